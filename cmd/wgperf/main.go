@@ -1,0 +1,90 @@
+// Command wgperf finds out why a WireGuard tunnel is slower than the link under
+// it, proves it with measurements, fixes it safely and measures again.
+//
+// main stays thin: each subcommand lives in its own file, parses its flags and
+// calls into internal packages. Subcommands add themselves to rootCmd in init.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+var rootCmd = &cobra.Command{
+	Use:   "wgperf",
+	Short: "Find out why a WireGuard tunnel is slower than the link under it, and fix it",
+	Long: `wgperf measures a WireGuard tunnel against the link under it, diagnoses why it is
+slower (MTU and PMTUD black holes, UDP buffer drops, stale endpoint routes,
+firewall rate limits, congestion control, conntrack...), applies fixes safely
+with rollback, and measures again.
+
+Hosts are named as targets: local (default), netns:NAME, ssh:[user@]host[:port].
+Try it without a tunnel of your own: wgperf lab run pmtud-blackhole
+
+Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
+	SilenceUsage:  true,
+	SilenceErrors: true,
+}
+
+var versionCmd = &cobra.Command{
+	Use:   "version",
+	Short: "Print the wgperf version",
+	Args:  cobra.NoArgs,
+	Run: func(cmd *cobra.Command, _ []string) {
+		fmt.Fprintf(cmd.OutOrStdout(), "wgperf %s\n", version)
+	},
+}
+
+func init() {
+	rootCmd.AddCommand(versionCmd)
+	rootCmd.Version = version
+}
+
+// ExitError carries a specific exit code out of a command; Err may be nil when
+// the command already printed what it had to say.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+// Exit codes shared by all commands.
+const (
+	exitOK       = 0
+	exitWarning  = 1
+	exitCritical = 2
+	exitFailed   = 3 // could not run: bad input, unreachable host, missing tool
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	rootCmd.SetArgs(args)
+	err := rootCmd.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintln(os.Stderr, "wgperf:", ee.Err)
+		}
+		return ee.Code
+	}
+	fmt.Fprintln(os.Stderr, "wgperf:", err)
+	return exitFailed
+}

@@ -1,0 +1,251 @@
+// Package facts holds what wgperf learns about a host: plain data with JSON tags
+// and no behaviour. Collectors fill a Snapshot through a Target; checks read it;
+// "wgperf collect" writes it to a file and "wgperf diagnose --from" reads it back,
+// so everything a check needs must live here. Private and preshared keys never do.
+package facts
+
+import "time"
+
+// SchemaVersion changes when a field changes meaning; readers refuse newer versions.
+const SchemaVersion = 1
+
+// Snapshot is everything collected from one host at one moment.
+type Snapshot struct {
+	SchemaVersion int       `json:"schema_version"`
+	Host          string    `json:"host"` // the target spec, e.g. "ssh:root@golem"
+	CollectedAt   time.Time `json:"collected_at"`
+
+	System    System            `json:"system"`
+	WireGuard []WGInterface     `json:"wireguard"`
+	Links     []Link            `json:"links"`
+	Routes    []Route           `json:"routes"`    // all tables
+	Rules     []RouteRule       `json:"rules"`     // ip rule
+	Endpoints []EndpointRoute   `json:"endpoints"` // ip route get <peer endpoint>
+	Sysctls   map[string]string `json:"sysctls"`   // key as in sysctl(8), value as printed
+	Counters  Counters          `json:"counters"`  // /proc/net/snmp and netstat
+	Softnet   []SoftnetCPU      `json:"softnet"`   // /proc/net/softnet_stat
+	CPU       []CPUTimes        `json:"cpu"`       // /proc/stat, one per CPU ("cpu0"...)
+	IRQs      []IRQ             `json:"irqs"`      // /proc/interrupts rows for network devices
+	Firewall  Firewall          `json:"firewall"`  // nftables and iptables
+	Conntrack *Conntrack        `json:"conntrack"` // nil when conntrack is not loaded
+	OpenWrt   *OpenWrt          `json:"openwrt"`   // nil off OpenWrt
+	Notes     []Note            `json:"notes"`     // what could not be collected, and why
+}
+
+// Note records a source that was missing or failed, so checks can say why they skipped.
+type Note struct {
+	Source  string `json:"source"`  // e.g. "nft", "/proc/net/softnet_stat"
+	Message string `json:"message"` // e.g. "nft not installed"
+}
+
+// System identifies the host.
+type System struct {
+	Hostname string `json:"hostname"`
+	Kernel   string `json:"kernel"` // uname -r, e.g. "6.1.0-18-amd64"
+	Distro   string `json:"distro"` // PRETTY_NAME from os-release, e.g. "OpenWrt 23.05.2"
+	CPUs     int    `json:"cpus"`
+}
+
+// WGInterface is one WireGuard interface as "wg show all dump" reports it.
+type WGInterface struct {
+	Name       string `json:"name"`
+	PublicKey  string `json:"public_key"`
+	ListenPort int    `json:"listen_port"`
+	FwMark     uint32 `json:"fwmark,omitempty"`
+	MTU        int    `json:"mtu"`
+	// Implementation is "kernel" (link kind wireguard), "userspace" (a TUN served
+	// by wireguard-go, boringtun...), or "" when unknown.
+	Implementation string   `json:"implementation"`
+	Peers          []WGPeer `json:"peers"`
+}
+
+// WGPeer is one peer of a WireGuard interface.
+type WGPeer struct {
+	PublicKey           string    `json:"public_key"`
+	Endpoint            string    `json:"endpoint"` // "203.0.113.2:51820", "" when none
+	AllowedIPs          []string  `json:"allowed_ips"`
+	LatestHandshake     time.Time `json:"latest_handshake"` // zero: never
+	RxBytes             uint64    `json:"rx_bytes"`
+	TxBytes             uint64    `json:"tx_bytes"`
+	PersistentKeepalive int       `json:"persistent_keepalive"` // seconds, 0 off
+}
+
+// Link is a network interface (ip -j -d link, ethtool -k, sysfs).
+type Link struct {
+	Name     string            `json:"name"`
+	Index    int               `json:"index"`
+	MTU      int               `json:"mtu"`
+	Kind     string            `json:"kind"`  // linkinfo kind: veth, bond, wireguard, tun, bridge, vlan; "" for plain ethernet
+	State    string            `json:"state"` // operstate: UP, DOWN, UNKNOWN
+	Master   string            `json:"master,omitempty"`
+	Qdisc    string            `json:"qdisc,omitempty"`
+	Bond     *Bond             `json:"bond,omitempty"`
+	Offloads map[string]bool   `json:"offloads,omitempty"` // ethtool -k feature -> on
+	RPSCPUs  map[string]string `json:"rps_cpus,omitempty"` // rx queue -> hex mask from sysfs
+}
+
+// Bond is a bonding master's configuration.
+type Bond struct {
+	Mode           string   `json:"mode"`             // e.g. "802.3ad"
+	XmitHashPolicy string   `json:"xmit_hash_policy"` // e.g. "layer2", "layer3+4"
+	Slaves         []string `json:"slaves"`
+}
+
+// Route is one route from "ip -j route show table all" (IPv4 and IPv6).
+type Route struct {
+	Family   string    `json:"family"`         // "inet" or "inet6"
+	Table    string    `json:"table"`          // "main", "local", or a number
+	Type     string    `json:"type,omitempty"` // unicast unless stated: local, broadcast, blackhole...
+	Dst      string    `json:"dst"`            // "default" or a prefix; host routes as bare addresses
+	Gateway  string    `json:"gateway,omitempty"`
+	Dev      string    `json:"dev,omitempty"`
+	Protocol string    `json:"protocol,omitempty"` // kernel, boot, static, dhcp...
+	Metric   int       `json:"metric"`
+	Scope    string    `json:"scope,omitempty"`
+	PrefSrc  string    `json:"prefsrc,omitempty"`
+	Flags    []string  `json:"flags,omitempty"`    // e.g. "linkdown"
+	Nexthops []Nexthop `json:"nexthops,omitempty"` // ECMP
+}
+
+// Nexthop is one leg of a multipath route.
+type Nexthop struct {
+	Gateway string `json:"gateway,omitempty"`
+	Dev     string `json:"dev"`
+	Weight  int    `json:"weight"`
+}
+
+// RouteRule is one policy routing rule (ip -j rule).
+type RouteRule struct {
+	Family   string `json:"family"`
+	Priority int    `json:"priority"`
+	Src      string `json:"src,omitempty"`
+	Dst      string `json:"dst,omitempty"`
+	FwMark   string `json:"fwmark,omitempty"`
+	IIf      string `json:"iif,omitempty"`
+	Table    string `json:"table"`
+	Action   string `json:"action,omitempty"` // "" for lookup
+}
+
+// EndpointRoute is the route the kernel would pick for a peer's endpoint.
+type EndpointRoute struct {
+	Interface string `json:"interface"` // WireGuard interface
+	Peer      string `json:"peer"`      // peer public key
+	Endpoint  string `json:"endpoint"`  // address without port
+	Dev       string `json:"dev"`
+	Gateway   string `json:"gateway,omitempty"`
+	Src       string `json:"src,omitempty"`
+}
+
+// Counters are the kernel's protocol counters: Counters.SNMP["Udp"]["RcvbufErrors"].
+type Counters struct {
+	SNMP    map[string]map[string]int64 `json:"snmp"`    // /proc/net/snmp
+	Netstat map[string]map[string]int64 `json:"netstat"` // /proc/net/netstat (TcpExt, IpExt)
+}
+
+// SoftnetCPU is one row of /proc/net/softnet_stat.
+type SoftnetCPU struct {
+	CPU         int    `json:"cpu"`
+	Processed   uint64 `json:"processed"`
+	Dropped     uint64 `json:"dropped"`
+	TimeSqueeze uint64 `json:"time_squeeze"`
+	ReceivedRPS uint64 `json:"received_rps"`
+}
+
+// CPUTimes is one cpuN line of /proc/stat, in clock ticks.
+type CPUTimes struct {
+	CPU     string `json:"cpu"`
+	User    uint64 `json:"user"`
+	Nice    uint64 `json:"nice"`
+	System  uint64 `json:"system"`
+	Idle    uint64 `json:"idle"`
+	IOWait  uint64 `json:"iowait"`
+	IRQ     uint64 `json:"irq"`
+	SoftIRQ uint64 `json:"softirq"`
+	Steal   uint64 `json:"steal"`
+}
+
+// IRQ is one /proc/interrupts row, with its count on each CPU.
+type IRQ struct {
+	IRQ    string   `json:"irq"`
+	Name   string   `json:"name"` // device/queue, e.g. "eth0-rx-0"
+	PerCPU []uint64 `json:"per_cpu"`
+}
+
+// Firewall is the packet filter as far as wgperf's checks care.
+type Firewall struct {
+	Nftables bool           `json:"nftables"` // nft answered
+	Iptables bool           `json:"iptables"` // iptables-save answered with rules
+	Rules    []FirewallRule `json:"rules"`
+	Counters []NamedCounter `json:"counters"` // nftables named counters
+}
+
+// FirewallRule is one nftables or iptables rule with the parts checks look at
+// lifted out; Text keeps the rule as the tool prints it.
+type FirewallRule struct {
+	Backend  string     `json:"backend"` // "nft" or "iptables"
+	Family   string     `json:"family"`  // ip, ip6, inet, bridge...
+	Table    string     `json:"table"`
+	Chain    string     `json:"chain"`
+	Hook     string     `json:"hook,omitempty"` // prerouting, input, forward, output, postrouting
+	Handle   int        `json:"handle,omitempty"`
+	Text     string     `json:"text"`
+	IIf      string     `json:"iif,omitempty"`      // iifname match
+	OIf      string     `json:"oif,omitempty"`      // oifname match
+	Protocol string     `json:"protocol,omitempty"` // l4 protocol matched: icmp, icmpv6, tcp, udp
+	Verdict  string     `json:"verdict,omitempty"`  // accept, drop, reject, jump X...
+	Limit    *RateLimit `json:"limit,omitempty"`
+	// Packets/Bytes are the rule's own counter, or the named counter it references.
+	Packets     uint64 `json:"packets"`
+	Bytes       uint64 `json:"bytes"`
+	HasCounter  bool   `json:"has_counter"`
+	CounterName string `json:"counter_name,omitempty"`
+	// MSSClamp is set on TCP MSS rewrite rules: "rt mtu"/"pmtu" for clamp-to-PMTU, or a number.
+	MSSClamp string `json:"mss_clamp,omitempty"`
+	NoTrack  bool   `json:"notrack,omitempty"`
+}
+
+// RateLimit is an nftables "limit" or iptables limit/hashlimit match.
+type RateLimit struct {
+	Rate  uint64 `json:"rate"`
+	Per   string `json:"per"` // second, minute...
+	Burst uint64 `json:"burst"`
+	Unit  string `json:"unit"` // packets or bytes
+	Over  bool   `json:"over"` // matches traffic above the rate (nft "limit rate over")
+}
+
+// NamedCounter is an nftables named counter object.
+type NamedCounter struct {
+	Family  string `json:"family"`
+	Table   string `json:"table"`
+	Name    string `json:"name"`
+	Packets uint64 `json:"packets"`
+	Bytes   uint64 `json:"bytes"`
+}
+
+// Conntrack is the connection tracking table's size and trouble counters.
+type Conntrack struct {
+	Count        int64  `json:"count"`
+	Max          int64  `json:"max"`
+	Buckets      int64  `json:"buckets"`
+	InsertFailed uint64 `json:"insert_failed"`
+	Drop         uint64 `json:"drop"`
+	EarlyDrop    uint64 `json:"early_drop"`
+	Invalid      uint64 `json:"invalid"`
+}
+
+// OpenWrt holds the uci configuration and logs of an OpenWrt router.
+type OpenWrt struct {
+	Network     map[string]string `json:"network"` // uci show network: "network.wg.nohostroute" -> "1"
+	Mwan3       map[string]string `json:"mwan3,omitempty"`
+	Banip       map[string]string `json:"banip,omitempty"`
+	Mwan3Status string            `json:"mwan3_status,omitempty"`
+	Events      []LinkEvent       `json:"events,omitempty"` // health-check flaps from logread
+}
+
+// LinkEvent is an uplink going online or offline, as mwan3 logs it.
+type LinkEvent struct {
+	Time      time.Time `json:"time"`
+	Interface string    `json:"interface"`
+	Device    string    `json:"device,omitempty"`
+	State     string    `json:"state"` // online, offline
+}

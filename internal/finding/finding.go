@@ -1,0 +1,128 @@
+// Package finding is what every check and probe reports: a stable ID, a
+// severity, the evidence that proves it and the fixes that remedy it.
+package finding
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Severity orders findings; the zero value is Info.
+type Severity int
+
+const (
+	Info     Severity = iota // worth knowing, nothing broken
+	Warning                  // costs throughput or will, under load
+	Critical                 // breaks throughput now
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Warning:
+		return "warning"
+	case Critical:
+		return "critical"
+	}
+	return "info"
+}
+
+// ParseSeverity reads "info", "warning" or "critical".
+func ParseSeverity(s string) (Severity, error) {
+	for _, v := range []Severity{Info, Warning, Critical} {
+		if v.String() == s {
+			return v, nil
+		}
+	}
+	return Info, fmt.Errorf("severity %q: want info, warning or critical", s)
+}
+
+func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+func (s *Severity) UnmarshalJSON(b []byte) error {
+	var str string
+	if err := json.Unmarshal(b, &str); err != nil {
+		return err
+	}
+	v, err := ParseSeverity(str)
+	*s = v
+	return err
+}
+
+// Evidence is one observation behind a finding.
+type Evidence struct {
+	Source    string `json:"source"`              // "/proc/net/snmp", "nft -j list ruleset", "iperf3"
+	Key       string `json:"key"`                 // "Udp RcvbufErrors"
+	Value     string `json:"value"`               // "9312"
+	Threshold string `json:"threshold,omitempty"` // "0"
+}
+
+// Fix is one remedy: a verb phrase, the exact commands for the runtime change,
+// the persistent configuration, and a machine-readable Action for "wgperf fix".
+type Fix struct {
+	Description string          `json:"description"`
+	Commands    []string        `json:"commands"`
+	Config      []ConfigSnippet `json:"config,omitempty"`
+	Action      *Action         `json:"action,omitempty"`
+}
+
+// ConfigSnippet is text to put in a file to make a fix survive a reboot.
+type ConfigSnippet struct {
+	Path  string   `json:"path"` // e.g. "/etc/sysctl.d/90-wgperf.conf", "/etc/wireguard/wg0.conf [Interface]"
+	Lines []string `json:"lines"`
+}
+
+// Action names a change "wgperf fix" knows how to apply and roll back.
+// Kinds and their params are defined by package fix (e.g. Kind "sysctl",
+// Params {"key": "net.core.rmem_max", "value": "26214400"}).
+type Action struct {
+	Kind   string            `json:"kind"`
+	Params map[string]string `json:"params"`
+}
+
+// Finding is one diagnosed problem (or noteworthy fact) on a host.
+type Finding struct {
+	ID        string     `json:"id"`
+	Severity  Severity   `json:"severity"`
+	Host      string     `json:"host"`
+	Interface string     `json:"interface,omitempty"`
+	Peer      string     `json:"peer,omitempty"`
+	Title     string     `json:"title"`
+	Detail    string     `json:"detail,omitempty"` // a sentence or two on why it matters
+	Evidence  []Evidence `json:"evidence"`
+	Fixes     []Fix      `json:"fixes"`
+}
+
+// Sort orders findings most severe first, then by ID, host, interface and peer.
+func Sort(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		if a.Host != b.Host {
+			return a.Host < b.Host
+		}
+		if a.Interface != b.Interface {
+			return a.Interface < b.Interface
+		}
+		return a.Peer < b.Peer
+	})
+}
+
+// Worst returns the highest severity among fs, and false when fs is empty.
+func Worst(fs []Finding) (Severity, bool) {
+	if len(fs) == 0 {
+		return Info, false
+	}
+	w := Info
+	for _, f := range fs {
+		if f.Severity > w {
+			w = f.Severity
+		}
+	}
+	return w, true
+}

@@ -1,0 +1,189 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// argvTarget runs programs by prefixing their argv: nothing for local,
+// "ip netns exec NAME" for a namespace, "ssh ... host --" for ssh.
+type argvTarget struct {
+	spec string
+	// wrap turns a program and its arguments into the local argv that runs it there.
+	wrap func(name string, args []string) []string
+	// missing recognises a "program not found" failure from exit code and stderr.
+	missing func(code int, stderr string) bool
+}
+
+func (t *argvTarget) String() string { return t.spec }
+
+func (t *argvTarget) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return t.RunInput(ctx, nil, name, args...)
+}
+
+func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, args ...string) ([]byte, error) {
+	argv := t.wrap(name, args)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err == nil {
+		return stdout.Bytes(), nil
+	}
+	return stdout.Bytes(), t.fail(name, args, err, stderr.String())
+}
+
+func (t *argvTarget) fail(name string, args []string, err error, stderr string) error {
+	e := &Error{Target: t.spec, Command: commandLine(name, args), ExitCode: -1, Stderr: stderr, Err: err}
+	var exitErr *exec.ExitError
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		e.Err = fmt.Errorf("%w: %s", ErrNotFound, name)
+		e.Stderr = name + ": command not found"
+	case errors.As(err, &exitErr):
+		e.ExitCode = exitErr.ExitCode()
+		e.Err = err
+		if t.missing != nil && t.missing(e.ExitCode, stderr) {
+			e.Err = fmt.Errorf("%w: %s", ErrNotFound, name)
+		}
+	}
+	return e
+}
+
+func (t *argvTarget) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	return t.Run(ctx, "cat", "--", path)
+}
+
+func (t *argvTarget) WriteFile(ctx context.Context, path string, data []byte, perm os.FileMode) error {
+	// Write to a temporary name and rename, so a reader never sees half a file.
+	script := fmt.Sprintf("umask 077; t=%s.wgperf-tmp.$$; cat > \"$t\" && chmod %o \"$t\" && mv -f \"$t\" %s",
+		shellQuote(path), perm.Perm(), shellQuote(path))
+	_, err := t.RunInput(ctx, data, "sh", "-c", script)
+	return err
+}
+
+func (t *argvTarget) Start(ctx context.Context, name string, args ...string) (*Process, error) {
+	argv := t.wrap(name, args)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	tail := &tailBuffer{max: 8 << 10}
+	cmd.Stderr = tail
+	if err := cmd.Start(); err != nil {
+		return nil, t.fail(name, args, err, "")
+	}
+	p := &Process{cmd: cmd, desc: t.spec + ": " + commandLine(name, args), done: make(chan struct{}), stderr: tail}
+	go func() {
+		err := cmd.Wait()
+		if err != nil {
+			p.err = t.fail(name, args, err, tail.String())
+		}
+		close(p.done)
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = cmd.Process.Kill()
+		case <-p.done:
+		}
+	}()
+	return p, nil
+}
+
+// localTarget reads and writes files directly instead of spawning cat.
+type localTarget struct{ argvTarget }
+
+var local = &localTarget{argvTarget{spec: "local", wrap: func(name string, args []string) []string {
+	return append([]string{name}, args...)
+}}}
+
+// Local is the machine wgperf runs on.
+func Local() Target { return local }
+
+func (t *localTarget) ReadFile(_ context.Context, path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Target: t.spec, Command: "read " + path, ExitCode: -1, Err: err}
+	}
+	return b, nil
+}
+
+func (t *localTarget) WriteFile(_ context.Context, path string, data []byte, perm os.FileMode) error {
+	tmp := fmt.Sprintf("%s.wgperf-tmp.%d", path, os.Getpid())
+	err := os.WriteFile(tmp, data, perm)
+	if err == nil {
+		err = os.Chmod(tmp, perm)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return &Error{Target: t.spec, Command: "write " + path, ExitCode: -1, Err: err}
+	}
+	return nil
+}
+
+// Netns is a network namespace on the local machine, entered with "ip netns exec".
+// Files are read from inside the namespace, so /proc/net and /sys/class/net are its own.
+func Netns(name string) Target {
+	return &argvTarget{
+		spec: "netns:" + name,
+		wrap: func(prog string, args []string) []string {
+			return append([]string{"ip", "netns", "exec", name, prog}, args...)
+		},
+		// ip netns exec reports a missing program as: exec of "x" failed: No such file or directory.
+		missing: func(code int, stderr string) bool {
+			return strings.Contains(stderr, "exec of") && strings.Contains(stderr, "No such file")
+		},
+	}
+}
+
+func commandLine(name string, args []string) string {
+	parts := make([]string, 0, len(args)+1)
+	for _, a := range append([]string{name}, args...) {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell, leaving plain words as they are.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@%+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+// Quote renders argv as one shell-safe command line, for plans and messages.
+func Quote(name string, args ...string) string { return commandLine(name, args) }

@@ -1,0 +1,79 @@
+package target
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SSHConnectTimeout bounds how long ssh may take to reach a host.
+var SSHConnectTimeout = 10 * time.Second
+
+// SSHOptions are extra "-o" options passed to every ssh call (tests use it for a
+// throw-away known_hosts file); users configure ssh in ~/.ssh/config instead.
+var SSHOptions []string
+
+// sshSpec is a parsed ssh:[user@]host[:port].
+type sshSpec struct {
+	User, Host string
+	Port       int
+}
+
+func parseSSH(spec string) (Target, error) {
+	s, err := parseSSHSpec(strings.TrimPrefix(spec, "ssh:"))
+	if err != nil {
+		return nil, fmt.Errorf("target %q: %v", spec, err)
+	}
+	return &argvTarget{
+		spec: spec,
+		wrap: s.argv,
+		// A remote shell reports a missing program with exit status 127.
+		missing: func(code int, _ string) bool { return code == 127 },
+	}, nil
+}
+
+func parseSSHSpec(rest string) (sshSpec, error) {
+	var s sshSpec
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		s.User, rest = rest[:i], rest[i+1:]
+		if s.User == "" {
+			return s, fmt.Errorf("empty user before @")
+		}
+	}
+	host := rest
+	// [v6]:port, v4:port, or a bare host (a bare IPv6 address has several colons).
+	if h, p, err := net.SplitHostPort(rest); err == nil {
+		port, perr := strconv.Atoi(p)
+		if perr != nil || port < 1 || port > 65535 {
+			return s, fmt.Errorf("bad port %q", p)
+		}
+		host, s.Port = h, port
+	} else if strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]") {
+		host = rest[1 : len(rest)-1]
+	}
+	if host == "" || strings.ContainsAny(host, " \t/") {
+		return s, fmt.Errorf("want ssh:[user@]host[:port]")
+	}
+	s.Host = host
+	return s, nil
+}
+
+// argv builds the local ssh command line. BatchMode keeps ssh from prompting;
+// everything else (keys, agent, ProxyJump, host keys) comes from the user's ssh config.
+func (s sshSpec) argv(name string, args []string) []string {
+	argv := []string{"ssh", "-o", "BatchMode=yes",
+		"-o", fmt.Sprintf("ConnectTimeout=%d", int(SSHConnectTimeout.Seconds()))}
+	for _, o := range SSHOptions {
+		argv = append(argv, "-o", o)
+	}
+	if s.Port != 0 {
+		argv = append(argv, "-p", strconv.Itoa(s.Port))
+	}
+	if s.User != "" {
+		argv = append(argv, "-l", s.User)
+	}
+	// ssh hands the remote shell one string, so quote each word ourselves.
+	return append(argv, s.Host, "--", commandLine(name, args))
+}
