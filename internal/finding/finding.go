@@ -126,3 +126,20 @@ func Worst(fs []Finding) (Severity, bool) {
 	}
 	return w, true
 }
+
+// Action kinds. Checks name them in Fix.Action; package fix implements each one
+// (runtime change, persistent config, saved previous state, rollback).
+// Params are listed beside each kind; all values are strings.
+const (
+	ActSysctl        = "sysctl"             // key, value
+	ActWGMTU         = "wg-mtu"             // interface, mtu
+	ActMSSClamp      = "mss-clamp"          // oif (tunnel interface), mss ("pmtu" to clamp to route MTU, or a number)
+	ActNoTrack       = "notrack"            // interface, port (WireGuard listen port)
+	ActCongestion    = "congestion-control" // algorithm (e.g. "bbr"); adds fq as default_qdisc on kernels < 4.20
+	ActEndpointRoute = "endpoint-route"     // endpoint, table; optional uci_interface (OpenWrt: set nohostroute=1)
+	ActICMPLimit     = "icmp-limit"         // rate (packets/second); family, table, chain, handle of the nft rule, or banip=1
+	ActRPS           = "rps"                // device, mask (hex CPU mask for every rx queue)
+	ActBondHash      = "bond-hash"          // bond, policy (e.g. "layer3+4")
+	ActTBFCap        = "tbf-cap"            // device, rate (e.g. "150mbit")
+	ActUCISet        = "uci-set"            // key (e.g. "network.wg.nohostroute"), value, restart (optional init script or "ifup:wg")
+)
