@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -40,6 +41,21 @@ func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, ar
 		return stdout.Bytes(), nil
 	}
 	return stdout.Bytes(), t.fail(name, args, err, stderr.String())
+}
+
+func (t *argvTarget) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, name string, args ...string) error {
+	argv := t.wrap(name, args)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout = stdin, stdout
+	tail := &tailBuffer{max: 8 << 10}
+	cmd.Stderr = tail
+	if stderr != nil {
+		cmd.Stderr = io.MultiWriter(stderr, tail)
+	}
+	if err := cmd.Run(); err != nil {
+		return t.fail(name, args, err, tail.String())
+	}
+	return nil
 }
 
 func (t *argvTarget) fail(name string, args []string, err error, stderr string) error {

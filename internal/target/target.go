@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -33,6 +34,9 @@ type Target interface {
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 	// WriteFile replaces a file's contents, creating it with mode perm if needed.
 	WriteFile(ctx context.Context, path string, data []byte, perm os.FileMode) error
+	// Stream runs a program with the given standard streams (nil: none), for
+	// output a person watches as it comes ("wgperf lab exec").
+	Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, name string, args ...string) error
 	// Start launches a long-running program (iperf3 -s, a lab node) and returns
 	// without waiting for it.
 	Start(ctx context.Context, name string, args ...string) (*Process, error)

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wgperf/wgperf/internal/lab"
+)
+
+var labCmd = &cobra.Command{
+	Use:   "lab",
+	Short: "Build WireGuard test topologies in network namespaces",
+	Long: `The lab builds real WireGuard tunnels in network namespaces on this machine, with an
+embedded userspace WireGuard (wireguard-go) per namespace, so you can watch wgperf
+diagnose and fix real problems without owning a tunnel. Needs root.
+
+Topologies:
+  site-to-site  A —— R —— B, WireGuard between A (10.77.0.1) and B (10.77.0.2);
+                underlay A 198.51.100.2 — R — B 203.0.113.2
+  multi-wan     A has a primary (198.51.100.2, metric 10) and a slow backup uplink
+                (192.0.2.2, metric 20) to R, which reaches B's endpoint (seed 000)
+
+Namespaces are named wgl-NAME-NODE (nodes a, r, b, and lan with --lan); run
+commands in them with "wgperf lab exec NODE -- cmd" or target them as
+--host netns:wgl-NAME-NODE.`,
+}
+
+var labName string
+
+func init() {
+	labCmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
+	labCmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd())
+	rootCmd.AddCommand(labCmd)
+}
+
+// addLabShapeFlags binds the underlay options shared by "lab up" and scenarios.
+func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
+	f := cmd.Flags()
+	f.StringVar((*string)(&cfg.Topology), "topology", string(lab.SiteToSite), "site-to-site or multi-wan")
+	f.IntVar(&cfg.Underlay.RateMbit, "rate", 200, "underlay rate in Mbit/s (tbf); 0 = unshaped")
+	f.IntVar(&cfg.Underlay.LossPct, "loss", 0, "random loss of underlay UDP datagrams, percent")
+	f.IntVar(&cfg.Backup.RateMbit, "backup-rate", 20, "multi-wan backup uplink rate in Mbit/s")
+	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
+	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
+	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
+	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")
+	f.IntVar(&cfg.UDPBuffer, "udp-buffer", 0, "cap the WireGuard nodes' UDP socket buffers to this many bytes (0 = wireguard-go's 7 MiB)")
+	f.BoolVar(&cfg.LAN, "lan", false, "add a LAN host behind A that A forwards into the tunnel")
+}
+
+func labUpCmd() *cobra.Command {
+	var cfg lab.Config
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Build a lab and wait until a ping crosses its tunnel",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Name = labName
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			l, err := lab.Up(cmd.Context(), cfg, exe)
+			if err != nil {
+				return err
+			}
+			return printLabStatus(cmd.Context(), cmd.OutOrStdout(), l)
+		},
+	}
+	addLabShapeFlags(cmd, &cfg)
+	return cmd
+}
+
+func labDownCmd() *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "down",
+		Short: "Remove a lab: namespaces, node processes, sockets and state (also after a crash)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			names := []string{labName}
+			if all {
+				var err error
+				if names, err = lab.List(cmd.Context()); err != nil {
+					return err
+				}
+			}
+			for _, n := range names {
+				if err := lab.Down(cmd.Context(), n); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "lab %s: down\n", n)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "remove every lab on this machine")
+	return cmd
+}
+
+func labStatusCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show a lab's namespaces, WireGuard peers, handshakes and link shaping",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, err := lab.Load(labName)
+			if err != nil {
+				return err
+			}
+			return printLabStatus(cmd.Context(), cmd.OutOrStdout(), l)
+		},
+	}
+}
+
+func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab) error {
+	st, err := l.Status(ctx)
+	if err != nil {
+		return err
+	}
+	c := l.Config
+	fmt.Fprintf(w, "lab %s (%s), up since %s\n", c.Name, c.Topology, l.Created.Local().Format("15:04:05"))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tNAMESPACE\tWIREGUARD\tTUNNEL\tUNDERLAY\tPROCESS")
+	for _, n := range st.Nodes {
+		proc := "-"
+		if n.WGInterface != "" {
+			proc = fmt.Sprintf("pid %d", n.PID)
+			if !n.Running {
+				proc += " (not running)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Netns, dash(n.WGInterface), dash(n.TunnelAddr), dash(n.UnderlayAddr), proc)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "INTERFACE\tPEER\tENDPOINT\tLATEST HANDSHAKE\tRX\tTX")
+	for _, p := range st.Peers {
+		fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\t%d B\t%d B\n", p.Interface, p.PublicKey[:8], dash(p.Endpoint), p.Handshake, p.RxBytes, p.TxBytes)
+	}
+	tw.Flush()
+	if len(st.Shaping) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "SHAPING")
+		for _, s := range st.Shaping {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func labExecCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "exec NODE -- COMMAND [ARG...]",
+		Short: "Run a command in a lab node's namespace",
+		Example: `  wgperf lab exec a -- ping -c 3 10.77.0.2
+  wgperf lab exec b -- wg show`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := lab.Load(labName)
+			if err != nil {
+				return err
+			}
+			if l.Node(args[0]) == nil {
+				return fmt.Errorf("lab %s has no node %q (nodes: %s)", labName, args[0], strings.Join(l.NodeNames(), ", "))
+			}
+			err = l.Target(args[0]).Stream(cmd.Context(), os.Stdin, os.Stdout, os.Stderr, args[1], args[2:]...)
+			if err != nil {
+				return &ExitError{Code: 1}
+			}
+			return nil
+		},
+	}
+}
+
+// labNodeCmd is the embedded WireGuard process the lab starts in each namespace.
+func labNodeCmd() *cobra.Command {
+	var opts lab.NodeOptions
+	cmd := &cobra.Command{
+		Use:    "_node",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The node outlives "lab up"; it stops on SIGTERM from "lab down".
+			signal.Ignore(syscall.SIGHUP)
+			return lab.RunNode(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Interface, "interface", "", "interface name")
+	cmd.Flags().IntVar(&opts.MTU, "mtu", 1420, "interface MTU")
+	cmd.Flags().IntVar(&opts.UDPBuffer, "udp-buffer", 0, "UDP socket buffer size")
+	return cmd
+}

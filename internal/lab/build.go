@@ -1,0 +1,345 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/target"
+	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
+)
+
+// Addresses of the lab. They are documentation ranges (RFC 5737) for the
+// underlay and a private /24 for the tunnel; they exist only inside the lab's
+// namespaces.
+const (
+	WGPort          = 51820
+	tunnelA         = "10.77.0.1"
+	tunnelB         = "10.77.0.2"
+	primaryA        = "198.51.100.2" // A's (primary) uplink
+	primaryGW       = "198.51.100.1"
+	backupA         = "192.0.2.2" // multi-wan backup uplink
+	backupGW        = "192.0.2.1"
+	endpointB       = "203.0.113.2"
+	routerB         = "203.0.113.1"
+	lanA            = "10.10.1.1"
+	lanHost         = "10.10.1.2"
+	lanNet          = "10.10.1.0/24"
+	defaultWGMTU    = 1420
+	defaultBackupMb = 20
+)
+
+// step is one command on a namespace ("" = the host).
+type step struct {
+	ns   string
+	argv []string
+}
+
+// builder collects the commands that build a lab, so Up reads as a recipe.
+type builder struct {
+	lab   *Lab
+	steps []step
+}
+
+func (b *builder) on(node string, argv ...string) {
+	b.steps = append(b.steps, step{ns: b.lab.Netns(node), argv: argv})
+}
+
+func (b *builder) host(argv ...string) { b.steps = append(b.steps, step{argv: argv}) }
+
+func (b *builder) run(ctx context.Context) error {
+	for _, s := range b.steps {
+		t := target.Local()
+		if s.ns != "" {
+			t = target.Netns(s.ns)
+		}
+		if _, err := t.Run(ctx, s.argv[0], s.argv[1:]...); err != nil {
+			return err
+		}
+	}
+	b.steps = nil
+	return nil
+}
+
+// link creates a veth pair between two nodes and addresses both ends (/24).
+func (b *builder) link(nodeA, ifA, addrA, nodeB, ifB, addrB string, mtu int) {
+	b.host("ip", "link", "add", ifA, "netns", b.lab.Netns(nodeA), "type", "veth",
+		"peer", "name", ifB, "netns", b.lab.Netns(nodeB))
+	for _, end := range []struct{ node, ifname, addr string }{{nodeA, ifA, addrA}, {nodeB, ifB, addrB}} {
+		if mtu > 0 {
+			b.on(end.node, "ip", "link", "set", "dev", end.ifname, "mtu", strconv.Itoa(mtu))
+		}
+		b.on(end.node, "ip", "addr", "add", end.addr+"/24", "dev", end.ifname)
+		b.on(end.node, "ip", "link", "set", "dev", end.ifname, "up")
+	}
+}
+
+// tbf shapes an interface's egress. The burst covers a few milliseconds at the
+// rate so TCP through the tunnel reaches the rate instead of stalling on it.
+func (b *builder) tbf(node, ifname string, mbit int) {
+	burst := max(mbit*1000/8*4, 64*1024) // 4 ms worth of bytes, at least 64 KiB
+	b.on(node, "tc", "qdisc", "replace", "dev", ifname, "root", "tbf",
+		"rate", fmt.Sprintf("%dmbit", mbit), "burst", strconv.Itoa(burst), "latency", "50ms")
+}
+
+// Up builds a lab and returns it once a ping crosses the tunnel. exe is the
+// wgperf binary the WireGuard nodes run (os.Executable() for the CLI). On
+// failure everything already built is removed.
+func Up(ctx context.Context, cfg Config, exe string) (*Lab, error) {
+	if cfg.Name == "" {
+		cfg.Name = "demo"
+	}
+	if !validName.MatchString(cfg.Name) {
+		return nil, fmt.Errorf("lab name %q: want 1-8 lowercase letters or digits", cfg.Name)
+	}
+	if cfg.Topology == "" {
+		cfg.Topology = SiteToSite
+	}
+	if cfg.Topology != SiteToSite && cfg.Topology != MultiWAN {
+		return nil, fmt.Errorf("topology %q: want %s or %s", cfg.Topology, SiteToSite, MultiWAN)
+	}
+	if cfg.WGMTU == 0 {
+		cfg.WGMTU = defaultWGMTU
+	}
+	if cfg.Topology == MultiWAN && cfg.Backup.RateMbit == 0 {
+		cfg.Backup.RateMbit = defaultBackupMb
+	}
+	if os.Geteuid() != 0 {
+		return nil, errors.New("the lab needs root (network namespaces, tc, nftables)")
+	}
+	if existing, err := List(ctx); err != nil {
+		return nil, err
+	} else {
+		for _, n := range existing {
+			if n == cfg.Name {
+				return nil, fmt.Errorf("lab %q is already up (wgperf lab status --name %s; wgperf lab down --name %s)", n, n, n)
+			}
+		}
+	}
+
+	l := &Lab{Config: cfg, Nodes: map[string]*Node{}, Created: time.Now().UTC(), Executable: exe}
+	for _, n := range nodeNames(cfg) {
+		l.Nodes[n] = &Node{Name: n, Netns: l.Netns(n)}
+	}
+	if err := l.save(); err != nil {
+		return nil, err
+	}
+	if err := l.build(ctx); err != nil {
+		_ = Down(context.WithoutCancel(ctx), cfg.Name)
+		return nil, fmt.Errorf("lab %s: %w", cfg.Name, err)
+	}
+	return l, l.save()
+}
+
+func nodeNames(cfg Config) []string {
+	names := []string{"a", "r", "b"}
+	if cfg.LAN {
+		names = append(names, "lan")
+	}
+	return names
+}
+
+func (l *Lab) build(ctx context.Context) error {
+	cfg := l.Config
+	b := &builder{lab: l}
+	for _, n := range l.NodeNames() {
+		b.host("ip", "netns", "add", l.Netns(n))
+		b.on(n, "ip", "link", "set", "dev", "lo", "up")
+	}
+	b.on("r", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+
+	// Underlay. A's uplinks end on R, R reaches B's endpoint.
+	b.link("a", "eth0", primaryA, "r", "eth-a", primaryGW, 0)
+	b.link("r", "eth-b", routerB, "b", "eth0", endpointB, cfg.PathMTU)
+	b.on("b", "ip", "route", "add", "default", "via", routerB)
+	switch cfg.Topology {
+	case SiteToSite:
+		b.on("a", "ip", "route", "add", "default", "via", primaryGW)
+		if cfg.Underlay.RateMbit > 0 {
+			b.tbf("r", "eth-a", cfg.Underlay.RateMbit)
+			b.tbf("r", "eth-b", cfg.Underlay.RateMbit)
+		}
+	case MultiWAN:
+		b.link("a", "eth1", backupA, "r", "eth-a2", backupGW, 0)
+		b.on("a", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+		b.on("a", "ip", "route", "add", "default", "via", primaryGW, "dev", "eth0", "metric", "10")
+		b.on("a", "ip", "route", "add", "default", "via", backupGW, "dev", "eth1", "metric", "20")
+		// Each uplink is shaped both ways: A's egress (the modem) and R's egress toward A.
+		if r := cfg.Underlay.RateMbit; r > 0 {
+			b.tbf("a", "eth0", r)
+			b.tbf("r", "eth-a", r)
+		}
+		b.tbf("a", "eth1", cfg.Backup.RateMbit)
+		b.tbf("r", "eth-a2", cfg.Backup.RateMbit)
+	}
+	if cfg.LAN {
+		b.link("lan", "eth0", lanHost, "a", "lan0", lanA, 0)
+		b.on("lan", "ip", "route", "add", "default", "via", lanA)
+		b.on("a", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+	}
+	if err := b.run(ctx); err != nil {
+		return err
+	}
+	if err := l.applyPolicies(ctx); err != nil {
+		return err
+	}
+	return l.startTunnel(ctx)
+}
+
+// applyPolicies installs the nftables breakage the config asks for.
+func (l *Lab) applyPolicies(ctx context.Context) error {
+	cfg := l.Config
+	var rRules []string
+	if cfg.DropFragNeeded {
+		// R's own ICMP errors leave through output; forwarded ones through forward.
+		rRules = append(rRules,
+			"chain out { type filter hook output priority 0; icmp type destination-unreachable icmp code frag-needed counter drop; }",
+			"chain fwd_icmp { type filter hook forward priority 0; icmp type destination-unreachable icmp code frag-needed counter drop; }")
+	}
+	loss := cfg.Underlay.LossPct
+	if loss > 0 {
+		rRules = append(rRules, fmt.Sprintf(
+			"chain loss { type filter hook forward priority 10; meta l4proto udp numgen random mod 100 < %d counter drop; }", loss))
+		// Whole GSO bursts would be dropped at once otherwise: make loss per datagram.
+		for _, n := range []string{"a", "b"} {
+			if _, err := l.Target(n).Run(ctx, "ethtool", "-K", "eth0", "tx-udp-segmentation", "off"); err != nil && !target.IsNotFound(err) {
+				return err
+			}
+		}
+	}
+	if len(rRules) > 0 {
+		rs := "table inet wgperf_lab {\n" + strings.Join(rRules, "\n") + "\n}\n"
+		if _, err := l.Target("r").RunInput(ctx, []byte(rs), "nft", "-f", "-"); err != nil {
+			return err
+		}
+	}
+	if cfg.ICMPLimit > 0 {
+		// Seed 000's banIP flood protection, with its named counter.
+		rs := fmt.Sprintf(`table inet banIP {
+	counter cnt_icmpflood { }
+	chain pre-routing {
+		type filter hook prerouting priority -150; policy accept;
+		iifname "eth0" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over %d/second burst 5 packets counter name "cnt_icmpflood" drop
+	}
+}
+`, cfg.ICMPLimit)
+		if _, err := l.Target("a").RunInput(ctx, []byte(rs), "nft", "-f", "-"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startTunnel runs a WireGuard node in A and B, configures both through their
+// UAPI sockets with wg(8), and waits for a ping to cross.
+func (l *Lab) startTunnel(ctx context.Context) error {
+	cfg := l.Config
+	ends := []struct {
+		node, tunnel, underlay string
+	}{{"a", tunnelA, primaryA}, {"b", tunnelB, endpointB}}
+	keys := map[string]wgtypes.Key{}
+	for _, e := range ends {
+		key, err := wgtypes.GeneratePrivateKey()
+		if err != nil {
+			return err
+		}
+		keys[e.node] = key
+		n := l.Nodes[e.node]
+		n.WGInterface = "wg-" + cfg.Name + "-" + e.node
+		n.TunnelAddr, n.UnderlayAddr, n.ListenPort = e.tunnel, e.underlay, WGPort
+		n.PublicKey = key.PublicKey().String()
+		if err := l.startNode(ctx, n); err != nil {
+			return err
+		}
+		t := l.Target(e.node)
+		for _, argv := range [][]string{
+			{"ip", "addr", "add", e.tunnel + "/24", "dev", n.WGInterface},
+			{"ip", "link", "set", "dev", n.WGInterface, "mtu", strconv.Itoa(cfg.WGMTU), "up"},
+		} {
+			if _, err := t.Run(ctx, argv[0], argv[1:]...); err != nil {
+				return err
+			}
+		}
+	}
+	a, bn := l.Nodes["a"], l.Nodes["b"]
+	bAllowed := tunnelA + "/32"
+	if cfg.LAN {
+		bAllowed += "," + lanNet
+		if _, err := l.Target("b").Run(ctx, "ip", "route", "add", lanNet, "dev", bn.WGInterface); err != nil {
+			return err
+		}
+	}
+	// A dials B's endpoint and keeps the tunnel alive; B learns A's address from
+	// the handshake, as a hub does with a router behind changing uplinks.
+	if err := l.wgSet(ctx, "a", keys["a"], "peer", bn.PublicKey, "endpoint",
+		fmt.Sprintf("%s:%d", endpointB, WGPort), "allowed-ips", tunnelB+"/32", "persistent-keepalive", "25"); err != nil {
+		return err
+	}
+	if err := l.wgSet(ctx, "b", keys["b"], "peer", a.PublicKey, "allowed-ips", bAllowed); err != nil {
+		return err
+	}
+	return l.waitPing(ctx, "a", tunnelB)
+}
+
+func (l *Lab) wgSet(ctx context.Context, node string, key wgtypes.Key, args ...string) error {
+	argv := append([]string{"set", l.Nodes[node].WGInterface, "listen-port", strconv.Itoa(WGPort),
+		"private-key", "/dev/stdin"}, args...)
+	_, err := l.Target(node).RunInput(ctx, []byte(key.String()+"\n"), "wg", argv...)
+	if target.IsNotFound(err) {
+		return errors.New("wg (wireguard-tools) is not installed: apt-get install wireguard-tools")
+	}
+	return err
+}
+
+// startNode launches the node detached (setsid), so it outlives "lab up", and
+// waits for its UAPI socket.
+func (l *Lab) startNode(ctx context.Context, n *Node) error {
+	logFile := filepath.Join(StateDir, l.Config.Name, n.Name+".log")
+	args := []string{"lab", "_node", "--interface", n.WGInterface, "--mtu", strconv.Itoa(l.Config.WGMTU)}
+	if l.Config.UDPBuffer > 0 {
+		args = append(args, "--udp-buffer", strconv.Itoa(l.Config.UDPBuffer))
+	}
+	script := fmt.Sprintf("setsid %s </dev/null >>%s 2>&1 & echo $!",
+		target.Quote(l.Executable, args...), target.Quote(logFile))
+	out, err := target.Netns(n.Netns).Run(ctx, "sh", "-c", script)
+	if err != nil {
+		return err
+	}
+	n.PID, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(socketPath(n.WGInterface)); err == nil {
+			return nil
+		}
+		if n.PID > 0 && !processAlive(n.PID) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(logFile)
+	return fmt.Errorf("WireGuard node %s did not start: %s", n.WGInterface, strings.TrimSpace(string(log)))
+}
+
+func processAlive(pid int) bool {
+	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	return err == nil
+}
+
+// waitPing pings addr from node until it answers (the first packet triggers the handshake).
+func (l *Lab) waitPing(ctx context.Context, node, addr string) error {
+	var err error
+	for i := 0; i < 10; i++ {
+		if _, err = l.Target(node).Run(ctx, "ping", "-c", "1", "-W", "1", "-n", "-q", addr); err == nil {
+			return nil
+		}
+		if target.IsNotFound(err) {
+			return errors.New("ping is not installed: apt-get install iputils-ping")
+		}
+	}
+	return fmt.Errorf("no ping through the tunnel to %s: %w", addr, err)
+}

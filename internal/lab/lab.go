@@ -1,0 +1,238 @@
+// Package lab builds reproducible WireGuard topologies in network namespaces, so
+// users see a real diagnosis without owning a tunnel and tests have real tunnels
+// to break and fix.
+//
+// The kernel here has no WireGuard module, so each tunnel end is an embedded
+// wireguard-go process (wgperf re-executed as "lab _node") inside its namespace,
+// serving the standard UAPI socket that wg(8) reads. Every name a lab creates
+// starts with its prefix (namespaces "wgl-NAME-NODE", interfaces "wg-NAME-NODE"),
+// and Down removes all of it, also after a crash or a kill -9 of the nodes.
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Topology names a lab layout.
+type Topology string
+
+const (
+	// SiteToSite is A —— R —— B with WireGuard between A and B.
+	SiteToSite Topology = "site-to-site"
+	// MultiWAN is seed 000's router: A has a fast primary and a slow backup uplink
+	// to R (default routes metric 10 and 20), and R reaches B's endpoint.
+	MultiWAN Topology = "multi-wan"
+)
+
+// Shape is what the lab does to an underlay link.
+type Shape struct {
+	RateMbit int `json:"rate_mbit,omitempty"` // tbf rate on the link's egress; 0 = unshaped
+	LossPct  int `json:"loss_pct,omitempty"`  // random loss of forwarded UDP datagrams (nft numgen)
+}
+
+// Config describes a lab to build. Zero values give a healthy site-to-site lab.
+type Config struct {
+	Name     string   `json:"name"` // 1-8 of [a-z0-9]; default "demo"
+	Topology Topology `json:"topology"`
+	// Underlay shapes the links between the sites (multi-wan: the primary uplink).
+	Underlay Shape `json:"underlay"`
+	// Backup shapes multi-wan's backup uplink; its rate defaults to 20 Mbit/s.
+	Backup Shape `json:"backup"`
+	// PathMTU lowers the MTU of the R —— B link (0 = 1500): a narrow hop that A
+	// cannot see from its own interfaces.
+	PathMTU int `json:"path_mtu,omitempty"`
+	// DropFragNeeded makes R drop ICMP "fragmentation needed", turning a narrow
+	// hop into a PMTUD black hole (seed 001).
+	DropFragNeeded bool `json:"drop_frag_needed,omitempty"`
+	// ICMPLimit, when > 0, adds seed 000's banIP rule on A's (primary) uplink:
+	// ICMP above this many packets/second (burst 5) is counted and dropped.
+	ICMPLimit int `json:"icmp_limit,omitempty"`
+	// WGMTU is the WireGuard interfaces' MTU (default 1420).
+	WGMTU int `json:"wg_mtu,omitempty"`
+	// UDPBuffer caps the WireGuard nodes' UDP socket buffers (bytes) like an
+	// implementation that keeps the system default would; 0 keeps wireguard-go's 7 MiB.
+	UDPBuffer int `json:"udp_buffer,omitempty"`
+	// LAN adds node "lan", a host behind A whose traffic A forwards into the tunnel.
+	LAN bool `json:"lan,omitempty"`
+}
+
+// Node is one namespace of a lab.
+type Node struct {
+	Name         string `json:"name"`  // a, r, b, lan
+	Netns        string `json:"netns"` // wgl-NAME-NODE
+	WGInterface  string `json:"wg_interface,omitempty"`
+	TunnelAddr   string `json:"tunnel_addr,omitempty"`   // WireGuard address, no prefix length
+	UnderlayAddr string `json:"underlay_addr,omitempty"` // the endpoint address peers use
+	ListenPort   int    `json:"listen_port,omitempty"`
+	PublicKey    string `json:"public_key,omitempty"`
+	PID          int    `json:"pid,omitempty"` // the WireGuard node process
+}
+
+// Lab is a built lab, as saved in its state file.
+type Lab struct {
+	Config  Config           `json:"config"`
+	Nodes   map[string]*Node `json:"nodes"`
+	Created time.Time        `json:"created"`
+	// Executable is the wgperf binary the nodes run; tests set it to a built binary.
+	Executable string `json:"executable"`
+}
+
+// StateDir holds one folder per lab with its state and node logs. It lives on
+// tmpfs, like the namespaces it describes.
+var StateDir = "/run/wgperf/lab"
+
+// Prefix starts every namespace the lab creates.
+const Prefix = "wgl-"
+
+var validName = regexp.MustCompile(`^[a-z0-9]{1,8}$`)
+
+// Target runs commands in a node's namespace.
+func (l *Lab) Target(node string) target.Target { return target.Netns(l.Netns(node)) }
+
+// Netns is the namespace name of a node.
+func (l *Lab) Netns(node string) string { return Netns(l.Config.Name, node) }
+
+// WGInterface is the WireGuard interface name of a node ("" for routers).
+func (l *Lab) WGInterface(node string) string {
+	if n, ok := l.Nodes[node]; ok {
+		return n.WGInterface
+	}
+	return ""
+}
+
+// Node returns a node by name, or nil.
+func (l *Lab) Node(name string) *Node { return l.Nodes[name] }
+
+// NodeNames lists the lab's nodes in a stable order.
+func (l *Lab) NodeNames() []string {
+	names := make([]string, 0, len(l.Nodes))
+	for n := range l.Nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Netns is the namespace name of node in lab name.
+func Netns(name, node string) string { return Prefix + name + "-" + node }
+
+func stateFile(name string) string { return filepath.Join(StateDir, name, "state.json") }
+
+// Load reads a running lab's state.
+func Load(name string) (*Lab, error) {
+	b, err := os.ReadFile(stateFile(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("lab %q is not up (wgperf lab up --name %s)", name, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var l Lab
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, fmt.Errorf("lab %q: bad state file %s: %v", name, stateFile(name), err)
+	}
+	return &l, nil
+}
+
+func (l *Lab) save() error {
+	if err := os.MkdirAll(filepath.Dir(stateFile(l.Config.Name)), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(stateFile(l.Config.Name), b, 0o644)
+}
+
+// List returns the names of labs that have a namespace or a state folder.
+func List(ctx context.Context) ([]string, error) {
+	seen := map[string]bool{}
+	nss, err := namespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, ns := range nss {
+		if rest, ok := strings.CutPrefix(ns, Prefix); ok {
+			if i := strings.LastIndexByte(rest, '-'); i > 0 {
+				seen[rest[:i]] = true
+			}
+		}
+	}
+	if entries, err := os.ReadDir(StateDir); err == nil {
+		for _, e := range entries {
+			seen[e.Name()] = true
+		}
+	}
+	var names []string
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func namespaces(ctx context.Context) ([]string, error) {
+	out, err := target.Local().Run(ctx, "ip", "netns", "list")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			names = append(names, f[0])
+		}
+	}
+	return names, nil
+}
+
+// Down removes every trace of lab name: node processes (by the pids in each of
+// its namespaces), namespaces, UAPI sockets and the state folder. It works from
+// the namespace names alone, so a crashed or half-built lab goes too.
+func Down(ctx context.Context, name string) error {
+	if !validName.MatchString(name) {
+		return fmt.Errorf("lab name %q: want 1-8 lowercase letters or digits", name)
+	}
+	host := target.Local()
+	nss, err := namespaces(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, ns := range nss {
+		if !strings.HasPrefix(ns, Prefix+name+"-") {
+			continue
+		}
+		// Every process in the namespace is one the lab started (nodes, iperf3
+		// servers, sshd from tests): end them so the namespace can go.
+		if out, err := host.Run(ctx, "ip", "netns", "pids", ns); err == nil {
+			for _, pid := range strings.Fields(string(out)) {
+				_, _ = host.Run(ctx, "kill", "-9", pid)
+			}
+		}
+		if _, err := host.Run(ctx, "ip", "netns", "delete", ns); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	socks, _ := filepath.Glob(socketPath("wg-" + name + "-*"))
+	for _, s := range socks {
+		if err := os.Remove(s); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(StateDir, name)); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

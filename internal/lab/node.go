@@ -1,0 +1,138 @@
+package lab
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+	"golang.zx2c4.com/wireguard/conn"
+	"golang.zx2c4.com/wireguard/device"
+	"golang.zx2c4.com/wireguard/ipc"
+	"golang.zx2c4.com/wireguard/tun"
+)
+
+// NodeOptions configure one embedded WireGuard process.
+type NodeOptions struct {
+	Interface string
+	MTU       int
+	// UDPBuffer, when > 0, re-sets SO_RCVBUF/SO_SNDBUF on the node's UDP sockets
+	// to this effective size after every bind. wireguard-go run as root forces
+	// 7 MiB buffers (SO_RCVBUFFORCE); implementations that keep the system
+	// default (seed 004's NAS: 208 KB) drop datagrams under load, and this
+	// emulates them per socket without touching the host's sysctls.
+	UDPBuffer int
+}
+
+// RunNode serves one userspace WireGuard interface until SIGTERM or SIGINT. It
+// must run in its own process inside the target namespace: wireguard-go tracks
+// the TUN's MTU through netlink of the namespace it started in.
+func RunNode(opts NodeOptions) error {
+	tdev, err := tun.CreateTUN(opts.Interface, opts.MTU)
+	if err != nil {
+		return fmt.Errorf("create TUN %s: %w", opts.Interface, err)
+	}
+	logger := device.NewLogger(device.LogLevelError, fmt.Sprintf("(%s) ", opts.Interface))
+	var bind conn.Bind = conn.NewDefaultBind()
+	if opts.UDPBuffer > 0 {
+		bind = &bufferCappedBind{Bind: bind, size: opts.UDPBuffer}
+	}
+	dev := device.NewDevice(tdev, bind, logger)
+	defer dev.Close()
+
+	uapiFile, err := ipc.UAPIOpen(opts.Interface)
+	if err != nil {
+		return fmt.Errorf("open UAPI socket: %w", err)
+	}
+	uapi, err := ipc.UAPIListen(opts.Interface, uapiFile)
+	if err != nil {
+		return fmt.Errorf("listen on UAPI socket: %w", err)
+	}
+	defer uapi.Close() // removes the socket file
+	go func() {
+		for {
+			c, err := uapi.Accept()
+			if err != nil {
+				return
+			}
+			go dev.IpcHandle(c)
+		}
+	}()
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case <-sig:
+	case <-dev.Wait():
+	}
+	return nil
+}
+
+// bufferCappedBind shrinks the socket buffers of every UDP socket it opens.
+type bufferCappedBind struct {
+	conn.Bind
+	size int
+}
+
+func (b *bufferCappedBind) Open(port uint16) ([]conn.ReceiveFunc, uint16, error) {
+	fns, actual, err := b.Bind.Open(port)
+	if err == nil {
+		err = capUDPBuffers(int(actual), b.size)
+	}
+	return fns, actual, err
+}
+
+// capUDPBuffers finds this process's UDP sockets bound to port (the bind does
+// not expose them) and sets their buffers. The kernel doubles what SO_RCVBUF
+// asks for and caps it at rmem_max, so ask for half the wanted size.
+func capUDPBuffers(port, size int) error {
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	found := 0
+	for _, e := range fds {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if link, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); len(link) < 7 || link[:7] != "socket:" {
+			continue
+		}
+		if typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil || typ != unix.SOCK_DGRAM {
+			continue
+		}
+		sa, err := unix.Getsockname(fd)
+		if err != nil || sockaddrPort(sa) != port {
+			continue
+		}
+		for _, opt := range []int{unix.SO_RCVBUF, unix.SO_SNDBUF} {
+			if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, opt, size/2); err != nil {
+				return fmt.Errorf("set socket buffer: %w", err)
+			}
+		}
+		found++
+	}
+	if found == 0 {
+		return fmt.Errorf("no UDP socket on port %d to cap", port)
+	}
+	return nil
+}
+
+func sockaddrPort(sa unix.Sockaddr) int {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return a.Port
+	case *unix.SockaddrInet6:
+		return a.Port
+	}
+	return -1
+}
+
+// socketPath is where wireguard-go listens for configuration (wg(8) looks here).
+func socketPath(iface string) string {
+	return filepath.Join("/var/run/wireguard", iface+".sock")
+}
