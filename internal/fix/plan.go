@@ -1,0 +1,302 @@
+package fix
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Item is one action of a plan and the findings that asked for it.
+type Item struct {
+	Findings    []string       `json:"findings"`
+	Description string         `json:"description"` // the finding's verb phrase
+	Action      finding.Action `json:"action"`
+	act         Action         // built from Action
+	Step        Step           `json:"step"`
+}
+
+// Manual is a fix without an Action: wgperf can only show its commands.
+type Manual struct {
+	Finding string      `json:"finding"`
+	Fix     finding.Fix `json:"fix"`
+}
+
+// Plan is everything "wgperf fix" would do on one host, read but not applied.
+type Plan struct {
+	Host     string   `json:"host"`
+	Platform Platform `json:"platform"`
+	Kernel   string   `json:"kernel"`
+	Items    []Item   `json:"items"`
+	Manual   []Manual `json:"manual,omitempty"`
+}
+
+// Select turns findings' fixes into plan items: one per distinct action (the
+// first fix with an Action of each finding), in finding order. only, when not
+// empty, keeps the findings with those IDs; an unknown ID is an error so a
+// typo does not silently plan nothing.
+func Select(fs []finding.Finding, only []string) ([]Item, []Manual, error) {
+	want := map[string]bool{}
+	for _, id := range only {
+		want[strings.TrimSpace(id)] = true
+	}
+	seen := map[string]bool{}
+	for _, f := range fs {
+		seen[f.ID] = true
+	}
+	for id := range want {
+		if !seen[id] {
+			return nil, nil, fmt.Errorf("--only %s: no such finding on this host (found: %s)", id, strings.Join(sortedKeys(seen), ", "))
+		}
+	}
+	var items []Item
+	var manual []Manual
+	byKey := map[string]int{}
+	for _, f := range fs {
+		if len(want) > 0 && !want[f.ID] {
+			continue
+		}
+		for _, fx := range f.Fixes {
+			if fx.Action == nil {
+				if len(fx.Commands) > 0 || len(fx.Config) > 0 {
+					manual = append(manual, Manual{Finding: f.ID, Fix: fx})
+				}
+				continue
+			}
+			act, err := New(*fx.Action)
+			if err != nil {
+				return nil, nil, fmt.Errorf("finding %s: %w", f.ID, err)
+			}
+			key := actionKey(*fx.Action)
+			if i, ok := byKey[key]; ok {
+				if !contains(items[i].Findings, f.ID) {
+					items[i].Findings = append(items[i].Findings, f.ID)
+				}
+				break
+			}
+			byKey[key] = len(items)
+			items = append(items, Item{Findings: []string{f.ID}, Description: fx.Description, Action: *fx.Action, act: act})
+			break
+		}
+	}
+	return items, manual, nil
+}
+
+func actionKey(a finding.Action) string {
+	b, _ := json.Marshal(a) // map keys marshal sorted
+	return string(b)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var k []string
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}
+
+// MakePlan reads the host and plans every item in order, each one seeing the
+// files the earlier ones would write. It changes nothing.
+func MakePlan(ctx context.Context, env *Env, items []Item, manual []Manual) (*Plan, error) {
+	p := &Plan{Host: env.T.String(), Platform: env.Platform, Kernel: env.Kernel, Manual: manual}
+	penv := env.fresh()
+	for _, it := range items {
+		if it.act == nil {
+			a, err := New(it.Action)
+			if err != nil {
+				return nil, err
+			}
+			it.act = a
+		}
+		st, err := it.act.Plan(ctx, penv)
+		if err != nil {
+			return nil, fmt.Errorf("plan %s: %w", it.Action.Kind, err)
+		}
+		it.Step = st
+		p.Items = append(p.Items, it)
+	}
+	return p, nil
+}
+
+// Pending counts the items that would change something.
+func (p *Plan) Pending() int {
+	n := 0
+	for _, it := range p.Items {
+		if !it.Step.Done {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *Plan) platformName() string {
+	if p.Platform == OpenWrt {
+		return "OpenWrt"
+	}
+	return "Linux"
+}
+
+// WriteText prints the plan for a person: what, why, exact commands, files
+// touched (as a line diff) and how each step is undone.
+func (p *Plan) WriteText(w io.Writer) error {
+	pw := &errWriter{w: w}
+	pw.printf("Fix plan for %s (%s, kernel %s): %d to change, %d already in place.\n",
+		p.Host, p.platformName(), p.Kernel, p.Pending(), len(p.Items)-p.Pending())
+	for i, it := range p.Items {
+		st := it.Step
+		pw.printf("\n%d. [%s] %s\n", i+1, strings.Join(it.Findings, ", "), it.act.Describe())
+		if it.Description != "" {
+			pw.printf("   why: %s\n", it.Description)
+		}
+		pw.printf("   now: %s\n", st.Summary)
+		if st.Done {
+			pw.printf("   already in place, nothing to do\n")
+			continue
+		}
+		for _, f := range st.Files {
+			state := "edit"
+			if !f.Existed {
+				state = "new"
+			}
+			pw.printf("   file %s (%s):\n", f.Path, state)
+			for _, l := range lineDiff(f.Old, f.New) {
+				pw.printf("     %s\n", l)
+			}
+		}
+		if len(st.Commands) > 0 {
+			pw.printf("   run:\n")
+			for _, c := range st.Commands {
+				pw.printf("     %s\n", indentMore(c, "     "))
+			}
+		}
+		if len(st.Undo) > 0 || len(st.Files) > 0 {
+			pw.printf("   undo:\n")
+			for _, c := range st.Undo {
+				pw.printf("     %s\n", indentMore(c, "     "))
+			}
+			for _, f := range st.Files {
+				if f.Existed {
+					pw.printf("     restore %s\n", f.Path)
+				} else {
+					pw.printf("     rm %s\n", f.Path)
+				}
+			}
+		}
+		for _, n := range st.Notes {
+			pw.printf("   note: %s\n", n)
+		}
+	}
+	for _, m := range p.Manual {
+		pw.printf("\n- [%s] %s (by hand; wgperf has no action for it)\n", m.Finding, m.Fix.Description)
+		for _, c := range m.Fix.Commands {
+			pw.printf("     %s\n", c)
+		}
+		for _, c := range m.Fix.Config {
+			pw.printf("   in %s:\n", c.Path)
+			for _, l := range c.Lines {
+				pw.printf("     %s\n", l)
+			}
+		}
+	}
+	return pw.err
+}
+
+func indentMore(s, ind string) string { return strings.ReplaceAll(s, "\n", "\n"+ind) }
+
+// lineDiff shows the lines new adds ("+") and old loses ("-"), in file order.
+func lineDiff(old, new []byte) []string {
+	o, n := splitLines(string(old)), splitLines(string(new))
+	inOld, inNew := map[string]int{}, map[string]int{}
+	for _, l := range o {
+		inOld[l]++
+	}
+	for _, l := range n {
+		inNew[l]++
+	}
+	var out []string
+	for _, l := range o {
+		if inNew[l] == 0 {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range n {
+		if inOld[l] == 0 {
+			out = append(out, "+ "+l)
+		}
+	}
+	return out
+}
+
+// WriteScript prints the plan as a POSIX shell script for people who apply
+// changes by hand; each step's rollback is in comments below it.
+func (p *Plan) WriteScript(w io.Writer) error {
+	pw := &errWriter{w: w}
+	pw.printf("#!/bin/sh\n# wgperf fix plan for %s (%s, kernel %s).\n", p.Host, p.platformName(), p.Kernel)
+	pw.printf("# Review it, then run it as root on that host. Each step's rollback is in the comments below it.\nset -eu\n")
+	for i, it := range p.Items {
+		st := it.Step
+		pw.printf("\n# %d. [%s] %s\n", i+1, strings.Join(it.Findings, ", "), it.act.Describe())
+		pw.printf("#    now: %s\n", st.Summary)
+		if st.Done {
+			pw.printf("#    already in place, nothing to do\n")
+			continue
+		}
+		for _, n := range st.Notes {
+			pw.printf("#    note: %s\n", n)
+		}
+		for _, f := range st.Files {
+			if len(f.Edit) > 0 {
+				for _, e := range f.Edit {
+					pw.printf("%s\n", e)
+				}
+				continue
+			}
+			pw.printf("mkdir -p %s\n%s\n", target.Quote(dir(f.Path)), heredoc(f.Path, f.New))
+		}
+		for _, c := range st.Commands {
+			pw.printf("%s\n", c)
+		}
+		pw.printf("# rollback:\n")
+		for _, c := range st.Undo {
+			pw.printf("#   %s\n", strings.ReplaceAll(c, "\n", "\n#   "))
+		}
+		for _, f := range st.Files {
+			if !f.Existed {
+				pw.printf("#   rm -f %s\n", target.Quote(f.Path))
+				continue
+			}
+			pw.printf("#   restore %s to its previous content:\n", f.Path)
+			for _, l := range lineDiff(f.New, f.Old) {
+				pw.printf("#     %s\n", l)
+			}
+		}
+	}
+	return pw.err
+}
+
+// heredoc is the shell that writes data to path exactly: a quoted here-document
+// when the text allows it, printf otherwise.
+func heredoc(path string, data []byte) string {
+	s := string(data)
+	if strings.HasSuffix(s, "\n") && !strings.Contains(s, "\nWGPERF_EOF\n") && !strings.HasPrefix(s, "WGPERF_EOF\n") {
+		return "cat > " + target.Quote(path) + " <<'WGPERF_EOF'\n" + s + "WGPERF_EOF"
+	}
+	return "printf '%s' " + target.Quote(s) + " > " + target.Quote(path)
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, a ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, a...)
+	}
+}

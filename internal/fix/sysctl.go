@@ -1,0 +1,152 @@
+package fix
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// SysctlConf is the file wgperf owns for persistent sysctls.
+const SysctlConf = "/etc/sysctl.d/90-wgperf.conf"
+
+// sysctl sets one kernel parameter now and in SysctlConf.
+type sysctl struct{ key, value string }
+
+func newSysctl(p params) (Action, error) {
+	key, err := p.get("key", sysctlRE)
+	if err != nil {
+		return nil, err
+	}
+	value, err := p.get("value", nil)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(value, "\n=") {
+		return nil, fmt.Errorf("param value=%q is not valid", value)
+	}
+	return &sysctl{key: key, value: normSysctl(value)}, nil
+}
+
+func (a *sysctl) Kind() string { return "sysctl" }
+
+func (a *sysctl) Describe() string {
+	return fmt.Sprintf("set %s = %s now and in %s", a.key, a.value, SysctlConf)
+}
+
+// normSysctl folds the tabs sysctl prints between words ("4096\t131072") to spaces.
+func normSysctl(v string) string { return strings.Join(strings.Fields(v), " ") }
+
+func (a *sysctl) Plan(ctx context.Context, env *Env) (Step, error) {
+	out, err := env.T.Run(ctx, "sysctl", "-n", a.key)
+	if err != nil {
+		return Step{}, fmt.Errorf("read %s: %w", a.key, err)
+	}
+	now := normSysctl(string(out))
+	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("%s: %s -> %s", a.key, now, a.value)}
+	if now != a.value {
+		st.Commands = []string{target.Quote("sysctl", "-w", a.key+"="+a.value)}
+		st.Undo = []string{target.Quote("sysctl", "-w", a.key+"="+now)}
+	}
+	fc, err := env.change(ctx, env.Path(SysctlConf), func(old []byte, _ bool) ([]byte, error) {
+		return setConfLine(old, a.key, a.key+" = "+a.value, "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\n"), nil
+	})
+	if err != nil {
+		return Step{}, err
+	}
+	if fc != nil {
+		st.Files = append(st.Files, *fc)
+	}
+	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
+	return st, nil
+}
+
+// setConfLine replaces the "key = ..." line of a key=value file, or appends it
+// (after header when the file is new or empty).
+func setConfLine(old []byte, key, line, header string) []byte {
+	lines := splitLines(string(old))
+	found := false
+	for i, l := range lines {
+		k, _, ok := strings.Cut(l, "=")
+		if ok && strings.TrimSpace(k) == key {
+			lines[i] = line
+			found = true
+		}
+	}
+	if !found {
+		if len(lines) == 0 && header != "" {
+			lines = append(lines, strings.TrimSuffix(header, "\n"))
+		}
+		lines = append(lines, line)
+	}
+	return []byte(strings.Join(lines, "\n") + "\n")
+}
+
+// splitLines splits text into lines without a trailing empty one.
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// congestion switches TCP congestion control (BBR for tunnels with loss), and
+// on kernels before 4.20, where BBR needs pacing from fq, also sets
+// net.core.default_qdisc=fq.
+type congestion struct{ algorithm string }
+
+func newCongestion(p params) (Action, error) {
+	alg, err := p.get("algorithm", wordRE)
+	if err != nil {
+		return nil, err
+	}
+	return &congestion{algorithm: alg}, nil
+}
+
+func (a *congestion) Kind() string { return "congestion-control" }
+
+func (a *congestion) Describe() string {
+	return fmt.Sprintf("use %s congestion control (fq as default qdisc on kernels before 4.20)", a.algorithm)
+}
+
+func (a *congestion) Plan(ctx context.Context, env *Env) (Step, error) {
+	st := Step{Kind: a.Kind()}
+	avail, err := env.T.Run(ctx, "sysctl", "-n", "net.ipv4.tcp_available_congestion_control")
+	if err != nil {
+		return Step{}, err
+	}
+	if !contains(strings.Fields(string(avail)), a.algorithm) {
+		// Loading a module is harmless to leave behind, so undo does not unload it.
+		st.Commands = append(st.Commands, target.Quote("modprobe", "tcp_"+a.algorithm))
+		st.Notes = append(st.Notes, fmt.Sprintf("loads module tcp_%s (left loaded on rollback)", a.algorithm))
+	}
+	sub, err := (&sysctl{key: "net.ipv4.tcp_congestion_control", value: a.algorithm}).Plan(ctx, env)
+	if err != nil {
+		return Step{}, err
+	}
+	st.Summary = sub.Summary
+	st.merge(sub)
+	if !env.KernelAtLeast(4, 20) {
+		q, err := (&sysctl{key: "net.core.default_qdisc", value: "fq"}).Plan(ctx, env)
+		if err != nil {
+			return Step{}, err
+		}
+		st.Summary += "; " + q.Summary + " (kernel " + env.Kernel + " < 4.20)"
+		st.merge(q)
+	}
+	if len(st.Files) == 0 && len(st.Commands) == 0 {
+		st.Done = true
+	}
+	return st, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

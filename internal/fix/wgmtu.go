@@ -1,0 +1,137 @@
+package fix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// wgMTU sets a WireGuard interface's MTU now, in its wg-quick config when it
+// has one, and in uci on OpenWrt.
+type wgMTU struct {
+	iface string
+	mtu   int
+}
+
+func newWGMTU(p params) (Action, error) {
+	iface, err := p.get("interface", ifaceRE)
+	if err != nil {
+		return nil, err
+	}
+	s, err := p.get("mtu", numberRE)
+	if err != nil {
+		return nil, err
+	}
+	mtu, _ := strconv.Atoi(s)
+	if mtu < 1280 || mtu > 9000 {
+		return nil, fmt.Errorf("param mtu=%d: want 1280..9000 (IPv6 needs at least 1280)", mtu)
+	}
+	return &wgMTU{iface: iface, mtu: mtu}, nil
+}
+
+func (a *wgMTU) Kind() string { return "wg-mtu" }
+
+func (a *wgMTU) Describe() string {
+	return fmt.Sprintf("set the MTU of %s to %d so tunnel packets fit the narrowest underlay link", a.iface, a.mtu)
+}
+
+func (a *wgMTU) Plan(ctx context.Context, env *Env) (Step, error) {
+	now, err := linkMTU(ctx, env, a.iface)
+	if err != nil {
+		return Step{}, err
+	}
+	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("%s MTU: %d -> %d", a.iface, now, a.mtu)}
+	if now != a.mtu {
+		st.Commands = append(st.Commands, target.Quote("ip", "link", "set", "dev", a.iface, "mtu", strconv.Itoa(a.mtu)))
+		st.Undo = append(st.Undo, target.Quote("ip", "link", "set", "dev", a.iface, "mtu", strconv.Itoa(now)))
+	}
+	persisted := false
+	conf := env.Path("/etc/wireguard/" + a.iface + ".conf")
+	if ok, err := env.exists(ctx, conf); err != nil {
+		return Step{}, err
+	} else if ok {
+		line := fmt.Sprintf("MTU = %d", a.mtu)
+		fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
+			return setIniLine(old, "Interface", func(l string) bool { return iniKey(l) == "mtu" }, line)
+		})
+		if err != nil {
+			return Step{}, err
+		}
+		if fc != nil {
+			q := target.Quote(conf)
+			fc.Edit = []string{
+				`sed -i '/^\[Interface\]/,/^\[Peer\]/{/^[[:space:]]*MTU[[:space:]]*=/d}' ` + q,
+				fmt.Sprintf(`sed -i '/^\[Interface\]/a %s' %s`, line, q),
+			}
+			st.Files = append(st.Files, *fc)
+		}
+		persisted = true
+	}
+	if env.Platform == OpenWrt {
+		if _, err := env.T.Run(ctx, "uci", "-q", "get", "network."+a.iface); err == nil {
+			sub, err := (&uciSet{key: "network." + a.iface + ".mtu", value: strconv.Itoa(a.mtu)}).Plan(ctx, env)
+			if err != nil {
+				return Step{}, err
+			}
+			st.merge(sub)
+			persisted = true
+		}
+	}
+	if !persisted {
+		st.Notes = append(st.Notes, "no wg-quick config or uci section for "+a.iface+": set the MTU where the interface is configured")
+	}
+	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
+	return st, nil
+}
+
+// linkMTU reads an interface's MTU from sysfs, with a clear error when it does not exist.
+func linkMTU(ctx context.Context, env *Env, iface string) (int, error) {
+	out, err := env.T.ReadFile(ctx, "/sys/class/net/"+iface+"/mtu")
+	if err != nil {
+		var te *target.Error
+		if errors.As(err, &te) {
+			return 0, fmt.Errorf("%s: no interface %q", env.T, iface)
+		}
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(out)))
+}
+
+// iniKey returns the lower-case key of a "Key = value" line, or "".
+func iniKey(l string) string {
+	k, _, ok := strings.Cut(l, "=")
+	if !ok {
+		return ""
+	}
+	return strings.ToLower(strings.TrimSpace(k))
+}
+
+// setIniLine replaces the first line in [section] for which match is true with
+// line, or inserts line right after the section header.
+func setIniLine(old []byte, section string, match func(string) bool, line string) ([]byte, error) {
+	lines := splitLines(string(old))
+	start := -1
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if start >= 0 && strings.HasPrefix(t, "[") {
+			break
+		}
+		if strings.EqualFold(t, "["+section+"]") {
+			start = i
+			continue
+		}
+		if start >= 0 && match(l) {
+			lines[i] = line
+			return []byte(strings.Join(lines, "\n") + "\n"), nil
+		}
+	}
+	if start < 0 {
+		return nil, fmt.Errorf("no [%s] section", section)
+	}
+	lines = append(lines[:start+1], append([]string{line}, lines[start+1:]...)...)
+	return []byte(strings.Join(lines, "\n") + "\n"), nil
+}
