@@ -1,0 +1,191 @@
+package check
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// conntrackPressure is the fill level at which the table counts as near full.
+const conntrackPressure = 0.8
+
+var conntrackTablePressure = Check{
+	ID:    "conntrack.table-pressure",
+	Title: "Connection tracking table near full or dropping entries",
+	Doc: `Fires when nf_conntrack_count is at least 80% of nf_conntrack_max, or when
+conntrack -S shows insert_failed, drop or early_drop above 0 — new flows were
+refused or old ones evicted. Critical when the table is full. Seed 002: with
+hundreds of concurrent connections through a stateful firewall, raise
+nf_conntrack_max (and the hash buckets), or stop tracking tunnel traffic that
+no NAT rule needs.`,
+	Run: runConntrackTablePressure,
+}
+
+func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
+	ct := s.Conntrack
+	if ct == nil {
+		if why := noteFor(s, "conntrack"); why != "" {
+			return nil, skipf("conntrack not collected (%s)", why)
+		}
+		return nil, nil // not loaded: nothing to fill up
+	}
+	full := ct.Max > 0 && float64(ct.Count) >= conntrackPressure*float64(ct.Max)
+	lost := ct.InsertFailed + ct.Drop + ct.EarlyDrop
+	if !full && lost == 0 {
+		return nil, nil
+	}
+	sev := finding.Warning
+	if ct.Max > 0 && ct.Count >= ct.Max {
+		sev = finding.Critical
+	}
+	title := fmt.Sprintf("Conntrack table %d of %d entries (%.0f%%)", ct.Count, ct.Max, 100*float64(ct.Count)/float64(max(ct.Max, 1)))
+	if lost > 0 {
+		title += fmt.Sprintf(", %d entries refused or evicted", lost)
+	}
+	f := finding.Finding{
+		ID:       "conntrack.table-pressure",
+		Severity: sev,
+		Host:     hostName(s),
+		Title:    title,
+		Detail: "When the connection tracking table is full the kernel evicts entries (early_drop) or refuses new flows " +
+			"(drop, insert_failed): new connections through the tunnel stall or fail.",
+		Evidence: []finding.Evidence{
+			{Source: "/proc/sys/net/netfilter/nf_conntrack_count", Key: "nf_conntrack_count", Value: itoa(ct.Count),
+				Threshold: fmt.Sprintf("< %d (%.0f%% of nf_conntrack_max %d)", int64(conntrackPressure*float64(ct.Max)), 100*conntrackPressure, ct.Max)},
+			{Source: "conntrack -S", Key: "insert_failed+drop+early_drop", Value: fmt.Sprintf("%d+%d+%d", ct.InsertFailed, ct.Drop, ct.EarlyDrop), Threshold: "0"},
+		},
+	}
+	want := max(ct.Max*2, 262144)
+	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise nf_conntrack_max from %d to %d (set in the initial network namespace)", ct.Max, want),
+		"net.netfilter.nf_conntrack_max", itoa(want)))
+	for _, w := range s.WireGuard {
+		if !tunnelNeedsConntrack(s, w.Name) && !tunnelUntracked(s, w) {
+			f.Fixes = append(f.Fixes, notrackFix(w))
+		}
+	}
+	return []finding.Finding{f}, nil
+}
+
+var conntrackTunnelTracked = Check{
+	ID:    "conntrack.tunnel-tracked",
+	Title: "Tunnel traffic is connection-tracked although nothing needs it",
+	Doc: `Info. Fires when conntrack is loaded, a WireGuard interface's traffic and
+its UDP listen port have no NOTRACK rule, and no NAT rule (masquerade, snat,
+dnat) matches that interface or all interfaces. Seed 002: tracking costs
+per-packet work and table space; tunnel traffic that no NAT or stateful rule
+needs can skip it with notrack rules in the raw priority.`,
+	Run: runConntrackTunnelTracked,
+}
+
+func runConntrackTunnelTracked(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
+	if s.Conntrack == nil {
+		if why := noteFor(s, "conntrack"); why != "" {
+			return nil, skipf("conntrack not collected (%s)", why)
+		}
+		return nil, nil
+	}
+	if !s.Firewall.Nftables && !s.Firewall.Iptables && len(s.Firewall.Rules) == 0 {
+		if why := noteFor(s, "nft", "iptables"); why != "" {
+			return nil, skipf("firewall rules not collected (%s)", why)
+		}
+	}
+	var out []finding.Finding
+	for _, w := range s.WireGuard {
+		if tunnelUntracked(s, w) || tunnelNeedsConntrack(s, w.Name) {
+			continue
+		}
+		out = append(out, finding.Finding{
+			ID:        "conntrack.tunnel-tracked",
+			Severity:  finding.Info,
+			Host:      hostName(s),
+			Interface: w.Name,
+			Title:     fmt.Sprintf("Traffic of %s and its UDP port %d is connection-tracked", w.Name, w.ListenPort),
+			Detail: "No NAT rule matches this tunnel, so tracking its packets only costs CPU time and conntrack table space. " +
+				"Keep tracking if a stateful filter (ct state) must see the tunnel's flows.",
+			Evidence: []finding.Evidence{
+				{Source: "/proc/sys/net/netfilter/nf_conntrack_count", Key: "conntrack loaded", Value: fmt.Sprintf("%d entries", s.Conntrack.Count)},
+				{Source: firewallSource(s), Key: "notrack rule for " + w.Name, Value: "none"},
+				{Source: firewallSource(s), Key: "NAT rule matching " + w.Name, Value: "none"},
+			},
+			Fixes: []finding.Fix{notrackFix(w)},
+		})
+	}
+	return out, nil
+}
+
+// tunnelUntracked reports whether a NOTRACK rule already covers the tunnel.
+func tunnelUntracked(s *facts.Snapshot, w facts.WGInterface) bool {
+	port := strconv.Itoa(w.ListenPort)
+	for _, r := range s.Firewall.Rules {
+		if !r.NoTrack {
+			continue
+		}
+		if (r.IIf != "" && ifaceMatches(r.IIf, w.Name)) || (r.OIf != "" && ifaceMatches(r.OIf, w.Name)) {
+			return true
+		}
+		if w.ListenPort > 0 && strings.Contains(r.Text, port) {
+			return true
+		}
+	}
+	return false
+}
+
+// tunnelNeedsConntrack reports whether a NAT rule may apply to the tunnel's
+// traffic: one matching its interface, or one matching no interface at all.
+func tunnelNeedsConntrack(s *facts.Snapshot, iface string) bool {
+	for _, r := range s.Firewall.Rules {
+		if !isNATRule(r) {
+			continue
+		}
+		if (r.IIf == "" && r.OIf == "") || (r.IIf != "" && ifaceMatches(r.IIf, iface)) || (r.OIf != "" && ifaceMatches(r.OIf, iface)) {
+			return true
+		}
+	}
+	return false
+}
+
+func isNATRule(r facts.FirewallRule) bool {
+	v := strings.ToLower(r.Verdict + " " + r.Text)
+	for _, k := range []string{"masquerade", "snat", "dnat", "redirect", "netmap"} {
+		if strings.Contains(v, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// notrackFix exempts a tunnel from conntrack in a table of wgperf's own.
+func notrackFix(w facts.WGInterface) finding.Fix {
+	port := strconv.Itoa(w.ListenPort)
+	return finding.Fix{
+		Description: fmt.Sprintf("Stop tracking %s's traffic and its UDP port %s", w.Name, port),
+		Commands: []string{
+			"nft add table inet wgperf_raw",
+			target.Quote("nft", "add chain inet wgperf_raw prerouting { type filter hook prerouting priority raw; }"),
+			target.Quote("nft", "add chain inet wgperf_raw output { type filter hook output priority raw; }"),
+			target.Quote("nft", fmt.Sprintf(`add rule inet wgperf_raw prerouting iifname "%s" notrack`, w.Name)),
+			target.Quote("nft", "add rule inet wgperf_raw prerouting udp dport "+port+" notrack"),
+			target.Quote("nft", fmt.Sprintf(`add rule inet wgperf_raw output oifname "%s" notrack`, w.Name)),
+			target.Quote("nft", "add rule inet wgperf_raw output udp sport "+port+" notrack"),
+		},
+		Config: []finding.ConfigSnippet{{Path: "/etc/nftables.conf", Lines: []string{
+			"table inet wgperf_raw {",
+			"\tchain prerouting {",
+			"\t\ttype filter hook prerouting priority raw;",
+			fmt.Sprintf("\t\tiifname %q notrack", w.Name),
+			"\t\tudp dport " + port + " notrack",
+			"\t}",
+			"\tchain output {",
+			"\t\ttype filter hook output priority raw;",
+			fmt.Sprintf("\t\toifname %q notrack", w.Name),
+			"\t\tudp sport " + port + " notrack",
+			"\t}",
+			"}",
+		}}},
+		Action: &finding.Action{Kind: finding.ActNoTrack, Params: map[string]string{"interface": w.Name, "port": port}},
+	}
+}

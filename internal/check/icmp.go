@@ -1,0 +1,154 @@
+package check
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// icmpLimitRaised is the rate seed 000 raised banIP's ICMP limit to: far above
+// any health-check burst, still a flood guard.
+const icmpLimitRaised = 250
+
+var icmpRateLimitDrops = Check{
+	ID:    "icmp.ratelimit-drops",
+	Title: "An ICMP rate-limit rule has dropped packets on an uplink",
+	Doc: `Looks for firewall rules that match ICMP (or ICMPv6), carry a rate limit
+that drops what exceeds it ("limit rate over N/second ... drop"), apply to an
+uplink (no input interface match, or the device of a default or endpoint route)
+and whose counter — the rule's own or the named counter it uses — is above 0.
+Seed 000: banIP's "limit rate over 25/second burst 5 packets counter name
+cnt_icmpflood drop" ate mwan3's health-check replies (8951 drops), so mwan3
+kept declaring the fiber dead and the tunnel's endpoint route got stuck on the
+5G backup. Fix: raise the limit (uci set banip.global.ban_icmplimit=250).`,
+	Run: runICMPRateLimitDrops,
+}
+
+func runICMPRateLimitDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
+	if !s.Firewall.Nftables && !s.Firewall.Iptables && len(s.Firewall.Rules) == 0 {
+		return nil, missing(s, "firewall rules", "nft", "iptables")
+	}
+	up := uplinks(s)
+	var out []finding.Finding
+	for _, r := range s.Firewall.Rules {
+		if r.Limit == nil || !isICMPRule(r) || !dropsOverLimit(r) {
+			continue
+		}
+		iif := strings.Trim(r.IIf, `"`)
+		if iif != "" && !up[iif] {
+			continue
+		}
+		pkts := rulePackets(s, r)
+		if pkts == 0 {
+			continue
+		}
+		out = append(out, icmpFinding(s, r, iif, pkts))
+	}
+	return out, nil
+}
+
+func isICMPRule(r facts.FirewallRule) bool {
+	switch strings.ToLower(r.Protocol) {
+	case "icmp", "icmpv6", "ipv6-icmp", "icmp6":
+		return true
+	case "":
+		return strings.Contains(strings.ToLower(r.Text), "icmp")
+	}
+	return false
+}
+
+// dropsOverLimit: nft "limit rate over N ... drop", or an iptables-style rule
+// whose limit is inverted and whose verdict drops.
+func dropsOverLimit(r facts.FirewallRule) bool {
+	v := strings.ToLower(r.Verdict)
+	return r.Limit.Over && (v == "drop" || v == "reject")
+}
+
+// rulePackets is the rule's own counter, or the named counter it references.
+func rulePackets(s *facts.Snapshot, r facts.FirewallRule) uint64 {
+	if r.Packets > 0 || r.CounterName == "" {
+		return r.Packets
+	}
+	for _, c := range s.Firewall.Counters {
+		if c.Name == r.CounterName && c.Table == r.Table && (r.Family == "" || c.Family == r.Family) {
+			return c.Packets
+		}
+	}
+	return 0
+}
+
+func isBanIP(s *facts.Snapshot, r facts.FirewallRule) bool {
+	return strings.EqualFold(r.Table, "banip") || (s.OpenWrt != nil && len(s.OpenWrt.Banip) > 0 && strings.Contains(r.CounterName, "icmpflood"))
+}
+
+var limitRe = regexp.MustCompile(`limit rate (over )?\d+/(second|minute|hour|day)`)
+
+func icmpFinding(s *facts.Snapshot, r facts.FirewallRule, iif string, pkts uint64) finding.Finding {
+	where := "every interface"
+	if iif != "" {
+		where = iif
+	}
+	rate := fmt.Sprintf("%d/%s burst %d %s", r.Limit.Rate, r.Limit.Per, r.Limit.Burst, r.Limit.Unit)
+	counterKey := "rule counter"
+	if r.CounterName != "" {
+		counterKey = "counter " + r.CounterName
+	}
+	f := finding.Finding{
+		ID:       "icmp.ratelimit-drops",
+		Severity: finding.Warning,
+		Host:     hostName(s),
+		Title:    fmt.Sprintf("ICMP rate limit (%s) in %s %s/%s dropped %d packets on %s", rate, r.Family, r.Table, r.Chain, pkts, where),
+		Detail: "ICMP beyond the limit is dropped before it reaches a socket, including the replies to the uplink health checks " +
+			"(mwan3, telegraf, ping -c 1 loops) that arrive in bursts. Failed checks make the uplink look dead, routes flap to the " +
+			"backup, and a route created in that moment can stay there.",
+		Evidence: []finding.Evidence{
+			{Source: "nft list ruleset", Key: fmt.Sprintf("%s %s %s", r.Family, r.Table, r.Chain), Value: r.Text},
+			{Source: "nft list ruleset", Key: counterKey, Value: utoa(pkts) + " packets", Threshold: "0"},
+		},
+	}
+	if r.Backend == "iptables" {
+		f.Evidence[0].Source, f.Evidence[1].Source = "iptables-save", "iptables-save -c"
+	}
+	switch {
+	case isBanIP(s, r):
+		f.Fixes = append(f.Fixes, finding.Fix{
+			Description: fmt.Sprintf("Raise banIP's ICMP limit to %d/second", icmpLimitRaised),
+			Commands: []string{
+				fmt.Sprintf("uci set banip.global.ban_icmplimit=%d", icmpLimitRaised),
+				"uci commit banip",
+				"/etc/init.d/banip restart",
+			},
+			Config: []finding.ConfigSnippet{{Path: "/etc/config/banip (config banip 'global')", Lines: []string{fmt.Sprintf("option ban_icmplimit '%d'", icmpLimitRaised)}}},
+			Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{"rate": strconv.Itoa(icmpLimitRaised), "banip": "1"}},
+		})
+	case r.Backend == "iptables":
+		f.Fixes = append(f.Fixes, finding.Fix{
+			Description: fmt.Sprintf("Raise the rule's limit to %d/second (edit the rule in your firewall configuration)", icmpLimitRaised),
+			Commands:    []string{"iptables-save -t " + r.Table + " | grep -n -- " + target.Quote(r.Text)},
+			Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{
+				"rate": strconv.Itoa(icmpLimitRaised), "family": r.Family, "table": r.Table, "chain": r.Chain, "handle": strconv.Itoa(r.Handle)}},
+		})
+	default:
+		raised := limitRe.ReplaceAllStringFunc(r.Text, func(m string) string {
+			over := ""
+			if strings.Contains(m, " over ") {
+				over = "over "
+			}
+			return fmt.Sprintf("limit rate %s%d/second", over, icmpLimitRaised)
+		})
+		f.Fixes = append(f.Fixes, finding.Fix{
+			Description: fmt.Sprintf("Raise the rule's limit to %d/second", icmpLimitRaised),
+			Commands: []string{target.Quote("nft", fmt.Sprintf("replace rule %s %s %s handle %d %s",
+				r.Family, r.Table, r.Chain, r.Handle, raised))},
+			Config: []finding.ConfigSnippet{{Path: "/etc/nftables.conf (table " + r.Family + " " + r.Table + ", chain " + r.Chain + ")", Lines: []string{raised}}},
+			Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{
+				"rate": strconv.Itoa(icmpLimitRaised), "family": r.Family, "table": r.Table, "chain": r.Chain, "handle": strconv.Itoa(r.Handle)}},
+		})
+	}
+	return f
+}

@@ -1,0 +1,251 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// WireGuard's encapsulation overhead: outer IP header + UDP 8 + WireGuard 32.
+const (
+	overheadIPv4 = 60 // 20 + 8 + 32
+	overheadIPv6 = 80 // 40 + 8 + 32
+)
+
+var tunnelTooLarge = Check{
+	ID:    "mtu.tunnel-too-large",
+	Title: "WireGuard MTU larger than the underlay allows",
+	Doc: `For each WireGuard interface, finds the link every peer's endpoint route
+leaves by (ip route get <endpoint>) and compares the interface MTU with that
+link's MTU minus WireGuard's overhead: 60 bytes for an IPv4 outer header, 80 for
+IPv6. The narrowest uplink decides. A larger tunnel MTU makes every full-size
+packet too big for the underlay, so it is fragmented or dropped; seed 004 went
+from 5 to 53 Mbit/s by fixing this alone, and seed 002 gives the 60/80 rule.`,
+	Run: runTunnelTooLarge,
+}
+
+// underlayLimit is the tightest constraint on one tunnel's MTU.
+type underlayLimit struct {
+	allowed  int    // largest safe tunnel MTU
+	dev      string // uplink the endpoint route uses
+	devMTU   int
+	overhead int
+	endpoint string
+	peer     string
+}
+
+// limitFor returns the tightest underlay limit over iface's endpoint routes.
+func limitFor(s *facts.Snapshot, iface string) (underlayLimit, bool) {
+	var best underlayLimit
+	found := false
+	for _, e := range s.Endpoints {
+		if e.Interface != iface || e.Dev == "" || e.Dev == iface {
+			continue
+		}
+		l := findLink(s, e.Dev)
+		if l == nil || l.MTU <= 0 {
+			continue
+		}
+		over := overheadIPv4
+		if familyOf(e.Endpoint) == "inet6" {
+			over = overheadIPv6
+		}
+		lim := underlayLimit{allowed: l.MTU - over, dev: e.Dev, devMTU: l.MTU, overhead: over, endpoint: e.Endpoint, peer: e.Peer}
+		if !found || lim.allowed < best.allowed {
+			best, found = lim, true
+		}
+	}
+	return best, found
+}
+
+func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
+	if len(s.WireGuard) == 0 {
+		return nil, missing(s, "WireGuard interfaces", "wg")
+	}
+	if len(s.Endpoints) == 0 {
+		return nil, missing(s, "endpoint routes", "route get", "endpoint")
+	}
+	var out []finding.Finding
+	for _, w := range s.WireGuard {
+		lim, ok := limitFor(s, w.Name)
+		if !ok || w.MTU <= lim.allowed {
+			continue
+		}
+		ipv := "IPv4"
+		if lim.overhead == overheadIPv6 {
+			ipv = "IPv6"
+		}
+		out = append(out, finding.Finding{
+			ID:        "mtu.tunnel-too-large",
+			Severity:  finding.Critical,
+			Host:      hostName(s),
+			Interface: w.Name,
+			Peer:      lim.peer,
+			Title:     fmt.Sprintf("%s MTU %d is larger than %s allows (%d)", w.Name, w.MTU, lim.dev, lim.allowed),
+			Detail: fmt.Sprintf("Traffic to endpoint %s leaves by %s (MTU %d). With an %s outer header WireGuard adds %d bytes, "+
+				"so a full-size %d-byte tunnel packet becomes %d bytes on %s and is fragmented or dropped.",
+				lim.endpoint, lim.dev, lim.devMTU, ipv, lim.overhead, w.MTU, w.MTU+lim.overhead, lim.dev),
+			Evidence: []finding.Evidence{
+				{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("<= %d (%s mtu %d − %d %s overhead)", lim.allowed, lim.dev, lim.devMTU, lim.overhead, ipv)},
+				{Source: "ip route get " + lim.endpoint, Key: "dev", Value: lim.dev},
+			},
+			Fixes: []finding.Fix{wgMTUFix(s, w.Name, lim.allowed,
+				fmt.Sprintf("Lower %s's MTU to %d (on both ends of the tunnel)", w.Name, lim.allowed))},
+		})
+	}
+	return out, nil
+}
+
+var mssClampMissing = Check{
+	ID:    "mtu.mss-clamp-missing",
+	Title: "Forwarded TCP enters a smaller-MTU tunnel without MSS clamping",
+	Doc: `When the host forwards packets (net.ipv4.ip_forward = 1) and a WireGuard
+interface's MTU is below the largest MTU of its other up links (the LAN), TCP
+hosts behind it advertise an MSS the tunnel cannot carry. Unless a firewall rule
+rewrites the MSS (nft "tcp option maxseg size set", iptables TCPMSS) for traffic
+through that tunnel, they depend on ICMP "fragmentation needed" reaching them —
+the PMTUD black hole of seed 001 (30 KB/s one way). Seed 002 recommends the
+clamp for every site-to-site tunnel.`,
+	Run: runMSSClampMissing,
+}
+
+func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
+	fwd, ok := s.Sysctls["net.ipv4.ip_forward"]
+	if !ok {
+		return nil, missing(s, "net.ipv4.ip_forward", "sysctl")
+	}
+	if strings.TrimSpace(fwd) != "1" || len(s.WireGuard) == 0 {
+		return nil, nil
+	}
+	if !s.Firewall.Nftables && !s.Firewall.Iptables && len(s.Firewall.Rules) == 0 {
+		if why := noteFor(s, "nft", "iptables"); why != "" {
+			return nil, skipf("firewall rules not collected (%s)", why)
+		}
+	}
+	lanDev, lanMTU := "", 0
+	for _, l := range s.Links {
+		if l.Name == "lo" || isWireGuard(s, l.Name) || l.Kind == "wireguard" || !linkUp(&l) {
+			continue
+		}
+		if l.MTU > lanMTU || (l.MTU == lanMTU && l.Name < lanDev) {
+			lanDev, lanMTU = l.Name, l.MTU
+		}
+	}
+	var out []finding.Finding
+	for _, w := range s.WireGuard {
+		if w.MTU <= 0 || w.MTU >= lanMTU || clampCovers(s, w.Name) {
+			continue
+		}
+		mss := w.MTU - 40
+		out = append(out, finding.Finding{
+			ID:        "mtu.mss-clamp-missing",
+			Severity:  finding.Warning,
+			Host:      hostName(s),
+			Interface: w.Name,
+			Title:     fmt.Sprintf("No MSS clamp for TCP forwarded into %s (MTU %d < %s MTU %d)", w.Name, w.MTU, lanDev, lanMTU),
+			Detail: fmt.Sprintf("This host forwards packets, and hosts behind %s open TCP connections with an MSS of up to %d; "+
+				"the tunnel carries at most %d. Without a clamp they rely on ICMP fragmentation-needed getting back to them, "+
+				"and where it does not, large transfers stall (a PMTUD black hole).", lanDev, lanMTU-40, mss),
+			Evidence: []finding.Evidence{
+				{Source: "sysctl", Key: "net.ipv4.ip_forward", Value: "1"},
+				{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("< %s mtu %d", lanDev, lanMTU)},
+				{Source: firewallSource(s), Key: "MSS clamp rule for " + w.Name, Value: "none", Threshold: "a TCPMSS / maxseg rule on forward"},
+			},
+			Fixes: []finding.Fix{mssClampFix(w.Name)},
+		})
+	}
+	return out, nil
+}
+
+// clampCovers reports whether an MSS rewrite rule applies to TCP forwarded
+// through iface, in either direction (a clamp on either SYN limits the flow).
+func clampCovers(s *facts.Snapshot, iface string) bool {
+	for _, r := range s.Firewall.Rules {
+		if r.MSSClamp == "" {
+			continue
+		}
+		hook := strings.ToLower(r.Hook)
+		if hook == "" {
+			hook = strings.ToLower(r.Chain)
+		}
+		if hook != "forward" && hook != "postrouting" && hook != "prerouting" {
+			continue
+		}
+		if ifaceMatches(r.OIf, iface) && ifaceMatches(r.IIf, iface) {
+			return true // no interface match at all: covers everything
+		}
+		if (r.OIf != "" && ifaceMatches(r.OIf, iface)) || (r.IIf != "" && ifaceMatches(r.IIf, iface)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ifaceMatches applies an iifname/oifname match to a device: empty matches
+// all, "wg*" (nft) and "wg+" (iptables) are prefixes, "!=" negations are not
+// trusted to cover anything.
+func ifaceMatches(match, dev string) bool {
+	m := strings.Trim(match, `"`)
+	switch {
+	case m == "":
+		return true
+	case strings.HasPrefix(m, "!"):
+		return false
+	case strings.HasSuffix(m, "*") || strings.HasSuffix(m, "+"):
+		return strings.HasPrefix(dev, m[:len(m)-1])
+	}
+	return m == dev
+}
+
+func firewallSource(s *facts.Snapshot) string {
+	switch {
+	case s.Firewall.Nftables && s.Firewall.Iptables:
+		return "nft list ruleset, iptables-save"
+	case s.Firewall.Iptables:
+		return "iptables-save"
+	}
+	return "nft list ruleset"
+}
+
+// mssClampFix adds the clamp in an nftables table of wgperf's own, so it never
+// edits the user's tables and is removed with one "nft delete table".
+func mssClampFix(iface string) finding.Fix {
+	rule := fmt.Sprintf(`add rule inet wgperf forward oifname "%s" tcp flags syn / syn,rst tcp option maxseg size set rt mtu`, iface)
+	return finding.Fix{
+		Description: "Clamp the MSS of TCP forwarded into " + iface + " to the route MTU",
+		Commands: []string{
+			"nft add table inet wgperf",
+			target.Quote("nft", "add chain inet wgperf forward { type filter hook forward priority mangle; }"),
+			target.Quote("nft", rule),
+			"# or, with iptables: " + target.Quote("iptables", "-t", "mangle", "-A", "FORWARD", "-o", iface, "-p", "tcp",
+				"--tcp-flags", "SYN,RST", "SYN", "-j", "TCPMSS", "--clamp-mss-to-pmtu"),
+		},
+		Config: []finding.ConfigSnippet{{
+			Path: "/etc/nftables.conf",
+			Lines: []string{
+				"table inet wgperf {",
+				"\tchain forward {",
+				"\t\ttype filter hook forward priority mangle;",
+				fmt.Sprintf("\t\toifname %q tcp flags syn / syn,rst tcp option maxseg size set rt mtu", iface),
+				"\t}",
+				"}",
+			},
+		}},
+		Action: &finding.Action{Kind: finding.ActMSSClamp, Params: map[string]string{"oif": iface, "mss": "pmtu"}},
+	}
+}
+
+// sortedKeys returns m's keys in order, for stable evidence.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,167 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+var staleEndpoint = Check{
+	ID:    "route.stale-endpoint",
+	Title: "Endpoint host route pinned to an uplink that is not the preferred one",
+	Doc: `For each peer endpoint, looks for a host route to it in the main table with
+protocol static and a gateway, and compares that gateway with the preferred
+default route's (lowest metric, link up, not linkdown). A different gateway means
+the route was created when another uplink was active and was never re-evaluated:
+seed 000's tunnel ran over the 2 Mbit/s 5G backup for two months because netifd
+pinned "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static" while the
+fiber was down. A host route via the preferred uplink (a full tunnel's
+loop-prevention route) is fine and stays quiet.`,
+	Run: runStaleEndpoint,
+}
+
+func runStaleEndpoint(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
+	if len(s.Routes) == 0 {
+		return nil, missing(s, "routes", "route")
+	}
+	if len(s.Endpoints) == 0 {
+		if len(s.WireGuard) == 0 {
+			return nil, missing(s, "WireGuard interfaces", "wg")
+		}
+		return nil, nil // no peer has an endpoint: nothing to pin
+	}
+	var out []finding.Finding
+	seen := map[string]bool{}
+	for _, e := range s.Endpoints {
+		if e.Endpoint == "" || seen[e.Endpoint] {
+			continue
+		}
+		seen[e.Endpoint] = true
+		host := hostRouteTo(s, e.Endpoint)
+		if host == nil {
+			continue
+		}
+		pref := preferredDefault(s, familyOf(e.Endpoint))
+		if pref == nil || (host.Gateway == pref.Gateway && (host.Dev == "" || host.Dev == pref.Dev)) {
+			continue
+		}
+		out = append(out, staleEndpointFinding(s, e, host, pref))
+	}
+	return out, nil
+}
+
+// hostRouteTo returns the static host route to addr in the main table, if any.
+func hostRouteTo(s *facts.Snapshot, addr string) *facts.Route {
+	for i := range s.Routes {
+		r := &s.Routes[i]
+		if (r.Table == "main" || r.Table == "") && r.Protocol == "static" && r.Gateway != "" && isHostRoute(r.Dst, addr) {
+			return r
+		}
+	}
+	return nil
+}
+
+func describeRoute(r *facts.Route) string {
+	parts := []string{r.Dst}
+	if r.Gateway != "" {
+		parts = append(parts, "via", r.Gateway)
+	}
+	if r.Dev != "" {
+		parts = append(parts, "dev", r.Dev)
+	}
+	if r.Protocol != "" {
+		parts = append(parts, "proto", r.Protocol)
+	}
+	if r.Metric != 0 {
+		parts = append(parts, "metric", itoa(int64(r.Metric)))
+	}
+	return strings.Join(parts, " ")
+}
+
+// fullTunnel reports whether, without the host route, the endpoint would be
+// routed into the tunnel itself; then the host route is needed against the
+// loop and must be re-pointed rather than removed.
+func fullTunnel(s *facts.Snapshot, iface, addr string) bool {
+	for _, r := range s.Routes {
+		if r.Dev == iface && r.Dst != "" && !isHostRoute(r.Dst, addr) && routeCovers(r.Dst, addr) {
+			return true
+		}
+	}
+	return false
+}
+
+func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *facts.Route) finding.Finding {
+	// Copies of the route in mwan3's per-uplink tables are part of the same mistake.
+	var others []string
+	for _, r := range s.Routes {
+		if r.Table != "main" && r.Table != "" && r.Protocol == "static" && isHostRoute(r.Dst, e.Endpoint) {
+			others = append(others, "table "+r.Table)
+		}
+	}
+	detail := fmt.Sprintf("Traffic to endpoint %s is pinned to %s via %s (metric %d) by a static host route, while the preferred "+
+		"default route is via %s dev %s (metric %d). The route was made when that uplink was active and is never re-evaluated, "+
+		"so the tunnel stays on it after the preferred uplink returns.",
+		e.Endpoint, host.Dev, host.Gateway, host.Metric, pref.Gateway, pref.Dev, pref.Metric)
+	if len(others) > 0 {
+		detail += " The same route is also in " + strings.Join(others, ", ") + "."
+	}
+	f := finding.Finding{
+		ID:        "route.stale-endpoint",
+		Severity:  finding.Critical,
+		Host:      hostName(s),
+		Interface: e.Interface,
+		Peer:      e.Peer,
+		Title:     fmt.Sprintf("Endpoint %s is routed via %s (%s), not the preferred uplink %s", e.Endpoint, host.Gateway, host.Dev, pref.Dev),
+		Detail:    detail,
+		Evidence: []finding.Evidence{
+			{Source: "ip route show table main", Key: "host route " + e.Endpoint, Value: describeRoute(host), Threshold: "via " + pref.Gateway + " dev " + pref.Dev},
+			{Source: "ip route show table main", Key: "preferred default", Value: describeRoute(pref)},
+		},
+	}
+	if e.Dev != "" {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip route get " + e.Endpoint, Key: "dev", Value: e.Dev + viaSuffix(e.Gateway)})
+	}
+	params := map[string]string{"endpoint": e.Endpoint, "table": "main"}
+	if fullTunnel(s, e.Interface, e.Endpoint) {
+		f.Fixes = append(f.Fixes, finding.Fix{
+			Description: "Re-point the endpoint's host route at the preferred uplink (it is needed: the tunnel carries the default route)",
+			Commands:    []string{target.Quote("ip", "route", "replace", e.Endpoint, "via", pref.Gateway, "dev", pref.Dev, "proto", "static")},
+			Action:      &finding.Action{Kind: finding.ActEndpointRoute, Params: params},
+		})
+		if s.OpenWrt != nil {
+			f.Fixes[0].Description += "; on multi-WAN, add a hotplug script that does this when mwan3 switches uplinks"
+		}
+		return f
+	}
+	if s.OpenWrt != nil {
+		sec := uciSection(s, e.Interface)
+		params["uci_interface"] = sec
+		f.Fixes = append(f.Fixes, finding.Fix{
+			Description: "Stop netifd pinning a host route to the endpoint (split tunnel): it then follows mwan3's default route",
+			Commands: []string{
+				target.Quote("uci", "set", "network."+sec+".nohostroute=1"),
+				"uci commit network",
+				target.Quote("ifdown", sec) + " && " + target.Quote("ifup", sec),
+			},
+			Config: []finding.ConfigSnippet{{Path: "/etc/config/network (interface " + sec + ")", Lines: []string{"option nohostroute '1'"}}},
+			Action: &finding.Action{Kind: finding.ActEndpointRoute, Params: params},
+		})
+		return f
+	}
+	f.Fixes = append(f.Fixes, finding.Fix{
+		Description: "Delete the stale host route so the endpoint follows the preferred default route",
+		Commands:    []string{target.Quote("ip", "route", "del", host.Dst, "via", host.Gateway, "dev", host.Dev, "table", "main")},
+		Action:      &finding.Action{Kind: finding.ActEndpointRoute, Params: params},
+	})
+	return f
+}
+
+func viaSuffix(gw string) string {
+	if gw == "" {
+		return ""
+	}
+	return " via " + gw
+}

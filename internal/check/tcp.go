@@ -1,0 +1,142 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Loss thresholds for tcp.congestion-control: retransmitted segments as a
+// share of sent segments, over enough segments to mean something.
+const (
+	retransRatioThreshold = 0.01
+	retransMinOutSegs     = 1000
+)
+
+var congestionControl = Check{
+	ID:    "tcp.congestion-control",
+	Title: "Loss-based congestion control (CUBIC/Reno) on a host that sees loss",
+	Doc: `Fires when net.ipv4.tcp_congestion_control is cubic or reno and the host's
+TCP retransmits at least 1% of the segments it sends (Tcp RetransSegs / OutSegs
+in /proc/net/snmp, over at least 1000 segments). Seed 002: CUBIC is a poor fit
+for TCP encapsulated in UDP; it halves its window on every loss, so the window
+oscillates, while BBR is far less sensitive to loss. Kernels before 4.20 also
+need the fq qdisc for BBR. The bench probe reports its own cwnd-based version
+of this finding under the same ID.`,
+	Run: runCongestionControl,
+}
+
+func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
+	cc, ok := s.Sysctls["net.ipv4.tcp_congestion_control"]
+	if !ok {
+		return nil, missing(s, "net.ipv4.tcp_congestion_control", "sysctl")
+	}
+	cc = strings.TrimSpace(cc)
+	if cc != "cubic" && cc != "reno" {
+		return nil, nil
+	}
+	retrans, ok1 := counter(s, "Tcp", "RetransSegs")
+	out, ok2 := counter(s, "Tcp", "OutSegs")
+	if !ok1 || !ok2 {
+		return nil, missing(s, "Tcp counters", "snmp")
+	}
+	if out < retransMinOutSegs {
+		return nil, nil
+	}
+	ratio := float64(retrans) / float64(out)
+	if ratio < retransRatioThreshold {
+		return nil, nil
+	}
+	f := finding.Finding{
+		ID:       "tcp.congestion-control",
+		Severity: finding.Warning,
+		Host:     hostName(s),
+		Title:    fmt.Sprintf("TCP uses %s and retransmits %.1f%% of its segments", cc, 100*ratio),
+		Detail: fmt.Sprintf("%s treats every loss as congestion and cuts its window, so through a tunnel with some loss the window "+
+			"keeps collapsing and throughput oscillates. BBR paces to the measured bottleneck instead. Congestion control is "+
+			"chosen by the sender and applies to every TCP connection of the host.", strings.ToUpper(cc)),
+		Evidence: []finding.Evidence{
+			{Source: "sysctl", Key: "net.ipv4.tcp_congestion_control", Value: cc, Threshold: "not cubic/reno while retransmitting"},
+			{Source: "/proc/net/snmp", Key: "Tcp RetransSegs/OutSegs", Value: fmt.Sprintf("%d/%d = %.2f%%", retrans, out, 100*ratio), Threshold: fmt.Sprintf("< %.0f%%", 100*retransRatioThreshold)},
+		},
+	}
+	fix := sysctlFix("Switch TCP congestion control to BBR", "net.ipv4.tcp_congestion_control", "bbr")
+	fix.Action = &finding.Action{Kind: finding.ActCongestion, Params: map[string]string{"algorithm": "bbr"}}
+	if avail, ok := s.Sysctls["net.ipv4.tcp_available_congestion_control"]; ok && !strings.Contains(" "+avail+" ", " bbr ") {
+		fix.Commands = append([]string{"modprobe tcp_bbr"}, fix.Commands...)
+		fix.Config = append(fix.Config, finding.ConfigSnippet{Path: "/etc/modules-load.d/90-wgperf.conf", Lines: []string{"tcp_bbr"}})
+	}
+	if before, known := kernelBefore(s, 4, 20); before && known {
+		fix.Commands = append(fix.Commands, target.Quote("sysctl", "-w", "net.core.default_qdisc=fq"))
+		fix.Config[0].Lines = append(fix.Config[0].Lines, "net.core.default_qdisc = fq")
+		fix.Description += " (with the fq qdisc: this kernel is older than 4.20)"
+	}
+	f.Fixes = []finding.Fix{fix}
+	return []finding.Finding{f}, nil
+}
+
+var buffersSmall = Check{
+	ID:    "tcp.buffers-small",
+	Title: "TCP buffer maximum below the path's bandwidth-delay product",
+	Doc: `Compares the maximum (third value) of net.ipv4.tcp_rmem and tcp_wmem with
+the bandwidth-delay product of the path TCP should fill — by default 1 Gbit/s ×
+20 ms = 2.5 MB, set with --rate and --rtt. A window cannot exceed the buffer,
+so a smaller maximum caps one connection at buffer/RTT however fast the tunnel
+is. Seed 002 lists tcp_rmem/tcp_wmem among the buffers to tune. The fix sets the
+maximum to twice the BDP (rounded up to a MiB), keeping min and default.`,
+	Run: runBuffersSmall,
+}
+
+func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
+	bdp := o.bdpBytes()
+	var out []finding.Finding
+	seen := 0
+	for _, key := range []string{"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"} {
+		t, ok := sysctlTriple(s, key)
+		if !ok {
+			continue
+		}
+		seen++
+		if t[2] >= bdp {
+			continue
+		}
+		want := (2*bdp + 1<<20 - 1) &^ (1<<20 - 1)
+		value := fmt.Sprintf("%d %d %d", t[0], t[1], want)
+		dir := "receive"
+		if strings.HasSuffix(key, "wmem") {
+			dir = "send"
+		}
+		out = append(out, finding.Finding{
+			ID:       "tcp.buffers-small",
+			Severity: finding.Warning,
+			Host:     hostName(s),
+			Title:    fmt.Sprintf("TCP %s buffer maximum %s is below the path's BDP (%s)", dir, mib(t[2]), mib(bdp)),
+			Detail: fmt.Sprintf("One TCP connection can have at most %s in flight, which caps it at %.0f Mbit/s on a %s round trip "+
+				"whatever the tunnel can carry.", mib(t[2]), float64(t[2])*8/1e6/rttSeconds(o), rttString(o)),
+			Evidence: []finding.Evidence{{Source: "sysctl", Key: key, Value: s.Sysctls[key],
+				Threshold: fmt.Sprintf("max >= %d bytes (BDP of %s)", bdp, o.pathDescription())}},
+			Fixes: []finding.Fix{sysctlFix(fmt.Sprintf("Raise the %s buffer maximum to %s", dir, mib(want)), key, value)},
+		})
+	}
+	if seen == 0 {
+		return nil, missing(s, "net.ipv4.tcp_rmem/tcp_wmem", "sysctl")
+	}
+	return out, nil
+}
+
+func rttSeconds(o Options) float64 {
+	if o.PathRTT > 0 {
+		return o.PathRTT.Seconds()
+	}
+	return DefaultPathRTT.Seconds()
+}
+
+func rttString(o Options) string {
+	if o.PathRTT > 0 {
+		return o.PathRTT.String()
+	}
+	return DefaultPathRTT.String()
+}
