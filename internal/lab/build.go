@@ -316,7 +316,7 @@ func (l *Lab) startNode(ctx context.Context, n *Node) error {
 		if _, err := os.Stat(socketPath(n.WGInterface)); err == nil {
 			return nil
 		}
-		if n.PID > 0 && !processAlive(n.PID) {
+		if n.PID > 0 && !ProcessRunning(n.PID) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -325,9 +325,16 @@ func (l *Lab) startNode(ctx context.Context, n *Node) error {
 	return fmt.Errorf("WireGuard node %s did not start: %s", n.WGInterface, strings.TrimSpace(string(log)))
 }
 
-func processAlive(pid int) bool {
-	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
-	return err == nil
+// ProcessRunning reports whether pid exists and is not a zombie waiting for
+// its parent (init, for detached nodes) to reap it.
+func ProcessRunning(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name, which may hold spaces.
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
 // waitPing pings addr from node until it answers (the first packet triggers the handshake).

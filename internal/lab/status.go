@@ -35,7 +35,7 @@ func (l *Lab) Status(ctx context.Context) (*Status, error) {
 	st := &Status{}
 	for _, name := range l.NodeNames() {
 		n := l.Nodes[name]
-		st.Nodes = append(st.Nodes, NodeStatus{Node: *n, Running: n.PID > 0 && processAlive(n.PID)})
+		st.Nodes = append(st.Nodes, NodeStatus{Node: *n, Running: n.PID > 0 && ProcessRunning(n.PID)})
 		t := l.Target(name)
 		if n.WGInterface != "" {
 			out, err := t.Run(ctx, "wg", "show", n.WGInterface, "dump")

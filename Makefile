@@ -1,0 +1,37 @@
+# wgperf — run `make help` for the targets.
+GO      ?= go
+BIN     := bin/wgperf
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
+
+.PHONY: help deps build test lint demo bench clean
+
+help: ## show the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+deps: ## install the system tools the lab and tests need (apt, only what is missing)
+	@./scripts/deps.sh
+
+build: ## build bin/wgperf
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/wgperf
+
+test: deps ## run every test, root lab tests included (as root), plus short fuzz runs
+	$(GO) vet ./...
+	$(GO) test -count=1 -p 1 -timeout 15m ./...
+	./scripts/fuzz.sh 5s
+
+lint: ## gofmt, go vet, staticcheck
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	$(GO) vet ./...
+	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
+	$(STATICCHECK) ./...
+
+demo: deps build ## diagnose and fix seed cases on the built-in lab (root)
+	./scripts/demo.sh $(BIN)
+
+bench: build ## print the speed figures (go test -bench)
+	$(GO) test -run '^$$' -bench . -benchtime 5x ./...
+
+clean: ## remove build output and any lab left behind
+	-$(BIN) lab down --all 2>/dev/null
+	rm -rf bin

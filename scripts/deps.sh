@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs the system tools wgperf's lab and tests use, with apt, only when one
+# is missing. Idempotent; needs root (or sudo) on Debian/Ubuntu.
+set -eu
+need=""
+check() { command -v "$1" >/dev/null 2>&1 || need="$need $2"; }
+check iperf3 iperf3
+check nft nftables
+check wg wireguard-tools
+check tcpdump tcpdump
+check /usr/sbin/sshd openssh-server
+check ssh openssh-client
+check ethtool ethtool
+check conntrack conntrack
+check iptables iptables
+check ping iputils-ping
+check ip iproute2
+check tc iproute2
+check sysctl procps
+check promtool prometheus
+check chromium chromium
+[ -z "$need" ] && exit 0
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "installing:$need" >&2
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
