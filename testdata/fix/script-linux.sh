@@ -1,0 +1,150 @@
+#!/bin/sh
+# wgperf fix plan for ssh:root@gw (Linux, kernel 4.19.0-27-amd64).
+# Review it, then run it as root on that host. Each step's rollback is in the comments below it.
+set -eu
+
+# 1. [udp.rcvbuf-errors] set net.core.rmem_max = 26214400 now and in /etc/sysctl.d/90-wgperf.conf
+#    now: net.core.rmem_max: 212992 -> 26214400
+mkdir -p /etc/sysctl.d
+cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
+# Written by wgperf fix; remove a line (or this file) to undo at next boot.
+net.core.somaxconn = 4096
+net.core.rmem_max = 26214400
+WGPERF_EOF
+sysctl -w net.core.rmem_max=26214400
+# rollback:
+#   sysctl -w net.core.rmem_max=212992
+#   restore /etc/sysctl.d/90-wgperf.conf to its previous content:
+#     - net.core.rmem_max = 26214400
+
+# 2. [tcp.buffers-small] set net.ipv4.tcp_rmem = 4096 131072 67108864 now and in /etc/sysctl.d/90-wgperf.conf
+#    now: net.ipv4.tcp_rmem: 4096 131072 33554432 -> 4096 131072 67108864
+mkdir -p /etc/sysctl.d
+cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
+# Written by wgperf fix; remove a line (or this file) to undo at next boot.
+net.core.somaxconn = 4096
+net.core.rmem_max = 26214400
+net.ipv4.tcp_rmem = 4096 131072 67108864
+WGPERF_EOF
+sysctl -w 'net.ipv4.tcp_rmem=4096 131072 67108864'
+# rollback:
+#   sysctl -w 'net.ipv4.tcp_rmem=4096 131072 33554432'
+#   restore /etc/sysctl.d/90-wgperf.conf to its previous content:
+#     - net.ipv4.tcp_rmem = 4096 131072 67108864
+
+# 3. [net.backlog-drops] set net.core.somaxconn = 4096 now and in /etc/sysctl.d/90-wgperf.conf
+#    now: net.core.somaxconn: 4096 -> 4096
+#    already in place, nothing to do
+
+# 4. [tcp.congestion-control] use bbr congestion control (fq as default qdisc on kernels before 4.20)
+#    now: net.ipv4.tcp_congestion_control: cubic -> bbr; net.core.default_qdisc: pfifo_fast -> fq (kernel 4.19.0-27-amd64 < 4.20)
+#    note: loads module tcp_bbr (left loaded on rollback)
+mkdir -p /etc/sysctl.d
+cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
+# Written by wgperf fix; remove a line (or this file) to undo at next boot.
+net.core.somaxconn = 4096
+net.core.rmem_max = 26214400
+net.ipv4.tcp_rmem = 4096 131072 67108864
+net.ipv4.tcp_congestion_control = bbr
+net.core.default_qdisc = fq
+WGPERF_EOF
+modprobe tcp_bbr
+sysctl -w net.ipv4.tcp_congestion_control=bbr
+sysctl -w net.core.default_qdisc=fq
+# rollback:
+#   sysctl -w net.core.default_qdisc=pfifo_fast
+#   sysctl -w net.ipv4.tcp_congestion_control=cubic
+#   restore /etc/sysctl.d/90-wgperf.conf to its previous content:
+#     - net.ipv4.tcp_congestion_control = bbr
+#     - net.core.default_qdisc = fq
+
+# 5. [mtu.mss-clamp-missing] clamp the MSS of TCP SYNs leaving wg0 to the route MTU, so PMTUD black holes cannot stall TCP
+#    now: MSS clamp (pmtu) on TCP SYNs out of wg0
+mkdir -p /etc/wgperf/nft
+cat > /etc/wgperf/nft/mss_wg0.nft <<'WGPERF_EOF'
+# Written by wgperf fix; delete this file and run: nft delete chain inet wgperf mss_wg0
+table inet wgperf {
+	chain mss_wg0 {
+		type filter hook postrouting priority mangle; policy accept;
+		oifname "wg0" tcp flags syn / syn,rst tcp option maxseg size set rt mtu comment "wgperf mss-clamp wg0 pmtu"
+	}
+}
+WGPERF_EOF
+printf '\n# wgperf fix: its own table\n%s\n' 'include "/etc/wgperf/nft/*.nft"' >> /etc/nftables.conf
+nft -f /etc/wgperf/nft/mss_wg0.nft
+# rollback:
+#   nft delete chain inet wgperf mss_wg0
+#   nft list table inet wgperf | grep -q '^[[:space:]]*chain ' || nft delete table inet wgperf
+#   rm -f /etc/wgperf/nft/mss_wg0.nft
+#   restore /etc/nftables.conf to its previous content:
+#     - # wgperf fix: its own table
+#     - include "/etc/wgperf/nft/*.nft"
+
+# 6. [conntrack.tunnel-tracked] stop connection tracking for traffic in wg0 and its UDP port 51820
+#    now: NOTRACK for wg0 and udp port 51820
+mkdir -p /etc/wgperf/nft
+cat > /etc/wgperf/nft/notrack_wg0_in.nft <<'WGPERF_EOF'
+# Written by wgperf fix; delete this file and run: nft delete chain inet wgperf notrack_wg0_in
+table inet wgperf {
+	chain notrack_wg0_in {
+		type filter hook prerouting priority raw; policy accept;
+		iifname "wg0" notrack comment "wgperf notrack wg0 51820"
+		udp dport 51820 notrack comment "wgperf notrack wg0 51820"
+	}
+}
+WGPERF_EOF
+mkdir -p /etc/wgperf/nft
+cat > /etc/wgperf/nft/notrack_wg0_out.nft <<'WGPERF_EOF'
+# Written by wgperf fix; delete this file and run: nft delete chain inet wgperf notrack_wg0_out
+table inet wgperf {
+	chain notrack_wg0_out {
+		type filter hook output priority raw; policy accept;
+		oifname "wg0" notrack comment "wgperf notrack wg0 51820"
+		udp sport 51820 notrack comment "wgperf notrack wg0 51820"
+	}
+}
+WGPERF_EOF
+nft -f /etc/wgperf/nft/notrack_wg0_in.nft
+nft -f /etc/wgperf/nft/notrack_wg0_out.nft
+# rollback:
+#   nft delete chain inet wgperf notrack_wg0_out
+#   nft list table inet wgperf | grep -q '^[[:space:]]*chain ' || nft delete table inet wgperf
+#   nft delete chain inet wgperf notrack_wg0_in
+#   nft list table inet wgperf | grep -q '^[[:space:]]*chain ' || nft delete table inet wgperf
+#   rm -f /etc/wgperf/nft/notrack_wg0_in.nft
+#   rm -f /etc/wgperf/nft/notrack_wg0_out.nft
+
+# 7. [route.stale-endpoint] remove the pinned host route to endpoint 46.38.233.77 (table main) so it follows the current default route
+#    now: delete "46.38.233.77 via 192.168.253.254 dev eth1 proto static metric 20" from table main
+#    note: if the interface routes all traffic (AllowedIPs 0.0.0.0/0 without fwmark rules), the host route prevents a loop: keep one via the current uplink instead
+ip route del table main 46.38.233.77 via 192.168.253.254 dev eth1 proto static metric 20
+# rollback:
+#   ip route replace table main 46.38.233.77 via 192.168.253.254 dev eth1 proto static metric 20
+
+# 8. [icmp.ratelimit-drops] raise the ICMP rate limit of nft rule inet banIP pre-routing handle 4 to 250/s so health-check replies are not dropped
+#    now: ICMP limit 25/s -> 250/s (inet banIP pre-routing handle 4)
+#    note: runtime only: also raise the rate where the rule is defined, or it returns at the next firewall reload
+nft replace rule inet banIP pre-routing handle 4 'iifname "eth1" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 250/second counter name "cnt_icmpflood" drop'
+# rollback:
+#   nft replace rule inet banIP pre-routing handle 4 'iifname "eth1" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 25/second counter name "cnt_icmpflood" drop'
+
+# 9. [cpu.softirq-imbalance] spread receive processing of eth1 over CPUs 3 (RPS) so one core does not take every packet
+#    now: eth1 rps_cpus: rx-0=0 -> 3
+#    note: runtime only: re-apply at boot (OpenWrt: uci set network.globals.packet_steering=1)
+echo 3 > /sys/class/net/eth1/queues/rx-0/rps_cpus
+# rollback:
+#   echo 0 > /sys/class/net/eth1/queues/rx-0/rps_cpus
+
+# 10. [bond.hash-policy] set xmit_hash_policy of bond0 to layer3+4 so flows spread over all bond links
+#    now: bond0 xmit_hash_policy: layer2 -> layer3+4
+#    note: runtime only: also set it where the bond is configured (e.g. bond-xmit-hash-policy in /etc/network/interfaces)
+echo layer3+4 > /sys/class/net/bond0/bonding/xmit_hash_policy
+# rollback:
+#   echo layer2 > /sys/class/net/bond0/bonding/xmit_hash_policy
+
+# 11. [throughput.oscillation] cap eth1 at 150mbit with a token bucket, below the rate where throughput collapses
+#    now: eth1 root qdisc: tbf rate 200Mbit burst 262125b lat 50ms -> tbf 150mbit
+#    note: runtime only: re-apply when eth1 comes up (e.g. a PostUp line or hotplug script)
+tc qdisc replace dev eth1 root tbf rate 150mbit burst 184kb latency 400ms
+# rollback:
+#   tc qdisc replace dev eth1 root tbf rate 200Mbit burst 262125b lat 50ms

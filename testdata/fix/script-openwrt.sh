@@ -1,0 +1,65 @@
+#!/bin/sh
+# wgperf fix plan for ssh:root@golem (OpenWrt, kernel 5.15.150).
+# Review it, then run it as root on that host. Each step's rollback is in the comments below it.
+set -eu
+
+# 1. [route.stale-endpoint] remove the pinned host route to endpoint 46.38.233.77 (table main) so it follows the current default route; set network.wg.nohostroute=1
+#    now: delete "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static metric 20" from table main; network.wg.nohostroute: (unset) -> 1
+#    note: restarting the interface can cut a session that runs through it: use --confirm
+ip route del table main 46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static metric 20
+uci set network.wg.nohostroute=1
+uci commit network
+ifdown wg && ifup wg
+# rollback:
+#   uci delete network.wg.nohostroute
+#   uci commit network
+#   ifdown wg && ifup wg
+#   ip route replace table main 46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static metric 20
+
+# 2. [icmp.ratelimit-drops] raise banIP's ICMP limit to 250/s so uplink health-check replies are not dropped
+#    now: banip.global.ban_icmplimit: 25 -> 250
+uci set banip.global.ban_icmplimit=250
+uci commit banip
+/etc/init.d/banip restart
+# rollback:
+#   uci set banip.global.ban_icmplimit=25
+#   uci commit banip
+#   /etc/init.d/banip restart
+
+# 3. [mtu.tunnel-too-large] set the MTU of wg to 1412 so tunnel packets fit the narrowest underlay link
+#    now: wg MTU: 1420 -> 1412
+ip link set dev wg mtu 1412
+uci set network.wg.mtu=1412
+uci commit network
+# rollback:
+#   uci set network.wg.mtu=1420
+#   uci commit network
+#   ip link set dev wg mtu 1420
+
+# 4. [mtu.mss-clamp-missing] clamp the MSS of TCP SYNs leaving wg to the route MTU, so PMTUD black holes cannot stall TCP
+#    now: MSS clamp (pmtu) on TCP SYNs out of wg
+mkdir -p /usr/share/nftables.d/ruleset-post
+cat > /usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg.nft <<'WGPERF_EOF'
+# Written by wgperf fix; delete this file and run: nft delete chain inet wgperf mss_wg
+table inet wgperf {
+	chain mss_wg {
+		type filter hook postrouting priority mangle; policy accept;
+		oifname "wg" tcp flags syn / syn,rst tcp option maxseg size set rt mtu comment "wgperf mss-clamp wg pmtu"
+	}
+}
+WGPERF_EOF
+nft -f /usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg.nft
+# rollback:
+#   nft delete chain inet wgperf mss_wg
+#   nft list table inet wgperf | grep -q '^[[:space:]]*chain ' || nft delete table inet wgperf
+#   rm -f /usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg.nft
+
+# 5. [route.stale-endpoint] uci set mwan3.wan.reliability=1 and commit, then restart mwan3
+#    now: mwan3.wan.reliability: 2 -> 1
+uci set mwan3.wan.reliability=1
+uci commit mwan3
+/etc/init.d/mwan3 restart
+# rollback:
+#   uci set mwan3.wan.reliability=2
+#   uci commit mwan3
+#   /etc/init.d/mwan3 restart
