@@ -15,6 +15,10 @@ var SSHConnectTimeout = 10 * time.Second
 // throw-away known_hosts file); users configure ssh in ~/.ssh/config instead.
 var SSHOptions []string
 
+// SSHCommand is the local program (and leading arguments) that runs ssh. Tests
+// prefix it with "ip netns exec NS" to dial a host inside a lab namespace.
+var SSHCommand = []string{"ssh"}
+
 // sshSpec is a parsed ssh:[user@]host[:port].
 type sshSpec struct {
 	User, Host string
@@ -63,8 +67,8 @@ func parseSSHSpec(rest string) (sshSpec, error) {
 // argv builds the local ssh command line. BatchMode keeps ssh from prompting;
 // everything else (keys, agent, ProxyJump, host keys) comes from the user's ssh config.
 func (s sshSpec) argv(name string, args []string) []string {
-	argv := []string{"ssh", "-o", "BatchMode=yes",
-		"-o", fmt.Sprintf("ConnectTimeout=%d", int(SSHConnectTimeout.Seconds()))}
+	argv := append(append([]string{}, SSHCommand...), "-o", "BatchMode=yes",
+		"-o", fmt.Sprintf("ConnectTimeout=%d", int(SSHConnectTimeout.Seconds())))
 	for _, o := range SSHOptions {
 		argv = append(argv, "-o", o)
 	}

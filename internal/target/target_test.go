@@ -1,0 +1,133 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		spec, want, err string
+	}{
+		{spec: "", want: "local"},
+		{spec: "local", want: "local"},
+		{spec: "netns:site-a", want: "netns:site-a"},
+		{spec: "netns:", err: `target "netns:": netns name must be a plain name`},
+		{spec: "netns:a/b", err: "netns name must be a plain name"},
+		{spec: "ssh:golem", want: "ssh:golem"},
+		{spec: "ssh:root@golem:2222", want: "ssh:root@golem:2222"},
+		{spec: "ssh:root@[2001:db8::1]:22", want: "ssh:root@[2001:db8::1]:22"},
+		{spec: "ssh:golem:99999", err: `target "ssh:golem:99999": bad port "99999"`},
+		{spec: "ssh:@golem", err: "empty user before @"},
+		{spec: "ssh:", err: "want ssh:[user@]host[:port]"},
+		{spec: "golem", err: `target "golem": want local, netns:NAME or ssh:[user@]host[:port]`},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.spec)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("Parse(%q) error = %v, want it to contain %q", tt.spec, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.spec, err)
+			continue
+		}
+		if got.String() != tt.want {
+			t.Errorf("Parse(%q) = %s, want %s", tt.spec, got, tt.want)
+		}
+	}
+}
+
+func TestSSHArgv(t *testing.T) {
+	tests := []struct {
+		spec string
+		want []string
+	}{
+		{"root@golem:2222", []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-p", "2222", "-l", "root", "golem", "--", "cat /proc/net/snmp"}},
+		{"[2001:db8::1]", []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "2001:db8::1", "--", "cat /proc/net/snmp"}},
+	}
+	for _, tt := range tests {
+		s, err := parseSSHSpec(tt.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, s.argv("cat", []string{"/proc/net/snmp"})); diff != "" {
+			t.Errorf("argv(%q) (-want +got):\n%s", tt.spec, diff)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain-word_1.2:3": "plain-word_1.2:3",
+		"":                 "''",
+		"two words":        "'two words'",
+		"it's":             `'it'\''s'`,
+		"$(reboot)":        "'$(reboot)'",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestLocalRunErrors(t *testing.T) {
+	ctx := context.Background()
+	_, err := Local().Run(ctx, "wgperf-no-such-program")
+	if !IsNotFound(err) {
+		t.Fatalf("missing program: err = %v, want not found", err)
+	}
+	if want := "local: wgperf-no-such-program: wgperf-no-such-program: command not found"; err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
+	}
+	_, err = Local().Run(ctx, "sh", "-c", "echo first >&2; echo 'the reason' >&2; exit 3")
+	var te *Error
+	if !errors.As(err, &te) || te.ExitCode != 3 {
+		t.Fatalf("err = %#v, want *Error with exit 3", err)
+	}
+	if !strings.HasPrefix(err.Error(), "local: sh -c ") || !strings.HasSuffix(err.Error(), ": the reason") {
+		t.Errorf("error = %q, want target, command and last stderr line", err)
+	}
+}
+
+func TestLocalFiles(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "x.conf")
+	if err := Local().WriteFile(ctx, path, []byte("MTU = 1380\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Local().ReadFile(ctx, path)
+	if err != nil || string(got) != "MTU = 1380\n" {
+		t.Fatalf("ReadFile = %q, %v", got, err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode = %v, want 0600", fi.Mode().Perm())
+	}
+	if _, err := Local().ReadFile(ctx, filepath.Join(t.TempDir(), "missing")); err == nil || !strings.HasPrefix(err.Error(), "local: read ") {
+		t.Errorf("missing file error = %v", err)
+	}
+}
+
+func TestStartAndStop(t *testing.T) {
+	p, err := Local().Start(context.Background(), "sleep", "30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Exited() {
+		t.Fatal("sleep exited at once")
+	}
+	if err := p.Stop(0); err != nil {
+		t.Fatal(err)
+	}
+	if !p.Exited() {
+		t.Error("process still running after Stop")
+	}
+}
