@@ -1,0 +1,302 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Options tune what Collect reads.
+type Options struct {
+	// Timeout bounds the whole collection; 0 means 30 s.
+	Timeout time.Duration
+	// SkipFirewall leaves out nft, iptables and conntrack (large rulesets are slow to dump).
+	SkipFirewall bool
+	// Now stamps the snapshot; nil means time.Now.
+	Now func() time.Time
+}
+
+// procFiles are read in one grep on the target, besides the sysctls.
+var procFiles = []string{
+	"/proc/net/snmp",
+	"/proc/net/netstat",
+	"/proc/net/softnet_stat",
+	"/proc/stat",
+	"/proc/interrupts",
+	"/proc/net/stat/nf_conntrack",
+	"/proc/sys/kernel/hostname",
+	"/etc/os-release",
+	"/etc/openwrt_release",
+}
+
+// sysfsGlobs are expanded by the target's shell; a glob that matches nothing
+// stays literal and grep reports it missing, which is fine.
+var sysfsGlobs = []string{
+	"/sys/class/net/*/queues/rx-*/rps_cpus",
+	"/sys/class/net/*/bonding/mode",
+	"/sys/class/net/*/bonding/xmit_hash_policy",
+	"/sys/class/net/*/bonding/slaves",
+}
+
+// Collect reads everything wgperf knows how to read from t. It fails only when
+// t cannot be reached at all; every other problem becomes a Note.
+func Collect(ctx context.Context, t target.Target, opts Options) (*facts.Snapshot, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+
+	// One cheap command proves the target answers before anything else runs.
+	kernel, err := t.Run(ctx, "uname", "-r")
+	if err != nil {
+		return nil, unreachable(t, err)
+	}
+	c := &collector{t: t, snap: &facts.Snapshot{
+		SchemaVersion: facts.SchemaVersion,
+		Host:          t.String(),
+		CollectedAt:   now().UTC(),
+		System:        facts.System{Kernel: strings.TrimSpace(string(kernel))},
+		WireGuard:     []facts.WGInterface{},
+		Links:         []facts.Link{},
+		Routes:        []facts.Route{},
+		Rules:         []facts.RouteRule{},
+		Endpoints:     []facts.EndpointRoute{},
+		Sysctls:       map[string]string{},
+		Softnet:       []facts.SoftnetCPU{},
+		CPU:           []facts.CPUTimes{},
+		IRQs:          []facts.IRQ{},
+		Firewall:      facts.Firewall{Rules: []facts.FirewallRule{}, Counters: []facts.NamedCounter{}},
+		Notes:         []facts.Note{},
+	}}
+
+	groups := [][]shellCmd{c.systemCmds(), c.networkCmds()}
+	if !opts.SkipFirewall {
+		groups = append(groups, c.firewallCmds())
+	}
+	results := make([]map[string]cmdResult, len(groups))
+	var wg sync.WaitGroup
+	for i, g := range groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := runBatch(ctx, t, g)
+			if err != nil {
+				c.note("sh", "could not run the collection script: "+oneLine(err))
+			}
+			results[i] = res
+		}()
+	}
+	wg.Wait()
+	all := map[string]cmdResult{}
+	for _, r := range results {
+		for k, v := range r {
+			all[k] = v
+		}
+	}
+	c.res = all
+	c.assemble()
+	// Endpoint routes depend on the WireGuard dump and the link list: one more round trip.
+	c.routeEndpoints(ctx)
+	sort.Slice(c.snap.Notes, func(i, j int) bool { return c.snap.Notes[i].Source < c.snap.Notes[j].Source })
+	return c.snap, nil
+}
+
+// unreachable turns the probe's failure into one line that names the target.
+func unreachable(t target.Target, err error) error {
+	var te *target.Error
+	if errors.As(err, &te) {
+		msg := strings.TrimSpace(te.Stderr)
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = strings.TrimSpace(msg[i+1:])
+		}
+		if msg == "" && te.Err != nil {
+			msg = te.Err.Error()
+		}
+		if msg != "" {
+			return fmt.Errorf("%s: %s", t, msg)
+		}
+	}
+	return fmt.Errorf("%s: %v", t, err)
+}
+
+// collector assembles one snapshot.
+type collector struct {
+	t    target.Target
+	mu   sync.Mutex // guards snap.Notes while groups run
+	snap *facts.Snapshot
+	res  map[string]cmdResult
+}
+
+func (c *collector) note(source, msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snap.Notes = append(c.snap.Notes, facts.Note{Source: source, Message: msg})
+}
+
+func oneLine(err error) string {
+	s := strings.TrimSpace(err.Error())
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// output returns a source's standard output, or notes why there is none.
+// A skipped source (not applicable to this host) is silent.
+func (c *collector) output(key, source string) (string, bool) {
+	r, ok := c.res[key]
+	if !ok {
+		c.note(source, "no output (the collection script was cut short)")
+		return "", false
+	}
+	switch r.Code {
+	case 0:
+		return r.Out, true
+	case codeSkipped:
+		return "", false
+	case 127:
+		c.note(source, strings.Fields(source)[0]+" not installed")
+	default:
+		msg := lastLine(r.Stderr)
+		if msg == "" {
+			msg = "exit status " + strconv.Itoa(r.Code)
+		}
+		c.note(source, msg)
+	}
+	return "", false
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	return s
+}
+
+// ifInstalled wraps a snippet so a missing program exits 127 with a clear message.
+func ifInstalled(prog, script string) string {
+	return fmt.Sprintf("if command -v %s >/dev/null 2>&1; then %s; else missing %s; fi", prog, script, prog)
+}
+
+// onOpenWrt wraps a snippet that only makes sense on OpenWrt.
+func onOpenWrt(script string) string {
+	return "if [ -e /etc/openwrt_release ]; then " + script + "; else skip; fi"
+}
+
+func (c *collector) systemCmds() []shellCmd {
+	files := append([]string{}, procFiles...)
+	for _, k := range Sysctls {
+		files = append(files, sysctlPath(k))
+	}
+	quoted := make([]string, len(files))
+	for i, f := range files {
+		quoted[i] = target.Quote(f)
+	}
+	return []shellCmd{
+		// grep exits 2 when some file is missing; that is expected, so force 0.
+		{"files", "grep -H '' -- " + strings.Join(quoted, " ") + " " + strings.Join(sysfsGlobs, " ") + " 2>&1; true"},
+		{"wg", ifInstalled("wg", "wg show all dump")},
+		{"wgsock", `for s in /var/run/wireguard/*.sock; do [ -S "$s" ] && { s=${s##*/}; echo "${s%.sock}"; }; done; true`},
+		{"uci-network", onOpenWrt(ifInstalled("uci", "uci -q show network"))},
+		{"uci-mwan3", onOpenWrt("if [ -e /etc/config/mwan3 ]; then uci -q show mwan3; else skip; fi")},
+		{"uci-banip", onOpenWrt("if [ -e /etc/config/banip ]; then uci -q show banip; else skip; fi")},
+		{"mwan3-status", onOpenWrt("if command -v mwan3 >/dev/null 2>&1; then mwan3 status; else skip; fi")},
+		{"logread", onOpenWrt(ifInstalled("logread", "logread -e mwan3track"))},
+	}
+}
+
+func (c *collector) networkCmds() []shellCmd {
+	return []shellCmd{
+		{"link", "ip -j -d link show"},
+		{"route4", "ip -j -4 route show table all"},
+		{"route6", "ip -j -6 route show table all"},
+		{"rule4", "ip -j -4 rule show"},
+		{"rule6", "ip -j -6 rule show"},
+		{"ethtool", ifInstalled("ethtool", `for d in /sys/class/net/*; do d=${d##*/}; [ "$d" = lo ] && continue; printf '@@dev %s\n' "$d"; ethtool -k "$d" 2>/dev/null; done; true`)},
+	}
+}
+
+func (c *collector) firewallCmds() []shellCmd {
+	return []shellCmd{
+		{"nft-json", ifInstalled("nft", "nft -j list ruleset")},
+		{"nft-text", ifInstalled("nft", "nft -a list ruleset")},
+		{"iptables", ifInstalled("iptables-save", "iptables-save -c")},
+		{"ip6tables", ifInstalled("ip6tables-save", "ip6tables-save -c")},
+		{"conntrack", ifInstalled("conntrack", "conntrack -S")},
+	}
+}
+
+// routeEndpoints asks the kernel which route each peer endpoint takes, in one
+// more round trip.
+func (c *collector) routeEndpoints(ctx context.Context) {
+	type ep struct{ iface, peer, addr string }
+	var eps []ep
+	seen := map[string]bool{}
+	var cmds []shellCmd
+	for _, w := range c.snap.WireGuard {
+		for _, p := range w.Peers {
+			host, _, err := net.SplitHostPort(p.Endpoint)
+			if err != nil || net.ParseIP(host) == nil {
+				continue
+			}
+			eps = append(eps, ep{w.Name, p.PublicKey, host})
+			if !seen[host] {
+				seen[host] = true
+				cmds = append(cmds, shellCmd{"get" + strconv.Itoa(len(cmds)), "ip -j route get " + target.Quote(host)})
+			}
+		}
+	}
+	if len(cmds) == 0 {
+		return
+	}
+	res, err := runBatch(ctx, c.t, cmds)
+	if err != nil {
+		c.note("ip route get", oneLine(err))
+		return
+	}
+	byAddr := map[string]cmdResult{}
+	i := 0
+	for _, e := range eps {
+		if _, ok := byAddr[e.addr]; !ok {
+			byAddr[e.addr] = res["get"+strconv.Itoa(i)]
+			i++
+		}
+	}
+	for _, e := range eps {
+		r := byAddr[e.addr]
+		if r.Code != 0 {
+			c.note("ip route get "+e.addr, firstNonEmpty(lastLine(r.Stderr), "no route"))
+			continue
+		}
+		dev, gw, src, err := ParseRouteGet(strings.NewReader(r.Out))
+		if err != nil {
+			c.note("ip route get "+e.addr, err.Error())
+			continue
+		}
+		c.snap.Endpoints = append(c.snap.Endpoints, facts.EndpointRoute{Interface: e.iface, Peer: e.peer, Endpoint: e.addr, Dev: dev, Gateway: gw, Src: src})
+	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}

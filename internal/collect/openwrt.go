@@ -1,0 +1,117 @@
+package collect
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/facts"
+)
+
+// secretUCIOptions are never kept: WireGuard keys in /etc/config/network.
+var secretUCIOptions = []string{"private_key", "preshared_key"}
+
+// ParseUCI parses "uci show CONFIG": lines "config.section.option='value'" and
+// "config.section=type". List values ("'a' 'b'") become space-separated.
+// Private and preshared keys are dropped.
+func ParseUCI(r io.Reader) (map[string]string, error) {
+	out := map[string]string{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		key, raw, ok := strings.Cut(line, "=")
+		if !ok || key == "" || strings.ContainsAny(key, " '\"") {
+			return nil, fmt.Errorf("uci show line %d: want key=value, got %q", n, line)
+		}
+		secret := false
+		for _, s := range secretUCIOptions {
+			if strings.HasSuffix(key, "."+s) {
+				secret = true
+			}
+		}
+		if secret {
+			continue
+		}
+		vals, err := uciValues(raw)
+		if err != nil {
+			return nil, fmt.Errorf("uci show line %d: %v", n, err)
+		}
+		out[key] = strings.Join(vals, " ")
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("uci show: %w", err)
+	}
+	return out, nil
+}
+
+// uciValues unquotes uci's shell quoting: 'a b' 'c', with ' written as '\''.
+func uciValues(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			quoted = !quoted
+			inWord = true
+		case c == '\\' && !quoted && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case c == ' ' && !quoted:
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if quoted {
+		return nil, fmt.Errorf("unterminated quote in %q", s)
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+// mwan3Event matches mwan3track's state changes, e.g.
+// "Sat Apr  5 06:53:12 2026 user.notice mwan3track[4321]: Interface wan (eth1) is offline".
+var mwan3Event = regexp.MustCompile(`^(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}) \S+ mwan3track\[\d+\]: Interface (\S+) \(([^)]*)\) is (online|offline)`)
+
+// ParseMwan3Events picks mwan3track's "Interface X (dev) is online|offline"
+// lines out of logread output. logread prints the router's local time without a
+// zone; times are kept as printed and labelled UTC.
+func ParseMwan3Events(r io.Reader) ([]facts.LinkEvent, error) {
+	out := []facts.LinkEvent{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		m := mwan3Event.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		ts, err := time.Parse("Mon Jan _2 15:04:05 2006", m[1])
+		if err != nil {
+			return nil, fmt.Errorf("logread: bad time %q: %v", m[1], err)
+		}
+		out = append(out, facts.LinkEvent{Time: ts, Interface: m[2], Device: m[3], State: m[4]})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("logread: %w", err)
+	}
+	return out, nil
+}
