@@ -40,7 +40,7 @@ func runICMPRateLimitDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, err
 			continue
 		}
 		iif := strings.Trim(r.IIf, `"`)
-		if iif != "" && !up[iif] {
+		if iif != "" && !anyUplink(up, iif) {
 			continue
 		}
 		pkts := rulePackets(s, r)
@@ -52,12 +52,27 @@ func runICMPRateLimitDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, err
 	return out, nil
 }
 
+// anyUplink reports whether an iifname match (possibly a set) names an uplink.
+func anyUplink(up map[string]bool, iif string) bool {
+	for dev := range up {
+		if ifaceMatches(iif, dev) {
+			return true
+		}
+	}
+	return false
+}
+
+// isICMPRule: the protocol match (possibly a set, "icmp,icmpv6") names ICMP;
+// without one, the rule text must mention it.
 func isICMPRule(r facts.FirewallRule) bool {
-	switch strings.ToLower(r.Protocol) {
-	case "icmp", "icmpv6", "ipv6-icmp", "icmp6":
-		return true
-	case "":
+	if r.Protocol == "" {
 		return strings.Contains(strings.ToLower(r.Text), "icmp")
+	}
+	for _, p := range strings.Split(strings.ToLower(r.Protocol), ",") {
+		switch strings.TrimSpace(p) {
+		case "icmp", "icmpv6", "ipv6-icmp", "icmp6":
+			return true
+		}
 	}
 	return false
 }

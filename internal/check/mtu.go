@@ -189,7 +189,16 @@ func clampCovers(s *facts.Snapshot, iface string) bool {
 // ifaceMatches applies an iifname/oifname match to a device: empty matches
 // all, "wg*" (nft) and "wg+" (iptables) are prefixes, "!=" negations are not
 // trusted to cover anything.
+// A set ("eth0,eth1", as the collector joins it) matches when any member does.
 func ifaceMatches(match, dev string) bool {
+	if strings.Contains(match, ",") {
+		for _, m := range strings.Split(match, ",") {
+			if m != "" && ifaceMatches(m, dev) {
+				return true
+			}
+		}
+		return false
+	}
 	m := strings.Trim(match, `"`)
 	switch {
 	case m == "":

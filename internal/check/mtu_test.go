@@ -1,0 +1,99 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
+func TestTunnelTooLarge(t *testing.T) {
+	h := healthyHost()
+	runCases(t, tunnelTooLarge, []checkCase{
+		{name: "1420 over a 1500 IPv4 uplink fits", snap: h},
+		{name: "PPPoE 1492 uplink: 1420 + 60 fits", snap: with(t, h, func(s *facts.Snapshot) { s.Links[1].MTU = 1492 })},
+		{name: "1480 over a 1500 IPv4 uplink", snap: with(t, h, func(s *facts.Snapshot) { s.WireGuard[0].MTU = 1480 }), want: sev(critical),
+			assert: func(t *testing.T, fs []finding.Finding) {
+				f := fs[0]
+				if f.Evidence[0].Threshold != "<= 1440 (eth0 mtu 1500 − 60 IPv4 overhead)" {
+					t.Errorf("threshold %q", f.Evidence[0].Threshold)
+				}
+				fix := f.Fixes[0]
+				if fix.Commands[0] != "ip link set dev wg0 mtu 1440" || fix.Config[0].Lines[0] != "MTU = 1440" ||
+					fix.Config[0].Path != "/etc/wireguard/wg0.conf [Interface]" {
+					t.Errorf("fix %+v", fix)
+				}
+				if fix.Action.Kind != finding.ActWGMTU || fix.Action.Params["interface"] != "wg0" || fix.Action.Params["mtu"] != "1440" {
+					t.Errorf("action %+v", fix.Action)
+				}
+			}},
+		{name: "IPv6 endpoint costs 80: 1440 over 1500 is too large", snap: with(t, h, func(s *facts.Snapshot) {
+			s.WireGuard[0].MTU = 1440
+			s.Endpoints[0].Endpoint = "2001:db8::2"
+		}), want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+			if !strings.Contains(fs[0].Evidence[0].Threshold, "80 IPv6 overhead") || fs[0].Fixes[0].Action.Params["mtu"] != "1420" {
+				t.Errorf("evidence %+v action %+v", fs[0].Evidence[0], fs[0].Fixes[0].Action)
+			}
+		}},
+		{name: "narrow 1400 uplink on OpenWrt: uci too", snap: with(t, h, func(s *facts.Snapshot) {
+			s.Links[1].MTU = 1400
+			s.OpenWrt = &facts.OpenWrt{Network: map[string]string{"network.wg0": "interface", "network.wg0.proto": "wireguard"}}
+		}), want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+			cmds := strings.Join(fs[0].Fixes[0].Commands, "; ")
+			if cmds != "ip link set dev wg0 mtu 1340; uci set network.wg0.mtu=1340; uci commit network" {
+				t.Errorf("commands %q", cmds)
+			}
+		}},
+		{name: "no endpoint routes collected", snap: with(t, h, func(s *facts.Snapshot) { s.Endpoints = nil }), skip: true},
+	})
+}
+
+func TestMSSClampMissing(t *testing.T) {
+	h := healthyHost()
+	noClamp := with(t, h, func(s *facts.Snapshot) { s.Firewall.Rules = nil })
+	runCases(t, mssClampMissing, []checkCase{
+		{name: "clamp rule on oifname wg0", snap: h},
+		{name: "router without a clamp", snap: noClamp, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+			fix := fs[0].Fixes[0]
+			want := []string{
+				"nft add table inet wgperf",
+				"nft 'add chain inet wgperf forward { type filter hook forward priority mangle; }'",
+				`nft 'add rule inet wgperf forward oifname "wg0" tcp flags syn / syn,rst tcp option maxseg size set rt mtu'`,
+			}
+			for i, w := range want {
+				if fix.Commands[i] != w {
+					t.Errorf("command %d = %s, want %s", i, fix.Commands[i], w)
+				}
+			}
+			if fix.Action.Kind != finding.ActMSSClamp || fix.Action.Params["oif"] != "wg0" || fix.Action.Params["mss"] != "pmtu" {
+				t.Errorf("action %+v", fix.Action)
+			}
+			if !strings.Contains(fs[0].Title, "eth0 MTU 1500") {
+				t.Errorf("title %q", fs[0].Title)
+			}
+		}},
+		{name: "not forwarding", snap: with(t, noClamp, func(s *facts.Snapshot) { s.Sysctls["net.ipv4.ip_forward"] = "0" })},
+		{name: "tunnel MTU equals the LAN's", snap: with(t, noClamp, func(s *facts.Snapshot) {
+			for i := range s.Links {
+				s.Links[i].MTU = min(s.Links[i].MTU, 1420)
+			}
+		})},
+		{name: "iptables TCPMSS on FORWARD for all interfaces", snap: with(t, noClamp, func(s *facts.Snapshot) {
+			s.Firewall.Iptables = true
+			s.Firewall.Rules = []facts.FirewallRule{{Backend: "iptables", Family: "ip", Table: "mangle", Chain: "FORWARD",
+				Text: "-A FORWARD -p tcp -m tcp --tcp-flags SYN,RST SYN -j TCPMSS --clamp-mss-to-pmtu", Protocol: "tcp", MSSClamp: "pmtu"}}
+		})},
+		{name: "a clamp for another tunnel does not count", snap: with(t, noClamp, func(s *facts.Snapshot) {
+			s.Firewall.Rules = []facts.FirewallRule{{Backend: "nft", Family: "inet", Table: "filter", Chain: "fwd", Hook: "forward", OIf: "wg1", MSSClamp: "pmtu"}}
+		}), want: sev(warning)},
+		{name: "wildcard oifname wg* covers wg0", snap: with(t, noClamp, func(s *facts.Snapshot) {
+			s.Firewall.Rules = []facts.FirewallRule{{Backend: "nft", Family: "inet", Table: "filter", Chain: "fwd", Hook: "forward", OIf: "wg*", MSSClamp: "1380"}}
+		})},
+		{name: "firewall unreadable", snap: with(t, noClamp, func(s *facts.Snapshot) {
+			s.Firewall = facts.Firewall{}
+			s.Notes = []facts.Note{{Source: "nft", Message: "Operation not permitted"}}
+		}), skip: true},
+		{name: "sysctls missing", snap: with(t, h, func(s *facts.Snapshot) { s.Sysctls = nil }), skip: true},
+	})
+}

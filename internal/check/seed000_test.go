@@ -1,0 +1,127 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
+// Seed 000's router, transcribed from the write-up: the WireGuard endpoint
+// pinned to the 5G backup, banIP's ICMP limit with 8951 drops on the fiber.
+func TestStaleEndpoint(t *testing.T) {
+	golem := loadSnapshot(t, "seed000-golem.json")
+	runCases(t, staleEndpoint, []checkCase{
+		{name: "seed 000: pinned to the 5G backup", snap: golem, want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+			f := fs[0]
+			if f.Interface != "wg" || !strings.Contains(f.Title, "46.38.233.77") || !strings.Contains(f.Title, "192.168.253.254") {
+				t.Errorf("title/interface: %q %q", f.Title, f.Interface)
+			}
+			if !strings.Contains(f.Detail, "table 2") {
+				t.Errorf("detail should mention mwan3's copy in table 2: %s", f.Detail)
+			}
+			if f.Evidence[0].Value != "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static metric 20" ||
+				f.Evidence[0].Threshold != "via 192.168.254.254 dev eth1" {
+				t.Errorf("evidence %+v", f.Evidence[0])
+			}
+			fix := f.Fixes[0]
+			if fix.Commands[0] != "uci set network.wg.nohostroute=1" || fix.Commands[2] != "ifdown wg && ifup wg" {
+				t.Errorf("commands %q", fix.Commands)
+			}
+			if fix.Action.Kind != finding.ActEndpointRoute || fix.Action.Params["endpoint"] != "46.38.233.77" ||
+				fix.Action.Params["uci_interface"] != "wg" || fix.Action.Params["table"] != "main" {
+				t.Errorf("action %+v", fix.Action)
+			}
+		}},
+		{name: "after the fix: no host route", snap: with(t, golem, func(s *facts.Snapshot) {
+			var keep []facts.Route
+			for _, r := range s.Routes {
+				if r.Dst != "46.38.233.77" {
+					keep = append(keep, r)
+				}
+			}
+			s.Routes = keep
+			s.Endpoints[0].Dev, s.Endpoints[0].Gateway = "eth1", "192.168.254.254"
+		})},
+		{name: "full tunnel: loop-prevention route via the preferred uplink is fine", snap: with(t, golem, func(s *facts.Snapshot) {
+			for i := range s.Routes {
+				if s.Routes[i].Dst == "46.38.233.77" {
+					s.Routes[i].Gateway, s.Routes[i].Dev, s.Routes[i].Metric = "192.168.254.254", "eth1", 10
+				}
+			}
+			s.Routes = append(s.Routes, facts.Route{Family: "inet", Table: "main", Dst: "0.0.0.0/1", Dev: "wg", Protocol: "static"})
+		})},
+		{name: "fiber down: the backup is the preferred uplink now", snap: with(t, golem, func(s *facts.Snapshot) {
+			for i := range s.Links {
+				if s.Links[i].Name == "eth1" {
+					s.Links[i].State = "DOWN"
+				}
+			}
+		})},
+		{name: "full tunnel pinned to the backup: re-point, not delete", snap: with(t, golem, func(s *facts.Snapshot) {
+			s.OpenWrt = nil
+			s.Routes = append(s.Routes, facts.Route{Family: "inet", Table: "main", Dst: "0.0.0.0/1", Dev: "wg", Protocol: "static"})
+		}), want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+			if got := fs[0].Fixes[0].Commands[0]; got != "ip route replace 46.38.233.77 via 192.168.254.254 dev eth1 proto static" {
+				t.Errorf("command %q", got)
+			}
+		}},
+		{name: "plain Linux split tunnel: delete the route", snap: with(t, golem, func(s *facts.Snapshot) { s.OpenWrt = nil }), want: sev(critical),
+			assert: func(t *testing.T, fs []finding.Finding) {
+				if got := fs[0].Fixes[0].Commands[0]; got != "ip route del 46.38.233.77 via 192.168.253.254 dev br-lan.253 table main" {
+					t.Errorf("command %q", got)
+				}
+			}},
+		{name: "routes not collected", snap: with(t, golem, func(s *facts.Snapshot) {
+			s.Routes = nil
+			s.Notes = []facts.Note{{Source: "ip route", Message: "ip: not found"}}
+		}), skip: true},
+	})
+}
+
+func TestICMPRateLimitDrops(t *testing.T) {
+	golem := loadSnapshot(t, "seed000-golem.json")
+	runCases(t, icmpRateLimitDrops, []checkCase{
+		{name: "seed 000: banIP cnt_icmpflood 8951 on eth1", snap: golem, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+			f := fs[0]
+			if !strings.Contains(f.Title, "dropped 8951 packets on eth1") {
+				t.Errorf("title %q", f.Title)
+			}
+			fix := f.Fixes[0]
+			if fix.Commands[0] != "uci set banip.global.ban_icmplimit=250" || fix.Action.Kind != finding.ActICMPLimit ||
+				fix.Action.Params["rate"] != "250" || fix.Action.Params["banip"] != "1" {
+				t.Errorf("fix %+v %+v", fix.Commands, fix.Action)
+			}
+		}},
+		{name: "counter at zero", snap: with(t, golem, func(s *facts.Snapshot) {
+			s.Firewall.Rules[2].Packets = 0
+			s.Firewall.Counters[0].Packets = 0
+		})},
+		{name: "limit on a LAN interface is not an uplink's", snap: with(t, golem, func(s *facts.Snapshot) { s.Firewall.Rules[2].IIf = "br-lan" })},
+		{name: "plain nft rule on every interface: nft replace", snap: with(t, golem, func(s *facts.Snapshot) {
+			s.OpenWrt = nil
+			r := &s.Firewall.Rules[2]
+			r.Table, r.Chain, r.Handle, r.IIf, r.CounterName, r.Packets = "filter", "input", 7, "", "", 31
+			r.Text = "icmp type echo-reply limit rate over 1/second burst 1 packets counter packets 31 bytes 2604 drop"
+			r.Limit = &facts.RateLimit{Rate: 1, Per: "second", Burst: 1, Unit: "packets", Over: true}
+		}), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+			want := `nft 'replace rule inet filter input handle 7 icmp type echo-reply limit rate over 250/second burst 1 packets counter packets 31 bytes 2604 drop'`
+			if got := fs[0].Fixes[0].Commands[0]; got != want {
+				t.Errorf("command\n got %s\nwant %s", got, want)
+			}
+			p := fs[0].Fixes[0].Action.Params
+			if p["family"] != "inet" || p["table"] != "filter" || p["chain"] != "input" || p["handle"] != "7" {
+				t.Errorf("action params %v", p)
+			}
+		}},
+		{name: "a limit that accepts is not a drop", snap: with(t, golem, func(s *facts.Snapshot) {
+			s.Firewall.Rules[2].Limit.Over = false
+			s.Firewall.Rules[2].Verdict = "accept"
+		})},
+		{name: "no firewall collected", snap: with(t, golem, func(s *facts.Snapshot) {
+			s.Firewall = facts.Firewall{}
+			s.Notes = []facts.Note{{Source: "nft", Message: "nft not installed"}}
+		}), skip: true},
+	})
+}
