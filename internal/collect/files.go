@@ -12,7 +12,7 @@ type fileRead struct {
 	Err     string // "No such file or directory", "Permission denied"...; "" when read
 }
 
-// parseGrepFiles parses the output of "grep -H '' FILE..." run with stderr merged
+// parseGrepFiles parses the output of "grep -H ” FILE..." run with stderr merged
 // into stdout: content lines are "PATH:line", failures "grep: PATH: reason". One
 // grep process reads every small /proc and /sys file in a single round trip.
 // Paths must not contain ':', which holds for /proc/sys and /sys/class/net

@@ -53,7 +53,7 @@ func ParseUCI(r io.Reader) (map[string]string, error) {
 	return out, nil
 }
 
-// uciValues unquotes uci's shell quoting: 'a b' 'c', with ' written as '\''.
+// uciValues unquotes uci's shell quoting: 'a b' 'c', with ' written as '\”.
 func uciValues(s string) ([]string, error) {
 	var out []string
 	var cur strings.Builder

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+func init() {
+	var host, output string
+	var skipFirewall bool
+	cmd := &cobra.Command{
+		Use:   "collect",
+		Short: "Read a host's WireGuard, routing, link, counter and firewall facts into a JSON snapshot",
+		Long: `collect reads everything wgperf's checks look at (WireGuard interfaces and peers,
+routes and rules, links and offloads, kernel counters, sysctls, nftables/iptables,
+conntrack, OpenWrt uci and mwan3) and writes it as one JSON snapshot. Private and
+preshared keys are never included, so the file can be sent for offline diagnosis
+with "wgperf diagnose --from FILE". Nothing on the host is changed.`,
+		Example: `  wgperf collect
+  wgperf collect --host ssh:root@golem -o golem.json
+  wgperf collect --host netns:wgl-demo-a`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			t, err := target.Parse(host)
+			if err != nil {
+				return &ExitError{Code: exitFailed, Err: err}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			snap, err := collect.Collect(ctx, t, collect.Options{SkipFirewall: skipFirewall})
+			if err != nil {
+				return &ExitError{Code: exitFailed, Err: err}
+			}
+			var buf bytes.Buffer
+			if err := collect.WriteSnapshot(&buf, snap); err != nil {
+				return &ExitError{Code: exitFailed, Err: err}
+			}
+			if output == "" || output == "-" {
+				_, err = cmd.OutOrStdout().Write(buf.Bytes())
+			} else {
+				err = os.WriteFile(output, buf.Bytes(), 0o600)
+			}
+			if err != nil {
+				return &ExitError{Code: exitFailed, Err: fmt.Errorf("write snapshot: %v", err)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&host, "host", "local", "target: local, netns:NAME or ssh:[user@]host[:port]")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the snapshot to this file (default: standard output)")
+	cmd.Flags().BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack")
+	rootCmd.AddCommand(cmd)
+}
