@@ -51,7 +51,11 @@ func Select(fs []finding.Finding, only []string) ([]Item, []Manual, error) {
 	}
 	for id := range want {
 		if !seen[id] {
-			return nil, nil, fmt.Errorf("--only %s: no such finding on this host (found: %s)", id, strings.Join(sortedKeys(seen), ", "))
+			found := strings.Join(sortedKeys(seen), ", ")
+			if found == "" {
+				found = "none"
+			}
+			return nil, nil, fmt.Errorf("--only %s: no such finding on this host (found: %s)", id, found)
 		}
 	}
 	var items []Item

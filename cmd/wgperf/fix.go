@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// fixFlags are shared by fix and its subcommands.
+type fixFlags struct {
+	host    string
+	root    string // config root; tests point it at a temporary directory
+	jsonOut bool
+	only    []string
+	from    string
+	apply   bool
+	confirm time.Duration
+	script  bool
+}
+
+func init() {
+	var f fixFlags
+	cmd := &cobra.Command{
+		Use:   "fix",
+		Short: "Plan (and with --apply, make) the changes that remedy diagnosed findings, with rollback",
+		Long: `fix turns findings into changes: sysctls, WireGuard MTU, MSS clamping, NOTRACK,
+BBR, stale endpoint routes, ICMP rate limits, RPS, bond hashing, tbf caps and
+OpenWrt uci options. Each change is made now and persistently (sysctl.d, an nft
+table of wgperf's own, wg-quick "MTU =", uci commit).
+
+Without --apply it only prints the plan — what, why, the exact commands, the
+files touched and how each step is undone — and changes nothing.
+--print-script prints the plan as a POSIX shell script instead.
+
+--apply writes a journal on the target before each step, so
+"wgperf fix rollback" restores the previous state exactly, even after a crash.
+--confirm 60s arms a watchdog on the target (plain shell, survives a dropped SSH
+session) that rolls everything back unless "wgperf fix confirm" runs in time.
+
+Findings come from collecting and checking the host now, or from --from FILE
+(the output of "wgperf diagnose --json", or a "wgperf collect" snapshot).`,
+		Example: `  wgperf fix --host ssh:root@golem
+  wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --confirm 60s
+  wgperf fix confirm --host ssh:root@golem
+  wgperf fix rollback --host ssh:root@golem
+  wgperf fix --from diagnose.json --print-script > fix.sh`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runFix(cmd, &f) },
+	}
+	fl := cmd.PersistentFlags()
+	fl.StringVar(&f.host, "host", "local", "target: local, netns:NAME or ssh:[user@]host[:port]")
+	fl.StringVar(&f.root, "root", "/", "root of the configuration files on the target (for tests)")
+	_ = fl.MarkHidden("root")
+	fl.BoolVar(&f.jsonOut, "json", false, "print JSON instead of text")
+	cmd.Flags().StringSliceVar(&f.only, "only", nil, "fix only these finding IDs (comma separated)")
+	cmd.Flags().StringVar(&f.from, "from", "", "read findings from a diagnose --json file or a collect snapshot")
+	cmd.Flags().BoolVar(&f.apply, "apply", false, "make the changes (otherwise only print the plan)")
+	cmd.Flags().DurationVar(&f.confirm, "confirm", 0, "with --apply: roll back unless 'wgperf fix confirm' runs within this time (e.g. 60s)")
+	cmd.Flags().BoolVar(&f.script, "print-script", false, "print the plan as a POSIX shell script (rollback in comments)")
+
+	cmd.AddCommand(&cobra.Command{
+		Use:   "confirm",
+		Short: "Keep the changes of a fix applied with --confirm",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, env, stop, err := fixEnv(&f)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			j, err := fix.Confirm(ctx, env)
+			if err != nil {
+				return &ExitError{Code: exitFailed, Err: err}
+			}
+			return printJournal(cmd.OutOrStdout(), &f, j, fmt.Sprintf("Confirmed fix %s on %s: the changes stay.", j.ID, j.Host))
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "rollback",
+		Short: "Restore the state before the last applied fix (runtime and files)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, env, stop, err := fixEnv(&f)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			j, err := fix.Rollback(ctx, env)
+			if j == nil {
+				return &ExitError{Code: exitFailed, Err: err}
+			}
+			msg := fmt.Sprintf("Rolled back fix %s on %s.", j.ID, j.Host)
+			if perr := printJournal(cmd.OutOrStdout(), &f, j, msg); perr != nil {
+				return perr
+			}
+			if err != nil {
+				return &ExitError{Code: exitFailed, Err: fmt.Errorf("rollback incomplete: %v", err)}
+			}
+			return nil
+		},
+	})
+	rootCmd.AddCommand(cmd)
+}
+
+// fixEnv parses the target and detects its platform.
+func fixEnv(f *fixFlags) (context.Context, *fix.Env, func(), error) {
+	t, err := target.Parse(f.host)
+	if err != nil {
+		return nil, nil, nil, &ExitError{Code: exitFailed, Err: err}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	env, err := fix.Detect(ctx, t, f.root)
+	if err != nil {
+		stop()
+		return nil, nil, nil, &ExitError{Code: exitFailed, Err: err}
+	}
+	return ctx, env, stop, nil
+}
+
+func runFix(cmd *cobra.Command, f *fixFlags) error {
+	if f.confirm > 0 && !f.apply {
+		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--confirm needs --apply")}
+	}
+	if f.script && f.apply {
+		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--print-script prints the plan for applying by hand; it does not go with --apply")}
+	}
+	if f.from != "" && !cmd.Flags().Changed("host") {
+		// A file from another host: plan for that host unless told otherwise.
+		if h, err := hostOfFile(f.from); err == nil && h != "" {
+			f.host = h
+		}
+	}
+	ctx, env, stop, err := fixEnv(f)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	progress := progressFunc(f)
+	findings, err := fixFindings(ctx, env.T, f, progress)
+	if err != nil {
+		return &ExitError{Code: exitFailed, Err: err}
+	}
+	items, manual, err := fix.Select(findings, f.only)
+	if err != nil {
+		return &ExitError{Code: exitFailed, Err: err}
+	}
+	progress("reading the current state of " + env.T.String())
+	plan, err := fix.MakePlan(ctx, env, items, manual)
+	if err != nil {
+		return &ExitError{Code: exitFailed, Err: err}
+	}
+	out := cmd.OutOrStdout()
+	switch {
+	case f.script:
+		return plan.WriteScript(out)
+	case !f.apply:
+		if f.jsonOut {
+			return writeJSON(out, plan)
+		}
+		if err := plan.WriteText(out); err != nil {
+			return err
+		}
+		if plan.Pending() > 0 {
+			_, err = fmt.Fprintf(out, "\nNothing was changed. To apply: wgperf fix --host %s%s --apply [--confirm 60s]\n", env.T, onlyFlag(f.only))
+		}
+		return err
+	}
+	if plan.Pending() == 0 {
+		if f.jsonOut {
+			return writeJSON(out, plan)
+		}
+		_, err := fmt.Fprintf(out, "Nothing to change on %s: every fix is already in place.\n", env.T)
+		return err
+	}
+	j, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{Confirm: f.confirm, Progress: progress})
+	if err != nil {
+		if j != nil {
+			_ = printJournal(out, f, j, "")
+		}
+		return &ExitError{Code: exitFailed, Err: err}
+	}
+	msg := fmt.Sprintf("Applied fix %s on %s. Undo with: wgperf fix rollback --host %s", j.ID, j.Host, env.T)
+	if f.confirm > 0 {
+		msg = fmt.Sprintf("Applied fix %s on %s. Run within %s:\n  wgperf fix confirm --host %s\nor every change is rolled back on the host by itself.",
+			j.ID, j.Host, f.confirm, env.T)
+	}
+	return printJournal(out, f, j, msg)
+}
+
+func onlyFlag(only []string) string {
+	if len(only) == 0 {
+		return ""
+	}
+	return " --only " + strings.Join(only, ",")
+}
+
+// fixFindings collects and checks the host, or reads --from.
+func fixFindings(ctx context.Context, t target.Target, f *fixFlags, progress func(string)) ([]finding.Finding, error) {
+	if f.from == "" {
+		progress("collecting facts from " + t.String())
+		snap, err := collect.Collect(ctx, t, collect.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return check.Run([]*facts.Snapshot{snap}, check.Options{}).Findings, nil
+	}
+	file, err := os.Open(f.from)
+	if err != nil {
+		return nil, fmt.Errorf("--from: %v", err)
+	}
+	defer file.Close()
+	if isSnapshot(f.from) {
+		snap, err := collect.ReadSnapshot(file)
+		if err != nil {
+			return nil, fmt.Errorf("--from %s: %v", f.from, err)
+		}
+		return check.Run([]*facts.Snapshot{snap}, check.Options{}).Findings, nil
+	}
+	all, err := fix.ReadFindings(file)
+	if err != nil {
+		return nil, fmt.Errorf("--from %s: %v", f.from, err)
+	}
+	// Keep the findings about this host (and those that name none).
+	var fs []finding.Finding
+	for _, x := range all {
+		if x.Host == "" || x.Host == t.String() {
+			fs = append(fs, x)
+		}
+	}
+	if len(all) > 0 && len(fs) == 0 {
+		return nil, fmt.Errorf("--from %s: no findings for host %s (the file is about %s)", f.from, t, all[0].Host)
+	}
+	return fs, nil
+}
+
+// isSnapshot tells a collect snapshot (it has schema_version) from a findings file.
+func isSnapshot(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var probe struct {
+		SchemaVersion int `json:"schema_version"`
+	}
+	return json.Unmarshal(b, &probe) == nil && probe.SchemaVersion > 0
+}
+
+// hostOfFile returns the single host a findings file or snapshot is about.
+func hostOfFile(path string) (string, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer file.Close()
+	if isSnapshot(path) {
+		snap, err := collect.ReadSnapshot(file)
+		if err != nil {
+			return "", err
+		}
+		return snap.Host, nil
+	}
+	fs, err := fix.ReadFindings(file)
+	if err != nil {
+		return "", err
+	}
+	host := ""
+	for _, x := range fs {
+		if x.Host != "" && host != "" && x.Host != host {
+			return "", nil // several hosts: --host must choose
+		}
+		if x.Host != "" {
+			host = x.Host
+		}
+	}
+	return host, nil
+}
+
+// progressFunc prints progress lines on stderr when it is a terminal and the
+// output is not JSON.
+func progressFunc(f *fixFlags) func(string) {
+	if f.jsonOut || !term.IsTerminal(int(os.Stderr.Fd())) {
+		return func(string) {}
+	}
+	return func(s string) { fmt.Fprintln(os.Stderr, "wgperf:", s) }
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printJournal reports what an apply, confirm or rollback did, step by step.
+func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
+	if f.jsonOut {
+		return writeJSON(w, j)
+	}
+	for i, e := range j.Entries {
+		line := fmt.Sprintf("%2d. %-8s [%s] %s", i+1, e.Status, strings.Join(e.Findings, ", "), e.Description)
+		if e.Error != "" {
+			line += ": " + e.Error
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	if j.Verify != nil {
+		verdict := "kept"
+		if !j.Verify.Kept {
+			verdict = "did not help, rolled back"
+		}
+		fmt.Fprintf(w, "%s: before %s, after %s — %s\n", j.Verify.Before.Name, j.Verify.Before, j.Verify.After, verdict)
+	}
+	if msg != "" {
+		_, err := fmt.Fprintln(w, msg)
+		return err
+	}
+	return nil
+}
