@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -37,7 +38,7 @@ var labName string
 
 func init() {
 	labCmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
-	labCmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd())
+	labCmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd())
 	rootCmd.AddCommand(labCmd)
 }
 
@@ -47,6 +48,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.StringVar((*string)(&cfg.Topology), "topology", string(lab.SiteToSite), "site-to-site or multi-wan")
 	f.IntVar(&cfg.Underlay.RateMbit, "rate", 200, "underlay rate in Mbit/s (tbf); 0 = unshaped")
 	f.IntVar(&cfg.Underlay.LossPct, "loss", 0, "random loss of underlay UDP datagrams, percent")
+	f.IntVar(&cfg.Underlay.DelayMs, "delay", 0, "one-way delay in ms added by R in each direction (userspace; RTT grows by twice it)")
 	f.IntVar(&cfg.Backup.RateMbit, "backup-rate", 20, "multi-wan backup uplink rate in Mbit/s")
 	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
@@ -205,5 +207,23 @@ func labNodeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&opts.Interface, "interface", "", "interface name")
 	cmd.Flags().IntVar(&opts.MTU, "mtu", 1420, "interface MTU")
 	cmd.Flags().IntVar(&opts.UDPBuffer, "udp-buffer", 0, "UDP socket buffer size")
+	return cmd
+}
+
+// labDelayCmd is the lab router's userspace delay element (no netem here).
+func labDelayCmd() *cobra.Command {
+	var iface string
+	var delay time.Duration
+	cmd := &cobra.Command{
+		Use:    "_delay",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			signal.Ignore(syscall.SIGHUP)
+			return lab.RunDelay(iface, delay)
+		},
+	}
+	cmd.Flags().StringVar(&iface, "interface", "dly0", "TUN device name")
+	cmd.Flags().DurationVar(&delay, "delay", 10*time.Millisecond, "one-way delay")
 	return cmd
 }

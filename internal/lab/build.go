@@ -188,6 +188,11 @@ func (l *Lab) build(ctx context.Context) error {
 	if err := l.applyPolicies(ctx); err != nil {
 		return err
 	}
+	if cfg.Underlay.DelayMs > 0 {
+		if err := l.startDelay(ctx, cfg.Underlay.DelayMs); err != nil {
+			return err
+		}
+	}
 	return l.startTunnel(ctx)
 }
 
@@ -296,33 +301,80 @@ func (l *Lab) wgSet(ctx context.Context, node string, key wgtypes.Key, args ...s
 	return err
 }
 
-// startNode launches the node detached (setsid), so it outlives "lab up", and
-// waits for its UAPI socket.
-func (l *Lab) startNode(ctx context.Context, n *Node) error {
-	logFile := filepath.Join(StateDir, l.Config.Name, n.Name+".log")
-	args := []string{"lab", "_node", "--interface", n.WGInterface, "--mtu", strconv.Itoa(l.Config.WGMTU)}
-	if l.Config.UDPBuffer > 0 {
-		args = append(args, "--udp-buffer", strconv.Itoa(l.Config.UDPBuffer))
+// startDelay routes everything R forwards through a delay element: packets
+// arriving on a physical link go to TUN dly0 (table 100), come back out of it
+// after the delay and are then forwarded by the main table.
+func (l *Lab) startDelay(ctx context.Context, ms int) error {
+	r := l.Nodes["r"]
+	pid, err := l.detach(ctx, r, "delay", "lab", "_delay", "--interface", "dly0", "--delay", fmt.Sprintf("%dms", ms))
+	if err != nil {
+		return err
 	}
+	r.DelayPID = pid
+	if err := l.waitFor(func() bool { _, err := l.Target("r").Run(ctx, "ip", "link", "show", "dev", "dly0"); return err == nil }, pid, "delay element", l.logPath(r, "delay")); err != nil {
+		return err
+	}
+	b := &builder{lab: l}
+	b.on("r", "ip", "link", "set", "dev", "dly0", "txqueuelen", "10000", "up")
+	// Packets come back in on dly0 with addresses that belong elsewhere.
+	b.on("r", "sysctl", "-qw", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.dly0.rp_filter=0")
+	b.on("r", "ip", "route", "add", "default", "dev", "dly0", "table", "100")
+	for _, ifname := range []string{"eth-a", "eth-a2", "eth-b"} {
+		if ifname == "eth-a2" && l.Config.Topology != MultiWAN {
+			continue
+		}
+		b.on("r", "ip", "rule", "add", "iif", ifname, "lookup", "100", "priority", "100")
+	}
+	return b.run(ctx)
+}
+
+// detach starts "wgperf ARGS" in a node's namespace with setsid, so it outlives
+// the command that built the lab, logging to the lab's folder; it returns the pid.
+func (l *Lab) detach(ctx context.Context, n *Node, logName string, args ...string) (int, error) {
+	logFile := l.logPath(n, logName)
 	script := fmt.Sprintf("setsid %s </dev/null >>%s 2>&1 & echo $!",
 		target.Quote(l.Executable, args...), target.Quote(logFile))
 	out, err := target.Netns(n.Netns).Run(ctx, "sh", "-c", script)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	n.PID, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	return strconv.Atoi(strings.TrimSpace(string(out)))
+}
+
+func (l *Lab) logPath(n *Node, logName string) string {
+	return filepath.Join(StateDir, l.Config.Name, n.Name+"-"+logName+".log")
+}
+
+// waitFor polls ready for up to 10 s while process pid lives; on failure it
+// quotes the process's log.
+func (l *Lab) waitFor(ready func() bool, pid int, what, logFile string) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if _, err := os.Stat(socketPath(n.WGInterface)); err == nil {
+		if ready() {
 			return nil
 		}
-		if n.PID > 0 && !ProcessRunning(n.PID) {
+		if !ProcessRunning(pid) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	log, _ := os.ReadFile(logFile)
-	return fmt.Errorf("WireGuard node %s did not start: %s", n.WGInterface, strings.TrimSpace(string(log)))
+	return fmt.Errorf("%s did not start: %s", what, strings.TrimSpace(string(log)))
+}
+
+// startNode launches the node detached (setsid), so it outlives "lab up", and
+// waits for its UAPI socket.
+func (l *Lab) startNode(ctx context.Context, n *Node) error {
+	args := []string{"lab", "_node", "--interface", n.WGInterface, "--mtu", strconv.Itoa(l.Config.WGMTU)}
+	if l.Config.UDPBuffer > 0 {
+		args = append(args, "--udp-buffer", strconv.Itoa(l.Config.UDPBuffer))
+	}
+	pid, err := l.detach(ctx, n, "wireguard", args...)
+	if err != nil {
+		return err
+	}
+	n.PID = pid
+	return l.waitFor(func() bool { _, err := os.Stat(socketPath(n.WGInterface)); return err == nil }, pid, "WireGuard node "+n.WGInterface, l.logPath(n, "wireguard"))
 }
 
 // ProcessRunning reports whether pid exists and is not a zombie waiting for

@@ -39,6 +39,9 @@ const (
 type Shape struct {
 	RateMbit int `json:"rate_mbit,omitempty"` // tbf rate on the link's egress; 0 = unshaped
 	LossPct  int `json:"loss_pct,omitempty"`  // random loss of forwarded UDP datagrams (nft numgen)
+	// DelayMs is added one way in each direction by R (a userspace delay
+	// element: this kernel has no netem), so the round trip grows by twice it.
+	DelayMs int `json:"delay_ms,omitempty"`
 }
 
 // Config describes a lab to build. Zero values give a healthy site-to-site lab.
@@ -76,7 +79,8 @@ type Node struct {
 	UnderlayAddr string `json:"underlay_addr,omitempty"` // the endpoint address peers use
 	ListenPort   int    `json:"listen_port,omitempty"`
 	PublicKey    string `json:"public_key,omitempty"`
-	PID          int    `json:"pid,omitempty"` // the WireGuard node process
+	PID          int    `json:"pid,omitempty"`       // the WireGuard node process
+	DelayPID     int    `json:"delay_pid,omitempty"` // the delay element (router)
 }
 
 // Lab is a built lab, as saved in its state file.
