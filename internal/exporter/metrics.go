@@ -1,0 +1,152 @@
+package exporter
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
+const ns = "wgperf"
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(ns+"_"+name, help, labels, nil)
+}
+
+// The exporter's own health.
+var (
+	descCollectSuccess   = desc("collect_success", "1 if the latest collection of the host succeeded, 0 if it failed or none finished yet.")
+	descCollectDuration  = desc("collect_duration_seconds", "How long the latest collection and checks took.")
+	descCollectTimestamp = desc("collect_timestamp_seconds", "Unix time of the latest successful collection; host metrics describe that moment.")
+	descCollections      = desc("collections_total", "Collections attempted since the exporter started.")
+	descCollectFailures  = desc("collect_failures_total", "Collections that failed since the exporter started.")
+)
+
+// WireGuard, per interface and peer.
+var (
+	descIfaceInfo = desc("wireguard_interface_info", "A WireGuard interface; implementation is kernel, userspace or empty when unknown.",
+		"interface", "public_key", "listen_port", "implementation")
+	descIfaceMTU  = desc("wireguard_interface_mtu_bytes", "MTU of the WireGuard interface.", "interface")
+	descPeerInfo  = desc("wireguard_peer_info", "A WireGuard peer and its current endpoint (empty when it has none).", "interface", "peer", "endpoint", "allowed_ips")
+	descHandshake = desc("wireguard_peer_latest_handshake_timestamp_seconds", "Unix time of the peer's latest handshake; 0 means never.", "interface", "peer")
+	descHSAge     = desc("wireguard_peer_handshake_age_seconds", "Seconds from the peer's latest handshake to the collection; absent when there was none.", "interface", "peer")
+	descRxBytes   = desc("wireguard_peer_receive_bytes_total", "Bytes received from the peer.", "interface", "peer")
+	descTxBytes   = desc("wireguard_peer_transmit_bytes_total", "Bytes sent to the peer.", "interface", "peer")
+)
+
+// Kernel counters behind the findings (seed 004's "metrics to watch").
+var (
+	descUDPRcvbuf    = desc("udp_rcvbuf_errors_total", "UDP datagrams dropped because a socket receive buffer was full (/proc/net/snmp Udp RcvbufErrors).")
+	descUDPSndbuf    = desc("udp_sndbuf_errors_total", "UDP datagrams dropped because a socket send buffer was full (Udp SndbufErrors).")
+	descUDPInErrors  = desc("udp_in_errors_total", "UDP datagrams received with errors, buffer drops included (Udp InErrors).")
+	descTCPRetrans   = desc("tcp_retransmitted_segments_total", "TCP segments retransmitted (/proc/net/snmp Tcp RetransSegs).")
+	descTCPOutSegs   = desc("tcp_out_segments_total", "TCP segments sent (Tcp OutSegs); the denominator of the retransmit ratio.")
+	descSoftnetProc  = desc("softnet_processed_total", "Packets processed by the CPU's backlog (/proc/net/softnet_stat).", "cpu")
+	descSoftnetDrop  = desc("softnet_dropped_total", "Packets dropped because the CPU's backlog was full (netdev_max_backlog).", "cpu")
+	descSoftnetSqz   = desc("softnet_time_squeeze_total", "Times the CPU's packet processing ran out of budget with work left.", "cpu")
+	descFinding      = desc("finding", "A finding of wgperf's passive checks that is present now (always 1).", "id", "severity", "interface", "peer")
+	descFindings     = desc("findings", "How many findings of each severity are present now.", "severity")
+	descCheckSkipped = desc("check_skipped", "A check that could not run on the host because the facts it needs were not collected (always 1).", "check")
+)
+
+var allDescs = []*prometheus.Desc{
+	descCollectSuccess, descCollectDuration, descCollectTimestamp, descCollections, descCollectFailures,
+	descIfaceInfo, descIfaceMTU, descPeerInfo, descHandshake, descHSAge, descRxBytes, descTxBytes,
+	descUDPRcvbuf, descUDPSndbuf, descUDPInErrors, descTCPRetrans, descTCPOutSegs,
+	descSoftnetProc, descSoftnetDrop, descSoftnetSqz,
+	descFinding, descFindings, descCheckSkipped,
+}
+
+// hostMetrics turns one snapshot and its check results into const metrics.
+// It runs once per collection, so a scrape only copies the slice.
+func hostMetrics(s *facts.Snapshot, res check.Result) []prometheus.Metric {
+	var out []prometheus.Metric
+	add := func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
+		out = append(out, prometheus.MustNewConstMetric(d, t, v, labels...))
+	}
+	// Kernel facts are read through the target's namespace, but "wg show all
+	// dump" lists interfaces of every namespace; the collector already keeps
+	// only local ones, and a name repeated would break the scrape, so guard.
+	seenIface := map[string]bool{}
+	for _, w := range s.WireGuard {
+		if seenIface[w.Name] {
+			continue
+		}
+		seenIface[w.Name] = true
+		add(descIfaceInfo, prometheus.GaugeValue, 1, w.Name, w.PublicKey, strconv.Itoa(w.ListenPort), w.Implementation)
+		if w.MTU > 0 {
+			add(descIfaceMTU, prometheus.GaugeValue, float64(w.MTU), w.Name)
+		}
+		seenPeer := map[string]bool{}
+		for _, p := range w.Peers {
+			if seenPeer[p.PublicKey] {
+				continue
+			}
+			seenPeer[p.PublicKey] = true
+			add(descPeerInfo, prometheus.GaugeValue, 1, w.Name, p.PublicKey, p.Endpoint, strings.Join(p.AllowedIPs, ","))
+			hs := 0.0
+			if !p.LatestHandshake.IsZero() {
+				hs = unixSeconds(p.LatestHandshake)
+				age := s.CollectedAt.Sub(p.LatestHandshake).Seconds()
+				add(descHSAge, prometheus.GaugeValue, max(age, 0), w.Name, p.PublicKey)
+			}
+			add(descHandshake, prometheus.GaugeValue, hs, w.Name, p.PublicKey)
+			add(descRxBytes, prometheus.CounterValue, float64(p.RxBytes), w.Name, p.PublicKey)
+			add(descTxBytes, prometheus.CounterValue, float64(p.TxBytes), w.Name, p.PublicKey)
+		}
+	}
+
+	snmp := func(d *prometheus.Desc, group, key string) {
+		if v, ok := s.Counters.SNMP[group][key]; ok {
+			add(d, prometheus.CounterValue, float64(v))
+		}
+	}
+	snmp(descUDPRcvbuf, "Udp", "RcvbufErrors")
+	snmp(descUDPSndbuf, "Udp", "SndbufErrors")
+	snmp(descUDPInErrors, "Udp", "InErrors")
+	snmp(descTCPRetrans, "Tcp", "RetransSegs")
+	snmp(descTCPOutSegs, "Tcp", "OutSegs")
+
+	for _, c := range s.Softnet {
+		cpu := strconv.Itoa(c.CPU)
+		add(descSoftnetProc, prometheus.CounterValue, float64(c.Processed), cpu)
+		add(descSoftnetDrop, prometheus.CounterValue, float64(c.Dropped), cpu)
+		add(descSoftnetSqz, prometheus.CounterValue, float64(c.TimeSqueeze), cpu)
+	}
+
+	bySeverity := map[finding.Severity]int{}
+	seenFinding := map[[4]string]bool{}
+	for _, f := range res.Findings {
+		// Two findings of one check on the same interface and peer (say, one
+		// per endpoint address) are one alert; a repeated series would fail the scrape.
+		key := [4]string{f.ID, f.Severity.String(), f.Interface, f.Peer}
+		if seenFinding[key] {
+			continue
+		}
+		seenFinding[key] = true
+		bySeverity[f.Severity]++
+		add(descFinding, prometheus.GaugeValue, 1, key[:]...)
+	}
+	for _, sev := range []finding.Severity{finding.Info, finding.Warning, finding.Critical} {
+		add(descFindings, prometheus.GaugeValue, float64(bySeverity[sev]), sev.String())
+	}
+
+	skipped := map[string]bool{}
+	for _, sk := range res.Skipped {
+		skipped[sk.Check] = true
+	}
+	names := make([]string, 0, len(skipped))
+	for n := range skipped {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		add(descCheckSkipped, prometheus.GaugeValue, 1, n)
+	}
+	return out
+}
