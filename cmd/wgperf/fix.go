@@ -332,3 +332,66 @@ func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
 	}
 	return nil
 }
+
+func init() {
+	var (
+		host, root, iface string
+		tunnels           int
+		networks          []string
+	)
+	cmd := &cobra.Command{
+		Use:   "ecmp",
+		Short: "Print a plan for N tunnels between the same two sites with a multipath route over them",
+		Long: `ecmp reads the wg-quick config of an existing site-to-site tunnel and prints N
+configs on consecutive ports with Table = off, the multipath route that spreads
+flows over them (ip route replace NET nexthop dev wg0 weight 1 nexthop dev wg1 ...),
+layer-4 multipath hashing, and the bond hash policy when a bond would pin every
+tunnel to one link. It only prints; nothing is changed. Private keys are never printed.`,
+		Example: `  wgperf fix ecmp --tunnels 2
+  wgperf fix ecmp --host ssh:root@site-a --interface wg0 --tunnels 3 --network 192.168.20.0/24`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := &fixFlags{host: host, root: root}
+			ctx, env, stop, err := fixEnv(f)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			path := env.Path("/etc/wireguard/" + iface + ".conf")
+			data, err := env.T.ReadFile(ctx, path)
+			if err != nil {
+				return &ExitError{Code: exitFailed, Err: fmt.Errorf("%s: read %s: %v (ecmp starts from a wg-quick config)", env.T, path, err)}
+			}
+			conf, err := fix.ParseWGQuick(strings.NewReader(string(data)))
+			if err != nil {
+				return &ExitError{Code: exitFailed, Err: fmt.Errorf("%s: %v", path, err)}
+			}
+			bonds := map[string]string{}
+			if out, err := env.T.Run(ctx, "sh", "-c", "grep -H . /sys/class/net/*/bonding/xmit_hash_policy 2>/dev/null || true"); err == nil {
+				for _, l := range strings.Split(string(out), "\n") {
+					// /sys/class/net/bond0/bonding/xmit_hash_policy:layer2 0
+					p, v, ok := strings.Cut(l, ":")
+					if parts := strings.Split(p, "/"); ok && len(parts) > 4 && len(strings.Fields(v)) > 0 {
+						bonds[parts[4]] = strings.Fields(v)[0]
+					}
+				}
+			}
+			plan, err := fix.PlanECMP(fix.ECMPInput{Interface: iface, Conf: conf, Tunnels: tunnels, Networks: networks, Bonds: bonds})
+			if err != nil {
+				return &ExitError{Code: exitFailed, Err: err}
+			}
+			return plan.Write(cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&host, "host", "local", "target: local, netns:NAME or ssh:[user@]host[:port]")
+	cmd.Flags().StringVar(&root, "root", "/", "root of the configuration files on the target (for tests)")
+	_ = cmd.Flags().MarkHidden("root")
+	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing wg-quick tunnel to multiply")
+	cmd.Flags().IntVar(&tunnels, "tunnels", 2, "number of tunnels (2..16)")
+	cmd.Flags().StringSliceVar(&networks, "network", nil, "remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
+	for _, c := range rootCmd.Commands() {
+		if c.Name() == "fix" {
+			c.AddCommand(cmd)
+		}
+	}
+}

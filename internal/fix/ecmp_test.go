@@ -1,0 +1,54 @@
+package fix
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPlanECMPGolden(t *testing.T) {
+	f, err := os.Open(filepath.Join(testdata, "wg0-site-a.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	conf, err := ParseWGQuick(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := PlanECMP(ECMPInput{Interface: "wg0", Conf: conf, Tunnels: 2, Bonds: map[string]string{"bond0": "layer2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := p.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "SECRET") {
+		t.Error("the ECMP plan repeats the private key")
+	}
+	golden(t, "ecmp-2-tunnels.txt", out.String())
+}
+
+func TestPlanECMPErrors(t *testing.T) {
+	conf := &WGQuickConf{Address: []string{"10.77.0.1/24"}, ListenPort: 51820,
+		Peers: []WGQuickPeer{{PublicKey: "k", Endpoint: "203.0.113.2:51820", AllowedIPs: []string{"10.77.0.2/32"}}}}
+	for _, tc := range []struct {
+		name string
+		in   ECMPInput
+		want string
+	}{
+		{"one tunnel", ECMPInput{Interface: "wg0", Conf: conf, Tunnels: 1}, "want 2..16"},
+		{"no remote network", ECMPInput{Interface: "wg0", Conf: conf, Tunnels: 2}, "--network"},
+		{"two peers", ECMPInput{Interface: "wg0", Conf: &WGQuickConf{ListenPort: 1, Peers: make([]WGQuickPeer, 2)}, Tunnels: 2}, "exactly one peer"},
+	} {
+		if _, err := PlanECMP(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want error containing %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := ParseWGQuick(strings.NewReader("ListenPort 5\n")); err == nil {
+		t.Error("ParseWGQuick accepted a line without =")
+	}
+}
