@@ -97,8 +97,10 @@ func rulePackets(s *facts.Snapshot, r facts.FirewallRule) uint64 {
 	return 0
 }
 
+// isBanIP: the rule is banIP's, on OpenWrt where uci configures it. A table
+// called banIP elsewhere (the lab copies its rule) is edited as plain nft.
 func isBanIP(s *facts.Snapshot, r facts.FirewallRule) bool {
-	return strings.EqualFold(r.Table, "banip") || (s.OpenWrt != nil && len(s.OpenWrt.Banip) > 0 && strings.Contains(r.CounterName, "icmpflood"))
+	return s.OpenWrt != nil && (strings.EqualFold(r.Table, "banip") || strings.Contains(r.CounterName, "icmpflood"))
 }
 
 var limitRe = regexp.MustCompile(`limit rate (over )?\d+/(second|minute|hour|day)`)

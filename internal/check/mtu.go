@@ -105,7 +105,8 @@ var mssClampMissing = Check{
 	ID:    "mtu.mss-clamp-missing",
 	Title: "Forwarded TCP enters a smaller-MTU tunnel without MSS clamping",
 	Doc: `When the host forwards packets (net.ipv4.ip_forward = 1) and a WireGuard
-interface's MTU is below the largest MTU of its other up links (the LAN), TCP
+interface's MTU is below the largest MTU of its LAN links (up, not an uplink;
+the uplinks count too when a NAT rule sends tunnel clients out by them), TCP
 hosts behind it advertise an MSS the tunnel cannot carry. Unless a firewall rule
 rewrites the MSS (nft "tcp option maxseg size set", iptables TCPMSS) for traffic
 through that tunnel, they depend on ICMP "fragmentation needed" reaching them —
@@ -127,14 +128,9 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 			return nil, skipf("firewall rules not collected (%s)", why)
 		}
 	}
-	lanDev, lanMTU := "", 0
-	for _, l := range s.Links {
-		if l.Name == "lo" || isWireGuard(s, l.Name) || l.Kind == "wireguard" || !linkUp(&l) {
-			continue
-		}
-		if l.MTU > lanMTU || (l.MTU == lanMTU && l.Name < lanDev) {
-			lanDev, lanMTU = l.Name, l.MTU
-		}
+	lanDev, lanMTU := lanLink(s)
+	if lanDev == "" {
+		return nil, nil // nothing forwards into the tunnel
 	}
 	var out []finding.Finding
 	for _, w := range s.WireGuard {
@@ -160,6 +156,34 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		})
 	}
 	return out, nil
+}
+
+// lanLink picks the widest up link that is neither the tunnel nor loopback
+// nor an uplink: where forwarded TCP into the tunnel comes from. A host with
+// only uplinks still forwards into the tunnel when it NATs (a VPN server that
+// sends its clients to the internet), so then the uplinks count.
+func lanLink(s *facts.Snapshot) (string, int) {
+	up := uplinks(s)
+	nat := false
+	for _, r := range s.Firewall.Rules {
+		nat = nat || isNATRule(r)
+	}
+	var dev string
+	var mtu int
+	for _, pass := range []bool{false, true} {
+		if pass && (dev != "" || !nat) {
+			break
+		}
+		for _, l := range s.Links {
+			if l.Name == "lo" || isWireGuard(s, l.Name) || l.Kind == "wireguard" || !linkUp(&l) || up[l.Name] != pass {
+				continue
+			}
+			if l.MTU > mtu || (l.MTU == mtu && l.Name < dev) {
+				dev, mtu = l.Name, l.MTU
+			}
+		}
+	}
+	return dev, mtu
 }
 
 // clampCovers reports whether an MSS rewrite rule applies to TCP forwarded

@@ -69,6 +69,16 @@ func TestMSSClampMissing(t *testing.T) {
 			if fix.Action.Kind != finding.ActMSSClamp || fix.Action.Params["oif"] != "wg0" || fix.Action.Params["mss"] != "pmtu" {
 				t.Errorf("action %+v", fix.Action)
 			}
+			if !strings.Contains(fs[0].Title, "eth1 MTU 1500") {
+				t.Errorf("title %q", fs[0].Title)
+			}
+		}},
+		{name: "forwarding but no LAN: only the uplink", snap: with(t, noClamp, func(s *facts.Snapshot) { s.Links[2].State = "DOWN" })},
+		{name: "VPN server NATing its clients out of the uplink", snap: with(t, noClamp, func(s *facts.Snapshot) {
+			s.Links[2].State = "DOWN"
+			s.Firewall.Rules = []facts.FirewallRule{{Backend: "nft", Family: "ip", Table: "nat", Chain: "postrouting", Hook: "postrouting",
+				OIf: "eth0", Text: `oifname "eth0" masquerade`, Verdict: "masquerade"}}
+		}), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			if !strings.Contains(fs[0].Title, "eth0 MTU 1500") {
 				t.Errorf("title %q", fs[0].Title)
 			}

@@ -125,3 +125,68 @@ func TestICMPRateLimitDrops(t *testing.T) {
 		}), skip: true},
 	})
 }
+
+// The lab's recorded snapshots (wgperf collect from the lab namespaces): a
+// healthy site-to-site pair, a pair with WG MTU 1480, the banIP ICMP rule after
+// a ping burst and a LAN behind A, and multi-wan A with the endpoint route
+// replaced via the backup uplink.
+func TestRecordedLabSnapshots(t *testing.T) {
+	healthyA, healthyB := loadSnapshot(t, "lab-healthy-a.json"), loadSnapshot(t, "lab-healthy-b.json")
+	brokenA, brokenB := loadSnapshot(t, "lab-mtu1480-icmplimit-lan-a.json"), loadSnapshot(t, "lab-mtu1480-icmplimit-lan-b.json")
+	stale := loadSnapshot(t, "lab-multiwan-stale-a.json")
+	cases := []struct {
+		name  string
+		snaps []*facts.Snapshot
+		want  string // IDs of warning and critical findings, sorted most severe first
+	}{
+		{"healthy pair", []*facts.Snapshot{healthyA, healthyB}, "[]"},
+		{"broken pair", []*facts.Snapshot{brokenA, brokenB},
+			"[mtu.tunnel-too-large/critical mtu.tunnel-too-large/critical icmp.ratelimit-drops/warning mtu.mss-clamp-missing/warning]"},
+		{"multi-wan, endpoint via the backup", []*facts.Snapshot{stale}, "[route.stale-endpoint/critical]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Run(tc.snaps, Options{})
+			var got []finding.Finding
+			for _, f := range r.Findings {
+				if f.Severity >= finding.Warning {
+					got = append(got, f)
+				}
+			}
+			if g := ids(got); strings.Join(g, " ") != strings.Trim(tc.want, "[]") {
+				t.Errorf("findings = %v, want %s", g, tc.want)
+			}
+			if len(r.Skipped) != 0 {
+				t.Errorf("skipped %+v", r.Skipped)
+			}
+		})
+	}
+}
+
+func TestRecordedLabCases(t *testing.T) {
+	healthy := loadSnapshot(t, "lab-healthy-a.json")
+	broken := loadSnapshot(t, "lab-mtu1480-icmplimit-lan-a.json")
+	runCases(t, icmpRateLimitDrops, []checkCase{
+		{name: "lab: banIP-style rule, 25 replies dropped", snap: broken, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+			want := `nft 'replace rule inet banIP pre-routing handle 4 iifname "eth0" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 250/second counter name "cnt_icmpflood" drop'`
+			if got := fs[0].Fixes[0].Commands[0]; got != want {
+				t.Errorf("off OpenWrt the rule is edited with nft:\n got %s\nwant %s", got, want)
+			}
+		}},
+		{name: "lab: no firewall rules", snap: healthy},
+	})
+	runCases(t, tunnelTooLarge, []checkCase{
+		{name: "lab: 1480 over veth 1500", snap: broken, want: sev(critical)},
+		{name: "lab: 1420", snap: healthy},
+	})
+	runCases(t, mssClampMissing, []checkCase{
+		{name: "lab: A forwards lan0 into the tunnel", snap: broken, want: sev(warning)},
+		{name: "lab: A does not forward", snap: healthy},
+	})
+	runCases(t, staleEndpoint, []checkCase{
+		{name: "lab: multi-wan via backup", snap: loadSnapshot(t, "lab-multiwan-stale-a.json"), want: sev(critical)},
+		{name: "lab: site-to-site without host route", snap: healthy},
+	})
+	runCases(t, wgUserspace, []checkCase{{name: "lab: wireguard-go", snap: healthy, want: sev(info)}})
+	runCases(t, conntrackTunnelTracked, []checkCase{{name: "lab: conntrack loaded, no rules", snap: healthy, want: sev(info)}})
+}
