@@ -67,3 +67,128 @@ func FuzzParseWGDump(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseIPLink(f *testing.F) {
+	addCorpus(f, "ip/link*.json", "ip/transcribed/*.json")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		links, err := ParseIPLink(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for _, l := range links {
+			if l.Name == "" {
+				t.Error("link without a name")
+			}
+		}
+	})
+}
+
+func FuzzParseIPRoute(f *testing.F) {
+	addCorpus(f, "ip/route*-all.json")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		routes, err := ParseIPRoute(bytes.NewReader(b), "inet")
+		if err != nil {
+			return
+		}
+		for _, r := range routes {
+			if r.Dst == "" || r.Table == "" {
+				t.Errorf("route without dst or table: %+v", r)
+			}
+		}
+	})
+}
+
+func FuzzParseIPRule(f *testing.F) {
+	addCorpus(f, "ip/rule*.json")
+	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseIPRule(bytes.NewReader(b), "inet") })
+}
+
+func FuzzParseRouteGet(f *testing.F) {
+	addCorpus(f, "ip/route-get-*.json")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dev, _, _, err := ParseRouteGet(bytes.NewReader(b))
+		if err == nil && dev == "" {
+			t.Error("no error but no device")
+		}
+	})
+}
+
+func FuzzParseEthtoolFeatures(f *testing.F) {
+	addCorpus(f, "ethtool/*")
+	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseEthtoolFeatures(bytes.NewReader(b)) })
+}
+
+func FuzzParseNftRuleset(f *testing.F) {
+	addCorpus(f, "nft/*.json")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rules, _, err := ParseNftRuleset(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for _, r := range rules {
+			if r.Backend != "nft" {
+				t.Errorf("backend %q", r.Backend)
+			}
+		}
+	})
+}
+
+func FuzzParseNftText(f *testing.F) {
+	addCorpus(f, "nft/*.txt")
+	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseNftText(bytes.NewReader(b)) })
+}
+
+func FuzzParseIptablesSave(f *testing.F) {
+	addCorpus(f, "iptables/*")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rules, _, err := ParseIptablesSave(bytes.NewReader(b), "ip")
+		if err != nil {
+			return
+		}
+		for _, r := range rules {
+			if r.Chain == "" || r.Table == "" {
+				t.Errorf("rule without chain or table: %+v", r)
+			}
+		}
+	})
+}
+
+func FuzzParseInterrupts(f *testing.F) {
+	addCorpus(f, "proc/interrupts")
+	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseInterrupts(bytes.NewReader(b), []string{"eth0"}) })
+}
+
+func FuzzParseConntrackStat(f *testing.F) {
+	addCorpus(f, "conntrack/stat-*")
+	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseConntrackStat(bytes.NewReader(b)) })
+}
+
+func FuzzParseConntrackS(f *testing.F) {
+	addCorpus(f, "conntrack/conntrack-S*")
+	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseConntrackS(bytes.NewReader(b)) })
+}
+
+func FuzzParseUCI(f *testing.F) {
+	addCorpus(f, "openwrt/uci-show-*")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := ParseUCI(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for k := range m {
+			if bytes.HasSuffix([]byte(k), []byte(".private_key")) || bytes.HasSuffix([]byte(k), []byte(".preshared_key")) {
+				t.Errorf("secret option %s kept", k)
+			}
+		}
+	})
+}
+
+func FuzzParseMwan3Events(f *testing.F) {
+	addCorpus(f, "openwrt/logread-*")
+	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseMwan3Events(bytes.NewReader(b)) })
+}
+
+func FuzzParseBatch(f *testing.F) {
+	f.Add([]byte(batchMark + " out a\nx\n" + batchMark + " err a 0\n\n"))
+	f.Fuzz(func(t *testing.T, b []byte) { _ = parseBatch(string(b)) })
+}

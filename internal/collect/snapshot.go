@@ -27,6 +27,8 @@ func ReadSnapshot(r io.Reader) (*facts.Snapshot, error) {
 		switch {
 		case errors.Is(err, io.EOF):
 			return nil, fmt.Errorf("snapshot: empty input")
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, fmt.Errorf("snapshot: malformed JSON: input ends early (truncated file?)")
 		case errors.As(err, &syn):
 			return nil, fmt.Errorf("snapshot: malformed JSON at byte %d: %v", syn.Offset, err)
 		case errors.As(err, &typ):

@@ -1,0 +1,56 @@
+package collect
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wgperf/wgperf/internal/facts"
+)
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	in := &facts.Snapshot{
+		SchemaVersion: facts.SchemaVersion, Host: "ssh:root@golem",
+		CollectedAt: time.Date(2026, 4, 7, 19, 56, 0, 0, time.UTC),
+		System:      facts.System{Hostname: "golem", Kernel: "5.15.150", Distro: "OpenWrt 23.05.2", CPUs: 4},
+		Routes:      []facts.Route{{Family: "inet", Table: "main", Dst: "46.38.233.77", Gateway: "192.168.253.254", Dev: "br-lan.253", Protocol: "static", Metric: 20}},
+		Sysctls:     map[string]string{"net.core.rmem_max": "212992"},
+		Conntrack:   &facts.Conntrack{Count: 10, Max: 100},
+	}
+	var buf bytes.Buffer
+	if err := WriteSnapshot(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "\n  \"host\": \"ssh:root@golem\"") {
+		t.Errorf("not indented JSON:\n%s", buf.String())
+	}
+	out, err := ReadSnapshot(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(in, out); d != "" {
+		t.Errorf("(-want +got)\n%s", d)
+	}
+}
+
+func TestReadSnapshotErrors(t *testing.T) {
+	tests := []struct{ name, in, wantErr string }{
+		{"empty", "", "empty input"},
+		{"malformed", `{"schema_version": 1,`, "malformed JSON"},
+		{"not json", "hello", "malformed JSON"},
+		{"wrong type", `{"schema_version": "one"}`, `field "schema_version"`},
+		{"no schema", `{"host": "local"}`, "no schema_version"},
+		{"newer schema", `{"schema_version": 99, "host": "local"}`, "schema_version 99 is newer"},
+		{"no host", `{"schema_version": 1}`, "no host"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadSnapshot(strings.NewReader(tt.in))
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %v, want one line containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
