@@ -18,18 +18,22 @@ import (
 // underlay and a private /24 for the tunnel; they exist only inside the lab's
 // namespaces.
 const (
-	WGPort          = 51820
-	tunnelA         = "10.77.0.1"
-	tunnelB         = "10.77.0.2"
-	primaryA        = "198.51.100.2" // A's (primary) uplink
-	primaryGW       = "198.51.100.1"
-	backupA         = "192.0.2.2" // multi-wan backup uplink
-	backupGW        = "192.0.2.1"
-	endpointB       = "203.0.113.2"
-	routerB         = "203.0.113.1"
-	lanA            = "10.10.1.1"
-	lanHost         = "10.10.1.2"
-	lanNet          = "10.10.1.0/24"
+	WGPort    = 51820
+	tunnelA   = "10.77.0.1"
+	tunnelB   = "10.77.0.2"
+	primaryA  = "198.51.100.2" // A's (primary) uplink
+	primaryGW = "198.51.100.1"
+	backupA   = "192.0.2.2" // multi-wan backup uplink
+	backupGW  = "192.0.2.1"
+	endpointB = "203.0.113.2"
+	routerB   = "203.0.113.1"
+	lanA      = "10.10.1.1"
+	lanHost   = "10.10.1.2"
+	lanNet    = "10.10.1.0/24"
+	// SiteBLAN is an address on B's loopback standing for the network behind
+	// site B; every tunnel routes it, so ECMP can spread flows to it.
+	SiteBLAN        = "10.20.0.1"
+	SiteBNet        = "10.20.0.0/24"
 	defaultWGMTU    = 1420
 	defaultBackupMb = 20
 )
@@ -240,59 +244,26 @@ func (l *Lab) applyPolicies(ctx context.Context) error {
 	return nil
 }
 
-// startTunnel runs a WireGuard node in A and B, configures both through their
-// UAPI sockets with wg(8), and waits for a ping to cross.
+// startTunnel builds tunnel 0 and waits for a ping to cross it.
 func (l *Lab) startTunnel(ctx context.Context) error {
-	cfg := l.Config
-	ends := []struct {
-		node, tunnel, underlay string
-	}{{"a", tunnelA, primaryA}, {"b", tunnelB, endpointB}}
-	keys := map[string]wgtypes.Key{}
-	for _, e := range ends {
-		key, err := wgtypes.GeneratePrivateKey()
-		if err != nil {
-			return err
-		}
-		keys[e.node] = key
-		n := l.Nodes[e.node]
-		n.WGInterface = "wg-" + cfg.Name + "-" + e.node
-		n.TunnelAddr, n.UnderlayAddr, n.ListenPort = e.tunnel, e.underlay, WGPort
-		n.PublicKey = key.PublicKey().String()
-		if err := l.startNode(ctx, n); err != nil {
-			return err
-		}
-		t := l.Target(e.node)
-		for _, argv := range [][]string{
-			{"ip", "addr", "add", e.tunnel + "/24", "dev", n.WGInterface},
-			{"ip", "link", "set", "dev", n.WGInterface, "mtu", strconv.Itoa(cfg.WGMTU), "up"},
-		} {
-			if _, err := t.Run(ctx, argv[0], argv[1:]...); err != nil {
-				return err
-			}
-		}
-	}
-	a, bn := l.Nodes["a"], l.Nodes["b"]
-	bAllowed := tunnelA + "/32"
-	if cfg.LAN {
-		bAllowed += "," + lanNet
-		if _, err := l.Target("b").Run(ctx, "ip", "route", "add", lanNet, "dev", bn.WGInterface); err != nil {
-			return err
-		}
-	}
-	// A dials B's endpoint and keeps the tunnel alive; B learns A's address from
-	// the handshake, as a hub does with a router behind changing uplinks.
-	if err := l.wgSet(ctx, "a", keys["a"], "peer", bn.PublicKey, "endpoint",
-		fmt.Sprintf("%s:%d", endpointB, WGPort), "allowed-ips", tunnelB+"/32", "persistent-keepalive", "25"); err != nil {
+	if _, err := l.Target("b").Run(ctx, "ip", "addr", "add", SiteBLAN+"/32", "dev", "lo"); err != nil {
 		return err
 	}
-	if err := l.wgSet(ctx, "b", keys["b"], "peer", a.PublicKey, "allowed-ips", bAllowed); err != nil {
+	t, err := l.AddTunnel(ctx)
+	if err != nil {
 		return err
 	}
-	return l.waitPing(ctx, "a", tunnelB)
+	a, b := l.Nodes["a"], l.Nodes["b"]
+	a.WGInterface, a.TunnelAddr, a.PID, a.PublicKey, a.UnderlayAddr, a.ListenPort = t.IfA, t.AddrA, t.PIDA, t.KeyA, primaryA, t.Port
+	b.WGInterface, b.TunnelAddr, b.PID, b.PublicKey, b.UnderlayAddr, b.ListenPort = t.IfB, t.AddrB, t.PIDB, t.KeyB, endpointB, t.Port
+	if _, err := l.Target("a").Run(ctx, "ip", "route", "add", SiteBNet, "dev", t.IfA); err != nil {
+		return err
+	}
+	return l.waitPing(ctx, "a", t.AddrB)
 }
 
-func (l *Lab) wgSet(ctx context.Context, node string, key wgtypes.Key, args ...string) error {
-	argv := append([]string{"set", l.Nodes[node].WGInterface, "listen-port", strconv.Itoa(WGPort),
+func (l *Lab) wgSet(ctx context.Context, node, ifname string, port int, key wgtypes.Key, args ...string) error {
+	argv := append([]string{"set", ifname, "listen-port", strconv.Itoa(port),
 		"private-key", "/dev/stdin"}, args...)
 	_, err := l.Target(node).RunInput(ctx, []byte(key.String()+"\n"), "wg", argv...)
 	if target.IsNotFound(err) {
@@ -364,17 +335,16 @@ func (l *Lab) waitFor(ready func() bool, pid int, what, logFile string) error {
 
 // startNode launches the node detached (setsid), so it outlives "lab up", and
 // waits for its UAPI socket.
-func (l *Lab) startNode(ctx context.Context, n *Node) error {
-	args := []string{"lab", "_node", "--interface", n.WGInterface, "--mtu", strconv.Itoa(l.Config.WGMTU)}
+func (l *Lab) startNode(ctx context.Context, n *Node, ifname string) (int, error) {
+	args := []string{"lab", "_node", "--interface", ifname, "--mtu", strconv.Itoa(l.Config.WGMTU)}
 	if l.Config.UDPBuffer > 0 {
 		args = append(args, "--udp-buffer", strconv.Itoa(l.Config.UDPBuffer))
 	}
-	pid, err := l.detach(ctx, n, "wireguard", args...)
+	pid, err := l.detach(ctx, n, ifname, args...)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	n.PID = pid
-	return l.waitFor(func() bool { _, err := os.Stat(socketPath(n.WGInterface)); return err == nil }, pid, "WireGuard node "+n.WGInterface, l.logPath(n, "wireguard"))
+	return pid, l.waitFor(func() bool { _, err := os.Stat(socketPath(ifname)); return err == nil }, pid, "WireGuard node "+ifname, l.logPath(n, ifname))
 }
 
 // ProcessRunning reports whether pid exists and is not a zombie waiting for

@@ -87,6 +87,7 @@ type Node struct {
 type Lab struct {
 	Config  Config           `json:"config"`
 	Nodes   map[string]*Node `json:"nodes"`
+	Tunnels []Tunnel         `json:"tunnels"`
 	Created time.Time        `json:"created"`
 	// Executable is the wgperf binary the nodes run; tests set it to a built binary.
 	Executable string `json:"executable"`

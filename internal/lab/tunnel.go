@@ -1,0 +1,134 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/wgperf/wgperf/internal/target"
+
+	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
+)
+
+// Tunnel is one WireGuard tunnel between A and B. Tunnel 0 is the lab's main
+// one; more (AddTunnel) give seed 003's parallel tunnels for ECMP.
+type Tunnel struct {
+	Index   int    `json:"index"`
+	Port    int    `json:"port"` // listen port on both ends
+	IfA     string `json:"if_a"`
+	IfB     string `json:"if_b"`
+	AddrA   string `json:"addr_a"`
+	AddrB   string `json:"addr_b"`
+	KeyA    string `json:"public_key_a"`
+	KeyB    string `json:"public_key_b"`
+	PIDA    int    `json:"pid_a"`
+	PIDB    int    `json:"pid_b"`
+	UplinkA string `json:"uplink_a,omitempty"` // multi-wan: A's uplink the tunnel is pinned to
+}
+
+// AddTunnel starts one more tunnel between A and B on the next port
+// (51820+k), with addresses 10.77.k.1/.2. On multi-wan, tunnel k leaves A
+// through uplink k mod 2 (a source-port policy rule), so parallel tunnels use
+// both uplinks as seed 003's bond hashing did. Routes over it are the caller's.
+func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
+	k := len(l.Tunnels)
+	suffix := ""
+	if k > 0 {
+		suffix = strconv.Itoa(k)
+	}
+	t := &Tunnel{
+		Index: k, Port: WGPort + k,
+		IfA: "wg-" + l.Config.Name + "-a" + suffix, IfB: "wg-" + l.Config.Name + "-b" + suffix,
+		AddrA: fmt.Sprintf("10.77.%d.1", k), AddrB: fmt.Sprintf("10.77.%d.2", k),
+	}
+	keyA, err := wgtypes.GeneratePrivateKey()
+	if err != nil {
+		return nil, err
+	}
+	keyB, err := wgtypes.GeneratePrivateKey()
+	if err != nil {
+		return nil, err
+	}
+	t.KeyA, t.KeyB = keyA.PublicKey().String(), keyB.PublicKey().String()
+	for _, end := range []struct {
+		node, ifname, addr string
+		pid                *int
+	}{{"a", t.IfA, t.AddrA, &t.PIDA}, {"b", t.IfB, t.AddrB, &t.PIDB}} {
+		pid, err := l.startNode(ctx, l.Nodes[end.node], end.ifname)
+		if err != nil {
+			return nil, err
+		}
+		*end.pid = pid
+		b := &builder{lab: l}
+		b.on(end.node, "ip", "addr", "add", end.addr+"/24", "dev", end.ifname)
+		b.on(end.node, "ip", "link", "set", "dev", end.ifname, "mtu", strconv.Itoa(l.Config.WGMTU), "up")
+		if err := b.run(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if l.Config.Topology == MultiWAN && k > 0 {
+		t.UplinkA = "eth0"
+		gw := primaryGW
+		if k%2 == 1 {
+			t.UplinkA, gw = "eth1", backupGW
+		}
+		table := strconv.Itoa(200 + k)
+		b := &builder{lab: l}
+		b.on("a", "ip", "route", "add", "default", "via", gw, "dev", t.UplinkA, "table", table)
+		b.on("a", "ip", "rule", "add", "ipproto", "udp", "sport", strconv.Itoa(t.Port), "lookup", table, "priority", table)
+		if err := b.run(ctx); err != nil {
+			return nil, err
+		}
+	}
+	bAllowed := t.AddrA + "/32"
+	if l.Config.LAN && k == 0 {
+		bAllowed += "," + lanNet
+	}
+	// A dials B's endpoint and keeps the tunnel alive; B learns A's address from
+	// the handshake, as a hub does with a router behind changing uplinks.
+	if err := l.wgSet(ctx, "a", t.IfA, t.Port, keyA, "peer", t.KeyB, "endpoint",
+		fmt.Sprintf("%s:%d", endpointB, t.Port), "allowed-ips", t.AddrB+"/32,"+SiteBNet, "persistent-keepalive", "25"); err != nil {
+		return nil, err
+	}
+	if err := l.wgSet(ctx, "b", t.IfB, t.Port, keyB, "peer", t.KeyA, "allowed-ips", bAllowed); err != nil {
+		return nil, err
+	}
+	if l.Config.LAN && k == 0 {
+		if _, err := l.Target("b").Run(ctx, "ip", "route", "add", lanNet, "dev", t.IfB); err != nil {
+			return nil, err
+		}
+	}
+	l.Tunnels = append(l.Tunnels, *t)
+	if err := l.waitPing(ctx, "a", t.AddrB); err != nil {
+		return nil, err
+	}
+	return t, l.save()
+}
+
+// ECMP brings the lab to n parallel tunnels and routes site B's network over
+// all of them with an equal-cost multipath route, hashing on ports (layer 4)
+// so separate TCP flows take separate tunnels (seed 003). It returns the
+// commands it ran on A, for the report.
+func (l *Lab) ECMP(ctx context.Context, n int) ([]string, error) {
+	if n < 2 {
+		return nil, fmt.Errorf("ECMP needs at least 2 tunnels, got %d", n)
+	}
+	for len(l.Tunnels) < n {
+		if _, err := l.AddTunnel(ctx); err != nil {
+			return nil, err
+		}
+	}
+	route := []string{"ip", "route", "replace", SiteBNet}
+	for _, t := range l.Tunnels[:n] {
+		route = append(route, "nexthop", "dev", t.IfA, "weight", "1")
+	}
+	steps := [][]string{{"sysctl", "-qw", "net.ipv4.fib_multipath_hash_policy=1"}, route}
+	var ran []string
+	for _, argv := range steps {
+		if _, err := l.Target("a").Run(ctx, argv[0], argv[1:]...); err != nil {
+			return ran, err
+		}
+		ran = append(ran, target.Quote(argv[0], argv[1:]...))
+	}
+	return ran, nil
+}
