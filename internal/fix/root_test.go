@@ -346,3 +346,36 @@ func crashHelper(ns, root string) int {
 	fmt.Fprintln(os.Stderr, "apply returned:", err)
 	return 1
 }
+
+// TestVerifyKeepsOnlyImprovements: a change whose after-figure is no better
+// than before is rolled back; a better one stays.
+func TestVerifyKeepsOnlyImprovements(t *testing.T) {
+	h := newLabHost(t)
+	ctx := context.Background()
+	before := h.state(t)
+	measure := func(values ...float64) Measure {
+		i := 0
+		return func(context.Context) (Measurement, error) {
+			v := values[i]
+			i++
+			return Measurement{Name: "tunnel throughput", Value: v, Unit: "Mbit/s"}, nil
+		}
+	}
+	j, err := Apply(ctx, h.env, planFor(t, h, rootActions()[:1]), ApplyOptions{Verify: measure(100, 101)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Verify == nil || j.Verify.Kept || j.State != StateRolledBack {
+		t.Fatalf("no improvement: verify %+v, state %s; want rolled back", j.Verify, j.State)
+	}
+	if h.state(t) != before {
+		t.Fatal("a change that did not help was kept")
+	}
+	j, err = Apply(ctx, h.env, planFor(t, h, rootActions()[:1]), ApplyOptions{Verify: measure(100, 150)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.Verify.Kept || j.State != StateApplied || h.state(t) == before {
+		t.Fatalf("improvement: verify %+v, state %s; want kept", j.Verify, j.State)
+	}
+}
