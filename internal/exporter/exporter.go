@@ -78,7 +78,7 @@ func (e *Exporter) Run(ctx context.Context) {
 	defer tick.Stop()
 	for {
 		if err := e.Refresh(ctx); err != nil && ctx.Err() == nil {
-			e.opts.Logf("collect %s: %v", e.target, err)
+			e.opts.Logf("%v", err) // collect names the target
 		}
 		select {
 		case <-ctx.Done():
