@@ -23,7 +23,7 @@ or default route, info otherwise.`,
 
 func runBondHashPolicy(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	if len(s.Links) == 0 {
-		return nil, missing(s, "links", "link")
+		return nil, missing(s, "links", "ip link")
 	}
 	up := uplinks(s)
 	var out []finding.Finding

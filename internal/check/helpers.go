@@ -35,6 +35,21 @@ func missing(s *facts.Snapshot, what string, keys ...string) error {
 	return skipf("%s not collected", what)
 }
 
+// noWireGuard is what a WireGuard check returns on a host without interfaces:
+// a skip when "wg show" failed, nothing when there simply is no tunnel.
+func noWireGuard(s *facts.Snapshot) error {
+	if why := noteFor(s, "wg show", "wg"); why != "" {
+		return skipf("WireGuard interfaces not collected (%s)", why)
+	}
+	return nil
+}
+
+// missingSysctl builds a skip for an absent sysctl, with the note about its
+// /proc/sys file when the collector left one.
+func missingSysctl(s *facts.Snapshot, key string) error {
+	return missing(s, key, "/proc/sys/"+strings.ReplaceAll(key, ".", "/"), "sysctl")
+}
+
 func findLink(s *facts.Snapshot, name string) *facts.Link {
 	for i := range s.Links {
 		if s.Links[i].Name == name {

@@ -258,7 +258,11 @@ func TestHandshakeStale(t *testing.T) {
 			s.WireGuard[0].Peers[0].LatestHandshake = time.Time{}
 		})},
 		{name: "Options.Now overrides the snapshot time", snap: h, opts: Options{Now: testNow.Add(time.Hour)}, want: sev(critical)},
-		{name: "no WireGuard", snap: with(t, h, func(s *facts.Snapshot) { s.WireGuard = nil }), skip: true},
+		{name: "no WireGuard on this host", snap: with(t, h, func(s *facts.Snapshot) { s.WireGuard = nil })},
+		{name: "wg show failed", snap: with(t, h, func(s *facts.Snapshot) {
+			s.WireGuard = nil
+			s.Notes = []facts.Note{{Source: "wg show", Message: "wg not installed"}}
+		}), skip: true},
 	})
 }
 
@@ -274,6 +278,9 @@ func TestUserspace(t *testing.T) {
 				t.Errorf("evidence %+v", fs[0].Evidence)
 			}
 		}},
-		{name: "no WireGuard", snap: with(t, h, func(s *facts.Snapshot) { s.WireGuard = nil }), skip: true},
+		{name: "wg show failed", snap: with(t, h, func(s *facts.Snapshot) {
+			s.WireGuard = nil
+			s.Notes = []facts.Note{{Source: "wg show", Message: "Unable to access interface: Operation not permitted"}}
+		}), skip: true},
 	})
 }

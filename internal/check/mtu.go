@@ -65,10 +65,13 @@ func limitFor(s *facts.Snapshot, iface string) (underlayLimit, bool) {
 
 func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	if len(s.WireGuard) == 0 {
-		return nil, missing(s, "WireGuard interfaces", "wg")
+		return nil, noWireGuard(s)
 	}
 	if len(s.Endpoints) == 0 {
-		return nil, missing(s, "endpoint routes", "route get", "endpoint")
+		if why := noteFor(s, "ip route get"); why != "" {
+			return nil, skipf("endpoint routes not collected (%s)", why)
+		}
+		return nil, nil // no peer has an endpoint (a server of roaming clients)
 	}
 	var out []finding.Finding
 	for _, w := range s.WireGuard {
@@ -118,7 +121,7 @@ clamp for every site-to-site tunnel.`,
 func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	fwd, ok := s.Sysctls["net.ipv4.ip_forward"]
 	if !ok {
-		return nil, missing(s, "net.ipv4.ip_forward", "sysctl")
+		return nil, missingSysctl(s, "net.ipv4.ip_forward")
 	}
 	if strings.TrimSpace(fwd) != "1" || len(s.WireGuard) == 0 {
 		return nil, nil

@@ -45,7 +45,11 @@ func TestTunnelTooLarge(t *testing.T) {
 				t.Errorf("commands %q", cmds)
 			}
 		}},
-		{name: "no endpoint routes collected", snap: with(t, h, func(s *facts.Snapshot) { s.Endpoints = nil }), skip: true},
+		{name: "no peer with an endpoint", snap: with(t, h, func(s *facts.Snapshot) { s.Endpoints = nil })},
+		{name: "endpoint routes failed", snap: with(t, h, func(s *facts.Snapshot) {
+			s.Endpoints = nil
+			s.Notes = []facts.Note{{Source: "ip route get 203.0.113.2", Message: "RTNETLINK answers: Network is unreachable"}}
+		}), skip: true},
 	})
 }
 

@@ -29,7 +29,7 @@ func runStaleEndpoint(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	}
 	if len(s.Endpoints) == 0 {
 		if len(s.WireGuard) == 0 {
-			return nil, missing(s, "WireGuard interfaces", "wg")
+			return nil, noWireGuard(s)
 		}
 		return nil, nil // no peer has an endpoint: nothing to pin
 	}

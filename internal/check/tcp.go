@@ -32,7 +32,7 @@ of this finding under the same ID.`,
 func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	cc, ok := s.Sysctls["net.ipv4.tcp_congestion_control"]
 	if !ok {
-		return nil, missing(s, "net.ipv4.tcp_congestion_control", "sysctl")
+		return nil, missingSysctl(s, "net.ipv4.tcp_congestion_control")
 	}
 	cc = strings.TrimSpace(cc)
 	if cc != "cubic" && cc != "reno" {
@@ -122,7 +122,7 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 		})
 	}
 	if seen == 0 {
-		return nil, missing(s, "net.ipv4.tcp_rmem/tcp_wmem", "sysctl")
+		return nil, missing(s, "net.ipv4.tcp_rmem/tcp_wmem", "/proc/sys/net/ipv4/tcp_", "sysctl")
 	}
 	return out, nil
 }

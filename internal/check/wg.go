@@ -28,7 +28,7 @@ simply idle (no keepalive, nothing sent since its last handshake).`,
 
 func runHandshakeStale(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 	if len(s.WireGuard) == 0 {
-		return nil, missing(s, "WireGuard interfaces", "wg")
+		return nil, noWireGuard(s)
 	}
 	now := o.now(s)
 	var out []finding.Finding
@@ -121,7 +121,7 @@ piled its packet processing onto one CPU. The kernel module (Linux >= 5.6) avoid
 
 func runUserspace(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	if len(s.WireGuard) == 0 {
-		return nil, missing(s, "WireGuard interfaces", "wg")
+		return nil, noWireGuard(s)
 	}
 	var out []finding.Finding
 	for _, w := range s.WireGuard {
