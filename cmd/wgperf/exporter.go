@@ -78,16 +78,12 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 	if err := e.Refresh(ctx); err != nil {
 		return &ExitError{Code: exitFailed, Err: err} // collect names the target
 	}
-	metrics, err := e.Handler()
-	if err != nil {
-		return &ExitError{Code: exitFailed, Err: err}
-	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--listen %s: %w", listen, err)}
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", metrics)
+	mux.Handle("/metrics", e.Handler())
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintf(w, "<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
 			"<p>Watching %s every %s. <a href=\"/metrics\">Metrics</a></p></body></html>\n", html.EscapeString(t.String()), interval)

@@ -3,21 +3,25 @@
 // Prometheus metrics, so a problem like seed 000's stale endpoint route raises
 // an alert the moment it appears instead of two months later.
 //
-// Collection and checks run in the background every interval; a scrape only
-// copies the metrics built from the latest snapshot, so it stays cheap however
-// often Prometheus asks and however slow the host is to answer.
+// Collection and checks run in the background every interval, and the metrics
+// of each collection are gathered once, when it finishes; a scrape only encodes
+// them, so it stays cheap however often Prometheus asks and however slow the
+// host is to answer.
 package exporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
@@ -40,11 +44,14 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Exporter is a prometheus.Collector over the latest collection of one host.
+// Exporter watches one host. It is a prometheus.Collector, to register in any
+// registry, and a prometheus.Gatherer whose host metrics were gathered when
+// the collection finished, which Handler serves.
 type Exporter struct {
 	target target.Target
 	opts   Options
 	latest atomic.Pointer[round]
+	self   *prometheus.Registry // the exporter's own health metrics
 
 	collections atomic.Uint64
 	failures    atomic.Uint64
@@ -52,10 +59,11 @@ type Exporter struct {
 
 // round is the outcome of one collection: the metrics it produced, or why not.
 type round struct {
-	metrics []prometheus.Metric // host metrics; nil when the collection failed
-	took    time.Duration
-	err     error
-	lastOK  time.Time // the latest successful collection, kept across failures
+	metrics  []prometheus.Metric // host metrics; nil when the collection failed
+	families []*dto.MetricFamily // metrics, gathered; read-only once stored
+	took     time.Duration
+	err      error
+	lastOK   time.Time // the latest successful collection, kept across failures
 }
 
 // New returns an Exporter for t. Nothing is collected until Refresh or Run.
@@ -69,7 +77,9 @@ func New(t target.Target, opts Options) *Exporter {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Exporter{target: t, opts: opts}
+	e := &Exporter{target: t, opts: opts, self: prometheus.NewRegistry()}
+	e.self.MustRegister(selfCollector{e})
+	return e
 }
 
 // Run collects at once and then every interval until ctx ends.
@@ -111,13 +121,39 @@ func (e *Exporter) store(snap *facts.Snapshot, res check.Result, took time.Durat
 	if prev := e.latest.Load(); prev != nil {
 		r.lastOK = prev.lastOK
 	}
-	if err != nil {
-		e.failures.Add(1)
-	} else {
+	if err == nil {
 		r.metrics = hostMetrics(snap, res)
-		r.lastOK = snap.CollectedAt
+		if r.families, err = gather(r.metrics); err != nil {
+			// hostMetrics keeps series unique; this is a bug worth seeing in the metrics.
+			r.metrics, r.err = nil, fmt.Errorf("gather metrics: %w", err)
+		} else {
+			r.lastOK = snap.CollectedAt
+		}
+	}
+	if r.err != nil {
+		e.failures.Add(1)
 	}
 	e.latest.Store(r)
+}
+
+// gather validates and sorts metrics into families, as a registry would at scrape time.
+func gather(ms []prometheus.Metric) ([]*dto.MetricFamily, error) {
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(metricSlice(ms)); err != nil {
+		return nil, err
+	}
+	return reg.Gather()
+}
+
+// metricSlice is a fixed set of metrics as a collector.
+type metricSlice []prometheus.Metric
+
+func (m metricSlice) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(m, ch) }
+
+func (m metricSlice) Collect(ch chan<- prometheus.Metric) {
+	for _, x := range m {
+		ch <- x
+	}
 }
 
 // Describe sends every descriptor the exporter can produce.
@@ -127,16 +163,46 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Collect sends the metrics of the latest collection and the exporter's own.
+// Collect sends the exporter's own metrics and those of the latest collection.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
-	r := e.latest.Load()
+	selfCollector{e}.Collect(ch)
+	if r := e.latest.Load(); r != nil {
+		for _, m := range r.metrics {
+			ch <- m
+		}
+	}
+}
+
+// Gather returns the exporter's own metrics, gathered now, with the host
+// metrics gathered when the latest collection finished.
+func (e *Exporter) Gather() ([]*dto.MetricFamily, error) {
+	own, err := e.self.Gather()
+	if r := e.latest.Load(); r != nil {
+		own = append(own, r.families...)
+	}
+	sort.Slice(own, func(i, j int) bool { return own[i].GetName() < own[j].GetName() })
+	return own, err
+}
+
+// selfCollector is the exporter's own health: did the latest collection work,
+// how long did it take, when did one last succeed.
+type selfCollector struct{ e *Exporter }
+
+func (s selfCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range selfDescs {
+		ch <- d
+	}
+}
+
+func (s selfCollector) Collect(ch chan<- prometheus.Metric) {
+	r := s.e.latest.Load()
 	success := 0.0
 	if r != nil && r.err == nil {
 		success = 1
 	}
 	ch <- prometheus.MustNewConstMetric(descCollectSuccess, prometheus.GaugeValue, success)
-	ch <- prometheus.MustNewConstMetric(descCollections, prometheus.CounterValue, float64(e.collections.Load()))
-	ch <- prometheus.MustNewConstMetric(descCollectFailures, prometheus.CounterValue, float64(e.failures.Load()))
+	ch <- prometheus.MustNewConstMetric(descCollections, prometheus.CounterValue, float64(s.e.collections.Load()))
+	ch <- prometheus.MustNewConstMetric(descCollectFailures, prometheus.CounterValue, float64(s.e.failures.Load()))
 	if r == nil {
 		return
 	}
@@ -144,25 +210,23 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	if !r.lastOK.IsZero() {
 		ch <- prometheus.MustNewConstMetric(descCollectTimestamp, prometheus.GaugeValue, unixSeconds(r.lastOK))
 	}
-	for _, m := range r.metrics {
-		ch <- m
-	}
 }
 
-// Handler serves the exporter's metrics with the exporter process's own
-// (memory, CPU, goroutines), as Prometheus expects at /metrics.
-func (e *Exporter) Handler() (http.Handler, error) {
-	reg := prometheus.NewRegistry()
-	for _, c := range []prometheus.Collector{
-		e,
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		collectors.NewGoCollector(),
-	} {
-		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("register metrics: %w", err)
-		}
-	}
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}), nil
+// Handler serves Gather with the exporter process's own metrics (memory, CPU,
+// goroutines), as Prometheus expects at /metrics.
+func (e *Exporter) Handler() http.Handler {
+	runtime := prometheus.NewRegistry()
+	runtime.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
+	// The two sets of names (go_/process_ and wgperf_) never meet, so the
+	// families can be joined without a registry re-checking every sample.
+	all := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		own, err := runtime.Gather()
+		mine, err2 := e.Gather()
+		own = append(own, mine...)
+		sort.Slice(own, func(i, j int) bool { return own[i].GetName() < own[j].GetName() })
+		return own, errors.Join(err, err2)
+	})
+	return promhttp.HandlerFor(all, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/wgperf/wgperf/internal/check"
@@ -38,16 +39,19 @@ func readFixture(t testing.TB, name string) *facts.Snapshot {
 	return s
 }
 
-// scrape gathers e through a pedantic registry (which rejects duplicate series
-// and inconsistent labels) and renders the text exposition format.
+// scrape renders what Handler serves (minus the process's own metrics) in the
+// text exposition format.
 func scrape(t testing.TB, e *Exporter) string {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(e)
-	mfs, err := reg.Gather()
+	mfs, err := e.Gather()
 	if err != nil {
 		t.Fatalf("gather: %v", err)
 	}
+	return render(t, mfs)
+}
+
+func render(t testing.TB, mfs []*dto.MetricFamily) string {
+	t.Helper()
 	var b bytes.Buffer
 	for _, mf := range mfs {
 		if _, err := expfmt.MetricFamilyToText(&b, mf); err != nil {
@@ -55,6 +59,23 @@ func scrape(t testing.TB, e *Exporter) string {
 		}
 	}
 	return b.String()
+}
+
+// The Collector (for other registries) and the pre-gathered fast path must
+// serve the same series; the pedantic registry also rejects duplicates.
+func TestCollectorMatchesGather(t *testing.T) {
+	snap := readFixture(t, "multiwan-a.json")
+	e := newLocal()
+	e.store(snap, check.Run([]*facts.Snapshot{snap}, check.Options{}), time.Second, nil)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(e)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(scrape(t, e), render(t, mfs)); diff != "" {
+		t.Errorf("Collect and Gather differ (-gather +collect):\n%s", diff)
+	}
 }
 
 // sampleValue returns the value of the sample line that starts with series.

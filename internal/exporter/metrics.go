@@ -54,13 +54,14 @@ var (
 	descCheckSkipped = desc("check_skipped", "A check that could not run on the host because the facts it needs were not collected (always 1).", "check")
 )
 
-var allDescs = []*prometheus.Desc{
-	descCollectSuccess, descCollectDuration, descCollectTimestamp, descCollections, descCollectFailures,
+var selfDescs = []*prometheus.Desc{descCollectSuccess, descCollectDuration, descCollectTimestamp, descCollections, descCollectFailures}
+
+var allDescs = append(selfDescs[:len(selfDescs):len(selfDescs)],
 	descIfaceInfo, descIfaceMTU, descPeerInfo, descHandshake, descHSAge, descRxBytes, descTxBytes,
 	descUDPRcvbuf, descUDPSndbuf, descUDPInErrors, descTCPRetrans, descTCPOutSegs,
 	descSoftnetProc, descSoftnetDrop, descSoftnetSqz,
 	descFinding, descFindings, descCheckSkipped,
-}
+)
 
 // hostMetrics turns one snapshot and its check results into const metrics.
 // It runs once per collection, so a scrape only copies the slice.
