@@ -190,3 +190,23 @@ func TestRecordedLabCases(t *testing.T) {
 	runCases(t, wgUserspace, []checkCase{{name: "lab: wireguard-go", snap: healthy, want: sev(info)}})
 	runCases(t, conntrackTunnelTracked, []checkCase{{name: "lab: conntrack loaded, no rules", snap: healthy, want: sev(info)}})
 }
+
+// The lab with 3% underlay loss and WireGuard sockets capped at 64 KiB, after a
+// 2 s TCP run (BBR, 1276 retransmissions) and a 400 Mbit/s UDP burst.
+func TestRecordedLossyLab(t *testing.T) {
+	a, b := loadSnapshot(t, "lab-loss3-udpbuf64k-a.json"), loadSnapshot(t, "lab-loss3-udpbuf64k-b.json")
+	runCases(t, udpRcvbufErrors, []checkCase{
+		{name: "lab: B's small buffers overflowed", snap: b, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+			if fs[0].Evidence[0].Value != "1307" {
+				t.Errorf("evidence %+v", fs[0].Evidence[0])
+			}
+		}},
+		{name: "lab: A sent, nothing overflowed", snap: a},
+	})
+	runCases(t, congestionControl, []checkCase{
+		{name: "lab: BBR keeps quiet despite retransmissions", snap: a},
+		{name: "lab: the same counters under CUBIC", snap: with(t, a, func(s *facts.Snapshot) {
+			s.Sysctls["net.ipv4.tcp_congestion_control"] = "cubic"
+		}), want: sev(warning)},
+	})
+}
