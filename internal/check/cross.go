@@ -7,6 +7,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // tunnelEnd is one side of a tunnel found in a snapshot.
@@ -150,8 +151,8 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 				},
 				Fixes: []finding.Fix{{
 					Description: fmt.Sprintf("Add %s's public key as a peer of %s on %s", hostName(a.snap), b.iface.Name, hostName(b.snap)),
-					Commands:    []string{fmt.Sprintf("wg set %s peer %s allowed-ips <%s's tunnel address>/32", b.iface.Name, a.iface.PublicKey, hostName(a.snap))},
-					Config:      []finding.ConfigSnippet{{Path: "/etc/wireguard/" + b.iface.Name + ".conf", Lines: []string{"[Peer]", "PublicKey = " + a.iface.PublicKey, "AllowedIPs = <tunnel address>/32"}}},
+					Commands:    []string{target.Quote("wg", "set", b.iface.Name, "peer", a.iface.PublicKey, "allowed-ips", tunnelAddress(a))},
+					Config:      []finding.ConfigSnippet{{Path: "/etc/wireguard/" + b.iface.Name + ".conf", Lines: []string{"[Peer]", "PublicKey = " + a.iface.PublicKey, "AllowedIPs = " + tunnelAddress(a)}}},
 				}},
 			})
 			continue
@@ -185,6 +186,20 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 		})
 	}
 	return out
+}
+
+// tunnelAddress is an end's own tunnel address as a host prefix, read from the
+// source address of its routes over the interface.
+func tunnelAddress(e tunnelEnd) string {
+	for _, r := range e.snap.Routes {
+		if r.Dev == e.iface.Name && r.PrefSrc != "" {
+			if familyOf(r.PrefSrc) == "inet6" {
+				return r.PrefSrc + "/128"
+			}
+			return r.PrefSrc + "/32"
+		}
+	}
+	return "<" + hostName(e.snap) + "'s tunnel address>/32"
 }
 
 func fresh(p facts.WGPeer, at time.Time) bool {

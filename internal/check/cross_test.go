@@ -89,6 +89,9 @@ func TestCrossHandshake(t *testing.T) {
 			if fs[0].Host != "ssh:site-b" || fs[0].Peer != a.WireGuard[0].PublicKey {
 				t.Errorf("finding %+v", fs[0])
 			}
+			if got := fs[0].Fixes[0].Commands[0]; got != "wg set wg0 peer AAAAaaaaAAAAaaaaAAAAaaaaAAAAaaaaAAAAaaaaAAA= allowed-ips 10.77.0.1/32" {
+				t.Errorf("command %q", got)
+			}
 		}},
 		{name: "A live, B never", snaps: []*facts.Snapshot{a, with(t, b, func(s *facts.Snapshot) {
 			s.WireGuard[0].Peers[0].LatestHandshake = time.Time{}

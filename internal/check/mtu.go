@@ -203,10 +203,8 @@ func clampCovers(s *facts.Snapshot, iface string) bool {
 		if hook != "forward" && hook != "postrouting" && hook != "prerouting" {
 			continue
 		}
-		if ifaceMatches(r.OIf, iface) && ifaceMatches(r.IIf, iface) {
-			return true // no interface match at all: covers everything
-		}
-		if (r.OIf != "" && ifaceMatches(r.OIf, iface)) || (r.IIf != "" && ifaceMatches(r.IIf, iface)) {
+		// No interface match at all covers everything; otherwise either side may name the tunnel.
+		if (r.OIf == "" && r.IIf == "") || (r.OIf != "" && ifaceMatches(r.OIf, iface)) || (r.IIf != "" && ifaceMatches(r.IIf, iface)) {
 			return true
 		}
 	}
