@@ -1,0 +1,196 @@
+package iperf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// DefaultPort is the port wgperf's iperf3 servers listen on. It is not iperf3's
+// 5201, so a server the user runs there is left alone.
+const DefaultPort = 5299
+
+// Test describes one iperf3 run.
+type Test struct {
+	Addr     string  // server address the client connects to
+	Port     int     // 0: DefaultPort
+	Seconds  int     // --time
+	Omit     int     // --omit
+	Reverse  bool    // the server sends (download)
+	Parallel int     // --parallel; 0 or 1 is a single stream
+	UDPMbit  float64 // > 0: a UDP test at this rate
+	MSS      int     // --set-mss; 0 leaves it to the kernel
+	// Congestion picks the sender's congestion control (-C); "" keeps the default.
+	Congestion string
+}
+
+// Run starts a one-off iperf3 server on server, runs the client on client and
+// returns the parsed result. The server is always stopped before Run returns.
+func Run(ctx context.Context, client, server target.Target, t Test) (*Result, error) {
+	if t.Port == 0 {
+		t.Port = DefaultPort
+	}
+	if t.Seconds <= 0 {
+		t.Seconds = 10
+	}
+	srv, err := StartServer(ctx, server, t.Port, t.Omit+t.Seconds+30)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Stop()
+	return runClient(ctx, client, server, srv, t)
+}
+
+// Server is an iperf3 -s -1 started by wgperf.
+type Server struct {
+	target target.Target
+	port   int
+	proc   *target.Process
+}
+
+// StartServer launches "iperf3 -s -1 -J" on t. It exits by itself after one
+// test, or after idleSecs without a client (so a server left on a remote host
+// by a lost ssh connection does not linger).
+func StartServer(ctx context.Context, t target.Target, port, idleSecs int) (*Server, error) {
+	if err := Check(ctx, t); err != nil {
+		return nil, err
+	}
+	// -J sends even startup errors to stdout; fold it into stderr, which Start keeps.
+	cmd := target.Quote("iperf3", "-s", "-1", "-J", "-p", strconv.Itoa(port), "--idle-timeout", strconv.Itoa(idleSecs))
+	proc, err := t.Start(ctx, "sh", "-c", "exec "+cmd+" 1>&2")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{target: t, port: port, proc: proc}
+	// A server that cannot listen exits at once; give it a moment to do so.
+	deadline := time.Now().Add(400 * time.Millisecond)
+	for time.Now().Before(deadline) && !proc.Exited() {
+		time.Sleep(25 * time.Millisecond)
+	}
+	if proc.Exited() {
+		return nil, s.startError()
+	}
+	return s, nil
+}
+
+func (s *Server) startError() error {
+	out := s.proc.Stderr()
+	msg := strings.TrimSpace(out)
+	if i := strings.Index(out, "{"); i >= 0 {
+		if _, err := Parse(strings.NewReader(out[i:])); err != nil {
+			var ie *Error
+			if errors.As(err, &ie) {
+				msg = ie.Message
+			}
+		}
+	}
+	if strings.Contains(msg, "Address already in use") {
+		return fmt.Errorf("%s: iperf3 cannot listen on port %d: it is in use (pick another with --port)", s.target, s.port)
+	}
+	if msg == "" {
+		msg = "exited at once"
+	}
+	return fmt.Errorf("%s: iperf3 server on port %d: %s", s.target, s.port, lastLine(msg))
+}
+
+// Stop ends the server if it is still running.
+func (s *Server) Stop() { _ = s.proc.Stop(2 * time.Second) }
+
+// Check reports a clear error when iperf3 is not installed on t.
+func Check(ctx context.Context, t target.Target) error {
+	_, err := t.Run(ctx, "iperf3", "--version")
+	if err == nil {
+		return nil
+	}
+	if target.IsNotFound(err) {
+		return fmt.Errorf("iperf3 is not installed on %s: install it there (apt-get install iperf3, dnf install iperf3 or opkg install iperf3)", t)
+	}
+	return err
+}
+
+// ClientArgs is the iperf3 client command line for t.
+func ClientArgs(t Test) []string {
+	port := t.Port
+	if port == 0 {
+		port = DefaultPort
+	}
+	args := []string{"-c", t.Addr, "-p", strconv.Itoa(port), "-J", "--get-server-output",
+		"-t", strconv.Itoa(t.Seconds), "--connect-timeout", "3000"}
+	if t.Omit > 0 {
+		args = append(args, "-O", strconv.Itoa(t.Omit))
+	}
+	if t.Reverse {
+		args = append(args, "-R")
+	}
+	if t.Parallel > 1 {
+		args = append(args, "-P", strconv.Itoa(t.Parallel))
+	}
+	if t.UDPMbit > 0 {
+		args = append(args, "-u", "-b", strconv.FormatFloat(t.UDPMbit, 'f', -1, 64)+"M")
+	}
+	if t.MSS > 0 {
+		args = append(args, "-M", strconv.Itoa(t.MSS))
+	}
+	if t.Congestion != "" {
+		args = append(args, "-C", t.Congestion)
+	}
+	return args
+}
+
+func runClient(ctx context.Context, client, server target.Target, srv *Server, t Test) (*Result, error) {
+	if err := Check(ctx, client); err != nil {
+		return nil, err
+	}
+	// A black hole can stall a TCP test past its end; bound it.
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(t.Omit+t.Seconds+20)*time.Second)
+	defer cancel()
+	out, runErr := client.Run(ctx, "iperf3", ClientArgs(t)...)
+	res, err := Parse(bytes.NewReader(out))
+	if err == nil {
+		return res, nil
+	}
+	var ie *Error
+	switch {
+	case errors.As(err, &ie):
+		return nil, explain(client, server, srv, t, ie.Message)
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%s: iperf3 to %s did not finish within %ds: the path stalls (a PMTUD black hole?); try wgperf mtu",
+			client, t.Addr, t.Omit+t.Seconds+20)
+	case runErr != nil:
+		return nil, runErr
+	}
+	return nil, fmt.Errorf("%s: %w", client, err)
+}
+
+// explain turns iperf3's error into a line that says what to do.
+func explain(client, server target.Target, srv *Server, t Test, msg string) error {
+	where := fmt.Sprintf("%s:%d", t.Addr, srvPort(srv, t))
+	switch {
+	case strings.Contains(msg, "Connection timed out"), strings.Contains(msg, "No route to host"),
+		strings.Contains(msg, "Network is unreachable"), strings.Contains(msg, "Connection refused"):
+		return fmt.Errorf("%s cannot reach the iperf3 server on %s at %s (%s): check the tunnel and firewall with wgperf diagnose",
+			client, server, where, lastLine(msg))
+	}
+	return fmt.Errorf("%s: iperf3 to %s: %s", client, where, lastLine(msg))
+}
+
+func srvPort(srv *Server, t Test) int {
+	if srv != nil {
+		return srv.port
+	}
+	return t.Port
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	return s
+}
