@@ -1,0 +1,188 @@
+package exporter
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+var deployDir = filepath.Join("..", "..", "deploy")
+
+func readDeploy(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(deployDir, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestAlertRules runs the rule unit tests of deploy/prometheus with promtool.
+func TestAlertRules(t *testing.T) {
+	testutil.RequireTools(t, "promtool")
+	dir, err := filepath.Abs(filepath.Join(deployDir, "prometheus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, args := range [][]string{
+		{"check", "rules", filepath.Join(dir, "alerts.yml")},
+		{"test", "rules", filepath.Join(dir, "alerts_test.yml")},
+	} {
+		if out, err := target.Local().Run(ctx, "promtool", args...); err != nil {
+			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+var metricName = regexp.MustCompile(`\bwgperf_[a-z0-9_]+`)
+
+// knownNames are the metric names the exporter can produce.
+func knownNames() map[string]bool {
+	names := map[string]bool{}
+	fq := regexp.MustCompile(`fqName: "([^"]+)"`)
+	for _, d := range allDescs {
+		names[fq.FindStringSubmatch(d.String())[1]] = true
+	}
+	return names
+}
+
+// A renamed metric must not silently break an alert or a dashboard panel.
+func TestDeployUsesExportedMetrics(t *testing.T) {
+	known := knownNames()
+	for _, f := range []string{"prometheus/alerts.yml", "prometheus/alerts_test.yml", "grafana/wgperf.json"} {
+		used := metricName.FindAllString(readDeploy(t, f), -1)
+		if len(used) == 0 {
+			t.Errorf("%s uses no wgperf metric", f)
+		}
+		for _, n := range used {
+			if !known[n] {
+				t.Errorf("%s uses %s, which the exporter does not export", f, n)
+			}
+		}
+	}
+	// Finding IDs in the rules must be real catalog IDs.
+	ids := regexp.MustCompile(`id(?:=|!~)"([^"]+)"`)
+	for _, m := range ids.FindAllStringSubmatch(readDeploy(t, "prometheus/alerts.yml"), -1) {
+		for _, id := range strings.Split(m[1], "|") {
+			if !check.InCatalog(id) {
+				t.Errorf("alerts.yml names finding %q, not in the catalog", id)
+			}
+		}
+	}
+}
+
+func TestGrafanaDashboard(t *testing.T) {
+	var d struct {
+		UID    string `json:"uid"`
+		Panels []struct {
+			ID      int    `json:"id"`
+			Title   string `json:"title"`
+			Type    string `json:"type"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+		Templating struct {
+			List []struct {
+				Name string `json:"name"`
+			} `json:"list"`
+		} `json:"templating"`
+	}
+	if err := json.Unmarshal([]byte(readDeploy(t, "grafana/wgperf.json")), &d); err != nil {
+		t.Fatalf("wgperf.json: %v", err)
+	}
+	if d.UID == "" || len(d.Panels) == 0 {
+		t.Fatal("dashboard has no uid or no panels")
+	}
+	ids := map[int]bool{}
+	for _, p := range d.Panels {
+		if ids[p.ID] {
+			t.Errorf("panel id %d repeated", p.ID)
+		}
+		ids[p.ID] = true
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, q := range p.Targets {
+			if !strings.Contains(q.Expr, `instance=~"$instance"`) {
+				t.Errorf("panel %q query %q ignores the host selector", p.Title, q.Expr)
+			}
+		}
+	}
+	vars := map[string]bool{}
+	for _, v := range d.Templating.List {
+		vars[v.Name] = true
+	}
+	if !vars["datasource"] || !vars["instance"] {
+		t.Errorf("dashboard variables %v, want datasource and instance", vars)
+	}
+}
+
+// TestSystemdUnit has systemd check the unit, pointed at a real wgperf binary.
+func TestSystemdUnit(t *testing.T) {
+	testutil.RequireTools(t, "systemd-analyze")
+	unit := strings.ReplaceAll(readDeploy(t, "systemd/wgperf-exporter.service"), "/usr/local/bin/wgperf", labtest.Binary(t))
+	path := filepath.Join(t.TempDir(), "wgperf-exporter.service")
+	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// verify prints problems on stderr but may still exit 0.
+	out, err := target.Local().Run(context.Background(), "sh", "-c", target.Quote("systemd-analyze", "verify", path)+" 2>&1")
+	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+}
+
+// TestOpenWrtInitScript runs the procd script's start_service under stubs of
+// rc.common's helpers and checks the command procd would run.
+func TestOpenWrtInitScript(t *testing.T) {
+	script, err := filepath.Abs(filepath.Join(deployDir, "openwrt", "wgperf-exporter"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stubs := `
+config_load() { :; }
+config_get() { eval "$1=\${CFG_$3:-\$4}"; }
+config_get_bool() { eval "$1=\${CFG_$3:-\$4}"; }
+procd_open_instance() { echo open; }
+procd_set_param() { echo "param $*"; }
+procd_close_instance() { echo close; }
+. "$1"
+start_service
+`
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, "param command /usr/bin/wgperf exporter --listen :9586 --interval 30s"},
+		{[]string{"CFG_listen=127.0.0.1:9100", "CFG_interval=1m"}, "param command /usr/bin/wgperf exporter --listen 127.0.0.1:9100 --interval 1m"},
+		{[]string{"CFG_enabled=0"}, ""},
+	} {
+		args := append([]string{}, tc.env...)
+		args = append(args, "sh", "-c", stubs, "sh", script)
+		out, err := target.Local().Run(context.Background(), "env", args...)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.env, err)
+		}
+		got := string(out)
+		if tc.want == "" {
+			if strings.Contains(got, "open") {
+				t.Errorf("%v: disabled exporter still starts:\n%s", tc.env, got)
+			}
+			continue
+		}
+		if !strings.Contains(got, tc.want+"\n") || !strings.Contains(got, "param respawn") {
+			t.Errorf("%v: procd calls\n%s\nwant %q and a respawn policy", tc.env, got, tc.want)
+		}
+	}
+}
