@@ -54,7 +54,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
 	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")
-	f.IntVar(&cfg.UDPBuffer, "udp-buffer", 0, "cap the WireGuard nodes' UDP socket buffers to this many bytes (0 = wireguard-go's 7 MiB)")
+	f.IntVar(&cfg.UDPBuffer, "udp-buffer", 0, "cap the WireGuard nodes' UDP socket buffers to this many bytes (0 = wireguard-go's forced 7 MiB; -1 = ask for 7 MiB and let net.core.rmem_max cap it)")
 	f.BoolVar(&cfg.LAN, "lan", false, "add a LAN host behind A that A forwards into the tunnel")
 }
 

@@ -337,7 +337,7 @@ func (l *Lab) waitFor(ready func() bool, pid int, what, logFile string) error {
 // waits for its UAPI socket.
 func (l *Lab) startNode(ctx context.Context, n *Node, ifname string) (int, error) {
 	args := []string{"lab", "_node", "--interface", ifname, "--mtu", strconv.Itoa(l.Config.WGMTU)}
-	if l.Config.UDPBuffer > 0 {
+	if l.Config.UDPBuffer != 0 {
 		args = append(args, "--udp-buffer", strconv.Itoa(l.Config.UDPBuffer))
 	}
 	pid, err := l.detach(ctx, n, ifname, args...)

@@ -64,7 +64,8 @@ type Config struct {
 	// WGMTU is the WireGuard interfaces' MTU (default 1420).
 	WGMTU int `json:"wg_mtu,omitempty"`
 	// UDPBuffer caps the WireGuard nodes' UDP socket buffers (bytes) like an
-	// implementation that keeps the system default would; 0 keeps wireguard-go's 7 MiB.
+	// implementation that keeps the system default would; 0 keeps wireguard-go's
+	// 7 MiB; UDPBufferCapped lets net.core.rmem_max/wmem_max cap them.
 	UDPBuffer int `json:"udp_buffer,omitempty"`
 	// LAN adds node "lan", a host behind A whose traffic A forwards into the tunnel.
 	LAN bool `json:"lan,omitempty"`

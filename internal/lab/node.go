@@ -24,8 +24,13 @@ type NodeOptions struct {
 	// 7 MiB buffers (SO_RCVBUFFORCE); implementations that keep the system
 	// default (seed 004's NAS: 208 KB) drop datagrams under load, and this
 	// emulates them per socket without touching the host's sysctls.
+	// UDPBufferCapped asks for 7 MiB without force instead, so the kernel caps
+	// the buffers at net.core.rmem_max/wmem_max when the socket is bound.
 	UDPBuffer int
 }
+
+// UDPBufferCapped is the UDPBuffer value for "ask for 7 MiB, get what rmem_max allows".
+const UDPBufferCapped = -1
 
 // RunNode serves one userspace WireGuard interface until SIGTERM or SIGINT. It
 // must run in its own process inside the target namespace: wireguard-go tracks
@@ -37,7 +42,7 @@ func RunNode(opts NodeOptions) error {
 	}
 	logger := device.NewLogger(device.LogLevelError, fmt.Sprintf("(%s) ", opts.Interface))
 	var bind conn.Bind = conn.NewDefaultBind()
-	if opts.UDPBuffer > 0 {
+	if opts.UDPBuffer != 0 {
 		bind = &bufferCappedBind{Bind: bind, size: opts.UDPBuffer}
 	}
 	dev := device.NewDevice(tdev, bind, logger)
@@ -109,8 +114,12 @@ func capUDPBuffers(port, size int) error {
 		if err != nil || sockaddrPort(sa) != port {
 			continue
 		}
+		ask := size / 2
+		if size == UDPBufferCapped {
+			ask = 7 << 20
+		}
 		for _, opt := range []int{unix.SO_RCVBUF, unix.SO_SNDBUF} {
-			if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, opt, size/2); err != nil {
+			if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, opt, ask); err != nil {
 				return fmt.Errorf("set socket buffer: %w", err)
 			}
 		}

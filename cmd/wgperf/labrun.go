@@ -1,0 +1,151 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/wgperf/wgperf/internal/scenario"
+)
+
+func init() {
+	labCmd.AddCommand(labRunCmd())
+}
+
+func labRunCmd() *cobra.Command {
+	var all, asJSON bool
+	var opts scenario.Options
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO... | --all",
+		Short: "Reproduce a seed case in the lab and solve it end to end",
+		Long: `lab run builds the lab, breaks it the way a seed write-up's network was broken,
+measures the tunnel against the underlay, diagnoses, applies the fix wgperf
+proposes, measures again, prints the before/after table and tears the lab down.
+
+Scenarios: ` + strings.Join(scenario.Names(), ", ") + `
+
+Persistent configuration a fix writes goes under the lab's own folder, never the
+host's /etc. Host sysctls a scenario needs (a child namespace cannot set them)
+are restored to their exact previous values. Exit status 1 when a scenario fails.`,
+		Example: `  wgperf lab run pmtud-blackhole
+  wgperf lab run --all --time 10`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var scs []scenario.Scenario
+			if all {
+				scs = scenario.Catalog
+			}
+			for _, name := range args {
+				sc, ok := scenario.Lookup(name)
+				if !ok {
+					return &ExitError{Code: exitFailed, Err: fmt.Errorf("no scenario %q (have: %s)", name, strings.Join(scenario.Names(), ", "))}
+				}
+				scs = append(scs, sc)
+			}
+			if len(scs) == 0 {
+				return &ExitError{Code: exitFailed, Err: fmt.Errorf("name a scenario or --all (have: %s)", strings.Join(scenario.Names(), ", "))}
+			}
+			if os.Geteuid() != 0 {
+				return &ExitError{Code: exitFailed, Err: fmt.Errorf("lab run needs root (network namespaces, tc, nftables)")}
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			opts.Exe = exe
+			out := cmd.OutOrStdout()
+			if !asJSON {
+				opts.Log = out
+			}
+			var results []*scenario.Result
+			failed := 0
+			for _, sc := range scs {
+				if !asJSON {
+					fmt.Fprintf(out, "== %s (seed %s): %s\n", sc.Name, sc.Seed, sc.Symptom)
+				}
+				res, err := scenario.Run(cmd.Context(), sc, opts)
+				if err != nil {
+					res.Why = err.Error()
+					res.Pass = false
+				}
+				if !res.Pass {
+					failed++
+				}
+				results = append(results, res)
+				if !asJSON {
+					verdict := "PASS"
+					if !res.Pass {
+						verdict = "FAIL: " + res.Why
+					}
+					fmt.Fprintf(out, "  %s (%.0f s)\n\n", verdict, res.Seconds)
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(map[string]any{"scenarios": results}); err != nil {
+					return err
+				}
+			} else {
+				writeScenarioTable(out, results, term.IsTerminal(int(os.Stdout.Fd())))
+			}
+			if failed > 0 {
+				return &ExitError{Code: exitWarning, Err: fmt.Errorf("%d of %d scenarios failed", failed, len(results))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "run every scenario")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")
+	cmd.Flags().IntVar(&opts.Seconds, "time", 5, "seconds per throughput measurement")
+	cmd.Flags().StringVar(&opts.LabName, "lab-name", "run", "name of the lab the scenarios build")
+	return cmd
+}
+
+// writeScenarioTable prints the summary "lab run --all" ends with.
+func writeScenarioTable(w io.Writer, results []*scenario.Result, color bool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tSYMPTOM\tFINDING\tFIX\tTUNNEL BEFORE → AFTER\tRATIO TO UNDERLAY\tSECONDS\tRESULT")
+	for _, r := range results {
+		found := "-"
+		if r.Expect != "" {
+			found = r.Expect
+			if !r.Found {
+				found += " (missed)"
+			}
+		}
+		fixDesc := "-"
+		if len(r.Fix) > 0 {
+			fixDesc = r.Fix[0]
+			if len(fixDesc) > 48 {
+				fixDesc = fixDesc[:47] + "…"
+			}
+			if len(r.Fix) > 1 {
+				fixDesc += fmt.Sprintf(" (+%d)", len(r.Fix)-1)
+			}
+		}
+		ratio := fmt.Sprintf("%.2f → %.2f", r.Before.Ratio(), r.After.Ratio())
+		if r.Scaling() > 0 && r.Scenario == "ecmp" {
+			ratio = fmt.Sprintf("scaling %.2f×", r.Scaling())
+		}
+		verdict := "pass"
+		if !r.Pass {
+			verdict = "FAIL"
+		}
+		if color {
+			if r.Pass {
+				verdict = "\033[32m" + verdict + "\033[0m"
+			} else {
+				verdict = "\033[31m" + verdict + "\033[0m"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f → %.0f Mbit/s\t%s\t%.0f\t%s\n", r.Scenario, r.Symptom, found, fixDesc,
+			r.Before.Tunnel, r.After.Tunnel, ratio, r.Seconds, verdict)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,165 @@
+// Package scenario reproduces the seed investigations in the lab and solves
+// them end to end: build the lab, break it the way the seed's network was
+// broken, measure, diagnose, apply the fix wgperf proposes, measure again.
+//
+// A scenario is data (the lab, the breakage, the finding it must produce), so
+// adding one is a few lines in Catalog; Run does the rest.
+package scenario
+
+import "github.com/wgperf/wgperf/internal/lab"
+
+// Command runs on one lab node.
+type Command struct {
+	Node string
+	Argv []string
+}
+
+// on is shorthand for a Command.
+func on(node string, argv ...string) Command { return Command{Node: node, Argv: argv} }
+
+// Probe names an active measurement a scenario needs before the checks can see
+// the problem (passive facts alone cannot prove a black hole).
+type Probe string
+
+const (
+	ProbeMTU       Probe = "mtu"        // path MTU search and MSS stepping from A to B
+	ProbeICMPBurst Probe = "icmp-burst" // seed 000's one-shot vs persistent pings from A
+	ProbeFlows     Probe = "flows"      // many short connections from A to B
+)
+
+// Scenario is one seed case in the lab.
+type Scenario struct {
+	Name    string
+	Seed    string // which write-up in shared/seeds it reproduces
+	Symptom string // what a user would notice
+	Lab     lab.Config
+	// HostSysctls are initial-namespace values the case needs (child namespaces
+	// mirror or cannot set them); Run sets them and restores the exact old values.
+	HostSysctls map[string]string
+	Break       []Command // run after the lab is up: the pathology
+	Probes      []Probe
+	// Expect is the finding ID that must be reported ("" for none: healthy, ecmp).
+	Expect string
+	// Also lists IDs the breakage legitimately causes besides Expect.
+	Also []string
+	// Client is the node the tunnel measurement starts from (default "a").
+	Client string
+	// AfterFix runs after the fix, for what a user does by hand once the fix is
+	// in (e.g. restarting a service so it picks up new socket limits).
+	AfterFix []Command
+	// ECMP, when > 1, is the number of tunnels the fix spreads flows over (seed
+	// 003); the measurement uses parallel streams to site B's network.
+	ECMP int
+	// MinRatio is the after-fix tunnel/underlay ratio the scenario must reach
+	// (default 0.9); MinScaling applies to ECMP instead.
+	MinRatio   float64
+	MinScaling float64
+}
+
+// Catalog lists the scenarios in the order "lab run --all" runs them.
+var Catalog = []Scenario{
+	{
+		Name: "healthy", Seed: "002",
+		Symptom: "none: a correctly tuned tunnel",
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}},
+	},
+	{
+		Name: "pmtud-blackhole", Seed: "001",
+		Symptom: "ssh works, bulk TCP through the tunnel stalls",
+		// A 1400-byte hop mid-path whose router drops ICMP frag-needed.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true},
+		Probes: []Probe{ProbeMTU},
+		Expect: "mtu.pmtud-blackhole",
+		// B sits on the narrow link and can see it locally.
+		Also: []string{"mtu.tunnel-too-large"},
+	},
+	{
+		Name: "mtu-fragmentation", Seed: "004",
+		Symptom: "tunnel well below the link, every large packet fragmented",
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500},
+		Expect:  "mtu.tunnel-too-large",
+	},
+	{
+		Name: "udp-rcvbuf", Seed: "004",
+		Symptom: "receiver drops WireGuard datagrams under load",
+		// The NAS's implementation asks for big buffers without SO_RCVBUFFORCE,
+		// so the kernel caps them at rmem_max: emulated per socket on the nodes,
+		// with the host's rmem_max at the 208 KiB default (restored afterwards).
+		Lab:         lab.Config{Underlay: lab.Shape{RateMbit: 600}, UDPBuffer: lab.UDPBufferCapped},
+		HostSysctls: map[string]string{"net.core.rmem_max": "212992", "net.core.wmem_max": "212992"},
+		Expect:      "udp.rcvbuf-errors",
+		// A new rmem_max only reaches sockets opened after it: restart the tunnel.
+		AfterFix: []Command{on("b", "wgperf-restart-wireguard")},
+	},
+	{
+		Name: "stale-endpoint-route", Seed: "000",
+		Symptom: "tunnel crawls on the backup uplink while the fiber is up",
+		Lab:     lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
+		// netifd's host route, created while the primary was down, never re-evaluated.
+		Break:  []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1", "proto", "static", "metric", "20")},
+		Expect: "route.stale-endpoint",
+		// Pushing the tunnel into the 20 Mbit/s modem queue makes A's sends fail
+		// with ENOBUFS (Udp SndbufErrors): a true consequence of the stale route.
+		Also: []string{"udp.rcvbuf-errors", "throughput.tunnel-ratio"},
+	},
+	{
+		Name: "icmp-ratelimit", Seed: "000",
+		Symptom: "health-check pings fail now and then on a link with no loss",
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}, ICMPLimit: 25},
+		Probes:  []Probe{ProbeICMPBurst},
+		Expect:  "icmp.ratelimit-drops",
+	},
+	{
+		Name: "lossy-cubic", Seed: "002",
+		Symptom: "1% loss on a 20 ms path cuts CUBIC to a crawl",
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200, LossPct: 1, DelayMs: 10}},
+		// A child namespace may only pick algorithms the host allows.
+		HostSysctls: map[string]string{"net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
+		Break:       []Command{on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic")},
+		Expect:      "tcp.congestion-control",
+	},
+	{
+		Name: "conntrack-full", Seed: "002",
+		Symptom: "new connections through the hub time out under many flows",
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}},
+		// nf_conntrack_max can only be set in the initial namespace.
+		HostSysctls: map[string]string{"net.netfilter.nf_conntrack_max": "256"},
+		Break:       []Command{on("b", "nft", "add table inet hub; add chain inet hub input { type filter hook input priority 0; ct state established,related accept; }")},
+		Probes:      []Probe{ProbeFlows},
+		Expect:      "conntrack.table-pressure",
+	},
+	{
+		Name: "mss-clamp-missing", Seed: "001",
+		Symptom: "LAN hosts stall through the gateway's tunnel; the gateway itself is fine",
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}, LAN: true},
+		// ICMP is blocked site-wide, so the LAN host never learns the tunnel's MTU.
+		Break:  []Command{on("a", "nft", "add table inet site; add chain inet site out { type filter hook output priority 0; icmp type destination-unreachable drop; }")},
+		Expect: "mtu.mss-clamp-missing",
+		Client: "lan",
+	},
+	{
+		Name: "ecmp", Seed: "003",
+		Symptom: "one tunnel cannot use the second uplink",
+		Lab:     lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 100}, Backup: lab.Shape{RateMbit: 100}},
+		ECMP:    2, MinScaling: 1.7,
+	},
+}
+
+// Lookup finds a scenario by name.
+func Lookup(name string) (Scenario, bool) {
+	for _, s := range Catalog {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scenario{}, false
+}
+
+// Names lists the catalog's scenario names.
+func Names() []string {
+	names := make([]string, len(Catalog))
+	for i, s := range Catalog {
+		names[i] = s.Name
+	}
+	return names
+}

@@ -1,0 +1,399 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Options tune a run.
+type Options struct {
+	Exe     string        // the wgperf binary lab nodes run
+	LabName string        // default "run"
+	Seconds int           // length of each throughput measurement (default 5)
+	Log     io.Writer     // progress lines; nil for none
+	Timeout time.Duration // bound on the whole scenario (default 4 minutes)
+}
+
+// Measurement is one before or after figure pair, in Mbit/s.
+type Measurement struct {
+	Tunnel   float64 `json:"tunnel_mbit"`
+	Underlay float64 `json:"underlay_mbit"`
+}
+
+// Ratio is tunnel/underlay, 0 when the underlay was not measured.
+func (m Measurement) Ratio() float64 {
+	if m.Underlay <= 0 {
+		return 0
+	}
+	return m.Tunnel / m.Underlay
+}
+
+// Result is what happened in one scenario.
+type Result struct {
+	Scenario string            `json:"scenario"`
+	Seed     string            `json:"seed"`
+	Symptom  string            `json:"symptom"`
+	Expect   string            `json:"expect,omitempty"`
+	Found    bool              `json:"found"` // Expect was reported (true when nothing was expected and nothing unexpected was)
+	Findings []finding.Finding `json:"findings"`
+	// Unexpected lists warning or critical findings the scenario did not cause on purpose.
+	Unexpected []string      `json:"unexpected,omitempty"`
+	Fix        []string      `json:"fix,omitempty"` // commands applied
+	Before     Measurement   `json:"before"`
+	After      Measurement   `json:"after"`
+	Probes     []ProbeResult `json:"probes,omitempty"`
+	Seconds    float64       `json:"seconds"`
+	Pass       bool          `json:"pass"`
+	Why        string        `json:"why,omitempty"` // why it did not pass
+}
+
+// ProbeResult is the headline of an active probe, for the story.
+type ProbeResult struct {
+	Probe   Probe  `json:"probe"`
+	Summary string `json:"summary"`
+}
+
+// Scaling is after/before tunnel throughput (ECMP).
+func (r *Result) Scaling() float64 {
+	if r.Before.Tunnel <= 0 {
+		return 0
+	}
+	return r.After.Tunnel / r.Before.Tunnel
+}
+
+// runner carries one scenario's state through its steps.
+type runner struct {
+	sc   Scenario
+	opts Options
+	lab  *lab.Lab
+	res  *Result
+	root string // config root for fixes: the lab's own folder, never the host's /etc
+}
+
+func (r *runner) logf(format string, args ...any) {
+	if r.opts.Log != nil {
+		fmt.Fprintf(r.opts.Log, "  "+format+"\n", args...)
+	}
+}
+
+// Run plays one scenario: lab up, break, measure, diagnose, fix, measure, lab
+// down. The lab and any host sysctl it changed are restored however it ends.
+func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
+	if opts.LabName == "" {
+		opts.LabName = "run"
+	}
+	if opts.Seconds == 0 {
+		opts.Seconds = 5
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 4 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	start := time.Now()
+	r := &runner{sc: sc, opts: opts, res: &Result{Scenario: sc.Name, Seed: sc.Seed, Symptom: sc.Symptom, Expect: sc.Expect}}
+	defer func() { r.res.Seconds = time.Since(start).Seconds() }()
+
+	restore, err := setHostSysctls(ctx, sc.HostSysctls)
+	defer restore()
+	if err != nil {
+		return r.res, err
+	}
+	cfg := sc.Lab
+	cfg.Name = opts.LabName
+	r.logf("lab up: %s", describeLab(cfg))
+	if r.lab, err = lab.Up(ctx, cfg, opts.Exe); err != nil {
+		return r.res, err
+	}
+	defer lab.Down(context.WithoutCancel(ctx), cfg.Name)
+	r.root = filepath.Join(lab.StateDir, cfg.Name, "root")
+
+	srv, err := r.lab.Target("b").Start(ctx, "iperf3", "-s")
+	if err != nil {
+		return r.res, err
+	}
+	defer srv.Stop(time.Second)
+	time.Sleep(200 * time.Millisecond) // let the server listen
+	// The link under the tunnel is measured before the breakage: a stale route
+	// slows the underlay to the same endpoint too, and would hide the loss.
+	if r.res.Before.Underlay, err = r.measureUnderlay(ctx); err != nil {
+		return r.res, err
+	}
+	for _, c := range sc.Break {
+		r.logf("break: %s: %s", c.Node, strings.Join(c.Argv, " "))
+		if err := r.exec(ctx, c); err != nil {
+			return r.res, fmt.Errorf("break: %w", err)
+		}
+	}
+	if r.res.Before.Tunnel, err = r.measureTunnel(ctx); err != nil {
+		return r.res, err
+	}
+	r.logf("before: tunnel %.1f Mbit/s, underlay %.1f Mbit/s", r.res.Before.Tunnel, r.res.Before.Underlay)
+
+	if err := r.diagnose(ctx); err != nil {
+		return r.res, err
+	}
+	if err := r.fix(ctx); err != nil {
+		return r.res, err
+	}
+	if r.res.After.Tunnel, err = r.measureTunnel(ctx); err != nil {
+		return r.res, err
+	}
+	if r.res.After.Underlay, err = r.measureUnderlay(ctx); err != nil {
+		return r.res, err
+	}
+	r.logf("after:  tunnel %.1f Mbit/s, underlay %.1f Mbit/s", r.res.After.Tunnel, r.res.After.Underlay)
+	r.judge()
+	return r.res, nil
+}
+
+// exec runs a scenario command, expanding {wg} to the node's WireGuard interface.
+func (r *runner) exec(ctx context.Context, c Command) error {
+	argv := slices.Clone(c.Argv)
+	for i, a := range argv {
+		argv[i] = strings.ReplaceAll(a, "{wg}", r.lab.WGInterface(c.Node))
+	}
+	_, err := r.lab.Target(c.Node).Run(ctx, argv[0], argv[1:]...)
+	return err
+}
+
+// diagnose runs the probes the scenario needs, then every passive check on the
+// tunnel ends (and the LAN host when there is one).
+func (r *runner) diagnose(ctx context.Context) error {
+	var probeFindings []finding.Finding
+	for _, p := range r.sc.Probes {
+		fs, summary, err := r.probe(ctx, p)
+		if err != nil {
+			return fmt.Errorf("probe %s: %w", p, err)
+		}
+		r.res.Probes = append(r.res.Probes, ProbeResult{p, summary})
+		r.logf("probe %s: %s", p, summary)
+		probeFindings = append(probeFindings, fs...)
+	}
+	var snaps []*facts.Snapshot
+	for _, node := range []string{"a", "b"} {
+		s, err := collect.Collect(ctx, r.lab.Target(node), collect.Options{})
+		if err != nil {
+			return err
+		}
+		snaps = append(snaps, s)
+	}
+	res := check.Run(snaps, check.Options{})
+	r.res.Findings = append(probeFindings, res.Findings...)
+	finding.Sort(r.res.Findings)
+	for _, f := range r.res.Findings {
+		switch {
+		case f.ID == r.sc.Expect:
+			r.res.Found = true
+			r.logf("found %s on %s: %s", f.ID, f.Host, f.Title)
+			for _, e := range f.Evidence {
+				r.logf("  evidence: %s %s = %s (threshold %s)", e.Source, e.Key, e.Value, e.Threshold)
+			}
+		case f.Severity >= finding.Warning && !slices.Contains(r.sc.Also, f.ID):
+			r.res.Unexpected = append(r.res.Unexpected, f.ID+" on "+f.Host)
+		}
+	}
+	if r.sc.Expect == "" {
+		r.res.Found = len(r.res.Unexpected) == 0
+	}
+	return nil
+}
+
+// fix applies the remedy wgperf proposes for the expected finding on every host
+// that reported it, the way "wgperf fix --only ID --apply" does, with the
+// persistent config written under the lab's folder instead of the host's /etc.
+func (r *runner) fix(ctx context.Context) error {
+	if r.sc.ECMP > 1 {
+		ran, err := r.lab.ECMP(ctx, r.sc.ECMP)
+		r.res.Fix = ran
+		for _, c := range ran {
+			r.logf("fix: a: %s", c)
+		}
+		return err
+	}
+	if r.sc.Expect == "" || !r.res.Found {
+		return nil
+	}
+	byHost := map[string][]finding.Finding{}
+	var hosts []string
+	for _, f := range r.res.Findings {
+		if f.ID != r.sc.Expect {
+			continue
+		}
+		if _, ok := byHost[f.Host]; !ok {
+			hosts = append(hosts, f.Host)
+		}
+		byHost[f.Host] = append(byHost[f.Host], f)
+	}
+	for _, host := range hosts {
+		t, err := target.Parse(host)
+		if err != nil {
+			return err
+		}
+		items, manual, err := fix.Select(byHost[host], []string{r.sc.Expect})
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			return fmt.Errorf("no automatic fix for %s on %s", r.sc.Expect, host)
+		}
+		t = r.fixTarget(t, items)
+		env, err := fix.Detect(ctx, t, r.root)
+		if err != nil {
+			return err
+		}
+		plan, err := fix.MakePlan(ctx, env, items, manual)
+		if err != nil {
+			return err
+		}
+		for _, it := range plan.Items {
+			for _, c := range it.Step.Commands {
+				r.res.Fix = append(r.res.Fix, c)
+				r.logf("fix: %s: %s", t, c)
+			}
+		}
+		if _, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{}); err != nil {
+			return err
+		}
+	}
+	for _, c := range r.sc.AfterFix {
+		r.logf("then: %s: %s", c.Node, strings.Join(c.Argv, " "))
+		if err := r.exec(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fixTarget sends sysctls that a child namespace only mirrors (net.core.rmem_*,
+// nf_conntrack_max) to the initial namespace, where a real host would set them.
+// Run restores those values afterwards.
+func (r *runner) fixTarget(t target.Target, items []fix.Item) target.Target {
+	for _, it := range items {
+		key := it.Action.Params["key"]
+		if it.Action.Kind == finding.ActSysctl && (strings.HasPrefix(key, "net.core.") || key == "net.netfilter.nf_conntrack_max") {
+			if _, tracked := r.sc.HostSysctls[key]; tracked {
+				return target.Local()
+			}
+		}
+	}
+	return t
+}
+
+// judge decides whether the scenario proved its case.
+func (r *runner) judge() {
+	res := r.res
+	var why []string
+	if !res.Found {
+		if r.sc.Expect != "" {
+			why = append(why, r.sc.Expect+" not reported")
+		}
+	}
+	if len(res.Unexpected) > 0 {
+		why = append(why, "unexpected: "+strings.Join(res.Unexpected, ", "))
+	}
+	if r.sc.ECMP > 1 {
+		if s := res.Scaling(); s < r.sc.MinScaling {
+			why = append(why, fmt.Sprintf("ECMP scaling %.2fx < %.2fx", s, r.sc.MinScaling))
+		}
+	} else {
+		min := r.sc.MinRatio
+		if min == 0 {
+			min = 0.9
+		}
+		if ratio := res.After.Ratio(); ratio < min {
+			why = append(why, fmt.Sprintf("after-fix ratio %.2f < %.2f", ratio, min))
+		}
+	}
+	res.Pass = len(why) == 0
+	res.Why = strings.Join(why, "; ")
+}
+
+// setHostSysctls sets initial-namespace sysctls and returns a func that puts
+// back the exact previous values.
+func setHostSysctls(ctx context.Context, want map[string]string) (func(), error) {
+	host := target.Local()
+	old := map[string]string{}
+	restore := func() {
+		for k, v := range old {
+			_ = host.WriteFile(context.WithoutCancel(ctx), sysctlPath(k), []byte(v+"\n"), 0o644)
+		}
+	}
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b, err := os.ReadFile(sysctlPath(k))
+		if err != nil {
+			return restore, fmt.Errorf("host sysctl %s: %w", k, err)
+		}
+		old[k] = strings.TrimSpace(string(b))
+		if err := os.WriteFile(sysctlPath(k), []byte(want[k]+"\n"), 0o644); err != nil {
+			return restore, fmt.Errorf("host sysctl %s=%s: %w", k, want[k], err)
+		}
+	}
+	return restore, nil
+}
+
+func sysctlPath(key string) string {
+	return filepath.Join("/proc/sys", strings.ReplaceAll(key, ".", "/"))
+}
+
+func describeLab(c lab.Config) string {
+	parts := []string{string(orDefault(c.Topology, lab.SiteToSite))}
+	if c.Underlay.RateMbit > 0 {
+		parts = append(parts, fmt.Sprintf("%d Mbit/s", c.Underlay.RateMbit))
+	}
+	if c.Topology == lab.MultiWAN {
+		parts = append(parts, fmt.Sprintf("backup %d Mbit/s", c.Backup.RateMbit))
+	}
+	if c.Underlay.LossPct > 0 {
+		parts = append(parts, fmt.Sprintf("%d%% UDP loss", c.Underlay.LossPct))
+	}
+	if c.Underlay.DelayMs > 0 {
+		parts = append(parts, fmt.Sprintf("+%d ms each way", c.Underlay.DelayMs))
+	}
+	if c.PathMTU > 0 {
+		parts = append(parts, fmt.Sprintf("path MTU %d", c.PathMTU))
+	}
+	if c.DropFragNeeded {
+		parts = append(parts, "frag-needed dropped")
+	}
+	if c.WGMTU > 0 {
+		parts = append(parts, fmt.Sprintf("WireGuard MTU %d", c.WGMTU))
+	}
+	if c.ICMPLimit > 0 {
+		parts = append(parts, fmt.Sprintf("ICMP limit %d/s", c.ICMPLimit))
+	}
+	if c.LAN {
+		parts = append(parts, "LAN host behind A")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orDefault[T comparable](v, d T) T {
+	var zero T
+	if v == zero {
+		return d
+	}
+	return v
+}
+
+var errNoProbe = errors.New("probe not available")
