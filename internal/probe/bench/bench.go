@@ -1,0 +1,137 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Config is one bench between two hosts.
+type Config struct {
+	Client, Server target.Target
+	// TunnelAddr is the server's WireGuard address; UnderlayAddr its address
+	// under the tunnel ("" skips the underlay runs and the ratio).
+	TunnelAddr, UnderlayAddr         string
+	ClientInterface, ServerInterface string // for fixes; may be ""
+	Parallel                         int    // streams of the parallel runs; < 2 skips them
+	Omit, Seconds                    int
+	Quick                            bool    // single stream only, short runs
+	UDPMbit                          float64 // > 0 adds seed 001's UDP control runs
+	Hops                             int     // WireGuard hops between client and server (expectation 50% when > 1)
+	Port                             int
+	Progress                         io.Writer // nil: quiet
+}
+
+// Plan lists the runs of a bench, tunnel and underlay side by side so both see
+// the same conditions. It is pure.
+func Plan(c Config) []Spec {
+	streams := []int{1}
+	if c.Parallel > 1 && !c.Quick {
+		streams = append(streams, c.Parallel)
+	}
+	paths := []string{PathTunnel}
+	if c.UnderlayAddr != "" {
+		paths = append(paths, PathUnderlay)
+	}
+	var out []Spec
+	for _, dir := range []string{Upload, Download} {
+		for _, n := range streams {
+			for _, p := range paths {
+				out = append(out, Spec{Path: p, Direction: dir, Streams: n})
+			}
+		}
+	}
+	if c.UDPMbit > 0 {
+		for _, dir := range []string{Upload, Download} {
+			out = append(out, Spec{Path: PathTunnel, Direction: dir, Streams: 1, UDPMbit: c.UDPMbit})
+		}
+	}
+	return out
+}
+
+// Normalize fills in defaults: 10 s runs after 3 s of warm-up, 4 parallel
+// streams; --quick makes them 3 s after 1 s.
+func (c *Config) Normalize() {
+	if c.Quick {
+		if c.Omit == 0 {
+			c.Omit = 1
+		}
+		if c.Seconds == 0 {
+			c.Seconds = 3
+		}
+	}
+	if c.Omit == 0 {
+		c.Omit = 3
+	}
+	if c.Seconds == 0 {
+		c.Seconds = 10
+	}
+	if c.Parallel == 0 {
+		c.Parallel = 4
+	}
+	if c.Hops == 0 {
+		c.Hops = 1
+	}
+}
+
+// Measure runs every planned test, then analyses them. A run that fails
+// because the server cannot be reached ends the bench with that error; the
+// report so far is returned with it.
+func Measure(ctx context.Context, c Config) (*Report, error) {
+	c.Normalize()
+	start := time.Now()
+	rep := &Report{Client: c.Client.String(), Server: c.Server.String(), TunnelAddr: c.TunnelAddr, UnderlayAddr: c.UnderlayAddr,
+		ClientInterface: c.ClientInterface, ServerInterface: c.ServerInterface, Hops: c.Hops, Omit: c.Omit, Seconds: c.Seconds}
+	for _, t := range []target.Target{c.Client, c.Server} {
+		if err := iperf.Check(ctx, t); err != nil {
+			return rep, err
+		}
+	}
+	plan := Plan(c)
+	for i, spec := range plan {
+		if c.Progress != nil {
+			fmt.Fprintf(c.Progress, "[%d/%d] %s (%ds)... ", i+1, len(plan), spec, c.Omit+c.Seconds)
+		}
+		run, err := measure(ctx, c, spec)
+		if err != nil {
+			if c.Progress != nil {
+				fmt.Fprintln(c.Progress, "failed")
+			}
+			rep.Elapsed = time.Since(start).Seconds()
+			return rep, err
+		}
+		if c.Progress != nil {
+			fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", run.Result.Mbit())
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+	Analyze(rep)
+	rep.Elapsed = time.Since(start).Seconds()
+	return rep, nil
+}
+
+func measure(ctx context.Context, c Config, spec Spec) (Run, error) {
+	addr := c.TunnelAddr
+	if spec.Path == PathUnderlay {
+		addr = c.UnderlayAddr
+	}
+	run := Run{Spec: spec, Addr: addr}
+	test := iperf.Test{Addr: addr, Port: c.Port, Seconds: c.Seconds, Omit: c.Omit, Reverse: spec.Direction == Download,
+		Parallel: spec.Streams, UDPMbit: spec.UDPMbit}
+	if spec.UDPMbit > 0 {
+		test.Omit = 0 // UDP has no window to warm up
+	}
+	cBefore, sBefore := TakeSample(ctx, c.Client), TakeSample(ctx, c.Server)
+	res, err := iperf.Run(ctx, c.Client, c.Server, test)
+	if err != nil {
+		return run, err
+	}
+	run.Result = res
+	run.Client = Delta(c.Client.String(), cBefore, TakeSample(ctx, c.Client))
+	run.Server = Delta(c.Server.String(), sBefore, TakeSample(ctx, c.Server))
+	return run, nil
+}

@@ -1,0 +1,307 @@
+package bench
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+)
+
+func testdata(parts ...string) string {
+	return filepath.Join(append([]string{"..", "..", "..", "testdata", "probe"}, parts...)...)
+}
+
+// recorded loads an iperf3 -J file recorded between two namespaces shaped to 200 Mbit/s.
+func recorded(t *testing.T, name string) *iperf.Result {
+	t.Helper()
+	b, err := os.ReadFile(testdata("iperf", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := iperf.Parse(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// synthetic builds a result from per-second rates (for shapes no recording has).
+func synthetic(mbit ...float64) *iperf.Result {
+	r := &iperf.Result{Protocol: "tcp", Streams: 1, Congestion: "bbr"}
+	var sum float64
+	for i, m := range mbit {
+		r.Intervals = append(r.Intervals, iperf.Interval{Start: float64(i), End: float64(i + 1), Mbit: m, Cwnd: []int64{200000}})
+		sum += m
+	}
+	r.SentMbit, r.ReceivedMbit = sum/float64(len(mbit)), sum/float64(len(mbit))
+	return r
+}
+
+func run(path, dir string, streams int, res *iperf.Result) Run {
+	return Run{Spec: Spec{Path: path, Direction: dir, Streams: streams}, Result: res,
+		Client: HostDelta{Host: "netns:a", CPUBusy: []float64{40, 30}}, Server: HostDelta{Host: "netns:b", CPUBusy: []float64{35, 30}}}
+}
+
+func report(runs ...Run) *Report {
+	return &Report{Client: "netns:a", Server: "netns:b", ClientInterface: "wg-a", ServerInterface: "wg-b", Hops: 1, Runs: runs}
+}
+
+func ids(fs []finding.Finding) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Severity.String()+" "+f.ID+"@"+f.Host)
+	}
+	return strings.Join(out, ", ")
+}
+
+func TestAnalyze(t *testing.T) {
+	healthy, lossy := "tcp-upload.json", "tcp-lossy-cubic.json"
+	tests := []struct {
+		name  string
+		rep   func(t *testing.T) *Report
+		want  string // ids() of the findings
+		check func(t *testing.T, r *Report)
+	}{
+		{
+			name: "healthy: tunnel equals underlay",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Upload, 1, recorded(t, healthy)), run(PathUnderlay, Upload, 1, recorded(t, healthy)),
+					run(PathTunnel, Download, 1, recorded(t, "tcp-reverse.json")), run(PathUnderlay, Download, 1, recorded(t, "tcp-reverse.json")),
+					run(PathTunnel, Upload, 4, recorded(t, "tcp-parallel.json")), run(PathUnderlay, Upload, 4, recorded(t, "tcp-parallel.json")))
+			},
+			want: "",
+			check: func(t *testing.T, r *Report) {
+				if len(r.Cells) != 3 {
+					t.Fatalf("cells = %+v, want 3", r.Cells)
+				}
+				for _, c := range r.Cells {
+					if !c.OK || c.Ratio < 0.99 || c.Ratio > 1.01 {
+						t.Errorf("cell %+v: want ratio 1 and ok", c)
+					}
+				}
+				if s := r.Runs[4].Stats; s.CwndMin <= 0 || s.CwndMin > s.CwndMedian || s.CwndMedian > s.CwndMax || s.CV > 0.1 {
+					t.Errorf("parallel stats %+v: want ordered cwnd and a steady rate", s)
+				}
+			},
+		},
+		{
+			name: "lossy CUBIC tunnel: ratio critical and congestion control",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Upload, 1, recorded(t, lossy)), run(PathUnderlay, Upload, 1, recorded(t, healthy)))
+			},
+			want: "critical throughput.tunnel-ratio@netns:a, warning tcp.congestion-control@netns:a",
+			check: func(t *testing.T, r *Report) {
+				f := r.Findings[0]
+				if f.Interface != "wg-a" || !strings.Contains(f.Title, "32%") {
+					t.Errorf("ratio finding %q on %q", f.Title, f.Interface)
+				}
+				cc := r.Findings[1]
+				if cc.Fixes[0].Action == nil || cc.Fixes[0].Action.Kind != finding.ActCongestion || cc.Fixes[0].Action.Params["algorithm"] != "bbr" {
+					t.Errorf("congestion fix %+v", cc.Fixes[0])
+				}
+			},
+		},
+		{
+			name: "multi-hop expectation is 50%",
+			rep: func(t *testing.T) *Report {
+				slow := synthetic(100, 101, 99, 100)
+				r := report(run(PathTunnel, Upload, 1, slow), run(PathUnderlay, Upload, 1, recorded(t, healthy)))
+				r.Hops = 2
+				return r
+			},
+			want: "",
+		},
+		{
+			name: "reverse CUBIC loss: the server is the sender",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Download, 1, recorded(t, "tcp-reverse-lossy-cubic.json")))
+			},
+			want: "warning tcp.congestion-control@netns:b",
+		},
+		{
+			name: "download far slower than upload",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Upload, 1, recorded(t, healthy)), run(PathTunnel, Download, 1, synthetic(20, 21, 19)))
+			},
+			want: "warning throughput.asymmetric@netns:b",
+			check: func(t *testing.T, r *Report) {
+				if !strings.Contains(r.Findings[0].Fixes[0].Commands[0], "wgperf mtu --client netns:b --server netns:a") {
+					t.Errorf("asymmetry fix should probe the slow direction: %v", r.Findings[0].Fixes[0].Commands)
+				}
+			},
+		},
+		{
+			name: "asymmetric underlay too: the link, not the tunnel",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Upload, 1, recorded(t, healthy)), run(PathTunnel, Download, 1, synthetic(20, 21, 19)),
+					run(PathUnderlay, Upload, 1, recorded(t, healthy)), run(PathUnderlay, Download, 1, synthetic(21, 22, 20)))
+			},
+			want: "",
+		},
+		{
+			name: "seed 004 oscillation between 180 and 90",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Upload, 1, synthetic(180, 175, 90, 95, 170, 180, 92, 88, 176, 181)))
+			},
+			want: "warning throughput.oscillation@netns:a",
+			check: func(t *testing.T, r *Report) {
+				f := r.Findings[0]
+				var tbf *finding.Action
+				for _, fx := range f.Fixes {
+					if fx.Action != nil {
+						tbf = fx.Action
+					}
+				}
+				if tbf == nil || tbf.Kind != finding.ActTBFCap || tbf.Params["device"] != "wg-a" || tbf.Params["rate"] != "120mbit" {
+					t.Errorf("tbf fix = %+v, want wg-a at 120mbit", tbf)
+				}
+			},
+		},
+		{
+			name: "noisy but no collapse is not oscillation",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Upload, 1, synthetic(150, 170, 140, 180, 160, 150, 175, 145)))
+			},
+			want: "",
+		},
+		{
+			name: "UDP receive buffer drops and a saturated CPU during a tunnel run",
+			rep: func(t *testing.T) *Report {
+				r := run(PathTunnel, Upload, 1, recorded(t, healthy))
+				r.Server.UDPRcvbufErrors = 9312
+				r.Client.CPUBusy = []float64{97, 20}
+				u := run(PathUnderlay, Upload, 1, recorded(t, healthy))
+				u.Server.UDPRcvbufErrors = 5 // underlay runs are not the tunnel's doing
+				return report(r, u)
+			},
+			want: "warning cpu.saturated@netns:a, warning udp.rcvbuf-errors@netns:b",
+			check: func(t *testing.T, r *Report) {
+				notes := strings.Join(r.Runs[0].Notes, "; ")
+				if !strings.Contains(notes, "receiver (netns:b) dropped 9,312 UDP datagrams: receive buffer full") ||
+					!strings.Contains(notes, "sender (netns:a) had CPU 0 at 97% busy") {
+					t.Errorf("notes = %q", notes)
+				}
+				u := r.Findings[1]
+				if u.Evidence[0].Value != "9,312" || u.Fixes[0].Action.Params["key"] != "net.core.rmem_max" {
+					t.Errorf("udp finding %+v", u)
+				}
+			},
+		},
+		{
+			name: "UDP control run reports loss in notes",
+			rep: func(t *testing.T) *Report {
+				r := run(PathTunnel, Upload, 1, recorded(t, "udp-20m-loss3.json"))
+				r.UDPMbit = 20
+				return report(r)
+			},
+			want: "",
+			check: func(t *testing.T, r *Report) {
+				if !strings.Contains(strings.Join(r.Runs[0].Notes, ";"), "receiver lost 157 of 5,178 datagrams (3.03%)") {
+					t.Errorf("notes = %q", r.Runs[0].Notes)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.rep(t)
+			Analyze(r)
+			if got := ids(r.Findings); got != tt.want {
+				t.Fatalf("findings = %q, want %q", got, tt.want)
+			}
+			for _, f := range r.Findings {
+				if len(f.Evidence) == 0 || len(f.Fixes) == 0 || f.Title == "" {
+					t.Errorf("%s: every finding needs a title, evidence and a fix", f.ID)
+				}
+			}
+			if tt.check != nil {
+				tt.check(t, r)
+			}
+			var buf bytes.Buffer
+			if err := WriteText(&buf, r); err != nil || !strings.Contains(buf.String(), "PATH") {
+				t.Errorf("WriteText: %v\n%s", err, buf.String())
+			}
+		})
+	}
+}
+
+func TestPlan(t *testing.T) {
+	c := Config{TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2"}
+	c.Normalize()
+	if c.Omit != 3 || c.Seconds != 10 || c.Parallel != 4 {
+		t.Errorf("defaults %+v", c)
+	}
+	if got := len(Plan(c)); got != 8 {
+		t.Errorf("full plan has %d runs, want 8 (2 paths x 2 directions x 2 stream counts)", got)
+	}
+	q := Config{TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2", Quick: true, UDPMbit: 20}
+	q.Normalize()
+	var got []string
+	for _, s := range Plan(q) {
+		got = append(got, s.String())
+	}
+	want := "tunnel upload, 1 stream|underlay upload, 1 stream|tunnel download, 1 stream|underlay download, 1 stream|" +
+		"tunnel upload, UDP 20 Mbit/s|tunnel download, UDP 20 Mbit/s"
+	if strings.Join(got, "|") != want || q.Omit != 1 || q.Seconds != 3 {
+		t.Errorf("quick plan %q (omit %d, time %d)", strings.Join(got, "|"), q.Omit, q.Seconds)
+	}
+	if n := len(Plan(Config{TunnelAddr: "10.77.0.2", Parallel: 4})); n != 4 {
+		t.Errorf("without an underlay address: %d runs, want 4 tunnel runs", n)
+	}
+}
+
+func TestDelta(t *testing.T) {
+	read := func(name string) []byte {
+		b, err := os.ReadFile(testdata("counters", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	sample := func(when string) Sample {
+		var s Sample
+		var err error
+		if s.SNMP, err = collect.ParseSNMP(bytes.NewReader(read(when + "-snmp.txt"))); err != nil {
+			t.Fatal(err)
+		}
+		if s.Softnet, err = collect.ParseSoftnet(bytes.NewReader(read(when + "-softnet_stat.txt"))); err != nil {
+			t.Fatal(err)
+		}
+		if s.CPU, err = collect.ParseProcStat(bytes.NewReader(read(when + "-stat.txt"))); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// Recorded around a 2 Gbit/s UDP iperf3 run into an 8 KiB socket buffer.
+	d := Delta("netns:b", sample("before"), sample("after"))
+	if d.UDPRcvbufErrors != 9846 || d.UDPInErrors != 9846 || d.UDPSndbufErrors != 0 {
+		t.Errorf("udp delta %+v, want 9846 receive buffer errors", d)
+	}
+	if len(d.CPUBusy) != 2 {
+		t.Fatalf("cpu busy %v, want one value per CPU (aggregate line skipped)", d.CPUBusy)
+	}
+	for _, b := range d.CPUBusy {
+		if b <= 0 || b > 100 {
+			t.Errorf("cpu busy %v out of range", d.CPUBusy)
+		}
+	}
+	if got := d.Attribution("receiver")[0]; got != "receiver (netns:b) dropped 9,846 UDP datagrams: receive buffer full (Udp RcvbufErrors)" {
+		t.Errorf("attribution %q", got)
+	}
+	if z := Delta("x", sample("after"), sample("before")); z.UDPRcvbufErrors != 0 {
+		t.Errorf("a counter that went backwards (reset) must count 0, got %d", z.UDPRcvbufErrors)
+	}
+}
+
+func TestCommas(t *testing.T) {
+	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 9312: "9,312", 1234567: "1,234,567", -4500: "-4,500"} {
+		if got := commas(in); got != want {
+			t.Errorf("commas(%d) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package bench
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/facts"
+)
+
+// Recorded in a lab "wgb0" while another lab ("lc") was up: wg show all dump in
+// one namespace lists both labs' userspace interfaces.
+func loadNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
+	t.Helper()
+	f, err := os.Open(testdata("discover", "wg-dump-"+node+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	wg, err := collect.ParseWGDump(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := os.Open(testdata("discover", "ip-addr-"+node+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	links, err := ParseIPAddr(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wg, links
+}
+
+func TestMatch(t *testing.T) {
+	aWG, aLinks := loadNode(t, "a")
+	bWG, bLinks := loadNode(t, "b")
+	if len(aWG) != 4 {
+		t.Fatalf("the dump holds %d interfaces, want 4 (two labs)", len(aWG))
+	}
+	got, err := Match(aWG, aLinks, bWG, bLinks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Endpoints{TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2", ClientInterface: "wg-wgb0-a", ServerInterface: "wg-wgb0-b"}
+	if got != want {
+		t.Errorf("a -> b: %+v, want %+v", got, want)
+	}
+	got, err = Match(bWG, bLinks, aWG, aLinks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = Endpoints{TunnelAddr: "10.77.0.1", UnderlayAddr: "198.51.100.2", ClientInterface: "wg-wgb0-b", ServerInterface: "wg-wgb0-a"}
+	if got != want {
+		t.Errorf("b -> a: %+v, want %+v", got, want)
+	}
+	// A client whose WireGuard interfaces all live in other namespaces has none.
+	if _, err := Match(aWG, []Link{{Name: "lo"}}, bWG, bLinks); err == nil || !strings.Contains(err.Error(), "--tunnel-addr") {
+		t.Errorf("no interface on the client: err = %v", err)
+	}
+	// A server that is none of the client's peers.
+	if _, err := Match(aWG, aLinks, nil, []Link{{Name: "eth0", Addrs: []string{"192.0.2.9"}}}); err == nil {
+		t.Error("unrelated server: want an error")
+	}
+}
+
+func TestParseIPAddrErrors(t *testing.T) {
+	for _, in := range []string{"", "{}", `[{"addr_info":[]}]`} {
+		if _, err := ParseIPAddr(strings.NewReader(in)); err == nil {
+			t.Errorf("ParseIPAddr(%q): no error", in)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText prints the report as tables: every run, the tunnel/underlay
+// comparison, and the findings with their evidence and fixes.
+func WriteText(w io.Writer, r *Report) error {
+	fmt.Fprintf(w, "bench %s -> %s: tunnel %s", r.Client, r.Server, r.TunnelAddr)
+	if r.UnderlayAddr != "" {
+		fmt.Fprintf(w, ", underlay %s", r.UnderlayAddr)
+	}
+	fmt.Fprintf(w, " (%ds runs after %ds warm-up, %.0fs in all)\n\n", r.Seconds, r.Omit, r.Elapsed)
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PATH\tDIRECTION\tSTREAMS\tMBIT/S\tRETR\tCWND MIN/MED/MAX\tCV\tNOTES")
+	for _, run := range r.Runs {
+		streams := fmt.Sprint(run.Streams)
+		if run.UDPMbit > 0 {
+			streams = fmt.Sprintf("udp %g", run.UDPMbit)
+		}
+		cw := "-"
+		if run.Stats.CwndMax > 0 {
+			cw = fmt.Sprintf("%s/%s/%s", kb(run.Stats.CwndMin), kb(run.Stats.CwndMedian), kb(run.Stats.CwndMax))
+		}
+		retr := fmt.Sprint(run.Stats.Retransmits)
+		if run.UDPMbit > 0 {
+			retr = "-"
+			cw = fmt.Sprintf("loss %.2f%% jitter %.2fms", run.Stats.LostPercent, run.Stats.JitterMs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%s\t%s\t%.2f\t%s\n", run.Path, run.Direction, streams, run.Stats.Mbit, retr, cw,
+			run.Stats.CV, strings.Join(run.Notes, "; "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Cells) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "DIRECTION\tSTREAMS\tTUNNEL\tUNDERLAY\tRATIO\tEXPECTED")
+		for _, c := range r.Cells {
+			verdict := "ok"
+			if !c.OK {
+				verdict = "LOW"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.0f%% %s\t>= %.0f%%\n", c.Direction, c.Streams, c.TunnelMbit, c.UnderlayMbit,
+				100*c.Ratio, verdict, 100*c.Expected)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	if len(r.Findings) == 0 {
+		_, err := fmt.Fprintln(w, "No throughput problem found.")
+		return err
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "%s  %s  %s: %s\n", strings.ToUpper(f.Severity.String()), f.ID, f.Host, f.Title)
+		for _, e := range f.Evidence {
+			th := ""
+			if e.Threshold != "" {
+				th = " (want " + e.Threshold + ")"
+			}
+			fmt.Fprintf(w, "    %s %s = %s%s\n", e.Source, e.Key, e.Value, th)
+		}
+		for _, fx := range f.Fixes {
+			fmt.Fprintf(w, "  fix: %s\n", fx.Description)
+			for _, c := range fx.Commands {
+				fmt.Fprintf(w, "    $ %s\n", c)
+			}
+		}
+	}
+	return nil
+}
+
+func kb(b int64) string {
+	if b >= 1<<20 {
+		return fmt.Sprintf("%.1fM", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%dK", b/1024)
+}
