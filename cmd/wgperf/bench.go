@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+func init() {
+	var (
+		clientSpec, serverSpec string
+		tunnelAddr, underlay   string
+		noUnderlay, quick      bool
+		asJSON                 bool
+		cfg                    bench.Config
+		udpRate                float64
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure the tunnel against the link under it with iperf3, both ways",
+		Long: `bench runs iperf3 between two hosts through the tunnel and around it (the server's
+endpoint address), upload and download (--reverse), one stream and --parallel N,
+each after --omit seconds of warm-up. It samples UDP buffer errors, softnet drops
+and per-CPU load on both ends around every run, and reports the tunnel/underlay
+ratio against the expectation (>= 90% for one hop, >= 50% of the worst hop with
+--hops 2 or 3), asymmetry, periodic collapse and the sender's congestion control.
+
+The server's tunnel and underlay addresses are found from WireGuard ("wg show all
+dump" on the client, "ip -j addr" on the server); --tunnel-addr and --underlay-addr
+override them. iperf3 must be installed on both hosts; bench starts a one-off
+server on --port and always stops it.
+
+Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
+		Example: `  wgperf bench --client netns:wgl-demo-a --server netns:wgl-demo-b --quick
+  wgperf bench --client local --server ssh:root@m42 --parallel 8 --time 20
+  wgperf bench --client local --server ssh:m42 --tunnel-addr 10.0.0.2 --no-underlay --udp 20`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
+			client, err := target.Parse(clientSpec)
+			if err != nil {
+				return fail(err)
+			}
+			server, err := target.Parse(serverSpec)
+			if err != nil {
+				return fail(err)
+			}
+			if cfg.Omit < 0 || cfg.Seconds < 0 || cfg.Parallel < 0 || udpRate < 0 || cfg.Hops < 0 {
+				return fail(fmt.Errorf("--omit, --time, --parallel, --udp and --hops must not be negative"))
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
+			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
+			if tunnelAddr == "" || (underlay == "" && !noUnderlay) {
+				ep, err := bench.Discover(ctx, client, server)
+				if err != nil {
+					return fail(err)
+				}
+				if cfg.TunnelAddr == "" {
+					cfg.TunnelAddr = ep.TunnelAddr
+				}
+				if cfg.UnderlayAddr == "" {
+					cfg.UnderlayAddr = ep.UnderlayAddr
+				}
+				cfg.ClientInterface, cfg.ServerInterface = ep.ClientInterface, ep.ServerInterface
+			}
+			if noUnderlay {
+				cfg.UnderlayAddr = ""
+			}
+			if !asJSON && term.IsTerminal(int(os.Stderr.Fd())) {
+				cfg.Progress = cmd.ErrOrStderr()
+			}
+			rep, err := bench.Measure(ctx, cfg)
+			if err != nil {
+				return fail(err)
+			}
+			if err := writeBench(cmd.OutOrStdout(), rep, asJSON); err != nil {
+				return fail(err)
+			}
+			return findingsExit(rep.Findings)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&clientSpec, "client", "local", "target that runs the iperf3 client: local, netns:NAME, ssh:[user@]host[:port]")
+	f.StringVar(&serverSpec, "server", "", "target that runs the iperf3 server (required)")
+	f.StringVar(&tunnelAddr, "tunnel-addr", "", "the server's WireGuard address (default: found from wg show)")
+	f.StringVar(&underlay, "underlay-addr", "", "the server's address under the tunnel (default: the client's peer endpoint)")
+	f.BoolVar(&noUnderlay, "no-underlay", false, "measure only the tunnel (no ratio)")
+	f.IntVar(&cfg.Parallel, "parallel", 4, "streams of the parallel runs (1 skips them)")
+	f.IntVar(&cfg.Omit, "omit", 0, "seconds of warm-up left out of each run (default 3, 1 with --quick)")
+	f.IntVar(&cfg.Seconds, "time", 0, "measured seconds per run (default 10, 3 with --quick)")
+	f.BoolVar(&quick, "quick", false, "a shorter plan: single stream only, 1+3 s runs")
+	f.Float64Var(&udpRate, "udp", 0, "also run seed 001's UDP control test at this rate in Mbit/s, both ways")
+	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between client and server; above 1 the expectation is 50% of the underlay (the worst hop)")
+	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server bench starts")
+	f.BoolVar(&asJSON, "json", false, "print the report, every interval included, as JSON")
+	_ = cmd.MarkFlagRequired("server")
+	rootCmd.AddCommand(cmd)
+}
+
+func writeBench(w io.Writer, rep *bench.Report, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return bench.WriteText(w, rep)
+}
+
+// findingsExit maps the worst finding of a probe to the exit code.
+func findingsExit(fs []finding.Finding) error {
+	worst, any := finding.Worst(fs)
+	switch {
+	case !any || worst == finding.Info:
+		return nil
+	case worst == finding.Critical:
+		return &ExitError{Code: exitCritical}
+	}
+	return &ExitError{Code: exitWarning}
+}
