@@ -29,7 +29,7 @@ Topologies:
   multi-wan     A has a primary (198.51.100.2, metric 10) and a slow backup uplink
                 (192.0.2.2, metric 20) to R, which reaches B's endpoint (seed 000)
 
-Namespaces are named wgl-NAME-NODE (nodes a, r, b, and lan with --lan); run
+Namespaces are named wgl-NAME-NODE (nodes a, r, b, and lan, lanb with --lan); run
 commands in them with "wgperf lab exec NODE -- cmd" or target them as
 --host netns:wgl-NAME-NODE.`,
 }
@@ -55,7 +55,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
 	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")
 	f.IntVar(&cfg.UDPBuffer, "udp-buffer", 0, "cap the WireGuard nodes' UDP socket buffers to this many bytes (0 = wireguard-go's forced 7 MiB; -1 = ask for 7 MiB and let net.core.rmem_max cap it)")
-	f.BoolVar(&cfg.LAN, "lan", false, "add a LAN host behind A that A forwards into the tunnel")
+	f.BoolVar(&cfg.LAN, "lan", false, "add a LAN host behind each site (lan behind A, lanb behind B) that the sites forward through the tunnel")
 }
 
 func labUpCmd() *cobra.Command {

@@ -33,7 +33,9 @@ const (
 	// SiteBLAN is an address on B's loopback standing for the network behind
 	// site B; every tunnel routes it, so ECMP can spread flows to it.
 	SiteBLAN        = "10.20.0.1"
-	SiteBNet        = "10.20.0.0/24"
+	SiteBNet        = "10.20.0.0/16"
+	lanB            = "10.20.1.1" // B's side of the LAN behind B
+	lanBHost        = "10.20.1.2"
 	defaultWGMTU    = 1420
 	defaultBackupMb = 20
 )
@@ -143,7 +145,7 @@ func Up(ctx context.Context, cfg Config, exe string) (*Lab, error) {
 func nodeNames(cfg Config) []string {
 	names := []string{"a", "r", "b"}
 	if cfg.LAN {
-		names = append(names, "lan")
+		names = append(names, "lan", "lanb")
 	}
 	return names
 }
@@ -182,9 +184,15 @@ func (l *Lab) build(ctx context.Context) error {
 		b.tbf("r", "eth-a2", cfg.Backup.RateMbit)
 	}
 	if cfg.LAN {
+		// A LAN behind each site, both on 1500-byte Ethernet as in seed 001: the
+		// hosts advertise MSS 1460 and only the gateways know about the tunnel.
 		b.link("lan", "eth0", lanHost, "a", "lan0", lanA, 0)
 		b.on("lan", "ip", "route", "add", "default", "via", lanA)
 		b.on("a", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+		b.link("lanb", "eth0", lanBHost, "b", "lan0", lanB, 0)
+		b.on("lanb", "ip", "route", "add", "default", "via", lanB)
+		b.on("b", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+		l.Nodes["lan"].LANAddr, l.Nodes["lanb"].LANAddr = lanHost, lanBHost
 	}
 	if err := b.run(ctx); err != nil {
 		return err
@@ -359,10 +367,12 @@ func ProcessRunning(pid int) bool {
 	return i > 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
-// waitPing pings addr from node until it answers (the first packet triggers the handshake).
+// waitPing pings addr from node until it answers (the first packet triggers
+// the handshake). With loss on the underlay a handshake message can be lost and
+// WireGuard retries after 5 s, so keep trying for 20 s.
 func (l *Lab) waitPing(ctx context.Context, node, addr string) error {
 	var err error
-	for i := 0; i < 10; i++ {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
 		if _, err = l.Target(node).Run(ctx, "ping", "-c", "1", "-W", "1", "-n", "-q", addr); err == nil {
 			return nil
 		}

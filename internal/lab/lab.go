@@ -67,7 +67,8 @@ type Config struct {
 	// implementation that keeps the system default would; 0 keeps wireguard-go's
 	// 7 MiB; UDPBufferCapped lets net.core.rmem_max/wmem_max cap them.
 	UDPBuffer int `json:"udp_buffer,omitempty"`
-	// LAN adds node "lan", a host behind A whose traffic A forwards into the tunnel.
+	// LAN adds node "lan" behind A and node "lanb" behind B, whose traffic the
+	// sites forward through the tunnel.
 	LAN bool `json:"lan,omitempty"`
 }
 
@@ -78,6 +79,7 @@ type Node struct {
 	WGInterface  string `json:"wg_interface,omitempty"`
 	TunnelAddr   string `json:"tunnel_addr,omitempty"`   // WireGuard address, no prefix length
 	UnderlayAddr string `json:"underlay_addr,omitempty"` // the endpoint address peers use
+	LANAddr      string `json:"lan_addr,omitempty"`      // LAN hosts: their address
 	ListenPort   int    `json:"listen_port,omitempty"`
 	PublicKey    string `json:"public_key,omitempty"`
 	PID          int    `json:"pid,omitempty"`       // the WireGuard node process

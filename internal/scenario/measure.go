@@ -15,6 +15,9 @@ import (
 // (ECMP: parallel flows to site B's network, which every tunnel routes).
 func (r *runner) measureTunnel(ctx context.Context) (float64, error) {
 	addr, parallel := r.lab.Node("b").TunnelAddr, 1
+	if r.sc.Server != "" {
+		addr = r.lab.Node(r.sc.Server).LANAddr
+	}
 	if r.sc.ECMP > 1 {
 		addr, parallel = lab.SiteBLAN, 4
 	}

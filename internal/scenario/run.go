@@ -109,7 +109,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	r := &runner{sc: sc, opts: opts, res: &Result{Scenario: sc.Name, Seed: sc.Seed, Symptom: sc.Symptom, Expect: sc.Expect}}
 	defer func() { r.res.Seconds = time.Since(start).Seconds() }()
 
-	restore, err := setHostSysctls(ctx, sc.HostSysctls)
+	restore, err := setHostSysctls(sc.HostSysctls)
 	defer restore()
 	if err != nil {
 		return r.res, err
@@ -123,11 +123,13 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	defer lab.Down(context.WithoutCancel(ctx), cfg.Name)
 	r.root = filepath.Join(lab.StateDir, cfg.Name, "root")
 
-	srv, err := r.lab.Target("b").Start(ctx, "iperf3", "-s")
-	if err != nil {
-		return r.res, err
+	for _, node := range slices.Compact([]string{"b", orDefault(sc.Server, "b")}) {
+		srv, err := r.lab.Target(node).Start(ctx, "iperf3", "-s")
+		if err != nil {
+			return r.res, err
+		}
+		defer srv.Stop(time.Second)
 	}
-	defer srv.Stop(time.Second)
 	time.Sleep(200 * time.Millisecond) // let the server listen
 	// The link under the tunnel is measured before the breakage: a stale route
 	// slows the underlay to the same endpoint too, and would hide the loss.
@@ -135,8 +137,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		return r.res, err
 	}
 	for _, c := range sc.Break {
-		r.logf("break: %s: %s", c.Node, strings.Join(c.Argv, " "))
-		if err := r.exec(ctx, c); err != nil {
+		if err := r.exec(ctx, "break", c); err != nil {
 			return r.res, fmt.Errorf("break: %w", err)
 		}
 	}
@@ -162,12 +163,19 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	return r.res, nil
 }
 
-// exec runs a scenario command, expanding {wg} to the node's WireGuard interface.
-func (r *runner) exec(ctx context.Context, c Command) error {
+// argv expands {wg} in a scenario command to the node's WireGuard interface.
+func (r *runner) argv(c Command) []string {
 	argv := slices.Clone(c.Argv)
 	for i, a := range argv {
 		argv[i] = strings.ReplaceAll(a, "{wg}", r.lab.WGInterface(c.Node))
 	}
+	return argv
+}
+
+// exec logs and runs a scenario command; step says which part of the story it is.
+func (r *runner) exec(ctx context.Context, step string, c Command) error {
+	argv := r.argv(c)
+	r.logf("%s: %s: %s", step, c.Node, strings.Join(argv, " "))
 	_, err := r.lab.Target(c.Node).Run(ctx, argv[0], argv[1:]...)
 	return err
 }
@@ -272,8 +280,7 @@ func (r *runner) fix(ctx context.Context) error {
 		}
 	}
 	for _, c := range r.sc.AfterFix {
-		r.logf("then: %s: %s", c.Node, strings.Join(c.Argv, " "))
-		if err := r.exec(ctx, c); err != nil {
+		if err := r.exec(ctx, "then", c); err != nil {
 			return err
 		}
 	}
@@ -326,12 +333,14 @@ func (r *runner) judge() {
 
 // setHostSysctls sets initial-namespace sysctls and returns a func that puts
 // back the exact previous values.
-func setHostSysctls(ctx context.Context, want map[string]string) (func(), error) {
-	host := target.Local()
+func setHostSysctls(want map[string]string) (func(), error) {
 	old := map[string]string{}
+	// procfs takes writes in place only (no temporary file and rename).
 	restore := func() {
 		for k, v := range old {
-			_ = host.WriteFile(context.WithoutCancel(ctx), sysctlPath(k), []byte(v+"\n"), 0o644)
+			if err := os.WriteFile(sysctlPath(k), []byte(v+"\n"), 0o644); err != nil {
+				fmt.Fprintf(os.Stderr, "wgperf: could not restore host sysctl %s=%s: %v\n", k, v, err)
+			}
 		}
 	}
 	keys := make([]string, 0, len(want))
@@ -383,7 +392,7 @@ func describeLab(c lab.Config) string {
 		parts = append(parts, fmt.Sprintf("ICMP limit %d/s", c.ICMPLimit))
 	}
 	if c.LAN {
-		parts = append(parts, "LAN host behind A")
+		parts = append(parts, "LAN hosts behind both sites")
 	}
 	return strings.Join(parts, ", ")
 }
