@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wgperf/wgperf/internal/report"
+)
+
+func init() { rootCmd.AddCommand(reportCmd()) }
+
+func reportCmd() *cobra.Command {
+	var from, htmlPath string
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Turn saved results into a self-contained HTML report",
+		Long: `report reads results saved as JSON ("wgperf diagnose --json", or a report document
+with bench runs, an MTU search and scenarios) and writes one HTML file with the
+findings, their evidence and fixes, the bench matrix, per-second throughput,
+congestion window and retransmit charts, the MTU search and before/after figures.
+The file has no scripts and loads nothing from the network: it opens offline
+and can be mailed as it is.`,
+		Example: `  wgperf diagnose --json > results.json
+  wgperf report --from results.json --html report.html`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if from == "" || htmlPath == "" {
+				return &ExitError{Code: exitFailed, Err: errors.New("need --from FILE (or - for stdin) and --html FILE")}
+			}
+			doc, err := readResults(cmd.InOrStdin(), from)
+			if err != nil {
+				return &ExitError{Code: exitFailed, Err: err}
+			}
+			return writeHTMLReport(htmlPath, *doc)
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "results JSON to read (- for standard input)")
+	addHTMLFlag(cmd, &htmlPath)
+	return cmd
+}
+
+func readResults(stdin io.Reader, path string) (*report.Document, error) {
+	r := stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("--from: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	doc, err := report.ReadDocument(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return doc, nil
+}
+
+// addHTMLFlag gives a command the shared "--html FILE" flag; commands that
+// produce results call writeHTMLReport when it is set.
+func addHTMLFlag(cmd *cobra.Command, path *string) {
+	cmd.Flags().StringVar(path, "html", "", "also write a self-contained HTML report to this file")
+}
+
+// writeHTMLReport writes doc to path, stamping when it was made.
+func writeHTMLReport(path string, doc report.Document) error {
+	if doc.Generated.IsZero() {
+		doc.Generated = time.Now()
+	}
+	if err := report.WriteHTMLFile(path, doc); err != nil {
+		return &ExitError{Code: exitFailed, Err: err}
+	}
+	return nil
+}
