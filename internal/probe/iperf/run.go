@@ -28,7 +28,14 @@ type Test struct {
 	MSS      int     // --set-mss; 0 leaves it to the kernel
 	// Congestion picks the sender's congestion control (-C); "" keeps the default.
 	Congestion string
+	// Timeout bounds the client run; 0 allows Omit+Seconds+20 s. A run that
+	// outlives it fails with ErrStalled.
+	Timeout time.Duration
 }
+
+// ErrStalled is wrapped by the error of a run that did not finish in time, as
+// TCP does over a PMTUD black hole.
+var ErrStalled = errors.New("iperf3 stalled")
 
 // Run starts a one-off iperf3 server on server, runs the client on client and
 // returns the parsed result. The server is always stopped before Run returns.
@@ -148,7 +155,11 @@ func runClient(ctx context.Context, client, server target.Target, srv *Server, t
 		return nil, err
 	}
 	// A black hole can stall a TCP test past its end; bound it.
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(t.Omit+t.Seconds+20)*time.Second)
+	timeout := t.Timeout
+	if timeout == 0 {
+		timeout = time.Duration(t.Omit+t.Seconds+20) * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out, runErr := client.Run(ctx, "iperf3", ClientArgs(t)...)
 	res, err := Parse(bytes.NewReader(out))
@@ -160,8 +171,8 @@ func runClient(ctx context.Context, client, server target.Target, srv *Server, t
 	case errors.As(err, &ie):
 		return nil, explain(client, server, srv, t, ie.Message)
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("%s: iperf3 to %s did not finish within %ds: the path stalls (a PMTUD black hole?); try wgperf mtu",
-			client, t.Addr, t.Omit+t.Seconds+20)
+		return nil, fmt.Errorf("%s: %w: the test to %s did not finish within %s (a PMTUD black hole? try wgperf mtu)",
+			client, ErrStalled, t.Addr, timeout)
 	case runErr != nil:
 		return nil, runErr
 	}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+func init() {
+	var (
+		clientSpec, serverSpec string
+		cfg                    mtu.Config
+		asJSON                 bool
+	)
+	cmd := &cobra.Command{
+		Use:   "mtu",
+		Short: "Find the usable path MTU and the right WireGuard MTU, even when ICMP is blocked",
+		Long: `mtu bisects the path MTU from the client to the server's underlay address with
+DF pings (ping -M do), re-probing the boundary so one lost probe does not mislead.
+When large probes vanish without an ICMP "fragmentation needed" the path is a PMTUD
+black hole: mtu then steps the TCP MSS through the tunnel with short iperf3 runs to
+locate the cliff (--mss-step forces this). It prints the path MTU, the WireGuard MTU
+that fits it (path - 60 for IPv4 outer, - 80 for IPv6), the MSS clamp, and the probes
+and seconds it took. Nothing is changed on any host.
+
+Exit codes: 0 no finding, 2 black hole found, 3 could not run.`,
+		Example: `  wgperf mtu --client netns:wgl-demo-a --server netns:wgl-demo-b
+  wgperf mtu --client local --addr 203.0.113.2
+  wgperf mtu --client ssh:root@golem --server ssh:m42 --mss-step`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
+			client, err := target.Parse(clientSpec)
+			if err != nil {
+				return fail(err)
+			}
+			cfg.Client = client
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			if serverSpec != "" {
+				server, err := target.Parse(serverSpec)
+				if err != nil {
+					return fail(err)
+				}
+				cfg.Server = server
+				if cfg.Addr == "" || cfg.TunnelAddr == "" {
+					ep, err := bench.Discover(ctx, client, server)
+					if err != nil {
+						return fail(err)
+					}
+					if cfg.Addr == "" {
+						cfg.Addr = ep.UnderlayAddr
+					}
+					if cfg.TunnelAddr == "" {
+						cfg.TunnelAddr = ep.TunnelAddr
+					}
+					cfg.ClientInterface = ep.ClientInterface
+				}
+			}
+			if cfg.Addr == "" {
+				return fail(fmt.Errorf("give --server (to find its endpoint address) or --addr"))
+			}
+			if cfg.Min < 0 || cfg.Max < 0 || (cfg.Max > 0 && cfg.Min > cfg.Max) {
+				return fail(fmt.Errorf("--min and --max must be positive, with --min <= --max"))
+			}
+			if !asJSON && term.IsTerminal(int(os.Stderr.Fd())) {
+				cfg.Progress = cmd.ErrOrStderr()
+			}
+			res, err := mtu.Run(ctx, cfg)
+			if err != nil {
+				return fail(err)
+			}
+			if err := writeMTU(cmd.OutOrStdout(), res, asJSON); err != nil {
+				return fail(err)
+			}
+			return findingsExit(res.Findings)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&clientSpec, "client", "local", "target the probes start from: local, netns:NAME, ssh:[user@]host[:port]")
+	f.StringVar(&serverSpec, "server", "", "the far end (its endpoint and tunnel addresses are found from WireGuard)")
+	f.StringVar(&cfg.Addr, "addr", "", "underlay address to probe (default: the client's peer endpoint on --server)")
+	f.StringVar(&cfg.TunnelAddr, "tunnel-addr", "", "the server's tunnel address for MSS stepping")
+	f.IntVar(&cfg.Min, "min", 0, "smallest path MTU to consider (default 576, IPv6 1280)")
+	f.IntVar(&cfg.Max, "max", 0, "largest path MTU to consider (default: the client's interface MTU towards --addr)")
+	f.IntVar(&cfg.Retries, "retries", 2, "re-probes of the boundary, against lost probes")
+	f.BoolVar(&cfg.MSSStep, "mss-step", false, "step the TCP MSS through the tunnel even if DF probes work (needs --server and iperf3)")
+	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server for MSS stepping")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	rootCmd.AddCommand(cmd)
+}
+
+func writeMTU(w io.Writer, r *mtu.Result, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	passed := 0
+	for _, p := range r.Probes {
+		if p.Passed {
+			passed++
+		}
+	}
+	if r.PathMTU > 0 {
+		fmt.Fprintf(w, "path MTU to %s: %d bytes", r.Addr, r.PathMTU)
+		if r.FragNeededMTU > 0 {
+			fmt.Fprintf(w, " (a router said mtu = %d)", r.FragNeededMTU)
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "path MTU to %s: unknown, no DF probe between %d and %d bytes got an answer\n", r.Addr, r.SearchMin, r.SearchMax)
+	}
+	if r.BlackHole {
+		fmt.Fprintf(w, "PMTUD black hole: probes of %d bytes and more vanish with no ICMP frag-needed\n", r.FirstFailed)
+	}
+	for _, m := range r.MSSRuns {
+		state := "healthy"
+		if !m.Healthy {
+			state = "collapsed"
+		}
+		fmt.Fprintf(w, "  MSS %d through the tunnel: %.1f Mbit/s %s\n", m.MSS, m.Mbit, state)
+	}
+	if r.WGMTU > 0 {
+		fmt.Fprintf(w, "recommended WireGuard MTU: %d\nrecommended MSS clamp: %d\n", r.WGMTU, r.MSSClamp)
+	}
+	fmt.Fprintf(w, "%d DF probes (%d passed), %d MSS steps, %.1fs\n", len(r.Probes), passed, len(r.MSSRuns), r.Seconds)
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "\n%s  %s  %s: %s\n", f.Severity, f.ID, f.Host, f.Title)
+		for _, fx := range f.Fixes {
+			fmt.Fprintf(w, "  fix: %s\n", fx.Description)
+			for _, c := range fx.Commands {
+				fmt.Fprintf(w, "    $ %s\n", c)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+package mtu
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Findings turns a probe result into mtu.pmtud-blackhole when large packets
+// vanished without an ICMP frag-needed (DF probes) or TCP collapsed above an
+// MSS through the tunnel. It is pure.
+func Findings(r *Result) []finding.Finding {
+	cliff := r.MSSGood > 0 && r.MSSBad > 0
+	if !r.BlackHole && !cliff {
+		return nil
+	}
+	f := finding.Finding{
+		ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
+		Detail: "Packets larger than the narrowest hop are dropped and the ICMP \"fragmentation needed\" that should tell the sender " +
+			"never arrives, so TCP retransmits the same oversized segments forever (seed 001). Lower the WireGuard MTU and clamp the MSS, " +
+			"or let ICMP type 3 code 4 (ICMPv6 packet too big) through.",
+	}
+	if r.PathMTU > 0 {
+		f.Title = fmt.Sprintf("PMTUD black hole towards %s: packets above %d bytes vanish without an ICMP frag-needed", r.Addr, r.PathMTU)
+		f.Evidence = append(f.Evidence,
+			finding.Evidence{Source: "ping -M do", Key: "largest DF probe that passed", Value: strconv.Itoa(r.PathMTU) + " bytes"},
+			finding.Evidence{Source: "ping -M do", Key: "smallest DF probe lost without an error", Value: strconv.Itoa(r.FirstFailed) + " bytes",
+				Threshold: strconv.Itoa(r.SearchMax) + " bytes (the interface MTU)"},
+			finding.Evidence{Source: "ping -M do", Key: "ICMP frag-needed received", Value: "none", Threshold: "one per oversized probe"})
+	} else {
+		f.Title = fmt.Sprintf("PMTUD black hole through the tunnel: TCP collapses above MSS %d and no DF ping gets through", r.MSSGood)
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ping -M do", Key: "DF probes answered", Value: "none (ICMP blocked?)"})
+	}
+	if cliff {
+		var good, bad MSSRun
+		for _, m := range r.MSSRuns {
+			if m.MSS == r.MSSGood {
+				good = m
+			}
+			if m.MSS == r.MSSBad {
+				bad = m
+			}
+		}
+		f.Evidence = append(f.Evidence,
+			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", good.MSS), Value: fmt.Sprintf("%.1f Mbit/s", good.Mbit)},
+			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", bad.MSS), Value: fmt.Sprintf("%.1f Mbit/s", bad.Mbit),
+				Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*r.ReferenceMbit, ReferenceMSS)})
+	}
+	if r.WGMTU > 0 {
+		m := strconv.Itoa(r.WGMTU)
+		iface := r.ClientIface
+		if iface == "" {
+			iface = "wg0"
+		}
+		f.Fixes = append(f.Fixes, finding.Fix{
+			Description: fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU),
+			Commands:    []string{target.Quote("ip", "link", "set", "dev", iface, "mtu", m)},
+			Config:      []finding.ConfigSnippet{{Path: "/etc/wireguard/" + iface + ".conf [Interface]", Lines: []string{"MTU = " + m}}},
+			Action:      &finding.Action{Kind: finding.ActWGMTU, Params: map[string]string{"interface": iface, "mtu": m}},
+		})
+		mss := strconv.Itoa(r.MSSClamp)
+		f.Fixes = append(f.Fixes, finding.Fix{
+			Description: fmt.Sprintf("Clamp the MSS of TCP entering %s to %d, for hosts behind this one", iface, r.MSSClamp),
+			Commands: []string{"nft add table inet wgperf",
+				"nft add chain inet wgperf forward '{ type filter hook forward priority mangle; }'",
+				fmt.Sprintf(`nft 'add rule inet wgperf forward oifname "%s" tcp flags syn / syn,rst tcp option maxseg size set %s'`, iface, mss)},
+			Action: &finding.Action{Kind: finding.ActMSSClamp, Params: map[string]string{"oif": iface, "mss": mss}},
+		})
+	}
+	f.Fixes = append(f.Fixes, finding.Fix{
+		Description: "Let ICMP fragmentation-needed through on the router that drops it (the cure, seed 001)",
+		Commands:    []string{"nft insert rule inet filter forward icmp type destination-unreachable icmp code frag-needed accept"},
+	})
+	return []finding.Finding{f}
+}

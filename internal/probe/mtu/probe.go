@@ -1,0 +1,278 @@
+package mtu
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// WireGuard's overhead on top of the inner packet: outer IP + UDP (8) + WireGuard (32).
+const (
+	OverheadIPv4 = 60
+	OverheadIPv6 = 80
+	tcpIPv4      = 40 // IPv4 + TCP headers: MSS = MTU - 40
+)
+
+// Config is one path MTU probe from Client towards Addr.
+type Config struct {
+	Client target.Target
+	Addr   string // the far end's underlay (endpoint) address: DF probes go there
+	// Server and TunnelAddr enable MSS stepping through the tunnel (iperf3 on both).
+	Server          target.Target
+	TunnelAddr      string
+	ClientInterface string // the client's WireGuard interface, for fixes
+	Min, Max        int    // bounds of the path MTU search; Max 0: the client's route MTU
+	Retries         int    // boundary re-probes against lost probes (default 2)
+	// MSSStep forces MSS stepping; otherwise it runs when DF probes die silently.
+	MSSStep  bool
+	Port     int
+	Progress io.Writer
+}
+
+// Probe is one DF ping.
+type Probe struct {
+	MTU    int    `json:"mtu"` // packet size probed (payload + 28 or 48)
+	Passed bool   `json:"passed"`
+	Hint   int    `json:"hint,omitempty"` // MTU named by a frag-needed or the route cache
+	Note   string `json:"note,omitempty"`
+}
+
+// MSSRun is one MSS step through the tunnel.
+type MSSRun struct {
+	MSS     int     `json:"mss"`
+	Mbit    float64 `json:"mbit"`
+	Healthy bool    `json:"healthy"`
+	Stalled bool    `json:"stalled,omitempty"`
+}
+
+// Result is what the probe found.
+type Result struct {
+	Client        string  `json:"client"`
+	Addr          string  `json:"addr"`
+	IPv6          bool    `json:"ipv6"`
+	SearchMin     int     `json:"search_min"`
+	SearchMax     int     `json:"search_max"`
+	PathMTU       int     `json:"path_mtu"` // 0 when no DF probe passed
+	FragNeededMTU int     `json:"frag_needed_mtu,omitempty"`
+	FirstFailed   int     `json:"first_failed,omitempty"`
+	BlackHole     bool    `json:"black_hole"`
+	WGMTU         int     `json:"wg_mtu"`    // recommended WireGuard MTU
+	MSSClamp      int     `json:"mss_clamp"` // recommended MSS clamp inside the tunnel
+	Probes        []Probe `json:"probes"`
+	// MSS stepping (seed 001): the largest healthy MSS and the first collapsed one.
+	MSSRuns       []MSSRun          `json:"mss_runs,omitempty"`
+	ReferenceMbit float64           `json:"reference_mbit,omitempty"`
+	MSSGood       int               `json:"mss_good,omitempty"`
+	MSSBad        int               `json:"mss_bad,omitempty"`
+	Seconds       float64           `json:"seconds"`
+	Findings      []finding.Finding `json:"findings"`
+	ClientIface   string            `json:"client_interface,omitempty"`
+}
+
+// Run probes the path MTU with DF pings and, when large probes die silently
+// (or when asked), steps the TCP MSS through the tunnel.
+func Run(ctx context.Context, c Config) (*Result, error) {
+	start := time.Now()
+	ip := net.ParseIP(c.Addr)
+	if ip == nil {
+		return nil, fmt.Errorf("%q is not an IP address", c.Addr)
+	}
+	res := &Result{Client: c.Client.String(), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface}
+	hdr := 28
+	if res.IPv6 {
+		hdr = 48
+	}
+	if c.Min == 0 {
+		c.Min = 576
+		if res.IPv6 {
+			c.Min = 1280
+		}
+	}
+	if c.Max == 0 {
+		m, err := routeMTU(ctx, c.Client, c.Addr)
+		if err != nil {
+			return nil, err
+		}
+		c.Max = m
+	}
+	if c.Min > c.Max {
+		return nil, fmt.Errorf("search range %d..%d is empty", c.Min, c.Max)
+	}
+	if c.Retries == 0 {
+		c.Retries = 2
+	}
+	res.SearchMin, res.SearchMax = c.Min, c.Max
+
+	s := NewSearch(c.Min, c.Max, c.Retries, 1)
+	for {
+		size, ok := s.Next()
+		if !ok {
+			break
+		}
+		p, err := ping(ctx, c.Client, c.Addr, size-hdr, res.IPv6)
+		if err != nil {
+			return nil, err
+		}
+		pr := Probe{MTU: size, Passed: p.Received, Note: p.Error}
+		if !p.Received && p.MTU > 0 {
+			pr.Hint = p.MTU
+			if !p.Local {
+				res.FragNeededMTU = p.MTU
+			}
+		}
+		if c.Progress != nil {
+			fmt.Fprintf(c.Progress, "DF probe %d bytes: %s\n", size, verdict(pr))
+		}
+		res.Probes = append(res.Probes, pr)
+		s.Record(size, pr.Passed, pr.Hint)
+	}
+	if got, found := s.Result(); found {
+		res.PathMTU = got
+	}
+	res.FirstFailed = s.FirstFailed()
+	// Silent deaths above the largest passing size: no ICMP told the sender.
+	res.BlackHole = res.PathMTU > 0 && res.FirstFailed > 0 && s.Silent(res.FirstFailed) && res.FragNeededMTU == 0
+	if res.PathMTU > 0 {
+		over := OverheadIPv4
+		if res.IPv6 {
+			over = OverheadIPv6
+		}
+		res.WGMTU = res.PathMTU - over
+		res.MSSClamp = res.WGMTU - tcpIPv4
+	}
+	if (res.BlackHole || res.PathMTU == 0 || c.MSSStep) && c.Server != nil && c.TunnelAddr != "" {
+		if err := stepMSS(ctx, c, res); err != nil {
+			return nil, err
+		}
+		if res.PathMTU == 0 && res.MSSGood > 0 && res.MSSBad > 0 {
+			// ICMP is blocked outright: the MSS cliff is all there is to go on.
+			res.WGMTU = res.MSSGood + tcpIPv4
+			res.MSSClamp = res.MSSGood
+			res.BlackHole = true
+		}
+	}
+	res.Findings = Findings(res)
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+func verdict(p Probe) string {
+	switch {
+	case p.Passed:
+		return "passed"
+	case p.Hint > 0:
+		return fmt.Sprintf("too big (mtu %d)", p.Hint)
+	case p.Note != "":
+		return p.Note
+	}
+	return "no reply"
+}
+
+func ping(ctx context.Context, t target.Target, addr string, payload int, v6 bool) (Ping, error) {
+	args := []string{"-M", "do", "-s", strconv.Itoa(payload), "-c", "1", "-W", "1", "-n", addr}
+	if v6 {
+		args = append([]string{"-6"}, args...)
+	}
+	out, err := t.Run(ctx, "ping", args...)
+	var te *target.Error
+	if err != nil {
+		if target.IsNotFound(err) {
+			return Ping{}, fmt.Errorf("ping is not installed on %s (apt-get install iputils-ping)", t)
+		}
+		if !errors.As(err, &te) || te.ExitCode < 0 {
+			return Ping{}, err
+		}
+		if te.ExitCode == 2 && !strings.Contains(te.Stderr, "message too long") {
+			// ping exits 2 on errors such as an unknown host or no permission.
+			return Ping{}, fmt.Errorf("%s: ping %s: %s", t, addr, strings.TrimSpace(te.Stderr))
+		}
+		out = append(out, te.Stderr...)
+	}
+	return ParsePing(bytes.NewReader(out))
+}
+
+// routeMTU is the MTU of the client's interface towards addr.
+func routeMTU(ctx context.Context, t target.Target, addr string) (int, error) {
+	out, err := t.Run(ctx, "ip", "-j", "route", "get", addr)
+	if err != nil {
+		return 0, fmt.Errorf("no route to %s on %s: %w", addr, t, err)
+	}
+	dev, _, _, err := collect.ParseRouteGet(bytes.NewReader(out))
+	if err != nil {
+		return 0, err
+	}
+	b, err := t.ReadFile(ctx, "/sys/class/net/"+dev+"/mtu")
+	if err != nil {
+		return 0, err
+	}
+	m, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("%s: MTU of %s: %q", t, dev, b)
+	}
+	return m, nil
+}
+
+// MSS stepping bounds: the reference MSS fits the IPv6 minimum MTU through a tunnel.
+const (
+	ReferenceMSS  = 1200
+	HealthyShare  = 0.5 // a step is healthy at half the reference rate or more
+	mssResolution = 8
+)
+
+func stepMSS(ctx context.Context, c Config, res *Result) error {
+	maxMSS := 1380 // a default 1420 tunnel
+	measure := func(mss int) (MSSRun, error) {
+		r, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.TunnelAddr, Port: c.Port, Seconds: 2, MSS: mss, Timeout: 8 * time.Second})
+		run := MSSRun{MSS: mss}
+		switch {
+		case errors.Is(err, iperf.ErrStalled):
+			run.Stalled = true
+		case err != nil:
+			return run, err
+		default:
+			run.Mbit = r.Mbit()
+		}
+		run.Healthy = res.ReferenceMbit > 0 && run.Mbit >= HealthyShare*res.ReferenceMbit
+		if c.Progress != nil {
+			fmt.Fprintf(c.Progress, "MSS %d through the tunnel: %.1f Mbit/s\n", mss, run.Mbit)
+		}
+		res.MSSRuns = append(res.MSSRuns, run)
+		return run, nil
+	}
+	ref, err := measure(ReferenceMSS)
+	if err != nil {
+		return err
+	}
+	res.ReferenceMbit = ref.Mbit
+	res.MSSRuns[0].Healthy = ref.Mbit > 0
+	if ref.Mbit <= 0 {
+		return nil // even small segments do not get through: not an MTU problem
+	}
+	s := NewSearch(ReferenceMSS, maxMSS, 0, mssResolution)
+	s.Record(ReferenceMSS, true, 0)
+	for {
+		mss, ok := s.Next()
+		if !ok {
+			break
+		}
+		run, err := measure(mss)
+		if err != nil {
+			return err
+		}
+		s.Record(mss, run.Healthy, 0)
+	}
+	res.MSSGood, _ = s.Result()
+	res.MSSBad = s.FirstFailed()
+	return nil
+}
