@@ -1,0 +1,52 @@
+package bench
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+// A healthy 200 Mbit/s lab: the tunnel reaches at least 90% of the underlay
+// both ways and bench reports no throughput finding.
+func TestBenchHealthyLab(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "iperf3")
+	l := labtest.Up(t, lab.Config{Name: "wgb1", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 200}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ep, err := Discover(ctx, l.Target("a"), l.Target("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep.TunnelAddr != l.Node("b").TunnelAddr || ep.UnderlayAddr != l.Node("b").UnderlayAddr || ep.ClientInterface != l.WGInterface("a") {
+		t.Fatalf("discovered %+v, lab node b is %+v", ep, l.Node("b"))
+	}
+	rep, err := Measure(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), TunnelAddr: ep.TunnelAddr, UnderlayAddr: ep.UnderlayAddr,
+		ClientInterface: ep.ClientInterface, ServerInterface: ep.ServerInterface, Quick: true, Seconds: 2, Omit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cells) != 2 {
+		t.Fatalf("cells %+v", rep.Cells)
+	}
+	for _, c := range rep.Cells {
+		t.Logf("%s: tunnel %.1f / underlay %.1f Mbit/s = %.2f", c.Direction, c.TunnelMbit, c.UnderlayMbit, c.Ratio)
+		if c.Ratio < SingleHopRatio {
+			t.Errorf("%s ratio %.2f < %.2f", c.Direction, c.Ratio, SingleHopRatio)
+		}
+	}
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.ID, "throughput.") {
+			t.Errorf("healthy lab: %s %s", f.ID, f.Title)
+		}
+	}
+	// Every run stopped its server: the port is free again.
+	if out, _ := l.Target("b").Run(ctx, "ss", "-Htln", "sport = :5299"); strings.TrimSpace(string(out)) != "" {
+		t.Errorf("iperf3 server still listening on b: %s", out)
+	}
+}

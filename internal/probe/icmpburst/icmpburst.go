@@ -1,0 +1,234 @@
+// Package icmpburst is seed 000's experiment: N one-shot pings, each its own
+// process as mwan3 and similar health checkers run them, against one
+// persistent ping of N packets. Failures in the first but not the second point
+// at a rate limiter that drops reply bursts; the firewall counters read before
+// and after name the rule that grew.
+package icmpburst
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Config is one experiment on Host.
+type Config struct {
+	Host    target.Target
+	Targets []string // addresses to ping
+	Count   int      // pings per target in each mode (default 20)
+	Wait    int      // ping -W seconds (default 1)
+}
+
+// Mode is one way of pinging: one-shot processes or one persistent ping.
+type Mode struct {
+	Sent      int            `json:"sent"`
+	Failed    int            `json:"failed"`
+	PerTarget map[string]int `json:"failed_per_target"`
+}
+
+// Rate is the share of pings that failed.
+func (m Mode) Rate() float64 {
+	if m.Sent == 0 {
+		return 0
+	}
+	return float64(m.Failed) / float64(m.Sent)
+}
+
+// CounterGrowth is a firewall rule or named counter that grew during the test.
+type CounterGrowth struct {
+	Rule    *facts.FirewallRule `json:"rule,omitempty"`
+	Counter string              `json:"counter,omitempty"` // "family table name" of a named counter
+	Packets uint64              `json:"packets"`           // growth during the test
+}
+
+// Result is the experiment's outcome.
+type Result struct {
+	Host       string            `json:"host"`
+	Targets    []string          `json:"targets"`
+	OneShot    Mode              `json:"one_shot"`
+	Persistent Mode              `json:"persistent"`
+	Grew       []CounterGrowth   `json:"counters_grew"`
+	Note       string            `json:"note,omitempty"` // why counters are missing
+	Seconds    float64           `json:"seconds"`
+	Findings   []finding.Finding `json:"findings"`
+}
+
+// Run does the experiment: counters, one-shot pings, persistent pings, counters.
+func Run(ctx context.Context, c Config) (*Result, error) {
+	if len(c.Targets) == 0 {
+		return nil, fmt.Errorf("no targets to ping")
+	}
+	if c.Count <= 0 {
+		c.Count = 20
+	}
+	if c.Wait <= 0 {
+		c.Wait = 1
+	}
+	start := time.Now()
+	res := &Result{Host: c.Host.String(), Targets: c.Targets}
+	before, noteBefore := ruleset(ctx, c.Host)
+	if _, err := c.Host.Run(ctx, "ping", "-c", "1", "-W", "1", "-n", "127.0.0.1"); target.IsNotFound(err) {
+		return nil, fmt.Errorf("ping is not installed on %s (apt-get install iputils-ping)", c.Host)
+	}
+	out, err := c.Host.Run(ctx, "sh", "-c", OneShotScript(c.Targets, c.Count, c.Wait))
+	if err != nil {
+		return nil, err
+	}
+	res.OneShot = ParseOneShot(bytes.NewReader(out), c.Targets, c.Count)
+	res.Persistent, err = persistent(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	after, noteAfter := ruleset(ctx, c.Host)
+	res.Note = noteBefore + noteAfter
+	if before != nil && after != nil {
+		res.Grew = Grown(*before, *after)
+	}
+	res.Findings = Findings(res)
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// OneShotScript is seed 000's loop: every ping its own process, back to back.
+func OneShotScript(targets []string, count, wait int) string {
+	var quoted []string
+	for _, t := range targets {
+		quoted = append(quoted, target.Quote(t))
+	}
+	return fmt.Sprintf(`i=0; while [ $i -lt %d ]; do i=$((i+1)); for t in %s; do ping -n -c 1 -W %d "$t" >/dev/null 2>&1 || echo "FAIL $i $t"; done; done`,
+		count, strings.Join(quoted, " "), wait)
+}
+
+var failRe = regexp.MustCompile(`^FAIL (\d+) (\S+)$`)
+
+// ParseOneShot counts the "FAIL i target" lines of OneShotScript.
+func ParseOneShot(r io.Reader, targets []string, count int) Mode {
+	m := Mode{Sent: count * len(targets), PerTarget: map[string]int{}}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if f := failRe.FindStringSubmatch(strings.TrimSpace(sc.Text())); f != nil {
+			m.Failed++
+			m.PerTarget[f[2]]++
+		}
+	}
+	return m
+}
+
+var statsRe = regexp.MustCompile(`(\d+) packets transmitted, (\d+) (?:packets )?received`)
+
+// ParsePingStats reads "N packets transmitted, M received" from ping's summary.
+func ParsePingStats(r io.Reader) (sent, received int, err error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return 0, 0, err
+	}
+	m := statsRe.FindSubmatch(b)
+	if m == nil {
+		return 0, 0, fmt.Errorf("ping printed no statistics")
+	}
+	sent, _ = strconv.Atoi(string(m[1]))
+	received, _ = strconv.Atoi(string(m[2]))
+	return sent, received, nil
+}
+
+// persistent runs one "ping -c N -i 0.2" per target, all at once.
+func persistent(ctx context.Context, c Config) (Mode, error) {
+	m := Mode{PerTarget: map[string]int{}}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var firstErr error
+	for _, t := range c.Targets {
+		wg.Add(1)
+		go func(addr string) {
+			defer wg.Done()
+			out, err := c.Host.Run(ctx, "ping", "-n", "-c", strconv.Itoa(c.Count), "-i", "0.2", "-W", strconv.Itoa(c.Wait), addr)
+			sent, recv, perr := ParsePingStats(bytes.NewReader(out))
+			mu.Lock()
+			defer mu.Unlock()
+			if perr != nil {
+				if err == nil {
+					err = perr
+				}
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			m.Sent += sent
+			m.Failed += sent - recv
+			m.PerTarget[addr] = sent - recv
+		}(t)
+	}
+	wg.Wait()
+	return m, firstErr
+}
+
+type snapshot struct {
+	rules    []facts.FirewallRule
+	counters []facts.NamedCounter
+}
+
+func ruleset(ctx context.Context, t target.Target) (*snapshot, string) {
+	out, err := t.Run(ctx, "nft", "-j", "list", "ruleset")
+	if err != nil {
+		if target.IsNotFound(err) {
+			return nil, "nft not installed: no counters. "
+		}
+		return nil, fmt.Sprintf("nft -j list ruleset failed: %v. ", err)
+	}
+	rules, counters, err := collect.ParseNftRuleset(bytes.NewReader(out))
+	if err != nil {
+		return nil, fmt.Sprintf("nft ruleset unreadable: %v. ", err)
+	}
+	return &snapshot{rules, counters}, ""
+}
+
+func ruleKey(r facts.FirewallRule) string {
+	return fmt.Sprintf("%s %s %s %d", r.Family, r.Table, r.Chain, r.Handle)
+}
+
+// Grown lists the rules and named counters whose packet count rose between two rulesets.
+func Grown(before, after snapshot) []CounterGrowth {
+	prev := map[string]uint64{}
+	for _, r := range before.rules {
+		prev[ruleKey(r)] = r.Packets
+	}
+	prevC := map[string]uint64{}
+	for _, c := range before.counters {
+		prevC[c.Family+" "+c.Table+" "+c.Name] = c.Packets
+	}
+	var out []CounterGrowth
+	for _, c := range after.counters {
+		k := c.Family + " " + c.Table + " " + c.Name
+		if p, ok := prevC[k]; ok && c.Packets > p {
+			out = append(out, CounterGrowth{Counter: k, Packets: c.Packets - p})
+		}
+	}
+	for _, r := range after.rules {
+		p, ok := prev[ruleKey(r)]
+		if !ok || !r.HasCounter || r.Packets <= p {
+			continue
+		}
+		r := r
+		g := CounterGrowth{Rule: &r, Packets: r.Packets - p}
+		if r.CounterName != "" {
+			g.Counter = r.Family + " " + r.Table + " " + r.CounterName
+		}
+		out = append(out, g)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Packets > out[j].Packets })
+	return out
+}

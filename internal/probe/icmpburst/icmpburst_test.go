@@ -1,0 +1,96 @@
+package icmpburst
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
+func open(t *testing.T, name string) *os.File {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "..", "testdata", "probe", "icmpburst", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func load(t *testing.T, name string) snapshot {
+	rules, counters, err := collect.ParseNftRuleset(open(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snapshot{rules, counters}
+}
+
+// Recorded on a lab whose A has seed 000's banIP rule (limit rate over 25/second
+// burst 5, counter cnt_icmpflood, drop) on its uplink: 15 rounds of one-shot
+// pings to R and B, then one persistent ping of 15 to B.
+func TestRecordedExperiment(t *testing.T) {
+	targets := []string{"198.51.100.1", "203.0.113.2"}
+	one := ParseOneShot(open(t, "oneshot.txt"), targets, 15)
+	if one.Sent != 30 || one.Failed != 5 {
+		t.Errorf("one-shot %+v, want 5 of 30 failed", one)
+	}
+	sent, recv, err := ParsePingStats(open(t, "persistent.txt"))
+	if err != nil || sent != 15 || recv != 15 {
+		t.Errorf("persistent: %d/%d %v, want 15/15", recv, sent, err)
+	}
+	grew := Grown(load(t, "nft-before.json"), load(t, "nft-after.json"))
+	var named, rule bool
+	for _, g := range grew {
+		if g.Counter == "inet banip cnt_icmpflood" || strings.HasSuffix(g.Counter, "cnt_icmpflood") {
+			named = named || g.Rule == nil
+			rule = rule || (g.Rule != nil && g.Rule.Limit != nil)
+		}
+		if g.Packets == 0 {
+			t.Errorf("growth of 0 listed: %+v", g)
+		}
+	}
+	if !named || !rule {
+		t.Fatalf("grown %+v: want the named counter cnt_icmpflood and its limit rule", grew)
+	}
+	res := &Result{Host: "netns:a", Targets: targets, OneShot: one, Persistent: Mode{Sent: 15, Failed: 0}, Grew: grew}
+	fs := Findings(res)
+	if len(fs) != 1 || fs[0].ID != "icmp.ratelimit-drops" {
+		t.Fatalf("findings %+v", fs)
+	}
+	var act *finding.Action
+	for _, fx := range fs[0].Fixes {
+		if fx.Action != nil {
+			act = fx.Action
+		}
+	}
+	if act == nil || act.Kind != finding.ActICMPLimit || act.Params["rate"] != "250" || act.Params["handle"] == "0" {
+		t.Errorf("limit fix %+v", act)
+	}
+}
+
+func TestFindingsNeedADifference(t *testing.T) {
+	for _, tt := range []struct {
+		one, per Mode
+		want     bool
+	}{
+		{Mode{Sent: 30, Failed: 0}, Mode{Sent: 30}, false},
+		{Mode{Sent: 30, Failed: 5}, Mode{Sent: 30, Failed: 5}, false}, // plain loss hits both
+		{Mode{Sent: 30, Failed: 1}, Mode{Sent: 30}, false},            // 3%: one lost reply is noise
+		{Mode{Sent: 30, Failed: 4}, Mode{Sent: 30}, true},             // seed 000: 4/30 vs 0/50
+	} {
+		got := len(Findings(&Result{Host: "h", OneShot: tt.one, Persistent: tt.per})) == 1
+		if got != tt.want {
+			t.Errorf("one-shot %d/%d, persistent %d/%d: finding %v, want %v", tt.one.Failed, tt.one.Sent, tt.per.Failed, tt.per.Sent, got, tt.want)
+		}
+	}
+}
+
+func TestOneShotScriptQuotes(t *testing.T) {
+	s := OneShotScript([]string{"8.8.8.8", "x;rm -rf /"}, 30, 4)
+	if !strings.Contains(s, "-lt 30") || !strings.Contains(s, "-W 4") || !strings.Contains(s, `'x;rm -rf /'`) {
+		t.Errorf("script %s", s)
+	}
+}
