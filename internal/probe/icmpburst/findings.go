@@ -30,11 +30,7 @@ func Findings(r *Result) []finding.Finding {
 		},
 	}
 	for _, g := range r.Grew {
-		key := g.Counter
-		if g.Rule != nil {
-			key = fmt.Sprintf("%s %s %s handle %d: %s", g.Rule.Family, g.Rule.Table, g.Rule.Chain, g.Rule.Handle, g.Rule.Text)
-		}
-		f.Evidence = append(f.Evidence, finding.Evidence{Source: "nft -j list ruleset", Key: key, Value: fmt.Sprintf("+%d packets during the test", g.Packets), Threshold: "+0"})
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "nft -j list ruleset", Key: g.String(), Value: fmt.Sprintf("+%d packets during the test", g.Packets), Threshold: "+0"})
 		if g.Rule != nil && g.Rule.Limit != nil && g.Rule.Backend != "iptables" {
 			rate := strconv.Itoa(RaisedLimit)
 			f.Fixes = append(f.Fixes, finding.Fix{

@@ -232,3 +232,26 @@ func Grown(before, after snapshot) []CounterGrowth {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Packets > out[j].Packets })
 	return out
 }
+
+// String names the counter: the rule (with its limit) or the named counter.
+func (g CounterGrowth) String() string {
+	if g.Rule == nil {
+		return g.Counter
+	}
+	r := g.Rule
+	s := fmt.Sprintf("%s %s %s handle %d", r.Family, r.Table, r.Chain, r.Handle)
+	switch {
+	case r.Text != "":
+		s += ": " + r.Text
+	case r.Limit != nil:
+		over := ""
+		if r.Limit.Over {
+			over = "over "
+		}
+		s += fmt.Sprintf(": limit rate %s%d/%s burst %d %s", over, r.Limit.Rate, r.Limit.Per, r.Limit.Burst, r.Limit.Unit)
+	}
+	if r.CounterName != "" {
+		s += " (counter " + r.CounterName + ")"
+	}
+	return s
+}

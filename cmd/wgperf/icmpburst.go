@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wgperf/wgperf/internal/probe/icmpburst"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+func init() {
+	var (
+		hostSpec string
+		targets  []string
+		cfg      icmpburst.Config
+		asJSON   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "icmp-burst",
+		Short: "Seed 000's test: one-shot pings vs one persistent ping, to expose an ICMP rate limiter",
+		Long: `icmp-burst pings each target --count times as separate one-shot processes (the way
+mwan3 and other health checkers do), then --count times from one persistent ping
+per target. If the one-shot pings fail and the persistent ones do not, a rate limiter
+drops reply bursts; the nftables counters read before and after show which rule grew.
+It only sends pings; nothing on the host is changed.
+
+Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
+		Example: `  wgperf icmp-burst --host ssh:root@golem --targets 8.8.8.8,1.1.1.1,208.67.222.222
+  wgperf icmp-burst --host netns:wgl-demo-a --targets 198.51.100.1,203.0.113.2 --count 15`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
+			host, err := target.Parse(hostSpec)
+			if err != nil {
+				return fail(err)
+			}
+			if len(targets) == 0 {
+				return fail(fmt.Errorf("--targets is required: the addresses the health checks ping"))
+			}
+			if cfg.Count < 1 || cfg.Count > 1000 {
+				return fail(fmt.Errorf("--count must be between 1 and 1000"))
+			}
+			cfg.Host, cfg.Targets = host, targets
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			res, err := icmpburst.Run(ctx, cfg)
+			if err != nil {
+				return fail(err)
+			}
+			if err := writeICMPBurst(cmd.OutOrStdout(), res, asJSON); err != nil {
+				return fail(err)
+			}
+			return findingsExit(res.Findings)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&hostSpec, "host", "local", "target that sends the pings: local, netns:NAME, ssh:[user@]host[:port]")
+	f.StringSliceVar(&targets, "targets", nil, "addresses to ping, comma-separated")
+	f.IntVar(&cfg.Count, "count", 20, "pings per target in each mode")
+	f.IntVar(&cfg.Wait, "wait", 1, "seconds each ping waits for its reply (ping -W)")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	rootCmd.AddCommand(cmd)
+}
+
+func writeICMPBurst(w io.Writer, r *icmpburst.Result, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(w, "icmp-burst from %s to %s (%.0fs)\n", r.Host, strings.Join(r.Targets, ", "), r.Seconds)
+	fmt.Fprintf(w, "  one-shot pings (a process each): %d of %d failed (%.0f%%)\n", r.OneShot.Failed, r.OneShot.Sent, 100*r.OneShot.Rate())
+	fmt.Fprintf(w, "  persistent ping (one process):   %d of %d failed (%.0f%%)\n", r.Persistent.Failed, r.Persistent.Sent, 100*r.Persistent.Rate())
+	for _, g := range r.Grew {
+		fmt.Fprintf(w, "  counter grew by %d: %s\n", g.Packets, g)
+	}
+	if r.Note != "" {
+		fmt.Fprintf(w, "  note: %s\n", strings.TrimSpace(r.Note))
+	}
+	if len(r.Findings) == 0 {
+		_, err := fmt.Fprintln(w, "No sign of an ICMP rate limiter.")
+		return err
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "\n%s  %s  %s: %s\n", f.Severity, f.ID, f.Host, f.Title)
+		for _, fx := range f.Fixes {
+			fmt.Fprintf(w, "  fix: %s\n", fx.Description)
+			for _, c := range fx.Commands {
+				fmt.Fprintf(w, "    $ %s\n", c)
+			}
+		}
+	}
+	return nil
+}
