@@ -38,7 +38,7 @@ var labName string
 
 func init() {
 	labCmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
-	labCmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd())
+	labCmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labFlowsCmd())
 	rootCmd.AddCommand(labCmd)
 }
 
@@ -225,5 +225,22 @@ func labDelayCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&iface, "interface", "dly0", "TUN device name")
 	cmd.Flags().DurationVar(&delay, "delay", 10*time.Millisecond, "one-way delay")
+	return cmd
+}
+
+// labFlowsCmd opens many short UDP flows, to fill connection-tracking tables.
+func labFlowsCmd() *cobra.Command {
+	var to string
+	var count int
+	cmd := &cobra.Command{
+		Use:    "_flows",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return lab.SendFlows(to, count)
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "destination address")
+	cmd.Flags().IntVar(&count, "count", 500, "number of flows")
 	return cmd
 }

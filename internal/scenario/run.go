@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -52,14 +52,18 @@ type Result struct {
 	Found    bool              `json:"found"` // Expect was reported (true when nothing was expected and nothing unexpected was)
 	Findings []finding.Finding `json:"findings"`
 	// Unexpected lists warning or critical findings the scenario did not cause on purpose.
-	Unexpected []string      `json:"unexpected,omitempty"`
-	Fix        []string      `json:"fix,omitempty"` // commands applied
-	Before     Measurement   `json:"before"`
-	After      Measurement   `json:"after"`
-	Probes     []ProbeResult `json:"probes,omitempty"`
-	Seconds    float64       `json:"seconds"`
-	Pass       bool          `json:"pass"`
-	Why        string        `json:"why,omitempty"` // why it did not pass
+	Unexpected []string    `json:"unexpected,omitempty"`
+	Fix        []string    `json:"fix,omitempty"` // commands applied
+	Before     Measurement `json:"before"`
+	After      Measurement `json:"after"`
+	// BenchBefore and BenchAfter are the full bench reports (both directions,
+	// per-second intervals) behind the tunnel figures; nil for ECMP.
+	BenchBefore *bench.Report `json:"bench_before,omitempty"`
+	BenchAfter  *bench.Report `json:"bench_after,omitempty"`
+	Probes      []ProbeResult `json:"probes,omitempty"`
+	Seconds     float64       `json:"seconds"`
+	Pass        bool          `json:"pass"`
+	Why         string        `json:"why,omitempty"` // why it did not pass
 }
 
 // ProbeResult is the headline of an active probe, for the story.
@@ -83,6 +87,8 @@ type runner struct {
 	lab  *lab.Lab
 	res  *Result
 	root string // config root for fixes: the lab's own folder, never the host's /etc
+	// probeFindings are what the active probes proved.
+	probeFindings []finding.Finding
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -123,14 +129,6 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	defer lab.Down(context.WithoutCancel(ctx), cfg.Name)
 	r.root = filepath.Join(lab.StateDir, cfg.Name, "root")
 
-	for _, node := range slices.Compact([]string{"b", orDefault(sc.Server, "b")}) {
-		srv, err := r.lab.Target(node).Start(ctx, "iperf3", "-s")
-		if err != nil {
-			return r.res, err
-		}
-		defer srv.Stop(time.Second)
-	}
-	time.Sleep(200 * time.Millisecond) // let the server listen
 	// The link under the tunnel is measured before the breakage: a stale route
 	// slows the underlay to the same endpoint too, and would hide the loss.
 	if r.res.Before.Underlay, err = r.measureUnderlay(ctx); err != nil {
@@ -141,8 +139,13 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 			return r.res, fmt.Errorf("break: %w", err)
 		}
 	}
-	if r.res.Before.Tunnel, err = r.measureTunnel(ctx); err != nil {
+	if err := r.probes(ctx); err != nil {
 		return r.res, err
+	}
+	// A broken tunnel may not carry a measurement at all: that is the symptom.
+	if r.res.BenchBefore, r.res.Before.Tunnel, err = r.measureTunnel(ctx); err != nil {
+		r.logf("before: no measurement through the tunnel: %v", err)
+		r.res.Before.Tunnel = 0
 	}
 	r.logf("before: tunnel %.1f Mbit/s, underlay %.1f Mbit/s", r.res.Before.Tunnel, r.res.Before.Underlay)
 
@@ -152,7 +155,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	if err := r.fix(ctx); err != nil {
 		return r.res, err
 	}
-	if r.res.After.Tunnel, err = r.measureTunnel(ctx); err != nil {
+	if r.res.BenchAfter, r.res.After.Tunnel, err = r.measureTunnel(ctx); err != nil {
 		return r.res, err
 	}
 	if r.res.After.Underlay, err = r.measureUnderlay(ctx); err != nil {
@@ -180,10 +183,9 @@ func (r *runner) exec(ctx context.Context, step string, c Command) error {
 	return err
 }
 
-// diagnose runs the probes the scenario needs, then every passive check on the
-// tunnel ends (and the LAN host when there is one).
-func (r *runner) diagnose(ctx context.Context) error {
-	var probeFindings []finding.Finding
+// probes runs the active measurements the scenario needs, right after the
+// breakage, keeping what they prove for the diagnosis.
+func (r *runner) probes(ctx context.Context) error {
 	for _, p := range r.sc.Probes {
 		fs, summary, err := r.probe(ctx, p)
 		if err != nil {
@@ -191,8 +193,15 @@ func (r *runner) diagnose(ctx context.Context) error {
 		}
 		r.res.Probes = append(r.res.Probes, ProbeResult{p, summary})
 		r.logf("probe %s: %s", p, summary)
-		probeFindings = append(probeFindings, fs...)
+		r.probeFindings = append(r.probeFindings, fs...)
 	}
+	return nil
+}
+
+// diagnose joins what the probes and the bench proved with every passive
+// check on both tunnel ends.
+func (r *runner) diagnose(ctx context.Context) error {
+	probeFindings := slices.Clone(r.probeFindings)
 	var snaps []*facts.Snapshot
 	for _, node := range []string{"a", "b"} {
 		s, err := collect.Collect(ctx, r.lab.Target(node), collect.Options{})
@@ -202,6 +211,9 @@ func (r *runner) diagnose(ctx context.Context) error {
 		snaps = append(snaps, s)
 	}
 	res := check.Run(snaps, check.Options{})
+	if r.res.BenchBefore != nil {
+		probeFindings = append(probeFindings, r.res.BenchBefore.Findings...)
+	}
 	r.res.Findings = append(probeFindings, res.Findings...)
 	finding.Sort(r.res.Findings)
 	for _, f := range r.res.Findings {
@@ -212,7 +224,7 @@ func (r *runner) diagnose(ctx context.Context) error {
 			for _, e := range f.Evidence {
 				r.logf("  evidence: %s %s = %s (threshold %s)", e.Source, e.Key, e.Value, e.Threshold)
 			}
-		case f.Severity >= finding.Warning && !slices.Contains(r.sc.Also, f.ID):
+		case f.Severity >= finding.Warning && !slices.Contains(r.sc.Also, f.ID) && !r.symptom(f.ID):
 			r.res.Unexpected = append(r.res.Unexpected, f.ID+" on "+f.Host)
 		}
 	}
@@ -220,6 +232,12 @@ func (r *runner) diagnose(ctx context.Context) error {
 		r.res.Found = len(r.res.Unexpected) == 0
 	}
 	return nil
+}
+
+// symptom reports whether id describes slowness itself rather than a cause:
+// expected whenever a scenario breaks something.
+func (r *runner) symptom(id string) bool {
+	return r.sc.Expect != "" && strings.HasPrefix(id, "throughput.")
 }
 
 // fix applies the remedy wgperf proposes for the expected finding on every host
@@ -404,5 +422,3 @@ func orDefault[T comparable](v, d T) T {
 	}
 	return v
 }
-
-var errNoProbe = errors.New("probe not available")
