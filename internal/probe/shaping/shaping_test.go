@@ -1,0 +1,76 @@
+package shaping
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+)
+
+func step(capMbit int, mbit, cv float64, collapses int) Step {
+	return Step{CapMbit: capMbit, Stats: bench.Stats{Mbit: mbit, CV: cv, Collapses: collapses}}
+}
+
+func TestRecommend(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []Step
+		want  int
+	}{
+		// Seed 004's table: uncapped collapses; 300 and 250 still degrade; 200 and 150 hold.
+		{"seed 004", []Step{step(0, 165, 0.35, 3), step(300, 276, 0.22, 2), step(250, 231, 0.15, 1), step(200, 200, 0.06, 0), step(150, 142, 0.02, 0)}, 200},
+		{"uncapped already stable", []Step{step(0, 190, 0.02, 0), step(150, 148, 0.01, 0)}, 0},
+		{"nothing stable: least variation", []Step{step(0, 165, 0.4, 3), step(150, 140, 0.2, 1), step(100, 95, 0.15, 1)}, 100},
+		{"a cap clearly faster than stable uncapped", []Step{step(0, 120, 0.05, 0), step(200, 190, 0.03, 0)}, 200},
+	}
+	for _, tt := range tests {
+		if got := Recommend(tt.steps); got != tt.want {
+			t.Errorf("%s: recommend %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestRootQdiscAndRestore(t *testing.T) {
+	read := func(name string) qdisc {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "probe", "shaping", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, ok := parseRootQdisc(strings.NewReader(string(b)))
+		if !ok {
+			t.Fatalf("%s: no root qdisc", name)
+		}
+		return q
+	}
+	def := read("default-pfifo_fast.txt")
+	if def.Kind != "pfifo_fast" || def.userAdded() {
+		t.Errorf("default %+v", def)
+	}
+	if got := restoreCommands("wg0", def); len(got) != 1 || strings.Join(got[0], " ") != "tc qdisc del dev wg0 root" {
+		t.Errorf("restore default: %v", got)
+	}
+	user := read("user-tbf.txt")
+	if user.Kind != "tbf" || !user.userAdded() || !strings.HasPrefix(user.Options, "rate 150Mbit") {
+		t.Errorf("user tbf %+v", user)
+	}
+	got := restoreCommands("wg0", user)
+	if !strings.HasPrefix(strings.Join(got[0], " "), "tc qdisc replace dev wg0 root handle "+user.Handle+" tbf rate 150Mbit burst 1024Kb lat 400ms") {
+		t.Errorf("restore user tbf: %v", got)
+	}
+}
+
+func TestFindingsOnlyWithACap(t *testing.T) {
+	r := &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 165, 0.35, 3), step(150, 142, 0.02, 0)}}
+	r.Recommended = Recommend(r.Steps)
+	fs := findings(r)
+	if len(fs) != 1 || fs[0].Fixes[0].Action.Kind != finding.ActTBFCap || fs[0].Fixes[0].Action.Params["rate"] != "150mbit" {
+		t.Errorf("findings %+v", fs)
+	}
+	r = &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 190, 0.02, 0)}}
+	if fs := findings(r); len(fs) != 0 {
+		t.Errorf("no cap recommended, findings %+v", fs)
+	}
+}
