@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+func init() {
+	var (
+		clientSpec, serverSpec string
+		cfg                    shaping.Config
+		asJSON                 bool
+	)
+	cmd := &cobra.Command{
+		Use:   "shape-sweep",
+		Short: "Find the tbf rate cap on the tunnel that gives the best stable throughput (seed 004)",
+		Long: `shape-sweep measures an upload through the tunnel uncapped, then with a tbf cap on the
+client's WireGuard interface at each of --caps, and recommends the cap with the best
+stable throughput (or none). The cap is removed after every run, also on error or
+Ctrl-C, and a root qdisc that was there before is put back. Run it when bench reports
+throughput.oscillation.
+
+Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
+		Example: `  wgperf shape-sweep --client netns:wgl-demo-a --server netns:wgl-demo-b --caps 150,200,250,300
+  wgperf shape-sweep --client ssh:root@vps --server ssh:nas --caps 150,200 --time 60`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
+			client, err := target.Parse(clientSpec)
+			if err != nil {
+				return fail(err)
+			}
+			server, err := target.Parse(serverSpec)
+			if err != nil {
+				return fail(err)
+			}
+			if len(cfg.Caps) == 0 {
+				return fail(fmt.Errorf("--caps needs at least one rate in Mbit/s"))
+			}
+			for _, c := range cfg.Caps {
+				if c <= 0 {
+					return fail(fmt.Errorf("--caps: %d is not a positive rate in Mbit/s", c))
+				}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			cfg.Client, cfg.Server = client, server
+			if cfg.TunnelAddr == "" || cfg.Device == "" {
+				ep, err := bench.Discover(ctx, client, server)
+				if err != nil {
+					return fail(err)
+				}
+				if cfg.TunnelAddr == "" {
+					cfg.TunnelAddr = ep.TunnelAddr
+				}
+				if cfg.Device == "" {
+					cfg.Device = ep.ClientInterface
+				}
+			}
+			if !asJSON && term.IsTerminal(int(os.Stderr.Fd())) {
+				cfg.Progress = cmd.ErrOrStderr()
+			}
+			res, err := shaping.Run(ctx, cfg)
+			if err != nil {
+				return fail(err)
+			}
+			if err := writeSweep(cmd.OutOrStdout(), res, asJSON); err != nil {
+				return fail(err)
+			}
+			return findingsExit(res.Findings)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&clientSpec, "client", "local", "the sender, whose tunnel interface is capped")
+	f.StringVar(&serverSpec, "server", "", "the receiver (required)")
+	f.IntSliceVar(&cfg.Caps, "caps", []int{150, 200, 250, 300}, "rate caps to try, Mbit/s")
+	f.StringVar(&cfg.TunnelAddr, "tunnel-addr", "", "the server's tunnel address (default: found from wg show)")
+	f.StringVar(&cfg.Device, "dev", "", "the client's WireGuard interface to cap (default: found from wg show)")
+	f.IntVar(&cfg.Seconds, "time", 10, "measured seconds per run")
+	f.IntVar(&cfg.Omit, "omit", 3, "warm-up seconds left out of each run")
+	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server")
+	f.BoolVar(&asJSON, "json", false, "print the sweep, every interval included, as JSON")
+	_ = cmd.MarkFlagRequired("server")
+	rootCmd.AddCommand(cmd)
+}
+
+func writeSweep(w io.Writer, r *shaping.Result, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(w, "shape-sweep on %s %s (%.0fs)\n\n", r.Client, r.Device, r.Seconds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CAP\tMBIT/S\tRETR\tCV\tCOLLAPSES")
+	for _, s := range r.Steps {
+		label := "uncapped"
+		if s.CapMbit > 0 {
+			label = fmt.Sprintf("%d Mbit/s", s.CapMbit)
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%.2f\t%d\n", label, s.Stats.Mbit, s.Stats.Retransmits, s.Stats.CV, s.Stats.Collapses)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.Recommended == 0 {
+		_, err := fmt.Fprintln(w, "\nNo cap needed: uncapped is as fast and as steady.")
+		return err
+	}
+	fmt.Fprintf(w, "\nRecommended: cap %s at %d Mbit/s\n", r.Device, r.Recommended)
+	for _, f := range r.Findings {
+		for _, fx := range f.Fixes {
+			for _, c := range fx.Commands {
+				fmt.Fprintf(w, "  $ %s\n", c)
+			}
+		}
+	}
+	return nil
+}
