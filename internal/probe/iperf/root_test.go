@@ -1,0 +1,88 @@
+package iperf
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+// twoNamespaces joins wgb-it-a (192.0.2.1) and wgb-it-b (192.0.2.2) with a veth.
+func twoNamespaces(t *testing.T) (a, b target.Target) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "ip", "iperf3")
+	ctx := context.Background()
+	suffix := fmt.Sprint(os.Getpid() % 100000)
+	na, nb := "wgb-it-a"+suffix, "wgb-it-b"+suffix
+	host := target.Local()
+	t.Cleanup(func() {
+		_, _ = host.Run(ctx, "ip", "netns", "del", na)
+		_, _ = host.Run(ctx, "ip", "netns", "del", nb)
+	})
+	for _, argv := range [][]string{
+		{"ip", "netns", "add", na}, {"ip", "netns", "add", nb},
+		{"ip", "link", "add", "wgbit" + suffix, "netns", na, "type", "veth", "peer", "name", "wgbit" + suffix, "netns", nb},
+		{"ip", "-n", na, "addr", "add", "192.0.2.1/24", "dev", "wgbit" + suffix},
+		{"ip", "-n", nb, "addr", "add", "192.0.2.2/24", "dev", "wgbit" + suffix},
+		{"ip", "-n", na, "link", "set", "dev", "wgbit" + suffix, "up"},
+		{"ip", "-n", nb, "link", "set", "dev", "wgbit" + suffix, "up"},
+		{"ip", "-n", na, "link", "set", "dev", "lo", "up"},
+		{"ip", "-n", nb, "link", "set", "dev", "lo", "up"},
+	} {
+		if _, err := host.Run(ctx, argv[0], argv[1:]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return target.Netns(na), target.Netns(nb)
+}
+
+func TestRunAndErrors(t *testing.T) {
+	a, b := twoNamespaces(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	res, err := Run(ctx, a, b, Test{Addr: "192.0.2.2", Seconds: 1, Reverse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Reverse || res.Mbit() <= 0 || len(res.Intervals) == 0 || len(res.Intervals[0].Cwnd) != 1 {
+		t.Errorf("reverse run %+v: want the server's cwnd", res)
+	}
+
+	// A second server on a busy port fails with a clear line.
+	srv, err := StartServer(ctx, b, 5297, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	if _, err := StartServer(ctx, b, 5297, 10); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("busy port: err = %v", err)
+	}
+	srv.Stop()
+
+	// Nobody answers at this address.
+	_, err = Run(ctx, a, b, Test{Addr: "192.0.2.99", Seconds: 1})
+	if err == nil || !strings.Contains(err.Error(), "wgperf diagnose") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("unreachable server: err = %v", err)
+	}
+}
+
+// missing is a target without iperf3.
+type missing struct{ target.Target }
+
+func (missing) String() string { return "ssh:router" }
+func (missing) Run(context.Context, string, ...string) ([]byte, error) {
+	return nil, &target.Error{Target: "ssh:router", Command: "iperf3 --version", ExitCode: 127, Err: target.ErrNotFound}
+}
+
+func TestCheckMissing(t *testing.T) {
+	err := Check(context.Background(), missing{})
+	if err == nil || !strings.Contains(err.Error(), "apt-get install iperf3") || !strings.Contains(err.Error(), "opkg install iperf3") {
+		t.Errorf("err = %v", err)
+	}
+}
