@@ -17,6 +17,7 @@ import (
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -61,6 +62,7 @@ type Result struct {
 	BenchBefore *bench.Report `json:"bench_before,omitempty"`
 	BenchAfter  *bench.Report `json:"bench_after,omitempty"`
 	Probes      []ProbeResult `json:"probes,omitempty"`
+	MTU         *mtu.Result   `json:"mtu,omitempty"` // the path MTU search, when the scenario ran one
 	Seconds     float64       `json:"seconds"`
 	Pass        bool          `json:"pass"`
 	Why         string        `json:"why,omitempty"` // why it did not pass
