@@ -33,6 +33,19 @@ func TestUDPRcvbufErrors(t *testing.T) {
 				t.Errorf("fix %+v detail %q", fs[0].Fixes[0], fs[0].Detail)
 			}
 		}},
+		{name: "send errors behind a shaped uplink are the queue, not wmem", snap: with(t, h, func(s *facts.Snapshot) {
+			s.Counters.SNMP["Udp"]["SndbufErrors"] = 1385
+			s.Links = append(s.Links, facts.Link{Name: "wan5g", MTU: 1500, Qdisc: "tbf", State: "UP"})
+		}), want: sev(info), assert: func(t *testing.T, fs []finding.Finding) {
+			last := fs[0].Evidence[len(fs[0].Evidence)-1]
+			if last.Key != "qdisc of wan5g" || last.Value != "tbf" || fs[0].Fixes[0].Action != nil {
+				t.Errorf("evidence %+v fixes %+v", last, fs[0].Fixes)
+			}
+		}},
+		{name: "receive errors on a shaped host still warn", snap: with(t, h, func(s *facts.Snapshot) {
+			s.Counters.SNMP["Udp"]["RcvbufErrors"] = 10
+			s.Links = append(s.Links, facts.Link{Name: "wan5g", MTU: 1500, Qdisc: "tbf", State: "UP"})
+		}), want: sev(warning)},
 		{name: "snmp unreadable", snap: with(t, h, func(s *facts.Snapshot) { s.Counters = facts.Counters{} }), skip: true},
 	})
 }

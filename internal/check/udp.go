@@ -20,7 +20,12 @@ dropped at a full socket buffer. Compares net.core.rmem_max/rmem_default (and
 wmem_* for send errors) with 25 MiB and offers to raise them. Seed 004: the
 Synology NAS's 208 KiB rmem_max capped the tunnel at ~200 Mbit/s; 25 MiB took
 it to ~450. Kernel WireGuard's socket uses rmem_default; wireguard-go asks for
-its own size, bounded by rmem_max unless it runs as root.`,
+its own size, bounded by rmem_max unless it runs as root.
+
+Linux also counts a send that failed with ENOBUFS as SndbufErrors, and a full
+egress queue (a tbf or htb shaper on a slow uplink) returns ENOBUFS: send
+errors alone on a host that shapes a link are reported as info, naming the
+shaper, since raising wmem would not help there.`,
 	Run: runUDPRcvbufErrors,
 }
 
@@ -44,6 +49,20 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 			{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors", Value: itoa(rcv), Threshold: "0"},
 			{Source: "/proc/net/snmp", Key: "Udp SndbufErrors", Value: itoa(snd), Threshold: "0"},
 		},
+	}
+	if rcv <= 0 {
+		if shaped := shapedLinks(s); len(shaped) > 0 {
+			f.Severity = finding.Info
+			f.Title = fmt.Sprintf("UDP send errors: %d sends found a full queue (shaped uplink %s)", snd, shaped[0])
+			f.Detail = "Linux counts a UDP send refused with ENOBUFS as a send buffer error, and a full egress queue of a " +
+				"shaper refuses sends the same way; here that queue is the likelier cause, and the tunnel's TCP adapts to it."
+			f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip -d link", Key: "qdisc of " + shaped[0], Value: linkQdisc(s, shaped[0]), Threshold: "no shaper"})
+			f.Fixes = []finding.Fix{{
+				Description: "Confirm the shaper's drops match the errors; keep the tunnel's rate under the uplink's",
+				Commands:    []string{"tc -s qdisc show dev " + shaped[0], "grep Udp: /proc/net/snmp"},
+			}}
+			return []finding.Finding{f}, nil
+		}
 	}
 	type knob struct {
 		key  string
@@ -72,4 +91,25 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		})
 	}
 	return []finding.Finding{f}, nil
+}
+
+// shapedLinks lists links whose root qdisc is a rate shaper.
+func shapedLinks(s *facts.Snapshot) []string {
+	var out []string
+	for _, l := range s.Links {
+		switch l.Qdisc {
+		case "tbf", "htb", "cake", "hfsc":
+			out = append(out, l.Name)
+		}
+	}
+	return out
+}
+
+func linkQdisc(s *facts.Snapshot, name string) string {
+	for _, l := range s.Links {
+		if l.Name == name {
+			return l.Qdisc
+		}
+	}
+	return ""
 }
