@@ -1,0 +1,110 @@
+package scenario
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+func TestCatalogIsWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range Catalog {
+		if seen[s.Name] {
+			t.Errorf("scenario %s declared twice", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Seed == "" || s.Symptom == "" {
+			t.Errorf("%s: needs the seed it reproduces and its symptom", s.Name)
+		}
+		for _, id := range append([]string{s.Expect}, s.Also...) {
+			if id != "" && !check.InCatalog(id) {
+				t.Errorf("%s: %s is not a catalog finding ID", s.Name, id)
+			}
+		}
+		if s.Expect == "" && s.ECMP == 0 && s.Name != "healthy" {
+			t.Errorf("%s: breaks nothing and expects nothing", s.Name)
+		}
+	}
+	for _, want := range []string{"healthy", "pmtud-blackhole", "mtu-fragmentation", "udp-rcvbuf", "stale-endpoint-route",
+		"icmp-ratelimit", "lossy-cubic", "conntrack-full", "mss-clamp-missing", "ecmp"} {
+		if _, ok := Lookup(want); !ok {
+			t.Errorf("catalog lacks %s", want)
+		}
+	}
+}
+
+func TestJudge(t *testing.T) {
+	tests := []struct {
+		name string
+		sc   Scenario
+		res  Result
+		pass bool
+		why  string
+	}{
+		{"fixed", Scenario{Expect: "mtu.tunnel-too-large"},
+			Result{Found: true, After: Measurement{Tunnel: 183, Underlay: 191}}, true, ""},
+		{"missed", Scenario{Expect: "mtu.tunnel-too-large"},
+			Result{After: Measurement{Tunnel: 183, Underlay: 191}}, false, "mtu.tunnel-too-large not reported"},
+		{"fix did not help", Scenario{Expect: "tcp.congestion-control"},
+			Result{Found: true, After: Measurement{Tunnel: 3.4, Underlay: 191}}, false, "after-fix ratio 0.02 < 0.90"},
+		{"unexpected critical", Scenario{},
+			Result{Found: false, Unexpected: []string{"route.stale-endpoint on a"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "unexpected: route.stale-endpoint on a"},
+		{"ecmp scales", Scenario{ECMP: 2, MinScaling: 1.7},
+			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}}, true, ""},
+		{"ecmp flat", Scenario{ECMP: 2, MinScaling: 1.7},
+			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 95}}, false, "ECMP scaling 1.03x < 1.70x"},
+	}
+	for _, tt := range tests {
+		r := &runner{sc: tt.sc, res: &tt.res}
+		r.judge()
+		if tt.res.Pass != tt.pass || !strings.Contains(tt.res.Why, tt.why) {
+			t.Errorf("%s: pass %v why %q, want %v %q", tt.name, tt.res.Pass, tt.res.Why, tt.pass, tt.why)
+		}
+	}
+}
+
+// TestScenarios plays every catalog scenario in the lab with short
+// measurements: the expected finding must be reported, nothing unexpected at
+// warning or above, and the fix must bring the tunnel to 90% of the underlay
+// (ECMP: 1.7x the single tunnel).
+func TestScenarios(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "ip", "tc", "nft", "wg", "ping", "iperf3")
+	exe := labtest.Binary(t)
+	for _, sc := range Catalog {
+		t.Run(sc.Name, func(t *testing.T) {
+			res, err := Run(context.Background(), sc, Options{Exe: exe, LabName: "e2e", Seconds: 2})
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			t.Logf("tunnel %.1f → %.1f Mbit/s, underlay %.1f → %.1f, ratio %.2f → %.2f, %.0f s",
+				res.Before.Tunnel, res.After.Tunnel, res.Before.Underlay, res.After.Underlay,
+				res.Before.Ratio(), res.After.Ratio(), res.Seconds)
+			if sc.Expect != "" && !res.Found {
+				t.Errorf("%s not reported; findings: %v", sc.Expect, ids(res.Findings))
+			}
+			for _, f := range res.Findings {
+				if f.Severity == finding.Critical && f.ID != sc.Expect && !slices.Contains(sc.Also, f.ID) && !strings.HasPrefix(f.ID, "throughput.") {
+					t.Errorf("unexpected critical %s on %s: %s", f.ID, f.Host, f.Title)
+				}
+			}
+			if !res.Pass {
+				t.Errorf("scenario failed: %s", res.Why)
+			}
+		})
+	}
+}
+
+func ids(fs []finding.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.ID+"/"+f.Severity.String())
+	}
+	return out
+}
