@@ -1,0 +1,11 @@
+#!/bin/sh
+# The README's first command: diagnose and fix two seed cases on the built-in
+# lab — a PMTUD black hole (seed 001) and a WireGuard endpoint route stuck on
+# the backup uplink (seed 000) — then print the before/after table.
+set -eu
+bin="${1:-bin/wgperf}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "make demo needs root for network namespaces: sudo make demo" >&2
+	exit 1
+fi
+exec "$bin" lab run pmtud-blackhole stale-endpoint-route --html wgperf-demo.html
