@@ -24,9 +24,17 @@ var (
 	buildOut  []byte
 )
 
-// Binary builds cmd/wgperf once per test process and returns its path.
+// BinaryEnv names a prebuilt wgperf binary for the tests to use instead of
+// building one per test package (make test sets it).
+const BinaryEnv = "WGPERF_TEST_BINARY"
+
+// Binary returns the wgperf binary lab nodes run: $WGPERF_TEST_BINARY, or
+// cmd/wgperf built once per test process.
 func Binary(t testing.TB) string {
 	t.Helper()
+	if p := os.Getenv(BinaryEnv); p != "" {
+		return p
+	}
 	buildOnce.Do(func() {
 		_, file, _, _ := runtime.Caller(0)
 		root := filepath.Join(filepath.Dir(file), "..", "..", "..")
