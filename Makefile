@@ -15,9 +15,9 @@ deps: ## install the system tools the lab and tests need (apt, only what is miss
 build: ## build bin/wgperf
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/wgperf
 
-test: deps ## run every test, root lab tests included (as root), plus short fuzz runs
+test: deps build ## run every test, root lab tests included (as root), plus short fuzz runs
 	$(GO) vet ./...
-	$(GO) test -count=1 -p 1 -timeout 15m ./...
+	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -p 1 -timeout 15m ./...
 	./scripts/fuzz.sh 5s
 
 lint: ## gofmt, go vet, staticcheck
