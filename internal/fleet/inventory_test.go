@@ -1,0 +1,125 @@
+package fleet
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const testdata = "../../testdata/fleet"
+
+func TestReadInventory(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want []Host
+	}{
+		{"hosts.txt", []Host{
+			{Name: "local", Target: "local", Line: 3},
+			{Name: "netns:wgl-demo-a", Target: "netns:wgl-demo-a", Line: 4},
+			{Name: "netns:wgl-demo-b", Target: "netns:wgl-demo-b", Line: 5},
+			{Name: "ssh:root@golem", Target: "ssh:root@golem", Line: 7},
+			{Name: "ssh:m42", Target: "ssh:m42", Line: 8},
+			{Name: "ssh:admin@203.0.113.7:2222", Target: "ssh:admin@203.0.113.7:2222", Line: 9},
+			{Name: "ssh:root@[2001:db8::7]:22", Target: "ssh:root@[2001:db8::7]:22", Line: 10},
+			{Name: "golem.example.net", Target: "ssh:golem.example.net", Line: 11},
+		}},
+		{"inventory.ini", []Host{
+			{Name: "edge.example.net", Target: "ssh:edge.example.net", Line: 2},
+			// Host variables beat [berlin:vars] (user), which beats its parent [sites:vars] (port).
+			{Name: "golem", Target: "ssh:root@198.51.100.10:2222", Line: 5, Groups: []string{"berlin", "extra"}},
+			{Name: "m42", Target: "ssh:admin@198.51.100.42:2222", Line: 6, Groups: []string{"berlin"}},
+			// host:port is a host variable: it beats the group's ansible_port.
+			{Name: "router-b.example.net", Target: "ssh:admin@router-b.example.net:2200", Line: 7, Groups: []string{"berlin"}},
+			{Name: "hh1", Target: "ssh:deploy@203.0.113.5:22", Line: 10, Groups: []string{"hamburg"}},
+			{Name: "hh2", Target: "ssh:ops@203.0.113.6:2022", Line: 11, Groups: []string{"hamburg"}},
+			{Name: "v6", Target: "ssh:wg@[2001:db8::6]:22", Line: 12, Groups: []string{"hamburg"}},
+			{Name: "controller", Target: "local", Line: 13, Groups: []string{"hamburg"}},
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			got, err := ReadInventory(filepath.Join(testdata, tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("hosts (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestReadInventoryErrors(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"bad-range.ini", "bad-range.ini: line 2: host wg[01:04].example.net: host ranges are not supported"},
+		{"bad-header.ini", "bad-header.ini: line 1: section header \"[routers\" lacks its closing ]"},
+		{"bad-port.ini", "bad-port.ini: line 2: host golem: bad port \"70000\""},
+		{"bad-spec-vars.ini", "bad-spec-vars.ini: line 1: netns:wgl-demo-a is a target spec and takes no variables"},
+		{"bad-vars.ini", "bad-vars.ini: line 2: [routers:vars] wants key=value lines, got \"ansible_user\""},
+		{"bad-connection.ini", "bad-connection.ini: line 2: host box: ansible_connection=docker is not supported"},
+		{"bad-empty.ini", "bad-empty.ini: the inventory names no host"},
+		{"bad-target.txt", "bad-target.txt: line 1: \"telnet:golem\" is neither a target"},
+		{"bad-quote.ini", "bad-quote.ini: line 2: unclosed \" quote"},
+		{"bad-section.ini", "bad-section.ini: line 1: section [routers:hostvars]: want [group], [group:vars] or [group:children]"},
+		{"missing.txt", "inventory: open ../../testdata/fleet/missing.txt: no such file or directory"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			hosts, err := ReadInventory(filepath.Join(testdata, tc.file))
+			if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(testdata, tc.want)) && !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("err = %v (hosts %v)\nwant prefix %s", err, hosts, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestParseInventoryInline(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string // targets
+	}{
+		{"comments and blanks only around one host", "\n  # c\n; c\nlocal   # here\n\n", []string{"local"}},
+		{"hash inside a value is not a comment", "[g]\nbox ansible_host=10.0.0.1 ansible_user=a#b\n", []string{"ssh:a#b@10.0.0.1"}},
+		{"vars before hosts", "[g:vars]\nansible_user=root\n[g]\nbox\n", []string{"ssh:root@box"}},
+		{"grandparent vars reach a grandchild", "[top:children]\nmid\n[mid:children]\nleaf\n[top:vars]\nansible_port=2200\n[leaf]\nbox\n",
+			[]string{"ssh:box:2200"}},
+		{"children cycle does not hang", "[a:children]\nb\n[b:children]\na\n[a:vars]\nansible_user=x\n[b]\nbox\n", []string{"ssh:x@box"}},
+		{"sibling groups: the later name wins", "[zz]\nbox\n[aa]\nbox\n[aa:vars]\nansible_user=a\n[zz:vars]\nansible_user=z\n", []string{"ssh:z@box"}},
+		{"all:vars apply to every host", "[all:vars]\nansible_user=root\n[g]\nbox\nother\n", []string{"ssh:root@box", "ssh:root@other"}},
+		{"two names for one target are collected once", "a ansible_host=10.0.0.1\nb ansible_host=10.0.0.1\n", []string{"ssh:10.0.0.1"}},
+		{"bare IPv6 host", "v6 ansible_host=2001:db8::1\n", []string{"ssh:[2001:db8::1]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hosts, err := ParseInventory(strings.NewReader(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range hosts {
+				got = append(got, h.Target)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("targets (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func FuzzParseInventory(f *testing.F) {
+	f.Add("[g]\nbox ansible_host=1.2.3.4 ansible_port=22\n[g:vars]\nansible_user=root\n")
+	f.Add("local\nnetns:x\nssh:root@h:22\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		hosts, err := ParseInventory(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		for _, h := range hosts {
+			if h.Target == "" || h.Name == "" {
+				t.Fatalf("empty host %+v", h)
+			}
+		}
+	})
+}

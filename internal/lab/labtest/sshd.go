@@ -1,0 +1,94 @@
+package labtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+// SSHPort is the port SSHD listens on (not 22, so no real sshd is in the way).
+const SSHPort = 2222
+
+// SSHD starts Debian's sshd in a lab node, listening on the node's tunnel
+// address, and points the ssh targets at it: target.SSHCommand runs ssh inside
+// node "a" (so a node other than "a" is reached through the WireGuard tunnel,
+// as a user reaches a remote site) and target.SSHOptions trust a throw-away
+// host key and use a throw-away user key. It returns the target spec
+// "ssh:root@ADDR:2222", answering by the time SSHD returns. sshd is stopped and
+// the ssh settings restored in t.Cleanup.
+//
+// The ssh settings are package globals: tests that call SSHD must not run in
+// parallel with other ssh users.
+func SSHD(t testing.TB, l *lab.Lab, node string) string {
+	t.Helper()
+	testutil.RequireTools(t, "ssh", "ssh-keygen", "/usr/sbin/sshd")
+	n := l.Node(node)
+	if n == nil || n.TunnelAddr == "" {
+		t.Fatalf("lab %s: node %q has no tunnel address for sshd", l.Config.Name, node)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	host := target.Local()
+	for _, k := range []string{"host_key", "user_key"} {
+		if out, err := host.Run(ctx, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, k)); err != nil {
+			t.Fatalf("ssh-keygen: %v: %s", err, out)
+		}
+	}
+	pub, err := os.ReadFile(filepath.Join(dir, "user_key.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("authorized_keys", pub)
+	write("sshd_config", []byte(strings.Join([]string{
+		fmt.Sprintf("Port %d", SSHPort), "ListenAddress " + n.TunnelAddr,
+		"HostKey " + filepath.Join(dir, "host_key"),
+		"AuthorizedKeysFile " + filepath.Join(dir, "authorized_keys"),
+		"PermitRootLogin prohibit-password", "PasswordAuthentication no",
+		"KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PidFile none",
+		// Many short sessions arrive at once from parallel collection.
+		"MaxStartups 100", "MaxSessions 100",
+	}, "\n")+"\n"))
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation directory
+		t.Fatal(err)
+	}
+	sshd, err := l.Target(node).Start(ctx, "/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
+	if err != nil {
+		t.Fatalf("start sshd in %s: %v", node, err)
+	}
+	t.Cleanup(func() { _ = sshd.Stop(time.Second) })
+
+	oldCmd, oldOpts := target.SSHCommand, target.SSHOptions
+	target.SSHCommand = []string{"ip", "netns", "exec", l.Netns("a"), "ssh"}
+	target.SSHOptions = []string{"StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null",
+		"IdentityFile=" + filepath.Join(dir, "user_key"), "IdentitiesOnly=yes", "LogLevel=ERROR"}
+	t.Cleanup(func() { target.SSHCommand, target.SSHOptions = oldCmd, oldOpts })
+
+	spec := fmt.Sprintf("ssh:root@%s:%d", n.TunnelAddr, SSHPort)
+	remote, err := target.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ { // sshd needs a moment to listen
+		_, err = remote.Run(ctx, "true")
+		if err == nil {
+			return spec
+		}
+		if i == 50 || sshd.Exited() {
+			t.Fatalf("sshd in %s does not answer: %v (sshd said: %s)", node, err, sshd.Stderr())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
