@@ -6,63 +6,25 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/target"
-	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 // TestSSHAgainstRealSSHD starts Debian's sshd inside lab node B and reaches it
 // from node A through the WireGuard tunnel, as a user would reach a remote site.
 func TestSSHAgainstRealSSHD(t *testing.T) {
-	testutil.RequireTools(t, "ssh", "ssh-keygen", "/usr/sbin/sshd")
 	l := labtest.Up(t, lab.Config{Name: "ssht"})
 	ctx := context.Background()
 	dir := t.TempDir()
-	host := target.Local()
-	for _, k := range []string{"host_key", "user_key"} {
-		if _, err := host.Run(ctx, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, k)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	pub, _ := os.ReadFile(filepath.Join(dir, "user_key.pub"))
-	os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600)
-	conf := strings.Join([]string{
-		"Port 2222", "ListenAddress " + l.Node("b").TunnelAddr,
-		"HostKey " + filepath.Join(dir, "host_key"),
-		"AuthorizedKeysFile " + filepath.Join(dir, "authorized_keys"),
-		"PermitRootLogin prohibit-password", "PasswordAuthentication no",
-		"KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PidFile none",
-	}, "\n") + "\n"
-	os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(conf), 0o600)
-	os.MkdirAll("/run/sshd", 0o755) // privilege separation directory
-	sshd, err := l.Target("b").Start(ctx, "/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
+	remote, err := target.Parse(labtest.SSHD(t, l, "b"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sshd.Stop(time.Second)
-
-	oldCmd, oldOpts := target.SSHCommand, target.SSHOptions
-	target.SSHCommand = []string{"ip", "netns", "exec", l.Netns("a"), "ssh"}
-	target.SSHOptions = []string{"StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null",
-		"IdentityFile=" + filepath.Join(dir, "user_key"), "LogLevel=ERROR"}
-	t.Cleanup(func() { target.SSHCommand, target.SSHOptions = oldCmd, oldOpts })
-
-	remote, err := target.Parse("ssh:root@" + l.Node("b").TunnelAddr + ":2222")
+	out, err := remote.ReadFile(ctx, "/proc/net/snmp")
 	if err != nil {
-		t.Fatal(err)
-	}
-	var out []byte
-	for i := 0; i < 50; i++ { // sshd needs a moment to listen
-		if out, err = remote.ReadFile(ctx, "/proc/net/snmp"); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("ssh read: %v (sshd said: %s)", err, sshd.Stderr())
+		t.Fatalf("ssh read: %v", err)
 	}
 	if !strings.HasPrefix(string(out), "Ip: Forwarding") {
 		t.Errorf("/proc/net/snmp over ssh = %.40q", out)
