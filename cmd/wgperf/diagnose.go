@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/check/diagnose"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/report"
 )
 
@@ -25,6 +27,9 @@ func init() {
 		rateMbit     float64
 		rtt          time.Duration
 		skipFirewall bool
+		inventory    string
+		concurrency  int
+		hostTimeout  time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "diagnose",
@@ -34,12 +39,23 @@ runs every check on every host, and compares the two ends of each tunnel (matche
 public key). It prints the findings grouped by severity, each with its evidence and
 the exact commands and config lines that fix it. Nothing on any host is changed.
 
+--inventory FILE diagnoses a fleet. FILE lists one target per line (local, netns:NAME,
+ssh:[user@]host[:port]; # comments and blank lines allowed) or is an Ansible-style INI
+inventory: [group] sections of "host ansible_host=1.2.3.4 ansible_user=root ansible_port=2222"
+lines (read as ssh:root@1.2.3.4:2222; a bare "host" is ssh:host), [group:vars] and
+[group:children] sections, ansible_connection=local. At most --concurrency hosts are
+collected at once, each within --host-timeout. A host that is down or too slow is listed
+under UNREACHABLE (JSON: "unreachable": [{host, name, error}]) and the others are diagnosed
+without it; with --host alone, any unreachable host fails the run.
+
 Exit codes: 0 nothing at or above --severity warning, 1 warnings, 2 critical findings,
-3 could not run (unreachable host, unreadable snapshot).`,
+3 could not run (unreachable --host, unreadable snapshot or inventory, no inventory host
+answered). With --inventory an unreachable host alone does not change the exit code.`,
 		Example: `  wgperf diagnose
   wgperf diagnose --host ssh:root@golem --host ssh:m42
   wgperf diagnose --from golem.json --from m42.json --json
-  wgperf diagnose --host netns:wgl-demo-a --host netns:wgl-demo-b --severity warning`,
+  wgperf diagnose --host netns:wgl-demo-a --host netns:wgl-demo-b --severity warning
+  wgperf diagnose --inventory hosts.ini --concurrency 16 --host-timeout 15s --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			minSev, err := finding.ParseSeverity(severity)
@@ -49,23 +65,42 @@ Exit codes: 0 nothing at or above --severity warning, 1 warnings, 2 critical fin
 			if rateMbit < 0 || rtt < 0 {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--rate and --rtt must not be negative")}
 			}
-			if len(hosts) == 0 && len(files) == 0 {
+			if concurrency < 1 || hostTimeout <= 0 {
+				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--concurrency must be at least 1 and --host-timeout positive")}
+			}
+			if len(hosts) == 0 && len(files) == 0 && inventory == "" {
 				hosts = []string{"local"}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			tty := term.IsTerminal(int(os.Stderr.Fd()))
-			opts := diagnose.Options{Check: check.Options{PathRateMbit: rateMbit, PathRTT: rtt}}
+			opts := diagnose.Options{Check: check.Options{PathRateMbit: rateMbit, PathRTT: rtt},
+				Concurrency: concurrency, HostTimeout: hostTimeout}
 			opts.Collect.SkipFirewall = skipFirewall
 			if tty && !asJSON {
 				opts.Progress = cmd.ErrOrStderr()
 			}
-			d, err := diagnose.Run(ctx, hosts, files, opts)
+			var fl *diagnose.Fleet // set for an inventory, whose unreachable hosts are reported
+			var d report.Diagnosis
+			if inventory != "" {
+				fl, err = diagnoseInventory(ctx, inventory, hosts, files, opts)
+				if fl != nil {
+					d = fl.Diagnosis
+				}
+			} else {
+				d, err = diagnose.Run(ctx, hosts, files, opts)
+			}
 			if err != nil {
 				return &ExitError{Code: exitFailed, Err: err}
 			}
 			d = d.AtLeast(minSev)
-			if err := render(cmd.OutOrStdout(), d, asJSON); err != nil {
+			if fl != nil {
+				fl.Diagnosis = d
+				err = renderFleet(cmd.OutOrStdout(), *fl, asJSON)
+			} else {
+				err = render(cmd.OutOrStdout(), d, asJSON)
+			}
+			if err != nil {
 				return &ExitError{Code: exitFailed, Err: err}
 			}
 			return diagnoseExit(d.Findings)
@@ -79,7 +114,42 @@ Exit codes: 0 nothing at or above --severity warning, 1 warnings, 2 critical fin
 	f.Float64Var(&rateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
 	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product")
 	f.BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack (their checks are skipped)")
+	f.StringVar(&inventory, "inventory", "", "file of hosts to diagnose: one target per line, or an Ansible INI inventory")
+	f.IntVar(&concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
+	f.DurationVar(&hostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")
 	rootCmd.AddCommand(cmd)
+}
+
+// diagnoseInventory diagnoses the inventory's hosts, the extra --host specs
+// and the snapshot files; unreachable hosts are reported, not fatal.
+func diagnoseInventory(ctx context.Context, path string, extra, files []string, opts diagnose.Options) (*diagnose.Fleet, error) {
+	hosts, err := fleet.ReadInventory(path)
+	if err != nil {
+		return nil, err
+	}
+	more, err := fleet.Hosts(extra)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := diagnose.RunFleet(ctx, append(hosts, more...), files, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &fl, nil
+}
+
+func renderFleet(w io.Writer, fl diagnose.Fleet, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(fl)
+	}
+	return fl.WriteText(w, report.TextOptions{Color: isTerminal(w)})
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func render(w io.Writer, d report.Diagnosis, asJSON bool) error {

@@ -1,26 +1,35 @@
 // Package diagnose is the driver behind "wgperf diagnose": it collects
-// snapshots from live hosts in parallel, reads saved ones, runs every check and
-// the cross-host checks, and returns a report.Diagnosis.
+// snapshots from live hosts in parallel (a bounded number at once, each within
+// a timeout), reads saved ones, runs every check and the cross-host checks, and
+// returns a report.Diagnosis — or, for an inventory, a Fleet that also lists
+// the hosts that did not answer.
 package diagnose
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sync"
+	"strings"
+	"time"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/report"
-	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Options tune a diagnosis.
 type Options struct {
 	Check   check.Options
 	Collect collect.Options
+	// Concurrency bounds how many hosts are collected at once (0: fleet.DefaultConcurrency).
+	Concurrency int
+	// HostTimeout bounds the collection of one host (0: fleet.DefaultHostTimeout).
+	HostTimeout time.Duration
 	// Progress, when set, receives one line per host as collection starts and ends.
 	Progress io.Writer
 }
@@ -37,8 +46,98 @@ func Run(ctx context.Context, hosts, files []string, o Options) (report.Diagnosi
 }
 
 // Snapshots reads the files, then collects the hosts in parallel; the result
-// keeps the order of files then hosts.
+// keeps the order of files then hosts. The first host that fails fails it.
 func Snapshots(ctx context.Context, hosts, files []string, o Options) ([]*facts.Snapshot, error) {
+	snaps, err := readFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	fh, err := fleet.Hosts(hosts)
+	if err != nil {
+		return nil, err
+	}
+	collected, missing, err := fleet.Collect(ctx, fh, o.fleet())
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		return nil, errors.New(missing[0].Error)
+	}
+	return append(snaps, collected...), nil
+}
+
+// Fleet is the diagnosis of an inventory: the hosts that answered, diagnosed
+// together, and those that did not. Its JSON form is "wgperf diagnose
+// --inventory --json": the fields of report.Diagnosis plus "unreachable".
+type Fleet struct {
+	report.Diagnosis
+	Unreachable []fleet.Unreachable `json:"unreachable"`
+}
+
+// RunFleet diagnoses the hosts of an inventory and the snapshot files. A host
+// that does not answer within the host timeout is listed in Unreachable and the
+// rest are diagnosed without it; the run fails only when a file cannot be read
+// or no host at all (and no file) could be collected.
+func RunFleet(ctx context.Context, hosts []fleet.Host, files []string, o Options) (Fleet, error) {
+	snaps, err := readFiles(files)
+	if err != nil {
+		return Fleet{}, err
+	}
+	collected, missing, err := fleet.Collect(ctx, hosts, o.fleet())
+	if err != nil {
+		return Fleet{}, err
+	}
+	if len(collected) == 0 && len(snaps) == 0 {
+		if len(missing) == 0 {
+			return Fleet{}, errors.New("no host to diagnose")
+		}
+		return Fleet{}, fmt.Errorf("no host could be collected (%d unreachable); first: %s", len(missing), missing[0].Error)
+	}
+	snaps = append(snaps, collected...)
+	if missing == nil {
+		missing = []fleet.Unreachable{}
+	}
+	return Fleet{Diagnosis: report.NewDiagnosis(snaps, check.Run(snaps, o.Check)), Unreachable: missing}, nil
+}
+
+// AtLeast keeps the findings of severity min and above.
+func (f Fleet) AtLeast(min finding.Severity) Fleet {
+	f.Diagnosis = f.Diagnosis.AtLeast(min)
+	return f
+}
+
+// WriteText renders the diagnosis as report.WriteText does, then the hosts
+// that could not be collected and why.
+func (f Fleet) WriteText(w io.Writer, o report.TextOptions) error {
+	if err := report.WriteText(w, f.Diagnosis, o); err != nil {
+		return err
+	}
+	if len(f.Unreachable) == 0 {
+		return nil
+	}
+	head := fmt.Sprintf("UNREACHABLE (%d): not diagnosed, so a tunnel end may be missing from the cross-host checks", len(f.Unreachable))
+	if o.Color {
+		head = "\x1b[1;31m" + head + "\x1b[0m"
+	}
+	var b strings.Builder
+	b.WriteString("\n" + head + "\n")
+	for _, u := range f.Unreachable {
+		name := u.Host
+		if u.Name != "" {
+			name = u.Name + " (" + u.Host + ")"
+		}
+		// The collector's error usually starts with the spec already.
+		b.WriteString("  " + name + ": " + strings.TrimPrefix(u.Error, u.Host+": ") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (o Options) fleet() fleet.Options {
+	return fleet.Options{Concurrency: o.Concurrency, HostTimeout: o.HostTimeout, Collect: o.Collect, Progress: o.Progress}
+}
+
+func readFiles(files []string) ([]*facts.Snapshot, error) {
 	var snaps []*facts.Snapshot
 	for _, path := range files {
 		s, err := readFile(path)
@@ -47,44 +146,7 @@ func Snapshots(ctx context.Context, hosts, files []string, o Options) ([]*facts.
 		}
 		snaps = append(snaps, s)
 	}
-	targets := make([]target.Target, len(hosts))
-	for i, h := range hosts {
-		t, err := target.Parse(h)
-		if err != nil {
-			return nil, err
-		}
-		targets[i] = t
-	}
-	collected := make([]*facts.Snapshot, len(targets))
-	errs := make([]error, len(targets))
-	var progress sync.Mutex
-	say := func(format string, args ...any) {
-		if o.Progress == nil {
-			return
-		}
-		progress.Lock()
-		defer progress.Unlock()
-		fmt.Fprintf(o.Progress, format+"\n", args...)
-	}
-	var wg sync.WaitGroup
-	for i, t := range targets {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			say("collecting %s…", t)
-			collected[i], errs[i] = collect.Collect(ctx, t, o.Collect)
-			if errs[i] == nil {
-				say("collected %s", t)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return append(snaps, collected...), nil
+	return snaps, nil
 }
 
 func readFile(path string) (*facts.Snapshot, error) {
