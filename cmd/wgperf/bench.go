@@ -13,6 +13,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -22,6 +23,7 @@ func init() {
 		tunnelAddr, underlay   string
 		noUnderlay, quick      bool
 		asJSON                 bool
+		htmlPath               string
 		cfg                    bench.Config
 		udpRate                float64
 	)
@@ -88,6 +90,11 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if err := writeBench(cmd.OutOrStdout(), rep, asJSON); err != nil {
 				return fail(err)
 			}
+			if htmlPath != "" {
+				if err := writeHTMLReport(htmlPath, report.FromBench(rep)); err != nil {
+					return err
+				}
+			}
 			return findingsExit(rep.Findings)
 		},
 	}
@@ -105,6 +112,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between client and server; above 1 the expectation is 50% of the underlay (the worst hop)")
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server bench starts")
 	f.BoolVar(&asJSON, "json", false, "print the report, every interval included, as JSON")
+	addHTMLFlag(cmd, &htmlPath)
 	_ = cmd.MarkFlagRequired("server")
 	rootCmd.AddCommand(cmd)
 }

@@ -28,6 +28,7 @@ func init() {
 		rtt          time.Duration
 		skipFirewall bool
 		inventory    string
+		htmlPath     string
 		concurrency  int
 		hostTimeout  time.Duration
 	)
@@ -103,6 +104,15 @@ answered). With --inventory an unreachable host alone does not change the exit c
 			if err != nil {
 				return &ExitError{Code: exitFailed, Err: err}
 			}
+			if htmlPath != "" {
+				doc := report.FromDiagnosis(d)
+				if fl != nil {
+					doc.Unreachable = fl.Unreachable
+				}
+				if err := writeHTMLReport(htmlPath, doc); err != nil {
+					return err
+				}
+			}
 			return diagnoseExit(d.Findings)
 		},
 	}
@@ -110,6 +120,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 	f.StringArrayVar(&hosts, "host", nil, "target to collect from: local, netns:NAME, ssh:[user@]host[:port] (repeatable; default local)")
 	f.StringArrayVar(&files, "from", nil, "snapshot file written by wgperf collect (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
+	addHTMLFlag(cmd, &htmlPath)
 	f.StringVar(&severity, "severity", "info", "show only findings at or above this severity: info, warning, critical")
 	f.Float64Var(&rateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
 	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product")

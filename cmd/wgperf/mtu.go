@@ -13,6 +13,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -21,6 +22,7 @@ func init() {
 		clientSpec, serverSpec string
 		cfg                    mtu.Config
 		asJSON                 bool
+		htmlPath               string
 	)
 	cmd := &cobra.Command{
 		Use:   "mtu",
@@ -83,6 +85,11 @@ Exit codes: 0 no finding, 2 black hole found, 3 could not run.`,
 			if err := writeMTU(cmd.OutOrStdout(), res, asJSON); err != nil {
 				return fail(err)
 			}
+			if htmlPath != "" {
+				if err := writeHTMLReport(htmlPath, report.FromMTU(res)); err != nil {
+					return err
+				}
+			}
 			return findingsExit(res.Findings)
 		},
 	}
@@ -97,6 +104,7 @@ Exit codes: 0 no finding, 2 black hole found, 3 could not run.`,
 	f.BoolVar(&cfg.MSSStep, "mss-step", false, "step the TCP MSS through the tunnel even if DF probes work (needs --server and iperf3)")
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server for MSS stepping")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	addHTMLFlag(cmd, &htmlPath)
 	rootCmd.AddCommand(cmd)
 }
 

@@ -19,14 +19,17 @@ func reportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Turn saved results into a self-contained HTML report",
-		Long: `report reads results saved as JSON ("wgperf diagnose --json", or a report document
-with bench runs, an MTU search and scenarios) and writes one HTML file with the
-findings, their evidence and fixes, the bench matrix, per-second throughput,
-congestion window and retransmit charts, the MTU search and before/after figures.
-The file has no scripts and loads nothing from the network: it opens offline
-and can be mailed as it is.`,
+		Long: `report reads what "wgperf bench", "mtu", "diagnose" or "lab run" printed with
+--json (it tells which by the fields) and writes one HTML file: the findings with
+their evidence and fixes, the bench matrix, per-second throughput, congestion
+window and retransmit charts, the path-MTU search, and for "lab run" a section
+per scenario (symptom, finding, fix, the tunnel before and after). The file has
+no scripts and loads nothing from the network: it opens offline and can be
+mailed as it is. The same report comes straight from those commands with --html FILE.`,
 		Example: `  wgperf diagnose --json > results.json
-  wgperf report --from results.json --html report.html`,
+  wgperf report --from results.json --html report.html
+  wgperf lab run pmtud-blackhole --json | wgperf report --from - --html lab.html
+  wgperf bench --client local --server ssh:m42 --html bench.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || htmlPath == "" {

@@ -3,8 +3,6 @@ package report
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -14,44 +12,63 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
 )
 
-// Document is everything one HTML report shows. "bench", "diagnose" and
-// "lab run" each fill the parts they have; empty parts are left out. Its JSON
-// form is what "wgperf report --from" reads, and a "diagnose --json" output
-// (findings, skipped, hosts) is a valid Document too.
+// Document is everything one HTML report shows. "bench", "mtu", "diagnose"
+// and "lab run" each fill the parts they have (see FromBench, FromMTU,
+// FromDiagnosis, FromScenarios); empty parts are left out.
 type Document struct {
 	Title     string            `json:"title,omitempty"`
 	Generated time.Time         `json:"generated,omitempty"`
 	Hosts     []Host            `json:"hosts,omitempty"`
 	Findings  []finding.Finding `json:"findings"`
 	Skipped   []check.Skip      `json:"skipped,omitempty"`
+	// Unreachable are inventory hosts "diagnose --inventory" could not collect.
+	Unreachable []fleet.Unreachable `json:"unreachable,omitempty"`
 	// Runs are iperf3 tests through the tunnel and over the underlay, in both
 	// directions; they make the bench matrix and the per-second charts.
 	Runs      []BenchRun       `json:"runs,omitempty"`
-	MTU       *MTUSearch       `json:"mtu,omitempty"`
+	MTU       *mtu.Result      `json:"mtu,omitempty"`
 	Scenarios []ScenarioResult `json:"scenarios,omitempty"`
 }
 
-// Paths and directions of a bench run.
+// Paths and directions of a bench run, and the labels of a scenario's runs.
 const (
 	PathTunnel   = "tunnel"
 	PathUnderlay = "underlay"
 	Upload       = "upload"   // from the first host to the second
 	Download     = "download" // the reverse
+	LabelBefore  = "before fix"
+	LabelAfter   = "after fix"
 )
 
 // BenchRun is one iperf3 test in the bench matrix.
 type BenchRun struct {
-	Path      string `json:"path"`      // PathTunnel or PathUnderlay
-	Direction string `json:"direction"` // Upload or Download
-	// Label tells runs of the same path and direction apart, e.g. "before fix".
+	Path      string  `json:"path"`      // PathTunnel or PathUnderlay
+	Direction string  `json:"direction"` // Upload or Download
+	Streams   int     `json:"streams,omitempty"`
+	UDPMbit   float64 `json:"udp_mbit,omitempty"` // a UDP run at this offered rate; 0 for TCP
+	// Label tells runs of the same kind apart, e.g. LabelBefore.
 	Label  string        `json:"label,omitempty"`
 	Result *iperf.Result `json:"result"`
 }
 
-// Name is how charts and tables call the run, e.g. "tunnel upload (after fix)".
+// Kind says what sort of test the run was: "1 stream", "4 streams" or
+// "UDP 20 Mbit/s". Runs of one kind share a chart.
+func (r BenchRun) Kind() string {
+	switch {
+	case r.UDPMbit > 0:
+		return fmt.Sprintf("UDP %g Mbit/s", r.UDPMbit)
+	case r.Streams > 1:
+		return fmt.Sprintf("%d streams", r.Streams)
+	}
+	return "1 stream"
+}
+
+// Name is how a chart legend calls the run, e.g. "tunnel upload (after fix)".
 func (r BenchRun) Name() string {
 	n := r.Path + " " + r.Direction
 	if r.Label != "" {
@@ -60,62 +77,49 @@ func (r BenchRun) Name() string {
 	return n
 }
 
-// MTUSearch is a path-MTU search: the probe sizes tried, in order.
-type MTUSearch struct {
-	From  string    `json:"from"`           // host the probes left
-	To    string    `json:"to"`             // address probed
-	Steps []MTUStep `json:"steps"`          // in the order tried
-	MTU   int       `json:"path_mtu"`       // largest packet that passed, IP header included
-	Note  string    `json:"note,omitempty"` // e.g. "no ICMP came back: PMTUD black hole"
+// Throughput is tunnel and underlay Mbit/s at one moment of a scenario.
+type Throughput struct {
+	Tunnel   float64 `json:"tunnel_mbit"`
+	Underlay float64 `json:"underlay_mbit"`
 }
 
-// MTUStep is one probe of a path-MTU search.
-type MTUStep struct {
-	Size   int    `json:"size"` // IP packet size
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail,omitempty"` // e.g. "frag-needed mtu 1400", "timeout"
+// Ratio is tunnel/underlay, 0 when the underlay was not measured.
+func (t Throughput) Ratio() float64 {
+	if t.Underlay <= 0 {
+		return 0
+	}
+	return t.Tunnel / t.Underlay
 }
 
 // ScenarioResult is one lab scenario: what broke, what wgperf found and fixed,
 // and the throughput before and after.
 type ScenarioResult struct {
-	Name    string  `json:"name"`
-	Symptom string  `json:"symptom"`
-	Finding string  `json:"finding"` // finding ID
-	Fix     string  `json:"fix"`
-	Before  float64 `json:"before_mbit"`
-	After   float64 `json:"after_mbit"`
-	Ratio   float64 `json:"ratio,omitempty"` // After/Before; computed when 0
-	Seconds float64 `json:"seconds"`         // how long the scenario took
+	Name    string `json:"name"`
+	Seed    string `json:"seed,omitempty"`
+	Symptom string `json:"symptom"`
+	Finding string `json:"finding"` // the finding ID the scenario must produce
+	Found   bool   `json:"found"`
+	// Evidence holds the findings with that ID, their evidence and fixes.
+	Evidence   []finding.Finding `json:"evidence,omitempty"`
+	Unexpected []string          `json:"unexpected,omitempty"`
+	Probes     []string          `json:"probes,omitempty"` // headlines of the active probes
+	Fix        []string          `json:"fix,omitempty"`    // commands applied
+	Before     Throughput        `json:"before"`
+	After      Throughput        `json:"after"`
+	// Runs are the per-second runs before and after the fix (labelled).
+	Runs    []BenchRun  `json:"runs,omitempty"`
+	MTU     *mtu.Result `json:"mtu,omitempty"`
+	Seconds float64     `json:"seconds"` // how long the scenario took
+	Pass    bool        `json:"pass"`
+	Why     string      `json:"why,omitempty"`
 }
 
-// ReadDocument reads a Document's JSON, refusing malformed input and documents
-// with nothing to report.
-func ReadDocument(r io.Reader) (*Document, error) {
-	var d Document
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&d); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.Is(err, io.EOF):
-			return nil, fmt.Errorf("results: empty input")
-		case errors.As(err, &syn):
-			return nil, fmt.Errorf("results: malformed JSON at byte %d: %v", syn.Offset, err)
-		case errors.As(err, &typ):
-			return nil, fmt.Errorf("results: field %q: want %s, got JSON %s", typ.Field, typ.Type, typ.Value)
-		}
-		return nil, fmt.Errorf("results: %v", err)
+// Gain is after/before tunnel throughput, 0 when nothing passed before.
+func (s ScenarioResult) Gain() float64 {
+	if s.Before.Tunnel <= 0 {
+		return 0
 	}
-	if d.Findings == nil && d.Runs == nil && d.MTU == nil && d.Scenarios == nil && d.Hosts == nil {
-		return nil, fmt.Errorf("results: no findings, hosts, runs, mtu or scenarios (not wgperf results?)")
-	}
-	for i, r := range d.Runs {
-		if r.Result == nil {
-			return nil, fmt.Errorf("results: run %d (%s) has no result", i+1, r.Name())
-		}
-	}
-	return &d, nil
+	return s.After.Tunnel / s.Before.Tunnel
 }
 
 //go:embed html.tmpl
@@ -135,23 +139,42 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 type view struct {
 	Document
 	Counts    map[string]int // findings per severity
-	Matrix    []matrixRow
-	Charts    []chart // per-second charts of the runs
-	MTUChart  template.HTML
-	Scenarios []ScenarioResult
+	Bench     benchView
+	MTUView   *mtuView
+	Scenarios []scenarioView
+	Passed    int // scenarios that passed
 	FixChart  template.HTML
 }
 
-type chart struct {
-	Title string
-	SVG   template.HTML
+// benchView is a bench matrix with its charts.
+type benchView struct {
+	Matrix []matrixRow
+	Charts []chart
 }
 
-// matrixRow is one direction (and label) of the bench matrix.
+type mtuView struct {
+	*mtu.Result
+	Chart template.HTML
+}
+
+type scenarioView struct {
+	ScenarioResult
+	Anchor string
+	Bench  benchView
+	MTU    *mtuView
+}
+
+type chart struct {
+	Title, Caption string
+	SVG            template.HTML
+}
+
+// matrixRow is one direction, kind and label of the bench matrix.
 type matrixRow struct {
-	Direction, Label string
-	Underlay, Tunnel *iperf.Result
-	Ratio            float64 // tunnel / underlay; 0 when either is missing
+	Direction, Kind, Label string
+	Underlay, Tunnel       *iperf.Result
+	Ratio                  float64 // tunnel / underlay
+	HasRatio               bool    // both were measured (a dead tunnel's ratio is 0%)
 }
 
 // WriteHTML writes doc as one self-contained HTML page: inline CSS and inline
@@ -165,24 +188,30 @@ func WriteHTML(w io.Writer, doc Document) error {
 	for _, f := range doc.Findings {
 		v.Counts[f.Severity.String()]++
 	}
-	v.Matrix = benchMatrix(doc.Runs)
 	var err error
-	if v.Charts, err = runCharts(doc.Runs); err != nil {
+	if v.Bench, err = makeBenchView(doc.Runs, doc.Runs, ""); err != nil {
 		return err
 	}
-	if doc.MTU != nil && len(doc.MTU.Steps) > 0 {
-		if v.MTUChart, err = mtuChart(doc.MTU); err != nil {
+	if v.MTUView, err = makeMTUView(doc.MTU); err != nil {
+		return err
+	}
+	for i, s := range doc.Scenarios {
+		sv := scenarioView{ScenarioResult: s, Anchor: fmt.Sprintf("scenario-%d", i+1)}
+		// The charts compare the tunnel before and after; the matrix keeps the
+		// underlay for the ratio.
+		if sv.Bench, err = makeBenchView(s.Runs, pathRuns(s.Runs, PathTunnel), s.Name+": "); err != nil {
 			return err
 		}
-	}
-	for _, s := range doc.Scenarios {
-		if s.Ratio == 0 && s.Before > 0 {
-			s.Ratio = s.After / s.Before
+		if sv.MTU, err = makeMTUView(s.MTU); err != nil {
+			return err
 		}
-		v.Scenarios = append(v.Scenarios, s)
+		if s.Pass {
+			v.Passed++
+		}
+		v.Scenarios = append(v.Scenarios, sv)
 	}
-	if len(v.Scenarios) > 0 {
-		if v.FixChart, err = scenarioChart(v.Scenarios); err != nil {
+	if len(doc.Scenarios) > 0 {
+		if v.FixChart, err = scenarioChart(doc.Scenarios); err != nil {
 			return err
 		}
 	}
@@ -207,17 +236,51 @@ func WriteHTMLFile(path string, doc Document) error {
 	return nil
 }
 
-// benchMatrix pairs tunnel and underlay runs of the same direction and label.
+// makeBenchView tabulates runs and charts the runs in charted.
+func makeBenchView(runs, charted []BenchRun, titlePrefix string) (benchView, error) {
+	charts, err := runCharts(charted, titlePrefix)
+	return benchView{Matrix: benchMatrix(runs), Charts: charts}, err
+}
+
+func pathRuns(runs []BenchRun, path string) []BenchRun {
+	var out []BenchRun
+	for _, r := range runs {
+		if r.Path == path {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func makeMTUView(m *mtu.Result) (*mtuView, error) {
+	if m == nil {
+		return nil, nil
+	}
+	v := &mtuView{Result: m}
+	if len(m.Probes) > 0 {
+		var err error
+		if v.Chart, err = mtuChart(m); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// benchMatrix pairs tunnel and underlay runs of the same direction, kind and
+// label.
 func benchMatrix(runs []BenchRun) []matrixRow {
 	var rows []matrixRow
-	index := map[[2]string]int{}
+	index := map[[3]string]int{}
 	for _, r := range runs {
-		key := [2]string{r.Direction, r.Label}
+		if r.Result == nil {
+			continue
+		}
+		key := [3]string{r.Direction, r.Kind(), r.Label}
 		i, ok := index[key]
 		if !ok {
 			i = len(rows)
 			index[key] = i
-			rows = append(rows, matrixRow{Direction: r.Direction, Label: r.Label})
+			rows = append(rows, matrixRow{Direction: r.Direction, Kind: r.Kind(), Label: r.Label})
 		}
 		switch r.Path {
 		case PathTunnel:
@@ -228,7 +291,7 @@ func benchMatrix(runs []BenchRun) []matrixRow {
 	}
 	for i := range rows {
 		if t, u := rows[i].Tunnel, rows[i].Underlay; t != nil && u != nil && u.Mbit() > 0 {
-			rows[i].Ratio = t.Mbit() / u.Mbit()
+			rows[i].Ratio, rows[i].HasRatio = t.Mbit()/u.Mbit(), true
 		}
 	}
 	return rows

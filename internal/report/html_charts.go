@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
 )
 
 // Colours tell the path apart, dashes the direction: a reader compares
@@ -63,15 +64,23 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// runStyle picks a run's colour and dashes.
+// runStyle picks a run's colour and dashes: before and after a fix in red
+// and green, otherwise the tunnel in blue and the underlay in grey; other
+// labels get colours of their own. Downloads are dashed.
 func runStyle(r BenchRun, extra *int) (color.Color, []vg.Length) {
-	var c color.Color = colTunnel
-	if r.Path == PathUnderlay {
-		c = colUnderlay
-	}
-	if r.Label != "" && r.Label != "before fix" {
+	var c color.Color
+	switch {
+	case r.Label == LabelBefore:
+		c = colBefore
+	case r.Label == LabelAfter:
+		c = colAfter
+	case r.Label != "":
 		c = colExtra[*extra%len(colExtra)]
 		*extra++
+	case r.Path == PathUnderlay:
+		c = colUnderlay
+	default:
+		c = colTunnel
 	}
 	var dash []vg.Length
 	if r.Direction == Download {
@@ -80,19 +89,27 @@ func runStyle(r BenchRun, extra *int) (color.Color, []vg.Length) {
 	return c, dash
 }
 
-// runCharts draws per-second throughput, congestion window and retransmits of
-// every run, one line per run.
-func runCharts(runs []BenchRun) ([]chart, error) {
-	if len(runs) == 0 {
-		return nil, nil
+// chartCaption explains the colours runStyle gave runs.
+func chartCaption(runs []BenchRun) string {
+	for _, r := range runs {
+		if r.Label == LabelBefore || r.Label == LabelAfter {
+			return "before the fix in red, after it in green; upload solid, download dashed."
+		}
 	}
+	return "tunnel in blue, underlay in grey; upload solid, download dashed."
+}
+
+// runCharts draws per-second throughput, congestion window and retransmits,
+// one line per run and one set of charts per kind of run (1 stream, N
+// streams, UDP), each title starting with prefix.
+func runCharts(runs []BenchRun, prefix string) ([]chart, error) {
 	type metric struct {
 		title, unit string
-		value       func(iperf.Interval) (float64, bool)
+		value       func(*iperf.Result, iperf.Interval) (float64, bool)
 	}
 	metrics := []metric{
-		{"Throughput per second", "Mbit/s", func(iv iperf.Interval) (float64, bool) { return iv.Mbit, true }},
-		{"Congestion window (sender, all streams)", "KiB", func(iv iperf.Interval) (float64, bool) {
+		{"throughput per second", "Mbit/s", func(_ *iperf.Result, iv iperf.Interval) (float64, bool) { return iv.Mbit, true }},
+		{"congestion window (sender, all streams)", "KiB", func(_ *iperf.Result, iv iperf.Interval) (float64, bool) {
 			if len(iv.Cwnd) == 0 {
 				return 0, false
 			}
@@ -102,68 +119,80 @@ func runCharts(runs []BenchRun) ([]chart, error) {
 			}
 			return float64(sum) / 1024, true
 		}},
-		{"Retransmits per second", "segments", func(iv iperf.Interval) (float64, bool) {
-			return float64(iv.Retransmits), true
+		{"retransmits per second", "segments", func(r *iperf.Result, iv iperf.Interval) (float64, bool) {
+			return float64(iv.Retransmits), r.Protocol != "udp"
 		}},
 	}
+	var kinds []string
+	byKind := map[string][]BenchRun{}
+	for _, r := range runs {
+		if r.Result == nil {
+			continue
+		}
+		k := r.Kind()
+		if _, ok := byKind[k]; !ok {
+			kinds = append(kinds, k)
+		}
+		byKind[k] = append(byKind[k], r)
+	}
 	var out []chart
-	for _, m := range metrics {
-		p := newPlot(m.title, "seconds", m.unit)
-		extra, lines, top := 0, 0, 0.0
-		for _, r := range runs {
-			if r.Result == nil {
-				continue
-			}
-			var pts plotter.XYs
-			for _, iv := range r.Result.Measured() {
-				if v, ok := m.value(iv); ok {
-					pts = append(pts, plotter.XY{X: iv.End, Y: v})
-					top = max(top, v)
+	for _, kind := range kinds {
+		group := byKind[kind]
+		for _, m := range metrics {
+			title := prefix + kind + ", " + m.title
+			p := newPlot(title, "seconds", m.unit)
+			extra, lines, top := 0, 0, 0.0
+			for _, r := range group {
+				var pts plotter.XYs
+				for _, iv := range r.Result.Measured() {
+					if v, ok := m.value(r.Result, iv); ok {
+						pts = append(pts, plotter.XY{X: iv.End, Y: v})
+						top = max(top, v)
+					}
 				}
+				if len(pts) == 0 {
+					continue
+				}
+				l, err := plotter.NewLine(pts)
+				if err != nil {
+					return nil, fmt.Errorf("chart %s: %w", title, err)
+				}
+				l.Color, l.Dashes = runStyle(r, &extra)
+				l.Width = vg.Points(1.5)
+				p.Add(l)
+				p.Legend.Add(r.Name(), l)
+				lines++
 			}
-			if len(pts) == 0 {
-				continue
+			if lines == 0 {
+				continue // e.g. no cwnd in UDP runs
 			}
-			l, err := plotter.NewLine(pts)
+			// Headroom above the lines keeps the legend (top right) off them.
+			p.Y.Max = max(top, 1) * (1.15 + 0.1*float64(lines))
+			svg, err := svgOf(p, chartW, chartH)
 			if err != nil {
-				return nil, fmt.Errorf("chart %s: %w", m.title, err)
+				return nil, err
 			}
-			l.Color, l.Dashes = runStyle(r, &extra)
-			l.Width = vg.Points(1.5)
-			p.Add(l)
-			p.Legend.Add(r.Name(), l)
-			lines++
+			out = append(out, chart{Title: title, Caption: chartCaption(group), SVG: svg})
 		}
-		if lines == 0 {
-			continue // e.g. no cwnd in UDP runs
-		}
-		// Headroom above the lines keeps the legend (top right) off them.
-		p.Y.Max = max(top, 1) * (1.15 + 0.1*float64(lines))
-		svg, err := svgOf(p, chartW, chartH)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, chart{Title: m.title, SVG: svg})
 	}
 	return out, nil
 }
 
-// mtuChart shows a path-MTU search: each probe's size in the order tried,
+// mtuChart shows a path-MTU search: each DF probe's size in the order tried,
 // passed in green, lost in red, and the path MTU found.
-func mtuChart(m *MTUSearch) (template.HTML, error) {
+func mtuChart(m *mtu.Result) (template.HTML, error) {
 	p := newPlot("Path-MTU search", "probe", "IP packet size (bytes)")
-	p.Y.Min = 0
 	var all, ok, fail plotter.XYs
-	minSize := m.Steps[0].Size
-	for i, s := range m.Steps {
-		pt := plotter.XY{X: float64(i + 1), Y: float64(s.Size)}
+	minSize := m.Probes[0].MTU
+	for i, pr := range m.Probes {
+		pt := plotter.XY{X: float64(i + 1), Y: float64(pr.MTU)}
 		all = append(all, pt)
-		if s.OK {
+		if pr.Passed {
 			ok = append(ok, pt)
 		} else {
 			fail = append(fail, pt)
 		}
-		minSize = min(minSize, s.Size)
+		minSize = min(minSize, pr.MTU)
 	}
 	p.Y.Min = float64(minSize) * 0.9
 	path, err := plotter.NewLine(all)
@@ -189,14 +218,14 @@ func mtuChart(m *MTUSearch) (template.HTML, error) {
 		p.Add(sc)
 		p.Legend.Add(set.name, sc)
 	}
-	if m.MTU > 0 {
-		found, err := plotter.NewLine(plotter.XYs{{X: 1, Y: float64(m.MTU)}, {X: float64(len(m.Steps)), Y: float64(m.MTU)}})
+	if m.PathMTU > 0 {
+		found, err := plotter.NewLine(plotter.XYs{{X: 1, Y: float64(m.PathMTU)}, {X: float64(len(m.Probes)), Y: float64(m.PathMTU)}})
 		if err != nil {
 			return "", err
 		}
 		found.Color, found.Dashes = colOK, []vg.Length{vg.Points(4), vg.Points(2)}
 		p.Add(found)
-		p.Legend.Add(fmt.Sprintf("path MTU %d", m.MTU), found)
+		p.Legend.Add(fmt.Sprintf("path MTU %d", m.PathMTU), found)
 	}
 	p.Legend.Top, p.Legend.Left = false, false
 	return svgOf(p, chartW, chartH)
@@ -208,7 +237,7 @@ func scenarioChart(ss []ScenarioResult) (template.HTML, error) {
 	before, after := make(plotter.Values, len(ss)), make(plotter.Values, len(ss))
 	names := make([]string, len(ss))
 	for i, s := range ss {
-		before[i], after[i], names[i] = s.Before, s.After, s.Name
+		before[i], after[i], names[i] = s.Before.Tunnel, s.After.Tunnel, s.Name
 	}
 	w := vg.Points(18)
 	for _, set := range []struct {
@@ -227,7 +256,7 @@ func scenarioChart(ss []ScenarioResult) (template.HTML, error) {
 	}
 	top := 1.0
 	for _, s := range ss {
-		top = max(top, s.Before, s.After)
+		top = max(top, s.Before.Tunnel, s.After.Tunnel)
 	}
 	p.Y.Max = top * 1.3 // room for the legend
 	p.NominalX(names...)

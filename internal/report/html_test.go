@@ -15,26 +15,34 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
-var shot = flag.String("shot", "", "TestScreenshot writes a screenshot of the sample report to this PNG file")
+var shot = flag.String("shot", "", "TestScreenshot writes a screenshot of the lab run report to this PNG file")
 
-// sampleDocument is the lab recording (bench runs, MTU search, a measured
-// fix) plus the findings of the broken multi-wan lab the exporter tests use,
-// so every part of the page has real content.
-func sampleDocument(t testing.TB) Document {
+func fixture(name string) string { return filepath.Join("..", "..", "testdata", "report", name) }
+
+// readFixture reads a recorded command output from testdata/report.
+func readFixture(t testing.TB, name string) *Document {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "report", "lab.json"))
+	f, err := os.Open(fixture(name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	doc, err := ReadDocument(f)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", name, err)
 	}
+	return doc
+}
+
+// diagnosisJSON is "diagnose --json" of the broken multi-wan lab the exporter
+// tests use: a critical stale route and ICMP rate-limit drops.
+func diagnosisJSON(t testing.TB) []byte {
+	t.Helper()
 	sf, err := os.Open(filepath.Join("..", "..", "testdata", "exporter", "multiwan-a.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -45,10 +53,11 @@ func sampleDocument(t testing.TB) Document {
 		t.Fatal(err)
 	}
 	snaps := []*facts.Snapshot{snap}
-	d := NewDiagnosis(snaps, check.Run(snaps, check.Options{}))
-	doc.Findings = append(d.Findings, doc.Findings...)
-	doc.Hosts = append(doc.Hosts, d.Hosts...)
-	return *doc
+	var b bytes.Buffer
+	if err := WriteJSON(&b, NewDiagnosis(snaps, check.Run(snaps, check.Options{}))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 func render(t testing.TB, doc Document) string {
@@ -79,9 +88,10 @@ func walk(t testing.TB, page string, fn func(n *html.Node)) {
 	rec(root)
 }
 
-func TestWriteHTMLIsSelfContained(t *testing.T) {
-	doc := sampleDocument(t)
-	page := render(t, doc)
+// selfContained fails the test when page loads anything from outside itself
+// and returns how many of each element it has.
+func selfContained(t *testing.T, page string) map[string]int {
+	t.Helper()
 	count := map[string]int{}
 	walk(t, page, func(n *html.Node) {
 		count[n.Data]++
@@ -99,31 +109,138 @@ func TestWriteHTMLIsSelfContained(t *testing.T) {
 	if strings.Contains(page, "url(http") || strings.Contains(page, "@import") {
 		t.Error("CSS loads something from outside the page")
 	}
-	// 3 run charts (throughput, cwnd, retransmits) + MTU search + before/after.
-	if count["svg"] != 5 {
-		t.Errorf("%d charts, want 5", count["svg"])
-	}
-	if count["article"] != len(doc.Findings) {
-		t.Errorf("%d finding articles, want %d", count["article"], len(doc.Findings))
-	}
-	for _, want := range []string{
-		"route.stale-endpoint", // the critical finding...
-		"ip route del 203.0.113.2 via 192.0.2.1 dev eth1 table main", // ...its fix command...
-		"cnt_icmpflood", // ...and evidence of the other one
-		"Bench matrix", "Path MTU", "Before and after the fixes",
-		"<b>1400</b> bytes", // the recorded hop
-		"lossy-cubic",
-	} {
+	return count
+}
+
+func lacks(t *testing.T, page string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
 }
 
+// TestLabRunReport renders a recorded "lab run --json": the overview, and per
+// scenario its symptom, the finding with evidence, the fix applied, the
+// before/after figures, charts of the tunnel before and after, and the MTU search.
+func TestLabRunReport(t *testing.T) {
+	doc := readFixture(t, "labrun.json")
+	if len(doc.Scenarios) != 2 {
+		t.Fatalf("%d scenarios, want 2", len(doc.Scenarios))
+	}
+	page := render(t, *doc)
+	count := selfContained(t, page)
+	// Overview bars, then per scenario: tunnel throughput, cwnd and
+	// retransmits (before and after on each); the black hole's MTU search.
+	if want := 1 + 2*3 + 1; count["svg"] != want {
+		t.Errorf("%d charts, want %d", count["svg"], want)
+	}
+	if count["section"] != 3 { // overview and two scenarios; no findings, bench or mtu of its own
+		t.Errorf("%d sections, want 3", count["section"])
+	}
+	if strings.Contains(page, `id="findings"`) {
+		t.Error("a lab run report has no findings of its own, only per scenario")
+	}
+	hole := doc.Scenarios[0]
+	if hole.Name != "pmtud-blackhole" || !hole.Pass || hole.MTU == nil || len(hole.Evidence) != 1 {
+		t.Fatalf("first scenario: %+v", hole)
+	}
+	lacks(t, page,
+		"1 of 2 scenarios passed",
+		`<a href="#scenario-1">pmtud-blackhole</a>`, `id="scenario-2"`,
+		hole.Symptom,
+		"mtu.pmtud-blackhole", hole.Evidence[0].Title, hole.Evidence[0].Evidence[0].Source, // finding and its evidence
+		"ip link set dev wg-wgh1-a mtu 1340", // the fix applied
+		"0.0 → <b>176.8</b> Mbit/s",          // tunnel before → after
+		"0% → 93%",                           // ratio to the underlay
+		"pmtud-blackhole: 1 stream, throughput per second",
+		"tunnel upload (before fix)", "tunnel download (after fix)",
+		"PMTUD black hole: probes of", "<b>1400</b> bytes", "MSS stepping through the tunnel",
+		"tcp.congestion-control (missed)", "tcp.congestion-control not reported", // the failed scenario says why
+	)
+	// The charts compare the tunnel; the underlay stays in the matrix.
+	if strings.Contains(page, "underlay upload (before fix)") {
+		t.Error("scenario charts plot underlay runs")
+	}
+}
+
+// TestBenchReport renders a recorded "bench --json" (single stream, 4
+// streams and UDP, on a lossy lab).
+func TestBenchReport(t *testing.T) {
+	doc := readFixture(t, "bench.json")
+	page := render(t, *doc)
+	count := selfContained(t, page)
+	// 1 stream and 4 streams: throughput, cwnd, retransmits; UDP: throughput.
+	if count["svg"] != 7 {
+		t.Errorf("%d charts, want 7", count["svg"])
+	}
+	if count["article"] != len(doc.Findings) || len(doc.Findings) == 0 {
+		t.Errorf("%d finding articles, want %d (and some)", count["article"], len(doc.Findings))
+	}
+	rows := benchMatrix(doc.Runs)
+	if len(rows) != 6 {
+		t.Fatalf("%d matrix rows, want 6 (2 directions × 1 stream, 4 streams, UDP)", len(rows))
+	}
+	for _, r := range rows {
+		if r.Tunnel == nil {
+			t.Fatalf("%s %s: no tunnel run", r.Direction, r.Kind)
+		}
+		if r.Kind == "UDP 50 Mbit/s" {
+			if r.Underlay != nil || r.Ratio != 0 {
+				t.Errorf("UDP row has an underlay or ratio: %+v", r)
+			}
+			continue
+		}
+		if want := r.Tunnel.Mbit() / r.Underlay.Mbit(); r.Ratio != want || r.Ratio <= 0 || r.Ratio > 1.2 {
+			t.Errorf("%s %s ratio %v, want %v", r.Direction, r.Kind, r.Ratio, want)
+		}
+	}
+	lacks(t, page, "Bench matrix", "cpu.saturated", "udp.rcvbuf-errors", "4 streams, throughput per second", "UDP 50 Mbit/s, throughput per second",
+		"tunnel in blue, underlay in grey")
+}
+
+// TestMTUReport renders a recorded "mtu --json" (1400-byte hop, ICMP allowed).
+func TestMTUReport(t *testing.T) {
+	doc := readFixture(t, "mtu.json")
+	page := render(t, *doc)
+	count := selfContained(t, page)
+	if count["svg"] != 1 {
+		t.Errorf("%d charts, want the MTU search", count["svg"])
+	}
+	lacks(t, page, "Path MTU", "<b>1400</b> bytes", "(a router said mtu = 1400)", "WireGuard MTU that fits</dt><dd><b>1340</b>")
+	if strings.Contains(page, "Bench matrix") {
+		t.Error("an MTU report has no bench matrix")
+	}
+}
+
+// TestDiagnoseReport renders "diagnose --inventory --json" output: findings
+// with evidence and fixes, and the host that could not be reached.
+func TestDiagnoseReport(t *testing.T) {
+	in := append([]byte(`{"unreachable": [{"host": "ssh:m42", "error": "ssh: connect to host m42 port 22: No route to host"}],`),
+		bytes.TrimPrefix(bytes.TrimSpace(diagnosisJSON(t)), []byte("{"))...)
+	doc, err := ReadDocument(bytes.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := render(t, *doc)
+	count := selfContained(t, page)
+	if count["article"] != len(doc.Findings) || count["svg"] != 0 {
+		t.Errorf("%d finding articles (want %d), %d charts (want 0)", count["article"], len(doc.Findings), count["svg"])
+	}
+	lacks(t, page,
+		"route.stale-endpoint", // the critical finding...
+		"ip route del 203.0.113.2 via 192.0.2.1 dev eth1 table main", // ...its fix command...
+		"cnt_icmpflood", // ...and evidence of the other one
+		`<span class="critical">1 critical</span>`,
+		"Hosts that could not be reached", "No route to host",
+	)
+}
+
 func TestWriteHTMLEscapes(t *testing.T) {
 	page := render(t, Document{
 		Title:     `<script>alert(1)</script>`,
-		Scenarios: []ScenarioResult{{Name: `<img src=x onerror=alert(1)>`, Before: 10, After: 20}},
+		Scenarios: []ScenarioResult{{Name: `<img src=x onerror=alert(1)>`, Before: Throughput{Tunnel: 10}, After: Throughput{Tunnel: 20}}},
 	})
 	walk(t, page, func(n *html.Node) {
 		if n.Data == "script" || n.Data == "img" {
@@ -142,55 +259,73 @@ func TestWriteHTMLEmptyParts(t *testing.T) {
 	}
 }
 
-func TestBenchMatrixPairsPaths(t *testing.T) {
-	doc := sampleDocument(t)
-	rows := benchMatrix(doc.Runs)
-	if len(rows) != 2 {
-		t.Fatalf("%d matrix rows, want upload and download", len(rows))
+// TestFromBench keeps finished runs with their kind and drops failed ones.
+func TestFromBench(t *testing.T) {
+	doc := readFixture(t, "bench.json")
+	if len(doc.Runs) != 10 {
+		t.Fatalf("%d runs, want 10", len(doc.Runs))
 	}
-	for _, r := range rows {
-		if r.Tunnel == nil || r.Underlay == nil {
-			t.Fatalf("%s: tunnel or underlay missing", r.Direction)
-		}
-		if want := r.Tunnel.Mbit() / r.Underlay.Mbit(); r.Ratio != want || r.Ratio <= 0 || r.Ratio > 1.2 {
-			t.Errorf("%s ratio %v, want %v", r.Direction, r.Ratio, want)
-		}
+	rep := &bench.Report{Runs: []bench.Run{
+		{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Upload, Streams: 4}, Result: doc.Runs[0].Result},
+		{Spec: bench.Spec{Path: bench.PathUnderlay, Direction: bench.Upload, Streams: 1}, Error: "iperf3: unable to connect"},
+	}}
+	runs := BenchRuns(rep, LabelAfter)
+	if len(runs) != 1 || runs[0].Kind() != "4 streams" || runs[0].Name() != "tunnel upload (after fix)" {
+		t.Errorf("BenchRuns = %+v", runs)
+	}
+	if BenchRuns(nil, "") != nil {
+		t.Error("a missing bench (the black hole stalled it) has runs")
 	}
 }
 
-func TestReadDocument(t *testing.T) {
+// TestReadDocumentDetects tells each command's JSON apart.
+func TestReadDocumentDetects(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		ok   func(*Document) bool
+	}{
+		{"labrun.json", func(d *Document) bool { return len(d.Scenarios) == 2 && len(d.Scenarios[0].Runs) == 8 }},
+		{"bench.json", func(d *Document) bool { return len(d.Runs) > 0 && d.MTU == nil && len(d.Scenarios) == 0 }},
+		{"mtu.json", func(d *Document) bool { return d.MTU != nil && len(d.MTU.Probes) > 0 && d.Runs == nil }},
+	} {
+		if d := readFixture(t, tc.file); !tc.ok(d) {
+			t.Errorf("%s read as %q with %d runs, mtu %v, %d scenarios", tc.file, d.Title, len(d.Runs), d.MTU != nil, len(d.Scenarios))
+		}
+	}
+	d, err := ReadDocument(bytes.NewReader(diagnosisJSON(t)))
+	if err != nil || d.Title != "wgperf diagnose" || len(d.Findings) == 0 {
+		t.Errorf("diagnose JSON: %v, %+v", err, d)
+	}
+}
+
+func TestReadDocumentErrors(t *testing.T) {
 	for _, tc := range []struct{ in, err string }{
 		{"", "results: empty input"},
-		{"{", "results: unexpected EOF"},
-		{`{"findings": 3}`, `results: field "findings"`},
-		{`{"schema_version": 1, "host": "local"}`, "not wgperf results?"},
-		{`{"runs": [{"path": "tunnel", "direction": "upload"}]}`, "run 1 (tunnel upload) has no result"},
+		{"{", "results: malformed JSON"},
+		{"[1, 2]", "results: field"},
+		{`{"findings": 3}`, `diagnose results: field "findings"`},
+		{`{"schema_version": 1, "host": "local"}`, "not the JSON of wgperf bench, mtu, diagnose or lab run"},
+		{`{"scenarios": []}`, "lab run results: no scenarios"},
+		{`{"scenarios": [{"before": {"tunnel_mbit": "fast"}}]}`, `lab run results: field "scenarios.before.tunnel_mbit"`},
+		{`{"tunnel_addr": "10.0.0.2", "cells": [], "runs": [{"path": "tunnel", "error": "refused"}]}`, "bench results: no finished runs"},
 	} {
 		_, err := ReadDocument(strings.NewReader(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("ReadDocument(%q) = %v, want error containing %q", tc.in, err, tc.err)
 		}
 	}
-	// "diagnose --json" output is a document.
-	var b bytes.Buffer
-	d := Diagnosis{Findings: sampleDocument(t).Findings, Hosts: []Host{{Host: "local"}}}
-	if err := WriteJSON(&b, d); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := ReadDocument(&b)
-	if err != nil || len(doc.Findings) != len(d.Findings) {
-		t.Fatalf("diagnose JSON as document: %v, %d findings", err, len(doc.Findings))
-	}
 }
 
-// browser runs headless Chromium on the sample report with args and returns
+// browser runs headless Chromium on the lab run report with args and returns
 // its output and log.
 func browser(t *testing.T, args ...string) (stdout, stderr string) {
 	t.Helper()
 	testutil.RequireTools(t, "chromium")
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	if err := WriteHTMLFile(page, sampleDocument(t)); err != nil {
+	doc := readFixture(t, "labrun.json")
+	doc.Generated = time.Date(2026, 11, 22, 0, 56, 0, 0, time.UTC)
+	if err := WriteHTMLFile(page, *doc); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -206,16 +341,19 @@ func browser(t *testing.T, args ...string) (stdout, stderr string) {
 	return out.String(), log.String()
 }
 
-// TestBrowserRenders opens the report in headless Chromium: the DOM it built
-// has every chart, and the console has no errors (a blocked external request
-// would be one, through the page's Content-Security-Policy).
+// TestBrowserRenders opens the lab run report in headless Chromium: the DOM
+// it built has every chart and scenario, and the console has no errors (a
+// blocked external request would be one, through the page's
+// Content-Security-Policy).
 func TestBrowserRenders(t *testing.T) {
 	dom, log := browser(t, "--dump-dom")
-	if n := strings.Count(dom, "<svg"); n != 5 {
-		t.Errorf("rendered DOM has %d svg charts, want 5", n)
+	if n := strings.Count(dom, "<svg"); n != 8 {
+		t.Errorf("rendered DOM has %d svg charts, want 8", n)
 	}
-	if !strings.Contains(dom, "route.stale-endpoint") {
-		t.Error("rendered DOM lacks the findings")
+	for _, want := range []string{`id="scenario-1"`, `id="scenario-2"`, "mtu.pmtud-blackhole", "ip link set dev wg-wgh1-a mtu 1340"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered DOM lacks %q", want)
+		}
 	}
 	for _, line := range strings.Split(log, "\n") {
 		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Content Security Policy") {
@@ -224,7 +362,7 @@ func TestBrowserRenders(t *testing.T) {
 	}
 }
 
-// TestScreenshot saves a screenshot of the sample report for a person to
+// TestScreenshot saves a screenshot of the lab run report for a person to
 // look at: go test ./internal/report -run Screenshot -args -shot out.png
 func TestScreenshot(t *testing.T) {
 	if *shot == "" {
@@ -234,7 +372,7 @@ func TestScreenshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	browser(t, "--screenshot="+path, "--window-size=1280,8000", "--hide-scrollbars")
+	browser(t, "--screenshot="+path, "--window-size=1280,9000", "--hide-scrollbars")
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 		t.Fatalf("no screenshot at %s: %v", path, err)
 	}

@@ -1,0 +1,188 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fleet"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/scenario"
+)
+
+// FromDiagnosis is the report of "wgperf diagnose": findings, hosts and the
+// checks that could not run.
+func FromDiagnosis(d Diagnosis) Document {
+	return Document{Title: "wgperf diagnose", Hosts: d.Hosts, Findings: d.Findings, Skipped: d.Skipped}
+}
+
+// FromBench is the report of "wgperf bench": the bench matrix, the per-second
+// charts of every run and the bench's findings.
+func FromBench(rep *bench.Report) Document {
+	return Document{
+		Title:    fmt.Sprintf("wgperf bench: %s → %s (%s)", rep.Client, rep.Server, rep.TunnelAddr),
+		Hosts:    []Host{{Host: rep.Client}, {Host: rep.Server}},
+		Findings: orEmpty(rep.Findings),
+		Runs:     BenchRuns(rep, ""),
+	}
+}
+
+// BenchRuns turns a bench's finished runs into report runs with label; runs
+// that failed (no result) are left out.
+func BenchRuns(rep *bench.Report, label string) []BenchRun {
+	if rep == nil {
+		return nil
+	}
+	var out []BenchRun
+	for _, r := range rep.Runs {
+		if r.Result == nil {
+			continue
+		}
+		out = append(out, BenchRun{Path: r.Path, Direction: r.Direction, Streams: r.Streams, UDPMbit: r.UDPMbit,
+			Label: label, Result: r.Result})
+	}
+	return out
+}
+
+// FromMTU is the report of "wgperf mtu": the DF probes, the MSS steps and the
+// recommended WireGuard MTU and MSS clamp.
+func FromMTU(res *mtu.Result) Document {
+	return Document{
+		Title:    fmt.Sprintf("wgperf mtu: %s → %s", res.Client, res.Addr),
+		Hosts:    []Host{{Host: res.Client}},
+		Findings: orEmpty(res.Findings),
+		MTU:      res,
+	}
+}
+
+// FromScenarios is the report of "wgperf lab run": a before/after overview and
+// per scenario its symptom, the finding with its evidence, the fix commands,
+// the per-second runs before and after the fix, and the MTU search if it ran
+// one. Nil results are skipped.
+func FromScenarios(results []*scenario.Result) Document {
+	doc := Document{Title: "wgperf lab run", Findings: []finding.Finding{}}
+	for _, r := range results {
+		if r == nil {
+			continue
+		}
+		s := ScenarioResult{
+			Name: r.Scenario, Seed: r.Seed, Symptom: r.Symptom, Finding: r.Expect, Found: r.Found,
+			Unexpected: r.Unexpected, Fix: r.Fix,
+			Before:  Throughput{Tunnel: r.Before.Tunnel, Underlay: r.Before.Underlay},
+			After:   Throughput{Tunnel: r.After.Tunnel, Underlay: r.After.Underlay},
+			MTU:     r.MTU,
+			Seconds: r.Seconds, Pass: r.Pass, Why: r.Why,
+		}
+		for _, f := range r.Findings {
+			if f.ID == r.Expect {
+				s.Evidence = append(s.Evidence, f)
+			}
+		}
+		for _, p := range r.Probes {
+			s.Probes = append(s.Probes, fmt.Sprintf("%s: %s", p.Probe, p.Summary))
+		}
+		s.Runs = append(BenchRuns(r.BenchBefore, LabelBefore), BenchRuns(r.BenchAfter, LabelAfter)...)
+		doc.Scenarios = append(doc.Scenarios, s)
+	}
+	if n := len(doc.Scenarios); n == 1 {
+		doc.Title += ": " + doc.Scenarios[0].Name
+	} else {
+		doc.Title += fmt.Sprintf(": %d scenarios", n)
+	}
+	return doc
+}
+
+func orEmpty(fs []finding.Finding) []finding.Finding {
+	if fs == nil {
+		return []finding.Finding{}
+	}
+	return fs
+}
+
+// ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose" or
+// "lab run" printed with --json, tells which by its fields, and returns its
+// report. Malformed input and JSON that is none of them are refused.
+func ReadDocument(r io.Reader) (*Document, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("results: empty input")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, jsonError("results", err)
+	}
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if _, ok := fields[n]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	var doc Document
+	switch {
+	case has("scenarios"):
+		var run struct {
+			Scenarios []*scenario.Result `json:"scenarios"`
+		}
+		if err := json.Unmarshal(data, &run); err != nil {
+			return nil, jsonError("lab run results", err)
+		}
+		if len(run.Scenarios) == 0 {
+			return nil, errors.New("lab run results: no scenarios")
+		}
+		doc = FromScenarios(run.Scenarios)
+	case has("runs", "cells", "tunnel_addr"):
+		var rep bench.Report
+		if err := json.Unmarshal(data, &rep); err != nil {
+			return nil, jsonError("bench results", err)
+		}
+		if len(BenchRuns(&rep, "")) == 0 {
+			return nil, errors.New("bench results: no finished runs")
+		}
+		doc = FromBench(&rep)
+	case has("probes", "path_mtu"):
+		var res mtu.Result
+		if err := json.Unmarshal(data, &res); err != nil {
+			return nil, jsonError("mtu results", err)
+		}
+		doc = FromMTU(&res)
+	case has("findings"):
+		var d Diagnosis
+		if err := json.Unmarshal(data, &d); err != nil {
+			return nil, jsonError("diagnose results", err)
+		}
+		// "diagnose --inventory" adds the hosts it could not reach.
+		var inv struct {
+			Unreachable []fleet.Unreachable `json:"unreachable"`
+		}
+		if err := json.Unmarshal(data, &inv); err != nil {
+			return nil, jsonError("diagnose results", err)
+		}
+		doc = FromDiagnosis(d)
+		doc.Unreachable = inv.Unreachable
+	default:
+		return nil, errors.New("results: not the JSON of wgperf bench, mtu, diagnose or lab run")
+	}
+	return &doc, nil
+}
+
+// jsonError says where JSON went wrong in one line.
+func jsonError(what string, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("%s: malformed JSON at byte %d: %v", what, syn.Offset, err)
+	case errors.As(err, &typ):
+		return fmt.Errorf("%s: field %q: want %s, got JSON %s", what, typ.Field, typ.Type, typ.Value)
+	}
+	return fmt.Errorf("%s: %v", what, err)
+}
