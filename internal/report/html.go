@@ -144,6 +144,7 @@ type view struct {
 	Scenarios []scenarioView
 	Passed    int // scenarios that passed
 	FixChart  template.HTML
+	FontCSS   template.CSS // the chart font, when the page has charts
 }
 
 // benchView is a bench matrix with its charts.
@@ -215,6 +216,11 @@ func WriteHTML(w io.Writer, doc Document) error {
 			return err
 		}
 	}
+	if v.hasCharts() {
+		if v.FontCSS, err = chartFontCSS(); err != nil {
+			return err
+		}
+	}
 	// Render fully before writing, so a template error leaves no half page.
 	var b bytes.Buffer
 	if err := page.Execute(&b, v); err != nil {
@@ -234,6 +240,18 @@ func WriteHTMLFile(path string, doc Document) error {
 		return fmt.Errorf("--html: %w", err)
 	}
 	return nil
+}
+
+func (v *view) hasCharts() bool {
+	if len(v.Bench.Charts) > 0 || (v.MTUView != nil && v.MTUView.Chart != "") || v.FixChart != "" {
+		return true
+	}
+	for _, s := range v.Scenarios {
+		if len(s.Bench.Charts) > 0 || (s.MTU != nil && s.MTU.Chart != "") {
+			return true
+		}
+	}
+	return false
 }
 
 // makeBenchView tabulates runs and charts the runs in charted.

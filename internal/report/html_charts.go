@@ -2,12 +2,18 @@ package report
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"image/color"
+	"math"
+	"strconv"
 	"strings"
+	"sync"
 
+	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -36,6 +42,9 @@ var (
 
 const chartW, chartH = 16 * vg.Centimeter, 7 * vg.Centimeter
 
+// minInterval is the shortest iperf3 interval (seconds) the charts plot.
+const minInterval = 0.5
+
 // svgOf renders p as an inline <svg> element (no XML prolog).
 func svgOf(p *plot.Plot, w, h vg.Length) (template.HTML, error) {
 	c := vgsvg.New(w, h)
@@ -52,12 +61,58 @@ func svgOf(p *plot.Plot, w, h vg.Length) (template.HTML, error) {
 	return template.HTML(s), nil
 }
 
+// chartFontCSS is an @font-face rule carrying the font gonum measures chart
+// text with. Without it a browser that lacks the font substitutes a wider one
+// and legends and titles run off the chart. It is added once per page.
+var chartFontCSS = sync.OnceValues(func() (template.CSS, error) {
+	face := font.DefaultCache.Lookup(plot.DefaultFont, 12)
+	var buf sfnt.Buffer
+	family, err := face.Face.Name(&buf, sfnt.NameIDFamily)
+	if err != nil {
+		return "", fmt.Errorf("chart font: %w", err)
+	}
+	var raw bytes.Buffer
+	if _, err := face.Face.WriteSourceTo(&buf, &raw); err != nil {
+		return "", fmt.Errorf("chart font: %w", err)
+	}
+	// Trusted: a quoted family name from the font and base64.
+	return template.CSS(fmt.Sprintf("@font-face { font-family: %s; src: url(data:font/ttf;base64,%s) format(\"truetype\"); }",
+		strconv.Quote(family), base64.StdEncoding.EncodeToString(raw.Bytes()))), nil
+})
+
+// plainTicks are gonum's default ticks labelled without trailing zeros
+// ("1500", not "1500.00").
+type plainTicks struct{}
+
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if strings.Contains(ts[i].Label, ".") {
+			ts[i].Label = strings.TrimRight(strings.TrimRight(ts[i].Label, "0"), ".")
+		}
+	}
+	return ts
+}
+
+// countTicks label whole numbers only, for axes that count (probe 1, 2, 3...).
+type countTicks struct{}
+
+func (countTicks) Ticks(min, max float64) []plot.Tick {
+	step := math.Max(1, math.Ceil((max-min)/10))
+	var ts []plot.Tick
+	for v := math.Ceil(min); v <= max; v += step {
+		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	return ts
+}
+
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Y.Min = 0
+	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = false
@@ -145,6 +200,10 @@ func runCharts(runs []BenchRun, prefix string) ([]chart, error) {
 			for _, r := range group {
 				var pts plotter.XYs
 				for _, iv := range r.Result.Measured() {
+					// iperf3 may end with a sliver of an interval whose rate is noise.
+					if iv.End-iv.Start < minInterval {
+						continue
+					}
 					if v, ok := m.value(r.Result, iv); ok {
 						pts = append(pts, plotter.XY{X: iv.End, Y: v})
 						top = max(top, v)
@@ -195,6 +254,9 @@ func mtuChart(m *mtu.Result) (template.HTML, error) {
 		minSize = min(minSize, pr.MTU)
 	}
 	p.Y.Min = float64(minSize) * 0.9
+	// Half a probe of room on each side keeps the first and last marks whole.
+	p.X.Min, p.X.Max = 0.5, float64(len(m.Probes))+0.5
+	p.X.Tick.Marker = countTicks{}
 	path, err := plotter.NewLine(all)
 	if err != nil {
 		return "", err
@@ -260,6 +322,7 @@ func scenarioChart(ss []ScenarioResult) (template.HTML, error) {
 	}
 	p.Y.Max = top * 1.3 // room for the legend
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(ss))-0.5 // whole bars at both ends
 	height := chartH
 	if len(ss) > 6 {
 		p.X.Tick.Label.Rotation = 0.6
