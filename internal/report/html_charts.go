@@ -199,11 +199,7 @@ func runCharts(runs []BenchRun, prefix string) ([]chart, error) {
 			extra, lines, top := 0, 0, 0.0
 			for _, r := range group {
 				var pts plotter.XYs
-				for _, iv := range r.Result.Measured() {
-					// iperf3 may end with a sliver of an interval whose rate is noise.
-					if iv.End-iv.Start < minInterval {
-						continue
-					}
+				for _, iv := range chartIntervals(r.Result) {
 					if v, ok := m.value(r.Result, iv); ok {
 						pts = append(pts, plotter.XY{X: iv.End, Y: v})
 						top = max(top, v)
@@ -235,6 +231,18 @@ func runCharts(runs []BenchRun, prefix string) ([]chart, error) {
 		}
 	}
 	return out, nil
+}
+
+// chartIntervals are the measured intervals of res worth a point: iperf3 may
+// end a run with a sliver of an interval whose rate is noise.
+func chartIntervals(res *iperf.Result) []iperf.Interval {
+	var out []iperf.Interval
+	for _, iv := range res.Measured() {
+		if iv.End-iv.Start >= minInterval {
+			out = append(out, iv)
+		}
+	}
+	return out
 }
 
 // mtuChart shows a path-MTU search: each DF probe's size in the order tried,

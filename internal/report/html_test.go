@@ -378,3 +378,48 @@ func TestScreenshot(t *testing.T) {
 	}
 	t.Logf("screenshot: %s", path)
 }
+
+// TestChartIntervalsDropSliver: the recorded lossy-cubic download after the
+// fix ends with a 25 ms interval at 410 Mbit/s over a 200 Mbit/s link.
+func TestChartIntervalsDropSliver(t *testing.T) {
+	doc := readFixture(t, "labrun.json")
+	var run *BenchRun
+	for i, r := range doc.Scenarios[1].Runs {
+		if r.Path == PathTunnel && r.Direction == Download && r.Label == LabelAfter {
+			run = &doc.Scenarios[1].Runs[i]
+		}
+	}
+	if run == nil {
+		t.Fatal("no tunnel download after the fix in lossy-cubic")
+	}
+	got := chartIntervals(run.Result)
+	if len(run.Result.Measured()) != 3 || len(got) != 2 {
+		t.Fatalf("%d of %d measured intervals charted, want 2 of 3", len(got), len(run.Result.Measured()))
+	}
+	for _, iv := range got {
+		if iv.Mbit > 200 {
+			t.Errorf("charted %.0f Mbit/s over a 200 Mbit/s link (%.3f-%.3f s)", iv.Mbit, iv.Start, iv.End)
+		}
+	}
+}
+
+// TestChartFontEmbeddedOnce: the font gonum measured the chart text with is
+// in the page once, under the name the charts ask for; pages without charts
+// do not carry it.
+func TestChartFontEmbeddedOnce(t *testing.T) {
+	page := render(t, *readFixture(t, "labrun.json"))
+	if n := strings.Count(page, "@font-face"); n != 1 {
+		t.Fatalf("%d @font-face rules, want 1", n)
+	}
+	if !strings.Contains(page, `@font-face { font-family: "Liberation Serif"; src: url(data:font/ttf;base64,`) ||
+		!strings.Contains(page, "font-family:Liberation Serif;") {
+		t.Error("the embedded font is not the one the charts use")
+	}
+	doc, err := ReadDocument(bytes.NewReader(diagnosisJSON(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(render(t, *doc), "@font-face") {
+		t.Error("a page without charts embeds the chart font")
+	}
+}
