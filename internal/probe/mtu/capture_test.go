@@ -102,16 +102,16 @@ func TestAnalyzeCapture(t *testing.T) {
 		err             string
 	}{
 		{name: "clamp on the router", client: "clamp1360-client.txt", server: "clamp1360-server.txt", wgMTU: 1420,
-			forward: MSSPath{From: "c", To: "s", Segment: "SYN", Sent: 1460, Received: 1360},
-			revers:  MSSPath{From: "s", To: "c", Segment: "SYN-ACK", Sent: 1460, Received: 1360},
+			forward:   MSSPath{From: "c", To: "s", Segment: "SYN", Sent: 1460, Received: 1360},
+			revers:    MSSPath{From: "s", To: "c", Segment: "SYN-ACK", Sent: 1460, Received: 1360},
 			narrowest: 1360, path: 1400, wg: 1340, finding: true},
 		{name: "clean path", client: "noclamp-client.txt", server: "noclamp-server.txt", wgMTU: 1420,
-			forward: MSSPath{From: "c", To: "s", Segment: "SYN", Sent: 1460, Received: 1460},
-			revers:  MSSPath{From: "s", To: "c", Segment: "SYN-ACK", Sent: 1460, Received: 1460},
+			forward:   MSSPath{From: "c", To: "s", Segment: "SYN", Sent: 1460, Received: 1460},
+			revers:    MSSPath{From: "s", To: "c", Segment: "SYN-ACK", Sent: 1460, Received: 1460},
 			narrowest: 1460, path: 1500, wg: 1440},
 		{name: "IPv6 outer", client: "ipv6-loopback.txt", server: "ipv6-loopback.txt",
-			forward: MSSPath{From: "c", To: "s", Segment: "SYN", Sent: 65476, Received: 65476},
-			revers:  MSSPath{From: "s", To: "c", Segment: "SYN-ACK", Sent: 65476, Received: 65476},
+			forward:   MSSPath{From: "c", To: "s", Segment: "SYN", Sent: 65476, Received: 65476},
+			revers:    MSSPath{From: "s", To: "c", Segment: "SYN-ACK", Sent: 65476, Received: 65476},
 			narrowest: 65476, path: 65536, wg: 65456},
 		{name: "server saw nothing", client: "noclamp-client.txt", err: "s on eth0 saw no SYN of port 5299"},
 	}
