@@ -21,7 +21,7 @@ func init() {
 	var (
 		clientSpec, serverSpec string
 		cfg                    mtu.Config
-		asJSON                 bool
+		asJSON, capture        bool
 		htmlPath               string
 	)
 	cmd := &cobra.Command{
@@ -35,10 +35,19 @@ locate the cliff (--mss-step forces this). It prints the path MTU, the WireGuard
 that fits it (path - 60 for IPv4 outer, - 80 for IPv6), the MSS clamp, and the probes
 and seconds it took. Nothing is changed on any host.
 
-Exit codes: 0 no finding, 2 black hole found, 3 could not run.`,
+--capture uses seed 002's other method instead: tcpdump on both ends' underlay
+interfaces while one TCP connection (a 1 s iperf3 run) crosses the underlay, then
+compares the MSS of the SYN and SYN-ACK as each end sent and received them. A
+router that clamps the MSS shows up as "sent 1460, received 1360"; the smallest
+MSS + 40 (IPv6: + 60) is the narrowest MTU, and - 60 (- 80) the WireGuard MTU.
+It needs --server and tcpdump on both ends.
+
+Exit codes: 0 no finding, 1 WireGuard MTU too large (--capture), 2 black hole
+found, 3 could not run.`,
 		Example: `  wgperf mtu --client netns:wgl-demo-a --server netns:wgl-demo-b
   wgperf mtu --client local --addr 203.0.113.2
-  wgperf mtu --client ssh:root@golem --server ssh:m42 --mss-step`,
+  wgperf mtu --client ssh:root@golem --server ssh:m42 --mss-step
+  wgperf mtu --client netns:wgl-demo-a --server netns:wgl-demo-b --capture`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
@@ -69,8 +78,28 @@ Exit codes: 0 no finding, 2 black hole found, 3 could not run.`,
 					cfg.ClientInterface = ep.ClientInterface
 				}
 			}
+			if capture && htmlPath != "" {
+				return fail(fmt.Errorf("--html is not available with --capture: use --json"))
+			}
+			if capture && cfg.Server == nil {
+				return fail(fmt.Errorf("--capture needs --server: tcpdump runs on both ends and iperf3 answers there"))
+			}
 			if cfg.Addr == "" {
 				return fail(fmt.Errorf("give --server (to find its endpoint address) or --addr"))
+			}
+			if capture {
+				cc := mtu.CaptureConfig{Client: cfg.Client, Server: cfg.Server, Addr: cfg.Addr, ClientInterface: cfg.ClientInterface, Port: cfg.Port}
+				if !asJSON && term.IsTerminal(int(os.Stderr.Fd())) {
+					cc.Progress = cmd.ErrOrStderr()
+				}
+				res, err := mtu.Capture(ctx, cc)
+				if err != nil {
+					return fail(err)
+				}
+				if err := writeCapture(cmd.OutOrStdout(), res, asJSON); err != nil {
+					return fail(err)
+				}
+				return findingsExit(res.Findings)
 			}
 			if cfg.Min < 0 || cfg.Max < 0 || (cfg.Max > 0 && cfg.Min > cfg.Max) {
 				return fail(fmt.Errorf("--min and --max must be positive, with --min <= --max"))
@@ -103,6 +132,7 @@ Exit codes: 0 no finding, 2 black hole found, 3 could not run.`,
 	f.IntVar(&cfg.Retries, "retries", 2, "re-probes of the boundary, against lost probes")
 	f.BoolVar(&cfg.MSSStep, "mss-step", false, "step the TCP MSS through the tunnel even if DF probes work (needs --server and iperf3)")
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server for MSS stepping")
+	f.BoolVar(&capture, "capture", false, "read the negotiated MSS from tcpdump on both ends instead of DF probes (needs --server and tcpdump)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	addHTMLFlag(cmd, &htmlPath)
 	rootCmd.AddCommand(cmd)
@@ -143,6 +173,43 @@ func writeMTU(w io.Writer, r *mtu.Result, asJSON bool) error {
 		fmt.Fprintf(w, "recommended WireGuard MTU: %d\nrecommended MSS clamp: %d\n", r.WGMTU, r.MSSClamp)
 	}
 	fmt.Fprintf(w, "%d DF probes (%d passed), %d MSS steps, %.1fs\n", len(r.Probes), passed, len(r.MSSRuns), r.Seconds)
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "\n%s  %s  %s: %s\n", f.Severity, f.ID, f.Host, f.Title)
+		for _, fx := range f.Fixes {
+			fmt.Fprintf(w, "  fix: %s\n", fx.Description)
+			for _, c := range fx.Commands {
+				fmt.Fprintf(w, "    $ %s\n", c)
+			}
+		}
+	}
+	return nil
+}
+
+func writeCapture(w io.Writer, r *mtu.CaptureResult, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(w, "MSS negotiated over the underlay to %s port %d (tcpdump on %s %s and %s %s):\n",
+		r.Addr, r.Port, r.Client, r.ClientDevice, r.Server, r.ServerDevice)
+	for _, p := range []mtu.MSSPath{r.Forward, r.Reverse} {
+		note := "unchanged"
+		if p.Clamped() {
+			note = "rewritten on the way (an MSS clamp)"
+		}
+		fmt.Fprintf(w, "  %-7s %s -> %s: sent %d, received %d, %s\n", p.Segment, p.From, p.To, p.Sent, p.Received, note)
+	}
+	hdr, over := mtu.TCPIPv4Headers, mtu.OverheadIPv4
+	if r.IPv6 {
+		hdr, over = mtu.TCPIPv6Headers, mtu.OverheadIPv6
+	}
+	fmt.Fprintf(w, "narrowest MTU implied: %d bytes (MSS %d + %d)\n", r.PathMTU, r.NarrowestMSS, hdr)
+	fmt.Fprintf(w, "WireGuard MTU that fits: %d (%d - %d)", r.WGMTU, r.PathMTU, over)
+	if r.ClientWGMTU > 0 {
+		fmt.Fprintf(w, "; %s has %d now", r.ClientInterface, r.ClientWGMTU)
+	}
+	fmt.Fprintf(w, "\n%.1fs\n", r.Seconds)
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "\n%s  %s  %s: %s\n", f.Severity, f.ID, f.Host, f.Title)
 		for _, fx := range f.Fixes {
