@@ -457,7 +457,10 @@ func congestionFindings(r *Report) []finding.Finding {
 		if cc != "cubic" && cc != "reno" {
 			continue
 		}
-		if run.Stats.Retransmits == 0 || run.Stats.CwndSwing < CwndSwing {
+		// Seed 002: the window "bouncing around, or narrowing significantly":
+		// a swing, or a window that stays collapsed while the run falls short.
+		short := r.cellShort(run.Direction, run.Streams)
+		if run.Stats.Retransmits == 0 || (run.Stats.CwndSwing < CwndSwing && short == nil) {
 			continue
 		}
 		host := r.sender(run.Direction)
@@ -465,16 +468,26 @@ func congestionFindings(r *Report) []finding.Finding {
 			continue
 		}
 		done[host] = true
+		title := fmt.Sprintf("%s on the sender: cwnd swings %.1fx (%s..%s bytes) with %s retransmits in the tunnel %s",
+			strings.ToUpper(cc), run.Stats.CwndSwing, commas(run.Stats.CwndMin), commas(run.Stats.CwndMax), commas(run.Stats.Retransmits), run.Direction)
+		evidence := []finding.Evidence{
+			{Source: "iperf3", Key: "sender_tcp_congestion", Value: cc, Threshold: "bbr"},
+			{Source: "iperf3", Key: "cwnd max/min", Value: fmt.Sprintf("%.1f", run.Stats.CwndSwing), Threshold: fmt.Sprintf("< %.1f", CwndSwing)},
+			{Source: "iperf3", Key: "retransmits", Value: commas(run.Stats.Retransmits), Threshold: "0"},
+		}
+		if short != nil {
+			if run.Stats.CwndSwing < CwndSwing {
+				title = fmt.Sprintf("%s on the sender: cwnd stays at %s..%s bytes with %s retransmits, tunnel %s at %.0f%% of the underlay",
+					strings.ToUpper(cc), commas(run.Stats.CwndMin), commas(run.Stats.CwndMax), commas(run.Stats.Retransmits), run.Direction, short.Ratio*100)
+			}
+			evidence = append(evidence, finding.Evidence{Source: "iperf3", Key: "tunnel/underlay " + run.Direction,
+				Value: fmt.Sprintf("%.2f", short.Ratio), Threshold: fmt.Sprintf(">= %.2f", short.Expected)})
+		}
 		out = append(out, finding.Finding{
 			ID: "tcp.congestion-control", Severity: finding.Warning, Host: host,
-			Title: fmt.Sprintf("%s on the sender: cwnd swings %.1fx (%s..%s bytes) with %s retransmits in the tunnel %s",
-				strings.ToUpper(cc), run.Stats.CwndSwing, commas(run.Stats.CwndMin), commas(run.Stats.CwndMax), commas(run.Stats.Retransmits), run.Direction),
-			Detail: "Loss-based congestion control halves its window at every lost tunnel packet and climbs back slowly (seed 002); BBR paces by measured bandwidth and keeps the rate through random loss.",
-			Evidence: []finding.Evidence{
-				{Source: "iperf3", Key: "sender_tcp_congestion", Value: cc, Threshold: "bbr"},
-				{Source: "iperf3", Key: "cwnd max/min", Value: fmt.Sprintf("%.1f", run.Stats.CwndSwing), Threshold: fmt.Sprintf("< %.1f", CwndSwing)},
-				{Source: "iperf3", Key: "retransmits", Value: commas(run.Stats.Retransmits), Threshold: "0"},
-			},
+			Title:    title,
+			Detail:   "Loss-based congestion control halves its window at every lost tunnel packet and climbs back slowly (seed 002); BBR paces by measured bandwidth and keeps the rate through random loss.",
+			Evidence: evidence,
 			Fixes: []finding.Fix{{
 				Description: "Switch the sender to BBR",
 				Commands:    []string{"modprobe tcp_bbr", target.Quote("sysctl", "-w", "net.ipv4.tcp_congestion_control=bbr")},
@@ -484,6 +497,17 @@ func congestionFindings(r *Report) []finding.Finding {
 		})
 	}
 	return out
+}
+
+// cellShort returns the tunnel/underlay cell of a direction and stream count
+// when the tunnel fell short of the expectation, or nil.
+func (r *Report) cellShort(direction string, streams int) *Cell {
+	for i, c := range r.Cells {
+		if c.Direction == direction && c.Streams == streams && c.UnderlayMbit > 0 && !c.OK {
+			return &r.Cells[i]
+		}
+	}
+	return nil
 }
 
 // UDPBufferTarget is the socket buffer limit suggested against drops (seed 004: 25 MiB).
@@ -555,7 +579,7 @@ func hostFindings(r *Report) []finding.Finding {
 		if a.cpu >= CPUSaturatedPercent {
 			out = append(out, finding.Finding{
 				ID: "cpu.saturated", Severity: finding.Warning, Host: h,
-				Title:  fmt.Sprintf("CPU %d was %.0f%% busy during the tunnel %s", a.cpuIdx, a.cpu, a.cpuRun),
+				Title:  fmt.Sprintf("CPU %d was %.0f%% busy during the %s run", a.cpuIdx, a.cpu, a.cpuRun),
 				Detail: "Encryption and packet processing need a CPU; one at its limit is the tunnel's ceiling whatever the link can do (seed 002).",
 				Evidence: []finding.Evidence{
 					{Source: "/proc/stat", Key: fmt.Sprintf("cpu%d busy", a.cpuIdx), Value: fmt.Sprintf("%.0f%%", a.cpu), Threshold: fmt.Sprintf("< %.0f%%", CPUSaturatedPercent)},

@@ -47,6 +47,17 @@ func run(path, dir string, streams int, res *iperf.Result) Run {
 		Client: HostDelta{Host: "netns:a", CPUBusy: []float64{40, 30}}, Server: HostDelta{Host: "netns:b", CPUBusy: []float64{35, 30}}}
 }
 
+// flatCwnd pins every interval's window to one value: CUBIC that collapsed
+// and stayed collapsed, as short runs through heavy loss show.
+func flatCwnd(res *iperf.Result) *iperf.Result {
+	for i := range res.Intervals {
+		for j := range res.Intervals[i].Cwnd {
+			res.Intervals[i].Cwnd[j] = 13680
+		}
+	}
+	return res
+}
+
 func report(runs ...Run) *Report {
 	return &Report{Client: "netns:a", Server: "netns:b", ClientInterface: "wg-a", ServerInterface: "wg-b", Hops: 1, Runs: runs}
 }
@@ -105,6 +116,27 @@ func TestAnalyze(t *testing.T) {
 					t.Errorf("congestion fix %+v", cc.Fixes[0])
 				}
 			},
+		},
+		{
+			name: "CUBIC window stuck small: no swing, but the run falls short",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Upload, 1, flatCwnd(recorded(t, lossy))), run(PathUnderlay, Upload, 1, recorded(t, healthy)))
+			},
+			want: "critical throughput.tunnel-ratio@netns:a, warning tcp.congestion-control@netns:a",
+			check: func(t *testing.T, r *Report) {
+				cc := r.Findings[1]
+				last := cc.Evidence[len(cc.Evidence)-1]
+				if !strings.Contains(cc.Title, "cwnd stays at") || last.Key != "tunnel/underlay upload" || last.Threshold != ">= 0.90" {
+					t.Errorf("title %q evidence %+v", cc.Title, last)
+				}
+			},
+		},
+		{
+			name: "CUBIC window stuck small without an underlay to compare: no verdict",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Upload, 1, flatCwnd(recorded(t, lossy))))
+			},
+			want: "",
 		},
 		{
 			name: "multi-hop expectation is 50%",
