@@ -18,6 +18,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -31,6 +32,9 @@ type fixFlags struct {
 	apply   bool
 	confirm time.Duration
 	script  bool
+	verify  bool
+	peer    string // --verify: the far end of the tunnel
+	seconds int    // --verify: seconds per iperf3 run
 }
 
 func init() {
@@ -49,6 +53,12 @@ files touched and how each step is undone — and changes nothing.
 
 --apply writes a journal on the target before each step, so
 "wgperf fix rollback" restores the previous state exactly, even after a crash.
+--apply --verify measures tunnel throughput to the far end (--peer, found by
+itself in a wgperf lab) before and after, and keeps the changes only if the
+figure improved by more than 2%: otherwise everything is rolled back. MTU fixes
+(wg-mtu, mss-clamp) also probe the path MTU and count a stalled transfer as
+0 Mbit/s; other fixes use a quick bench (upload and download, one stream).
+
 --confirm 60s arms a watchdog on the target (plain shell, survives a dropped SSH
 session) that rolls everything back unless "wgperf fix confirm" runs in time.
 
@@ -58,7 +68,9 @@ Findings come from collecting and checking the host now, or from --from FILE
   wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --confirm 60s
   wgperf fix confirm --host ssh:root@golem
   wgperf fix rollback --host ssh:root@golem
-  wgperf fix --from diagnose.json --print-script > fix.sh`,
+  wgperf fix --from diagnose.json --print-script > fix.sh
+  wgperf fix --host netns:wgl-demo-a --apply --verify
+  wgperf fix --host ssh:root@site-a --apply --verify --peer ssh:root@site-b --time 5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFix(cmd, &f) },
 	}
@@ -72,6 +84,9 @@ Findings come from collecting and checking the host now, or from --from FILE
 	cmd.Flags().BoolVar(&f.apply, "apply", false, "make the changes (otherwise only print the plan)")
 	cmd.Flags().DurationVar(&f.confirm, "confirm", 0, "with --apply: roll back unless 'wgperf fix confirm' runs within this time (e.g. 60s)")
 	cmd.Flags().BoolVar(&f.script, "print-script", false, "print the plan as a POSIX shell script (rollback in comments)")
+	cmd.Flags().BoolVar(&f.verify, "verify", false, "with --apply: measure before and after, keep the changes only if throughput improved")
+	cmd.Flags().StringVar(&f.peer, "peer", "", "with --verify: the far end of the tunnel, where iperf3 runs (default in a wgperf lab: the other site)")
+	cmd.Flags().IntVar(&f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
 
 	cmd.AddCommand(&cobra.Command{
 		Use:   "confirm",
@@ -136,6 +151,12 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	if f.confirm > 0 && !f.apply {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--confirm needs --apply")}
 	}
+	if f.verify && !f.apply {
+		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--verify needs --apply (it measures before and after the change)")}
+	}
+	if f.seconds < 1 || f.seconds > 60 {
+		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--time %d: want 1..60 seconds", f.seconds)}
+	}
 	if f.script && f.apply {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--print-script prints the plan for applying by hand; it does not go with --apply")}
 	}
@@ -187,12 +208,34 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		_, err := fmt.Fprintf(out, "Nothing to change on %s: every fix is already in place.\n", env.T)
 		return err
 	}
-	j, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{Confirm: f.confirm, Progress: progress})
+	opts := fix.ApplyOptions{Confirm: f.confirm, Progress: progress}
+	if f.verify {
+		peer, err := verifyPeer(env.T, f.peer)
+		if err != nil {
+			return &ExitError{Code: exitFailed, Err: err}
+		}
+		vc := fix.VerifyConfig{Host: env.T, Peer: peer, Seconds: f.seconds}
+		if !f.jsonOut && term.IsTerminal(int(os.Stderr.Fd())) {
+			vc.Progress = os.Stderr
+		}
+		progress("finding the tunnel between " + env.T.String() + " and " + peer.String())
+		if opts.Verify, err = fix.NewMeasure(ctx, plan, vc); err != nil {
+			return &ExitError{Code: exitFailed, Err: err}
+		}
+	}
+	j, err := fix.Apply(ctx, env, plan, opts)
 	if err != nil {
 		if j != nil {
 			_ = printJournal(out, f, j, "")
 		}
 		return &ExitError{Code: exitFailed, Err: err}
+	}
+	if j.Verify != nil && !j.Verify.Kept {
+		msg := fmt.Sprintf("Fix %s did not improve %s on %s: every change was rolled back.", j.ID, j.Verify.Before.Name, j.Host)
+		if err := printJournal(out, f, j, msg); err != nil {
+			return err
+		}
+		return &ExitError{Code: exitWarning}
 	}
 	msg := fmt.Sprintf("Applied fix %s on %s. Undo with: wgperf fix rollback --host %s", j.ID, j.Host, env.T)
 	if f.confirm > 0 {
@@ -200,6 +243,36 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 			j.ID, j.Host, f.confirm, env.T)
 	}
 	return printJournal(out, f, j, msg)
+}
+
+// verifyPeer is --peer or, when the host is a node of a wgperf lab, the node
+// at the other end of its tunnel.
+func verifyPeer(host target.Target, spec string) (target.Target, error) {
+	if spec != "" {
+		return target.Parse(spec)
+	}
+	if name, node, ok := labNode(host.String()); ok {
+		if l, err := lab.Load(name); err == nil {
+			other := map[string]string{"a": "b", "b": "a"}[node]
+			if l.Node(other) != nil {
+				return l.Target(other), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("--verify needs --peer: the far end of %s's tunnel, where iperf3 runs as the server (e.g. --peer ssh:root@site-b)", host)
+}
+
+// labNode splits "netns:wgl-NAME-NODE" into the lab name and node.
+func labNode(spec string) (name, node string, ok bool) {
+	rest, ok := strings.CutPrefix(spec, "netns:"+lab.Prefix)
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, '-')
+	if i <= 0 || i == len(rest)-1 {
+		return "", "", false
+	}
+	return rest[:i], rest[i+1:], true
 }
 
 func onlyFlag(only []string) string {
@@ -320,11 +393,9 @@ func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
 		}
 	}
 	if j.Verify != nil {
-		verdict := "kept"
-		if !j.Verify.Kept {
-			verdict = "did not help, rolled back"
+		if err := j.Verify.WriteText(w); err != nil {
+			return err
 		}
-		fmt.Fprintf(w, "%s: before %s, after %s — %s\n", j.Verify.Before.Name, j.Verify.Before, j.Verify.After, verdict)
 	}
 	if msg != "" {
 		_, err := fmt.Fprintln(w, msg)

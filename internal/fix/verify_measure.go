@@ -1,0 +1,147 @@
+package fix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// VerifyConfig says between which two hosts "fix --verify" measures.
+type VerifyConfig struct {
+	// Host is where the fix is applied; Peer the far end of its tunnel, where
+	// the iperf3 server runs.
+	Host, Peer target.Target
+	Seconds    int // per iperf3 run, after a 1 s warm-up (default 3)
+	Port       int // iperf3 port (0: iperf.DefaultPort)
+	Progress   io.Writer
+}
+
+// IsMTUPlan reports whether the plan changes packet sizes (WireGuard MTU, MSS
+// clamp): those are verified with the path MTU probe plus a short bench that
+// counts a stalled run as 0 Mbit/s, since a stall is the symptom they cure.
+func IsMTUPlan(p *Plan) bool {
+	for _, it := range p.Items {
+		if it.Step.Done {
+			continue
+		}
+		if it.Action.Kind == finding.ActWGMTU || it.Action.Kind == finding.ActMSSClamp {
+			return true
+		}
+	}
+	return false
+}
+
+// NewMeasure finds the tunnel between Host and Peer and returns the Measure
+// that suits the plan: for MTU fixes the mtu probe and a short bench, for
+// everything else a quick bench.Measure. The figure is the tunnel throughput,
+// the mean of upload and download, so a fix that helps one direction counts.
+func NewMeasure(ctx context.Context, p *Plan, c VerifyConfig) (Measure, error) {
+	if c.Seconds <= 0 {
+		c.Seconds = 3
+	}
+	ep, err := bench.Discover(ctx, c.Host, c.Peer)
+	if err != nil {
+		return nil, fmt.Errorf("--verify: %s to %s: %w", c.Host, c.Peer, err)
+	}
+	if IsMTUPlan(p) {
+		return mtuMeasure(c, ep), nil
+	}
+	return benchMeasure(c, ep), nil
+}
+
+const throughputName = "tunnel throughput"
+
+// benchMeasure runs a quick bench (one stream, upload and download, tunnel only).
+func benchMeasure(c VerifyConfig, ep bench.Endpoints) Measure {
+	return func(ctx context.Context) (Measurement, error) {
+		rep, err := bench.Measure(ctx, bench.Config{Client: c.Host, Server: c.Peer, TunnelAddr: ep.TunnelAddr,
+			ClientInterface: ep.ClientInterface, ServerInterface: ep.ServerInterface, Quick: true, Omit: 1, Seconds: c.Seconds,
+			Port: c.Port, Progress: c.Progress})
+		if err != nil {
+			return Measurement{}, err
+		}
+		var up, down float64
+		for _, r := range rep.Runs {
+			if r.Path != bench.PathTunnel || r.Streams != 1 || r.UDPMbit > 0 {
+				continue
+			}
+			if r.Direction == bench.Upload {
+				up = r.Stats.Mbit
+			} else {
+				down = r.Stats.Mbit
+			}
+		}
+		return throughput(up, down, ep.TunnelAddr, ""), nil
+	}
+}
+
+// mtuMeasure probes the path MTU under the tunnel once (a fix does not change
+// it), then each time reads the WireGuard MTU and runs one short iperf3 upload
+// and download through the tunnel.
+func mtuMeasure(c VerifyConfig, ep bench.Endpoints) Measure {
+	var path *mtu.Result
+	return func(ctx context.Context) (Measurement, error) {
+		if path == nil && ep.UnderlayAddr != "" {
+			res, err := mtu.Run(ctx, mtu.Config{Client: c.Host, Addr: ep.UnderlayAddr, ClientInterface: ep.ClientInterface, Progress: c.Progress})
+			if err != nil {
+				return Measurement{}, fmt.Errorf("path MTU probe: %w", err)
+			}
+			path = res
+		}
+		var notes []string
+		if path != nil && path.PathMTU > 0 {
+			notes = append(notes, fmt.Sprintf("path MTU %d", path.PathMTU))
+		}
+		if b, err := c.Host.ReadFile(ctx, "/sys/class/net/"+ep.ClientInterface+"/mtu"); err == nil {
+			now, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			n := fmt.Sprintf("%s MTU %d", ep.ClientInterface, now)
+			if path != nil && path.WGMTU > 0 {
+				if now > path.WGMTU {
+					n += fmt.Sprintf(" (too large: at most %d fits)", path.WGMTU)
+				} else {
+					n += " (fits)"
+				}
+			}
+			notes = append(notes, n)
+		}
+		var mbit [2]float64
+		for i, reverse := range []bool{false, true} {
+			if c.Progress != nil {
+				fmt.Fprintf(c.Progress, "tunnel %s (%ds)... ", map[bool]string{false: "upload", true: "download"}[reverse], 1+c.Seconds)
+			}
+			r, err := iperf.Run(ctx, c.Host, c.Peer, iperf.Test{Addr: ep.TunnelAddr, Port: c.Port, Seconds: c.Seconds, Omit: 1, Reverse: reverse,
+				Timeout: time.Duration(c.Seconds+9) * time.Second})
+			switch {
+			case errors.Is(err, iperf.ErrStalled):
+				// Oversized packets vanishing is what an MTU fix cures: count it as nothing through.
+				notes = append(notes, map[bool]string{false: "upload", true: "download"}[reverse]+" stalled")
+			case err != nil:
+				return Measurement{}, err
+			default:
+				mbit[i] = r.Mbit()
+			}
+			if c.Progress != nil {
+				fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", mbit[i])
+			}
+		}
+		return throughput(mbit[0], mbit[1], ep.TunnelAddr, strings.Join(notes, ", ")), nil
+	}
+}
+
+func throughput(up, down float64, addr, extra string) Measurement {
+	d := fmt.Sprintf("upload %.1f, download %.1f Mbit/s to %s", up, down, addr)
+	if extra != "" {
+		d += "; " + extra
+	}
+	return Measurement{Name: throughputName, Value: (up + down) / 2, Unit: "Mbit/s", Detail: d}
+}
