@@ -19,6 +19,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -406,9 +407,10 @@ func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
 
 func init() {
 	var (
-		host, root, iface string
-		tunnels           int
-		networks          []string
+		host, root, iface         string
+		tunnels, seconds, streams int
+		networks                  []string
+		apply, verify, asJSON     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "ecmp",
@@ -417,11 +419,23 @@ func init() {
 configs on consecutive ports with Table = off, the multipath route that spreads
 flows over them (ip route replace NET nexthop dev wg0 weight 1 nexthop dev wg1 ...),
 layer-4 multipath hashing, and the bond hash policy when a bond would pin every
-tunnel to one link. It only prints; nothing is changed. Private keys are never printed.`,
+tunnel to one link. It only prints; nothing is changed. Private keys are never printed.
+
+--apply builds the tunnels only in a wgperf lab (--host netns:wgl-NAME-a): real
+hosts need new configs and keys on both ends, so there wgperf prints them for
+you to install on both sites. --verify measures the aggregate throughput of
+parallel TCP streams to site B's network before and after, and the scaling.`,
 		Example: `  wgperf fix ecmp --tunnels 2
-  wgperf fix ecmp --host ssh:root@site-a --interface wg0 --tunnels 3 --network 192.168.20.0/24`,
+  wgperf fix ecmp --host ssh:root@site-a --interface wg0 --tunnels 3 --network 192.168.20.0/24
+  wgperf fix ecmp --host netns:wgl-demo-a --tunnels 2 --apply --verify`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if verify && !apply {
+				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--verify needs --apply (it measures before and after building the tunnels)")}
+			}
+			if apply {
+				return applyLabECMP(cmd.OutOrStdout(), host, ecmpOptions{tunnels: tunnels, verify: verify, seconds: seconds, streams: streams, json: asJSON})
+			}
 			f := &fixFlags{host: host, root: root}
 			ctx, env, stop, err := fixEnv(f)
 			if err != nil {
@@ -460,9 +474,147 @@ tunnel to one link. It only prints; nothing is changed. Private keys are never p
 	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing wg-quick tunnel to multiply")
 	cmd.Flags().IntVar(&tunnels, "tunnels", 2, "number of tunnels (2..16)")
 	cmd.Flags().StringSliceVar(&networks, "network", nil, "remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
+	cmd.Flags().BoolVar(&apply, "apply", false, "build the tunnels and the multipath route (wgperf lab only)")
+	cmd.Flags().BoolVar(&verify, "verify", false, "with --apply: measure parallel-stream throughput before and after")
+	cmd.Flags().IntVar(&seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "with --apply: print the result as JSON")
 	for _, c := range rootCmd.Commands() {
 		if c.Name() == "fix" {
 			c.AddCommand(cmd)
 		}
 	}
+}
+
+type ecmpOptions struct {
+	tunnels, seconds, streams int
+	verify, json              bool
+}
+
+// ecmpApplied is what "fix ecmp --apply" did in a lab.
+type ecmpApplied struct {
+	Lab      string       `json:"lab"`
+	Tunnels  []lab.Tunnel `json:"tunnels"`
+	Commands []string     `json:"commands"` // run on A
+	Verify   *ecmpVerify  `json:"verify,omitempty"`
+}
+
+// ecmpVerify is the aggregate throughput to site B's network around the change.
+type ecmpVerify struct {
+	Addr           string  `json:"addr"`
+	Streams        int     `json:"streams"`
+	TunnelsBefore  int     `json:"tunnels_before"`
+	BeforeMbit     float64 `json:"before_mbit"`
+	AfterMbit      float64 `json:"after_mbit"`
+	Scaling        float64 `json:"scaling"` // after / before
+	SecondsPerTest int     `json:"seconds_per_test"`
+}
+
+// applyLabECMP builds N parallel tunnels and the multipath route in the lab
+// that --host belongs to, measuring before and after with --verify.
+func applyLabECMP(w io.Writer, host string, o ecmpOptions) error {
+	fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
+	name, node, ok := labNode(host)
+	if !ok {
+		return fail(fmt.Errorf("ecmp --apply builds tunnels only in a wgperf lab (--host netns:wgl-NAME-a): real hosts need new configs and keys on both ends, so wgperf prints them; run without --apply and install them on both sites"))
+	}
+	if node != "a" {
+		return fail(fmt.Errorf("ecmp --apply starts from site A of lab %s: --host netns:%s", name, lab.Netns(name, "a")))
+	}
+	if o.tunnels < 2 || o.tunnels > 16 {
+		return fail(fmt.Errorf("--tunnels %d: want 2..16", o.tunnels))
+	}
+	if o.seconds < 1 || o.seconds > 60 {
+		return fail(fmt.Errorf("--time %d: want 1..60 seconds", o.seconds))
+	}
+	if o.streams == 0 {
+		o.streams = min(8*o.tunnels, 128)
+	}
+	l, err := lab.Load(name)
+	if err != nil {
+		return fail(err)
+	}
+	// New tunnel ends run this binary, like the ones "lab up" started.
+	if l.Executable, err = os.Executable(); err != nil {
+		return fail(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	progress := func(string) {}
+	if !o.json && term.IsTerminal(int(os.Stderr.Fd())) {
+		progress = func(s string) { fmt.Fprintln(os.Stderr, "wgperf:", s) }
+	}
+	res := &ecmpApplied{Lab: name}
+	measure := func(when string) (float64, error) {
+		progress(fmt.Sprintf("%s: %d TCP streams to %s for %d s", when, o.streams, lab.SiteBLAN, 1+o.seconds))
+		r, err := iperf.Run(ctx, l.Target("a"), l.Target("b"), iperf.Test{Addr: lab.SiteBLAN, Seconds: o.seconds, Omit: 1, Parallel: o.streams})
+		if err != nil {
+			return 0, fmt.Errorf("measure %s: %w", when, err)
+		}
+		return r.Mbit(), nil
+	}
+	if o.verify {
+		res.Verify = &ecmpVerify{Addr: lab.SiteBLAN, Streams: o.streams, TunnelsBefore: ecmpTunnelsInUse(ctx, l), SecondsPerTest: o.seconds}
+		if res.Verify.BeforeMbit, err = measure("before"); err != nil {
+			return fail(err)
+		}
+	}
+	progress(fmt.Sprintf("building %d tunnels between A and B", o.tunnels))
+	if res.Commands, err = l.ECMP(ctx, o.tunnels); err != nil {
+		return fail(fmt.Errorf("lab %s: %v (wgperf lab down --name %s removes everything)", name, err, name))
+	}
+	res.Tunnels = l.Tunnels[:o.tunnels]
+	if o.verify {
+		if res.Verify.AfterMbit, err = measure("after"); err != nil {
+			return fail(err)
+		}
+		if res.Verify.BeforeMbit > 0 {
+			res.Verify.Scaling = res.Verify.AfterMbit / res.Verify.BeforeMbit
+		}
+	}
+	if o.json {
+		return writeJSON(w, res)
+	}
+	ew := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	ew("Lab %s now has %d tunnels between A and B:\n", name, len(res.Tunnels))
+	for _, t := range res.Tunnels {
+		via := ""
+		if t.UplinkA != "" {
+			via = ", A sends via " + t.UplinkA
+		}
+		ew("  %s (%s) <-> %s (%s), port %d%s\n", t.IfA, t.AddrA, t.IfB, t.AddrB, t.Port, via)
+	}
+	ew("Ran on A:\n")
+	for _, c := range res.Commands {
+		ew("  %s\n", c)
+	}
+	if v := res.Verify; v != nil {
+		ew("Aggregate throughput to %s (%d TCP streams, %d s):\n", v.Addr, v.Streams, v.SecondsPerTest)
+		ew("  before  %7.1f Mbit/s (%d tunnel%s)\n", v.BeforeMbit, v.TunnelsBefore, plural(v.TunnelsBefore))
+		ew("  after   %7.1f Mbit/s (%d tunnels)\n", v.AfterMbit, len(res.Tunnels))
+		if v.Scaling > 0 {
+			ew("  scaling %.2fx\n", v.Scaling)
+		}
+	}
+	ew("This is the lab only; wgperf lab down --name %s removes it.\n", name)
+	return nil
+}
+
+// ecmpTunnelsInUse counts the next hops of A's route to site B's network.
+func ecmpTunnelsInUse(ctx context.Context, l *lab.Lab) int {
+	out, err := l.Target("a").Run(ctx, "ip", "route", "show", lab.SiteBNet)
+	if err != nil {
+		return 1
+	}
+	if n := strings.Count(string(out), "nexthop"); n > 0 {
+		return n
+	}
+	return 1
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
