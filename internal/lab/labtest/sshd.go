@@ -60,6 +60,10 @@ func SSHD(t testing.TB, l *lab.Lab, node string) string {
 		"KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PidFile none",
 		// Many short sessions arrive at once from parallel collection.
 		"MaxStartups 100", "MaxSessions 100",
+		// bash sources root's ~/.bashrc for ssh commands only at shell level 1.
+		// Keep it out: a developer's shell setup (pyenv's rehash waits up to
+		// 60 s on a lock that a killed session left) must not time the tests.
+		"SetEnv SHLVL=1",
 	}, "\n")+"\n"))
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation directory
 		t.Fatal(err)
