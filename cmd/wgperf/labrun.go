@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/scenario"
 )
 
@@ -20,6 +21,7 @@ func init() {
 
 func labRunCmd() *cobra.Command {
 	var all, asJSON bool
+	var htmlPath string
 	var opts scenario.Options
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO... | --all",
@@ -94,6 +96,11 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 			} else {
 				writeScenarioTable(out, results, term.IsTerminal(int(os.Stdout.Fd())))
 			}
+			if htmlPath != "" {
+				if err := writeHTMLReport(htmlPath, report.FromScenarios(results)); err != nil {
+					return err
+				}
+			}
 			if failed > 0 {
 				return &ExitError{Code: exitWarning, Err: fmt.Errorf("%d of %d scenarios failed", failed, len(results))}
 			}
@@ -104,13 +111,14 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")
 	cmd.Flags().IntVar(&opts.Seconds, "time", 5, "seconds per throughput measurement")
 	cmd.Flags().StringVar(&opts.LabName, "lab-name", "run", "name of the lab the scenarios build")
+	addHTMLFlag(cmd, &htmlPath)
 	return cmd
 }
 
 // writeScenarioTable prints the summary "lab run --all" ends with.
 func writeScenarioTable(w io.Writer, results []*scenario.Result, color bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tSYMPTOM\tFINDING\tFIX\tTUNNEL BEFORE → AFTER\tRATIO TO UNDERLAY\tSECONDS\tRESULT")
+	fmt.Fprintln(tw, "SCENARIO\tSYMPTOM\tFINDING\tFIX\tTUNNEL UPLOAD BEFORE → AFTER\tRATIO TO UNDERLAY (WORST WAY)\tSECONDS\tRESULT")
 	for _, r := range results {
 		found := "-"
 		if r.Expect != "" {
@@ -129,7 +137,7 @@ func writeScenarioTable(w io.Writer, results []*scenario.Result, color bool) {
 				fixDesc += fmt.Sprintf(" (+%d)", len(r.Fix)-1)
 			}
 		}
-		ratio := fmt.Sprintf("%.2f → %.2f", r.Before.Ratio(), r.After.Ratio())
+		ratio := fmt.Sprintf("%.2f → %.2f", r.Before.Worst(), r.After.Worst())
 		if r.Scaling() > 0 && r.Scenario == "ecmp" {
 			ratio = fmt.Sprintf("scaling %.2f×", r.Scaling())
 		}

@@ -42,6 +42,9 @@ type Scenario struct {
 	Expect string
 	// Also lists IDs the breakage legitimately causes besides Expect.
 	Also []string
+	// FixIDs are the findings whose fixes are applied, on every host that
+	// reported them (default: Expect alone).
+	FixIDs []string
 	// Client and Server are the nodes the tunnel measurement runs between
 	// (default "a" to "b"; LAN hosts measure host to host across both sites).
 	Client, Server string
@@ -51,6 +54,9 @@ type Scenario struct {
 	// ECMP, when > 1, is the number of tunnels the fix spreads flows over (seed
 	// 003); the measurement uses parallel streams to site B's network.
 	ECMP int
+	// UploadOnly judges only the upload, for breakages of A's sender alone:
+	// the download is still measured and reported.
+	UploadOnly bool
 	// MinRatio is the after-fix tunnel/underlay ratio the scenario must reach
 	// (default 0.9); MinScaling applies to ECMP instead.
 	MinRatio   float64
@@ -74,8 +80,10 @@ var Catalog = []Scenario{
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true},
 		Probes: []Probe{ProbeMTU},
 		Expect: "mtu.pmtud-blackhole",
-		// B sits on the narrow link and can see it locally.
-		Also: []string{"mtu.tunnel-too-large"},
+		// B sits on the narrow link and can see it locally; both ends need the
+		// smaller MTU, or the black hole stays open from B to A.
+		Also:   []string{"mtu.tunnel-too-large"},
+		FixIDs: []string{"mtu.pmtud-blackhole", "mtu.tunnel-too-large"},
 	},
 	{
 		Name: "mtu-fragmentation", Seed: "004",
@@ -124,6 +132,8 @@ var Catalog = []Scenario{
 		// Every lab node and the delay element share this machine's CPUs, so
 		// BBR's full-rate runs show as saturation on both ends.
 		Also: []string{"cpu.saturated"},
+		// Only A's sender runs CUBIC; B sends with BBR before and after.
+		UploadOnly: true,
 	},
 	{
 		Name: "conntrack-full", Seed: "002",

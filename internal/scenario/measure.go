@@ -14,23 +14,29 @@ import (
 // ecmpStreams spread over the tunnels: one flow would take one tunnel.
 const ecmpStreams = 4
 
-// measureUnderlay is an upload from A to B's endpoint, around the tunnel.
-func (r *runner) measureUnderlay(ctx context.Context) (float64, error) {
-	streams := 1
+// measureUnderlay is A to B's endpoint and back, around the tunnel (ECMP:
+// the upload only, with parallel streams).
+func (r *runner) measureUnderlay(ctx context.Context) (up, down float64, err error) {
+	a, b, addr := r.lab.Target("a"), r.lab.Target("b"), r.lab.Node("b").UnderlayAddr
 	if r.sc.ECMP > 1 {
-		streams = ecmpStreams
+		up, err = r.iperf(ctx, a, b, addr, ecmpStreams, false)
+		return up, 0, err
 	}
-	return r.iperf(ctx, r.lab.Target("a"), r.lab.Target("b"), r.lab.Node("b").UnderlayAddr, streams)
+	if up, err = r.iperf(ctx, a, b, addr, 1, false); err != nil {
+		return 0, 0, err
+	}
+	down, err = r.iperf(ctx, a, b, addr, 1, true)
+	return up, down, err
 }
 
 // measureTunnel runs "wgperf bench --quick" between the scenario's client and
-// server (both directions, tunnel and, from A to B, underlay) and returns its
-// report and the single-stream upload through the tunnel. ECMP measures
-// parallel flows to site B's network instead, which every tunnel routes.
-func (r *runner) measureTunnel(ctx context.Context) (*bench.Report, float64, error) {
+// server (both directions) and returns its report and the single-stream rates
+// through the tunnel. ECMP measures parallel flows to site B's network
+// instead, which every tunnel routes.
+func (r *runner) measureTunnel(ctx context.Context) (rep *bench.Report, up, down float64, err error) {
 	if r.sc.ECMP > 1 {
-		mbit, err := r.iperf(ctx, r.lab.Target("a"), r.lab.Target("b"), lab.SiteBLAN, ecmpStreams)
-		return nil, mbit, err
+		up, err = r.iperf(ctx, r.lab.Target("a"), r.lab.Target("b"), lab.SiteBLAN, ecmpStreams, false)
+		return nil, up, 0, err
 	}
 	client, server := orDefault(r.sc.Client, "a"), orDefault(r.sc.Server, "b")
 	cfg := bench.Config{
@@ -44,24 +50,27 @@ func (r *runner) measureTunnel(ctx context.Context) (*bench.Report, float64, err
 		// LAN hosts have no underlay of their own: A measures that separately.
 		cfg.TunnelAddr, cfg.UnderlayAddr = r.lab.Node(r.sc.Server).LANAddr, ""
 	}
-	rep, err := bench.Measure(ctx, cfg)
-	if err != nil {
-		return nil, 0, err
+	if rep, err = bench.Measure(ctx, cfg); err != nil {
+		return nil, 0, 0, err
 	}
-	for _, c := range rep.Cells {
-		if c.Direction == bench.Upload && c.Streams == 1 {
-			return rep, c.TunnelMbit, nil
+	for _, run := range rep.Runs {
+		if run.Path != bench.PathTunnel || run.Streams != 1 || run.UDPMbit > 0 || run.Result == nil {
+			continue
+		}
+		if run.Direction == bench.Upload {
+			up = run.Result.ReceivedMbit
+		} else {
+			down = run.Result.ReceivedMbit
 		}
 	}
-	return rep, 0, fmt.Errorf("bench reported no single-stream upload")
+	return rep, up, down, nil
 }
 
-// iperf runs one TCP upload and returns the receiver's rate in Mbit/s. A
-// black hole can keep iperf3 from finishing: the run is bounded, and one that
-// moved nothing counts as 0 instead of failing the scenario.
-func (r *runner) iperf(ctx context.Context, client, server target.Target, addr string, streams int) (float64, error) {
+// iperf runs one TCP test and returns the receiver's rate in Mbit/s. A black
+// hole can keep iperf3 from finishing: the run is bounded.
+func (r *runner) iperf(ctx context.Context, client, server target.Target, addr string, streams int, reverse bool) (float64, error) {
 	res, err := iperf.Run(ctx, client, server, iperf.Test{Addr: addr, Seconds: r.opts.Seconds, Omit: 1,
-		Parallel: streams, Timeout: time.Duration(r.opts.Seconds+15) * time.Second})
+		Parallel: streams, Reverse: reverse, Timeout: time.Duration(r.opts.Seconds+15) * time.Second})
 	if err != nil {
 		return 0, fmt.Errorf("iperf3 %s → %s: %w", client, addr, err)
 	}

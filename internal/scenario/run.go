@@ -30,18 +30,46 @@ type Options struct {
 	Timeout time.Duration // bound on the whole scenario (default 4 minutes)
 }
 
-// Measurement is one before or after figure pair, in Mbit/s.
+// Measurement is the before or after figures, in Mbit/s: upload (A to B)
+// and download, through the tunnel and around it.
 type Measurement struct {
-	Tunnel   float64 `json:"tunnel_mbit"`
-	Underlay float64 `json:"underlay_mbit"`
+	Tunnel       float64 `json:"tunnel_mbit"`
+	Underlay     float64 `json:"underlay_mbit"`
+	TunnelDown   float64 `json:"tunnel_down_mbit,omitempty"`
+	UnderlayDown float64 `json:"underlay_down_mbit,omitempty"`
 }
 
-// Ratio is tunnel/underlay, 0 when the underlay was not measured.
-func (m Measurement) Ratio() float64 {
-	if m.Underlay <= 0 {
+// Ratio is the upload's tunnel/underlay, 0 when the underlay was not measured.
+func (m Measurement) Ratio() float64 { return ratio(m.Tunnel, m.Underlay) }
+
+// RatioDown is the download's tunnel/underlay.
+func (m Measurement) RatioDown() float64 { return ratio(m.TunnelDown, m.UnderlayDown) }
+
+// Worst is the lower ratio of the directions measured.
+func (m Measurement) Worst() float64 {
+	if m.UnderlayDown > 0 {
+		return min(m.Ratio(), m.RatioDown())
+	}
+	return m.Ratio()
+}
+
+func (m Measurement) String() string {
+	s := fmt.Sprintf("tunnel %.1f Mbit/s up", m.Tunnel)
+	if m.UnderlayDown > 0 {
+		s += fmt.Sprintf(", %.1f down", m.TunnelDown)
+	}
+	s += fmt.Sprintf("; underlay %.1f up", m.Underlay)
+	if m.UnderlayDown > 0 {
+		s += fmt.Sprintf(", %.1f down", m.UnderlayDown)
+	}
+	return s
+}
+
+func ratio(tunnel, underlay float64) float64 {
+	if underlay <= 0 {
 		return 0
 	}
-	return m.Tunnel / m.Underlay
+	return tunnel / underlay
 }
 
 // Result is what happened in one scenario.
@@ -133,7 +161,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 
 	// The link under the tunnel is measured before the breakage: a stale route
 	// slows the underlay to the same endpoint too, and would hide the loss.
-	if r.res.Before.Underlay, err = r.measureUnderlay(ctx); err != nil {
+	if r.res.Before.Underlay, r.res.Before.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
 		return r.res, err
 	}
 	for _, c := range sc.Break {
@@ -145,11 +173,10 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		return r.res, err
 	}
 	// A broken tunnel may not carry a measurement at all: that is the symptom.
-	if r.res.BenchBefore, r.res.Before.Tunnel, err = r.measureTunnel(ctx); err != nil {
+	if r.res.BenchBefore, r.res.Before.Tunnel, r.res.Before.TunnelDown, err = r.measureTunnel(ctx); err != nil {
 		r.logf("before: no measurement through the tunnel: %v", err)
-		r.res.Before.Tunnel = 0
 	}
-	r.logf("before: tunnel %.1f Mbit/s, underlay %.1f Mbit/s", r.res.Before.Tunnel, r.res.Before.Underlay)
+	r.logf("before: %s", r.res.Before)
 
 	if err := r.diagnose(ctx); err != nil {
 		return r.res, err
@@ -157,13 +184,13 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	if err := r.fix(ctx); err != nil {
 		return r.res, err
 	}
-	if r.res.BenchAfter, r.res.After.Tunnel, err = r.measureTunnel(ctx); err != nil {
+	if r.res.BenchAfter, r.res.After.Tunnel, r.res.After.TunnelDown, err = r.measureTunnel(ctx); err != nil {
 		return r.res, err
 	}
-	if r.res.After.Underlay, err = r.measureUnderlay(ctx); err != nil {
+	if r.res.After.Underlay, r.res.After.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
 		return r.res, err
 	}
-	r.logf("after:  tunnel %.1f Mbit/s, underlay %.1f Mbit/s", r.res.After.Tunnel, r.res.After.Underlay)
+	r.logf("after:  %s", r.res.After)
 	r.judge()
 	return r.res, nil
 }
@@ -257,10 +284,14 @@ func (r *runner) fix(ctx context.Context) error {
 	if r.sc.Expect == "" || !r.res.Found {
 		return nil
 	}
+	fixIDs := r.sc.FixIDs
+	if len(fixIDs) == 0 {
+		fixIDs = []string{r.sc.Expect}
+	}
 	byHost := map[string][]finding.Finding{}
 	var hosts []string
 	for _, f := range r.res.Findings {
-		if f.ID != r.sc.Expect {
+		if !slices.Contains(fixIDs, f.ID) {
 			continue
 		}
 		if _, ok := byHost[f.Host]; !ok {
@@ -273,12 +304,12 @@ func (r *runner) fix(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		items, manual, err := fix.Select(byHost[host], []string{r.sc.Expect})
+		items, manual, err := fix.Select(byHost[host], nil)
 		if err != nil {
 			return err
 		}
 		if len(items) == 0 {
-			return fmt.Errorf("no automatic fix for %s on %s", r.sc.Expect, host)
+			return fmt.Errorf("no automatic fix for %s on %s", strings.Join(fixIDs, ", "), host)
 		}
 		t = r.fixTarget(t, items)
 		env, err := fix.Detect(ctx, t, r.root)
@@ -343,7 +374,11 @@ func (r *runner) judge() {
 		if min == 0 {
 			min = 0.9
 		}
-		if ratio := res.After.Ratio(); ratio < min {
+		ratio := res.After.Worst()
+		if r.sc.UploadOnly {
+			ratio = res.After.Ratio()
+		}
+		if ratio < min {
 			why = append(why, fmt.Sprintf("after-fix ratio %.2f < %.2f", ratio, min))
 		}
 	}

@@ -55,6 +55,10 @@ func TestJudge(t *testing.T) {
 			Result{Found: true, After: Measurement{Tunnel: 3.4, Underlay: 191}}, false, "after-fix ratio 0.02 < 0.90"},
 		{"unexpected critical", Scenario{},
 			Result{Found: false, Unexpected: []string{"route.stale-endpoint on a"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "unexpected: route.stale-endpoint on a"},
+		{"download still broken", Scenario{Expect: "mtu.pmtud-blackhole"},
+			Result{Found: true, After: Measurement{Tunnel: 182, Underlay: 191, TunnelDown: 0.07, UnderlayDown: 191}}, false, "after-fix ratio 0.00 < 0.90"},
+		{"upload-only scenario ignores the download", Scenario{Expect: "tcp.congestion-control", UploadOnly: true},
+			Result{Found: true, After: Measurement{Tunnel: 182, Underlay: 191, TunnelDown: 150, UnderlayDown: 191}}, true, ""},
 		{"ecmp scales", Scenario{ECMP: 2, MinScaling: 1.7},
 			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}}, true, ""},
 		{"ecmp flat", Scenario{ECMP: 2, MinScaling: 1.7},
@@ -83,9 +87,8 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
-			t.Logf("tunnel %.1f → %.1f Mbit/s, underlay %.1f → %.1f, ratio %.2f → %.2f, %.0f s",
-				res.Before.Tunnel, res.After.Tunnel, res.Before.Underlay, res.After.Underlay,
-				res.Before.Ratio(), res.After.Ratio(), res.Seconds)
+			t.Logf("before: %s; after: %s; worst ratio %.2f → %.2f; %.0f s",
+				res.Before, res.After, res.Before.Worst(), res.After.Worst(), res.Seconds)
 			if sc.Expect != "" && !res.Found {
 				t.Errorf("%s not reported; findings: %v", sc.Expect, ids(res.Findings))
 			}
