@@ -172,6 +172,13 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		return err
 	}
 	defer stop()
+	var peer target.Target
+	if f.verify {
+		// Before any work: without a far end there is nothing to measure against.
+		if peer, err = verifyPeer(env.T, f.peer); err != nil {
+			return &ExitError{Code: exitFailed, Err: err}
+		}
+	}
 	progress := progressFunc(f)
 	findings, err := fixFindings(ctx, env.T, f, progress)
 	if err != nil {
@@ -211,10 +218,6 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	}
 	opts := fix.ApplyOptions{Confirm: f.confirm, Progress: progress}
 	if f.verify {
-		peer, err := verifyPeer(env.T, f.peer)
-		if err != nil {
-			return &ExitError{Code: exitFailed, Err: err}
-		}
 		vc := fix.VerifyConfig{Host: env.T, Peer: peer, Seconds: f.seconds}
 		if !f.jsonOut && term.IsTerminal(int(os.Stderr.Fd())) {
 			vc.Progress = os.Stderr
@@ -260,7 +263,7 @@ func verifyPeer(host target.Target, spec string) (target.Target, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("--verify needs --peer: the far end of %s's tunnel, where iperf3 runs as the server (e.g. --peer ssh:root@site-b)", host)
+	return nil, fmt.Errorf("--verify needs --peer: the far end of the tunnel on %s, where iperf3 runs as the server (e.g. --peer ssh:root@site-b)", host)
 }
 
 // labNode splits "netns:wgl-NAME-NODE" into the lab name and node.

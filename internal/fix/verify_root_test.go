@@ -75,3 +75,19 @@ func TestFixVerifyKeepsWhatHelpsAndRollsBackTheRest(t *testing.T) {
 		t.Errorf("NOTRACK rules left after the rollback: %s %v", rs, err)
 	}
 }
+
+// Without --peer outside a lab, --verify stops before collecting anything,
+// with one line and exit 3.
+func TestFixVerifyNeedsPeer(t *testing.T) {
+	cmd := exec.Command(labtest.Binary(t), "fix", "--host", "local", "--root", t.TempDir(), "--apply", "--verify")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 || len(out) != 0 {
+		t.Fatalf("err %v, stdout %q; want exit 3 and nothing on stdout", err, out)
+	}
+	if msg := strings.TrimSpace(stderr.String()); strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "--verify needs --peer") {
+		t.Errorf("stderr %q, want one line asking for --peer", msg)
+	}
+}
