@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -80,8 +78,8 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if noUnderlay {
 				cfg.UnderlayAddr = ""
 			}
-			if !asJSON && term.IsTerminal(int(os.Stderr.Fd())) {
-				cfg.Progress = cmd.ErrOrStderr()
+			if w := progressTo(asJSON); w != nil {
+				cfg.Progress = w
 			}
 			rep, err := bench.Measure(ctx, cfg)
 			if err != nil {
@@ -119,9 +117,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 
 func writeBench(w io.Writer, rep *bench.Report, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(w, rep)
 	}
 	return bench.WriteText(w, rep)
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
@@ -219,8 +218,8 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	opts := fix.ApplyOptions{Confirm: f.confirm, Progress: progress}
 	if f.verify {
 		vc := fix.VerifyConfig{Host: env.T, Peer: peer, Seconds: f.seconds}
-		if !f.jsonOut && term.IsTerminal(int(os.Stderr.Fd())) {
-			vc.Progress = os.Stderr
+		if w := progressTo(f.jsonOut); w != nil {
+			vc.Progress = w
 		}
 		progress("finding the tunnel between " + env.T.String() + " and " + peer.String())
 		if opts.Verify, err = fix.NewMeasure(ctx, plan, vc); err != nil {
@@ -370,16 +369,7 @@ func hostOfFile(path string) (string, error) {
 // progressFunc prints progress lines on stderr when it is a terminal and the
 // output is not JSON.
 func progressFunc(f *fixFlags) func(string) {
-	if f.jsonOut || !term.IsTerminal(int(os.Stderr.Fd())) {
-		return func(string) {}
-	}
-	return func(s string) { fmt.Fprintln(os.Stderr, "wgperf:", s) }
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return progressLines(f.jsonOut)
 }
 
 // printJournal reports what an apply, confirm or rollback did, step by step.
@@ -543,10 +533,7 @@ func applyLabECMP(w io.Writer, host string, o ecmpOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	progress := func(string) {}
-	if !o.json && term.IsTerminal(int(os.Stderr.Fd())) {
-		progress = func(s string) { fmt.Fprintln(os.Stderr, "wgperf:", s) }
-	}
+	progress := progressLines(o.json)
 	res := &ecmpApplied{Lab: name}
 	measure := func(when string) (float64, error) {
 		progress(fmt.Sprintf("%s: %d TCP streams to %s for %d s", when, o.streams, lab.SiteBLAN, 1+o.seconds))

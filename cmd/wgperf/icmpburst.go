@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -71,9 +70,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 
 func writeICMPBurst(w io.Writer, r *icmpburst.Result, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(w, r)
 	}
 	fmt.Fprintf(w, "icmp-burst from %s to %s (%.0fs)\n", r.Host, strings.Join(r.Targets, ", "), r.Seconds)
 	fmt.Fprintf(w, "  one-shot pings (a process each): %d of %d failed (%.0f%%)\n", r.OneShot.Failed, r.OneShot.Sent, 100*r.OneShot.Rate())

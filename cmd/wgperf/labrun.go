@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -88,9 +87,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 				}
 			}
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(map[string]any{"scenarios": results}); err != nil {
+				if err := writeJSON(out, map[string]any{"scenarios": results}); err != nil {
 					return err
 				}
 			} else {

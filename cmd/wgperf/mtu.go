@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
@@ -89,8 +87,8 @@ found, 3 could not run.`,
 			}
 			if capture {
 				cc := mtu.CaptureConfig{Client: cfg.Client, Server: cfg.Server, Addr: cfg.Addr, ClientInterface: cfg.ClientInterface, Port: cfg.Port}
-				if !asJSON && term.IsTerminal(int(os.Stderr.Fd())) {
-					cc.Progress = cmd.ErrOrStderr()
+				if w := progressTo(asJSON); w != nil {
+					cc.Progress = w
 				}
 				res, err := mtu.Capture(ctx, cc)
 				if err != nil {
@@ -104,8 +102,8 @@ found, 3 could not run.`,
 			if cfg.Min < 0 || cfg.Max < 0 || (cfg.Max > 0 && cfg.Min > cfg.Max) {
 				return fail(fmt.Errorf("--min and --max must be positive, with --min <= --max"))
 			}
-			if !asJSON && term.IsTerminal(int(os.Stderr.Fd())) {
-				cfg.Progress = cmd.ErrOrStderr()
+			if w := progressTo(asJSON); w != nil {
+				cfg.Progress = w
 			}
 			res, err := mtu.Run(ctx, cfg)
 			if err != nil {
@@ -140,9 +138,7 @@ found, 3 could not run.`,
 
 func writeMTU(w io.Writer, r *mtu.Result, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(w, r)
 	}
 	passed := 0
 	for _, p := range r.Probes {
@@ -187,9 +183,7 @@ func writeMTU(w io.Writer, r *mtu.Result, asJSON bool) error {
 
 func writeCapture(w io.Writer, r *mtu.CaptureResult, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(w, r)
 	}
 	fmt.Fprintf(w, "MSS negotiated over the underlay to %s port %d (tcpdump on %s %s and %s %s):\n",
 		r.Addr, r.Port, r.Client, r.ClientDevice, r.Server, r.ServerDevice)

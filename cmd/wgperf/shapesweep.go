@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
@@ -69,8 +67,8 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 					cfg.Device = ep.ClientInterface
 				}
 			}
-			if !asJSON && term.IsTerminal(int(os.Stderr.Fd())) {
-				cfg.Progress = cmd.ErrOrStderr()
+			if w := progressTo(asJSON); w != nil {
+				cfg.Progress = w
 			}
 			res, err := shaping.Run(ctx, cfg)
 			if err != nil {
@@ -98,9 +96,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 
 func writeSweep(w io.Writer, r *shaping.Result, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(w, r)
 	}
 	fmt.Fprintf(w, "shape-sweep on %s %s (%.0fs)\n\n", r.Client, r.Device, r.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
