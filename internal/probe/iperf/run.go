@@ -54,6 +54,10 @@ func Run(ctx context.Context, client, server target.Target, t Test) (*Result, er
 	return runClient(ctx, client, server, srv, t)
 }
 
+// serverStartWait is how long a client keeps dialing a server that refuses
+// while its process runs (it is not listening yet).
+const serverStartWait = 10 * time.Second
+
 // Server is an iperf3 -s -1 started by wgperf.
 type Server struct {
 	target target.Target
@@ -161,12 +165,27 @@ func runClient(ctx context.Context, client, server target.Target, srv *Server, t
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out, runErr := client.Run(ctx, "iperf3", ClientArgs(t)...)
-	res, err := Parse(bytes.NewReader(out))
-	if err == nil {
-		return res, nil
+	// Over ssh the server may still be starting when the client first dials:
+	// a refused connection while the server runs is retried for a while.
+	var (
+		out      []byte
+		runErr   error
+		res      *Result
+		err      error
+		ie       *Error
+		deadline = time.Now().Add(serverStartWait)
+	)
+	for {
+		out, runErr = client.Run(ctx, "iperf3", ClientArgs(t)...)
+		if res, err = Parse(bytes.NewReader(out)); err == nil {
+			return res, nil
+		}
+		refused := errors.As(err, &ie) && strings.Contains(ie.Message, "Connection refused")
+		if !refused || srv.proc.Exited() || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	var ie *Error
 	switch {
 	case errors.As(err, &ie):
 		return nil, explain(client, server, srv, t, ie.Message)
