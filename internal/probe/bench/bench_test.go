@@ -202,6 +202,15 @@ func TestAnalyze(t *testing.T) {
 			want: "",
 		},
 		{
+			name: "send errors alone: a note, no finding (a full egress queue counts the same)",
+			rep: func(t *testing.T) *Report {
+				r := run(PathTunnel, Upload, 1, recorded(t, healthy))
+				r.Client.UDPSndbufErrors = 5
+				return report(r)
+			},
+			want: "",
+		},
+		{
 			name: "UDP receive buffer drops and a saturated CPU during a tunnel run",
 			rep: func(t *testing.T) *Report {
 				r := run(PathTunnel, Upload, 1, recorded(t, healthy))
