@@ -23,5 +23,13 @@ check chromium chromium
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo "installing:$need" >&2
+# Packages like prometheus (for promtool) would start their daemon on install;
+# the tests need only the tools, so keep services from starting meanwhile.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+	$SUDO chmod +x "$policy"
+	trap '$SUDO rm -f "$policy"' EXIT
+fi
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
