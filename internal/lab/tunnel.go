@@ -84,13 +84,15 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	if l.Config.LAN && k == 0 {
 		bAllowed += "," + lanNet
 	}
+	// B first: A sends its handshake as soon as it has a peer (keepalive), and
+	// one that reaches B before B knows A is retried only after 5 s.
+	if err := l.wgSet(ctx, "b", t.IfB, t.Port, keyB, "peer", t.KeyA, "allowed-ips", bAllowed); err != nil {
+		return nil, err
+	}
 	// A dials B's endpoint and keeps the tunnel alive; B learns A's address from
 	// the handshake, as a hub does with a router behind changing uplinks.
 	if err := l.wgSet(ctx, "a", t.IfA, t.Port, keyA, "peer", t.KeyB, "endpoint",
 		fmt.Sprintf("%s:%d", endpointB, t.Port), "allowed-ips", t.AddrB+"/32,"+SiteBNet, "persistent-keepalive", "25"); err != nil {
-		return nil, err
-	}
-	if err := l.wgSet(ctx, "b", t.IfB, t.Port, keyB, "peer", t.KeyA, "allowed-ips", bAllowed); err != nil {
 		return nil, err
 	}
 	if l.Config.LAN && k == 0 {
