@@ -27,7 +27,7 @@ type Options struct {
 	LabName string        // default "run"
 	Seconds int           // length of each throughput measurement (default 5)
 	Log     io.Writer     // progress lines; nil for none
-	Timeout time.Duration // bound on the whole scenario (default 4 minutes)
+	Timeout time.Duration // bound on the whole scenario (default 2 min + 20 × Seconds)
 }
 
 // Measurement is the before or after figures, in Mbit/s: upload (A to B)
@@ -137,7 +137,8 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		opts.Seconds = 5
 	}
 	if opts.Timeout == 0 {
-		opts.Timeout = 4 * time.Minute
+		// About twenty measurement lengths happen in the slowest scenario.
+		opts.Timeout = 2*time.Minute + 20*time.Duration(opts.Seconds)*time.Second
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
