@@ -46,17 +46,16 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
   wgperf bench --client local --server ssh:m42 --tunnel-addr 10.0.0.2 --no-underlay --udp 20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
 			client, err := target.Parse(clientSpec)
 			if err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			server, err := target.Parse(serverSpec)
 			if err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			if cfg.Omit < 0 || cfg.Seconds < 0 || cfg.Parallel < 0 || udpRate < 0 || cfg.Hops < 0 {
-				return fail(fmt.Errorf("--omit, --time, --parallel, --udp and --hops must not be negative"))
+				return couldNotRun(fmt.Errorf("--omit, --time, --parallel, --udp and --hops must not be negative"))
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
@@ -65,7 +64,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if tunnelAddr == "" || (underlay == "" && !noUnderlay) {
 				ep, err := bench.Discover(ctx, client, server)
 				if err != nil {
-					return fail(err)
+					return couldNotRun(err)
 				}
 				if cfg.TunnelAddr == "" {
 					cfg.TunnelAddr = ep.TunnelAddr
@@ -83,10 +82,10 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			}
 			rep, err := bench.Measure(ctx, cfg)
 			if err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			if err := writeBench(cmd.OutOrStdout(), rep, asJSON); err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			if htmlPath != "" {
 				if err := writeHTMLReport(htmlPath, report.FromBench(rep)); err != nil {

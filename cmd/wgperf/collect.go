@@ -31,17 +31,17 @@ with "wgperf diagnose --from FILE". Nothing on the host is changed.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			t, err := target.Parse(host)
 			if err != nil {
-				return &ExitError{Code: exitFailed, Err: err}
+				return couldNotRun(err)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			snap, err := collect.Collect(ctx, t, collect.Options{SkipFirewall: skipFirewall})
 			if err != nil {
-				return &ExitError{Code: exitFailed, Err: err}
+				return couldNotRun(err)
 			}
 			var buf bytes.Buffer
 			if err := collect.WriteSnapshot(&buf, snap); err != nil {
-				return &ExitError{Code: exitFailed, Err: err}
+				return couldNotRun(err)
 			}
 			if output == "" || output == "-" {
 				_, err = cmd.OutOrStdout().Write(buf.Bytes())

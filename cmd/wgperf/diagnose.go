@@ -92,7 +92,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 				d, err = diagnose.Run(ctx, hosts, files, opts)
 			}
 			if err != nil {
-				return &ExitError{Code: exitFailed, Err: err}
+				return couldNotRun(err)
 			}
 			d = d.AtLeast(minSev)
 			if fl != nil {
@@ -102,7 +102,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 				err = render(cmd.OutOrStdout(), d, asJSON)
 			}
 			if err != nil {
-				return &ExitError{Code: exitFailed, Err: err}
+				return couldNotRun(err)
 			}
 			if htmlPath != "" {
 				doc := report.FromDiagnosis(d)

@@ -46,7 +46,7 @@ Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are 
 			}
 			t, err := target.Parse(host)
 			if err != nil {
-				return &ExitError{Code: exitFailed, Err: err}
+				return couldNotRun(err)
 			}
 			return runExporter(cmd.Context(), t, listen, interval)
 		},
@@ -76,7 +76,7 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 		fmt.Fprintf(os.Stderr, "collecting %s...\n", t)
 	}
 	if err := e.Refresh(ctx); err != nil {
-		return &ExitError{Code: exitFailed, Err: err} // collect names the target
+		return couldNotRun(err) // collect names the target
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -109,7 +109,7 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 		fmt.Fprintf(os.Stderr, "serving http://%s/metrics (collecting %s every %s; Ctrl-C to stop)\n", ln.Addr(), t, interval)
 	}
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return &ExitError{Code: exitFailed, Err: err}
+		return couldNotRun(err)
 	}
 	return nil
 }

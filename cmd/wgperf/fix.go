@@ -100,7 +100,7 @@ Findings come from collecting and checking the host now, or from --from FILE
 			defer stop()
 			j, err := fix.Confirm(ctx, env)
 			if err != nil {
-				return &ExitError{Code: exitFailed, Err: err}
+				return couldNotRun(err)
 			}
 			return printJournal(cmd.OutOrStdout(), &f, j, fmt.Sprintf("Confirmed fix %s on %s: the changes stay.", j.ID, j.Host))
 		},
@@ -117,7 +117,7 @@ Findings come from collecting and checking the host now, or from --from FILE
 			defer stop()
 			j, err := fix.Rollback(ctx, env)
 			if j == nil {
-				return &ExitError{Code: exitFailed, Err: err}
+				return couldNotRun(err)
 			}
 			msg := fmt.Sprintf("Rolled back fix %s on %s.", j.ID, j.Host)
 			if perr := printJournal(cmd.OutOrStdout(), &f, j, msg); perr != nil {
@@ -136,13 +136,13 @@ Findings come from collecting and checking the host now, or from --from FILE
 func fixEnv(f *fixFlags) (context.Context, *fix.Env, func(), error) {
 	t, err := target.Parse(f.host)
 	if err != nil {
-		return nil, nil, nil, &ExitError{Code: exitFailed, Err: err}
+		return nil, nil, nil, couldNotRun(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	env, err := fix.Detect(ctx, t, f.root)
 	if err != nil {
 		stop()
-		return nil, nil, nil, &ExitError{Code: exitFailed, Err: err}
+		return nil, nil, nil, couldNotRun(err)
 	}
 	return ctx, env, stop, nil
 }
@@ -175,22 +175,22 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	if f.verify {
 		// Before any work: without a far end there is nothing to measure against.
 		if peer, err = verifyPeer(env.T, f.peer); err != nil {
-			return &ExitError{Code: exitFailed, Err: err}
+			return couldNotRun(err)
 		}
 	}
 	progress := progressFunc(f)
 	findings, err := fixFindings(ctx, env.T, f, progress)
 	if err != nil {
-		return &ExitError{Code: exitFailed, Err: err}
+		return couldNotRun(err)
 	}
 	items, manual, err := fix.Select(findings, f.only)
 	if err != nil {
-		return &ExitError{Code: exitFailed, Err: err}
+		return couldNotRun(err)
 	}
 	progress("reading the current state of " + env.T.String())
 	plan, err := fix.MakePlan(ctx, env, items, manual)
 	if err != nil {
-		return &ExitError{Code: exitFailed, Err: err}
+		return couldNotRun(err)
 	}
 	out := cmd.OutOrStdout()
 	switch {
@@ -223,7 +223,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		}
 		progress("finding the tunnel between " + env.T.String() + " and " + peer.String())
 		if opts.Verify, err = fix.NewMeasure(ctx, plan, vc); err != nil {
-			return &ExitError{Code: exitFailed, Err: err}
+			return couldNotRun(err)
 		}
 	}
 	j, err := fix.Apply(ctx, env, plan, opts)
@@ -231,7 +231,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		if j != nil {
 			_ = printJournal(out, f, j, "")
 		}
-		return &ExitError{Code: exitFailed, Err: err}
+		return couldNotRun(err)
 	}
 	if j.Verify != nil && !j.Verify.Kept {
 		msg := fmt.Sprintf("Fix %s did not improve %s on %s: every change was rolled back.", j.ID, j.Verify.Before.Name, j.Host)
@@ -456,7 +456,7 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 			}
 			plan, err := fix.PlanECMP(fix.ECMPInput{Interface: iface, Conf: conf, Tunnels: tunnels, Networks: networks, Bonds: bonds})
 			if err != nil {
-				return &ExitError{Code: exitFailed, Err: err}
+				return couldNotRun(err)
 			}
 			return plan.Write(cmd.OutOrStdout())
 		},
@@ -506,30 +506,29 @@ type ecmpVerify struct {
 // applyLabECMP builds N parallel tunnels and the multipath route in the lab
 // that --host belongs to, measuring before and after with --verify.
 func applyLabECMP(w io.Writer, host string, o ecmpOptions) error {
-	fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
 	name, node, ok := labNode(host)
 	if !ok {
-		return fail(fmt.Errorf("ecmp --apply builds tunnels only in a wgperf lab (--host netns:wgl-NAME-a): real hosts need new configs and keys on both ends, so wgperf prints them; run without --apply and install them on both sites"))
+		return couldNotRun(fmt.Errorf("ecmp --apply builds tunnels only in a wgperf lab (--host netns:wgl-NAME-a): real hosts need new configs and keys on both ends, so wgperf prints them; run without --apply and install them on both sites"))
 	}
 	if node != "a" {
-		return fail(fmt.Errorf("ecmp --apply starts from site A of lab %s: --host netns:%s", name, lab.Netns(name, "a")))
+		return couldNotRun(fmt.Errorf("ecmp --apply starts from site A of lab %s: --host netns:%s", name, lab.Netns(name, "a")))
 	}
 	if o.tunnels < 2 || o.tunnels > 16 {
-		return fail(fmt.Errorf("--tunnels %d: want 2..16", o.tunnels))
+		return couldNotRun(fmt.Errorf("--tunnels %d: want 2..16", o.tunnels))
 	}
 	if o.seconds < 1 || o.seconds > 60 {
-		return fail(fmt.Errorf("--time %d: want 1..60 seconds", o.seconds))
+		return couldNotRun(fmt.Errorf("--time %d: want 1..60 seconds", o.seconds))
 	}
 	if o.streams == 0 {
 		o.streams = min(8*o.tunnels, 128)
 	}
 	l, err := lab.Load(name)
 	if err != nil {
-		return fail(err)
+		return couldNotRun(err)
 	}
 	// New tunnel ends run this binary, like the ones "lab up" started.
 	if l.Executable, err = os.Executable(); err != nil {
-		return fail(err)
+		return couldNotRun(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -546,17 +545,17 @@ func applyLabECMP(w io.Writer, host string, o ecmpOptions) error {
 	if o.verify {
 		res.Verify = &ecmpVerify{Addr: lab.SiteBLAN, Streams: o.streams, TunnelsBefore: ecmpTunnelsInUse(ctx, l), SecondsPerTest: o.seconds}
 		if res.Verify.BeforeMbit, err = measure("before"); err != nil {
-			return fail(err)
+			return couldNotRun(err)
 		}
 	}
 	progress(fmt.Sprintf("building %d tunnels between A and B", o.tunnels))
 	if res.Commands, err = l.ECMP(ctx, o.tunnels); err != nil {
-		return fail(fmt.Errorf("lab %s: %v (wgperf lab down --name %s removes everything)", name, err, name))
+		return couldNotRun(fmt.Errorf("lab %s: %v (wgperf lab down --name %s removes everything)", name, err, name))
 	}
 	res.Tunnels = l.Tunnels[:o.tunnels]
 	if o.verify {
 		if res.Verify.AfterMbit, err = measure("after"); err != nil {
-			return fail(err)
+			return couldNotRun(err)
 		}
 		if res.Verify.BeforeMbit > 0 {
 			res.Verify.Scaling = res.Verify.AfterMbit / res.Verify.BeforeMbit

@@ -35,26 +35,25 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
   wgperf icmp-burst --host netns:wgl-demo-a --targets 198.51.100.1,203.0.113.2 --count 15`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
 			host, err := target.Parse(hostSpec)
 			if err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			if len(targets) == 0 {
-				return fail(fmt.Errorf("--targets is required: the addresses the health checks ping"))
+				return couldNotRun(fmt.Errorf("--targets is required: the addresses the health checks ping"))
 			}
 			if cfg.Count < 1 || cfg.Count > 1000 {
-				return fail(fmt.Errorf("--count must be between 1 and 1000"))
+				return couldNotRun(fmt.Errorf("--count must be between 1 and 1000"))
 			}
 			cfg.Host, cfg.Targets = host, targets
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			res, err := icmpburst.Run(ctx, cfg)
 			if err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			if err := writeICMPBurst(cmd.OutOrStdout(), res, asJSON); err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			return findingsExit(res.Findings)
 		},

@@ -60,6 +60,9 @@ func (e *ExitError) Error() string {
 	return e.Err.Error()
 }
 
+// couldNotRun marks err as the reason a command could not run (exit 3).
+func couldNotRun(err error) error { return &ExitError{Code: exitFailed, Err: err} }
+
 // Exit codes shared by all commands.
 const (
 	exitOK       = 0

@@ -48,10 +48,9 @@ found, 3 could not run.`,
   wgperf mtu --client netns:wgl-demo-a --server netns:wgl-demo-b --capture`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
 			client, err := target.Parse(clientSpec)
 			if err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			cfg.Client = client
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -59,13 +58,13 @@ found, 3 could not run.`,
 			if serverSpec != "" {
 				server, err := target.Parse(serverSpec)
 				if err != nil {
-					return fail(err)
+					return couldNotRun(err)
 				}
 				cfg.Server = server
 				if cfg.Addr == "" || cfg.TunnelAddr == "" {
 					ep, err := bench.Discover(ctx, client, server)
 					if err != nil {
-						return fail(err)
+						return couldNotRun(err)
 					}
 					if cfg.Addr == "" {
 						cfg.Addr = ep.UnderlayAddr
@@ -77,13 +76,13 @@ found, 3 could not run.`,
 				}
 			}
 			if capture && htmlPath != "" {
-				return fail(fmt.Errorf("--html is not available with --capture: use --json"))
+				return couldNotRun(fmt.Errorf("--html is not available with --capture: use --json"))
 			}
 			if capture && cfg.Server == nil {
-				return fail(fmt.Errorf("--capture needs --server: tcpdump runs on both ends and iperf3 answers there"))
+				return couldNotRun(fmt.Errorf("--capture needs --server: tcpdump runs on both ends and iperf3 answers there"))
 			}
 			if cfg.Addr == "" {
-				return fail(fmt.Errorf("give --server (to find its endpoint address) or --addr"))
+				return couldNotRun(fmt.Errorf("give --server (to find its endpoint address) or --addr"))
 			}
 			if capture {
 				cc := mtu.CaptureConfig{Client: cfg.Client, Server: cfg.Server, Addr: cfg.Addr, ClientInterface: cfg.ClientInterface, Port: cfg.Port}
@@ -92,25 +91,25 @@ found, 3 could not run.`,
 				}
 				res, err := mtu.Capture(ctx, cc)
 				if err != nil {
-					return fail(err)
+					return couldNotRun(err)
 				}
 				if err := writeCapture(cmd.OutOrStdout(), res, asJSON); err != nil {
-					return fail(err)
+					return couldNotRun(err)
 				}
 				return findingsExit(res.Findings)
 			}
 			if cfg.Min < 0 || cfg.Max < 0 || (cfg.Max > 0 && cfg.Min > cfg.Max) {
-				return fail(fmt.Errorf("--min and --max must be positive, with --min <= --max"))
+				return couldNotRun(fmt.Errorf("--min and --max must be positive, with --min <= --max"))
 			}
 			if w := progressTo(asJSON); w != nil {
 				cfg.Progress = w
 			}
 			res, err := mtu.Run(ctx, cfg)
 			if err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			if err := writeMTU(cmd.OutOrStdout(), res, asJSON); err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			if htmlPath != "" {
 				if err := writeHTMLReport(htmlPath, report.FromMTU(res)); err != nil {

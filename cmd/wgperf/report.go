@@ -37,7 +37,7 @@ mailed as it is. The same report comes straight from those commands with --html 
 			}
 			doc, err := readResults(cmd.InOrStdin(), from)
 			if err != nil {
-				return &ExitError{Code: exitFailed, Err: err}
+				return couldNotRun(err)
 			}
 			return writeHTMLReport(htmlPath, *doc)
 		},
@@ -76,7 +76,7 @@ func writeHTMLReport(path string, doc report.Document) error {
 		doc.Generated = time.Now()
 	}
 	if err := report.WriteHTMLFile(path, doc); err != nil {
-		return &ExitError{Code: exitFailed, Err: err}
+		return couldNotRun(err)
 	}
 	return nil
 }

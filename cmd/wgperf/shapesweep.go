@@ -35,21 +35,20 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
   wgperf shape-sweep --client ssh:root@vps --server ssh:nas --caps 150,200 --time 60`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fail := func(err error) error { return &ExitError{Code: exitFailed, Err: err} }
 			client, err := target.Parse(clientSpec)
 			if err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			server, err := target.Parse(serverSpec)
 			if err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			if len(cfg.Caps) == 0 {
-				return fail(fmt.Errorf("--caps needs at least one rate in Mbit/s"))
+				return couldNotRun(fmt.Errorf("--caps needs at least one rate in Mbit/s"))
 			}
 			for _, c := range cfg.Caps {
 				if c <= 0 {
-					return fail(fmt.Errorf("--caps: %d is not a positive rate in Mbit/s", c))
+					return couldNotRun(fmt.Errorf("--caps: %d is not a positive rate in Mbit/s", c))
 				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -58,7 +57,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			if cfg.TunnelAddr == "" || cfg.Device == "" {
 				ep, err := bench.Discover(ctx, client, server)
 				if err != nil {
-					return fail(err)
+					return couldNotRun(err)
 				}
 				if cfg.TunnelAddr == "" {
 					cfg.TunnelAddr = ep.TunnelAddr
@@ -72,10 +71,10 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			}
 			res, err := shaping.Run(ctx, cfg)
 			if err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			if err := writeSweep(cmd.OutOrStdout(), res, asJSON); err != nil {
-				return fail(err)
+				return couldNotRun(err)
 			}
 			return findingsExit(res.Findings)
 		},
