@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,16 +38,18 @@ func runWgperf(t *testing.T, args ...string) ([]byte, int) {
 
 // A lab whose WireGuard MTU is 1500 on both ends over a 1500-byte underlay:
 // tunnel TCP collapses. "fix --apply --verify" lowers A's MTU, measures the
-// tunnel recover and keeps it. Then a NOTRACK fix, which cannot speed up a
-// 200 Mbit/s tunnel, is measured, found no better and rolled back.
+// tunnel recover and keeps it. Then a change that hurts (a 20 Mbit/s tbf cap
+// on the tunnel) is measured, found worse and rolled back: a harmless change
+// would leave that verdict to measurement noise.
 func TestFixVerifyKeepsWhatHelpsAndRollsBackTheRest(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "iperf3")
 	l := labtest.Up(t, lab.Config{Name: "wgvfix", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500})
 	root := t.TempDir() // persistent config and journals go here, not to the real /etc
 	host := "netns:" + l.Netns("a")
-	apply := func(only string) (*Journal, int) {
-		out, code := runWgperf(t, "fix", "--host", host, "--root", root, "--only", only, "--apply", "--verify", "--time", "2", "--json")
+	apply := func(only string, extra ...string) (*Journal, int) {
+		args := append([]string{"fix", "--host", host, "--root", root, "--only", only, "--apply", "--verify", "--time", "2", "--json"}, extra...)
+		out, code := runWgperf(t, args...)
 		var j Journal
 		if err := json.Unmarshal(out, &j); err != nil {
 			t.Fatalf("fix --only %s: exit %d, output %q: %v", only, code, out, err)
@@ -67,12 +72,20 @@ func TestFixVerifyKeepsWhatHelpsAndRollsBackTheRest(t *testing.T) {
 		t.Errorf("WireGuard MTU on A after the kept fix: %q, %v; want 1440", mtu, err)
 	}
 
-	j, code = apply("conntrack.tunnel-tracked")
-	if code != 1 || j.Verify.Kept || j.State != StateRolledBack {
-		t.Errorf("NOTRACK fix: exit %d, state %s, verify %+v; want rolled back with exit 1", code, j.State, j.Verify)
+	iface := l.WGInterface("a")
+	hurt := filepath.Join(t.TempDir(), "findings.json")
+	doc := fmt.Sprintf(`{"findings": [{"id": "throughput.oscillation", "severity": "warning", "host": %q, "interface": %q,
+		"title": "test: a cap that hurts", "evidence": [], "fixes": [{"description": "Cap the tunnel at 20 Mbit/s",
+		"commands": [], "action": {"kind": "tbf-cap", "params": {"device": %q, "rate": "20mbit"}}}]}]}`, host, iface, iface)
+	if err := os.WriteFile(hurt, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if rs, err := l.Target("a").Run(t.Context(), "nft", "list", "ruleset"); err != nil || strings.Contains(string(rs), "notrack") {
-		t.Errorf("NOTRACK rules left after the rollback: %s %v", rs, err)
+	j, code = apply("throughput.oscillation", "--from", hurt)
+	if code != 1 || j.Verify.Kept || j.State != StateRolledBack || j.Verify.After.Value >= j.Verify.Before.Value {
+		t.Errorf("harmful cap: exit %d, state %s, verify %+v; want worse after and rolled back with exit 1", code, j.State, j.Verify)
+	}
+	if qd, err := l.Target("a").Run(t.Context(), "tc", "qdisc", "show", "dev", iface); err != nil || strings.Contains(string(qd), "tbf") {
+		t.Errorf("tbf cap left after the rollback: %s %v", qd, err)
 	}
 }
 
