@@ -104,7 +104,8 @@ var Catalog = []Scenario{
 		Expect:      "udp.rcvbuf-errors",
 		// A new rmem_max only reaches sockets opened after it: re-bind the
 		// tunnel's socket (setting the listen port does), as a service restart would.
-		AfterFix: []Command{on("b", "wg", "set", "{wg}", "listen-port", "51820")},
+		// Both ends receive (upload and download), so both re-bind.
+		AfterFix: []Command{on("a", "wg", "set", "{wg}", "listen-port", "51820"), on("b", "wg", "set", "{wg}", "listen-port", "51820")},
 	},
 	{
 		Name: "stale-endpoint-route", Seed: "000",
