@@ -211,18 +211,23 @@ func parseIptablesRate(s string) (*facts.RateLimit, error) {
 
 // splitShell splits an iptables-save line into words; iptables-save quotes
 // arguments with spaces ("--comment \"a b\"") using double quotes and backslashes.
-func splitShell(s string) ([]string, error) {
+func splitShell(s string) ([]string, error) { return splitWords(s, '"') }
+
+// splitWords splits s into words the way a POSIX shell does for one kind of
+// quote: quote toggles quoting, blanks outside quotes separate words, and a
+// backslash escapes the next byte outside quotes and, in double quotes, inside.
+func splitWords(s string, quote byte) ([]string, error) {
 	var out []string
 	var cur strings.Builder
 	inWord, quoted := false, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '\\' && i+1 < len(s):
+		case c == '\\' && i+1 < len(s) && (!quoted || quote == '"'):
 			i++
 			cur.WriteByte(s[i])
 			inWord = true
-		case c == '"':
+		case c == quote:
 			quoted = !quoted
 			inWord = true
 		case (c == ' ' || c == '\t') && !quoted:

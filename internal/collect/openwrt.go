@@ -54,39 +54,7 @@ func ParseUCI(r io.Reader) (map[string]string, error) {
 }
 
 // uciValues unquotes uci's shell quoting: 'a b' 'c', with ' written as '\”.
-func uciValues(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'':
-			quoted = !quoted
-			inWord = true
-		case c == '\\' && !quoted && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case c == ' ' && !quoted:
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, fmt.Errorf("unterminated quote in %q", s)
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, nil
-}
+func uciValues(s string) ([]string, error) { return splitWords(s, '\'') }
 
 // mwan3Event matches mwan3track's state changes, e.g.
 // "Sat Apr  5 06:53:12 2026 user.notice mwan3track[4321]: Interface wan (eth1) is offline".
