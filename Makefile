@@ -18,7 +18,7 @@ build: ## build bin/wgperf
 test: deps build ## run every test, root lab tests included (as root), plus short fuzz runs
 	$(GO) vet ./...
 	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -p 1 -timeout 15m ./...
-	./scripts/fuzz.sh 3s
+	./scripts/fuzz.sh 20000
 
 lint: ## gofmt, go vet, staticcheck
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
