@@ -57,6 +57,16 @@ type Evidence struct {
 	Threshold string `json:"threshold,omitempty"` // "0"
 }
 
+// String is the evidence on one line: "source key = value (threshold: t)",
+// without the parenthesis when there is no threshold.
+func (e Evidence) String() string {
+	s := e.Source + ": " + e.Key + " = " + e.Value
+	if e.Threshold != "" {
+		s += "  (threshold: " + e.Threshold + ")"
+	}
+	return s
+}
+
 // Fix is one remedy: a verb phrase, the exact commands for the runtime change,
 // the persistent configuration, and a machine-readable Action for "wgperf fix".
 type Fix struct {

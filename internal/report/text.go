@@ -210,11 +210,7 @@ func (p *printer) finding(f finding.Finding) {
 	if len(f.Evidence) > 0 {
 		p.line("    Evidence:")
 		for _, e := range f.Evidence {
-			s := fmt.Sprintf("      %s: %s = %s", e.Source, e.Key, e.Value)
-			if e.Threshold != "" {
-				s += "  (threshold: " + e.Threshold + ")"
-			}
-			p.line(s)
+			p.line("      " + e.String())
 		}
 	}
 	for _, x := range f.Fixes {

@@ -252,7 +252,7 @@ func (r *runner) diagnose(ctx context.Context) error {
 			r.res.Found = true
 			r.logf("found %s on %s: %s", f.ID, f.Host, f.Title)
 			for _, e := range f.Evidence {
-				r.logf("  evidence: %s %s = %s (threshold %s)", e.Source, e.Key, e.Value, e.Threshold)
+				r.logf("  evidence: %s", e)
 			}
 		case f.Severity >= finding.Warning && !slices.Contains(r.sc.Also, f.ID) && !r.symptom(f.ID):
 			r.res.Unexpected = append(r.res.Unexpected, f.ID+" on "+f.Host)
