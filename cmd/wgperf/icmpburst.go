@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -84,14 +85,5 @@ func writeICMPBurst(w io.Writer, r *icmpburst.Result, asJSON bool) error {
 		_, err := fmt.Fprintln(w, "No sign of an ICMP rate limiter.")
 		return err
 	}
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "\n%s  %s  %s: %s\n", f.Severity, f.ID, f.Host, f.Title)
-		for _, fx := range f.Fixes {
-			fmt.Fprintf(w, "  fix: %s\n", fx.Description)
-			for _, c := range fx.Commands {
-				fmt.Fprintf(w, "    $ %s\n", c)
-			}
-		}
-	}
-	return nil
+	return finding.WriteBrief(w, r.Findings)
 }

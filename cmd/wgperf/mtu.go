@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/report"
@@ -168,16 +169,7 @@ func writeMTU(w io.Writer, r *mtu.Result, asJSON bool) error {
 		fmt.Fprintf(w, "recommended WireGuard MTU: %d\nrecommended MSS clamp: %d\n", r.WGMTU, r.MSSClamp)
 	}
 	fmt.Fprintf(w, "%d DF probes (%d passed), %d MSS steps, %.1fs\n", len(r.Probes), passed, len(r.MSSRuns), r.Seconds)
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "\n%s  %s  %s: %s\n", f.Severity, f.ID, f.Host, f.Title)
-		for _, fx := range f.Fixes {
-			fmt.Fprintf(w, "  fix: %s\n", fx.Description)
-			for _, c := range fx.Commands {
-				fmt.Fprintf(w, "    $ %s\n", c)
-			}
-		}
-	}
-	return nil
+	return finding.WriteBrief(w, r.Findings)
 }
 
 func writeCapture(w io.Writer, r *mtu.CaptureResult, asJSON bool) error {
@@ -203,14 +195,5 @@ func writeCapture(w io.Writer, r *mtu.CaptureResult, asJSON bool) error {
 		fmt.Fprintf(w, "; %s has %d now", r.ClientInterface, r.ClientWGMTU)
 	}
 	fmt.Fprintf(w, "\n%.1fs\n", r.Seconds)
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "\n%s  %s  %s: %s\n", f.Severity, f.ID, f.Host, f.Title)
-		for _, fx := range f.Fixes {
-			fmt.Fprintf(w, "  fix: %s\n", fx.Description)
-			for _, c := range fx.Commands {
-				fmt.Fprintf(w, "    $ %s\n", c)
-			}
-		}
-	}
-	return nil
+	return finding.WriteBrief(w, r.Findings)
 }

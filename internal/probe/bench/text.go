@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/wgperf/wgperf/internal/finding"
 )
 
 // WriteText prints the report as tables: every run, the tunnel/underlay
@@ -59,23 +61,7 @@ func WriteText(w io.Writer, r *Report) error {
 		_, err := fmt.Fprintln(w, "No throughput problem found.")
 		return err
 	}
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "%s  %s  %s: %s\n", strings.ToUpper(f.Severity.String()), f.ID, f.Host, f.Title)
-		for _, e := range f.Evidence {
-			th := ""
-			if e.Threshold != "" {
-				th = " (want " + e.Threshold + ")"
-			}
-			fmt.Fprintf(w, "    %s %s = %s%s\n", e.Source, e.Key, e.Value, th)
-		}
-		for _, fx := range f.Fixes {
-			fmt.Fprintf(w, "  fix: %s\n", fx.Description)
-			for _, c := range fx.Commands {
-				fmt.Fprintf(w, "    $ %s\n", c)
-			}
-		}
-	}
-	return nil
+	return finding.WriteBrief(w, r.Findings)
 }
 
 func kb(b int64) string {
