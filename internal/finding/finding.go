@@ -5,6 +5,8 @@ package finding
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 )
 
@@ -153,3 +155,45 @@ const (
 	ActTBFCap        = "tbf-cap"            // device, rate (e.g. "150mbit")
 	ActUCISet        = "uci-set"            // key (e.g. "network.wg.nohostroute"), value, restart (optional init script or "ifup:wg")
 )
+
+// Merge folds findings about the same thing — same ID, host, interface and
+// peer, as when a probe and a passive check both see UDP buffer drops — into
+// one: the more severe (or, at equal severity, the first) keeps its title and
+// detail, and the other's evidence and fixes are added where they are new.
+// Order is that of each group's first finding.
+func Merge(fs []Finding) []Finding {
+	type key struct{ id, host, iface, peer string }
+	at := map[key]int{}
+	var out []Finding
+	for _, f := range fs {
+		k := key{f.ID, f.Host, f.Interface, f.Peer}
+		i, seen := at[k]
+		if !seen {
+			at[k] = len(out)
+			f.Evidence = slices.Clone(f.Evidence)
+			f.Fixes = slices.Clone(f.Fixes)
+			out = append(out, f)
+			continue
+		}
+		m := &out[i]
+		if f.Severity > m.Severity {
+			m.Severity, m.Title, m.Detail = f.Severity, f.Title, f.Detail
+		}
+		for _, e := range f.Evidence {
+			if !slices.Contains(m.Evidence, e) {
+				m.Evidence = append(m.Evidence, e)
+			}
+		}
+		for _, x := range f.Fixes {
+			if !slices.ContainsFunc(m.Fixes, func(y Fix) bool { return sameFix(x, y) }) {
+				m.Fixes = append(m.Fixes, x)
+			}
+		}
+	}
+	return out
+}
+
+// sameFix reports whether two fixes run the same commands.
+func sameFix(a, b Fix) bool {
+	return slices.Equal(a.Commands, b.Commands) && reflect.DeepEqual(a.Action, b.Action)
+}

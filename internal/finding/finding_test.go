@@ -3,6 +3,9 @@ package finding
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestEvidenceString(t *testing.T) {
@@ -40,5 +43,42 @@ CRITICAL  mtu.pmtud-blackhole  netns:a: PMTUD black hole towards 203.0.113.2
 `
 	if got := b.String(); got != want {
 		t.Errorf("WriteBrief:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	bump := Fix{Description: "Raise rmem_max", Commands: []string{"sysctl -w net.core.rmem_max=26214400"},
+		Action: &Action{Kind: "sysctl", Params: map[string]string{"key": "net.core.rmem_max", "value": "26214400"}}}
+	probe := Finding{ID: "udp.rcvbuf-errors", Severity: Warning, Host: "netns:b", Title: "UDP buffers overflowed under tunnel load",
+		Evidence: []Evidence{{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: "4,659", Threshold: "0"}},
+		Fixes:    []Fix{bump}}
+	passive := Finding{ID: "udp.rcvbuf-errors", Severity: Warning, Host: "netns:b", Title: "UDP buffer overflows",
+		Evidence: []Evidence{
+			{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors", Value: "4659", Threshold: "0"},
+			{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: "4,659", Threshold: "0"},
+		},
+		Fixes: []Fix{bump}}
+	other := Finding{ID: "udp.rcvbuf-errors", Severity: Critical, Host: "netns:a", Title: "on A"}
+	cc := Finding{ID: "tcp.congestion-control", Severity: Critical, Host: "netns:b", Title: "CUBIC"}
+
+	got := Merge([]Finding{probe, other, passive, cc})
+	want := []Finding{
+		{ID: "udp.rcvbuf-errors", Severity: Warning, Host: "netns:b", Title: "UDP buffers overflowed under tunnel load",
+			Evidence: []Evidence{probe.Evidence[0], passive.Evidence[0]}, Fixes: []Fix{bump}},
+		other, cc,
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Merge (-want +got):\n%s", diff)
+	}
+	if len(probe.Evidence) != 1 {
+		t.Errorf("Merge changed its input: %+v", probe.Evidence)
+	}
+
+	// A more severe duplicate lends its severity, title and detail.
+	worse := passive
+	worse.Severity, worse.Title = Critical, "drops at line rate"
+	got = Merge([]Finding{probe, worse})
+	if len(got) != 1 || got[0].Severity != Critical || got[0].Title != "drops at line rate" {
+		t.Errorf("Merge kept %+v, want the critical title", got)
 	}
 }

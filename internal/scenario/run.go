@@ -244,7 +244,9 @@ func (r *runner) diagnose(ctx context.Context) error {
 	if r.res.BenchBefore != nil {
 		probeFindings = append(probeFindings, r.res.BenchBefore.Findings...)
 	}
-	r.res.Findings = append(probeFindings, res.Findings...)
+	// A probe and a passive check may both see the same problem (UDP drops
+	// during the bench and in the counters): one finding, both evidences.
+	r.res.Findings = finding.Merge(append(probeFindings, res.Findings...))
 	finding.Sort(r.res.Findings)
 	for _, f := range r.res.Findings {
 		switch {
