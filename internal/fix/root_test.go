@@ -107,8 +107,9 @@ func act(kind string, kv ...string) finding.Finding {
 	return fx("test."+kind, "test "+kind, kind, kv...)
 }
 
-// rootActions are the kinds that can run in a namespace here (no bonding
-// module, no uci on this host: those are covered by the plan tests).
+// rootActions are the kinds that run on this host's own tools in a namespace.
+// uci actions have TestUCIApplyRollback; bond-hash only the plan tests, as this
+// kernel has no bonding module.
 func rootActions() []finding.Finding {
 	return []finding.Finding{
 		act(finding.ActSysctl, "key", "net.core.somaxconn", "value", "8192"),
@@ -141,38 +142,121 @@ func planFor(t *testing.T, h *labHost, fs []finding.Finding) *Plan {
 // nothing, rollback restores the state byte for byte.
 func TestApplyRollbackEachKind(t *testing.T) {
 	h := newLabHost(t)
-	ctx := context.Background()
 	for _, f := range rootActions() {
-		name := f.Fixes[0].Action.Kind + "/" + strings.Join(sortedParams(f.Fixes[0].Action.Params), ",")
-		t.Run(name, func(t *testing.T) {
-			before := h.state(t)
-			p := planFor(t, h, []finding.Finding{f})
-			if h.state(t) != before {
-				t.Fatal("planning changed the host")
-			}
-			if p.Pending() != 1 {
-				t.Fatalf("plan says nothing to do:\n%+v", p.Items[0].Step)
-			}
-			j, err := Apply(ctx, h.env, p, ApplyOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if j.State != StateApplied || j.Entries[0].Status != EntryApplied {
-				t.Fatalf("journal after apply: state %s, entry %s", j.State, j.Entries[0].Status)
-			}
-			if h.state(t) == before {
-				t.Fatal("apply changed nothing")
-			}
-			if again := planFor(t, h, []finding.Finding{f}); again.Pending() != 0 {
-				t.Errorf("second plan is not empty (not idempotent): %+v", again.Items[0].Step)
-			}
-			if _, err := Rollback(ctx, h.env); err != nil {
-				t.Fatal(err)
-			}
-			if after := h.state(t); after != before {
-				t.Errorf("rollback did not restore the state:\n%s", lineDiffText(before, after))
+		t.Run(actionName(f), func(t *testing.T) { applyRollback(t, h, f) })
+	}
+}
+
+// TestUCIApplyRollback does the same for OpenWrt's uci actions (an option set
+// anew, one changed, the endpoint route with nohostroute=1) against a uci
+// stand-in on PATH that keeps options in a file under the config root, with
+// ifdown/ifup stand-ins that log the restarts.
+func TestUCIApplyRollback(t *testing.T) {
+	h := newLabHost(t)
+	bin, logDir := t.TempDir(), t.TempDir()
+	store := filepath.Join(h.root, "etc/config/uci-options")
+	restarts := filepath.Join(logDir, "restarts")
+	for name, script := range map[string]string{"uci": uciStandIn, "ifdown": restartStandIn, "ifup": restartStandIn} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(store), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(store, []byte("banip.global.ban_icmplimit=25\nnetwork.wg.proto=wireguard\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	t.Setenv("UCI_OPTIONS", store)
+	t.Setenv("RESTART_LOG", restarts)
+
+	for _, tc := range []struct {
+		f            finding.Finding
+		key, value   string
+		wantRestarts string
+	}{
+		{act(finding.ActUCISet, "key", "banip.global.ban_icmplimit", "value", "250"), "banip.global.ban_icmplimit", "250", ""},
+		{act(finding.ActUCISet, "key", "network.wg.mtu", "value", "1412", "restart", "ifup:wg"), "network.wg.mtu", "1412",
+			"ifdown wg\nifup wg\nifdown wg\nifup wg\n"},
+		{act(finding.ActEndpointRoute, "endpoint", "46.38.233.77:51820", "uci_interface", "wg"), "network.wg.nohostroute", "1",
+			"ifdown wg\nifup wg\nifdown wg\nifup wg\n"},
+	} {
+		t.Run(actionName(tc.f), func(t *testing.T) {
+			_ = os.Remove(restarts)
+			applyRollback(t, h, tc.f, func() {
+				got, err := exec.Command("uci", "-q", "get", tc.key).Output()
+				if err != nil || strings.TrimSpace(string(got)) != tc.value {
+					t.Errorf("after apply: uci get %s = %q, %v; want %s", tc.key, got, err, tc.value)
+				}
+			})
+			// Once after the change and once after its undo.
+			if got, _ := os.ReadFile(restarts); string(got) != tc.wantRestarts {
+				t.Errorf("restarts:\n%s\nwant:\n%s", got, tc.wantRestarts)
 			}
 		})
+	}
+}
+
+// uciStandIn answers the uci commands the actions use, on a file of
+// "config.section.option=value" lines: "-q get" exits 1 for a missing option,
+// as uci does.
+const uciStandIn = `#!/bin/sh
+f=${UCI_OPTIONS:?}
+[ "$1" = -q ] && shift
+case "$1" in
+get) line=$(grep -F "$2=" "$f" | grep -m1 "^$2=") || exit 1; echo "${line#*=}" ;;
+set) k=${2%%=*}; { grep -v "^$k=" "$f"; echo "$2"; } | sort > "$f.new" && mv "$f.new" "$f" ;;
+delete) { grep -v "^$2=" "$f"; true; } > "$f.new" && mv "$f.new" "$f" ;;
+commit) ;;
+*) echo "uci stand-in: unsupported: $*" >&2; exit 2 ;;
+esac
+`
+
+const restartStandIn = `#!/bin/sh
+echo "$(basename "$0") $*" >> "${RESTART_LOG:?}"
+`
+
+// actionName names a subtest after the action: kind/param=value,...
+func actionName(f finding.Finding) string {
+	a := f.Fixes[0].Action
+	return a.Kind + "/" + strings.Join(sortedParams(a.Params), ",")
+}
+
+// applyRollback plans f's fix on h, applies it (then runs each check), plans it
+// again to prove idempotence, rolls back and compares the state byte for byte.
+func applyRollback(t *testing.T, h *labHost, f finding.Finding, checks ...func()) {
+	t.Helper()
+	ctx := context.Background()
+	before := h.state(t)
+	p := planFor(t, h, []finding.Finding{f})
+	if h.state(t) != before {
+		t.Fatal("planning changed the host")
+	}
+	if p.Pending() != 1 {
+		t.Fatalf("plan says nothing to do:\n%+v", p.Items[0].Step)
+	}
+	j, err := Apply(ctx, h.env, p, ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != StateApplied || j.Entries[0].Status != EntryApplied {
+		t.Fatalf("journal after apply: state %s, entry %s", j.State, j.Entries[0].Status)
+	}
+	if h.state(t) == before {
+		t.Fatal("apply changed nothing")
+	}
+	for _, check := range checks {
+		check()
+	}
+	if again := planFor(t, h, []finding.Finding{f}); again.Pending() != 0 {
+		t.Errorf("second plan is not empty (not idempotent): %+v", again.Items[0].Step)
+	}
+	if _, err := Rollback(ctx, h.env); err != nil {
+		t.Fatal(err)
+	}
+	if after := h.state(t); after != before {
+		t.Errorf("rollback did not restore the state:\n%s", lineDiffText(before, after))
 	}
 }
 
