@@ -37,7 +37,9 @@ func init() {
 		Short: "Find what slows a WireGuard tunnel down, from live hosts or saved snapshots",
 		Long: `diagnose collects facts from each --host (in parallel) and reads each --from snapshot,
 runs every check on every host, and compares the two ends of each tunnel (matched by
-public key). It prints the findings grouped by severity, each with its evidence and
+public key): their MTUs, their handshakes, and what each end counts as sent against what
+the other counts as received (loss in one direction only). It prints the findings
+grouped by severity, each with its evidence and
 the exact commands and config lines that fix it. Nothing on any host is changed.
 
 --inventory FILE diagnoses a fleet. FILE lists one target per line (local, netns:NAME,

@@ -117,3 +117,50 @@ func TestRunCrossOnlyWithSeveralHosts(t *testing.T) {
 		t.Errorf("two hosts: %s", got)
 	}
 }
+
+// TestCrossDelivery runs on a lab recorded with 3% random loss on the underlay
+// and 64 KiB UDP buffers: A uploaded 120 MB to B, which dropped a fifth of it.
+func TestCrossDelivery(t *testing.T) {
+	a, b := loadSnapshot(t, "lab-loss3-udpbuf64k-a.json"), loadSnapshot(t, "lab-loss3-udpbuf64k-b.json")
+	healthyA, healthyB := loadSnapshot(t, "lab-healthy-a.json"), loadSnapshot(t, "lab-healthy-b.json")
+	// reverse gives B -> A bulk traffic too: sent by B, of which A received got.
+	reverse := func(sent, got uint64) (*facts.Snapshot, *facts.Snapshot) {
+		return with(t, a, func(s *facts.Snapshot) { s.WireGuard[0].Peers[0].RxBytes = got }),
+			with(t, b, func(s *facts.Snapshot) { s.WireGuard[0].Peers[0].TxBytes = sent })
+	}
+	evenA, evenB := reverse(200e6, 160e6)     // B -> A loses 20% too
+	cleanA, cleanB := reverse(200e6, 199.9e6) // B -> A loses 0.05%
+	restartA, restartB := reverse(1e6, 150e6) // A received more than B says it sent: B restarted
+	quietA, quietB := reverse(20e3, 20e3)     // keepalives only: nothing to compare with
+	symA, symB := with(t, a, func(s *facts.Snapshot) { s.WireGuard[0].Peers[0].TxBytes = 125610032 }),
+		with(t, b, func(s *facts.Snapshot) { s.WireGuard[0].Peers[0].RxBytes = 121648848 }) // 3.2% vs the recorded 3.1%
+	runCrossCases(t, crossDelivery, []crossCase{
+		{name: "recorded lossy lab: A -> B lost 19.7%", snaps: []*facts.Snapshot{a, b}, want: sev(warning),
+			assert: func(t *testing.T, fs []finding.Finding) {
+				f := fs[0]
+				if f.Host != "netns:wgl-wgd5-a" || f.Interface != "wg-wgd5-a" || f.Peer != b.WireGuard[0].PublicKey {
+					t.Errorf("finding is about %s %s peer %s, want A's wg-wgd5-a towards B", f.Host, f.Interface, f.Peer)
+				}
+				if got := f.Evidence[2].Value; got != "19.7%" {
+					t.Errorf("loss A -> B = %s, want 19.7%%", got)
+				}
+				if got := f.Evidence[3].Value; got != "3.1% of 1.2 MiB" {
+					t.Errorf("reverse direction = %q, want 3.1%% of 1.2 MiB (ACKs through 3%% loss)", got)
+				}
+				if f.Fixes[0].Commands[0] != "wgperf bench --client netns:wgl-wgd5-a --server netns:wgl-wgd5-b" {
+					t.Errorf("fix %q", f.Fixes[0].Commands)
+				}
+			}},
+		{name: "the same, listed B first", snaps: []*facts.Snapshot{b, a}, want: sev(warning)},
+		{name: "recorded healthy lab: handshake-sized counters", snaps: []*facts.Snapshot{healthyA, healthyB}},
+		{name: "the other way delivers", snaps: []*facts.Snapshot{cleanA, cleanB}, want: sev(warning)},
+		{name: "both ways lose alike: not one-sided", snaps: []*facts.Snapshot{evenA, evenB}},
+		{name: "counters started at different times", snaps: []*facts.Snapshot{restartA, restartB}},
+		{name: "the other way carried next to nothing", snaps: []*facts.Snapshot{quietA, quietB}},
+		{name: "lossy upload, ACKs as lossy (the lab's symmetric 3%)", snaps: []*facts.Snapshot{symA, symB}},
+		{name: "snapshots ten minutes apart", snaps: []*facts.Snapshot{a, with(t, b, func(s *facts.Snapshot) {
+			s.CollectedAt = s.CollectedAt.Add(10 * time.Minute)
+		})}},
+		{name: "only one end collected", snaps: []*facts.Snapshot{a}},
+	})
+}

@@ -22,6 +22,7 @@ var Checks = []Check{
 // CrossChecks compare several hosts (both ends of a tunnel), sorted by ID.
 var CrossChecks = []CrossCheck{
 	crossMTU,
+	crossDelivery,
 	crossHandshake,
 }
 

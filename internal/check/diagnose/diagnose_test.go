@@ -266,6 +266,11 @@ func TestLabLossySmallBuffers(t *testing.T) {
 	if f.Evidence[0].Value == "0" || code < 1 {
 		t.Errorf("exit %d, evidence %+v", code, f.Evidence)
 	}
+	// Both ends' counters show what B's buffer dropped: A -> B loses far more
+	// than the 3% the ACKs lose on the way back.
+	if f := requireFinding(t, d, "throughput.asymmetric", hostA); f.Peer != l.Node("b").PublicKey {
+		t.Errorf("asymmetric delivery about peer %s, want B %s", f.Peer, l.Node("b").PublicKey)
+	}
 }
 
 func TestLabMultiWANStaleEndpoint(t *testing.T) {
