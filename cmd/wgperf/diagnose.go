@@ -39,8 +39,8 @@ func init() {
 runs every check on every host, and compares the two ends of each tunnel (matched by
 public key): their MTUs, their handshakes, and what each end counts as sent against what
 the other counts as received (loss in one direction only). It prints the findings
-grouped by severity, each with its evidence and
-the exact commands and config lines that fix it. Nothing on any host is changed.
+grouped by severity, each with its evidence and the exact commands and config lines
+that fix it. Nothing on any host is changed.
 
 --inventory FILE diagnoses a fleet. FILE lists one target per line (local, netns:NAME,
 ssh:[user@]host[:port]; # comments and blank lines allowed) or is an Ansible-style INI
