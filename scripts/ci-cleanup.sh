@@ -1,10 +1,12 @@
 #!/bin/sh
-# Removes any lab a failed test run left behind: namespaces named wgl-NAME-NODE,
-# the processes in them, and their WireGuard sockets wg-NAME-NODE.sock.
-for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^wgl-'); do
+# Removes what a failed or timed-out test run left behind (a test killed by
+# go test -timeout runs no cleanups): lab namespaces wgl-NAME-NODE with their
+# processes and WireGuard sockets wg-NAME-NODE.sock, and the namespaces the
+# root tests make themselves (wgf- fix, wgb-it- iperf, wgc- collect).
+for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^(wgl|wgf|wgb-it|wgc)-'); do
 	for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
 	ip netns delete "$ns" 2>/dev/null
-	rm -f "/var/run/wireguard/wg-${ns#wgl-}.sock"
+	case "$ns" in wgl-*) rm -f "/var/run/wireguard/wg-${ns#wgl-}.sock" ;; esac
 done
 rm -rf /run/wgperf/lab
 exit 0
