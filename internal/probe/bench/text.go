@@ -56,12 +56,11 @@ func WriteText(w io.Writer, r *Report) error {
 			return err
 		}
 	}
-	fmt.Fprintln(w)
 	if len(r.Findings) == 0 {
-		_, err := fmt.Fprintln(w, "No throughput problem found.")
+		_, err := fmt.Fprintln(w, "\nNo throughput problem found.")
 		return err
 	}
-	return finding.WriteBrief(w, r.Findings)
+	return finding.WriteBrief(w, r.Findings) // each finding opens with a blank line
 }
 
 func kb(b int64) string {
