@@ -85,6 +85,9 @@ func FromScenarios(results []*scenario.Result) Document {
 		for _, p := range r.Probes {
 			s.Probes = append(s.Probes, fmt.Sprintf("%s: %s", p.Probe, p.Summary))
 		}
+		for _, p := range r.Recheck {
+			s.Probes = append(s.Probes, fmt.Sprintf("%s after the fix: %s", p.Probe, p.Summary))
+		}
 		s.Runs = append(BenchRuns(r.BenchBefore, LabelBefore), BenchRuns(r.BenchAfter, LabelAfter)...)
 		doc.Scenarios = append(doc.Scenarios, s)
 	}

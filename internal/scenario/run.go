@@ -90,10 +90,14 @@ type Result struct {
 	BenchBefore *bench.Report `json:"bench_before,omitempty"`
 	BenchAfter  *bench.Report `json:"bench_after,omitempty"`
 	Probes      []ProbeResult `json:"probes,omitempty"`
-	MTU         *mtu.Result   `json:"mtu,omitempty"` // the path MTU search, when the scenario ran one
-	Seconds     float64       `json:"seconds"`
-	Pass        bool          `json:"pass"`
-	Why         string        `json:"why,omitempty"` // why it did not pass
+	// Recheck holds the probes played again after the fix (Scenario.Recheck);
+	// StillFound says they still proved the expected finding.
+	Recheck    []ProbeResult `json:"recheck,omitempty"`
+	StillFound bool          `json:"still_found,omitempty"`
+	MTU        *mtu.Result   `json:"mtu,omitempty"` // the path MTU search, when the scenario ran one
+	Seconds    float64       `json:"seconds"`
+	Pass       bool          `json:"pass"`
+	Why        string        `json:"why,omitempty"` // why it did not pass
 }
 
 // ProbeResult is the headline of an active probe, for the story.
@@ -170,7 +174,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 			return r.res, fmt.Errorf("break: %w", err)
 		}
 	}
-	if err := r.probes(ctx); err != nil {
+	if r.res.Probes, r.probeFindings, err = r.probes(ctx, "probe"); err != nil {
 		return r.res, err
 	}
 	// A broken tunnel may not carry a measurement at all: that is the symptom.
@@ -184,6 +188,13 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	}
 	if err := r.fix(ctx); err != nil {
 		return r.res, err
+	}
+	if sc.Recheck && r.res.Found {
+		var fs []finding.Finding
+		if r.res.Recheck, fs, err = r.probes(ctx, "recheck"); err != nil {
+			return r.res, err
+		}
+		r.res.StillFound = slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == sc.Expect })
 	}
 	if r.res.BenchAfter, r.res.After.Tunnel, r.res.After.TunnelDown, err = r.measureTunnel(ctx); err != nil {
 		return r.res, err
@@ -213,19 +224,22 @@ func (r *runner) exec(ctx context.Context, step string, c Command) error {
 	return err
 }
 
-// probes runs the active measurements the scenario needs, right after the
-// breakage, keeping what they prove for the diagnosis.
-func (r *runner) probes(ctx context.Context) error {
+// probes runs the active measurements the scenario needs and returns their
+// headlines and what they prove; step names the moment in the story ("probe"
+// right after the breakage, "recheck" after the fix).
+func (r *runner) probes(ctx context.Context, step string) ([]ProbeResult, []finding.Finding, error) {
+	var results []ProbeResult
+	var found []finding.Finding
 	for _, p := range r.sc.Probes {
 		fs, summary, err := r.probe(ctx, p)
 		if err != nil {
-			return fmt.Errorf("probe %s: %w", p, err)
+			return nil, nil, fmt.Errorf("%s %s: %w", step, p, err)
 		}
-		r.res.Probes = append(r.res.Probes, ProbeResult{p, summary})
-		r.logf("probe %s: %s", p, summary)
-		r.probeFindings = append(r.probeFindings, fs...)
+		results = append(results, ProbeResult{p, summary})
+		r.logf("%s %s: %s", step, p, summary)
+		found = append(found, fs...)
 	}
-	return nil
+	return results, found, nil
 }
 
 // diagnose joins what the probes and the bench proved with every passive
@@ -367,6 +381,9 @@ func (r *runner) judge() {
 	}
 	if len(res.Unexpected) > 0 {
 		why = append(why, "unexpected: "+strings.Join(res.Unexpected, ", "))
+	}
+	if res.StillFound {
+		why = append(why, r.sc.Expect+" still proven after the fix")
 	}
 	if r.sc.ECMP > 1 {
 		if s := res.Scaling(); s < r.sc.MinScaling {

@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -59,6 +61,8 @@ func TestJudge(t *testing.T) {
 			Result{Found: true, After: Measurement{Tunnel: 182, Underlay: 191, TunnelDown: 0.07, UnderlayDown: 191}}, false, "after-fix ratio 0.00 < 0.90"},
 		{"upload-only scenario ignores the download", Scenario{Expect: "tcp.congestion-control", UploadOnly: true},
 			Result{Found: true, After: Measurement{Tunnel: 182, Underlay: 191, TunnelDown: 150, UnderlayDown: 191}}, true, ""},
+		{"probe still proves it after the fix", Scenario{Expect: "icmp.ratelimit-drops", Recheck: true},
+			Result{Found: true, StillFound: true, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "icmp.ratelimit-drops still proven after the fix"},
 		{"ecmp scales", Scenario{ECMP: 2, MinScaling: 1.7},
 			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}}, true, ""},
 		{"ecmp flat", Scenario{ECMP: 2, MinScaling: 1.7},
@@ -120,4 +124,18 @@ func ids(fs []finding.Finding) []string {
 		out = append(out, f.ID+"/"+f.Severity.String())
 	}
 	return out
+}
+
+func TestGrewSummaryNamesEachDropOnce(t *testing.T) {
+	named := facts.FirewallRule{Family: "inet", Table: "banIP", Chain: "pre-routing", Handle: 4, HasCounter: true, CounterName: "cnt_icmpflood"}
+	anon := facts.FirewallRule{Family: "inet", Table: "fw", Chain: "input", Handle: 9, Text: "icmp type echo-reply limit rate over 10/second counter drop", HasCounter: true}
+	grew := []icmpburst.CounterGrowth{
+		{Counter: "inet banIP cnt_icmpflood", Packets: 7},
+		{Rule: &named, Counter: "inet banIP cnt_icmpflood", Packets: 7}, // the same drop, seen through its rule
+		{Rule: &anon, Packets: 3},
+	}
+	want := "; inet banIP cnt_icmpflood grew by 7 packets; inet fw input handle 9: icmp type echo-reply limit rate over 10/second counter drop grew by 3 packets"
+	if got := grewSummary(grew); got != want {
+		t.Errorf("grewSummary:\n got %q\nwant %q", got, want)
+	}
 }
