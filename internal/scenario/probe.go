@@ -42,7 +42,9 @@ func (r *runner) probe(ctx context.Context, p Probe) ([]finding.Finding, string,
 		}
 		summary := fmt.Sprintf("one-shot pings failed %d/%d, persistent ping %d/%d",
 			res.OneShot.Failed, res.OneShot.Sent, res.Persistent.Failed, res.Persistent.Sent)
-		summary += grewSummary(res.Grew)
+		for _, g := range res.Grew {
+			summary += fmt.Sprintf("; %s grew by %d packets", g, g.Packets)
+		}
 		return res.Findings, summary, nil
 	case ProbeFlows:
 		_, err := r.lab.Target("a").Run(ctx, r.opts.Exe, "lab", "_flows", "--to", r.lab.Node("b").TunnelAddr, "--count", strconv.Itoa(flowCount))
@@ -52,19 +54,4 @@ func (r *runner) probe(ctx context.Context, p Probe) ([]finding.Finding, string,
 		return nil, fmt.Sprintf("%d new UDP flows from A to B through the tunnel", flowCount), nil
 	}
 	return nil, "", fmt.Errorf("unknown probe %q", p)
-}
-
-// grewSummary names each firewall counter that grew once: a rule that feeds a
-// named counter is the same drop as the counter.
-func grewSummary(grew []icmpburst.CounterGrowth) string {
-	var s string
-	seen := map[string]bool{}
-	for _, g := range grew {
-		if g.Counter != "" && seen[g.Counter] {
-			continue
-		}
-		seen[g.Counter] = true
-		s += fmt.Sprintf("; %s grew by %d packets", g, g.Packets)
-	}
-	return s
 }

@@ -7,10 +7,8 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
-	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -124,18 +122,4 @@ func ids(fs []finding.Finding) []string {
 		out = append(out, f.ID+"/"+f.Severity.String())
 	}
 	return out
-}
-
-func TestGrewSummaryNamesEachDropOnce(t *testing.T) {
-	named := facts.FirewallRule{Family: "inet", Table: "banIP", Chain: "pre-routing", Handle: 4, HasCounter: true, CounterName: "cnt_icmpflood"}
-	anon := facts.FirewallRule{Family: "inet", Table: "fw", Chain: "input", Handle: 9, Text: "icmp type echo-reply limit rate over 10/second counter drop", HasCounter: true}
-	grew := []icmpburst.CounterGrowth{
-		{Counter: "inet banIP cnt_icmpflood", Packets: 7},
-		{Rule: &named, Counter: "inet banIP cnt_icmpflood", Packets: 7}, // the same drop, seen through its rule
-		{Rule: &anon, Packets: 3},
-	}
-	want := "; inet banIP cnt_icmpflood grew by 7 packets; inet fw input handle 9: icmp type echo-reply limit rate over 10/second counter drop grew by 3 packets"
-	if got := grewSummary(grew); got != want {
-		t.Errorf("grewSummary:\n got %q\nwant %q", got, want)
-	}
 }

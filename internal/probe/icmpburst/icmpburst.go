@@ -200,7 +200,9 @@ func ruleKey(r facts.FirewallRule) string {
 	return fmt.Sprintf("%s %s %s %d", r.Family, r.Table, r.Chain, r.Handle)
 }
 
-// Grown lists the rules and named counters whose packet count rose between two rulesets.
+// Grown lists the rules and named counters whose packet count rose between
+// two rulesets. A named counter is listed through the rule that feeds it (which
+// names the counter and carries the limit), not a second time on its own.
 func Grown(before, after snapshot) []CounterGrowth {
 	prev := map[string]uint64{}
 	for _, r := range before.rules {
@@ -211,12 +213,7 @@ func Grown(before, after snapshot) []CounterGrowth {
 		prevC[c.Family+" "+c.Table+" "+c.Name] = c.Packets
 	}
 	var out []CounterGrowth
-	for _, c := range after.counters {
-		k := c.Family + " " + c.Table + " " + c.Name
-		if p, ok := prevC[k]; ok && c.Packets > p {
-			out = append(out, CounterGrowth{Counter: k, Packets: c.Packets - p})
-		}
-	}
+	fed := map[string]bool{} // named counters a grown rule already stands for
 	for _, r := range after.rules {
 		p, ok := prev[ruleKey(r)]
 		if !ok || !r.HasCounter || r.Packets <= p {
@@ -226,8 +223,15 @@ func Grown(before, after snapshot) []CounterGrowth {
 		g := CounterGrowth{Rule: &r, Packets: r.Packets - p}
 		if r.CounterName != "" {
 			g.Counter = r.Family + " " + r.Table + " " + r.CounterName
+			fed[g.Counter] = true
 		}
 		out = append(out, g)
+	}
+	for _, c := range after.counters {
+		k := c.Family + " " + c.Table + " " + c.Name
+		if p, ok := prevC[k]; ok && c.Packets > p && !fed[k] {
+			out = append(out, CounterGrowth{Counter: k, Packets: c.Packets - p})
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Packets > out[j].Packets })
 	return out
