@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +34,7 @@ with "wgperf diagnose --from FILE". Nothing on the host is changed.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			snap, err := collect.Collect(ctx, t, collect.Options{SkipFirewall: skipFirewall})
 			if err != nil {

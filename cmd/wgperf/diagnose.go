@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -74,7 +75,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 			if len(hosts) == 0 && len(files) == 0 && inventory == "" {
 				hosts = []string{"local"}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			tty := term.IsTerminal(int(os.Stderr.Fd()))
 			opts := diagnose.Options{Check: check.Options{PathRateMbit: rateMbit, PathRTT: rtt},

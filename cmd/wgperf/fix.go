@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -138,7 +139,7 @@ func fixEnv(f *fixFlags) (context.Context, *fix.Env, func(), error) {
 	if err != nil {
 		return nil, nil, nil, couldNotRun(err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	env, err := fix.Detect(ctx, t, f.root)
 	if err != nil {
 		stop()
@@ -530,7 +531,7 @@ func applyLabECMP(w io.Writer, host string, o ecmpOptions) error {
 	if l.Executable, err = os.Executable(); err != nil {
 		return couldNotRun(err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	progress := progressLines(o.json)
 	res := &ecmpApplied{Lab: name}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -47,7 +48,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 				return couldNotRun(fmt.Errorf("--count must be between 1 and 1000"))
 			}
 			cfg.Host, cfg.Targets = host, targets
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			res, err := icmpburst.Run(ctx, cfg)
 			if err != nil {

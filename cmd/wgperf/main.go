@@ -6,9 +6,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -76,8 +79,17 @@ func main() {
 }
 
 func run(args []string) int {
+	// Ctrl-C and SIGTERM cancel the context: commands stop between steps and
+	// undo what they set up (labs, host sysctls, servers) instead of dying
+	// with the host half changed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	rootCmd.SetArgs(args)
-	err := rootCmd.Execute()
+	err := rootCmd.ExecuteContext(ctx)
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintln(os.Stderr, "wgperf: interrupted:", err)
+		return exitFailed
+	}
 	if err == nil {
 		return exitOK
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -54,7 +55,7 @@ found, 3 could not run.`,
 				return couldNotRun(err)
 			}
 			cfg.Client = client
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if serverSpec != "" {
 				server, err := target.Parse(serverSpec)
