@@ -87,10 +87,14 @@ func (b *builder) link(nodeA, ifA, addrA, nodeB, ifB, addrB string, mtu int) {
 
 // tbf shapes an interface's egress. The burst covers a few milliseconds at the
 // rate so TCP through the tunnel reaches the rate instead of stalling on it.
+// The queue holds 200 ms: a userspace tunnel end sends in batches, so BBR
+// inside it keeps extra data in flight for that ACK aggregation (cwnd near
+// 1 MB at 100 Mbit/s and 20 ms), which overflowed a 50 ms queue in bursts of
+// hundreds of drops; a healthy uplink in the lab should not be that shallow.
 func (b *builder) tbf(node, ifname string, mbit int) {
 	burst := max(mbit*1000/8*4, 64*1024) // 4 ms worth of bytes, at least 64 KiB
 	b.on(node, "tc", "qdisc", "replace", "dev", ifname, "root", "tbf",
-		"rate", fmt.Sprintf("%dmbit", mbit), "burst", strconv.Itoa(burst), "latency", "50ms")
+		"rate", fmt.Sprintf("%dmbit", mbit), "burst", strconv.Itoa(burst), "latency", "200ms")
 }
 
 // Up builds a lab and returns it once a ping crosses the tunnel. exe is the

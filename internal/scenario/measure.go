@@ -3,6 +3,8 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/lab"
@@ -11,8 +13,14 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// ecmpStreams spread over the tunnels: one flow would take one tunnel.
-const ecmpStreams = 4
+// ecmpStreams spread over the tunnels: one flow takes one tunnel, and the
+// layer-4 hash puts all of k flows on one of two tunnels with chance 2^(1-k)
+// (1 in 8 for 4 flows, 1 in 32768 for 16).
+const ecmpStreams = 16
+
+// minECMPShare is the least share of the bytes each of n tunnels must carry
+// for the spread to count, as a fraction of a fair share (1/n).
+const minECMPShare = 0.5
 
 // measureUnderlay is A to B's endpoint and back, around the tunnel (ECMP:
 // the upload only, with parallel streams).
@@ -35,8 +43,19 @@ func (r *runner) measureUnderlay(ctx context.Context) (up, down float64, err err
 // instead, which every tunnel routes.
 func (r *runner) measureTunnel(ctx context.Context) (rep *bench.Report, up, down float64, err error) {
 	if r.sc.ECMP > 1 {
-		up, err = r.iperf(ctx, r.lab.Target("a"), r.lab.Target("b"), lab.SiteBLAN, ecmpStreams, false)
-		return nil, up, 0, err
+		before, err := r.tunnelTxBytes(ctx)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		if up, err = r.iperf(ctx, r.lab.Target("a"), r.lab.Target("b"), lab.SiteBLAN, ecmpStreams, false); err != nil {
+			return nil, 0, 0, err
+		}
+		after, err := r.tunnelTxBytes(ctx)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		r.res.TunnelShares = shares(before, after)
+		return nil, up, 0, nil
 	}
 	client, server := orDefault(r.sc.Client, "a"), orDefault(r.sc.Server, "b")
 	cfg := bench.Config{
@@ -75,4 +94,46 @@ func (r *runner) iperf(ctx context.Context, client, server target.Target, addr s
 		return 0, fmt.Errorf("iperf3 %s → %s: %w", client, addr, err)
 	}
 	return res.ReceivedMbit, nil
+}
+
+// tunnelTxBytes reads what A has sent into each of the lab's tunnels so far:
+// the ECMP spread is proven from the tunnels' own counters, not inferred from
+// the total.
+func (r *runner) tunnelTxBytes(ctx context.Context) ([]uint64, error) {
+	a := r.lab.Target("a")
+	var out []uint64
+	for _, t := range r.lab.Tunnels {
+		b, err := a.ReadFile(ctx, "/sys/class/net/"+t.IfA+"/statistics/tx_bytes")
+		if err != nil {
+			return nil, err
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s tx_bytes: %w", t.IfA, err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// shares turns two counter readings into each tunnel's share of the bytes
+// sent between them.
+func shares(before, after []uint64) []float64 {
+	var total uint64
+	deltas := make([]uint64, len(after))
+	for i := range after {
+		if i < len(before) && after[i] >= before[i] {
+			deltas[i] = after[i] - before[i]
+		} else {
+			deltas[i] = after[i] // a tunnel that did not exist before
+		}
+		total += deltas[i]
+	}
+	out := make([]float64, len(deltas))
+	for i, d := range deltas {
+		if total > 0 {
+			out[i] = float64(d) / float64(total)
+		}
+	}
+	return out
 }

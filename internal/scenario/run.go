@@ -28,6 +28,10 @@ type Options struct {
 	Seconds int           // length of each throughput measurement (default 5)
 	Log     io.Writer     // progress lines; nil for none
 	Timeout time.Duration // bound on the whole scenario (default 2 min + 20 × Seconds)
+	// Capacities, when set, sizes each scenario's underlay to what a healthy
+	// tunnel carries on this machine (shared across a run's scenarios); nil
+	// runs the catalog's rates as written.
+	Capacities *Capacities
 }
 
 // Measurement is the before or after figures, in Mbit/s: upload (A to B)
@@ -95,9 +99,19 @@ type Result struct {
 	Recheck    []ProbeResult `json:"recheck,omitempty"`
 	StillFound bool          `json:"still_found,omitempty"`
 	MTU        *mtu.Result   `json:"mtu,omitempty"` // the path MTU search, when the scenario ran one
-	Seconds    float64       `json:"seconds"`
-	Pass       bool          `json:"pass"`
-	Why        string        `json:"why,omitempty"` // why it did not pass
+	// TunnelShares is each parallel tunnel's share of the bytes A sent during
+	// a measurement (ECMP: the last one, after the fix).
+	TunnelShares []float64 `json:"tunnel_shares,omitempty"`
+	// Sizing is the underlay rate chosen for this machine, and why.
+	Sizing Sizing `json:"sizing"`
+	// Skipped says the machine could not carry the scenario (Sizing.Skip).
+	Skipped bool `json:"skipped,omitempty"`
+	// Environment lists findings about the machine the lab runs on rather than
+	// the case (a saturated CPU on a shared box): reported, not judged.
+	Environment []string `json:"environment,omitempty"`
+	Seconds     float64  `json:"seconds"`
+	Pass        bool     `json:"pass"`
+	Why         string   `json:"why,omitempty"` // why it did not pass
 }
 
 // ProbeResult is the headline of an active probe, for the story.
@@ -150,13 +164,23 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	r := &runner{sc: sc, opts: opts, res: &Result{Scenario: sc.Name, Seed: sc.Seed, Symptom: sc.Symptom, Expect: sc.Expect}}
 	defer func() { r.res.Seconds = time.Since(start).Seconds() }()
 
+	cfg, sizing, err := sizeLab(ctx, sc, opts)
+	if err != nil {
+		return r.res, err
+	}
+	r.res.Sizing = sizing
+	if sizing.CapacityMbit > 0 {
+		r.logf("%s", sizing)
+	}
+	if sizing.Skip != "" {
+		r.res.Skipped, r.res.Why = true, sizing.Skip
+		return r.res, nil
+	}
 	restore, err := setHostSysctls(sc.HostSysctls)
 	defer restore()
 	if err != nil {
 		return r.res, err
 	}
-	cfg := sc.Lab
-	cfg.Name = opts.LabName
 	r.logf("lab up: %s", describeLab(cfg))
 	if r.lab, err = lab.Up(ctx, cfg, opts.Exe); err != nil {
 		return r.res, err
@@ -203,6 +227,13 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		return r.res, err
 	}
 	r.logf("after:  %s", r.res.After)
+	if len(r.res.TunnelShares) > 1 {
+		var parts []string
+		for i, sh := range r.res.TunnelShares {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", r.lab.Tunnels[i].IfA, sh*100))
+		}
+		r.logf("spread over the tunnels (their WireGuard tx counters): %s", strings.Join(parts, ", "))
+	}
 	r.judge()
 	return r.res, nil
 }
@@ -270,7 +301,11 @@ func (r *runner) diagnose(ctx context.Context) error {
 			for _, e := range f.Evidence {
 				r.logf("  evidence: %s", e)
 			}
-		case f.Severity >= finding.Warning && !slices.Contains(r.sc.Also, f.ID) && !r.symptom(f.ID):
+		case slices.Contains(r.sc.Also, f.ID) || r.symptom(f.ID):
+		case Environment(f.ID):
+			r.res.Environment = append(r.res.Environment, f.ID+" on "+f.Host)
+			r.logf("this machine: %s on %s: %s (reported, not judged: the lab shares the machine's CPUs)", f.ID, f.Host, f.Title)
+		case f.Severity >= finding.Warning:
 			r.res.Unexpected = append(r.res.Unexpected, f.ID+" on "+f.Host)
 		}
 	}
@@ -279,6 +314,11 @@ func (r *runner) diagnose(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Environment reports whether a finding describes the machine the lab runs
+// on rather than the case: every lab node shares its CPUs, so a busy machine
+// saturates them whatever the scenario does.
+func Environment(id string) bool { return id == "cpu.saturated" }
 
 // symptom reports whether id describes slowness itself rather than a cause:
 // expected whenever a scenario breaks something.
@@ -388,6 +428,15 @@ func (r *runner) judge() {
 	if r.sc.ECMP > 1 {
 		if s := res.Scaling(); s < r.sc.MinScaling {
 			why = append(why, fmt.Sprintf("ECMP scaling %.2fx < %.2fx", s, r.sc.MinScaling))
+		}
+		fair := 1 / float64(r.sc.ECMP)
+		if len(res.TunnelShares) != r.sc.ECMP {
+			why = append(why, fmt.Sprintf("traffic measured on %d of %d tunnels", len(res.TunnelShares), r.sc.ECMP))
+		}
+		for i, sh := range res.TunnelShares {
+			if sh < minECMPShare*fair {
+				why = append(why, fmt.Sprintf("tunnel %d carried %.0f%% of the bytes (fair share %.0f%%)", i, sh*100, fair*100))
+			}
 		}
 	} else {
 		min := r.sc.MinRatio

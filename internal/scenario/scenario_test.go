@@ -62,9 +62,13 @@ func TestJudge(t *testing.T) {
 		{"probe still proves it after the fix", Scenario{Expect: "icmp.ratelimit-drops", Recheck: true},
 			Result{Found: true, StillFound: true, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "icmp.ratelimit-drops still proven after the fix"},
 		{"ecmp scales", Scenario{ECMP: 2, MinScaling: 1.7},
-			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}}, true, ""},
+			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}, TunnelShares: []float64{0.49, 0.51}}, true, ""},
 		{"ecmp flat", Scenario{ECMP: 2, MinScaling: 1.7},
-			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 95}}, false, "ECMP scaling 1.03x < 1.70x"},
+			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 95}, TunnelShares: []float64{0.5, 0.5}}, false, "ECMP scaling 1.03x < 1.70x"},
+		{"ecmp scaled but one tunnel idle", Scenario{ECMP: 2, MinScaling: 1.7},
+			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}, TunnelShares: []float64{0.98, 0.02}}, false, "tunnel 1 carried 2% of the bytes (fair share 50%)"},
+		{"ecmp spread not measured", Scenario{ECMP: 2, MinScaling: 1.7},
+			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}}, false, "traffic measured on 0 of 2 tunnels"},
 	}
 	for _, tt := range tests {
 		r := &runner{sc: tt.sc, res: &tt.res}
@@ -83,12 +87,18 @@ func TestScenarios(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "ip", "tc", "nft", "wg", "ping", "iperf3")
 	exe := labtest.Binary(t)
+	// One capacity measurement per lab shape serves every scenario.
+	capacities := &Capacities{}
 	for _, sc := range Catalog {
 		t.Run(sc.Name, func(t *testing.T) {
-			opts := Options{Exe: exe, LabName: "e2e", Seconds: 2}
+			opts := Options{Exe: exe, LabName: "e2e", Seconds: 2, Capacities: capacities}
 			res, err := Run(context.Background(), sc, opts)
 			if err != nil {
 				t.Fatalf("run: %v", err)
+			}
+			t.Logf("sizing: %s", res.Sizing)
+			if res.Skipped {
+				t.Skip(res.Why)
 			}
 			// Two-second runs on a shared 2-core machine leave ~5% of margin
 			// above 0.9: a run that only fell short on throughput is played once
@@ -101,11 +111,14 @@ func TestScenarios(t *testing.T) {
 			}
 			t.Logf("before: %s; after: %s; worst ratio %.2f → %.2f; %.0f s",
 				res.Before, res.After, res.Before.Worst(), res.After.Worst(), res.Seconds)
+			if len(res.Environment) > 0 {
+				t.Logf("this machine (not judged): %v", res.Environment)
+			}
 			if sc.Expect != "" && !res.Found {
 				t.Errorf("%s not reported; findings: %v", sc.Expect, ids(res.Findings))
 			}
 			for _, f := range res.Findings {
-				if f.Severity == finding.Critical && f.ID != sc.Expect && !slices.Contains(sc.Also, f.ID) && !strings.HasPrefix(f.ID, "throughput.") {
+				if f.Severity == finding.Critical && f.ID != sc.Expect && !slices.Contains(sc.Also, f.ID) && !strings.HasPrefix(f.ID, "throughput.") && !Environment(f.ID) {
 					t.Errorf("unexpected critical %s on %s: %s", f.ID, f.Host, f.Title)
 				}
 			}
@@ -122,4 +135,41 @@ func ids(fs []finding.Finding) []string {
 		out = append(out, f.ID+"/"+f.Severity.String())
 	}
 	return out
+}
+
+func TestShares(t *testing.T) {
+	got := shares([]uint64{1000, 0}, []uint64{3000, 2000})
+	if len(got) != 2 || got[0] != 0.5 || got[1] != 0.5 {
+		t.Errorf("shares = %v, want [0.5 0.5]", got)
+	}
+	// A tunnel added between the readings counts from zero.
+	got = shares([]uint64{1000}, []uint64{4000, 1000})
+	if len(got) != 2 || got[0] != 0.75 || got[1] != 0.25 {
+		t.Errorf("shares with a new tunnel = %v, want [0.75 0.25]", got)
+	}
+}
+
+func TestSize(t *testing.T) {
+	tests := []struct {
+		name             string
+		catalog          int
+		capacity         float64
+		uplinks          int
+		rate             int
+		skip             bool
+		describeContains string
+	}{
+		{"fast machine keeps the catalog rate", 200, 1900, 1, 200, false, "catalog's 200"},
+		{"2-core box with a delay element", 200, 383, 1, 110, false, "at most 200"},
+		{"busy box", 200, 150, 1, 40, false, "150 Mbit/s"},
+		{"ecmp shares the machine between uplinks", 100, 500, 2, 70, false, "at most 100"},
+		{"too slow to judge", 200, 60, 1, 0, true, "too little to judge"},
+		{"ecmp too slow", 100, 120, 2, 0, true, "need 133"},
+	}
+	for _, tt := range tests {
+		s := size(tt.catalog, tt.capacity, tt.uplinks)
+		if s.RateMbit != tt.rate || (s.Skip != "") != tt.skip || !strings.Contains(s.String(), tt.describeContains) {
+			t.Errorf("%s: rate %d skip %q (%s), want %d skip %v containing %q", tt.name, s.RateMbit, s.Skip, s, tt.rate, tt.skip, tt.describeContains)
+		}
+	}
 }
