@@ -125,6 +125,10 @@ func TestSIGTERMMidScenarioRestoresHost(t *testing.T) {
 		t.Errorf("lab left behind after SIGTERM: %+v", after)
 	}
 	if t.Failed() {
+		// Leave the machine as the test found it for the tests after this one.
+		for k, v := range before.Sysctls {
+			_ = os.WriteFile(sysctlPath(k), []byte(v), 0o644)
+		}
 		_ = lab.Down(context.Background(), name)
 		t.Logf("log:\n%s\nstderr:\n%s", strings.Join(log, "\n"), stderr.String())
 	}
