@@ -3,17 +3,33 @@ package fix
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
-
-	"github.com/wgperf/wgperf/internal/target"
 )
 
-// JournalDir is where apply records what it changes, on the target itself, so
-// a rollback works from any machine and after a crash half-way.
-const JournalDir = "/var/lib/wgperf/journal"
+// Where apply records what it changes, on the target itself, so a rollback
+// works from any machine and after a crash half-way. Both are persistent: on
+// OpenWrt /var is a link to /tmp, which anyone may write and a reboot empties
+// (while uci commit changes persist), so the journal lives on the overlay.
+const (
+	JournalDir        = "/var/lib/wgperf/journal" // Linux
+	OpenWrtJournalDir = "/etc/wgperf/journal"
+)
+
+// ErrUntrustedJournal is wrapped by every refusal to use a journal directory
+// or file that someone other than root (or the user running wgperf) could
+// have written: root would run the undo lines it holds.
+var ErrUntrustedJournal = errors.New("untrusted journal")
+
+// journalIDRE is the shape of newJournalID; anything else in the directory is
+// not a journal (and never becomes part of a path).
+var journalIDRE = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}\.[0-9]{9}Z$`)
 
 // Journal states.
 const (
@@ -56,16 +72,110 @@ type Entry struct {
 	Error       string   `json:"error,omitempty"`
 }
 
-func (e *Env) journalPath(id, suffix string) string {
-	return e.Path(JournalDir) + "/" + id + suffix
+// journalDir is the journal directory on the target, under Root.
+func (e *Env) journalDir() string {
+	if e.Platform == OpenWrt {
+		return e.Path(OpenWrtJournalDir)
+	}
+	return e.Path(JournalDir)
 }
+
+func (e *Env) journalPath(id, suffix string) string {
+	return e.journalDir() + "/" + id + suffix
+}
+
+// trustScript creates the journal directory and its parent one level at a
+// time when asked (mkdir refuses an existing name, link or not, and never
+// follows one), stopping at the first symbolic link, then prints the user id
+// it runs as and, without following links, the owner, mode and type of the
+// two directories and any files named after them.
+const trustScript = `create=$1; shift
+umask 077
+if [ "$create" = 1 ]; then
+	mkdir -p -- "$(dirname -- "$1")" || exit 1
+	for d in "$1" "$2"; do
+		[ -L "$d" ] && break
+		[ -e "$d" ] || mkdir -m 700 -- "$d" || exit 1
+	done
+fi
+id -u
+for p in "$@"; do
+	if [ -e "$p" ] || [ -L "$p" ]; then stat -c '%u %a %F' -- "$p"; else echo missing; fi
+done`
+
+// trustJournal checks that the journal directory, its parent (wgperf's own)
+// and files are what only root (or the user running wgperf) could have made:
+// real directories and regular files, not symbolic links, owned by root or
+// that user, and writable by nobody else. With create it makes the
+// directories first (mode 0700). It reports whether the directory exists.
+func (e *Env) trustJournal(ctx context.Context, create bool, files ...string) (bool, error) {
+	if e.journalOK && len(files) == 0 {
+		return true, nil
+	}
+	dir := e.journalDir()
+	paths := append([]string{path.Dir(dir), dir}, files...)
+	flag := "0"
+	if create {
+		flag = "1"
+	}
+	out, err := e.T.Run(ctx, "sh", append([]string{"-c", trustScript, "sh", flag}, paths...)...)
+	if err != nil {
+		return false, fmt.Errorf("journal directory %s: %w", dir, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(paths)+1 {
+		return false, fmt.Errorf("%s: checking the journal directory %s: unexpected output %q", e.T, dir, out)
+	}
+	self := strings.TrimSpace(lines[0])
+	for i, p := range paths {
+		l := lines[i+1]
+		if l == "missing" {
+			if i < 2 {
+				return false, nil // no journal yet (and not asked to create one)
+			}
+			return true, fmt.Errorf("%s: %s: %w", e.T, p, errNoFile)
+		}
+		f := strings.SplitN(l, " ", 3)
+		if len(f) != 3 {
+			return false, fmt.Errorf("%s: stat %s: unexpected output %q", e.T, p, l)
+		}
+		uid, modeText, kind := f[0], f[1], f[2]
+		mode, err := strconv.ParseUint(modeText, 8, 32)
+		if err != nil {
+			return false, fmt.Errorf("%s: stat %s: unexpected mode %q", e.T, p, modeText)
+		}
+		want := "directory"
+		if i >= 2 {
+			want = "regular file"
+		}
+		var why string
+		switch {
+		case kind == "symbolic link":
+			why = "is a symbolic link"
+		case kind != want:
+			why = "is a " + kind + ", not a " + want
+		case uid != "0" && uid != self:
+			why = "is owned by uid " + uid + ", not by root"
+		case mode&0o022 != 0:
+			why = fmt.Sprintf("is writable by group or others (mode %o)", mode)
+		}
+		if why != "" {
+			return false, fmt.Errorf("%s: %s %s: %w: refusing to use it (wgperf runs its undo lines as root; remove it or fix its owner and mode)", e.T, p, why, ErrUntrustedJournal)
+		}
+	}
+	e.journalOK = true
+	return true, nil
+}
+
+// errNoFile is a journal file that is not there.
+var errNoFile = errors.New("no such file")
 
 func (e *Env) saveJournal(ctx context.Context, j *Journal) error {
 	b, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
 		return err
 	}
-	if _, err := e.sh(ctx, "mkdir -p -m 700 "+target.Quote(e.Path(JournalDir))); err != nil {
+	if _, err := e.trustJournal(ctx, true); err != nil {
 		return err
 	}
 	if err := e.T.WriteFile(ctx, e.journalPath(j.ID, ".json"), append(b, '\n'), 0o600); err != nil {
@@ -80,6 +190,14 @@ func (e *Env) saveJournal(ctx context.Context, j *Journal) error {
 
 // LoadJournal reads one journal; a marker left by the watchdog means it was rolled back.
 func LoadJournal(ctx context.Context, env *Env, id string) (*Journal, error) {
+	if !journalIDRE.MatchString(id) {
+		return nil, fmt.Errorf("journal %q: not a wgperf journal ID", id)
+	}
+	if ok, err := env.trustJournal(ctx, false, env.journalPath(id, ".json")); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("journal %s: %s: no such directory", id, env.journalDir())
+	}
 	b, err := env.T.ReadFile(ctx, env.journalPath(id, ".json"))
 	if err != nil {
 		return nil, fmt.Errorf("journal %s: %w", id, err)
@@ -87,6 +205,9 @@ func LoadJournal(ctx context.Context, env *Env, id string) (*Journal, error) {
 	var j Journal
 	if err := json.Unmarshal(b, &j); err != nil {
 		return nil, fmt.Errorf("journal %s is damaged: %v", id, err)
+	}
+	if j.ID != id {
+		return nil, fmt.Errorf("journal %s is damaged: it calls itself %q", id, j.ID)
 	}
 	if j.State != StateRolledBack {
 		if ok, err := env.exists(ctx, env.journalPath(id, ".reverted")); err != nil {
@@ -105,17 +226,17 @@ func LoadJournal(ctx context.Context, env *Env, id string) (*Journal, error) {
 
 // Journals lists journal IDs on the target, oldest first (IDs sort by time).
 func Journals(ctx context.Context, env *Env) ([]string, error) {
-	ok, err := env.exists(ctx, env.Path(JournalDir))
+	ok, err := env.trustJournal(ctx, false)
 	if err != nil || !ok {
 		return nil, err
 	}
-	out, err := env.T.Run(ctx, "ls", env.Path(JournalDir))
+	out, err := env.T.Run(ctx, "ls", "--", env.journalDir())
 	if err != nil {
 		return nil, err
 	}
 	var ids []string
 	for _, n := range strings.Fields(string(out)) {
-		if id, ok := strings.CutSuffix(n, ".json"); ok {
+		if id, ok := strings.CutSuffix(n, ".json"); ok && journalIDRE.MatchString(id) {
 			ids = append(ids, id)
 		}
 	}
@@ -139,7 +260,7 @@ func Latest(ctx context.Context, env *Env) (*Journal, error) {
 			return j, nil
 		}
 	}
-	return nil, fmt.Errorf("%s: no applied fix to roll back (journals in %s)", env.T, JournalDir)
+	return nil, fmt.Errorf("%s: no applied fix to roll back (journals in %s)", env.T, env.journalDir())
 }
 
 func newJournalID(now time.Time) string {
