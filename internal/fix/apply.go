@@ -252,4 +252,3 @@ func Confirm(ctx context.Context, env *Env) (*Journal, error) {
 	j.State = StateConfirmed
 	return j, env.saveJournal(ctx, j)
 }
-

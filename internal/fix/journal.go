@@ -266,4 +266,3 @@ func Latest(ctx context.Context, env *Env) (*Journal, error) {
 func newJournalID(now time.Time) string {
 	return now.UTC().Format("20060102T150405.000000000Z")
 }
-
