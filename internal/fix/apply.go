@@ -150,7 +150,7 @@ func revertStep(ctx context.Context, env *Env, st Step, bestEffort bool) error {
 	for _, f := range st.Files {
 		var err error
 		if f.Existed {
-			err = env.T.WriteFile(ctx, f.Path, f.Old, fileModeOf(f))
+			err = restoreFile(ctx, env, f)
 		} else {
 			_, err = env.sh(ctx, "rm -f "+target.Quote(f.Path))
 		}
@@ -159,6 +159,22 @@ func revertStep(ctx context.Context, env *Env, st Step, bestEffort bool) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// restoreFile writes f's previous content back; key lines the journal holds
+// redacted are taken from the live file.
+func restoreFile(ctx context.Context, env *Env, f FileChange) error {
+	old := f.Old
+	if hasRedacted(old) {
+		live, err := env.T.ReadFile(ctx, f.Path)
+		if err != nil {
+			return fmt.Errorf("restore %s: %w", f.Path, err)
+		}
+		if old, err = restoreKeys(old, live); err != nil {
+			return fmt.Errorf("restore %s: %v; left as it is", f.Path, err)
+		}
+	}
+	return env.T.WriteFile(ctx, f.Path, old, fileModeOf(f))
 }
 
 // Rollback reverts the newest journal still in effect and returns it.

@@ -182,8 +182,13 @@ func (e *Env) saveJournal(ctx context.Context, j *Journal) error {
 		return err
 	}
 	if j.State == StateConfirming || j.State == StateApplying {
-		// The watchdog runs this script; keep it in step with the journal.
-		return e.T.WriteFile(ctx, e.journalPath(j.ID, ".revert.sh"), []byte(revertScript(e, j)), 0o700)
+		// The watchdog runs this script; keep it in step with the journal by
+		// rendering it from what the journal file now says (keys redacted).
+		var saved Journal
+		if err := json.Unmarshal(b, &saved); err != nil {
+			return err
+		}
+		return e.T.WriteFile(ctx, e.journalPath(j.ID, ".revert.sh"), []byte(revertScript(e, &saved)), 0o700)
 	}
 	return nil
 }

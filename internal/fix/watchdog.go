@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -53,28 +54,41 @@ func stopWatchdog(ctx context.Context, env *Env, j *Journal) {
 }
 
 // revertScript renders a journal's rollback as plain shell: the steps that may
-// be in effect, newest first, then a marker that tells wgperf it ran.
+// be in effect, newest first, then a marker that tells wgperf it ran. Text from
+// the journal appears in comments only through shell.Comment; files come back
+// from the saved content, their key lines from the live file.
 func revertScript(env *Env, j *Journal) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#!/bin/sh\n# Rollback of wgperf fix %s on %s.\n", j.ID, j.Host)
+	// umask: the files it writes hold keys from the live file before their chmod.
+	fmt.Fprintf(&b, "#!/bin/sh\n# Rollback of wgperf fix %s on %s.\numask 077\n", shell.Comment(j.ID), shell.Comment(j.Host))
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		e := j.Entries[i]
 		if e.Status != EntryApplied && e.Status != EntryPending && e.Status != EntryFailed {
 			continue
 		}
-		fmt.Fprintf(&b, "\n# undo: %s\n", e.Description)
+		fmt.Fprintf(&b, "\n# undo: %s\n", shell.Comment(e.Description))
 		for _, c := range e.Step.Undo {
-			fmt.Fprintf(&b, "{\n%s\n} || echo %s >&2\n", c, target.Quote("wgperf: undo failed: "+firstLine(c)))
+			fmt.Fprintf(&b, "{\n%s\n} || echo %s >&2\n", c, shell.Quote("wgperf: undo failed: "+firstLine(c)))
 		}
 		for _, f := range e.Step.Files {
-			if f.Existed {
-				fmt.Fprintf(&b, "%s\nchmod %o %s\n", heredoc(f.Path, f.Old), fileModeOf(f), target.Quote(f.Path))
-			} else {
-				fmt.Fprintf(&b, "rm -f %s\n", target.Quote(f.Path))
+			if !f.Existed {
+				fmt.Fprintf(&b, "rm -f %s\n", shell.Quote(f.Path))
+				continue
 			}
+			old := redactKeys(f.Old)
+			if !hasRedacted(old) {
+				fmt.Fprintf(&b, "%s\nchmod %o %s\n", heredoc(f.Path, old), fileModeOf(f), shell.Quote(f.Path))
+				continue
+			}
+			// The journal holds no keys: merge the live file's key lines into the saved content.
+			tmp := f.Path + ".wgperf-undo"
+			fmt.Fprintf(&b, "%s\nawk -v mark=%s %s %s %s > %s && chmod %o %s && mv -f %s %s || echo %s >&2\nrm -f %s %s\n",
+				heredoc(tmp, old), shell.Quote(keyMark), shell.Quote(restoreAwk), shell.Quote(f.Path), shell.Quote(tmp),
+				shell.Quote(tmp+".new"), fileModeOf(f), shell.Quote(tmp+".new"), shell.Quote(tmp+".new"), shell.Quote(f.Path),
+				shell.Quote("wgperf: undo failed: restore "+f.Path), shell.Quote(tmp), shell.Quote(tmp+".new"))
 		}
 	}
-	fmt.Fprintf(&b, "\necho \"$(date) by the confirm watchdog\" > %s\n", target.Quote(env.journalPath(j.ID, ".reverted")))
+	fmt.Fprintf(&b, "\necho \"$(date) by the confirm watchdog\" > %s\n", shell.Quote(env.journalPath(j.ID, ".reverted")))
 	return b.String()
 }
 
