@@ -1,8 +1,11 @@
 package fix
 
 import (
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/finding"
 )
 
 func TestReadFindings(t *testing.T) {
@@ -31,5 +34,45 @@ func TestReadFindings(t *testing.T) {
 				t.Fatalf("got %d findings, %v; want %d", len(fs), err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadFindingsRefusesHuge is hole 7 for findings files: over 64 MiB is
+// refused before parsing, even when what follows is valid.
+func TestReadFindingsRefusesHuge(t *testing.T) {
+	huge := io.MultiReader(io.LimitReader(blanks{}, MaxFindingsBytes), strings.NewReader("[]"))
+	if _, err := ReadFindings(huge); err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
+		t.Fatalf("err = %v, want a size refusal", err)
+	}
+}
+
+type blanks struct{}
+
+func (blanks) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
+
+// TestFromIsOfflineUnlessTold is hole 4: findings about a host named only in
+// the file never pick the target, and --apply needs --host.
+func TestFromIsOfflineUnlessTold(t *testing.T) {
+	if err := CheckFrom("d.json", false, true); err == nil {
+		t.Error("--apply --from without --host accepted")
+	}
+	for _, ok := range [][2]bool{{false, false}, {true, true}, {true, false}} {
+		if err := CheckFrom("d.json", ok[0], ok[1]); err != nil {
+			t.Errorf("CheckFrom(host %v, apply %v): %v", ok[0], ok[1], err)
+		}
+	}
+	fs := []finding.Finding{{ID: "a", Host: "ssh:-oProxyCommand=x"}, {ID: "b"}}
+	got, err := ForHost(fs, "local")
+	if err != nil || len(got) != 1 || got[0].ID != "b" {
+		t.Errorf("ForHost(local) = %v, %v", got, err)
+	}
+	_, err = ForHost(fs[:1], "local")
+	if err == nil || !strings.Contains(err.Error(), `"ssh:-oProxyCommand=x"`) {
+		t.Errorf("file about another host only: err = %v", err)
 	}
 }
