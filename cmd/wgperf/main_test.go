@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets tests run this binary as wgperf itself (WGPERF_TEST_MAIN=1),
+// so each run starts with fresh flags, as a user's would.
+func TestMain(m *testing.M) {
+	if os.Getenv("WGPERF_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// wgperf runs the CLI with args and extra environment; it returns the exit
+// status and standard error.
+func wgperf(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "WGPERF_TEST_MAIN=1"), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stderr.String()
+}
+
+// TestFlagsRefuseNonsense is hole 7: values that parse but mean nothing are
+// exit-3 errors on one line, before anything runs.
+func TestFlagsRefuseNonsense(t *testing.T) {
+	// Should a check ever regress, the fix runs still change nothing: no
+	// findings, and a scratch root.
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(empty, []byte(`{"findings": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	safe := []string{"--from", empty, "--root", dir}
+	for _, args := range [][]string{
+		append([]string{"fix", "--host", ""}, safe...),
+		{"fix", "rollback", "--host", "", "--root", dir},
+		{"diagnose", "--host", ""},
+		{"collect", "--host", ""},
+		{"bench", "--server", ""},
+		append([]string{"fix", "--host", "local", "--apply", "--confirm", "-60s"}, safe...),
+		append([]string{"fix", "--host", "local", "--apply", "--confirm", "0s"}, safe...),
+		{"diagnose", "--rate", "NaN"},
+		{"diagnose", "--rate", "+Inf"},
+		{"diagnose", "--rate", "1e20"},
+		{"diagnose", "--rate", "-5"},
+		{"diagnose", "--rtt", "-1ms"},
+		{"bench", "--server", "local", "--udp", "NaN"},
+		{"exporter", "--interval", "0s"},
+	} {
+		code, stderr := wgperf(t, nil, args...)
+		if code != 3 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--") {
+			t.Errorf("wgperf %q: exit %d, stderr %q; want exit 3 and a one-line reason", args, code, stderr)
+		}
+	}
+}
+
+// TestFixFromStaysOffline is hole 4: "fix --from FILE" never contacts a host
+// named only inside the file — not for the plan, not for --print-script — and
+// --apply with --from needs --host. A logging ssh stub in PATH proves no ssh ran.
+func TestFixFromStaysOffline(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "ssh.log")
+	stub := "#!/bin/sh\necho \"$@\" >> " + log + "\nexit 255\n"
+	if err := os.WriteFile(filepath.Join(dir, "ssh"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	findings := filepath.Join(dir, "diagnose.json")
+	const f = `{"findings": [{"id": "route.stale-endpoint", "severity": "critical", "host": "ssh:root@golem.invalid", "title": "t",
+	  "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "endpoint-route", "params": {"endpoint": "46.38.233.77"}}}]}]}`
+	if err := os.WriteFile(findings, []byte(f), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := "PATH=" + dir + ":" + os.Getenv("PATH")
+	for _, args := range [][]string{
+		{"fix", "--from", findings, "--root", dir},
+		{"fix", "--from", findings, "--root", dir, "--print-script"},
+		{"fix", "--from", findings, "--root", dir, "--json"},
+		{"fix", "--from", findings, "--root", dir, "--apply"},
+	} {
+		code, stderr := wgperf(t, []string{path}, args...)
+		if code != 3 {
+			t.Errorf("wgperf %q: exit %d, want 3 (%s)", args, code, stderr)
+		}
+		if b, _ := os.ReadFile(log); len(b) > 0 {
+			t.Fatalf("wgperf %q ran ssh %s", args, b)
+		}
+	}
+	code, stderr := wgperf(t, []string{path}, "fix", "--from", findings, "--root", dir, "--apply")
+	if code != 3 || !strings.Contains(stderr, "--apply with --from needs --host") {
+		t.Errorf("--apply --from without --host: exit %d, %s", code, stderr)
+	}
+}
