@@ -11,6 +11,9 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -77,6 +80,13 @@ func main() {
 
 func run(args []string) int {
 	rootCmd.SetArgs(args)
+	if term.IsTerminal(int(os.Stdout.Fd())) {
+		// Snapshots, findings files and remote output are others' text: on a
+		// terminal their escape sequences are shown, never obeyed.
+		tw := shell.NewTerminalWriter(os.Stdout)
+		rootCmd.SetOut(tw)
+		defer tw.Flush()
+	}
 	err := rootCmd.Execute()
 	if err == nil {
 		return exitOK
@@ -84,10 +94,10 @@ func run(args []string) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Err != nil {
-			fmt.Fprintln(os.Stderr, "wgperf:", ee.Err)
+			fmt.Fprintln(os.Stderr, "wgperf:", shell.Terminal(ee.Err.Error()))
 		}
 		return ee.Code
 	}
-	fmt.Fprintln(os.Stderr, "wgperf:", err)
+	fmt.Fprintln(os.Stderr, "wgperf:", shell.Terminal(err.Error()))
 	return exitFailed
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // TestMain lets tests run this binary as wgperf itself (WGPERF_TEST_MAIN=1),
@@ -104,5 +106,32 @@ func TestFixFromStaysOffline(t *testing.T) {
 	code, stderr := wgperf(t, []string{path}, "fix", "--from", findings, "--root", dir, "--apply")
 	if code != 3 || !strings.Contains(stderr, "--apply with --from needs --host") {
 		t.Errorf("--apply --from without --host: exit %d, %s", code, stderr)
+	}
+}
+
+// TestTerminalOutputEscapesSnapshotText is hole 7's last part: an escape
+// sequence in a snapshot (here an OSC that retitles the terminal, in a device
+// name) reaches a terminal escaped. script(1) gives the run a terminal.
+func TestTerminalOutputEscapesSnapshotText(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("needs script(1) for a pseudo-terminal")
+	}
+	raw, err := os.ReadFile("../../testdata/snapshots/seed000-golem.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(t.TempDir(), "snap.json")
+	evil := strings.ReplaceAll(string(raw), "br-lan.253", `br-lan.253\u001b]0;pwned\u0007`)
+	if err := os.WriteFile(snap, []byte(evil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("script", "-qec", shell.Join(os.Args[0], "diagnose", "--from", snap), "/dev/null")
+	cmd.Env = append(os.Environ(), "WGPERF_TEST_MAIN=1")
+	out, _ := cmd.Output()
+	if !strings.Contains(string(out), `br-lan.253\x1b]0;pwned\x07`) {
+		t.Fatalf("the device name is not in the output, escaped:\n%s", out)
+	}
+	if strings.Contains(string(out), "\x1b]") || strings.Contains(string(out), "\x07") {
+		t.Errorf("a raw escape sequence reached the terminal:\n%q", out)
 	}
 }

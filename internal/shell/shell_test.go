@@ -116,3 +116,22 @@ func TestValidators(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalWriter: wgperf's own colours pass, foreign escape sequences do
+// not, also when a write splits a sequence or a character.
+func TestTerminalWriter(t *testing.T) {
+	var b strings.Builder
+	w := NewTerminalWriter(&b)
+	for _, p := range []string{"\x1b[31mred\x1b[0m ", "eth0\x1b]0;pwned\x07 ", "\x1b[8mhidden\x1b", "[0m caf", "\xc3", "\xa9 \xc2", "\x9b2J\n", "\x1b"} {
+		if _, err := w.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := "\x1b[31mred\x1b[0m eth0\\x1b]0;pwned\\x07 \\x1b[8mhidden\x1b[0m café \\x9b2J\n\\x1b"
+	if b.String() != want {
+		t.Errorf("got  %q\nwant %q", b.String(), want)
+	}
+}
