@@ -2,7 +2,9 @@ package fix
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -117,5 +120,127 @@ func TestJournalAndRevertScriptHoldNoKeys(t *testing.T) {
 			}
 			must(t, os.Remove(env.journalPath(j.ID, ".reverted")))
 		})
+	}
+}
+
+// TestPlanJSONHasNoKeys is hole 5 for "fix --json": a plan that edits a
+// wg-quick config serializes without its PrivateKey.
+func TestPlanJSONHasNoKeys(t *testing.T) {
+	ctx := context.Background()
+	env, err := Detect(ctx, wgQuickHost(t), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, manual, err := Select(wgQuickFindings(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := MakePlan(ctx, env, items, manual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edits := 0
+	for _, it := range p.Items {
+		for _, f := range it.Step.Files {
+			if strings.Contains(string(f.Old), "SECRETprivatekeySECRET") {
+				edits++
+			}
+		}
+	}
+	if edits == 0 {
+		t.Fatal("the plan edits no keyed file: the test proves nothing")
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jsonHolds(t, b, "SECRETprivatekeySECRET") {
+		t.Error("fix --json carries the private key")
+	}
+}
+
+// jsonHolds reports whether any string in the JSON document, as it is or
+// base64-decoded (file contents), contains secret.
+func jsonHolds(t *testing.T, doc []byte, secret string) bool {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case string:
+			d, _ := base64.StdEncoding.DecodeString(x)
+			return strings.Contains(x, secret) || strings.Contains(string(d), secret)
+		case []any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		case map[string]any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}
+
+// TestRevertScriptRunsOnlyItsUndo is the property test for revert.sh: with
+// hostile text in the host, the descriptions and the undo arguments, the
+// script passes sh -n and, run with a PATH of logging stubs, runs exactly the
+// undo commands with exactly their arguments and nothing else.
+func TestRevertScriptRunsOnlyItsUndo(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	must(t, os.MkdirAll(bin, 0o755))
+	log := filepath.Join(dir, "log")
+	stub := func(name, body string) {
+		must(t, os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755))
+	}
+	stub("undo-stub", `for a in "$@"; do printf '%s\0' "$a" >> `+shell.Quote(log)+`; done; printf 'END\0' >> `+shell.Quote(log))
+	stub("date", "echo 2026")
+	for _, trap := range []string{"touch", "id", "reboot", "rm", "sh", "curl", "wget", "cat", "ls", "x"} {
+		stub(trap, "echo UNINTENDED "+trap+" >&2")
+	}
+	pieces := []string{"\n", "\r", "'", `"`, "$(", ")", "`", ";", "&", "|", "-", "#", "\\", " ", "\t", "\x1b[2J", "\xff",
+		"\u2028", "touch x", "id", "reboot", "}", "{", "WGPERF_EOF", "\n}\n"}
+	r := rand.New(rand.NewPCG(7, 8))
+	hostile := func() string {
+		var b strings.Builder
+		for range 1 + r.IntN(6) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	env := &Env{Root: dir}
+	for i := range 100 {
+		arg := strings.ReplaceAll(hostile(), "\x00", "")
+		j := &Journal{ID: "20260101T000000.000000000Z", Host: hostile(), Entries: []Entry{
+			{Status: EntryApplied, Description: hostile(), Step: Step{Undo: []string{shell.Join("undo-stub", arg)}}},
+			{Status: EntryPlanned, Description: hostile(), Step: Step{Undo: []string{shell.Join("undo-stub", "never")}}},
+		}}
+		script := filepath.Join(dir, "revert.sh")
+		must(t, os.WriteFile(script, []byte(revertScript(env, j)), 0o700))
+		must(t, os.MkdirAll(env.journalDir(), 0o700))
+		if out, err := exec.Command("/bin/sh", "-n", script).CombinedOutput(); err != nil {
+			t.Fatalf("case %d: sh -n: %v: %s\n%s", i, err, out, revertScript(env, j))
+		}
+		_ = os.Remove(log)
+		cmd := exec.Command("/bin/sh", script)
+		cmd.Env = []string{"PATH=" + bin}
+		out, err := cmd.CombinedOutput()
+		if err != nil || len(out) > 0 {
+			t.Fatalf("case %d: revert.sh: %v: %s\n%s", i, err, out, revertScript(env, j))
+		}
+		got, _ := os.ReadFile(log)
+		if want := arg + "\x00END\x00"; string(got) != want {
+			t.Fatalf("case %d: undo ran with %q, want %q", i, got, want)
+		}
 	}
 }
