@@ -63,12 +63,15 @@ figure improved by more than 2%: otherwise everything is rolled back. MTU fixes
 session) that rolls everything back unless "wgperf fix confirm" runs in time.
 
 Findings come from collecting and checking the host now, or from --from FILE
-(the output of "wgperf diagnose --json", or a "wgperf collect" snapshot).`,
+(the output of "wgperf diagnose --json", or a "wgperf collect" snapshot).
+wgperf connects only to the host --host names, never to one named inside the
+file: for a file about another host, name it with --host; --apply with --from
+always needs --host.`,
 		Example: `  wgperf fix --host ssh:root@golem
   wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --confirm 60s
   wgperf fix confirm --host ssh:root@golem
   wgperf fix rollback --host ssh:root@golem
-  wgperf fix --from diagnose.json --print-script > fix.sh
+  wgperf fix --from golem.json --host ssh:root@golem --print-script > fix.sh
   wgperf fix --host netns:wgl-demo-a --apply --verify
   wgperf fix --host ssh:root@site-a --apply --verify --peer ssh:root@site-b --time 5`,
 		Args: cobra.NoArgs,
