@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/exporter"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -78,7 +79,9 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
 	e := exporter.New(t, exporter.Options{
 		Interval: interval,
-		Logf:     func(format string, args ...any) { fmt.Fprintf(os.Stderr, "wgperf exporter: "+format+"\n", args...) },
+		Logf: func(format string, args ...any) {
+			fmt.Fprintln(os.Stderr, "wgperf exporter:", shell.Terminal(fmt.Sprintf(format, args...)))
+		},
 	})
 	// The first collection runs before serving, so a wrong --host fails at once
 	// with one clear line instead of an exporter that only ever reports failure.

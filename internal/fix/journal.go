@@ -211,8 +211,8 @@ func LoadJournal(ctx context.Context, env *Env, id string) (*Journal, error) {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return nil, fmt.Errorf("journal %s is damaged: %v", id, err)
 	}
-	if j.ID != id {
-		return nil, fmt.Errorf("journal %s is damaged: it calls itself %q", id, j.ID)
+	if err := j.check(id); err != nil {
+		return nil, fmt.Errorf("journal %s is damaged: %v", id, err)
 	}
 	if j.State != StateRolledBack {
 		if ok, err := env.exists(ctx, env.journalPath(id, ".reverted")); err != nil {
@@ -227,6 +227,27 @@ func LoadJournal(ctx context.Context, env *Env, id string) (*Journal, error) {
 		}
 	}
 	return &j, nil
+}
+
+// check validates what LoadJournal read: its own ID, and states and statuses
+// wgperf writes (rollback and the revert script act on them).
+func (j *Journal) check(id string) error {
+	if j.ID != id {
+		return fmt.Errorf("it calls itself %q", j.ID)
+	}
+	switch j.State {
+	case StateApplying, StateApplied, StateConfirming, StateConfirmed, StateRolledBack:
+	default:
+		return fmt.Errorf("unknown state %q", j.State)
+	}
+	for i, e := range j.Entries {
+		switch e.Status {
+		case EntryPlanned, EntryAlready, EntryPending, EntryApplied, EntryFailed, EntryReverted:
+		default:
+			return fmt.Errorf("entry %d: unknown status %q", i+1, e.Status)
+		}
+	}
+	return nil
 }
 
 // Journals lists journal IDs on the target, oldest first (IDs sort by time).

@@ -140,3 +140,19 @@ func TestJournalCreatedPrivateAndPersistent(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadJournalChecksContent(t *testing.T) {
+	for _, tc := range []struct{ name, json, want string }{
+		{"other ID", `{"id": "20250101T000000.000000000Z", "state": "applied"}`, "calls itself"},
+		{"unknown state", `{"id": "` + plantedID + `", "state": "pwned"}`, "unknown state"},
+		{"unknown status", `{"id": "` + plantedID + `", "state": "applied", "entries": [{"status": "x"}]}`, "unknown status"},
+	} {
+		root := t.TempDir()
+		env := &Env{T: target.Local(), Root: root, Platform: Linux}
+		must(t, os.MkdirAll(env.journalDir(), 0o700))
+		must(t, os.WriteFile(env.journalPath(plantedID, ".json"), []byte(tc.json), 0o600))
+		if _, err := LoadJournal(context.Background(), env, plantedID); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
