@@ -135,3 +135,42 @@ func TestTerminalOutputEscapesSnapshotText(t *testing.T) {
 		t.Errorf("a raw escape sequence reached the terminal:\n%q", out)
 	}
 }
+
+// TestRollbackRefusesPlantedJournal is hole 1 at the CLI: a journal directory
+// owned by nobody (as root) or writable by all holds an undo line that would
+// touch DIR/PWNED; "fix rollback" refuses with exit 3 and runs nothing.
+func TestRollbackRefusesPlantedJournal(t *testing.T) {
+	for _, how := range []string{"owned by nobody", "world-writable"} {
+		dir := t.TempDir()
+		jdir := filepath.Join(dir, "var/lib/wgperf/journal")
+		if err := os.MkdirAll(jdir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		pwned := filepath.Join(dir, "PWNED")
+		j := `{"id": "20260101T000000.000000000Z", "host": "local", "state": "applied", "entries": [{"findings": ["x"],
+		  "description": "planted", "status": "applied", "step": {"kind": "sysctl", "summary": "", "undo": ["touch ` + pwned + `"]}}]}`
+		if err := os.WriteFile(filepath.Join(jdir, "20260101T000000.000000000Z.json"), []byte(j), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		switch how {
+		case "owned by nobody":
+			if os.Getuid() != 0 {
+				continue
+			}
+			if err := os.Chown(jdir, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		case "world-writable":
+			if err := os.Chmod(jdir, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, stderr := wgperf(t, nil, "fix", "rollback", "--root", dir)
+		if _, err := os.Stat(pwned); err == nil {
+			t.Fatalf("%s: rollback ran the planted undo line", how)
+		}
+		if code != 3 || !strings.Contains(stderr, "untrusted journal") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want exit 3 and one line naming the untrusted journal", how, code, stderr)
+		}
+	}
+}
