@@ -85,14 +85,15 @@ func (e *Env) journalPath(id, suffix string) string {
 }
 
 // trustScript creates the journal directory and its parent one level at a
-// time when asked (mkdir refuses an existing name, link or not, and never
+// time when asked (the system directory above them, /var/lib or /etc, with
+// mkdir -p) (mkdir refuses an existing name, link or not, and never
 // follows one), stopping at the first symbolic link, then prints the user id
 // it runs as and, without following links, the owner, mode and type of the
 // two directories and any files named after them.
-const trustScript = `create=$1; shift
+const trustScript = `create=$1; base=$2; shift 2
 umask 077
 if [ "$create" = 1 ]; then
-	mkdir -p -- "$(dirname -- "$1")" || exit 1
+	mkdir -p "$base" || exit 1
 	for d in "$1" "$2"; do
 		[ -L "$d" ] && break
 		[ -e "$d" ] || mkdir -m 700 -- "$d" || exit 1
@@ -118,7 +119,7 @@ func (e *Env) trustJournal(ctx context.Context, create bool, files ...string) (b
 	if create {
 		flag = "1"
 	}
-	out, err := e.T.Run(ctx, "sh", append([]string{"-c", trustScript, "sh", flag}, paths...)...)
+	out, err := e.T.Run(ctx, "sh", append([]string{"-c", trustScript, "sh", flag, path.Dir(paths[0])}, paths...)...)
 	if err != nil {
 		return false, fmt.Errorf("journal directory %s: %w", dir, err)
 	}
@@ -147,6 +148,7 @@ func (e *Env) trustJournal(ctx context.Context, create bool, files ...string) (b
 		want := "directory"
 		if i >= 2 {
 			want = "regular file"
+			kind = strings.Replace(kind, "regular empty file", want, 1)
 		}
 		var why string
 		switch {
