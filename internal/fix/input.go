@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // MaxFindingsBytes bounds a findings file: real ones are a few KiB, and a file
@@ -28,7 +30,7 @@ func ReadFindings(r io.Reader) ([]finding.Finding, error) {
 		if err := json.Unmarshal(data, &list); err != nil {
 			return nil, fmt.Errorf("findings file: %v", err)
 		}
-		return list, nil
+		return list, checkFindings(list)
 	}
 	var doc struct {
 		Findings *[]finding.Finding `json:"findings"`
@@ -39,7 +41,28 @@ func ReadFindings(r io.Reader) ([]finding.Finding, error) {
 	if doc.Findings == nil {
 		return nil, fmt.Errorf("findings file: no \"findings\" in it (want the output of wgperf diagnose --json)")
 	}
-	return *doc.Findings, nil
+	return *doc.Findings, checkFindings(*doc.Findings)
+}
+
+// checkFindings refuses findings whose ID, host, interface or peer could not
+// have come from wgperf: these fields reach plans, scripts and terminals.
+func checkFindings(fs []finding.Finding) error {
+	for i, f := range fs {
+		err := shell.FindingID(f.ID)
+		if err == nil && f.Host != "" {
+			_, err = target.Parse(f.Host)
+		}
+		if err == nil {
+			err = shell.Line("interface", f.Interface)
+		}
+		if err == nil {
+			err = shell.Line("peer", f.Peer)
+		}
+		if err != nil {
+			return fmt.Errorf("findings file: finding %d: %v", i+1, err)
+		}
+	}
+	return nil
 }
 
 // CheckFrom enforces that "fix --from FILE" is offline unless told: a file

@@ -21,6 +21,10 @@ func TestReadFindings(t *testing.T) {
 		{"no findings key", `{"schema_version":1}`, 0, `no "findings"`},
 		{"bad severity", `[{"id":"x","severity":"dire"}]`, 0, "severity"},
 		{"not json", `hello`, 0, "not JSON"},
+		// Hole 2: a newline in an ID would end the comment it is printed in.
+		{"ID with a newline", `[{"id":"udp.rcvbuf-errors\ntouch /tmp/x #","severity":"warning"}]`, 0, "finding ID"},
+		{"ssh option as host", `{"findings":[{"id":"mtu.x","severity":"info","host":"ssh:-oProxyCommand=x"}]}`, 0, "finding 1"},
+		{"escape in interface", `[{"id":"mtu.x","severity":"info","interface":"wg0\u001b[2J"}]`, 0, "interface"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, err := ReadFindings(strings.NewReader(tc.in))

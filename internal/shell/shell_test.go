@@ -105,6 +105,10 @@ func TestValidators(t *testing.T) {
 		{SysctlName, "net.core.rmem_max", true}, {SysctlName, "net.ipv4.conf.wg0.rp_filter", true},
 		{SysctlName, "net", false}, {SysctlName, "net..core", false}, {SysctlName, "net.core/../../x", false}, {SysctlName, "-w.x", false},
 		{SysctlValue, "4194304", true}, {SysctlValue, "4096\t131072\t6291456", true}, {SysctlValue, "bbr", true}, {SysctlValue, "-1", true},
+		{FindingID, "udp.rcvbuf-errors", true}, {FindingID, "mtu.pmtud-blackhole", true},
+		{FindingID, "udp.rcvbuf-errors\ntouch /tmp/x #", false}, {FindingID, "x", false}, {FindingID, "A.b", false},
+		{func(s string) error { return Line("title", s) }, "Endpoint 46.38.233.77 is routed via br-lan.253", true},
+		{func(s string) error { return Line("title", s) }, "a\nb", false},
 		{SysctlValue, "1; reboot", false}, {SysctlValue, "1\n", false}, {SysctlValue, "", false}, {SysctlValue, "$(id)", false},
 	} {
 		err := c.f(c.in)

@@ -19,6 +19,8 @@ var (
 	userRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.@-]{0,63}\$?$`)
 	// uci: config.section.option, the section a name or @type[index].
 	uciKeyRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*\.([A-Za-z0-9_]+|@[A-Za-z0-9_]+\[-?[0-9]+\])\.[A-Za-z0-9_]+$`)
+	// Finding IDs as in the catalog: area.name.
+	findingIDRE = regexp.MustCompile(`^[a-z][a-z0-9]*\.[a-z0-9][a-z0-9-]*$`)
 	// sysctl names in dotted form (net.ipv4.tcp_rmem, net.ipv4.conf.wg0.mtu).
 	sysctlNameRE = regexp.MustCompile(`^[a-z0-9_]+(\.[A-Za-z0-9_:@-]+)+$`)
 	// sysctl values: numbers and words separated by blanks (tcp_rmem, bbr, "cubic reno").
@@ -63,6 +65,18 @@ func UCIValue(s string) error {
 	}
 	return nil
 }
+
+// Line checks that s is one printable line of UTF-8: no newline, no control
+// character (kind names the field in the error).
+func Line(kind, s string) error {
+	if !printable(s) {
+		return fmt.Errorf("%s %q: control characters or invalid UTF-8", kind, s)
+	}
+	return nil
+}
+
+// FindingID checks a finding ID: area.name in lower case ("mtu.pmtud-blackhole").
+func FindingID(s string) error { return match("finding ID", s, findingIDRE) }
 
 // SysctlName checks a sysctl name in dotted form.
 func SysctlName(s string) error { return match("sysctl name", s, sysctlNameRE) }
