@@ -44,8 +44,9 @@ func ReadFindings(r io.Reader) ([]finding.Finding, error) {
 	return *doc.Findings, checkFindings(*doc.Findings)
 }
 
-// checkFindings refuses findings whose ID, host, interface or peer could not
-// have come from wgperf: these fields reach plans, scripts and terminals.
+// checkFindings refuses findings whose ID, host, interface, peer or action
+// params could not have come from wgperf: they reach plans, scripts and
+// terminals.
 func checkFindings(fs []finding.Finding) error {
 	for i, f := range fs {
 		err := shell.FindingID(f.ID)
@@ -57,6 +58,18 @@ func checkFindings(fs []finding.Finding) error {
 		}
 		if err == nil {
 			err = shell.Line("peer", f.Peer)
+		}
+		// Action params become commands and script lines; each action checks
+		// its own grammar, but none may span lines.
+		for _, fx := range f.Fixes {
+			if fx.Action == nil {
+				continue
+			}
+			for k, v := range fx.Action.Params {
+				if err == nil {
+					err = shell.Line("param "+fx.Action.Kind+"."+k, k+"="+v)
+				}
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("findings file: finding %d: %v", i+1, err)

@@ -24,6 +24,8 @@ func TestReadFindings(t *testing.T) {
 		// Hole 2: a newline in an ID would end the comment it is printed in.
 		{"ID with a newline", `[{"id":"udp.rcvbuf-errors\ntouch /tmp/x #","severity":"warning"}]`, 0, "finding ID"},
 		{"ssh option as host", `{"findings":[{"id":"mtu.x","severity":"info","host":"ssh:-oProxyCommand=x"}]}`, 0, "finding 1"},
+		{"newline in a uci-set value", `[{"id":"route.stale-endpoint","severity":"info","fixes":[{"description":"d",
+			"action":{"kind":"uci-set","params":{"key":"mwan3.wan.reliability","value":"1\ntouch /tmp/x #"}}}]}]`, 0, "param uci-set.value"},
 		{"escape in interface", `[{"id":"mtu.x","severity":"info","interface":"wg0\u001b[2J"}]`, 0, "interface"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
