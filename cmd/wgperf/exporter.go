@@ -95,6 +95,9 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 	if err != nil {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--listen %s: %w", listen, err)}
 	}
+	if webConfig == "" && exporter.Exposed(ln) {
+		fmt.Fprintf(os.Stderr, "wgperf exporter: warning: %s serves peers' public keys, endpoints and allowed IPs to any host, without TLS or auth (see --web.config.file)\n", ln.Addr())
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", e.Handler())
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {

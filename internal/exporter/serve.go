@@ -20,6 +20,13 @@ func CheckWebConfig(path string) error {
 	return web.Validate(path)
 }
 
+// Exposed reports whether a listener accepts connections from other hosts
+// (anything but a loopback address).
+func Exposed(ln net.Listener) bool {
+	a, ok := ln.Addr().(*net.TCPAddr)
+	return !ok || !a.IP.IsLoopback()
+}
+
 // Serve serves h on ln until ctx ends. With webConfig it serves through
 // exporter-toolkit's web package: HTTPS with the configured certificate,
 // basic auth with bcrypt-hashed passwords, both re-read as the file changes.

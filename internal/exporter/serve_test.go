@@ -162,3 +162,17 @@ func TestDeployWebConfig(t *testing.T) {
 		t.Errorf("deploy/web-config.yml: %v", err)
 	}
 }
+
+func TestExposed(t *testing.T) {
+	for addr, want := range map[string]bool{"127.0.0.1:0": false, "[::1]:0": false, "0.0.0.0:0": true} {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Logf("%s: %v", addr, err)
+			continue
+		}
+		if got := Exposed(ln); got != want {
+			t.Errorf("Exposed(%s) = %v, want %v", addr, got, want)
+		}
+		ln.Close()
+	}
+}
