@@ -84,12 +84,12 @@ func (e *Env) journalPath(id, suffix string) string {
 	return e.journalDir() + "/" + id + suffix
 }
 
-// trustScript creates the journal directory and its parent one level at a
-// time when asked (the system directory above them, /var/lib or /etc, with
-// mkdir -p) (mkdir refuses an existing name, link or not, and never
-// follows one), stopping at the first symbolic link, then prints the user id
-// it runs as and, without following links, the owner, mode and type of the
-// two directories and any files named after them.
+// trustScript, when asked, makes the system directory above the journal
+// (/var/lib or /etc) with mkdir -p, then wgperf's two directories one level at
+// a time with mkdir -m 700, which refuses an existing name, link or not, and
+// never follows one; it stops at the first symbolic link. Then it prints the
+// user id it runs as and, without following links, the owner, mode and type
+// of the two directories and of any files named after them.
 const trustScript = `create=$1; base=$2; shift 2
 umask 077
 if [ "$create" = 1 ]; then
