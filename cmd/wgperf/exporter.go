@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/exporter"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -23,8 +24,8 @@ func init() { rootCmd.AddCommand(exporterCmd()) }
 
 func exporterCmd() *cobra.Command {
 	var (
-		listen, host string
-		interval     time.Duration
+		listen, host, webConfig string
+		interval                time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -36,9 +37,15 @@ retransmits; and every finding present now as wgperf_finding{id,severity,interfa
 so a stale endpoint route or ICMP rate-limit drops raise an alert when they appear.
 A scrape only copies the latest results, so it stays cheap.
 
+--web.config.file takes the web configuration file of the official Prometheus
+exporters (TLS certificate, basic auth users with bcrypt hashes); the metrics
+name peers' public keys, endpoints and allowed IPs, so use it (or listen on
+127.0.0.1) anywhere the port is reachable. See deploy/web-config.yml.
+
 Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are in deploy/.`,
 		Example: `  wgperf exporter
-  wgperf exporter --listen 127.0.0.1:9586 --host ssh:root@golem --interval 1m`,
+  wgperf exporter --listen 127.0.0.1:9586 --host ssh:root@golem --interval 1m
+  wgperf exporter --web.config.file /etc/wgperf/web-config.yml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if interval < time.Second {
@@ -48,17 +55,21 @@ Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are 
 			if err != nil {
 				return couldNotRun(err)
 			}
-			return runExporter(cmd.Context(), t, listen, interval)
+			if err := exporter.CheckWebConfig(webConfig); err != nil {
+				return couldNotRun(fmt.Errorf("--web.config.file %s: %v", webConfig, err))
+			}
+			return runExporter(cmd.Context(), t, listen, interval, webConfig)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", ":9586", "address to serve /metrics on")
 	f.StringVar(&host, "host", "local", "target to watch: local, netns:NAME or ssh:[user@]host[:port]")
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
+	f.StringVar(&webConfig, "web.config.file", "", "web configuration file for TLS and basic auth (Prometheus exporter-toolkit format)")
 	return cmd
 }
 
-func runExporter(ctx context.Context, t target.Target, listen string, interval time.Duration) error {
+func runExporter(ctx context.Context, t target.Target, listen string, interval time.Duration, webConfig string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -68,7 +79,9 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
 	e := exporter.New(t, exporter.Options{
 		Interval: interval,
-		Logf:     func(format string, args ...any) { fmt.Fprintf(os.Stderr, "wgperf exporter: "+format+"\n", args...) },
+		Logf: func(format string, args ...any) {
+			fmt.Fprintln(os.Stderr, "wgperf exporter:", shell.Terminal(fmt.Sprintf(format, args...)))
+		},
 	})
 	// The first collection runs before serving, so a wrong --host fails at once
 	// with one clear line instead of an exporter that only ever reports failure.
@@ -82,14 +95,15 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 	if err != nil {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--listen %s: %w", listen, err)}
 	}
+	if webConfig == "" && exporter.Exposed(ln) {
+		fmt.Fprintf(os.Stderr, "wgperf exporter: warning: %s serves peers' public keys, endpoints and allowed IPs to any host, without TLS or auth (see --web.config.file)\n", ln.Addr())
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", e.Handler())
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintf(w, "<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
 			"<p>Watching %s every %s. <a href=\"/metrics\">Metrics</a></p></body></html>\n", html.EscapeString(t.String()), interval)
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-
 	go func() {
 		// Run collects at once; the first round above already did, so wait one interval.
 		select {
@@ -99,16 +113,16 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 		}
 		e.Run(ctx)
 	}()
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
 	if tty {
-		fmt.Fprintf(os.Stderr, "serving http://%s/metrics (collecting %s every %s; Ctrl-C to stop)\n", ln.Addr(), t, interval)
+		how := ""
+		if webConfig != "" {
+			how = ", TLS and auth as " + webConfig + " says"
+		}
+		fmt.Fprintf(os.Stderr, "serving %s/metrics (collecting %s every %s%s; Ctrl-C to stop)\n", ln.Addr(), t, interval, how)
 	}
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	// exporter-toolkit logs each start at info level; keep warnings and errors.
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := exporter.Serve(ctx, ln, mux, webConfig, logger); err != nil {
 		return couldNotRun(err)
 	}
 	return nil

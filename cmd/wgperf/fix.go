@@ -64,12 +64,15 @@ figure improved by more than 2%: otherwise everything is rolled back. MTU fixes
 session) that rolls everything back unless "wgperf fix confirm" runs in time.
 
 Findings come from collecting and checking the host now, or from --from FILE
-(the output of "wgperf diagnose --json", or a "wgperf collect" snapshot).`,
+(the output of "wgperf diagnose --json", or a "wgperf collect" snapshot).
+wgperf connects only to the host --host names, never to one named inside the
+file: for a file about another host, name it with --host; --apply with --from
+always needs --host.`,
 		Example: `  wgperf fix --host ssh:root@golem
   wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --confirm 60s
   wgperf fix confirm --host ssh:root@golem
   wgperf fix rollback --host ssh:root@golem
-  wgperf fix --from diagnose.json --print-script > fix.sh
+  wgperf fix --from golem.json --host ssh:root@golem --print-script > fix.sh
   wgperf fix --host netns:wgl-demo-a --apply --verify
   wgperf fix --host ssh:root@site-a --apply --verify --peer ssh:root@site-b --time 5`,
 		Args: cobra.NoArgs,
@@ -161,11 +164,8 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	if f.script && f.apply {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--print-script prints the plan for applying by hand; it does not go with --apply")}
 	}
-	if f.from != "" && !cmd.Flags().Changed("host") {
-		// A file from another host: plan for that host unless told otherwise.
-		if h, err := hostOfFile(f.from); err == nil && h != "" {
-			f.host = h
-		}
+	if err := fix.CheckFrom(f.from, cmd.Flags().Changed("host"), f.apply); err != nil {
+		return couldNotRun(err)
 	}
 	ctx, env, stop, err := fixEnv(f)
 	if err != nil {
@@ -306,28 +306,32 @@ func fixFindings(ctx context.Context, t target.Target, f *fixFlags, progress fun
 		if err != nil {
 			return nil, fmt.Errorf("--from %s: %v", f.from, err)
 		}
-		return check.Run([]*facts.Snapshot{snap}, check.Options{}).Findings, nil
+		all := check.Run([]*facts.Snapshot{snap}, check.Options{}).Findings
+		fs, err := fix.ForHost(all, t.String())
+		if err != nil {
+			return nil, fmt.Errorf("--from %s: %v", f.from, err)
+		}
+		return fs, nil
 	}
 	all, err := fix.ReadFindings(file)
 	if err != nil {
 		return nil, fmt.Errorf("--from %s: %v", f.from, err)
 	}
-	// Keep the findings about this host (and those that name none).
-	var fs []finding.Finding
-	for _, x := range all {
-		if x.Host == "" || x.Host == t.String() {
-			fs = append(fs, x)
-		}
-	}
-	if len(all) > 0 && len(fs) == 0 {
-		return nil, fmt.Errorf("--from %s: no findings for host %s (the file is about %s)", f.from, t, all[0].Host)
+	fs, err := fix.ForHost(all, t.String())
+	if err != nil {
+		return nil, fmt.Errorf("--from %s: %v", f.from, err)
 	}
 	return fs, nil
 }
 
 // isSnapshot tells a collect snapshot (it has schema_version) from a findings file.
 func isSnapshot(path string) bool {
-	b, err := os.ReadFile(path)
+	file, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	b, err := collect.ReadLimited(file, collect.MaxSnapshotBytes, path)
 	if err != nil {
 		return false
 	}
@@ -335,36 +339,6 @@ func isSnapshot(path string) bool {
 		SchemaVersion int `json:"schema_version"`
 	}
 	return json.Unmarshal(b, &probe) == nil && probe.SchemaVersion > 0
-}
-
-// hostOfFile returns the single host a findings file or snapshot is about.
-func hostOfFile(path string) (string, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer file.Close()
-	if isSnapshot(path) {
-		snap, err := collect.ReadSnapshot(file)
-		if err != nil {
-			return "", err
-		}
-		return snap.Host, nil
-	}
-	fs, err := fix.ReadFindings(file)
-	if err != nil {
-		return "", err
-	}
-	host := ""
-	for _, x := range fs {
-		if x.Host != "" && host != "" && x.Host != host {
-			return "", nil // several hosts: --host must choose
-		}
-		if x.Host != "" {
-			host = x.Host
-		}
-	}
-	return host, nil
 }
 
 // progressFunc prints progress lines on stderr when it is a terminal and the

@@ -14,6 +14,9 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -85,9 +88,16 @@ func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rootCmd.SetArgs(args)
+	if term.IsTerminal(int(os.Stdout.Fd())) {
+		// Snapshots, findings files and remote output are others' text: on a
+		// terminal their escape sequences are shown, never obeyed.
+		tw := shell.NewTerminalWriter(os.Stdout)
+		rootCmd.SetOut(tw)
+		defer tw.Flush()
+	}
 	err := rootCmd.ExecuteContext(ctx)
 	if err != nil && ctx.Err() != nil {
-		fmt.Fprintln(os.Stderr, "wgperf: interrupted:", err)
+		fmt.Fprintln(os.Stderr, "wgperf: interrupted:", shell.Terminal(err.Error()))
 		return exitFailed
 	}
 	if err == nil {
@@ -96,10 +106,10 @@ func run(args []string) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Err != nil {
-			fmt.Fprintln(os.Stderr, "wgperf:", ee.Err)
+			fmt.Fprintln(os.Stderr, "wgperf:", shell.Terminal(ee.Err.Error()))
 		}
 		return ee.Code
 	}
-	fmt.Fprintln(os.Stderr, "wgperf:", err)
+	fmt.Fprintln(os.Stderr, "wgperf:", shell.Terminal(err.Error()))
 	return exitFailed
 }

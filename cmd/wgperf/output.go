@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // progressTo is where a long operation reports progress: standard error when
@@ -32,5 +34,5 @@ func progressLines(asJSON bool) func(string) {
 	if w == nil {
 		return func(string) {}
 	}
-	return func(s string) { fmt.Fprintln(w, "wgperf:", s) }
+	return func(s string) { fmt.Fprintln(w, "wgperf:", shell.Terminal(s)) }
 }

@@ -176,7 +176,7 @@ func FuzzParseUCI(f *testing.F) {
 			return
 		}
 		for k := range m {
-			if bytes.HasSuffix([]byte(k), []byte(".private_key")) || bytes.HasSuffix([]byte(k), []byte(".preshared_key")) {
+			if secretUCIOption(k) || bytes.HasSuffix([]byte(k), []byte(".private_key")) || bytes.HasSuffix([]byte(k), []byte(".preshared_key")) {
 				t.Errorf("secret option %s kept", k)
 			}
 		}

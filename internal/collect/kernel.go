@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // Sysctls are the kernel settings the seeds' authors read by hand (seed 002),
@@ -207,7 +208,8 @@ func ParseOSRelease(r io.Reader) (string, error) {
 		} else {
 			v = strings.Trim(v, `'"`)
 		}
-		return v, nil
+		// Unquoting can make "\n" a newline: keep the name on one line.
+		return shell.Comment(v), nil
 	}
 	if err := sc.Err(); err != nil {
 		return "", err

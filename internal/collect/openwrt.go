@@ -11,12 +11,47 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 )
 
-// secretUCIOptions are never kept: WireGuard keys in /etc/config/network.
-var secretUCIOptions = []string{"private_key", "preshared_key"}
+// secretUCIWords mark an option whose value is a secret: PPPoE and mobile
+// passwords and PINs, Wi-Fi and WireGuard keys, API tokens. Matched against
+// the option name's "_"-separated words, or contained anywhere in it.
+var (
+	secretUCIWords = map[string]bool{"key": true, "psk": true, "pin": true, "pass": true, "pw": true, "pwd": true}
+	secretUCIParts = []string{"password", "passwd", "passphrase", "secret", "token", "private", "preshared",
+		"psk", "pincode", "credential", "cookie"}
+	keyNumberRE = regexp.MustCompile(`^key[0-9]+$`) // WEP key1..key4
+)
+
+// secretUCIOption reports whether the option of a uci key
+// ("config.section.option") looks like it holds a secret. Public keys do not.
+func secretUCIOption(key string) bool {
+	parts := strings.Split(key, ".")
+	if len(parts) < 3 {
+		return false // "config.section=type"
+	}
+	opt := strings.ToLower(parts[len(parts)-1])
+	if strings.Contains(opt, "public") {
+		return false
+	}
+	for _, p := range secretUCIParts {
+		if strings.Contains(opt, p) {
+			return true
+		}
+	}
+	if keyNumberRE.MatchString(opt) {
+		return true
+	}
+	for _, w := range strings.Split(opt, "_") {
+		if secretUCIWords[w] {
+			return true
+		}
+	}
+	return false
+}
 
 // ParseUCI parses "uci show CONFIG": lines "config.section.option='value'" and
 // "config.section=type". List values ("'a' 'b'") become space-separated.
-// Private and preshared keys are dropped.
+// Options whose names look secret (keys, passwords, PSKs, PINs, tokens) are
+// dropped: a snapshot is meant to be sent to someone else.
 func ParseUCI(r io.Reader) (map[string]string, error) {
 	out := map[string]string{}
 	sc := bufio.NewScanner(r)
@@ -32,13 +67,7 @@ func ParseUCI(r io.Reader) (map[string]string, error) {
 		if !ok || key == "" || strings.ContainsAny(key, " '\"") {
 			return nil, fmt.Errorf("uci show line %d: want key=value, got %q", n, line)
 		}
-		secret := false
-		for _, s := range secretUCIOptions {
-			if strings.HasSuffix(key, "."+s) {
-				secret = true
-			}
-		}
-		if secret {
+		if secretUCIOption(key) {
 			continue
 		}
 		vals, err := uciValues(raw)

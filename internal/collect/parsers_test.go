@@ -411,6 +411,47 @@ func TestParseUCI(t *testing.T) {
 	}
 }
 
+// TestParseUCIDropsSecrets is hole 6: uci options whose names look secret
+// never reach a snapshot; ordinary options, public keys included, stay.
+func TestParseUCIDropsSecrets(t *testing.T) {
+	in := `network.wan=interface
+network.wan.proto='pppoe'
+network.wan.username='alice'
+network.wan.password='pppoe-SECRET-1'
+network.lte.pincode='SECRET-2'
+network.lte.pin='SECRET-3'
+network.wg.private_key='SECRET-4'
+network.@wireguard_wg[0].preshared_key='SECRET-5'
+network.@wireguard_wg[0].public_key='cHVibGlj'
+network.@wireguard_wg[0].persistent_keepalive='25'
+network.vpn.auth_secret='SECRET-6'
+network.vpn.api_token='SECRET-7'
+network.vpn.key='SECRET-8'
+network.vpn.psk='SECRET-9'
+network.vpn.wpa_psk_file='SECRET-10'
+network.vpn.key2='SECRET-11'
+network.vpn.sae_password='SECRET-12'
+network.vpn.ca_key_pass='SECRET-13'
+network.lan.ipaddr='192.168.1.1'
+network.lan.keepalive='5'
+`
+	m, err := ParseUCI(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range m {
+		if strings.Contains(v, "SECRET") {
+			t.Errorf("secret option %s kept", k)
+		}
+	}
+	for _, k := range []string{"network.wan.username", "network.@wireguard_wg[0].public_key",
+		"network.@wireguard_wg[0].persistent_keepalive", "network.lan.ipaddr", "network.lan.keepalive", "network.wan"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("%s dropped", k)
+		}
+	}
+}
+
 func TestParseMwan3Events(t *testing.T) {
 	ev, err := ParseMwan3Events(openTestdata(t, "openwrt", "logread-mwan3track.txt"))
 	if err != nil {

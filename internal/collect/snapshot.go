@@ -1,12 +1,14 @@
 package collect
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // WriteSnapshot writes s as indented JSON.
@@ -16,11 +18,33 @@ func WriteSnapshot(w io.Writer, s *facts.Snapshot) error {
 	return enc.Encode(s)
 }
 
-// ReadSnapshot reads a snapshot written by WriteSnapshot. It refuses malformed
-// JSON, a schema newer than this wgperf understands, and a snapshot without host.
+// MaxSnapshotBytes bounds what ReadSnapshot accepts. Real snapshots are a few
+// hundred KiB; a file from someone else must not cost a gigabyte of memory.
+const MaxSnapshotBytes = 64 << 20
+
+// ReadLimited reads all of r, or fails with a one-line error naming what
+// when r holds more than max bytes.
+func ReadLimited(r io.Reader, max int64, what string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: larger than %d MiB, refusing it", what, max>>20)
+	}
+	return data, nil
+}
+
+// ReadSnapshot reads a snapshot written by WriteSnapshot. It refuses input over
+// MaxSnapshotBytes, malformed JSON, a schema newer than this wgperf
+// understands, and a snapshot without host.
 func ReadSnapshot(r io.Reader) (*facts.Snapshot, error) {
+	data, err := ReadLimited(r, MaxSnapshotBytes, "snapshot")
+	if err != nil {
+		return nil, err
+	}
 	var s facts.Snapshot
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&s); err != nil {
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
@@ -43,6 +67,10 @@ func ReadSnapshot(r io.Reader) (*facts.Snapshot, error) {
 		return nil, fmt.Errorf("snapshot: schema_version %d is newer than this wgperf understands (%d); upgrade wgperf", s.SchemaVersion, facts.SchemaVersion)
 	case s.Host == "":
 		return nil, fmt.Errorf("snapshot: no host")
+	}
+	// The host is someone else's text; it must be a target spec wgperf would accept.
+	if _, err := target.Parse(s.Host); err != nil {
+		return nil, fmt.Errorf("snapshot: host: %v", err)
 	}
 	return &s, nil
 }

@@ -2,6 +2,8 @@ package collect
 
 import (
 	"bytes"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,4 +55,34 @@ func TestReadSnapshotErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadSnapshotLimits is hole 7 (and 3 for snapshots): input over 64 MiB is
+// refused with one line before it is parsed, and a host field that is not a
+// target wgperf would accept (an ssh option) is refused.
+func TestReadSnapshotLimits(t *testing.T) {
+	valid := `{"schema_version": 1, "host": "ssh:root@golem"}`
+	if _, err := ReadSnapshot(strings.NewReader(valid)); err != nil {
+		t.Fatalf("valid snapshot: %v", err)
+	}
+	big := io.MultiReader(io.LimitReader(spaces{}, MaxSnapshotBytes), strings.NewReader(valid))
+	_, err := ReadSnapshot(big)
+	if err == nil || err.Error() != "snapshot: larger than 64 MiB, refusing it" {
+		t.Errorf("65 MiB snapshot: err = %v", err)
+	}
+	for _, host := range []string{"ssh:-oProxyCommand=touch /tmp/x", "ssh:root@-x", "telnet:golem"} {
+		in := `{"schema_version": 1, "host": ` + strconv.Quote(host) + `}`
+		if _, err := ReadSnapshot(strings.NewReader(in)); err == nil {
+			t.Errorf("snapshot with host %q accepted", host)
+		}
+	}
+}
+
+type spaces struct{}
+
+func (spaces) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }

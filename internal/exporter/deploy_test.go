@@ -166,6 +166,8 @@ start_service
 	}{
 		{nil, "param command /usr/bin/wgperf exporter --listen :9586 --interval 30s"},
 		{[]string{"CFG_listen=127.0.0.1:9100", "CFG_interval=1m"}, "param command /usr/bin/wgperf exporter --listen 127.0.0.1:9100 --interval 1m"},
+		{[]string{"CFG_web_config=/etc/wgperf/web-config.yml"},
+			"param command /usr/bin/wgperf exporter --listen :9586 --interval 30s --web.config.file /etc/wgperf/web-config.yml"},
 		{[]string{"CFG_enabled=0"}, ""},
 	} {
 		args := append([]string{}, tc.env...)

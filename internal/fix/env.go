@@ -30,6 +30,10 @@ type Env struct {
 	Kernel   string // uname -r
 	HasNft   bool   // nft is installed; otherwise firewall actions fall back to iptables
 
+	// journalOK: the journal directory passed trustJournal (it is root's and
+	// 0700, so nobody else can change what is in it afterwards).
+	journalOK bool
+
 	// overlay holds file contents planned by earlier actions of the same plan, so
 	// that two actions editing one file render a consistent script.
 	overlay map[string][]byte

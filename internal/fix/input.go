@@ -7,21 +7,30 @@ import (
 	"io"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
+
+// MaxFindingsBytes bounds a findings file: real ones are a few KiB, and a file
+// from someone else must not cost a gigabyte of memory.
+const MaxFindingsBytes = 64 << 20
 
 // ReadFindings reads the findings of a "wgperf diagnose --json" file: either a
 // JSON array of findings or an object with a "findings" array.
 func ReadFindings(r io.Reader) ([]finding.Finding, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxFindingsBytes+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > MaxFindingsBytes {
+		return nil, fmt.Errorf("findings file: larger than %d MiB, refusing it", MaxFindingsBytes>>20)
 	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
 		var list []finding.Finding
 		if err := json.Unmarshal(data, &list); err != nil {
 			return nil, fmt.Errorf("findings file: %v", err)
 		}
-		return list, nil
+		return list, checkFindings(list)
 	}
 	var doc struct {
 		Findings *[]finding.Finding `json:"findings"`
@@ -32,5 +41,64 @@ func ReadFindings(r io.Reader) ([]finding.Finding, error) {
 	if doc.Findings == nil {
 		return nil, fmt.Errorf("findings file: no \"findings\" in it (want the output of wgperf diagnose --json)")
 	}
-	return *doc.Findings, nil
+	return *doc.Findings, checkFindings(*doc.Findings)
+}
+
+// checkFindings refuses findings whose ID, host, interface, peer or action
+// params could not have come from wgperf: they reach plans, scripts and
+// terminals.
+func checkFindings(fs []finding.Finding) error {
+	for i, f := range fs {
+		err := shell.FindingID(f.ID)
+		if err == nil && f.Host != "" {
+			_, err = target.Parse(f.Host)
+		}
+		if err == nil {
+			err = shell.Line("interface", f.Interface)
+		}
+		if err == nil {
+			err = shell.Line("peer", f.Peer)
+		}
+		// Action params become commands and script lines; each action checks
+		// its own grammar, but none may span lines.
+		for _, fx := range f.Fixes {
+			if fx.Action == nil {
+				continue
+			}
+			for k, v := range fx.Action.Params {
+				if err == nil {
+					err = shell.Line("param "+fx.Action.Kind+"."+k, k+"="+v)
+				}
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("findings file: finding %d: %v", i+1, err)
+		}
+	}
+	return nil
+}
+
+// CheckFrom enforces that "fix --from FILE" is offline unless told: a file
+// names hosts, but wgperf connects to (and with --apply changes) only a host
+// named on the command line.
+func CheckFrom(from string, hostGiven, apply bool) error {
+	if from != "" && apply && !hostGiven {
+		return fmt.Errorf("--apply with --from needs --host: wgperf changes only a host named on the command line, never one named inside %s", from)
+	}
+	return nil
+}
+
+// ForHost keeps the findings about host and those that name none. A file
+// about other hosts only is an error that says how to plan for them.
+func ForHost(all []finding.Finding, host string) ([]finding.Finding, error) {
+	var fs []finding.Finding
+	for _, x := range all {
+		if x.Host == "" || x.Host == host {
+			fs = append(fs, x)
+		}
+	}
+	if len(all) > 0 && len(fs) == 0 {
+		return nil, fmt.Errorf("no findings for host %s: the file is about %q (to plan for it, name it with --host; wgperf then connects to it)", host, all[0].Host)
+	}
+	return fs, nil
 }

@@ -1,8 +1,11 @@
 package fix
 
 import (
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/finding"
 )
 
 func TestReadFindings(t *testing.T) {
@@ -18,6 +21,12 @@ func TestReadFindings(t *testing.T) {
 		{"no findings key", `{"schema_version":1}`, 0, `no "findings"`},
 		{"bad severity", `[{"id":"x","severity":"dire"}]`, 0, "severity"},
 		{"not json", `hello`, 0, "not JSON"},
+		// Hole 2: a newline in an ID would end the comment it is printed in.
+		{"ID with a newline", `[{"id":"udp.rcvbuf-errors\ntouch /tmp/x #","severity":"warning"}]`, 0, "finding ID"},
+		{"ssh option as host", `{"findings":[{"id":"mtu.x","severity":"info","host":"ssh:-oProxyCommand=x"}]}`, 0, "finding 1"},
+		{"newline in a uci-set value", `[{"id":"route.stale-endpoint","severity":"info","fixes":[{"description":"d",
+			"action":{"kind":"uci-set","params":{"key":"mwan3.wan.reliability","value":"1\ntouch /tmp/x #"}}}]}]`, 0, "param uci-set.value"},
+		{"escape in interface", `[{"id":"mtu.x","severity":"info","interface":"wg0\u001b[2J"}]`, 0, "interface"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, err := ReadFindings(strings.NewReader(tc.in))
@@ -31,5 +40,45 @@ func TestReadFindings(t *testing.T) {
 				t.Fatalf("got %d findings, %v; want %d", len(fs), err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadFindingsRefusesHuge is hole 7 for findings files: over 64 MiB is
+// refused before parsing, even when what follows is valid.
+func TestReadFindingsRefusesHuge(t *testing.T) {
+	huge := io.MultiReader(io.LimitReader(blanks{}, MaxFindingsBytes), strings.NewReader("[]"))
+	if _, err := ReadFindings(huge); err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
+		t.Fatalf("err = %v, want a size refusal", err)
+	}
+}
+
+type blanks struct{}
+
+func (blanks) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
+
+// TestFromIsOfflineUnlessTold is hole 4: findings about a host named only in
+// the file never pick the target, and --apply needs --host.
+func TestFromIsOfflineUnlessTold(t *testing.T) {
+	if err := CheckFrom("d.json", false, true); err == nil {
+		t.Error("--apply --from without --host accepted")
+	}
+	for _, ok := range [][2]bool{{false, false}, {true, true}, {true, false}} {
+		if err := CheckFrom("d.json", ok[0], ok[1]); err != nil {
+			t.Errorf("CheckFrom(host %v, apply %v): %v", ok[0], ok[1], err)
+		}
+	}
+	fs := []finding.Finding{{ID: "a", Host: "ssh:-oProxyCommand=x"}, {ID: "b"}}
+	got, err := ForHost(fs, "local")
+	if err != nil || len(got) != 1 || got[0].ID != "b" {
+		t.Errorf("ForHost(local) = %v, %v", got, err)
+	}
+	_, err = ForHost(fs[:1], "local")
+	if err == nil || !strings.Contains(err.Error(), `"ssh:-oProxyCommand=x"`) {
+		t.Errorf("file about another host only: err = %v", err)
 	}
 }

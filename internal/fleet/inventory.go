@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -281,8 +282,16 @@ func sshSpec(name string, vars map[string]string) (string, error) {
 			return "", fmt.Errorf("bad port %q", port)
 		}
 	}
+	// An inventory is someone else's text: "-oProxyCommand=..." as a host or
+	// user must never reach ssh.
+	if err := shell.Host(addr); err != nil {
+		return "", fmt.Errorf("ansible_host: %v", err)
+	}
 	spec := "ssh:"
 	if u := vars["ansible_user"]; u != "" {
+		if err := shell.User(u); err != nil {
+			return "", fmt.Errorf("ansible_user: %v", err)
+		}
 		spec += u + "@"
 	}
 	if port != "" {

@@ -82,7 +82,7 @@ func TestParseInventoryInline(t *testing.T) {
 		want     []string // targets
 	}{
 		{"comments and blanks only around one host", "\n  # c\n; c\nlocal   # here\n\n", []string{"local"}},
-		{"hash inside a value is not a comment", "[g]\nbox ansible_host=10.0.0.1 ansible_user=a#b\n", []string{"ssh:a#b@10.0.0.1"}},
+		{"hash inside a value is not a comment", "[g]\nbox ansible_host=10.0.0.1 ansible_user=a.b#c\n", nil},
 		{"vars before hosts", "[g:vars]\nansible_user=root\n[g]\nbox\n", []string{"ssh:root@box"}},
 		{"grandparent vars reach a grandchild", "[top:children]\nmid\n[mid:children]\nleaf\n[top:vars]\nansible_port=2200\n[leaf]\nbox\n",
 			[]string{"ssh:box:2200"}},
@@ -94,6 +94,13 @@ func TestParseInventoryInline(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hosts, err := ParseInventory(strings.NewReader(tc.in))
+			if tc.want == nil {
+				// The hash stayed in the value, so the user fails its grammar.
+				if err == nil || !strings.Contains(err.Error(), `"a.b#c"`) {
+					t.Fatalf("err = %v, want the user a.b#c refused", err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,6 +115,24 @@ func TestParseInventoryInline(t *testing.T) {
 	}
 }
 
+// TestInventoryRejectsOptionInjection is hole 3 for inventories: a host, an
+// ansible_host or an ansible_user that ssh would read as an option is refused.
+func TestInventoryRejectsOptionInjection(t *testing.T) {
+	for _, in := range []string{
+		"ssh:-oProxyCommand=touch${IFS}/tmp/pwned\n",
+		"ssh:-oProxyCommand=x@golem\n",
+		"[g]\nbox ansible_host=-oProxyCommand=touch${IFS}/tmp/pwned\n",
+		"[g]\nbox ansible_user=-oProxyCommand=x\n",
+		"[g:vars]\nansible_user=-oProxyCommand=x\n[g]\nbox\n",
+		"-oProxyCommand=x\n",
+		"[g]\nbox ansible_host=\"golem;reboot\"\n",
+	} {
+		if hosts, err := ParseInventory(strings.NewReader(in)); err == nil {
+			t.Errorf("inventory %q accepted: %v", in, hosts)
+		}
+	}
+}
+
 func FuzzParseInventory(f *testing.F) {
 	f.Add("[g]\nbox ansible_host=1.2.3.4 ansible_port=22\n[g:vars]\nansible_user=root\n")
 	f.Add("local\nnetns:x\nssh:root@h:22\n")
@@ -119,6 +144,9 @@ func FuzzParseInventory(f *testing.F) {
 		for _, h := range hosts {
 			if h.Target == "" || h.Name == "" {
 				t.Fatalf("empty host %+v", h)
+			}
+			if strings.HasPrefix(h.Target, "ssh:-") || strings.Contains(h.Target, "@-") {
+				t.Fatalf("host %+v would reach ssh as an option", h)
 			}
 		}
 	})

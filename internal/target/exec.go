@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // argvTarget runs programs by prefixing their argv: nothing for local,
@@ -82,7 +84,7 @@ func (t *argvTarget) ReadFile(ctx context.Context, path string) ([]byte, error) 
 func (t *argvTarget) WriteFile(ctx context.Context, path string, data []byte, perm os.FileMode) error {
 	// Write to a temporary name and rename, so a reader never sees half a file.
 	script := fmt.Sprintf("umask 077; t=%s.wgperf-tmp.$$; cat > \"$t\" && chmod %o \"$t\" && mv -f \"$t\" %s",
-		shellQuote(path), perm.Perm(), shellQuote(path))
+		shell.Quote(path), perm.Perm(), shell.Quote(path))
 	_, err := t.RunInput(ctx, data, "sh", "-c", script)
 	return err
 }
@@ -162,21 +164,7 @@ func Netns(name string) Target {
 	}
 }
 
-func commandLine(name string, args []string) string {
-	parts := make([]string, 0, len(args)+1)
-	for _, a := range append([]string{name}, args...) {
-		parts = append(parts, shellQuote(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-// shellQuote quotes s for a POSIX shell, leaving plain words as they are.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@%+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func commandLine(name string, args []string) string { return shell.Join(name, args...) }
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
@@ -202,4 +190,5 @@ func (b *tailBuffer) String() string {
 }
 
 // Quote renders argv as one shell-safe command line, for plans and messages.
-func Quote(name string, args ...string) string { return commandLine(name, args) }
+// It is shell.Join, kept here for the packages that quote through target.
+func Quote(name string, args ...string) string { return shell.Join(name, args...) }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // SSHConnectTimeout bounds how long ssh may take to reach a host.
@@ -57,8 +59,18 @@ func parseSSHSpec(rest string) (sshSpec, error) {
 	} else if strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]") {
 		host = rest[1 : len(rest)-1]
 	}
-	if host == "" || strings.ContainsAny(host, " \t/") {
+	if host == "" {
 		return s, fmt.Errorf("want ssh:[user@]host[:port]")
+	}
+	// The spec may come from a file someone else wrote (an inventory, a
+	// snapshot): nothing in it may reach ssh as an option or a shell as syntax.
+	if s.User != "" {
+		if err := shell.User(s.User); err != nil {
+			return s, err
+		}
+	}
+	if err := shell.Host(host); err != nil {
+		return s, err
 	}
 	s.Host = host
 	return s, nil
@@ -78,6 +90,8 @@ func (s sshSpec) argv(name string, args []string) []string {
 	if s.User != "" {
 		argv = append(argv, "-l", s.User)
 	}
-	// ssh hands the remote shell one string, so quote each word ourselves.
-	return append(argv, s.Host, "--", commandLine(name, args))
+	// "--" ends ssh's options before the destination, so even a host that got
+	// past parseSSHSpec could not be read as one; ssh hands the remote shell one
+	// string, so quote each word ourselves.
+	return append(argv, "--", s.Host, commandLine(name, args))
 }

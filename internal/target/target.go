@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -82,7 +83,7 @@ func Parse(spec string) (Target, error) {
 		return Local(), nil
 	case strings.HasPrefix(spec, "netns:"):
 		name := strings.TrimPrefix(spec, "netns:")
-		if name == "" || strings.ContainsAny(name, "/ \t") {
+		if !netnsRE.MatchString(name) {
 			return nil, fmt.Errorf("target %q: netns name must be a plain name, as in netns:site-a", spec)
 		}
 		return Netns(name), nil
@@ -91,6 +92,9 @@ func Parse(spec string) (Target, error) {
 	}
 	return nil, fmt.Errorf("target %q: want local, netns:NAME or ssh:[user@]host[:port]", spec)
 }
+
+// netnsRE is what ip netns accepts as a name and no program reads as an option.
+var netnsRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$`)
 
 // Process is a program started with Target.Start.
 type Process struct {

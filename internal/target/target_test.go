@@ -26,6 +26,9 @@ func TestParse(t *testing.T) {
 		{spec: "ssh:golem:99999", err: `target "ssh:golem:99999": bad port "99999"`},
 		{spec: "ssh:@golem", err: "empty user before @"},
 		{spec: "ssh:", err: "want ssh:[user@]host[:port]"},
+		{spec: "ssh:fe80::1%eth0", want: "ssh:fe80::1%eth0"},
+		{spec: "ssh:svc.wg@router-1.example.org", want: "ssh:svc.wg@router-1.example.org"},
+		{spec: "netns:-x", err: "netns name must be a plain name"},
 		{spec: "golem", err: `target "golem": want local, netns:NAME or ssh:[user@]host[:port]`},
 	}
 	for _, tt := range tests {
@@ -51,8 +54,8 @@ func TestSSHArgv(t *testing.T) {
 		spec string
 		want []string
 	}{
-		{"root@golem:2222", []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-p", "2222", "-l", "root", "golem", "--", "cat /proc/net/snmp"}},
-		{"[2001:db8::1]", []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "2001:db8::1", "--", "cat /proc/net/snmp"}},
+		{"root@golem:2222", []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-p", "2222", "-l", "root", "--", "golem", "cat /proc/net/snmp"}},
+		{"[2001:db8::1]", []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "--", "2001:db8::1", "cat /proc/net/snmp"}},
 	}
 	for _, tt := range tests {
 		s, err := parseSSHSpec(tt.spec)
@@ -65,6 +68,44 @@ func TestSSHArgv(t *testing.T) {
 	}
 }
 
+// TestSSHRejectsOptionInjection is hole 3: a host or user that ssh would read
+// as an option (or a shell as syntax) is refused before ssh runs, and "--"
+// ends ssh's options before the destination in any case.
+func TestSSHRejectsOptionInjection(t *testing.T) {
+	for _, spec := range []string{
+		"ssh:-oProxyCommand=touch /tmp/pwned",
+		"ssh:-oProxyCommand=touch${IFS}/tmp/pwned",
+		"ssh:root@-oProxyCommand=x",
+		"ssh:-oProxyCommand=x@golem",
+		"ssh:-l@golem",
+		"ssh:golem;reboot",
+		"ssh:$(reboot)",
+		"ssh:gol\nem",
+		"ssh:golem\n",
+		"ssh:[-x]:22",
+		"ssh:ro ot@golem",
+	} {
+		if _, err := Parse(spec); err == nil {
+			t.Errorf("Parse(%q) accepted", spec)
+		} else if strings.Contains(err.Error(), "\n") {
+			t.Errorf("Parse(%q) error carries a raw newline: %q", spec, err)
+		}
+	}
+	argv := sshSpec{Host: "-oProxyCommand=x"}.argv("true", nil)
+	dash, host := -1, -1
+	for i, a := range argv {
+		if a == "--" && dash < 0 {
+			dash = i
+		}
+		if a == "-oProxyCommand=x" {
+			host = i
+		}
+	}
+	if dash < 0 || host < dash {
+		t.Errorf("argv %q: the destination is not after \"--\"", argv)
+	}
+}
+
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain-word_1.2:3": "plain-word_1.2:3",
@@ -73,8 +114,8 @@ func TestShellQuote(t *testing.T) {
 		"it's":             `'it'\''s'`,
 		"$(reboot)":        "'$(reboot)'",
 	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

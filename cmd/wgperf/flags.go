@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Flag values that parse but mean nothing are refused before a command runs
+// (exit 3), instead of turning into a local target, an unarmed watchdog or
+// an overflowing bandwidth-delay product.
+var (
+	// targetFlags name a host; an empty value would silently mean this machine.
+	targetFlags = map[string]bool{"host": true, "client": true, "server": true, "peer": true}
+	// positiveDurations make no sense at zero or below.
+	positiveDurations = map[string]bool{"confirm": true, "rtt": true, "host-timeout": true, "interval": true}
+	// maxRateMbit bounds rate flags (Mbit/s): 10 Tbit/s is beyond any link.
+	maxRateMbit = 1e7
+)
+
+func init() { rootCmd.PersistentPreRunE = checkFlags }
+
+// checkFlags checks every flag given on the command line.
+func checkFlags(cmd *cobra.Command, _ []string) error {
+	var first error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if err := checkFlag(f); err != nil && first == nil {
+			first = err
+		}
+	})
+	if first != nil {
+		return couldNotRun(first)
+	}
+	return nil
+}
+
+func checkFlag(f *pflag.Flag) error {
+	switch v := f.Value.(type) {
+	case pflag.SliceValue:
+		if targetFlags[f.Name] {
+			for _, s := range v.GetSlice() {
+				if s == "" {
+					return fmt.Errorf("--%s '': empty target (use --%s local for this machine)", f.Name, f.Name)
+				}
+			}
+		}
+		return nil
+	}
+	switch f.Value.Type() {
+	case "string":
+		if targetFlags[f.Name] && f.Value.String() == "" {
+			return fmt.Errorf("--%s '': empty target (use --%s local for this machine)", f.Name, f.Name)
+		}
+	case "duration":
+		d, err := time.ParseDuration(f.Value.String())
+		if err == nil && positiveDurations[f.Name] && d <= 0 {
+			return fmt.Errorf("--%s %s: want a positive duration (e.g. 60s)", f.Name, f.Value)
+		}
+	case "float64":
+		// NaN, Inf and 1e20 parse as floats; in the BDP maths they overflow or
+		// compare false and silently drop a finding.
+		r, err := strconv.ParseFloat(f.Value.String(), 64)
+		low := 0.0 // --udp 0: no UDP test
+		if f.Name == "rate" {
+			low = math.SmallestNonzeroFloat64
+		}
+		if err != nil || math.IsNaN(r) || math.IsInf(r, 0) || r < low || r > maxRateMbit {
+			return fmt.Errorf("--%s %s: want a rate in Mbit/s above 0 and at most %.0f", f.Name, f.Value, maxRateMbit)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,270 @@
+package fix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// ApplyOptions tune Apply.
+type ApplyOptions struct {
+	// Confirm, when > 0, arms a watchdog on the target that rolls everything
+	// back unless Confirm is called within this time.
+	Confirm time.Duration
+	// Verify, when set, measures before and after; the change is kept only if
+	// the figure improved.
+	Verify Measure
+	// Progress, when set, hears one line per step.
+	Progress func(string)
+	// afterStep is a test hook run after each applied step.
+	afterStep func(i int)
+}
+
+// Apply makes the plan's changes, journaling each step before it runs. A step
+// that fails rolls back everything this apply did and returns the error.
+func Apply(ctx context.Context, env *Env, p *Plan, opts ApplyOptions) (*Journal, error) {
+	if err := refuseOpenConfirm(ctx, env); err != nil {
+		return nil, err
+	}
+	j := &Journal{ID: newJournalID(time.Now()), Host: env.T.String(), Started: time.Now().UTC(), State: StateApplying}
+	for _, it := range p.Items {
+		j.Entries = append(j.Entries, Entry{Findings: it.Findings, Description: it.act.Describe(), Status: EntryPlanned})
+	}
+	if opts.Verify != nil {
+		before, err := opts.Verify(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("measure before: %w", err)
+		}
+		j.Verify = &Verification{Before: before}
+	}
+	if opts.Confirm > 0 {
+		// Arm the watchdog first: if a step cuts our session, it still fires.
+		j.ConfirmBy = time.Now().Add(opts.Confirm).UTC()
+		if err := env.saveJournal(ctx, j); err != nil {
+			return nil, err
+		}
+		pid, err := startWatchdog(ctx, env, j.ID, opts.Confirm)
+		if err != nil {
+			return nil, err
+		}
+		j.WatchdogPID = pid
+	}
+	if err := env.saveJournal(ctx, j); err != nil {
+		return nil, err
+	}
+	for i, it := range p.Items {
+		e := &j.Entries[i]
+		st, err := it.act.Plan(ctx, env.fresh())
+		if err != nil {
+			return j, abort(ctx, env, j, e, err)
+		}
+		e.Step = st
+		if st.Done {
+			e.Status = EntryAlready
+			if err := env.saveJournal(ctx, j); err != nil {
+				return j, err
+			}
+			continue
+		}
+		e.Status = EntryPending
+		if err := env.saveJournal(ctx, j); err != nil {
+			return j, err
+		}
+		if opts.Progress != nil {
+			opts.Progress(fmt.Sprintf("applying %d/%d: %s", i+1, len(p.Items), e.Description))
+		}
+		if err := execute(ctx, env, st); err != nil {
+			return j, abort(ctx, env, j, e, err)
+		}
+		e.Status = EntryApplied
+		if err := env.saveJournal(ctx, j); err != nil {
+			return j, err
+		}
+		if opts.afterStep != nil {
+			opts.afterStep(i)
+		}
+	}
+	if j.Verify != nil {
+		after, err := opts.Verify(ctx)
+		if err != nil {
+			return j, abort(ctx, env, j, nil, fmt.Errorf("measure after: %w", err))
+		}
+		j.Verify.After = after
+		j.Verify.Kept = after.Better(j.Verify.Before)
+		if !j.Verify.Kept {
+			if err := rollback(ctx, env, j); err != nil {
+				return j, err
+			}
+			return j, nil
+		}
+	}
+	j.State = StateApplied
+	if opts.Confirm > 0 {
+		j.State = StateConfirming
+	}
+	return j, env.saveJournal(ctx, j)
+}
+
+// abort marks e failed, rolls the journal back and reports both.
+func abort(ctx context.Context, env *Env, j *Journal, e *Entry, cause error) error {
+	if e != nil {
+		e.Status = EntryFailed
+		e.Error = cause.Error()
+	}
+	if err := rollback(ctx, env, j); err != nil {
+		return fmt.Errorf("%v; rolling back also failed: %v", cause, err)
+	}
+	return fmt.Errorf("%v (rolled back every change of this run)", cause)
+}
+
+// execute writes a step's files, then runs its commands.
+func execute(ctx context.Context, env *Env, st Step) error {
+	for _, f := range st.Files {
+		if _, err := env.sh(ctx, "mkdir -p "+target.Quote(dir(f.Path))); err != nil {
+			return err
+		}
+		if err := env.T.WriteFile(ctx, f.Path, f.New, fileModeOf(f)); err != nil {
+			return err
+		}
+	}
+	for _, c := range st.Commands {
+		if _, err := env.sh(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// revertStep runs the undo lines, then puts the files back. With bestEffort
+// (a step that may have been cut short) failures are ignored.
+func revertStep(ctx context.Context, env *Env, st Step, bestEffort bool) error {
+	var errs []error
+	for _, c := range st.Undo {
+		if _, err := env.sh(ctx, c); err != nil && !bestEffort {
+			errs = append(errs, err)
+		}
+	}
+	for _, f := range st.Files {
+		var err error
+		if f.Existed {
+			err = restoreFile(ctx, env, f)
+		} else {
+			_, err = env.sh(ctx, "rm -f "+target.Quote(f.Path))
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// restoreFile writes f's previous content back; key lines the journal holds
+// redacted are taken from the live file.
+func restoreFile(ctx context.Context, env *Env, f FileChange) error {
+	old := f.Old
+	if hasRedacted(old) {
+		live, err := env.T.ReadFile(ctx, f.Path)
+		if err != nil {
+			return fmt.Errorf("restore %s: %w", f.Path, err)
+		}
+		if old, err = restoreKeys(old, live); err != nil {
+			return fmt.Errorf("restore %s: %v; left as it is", f.Path, err)
+		}
+	}
+	return env.T.WriteFile(ctx, f.Path, old, fileModeOf(f))
+}
+
+// Rollback reverts the newest journal still in effect and returns it.
+func Rollback(ctx context.Context, env *Env) (*Journal, error) {
+	j, err := Latest(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	return j, rollback(ctx, env, j)
+}
+
+// rollback reverts j's steps newest first, disarms its watchdog and records the result.
+func rollback(ctx context.Context, env *Env, j *Journal) error {
+	// Disarm first, so the watchdog does not revert a second time.
+	if err := env.T.WriteFile(ctx, env.journalPath(j.ID, ".reverted"), []byte(time.Now().UTC().Format(time.RFC3339)+" by wgperf fix rollback\n"), 0o600); err != nil {
+		return err
+	}
+	var errs []error
+	for i := len(j.Entries) - 1; i >= 0; i-- {
+		e := &j.Entries[i]
+		switch e.Status {
+		case EntryApplied, EntryPending, EntryFailed:
+			if err := revertStep(ctx, env, e.Step, e.Status != EntryApplied); err != nil {
+				errs = append(errs, fmt.Errorf("undo %q: %w", e.Description, err))
+				continue
+			}
+			e.Status = EntryReverted
+		}
+	}
+	j.State = StateRolledBack
+	stopWatchdog(ctx, env, j)
+	if err := env.saveJournal(ctx, j); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func fileModeOf(f FileChange) (m fsMode) {
+	if f.Mode == 0 {
+		return 0o644
+	}
+	return fsMode(f.Mode)
+}
+
+// refuseOpenConfirm stops a second apply while an earlier one awaits confirmation.
+func refuseOpenConfirm(ctx context.Context, env *Env) error {
+	ids, err := Journals(ctx, env)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	j, err := LoadJournal(ctx, env, ids[len(ids)-1])
+	if err != nil {
+		return err
+	}
+	if j.State == StateConfirming {
+		return fmt.Errorf("%s: fix %s awaits confirmation: run wgperf fix confirm (or rollback) first", env.T, j.ID)
+	}
+	return nil
+}
+
+// Confirm keeps the changes of the journal awaiting confirmation and stops its watchdog.
+func Confirm(ctx context.Context, env *Env) (*Journal, error) {
+	ids, err := Journals(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%s: nothing awaits confirmation", env.T)
+	}
+	j, err := LoadJournal(ctx, env, ids[len(ids)-1])
+	if err != nil {
+		return nil, err
+	}
+	switch j.State {
+	case StateConfirming:
+	case StateRolledBack:
+		return j, fmt.Errorf("%s: too late, fix %s was already rolled back", env.T, j.ID)
+	default:
+		return j, fmt.Errorf("%s: fix %s does not await confirmation (state %s)", env.T, j.ID, j.State)
+	}
+	if err := env.T.WriteFile(ctx, env.journalPath(j.ID, ".confirmed"), []byte("confirmed\n"), 0o600); err != nil {
+		return j, err
+	}
+	// The watchdog may have fired between our read and the write above.
+	if ok, err := env.exists(ctx, env.journalPath(j.ID, ".reverted")); err != nil {
+		return j, err
+	} else if ok {
+		return j, fmt.Errorf("%s: too late, fix %s was already rolled back", env.T, j.ID)
+	}
+	stopWatchdog(ctx, env, j)
+	j.State = StateConfirmed
+	return j, env.saveJournal(ctx, j)
+}

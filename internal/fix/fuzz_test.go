@@ -1,0 +1,89 @@
+package fix
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+func FuzzReadFindings(f *testing.F) {
+	f.Add([]byte(`{"findings": [{"id": "route.stale-endpoint", "severity": "critical", "host": "local", "title": "t",
+	  "fixes": [{"description": "d", "action": {"kind": "endpoint-route", "params": {"endpoint": "46.38.233.77"}}}]}]}`))
+	f.Add([]byte(`[{"id": "udp.rcvbuf-errors\ntouch /tmp/x #", "severity": "warning"}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fs, err := ReadFindings(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		// Whatever the file says, Select either refuses it or yields actions
+		// that passed their constructors' validation.
+		_, _, _ = Select(fs, nil)
+	})
+}
+
+func FuzzParseWGQuick(f *testing.F) {
+	if b, err := os.ReadFile("../../testdata/fix/wg0-site-a.conf"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(keyedOld))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseWGQuick(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		out, _ := json.Marshal(c)
+		for _, l := range strings.Split(string(b), "\n") {
+			if kind, at := keyKind(l); kind != "" && len(strings.TrimSpace(l[at:])) >= 16 &&
+				!strings.Contains(strings.TrimSpace(l[at:]), "#") && bytes.Contains(out, []byte(strings.TrimSpace(l[at:]))) {
+				t.Fatalf("key value of %q kept in the parsed config", l)
+			}
+		}
+	})
+}
+
+// FuzzRedactRestoreKeys: redaction leaves no key value behind, and restoring
+// from the live file gives the file back exactly.
+func FuzzRedactRestoreKeys(f *testing.F) {
+	f.Add([]byte(keyedOld))
+	f.Add([]byte("config interface 'wg0'\n\toption private_key 'c2VjcmV0'\n\tlist preshared_key 'x'\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if bytes.Contains(b, []byte(keyMark)) {
+			return
+		}
+		r := redactKeys(b)
+		for _, l := range strings.Split(string(r), "\n") {
+			if kind, at := keyKind(l); kind != "" && strings.TrimSpace(l[at:]) != keyMark {
+				t.Fatalf("key line %q survived redaction", l)
+			}
+		}
+		back, err := restoreKeys(r, b)
+		if err != nil || !bytes.Equal(back, b) {
+			t.Fatalf("restore(redact(x), x) = %q, %v; want %q", back, err, b)
+		}
+	})
+}
+
+// FuzzRevertScriptComments: whatever a journal's host and descriptions say,
+// revert.sh holds them in comments only. (IDs are checked against their
+// grammar before a journal is loaded.)
+func FuzzRevertScriptComments(f *testing.F) {
+	f.Add("local", "set MTU\ntouch /tmp/x #")
+	f.Add("ssh:a\u2028b", "\x1b[2J$(reboot)`id`;\r")
+	f.Fuzz(func(t *testing.T, host, desc string) {
+		j := &Journal{ID: "20260101T000000.000000000Z", Host: host, Entries: []Entry{{Status: EntryApplied, Description: desc}}}
+		script := revertScript(&Env{Root: "/"}, j)
+		for _, l := range strings.Split(script, "\n") {
+			switch {
+			case l == "", l == "#!/bin/sh", l == "umask 077", strings.HasPrefix(l, "# "):
+			case strings.HasPrefix(l, `echo "$(date) by the confirm watchdog" > `):
+			default:
+				t.Fatalf("line outside a comment: %q\n%s", l, script)
+			}
+			if strings.ContainsAny(l, "\r\x1b") {
+				t.Fatalf("raw control character in %q", l)
+			}
+		}
+	})
+}
