@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -78,7 +80,7 @@ func Select(fs []finding.Finding, only []string) ([]Item, []Manual, error) {
 			}
 			key := actionKey(*fx.Action)
 			if i, ok := byKey[key]; ok {
-				if !contains(items[i].Findings, f.ID) {
+				if !slices.Contains(items[i].Findings, f.ID) {
 					items[i].Findings = append(items[i].Findings, f.ID)
 				}
 				break
@@ -284,14 +286,15 @@ func (p *Plan) WriteScript(w io.Writer) error {
 	return pw.err
 }
 
-// heredoc is the shell that writes data to path exactly: a quoted here-document
-// when the text allows it, printf otherwise.
-func heredoc(path string, data []byte) string {
-	s := string(data)
-	if strings.HasSuffix(s, "\n") && !strings.Contains(s, "\nWGPERF_EOF\n") && !strings.HasPrefix(s, "WGPERF_EOF\n") {
-		return "cat > " + target.Quote(path) + " <<'WGPERF_EOF'\n" + s + "WGPERF_EOF"
+func heredoc(path string, data []byte) string { return remedy.Heredoc(path, data) }
+
+// splitLines splits text into lines without a trailing empty one.
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
 	}
-	return "printf '%s' " + target.Quote(s) + " > " + target.Quote(path)
+	return strings.Split(s, "\n")
 }
 
 type errWriter struct {

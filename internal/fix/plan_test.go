@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/fix")
@@ -252,7 +253,7 @@ func TestKernelAtLeast(t *testing.T) {
 		kernel string
 		want   bool
 	}{{"4.19.0-27-amd64", false}, {"4.20.0", true}, {"6.1.0-18-amd64", true}, {"5.15.150", true}, {"3.10.0-1160.el7.x86_64", false}, {"weird", true}} {
-		if got := (&Env{Kernel: tc.kernel}).KernelAtLeast(4, 20); got != tc.want {
+		if got := (&Env{remedy.Env{Kernel: tc.kernel}}).KernelAtLeast(4, 20); got != tc.want {
 			t.Errorf("KernelAtLeast(4,20) on %q = %v, want %v", tc.kernel, got, tc.want)
 		}
 	}

@@ -1,8 +1,9 @@
-package fix
+package remedy
 
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,27 +28,41 @@ func parseRate(s string) (uint64, bool) {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 		return 0, false
 	}
 	mult := map[string]float64{"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}[strings.ToLower(m[2])]
 	return uint64(v * mult), true
 }
 
-func newTBFCap(p params) (Action, error) {
-	dev, err := p.get("device", ifaceRE)
-	if err != nil {
-		return nil, err
-	}
-	rate, err := p.get("rate", nil)
-	if err != nil {
+// TBF caps device at rate (a tc rate such as "150mbit", at least 100kbit)
+// with a token bucket whose burst holds 10 ms at that rate.
+func TBF(device, rate string) (Remedy, error) {
+	if err := checkIface("device", device); err != nil {
 		return nil, err
 	}
 	bits, ok := parseRate(rate)
-	if !ok || bits < 1e5 {
-		return nil, fmt.Errorf("param rate=%q: want a tc rate such as 150mbit", rate)
+	if !ok || bits < 1e5 || bits > 1e12 {
+		return nil, fmt.Errorf("rate %q: want a tc rate such as 150mbit", rate)
 	}
-	return &tbfCap{device: dev, rate: strings.ToLower(rate), bits: bits}, nil
+	a := &tbfCap{device: device, rate: strings.ToLower(strings.TrimSpace(rate)), bits: bits}
+	return shown{a, []string{target.Quote("tc", append([]string{"qdisc", "replace", "dev", device, "root", "tbf"}, a.args()...)...)}, nil}, nil
+}
+
+func parseTBF(p params) (Remedy, error) {
+	dev, err := p.get("device")
+	if err != nil {
+		return nil, err
+	}
+	rate, err := p.get("rate")
+	if err != nil {
+		return nil, err
+	}
+	return TBF(dev, rate)
+}
+
+func (a *tbfCap) Params() map[string]string {
+	return map[string]string{"device": a.device, "rate": a.rate}
 }
 
 func (a *tbfCap) Kind() string { return "tbf-cap" }

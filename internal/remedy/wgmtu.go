@@ -1,4 +1,4 @@
-package fix
+package remedy
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -17,20 +18,59 @@ type wgMTU struct {
 	mtu   int
 }
 
-func newWGMTU(p params) (Action, error) {
-	iface, err := p.get("interface", ifaceRE)
+// WGMTU sets a WireGuard interface's MTU (1280..9000: IPv6 needs 1280).
+// The display persists it where platform keeps it: wg-quick's [Interface]
+// on Linux, uci section uciSection (the device name when "") on OpenWrt, and
+// both when the platform is Unknown.
+func WGMTU(iface string, mtu int, platform Platform, uciSection string) (Remedy, error) {
+	a, err := newWGMTU(iface, mtu)
 	if err != nil {
 		return nil, err
 	}
-	s, err := p.get("mtu", numberRE)
-	if err != nil {
+	if uciSection == "" {
+		uciSection = iface
+	}
+	if !uciSecRE.MatchString(uciSection) {
+		return nil, fmt.Errorf("uci section %q is not valid", uciSection)
+	}
+	m := strconv.Itoa(mtu)
+	ip := target.Quote("ip", "link", "set", "dev", iface, "mtu", m)
+	uciCmd := target.Quote("uci", "set", "network."+uciSection+".mtu="+m)
+	wgQuick := finding.ConfigSnippet{Path: "/etc/wireguard/" + iface + ".conf [Interface]", Lines: []string{"MTU = " + m}}
+	uciConf := finding.ConfigSnippet{Path: "/etc/config/network (interface " + uciSection + ")", Lines: []string{"option mtu '" + m + "'"}}
+	switch platform {
+	case OpenWrt:
+		return shown{a, []string{ip, uciCmd, "uci commit network"}, []finding.ConfigSnippet{uciConf}}, nil
+	case Linux:
+		return shown{a, []string{ip}, []finding.ConfigSnippet{wgQuick}}, nil
+	}
+	return shown{a, []string{ip, "# on OpenWrt also: " + uciCmd + " && uci commit network"}, []finding.ConfigSnippet{wgQuick, uciConf}}, nil
+}
+
+func newWGMTU(iface string, mtu int) (*wgMTU, error) {
+	if err := checkIface("interface", iface); err != nil {
 		return nil, err
 	}
-	mtu, _ := strconv.Atoi(s)
 	if mtu < 1280 || mtu > 9000 {
-		return nil, fmt.Errorf("param mtu=%d: want 1280..9000 (IPv6 needs at least 1280)", mtu)
+		return nil, fmt.Errorf("mtu %d: want 1280..9000 (IPv6 needs at least 1280)", mtu)
 	}
 	return &wgMTU{iface: iface, mtu: mtu}, nil
+}
+
+func parseWGMTU(p params) (Remedy, error) {
+	iface, err := p.get("interface")
+	if err != nil {
+		return nil, err
+	}
+	mtu, err := p.int("mtu")
+	if err != nil {
+		return nil, err
+	}
+	return WGMTU(iface, mtu, Unknown, "")
+}
+
+func (a *wgMTU) Params() map[string]string {
+	return map[string]string{"interface": a.iface, "mtu": strconv.Itoa(a.mtu)}
 }
 
 func (a *wgMTU) Kind() string { return "wg-mtu" }

@@ -1,11 +1,13 @@
-package fix
+package remedy
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -64,7 +66,7 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 		return err
 	}
 	if fc != nil {
-		fc.Edit = []string{"mkdir -p " + target.Quote(dir(path)), heredoc(path, fc.New)}
+		fc.Edit = []string{"mkdir -p " + target.Quote(Dir(path)), Heredoc(path, fc.New)}
 		st.Files = append(st.Files, *fc)
 	}
 	if env.Platform != OpenWrt {
@@ -127,35 +129,65 @@ func countRules(listing, substr string) int {
 	return n
 }
 
-func dir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return "/"
-	}
-	return p[:i]
-}
-
 // mssClamp rewrites the MSS of TCP SYNs leaving through the tunnel so TCP never
-// sends segments the tunnel cannot carry (seeds 001, 002).
+// sends segments the tunnel cannot carry (PMTUD black holes, site-to-site tunnels).
 type mssClamp struct{ oif, mss string }
 
-func newMSSClamp(p params) (Action, error) {
-	oif, err := p.get("oif", ifaceRE)
-	if err != nil {
+// MSSClamp clamps the MSS of TCP SYNs leaving oif: to the route MTU when mss
+// is 0, else to mss (536..9000). The display adds the rule to a table of
+// wgperf's own, so it never edits the user's tables.
+func MSSClamp(oif string, mss int) (Remedy, error) {
+	if err := checkIface("interface", oif); err != nil {
 		return nil, err
 	}
-	mss, err := p.opt("mss", nil)
-	if err != nil {
-		return nil, err
+	a := &mssClamp{oif: oif, mss: "pmtu"}
+	set, ipt := "rt mtu", "--clamp-mss-to-pmtu"
+	if mss != 0 {
+		if mss < 536 || mss > 9000 {
+			return nil, fmt.Errorf("mss %d: want 536..9000, or 0 for the route MTU", mss)
+		}
+		a.mss = strconv.Itoa(mss)
+		set = a.mss
 	}
-	if mss == "" {
-		mss = "pmtu"
+	iptArgs := []string{"-t", "mangle", "-A", "FORWARD", "-o", oif, "-p", "tcp", "--tcp-flags", "SYN,RST", "SYN", "-j", "TCPMSS", ipt}
+	if mss != 0 {
+		iptArgs = append(iptArgs[:len(iptArgs)-1], "--set-mss", a.mss)
 	}
-	if mss != "pmtu" && !numberRE.MatchString(mss) {
-		return nil, fmt.Errorf("param mss=%q: want pmtu or a number", mss)
+	cmds := []string{
+		"nft add table inet wgperf",
+		target.Quote("nft", "add chain inet wgperf forward { type filter hook forward priority mangle; }"),
+		target.Quote("nft", fmt.Sprintf(`add rule inet wgperf forward oifname "%s" tcp flags syn / syn,rst tcp option maxseg size set %s`, oif, set)),
+		"# or, with iptables: " + target.Quote("iptables", iptArgs...),
 	}
-	return &mssClamp{oif: oif, mss: mss}, nil
+	cfg := []finding.ConfigSnippet{{
+		Path: "/etc/nftables.conf",
+		Lines: []string{
+			"table inet wgperf {",
+			"\tchain forward {",
+			"\t\ttype filter hook forward priority mangle;",
+			fmt.Sprintf("\t\toifname %q tcp flags syn / syn,rst tcp option maxseg size set %s", oif, set),
+			"\t}",
+			"}",
+		},
+	}}
+	return shown{a, cmds, cfg}, nil
 }
+
+func parseMSSClamp(p params) (Remedy, error) {
+	oif, err := p.get("oif")
+	if err != nil {
+		return nil, err
+	}
+	mss := 0
+	if v := strings.TrimSpace(p["mss"]); v != "" && v != "pmtu" {
+		if mss, err = p.int("mss"); err != nil {
+			return nil, fmt.Errorf("%w (or pmtu)", err)
+		}
+	}
+	return MSSClamp(oif, mss)
+}
+
+func (a *mssClamp) Params() map[string]string { return map[string]string{"oif": a.oif, "mss": a.mss} }
 
 func (a *mssClamp) Kind() string { return "mss-clamp" }
 
@@ -224,22 +256,62 @@ func chainSafe(s string) string {
 }
 
 // noTrack exempts tunnel traffic and the WireGuard UDP port from connection
-// tracking when no NAT or stateful rule needs it (seed 002).
+// tracking when no NAT or stateful rule needs it.
 type noTrack struct {
 	iface string
 	port  string
 }
 
-func newNoTrack(p params) (Action, error) {
-	iface, err := p.get("interface", ifaceRE)
+// Notrack exempts iface's traffic and its WireGuard listen port from
+// connection tracking; the display uses a table of wgperf's own.
+func Notrack(iface string, port int) (Remedy, error) {
+	if err := checkIface("interface", iface); err != nil {
+		return nil, err
+	}
+	if port < 1 || port > 65535 {
+		return nil, fmt.Errorf("port %d: want 1..65535", port)
+	}
+	a := &noTrack{iface: iface, port: strconv.Itoa(port)}
+	cmds := []string{
+		"nft add table inet wgperf_raw",
+		target.Quote("nft", "add chain inet wgperf_raw prerouting { type filter hook prerouting priority raw; }"),
+		target.Quote("nft", "add chain inet wgperf_raw output { type filter hook output priority raw; }"),
+		target.Quote("nft", fmt.Sprintf(`add rule inet wgperf_raw prerouting iifname "%s" notrack`, iface)),
+		target.Quote("nft", "add rule inet wgperf_raw prerouting udp dport "+a.port+" notrack"),
+		target.Quote("nft", fmt.Sprintf(`add rule inet wgperf_raw output oifname "%s" notrack`, iface)),
+		target.Quote("nft", "add rule inet wgperf_raw output udp sport "+a.port+" notrack"),
+	}
+	cfg := []finding.ConfigSnippet{{Path: "/etc/nftables.conf", Lines: []string{
+		"table inet wgperf_raw {",
+		"\tchain prerouting {",
+		"\t\ttype filter hook prerouting priority raw;",
+		fmt.Sprintf("\t\tiifname %q notrack", iface),
+		"\t\tudp dport " + a.port + " notrack",
+		"\t}",
+		"\tchain output {",
+		"\t\ttype filter hook output priority raw;",
+		fmt.Sprintf("\t\toifname %q notrack", iface),
+		"\t\tudp sport " + a.port + " notrack",
+		"\t}",
+		"}",
+	}}}
+	return shown{a, cmds, cfg}, nil
+}
+
+func parseNotrack(p params) (Remedy, error) {
+	iface, err := p.get("interface")
 	if err != nil {
 		return nil, err
 	}
-	port, err := p.get("port", numberRE)
+	port, err := p.int("port")
 	if err != nil {
 		return nil, err
 	}
-	return &noTrack{iface: iface, port: port}, nil
+	return Notrack(iface, port)
+}
+
+func (a *noTrack) Params() map[string]string {
+	return map[string]string{"interface": a.iface, "port": a.port}
 }
 
 func (a *noTrack) Kind() string { return "notrack" }
