@@ -6,7 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 var bondHashPolicy = Check{
@@ -53,26 +53,13 @@ func runBondHashPolicy(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 				{Source: "/sys/class/net/" + l.Name + "/bonding/xmit_hash_policy", Key: "xmit_hash_policy", Value: b.XmitHashPolicy, Threshold: "layer3+4"},
 				{Source: "/sys/class/net/" + l.Name + "/bonding/slaves", Key: "slaves", Value: strings.Join(b.Slaves, " ")},
 			},
-			Fixes: []finding.Fix{bondHashFix(s, l.Name)},
+			Fixes: bondHashFix(s, l.Name),
 		})
 	}
 	return out, nil
 }
 
-func bondHashFix(s *facts.Snapshot, bond string) finding.Fix {
-	f := finding.Fix{
-		Description: "Hash " + bond + " on layer3+4",
-		Commands:    []string{target.Quote("ip", "link", "set", "dev", bond, "type", "bond", "xmit_hash_policy", "layer3+4")},
-		Config: []finding.ConfigSnippet{
-			{Path: "/etc/network/interfaces (iface " + bond + ")", Lines: []string{"bond-xmit-hash-policy layer3+4"}},
-			{Path: "/etc/systemd/network/" + bond + ".netdev [Bond]", Lines: []string{"TransmitHashPolicy=layer3+4"}},
-		},
-		Action: &finding.Action{Kind: finding.ActBondHash, Params: map[string]string{"bond": bond, "policy": "layer3+4"}},
-	}
-	if s.OpenWrt != nil {
-		sec := uciSection(s, bond)
-		f.Commands = append(f.Commands, target.Quote("uci", "set", "network."+sec+".xmit_hash_policy=layer3+4"), "uci commit network")
-		f.Config = []finding.ConfigSnippet{{Path: "/etc/config/network (interface " + sec + ")", Lines: []string{"option xmit_hash_policy 'layer3+4'"}}}
-	}
-	return f
+func bondHashFix(s *facts.Snapshot, bond string) []finding.Fix {
+	r, err := remedy.BondHash(bond, "layer3+4", platform(s), uciSection(s, bond))
+	return fixes("Hash "+bond+" on layer3+4", r, err)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // conntrackPressure is the fill level at which the table counts as near full.
@@ -61,10 +61,10 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 	}
 	want := max(ct.Max*2, 262144)
 	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise nf_conntrack_max from %d to %d (set in the initial network namespace)", ct.Max, want),
-		"net.netfilter.nf_conntrack_max", itoa(want)))
+		"net.netfilter.nf_conntrack_max", itoa(want))...)
 	for _, w := range s.WireGuard {
 		if !tunnelNeedsConntrack(s, w.Name) && !tunnelUntracked(s, w) {
-			f.Fixes = append(f.Fixes, notrackFix(w))
+			f.Fixes = append(f.Fixes, notrackFix(w)...)
 		}
 	}
 	return []finding.Finding{f}, nil
@@ -111,7 +111,7 @@ func runConntrackTunnelTracked(s *facts.Snapshot, _ Options) ([]finding.Finding,
 				{Source: firewallSource(s), Key: "notrack rule for " + w.Name, Value: "none"},
 				{Source: firewallSource(s), Key: "NAT rule matching " + w.Name, Value: "none"},
 			},
-			Fixes: []finding.Fix{notrackFix(w)},
+			Fixes: notrackFix(w),
 		})
 	}
 	return out, nil
@@ -159,33 +159,7 @@ func isNATRule(r facts.FirewallRule) bool {
 }
 
 // notrackFix exempts a tunnel from conntrack in a table of wgperf's own.
-func notrackFix(w facts.WGInterface) finding.Fix {
-	port := strconv.Itoa(w.ListenPort)
-	return finding.Fix{
-		Description: fmt.Sprintf("Stop tracking %s's traffic and its UDP port %s", w.Name, port),
-		Commands: []string{
-			"nft add table inet wgperf_raw",
-			target.Quote("nft", "add chain inet wgperf_raw prerouting { type filter hook prerouting priority raw; }"),
-			target.Quote("nft", "add chain inet wgperf_raw output { type filter hook output priority raw; }"),
-			target.Quote("nft", fmt.Sprintf(`add rule inet wgperf_raw prerouting iifname "%s" notrack`, w.Name)),
-			target.Quote("nft", "add rule inet wgperf_raw prerouting udp dport "+port+" notrack"),
-			target.Quote("nft", fmt.Sprintf(`add rule inet wgperf_raw output oifname "%s" notrack`, w.Name)),
-			target.Quote("nft", "add rule inet wgperf_raw output udp sport "+port+" notrack"),
-		},
-		Config: []finding.ConfigSnippet{{Path: "/etc/nftables.conf", Lines: []string{
-			"table inet wgperf_raw {",
-			"\tchain prerouting {",
-			"\t\ttype filter hook prerouting priority raw;",
-			fmt.Sprintf("\t\tiifname %q notrack", w.Name),
-			"\t\tudp dport " + port + " notrack",
-			"\t}",
-			"\tchain output {",
-			"\t\ttype filter hook output priority raw;",
-			fmt.Sprintf("\t\toifname %q notrack", w.Name),
-			"\t\tudp sport " + port + " notrack",
-			"\t}",
-			"}",
-		}}},
-		Action: &finding.Action{Kind: finding.ActNoTrack, Params: map[string]string{"interface": w.Name, "port": port}},
-	}
+func notrackFix(w facts.WGInterface) []finding.Fix {
+	r, err := remedy.Notrack(w.Name, w.ListenPort)
+	return fixes(fmt.Sprintf("Stop tracking %s's traffic and its UDP port %d", w.Name, w.ListenPort), r, err)
 }

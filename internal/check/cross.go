@@ -112,8 +112,8 @@ func runCrossMTU(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 			Title:     fmt.Sprintf("Tunnel MTU mismatch: %s %s %d, %s %s %d", hostName(big.snap), big.iface.Name, big.iface.MTU, hostName(small.snap), small.iface.Name, small.iface.MTU),
 			Detail:    detail,
 			Evidence:  evidence,
-			Fixes: []finding.Fix{wgMTUFix(big.snap, big.iface.Name, small.iface.MTU,
-				fmt.Sprintf("Lower %s's MTU on %s to %d to match the other end", big.iface.Name, hostName(big.snap), small.iface.MTU))},
+			Fixes: wgMTUFix(big.snap, big.iface.Name, small.iface.MTU,
+				fmt.Sprintf("Lower %s's MTU on %s to %d to match the other end", big.iface.Name, hostName(big.snap), small.iface.MTU)),
 		})
 	}
 	return out

@@ -2,13 +2,11 @@ package check
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // icmpLimitRaised is the rate seed 000 raised banIP's ICMP limit to: far above
@@ -103,8 +101,6 @@ func isBanIP(s *facts.Snapshot, r facts.FirewallRule) bool {
 	return s.OpenWrt != nil && (strings.EqualFold(r.Table, "banip") || strings.Contains(r.CounterName, "icmpflood"))
 }
 
-var limitRe = regexp.MustCompile(`limit rate (over )?\d+/(second|minute|hour|day)`)
-
 func icmpFinding(s *facts.Snapshot, r facts.FirewallRule, iif string, pkts uint64) finding.Finding {
 	where := "every interface"
 	if iif != "" {
@@ -131,41 +127,17 @@ func icmpFinding(s *facts.Snapshot, r facts.FirewallRule, iif string, pkts uint6
 	if r.Backend == "iptables" {
 		f.Evidence[0].Source, f.Evidence[1].Source = "iptables-save", "iptables-save -c"
 	}
+	rule := remedy.NftRule{Family: r.Family, Table: r.Table, Chain: r.Chain, Handle: r.Handle, Text: r.Text}
 	switch {
 	case isBanIP(s, r):
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: fmt.Sprintf("Raise banIP's ICMP limit to %d/second", icmpLimitRaised),
-			Commands: []string{
-				fmt.Sprintf("uci set banip.global.ban_icmplimit=%d", icmpLimitRaised),
-				"uci commit banip",
-				"/etc/init.d/banip restart",
-			},
-			Config: []finding.ConfigSnippet{{Path: "/etc/config/banip (config banip 'global')", Lines: []string{fmt.Sprintf("option ban_icmplimit '%d'", icmpLimitRaised)}}},
-			Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{"rate": strconv.Itoa(icmpLimitRaised), "banip": "1"}},
-		})
+		rem, err := remedy.BanIPLimit(icmpLimitRaised)
+		f.Fixes = append(f.Fixes, fixes(fmt.Sprintf("Raise banIP's ICMP limit to %d/second", icmpLimitRaised), rem, err)...)
 	case r.Backend == "iptables":
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: fmt.Sprintf("Raise the rule's limit to %d/second (edit the rule in your firewall configuration)", icmpLimitRaised),
-			Commands:    []string{"iptables-save -t " + r.Table + " | grep -n -- " + target.Quote(r.Text)},
-			Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{
-				"rate": strconv.Itoa(icmpLimitRaised), "family": r.Family, "table": r.Table, "chain": r.Chain, "handle": strconv.Itoa(r.Handle)}},
-		})
+		rem, err := remedy.IptablesLimit(rule, icmpLimitRaised)
+		f.Fixes = append(f.Fixes, fixes(fmt.Sprintf("Raise the rule's limit to %d/second (edit the rule in your firewall configuration)", icmpLimitRaised), rem, err)...)
 	default:
-		raised := limitRe.ReplaceAllStringFunc(r.Text, func(m string) string {
-			over := ""
-			if strings.Contains(m, " over ") {
-				over = "over "
-			}
-			return fmt.Sprintf("limit rate %s%d/second", over, icmpLimitRaised)
-		})
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: fmt.Sprintf("Raise the rule's limit to %d/second", icmpLimitRaised),
-			Commands: []string{target.Quote("nft", fmt.Sprintf("replace rule %s %s %s handle %d %s",
-				r.Family, r.Table, r.Chain, r.Handle, raised))},
-			Config: []finding.ConfigSnippet{{Path: "/etc/nftables.conf (table " + r.Family + " " + r.Table + ", chain " + r.Chain + ")", Lines: []string{raised}}},
-			Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{
-				"rate": strconv.Itoa(icmpLimitRaised), "family": r.Family, "table": r.Table, "chain": r.Chain, "handle": strconv.Itoa(r.Handle)}},
-		})
+		rem, err := remedy.NftReplaceRule(rule, icmpLimitRaised)
+		f.Fixes = append(f.Fixes, fixes(fmt.Sprintf("Raise the rule's limit to %d/second", icmpLimitRaised), rem, err)...)
 	}
 	return f
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // WireGuard's encapsulation overhead: outer IP header + UDP 8 + WireGuard 32.
@@ -97,8 +97,8 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 				{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("<= %d (%s mtu %d − %d %s overhead)", lim.allowed, lim.dev, lim.devMTU, lim.overhead, ipv)},
 				{Source: "ip route get " + lim.endpoint, Key: "dev", Value: lim.dev},
 			},
-			Fixes: []finding.Fix{wgMTUFix(s, w.Name, lim.allowed,
-				fmt.Sprintf("Lower %s's MTU to %d (on both ends of the tunnel)", w.Name, lim.allowed))},
+			Fixes: wgMTUFix(s, w.Name, lim.allowed,
+				fmt.Sprintf("Lower %s's MTU to %d (on both ends of the tunnel)", w.Name, lim.allowed)),
 		})
 	}
 	return out, nil
@@ -155,7 +155,7 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 				{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("< %s mtu %d", lanDev, lanMTU)},
 				{Source: firewallSource(s), Key: "MSS clamp rule for " + w.Name, Value: "none", Threshold: "a TCPMSS / maxseg rule on forward"},
 			},
-			Fixes: []finding.Fix{mssClampFix(w.Name)},
+			Fixes: mssClampFix(w.Name),
 		})
 	}
 	return out, nil
@@ -246,32 +246,10 @@ func firewallSource(s *facts.Snapshot) string {
 	return "nft list ruleset"
 }
 
-// mssClampFix adds the clamp in an nftables table of wgperf's own, so it never
-// edits the user's tables and is removed with one "nft delete table".
-func mssClampFix(iface string) finding.Fix {
-	rule := fmt.Sprintf(`add rule inet wgperf forward oifname "%s" tcp flags syn / syn,rst tcp option maxseg size set rt mtu`, iface)
-	return finding.Fix{
-		Description: "Clamp the MSS of TCP forwarded into " + iface + " to the route MTU",
-		Commands: []string{
-			"nft add table inet wgperf",
-			target.Quote("nft", "add chain inet wgperf forward { type filter hook forward priority mangle; }"),
-			target.Quote("nft", rule),
-			"# or, with iptables: " + target.Quote("iptables", "-t", "mangle", "-A", "FORWARD", "-o", iface, "-p", "tcp",
-				"--tcp-flags", "SYN,RST", "SYN", "-j", "TCPMSS", "--clamp-mss-to-pmtu"),
-		},
-		Config: []finding.ConfigSnippet{{
-			Path: "/etc/nftables.conf",
-			Lines: []string{
-				"table inet wgperf {",
-				"\tchain forward {",
-				"\t\ttype filter hook forward priority mangle;",
-				fmt.Sprintf("\t\toifname %q tcp flags syn / syn,rst tcp option maxseg size set rt mtu", iface),
-				"\t}",
-				"}",
-			},
-		}},
-		Action: &finding.Action{Kind: finding.ActMSSClamp, Params: map[string]string{"oif": iface, "mss": "pmtu"}},
-	}
+// mssClampFix clamps the MSS of TCP forwarded into iface to the route MTU.
+func mssClampFix(iface string) []finding.Fix {
+	r, err := remedy.MSSClamp(iface, 0)
+	return fixes("Clamp the MSS of TCP forwarded into "+iface+" to the route MTU", r, err)
 }
 
 // sortedKeys returns m's keys in order, for stable evidence.

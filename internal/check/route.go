@@ -6,7 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 var staleEndpoint = Check{
@@ -124,38 +124,22 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 	if e.Dev != "" {
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip route get " + e.Endpoint, Key: "dev", Value: e.Dev + viaSuffix(e.Gateway)})
 	}
-	params := map[string]string{"endpoint": e.Endpoint, "table": "main"}
 	if fullTunnel(s, e.Interface, e.Endpoint) {
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: "Re-point the endpoint's host route at the preferred uplink (it is needed: the tunnel carries the default route)",
-			Commands:    []string{target.Quote("ip", "route", "replace", e.Endpoint, "via", pref.Gateway, "dev", pref.Dev, "proto", "static")},
-			Action:      &finding.Action{Kind: finding.ActEndpointRoute, Params: params},
-		})
+		desc := "Re-point the endpoint's host route at the preferred uplink (it is needed: the tunnel carries the default route)"
 		if s.OpenWrt != nil {
-			f.Fixes[0].Description += "; on multi-WAN, add a hotplug script that does this when mwan3 switches uplinks"
+			desc += "; on multi-WAN, add a hotplug script that does this when mwan3 switches uplinks"
 		}
+		r, err := remedy.RouteRepoint(e.Endpoint, remedy.Route{Via: pref.Gateway, Dev: pref.Dev})
+		f.Fixes = fixes(desc, r, err)
 		return f
 	}
 	if s.OpenWrt != nil {
-		sec := uciSection(s, e.Interface)
-		params["uci_interface"] = sec
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: "Stop netifd pinning a host route to the endpoint (split tunnel): it then follows mwan3's default route",
-			Commands: []string{
-				target.Quote("uci", "set", "network."+sec+".nohostroute=1"),
-				"uci commit network",
-				target.Quote("ifdown", sec) + " && " + target.Quote("ifup", sec),
-			},
-			Config: []finding.ConfigSnippet{{Path: "/etc/config/network (interface " + sec + ")", Lines: []string{"option nohostroute '1'"}}},
-			Action: &finding.Action{Kind: finding.ActEndpointRoute, Params: params},
-		})
+		r, err := remedy.NoHostRoute(e.Endpoint, uciSection(s, e.Interface))
+		f.Fixes = fixes("Stop netifd pinning a host route to the endpoint (split tunnel): it then follows mwan3's default route", r, err)
 		return f
 	}
-	f.Fixes = append(f.Fixes, finding.Fix{
-		Description: "Delete the stale host route so the endpoint follows the preferred default route",
-		Commands:    []string{target.Quote("ip", "route", "del", host.Dst, "via", host.Gateway, "dev", host.Dev, "table", "main")},
-		Action:      &finding.Action{Kind: finding.ActEndpointRoute, Params: params},
-	})
+	r, err := remedy.RouteDel(e.Endpoint, remedy.Route{Dst: host.Dst, Via: host.Gateway, Dev: host.Dev})
+	f.Fixes = fixes("Delete the stale host route so the endpoint follows the preferred default route", r, err)
 	return f
 }
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // backlogTarget is the netdev_max_backlog seed 004 raised Synology's 1000 to.
@@ -54,7 +54,7 @@ func runBacklogDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	if ok && cur >= next {
 		next = cur * 2
 	}
-	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", next), "net.core.netdev_max_backlog", itoa(next)))
+	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", next), "net.core.netdev_max_backlog", itoa(next))...)
 	return []finding.Finding{f}, nil
 }
 
@@ -124,7 +124,7 @@ func runSoftirqImbalance(s *facts.Snapshot, _ Options) ([]finding.Finding, error
 		if l == nil || rpsEnabled(l) {
 			continue
 		}
-		f.Fixes = append(f.Fixes, rpsFix(s, dev, mask))
+		f.Fixes = append(f.Fixes, rpsFix(s, dev, mask)...)
 	}
 	if len(f.Fixes) == 0 {
 		f.Fixes = append(f.Fixes, finding.Fix{
@@ -171,20 +171,7 @@ func rpsEnabled(l *facts.Link) bool {
 	return false
 }
 
-func rpsFix(s *facts.Snapshot, dev, mask string) finding.Fix {
-	f := finding.Fix{
-		Description: fmt.Sprintf("Enable Receive Packet Steering on %s over CPUs %s", dev, mask),
-		Commands: []string{fmt.Sprintf("for q in /sys/class/net/%s/queues/rx-*/rps_cpus; do echo %s > \"$q\"; done",
-			target.Quote(dev), mask)},
-		Config: []finding.ConfigSnippet{{
-			Path:  "/etc/udev/rules.d/90-wgperf-rps.rules",
-			Lines: []string{fmt.Sprintf(`SUBSYSTEM=="net", ACTION=="add", KERNEL=="%s", ATTR{queues/rx-0/rps_cpus}="%s"`, dev, mask)},
-		}},
-		Action: &finding.Action{Kind: finding.ActRPS, Params: map[string]string{"device": dev, "mask": mask}},
-	}
-	if s.OpenWrt != nil {
-		f.Commands = append(f.Commands, "uci set network.globals.packet_steering=1", "uci commit network")
-		f.Config = []finding.ConfigSnippet{{Path: "/etc/config/network (config globals 'globals')", Lines: []string{"option packet_steering '1'"}}}
-	}
-	return f
+func rpsFix(s *facts.Snapshot, dev, mask string) []finding.Fix {
+	r, err := remedy.RPS(dev, mask, platform(s))
+	return fixes(fmt.Sprintf("Enable Receive Packet Steering on %s over CPUs %s", dev, mask), r, err)
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // Loss thresholds for tcp.congestion-control: retransmitted segments as a
@@ -63,18 +63,14 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 			{Source: "/proc/net/snmp", Key: "Tcp RetransSegs/OutSegs", Value: fmt.Sprintf("%d/%d = %.2f%%", retrans, out, 100*ratio), Threshold: fmt.Sprintf("< %.0f%%", 100*retransRatioThreshold)},
 		},
 	}
-	fix := sysctlFix("Switch TCP congestion control to BBR", "net.ipv4.tcp_congestion_control", "bbr")
-	fix.Action = &finding.Action{Kind: finding.ActCongestion, Params: map[string]string{"algorithm": "bbr"}}
-	if avail, ok := s.Sysctls["net.ipv4.tcp_available_congestion_control"]; ok && !strings.Contains(" "+avail+" ", " bbr ") {
-		fix.Commands = append([]string{"modprobe tcp_bbr"}, fix.Commands...)
-		fix.Config = append(fix.Config, finding.ConfigSnippet{Path: "/etc/modules-load.d/90-wgperf.conf", Lines: []string{"tcp_bbr"}})
-	}
+	avail, ok := s.Sysctls["net.ipv4.tcp_available_congestion_control"]
+	loadModule := ok && !strings.Contains(" "+avail+" ", " bbr ")
+	desc := "Switch TCP congestion control to BBR"
 	if before, known := kernelBefore(s, 4, 20); before && known {
-		fix.Commands = append(fix.Commands, target.Quote("sysctl", "-w", "net.core.default_qdisc=fq"))
-		fix.Config[0].Lines = append(fix.Config[0].Lines, "net.core.default_qdisc = fq")
-		fix.Description += " (with the fq qdisc: this kernel is older than 4.20)"
+		desc += " (with the fq qdisc: this kernel is older than 4.20)"
 	}
-	f.Fixes = []finding.Fix{fix}
+	r, err := remedy.Congestion("bbr", loadModule, s.System.Kernel)
+	f.Fixes = fixes(desc, r, err)
 	return []finding.Finding{f}, nil
 }
 
@@ -118,7 +114,7 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 				"whatever the tunnel can carry.", mib(t[2]), float64(t[2])*8/1e6/rttSeconds(o), rttString(o)),
 			Evidence: []finding.Evidence{{Source: "sysctl", Key: key, Value: s.Sysctls[key],
 				Threshold: fmt.Sprintf("max >= %d bytes (BDP of %s)", bdp, o.pathDescription())}},
-			Fixes: []finding.Fix{sysctlFix(fmt.Sprintf("Raise the %s buffer maximum to %s", dir, mib(want)), key, value)},
+			Fixes: sysctlFix(fmt.Sprintf("Raise the %s buffer maximum to %s", dir, mib(want)), key, value),
 		})
 	}
 	if seen == 0 {

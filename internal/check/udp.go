@@ -5,11 +5,11 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// udpBufferTarget is the socket buffer size seed 004 settled on (25 MiB):
-// enough for several hundred Mbit/s of WireGuard UDP through scheduling hiccups.
-const udpBufferTarget = 26214400
+// udpBufferTarget is the socket buffer size wgperf suggests against drops.
+const udpBufferTarget = remedy.UDPBuffer
 
 var udpRcvbufErrors = Check{
 	ID:    "udp.rcvbuf-errors",
@@ -79,7 +79,7 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		}
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "sysctl", Key: k.key, Value: fmt.Sprintf("%d (%s)", v, mib(v)), Threshold: fmt.Sprintf(">= %d (%s)", udpBufferTarget, mib(udpBufferTarget))})
 		if v < udpBufferTarget {
-			f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise %s from %s to %s", k.key, mib(v), mib(udpBufferTarget)), k.key, itoa(udpBufferTarget)))
+			f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise %s from %s to %s", k.key, mib(v), mib(udpBufferTarget)), k.key, itoa(udpBufferTarget))...)
 		}
 	}
 	if len(f.Fixes) == 0 {
