@@ -105,13 +105,8 @@ func counter(s *facts.Snapshot, group, key string) (int64, bool) {
 }
 
 // fixes is r as a finding's fixes, or none when its constructor refused a
-// value from the snapshot (such a value never reaches a command).
-func fixes(description string, r remedy.Remedy, err error) []finding.Fix {
-	if err != nil {
-		return nil
-	}
-	return []finding.Fix{remedy.Fix(description, r)}
-}
+// value from the snapshot.
+var fixes = remedy.Fixes
 
 // sysctlFix sets one sysctl now and in /etc/sysctl.d, with the matching action.
 func sysctlFix(description, key, value string) []finding.Fix {

@@ -39,10 +39,15 @@ func BanIPLimit(rate int) (Remedy, error) {
 }
 
 // NftReplaceRule raises the per-second limit of nft rule r to rate, by handle.
+// Without the rule's text (a probe that saw only its counter) the display
+// lists the chain, where the rule and its handle are.
 func NftReplaceRule(r NftRule, rate int) (Remedy, error) {
 	a, err := newNftLimit(r, rate)
 	if err != nil {
 		return nil, err
+	}
+	if r.Text == "" {
+		return shown{a, []string{target.Quote("nft", "-a", "list", "chain", a.family, a.table, a.chain)}, nil}, nil
 	}
 	raised, err := checkedRaise(r.Text, rate)
 	if err != nil {

@@ -44,6 +44,16 @@ func Fix(description string, r Remedy) finding.Fix {
 	}
 }
 
+// Fixes is r as a finding's fixes, or none when its constructor refused a
+// value (err != nil): text from a snapshot or a probe never reaches a command
+// unvalidated, and a finding without a fix still reports the problem.
+func Fixes(description string, r Remedy, err error) []finding.Fix {
+	if err != nil {
+		return nil
+	}
+	return []finding.Fix{Fix(description, r)}
+}
+
 // planner is what every kind implements; shown adds the display.
 type planner interface {
 	Kind() string

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -426,12 +427,8 @@ func oscillationFindings(r *Report) []finding.Finding {
 			}},
 		}
 		if dev != "" {
-			rate := fmt.Sprintf("%dmbit", capMbit)
-			f.Fixes = append(f.Fixes, finding.Fix{
-				Description: fmt.Sprintf("Cap %s at %d Mbit/s, below the collapse", dev, capMbit),
-				Commands:    []string{target.Quote("tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate, "burst", "1mb", "latency", "400ms")},
-				Action:      &finding.Action{Kind: finding.ActTBFCap, Params: map[string]string{"device": dev, "rate": rate}},
-			})
+			tbf, err := remedy.TBF(dev, fmt.Sprintf("%dmbit", capMbit))
+			f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Cap %s at %d Mbit/s, below the collapse", dev, capMbit), tbf, err)...)
 		}
 		out = append(out, f)
 	}
@@ -483,17 +480,15 @@ func congestionFindings(r *Report) []finding.Finding {
 			evidence = append(evidence, finding.Evidence{Source: "iperf3", Key: "tunnel/underlay " + run.Direction,
 				Value: fmt.Sprintf("%.2f", short.Ratio), Threshold: fmt.Sprintf(">= %.2f", short.Expected)})
 		}
+		// The sender's kernel and modules are unknown here: the fix shows the
+		// modprobe, and the fq qdisc for kernels before 4.20.
+		bbr, err := remedy.Congestion("bbr", true, "")
 		out = append(out, finding.Finding{
 			ID: "tcp.congestion-control", Severity: finding.Warning, Host: host,
 			Title:    title,
 			Detail:   "Loss-based congestion control halves its window at every lost tunnel packet and climbs back slowly (seed 002); BBR paces by measured bandwidth and keeps the rate through random loss.",
 			Evidence: evidence,
-			Fixes: []finding.Fix{{
-				Description: "Switch the sender to BBR",
-				Commands:    []string{"modprobe tcp_bbr", target.Quote("sysctl", "-w", "net.ipv4.tcp_congestion_control=bbr")},
-				Config:      []finding.ConfigSnippet{{Path: "/etc/sysctl.d/90-wgperf.conf", Lines: []string{"net.ipv4.tcp_congestion_control = bbr"}}},
-				Action:      &finding.Action{Kind: finding.ActCongestion, Params: map[string]string{"algorithm": "bbr"}},
-			}},
+			Fixes:    remedy.Fixes("Switch the sender to BBR", bbr, err),
 		})
 	}
 	return out
@@ -510,8 +505,8 @@ func (r *Report) cellShort(direction string, streams int) *Cell {
 	return nil
 }
 
-// UDPBufferTarget is the socket buffer limit suggested against drops (seed 004: 25 MiB).
-const UDPBufferTarget = 26214400
+// UDPBufferTarget is the socket buffer limit suggested against drops.
+const UDPBufferTarget = remedy.UDPBuffer
 
 func hostFindings(r *Report) []finding.Finding {
 	type agg struct {
@@ -565,13 +560,8 @@ func hostFindings(r *Report) []finding.Finding {
 				},
 			}
 			for _, k := range []string{"net.core.rmem_max", "net.core.rmem_default"} {
-				v := fmt.Sprint(UDPBufferTarget)
-				f.Fixes = append(f.Fixes, finding.Fix{
-					Description: fmt.Sprintf("Raise %s to 25 MiB", k),
-					Commands:    []string{target.Quote("sysctl", "-w", k+"="+v)},
-					Config:      []finding.ConfigSnippet{{Path: "/etc/sysctl.d/90-wgperf.conf", Lines: []string{k + " = " + v}}},
-					Action:      &finding.Action{Kind: finding.ActSysctl, Params: map[string]string{"key": k, "value": v}},
-				})
+				raise, err := remedy.Sysctl(k, fmt.Sprint(UDPBufferTarget))
+				f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Raise %s to 25 MiB", k), raise, err)...)
 			}
 			out = append(out, f)
 		}

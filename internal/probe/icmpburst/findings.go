@@ -2,10 +2,9 @@ package icmpburst
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // RaisedLimit is the rate seed 000 raised banIP's ICMP limit to.
@@ -32,13 +31,10 @@ func Findings(r *Result) []finding.Finding {
 	for _, g := range r.Grew {
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "nft -j list ruleset", Key: g.String(), Value: fmt.Sprintf("+%d packets during the test", g.Packets), Threshold: "+0"})
 		if g.Rule != nil && g.Rule.Limit != nil && g.Rule.Backend != "iptables" {
-			rate := strconv.Itoa(RaisedLimit)
-			f.Fixes = append(f.Fixes, finding.Fix{
-				Description: fmt.Sprintf("Raise the limit of rule %d in %s %s %s to %d/second", g.Rule.Handle, g.Rule.Family, g.Rule.Table, g.Rule.Chain, RaisedLimit),
-				Commands:    []string{target.Quote("nft", "-a", "list", "chain", g.Rule.Family, g.Rule.Table, g.Rule.Chain)},
-				Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{"rate": rate, "family": g.Rule.Family,
-					"table": g.Rule.Table, "chain": g.Rule.Chain, "handle": strconv.Itoa(g.Rule.Handle)}},
-			})
+			rule := remedy.NftRule{Family: g.Rule.Family, Table: g.Rule.Table, Chain: g.Rule.Chain, Handle: g.Rule.Handle, Text: g.Rule.Text}
+			raise, err := remedy.NftReplaceRule(rule, RaisedLimit)
+			f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Raise the limit of rule %d in %s %s %s to %d/second",
+				g.Rule.Handle, g.Rule.Family, g.Rule.Table, g.Rule.Chain, RaisedLimit), raise, err)...)
 		}
 	}
 	if len(r.Grew) == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -208,6 +209,7 @@ func CaptureFindings(r *CaptureResult) []finding.Finding {
 		hdr, over = TCPIPv6Headers, OverheadIPv6
 	}
 	m := strconv.Itoa(r.WGMTU)
+	fix, err := remedy.WGMTU(r.ClientInterface, r.WGMTU, remedy.Unknown, "")
 	return []finding.Finding{{
 		ID: "mtu.tunnel-too-large", Severity: finding.Warning, Host: r.Client, Interface: r.ClientInterface,
 		Title: fmt.Sprintf("WireGuard MTU %d on %s is above the %d the negotiated MSS leaves room for", r.ClientWGMTU, r.ClientInterface, r.WGMTU),
@@ -218,12 +220,7 @@ func CaptureFindings(r *CaptureResult) []finding.Finding {
 			{Source: "tcpdump SYN-ACK", Key: fmt.Sprintf("MSS %s -> %s", r.Reverse.From, r.Reverse.To), Value: fmt.Sprintf("sent %d, received %d", r.Reverse.Sent, r.Reverse.Received)},
 			{Source: "/sys/class/net/" + r.ClientInterface + "/mtu", Key: "WireGuard MTU", Value: strconv.Itoa(r.ClientWGMTU), Threshold: "<= " + m},
 		},
-		Fixes: []finding.Fix{{
-			Description: fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU),
-			Commands:    []string{target.Quote("ip", "link", "set", "dev", r.ClientInterface, "mtu", m)},
-			Config:      []finding.ConfigSnippet{{Path: "/etc/wireguard/" + r.ClientInterface + ".conf [Interface]", Lines: []string{"MTU = " + m}}},
-			Action:      &finding.Action{Kind: finding.ActWGMTU, Params: map[string]string{"interface": r.ClientInterface, "mtu": m}},
-		}},
+		Fixes: remedy.Fixes(fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU), fix, err),
 	}}
 }
 

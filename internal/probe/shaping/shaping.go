@@ -19,6 +19,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -211,7 +212,7 @@ func findings(r *Result) []finding.Finding {
 			capped = s
 		}
 	}
-	rate := strconv.Itoa(r.Recommended) + "mbit"
+	tbf, err := remedy.TBF(r.Device, strconv.Itoa(r.Recommended)+"mbit")
 	return []finding.Finding{{
 		ID: "throughput.oscillation", Severity: finding.Warning, Host: r.Client, Interface: r.Device,
 		Title: fmt.Sprintf("Capped at %d Mbit/s the tunnel is steadier: %.1f Mbit/s (cv %.2f) vs %.1f Mbit/s uncapped (cv %.2f, %d collapses)",
@@ -221,10 +222,6 @@ func findings(r *Result) []finding.Finding {
 			{Source: "iperf3", Key: "uncapped: Mbit/s, cv, retransmits", Value: fmt.Sprintf("%.1f, %.2f, %d", un.Stats.Mbit, un.Stats.CV, un.Stats.Retransmits), Threshold: fmt.Sprintf("cv <= %.2f", StableCV)},
 			{Source: "iperf3", Key: fmt.Sprintf("cap %d Mbit/s: Mbit/s, cv, retransmits", r.Recommended), Value: fmt.Sprintf("%.1f, %.2f, %d", capped.Stats.Mbit, capped.Stats.CV, capped.Stats.Retransmits)},
 		},
-		Fixes: []finding.Fix{{
-			Description: fmt.Sprintf("Cap %s at %d Mbit/s", r.Device, r.Recommended),
-			Commands:    []string{target.Quote("tc", "qdisc", "replace", "dev", r.Device, "root", "tbf", "rate", rate, "burst", "1mb", "latency", "400ms")},
-			Action:      &finding.Action{Kind: finding.ActTBFCap, Params: map[string]string{"device": r.Device, "rate": rate}},
-		}},
+		Fixes: remedy.Fixes(fmt.Sprintf("Cap %s at %d Mbit/s", r.Device, r.Recommended), tbf, err),
 	}}
 }
