@@ -148,7 +148,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		res.Steps = append(res.Steps, step)
 	}
 	res.Recommended = Recommend(res.Steps)
-	res.Findings = findings(res)
+	res.Findings = Findings(res)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
@@ -199,7 +199,9 @@ func restore(ctx context.Context, t target.Target, dev string, prev qdisc) error
 	return fmt.Errorf("could not restore the root qdisc of %s on %s (was: %s %s %s): %w", dev, t, prev.Kind, prev.Handle, prev.Options, lastErr)
 }
 
-func findings(r *Result) []finding.Finding {
+// Findings is throughput.oscillation with a tbf cap when the sweep found a
+// steadier rate. It is pure.
+func Findings(r *Result) []finding.Finding {
 	if r.Recommended == 0 || len(r.Steps) == 0 {
 		return nil
 	}

@@ -65,12 +65,12 @@ func TestRootQdiscAndRestore(t *testing.T) {
 func TestFindingsOnlyWithACap(t *testing.T) {
 	r := &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 165, 0.35, 3), step(150, 142, 0.02, 0)}}
 	r.Recommended = Recommend(r.Steps)
-	fs := findings(r)
+	fs := Findings(r)
 	if len(fs) != 1 || fs[0].Fixes[0].Action.Kind != finding.ActTBFCap || fs[0].Fixes[0].Action.Params["rate"] != "150mbit" {
 		t.Errorf("findings %+v", fs)
 	}
 	r = &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 190, 0.02, 0)}}
-	if fs := findings(r); len(fs) != 0 {
+	if fs := Findings(r); len(fs) != 0 {
 		t.Errorf("no cap recommended, findings %+v", fs)
 	}
 }
