@@ -10,7 +10,7 @@ import (
 )
 
 var bondHashPolicy = Check{
-	ID:    "bond.hash-policy",
+	ID:    finding.BondHashPolicy,
 	Title: "802.3ad bond hashes on layer 2, so the tunnel uses one link",
 	Doc: `Fires for every bond in 802.3ad (LACP) mode whose xmit_hash_policy is
 layer2 or layer2+3. Both ignore ports, and a WireGuard tunnel is one address
@@ -41,7 +41,7 @@ func runBondHashPolicy(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			sev = finding.Warning
 		}
 		out = append(out, finding.Finding{
-			ID:        "bond.hash-policy",
+			ID:        finding.BondHashPolicy,
 			Severity:  sev,
 			Host:      hostName(s),
 			Interface: l.Name,

@@ -341,3 +341,39 @@ func TestHealthyHostIsQuiet(t *testing.T) {
 		t.Errorf("healthy host: findings %v, skipped %+v", ids(r.Findings), r.Skipped)
 	}
 }
+
+// Every check reports under its own ID, so the registry is the catalog.
+func TestChecksEmitTheirOwnID(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "snapshots", "*.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no snapshots: %v", err)
+	}
+	var snaps []*facts.Snapshot
+	for _, p := range paths {
+		snaps = append(snaps, loadSnapshot(t, filepath.Base(p)))
+	}
+	snaps = append(snaps, healthyHost())
+	seen := 0
+	for _, s := range snaps {
+		for _, c := range Checks {
+			fs, _ := c.Run(s, Options{})
+			for _, f := range fs {
+				seen++
+				if f.ID != c.ID {
+					t.Errorf("check %s reported %s", c.ID, f.ID)
+				}
+			}
+		}
+	}
+	for _, c := range CrossChecks {
+		for _, f := range c.Run(snaps, Options{}) {
+			seen++
+			if f.ID != c.ID {
+				t.Errorf("cross check %s reported %s", c.ID, f.ID)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("no check found anything on the recorded snapshots")
+	}
+}

@@ -14,7 +14,7 @@ import (
 const conntrackPressure = 0.8
 
 var conntrackTablePressure = Check{
-	ID:    "conntrack.table-pressure",
+	ID:    finding.ConntrackTablePressure,
 	Title: "Connection tracking table near full or dropping entries",
 	Doc: `Fires when nf_conntrack_count is at least 80% of nf_conntrack_max, or when
 conntrack -S shows insert_failed, drop or early_drop above 0 — new flows were
@@ -47,7 +47,7 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 		title += fmt.Sprintf(", %d entries refused or evicted", lost)
 	}
 	f := finding.Finding{
-		ID:       "conntrack.table-pressure",
+		ID:       finding.ConntrackTablePressure,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    title,
@@ -71,7 +71,7 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 }
 
 var conntrackTunnelTracked = Check{
-	ID:    "conntrack.tunnel-tracked",
+	ID:    finding.ConntrackTunnelTracked,
 	Title: "Tunnel traffic is connection-tracked although nothing needs it",
 	Doc: `Info. Fires when conntrack is loaded, a WireGuard interface's traffic and
 its UDP listen port have no NOTRACK rule, and no NAT rule (masquerade, snat,
@@ -99,7 +99,7 @@ func runConntrackTunnelTracked(s *facts.Snapshot, _ Options) ([]finding.Finding,
 			continue
 		}
 		out = append(out, finding.Finding{
-			ID:        "conntrack.tunnel-tracked",
+			ID:        finding.ConntrackTunnelTracked,
 			Severity:  finding.Info,
 			Host:      hostName(s),
 			Interface: w.Name,

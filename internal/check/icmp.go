@@ -14,7 +14,7 @@ import (
 const icmpLimitRaised = 250
 
 var icmpRateLimitDrops = Check{
-	ID:    "icmp.ratelimit-drops",
+	ID:    finding.ICMPRatelimitDrops,
 	Title: "An ICMP rate-limit rule has dropped packets on an uplink",
 	Doc: `Looks for firewall rules that match ICMP (or ICMPv6), carry a rate limit
 that drops what exceeds it ("limit rate over N/second ... drop"), apply to an
@@ -112,7 +112,7 @@ func icmpFinding(s *facts.Snapshot, r facts.FirewallRule, iif string, pkts uint6
 		counterKey = "counter " + r.CounterName
 	}
 	f := finding.Finding{
-		ID:       "icmp.ratelimit-drops",
+		ID:       finding.ICMPRatelimitDrops,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("ICMP rate limit (%s) in %s %s/%s dropped %d packets on %s", rate, r.Family, r.Table, r.Chain, pkts, where),

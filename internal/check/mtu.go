@@ -18,7 +18,7 @@ const (
 )
 
 var tunnelTooLarge = Check{
-	ID:    "mtu.tunnel-too-large",
+	ID:    finding.MTUTunnelTooLarge,
 	Title: "WireGuard MTU larger than the underlay allows",
 	Doc: `For each WireGuard interface, finds the link every peer's endpoint route
 leaves by (ip route get <endpoint>) and compares the interface MTU with that
@@ -84,7 +84,7 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			ipv = "IPv6"
 		}
 		out = append(out, finding.Finding{
-			ID:        "mtu.tunnel-too-large",
+			ID:        finding.MTUTunnelTooLarge,
 			Severity:  finding.Critical,
 			Host:      hostName(s),
 			Interface: w.Name,
@@ -105,7 +105,7 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 }
 
 var mssClampMissing = Check{
-	ID:    "mtu.mss-clamp-missing",
+	ID:    finding.MTUMSSClampMissing,
 	Title: "Forwarded TCP enters a smaller-MTU tunnel without MSS clamping",
 	Doc: `When the host forwards packets (net.ipv4.ip_forward = 1) and a WireGuard
 interface's MTU is below the largest MTU of its LAN links (up, not an uplink;
@@ -142,7 +142,7 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		}
 		mss := w.MTU - 40
 		out = append(out, finding.Finding{
-			ID:        "mtu.mss-clamp-missing",
+			ID:        finding.MTUMSSClampMissing,
 			Severity:  finding.Warning,
 			Host:      hostName(s),
 			Interface: w.Name,

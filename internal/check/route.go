@@ -10,7 +10,7 @@ import (
 )
 
 var staleEndpoint = Check{
-	ID:    "route.stale-endpoint",
+	ID:    finding.RouteStaleEndpoint,
 	Title: "Endpoint host route pinned to an uplink that is not the preferred one",
 	Doc: `For each peer endpoint, looks for a host route to it in the main table with
 protocol static and a gateway, and compares that gateway with the preferred
@@ -109,7 +109,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 		detail += " The same route is also in " + strings.Join(others, ", ") + "."
 	}
 	f := finding.Finding{
-		ID:        "route.stale-endpoint",
+		ID:        finding.RouteStaleEndpoint,
 		Severity:  finding.Critical,
 		Host:      hostName(s),
 		Interface: e.Interface,

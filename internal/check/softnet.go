@@ -13,7 +13,7 @@ import (
 const backlogTarget = 5000
 
 var backlogDrops = Check{
-	ID:    "net.backlog-drops",
+	ID:    finding.NetBacklogDrops,
 	Title: "Packets dropped at a full per-CPU backlog queue",
 	Doc: `Sums the "dropped" column of /proc/net/softnet_stat: packets the kernel
 discarded because a CPU's input backlog (net.core.netdev_max_backlog packets)
@@ -38,7 +38,7 @@ func runBacklogDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       "net.backlog-drops",
+		ID:       finding.NetBacklogDrops,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("%d packets dropped at full backlog queues", total),
@@ -67,7 +67,7 @@ const (
 )
 
 var softirqImbalance = Check{
-	ID:    "cpu.softirq-imbalance",
+	ID:    finding.CPUSoftirqImbalance,
 	Title: "Packet processing piles onto one CPU",
 	Doc: `Compares the per-CPU "processed" counts of /proc/net/softnet_stat: when the
 busiest CPU handled at least 4× the mean of the other CPUs (over at least
@@ -107,7 +107,7 @@ func runSoftirqImbalance(s *facts.Snapshot, _ Options) ([]finding.Finding, error
 		sev = finding.Warning
 	}
 	f := finding.Finding{
-		ID:       "cpu.softirq-imbalance",
+		ID:       finding.CPUSoftirqImbalance,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("CPU %d processed %.0f%% of received packets (%.1f× the other CPUs' mean)", busiest.CPU, 100*float64(busiest.Processed)/float64(total), ratio),

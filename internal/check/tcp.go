@@ -17,7 +17,7 @@ const (
 )
 
 var congestionControl = Check{
-	ID:    "tcp.congestion-control",
+	ID:    finding.TCPCongestionControl,
 	Title: "Loss-based congestion control (CUBIC/Reno) on a host that sees loss",
 	Doc: `Fires when net.ipv4.tcp_congestion_control is cubic or reno and the host's
 TCP retransmits at least 1% of the segments it sends (Tcp RetransSegs / OutSegs
@@ -51,7 +51,7 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       "tcp.congestion-control",
+		ID:       finding.TCPCongestionControl,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("TCP uses %s and retransmits %.1f%% of its segments", cc, 100*ratio),
@@ -75,7 +75,7 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 }
 
 var buffersSmall = Check{
-	ID:    "tcp.buffers-small",
+	ID:    finding.TCPBuffersSmall,
 	Title: "TCP buffer maximum below the path's bandwidth-delay product",
 	Doc: `Compares the maximum (third value) of net.ipv4.tcp_rmem and tcp_wmem with
 the bandwidth-delay product of the path TCP should fill — by default 1 Gbit/s ×
@@ -106,7 +106,7 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 			dir = "send"
 		}
 		out = append(out, finding.Finding{
-			ID:       "tcp.buffers-small",
+			ID:       finding.TCPBuffersSmall,
 			Severity: finding.Warning,
 			Host:     hostName(s),
 			Title:    fmt.Sprintf("TCP %s buffer maximum %s is below the path's BDP (%s)", dir, mib(t[2]), mib(bdp)),

@@ -12,7 +12,7 @@ import (
 const udpBufferTarget = remedy.UDPBuffer
 
 var udpRcvbufErrors = Check{
-	ID:    "udp.rcvbuf-errors",
+	ID:    finding.UDPRcvbufErrors,
 	Title: "UDP datagrams dropped because socket buffers were full",
 	Doc: `Reads Udp RcvbufErrors and SndbufErrors from /proc/net/snmp: any count
 above 0 means datagrams — WireGuard's encrypted packets among them — were
@@ -39,7 +39,7 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       "udp.rcvbuf-errors",
+		ID:       finding.UDPRcvbufErrors,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("UDP buffer overflows: %d receive, %d send errors", rcv, snd),

@@ -16,7 +16,7 @@ import (
 const handshakeStale = 3 * time.Minute
 
 var wgHandshakeStale = Check{
-	ID:    "wg.handshake-stale",
+	ID:    finding.WGHandshakeStale,
 	Title: "Peer's latest handshake is old or missing",
 	Doc: `For every peer with an endpoint, compares the latest handshake with the
 snapshot time: older than 3 minutes (WireGuard's RejectAfterTime) or never.
@@ -59,7 +59,7 @@ func runHandshakeStale(s *facts.Snapshot, o Options) ([]finding.Finding, error) 
 					"the endpoint is unreachable, its UDP port is filtered, or the keys do not match.", p.TxBytes, p.PersistentKeepalive)
 			}
 			out = append(out, finding.Finding{
-				ID:        "wg.handshake-stale",
+				ID:        finding.WGHandshakeStale,
 				Severity:  sev,
 				Host:      hostName(s),
 				Interface: w.Name,
@@ -109,7 +109,7 @@ func portOnly(endpoint string) string {
 }
 
 var wgUserspace = Check{
-	ID:    "wg.userspace",
+	ID:    finding.WGUserspace,
 	Title: "WireGuard served by a userspace implementation",
 	Doc: `Info. Fires for every WireGuard interface whose implementation is
 userspace (a TUN device served by wireguard-go, boringtun...). Every packet
@@ -133,7 +133,7 @@ func runUserspace(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 			kind = l.Kind
 		}
 		out = append(out, finding.Finding{
-			ID:        "wg.userspace",
+			ID:        finding.WGUserspace,
 			Severity:  finding.Info,
 			Host:      hostName(s),
 			Interface: w.Name,

@@ -49,6 +49,9 @@ func TestEveryProducedRemedyPlans(t *testing.T) {
 	kinds := map[string]bool{}
 	for name, fs := range sources {
 		for _, f := range fs {
+			if !check.InCatalog(f.ID) {
+				t.Errorf("%s: finding ID %q is not in the catalog", name, f.ID)
+			}
 			for _, fx := range f.Fixes {
 				if fx.Action == nil {
 					continue

@@ -17,7 +17,7 @@ func Findings(r *Result) []finding.Finding {
 		return nil
 	}
 	f := finding.Finding{
-		ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
+		ID: finding.MTUPMTUDBlackhole, Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
 		Detail: "Packets larger than the narrowest hop are dropped and the ICMP \"fragmentation needed\" that should tell the sender " +
 			"never arrives, so TCP retransmits the same oversized segments forever (seed 001). Lower the WireGuard MTU and clamp the MSS, " +
 			"or let ICMP type 3 code 4 (ICMPv6 packet too big) through.",
