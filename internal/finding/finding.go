@@ -85,7 +85,7 @@ type ConfigSnippet struct {
 }
 
 // Action names a change "wgperf fix" knows how to apply and roll back.
-// Kinds and their params are defined by package fix (e.g. Kind "sysctl",
+// Kinds and their params are defined by package remedy (e.g. Kind "sysctl",
 // Params {"key": "net.core.rmem_max", "value": "26214400"}).
 type Action struct {
 	Kind   string            `json:"kind"`
@@ -139,8 +139,8 @@ func Worst(fs []Finding) (Severity, bool) {
 	return w, true
 }
 
-// Action kinds. Checks name them in Fix.Action; package fix implements each one
-// (runtime change, persistent config, saved previous state, rollback).
+// Action kinds. Package remedy builds each one (runtime change, persistent
+// config, plan with its undo); checks and probes get them from its constructors.
 // Params are listed beside each kind; all values are strings.
 const (
 	ActSysctl        = "sysctl"             // key, value
