@@ -15,7 +15,7 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-func init() {
+func benchCmd() *cobra.Command {
 	var (
 		clientSpec, serverSpec string
 		tunnelAddr, underlay   string
@@ -111,7 +111,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	f.BoolVar(&asJSON, "json", false, "print the report, every interval included, as JSON")
 	addHTMLFlag(cmd, &htmlPath)
 	_ = cmd.MarkFlagRequired("server")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func writeBench(w io.Writer, rep *bench.Report, asJSON bool) error {

@@ -19,7 +19,7 @@ import (
 	"github.com/wgperf/wgperf/internal/report"
 )
 
-func init() {
+func diagnoseCmd() *cobra.Command {
 	var (
 		hosts, files []string
 		asJSON       bool
@@ -130,7 +130,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 	f.StringVar(&inventory, "inventory", "", "file of hosts to diagnose: one target per line, or an Ansible INI inventory")
 	f.IntVar(&concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
 	f.DurationVar(&hostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // diagnoseInventory diagnoses the inventory's hosts, the extra --host specs

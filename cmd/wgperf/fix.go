@@ -37,7 +37,7 @@ type fixFlags struct {
 	seconds int    // --verify: seconds per iperf3 run
 }
 
-func init() {
+func fixCmd() *cobra.Command {
 	var f fixFlags
 	cmd := &cobra.Command{
 		Use:   "fix",
@@ -129,7 +129,8 @@ Findings come from collecting and checking the host now, or from --from FILE
 			return nil
 		},
 	})
-	rootCmd.AddCommand(cmd)
+	cmd.AddCommand(ecmpCmd())
+	return cmd
 }
 
 // fixEnv parses the target and detects its platform.
@@ -398,7 +399,7 @@ func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
 	return nil
 }
 
-func init() {
+func ecmpCmd() *cobra.Command {
 	var (
 		host, root, iface         string
 		tunnels, seconds, streams int
@@ -472,11 +473,7 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 	cmd.Flags().IntVar(&seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --apply: print the result as JSON")
-	for _, c := range rootCmd.Commands() {
-		if c.Name() == "fix" {
-			c.AddCommand(cmd)
-		}
-	}
+	return cmd
 }
 
 type ecmpOptions struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-func init() {
+func icmpBurstCmd() *cobra.Command {
 	var (
 		hostSpec string
 		targets  []string
@@ -65,7 +65,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 	f.IntVar(&cfg.Count, "count", 20, "pings per target in each mode")
 	f.IntVar(&cfg.Wait, "wait", 1, "seconds each ping waits for its reply (ping -W)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func writeICMPBurst(w io.Writer, r *icmpburst.Result, asJSON bool) error {

@@ -16,10 +16,15 @@ import (
 	"github.com/wgperf/wgperf/internal/lab"
 )
 
-var labCmd = &cobra.Command{
-	Use:   "lab",
-	Short: "Build WireGuard test topologies in network namespaces",
-	Long: `The lab builds real WireGuard tunnels in network namespaces on this machine, with an
+// labName is the --name of every lab subcommand.
+var labName string
+
+// labCmd is "wgperf lab" and its subcommands.
+func labCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "Build WireGuard test topologies in network namespaces",
+		Long: `The lab builds real WireGuard tunnels in network namespaces on this machine, with an
 embedded userspace WireGuard (wireguard-go) per namespace, so you can watch wgperf
 diagnose and fix real problems without owning a tunnel. Needs root.
 
@@ -32,14 +37,10 @@ Topologies:
 Namespaces are named wgl-NAME-NODE (nodes a, r, b, and lan, lanb with --lan); run
 commands in them with "wgperf lab exec NODE -- cmd" or target them as
 --host netns:wgl-NAME-NODE.`,
-}
-
-var labName string
-
-func init() {
-	labCmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
-	labCmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labFlowsCmd())
-	rootCmd.AddCommand(labCmd)
+	}
+	cmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
+	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labFlowsCmd(), labRunCmd())
+	return cmd
 }
 
 // addLabShapeFlags binds the underlay options shared by "lab up" and scenarios.

@@ -14,10 +14,6 @@ import (
 	"github.com/wgperf/wgperf/internal/scenario"
 )
 
-func init() {
-	labCmd.AddCommand(labRunCmd())
-}
-
 func labRunCmd() *cobra.Command {
 	var all, asJSON bool
 	var htmlPath string

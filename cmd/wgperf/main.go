@@ -2,12 +2,13 @@
 // it, proves it with measurements, fixes it safely and measures again.
 //
 // main stays thin: each subcommand lives in its own file, parses its flags and
-// calls into internal packages. Subcommands add themselves to rootCmd in init.
+// calls into internal packages. newRoot lists the subcommands.
 package main
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -16,10 +17,12 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-var rootCmd = &cobra.Command{
-	Use:   "wgperf",
-	Short: "Find out why a WireGuard tunnel is slower than the link under it, and fix it",
-	Long: `wgperf measures a WireGuard tunnel against the link under it, diagnoses why it is
+// newRoot builds the command tree afresh, so each run starts from default flags.
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "wgperf",
+		Short: "Find out why a WireGuard tunnel is slower than the link under it, and fix it",
+		Long: `wgperf measures a WireGuard tunnel against the link under it, diagnoses why it is
 slower (MTU and PMTUD black holes, UDP buffer drops, stale endpoint routes,
 firewall rate limits, congestion control, conntrack...), applies fixes safely
 with rollback, and measures again.
@@ -28,22 +31,21 @@ Hosts are named as targets: local (default), netns:NAME, ssh:[user@]host[:port].
 Try it without a tunnel of your own: wgperf lab run pmtud-blackhole
 
 Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
-	SilenceUsage:  true,
-	SilenceErrors: true,
-}
-
-var versionCmd = &cobra.Command{
-	Use:   "version",
-	Short: "Print the wgperf version",
-	Args:  cobra.NoArgs,
-	Run: func(cmd *cobra.Command, _ []string) {
-		fmt.Fprintf(cmd.OutOrStdout(), "wgperf %s\n", version)
-	},
-}
-
-func init() {
-	rootCmd.AddCommand(versionCmd)
-	rootCmd.Version = version
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print the wgperf version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "wgperf %s\n", version)
+		},
+	})
+	root.AddCommand(benchCmd(), collectCmd(), diagnoseCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
+		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd())
+	return root
 }
 
 // ExitError carries a specific exit code out of a command; Err may be nil when
@@ -72,22 +74,27 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
-	rootCmd.SetArgs(args)
-	err := rootCmd.Execute()
+// run is the whole CLI: it parses args, runs one command and returns the exit
+// code, printing errors as one "wgperf: ..." line on stderr.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
 	if err == nil {
 		return exitOK
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Err != nil {
-			fmt.Fprintln(os.Stderr, "wgperf:", ee.Err)
+			fmt.Fprintln(stderr, "wgperf:", ee.Err)
 		}
 		return ee.Code
 	}
-	fmt.Fprintln(os.Stderr, "wgperf:", err)
+	fmt.Fprintln(stderr, "wgperf:", err)
 	return exitFailed
 }

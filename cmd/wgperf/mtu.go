@@ -16,7 +16,7 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-func init() {
+func mtuCmd() *cobra.Command {
 	var (
 		clientSpec, serverSpec string
 		cfg                    mtu.Config
@@ -133,7 +133,7 @@ found, 3 could not run.`,
 	f.BoolVar(&capture, "capture", false, "read the negotiated MSS from tcpdump on both ends instead of DF probes (needs --server and tcpdump)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	addHTMLFlag(cmd, &htmlPath)
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func writeMTU(w io.Writer, r *mtu.Result, asJSON bool) error {

@@ -15,7 +15,7 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-func init() {
+func shapeSweepCmd() *cobra.Command {
 	var (
 		clientSpec, serverSpec string
 		cfg                    shaping.Config
@@ -90,7 +90,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server")
 	f.BoolVar(&asJSON, "json", false, "print the sweep, every interval included, as JSON")
 	_ = cmd.MarkFlagRequired("server")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func writeSweep(w io.Writer, r *shaping.Result, asJSON bool) error {
