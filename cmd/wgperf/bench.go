@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -84,7 +82,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeBench(cmd.OutOrStdout(), rep, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), rep, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
@@ -114,21 +112,4 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	return cmd
 }
 
-func writeBench(w io.Writer, rep *bench.Report, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, rep)
-	}
-	return bench.WriteText(w, rep)
-}
-
 // findingsExit maps the worst finding of a probe to the exit code.
-func findingsExit(fs []finding.Finding) error {
-	worst, any := finding.Worst(fs)
-	switch {
-	case !any || worst == finding.Info:
-		return nil
-	case worst == finding.Critical:
-		return &ExitError{Code: exitCritical}
-	}
-	return &ExitError{Code: exitWarning}
-}

@@ -115,7 +115,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 					return err
 				}
 			}
-			return diagnoseExit(d.Findings)
+			return findingsExit(d.Findings)
 		},
 	}
 	f := cmd.Flags()
@@ -174,16 +174,4 @@ func render(w io.Writer, d report.Diagnosis, asJSON bool) error {
 		color = term.IsTerminal(int(f.Fd()))
 	}
 	return report.WriteText(w, d, report.TextOptions{Color: color})
-}
-
-// diagnoseExit maps the worst finding shown to the exit code; info alone is 0.
-func diagnoseExit(fs []finding.Finding) error {
-	worst, any := finding.Worst(fs)
-	switch {
-	case !any || worst == finding.Info:
-		return nil
-	case worst == finding.Critical:
-		return &ExitError{Code: exitCritical}
-	}
-	return &ExitError{Code: exitWarning}
 }

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -53,7 +50,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeICMPBurst(cmd.OutOrStdout(), res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			return findingsExit(res.Findings)
@@ -66,24 +63,4 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 	f.IntVar(&cfg.Wait, "wait", 1, "seconds each ping waits for its reply (ping -W)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
-}
-
-func writeICMPBurst(w io.Writer, r *icmpburst.Result, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, r)
-	}
-	fmt.Fprintf(w, "icmp-burst from %s to %s (%.0fs)\n", r.Host, strings.Join(r.Targets, ", "), r.Seconds)
-	fmt.Fprintf(w, "  one-shot pings (a process each): %d of %d failed (%.0f%%)\n", r.OneShot.Failed, r.OneShot.Sent, 100*r.OneShot.Rate())
-	fmt.Fprintf(w, "  persistent ping (one process):   %d of %d failed (%.0f%%)\n", r.Persistent.Failed, r.Persistent.Sent, 100*r.Persistent.Rate())
-	for _, g := range r.Grew {
-		fmt.Fprintf(w, "  counter grew by %d: %s\n", g.Packets, g)
-	}
-	if r.Note != "" {
-		fmt.Fprintf(w, "  note: %s\n", strings.TrimSpace(r.Note))
-	}
-	if len(r.Findings) == 0 {
-		_, err := fmt.Fprintln(w, "No sign of an ICMP rate limiter.")
-		return err
-	}
-	return finding.WriteBrief(w, r.Findings)
 }

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -73,7 +71,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeSweep(cmd.OutOrStdout(), res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			return findingsExit(res.Findings)
@@ -91,36 +89,4 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 	f.BoolVar(&asJSON, "json", false, "print the sweep, every interval included, as JSON")
 	_ = cmd.MarkFlagRequired("server")
 	return cmd
-}
-
-func writeSweep(w io.Writer, r *shaping.Result, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, r)
-	}
-	fmt.Fprintf(w, "shape-sweep on %s %s (%.0fs)\n\n", r.Client, r.Device, r.Seconds)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CAP\tMBIT/S\tRETR\tCV\tCOLLAPSES")
-	for _, s := range r.Steps {
-		label := "uncapped"
-		if s.CapMbit > 0 {
-			label = fmt.Sprintf("%d Mbit/s", s.CapMbit)
-		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%.2f\t%d\n", label, s.Stats.Mbit, s.Stats.Retransmits, s.Stats.CV, s.Stats.Collapses)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if r.Recommended == 0 {
-		_, err := fmt.Fprintln(w, "\nNo cap needed: uncapped is as fast and as steady.")
-		return err
-	}
-	fmt.Fprintf(w, "\nRecommended: cap %s at %d Mbit/s\n", r.Device, r.Recommended)
-	for _, f := range r.Findings {
-		for _, fx := range f.Fixes {
-			for _, c := range fx.Commands {
-				fmt.Fprintf(w, "  $ %s\n", c)
-			}
-		}
-	}
-	return nil
 }

@@ -264,7 +264,7 @@ func TestAnalyze(t *testing.T) {
 				tt.check(t, r)
 			}
 			var buf bytes.Buffer
-			if err := WriteText(&buf, r); err != nil || !strings.Contains(buf.String(), "PATH") {
+			if err := r.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "PATH") {
 				t.Errorf("WriteText: %v\n%s", err, buf.String())
 			}
 		})
