@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,13 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
-	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
-	"github.com/wgperf/wgperf/internal/lab"
-	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -161,10 +155,15 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	if f.script && f.apply {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--print-script prints the plan for applying by hand; it does not go with --apply")}
 	}
-	if f.from != "" && !cmd.Flags().Changed("host") {
-		// A file from another host: plan for that host unless told otherwise.
-		if h, err := hostOfFile(f.from); err == nil && h != "" {
-			f.host = h
+	var src *fix.Source
+	if f.from != "" {
+		var err error
+		if src, err = fix.ReadSource(f.from); err != nil {
+			return couldNotRun(err)
+		}
+		if !cmd.Flags().Changed("host") && src.Host != "" {
+			// A file from another host: plan for that host unless told otherwise.
+			f.host = src.Host
 		}
 	}
 	ctx, env, stop, err := fixEnv(f)
@@ -175,21 +174,23 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	var peer target.Target
 	if f.verify {
 		// Before any work: without a far end there is nothing to measure against.
-		if peer, err = verifyPeer(env.T, f.peer); err != nil {
+		if peer, err = fix.Peer(env.T, f.peer); err != nil {
 			return couldNotRun(err)
 		}
 	}
-	progress := progressFunc(f)
-	findings, err := fixFindings(ctx, env.T, f, progress)
-	if err != nil {
-		return couldNotRun(err)
+	progress := progressLines(f.jsonOut)
+	var findings []finding.Finding
+	if src != nil {
+		findings, err = src.For(env.T.String())
+	} else {
+		progress("collecting facts from " + env.T.String())
+		findings, err = fix.Diagnose(ctx, env.T)
 	}
-	items, manual, err := fix.Select(findings, f.only)
 	if err != nil {
 		return couldNotRun(err)
 	}
 	progress("reading the current state of " + env.T.String())
-	plan, err := fix.MakePlan(ctx, env, items, manual)
+	plan, err := fix.PlanFindings(ctx, env, findings, f.only)
 	if err != nil {
 		return couldNotRun(err)
 	}
@@ -249,128 +250,11 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	return printJournal(out, f, j, msg)
 }
 
-// verifyPeer is --peer or, when the host is a node of a wgperf lab, the node
-// at the other end of its tunnel.
-func verifyPeer(host target.Target, spec string) (target.Target, error) {
-	if spec != "" {
-		return target.Parse(spec)
-	}
-	if name, node, ok := labNode(host.String()); ok {
-		if l, err := lab.Load(name); err == nil {
-			other := map[string]string{"a": "b", "b": "a"}[node]
-			if l.Node(other) != nil {
-				return l.Target(other), nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("--verify needs --peer: the far end of the tunnel on %s, where iperf3 runs as the server (e.g. --peer ssh:root@site-b)", host)
-}
-
-// labNode splits "netns:wgl-NAME-NODE" into the lab name and node.
-func labNode(spec string) (name, node string, ok bool) {
-	rest, ok := strings.CutPrefix(spec, "netns:"+lab.Prefix)
-	if !ok {
-		return "", "", false
-	}
-	i := strings.LastIndexByte(rest, '-')
-	if i <= 0 || i == len(rest)-1 {
-		return "", "", false
-	}
-	return rest[:i], rest[i+1:], true
-}
-
 func onlyFlag(only []string) string {
 	if len(only) == 0 {
 		return ""
 	}
 	return " --only " + strings.Join(only, ",")
-}
-
-// fixFindings collects and checks the host, or reads --from.
-func fixFindings(ctx context.Context, t target.Target, f *fixFlags, progress func(string)) ([]finding.Finding, error) {
-	if f.from == "" {
-		progress("collecting facts from " + t.String())
-		snap, err := collect.Collect(ctx, t, collect.Options{})
-		if err != nil {
-			return nil, err
-		}
-		return check.Run([]*facts.Snapshot{snap}, check.Options{}).Findings, nil
-	}
-	file, err := os.Open(f.from)
-	if err != nil {
-		return nil, fmt.Errorf("--from: %v", err)
-	}
-	defer file.Close()
-	if isSnapshot(f.from) {
-		snap, err := collect.ReadSnapshot(file)
-		if err != nil {
-			return nil, fmt.Errorf("--from %s: %v", f.from, err)
-		}
-		return check.Run([]*facts.Snapshot{snap}, check.Options{}).Findings, nil
-	}
-	all, err := fix.ReadFindings(file)
-	if err != nil {
-		return nil, fmt.Errorf("--from %s: %v", f.from, err)
-	}
-	// Keep the findings about this host (and those that name none).
-	var fs []finding.Finding
-	for _, x := range all {
-		if x.Host == "" || x.Host == t.String() {
-			fs = append(fs, x)
-		}
-	}
-	if len(all) > 0 && len(fs) == 0 {
-		return nil, fmt.Errorf("--from %s: no findings for host %s (the file is about %s)", f.from, t, all[0].Host)
-	}
-	return fs, nil
-}
-
-// isSnapshot tells a collect snapshot (it has schema_version) from a findings file.
-func isSnapshot(path string) bool {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	var probe struct {
-		SchemaVersion int `json:"schema_version"`
-	}
-	return json.Unmarshal(b, &probe) == nil && probe.SchemaVersion > 0
-}
-
-// hostOfFile returns the single host a findings file or snapshot is about.
-func hostOfFile(path string) (string, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer file.Close()
-	if isSnapshot(path) {
-		snap, err := collect.ReadSnapshot(file)
-		if err != nil {
-			return "", err
-		}
-		return snap.Host, nil
-	}
-	fs, err := fix.ReadFindings(file)
-	if err != nil {
-		return "", err
-	}
-	host := ""
-	for _, x := range fs {
-		if x.Host != "" && host != "" && x.Host != host {
-			return "", nil // several hosts: --host must choose
-		}
-		if x.Host != "" {
-			host = x.Host
-		}
-	}
-	return host, nil
-}
-
-// progressFunc prints progress lines on stderr when it is a terminal and the
-// output is not JSON.
-func progressFunc(f *fixFlags) func(string) {
-	return progressLines(f.jsonOut)
 }
 
 // printJournal reports what an apply, confirm or rollback did, step by step.
@@ -428,7 +312,14 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--verify needs --apply (it measures before and after building the tunnels)")}
 			}
 			if apply {
-				return applyLabECMP(cmd.OutOrStdout(), host, ecmpOptions{tunnels: tunnels, verify: verify, seconds: seconds, streams: streams, json: asJSON})
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				defer stop()
+				res, err := fix.ApplyLabECMP(ctx, host, fix.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
+					Verify: verify, Progress: progressLines(asJSON)})
+				if err != nil {
+					return couldNotRun(err)
+				}
+				return writeResult(cmd.OutOrStdout(), res, asJSON)
 			}
 			f := &fixFlags{host: host, root: root}
 			ctx, env, stop, err := fixEnv(f)
@@ -474,133 +365,4 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --apply: print the result as JSON")
 	return cmd
-}
-
-type ecmpOptions struct {
-	tunnels, seconds, streams int
-	verify, json              bool
-}
-
-// ecmpApplied is what "fix ecmp --apply" did in a lab.
-type ecmpApplied struct {
-	Lab      string       `json:"lab"`
-	Tunnels  []lab.Tunnel `json:"tunnels"`
-	Commands []string     `json:"commands"` // run on A
-	Verify   *ecmpVerify  `json:"verify,omitempty"`
-}
-
-// ecmpVerify is the aggregate throughput to site B's network around the change.
-type ecmpVerify struct {
-	Addr           string  `json:"addr"`
-	Streams        int     `json:"streams"`
-	TunnelsBefore  int     `json:"tunnels_before"`
-	BeforeMbit     float64 `json:"before_mbit"`
-	AfterMbit      float64 `json:"after_mbit"`
-	Scaling        float64 `json:"scaling"` // after / before
-	SecondsPerTest int     `json:"seconds_per_test"`
-}
-
-// applyLabECMP builds N parallel tunnels and the multipath route in the lab
-// that --host belongs to, measuring before and after with --verify.
-func applyLabECMP(w io.Writer, host string, o ecmpOptions) error {
-	name, node, ok := labNode(host)
-	if !ok {
-		return couldNotRun(fmt.Errorf("ecmp --apply builds tunnels only in a wgperf lab (--host netns:wgl-NAME-a): real hosts need new configs and keys on both ends, so wgperf prints them; run without --apply and install them on both sites"))
-	}
-	if node != "a" {
-		return couldNotRun(fmt.Errorf("ecmp --apply starts from site A of lab %s: --host netns:%s", name, lab.Netns(name, "a")))
-	}
-	if o.tunnels < 2 || o.tunnels > 16 {
-		return couldNotRun(fmt.Errorf("--tunnels %d: want 2..16", o.tunnels))
-	}
-	if o.seconds < 1 || o.seconds > 60 {
-		return couldNotRun(fmt.Errorf("--time %d: want 1..60 seconds", o.seconds))
-	}
-	if o.streams == 0 {
-		o.streams = min(8*o.tunnels, 128)
-	}
-	l, err := lab.Load(name)
-	if err != nil {
-		return couldNotRun(err)
-	}
-	// New tunnel ends run this binary, like the ones "lab up" started.
-	if l.Executable, err = os.Executable(); err != nil {
-		return couldNotRun(err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	progress := progressLines(o.json)
-	res := &ecmpApplied{Lab: name}
-	measure := func(when string) (float64, error) {
-		progress(fmt.Sprintf("%s: %d TCP streams to %s for %d s", when, o.streams, lab.SiteBLAN, 1+o.seconds))
-		r, err := iperf.Run(ctx, l.Target("a"), l.Target("b"), iperf.Test{Addr: lab.SiteBLAN, Seconds: o.seconds, Omit: 1, Parallel: o.streams})
-		if err != nil {
-			return 0, fmt.Errorf("measure %s: %w", when, err)
-		}
-		return r.Mbit(), nil
-	}
-	if o.verify {
-		res.Verify = &ecmpVerify{Addr: lab.SiteBLAN, Streams: o.streams, TunnelsBefore: ecmpTunnelsInUse(ctx, l), SecondsPerTest: o.seconds}
-		if res.Verify.BeforeMbit, err = measure("before"); err != nil {
-			return couldNotRun(err)
-		}
-	}
-	progress(fmt.Sprintf("building %d tunnels between A and B", o.tunnels))
-	if res.Commands, err = l.ECMP(ctx, o.tunnels); err != nil {
-		return couldNotRun(fmt.Errorf("lab %s: %v (wgperf lab down --name %s removes everything)", name, err, name))
-	}
-	res.Tunnels = l.Tunnels[:o.tunnels]
-	if o.verify {
-		if res.Verify.AfterMbit, err = measure("after"); err != nil {
-			return couldNotRun(err)
-		}
-		if res.Verify.BeforeMbit > 0 {
-			res.Verify.Scaling = res.Verify.AfterMbit / res.Verify.BeforeMbit
-		}
-	}
-	if o.json {
-		return writeJSON(w, res)
-	}
-	ew := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	ew("Lab %s now has %d tunnels between A and B:\n", name, len(res.Tunnels))
-	for _, t := range res.Tunnels {
-		via := ""
-		if t.UplinkA != "" {
-			via = ", A sends via " + t.UplinkA
-		}
-		ew("  %s (%s) <-> %s (%s), port %d%s\n", t.IfA, t.AddrA, t.IfB, t.AddrB, t.Port, via)
-	}
-	ew("Ran on A:\n")
-	for _, c := range res.Commands {
-		ew("  %s\n", c)
-	}
-	if v := res.Verify; v != nil {
-		ew("Aggregate throughput to %s (%d TCP streams, %d s):\n", v.Addr, v.Streams, v.SecondsPerTest)
-		ew("  before  %7.1f Mbit/s (%d tunnel%s)\n", v.BeforeMbit, v.TunnelsBefore, plural(v.TunnelsBefore))
-		ew("  after   %7.1f Mbit/s (%d tunnels)\n", v.AfterMbit, len(res.Tunnels))
-		if v.Scaling > 0 {
-			ew("  scaling %.2fx\n", v.Scaling)
-		}
-	}
-	ew("This is the lab only; wgperf lab down --name %s removes it.\n", name)
-	return nil
-}
-
-// ecmpTunnelsInUse counts the next hops of A's route to site B's network.
-func ecmpTunnelsInUse(ctx context.Context, l *lab.Lab) int {
-	out, err := l.Target("a").Run(ctx, "ip", "route", "show", lab.SiteBNet)
-	if err != nil {
-		return 1
-	}
-	if n := strings.Count(string(out), "nexthop"); n > 0 {
-		return n
-	}
-	return 1
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func snapshot(name string) string { return filepath.Join("..", "..", "testdata", "snapshots", name) }
+
+// TestCLIContract runs the CLI in-process: exit codes, outputs, and errors as
+// one "wgperf: ..." line on stderr. Nothing here needs root, a network or a
+// host other than reading local state.
+func TestCLIContract(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"findings": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // substring; "" checks nothing
+		stderr string // substring of the one error line; "" wants no stderr
+	}{
+		{"version", []string{"version"}, exitOK, "wgperf dev\n", ""},
+		{"--version", []string{"--version"}, exitOK, "wgperf version dev", ""},
+		{"unknown command", []string{"frobnicate"}, exitFailed, "", `unknown command "frobnicate"`},
+		{"unknown flag", []string{"diagnose", "--frob"}, exitFailed, "", "unknown flag: --frob"},
+		{"extra argument", []string{"diagnose", "extra"}, exitFailed, "", `unknown command "extra"`},
+		{"healthy snapshot: info only", []string{"diagnose", "--from", snapshot("lab-healthy-a.json")}, exitOK, "0 critical, 0 warning, 2 info", ""},
+		{"stale endpoint route is critical", []string{"diagnose", "--from", snapshot("seed000-golem.json")}, exitCritical, "route.stale-endpoint", ""},
+		{"severity filter keeps the exit code of what is shown", []string{"diagnose", "--from", snapshot("lab-healthy-a.json"), "--severity", "warning"}, exitOK, "", ""},
+		{"bad severity", []string{"diagnose", "--from", snapshot("lab-healthy-a.json"), "--severity", "loud"}, exitFailed, "", "--severity: severity \"loud\""},
+		{"negative rate", []string{"diagnose", "--rate", "-1"}, exitFailed, "", "--rate and --rtt must not be negative"},
+		{"missing snapshot", []string{"diagnose", "--from", "/nonexistent/x.json"}, exitFailed, "", "x.json"},
+		{"confirm without apply", []string{"fix", "--confirm", "60s"}, exitFailed, "", "--confirm needs --apply"},
+		{"verify without apply", []string{"fix", "--verify"}, exitFailed, "", "--verify needs --apply"},
+		{"script and apply", []string{"fix", "--print-script", "--apply"}, exitFailed, "", "does not go with --apply"},
+		{"fix --time out of range", []string{"fix", "--time", "0"}, exitFailed, "", "--time 0: want 1..60 seconds"},
+		{"fix --from a truncated file", []string{"fix", "--from", bad}, exitFailed, "", "--from " + bad + ": findings file"},
+		{"fix --from a missing file", []string{"fix", "--from", "/nonexistent/f.json"}, exitFailed, "", "--from: open /nonexistent/f.json"},
+		{"ecmp apply outside a lab", []string{"fix", "ecmp", "--apply", "--host", "local"}, exitFailed, "", "builds tunnels only in a wgperf lab"},
+		{"ecmp verify without apply", []string{"fix", "ecmp", "--verify"}, exitFailed, "", "--verify needs --apply"},
+		{"bench needs a server", []string{"bench"}, exitFailed, "", `required flag(s) "server" not set`},
+		{"mtu capture has no html", []string{"mtu", "--capture", "--html", "x.html"}, exitFailed, "", "--html is not available with --capture"},
+		{"mtu needs an address", []string{"mtu"}, exitFailed, "", "give --server"},
+		{"icmp-burst needs targets", []string{"icmp-burst"}, exitFailed, "", "--targets is required"},
+		{"icmp-burst count", []string{"icmp-burst", "--targets", "192.0.2.1", "--count", "0"}, exitFailed, "", "--count must be between 1 and 1000"},
+		{"shape-sweep caps", []string{"shape-sweep", "--server", "local", "--caps", "0"}, exitFailed, "", "--caps: 0 is not a positive rate"},
+		{"bad target", []string{"bench", "--server", "telnet:x"}, exitFailed, "", "telnet:x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(tc.args, &out, &errOut)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out.String(), errOut.String())
+			}
+			if !strings.Contains(out.String(), tc.stdout) {
+				t.Errorf("stdout %q does not contain %q", out.String(), tc.stdout)
+			}
+			e := errOut.String()
+			if tc.stderr == "" {
+				if e != "" {
+					t.Errorf("stderr %q, want none", e)
+				}
+				return
+			}
+			if !strings.HasPrefix(e, "wgperf: ") || strings.Count(e, "\n") != 1 || !strings.HasSuffix(e, "\n") {
+				t.Errorf("stderr %q: want one line starting with \"wgperf: \"", e)
+			}
+			if !strings.Contains(e, tc.stderr) {
+				t.Errorf("stderr %q does not contain %q", e, tc.stderr)
+			}
+		})
+	}
+}
+
+// Runs do not leak flags into each other: each builds its command tree afresh.
+func TestRunStartsFromDefaults(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"diagnose", "--from", snapshot("seed000-golem.json"), "--severity", "critical", "--json"}, &out, &errOut); code != exitCritical {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	out.Reset()
+	if code := run([]string{"diagnose", "--from", snapshot("seed000-golem.json")}, &out, &errOut); code != exitCritical {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if json.Valid(out.Bytes()) || !strings.Contains(out.String(), "WARNING") {
+		t.Errorf("second run kept --json or --severity of the first:\n%s", out.String())
+	}
+}
+
+func TestDiagnoseJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"diagnose", "--from", snapshot("lab-mtu1480-icmplimit-lan-a.json"), "--json"}, &out, &errOut)
+	if code != exitCritical || errOut.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	var doc struct {
+		Findings []struct {
+			ID    string `json:"id"`
+			Fixes []struct {
+				Action *struct {
+					Kind string `json:"kind"`
+				} `json:"action"`
+			} `json:"fixes"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Findings) == 0 || doc.Findings[0].ID != "mtu.tunnel-too-large" {
+		t.Errorf("findings %+v", doc.Findings)
+	}
+}
