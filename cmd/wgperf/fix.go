@@ -257,30 +257,16 @@ func onlyFlag(only []string) string {
 	return " --only " + strings.Join(only, ",")
 }
 
-// printJournal reports what an apply, confirm or rollback did, step by step.
+// printJournal reports what an apply, confirm or rollback did, then msg.
 func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
 	if f.jsonOut {
 		return writeJSON(w, j)
 	}
-	for i, e := range j.Entries {
-		line := fmt.Sprintf("%2d. %-8s [%s] %s", i+1, e.Status, strings.Join(e.Findings, ", "), e.Description)
-		if e.Error != "" {
-			line += ": " + e.Error
-		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
-			return err
-		}
-	}
-	if j.Verify != nil {
-		if err := j.Verify.WriteText(w); err != nil {
-			return err
-		}
-	}
-	if msg != "" {
-		_, err := fmt.Fprintln(w, msg)
+	if err := j.WriteText(w); err != nil || msg == "" {
 		return err
 	}
-	return nil
+	_, err := fmt.Fprintln(w, msg)
+	return err
 }
 
 func ecmpCmd() *cobra.Command {
@@ -327,26 +313,12 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 				return err
 			}
 			defer stop()
-			path := env.Path("/etc/wireguard/" + iface + ".conf")
-			data, err := env.T.ReadFile(ctx, path)
+			in, err := fix.ReadECMPInput(ctx, env, iface)
 			if err != nil {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("%s: read %s: %v (ecmp starts from a wg-quick config)", env.T, path, err)}
+				return couldNotRun(err)
 			}
-			conf, err := fix.ParseWGQuick(strings.NewReader(string(data)))
-			if err != nil {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("%s: %v", path, err)}
-			}
-			bonds := map[string]string{}
-			if out, err := env.T.Run(ctx, "sh", "-c", "grep -H . /sys/class/net/*/bonding/xmit_hash_policy 2>/dev/null || true"); err == nil {
-				for _, l := range strings.Split(string(out), "\n") {
-					// /sys/class/net/bond0/bonding/xmit_hash_policy:layer2 0
-					p, v, ok := strings.Cut(l, ":")
-					if parts := strings.Split(p, "/"); ok && len(parts) > 4 && len(strings.Fields(v)) > 0 {
-						bonds[parts[4]] = strings.Fields(v)[0]
-					}
-				}
-			}
-			plan, err := fix.PlanECMP(fix.ECMPInput{Interface: iface, Conf: conf, Tunnels: tunnels, Networks: networks, Bonds: bonds})
+			in.Tunnels, in.Networks = tunnels, networks
+			plan, err := fix.PlanECMP(in)
 			if err != nil {
 				return couldNotRun(err)
 			}
