@@ -19,7 +19,7 @@ import (
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
-const snapshots = "../../../testdata/snapshots"
+const snapshots = "../../testdata/snapshots"
 
 func TestRunFromFiles(t *testing.T) {
 	d, err := Run(context.Background(), nil, []string{
