@@ -103,7 +103,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	f.IntVar(&cfg.Omit, "omit", 0, "seconds of warm-up left out of each run (default 3, 1 with --quick)")
 	f.IntVar(&cfg.Seconds, "time", 0, "measured seconds per run (default 10, 3 with --quick)")
 	f.BoolVar(&quick, "quick", false, "a shorter plan: single stream only, 1+3 s runs")
-	f.Float64Var(&udpRate, "udp", 0, "also run seed 001's UDP control test at this rate in Mbit/s, both ways")
+	f.Float64Var(&udpRate, "udp", 0, "also run a UDP control test (loss without TCP) at this rate in Mbit/s, both ways")
 	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between client and server; above 1 the expectation is 50% of the underlay (the worst hop)")
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server bench starts")
 	f.BoolVar(&asJSON, "json", false, "print the report, every interval included, as JSON")

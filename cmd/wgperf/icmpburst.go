@@ -21,7 +21,7 @@ func icmpBurstCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "icmp-burst",
-		Short: "Seed 000's test: one-shot pings vs one persistent ping, to expose an ICMP rate limiter",
+		Short: "One-shot pings vs one persistent ping, to expose an ICMP rate limiter",
 		Long: `icmp-burst pings each target --count times as separate one-shot processes (the way
 mwan3 and other health checkers do), then --count times from one persistent ping
 per target. If the one-shot pings fail and the persistent ones do not, a rate limiter

@@ -32,7 +32,7 @@ Topologies:
   site-to-site  A —— R —— B, WireGuard between A (10.77.0.1) and B (10.77.0.2);
                 underlay A 198.51.100.2 — R — B 203.0.113.2
   multi-wan     A has a primary (198.51.100.2, metric 10) and a slow backup uplink
-                (192.0.2.2, metric 20) to R, which reaches B's endpoint (seed 000)
+                (192.0.2.2, metric 20) to R, which reaches B's endpoint
 
 Namespaces are named wgl-NAME-NODE (nodes a, r, b, and lan, lanb with --lan); run
 commands in them with "wgperf lab exec NODE -- cmd" or target them as

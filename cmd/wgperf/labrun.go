@@ -20,8 +20,8 @@ func labRunCmd() *cobra.Command {
 	var opts scenario.Options
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO... | --all",
-		Short: "Reproduce a seed case in the lab and solve it end to end",
-		Long: `lab run builds the lab, breaks it the way a seed write-up's network was broken,
+		Short: "Reproduce a real case in the lab and solve it end to end",
+		Long: `lab run builds the lab, breaks it the way a real case's network was broken,
 measures the tunnel against the underlay, diagnoses, applies the fix wgperf
 proposes, measures again, prints the before/after table and tears the lab down.
 

@@ -32,7 +32,7 @@ locate the cliff (--mss-step forces this). It prints the path MTU, the WireGuard
 that fits it (path - 60 for IPv4 outer, - 80 for IPv6), the MSS clamp, and the probes
 and seconds it took. Nothing is changed on any host.
 
---capture uses seed 002's other method instead: tcpdump on both ends' underlay
+--capture uses the tuning guide's other method instead: tcpdump on both ends' underlay
 interfaces while one TCP connection (a 1 s iperf3 run) crosses the underlay, then
 compares the MSS of the SYN and SYN-ACK as each end sent and received them. A
 router that clamps the MSS shows up as "sent 1460, received 1360"; the smallest

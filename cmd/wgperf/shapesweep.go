@@ -21,7 +21,7 @@ func shapeSweepCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "shape-sweep",
-		Short: "Find the tbf rate cap on the tunnel that gives the best stable throughput (seed 004)",
+		Short: "Find the tbf rate cap on the tunnel that gives the best stable throughput",
 		Long: `shape-sweep measures an upload through the tunnel uncapped, then with a tbf cap on the
 client's WireGuard interface at each of --caps, and recommends the cap with the best
 stable throughput (or none). The cap is removed after every run, also on error or

@@ -15,7 +15,7 @@ var bondHashPolicy = Check{
 	Doc: `Fires for every bond in 802.3ad (LACP) mode whose xmit_hash_policy is
 layer2 or layer2+3. Both ignore ports, and a WireGuard tunnel is one address
 pair, so all of its packets — and those of several tunnels on different ports
-— hash onto one slave. Seed 003: a 3×1G LACP bond gave 947 Mbit/s until the
+— hash onto one slave. In the ECMP-over-bonding case a 3×1G LACP bond gave 947 Mbit/s until the
 policy became layer3+4 (1.89 Gbit/s). Warning when the bond carries an endpoint
 or default route, info otherwise.`,
 	Run: runBondHashPolicy,

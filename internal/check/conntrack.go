@@ -18,7 +18,7 @@ var conntrackTablePressure = Check{
 	Title: "Connection tracking table near full or dropping entries",
 	Doc: `Fires when nf_conntrack_count is at least 80% of nf_conntrack_max, or when
 conntrack -S shows insert_failed, drop or early_drop above 0 — new flows were
-refused or old ones evicted. Critical when the table is full. Seed 002: with
+refused or old ones evicted. Critical when the table is full. The tuning guide: with
 hundreds of concurrent connections through a stateful firewall, raise
 nf_conntrack_max (and the hash buckets), or stop tracking tunnel traffic that
 no NAT rule needs.`,
@@ -75,7 +75,7 @@ var conntrackTunnelTracked = Check{
 	Title: "Tunnel traffic is connection-tracked although nothing needs it",
 	Doc: `Info. Fires when conntrack is loaded, a WireGuard interface's traffic and
 its UDP listen port have no NOTRACK rule, and no NAT rule (masquerade, snat,
-dnat) matches that interface or all interfaces. Seed 002: tracking costs
+dnat) matches that interface or all interfaces. The tuning guide: tracking costs
 per-packet work and table space; tunnel traffic that no NAT or stateful rule
 needs can skip it with notrack rules in the raw priority.`,
 	Run: runConntrackTunnelTracked,

@@ -73,7 +73,7 @@ var crossMTU = CrossCheck{
 	Doc: `Matches both ends of each tunnel by public key. When their MTUs differ,
 the narrowest underlay of the connection includes the other end's uplink: if
 the larger MTU exceeds the other end's uplink MTU minus WireGuard's overhead
-(60 IPv4 / 80 IPv6, seed 002), packets sent from the larger end cannot arrive
+(60 IPv4 / 80 IPv6), packets sent from the larger end cannot arrive
 whole — warning, lower it to the smaller value. If both fit, the mismatch is
 info: TCP settles on the smaller MSS, but UDP and ICMP still see two MTUs.`,
 	Run: runCrossMTU,

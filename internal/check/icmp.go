@@ -9,7 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// icmpLimitRaised is the rate seed 000 raised banIP's ICMP limit to: far above
+// icmpLimitRaised is the rate the multi-WAN case raised banIP's ICMP limit to: far above
 // any health-check burst, still a flood guard.
 const icmpLimitRaised = 250
 
@@ -20,7 +20,7 @@ var icmpRateLimitDrops = Check{
 that drops what exceeds it ("limit rate over N/second ... drop"), apply to an
 uplink (no input interface match, or the device of a default or endpoint route)
 and whose counter — the rule's own or the named counter it uses — is above 0.
-Seed 000: banIP's "limit rate over 25/second burst 5 packets counter name
+In the multi-WAN stale endpoint route case, banIP's "limit rate over 25/second burst 5 packets counter name
 cnt_icmpflood drop" ate mwan3's health-check replies (8951 drops), so mwan3
 kept declaring the fiber dead and the tunnel's endpoint route got stuck on the
 5G backup. Fix: raise the limit (uci set banip.global.ban_icmplimit=250).`,

@@ -24,8 +24,8 @@ var tunnelTooLarge = Check{
 leaves by (ip route get <endpoint>) and compares the interface MTU with that
 link's MTU minus WireGuard's overhead: 60 bytes for an IPv4 outer header, 80 for
 IPv6. The narrowest uplink decides. A larger tunnel MTU makes every full-size
-packet too big for the underlay, so it is fragmented or dropped; seed 004 went
-from 5 to 53 Mbit/s by fixing this alone, and seed 002 gives the 60/80 rule.`,
+packet too big for the underlay, so it is fragmented or dropped; the 5 Mbit/s relay case went
+from 5 to 53 Mbit/s by fixing this alone, and the tuning guide gives the 60/80 rule.`,
 	Run: runTunnelTooLarge,
 }
 
@@ -113,7 +113,7 @@ the uplinks count too when a NAT rule sends tunnel clients out by them), TCP
 hosts behind it advertise an MSS the tunnel cannot carry. Unless a firewall rule
 rewrites the MSS (nft "tcp option maxseg size set", iptables TCPMSS) for traffic
 through that tunnel, they depend on ICMP "fragmentation needed" reaching them —
-the PMTUD black hole of seed 001 (30 KB/s one way). Seed 002 recommends the
+the PMTUD black hole of the ICMP-less site-to-site case (30 KB/s one way). The tuning guide recommends the
 clamp for every site-to-site tunnel.`,
 	Run: runMSSClampMissing,
 }

@@ -16,7 +16,7 @@ var staleEndpoint = Check{
 protocol static and a gateway, and compares that gateway with the preferred
 default route's (lowest metric, link up, not linkdown). A different gateway means
 the route was created when another uplink was active and was never re-evaluated:
-seed 000's tunnel ran over the 2 Mbit/s 5G backup for two months because netifd
+the multi-WAN stale endpoint route case: the tunnel ran over the 2 Mbit/s 5G backup for two months because netifd
 pinned "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static" while the
 fiber was down. A host route via the preferred uplink (a full tunnel's
 loop-prevention route) is fine and stays quiet.`,

@@ -9,7 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// backlogTarget is the netdev_max_backlog seed 004 raised Synology's 1000 to.
+// backlogTarget is the netdev_max_backlog the relay case raised Synology's 1000 to.
 const backlogTarget = 5000
 
 var backlogDrops = Check{
@@ -18,7 +18,7 @@ var backlogDrops = Check{
 	Doc: `Sums the "dropped" column of /proc/net/softnet_stat: packets the kernel
 discarded because a CPU's input backlog (net.core.netdev_max_backlog packets)
 was full. Any drop above 0 fires. Seeds 002 and 004 raise netdev_max_backlog
-(1000 → 5000 in seed 004) together with the UDP buffers.`,
+(1000 → 5000 in the relay case) together with the UDP buffers.`,
 	Run: runBacklogDrops,
 }
 
@@ -72,7 +72,7 @@ var softirqImbalance = Check{
 	Doc: `Compares the per-CPU "processed" counts of /proc/net/softnet_stat: when the
 busiest CPU handled at least 4× the mean of the other CPUs (over at least
 100000 packets), receive processing is not spread. Warning when that CPU also
-ran out of budget (time_squeeze > 0), info otherwise. Seed 004: the NAS handled
+ran out of budget (time_squeeze > 0), info otherwise. In the relay case the NAS handled
 33.7K packets/s on CPU 2 against 3-5K on the others, and throughput collapsed
 every 15-20 s as that CPU saturated. Offers RPS masks for the uplinks whose rx
 queues have none.`,

@@ -21,7 +21,7 @@ var congestionControl = Check{
 	Title: "Loss-based congestion control (CUBIC/Reno) on a host that sees loss",
 	Doc: `Fires when net.ipv4.tcp_congestion_control is cubic or reno and the host's
 TCP retransmits at least 1% of the segments it sends (Tcp RetransSegs / OutSegs
-in /proc/net/snmp, over at least 1000 segments). Seed 002: CUBIC is a poor fit
+in /proc/net/snmp, over at least 1000 segments). The tuning guide: CUBIC is a poor fit
 for TCP encapsulated in UDP; it halves its window on every loss, so the window
 oscillates, while BBR is far less sensitive to loss. Kernels before 4.20 also
 need the fq qdisc for BBR. The bench probe reports its own cwnd-based version
@@ -81,7 +81,7 @@ var buffersSmall = Check{
 the bandwidth-delay product of the path TCP should fill — by default 1 Gbit/s ×
 20 ms = 2.5 MB, set with --rate and --rtt. A window cannot exceed the buffer,
 so a smaller maximum caps one connection at buffer/RTT however fast the tunnel
-is. Seed 002 lists tcp_rmem/tcp_wmem among the buffers to tune. The fix sets the
+is. The tuning guide lists tcp_rmem/tcp_wmem among the buffers to tune. The fix sets the
 maximum to twice the BDP (rounded up to a MiB), keeping min and default.`,
 	Run: runBuffersSmall,
 }

@@ -17,7 +17,7 @@ var udpRcvbufErrors = Check{
 	Doc: `Reads Udp RcvbufErrors and SndbufErrors from /proc/net/snmp: any count
 above 0 means datagrams — WireGuard's encrypted packets among them — were
 dropped at a full socket buffer. Compares net.core.rmem_max/rmem_default (and
-wmem_* for send errors) with 25 MiB and offers to raise them. Seed 004: the
+wmem_* for send errors) with 25 MiB and offers to raise them. In the relay case the
 Synology NAS's 208 KiB rmem_max capped the tunnel at ~200 Mbit/s; 25 MiB took
 it to ~450. Kernel WireGuard's socket uses rmem_default; wireguard-go asks for
 its own size, bounded by rmem_max unless it runs as root.

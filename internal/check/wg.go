@@ -114,7 +114,7 @@ var wgUserspace = Check{
 	Doc: `Info. Fires for every WireGuard interface whose implementation is
 userspace (a TUN device served by wireguard-go, boringtun...). Every packet
 crosses into a process and back, so the ceiling is lower and it depends on that
-process's CPU; seed 004's NAS (Synology DSM 7 runs WireGuard in userspace)
+process's CPU; the relay case's NAS (Synology DSM 7 runs WireGuard in userspace)
 piled its packet processing onto one CPU. The kernel module (Linux >= 5.6) avoids it.`,
 	Run: runUserspace,
 }

@@ -306,7 +306,7 @@ func TestLabMultiWANStaleEndpoint(t *testing.T) {
 	if hasID(d, "route.stale-endpoint", finding.Critical) {
 		t.Fatalf("fresh multi-wan lab: %v", idsOf(d))
 	}
-	// Seed 000: the endpoint's host route made while the backup was the way out.
+	// Multi-WAN stale endpoint route: the endpoint's host route made while the backup was the way out.
 	backupGW := backupGateway(t, l)
 	sh(t, l, "a", "ip", "route", "replace", endpoint, "via", backupGW, "proto", "static")
 	d, code := cli(t, hosts(l, "a")...)

@@ -94,7 +94,7 @@ func ParseWGQuick(r io.Reader) (*WGQuickConf, error) {
 	return c, nil
 }
 
-// ECMPInput describes the existing tunnel to multiply (seed 003).
+// ECMPInput describes the existing tunnel to multiply.
 type ECMPInput struct {
 	Interface string // e.g. "wg0"
 	Conf      *WGQuickConf

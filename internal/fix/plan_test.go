@@ -100,7 +100,7 @@ func wgQuickFindings() []finding.Finding {
 	}
 }
 
-// openWrtHost is a router like golem in seed 000.
+// openWrtHost is a router like golem in the multi-WAN stale endpoint route case.
 func openWrtHost(t *testing.T) *fakeHost {
 	h := newFakeHost("ssh:root@golem")
 	h.on("uname -r", "5.15.150\n")

@@ -12,7 +12,7 @@ import (
 )
 
 // tbfCap shapes a device with a token bucket just below the rate where
-// throughput starts to collapse (seed 004): steady beats peaky.
+// throughput starts to collapse: steady beats peaky.
 type tbfCap struct {
 	device string
 	rate   string // as given, e.g. "150mbit"

@@ -1,5 +1,5 @@
 // Package bench measures a WireGuard tunnel against the link under it with
-// iperf3 (seed 002's method): tunnel and underlay, upload and download, one
+// iperf3 (the tuning guide's method): tunnel and underlay, upload and download, one
 // stream and several, each after an --omit warm-up. Host counters sampled on
 // both ends around every run say why a slow run was slow.
 //
@@ -26,7 +26,7 @@ const (
 	Download     = "download" // server sends (iperf3 --reverse)
 )
 
-// Thresholds (seed 002 and 004).
+// Thresholds (from the tuning guide and the relay case).
 const (
 	SingleHopRatio      = 0.9  // tunnel ≥ 90% of the underlay on one hop
 	MultiHopRatio       = 0.5  // ≥ 50% of the worst hop with two or three hops
@@ -293,7 +293,7 @@ func (r *Report) mtuFix(dir string) finding.Fix {
 		client, server = server, client
 	}
 	return finding.Fix{
-		Description: "Rule out a PMTUD black hole in the slow direction (seed 001): step the MSS through the tunnel",
+		Description: "Rule out a PMTUD black hole in the slow direction: step the MSS through the tunnel",
 		Commands:    []string{target.Quote("wgperf", "mtu", "--client", client, "--server", server)},
 	}
 }
@@ -314,7 +314,7 @@ func ratioFindings(r *Report) []finding.Finding {
 			ID: finding.ThroughputTunnelRatio, Severity: sev, Host: r.sender(c.Direction), Interface: r.senderInterface(c.Direction),
 			Title: fmt.Sprintf("Tunnel %s (%s) reaches %.0f%% of the underlay: %s vs %s",
 				c.Direction, streamsWord(c.Streams), 100*c.Ratio, mbit(c.TunnelMbit), mbit(c.UnderlayMbit)),
-			Detail: fmt.Sprintf("A healthy WireGuard tunnel carries at least %.0f%% of the link under it (seed 002); the difference is lost to something this host or the path does to tunnel packets.", 100*c.Expected),
+			Detail: fmt.Sprintf("A healthy WireGuard tunnel carries at least %.0f%% of the link under it; the difference is lost to something this host or the path does to tunnel packets.", 100*c.Expected),
 			Evidence: []finding.Evidence{
 				{Source: "iperf3", Key: fmt.Sprintf("tunnel %s %s", c.Direction, streamsWord(c.Streams)), Value: mbit(c.TunnelMbit)},
 				{Source: "iperf3", Key: fmt.Sprintf("underlay %s %s", c.Direction, streamsWord(c.Streams)), Value: mbit(c.UnderlayMbit)},
@@ -374,8 +374,8 @@ func asymmetryFindings(r *Report) []finding.Finding {
 			ID: finding.ThroughputAsymmetric, Severity: finding.Warning, Host: r.sender(slow.Direction), Interface: r.senderInterface(slow.Direction),
 			Title: fmt.Sprintf("Tunnel %s is %.0f%% of %s (%s vs %s)", slow.Direction, 100*slow.Stats.Mbit/fast.Stats.Mbit,
 				fast.Direction, mbit(slow.Stats.Mbit), mbit(fast.Stats.Mbit)),
-			Detail: "One direction far slower than the other points at something one-sided: a path MTU black hole in that direction " +
-				"(seed 001), a stale endpoint route on one end (seed 000), or a receiver dropping UDP (seed 004).",
+			Detail: "One direction far slower than the other points at something one-sided: a path MTU black hole in that direction, " +
+				"a stale endpoint route on one end, or a receiver dropping UDP.",
 			Evidence: ev,
 			Fixes:    []finding.Fix{r.mtuFix(slow.Direction), r.diagnoseFix()},
 		})
@@ -414,7 +414,7 @@ func oscillationFindings(r *Report) []finding.Finding {
 			ID: finding.ThroughputOscillation, Severity: finding.Warning, Host: r.sender(run.Direction), Interface: dev,
 			Title: fmt.Sprintf("Tunnel %s collapses periodically: %d drops below %.0f%% of its peak, rate varies %.0f%%",
 				run.Spec.String(), run.Stats.Collapses, 100*CollapseFraction, 100*run.Stats.CV),
-			Detail: "The rate climbs until something saturates (a CPU, a queue), collapses and recovers (seed 004). A steady rate just below " +
+			Detail: "The rate climbs until something saturates (a CPU, a queue), collapses and recovers. A steady rate just below " +
 				"the knee moves more data than the oscillation; wgperf shape-sweep finds the cap.",
 			Evidence: []finding.Evidence{
 				{Source: "iperf3", Key: "collapses", Value: fmt.Sprint(run.Stats.Collapses), Threshold: "< 2"},
@@ -454,7 +454,7 @@ func congestionFindings(r *Report) []finding.Finding {
 		if cc != "cubic" && cc != "reno" {
 			continue
 		}
-		// Seed 002: the window "bouncing around, or narrowing significantly":
+		// The tuning guide: the window "bouncing around, or narrowing significantly":
 		// a swing, or a window that stays collapsed while the run falls short.
 		short := r.cellShort(run.Direction, run.Streams)
 		if run.Stats.Retransmits == 0 || (run.Stats.CwndSwing < CwndSwing && short == nil) {
@@ -486,7 +486,7 @@ func congestionFindings(r *Report) []finding.Finding {
 		out = append(out, finding.Finding{
 			ID: finding.TCPCongestionControl, Severity: finding.Warning, Host: host,
 			Title:    title,
-			Detail:   "Loss-based congestion control halves its window at every lost tunnel packet and climbs back slowly (seed 002); BBR paces by measured bandwidth and keeps the rate through random loss.",
+			Detail:   "Loss-based congestion control halves its window at every lost tunnel packet and climbs back slowly; BBR paces by measured bandwidth and keeps the rate through random loss.",
 			Evidence: evidence,
 			Fixes:    remedy.Fixes("Switch the sender to BBR", bbr, err),
 		})
@@ -553,7 +553,7 @@ func hostFindings(r *Report) []finding.Finding {
 			f := finding.Finding{
 				ID: finding.UDPRcvbufErrors, Severity: finding.Warning, Host: h,
 				Title:  fmt.Sprintf("UDP buffers overflowed under tunnel load: %s receive, %s send errors", commas(a.rcv), commas(a.snd)),
-				Detail: "Every error is a WireGuard packet the kernel dropped because a socket buffer was full; TCP inside the tunnel reads it as congestion (seed 004).",
+				Detail: "Every error is a WireGuard packet the kernel dropped because a socket buffer was full; TCP inside the tunnel reads it as congestion.",
 				Evidence: []finding.Evidence{
 					{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: commas(a.rcv), Threshold: "0"},
 					{Source: "/proc/net/snmp", Key: "Udp SndbufErrors (growth during tunnel runs)", Value: commas(a.snd), Threshold: "0"},
@@ -569,7 +569,7 @@ func hostFindings(r *Report) []finding.Finding {
 			out = append(out, finding.Finding{
 				ID: finding.CPUSaturated, Severity: finding.Warning, Host: h,
 				Title:  fmt.Sprintf("CPU %d was %.0f%% busy during the %s run", a.cpuIdx, a.cpu, a.cpuRun),
-				Detail: "Encryption and packet processing need a CPU; one at its limit is the tunnel's ceiling whatever the link can do (seed 002).",
+				Detail: "Encryption and packet processing need a CPU; one at its limit is the tunnel's ceiling whatever the link can do.",
 				Evidence: []finding.Evidence{
 					{Source: "/proc/stat", Key: fmt.Sprintf("cpu%d busy", a.cpuIdx), Value: fmt.Sprintf("%.0f%%", a.cpu), Threshold: fmt.Sprintf("< %.0f%%", CPUSaturatedPercent)},
 				},

@@ -176,7 +176,7 @@ func TestAnalyze(t *testing.T) {
 			want: "",
 		},
 		{
-			name: "seed 004 oscillation between 180 and 90",
+			name: "relay case oscillation between 180 and 90",
 			rep: func(t *testing.T) *Report {
 				return report(run(PathTunnel, Upload, 1, synthetic(180, 175, 90, 95, 170, 180, 92, 88, 176, 181)))
 			},

@@ -7,7 +7,7 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// RaisedLimit is the rate seed 000 raised banIP's ICMP limit to.
+// RaisedLimit is the rate the multi-WAN stale endpoint route case raised banIP's ICMP limit to.
 const RaisedLimit = 250
 
 // Findings reports icmp.ratelimit-drops when one-shot pings fail clearly more
@@ -22,7 +22,7 @@ func Findings(r *Result) []finding.Finding {
 		Title: fmt.Sprintf("One-shot pings fail %d/%d, a persistent ping %d/%d: a rate limiter drops reply bursts",
 			one.Failed, one.Sent, per.Failed, per.Sent),
 		Detail: "Health checkers (mwan3, keepalived, monitoring) spawn one ping per check; their replies arrive in bursts that an ICMP " +
-			"flood rule with a small burst drops, so the checker declares a healthy uplink dead and fails over (seed 000).",
+			"flood rule with a small burst drops, so the checker declares a healthy uplink dead and fails over.",
 		Evidence: []finding.Evidence{
 			{Source: "ping -c 1 (separate processes)", Key: "failed", Value: fmt.Sprintf("%d of %d", one.Failed, one.Sent), Threshold: "0"},
 			{Source: "ping -c N -i 0.2 (one process)", Key: "failed", Value: fmt.Sprintf("%d of %d", per.Failed, per.Sent)},

@@ -123,7 +123,7 @@ type MSSPath struct {
 // Clamped reports whether the MSS changed on the way.
 func (p MSSPath) Clamped() bool { return p.Sent != p.Received }
 
-// CaptureResult is seed 002's negotiated-MSS measurement over the underlay.
+// CaptureResult is the negotiated-MSS measurement over the underlay.
 type CaptureResult struct {
 	Client          string  `json:"client"`
 	Server          string  `json:"server"`
@@ -214,7 +214,7 @@ func CaptureFindings(r *CaptureResult) []finding.Finding {
 		ID: finding.MTUTunnelTooLarge, Severity: finding.Warning, Host: r.Client, Interface: r.ClientInterface,
 		Title: fmt.Sprintf("WireGuard MTU %d on %s is above the %d the negotiated MSS leaves room for", r.ClientWGMTU, r.ClientInterface, r.WGMTU),
 		Detail: fmt.Sprintf("A TCP handshake over the underlay to %s negotiated MSS %d, so the narrowest link carries %d-byte packets (MSS + %d). "+
-			"WireGuard adds %d bytes, so tunnel packets above %d bytes are fragmented or dropped (seed 002).", r.Addr, r.NarrowestMSS, r.PathMTU, hdr, over, r.WGMTU),
+			"WireGuard adds %d bytes, so tunnel packets above %d bytes are fragmented or dropped.", r.Addr, r.NarrowestMSS, r.PathMTU, hdr, over, r.WGMTU),
 		Evidence: []finding.Evidence{
 			{Source: "tcpdump SYN", Key: fmt.Sprintf("MSS %s -> %s", r.Forward.From, r.Forward.To), Value: fmt.Sprintf("sent %d, received %d", r.Forward.Sent, r.Forward.Received)},
 			{Source: "tcpdump SYN-ACK", Key: fmt.Sprintf("MSS %s -> %s", r.Reverse.From, r.Reverse.To), Value: fmt.Sprintf("sent %d, received %d", r.Reverse.Sent, r.Reverse.Received)},
@@ -235,7 +235,7 @@ type CaptureConfig struct {
 
 // Capture runs tcpdump on both ends' underlay interfaces, opens one TCP
 // connection over the underlay (a 1 s iperf3 run) and reads the MSS of the
-// SYN and SYN-ACK as each end sent and received them (seed 002).
+// SYN and SYN-ACK as each end sent and received them.
 func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 	start := time.Now()
 	if c.Port == 0 {

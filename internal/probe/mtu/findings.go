@@ -19,7 +19,7 @@ func Findings(r *Result) []finding.Finding {
 	f := finding.Finding{
 		ID: finding.MTUPMTUDBlackhole, Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
 		Detail: "Packets larger than the narrowest hop are dropped and the ICMP \"fragmentation needed\" that should tell the sender " +
-			"never arrives, so TCP retransmits the same oversized segments forever (seed 001). Lower the WireGuard MTU and clamp the MSS, " +
+			"never arrives, so TCP retransmits the same oversized segments forever. Lower the WireGuard MTU and clamp the MSS, " +
 			"or let ICMP type 3 code 4 (ICMPv6 packet too big) through.",
 	}
 	if r.PathMTU > 0 {
@@ -61,7 +61,7 @@ func Findings(r *Result) []finding.Finding {
 		f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Clamp the MSS of TCP entering %s to %d, for hosts behind this one", iface, r.MSSClamp), clamp, err)...)
 	}
 	f.Fixes = append(f.Fixes, finding.Fix{
-		Description: "Let ICMP fragmentation-needed through on the router that drops it (the cure, seed 001)",
+		Description: "Let ICMP fragmentation-needed through on the router that drops it (the cure)",
 		Commands:    []string{"nft insert rule inet filter forward icmp type destination-unreachable icmp code frag-needed accept"},
 	})
 	return []finding.Finding{f}

@@ -1,4 +1,4 @@
-// Package shaping is seed 004's threshold sweep: cap the sender's tunnel
+// Package shaping is a threshold sweep: cap the sender's tunnel
 // interface with tbf at several rates, measure each, and recommend the cap with
 // the best stable throughput. A sender that oscillates uncapped (a CPU or queue
 // saturating) often moves more data capped just below its knee.
@@ -219,7 +219,7 @@ func Findings(r *Result) []finding.Finding {
 		ID: finding.ThroughputOscillation, Severity: finding.Warning, Host: r.Client, Interface: r.Device,
 		Title: fmt.Sprintf("Capped at %d Mbit/s the tunnel is steadier: %.1f Mbit/s (cv %.2f) vs %.1f Mbit/s uncapped (cv %.2f, %d collapses)",
 			r.Recommended, capped.Stats.Mbit, capped.Stats.CV, un.Stats.Mbit, un.Stats.CV, un.Stats.Collapses),
-		Detail: "Uncapped, the sender overruns something on the path and the rate collapses and recovers; a token bucket just below the knee keeps it steady (seed 004).",
+		Detail: "Uncapped, the sender overruns something on the path and the rate collapses and recovers; a token bucket just below the knee keeps it steady.",
 		Evidence: []finding.Evidence{
 			{Source: "iperf3", Key: "uncapped: Mbit/s, cv, retransmits", Value: fmt.Sprintf("%.1f, %.2f, %d", un.Stats.Mbit, un.Stats.CV, un.Stats.Retransmits), Threshold: fmt.Sprintf("cv <= %.2f", StableCV)},
 			{Source: "iperf3", Key: fmt.Sprintf("cap %d Mbit/s: Mbit/s, cv, retransmits", r.Recommended), Value: fmt.Sprintf("%.1f, %.2f, %d", capped.Stats.Mbit, capped.Stats.CV, capped.Stats.Retransmits)},
