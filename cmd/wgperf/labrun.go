@@ -63,7 +63,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 			failed := 0
 			for _, sc := range scs {
 				if !asJSON {
-					fmt.Fprintf(out, "== %s (seed %s): %s\n", sc.Name, sc.Seed, sc.Symptom)
+					fmt.Fprintf(out, "== %s: %s\n", sc.Name, sc.Symptom)
 				}
 				res, err := scenario.Run(cmd.Context(), sc, opts)
 				if err != nil {

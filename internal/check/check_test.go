@@ -206,7 +206,7 @@ func dump(fs []finding.Finding) string {
 }
 
 // loadSnapshot reads a snapshot from testdata/snapshots (recorded from the lab
-// with wgperf collect, or transcribed from a seed when the lab cannot produce it).
+// with wgperf collect, or transcribed from a real case when the lab cannot produce it).
 func loadSnapshot(t testing.TB, name string) *facts.Snapshot {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "snapshots", name))

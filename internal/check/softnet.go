@@ -17,7 +17,7 @@ var backlogDrops = Check{
 	Title: "Packets dropped at a full per-CPU backlog queue",
 	Doc: `Sums the "dropped" column of /proc/net/softnet_stat: packets the kernel
 discarded because a CPU's input backlog (net.core.netdev_max_backlog packets)
-was full. Any drop above 0 fires. Seeds 002 and 004 raise netdev_max_backlog
+was full. Any drop above 0 fires. The tuning guide and the relay case raise netdev_max_backlog
 (1000 → 5000 in the relay case) together with the UDP buffers.`,
 	Run: runBacklogDrops,
 }
