@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/clock"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -231,13 +232,14 @@ type CaptureConfig struct {
 	ClientInterface string // the client's WireGuard interface ("" skips the finding)
 	Port            int    // iperf3 port the handshake goes to (0: iperf.DefaultPort)
 	Progress        io.Writer
+	Clock           clock.Clock // waits for tcpdump; the zero value is real time
 }
 
 // Capture runs tcpdump on both ends' underlay interfaces, opens one TCP
 // connection over the underlay (a 1 s iperf3 run) and reads the MSS of the
 // SYN and SYN-ACK as each end sent and received them.
 func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
-	start := time.Now()
+	start := c.Clock.Now()
 	if c.Port == 0 {
 		c.Port = iperf.DefaultPort
 	}
@@ -276,7 +278,7 @@ func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 		t   target.Target
 		dev string
 	}{{c.Client, cDev}, {c.Server, sDev}} {
-		p, err := startTcpdump(ctx, end.t, end.dev, filter)
+		p, err := startTcpdump(ctx, c.Clock, end.t, end.dev, filter)
 		if err != nil {
 			return nil, err
 		}
@@ -285,14 +287,11 @@ func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 	if c.Progress != nil {
 		fmt.Fprintf(c.Progress, "tcpdump on %s %s and %s %s; one TCP connection to %s port %d\n", c.Client, cDev, c.Server, sDev, c.Addr, c.Port)
 	}
-	if _, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: 1, Timeout: 15 * time.Second}); err != nil {
+	if _, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: 1, Timeout: 15 * time.Second, Clock: c.Clock}); err != nil {
 		return nil, fmt.Errorf("TCP connection over the underlay: %w", err)
 	}
 	// -c 2 ends tcpdump after the handshake; give it a moment to print.
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) && !(dumps[0].Exited() && dumps[1].Exited()) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	c.Clock.WaitUntil(3*time.Second, 20*time.Millisecond, func() bool { return dumps[0].Exited() && dumps[1].Exited() })
 	var syns [2][]SYN
 	for i, p := range dumps {
 		_ = p.Stop(time.Second)
@@ -303,7 +302,7 @@ func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 	if err := AnalyzeCapture(res, syns[0], syns[1]); err != nil {
 		return nil, err
 	}
-	res.Seconds = time.Since(start).Seconds()
+	res.Seconds = c.Clock.Since(start).Seconds()
 	return res, nil
 }
 
@@ -322,7 +321,7 @@ func routeDev(ctx context.Context, t target.Target, addr string) (dev, src strin
 
 // startTcpdump starts "tcpdump -c 2" on t and waits until it listens. Its
 // packet lines go to stderr with its messages, which Process keeps.
-func startTcpdump(ctx context.Context, t target.Target, dev, filter string) (*target.Process, error) {
+func startTcpdump(ctx context.Context, clk clock.Clock, t target.Target, dev, filter string) (*target.Process, error) {
 	if _, err := t.Run(ctx, "tcpdump", "--version"); target.IsNotFound(err) {
 		return nil, fmt.Errorf("tcpdump is not installed on %s: install it there (apt-get install tcpdump, dnf install tcpdump or opkg install tcpdump)", t)
 	}
@@ -330,13 +329,14 @@ func startTcpdump(ctx context.Context, t target.Target, dev, filter string) (*ta
 	if err != nil {
 		return nil, err
 	}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if strings.Contains(p.Stderr(), "listening on") {
-			return p, nil
-		}
-		if p.Exited() {
-			return nil, fmt.Errorf("%s: tcpdump on %s: %s", t, dev, lastLine(p.Stderr()))
-		}
+	listening := clk.WaitUntil(5*time.Second, 20*time.Millisecond, func() bool {
+		return strings.Contains(p.Stderr(), "listening on") || p.Exited()
+	})
+	switch {
+	case listening && strings.Contains(p.Stderr(), "listening on"):
+		return p, nil
+	case listening:
+		return nil, fmt.Errorf("%s: tcpdump on %s: %s", t, dev, lastLine(p.Stderr()))
 	}
 	_ = p.Stop(time.Second)
 	return nil, fmt.Errorf("%s: tcpdump on %s did not start listening within 5 s", t, dev)
