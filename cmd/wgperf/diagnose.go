@@ -86,7 +86,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 			var fl *diagnose.Fleet // set for an inventory, whose unreachable hosts are reported
 			var d report.Diagnosis
 			if inventory != "" {
-				fl, err = diagnoseInventory(ctx, inventory, hosts, files, opts)
+				fl, err = diagnose.RunInventory(ctx, inventory, hosts, files, opts)
 				if fl != nil {
 					d = fl.Diagnosis
 				}
@@ -133,23 +133,6 @@ answered). With --inventory an unreachable host alone does not change the exit c
 	return cmd
 }
 
-// diagnoseInventory diagnoses the inventory's hosts, the extra --host specs
-// and the snapshot files; unreachable hosts are reported, not fatal.
-func diagnoseInventory(ctx context.Context, path string, extra, files []string, opts diagnose.Options) (*diagnose.Fleet, error) {
-	hosts, err := fleet.ReadInventory(path)
-	if err != nil {
-		return nil, err
-	}
-	more, err := fleet.Hosts(extra)
-	if err != nil {
-		return nil, err
-	}
-	fl, err := diagnose.RunFleet(ctx, append(hosts, more...), files, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &fl, nil
-}
 
 func renderFleet(w io.Writer, fl diagnose.Fleet, asJSON bool) error {
 	if asJSON {

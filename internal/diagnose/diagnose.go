@@ -74,6 +74,24 @@ type Fleet struct {
 	Unreachable []fleet.Unreachable `json:"unreachable"`
 }
 
+// RunInventory diagnoses the hosts of the inventory file at path, the extra
+// target specs and the snapshot files; unreachable hosts are reported, not fatal.
+func RunInventory(ctx context.Context, path string, extra, files []string, o Options) (*Fleet, error) {
+	hosts, err := fleet.ReadInventory(path)
+	if err != nil {
+		return nil, err
+	}
+	more, err := fleet.Hosts(extra)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := RunFleet(ctx, append(hosts, more...), files, o)
+	if err != nil {
+		return nil, err
+	}
+	return &fl, nil
+}
+
 // RunFleet diagnoses the hosts of an inventory and the snapshot files. A host
 // that does not answer within the host timeout is listed in Unreachable and the
 // rest are diagnosed without it; the run fails only when a file cannot be read
