@@ -133,7 +133,6 @@ answered). With --inventory an unreachable host alone does not change the exit c
 	return cmd
 }
 
-
 func renderFleet(w io.Writer, fl diagnose.Fleet, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
