@@ -84,7 +84,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 				opts.Progress = cmd.ErrOrStderr()
 			}
 			var fl *diagnose.Fleet // set for an inventory, whose unreachable hosts are reported
-			var d report.Diagnosis
+			var d diagnose.Diagnosis
 			if inventory != "" {
 				fl, err = diagnose.RunInventory(ctx, inventory, hosts, files, opts)
 				if fl != nil {
@@ -139,7 +139,7 @@ func renderFleet(w io.Writer, fl diagnose.Fleet, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(fl)
 	}
-	return fl.WriteText(w, report.TextOptions{Color: isTerminal(w)})
+	return fl.WriteText(w, diagnose.TextOptions{Color: isTerminal(w)})
 }
 
 func isTerminal(w io.Writer) bool {
@@ -147,13 +147,13 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func render(w io.Writer, d report.Diagnosis, asJSON bool) error {
+func render(w io.Writer, d diagnose.Diagnosis, asJSON bool) error {
 	if asJSON {
-		return report.WriteJSON(w, d)
+		return diagnose.WriteJSON(w, d)
 	}
 	color := false
 	if f, ok := w.(*os.File); ok {
 		color = term.IsTerminal(int(f.Fd()))
 	}
-	return report.WriteText(w, d, report.TextOptions{Color: color})
+	return diagnose.WriteText(w, d, diagnose.TextOptions{Color: color})
 }

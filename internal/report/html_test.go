@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/wgperf/wgperf/internal/diagnose"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,7 @@ func diagnosisJSON(t testing.TB) []byte {
 	}
 	snaps := []*facts.Snapshot{snap}
 	var b bytes.Buffer
-	if err := WriteJSON(&b, NewDiagnosis(snaps, check.Run(snaps, check.Options{}))); err != nil {
+	if err := diagnose.WriteJSON(&b, diagnose.NewDiagnosis(snaps, check.Run(snaps, check.Options{}))); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
