@@ -14,6 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/verify"
 )
 
 // fixFlags are shared by fix and its subcommands.
@@ -174,7 +175,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	var peer target.Target
 	if f.verify {
 		// Before any work: without a far end there is nothing to measure against.
-		if peer, err = fix.Peer(env.T, f.peer); err != nil {
+		if peer, err = verify.Peer(env.T, f.peer); err != nil {
 			return couldNotRun(err)
 		}
 	}
@@ -219,12 +220,12 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	}
 	opts := fix.ApplyOptions{Confirm: f.confirm, Progress: progress}
 	if f.verify {
-		vc := fix.VerifyConfig{Host: env.T, Peer: peer, Seconds: f.seconds}
+		vc := verify.Config{Host: env.T, Peer: peer, Seconds: f.seconds}
 		if w := progressTo(f.jsonOut); w != nil {
 			vc.Progress = w
 		}
 		progress("finding the tunnel between " + env.T.String() + " and " + peer.String())
-		if opts.Verify, err = fix.NewMeasure(ctx, plan, vc); err != nil {
+		if opts.Verify, err = verify.New(ctx, plan, vc); err != nil {
 			return couldNotRun(err)
 		}
 	}
@@ -274,7 +275,7 @@ func ecmpCmd() *cobra.Command {
 		host, root, iface         string
 		tunnels, seconds, streams int
 		networks                  []string
-		apply, verify, asJSON     bool
+		apply, measure, asJSON    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "ecmp",
@@ -294,14 +295,14 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
   wgperf fix ecmp --host netns:wgl-demo-a --tunnels 2 --apply --verify`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if verify && !apply {
+			if measure && !apply {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--verify needs --apply (it measures before and after building the tunnels)")}
 			}
 			if apply {
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 				defer stop()
-				res, err := fix.ApplyLabECMP(ctx, host, fix.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
-					Verify: verify, Progress: progressLines(asJSON)})
+				res, err := verify.ApplyLabECMP(ctx, host, verify.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
+					Verify: measure, Progress: progressLines(asJSON)})
 				if err != nil {
 					return couldNotRun(err)
 				}
@@ -332,7 +333,7 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 	cmd.Flags().IntVar(&tunnels, "tunnels", 2, "number of tunnels (2..16)")
 	cmd.Flags().StringSliceVar(&networks, "network", nil, "remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
 	cmd.Flags().BoolVar(&apply, "apply", false, "build the tunnels and the multipath route (wgperf lab only)")
-	cmd.Flags().BoolVar(&verify, "verify", false, "with --apply: measure parallel-stream throughput before and after")
+	cmd.Flags().BoolVar(&measure, "verify", false, "with --apply: measure parallel-stream throughput before and after")
 	cmd.Flags().IntVar(&seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --apply: print the result as JSON")

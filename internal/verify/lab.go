@@ -1,4 +1,4 @@
-package fix
+package verify
 
 import (
 	"context"
@@ -133,7 +133,7 @@ func ApplyLabECMP(ctx context.Context, host string, o LabECMPOptions) (*LabECMP,
 
 // WriteText prints the tunnels built, the commands run and the measurement.
 func (res *LabECMP) WriteText(w io.Writer) error {
-	pw := &errWriter{w: w}
+	pw := &printer{w: w}
 	pw.printf("Lab %s now has %d tunnels between A and B:\n", res.Lab, len(res.Tunnels))
 	for _, t := range res.Tunnels {
 		via := ""
@@ -175,4 +175,16 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// printer keeps the first write error, so a renderer checks it once.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) printf(format string, a ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, a...)
+	}
 }
