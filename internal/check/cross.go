@@ -120,7 +120,7 @@ func runCrossMTU(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 }
 
 var crossHandshake = CrossCheck{
-	ID:    finding.WGHandshakeStale,
+	ID:    idWGHandshakeStale,
 	Title: "Only one end of a tunnel knows the other, or only one saw a handshake",
 	Doc: `Matches both ends of each tunnel by public key. Critical when one end lists
 the other as a peer but the other end has no peer with this end's key: its
@@ -137,7 +137,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 		a, b := p.a, p.b
 		if !p.bKnowsA {
 			out = append(out, finding.Finding{
-				ID:        finding.WGHandshakeStale,
+				ID:        idWGHandshakeStale,
 				Severity:  finding.Critical,
 				Host:      hostName(b.snap),
 				Interface: b.iface.Name,
@@ -167,7 +167,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 			stale, live = a, b
 		}
 		out = append(out, finding.Finding{
-			ID:        finding.WGHandshakeStale,
+			ID:        idWGHandshakeStale,
 			Severity:  finding.Warning,
 			Host:      hostName(stale.snap),
 			Interface: stale.iface.Name,

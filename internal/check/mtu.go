@@ -11,6 +11,11 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
+// Catalog IDs this file's checks report.
+const (
+	idMTUMSSClampMissing = "mtu.mss-clamp-missing"
+)
+
 // WireGuard's encapsulation overhead: outer IP header + UDP 8 + WireGuard 32.
 const (
 	overheadIPv4 = 60 // 20 + 8 + 32
@@ -105,7 +110,7 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 }
 
 var mssClampMissing = Check{
-	ID:    finding.MTUMSSClampMissing,
+	ID:    idMTUMSSClampMissing,
 	Title: "Forwarded TCP enters a smaller-MTU tunnel without MSS clamping",
 	Doc: `When the host forwards packets (net.ipv4.ip_forward = 1) and a WireGuard
 interface's MTU is below the largest MTU of its LAN links (up, not an uplink;
@@ -142,7 +147,7 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		}
 		mss := w.MTU - 40
 		out = append(out, finding.Finding{
-			ID:        finding.MTUMSSClampMissing,
+			ID:        idMTUMSSClampMissing,
 			Severity:  finding.Warning,
 			Host:      hostName(s),
 			Interface: w.Name,

@@ -9,8 +9,13 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
+// Catalog IDs this file's checks report.
+const (
+	idRouteStaleEndpoint = "route.stale-endpoint"
+)
+
 var staleEndpoint = Check{
-	ID:    finding.RouteStaleEndpoint,
+	ID:    idRouteStaleEndpoint,
 	Title: "Endpoint host route pinned to an uplink that is not the preferred one",
 	Doc: `For each peer endpoint, looks for a host route to it in the main table with
 protocol static and a gateway, and compares that gateway with the preferred
@@ -109,7 +114,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 		detail += " The same route is also in " + strings.Join(others, ", ") + "."
 	}
 	f := finding.Finding{
-		ID:        finding.RouteStaleEndpoint,
+		ID:        idRouteStaleEndpoint,
 		Severity:  finding.Critical,
 		Host:      hostName(s),
 		Interface: e.Interface,

@@ -9,11 +9,17 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
+// Catalog IDs this file's checks report.
+const (
+	idCPUSoftirqImbalance = "cpu.softirq-imbalance"
+	idNetBacklogDrops     = "net.backlog-drops"
+)
+
 // backlogTarget is the netdev_max_backlog the relay case raised Synology's 1000 to.
 const backlogTarget = 5000
 
 var backlogDrops = Check{
-	ID:    finding.NetBacklogDrops,
+	ID:    idNetBacklogDrops,
 	Title: "Packets dropped at a full per-CPU backlog queue",
 	Doc: `Sums the "dropped" column of /proc/net/softnet_stat: packets the kernel
 discarded because a CPU's input backlog (net.core.netdev_max_backlog packets)
@@ -38,7 +44,7 @@ func runBacklogDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       finding.NetBacklogDrops,
+		ID:       idNetBacklogDrops,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("%d packets dropped at full backlog queues", total),
@@ -67,7 +73,7 @@ const (
 )
 
 var softirqImbalance = Check{
-	ID:    finding.CPUSoftirqImbalance,
+	ID:    idCPUSoftirqImbalance,
 	Title: "Packet processing piles onto one CPU",
 	Doc: `Compares the per-CPU "processed" counts of /proc/net/softnet_stat: when the
 busiest CPU handled at least 4× the mean of the other CPUs (over at least
@@ -107,7 +113,7 @@ func runSoftirqImbalance(s *facts.Snapshot, _ Options) ([]finding.Finding, error
 		sev = finding.Warning
 	}
 	f := finding.Finding{
-		ID:       finding.CPUSoftirqImbalance,
+		ID:       idCPUSoftirqImbalance,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("CPU %d processed %.0f%% of received packets (%.1f× the other CPUs' mean)", busiest.CPU, 100*float64(busiest.Processed)/float64(total), ratio),

@@ -9,6 +9,11 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
+// Catalog IDs this file's checks report.
+const (
+	idTCPBuffersSmall = "tcp.buffers-small"
+)
+
 // Loss thresholds for tcp.congestion-control: retransmitted segments as a
 // share of sent segments, over enough segments to mean something.
 const (
@@ -75,7 +80,7 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 }
 
 var buffersSmall = Check{
-	ID:    finding.TCPBuffersSmall,
+	ID:    idTCPBuffersSmall,
 	Title: "TCP buffer maximum below the path's bandwidth-delay product",
 	Doc: `Compares the maximum (third value) of net.ipv4.tcp_rmem and tcp_wmem with
 the bandwidth-delay product of the path TCP should fill — by default 1 Gbit/s ×
@@ -106,7 +111,7 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 			dir = "send"
 		}
 		out = append(out, finding.Finding{
-			ID:       finding.TCPBuffersSmall,
+			ID:       idTCPBuffersSmall,
 			Severity: finding.Warning,
 			Host:     hostName(s),
 			Title:    fmt.Sprintf("TCP %s buffer maximum %s is below the path's BDP (%s)", dir, mib(t[2]), mib(bdp)),
