@@ -144,7 +144,7 @@ func Worst(fs []Finding) (Severity, bool) {
 // Params are listed beside each kind; all values are strings.
 const (
 	ActSysctl        = "sysctl"             // key, value
-	ActWGMTU         = "wg-mtu"             // interface, mtu
+	ActWGMTU         = "wg-mtu"             // interface, mtu; optional uci_section (OpenWrt, when not the interface name)
 	ActMSSClamp      = "mss-clamp"          // oif (tunnel interface), mss ("pmtu" to clamp to route MTU, or a number)
 	ActNoTrack       = "notrack"            // interface, port (WireGuard listen port)
 	ActCongestion    = "congestion-control" // algorithm (e.g. "bbr"); adds fq as default_qdisc on kernels < 4.20

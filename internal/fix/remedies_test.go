@@ -275,3 +275,29 @@ func anyOpenWrtHost() *fakeHost {
 	h.files["/etc/openwrt_release"] = "DISTRIB_ID='OpenWrt'\n"
 	return h
 }
+
+// A WireGuard device whose OpenWrt section has another name gets its MTU
+// persisted in that section, as the check's displayed fix says.
+func TestWGMTUPersistsInTheUCISection(t *testing.T) {
+	r, err := remedy.WGMTU("wg0", 1412, remedy.OpenWrt, "wgsite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := openWrtHost(t)
+	h.files["/sys/class/net/wg0/mtu"] = "1420\n"
+	h.on("uci -q get network.wgsite", "interface\n")
+	h.on("uci -q get network.wgsite.mtu", "1420\n")
+	env, err := Detect(context.Background(), h, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := PlanFindings(context.Background(), env, []finding.Finding{{ID: finding.MTUTunnelTooLarge,
+		Fixes: []finding.Fix{remedy.Fix("lower it", r)}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(p.Items[0].Step.Commands, "\n")
+	if !strings.Contains(got, "uci set network.wgsite.mtu=1412") || !strings.Contains(strings.Join(r.Commands(), "\n"), "network.wgsite.mtu=1412") {
+		t.Errorf("plan commands:\n%s\ndisplay: %q", got, r.Commands())
+	}
+}
