@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/discover"
 	"os"
 	"os/signal"
 
@@ -60,7 +61,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
 			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
 			if tunnelAddr == "" || (underlay == "" && !noUnderlay) {
-				ep, err := bench.Discover(ctx, client, server)
+				ep, err := discover.Tunnel(ctx, client, server)
 				if err != nil {
 					return couldNotRun(err)
 				}

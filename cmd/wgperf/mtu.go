@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/discover"
 	"os"
 	"os/signal"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -61,7 +61,7 @@ found, 3 could not run.`,
 				}
 				cfg.Server = server
 				if cfg.Addr == "" || cfg.TunnelAddr == "" {
-					ep, err := bench.Discover(ctx, client, server)
+					ep, err := discover.Tunnel(ctx, client, server)
 					if err != nil {
 						return couldNotRun(err)
 					}

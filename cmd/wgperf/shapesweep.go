@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/discover"
 	"os"
 	"os/signal"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -53,7 +53,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			defer stop()
 			cfg.Client, cfg.Server = client, server
 			if cfg.TunnelAddr == "" || cfg.Device == "" {
-				ep, err := bench.Discover(ctx, client, server)
+				ep, err := discover.Tunnel(ctx, client, server)
 				if err != nil {
 					return couldNotRun(err)
 				}

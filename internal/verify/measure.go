@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/fix"
 	"io"
 	"strconv"
@@ -54,7 +55,7 @@ func New(ctx context.Context, p *fix.Plan, c Config) (fix.Measure, error) {
 	if c.Seconds <= 0 {
 		c.Seconds = 3
 	}
-	ep, err := bench.Discover(ctx, c.Host, c.Peer)
+	ep, err := discover.Tunnel(ctx, c.Host, c.Peer)
 	if err != nil {
 		return nil, fmt.Errorf("--verify: %s to %s: %w", c.Host, c.Peer, err)
 	}
@@ -67,7 +68,7 @@ func New(ctx context.Context, p *fix.Plan, c Config) (fix.Measure, error) {
 const throughputName = "tunnel throughput"
 
 // benchMeasure runs a quick bench (one stream, upload and download, tunnel only).
-func benchMeasure(c Config, ep bench.Endpoints) fix.Measure {
+func benchMeasure(c Config, ep discover.Endpoints) fix.Measure {
 	return func(ctx context.Context) (fix.Measurement, error) {
 		rep, err := bench.Measure(ctx, bench.Config{Client: c.Host, Server: c.Peer, TunnelAddr: ep.TunnelAddr,
 			ClientInterface: ep.ClientInterface, ServerInterface: ep.ServerInterface, Quick: true, Omit: 1, Seconds: c.Seconds,
@@ -93,7 +94,7 @@ func benchMeasure(c Config, ep bench.Endpoints) fix.Measure {
 // mtuMeasure probes the path MTU under the tunnel once (a fix does not change
 // it), then each time reads the WireGuard MTU and runs one short iperf3 upload
 // and download through the tunnel.
-func mtuMeasure(c Config, ep bench.Endpoints) fix.Measure {
+func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 	var path *mtu.Result
 	return func(ctx context.Context) (fix.Measurement, error) {
 		if path == nil && ep.UnderlayAddr != "" {

@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"github.com/wgperf/wgperf/internal/discover"
 	"os"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestBenchServerOverSSH(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ep, err := bench.Discover(ctx, l.Target("a"), remote)
+	ep, err := discover.Tunnel(ctx, l.Target("a"), remote)
 	if err != nil {
 		t.Fatal(err)
 	}

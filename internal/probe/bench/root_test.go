@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"github.com/wgperf/wgperf/internal/discover"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func TestBenchHealthyLab(t *testing.T) {
 	l := labtest.Up(t, lab.Config{Name: "wgb1", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 200}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ep, err := Discover(ctx, l.Target("a"), l.Target("b"))
+	ep, err := discover.Tunnel(ctx, l.Target("a"), l.Target("b"))
 	if err != nil {
 		t.Fatal(err)
 	}

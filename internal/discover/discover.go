@@ -1,4 +1,7 @@
-package bench
+// Package discover finds the tunnel between two hosts: which WireGuard
+// interface on each end faces the other, the server's tunnel address and the
+// endpoint address under it. bench, mtu, shape-sweep and fix --verify use it.
+package discover
 
 import (
 	"bytes"
@@ -159,9 +162,9 @@ func allowedAddrOnServer(allowed []string, serverAddr map[string]string) string 
 	return ""
 }
 
-// Discover asks both targets for their WireGuard state and addresses and
+// Tunnel asks both targets for their WireGuard state and addresses and
 // matches them up.
-func Discover(ctx context.Context, client, server target.Target) (Endpoints, error) {
+func Tunnel(ctx context.Context, client, server target.Target) (Endpoints, error) {
 	cWG, cLinks, err := wgState(ctx, client)
 	if err != nil {
 		return Endpoints{}, err
