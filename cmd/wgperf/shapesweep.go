@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/wgperf/wgperf/internal/discover"
 	"os"
 	"os/signal"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/target"
 )

@@ -2,12 +2,12 @@ package bench_test
 
 import (
 	"context"
-	"github.com/wgperf/wgperf/internal/discover"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/probe/bench"

@@ -2,11 +2,11 @@ package bench
 
 import (
 	"context"
-	"github.com/wgperf/wgperf/internal/discover"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/testutil"
