@@ -3,11 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/wgperf/wgperf/internal/finding"
 	"io"
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/wgperf/wgperf/internal/finding"
 )
 
 // progressTo is where a long operation reports progress: standard error when
