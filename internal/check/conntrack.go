@@ -70,7 +70,7 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 		"net.netfilter.nf_conntrack_max", itoa(want))...)
 	for _, w := range s.WireGuard {
 		if !tunnelNeedsConntrack(s, w.Name) && !tunnelUntracked(s, w) {
-			f.Fixes = append(f.Fixes, notrackFix(w)...)
+			f.Fixes = append(f.Fixes, notrackFix(s, w)...)
 		}
 	}
 	return []finding.Finding{f}, nil
@@ -117,7 +117,7 @@ func runConntrackTunnelTracked(s *facts.Snapshot, _ Options) ([]finding.Finding,
 				{Source: firewallSource(s), Key: "notrack rule for " + w.Name, Value: "none"},
 				{Source: firewallSource(s), Key: "NAT rule matching " + w.Name, Value: "none"},
 			},
-			Fixes: notrackFix(w),
+			Fixes: notrackFix(s, w),
 		})
 	}
 	return out, nil
@@ -165,7 +165,7 @@ func isNATRule(r facts.FirewallRule) bool {
 }
 
 // notrackFix exempts a tunnel from conntrack in a table of wgperf's own.
-func notrackFix(w facts.WGInterface) []finding.Fix {
-	r, err := remedy.Notrack(w.Name, w.ListenPort)
+func notrackFix(s *facts.Snapshot, w facts.WGInterface) []finding.Fix {
+	r, err := remedy.Notrack(w.Name, w.ListenPort, platform(s))
 	return fixes(fmt.Sprintf("Stop tracking %s's traffic and its UDP port %d", w.Name, w.ListenPort), r, err)
 }

@@ -160,7 +160,7 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 				{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("< %s mtu %d", lanDev, lanMTU)},
 				{Source: firewallSource(s), Key: "MSS clamp rule for " + w.Name, Value: "none", Threshold: "a TCPMSS / maxseg rule on forward"},
 			},
-			Fixes: mssClampFix(w.Name),
+			Fixes: mssClampFix(s, w.Name),
 		})
 	}
 	return out, nil
@@ -252,8 +252,8 @@ func firewallSource(s *facts.Snapshot) string {
 }
 
 // mssClampFix clamps the MSS of TCP forwarded into iface to the route MTU.
-func mssClampFix(iface string) []finding.Fix {
-	r, err := remedy.MSSClamp(iface, 0)
+func mssClampFix(s *facts.Snapshot, iface string) []finding.Fix {
+	r, err := remedy.MSSClamp(iface, 0, platform(s))
 	return fixes("Clamp the MSS of TCP forwarded into "+iface+" to the route MTU", r, err)
 }
 

@@ -96,6 +96,7 @@ func TestEveryProducedRemedyPlans(t *testing.T) {
 				t.Errorf("%s on %s: %v", name, h.spec, err)
 				continue
 			}
+			checkDisplayedFiles(t, name+" on "+h.spec, each, p)
 			var buf bytes.Buffer
 			if err := p.WriteScript(&buf); err != nil {
 				t.Errorf("%s on %s: script: %v", name, h.spec, err)
@@ -300,5 +301,37 @@ func TestWGMTUPersistsInTheUCISection(t *testing.T) {
 	got := strings.Join(p.Items[0].Step.Commands, "\n")
 	if !strings.Contains(got, "uci set network.wgsite.mtu=1412") || !strings.Contains(strings.Join(r.Commands(), "\n"), "network.wgsite.mtu=1412") {
 		t.Errorf("plan commands:\n%s\ndisplay: %q", got, r.Commands())
+	}
+}
+
+// checkDisplayedFiles holds the persistent config a fix displays to what the
+// plan writes: every displayed line (but comments) of a file the plan writes
+// is in it.
+func checkDisplayedFiles(t *testing.T, where string, fs []finding.Finding, p *Plan) {
+	t.Helper()
+	shown := map[string][]finding.ConfigSnippet{}
+	for _, f := range fs {
+		for _, fx := range f.Fixes {
+			if fx.Action != nil {
+				shown[actionKey(*fx.Action)] = append(shown[actionKey(*fx.Action)], fx.Config...)
+			}
+		}
+	}
+	for _, it := range p.Items {
+		for _, fc := range it.Step.Files {
+			for _, c := range shown[actionKey(it.Action)] {
+				if c.Path != fc.Path {
+					continue
+				}
+				for _, l := range c.Lines {
+					if strings.HasPrefix(l, "#") {
+						continue // a comment, such as a condition the plan decides itself
+					}
+					if !strings.Contains(string(fc.New), l) {
+						t.Errorf("%s: %s shows %q in %s, the plan writes:\n%s", where, it.Action.Kind, l, fc.Path, fc.New)
+					}
+				}
+			}
+		}
 	}
 }

@@ -28,8 +28,8 @@ func TestConstructorsRefuseBadValues(t *testing.T) {
 		"interface too long":         func() error { _, err := WGMTU("wg0123456789abcdef", 1420, Linux, ""); return err }(),
 		"mtu below IPv6 minimum":     func() error { _, err := WGMTU("wg0", 1000, Linux, ""); return err }(),
 		"uci section with a space":   func() error { _, err := WGMTU("wg0", 1420, OpenWrt, "wg 0"); return err }(),
-		"mss out of range":           func() error { _, err := MSSClamp("wg0", 100000); return err }(),
-		"port 0":                     func() error { _, err := Notrack("wg0", 0); return err }(),
+		"mss out of range":           func() error { _, err := MSSClamp("wg0", 100000, Linux); return err }(),
+		"port 0":                     func() error { _, err := Notrack("wg0", 0, Linux); return err }(),
 		"endpoint a hostname": func() error {
 			_, err := RouteDel("vpn.example.com", Route{Dst: "1.2.3.4", Via: "192.0.2.1", Dev: "eth0"})
 			return err
@@ -65,9 +65,9 @@ func TestParseRoundTrips(t *testing.T) {
 		m(Sysctl("net.ipv4.tcp_rmem", "4096\t131072  6291456")),
 		m(Congestion("bbr", false, "6.1.0")),
 		m(WGMTU("wg0", 1380, OpenWrt, "wgsite")),
-		m(MSSClamp("wg0", 0)),
-		m(MSSClamp("wg0", 1300)),
-		m(Notrack("wg0", 51820)),
+		m(MSSClamp("wg0", 0, OpenWrt)),
+		m(MSSClamp("wg0", 1300, Unknown)),
+		m(Notrack("wg0", 51820, Linux)),
 		m(RouteDel("46.38.233.77", Route{Dst: "46.38.233.77", Via: "192.168.253.254", Dev: "br-lan.253"})),
 		m(RouteRepoint("2001:db8::1", Route{Via: "fe80::1", Dev: "eth1"})),
 		m(NoHostRoute("46.38.233.77", "wg")),
@@ -106,6 +106,15 @@ func TestParseRefusesUnknownAndMissing(t *testing.T) {
 // The display shows what the plan does, wherever the remedy was built.
 func TestDisplay(t *testing.T) {
 	m := must(t)
+	mssFile := []string{
+		"# Written by wgperf fix; delete this file and run: nft delete chain inet wgperf mss_wg0",
+		"table inet wgperf {",
+		"\tchain mss_wg0 {",
+		"\t\ttype filter hook postrouting priority mangle; policy accept;",
+		"\t\toifname \"wg0\" tcp flags syn / syn,rst tcp option maxseg size set 1300 comment \"wgperf mss-clamp wg0 1300\"",
+		"\t}",
+		"}",
+	}
 	for _, tc := range []struct {
 		name   string
 		r      Remedy
@@ -130,13 +139,15 @@ func TestDisplay(t *testing.T) {
 			[]string{"ip link set dev wg0 mtu 1340", "# on OpenWrt also: uci set network.wg0.mtu=1340 && uci commit network"},
 			[]finding.ConfigSnippet{{Path: "/etc/wireguard/wg0.conf [Interface]", Lines: []string{"MTU = 1340"}},
 				{Path: "/etc/config/network (interface wg0)", Lines: []string{"option mtu '1340'"}}}},
-		{"MSS clamp to a number", m(MSSClamp("wg0", 1300)),
+		{"MSS clamp to a number, platform unknown (mtu probe)", m(MSSClamp("wg0", 1300, Unknown)),
 			[]string{"nft add table inet wgperf",
-				"nft 'add chain inet wgperf forward { type filter hook forward priority mangle; }'",
-				`nft 'add rule inet wgperf forward oifname "wg0" tcp flags syn / syn,rst tcp option maxseg size set 1300'`,
-				"# or, with iptables: iptables -t mangle -A FORWARD -o wg0 -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1300"},
-			[]finding.ConfigSnippet{{Path: "/etc/nftables.conf", Lines: []string{"table inet wgperf {", "\tchain forward {",
-				"\t\ttype filter hook forward priority mangle;", "\t\toifname \"wg0\" tcp flags syn / syn,rst tcp option maxseg size set 1300", "\t}", "}"}}}},
+				"nft 'add chain inet wgperf mss_wg0 { type filter hook postrouting priority mangle; policy accept; }'",
+				`nft 'add rule inet wgperf mss_wg0 oifname "wg0" tcp flags syn / syn,rst tcp option maxseg size set 1300 comment "wgperf mss-clamp wg0 1300"'`,
+				"# or, with iptables: iptables -t mangle -A POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --set-mss 1300"},
+			[]finding.ConfigSnippet{
+				{Path: "/etc/wgperf/nft/mss_wg0.nft", Lines: mssFile},
+				{Path: "/usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg0.nft", Lines: mssFile},
+				{Path: "/etc/nftables.conf", Lines: []string{"# wgperf fix: its own table", `include "/etc/wgperf/nft/*.nft"`}}}},
 		{"tbf with the burst the plan applies", m(TBF("wg0", "150mbit")),
 			[]string{"tc qdisc replace dev wg0 root tbf rate 150mbit burst 184kb latency 400ms"}, nil},
 		{"nft limit without the rule text (icmp-burst)", m(NftReplaceRule(NftRule{"inet", "banIP", "pre-routing", 4, ""}, 250)),

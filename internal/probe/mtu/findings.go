@@ -57,7 +57,7 @@ func Findings(r *Result) []finding.Finding {
 		// wg-quick and the OpenWrt way.
 		mtu, err := remedy.WGMTU(iface, r.WGMTU, remedy.Unknown, "")
 		f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU), mtu, err)...)
-		clamp, err := remedy.MSSClamp(iface, r.MSSClamp)
+		clamp, err := remedy.MSSClamp(iface, r.MSSClamp, remedy.Unknown)
 		f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Clamp the MSS of TCP entering %s to %d, for hosts behind this one", iface, r.MSSClamp), clamp, err)...)
 	}
 	f.Fixes = append(f.Fixes, finding.Fix{
