@@ -148,7 +148,7 @@ const (
 	ActMSSClamp      = "mss-clamp"          // oif (tunnel interface), mss ("pmtu" to clamp to route MTU, or a number)
 	ActNoTrack       = "notrack"            // interface, port (WireGuard listen port)
 	ActCongestion    = "congestion-control" // algorithm (e.g. "bbr"); adds fq as default_qdisc on kernels < 4.20
-	ActEndpointRoute = "endpoint-route"     // endpoint, table; optional uci_interface (OpenWrt: set nohostroute=1)
+	ActEndpointRoute = "endpoint-route"     // endpoint, table; optional uci_interface (OpenWrt: set nohostroute=1), or via and dev (re-point instead of delete)
 	ActICMPLimit     = "icmp-limit"         // rate (packets/second); family, table, chain, handle of the nft rule, or banip=1
 	ActRPS           = "rps"                // device, mask (hex CPU mask for every rx queue)
 	ActBondHash      = "bond-hash"          // bond, policy (e.g. "layer3+4")

@@ -335,3 +335,35 @@ func checkDisplayedFiles(t *testing.T, where string, fs []finding.Finding, p *Pl
 		}
 	}
 }
+
+// A full tunnel needs its endpoint's host route: the check shows re-pointing
+// it at the preferred uplink, and the plan does that instead of deleting it.
+func TestRouteRepointPlan(t *testing.T) {
+	r, err := remedy.RouteRepoint("46.38.233.77", remedy.Route{Via: "192.168.254.254", Dev: "eth1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := linuxHost(t)
+	env, err := Detect(context.Background(), h, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := PlanFindings(context.Background(), env, []finding.Finding{{ID: "route.stale-endpoint",
+		Fixes: []finding.Fix{remedy.Fix("re-point it", r)}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := p.Items[0].Step
+	want := Step{Kind: "endpoint-route",
+		Summary:  "host route to 46.38.233.77 in table main: 46.38.233.77 via 192.168.253.254 dev eth1 proto static metric 20 -> via 192.168.254.254 dev eth1",
+		Commands: []string{"ip route replace table main 46.38.233.77 via 192.168.254.254 dev eth1 proto static"},
+		Undo: []string{"ip route del table main 46.38.233.77 via 192.168.254.254 dev eth1 proto static",
+			"ip route replace table main 46.38.233.77 via 192.168.253.254 dev eth1 proto static metric 20"},
+		Notes: st.Notes}
+	if diff := cmp.Diff(want, st); diff != "" {
+		t.Errorf("step (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(strings.Join(r.Commands(), "\n"), "ip route replace 46.38.233.77 via 192.168.254.254 dev eth1 proto static") {
+		t.Errorf("display %q", r.Commands())
+	}
+}

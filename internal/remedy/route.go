@@ -18,6 +18,7 @@ type endpointRoute struct {
 	endpoint string
 	table    string
 	uciIface string
+	via, dev string // set: re-point the host route there instead of deleting it
 }
 
 // Route is a route as ip prints it: destination, gateway and device.
@@ -35,8 +36,8 @@ func RouteDel(endpoint string, r Route) (Remedy, error) {
 	return shown{a, []string{target.Quote("ip", "route", "del", r.Dst, "via", r.Via, "dev", r.Dev, "table", "main")}, nil}, nil
 }
 
-// RouteRepoint shows re-pointing the endpoint's host route at the preferred
-// uplink r (a full tunnel needs the route to avoid a loop).
+// RouteRepoint re-points the endpoint's host route at the preferred uplink r
+// (a full tunnel needs the route to avoid a loop, so it is not deleted).
 func RouteRepoint(endpoint string, r Route) (Remedy, error) {
 	a, err := newEndpointRoute(endpoint, "main", "")
 	if err != nil {
@@ -46,6 +47,7 @@ func RouteRepoint(endpoint string, r Route) (Remedy, error) {
 	if err := r.check(); err != nil {
 		return nil, err
 	}
+	a.via, a.dev = r.Via, r.Dev
 	return shown{a, []string{target.Quote("ip", "route", "replace", a.endpoint, "via", r.Via, "dev", r.Dev, "proto", "static")}, nil}, nil
 }
 
@@ -110,6 +112,16 @@ func parseEndpointRoute(p params) (Remedy, error) {
 	if err != nil {
 		return nil, err
 	}
+	via, dev := strings.TrimSpace(p["via"]), strings.TrimSpace(p["dev"])
+	if via != "" || dev != "" {
+		if a.uciIface != "" {
+			return nil, fmt.Errorf("via/dev re-point the route; uci_interface removes it: not both")
+		}
+		if err := (Route{Dst: a.endpoint, Via: via, Dev: dev}).check(); err != nil {
+			return nil, err
+		}
+		a.via, a.dev = via, dev
+	}
 	return shown{planner: a}, nil
 }
 
@@ -118,12 +130,18 @@ func (a *endpointRoute) Params() map[string]string {
 	if a.uciIface != "" {
 		p["uci_interface"] = a.uciIface
 	}
+	if a.via != "" {
+		p["via"], p["dev"] = a.via, a.dev
+	}
 	return p
 }
 
 func (a *endpointRoute) Kind() string { return "endpoint-route" }
 
 func (a *endpointRoute) Describe() string {
+	if a.via != "" {
+		return fmt.Sprintf("re-point the host route to endpoint %s (table %s) at via %s dev %s, the current default route's uplink", a.endpoint, a.table, a.via, a.dev)
+	}
 	s := fmt.Sprintf("remove the pinned host route to endpoint %s (table %s) so it follows the current default route", a.endpoint, a.table)
 	if a.uciIface != "" {
 		s += fmt.Sprintf("; set network.%s.nohostroute=1", a.uciIface)
@@ -140,7 +158,7 @@ func (a *endpointRoute) Plan(ctx context.Context, env *Env) (Step, error) {
 		return Step{}, err
 	}
 	st := Step{Kind: a.Kind()}
-	var routes []string
+	var current [][]string
 	for _, l := range splitLines(string(out)) {
 		var f []string
 		for _, w := range strings.Fields(l) {
@@ -148,9 +166,15 @@ func (a *endpointRoute) Plan(ctx context.Context, env *Env) (Step, error) {
 				f = append(f, w)
 			}
 		}
-		if len(f) == 0 {
-			continue
+		if len(f) > 0 {
+			current = append(current, f)
 		}
+	}
+	if a.via != "" {
+		return a.planRepoint(current), nil
+	}
+	var routes []string
+	for _, f := range current {
 		routes = append(routes, strings.Join(f, " "))
 		args := append([]string{"route", "del", "table", a.table}, f...)
 		st.Commands = append(st.Commands, target.Quote("ip", args...))
@@ -176,4 +200,41 @@ func (a *endpointRoute) Plan(ctx context.Context, env *Env) (Step, error) {
 	}
 	st.Done = len(st.Commands) == 0
 	return st, nil
+}
+
+// planRepoint adds (or replaces, at metric 0) the host route via the
+// preferred uplink; undo deletes it and puts back what it replaced.
+func (a *endpointRoute) planRepoint(current [][]string) Step {
+	want := []string{a.endpoint, "via", a.via, "dev", a.dev, "proto", "static"}
+	st := Step{Kind: a.Kind(), Notes: []string{"runtime only: the route is made again when the interface restarts; " +
+		"on multi-WAN, a hotplug script that re-points it when the uplink changes keeps it right"}}
+	var was []string
+	for _, f := range current {
+		was = append(was, strings.Join(f, " "))
+		if routeVia(f, "via") == a.via && routeVia(f, "dev") == a.dev && routeVia(f, "metric") == "" {
+			st.Summary = fmt.Sprintf("host route to %s in table %s already via %s dev %s", a.endpoint, a.table, a.via, a.dev)
+			st.Done = true
+			return st
+		}
+	}
+	if len(was) == 0 {
+		was = []string{"none"}
+	}
+	st.Summary = fmt.Sprintf("host route to %s in table %s: %s -> via %s dev %s", a.endpoint, a.table, strings.Join(was, "; "), a.via, a.dev)
+	st.Commands = []string{target.Quote("ip", append([]string{"route", "replace", "table", a.table}, want...)...)}
+	st.Undo = []string{target.Quote("ip", append([]string{"route", "del", "table", a.table}, want...)...)}
+	for _, f := range current {
+		st.Undo = append(st.Undo, target.Quote("ip", append([]string{"route", "replace", "table", a.table}, f...)...))
+	}
+	return st
+}
+
+// routeVia returns the word after key in a route's fields ("" when absent).
+func routeVia(f []string, key string) string {
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == key {
+			return f[i+1]
+		}
+	}
+	return ""
 }
