@@ -5,7 +5,7 @@
 //
 // Per-host checks look at one snapshot; cross-host checks look at several and
 // match the two ends of a tunnel by public key. The registry (registry.go) lists
-// both explicitly, sorted by ID; every ID is in the DESIGN.md finding catalog.
+// both explicitly, sorted by ID, and Catalog is derived from them.
 package check
 
 import (

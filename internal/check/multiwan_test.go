@@ -8,7 +8,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
-// The multi-WAN stale endpoint route case's router, transcribed from the write-up: the WireGuard endpoint
+// The multi-WAN stale endpoint route case's router, transcribed from its report: the WireGuard endpoint
 // pinned to the 5G backup, banIP's ICMP limit with 8951 drops on the fiber.
 func TestStaleEndpoint(t *testing.T) {
 	golem := loadSnapshot(t, "seed000-golem.json")
