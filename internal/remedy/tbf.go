@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -46,7 +47,8 @@ func TBF(device, rate string) (Remedy, error) {
 		return nil, fmt.Errorf("rate %q: want a tc rate such as 150mbit", rate)
 	}
 	a := &tbfCap{device: device, rate: strings.ToLower(strings.TrimSpace(rate)), bits: bits}
-	return shown{a, []string{target.Quote("tc", append([]string{"qdisc", "replace", "dev", device, "root", "tbf"}, a.args()...)...)}, nil}, nil
+	return shown{a, []string{target.Quote("tc", append([]string{"qdisc", "replace", "dev", device, "root", "tbf"}, a.args()...)...)},
+		[]finding.ConfigSnippet{{Path: "/etc/wireguard/" + device + ".conf [Interface]", Lines: []string{a.postUp()}}}}, nil
 }
 
 func parseTBF(p params) (Remedy, error) {
@@ -78,6 +80,11 @@ func (a *tbfCap) burst() string {
 		b = 64 << 10
 	}
 	return fmt.Sprintf("%dkb", (b+1023)/1024)
+}
+
+// postUp is the wg-quick line that makes the cap again when the tunnel comes up.
+func (a *tbfCap) postUp() string {
+	return "PostUp = " + target.Quote("tc", append([]string{"qdisc", "replace", "dev", "%i", "root", "tbf"}, a.args()...)...)
 }
 
 func (a *tbfCap) args() []string {
@@ -128,7 +135,7 @@ func (a *tbfCap) Plan(ctx context.Context, env *Env) (Step, error) {
 	if ok, err := env.exists(ctx, conf); err != nil {
 		return Step{}, err
 	} else if ok {
-		line := "PostUp = " + target.Quote("tc", append([]string{"qdisc", "replace", "dev", "%i", "root", "tbf"}, a.args()...)...)
+		line := a.postUp()
 		fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
 			return setIniLine(old, "Interface", func(l string) bool {
 				return iniKey(l) == "postup" && strings.Contains(l, "root tbf")
