@@ -117,3 +117,31 @@ func TestDiagnoseJSON(t *testing.T) {
 		t.Errorf("findings %+v", doc.Findings)
 	}
 }
+
+// fix --from plans offline from a findings file against the local host and a
+// temporary config root: it only reads (sysctl -n, test -e) and prints.
+func TestFixFromFile(t *testing.T) {
+	dir := t.TempDir()
+	from := filepath.Join(dir, "findings.json")
+	doc := `{"findings": [{"id": "net.backlog-drops", "severity": "warning", "title": "t", "evidence": [],
+	  "fixes": [{"description": "raise it", "commands": [], "action": {"kind": "sysctl", "params": {"key": "net.core.somaxconn", "value": "123457"}}}]}]}`
+	if err := os.WriteFile(from, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"fix", "--host", "local", "--root", dir, "--from", from, "--print-script"}, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.HasPrefix(out.String(), "#!/bin/sh\n") || !strings.Contains(out.String(), "sysctl -w net.core.somaxconn=123457") {
+		t.Errorf("script:\n%s", out.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	code := run([]string{"fix", "--host", "local", "--root", dir, "--from", from, "--only", "net.backlog-drop"}, &out, &errOut)
+	if code != exitFailed || !strings.Contains(errOut.String(), "--only net.backlog-drop: no such finding on this host (found: net.backlog-drops)") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "etc/sysctl.d/90-wgperf.conf")); !os.IsNotExist(err) {
+		t.Errorf("planning wrote the config file: %v", err)
+	}
+}
