@@ -147,7 +147,7 @@ func (a *icmpLimit) Params() map[string]string {
 	return map[string]string{"rate": strconv.Itoa(a.rate), "family": a.family, "table": a.table, "chain": a.chain, "handle": a.handle}
 }
 
-func (a *icmpLimit) Kind() string { return "icmp-limit" }
+func (a *icmpLimit) Kind() string { return finding.ActICMPLimit }
 
 func (a *icmpLimit) Describe() string {
 	if a.banip {

@@ -205,7 +205,7 @@ func parseMSSClamp(p params) (Remedy, error) {
 
 func (a *mssClamp) Params() map[string]string { return map[string]string{"oif": a.oif, "mss": a.mss} }
 
-func (a *mssClamp) Kind() string { return "mss-clamp" }
+func (a *mssClamp) Kind() string { return finding.ActMSSClamp }
 
 func (a *mssClamp) Describe() string {
 	if a.mss == "pmtu" {
@@ -338,7 +338,7 @@ func (a *noTrack) Params() map[string]string {
 	return map[string]string{"interface": a.iface, "port": a.port}
 }
 
-func (a *noTrack) Kind() string { return "notrack" }
+func (a *noTrack) Kind() string { return finding.ActNoTrack }
 
 func (a *noTrack) Describe() string {
 	return fmt.Sprintf("stop connection tracking for traffic in %s and its UDP port %s", a.iface, a.port)

@@ -136,7 +136,7 @@ func (a *endpointRoute) Params() map[string]string {
 	return p
 }
 
-func (a *endpointRoute) Kind() string { return "endpoint-route" }
+func (a *endpointRoute) Kind() string { return finding.ActEndpointRoute }
 
 func (a *endpointRoute) Describe() string {
 	if a.via != "" {

@@ -55,7 +55,7 @@ func (a *sysctl) Params() map[string]string { return map[string]string{"key": a.
 func (a *sysctl) command() string  { return target.Quote("sysctl", "-w", a.key+"="+a.value) }
 func (a *sysctl) confLine() string { return a.key + " = " + a.value }
 
-func (a *sysctl) Kind() string { return "sysctl" }
+func (a *sysctl) Kind() string { return finding.ActSysctl }
 
 func (a *sysctl) Describe() string {
 	return fmt.Sprintf("set %s = %s now and in %s", a.key, a.value, SysctlConf)
@@ -170,7 +170,7 @@ func parseCongestion(p params) (Remedy, error) {
 
 func (a *congestion) Params() map[string]string { return map[string]string{"algorithm": a.algorithm} }
 
-func (a *congestion) Kind() string { return "congestion-control" }
+func (a *congestion) Kind() string { return finding.ActCongestion }
 
 func (a *congestion) Describe() string {
 	return fmt.Sprintf("use %s congestion control (fq as default qdisc on kernels before 4.20)", a.algorithm)

@@ -56,7 +56,7 @@ func (a *rps) Params() map[string]string {
 	return map[string]string{"device": a.device, "mask": a.mask}
 }
 
-func (a *rps) Kind() string { return "rps" }
+func (a *rps) Kind() string { return finding.ActRPS }
 
 func (a *rps) Describe() string {
 	return fmt.Sprintf("spread receive processing of %s over CPUs %s (RPS) so one core does not take every packet", a.device, a.mask)
@@ -153,7 +153,7 @@ func (a *bondHash) Params() map[string]string {
 	return map[string]string{"bond": a.bond, "policy": a.policy}
 }
 
-func (a *bondHash) Kind() string { return "bond-hash" }
+func (a *bondHash) Kind() string { return finding.ActBondHash }
 
 func (a *bondHash) Describe() string {
 	return fmt.Sprintf("set xmit_hash_policy of %s to %s so flows spread over all bond links", a.bond, a.policy)

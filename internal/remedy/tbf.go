@@ -67,7 +67,7 @@ func (a *tbfCap) Params() map[string]string {
 	return map[string]string{"device": a.device, "rate": a.rate}
 }
 
-func (a *tbfCap) Kind() string { return "tbf-cap" }
+func (a *tbfCap) Kind() string { return finding.ActTBFCap }
 
 func (a *tbfCap) Describe() string {
 	return fmt.Sprintf("cap %s at %s with a token bucket, below the rate where throughput collapses", a.device, a.rate)

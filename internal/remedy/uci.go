@@ -1,6 +1,7 @@
 package remedy
 
 import (
+	"github.com/wgperf/wgperf/internal/finding"
 	"context"
 	"errors"
 	"fmt"
@@ -86,7 +87,7 @@ func restartCommand(r string) (string, error) {
 	return r + " restart", nil
 }
 
-func (a *uciSet) Kind() string { return "uci-set" }
+func (a *uciSet) Kind() string { return finding.ActUCISet }
 
 func (a *uciSet) Describe() string {
 	s := fmt.Sprintf("uci set %s=%s and commit", a.key, a.value)

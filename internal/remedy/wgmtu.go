@@ -81,7 +81,7 @@ func (a *wgMTU) Params() map[string]string {
 	return p
 }
 
-func (a *wgMTU) Kind() string { return "wg-mtu" }
+func (a *wgMTU) Kind() string { return finding.ActWGMTU }
 
 func (a *wgMTU) Describe() string {
 	return fmt.Sprintf("set the MTU of %s to %d so tunnel packets fit the narrowest underlay link", a.iface, a.mtu)
