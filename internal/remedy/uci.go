@@ -1,13 +1,13 @@
 package remedy
 
 import (
-	"github.com/wgperf/wgperf/internal/finding"
 	"context"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
