@@ -141,16 +141,15 @@ func (p params) int(key string) (int, error) {
 }
 
 var (
-	ifaceRE    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.@:-]{0,14}$`)
-	sysctlRE   = regexp.MustCompile(`^[a-z0-9_]+(\.[A-Za-z0-9_-]+)+$`)
-	sysValRE   = regexp.MustCompile(`^[A-Za-z0-9_.,:+ -]{1,256}$`)
-	uciKeyRE   = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_@\[\]-]+\.[A-Za-z0-9_-]+$`)
-	uciSecRE   = regexp.MustCompile(`^[A-Za-z0-9_@\[\]-]+$`)
-	nftNameRE  = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
-	numberRE   = regexp.MustCompile(`^[0-9]{1,9}$`)
-	hexMaskRE  = regexp.MustCompile(`^[0-9a-fA-F][0-9a-fA-F,]{0,63}$`)
-	wordRE     = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
-	initPathRE = regexp.MustCompile(`^/[A-Za-z0-9_./-]+$`)
+	ifaceRE   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.@:-]{0,14}$`)
+	sysctlRE  = regexp.MustCompile(`^[a-z0-9_]+(\.[A-Za-z0-9_-]+)+$`)
+	sysValRE  = regexp.MustCompile(`^[A-Za-z0-9_.,:+ -]{1,256}$`)
+	uciKeyRE  = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_@\[\]-]+\.[A-Za-z0-9_-]+$`)
+	uciSecRE  = regexp.MustCompile(`^[A-Za-z0-9_@\[\]-]+$`)
+	nftNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+	numberRE  = regexp.MustCompile(`^[0-9]{1,9}$`)
+	hexMaskRE = regexp.MustCompile(`^[0-9a-fA-F][0-9a-fA-F,]{0,63}$`)
+	wordRE    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
 )
 
 // checkIface validates a network interface name as the kernel would accept

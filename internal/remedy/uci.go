@@ -67,6 +67,9 @@ func (a *uciSet) Params() map[string]string {
 	return p
 }
 
+// initNameRE is an init script's name in /etc/init.d.
+var initNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$`)
+
 // ifupRE is an interface section safe to name unquoted in a shell line.
 var ifupRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}$`)
 
@@ -78,13 +81,13 @@ func restartCommand(r string) (string, error) {
 		}
 		return fmt.Sprintf("ifdown %s && ifup %s", iface, iface), nil
 	}
-	if wordRE.MatchString(r) {
-		r = "/etc/init.d/" + r
+	// Only an init script by name: a path from a findings file would run any
+	// program as root.
+	name := strings.TrimPrefix(r, "/etc/init.d/")
+	if !initNameRE.MatchString(name) {
+		return "", fmt.Errorf("restart %q: want ifup:IFACE or an init script in /etc/init.d", r)
 	}
-	if !initPathRE.MatchString(r) {
-		return "", fmt.Errorf("restart %q: want ifup:IFACE or an init script", r)
-	}
-	return r + " restart", nil
+	return "/etc/init.d/" + name + " restart", nil
 }
 
 func (a *uciSet) Kind() string { return finding.ActUCISet }
