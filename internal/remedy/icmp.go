@@ -66,7 +66,7 @@ func IptablesLimit(r NftRule, rate int) (Remedy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkText("rule", r.Text); err != nil {
+	if err := checkRule(r.Text); err != nil {
 		return nil, err
 	}
 	return shown{a, []string{"iptables-save -t " + a.table + " | grep -n -- " + target.Quote(r.Text)}, nil}, nil
@@ -74,10 +74,22 @@ func IptablesLimit(r NftRule, rate int) (Remedy, error) {
 
 // checkedRaise is the rule text with its per-second limit raised to rate.
 func checkedRaise(text string, rate int) (string, error) {
-	if err := checkText("rule", text); err != nil {
+	if err := checkRule(text); err != nil {
 		return "", err
 	}
 	return RaiseLimit(text, rate), nil
+}
+
+// checkRule refuses rule text that would be more than one rule: nft runs
+// every ";"-separated command of its argument.
+func checkRule(text string) error {
+	if err := checkText("rule", text); err != nil {
+		return err
+	}
+	if strings.Contains(text, ";") {
+		return fmt.Errorf("rule %q: one rule without \";\" wanted", text)
+	}
+	return nil
 }
 
 // anyLimitRE is an nft limit in any unit; RaiseLimit makes it per second.

@@ -38,8 +38,12 @@ func TestConstructorsRefuseBadValues(t *testing.T) {
 			_, err := RouteDel("1.2.3.4", Route{Dst: "1.2.3.4", Via: "$(reboot)", Dev: "eth0"})
 			return err
 		}(),
-		"nft table with a space":     func() error { _, err := NftReplaceRule(NftRule{"inet", "a b", "c", 1, "x"}, 250); return err }(),
-		"nft rule with a newline":    func() error { _, err := NftReplaceRule(NftRule{"inet", "t", "c", 1, "drop\naccept"}, 250); return err }(),
+		"nft table with a space":  func() error { _, err := NftReplaceRule(NftRule{"inet", "a b", "c", 1, "x"}, 250); return err }(),
+		"nft rule with a newline": func() error { _, err := NftReplaceRule(NftRule{"inet", "t", "c", 1, "drop\naccept"}, 250); return err }(),
+		"nft rule with a second one": func() error {
+			_, err := NftReplaceRule(NftRule{"inet", "t", "c", 1, "drop; flush ruleset"}, 250)
+			return err
+		}(),
 		"icmp rate 0":                func() error { _, err := BanIPLimit(0); return err }(),
 		"rps mask not hex":           func() error { _, err := RPS("eth0", "xyz", Linux); return err }(),
 		"bond policy unknown":        func() error { _, err := BondHash("bond0", "layer9", Linux, ""); return err }(),
