@@ -162,10 +162,11 @@ func checkIface(what, name string) error {
 }
 
 // checkText refuses control characters (newlines above all: they would end a
-// comment in a printed script) and invalid UTF-8 in a free-form value.
+// comment in a printed script), invalid UTF-8 and space at either end (params
+// are read back trimmed) in a free-form value.
 func checkText(what, s string) error {
-	if s == "" || len(s) > 256 || !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
-		return fmt.Errorf("%s %q: want 1..256 printable characters", what, s)
+	if s == "" || len(s) > 256 || !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 || strings.TrimSpace(s) != s {
+		return fmt.Errorf("%s %q: want 1..256 printable characters, no space at either end", what, s)
 	}
 	return nil
 }
