@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -60,21 +59,8 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			defer stop()
 			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
 			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
-			if tunnelAddr == "" || (underlay == "" && !noUnderlay) {
-				ep, err := discover.Tunnel(ctx, client, server)
-				if err != nil {
-					return couldNotRun(err)
-				}
-				if cfg.TunnelAddr == "" {
-					cfg.TunnelAddr = ep.TunnelAddr
-				}
-				if cfg.UnderlayAddr == "" {
-					cfg.UnderlayAddr = ep.UnderlayAddr
-				}
-				cfg.ClientInterface, cfg.ServerInterface = ep.ClientInterface, ep.ServerInterface
-			}
-			if noUnderlay {
-				cfg.UnderlayAddr = ""
+			if err := cfg.Discover(ctx, !noUnderlay); err != nil {
+				return couldNotRun(err)
 			}
 			if w := progressTo(asJSON); w != nil {
 				cfg.Progress = w

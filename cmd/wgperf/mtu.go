@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -60,18 +59,8 @@ found, 3 could not run.`,
 					return couldNotRun(err)
 				}
 				cfg.Server = server
-				if cfg.Addr == "" || cfg.TunnelAddr == "" {
-					ep, err := discover.Tunnel(ctx, client, server)
-					if err != nil {
-						return couldNotRun(err)
-					}
-					if cfg.Addr == "" {
-						cfg.Addr = ep.UnderlayAddr
-					}
-					if cfg.TunnelAddr == "" {
-						cfg.TunnelAddr = ep.TunnelAddr
-					}
-					cfg.ClientInterface = ep.ClientInterface
+				if err := cfg.Discover(ctx); err != nil {
+					return couldNotRun(err)
 				}
 			}
 			if capture && htmlPath != "" {

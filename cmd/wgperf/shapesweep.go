@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -52,17 +51,8 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			cfg.Client, cfg.Server = client, server
-			if cfg.TunnelAddr == "" || cfg.Device == "" {
-				ep, err := discover.Tunnel(ctx, client, server)
-				if err != nil {
-					return couldNotRun(err)
-				}
-				if cfg.TunnelAddr == "" {
-					cfg.TunnelAddr = ep.TunnelAddr
-				}
-				if cfg.Device == "" {
-					cfg.Device = ep.ClientInterface
-				}
+			if err := cfg.Discover(ctx); err != nil {
+				return couldNotRun(err)
 			}
 			if w := progressTo(asJSON); w != nil {
 				cfg.Progress = w
