@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -99,11 +98,8 @@ answered). With --inventory an unreachable host alone does not change the exit c
 			d = d.AtLeast(minSev)
 			if fl != nil {
 				fl.Diagnosis = d
-				err = renderFleet(cmd.OutOrStdout(), *fl, asJSON)
-			} else {
-				err = render(cmd.OutOrStdout(), d, asJSON)
 			}
-			if err != nil {
+			if err := renderDiagnosis(cmd.OutOrStdout(), d, fl, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
@@ -133,27 +129,22 @@ answered). With --inventory an unreachable host alone does not change the exit c
 	return cmd
 }
 
-func renderFleet(w io.Writer, fl diagnose.Fleet, asJSON bool) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(fl)
+// renderDiagnosis prints d, or the fleet it belongs to, as JSON or text
+// (coloured on a terminal).
+func renderDiagnosis(w io.Writer, d diagnose.Diagnosis, fl *diagnose.Fleet, asJSON bool) error {
+	o := diagnose.TextOptions{Color: isTerminal(w)}
+	switch {
+	case fl != nil && asJSON:
+		return writeJSON(w, fl)
+	case fl != nil:
+		return fl.WriteText(w, o)
+	case asJSON:
+		return diagnose.WriteJSON(w, d)
 	}
-	return fl.WriteText(w, diagnose.TextOptions{Color: isTerminal(w)})
+	return diagnose.WriteText(w, d, o)
 }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-func render(w io.Writer, d diagnose.Diagnosis, asJSON bool) error {
-	if asJSON {
-		return diagnose.WriteJSON(w, d)
-	}
-	color := false
-	if f, ok := w.(*os.File); ok {
-		color = term.IsTerminal(int(f.Fd()))
-	}
-	return diagnose.WriteText(w, d, diagnose.TextOptions{Color: color})
 }
