@@ -55,6 +55,7 @@ func TestConstructorsRefuseBadValues(t *testing.T) {
 		"uci value with control":     func() error { _, err := UCISet("network.wg.mtu", "1\x1b[2J", ""); return err }(),
 		"uci restart with a command": func() error { _, err := UCISet("network.wg.mtu", "1", "ifup:wg; reboot"); return err }(),
 		"uci restart with a glob":    func() error { _, err := UCISet("network.wg.mtu", "1", "ifup:wg[0]"); return err }(),
+		"uci interface with a glob":  func() error { _, err := NoHostRoute("192.0.2.1", "wg[0]"); return err }(),
 		"uci restart of any program": func() error { _, err := UCISet("network.wg.mtu", "1", "/tmp/evil"); return err }(),
 		"uci restart out of init.d":  func() error { _, err := UCISet("network.wg.mtu", "1", "/etc/init.d/../../tmp/evil"); return err }(),
 		"congestion with a space":    func() error { _, err := Congestion("bbr x", true, ""); return err }(),
