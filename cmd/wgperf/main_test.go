@@ -145,3 +145,33 @@ func TestFixFromFile(t *testing.T) {
 		t.Errorf("planning wrote the config file: %v", err)
 	}
 }
+
+// fix ecmp reads the wg-quick config under --root and prints the plan.
+func TestFixECMPFromConfig(t *testing.T) {
+	if bonds, _ := filepath.Glob("/sys/class/net/*/bonding"); len(bonds) > 0 {
+		t.Skip("this host has bonds; the plan would mention them")
+	}
+	root := t.TempDir()
+	conf, err := os.ReadFile(filepath.Join("..", "..", "testdata", "fix", "wg0-site-a.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "etc/wireguard"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc/wireguard/wg0.conf"), conf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"fix", "ecmp", "--host", "local", "--root", root, "--tunnels", "2"}, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "nexthop dev wg0") || strings.Contains(out.String(), "SECRET") {
+		t.Errorf("plan:\n%s", out.String())
+	}
+	out.Reset()
+	if code := run([]string{"fix", "ecmp", "--host", "local", "--root", root, "--interface", "wg9"}, &out, &errOut); code != exitFailed ||
+		!strings.Contains(errOut.String(), "ecmp starts from a wg-quick config") {
+		t.Errorf("missing config: exit %d, stderr %q", code, errOut.String())
+	}
+}
