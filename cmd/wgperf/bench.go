@@ -3,20 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-func init() {
+func benchCmd() *cobra.Command {
 	var (
 		clientSpec, serverSpec string
 		tunnelAddr, underlay   string
@@ -62,21 +60,8 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			defer stop()
 			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
 			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
-			if tunnelAddr == "" || (underlay == "" && !noUnderlay) {
-				ep, err := bench.Discover(ctx, client, server)
-				if err != nil {
-					return couldNotRun(err)
-				}
-				if cfg.TunnelAddr == "" {
-					cfg.TunnelAddr = ep.TunnelAddr
-				}
-				if cfg.UnderlayAddr == "" {
-					cfg.UnderlayAddr = ep.UnderlayAddr
-				}
-				cfg.ClientInterface, cfg.ServerInterface = ep.ClientInterface, ep.ServerInterface
-			}
-			if noUnderlay {
-				cfg.UnderlayAddr = ""
+			if err := cfg.Discover(ctx, !noUnderlay); err != nil {
+				return couldNotRun(err)
 			}
 			if w := progressTo(asJSON); w != nil {
 				cfg.Progress = w
@@ -85,7 +70,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeBench(cmd.OutOrStdout(), rep, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), rep, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
@@ -106,30 +91,13 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	f.IntVar(&cfg.Omit, "omit", 0, "seconds of warm-up left out of each run (default 3, 1 with --quick)")
 	f.IntVar(&cfg.Seconds, "time", 0, "measured seconds per run (default 10, 3 with --quick)")
 	f.BoolVar(&quick, "quick", false, "a shorter plan: single stream only, 1+3 s runs")
-	f.Float64Var(&udpRate, "udp", 0, "also run seed 001's UDP control test at this rate in Mbit/s, both ways")
+	f.Float64Var(&udpRate, "udp", 0, "also run a UDP control test (loss without TCP) at this rate in Mbit/s, both ways")
 	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between client and server; above 1 the expectation is 50% of the underlay (the worst hop)")
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server bench starts")
 	f.BoolVar(&asJSON, "json", false, "print the report, every interval included, as JSON")
 	addHTMLFlag(cmd, &htmlPath)
 	_ = cmd.MarkFlagRequired("server")
-	rootCmd.AddCommand(cmd)
-}
-
-func writeBench(w io.Writer, rep *bench.Report, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, rep)
-	}
-	return bench.WriteText(w, rep)
+	return cmd
 }
 
 // findingsExit maps the worst finding of a probe to the exit code.
-func findingsExit(fs []finding.Finding) error {
-	worst, any := finding.Worst(fs)
-	switch {
-	case !any || worst == finding.Info:
-		return nil
-	case worst == finding.Critical:
-		return &ExitError{Code: exitCritical}
-	}
-	return &ExitError{Code: exitWarning}
-}

@@ -14,7 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-func init() {
+func collectCmd() *cobra.Command {
 	var host, output string
 	var skipFirewall bool
 	cmd := &cobra.Command{
@@ -58,5 +58,5 @@ with "wgperf diagnose --from FILE". Nothing on the host is changed.`,
 	cmd.Flags().StringVar(&host, "host", "local", "target: local, netns:NAME or ssh:[user@]host[:port]")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the snapshot to this file (default: standard output)")
 	cmd.Flags().BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }

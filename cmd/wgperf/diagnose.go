@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,13 +13,13 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/check/diagnose"
+	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/report"
 )
 
-func init() {
+func diagnoseCmd() *cobra.Command {
 	var (
 		hosts, files []string
 		asJSON       bool
@@ -85,9 +84,9 @@ answered). With --inventory an unreachable host alone does not change the exit c
 				opts.Progress = cmd.ErrOrStderr()
 			}
 			var fl *diagnose.Fleet // set for an inventory, whose unreachable hosts are reported
-			var d report.Diagnosis
+			var d diagnose.Diagnosis
 			if inventory != "" {
-				fl, err = diagnoseInventory(ctx, inventory, hosts, files, opts)
+				fl, err = diagnose.RunInventory(ctx, inventory, hosts, files, opts)
 				if fl != nil {
 					d = fl.Diagnosis
 				}
@@ -100,11 +99,8 @@ answered). With --inventory an unreachable host alone does not change the exit c
 			d = d.AtLeast(minSev)
 			if fl != nil {
 				fl.Diagnosis = d
-				err = renderFleet(cmd.OutOrStdout(), *fl, asJSON)
-			} else {
-				err = render(cmd.OutOrStdout(), d, asJSON)
 			}
-			if err != nil {
+			if err := renderDiagnosis(cmd.OutOrStdout(), d, fl, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
@@ -116,7 +112,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 					return err
 				}
 			}
-			return diagnoseExit(d.Findings)
+			return findingsExit(d.Findings)
 		},
 	}
 	f := cmd.Flags()
@@ -131,60 +127,25 @@ answered). With --inventory an unreachable host alone does not change the exit c
 	f.StringVar(&inventory, "inventory", "", "file of hosts to diagnose: one target per line, or an Ansible INI inventory")
 	f.IntVar(&concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
 	f.DurationVar(&hostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
-// diagnoseInventory diagnoses the inventory's hosts, the extra --host specs
-// and the snapshot files; unreachable hosts are reported, not fatal.
-func diagnoseInventory(ctx context.Context, path string, extra, files []string, opts diagnose.Options) (*diagnose.Fleet, error) {
-	hosts, err := fleet.ReadInventory(path)
-	if err != nil {
-		return nil, err
+// renderDiagnosis prints d, or the fleet it belongs to, as JSON or text
+// (coloured on a terminal).
+func renderDiagnosis(w io.Writer, d diagnose.Diagnosis, fl *diagnose.Fleet, asJSON bool) error {
+	o := diagnose.TextOptions{Color: isTerminal(w)}
+	switch {
+	case fl != nil && asJSON:
+		return writeJSON(w, fl)
+	case fl != nil:
+		return fl.WriteText(w, o)
+	case asJSON:
+		return diagnose.WriteJSON(w, d)
 	}
-	more, err := fleet.Hosts(extra)
-	if err != nil {
-		return nil, err
-	}
-	fl, err := diagnose.RunFleet(ctx, append(hosts, more...), files, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &fl, nil
-}
-
-func renderFleet(w io.Writer, fl diagnose.Fleet, asJSON bool) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(fl)
-	}
-	return fl.WriteText(w, report.TextOptions{Color: isTerminal(w)})
+	return diagnose.WriteText(w, d, o)
 }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-func render(w io.Writer, d report.Diagnosis, asJSON bool) error {
-	if asJSON {
-		return report.WriteJSON(w, d)
-	}
-	color := false
-	if f, ok := w.(*os.File); ok {
-		color = term.IsTerminal(int(f.Fd()))
-	}
-	return report.WriteText(w, d, report.TextOptions{Color: color})
-}
-
-// diagnoseExit maps the worst finding shown to the exit code; info alone is 0.
-func diagnoseExit(fs []finding.Finding) error {
-	worst, any := finding.Worst(fs)
-	switch {
-	case !any || worst == finding.Info:
-		return nil
-	case worst == finding.Critical:
-		return &ExitError{Code: exitCritical}
-	}
-	return &ExitError{Code: exitWarning}
 }

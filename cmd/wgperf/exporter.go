@@ -20,8 +20,6 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-func init() { rootCmd.AddCommand(exporterCmd()) }
-
 func exporterCmd() *cobra.Command {
 	var (
 		listen, host, webConfig string

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,14 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
-	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
-	"github.com/wgperf/wgperf/internal/lab"
-	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/verify"
 )
 
 // fixFlags are shared by fix and its subcommands.
@@ -38,7 +33,7 @@ type fixFlags struct {
 	seconds int    // --verify: seconds per iperf3 run
 }
 
-func init() {
+func fixCmd() *cobra.Command {
 	var f fixFlags
 	cmd := &cobra.Command{
 		Use:   "fix",
@@ -133,7 +128,8 @@ always needs --host.`,
 			return nil
 		},
 	})
-	rootCmd.AddCommand(cmd)
+	cmd.AddCommand(ecmpCmd())
+	return cmd
 }
 
 // fixEnv parses the target and detects its platform.
@@ -167,6 +163,13 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	if err := fix.CheckFrom(f.from, cmd.Flags().Changed("host"), f.apply); err != nil {
 		return couldNotRun(err)
 	}
+	var src *fix.Source
+	if f.from != "" {
+		var err error
+		if src, err = fix.ReadSource(f.from); err != nil {
+			return couldNotRun(err)
+		}
+	}
 	ctx, env, stop, err := fixEnv(f)
 	if err != nil {
 		return err
@@ -175,21 +178,23 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	var peer target.Target
 	if f.verify {
 		// Before any work: without a far end there is nothing to measure against.
-		if peer, err = verifyPeer(env.T, f.peer); err != nil {
+		if peer, err = verify.Peer(env.T, f.peer); err != nil {
 			return couldNotRun(err)
 		}
 	}
-	progress := progressFunc(f)
-	findings, err := fixFindings(ctx, env.T, f, progress)
-	if err != nil {
-		return couldNotRun(err)
+	progress := progressLines(f.jsonOut)
+	var findings []finding.Finding
+	if src != nil {
+		findings, err = src.For(env.T.String())
+	} else {
+		progress("collecting facts from " + env.T.String())
+		findings, err = fix.Diagnose(ctx, env.T)
 	}
-	items, manual, err := fix.Select(findings, f.only)
 	if err != nil {
 		return couldNotRun(err)
 	}
 	progress("reading the current state of " + env.T.String())
-	plan, err := fix.MakePlan(ctx, env, items, manual)
+	plan, err := fix.PlanFindings(ctx, env, findings, f.only)
 	if err != nil {
 		return couldNotRun(err)
 	}
@@ -218,12 +223,12 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	}
 	opts := fix.ApplyOptions{Confirm: f.confirm, Progress: progress}
 	if f.verify {
-		vc := fix.VerifyConfig{Host: env.T, Peer: peer, Seconds: f.seconds}
+		vc := verify.Config{Host: env.T, Peer: peer, Seconds: f.seconds}
 		if w := progressTo(f.jsonOut); w != nil {
 			vc.Progress = w
 		}
 		progress("finding the tunnel between " + env.T.String() + " and " + peer.String())
-		if opts.Verify, err = fix.NewMeasure(ctx, plan, vc); err != nil {
+		if opts.Verify, err = verify.New(ctx, plan, vc); err != nil {
 			return couldNotRun(err)
 		}
 	}
@@ -249,36 +254,6 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	return printJournal(out, f, j, msg)
 }
 
-// verifyPeer is --peer or, when the host is a node of a wgperf lab, the node
-// at the other end of its tunnel.
-func verifyPeer(host target.Target, spec string) (target.Target, error) {
-	if spec != "" {
-		return target.Parse(spec)
-	}
-	if name, node, ok := labNode(host.String()); ok {
-		if l, err := lab.Load(name); err == nil {
-			other := map[string]string{"a": "b", "b": "a"}[node]
-			if l.Node(other) != nil {
-				return l.Target(other), nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("--verify needs --peer: the far end of the tunnel on %s, where iperf3 runs as the server (e.g. --peer ssh:root@site-b)", host)
-}
-
-// labNode splits "netns:wgl-NAME-NODE" into the lab name and node.
-func labNode(spec string) (name, node string, ok bool) {
-	rest, ok := strings.CutPrefix(spec, "netns:"+lab.Prefix)
-	if !ok {
-		return "", "", false
-	}
-	i := strings.LastIndexByte(rest, '-')
-	if i <= 0 || i == len(rest)-1 {
-		return "", "", false
-	}
-	return rest[:i], rest[i+1:], true
-}
-
 func onlyFlag(only []string) string {
 	if len(only) == 0 {
 		return ""
@@ -286,99 +261,24 @@ func onlyFlag(only []string) string {
 	return " --only " + strings.Join(only, ",")
 }
 
-// fixFindings collects and checks the host, or reads --from.
-func fixFindings(ctx context.Context, t target.Target, f *fixFlags, progress func(string)) ([]finding.Finding, error) {
-	if f.from == "" {
-		progress("collecting facts from " + t.String())
-		snap, err := collect.Collect(ctx, t, collect.Options{})
-		if err != nil {
-			return nil, err
-		}
-		return check.Run([]*facts.Snapshot{snap}, check.Options{}).Findings, nil
-	}
-	file, err := os.Open(f.from)
-	if err != nil {
-		return nil, fmt.Errorf("--from: %v", err)
-	}
-	defer file.Close()
-	if isSnapshot(f.from) {
-		snap, err := collect.ReadSnapshot(file)
-		if err != nil {
-			return nil, fmt.Errorf("--from %s: %v", f.from, err)
-		}
-		all := check.Run([]*facts.Snapshot{snap}, check.Options{}).Findings
-		fs, err := fix.ForHost(all, t.String())
-		if err != nil {
-			return nil, fmt.Errorf("--from %s: %v", f.from, err)
-		}
-		return fs, nil
-	}
-	all, err := fix.ReadFindings(file)
-	if err != nil {
-		return nil, fmt.Errorf("--from %s: %v", f.from, err)
-	}
-	fs, err := fix.ForHost(all, t.String())
-	if err != nil {
-		return nil, fmt.Errorf("--from %s: %v", f.from, err)
-	}
-	return fs, nil
-}
-
-// isSnapshot tells a collect snapshot (it has schema_version) from a findings file.
-func isSnapshot(path string) bool {
-	file, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer file.Close()
-	b, err := collect.ReadLimited(file, collect.MaxSnapshotBytes, path)
-	if err != nil {
-		return false
-	}
-	var probe struct {
-		SchemaVersion int `json:"schema_version"`
-	}
-	return json.Unmarshal(b, &probe) == nil && probe.SchemaVersion > 0
-}
-
-// progressFunc prints progress lines on stderr when it is a terminal and the
-// output is not JSON.
-func progressFunc(f *fixFlags) func(string) {
-	return progressLines(f.jsonOut)
-}
-
-// printJournal reports what an apply, confirm or rollback did, step by step.
+// printJournal reports what an apply, confirm or rollback did, then msg.
 func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
 	if f.jsonOut {
 		return writeJSON(w, j)
 	}
-	for i, e := range j.Entries {
-		line := fmt.Sprintf("%2d. %-8s [%s] %s", i+1, e.Status, strings.Join(e.Findings, ", "), e.Description)
-		if e.Error != "" {
-			line += ": " + e.Error
-		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
-			return err
-		}
-	}
-	if j.Verify != nil {
-		if err := j.Verify.WriteText(w); err != nil {
-			return err
-		}
-	}
-	if msg != "" {
-		_, err := fmt.Fprintln(w, msg)
+	if err := j.WriteText(w); err != nil || msg == "" {
 		return err
 	}
-	return nil
+	_, err := fmt.Fprintln(w, msg)
+	return err
 }
 
-func init() {
+func ecmpCmd() *cobra.Command {
 	var (
 		host, root, iface         string
 		tunnels, seconds, streams int
 		networks                  []string
-		apply, verify, asJSON     bool
+		apply, measure, asJSON    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "ecmp",
@@ -398,11 +298,18 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
   wgperf fix ecmp --host netns:wgl-demo-a --tunnels 2 --apply --verify`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if verify && !apply {
+			if measure && !apply {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--verify needs --apply (it measures before and after building the tunnels)")}
 			}
 			if apply {
-				return applyLabECMP(cmd.OutOrStdout(), host, ecmpOptions{tunnels: tunnels, verify: verify, seconds: seconds, streams: streams, json: asJSON})
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				defer stop()
+				res, err := verify.ApplyLabECMP(ctx, host, verify.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
+					Verify: measure, Progress: progressLines(asJSON)})
+				if err != nil {
+					return couldNotRun(err)
+				}
+				return writeResult(cmd.OutOrStdout(), res, asJSON)
 			}
 			f := &fixFlags{host: host, root: root}
 			ctx, env, stop, err := fixEnv(f)
@@ -410,26 +317,12 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 				return err
 			}
 			defer stop()
-			path := env.Path("/etc/wireguard/" + iface + ".conf")
-			data, err := env.T.ReadFile(ctx, path)
+			in, err := fix.ReadECMPInput(ctx, env, iface)
 			if err != nil {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("%s: read %s: %v (ecmp starts from a wg-quick config)", env.T, path, err)}
+				return couldNotRun(err)
 			}
-			conf, err := fix.ParseWGQuick(strings.NewReader(string(data)))
-			if err != nil {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("%s: %v", path, err)}
-			}
-			bonds := map[string]string{}
-			if out, err := env.T.Run(ctx, "sh", "-c", "grep -H . /sys/class/net/*/bonding/xmit_hash_policy 2>/dev/null || true"); err == nil {
-				for _, l := range strings.Split(string(out), "\n") {
-					// /sys/class/net/bond0/bonding/xmit_hash_policy:layer2 0
-					p, v, ok := strings.Cut(l, ":")
-					if parts := strings.Split(p, "/"); ok && len(parts) > 4 && len(strings.Fields(v)) > 0 {
-						bonds[parts[4]] = strings.Fields(v)[0]
-					}
-				}
-			}
-			plan, err := fix.PlanECMP(fix.ECMPInput{Interface: iface, Conf: conf, Tunnels: tunnels, Networks: networks, Bonds: bonds})
+			in.Tunnels, in.Networks = tunnels, networks
+			plan, err := fix.PlanECMP(in)
 			if err != nil {
 				return couldNotRun(err)
 			}
@@ -443,142 +336,9 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 	cmd.Flags().IntVar(&tunnels, "tunnels", 2, "number of tunnels (2..16)")
 	cmd.Flags().StringSliceVar(&networks, "network", nil, "remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
 	cmd.Flags().BoolVar(&apply, "apply", false, "build the tunnels and the multipath route (wgperf lab only)")
-	cmd.Flags().BoolVar(&verify, "verify", false, "with --apply: measure parallel-stream throughput before and after")
+	cmd.Flags().BoolVar(&measure, "verify", false, "with --apply: measure parallel-stream throughput before and after")
 	cmd.Flags().IntVar(&seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --apply: print the result as JSON")
-	for _, c := range rootCmd.Commands() {
-		if c.Name() == "fix" {
-			c.AddCommand(cmd)
-		}
-	}
-}
-
-type ecmpOptions struct {
-	tunnels, seconds, streams int
-	verify, json              bool
-}
-
-// ecmpApplied is what "fix ecmp --apply" did in a lab.
-type ecmpApplied struct {
-	Lab      string       `json:"lab"`
-	Tunnels  []lab.Tunnel `json:"tunnels"`
-	Commands []string     `json:"commands"` // run on A
-	Verify   *ecmpVerify  `json:"verify,omitempty"`
-}
-
-// ecmpVerify is the aggregate throughput to site B's network around the change.
-type ecmpVerify struct {
-	Addr           string  `json:"addr"`
-	Streams        int     `json:"streams"`
-	TunnelsBefore  int     `json:"tunnels_before"`
-	BeforeMbit     float64 `json:"before_mbit"`
-	AfterMbit      float64 `json:"after_mbit"`
-	Scaling        float64 `json:"scaling"` // after / before
-	SecondsPerTest int     `json:"seconds_per_test"`
-}
-
-// applyLabECMP builds N parallel tunnels and the multipath route in the lab
-// that --host belongs to, measuring before and after with --verify.
-func applyLabECMP(w io.Writer, host string, o ecmpOptions) error {
-	name, node, ok := labNode(host)
-	if !ok {
-		return couldNotRun(fmt.Errorf("ecmp --apply builds tunnels only in a wgperf lab (--host netns:wgl-NAME-a): real hosts need new configs and keys on both ends, so wgperf prints them; run without --apply and install them on both sites"))
-	}
-	if node != "a" {
-		return couldNotRun(fmt.Errorf("ecmp --apply starts from site A of lab %s: --host netns:%s", name, lab.Netns(name, "a")))
-	}
-	if o.tunnels < 2 || o.tunnels > 16 {
-		return couldNotRun(fmt.Errorf("--tunnels %d: want 2..16", o.tunnels))
-	}
-	if o.seconds < 1 || o.seconds > 60 {
-		return couldNotRun(fmt.Errorf("--time %d: want 1..60 seconds", o.seconds))
-	}
-	if o.streams == 0 {
-		o.streams = min(8*o.tunnels, 128)
-	}
-	l, err := lab.Load(name)
-	if err != nil {
-		return couldNotRun(err)
-	}
-	// New tunnel ends run this binary, like the ones "lab up" started.
-	if l.Executable, err = os.Executable(); err != nil {
-		return couldNotRun(err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	progress := progressLines(o.json)
-	res := &ecmpApplied{Lab: name}
-	measure := func(when string) (float64, error) {
-		progress(fmt.Sprintf("%s: %d TCP streams to %s for %d s", when, o.streams, lab.SiteBLAN, 1+o.seconds))
-		r, err := iperf.Run(ctx, l.Target("a"), l.Target("b"), iperf.Test{Addr: lab.SiteBLAN, Seconds: o.seconds, Omit: 1, Parallel: o.streams})
-		if err != nil {
-			return 0, fmt.Errorf("measure %s: %w", when, err)
-		}
-		return r.Mbit(), nil
-	}
-	if o.verify {
-		res.Verify = &ecmpVerify{Addr: lab.SiteBLAN, Streams: o.streams, TunnelsBefore: ecmpTunnelsInUse(ctx, l), SecondsPerTest: o.seconds}
-		if res.Verify.BeforeMbit, err = measure("before"); err != nil {
-			return couldNotRun(err)
-		}
-	}
-	progress(fmt.Sprintf("building %d tunnels between A and B", o.tunnels))
-	if res.Commands, err = l.ECMP(ctx, o.tunnels); err != nil {
-		return couldNotRun(fmt.Errorf("lab %s: %v (wgperf lab down --name %s removes everything)", name, err, name))
-	}
-	res.Tunnels = l.Tunnels[:o.tunnels]
-	if o.verify {
-		if res.Verify.AfterMbit, err = measure("after"); err != nil {
-			return couldNotRun(err)
-		}
-		if res.Verify.BeforeMbit > 0 {
-			res.Verify.Scaling = res.Verify.AfterMbit / res.Verify.BeforeMbit
-		}
-	}
-	if o.json {
-		return writeJSON(w, res)
-	}
-	ew := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	ew("Lab %s now has %d tunnels between A and B:\n", name, len(res.Tunnels))
-	for _, t := range res.Tunnels {
-		via := ""
-		if t.UplinkA != "" {
-			via = ", A sends via " + t.UplinkA
-		}
-		ew("  %s (%s) <-> %s (%s), port %d%s\n", t.IfA, t.AddrA, t.IfB, t.AddrB, t.Port, via)
-	}
-	ew("Ran on A:\n")
-	for _, c := range res.Commands {
-		ew("  %s\n", c)
-	}
-	if v := res.Verify; v != nil {
-		ew("Aggregate throughput to %s (%d TCP streams, %d s):\n", v.Addr, v.Streams, v.SecondsPerTest)
-		ew("  before  %7.1f Mbit/s (%d tunnel%s)\n", v.BeforeMbit, v.TunnelsBefore, plural(v.TunnelsBefore))
-		ew("  after   %7.1f Mbit/s (%d tunnels)\n", v.AfterMbit, len(res.Tunnels))
-		if v.Scaling > 0 {
-			ew("  scaling %.2fx\n", v.Scaling)
-		}
-	}
-	ew("This is the lab only; wgperf lab down --name %s removes it.\n", name)
-	return nil
-}
-
-// ecmpTunnelsInUse counts the next hops of A's route to site B's network.
-func ecmpTunnelsInUse(ctx context.Context, l *lab.Lab) int {
-	out, err := l.Target("a").Run(ctx, "ip", "route", "show", lab.SiteBNet)
-	if err != nil {
-		return 1
-	}
-	if n := strings.Count(string(out), "nexthop"); n > 0 {
-		return n
-	}
-	return 1
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return cmd
 }

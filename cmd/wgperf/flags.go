@@ -22,8 +22,6 @@ var (
 	maxRateMbit = 1e7
 )
 
-func init() { rootCmd.PersistentPreRunE = checkFlags }
-
 // checkFlags checks every flag given on the command line.
 func checkFlags(cmd *cobra.Command, _ []string) error {
 	var first error

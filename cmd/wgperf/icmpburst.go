@@ -3,20 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-func init() {
+func icmpBurstCmd() *cobra.Command {
 	var (
 		hostSpec string
 		targets  []string
@@ -25,7 +22,7 @@ func init() {
 	)
 	cmd := &cobra.Command{
 		Use:   "icmp-burst",
-		Short: "Seed 000's test: one-shot pings vs one persistent ping, to expose an ICMP rate limiter",
+		Short: "One-shot pings vs one persistent ping, to expose an ICMP rate limiter",
 		Long: `icmp-burst pings each target --count times as separate one-shot processes (the way
 mwan3 and other health checkers do), then --count times from one persistent ping
 per target. If the one-shot pings fail and the persistent ones do not, a rate limiter
@@ -54,7 +51,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeICMPBurst(cmd.OutOrStdout(), res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			return findingsExit(res.Findings)
@@ -66,25 +63,5 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 	f.IntVar(&cfg.Count, "count", 20, "pings per target in each mode")
 	f.IntVar(&cfg.Wait, "wait", 1, "seconds each ping waits for its reply (ping -W)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	rootCmd.AddCommand(cmd)
-}
-
-func writeICMPBurst(w io.Writer, r *icmpburst.Result, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, r)
-	}
-	fmt.Fprintf(w, "icmp-burst from %s to %s (%.0fs)\n", r.Host, strings.Join(r.Targets, ", "), r.Seconds)
-	fmt.Fprintf(w, "  one-shot pings (a process each): %d of %d failed (%.0f%%)\n", r.OneShot.Failed, r.OneShot.Sent, 100*r.OneShot.Rate())
-	fmt.Fprintf(w, "  persistent ping (one process):   %d of %d failed (%.0f%%)\n", r.Persistent.Failed, r.Persistent.Sent, 100*r.Persistent.Rate())
-	for _, g := range r.Grew {
-		fmt.Fprintf(w, "  counter grew by %d: %s\n", g.Packets, g)
-	}
-	if r.Note != "" {
-		fmt.Fprintf(w, "  note: %s\n", strings.TrimSpace(r.Note))
-	}
-	if len(r.Findings) == 0 {
-		_, err := fmt.Fprintln(w, "No sign of an ICMP rate limiter.")
-		return err
-	}
-	return finding.WriteBrief(w, r.Findings)
+	return cmd
 }

@@ -16,10 +16,15 @@ import (
 	"github.com/wgperf/wgperf/internal/lab"
 )
 
-var labCmd = &cobra.Command{
-	Use:   "lab",
-	Short: "Build WireGuard test topologies in network namespaces",
-	Long: `The lab builds real WireGuard tunnels in network namespaces on this machine, with an
+// labName is the --name of every lab subcommand.
+var labName string
+
+// labCmd is "wgperf lab" and its subcommands.
+func labCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "Build WireGuard test topologies in network namespaces",
+		Long: `The lab builds real WireGuard tunnels in network namespaces on this machine, with an
 embedded userspace WireGuard (wireguard-go) per namespace, so you can watch wgperf
 diagnose and fix real problems without owning a tunnel. Needs root.
 
@@ -27,19 +32,15 @@ Topologies:
   site-to-site  A —— R —— B, WireGuard between A (10.77.0.1) and B (10.77.0.2);
                 underlay A 198.51.100.2 — R — B 203.0.113.2
   multi-wan     A has a primary (198.51.100.2, metric 10) and a slow backup uplink
-                (192.0.2.2, metric 20) to R, which reaches B's endpoint (seed 000)
+                (192.0.2.2, metric 20) to R, which reaches B's endpoint
 
 Namespaces are named wgl-NAME-NODE (nodes a, r, b, and lan, lanb with --lan); run
 commands in them with "wgperf lab exec NODE -- cmd" or target them as
 --host netns:wgl-NAME-NODE.`,
-}
-
-var labName string
-
-func init() {
-	labCmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
-	labCmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labFlowsCmd())
-	rootCmd.AddCommand(labCmd)
+	}
+	cmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
+	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labFlowsCmd(), labRunCmd())
+	return cmd
 }
 
 // addLabShapeFlags binds the underlay options shared by "lab up" and scenarios.

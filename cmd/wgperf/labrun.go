@@ -14,18 +14,14 @@ import (
 	"github.com/wgperf/wgperf/internal/scenario"
 )
 
-func init() {
-	labCmd.AddCommand(labRunCmd())
-}
-
 func labRunCmd() *cobra.Command {
 	var all, asJSON, catalogRates bool
 	var htmlPath string
 	var opts scenario.Options
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO... | --all",
-		Short: "Reproduce a seed case in the lab and solve it end to end",
-		Long: `lab run builds the lab, breaks it the way a seed write-up's network was broken,
+		Short: "Reproduce a real case in the lab and solve it end to end",
+		Long: `lab run builds the lab, breaks it the way a real case's network was broken,
 measures the tunnel against the underlay, diagnoses, applies the fix wgperf
 proposes, measures again, prints the before/after table and tears the lab down.
 
@@ -76,7 +72,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 			failed := 0
 			for _, sc := range scs {
 				if !asJSON {
-					fmt.Fprintf(out, "== %s (seed %s): %s\n", sc.Name, sc.Seed, sc.Symptom)
+					fmt.Fprintf(out, "== %s: %s\n", sc.Name, sc.Symptom)
 				}
 				res, err := scenario.Run(cmd.Context(), sc, opts)
 				if err != nil {

@@ -2,13 +2,14 @@
 // it, proves it with measurements, fixes it safely and measures again.
 //
 // main stays thin: each subcommand lives in its own file, parses its flags and
-// calls into internal packages. Subcommands add themselves to rootCmd in init.
+// calls into internal packages. newRoot lists the subcommands.
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -22,10 +23,12 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-var rootCmd = &cobra.Command{
-	Use:   "wgperf",
-	Short: "Find out why a WireGuard tunnel is slower than the link under it, and fix it",
-	Long: `wgperf measures a WireGuard tunnel against the link under it, diagnoses why it is
+// newRoot builds the command tree afresh, so each run starts from default flags.
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "wgperf",
+		Short: "Find out why a WireGuard tunnel is slower than the link under it, and fix it",
+		Long: `wgperf measures a WireGuard tunnel against the link under it, diagnoses why it is
 slower (MTU and PMTUD black holes, UDP buffer drops, stale endpoint routes,
 firewall rate limits, congestion control, conntrack...), applies fixes safely
 with rollback, and measures again.
@@ -34,22 +37,23 @@ Hosts are named as targets: local (default), netns:NAME, ssh:[user@]host[:port].
 Try it without a tunnel of your own: wgperf lab run pmtud-blackhole
 
 Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
-	SilenceUsage:  true,
-	SilenceErrors: true,
-}
-
-var versionCmd = &cobra.Command{
-	Use:   "version",
-	Short: "Print the wgperf version",
-	Args:  cobra.NoArgs,
-	Run: func(cmd *cobra.Command, _ []string) {
-		fmt.Fprintf(cmd.OutOrStdout(), "wgperf %s\n", version)
-	},
-}
-
-func init() {
-	rootCmd.AddCommand(versionCmd)
-	rootCmd.Version = version
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+		// Nonsense flag values are refused before any command runs.
+		PersistentPreRunE: checkFlags,
+	}
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print the wgperf version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "wgperf %s\n", version)
+		},
+	})
+	root.AddCommand(benchCmd(), collectCmd(), diagnoseCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
+		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd())
+	return root
 }
 
 // ExitError carries a specific exit code out of a command; Err may be nil when
@@ -78,26 +82,31 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
+// run is the whole CLI: it parses args, runs one command and returns the exit
+// code, printing errors as one "wgperf: ..." line on stderr.
+func run(args []string, stdout, stderr io.Writer) int {
 	// Ctrl-C and SIGTERM cancel the context: commands stop between steps and
 	// undo what they set up (labs, host sysctls, servers) instead of dying
 	// with the host half changed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rootCmd.SetArgs(args)
-	if term.IsTerminal(int(os.Stdout.Fd())) {
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		// Snapshots, findings files and remote output are others' text: on a
 		// terminal their escape sequences are shown, never obeyed.
-		tw := shell.NewTerminalWriter(os.Stdout)
-		rootCmd.SetOut(tw)
+		tw := shell.NewTerminalWriter(f)
 		defer tw.Flush()
+		stdout = tw
 	}
-	err := rootCmd.ExecuteContext(ctx)
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
 	if err != nil && ctx.Err() != nil {
-		fmt.Fprintln(os.Stderr, "wgperf: interrupted:", shell.Terminal(err.Error()))
+		fmt.Fprintln(stderr, "wgperf: interrupted:", shell.Terminal(err.Error()))
 		return exitFailed
 	}
 	if err == nil {
@@ -106,10 +115,10 @@ func run(args []string) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Err != nil {
-			fmt.Fprintln(os.Stderr, "wgperf:", shell.Terminal(ee.Err.Error()))
+			fmt.Fprintln(stderr, "wgperf:", shell.Terminal(ee.Err.Error()))
 		}
 		return ee.Code
 	}
-	fmt.Fprintln(os.Stderr, "wgperf:", shell.Terminal(err.Error()))
+	fmt.Fprintln(stderr, "wgperf:", shell.Terminal(err.Error()))
 	return exitFailed
 }

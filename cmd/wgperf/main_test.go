@@ -2,175 +2,176 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/wgperf/wgperf/internal/shell"
 )
 
-// TestMain lets tests run this binary as wgperf itself (WGPERF_TEST_MAIN=1),
-// so each run starts with fresh flags, as a user's would.
-func TestMain(m *testing.M) {
-	if os.Getenv("WGPERF_TEST_MAIN") == "1" {
-		os.Exit(run(os.Args[1:]))
-	}
-	os.Exit(m.Run())
-}
+func snapshot(name string) string { return filepath.Join("..", "..", "testdata", "snapshots", name) }
 
-// wgperf runs the CLI with args and extra environment; it returns the exit
-// status and standard error.
-func wgperf(t *testing.T, env []string, args ...string) (int, string) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), "WGPERF_TEST_MAIN=1"), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
+// TestCLIContract runs the CLI in-process: exit codes, outputs, and errors as
+// one "wgperf: ..." line on stderr. Nothing here needs root, a network or a
+// host other than reading local state.
+func TestCLIContract(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"findings": `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return code, stderr.String()
-}
-
-// TestFlagsRefuseNonsense is hole 7: values that parse but mean nothing are
-// exit-3 errors on one line, before anything runs.
-func TestFlagsRefuseNonsense(t *testing.T) {
-	// Should a check ever regress, the fix runs still change nothing: no
-	// findings, and a scratch root.
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty.json")
-	if err := os.WriteFile(empty, []byte(`{"findings": []}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	safe := []string{"--from", empty, "--root", dir}
-	for _, args := range [][]string{
-		append([]string{"fix", "--host", ""}, safe...),
-		{"fix", "rollback", "--host", "", "--root", dir},
-		{"diagnose", "--host", ""},
-		{"collect", "--host", ""},
-		{"bench", "--server", ""},
-		append([]string{"fix", "--host", "local", "--apply", "--confirm", "-60s"}, safe...),
-		append([]string{"fix", "--host", "local", "--apply", "--confirm", "0s"}, safe...),
-		{"diagnose", "--rate", "NaN"},
-		{"diagnose", "--rate", "+Inf"},
-		{"diagnose", "--rate", "1e20"},
-		{"diagnose", "--rate", "-5"},
-		{"diagnose", "--rtt", "-1ms"},
-		{"bench", "--server", "local", "--udp", "NaN"},
-		{"exporter", "--interval", "0s"},
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // substring; "" checks nothing
+		stderr string // substring of the one error line; "" wants no stderr
+	}{
+		{"version", []string{"version"}, exitOK, "wgperf dev\n", ""},
+		{"--version", []string{"--version"}, exitOK, "wgperf version dev", ""},
+		{"unknown command", []string{"frobnicate"}, exitFailed, "", `unknown command "frobnicate"`},
+		{"unknown flag", []string{"diagnose", "--frob"}, exitFailed, "", "unknown flag: --frob"},
+		{"extra argument", []string{"diagnose", "extra"}, exitFailed, "", `unknown command "extra"`},
+		{"healthy snapshot: info only", []string{"diagnose", "--from", snapshot("lab-healthy-a.json")}, exitOK, "0 critical, 0 warning, 2 info", ""},
+		{"stale endpoint route is critical", []string{"diagnose", "--from", snapshot("seed000-golem.json")}, exitCritical, "route.stale-endpoint", ""},
+		{"severity filter keeps the exit code of what is shown", []string{"diagnose", "--from", snapshot("lab-healthy-a.json"), "--severity", "warning"}, exitOK, "", ""},
+		{"bad severity", []string{"diagnose", "--from", snapshot("lab-healthy-a.json"), "--severity", "loud"}, exitFailed, "", "--severity: severity \"loud\""},
+		{"negative rate", []string{"diagnose", "--rate", "-1"}, exitFailed, "", "--rate -1: want a rate in Mbit/s above 0"},
+		{"missing snapshot", []string{"diagnose", "--from", "/nonexistent/x.json"}, exitFailed, "", "x.json"},
+		{"confirm without apply", []string{"fix", "--confirm", "60s"}, exitFailed, "", "--confirm needs --apply"},
+		{"verify without apply", []string{"fix", "--verify"}, exitFailed, "", "--verify needs --apply"},
+		{"script and apply", []string{"fix", "--print-script", "--apply"}, exitFailed, "", "does not go with --apply"},
+		{"fix --time out of range", []string{"fix", "--time", "0"}, exitFailed, "", "--time 0: want 1..60 seconds"},
+		{"fix --from a truncated file", []string{"fix", "--from", bad}, exitFailed, "", "--from " + bad + ": findings file"},
+		{"fix --from a missing file", []string{"fix", "--from", "/nonexistent/f.json"}, exitFailed, "", "--from: open /nonexistent/f.json"},
+		{"ecmp apply outside a lab", []string{"fix", "ecmp", "--apply", "--host", "local"}, exitFailed, "", "builds tunnels only in a wgperf lab"},
+		{"ecmp verify without apply", []string{"fix", "ecmp", "--verify"}, exitFailed, "", "--verify needs --apply"},
+		{"bench needs a server", []string{"bench"}, exitFailed, "", `required flag(s) "server" not set`},
+		{"mtu capture has no html", []string{"mtu", "--capture", "--html", "x.html"}, exitFailed, "", "--html is not available with --capture"},
+		{"mtu needs an address", []string{"mtu"}, exitFailed, "", "give --server"},
+		{"icmp-burst needs targets", []string{"icmp-burst"}, exitFailed, "", "--targets is required"},
+		{"icmp-burst count", []string{"icmp-burst", "--targets", "192.0.2.1", "--count", "0"}, exitFailed, "", "--count must be between 1 and 1000"},
+		{"shape-sweep caps", []string{"shape-sweep", "--server", "local", "--caps", "0"}, exitFailed, "", "--caps: 0 is not a positive rate"},
+		{"bad target", []string{"bench", "--server", "telnet:x"}, exitFailed, "", "telnet:x"},
 	} {
-		code, stderr := wgperf(t, nil, args...)
-		if code != 3 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--") {
-			t.Errorf("wgperf %q: exit %d, stderr %q; want exit 3 and a one-line reason", args, code, stderr)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(tc.args, &out, &errOut)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out.String(), errOut.String())
+			}
+			if !strings.Contains(out.String(), tc.stdout) {
+				t.Errorf("stdout %q does not contain %q", out.String(), tc.stdout)
+			}
+			e := errOut.String()
+			if tc.stderr == "" {
+				if e != "" {
+					t.Errorf("stderr %q, want none", e)
+				}
+				return
+			}
+			if !strings.HasPrefix(e, "wgperf: ") || strings.Count(e, "\n") != 1 || !strings.HasSuffix(e, "\n") {
+				t.Errorf("stderr %q: want one line starting with \"wgperf: \"", e)
+			}
+			if !strings.Contains(e, tc.stderr) {
+				t.Errorf("stderr %q does not contain %q", e, tc.stderr)
+			}
+		})
 	}
 }
 
-// TestFixFromStaysOffline is hole 4: "fix --from FILE" never contacts a host
-// named only inside the file — not for the plan, not for --print-script — and
-// --apply with --from needs --host. A logging ssh stub in PATH proves no ssh ran.
-func TestFixFromStaysOffline(t *testing.T) {
+// Runs do not leak flags into each other: each builds its command tree afresh.
+func TestRunStartsFromDefaults(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"diagnose", "--from", snapshot("seed000-golem.json"), "--severity", "critical", "--json"}, &out, &errOut); code != exitCritical {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	out.Reset()
+	if code := run([]string{"diagnose", "--from", snapshot("seed000-golem.json")}, &out, &errOut); code != exitCritical {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if json.Valid(out.Bytes()) || !strings.Contains(out.String(), "WARNING") {
+		t.Errorf("second run kept --json or --severity of the first:\n%s", out.String())
+	}
+}
+
+func TestDiagnoseJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"diagnose", "--from", snapshot("lab-mtu1480-icmplimit-lan-a.json"), "--json"}, &out, &errOut)
+	if code != exitCritical || errOut.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	var doc struct {
+		Findings []struct {
+			ID    string `json:"id"`
+			Fixes []struct {
+				Action *struct {
+					Kind string `json:"kind"`
+				} `json:"action"`
+			} `json:"fixes"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Findings) == 0 || doc.Findings[0].ID != "mtu.tunnel-too-large" {
+		t.Errorf("findings %+v", doc.Findings)
+	}
+}
+
+// fix --from plans offline from a findings file against the local host and a
+// temporary config root: it only reads (sysctl -n, test -e) and prints.
+func TestFixFromFile(t *testing.T) {
 	dir := t.TempDir()
-	log := filepath.Join(dir, "ssh.log")
-	stub := "#!/bin/sh\necho \"$@\" >> " + log + "\nexit 255\n"
-	if err := os.WriteFile(filepath.Join(dir, "ssh"), []byte(stub), 0o755); err != nil {
+	from := filepath.Join(dir, "findings.json")
+	doc := `{"findings": [{"id": "net.backlog-drops", "severity": "warning", "title": "t", "evidence": [],
+	  "fixes": [{"description": "raise it", "commands": [], "action": {"kind": "sysctl", "params": {"key": "net.core.somaxconn", "value": "123457"}}}]}]}`
+	if err := os.WriteFile(from, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	findings := filepath.Join(dir, "diagnose.json")
-	const f = `{"findings": [{"id": "route.stale-endpoint", "severity": "critical", "host": "ssh:root@golem.invalid", "title": "t",
-	  "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "endpoint-route", "params": {"endpoint": "46.38.233.77"}}}]}]}`
-	if err := os.WriteFile(findings, []byte(f), 0o600); err != nil {
-		t.Fatal(err)
+	var out, errOut bytes.Buffer
+	if code := run([]string{"fix", "--host", "local", "--root", dir, "--from", from, "--print-script"}, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	path := "PATH=" + dir + ":" + os.Getenv("PATH")
-	for _, args := range [][]string{
-		{"fix", "--from", findings, "--root", dir},
-		{"fix", "--from", findings, "--root", dir, "--print-script"},
-		{"fix", "--from", findings, "--root", dir, "--json"},
-		{"fix", "--from", findings, "--root", dir, "--apply"},
-	} {
-		code, stderr := wgperf(t, []string{path}, args...)
-		if code != 3 {
-			t.Errorf("wgperf %q: exit %d, want 3 (%s)", args, code, stderr)
-		}
-		if b, _ := os.ReadFile(log); len(b) > 0 {
-			t.Fatalf("wgperf %q ran ssh %s", args, b)
-		}
+	if !strings.HasPrefix(out.String(), "#!/bin/sh\n") || !strings.Contains(out.String(), "sysctl -w net.core.somaxconn=123457") {
+		t.Errorf("script:\n%s", out.String())
 	}
-	code, stderr := wgperf(t, []string{path}, "fix", "--from", findings, "--root", dir, "--apply")
-	if code != 3 || !strings.Contains(stderr, "--apply with --from needs --host") {
-		t.Errorf("--apply --from without --host: exit %d, %s", code, stderr)
+	out.Reset()
+	errOut.Reset()
+	code := run([]string{"fix", "--host", "local", "--root", dir, "--from", from, "--only", "net.backlog-drop"}, &out, &errOut)
+	if code != exitFailed || !strings.Contains(errOut.String(), "--only net.backlog-drop: no such finding on this host (found: net.backlog-drops)") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "etc/sysctl.d/90-wgperf.conf")); !os.IsNotExist(err) {
+		t.Errorf("planning wrote the config file: %v", err)
 	}
 }
 
-// TestTerminalOutputEscapesSnapshotText is hole 7's last part: an escape
-// sequence in a snapshot (here an OSC that retitles the terminal, in a device
-// name) reaches a terminal escaped. script(1) gives the run a terminal.
-func TestTerminalOutputEscapesSnapshotText(t *testing.T) {
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("needs script(1) for a pseudo-terminal")
+// fix ecmp reads the wg-quick config under --root and prints the plan.
+func TestFixECMPFromConfig(t *testing.T) {
+	if bonds, _ := filepath.Glob("/sys/class/net/*/bonding"); len(bonds) > 0 {
+		t.Skip("this host has bonds; the plan would mention them")
 	}
-	raw, err := os.ReadFile("../../testdata/snapshots/seed000-golem.json")
+	root := t.TempDir()
+	conf, err := os.ReadFile(filepath.Join("..", "..", "testdata", "fix", "wg0-site-a.conf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := filepath.Join(t.TempDir(), "snap.json")
-	evil := strings.ReplaceAll(string(raw), "br-lan.253", `br-lan.253\u001b]0;pwned\u0007`)
-	if err := os.WriteFile(snap, []byte(evil), 0o600); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, "etc/wireguard"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("script", "-qec", shell.Join(os.Args[0], "diagnose", "--from", snap), "/dev/null")
-	cmd.Env = append(os.Environ(), "WGPERF_TEST_MAIN=1")
-	out, _ := cmd.Output()
-	if !strings.Contains(string(out), `br-lan.253\x1b]0;pwned\x07`) {
-		t.Fatalf("the device name is not in the output, escaped:\n%s", out)
+	if err := os.WriteFile(filepath.Join(root, "etc/wireguard/wg0.conf"), conf, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(string(out), "\x1b]") || strings.Contains(string(out), "\x07") {
-		t.Errorf("a raw escape sequence reached the terminal:\n%q", out)
+	var out, errOut bytes.Buffer
+	if code := run([]string{"fix", "ecmp", "--host", "local", "--root", root, "--tunnels", "2"}, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-}
-
-// TestRollbackRefusesPlantedJournal is hole 1 at the CLI: a journal directory
-// owned by nobody (as root) or writable by all holds an undo line that would
-// touch DIR/PWNED; "fix rollback" refuses with exit 3 and runs nothing.
-func TestRollbackRefusesPlantedJournal(t *testing.T) {
-	for _, how := range []string{"owned by nobody", "world-writable"} {
-		dir := t.TempDir()
-		jdir := filepath.Join(dir, "var/lib/wgperf/journal")
-		if err := os.MkdirAll(jdir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		pwned := filepath.Join(dir, "PWNED")
-		j := `{"id": "20260101T000000.000000000Z", "host": "local", "state": "applied", "entries": [{"findings": ["x"],
-		  "description": "planted", "status": "applied", "step": {"kind": "sysctl", "summary": "", "undo": ["touch ` + pwned + `"]}}]}`
-		if err := os.WriteFile(filepath.Join(jdir, "20260101T000000.000000000Z.json"), []byte(j), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		switch how {
-		case "owned by nobody":
-			if os.Getuid() != 0 {
-				continue
-			}
-			if err := os.Chown(jdir, 65534, 65534); err != nil {
-				t.Fatal(err)
-			}
-		case "world-writable":
-			if err := os.Chmod(jdir, 0o777); err != nil {
-				t.Fatal(err)
-			}
-		}
-		code, stderr := wgperf(t, nil, "fix", "rollback", "--root", dir)
-		if _, err := os.Stat(pwned); err == nil {
-			t.Fatalf("%s: rollback ran the planted undo line", how)
-		}
-		if code != 3 || !strings.Contains(stderr, "untrusted journal") || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%s: exit %d, stderr %q; want exit 3 and one line naming the untrusted journal", how, code, stderr)
-		}
+	if !strings.Contains(out.String(), "nexthop dev wg0") || strings.Contains(out.String(), "SECRET") {
+		t.Errorf("plan:\n%s", out.String())
+	}
+	out.Reset()
+	if code := run([]string{"fix", "ecmp", "--host", "local", "--root", root, "--interface", "wg9"}, &out, &errOut); code != exitFailed ||
+		!strings.Contains(errOut.String(), "ecmp starts from a wg-quick config") {
+		t.Errorf("missing config: exit %d, stderr %q", code, errOut.String())
 	}
 }

@@ -3,21 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-func init() {
+func mtuCmd() *cobra.Command {
 	var (
 		clientSpec, serverSpec string
 		cfg                    mtu.Config
@@ -35,7 +32,7 @@ locate the cliff (--mss-step forces this). It prints the path MTU, the WireGuard
 that fits it (path - 60 for IPv4 outer, - 80 for IPv6), the MSS clamp, and the probes
 and seconds it took. Nothing is changed on any host.
 
---capture uses seed 002's other method instead: tcpdump on both ends' underlay
+--capture uses the tuning guide's other method instead: tcpdump on both ends' underlay
 interfaces while one TCP connection (a 1 s iperf3 run) crosses the underlay, then
 compares the MSS of the SYN and SYN-ACK as each end sent and received them. A
 router that clamps the MSS shows up as "sent 1460, received 1360"; the smallest
@@ -63,18 +60,8 @@ found, 3 could not run.`,
 					return couldNotRun(err)
 				}
 				cfg.Server = server
-				if cfg.Addr == "" || cfg.TunnelAddr == "" {
-					ep, err := bench.Discover(ctx, client, server)
-					if err != nil {
-						return couldNotRun(err)
-					}
-					if cfg.Addr == "" {
-						cfg.Addr = ep.UnderlayAddr
-					}
-					if cfg.TunnelAddr == "" {
-						cfg.TunnelAddr = ep.TunnelAddr
-					}
-					cfg.ClientInterface = ep.ClientInterface
+				if err := cfg.Discover(ctx); err != nil {
+					return couldNotRun(err)
 				}
 			}
 			if capture && htmlPath != "" {
@@ -95,7 +82,7 @@ found, 3 could not run.`,
 				if err != nil {
 					return couldNotRun(err)
 				}
-				if err := writeCapture(cmd.OutOrStdout(), res, asJSON); err != nil {
+				if err := writeResult(cmd.OutOrStdout(), res, asJSON); err != nil {
 					return couldNotRun(err)
 				}
 				return findingsExit(res.Findings)
@@ -110,7 +97,7 @@ found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeMTU(cmd.OutOrStdout(), res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
@@ -134,67 +121,5 @@ found, 3 could not run.`,
 	f.BoolVar(&capture, "capture", false, "read the negotiated MSS from tcpdump on both ends instead of DF probes (needs --server and tcpdump)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	addHTMLFlag(cmd, &htmlPath)
-	rootCmd.AddCommand(cmd)
-}
-
-func writeMTU(w io.Writer, r *mtu.Result, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, r)
-	}
-	passed := 0
-	for _, p := range r.Probes {
-		if p.Passed {
-			passed++
-		}
-	}
-	if r.PathMTU > 0 {
-		fmt.Fprintf(w, "path MTU to %s: %d bytes", r.Addr, r.PathMTU)
-		if r.FragNeededMTU > 0 {
-			fmt.Fprintf(w, " (a router said mtu = %d)", r.FragNeededMTU)
-		}
-		fmt.Fprintln(w)
-	} else {
-		fmt.Fprintf(w, "path MTU to %s: unknown, no DF probe between %d and %d bytes got an answer\n", r.Addr, r.SearchMin, r.SearchMax)
-	}
-	if r.BlackHole {
-		fmt.Fprintf(w, "PMTUD black hole: probes of %d bytes and more vanish with no ICMP frag-needed\n", r.FirstFailed)
-	}
-	for _, m := range r.MSSRuns {
-		state := "healthy"
-		if !m.Healthy {
-			state = "collapsed"
-		}
-		fmt.Fprintf(w, "  MSS %d through the tunnel: %.1f Mbit/s %s\n", m.MSS, m.Mbit, state)
-	}
-	if r.WGMTU > 0 {
-		fmt.Fprintf(w, "recommended WireGuard MTU: %d\nrecommended MSS clamp: %d\n", r.WGMTU, r.MSSClamp)
-	}
-	fmt.Fprintf(w, "%d DF probes (%d passed), %d MSS steps, %.1fs\n", len(r.Probes), passed, len(r.MSSRuns), r.Seconds)
-	return finding.WriteBrief(w, r.Findings)
-}
-
-func writeCapture(w io.Writer, r *mtu.CaptureResult, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, r)
-	}
-	fmt.Fprintf(w, "MSS negotiated over the underlay to %s port %d (tcpdump on %s %s and %s %s):\n",
-		r.Addr, r.Port, r.Client, r.ClientDevice, r.Server, r.ServerDevice)
-	for _, p := range []mtu.MSSPath{r.Forward, r.Reverse} {
-		note := "unchanged"
-		if p.Clamped() {
-			note = "rewritten on the way (an MSS clamp)"
-		}
-		fmt.Fprintf(w, "  %-7s %s -> %s: sent %d, received %d, %s\n", p.Segment, p.From, p.To, p.Sent, p.Received, note)
-	}
-	hdr, over := mtu.TCPIPv4Headers, mtu.OverheadIPv4
-	if r.IPv6 {
-		hdr, over = mtu.TCPIPv6Headers, mtu.OverheadIPv6
-	}
-	fmt.Fprintf(w, "narrowest MTU implied: %d bytes (MSS %d + %d)\n", r.PathMTU, r.NarrowestMSS, hdr)
-	fmt.Fprintf(w, "WireGuard MTU that fits: %d (%d - %d)", r.WGMTU, r.PathMTU, over)
-	if r.ClientWGMTU > 0 {
-		fmt.Fprintf(w, "; %s has %d now", r.ClientInterface, r.ClientWGMTU)
-	}
-	fmt.Fprintf(w, "\n%.1fs\n", r.Seconds)
-	return finding.WriteBrief(w, r.Findings)
+	return cmd
 }

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
@@ -35,4 +36,28 @@ func progressLines(asJSON bool) func(string) {
 		return func(string) {}
 	}
 	return func(s string) { fmt.Fprintln(w, "wgperf:", shell.Terminal(s)) }
+}
+
+// textWriter is a result that renders itself for a person.
+type textWriter interface{ WriteText(io.Writer) error }
+
+// writeResult prints a command's result as JSON or as text.
+func writeResult(w io.Writer, r textWriter, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, r)
+	}
+	return r.WriteText(w)
+}
+
+// findingsExit maps the worst finding to the exit code: 0 for none or info
+// only, 1 for a warning, 2 for a critical finding.
+func findingsExit(fs []finding.Finding) error {
+	worst, any := finding.Worst(fs)
+	switch {
+	case !any || worst == finding.Info:
+		return nil
+	case worst == finding.Critical:
+		return &ExitError{Code: exitCritical}
+	}
+	return &ExitError{Code: exitWarning}
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/wgperf/wgperf/internal/report"
 )
 
-func init() { rootCmd.AddCommand(reportCmd()) }
-
 func reportCmd() *cobra.Command {
 	var from, htmlPath string
 	cmd := &cobra.Command{

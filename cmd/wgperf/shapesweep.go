@@ -3,19 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-func init() {
+func shapeSweepCmd() *cobra.Command {
 	var (
 		clientSpec, serverSpec string
 		cfg                    shaping.Config
@@ -23,7 +20,7 @@ func init() {
 	)
 	cmd := &cobra.Command{
 		Use:   "shape-sweep",
-		Short: "Find the tbf rate cap on the tunnel that gives the best stable throughput (seed 004)",
+		Short: "Find the tbf rate cap on the tunnel that gives the best stable throughput",
 		Long: `shape-sweep measures an upload through the tunnel uncapped, then with a tbf cap on the
 client's WireGuard interface at each of --caps, and recommends the cap with the best
 stable throughput (or none). The cap is removed after every run, also on error or
@@ -54,17 +51,8 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			cfg.Client, cfg.Server = client, server
-			if cfg.TunnelAddr == "" || cfg.Device == "" {
-				ep, err := bench.Discover(ctx, client, server)
-				if err != nil {
-					return couldNotRun(err)
-				}
-				if cfg.TunnelAddr == "" {
-					cfg.TunnelAddr = ep.TunnelAddr
-				}
-				if cfg.Device == "" {
-					cfg.Device = ep.ClientInterface
-				}
+			if err := cfg.Discover(ctx); err != nil {
+				return couldNotRun(err)
 			}
 			if w := progressTo(asJSON); w != nil {
 				cfg.Progress = w
@@ -73,7 +61,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeSweep(cmd.OutOrStdout(), res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			return findingsExit(res.Findings)
@@ -90,37 +78,5 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server")
 	f.BoolVar(&asJSON, "json", false, "print the sweep, every interval included, as JSON")
 	_ = cmd.MarkFlagRequired("server")
-	rootCmd.AddCommand(cmd)
-}
-
-func writeSweep(w io.Writer, r *shaping.Result, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, r)
-	}
-	fmt.Fprintf(w, "shape-sweep on %s %s (%.0fs)\n\n", r.Client, r.Device, r.Seconds)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CAP\tMBIT/S\tRETR\tCV\tCOLLAPSES")
-	for _, s := range r.Steps {
-		label := "uncapped"
-		if s.CapMbit > 0 {
-			label = fmt.Sprintf("%d Mbit/s", s.CapMbit)
-		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%.2f\t%d\n", label, s.Stats.Mbit, s.Stats.Retransmits, s.Stats.CV, s.Stats.Collapses)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if r.Recommended == 0 {
-		_, err := fmt.Fprintln(w, "\nNo cap needed: uncapped is as fast and as steady.")
-		return err
-	}
-	fmt.Fprintf(w, "\nRecommended: cap %s at %d Mbit/s\n", r.Device, r.Recommended)
-	for _, f := range r.Findings {
-		for _, fx := range f.Fixes {
-			for _, c := range fx.Commands {
-				fmt.Fprintf(w, "  $ %s\n", c)
-			}
-		}
-	}
-	return nil
+	return cmd
 }

@@ -6,16 +6,21 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
+)
+
+// Catalog IDs this file's checks report.
+const (
+	idBondHashPolicy = "bond.hash-policy"
 )
 
 var bondHashPolicy = Check{
-	ID:    "bond.hash-policy",
+	ID:    idBondHashPolicy,
 	Title: "802.3ad bond hashes on layer 2, so the tunnel uses one link",
 	Doc: `Fires for every bond in 802.3ad (LACP) mode whose xmit_hash_policy is
 layer2 or layer2+3. Both ignore ports, and a WireGuard tunnel is one address
 pair, so all of its packets — and those of several tunnels on different ports
-— hash onto one slave. Seed 003: a 3×1G LACP bond gave 947 Mbit/s until the
+— hash onto one slave. In the ECMP-over-bonding case a 3×1G LACP bond gave 947 Mbit/s until the
 policy became layer3+4 (1.89 Gbit/s). Warning when the bond carries an endpoint
 or default route, info otherwise.`,
 	Run: runBondHashPolicy,
@@ -41,7 +46,7 @@ func runBondHashPolicy(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			sev = finding.Warning
 		}
 		out = append(out, finding.Finding{
-			ID:        "bond.hash-policy",
+			ID:        idBondHashPolicy,
 			Severity:  sev,
 			Host:      hostName(s),
 			Interface: l.Name,
@@ -53,26 +58,13 @@ func runBondHashPolicy(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 				{Source: "/sys/class/net/" + l.Name + "/bonding/xmit_hash_policy", Key: "xmit_hash_policy", Value: b.XmitHashPolicy, Threshold: "layer3+4"},
 				{Source: "/sys/class/net/" + l.Name + "/bonding/slaves", Key: "slaves", Value: strings.Join(b.Slaves, " ")},
 			},
-			Fixes: []finding.Fix{bondHashFix(s, l.Name)},
+			Fixes: bondHashFix(s, l.Name),
 		})
 	}
 	return out, nil
 }
 
-func bondHashFix(s *facts.Snapshot, bond string) finding.Fix {
-	f := finding.Fix{
-		Description: "Hash " + bond + " on layer3+4",
-		Commands:    []string{target.Quote("ip", "link", "set", "dev", bond, "type", "bond", "xmit_hash_policy", "layer3+4")},
-		Config: []finding.ConfigSnippet{
-			{Path: "/etc/network/interfaces (iface " + bond + ")", Lines: []string{"bond-xmit-hash-policy layer3+4"}},
-			{Path: "/etc/systemd/network/" + bond + ".netdev [Bond]", Lines: []string{"TransmitHashPolicy=layer3+4"}},
-		},
-		Action: &finding.Action{Kind: finding.ActBondHash, Params: map[string]string{"bond": bond, "policy": "layer3+4"}},
-	}
-	if s.OpenWrt != nil {
-		sec := uciSection(s, bond)
-		f.Commands = append(f.Commands, target.Quote("uci", "set", "network."+sec+".xmit_hash_policy=layer3+4"), "uci commit network")
-		f.Config = []finding.ConfigSnippet{{Path: "/etc/config/network (interface " + sec + ")", Lines: []string{"option xmit_hash_policy 'layer3+4'"}}}
-	}
-	return f
+func bondHashFix(s *facts.Snapshot, bond string) []finding.Fix {
+	r, err := remedy.BondHash(bond, "layer3+4", platform(s), uciSection(s, bond))
+	return fixes("Hash "+bond+" on layer3+4", r, err)
 }

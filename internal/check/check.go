@@ -5,7 +5,7 @@
 //
 // Per-host checks look at one snapshot; cross-host checks look at several and
 // match the two ends of a tunnel by public key. The registry (registry.go) lists
-// both explicitly, sorted by ID; every ID is in the DESIGN.md finding catalog.
+// both explicitly, sorted by ID, and Catalog is derived from them.
 package check
 
 import (
@@ -23,7 +23,7 @@ type Check struct {
 	ID    string // stable catalog ID, e.g. "mtu.tunnel-too-large"
 	Title string // one line
 	// Doc says what the check looks at, the threshold it applies and why,
-	// citing the seed write-up the rule comes from.
+	// naming the real case the rule comes from.
 	Doc string
 	// Run returns the findings for s. It returns a *SkipError when the facts it
 	// needs were not collected, and no other error.

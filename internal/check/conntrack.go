@@ -7,18 +7,24 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
+)
+
+// Catalog IDs this file's checks report.
+const (
+	idConntrackTablePressure = "conntrack.table-pressure"
+	idConntrackTunnelTracked = "conntrack.tunnel-tracked"
 )
 
 // conntrackPressure is the fill level at which the table counts as near full.
 const conntrackPressure = 0.8
 
 var conntrackTablePressure = Check{
-	ID:    "conntrack.table-pressure",
+	ID:    idConntrackTablePressure,
 	Title: "Connection tracking table near full or dropping entries",
 	Doc: `Fires when nf_conntrack_count is at least 80% of nf_conntrack_max, or when
 conntrack -S shows insert_failed, drop or early_drop above 0 — new flows were
-refused or old ones evicted. Critical when the table is full. Seed 002: with
+refused or old ones evicted. Critical when the table is full. The tuning guide: with
 hundreds of concurrent connections through a stateful firewall, raise
 nf_conntrack_max (and the hash buckets), or stop tracking tunnel traffic that
 no NAT rule needs.`,
@@ -47,7 +53,7 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 		title += fmt.Sprintf(", %d entries refused or evicted", lost)
 	}
 	f := finding.Finding{
-		ID:       "conntrack.table-pressure",
+		ID:       idConntrackTablePressure,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    title,
@@ -61,21 +67,21 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 	}
 	want := max(ct.Max*2, 262144)
 	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise nf_conntrack_max from %d to %d (set in the initial network namespace)", ct.Max, want),
-		"net.netfilter.nf_conntrack_max", itoa(want)))
+		"net.netfilter.nf_conntrack_max", itoa(want))...)
 	for _, w := range s.WireGuard {
 		if !tunnelNeedsConntrack(s, w.Name) && !tunnelUntracked(s, w) {
-			f.Fixes = append(f.Fixes, notrackFix(w))
+			f.Fixes = append(f.Fixes, notrackFix(s, w)...)
 		}
 	}
 	return []finding.Finding{f}, nil
 }
 
 var conntrackTunnelTracked = Check{
-	ID:    "conntrack.tunnel-tracked",
+	ID:    idConntrackTunnelTracked,
 	Title: "Tunnel traffic is connection-tracked although nothing needs it",
 	Doc: `Info. Fires when conntrack is loaded, a WireGuard interface's traffic and
 its UDP listen port have no NOTRACK rule, and no NAT rule (masquerade, snat,
-dnat) matches that interface or all interfaces. Seed 002: tracking costs
+dnat) matches that interface or all interfaces. The tuning guide: tracking costs
 per-packet work and table space; tunnel traffic that no NAT or stateful rule
 needs can skip it with notrack rules in the raw priority.`,
 	Run: runConntrackTunnelTracked,
@@ -99,7 +105,7 @@ func runConntrackTunnelTracked(s *facts.Snapshot, _ Options) ([]finding.Finding,
 			continue
 		}
 		out = append(out, finding.Finding{
-			ID:        "conntrack.tunnel-tracked",
+			ID:        idConntrackTunnelTracked,
 			Severity:  finding.Info,
 			Host:      hostName(s),
 			Interface: w.Name,
@@ -111,7 +117,7 @@ func runConntrackTunnelTracked(s *facts.Snapshot, _ Options) ([]finding.Finding,
 				{Source: firewallSource(s), Key: "notrack rule for " + w.Name, Value: "none"},
 				{Source: firewallSource(s), Key: "NAT rule matching " + w.Name, Value: "none"},
 			},
-			Fixes: []finding.Fix{notrackFix(w)},
+			Fixes: notrackFix(s, w),
 		})
 	}
 	return out, nil
@@ -159,33 +165,7 @@ func isNATRule(r facts.FirewallRule) bool {
 }
 
 // notrackFix exempts a tunnel from conntrack in a table of wgperf's own.
-func notrackFix(w facts.WGInterface) finding.Fix {
-	port := strconv.Itoa(w.ListenPort)
-	return finding.Fix{
-		Description: fmt.Sprintf("Stop tracking %s's traffic and its UDP port %s", w.Name, port),
-		Commands: []string{
-			"nft add table inet wgperf_raw",
-			target.Quote("nft", "add chain inet wgperf_raw prerouting { type filter hook prerouting priority raw; }"),
-			target.Quote("nft", "add chain inet wgperf_raw output { type filter hook output priority raw; }"),
-			target.Quote("nft", fmt.Sprintf(`add rule inet wgperf_raw prerouting iifname "%s" notrack`, w.Name)),
-			target.Quote("nft", "add rule inet wgperf_raw prerouting udp dport "+port+" notrack"),
-			target.Quote("nft", fmt.Sprintf(`add rule inet wgperf_raw output oifname "%s" notrack`, w.Name)),
-			target.Quote("nft", "add rule inet wgperf_raw output udp sport "+port+" notrack"),
-		},
-		Config: []finding.ConfigSnippet{{Path: "/etc/nftables.conf", Lines: []string{
-			"table inet wgperf_raw {",
-			"\tchain prerouting {",
-			"\t\ttype filter hook prerouting priority raw;",
-			fmt.Sprintf("\t\tiifname %q notrack", w.Name),
-			"\t\tudp dport " + port + " notrack",
-			"\t}",
-			"\tchain output {",
-			"\t\ttype filter hook output priority raw;",
-			fmt.Sprintf("\t\toifname %q notrack", w.Name),
-			"\t\tudp sport " + port + " notrack",
-			"\t}",
-			"}",
-		}}},
-		Action: &finding.Action{Kind: finding.ActNoTrack, Params: map[string]string{"interface": w.Name, "port": port}},
-	}
+func notrackFix(s *facts.Snapshot, w facts.WGInterface) []finding.Fix {
+	r, err := remedy.Notrack(w.Name, w.ListenPort, platform(s))
+	return fixes(fmt.Sprintf("Stop tracking %s's traffic and its UDP port %d", w.Name, w.ListenPort), r, err)
 }

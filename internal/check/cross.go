@@ -68,12 +68,12 @@ func pairTunnels(snaps []*facts.Snapshot) []tunnelPair {
 }
 
 var crossMTU = CrossCheck{
-	ID:    "mtu.tunnel-too-large",
+	ID:    finding.MTUTunnelTooLarge,
 	Title: "The two ends of a tunnel disagree on its MTU",
 	Doc: `Matches both ends of each tunnel by public key. When their MTUs differ,
 the narrowest underlay of the connection includes the other end's uplink: if
 the larger MTU exceeds the other end's uplink MTU minus WireGuard's overhead
-(60 IPv4 / 80 IPv6, seed 002), packets sent from the larger end cannot arrive
+(60 IPv4 / 80 IPv6), packets sent from the larger end cannot arrive
 whole — warning, lower it to the smaller value. If both fit, the mismatch is
 info: TCP settles on the smaller MSS, but UDP and ICMP still see two MTUs.`,
 	Run: runCrossMTU,
@@ -104,7 +104,7 @@ func runCrossMTU(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 				"they arrive fragmented or not at all.", hostName(big.snap), big.iface.MTU, hostName(small.snap), lim.dev, lim.allowed, lim.devMTU, lim.overhead)
 		}
 		out = append(out, finding.Finding{
-			ID:        "mtu.tunnel-too-large",
+			ID:        finding.MTUTunnelTooLarge,
 			Severity:  sev,
 			Host:      hostName(big.snap),
 			Interface: big.iface.Name,
@@ -112,15 +112,15 @@ func runCrossMTU(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 			Title:     fmt.Sprintf("Tunnel MTU mismatch: %s %s %d, %s %s %d", hostName(big.snap), big.iface.Name, big.iface.MTU, hostName(small.snap), small.iface.Name, small.iface.MTU),
 			Detail:    detail,
 			Evidence:  evidence,
-			Fixes: []finding.Fix{wgMTUFix(big.snap, big.iface.Name, small.iface.MTU,
-				fmt.Sprintf("Lower %s's MTU on %s to %d to match the other end", big.iface.Name, hostName(big.snap), small.iface.MTU))},
+			Fixes: wgMTUFix(big.snap, big.iface.Name, small.iface.MTU,
+				fmt.Sprintf("Lower %s's MTU on %s to %d to match the other end", big.iface.Name, hostName(big.snap), small.iface.MTU)),
 		})
 	}
 	return out
 }
 
 var crossHandshake = CrossCheck{
-	ID:    "wg.handshake-stale",
+	ID:    idWGHandshakeStale,
 	Title: "Only one end of a tunnel knows the other, or only one saw a handshake",
 	Doc: `Matches both ends of each tunnel by public key. Critical when one end lists
 the other as a peer but the other end has no peer with this end's key: its
@@ -137,7 +137,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 		a, b := p.a, p.b
 		if !p.bKnowsA {
 			out = append(out, finding.Finding{
-				ID:        "wg.handshake-stale",
+				ID:        idWGHandshakeStale,
 				Severity:  finding.Critical,
 				Host:      hostName(b.snap),
 				Interface: b.iface.Name,
@@ -167,7 +167,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 			stale, live = a, b
 		}
 		out = append(out, finding.Finding{
-			ID:        "wg.handshake-stale",
+			ID:        idWGHandshakeStale,
 			Severity:  finding.Warning,
 			Host:      hostName(stale.snap),
 			Interface: stale.iface.Name,

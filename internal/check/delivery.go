@@ -25,14 +25,14 @@ const (
 )
 
 var crossDelivery = CrossCheck{
-	ID:    "throughput.asymmetric",
+	ID:    finding.ThroughputAsymmetric,
 	Title: "One direction of a tunnel loses what the other delivers",
 	Doc: `Matches both ends of each tunnel by public key and compares their WireGuard
 transfer counters: what A counts as sent to B against what B counts as received
 from A, and the reverse. The sender counts every datagram it handed to its
 socket, the receiver only those that arrived and decrypted, so the gap is what
 the path or the receiver's socket lost: one direction losing is what a PMTUD
-black hole (seed 001), a receiver dropping UDP (seed 004) or a one-sided link
+black hole, a receiver dropping UDP or a one-sided link
 problem looks like to a fleet. Warning when a direction that carried at least
 16 MiB lost 2% or more while the other, carrying at least 64 KiB (its ACKs are
 enough), lost under a third of that. Counters that cannot be compared are left
@@ -93,7 +93,7 @@ func deliveryFinding(d, rev delivery) (finding.Finding, bool) {
 	}
 	from, to := hostName(d.from.snap), hostName(d.to.snap)
 	return finding.Finding{
-		ID:        "throughput.asymmetric",
+		ID:        finding.ThroughputAsymmetric,
 		Severity:  finding.Warning,
 		Host:      from,
 		Interface: d.from.iface.Name,
@@ -101,8 +101,8 @@ func deliveryFinding(d, rev delivery) (finding.Finding, bool) {
 		Title: fmt.Sprintf("%.1f%% of what %s sent %s through %s never arrived; the other way lost %.1f%%",
 			100*d.loss(), from, to, d.from.iface.Name, 100*rev.loss()),
 		Detail: "The sender's counter includes every datagram it sent, the receiver's only those that arrived. Loss in one " +
-			"direction only points at that direction's path or receiver: packets too big for a hop whose ICMP is blocked (seed 001), " +
-			"or a receiver whose UDP socket buffer overflows (seed 004). Measure that direction and diagnose the receiving end.",
+			"direction only points at that direction's path or receiver: packets too big for a hop whose ICMP is blocked, " +
+			"or a receiver whose UDP socket buffer overflows. Measure that direction and diagnose the receiving end.",
 		Evidence: []finding.Evidence{
 			{Source: "wg show " + d.from.iface.Name + " dump (" + from + ")", Key: "transfer sent to " + shortKey(d.to.iface.PublicKey), Value: utoa(d.sent) + " bytes"},
 			{Source: "wg show " + d.to.iface.Name + " dump (" + to + ")", Key: "transfer received from " + shortKey(d.from.iface.PublicKey), Value: utoa(d.got) + " bytes"},

@@ -8,11 +8,8 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
-
-// sysctlConf is where wgperf puts the sysctls it persists.
-const sysctlConf = "/etc/sysctl.d/90-wgperf.conf"
 
 // noteFor returns the message of the first note whose source mentions one of
 // keys, so a skip can say why a source is missing ("nft not installed").
@@ -107,37 +104,29 @@ func counter(s *facts.Snapshot, group, key string) (int64, bool) {
 	return v, ok
 }
 
+// fixes is r as a finding's fixes, or none when its constructor refused a
+// value from the snapshot.
+var fixes = remedy.Fixes
+
 // sysctlFix sets one sysctl now and in /etc/sysctl.d, with the matching action.
-func sysctlFix(description, key, value string) finding.Fix {
-	return finding.Fix{
-		Description: description,
-		Commands:    []string{target.Quote("sysctl", "-w", key+"="+value)},
-		Config:      []finding.ConfigSnippet{{Path: sysctlConf, Lines: []string{key + " = " + value}}},
-		Action:      &finding.Action{Kind: finding.ActSysctl, Params: map[string]string{"key": key, "value": value}},
-	}
+func sysctlFix(description, key, value string) []finding.Fix {
+	r, err := remedy.Sysctl(key, value)
+	return fixes(description, r, err)
 }
 
 // wgMTUFix sets a WireGuard interface's MTU now and in its persistent config:
 // wg-quick's [Interface] MTU, and uci on OpenWrt.
-func wgMTUFix(s *facts.Snapshot, iface string, mtu int, description string) finding.Fix {
-	m := strconv.Itoa(mtu)
-	f := finding.Fix{
-		Description: description,
-		Commands:    []string{target.Quote("ip", "link", "set", "dev", iface, "mtu", m)},
-		Config: []finding.ConfigSnippet{{
-			Path:  "/etc/wireguard/" + iface + ".conf [Interface]",
-			Lines: []string{"MTU = " + m},
-		}},
-		Action: &finding.Action{Kind: finding.ActWGMTU, Params: map[string]string{"interface": iface, "mtu": m}},
-	}
+func wgMTUFix(s *facts.Snapshot, iface string, mtu int, description string) []finding.Fix {
+	r, err := remedy.WGMTU(iface, mtu, platform(s), uciSection(s, iface))
+	return fixes(description, r, err)
+}
+
+// platform is the host's platform as the snapshot shows it.
+func platform(s *facts.Snapshot) remedy.Platform {
 	if s.OpenWrt != nil {
-		sec := uciSection(s, iface)
-		f.Commands = append(f.Commands,
-			target.Quote("uci", "set", "network."+sec+".mtu="+m),
-			"uci commit network")
-		f.Config = []finding.ConfigSnippet{{Path: "/etc/config/network (interface " + sec + ")", Lines: []string{"option mtu '" + m + "'"}}}
+		return remedy.OpenWrt
 	}
-	return f
+	return remedy.Linux
 }
 
 // uciSection is the OpenWrt network section behind a device. For proto
@@ -252,17 +241,7 @@ func isHostRoute(dst, addr string) bool {
 // kernelBefore reports whether the kernel release is older than major.minor;
 // known is false when the release does not parse.
 func kernelBefore(s *facts.Snapshot, major, minor int) (before, known bool) {
-	rel := s.System.Kernel
-	parts := strings.SplitN(rel, ".", 3)
-	if len(parts) < 2 {
-		return false, false
-	}
-	ma, err1 := strconv.Atoi(parts[0])
-	mi, err2 := strconv.Atoi(strings.TrimRightFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
-	if err1 != nil || err2 != nil {
-		return false, false
-	}
-	return ma < major || (ma == major && mi < minor), true
+	return remedy.KernelBefore(s.System.Kernel, major, minor)
 }
 
 // shortKey abbreviates a WireGuard public key for titles.

@@ -13,7 +13,7 @@ func TestUDPRcvbufErrors(t *testing.T) {
 	h := healthyHost()
 	runCases(t, udpRcvbufErrors, []checkCase{
 		{name: "no errors", snap: h},
-		{name: "seed 004: receive errors with 208 KiB rmem_max", snap: with(t, h, func(s *facts.Snapshot) { s.Counters.SNMP["Udp"]["RcvbufErrors"] = 9312 }),
+		{name: "relay case: receive errors with 208 KiB rmem_max", snap: with(t, h, func(s *facts.Snapshot) { s.Counters.SNMP["Udp"]["RcvbufErrors"] = 9312 }),
 			want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 				f := fs[0]
 				if len(f.Fixes) != 2 || f.Fixes[0].Commands[0] != "sysctl -w net.core.rmem_max=26214400" ||
@@ -74,14 +74,14 @@ func TestBacklogDrops(t *testing.T) {
 
 func TestSoftirqImbalance(t *testing.T) {
 	h := healthyHost()
-	// Seed 004: 33.7K packets/s on CPU 2 against 3-5K on the others.
-	seed004 := with(t, h, func(s *facts.Snapshot) {
+	// The relay case: 33.7K packets/s on CPU 2 against 3-5K on the others.
+	relayNAS := with(t, h, func(s *facts.Snapshot) {
 		s.Softnet = []facts.SoftnetCPU{{CPU: 0, Processed: 3000000}, {CPU: 1, Processed: 5000000},
 			{CPU: 2, Processed: 33700000, TimeSqueeze: 5210}, {CPU: 3, Processed: 4000000}}
 	})
 	runCases(t, softirqImbalance, []checkCase{
 		{name: "balanced", snap: h},
-		{name: "seed 004: CPU 2 does the work and runs out of budget", snap: seed004, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+		{name: "relay case: CPU 2 does the work and runs out of budget", snap: relayNAS, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
 			if !strings.Contains(f.Title, "CPU 2") {
 				t.Errorf("title %q", f.Title)
@@ -90,7 +90,7 @@ func TestSoftirqImbalance(t *testing.T) {
 				t.Errorf("fixes %+v", f.Fixes)
 			}
 		}},
-		{name: "imbalanced but never squeezed: info", snap: with(t, seed004, func(s *facts.Snapshot) { s.Softnet[2].TimeSqueeze = 0 }), want: sev(info)},
+		{name: "imbalanced but never squeezed: info", snap: with(t, relayNAS, func(s *facts.Snapshot) { s.Softnet[2].TimeSqueeze = 0 }), want: sev(info)},
 		{name: "idle host: too few packets to judge", snap: with(t, h, func(s *facts.Snapshot) {
 			s.Softnet = []facts.SoftnetCPU{{CPU: 0, Processed: 9000}, {CPU: 1, Processed: 10}}
 		})},
@@ -218,7 +218,7 @@ func TestConntrackTunnelTracked(t *testing.T) {
 }
 
 func TestBondHashPolicy(t *testing.T) {
-	// Seed 003: three 1G ports in an LACP bond carrying the tunnel.
+	// The ECMP-over-bonding case: three 1G ports in an LACP bond carrying the tunnel.
 	bonded := with(t, healthyHost(), func(s *facts.Snapshot) {
 		s.Links = append(s.Links, facts.Link{Name: "bond0", MTU: 1500, Kind: "bond", State: "UP",
 			Bond: &facts.Bond{Mode: "802.3ad 4", XmitHashPolicy: "layer2 0", Slaves: []string{"eno1", "eno2", "eno3"}}})
@@ -227,7 +227,7 @@ func TestBondHashPolicy(t *testing.T) {
 	})
 	runCases(t, bondHashPolicy, []checkCase{
 		{name: "no bond", snap: healthyHost()},
-		{name: "seed 003: layer2 on the uplink bond", snap: bonded, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+		{name: "ECMP over bonding: layer2 on the uplink bond", snap: bonded, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			fix := fs[0].Fixes[0]
 			if fix.Commands[0] != "ip link set dev bond0 type bond xmit_hash_policy layer3+4" || fix.Action.Kind != finding.ActBondHash ||
 				fix.Action.Params["bond"] != "bond0" || fix.Action.Params["policy"] != "layer3+4" {

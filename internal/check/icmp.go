@@ -2,27 +2,25 @@ package check
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// icmpLimitRaised is the rate seed 000 raised banIP's ICMP limit to: far above
+// icmpLimitRaised is the rate the multi-WAN case raised banIP's ICMP limit to: far above
 // any health-check burst, still a flood guard.
 const icmpLimitRaised = 250
 
 var icmpRateLimitDrops = Check{
-	ID:    "icmp.ratelimit-drops",
+	ID:    finding.ICMPRatelimitDrops,
 	Title: "An ICMP rate-limit rule has dropped packets on an uplink",
 	Doc: `Looks for firewall rules that match ICMP (or ICMPv6), carry a rate limit
 that drops what exceeds it ("limit rate over N/second ... drop"), apply to an
 uplink (no input interface match, or the device of a default or endpoint route)
 and whose counter — the rule's own or the named counter it uses — is above 0.
-Seed 000: banIP's "limit rate over 25/second burst 5 packets counter name
+In the multi-WAN stale endpoint route case, banIP's "limit rate over 25/second burst 5 packets counter name
 cnt_icmpflood drop" ate mwan3's health-check replies (8951 drops), so mwan3
 kept declaring the fiber dead and the tunnel's endpoint route got stuck on the
 5G backup. Fix: raise the limit (uci set banip.global.ban_icmplimit=250).`,
@@ -103,8 +101,6 @@ func isBanIP(s *facts.Snapshot, r facts.FirewallRule) bool {
 	return s.OpenWrt != nil && (strings.EqualFold(r.Table, "banip") || strings.Contains(r.CounterName, "icmpflood"))
 }
 
-var limitRe = regexp.MustCompile(`limit rate (over )?\d+/(second|minute|hour|day)`)
-
 func icmpFinding(s *facts.Snapshot, r facts.FirewallRule, iif string, pkts uint64) finding.Finding {
 	where := "every interface"
 	if iif != "" {
@@ -116,7 +112,7 @@ func icmpFinding(s *facts.Snapshot, r facts.FirewallRule, iif string, pkts uint6
 		counterKey = "counter " + r.CounterName
 	}
 	f := finding.Finding{
-		ID:       "icmp.ratelimit-drops",
+		ID:       finding.ICMPRatelimitDrops,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("ICMP rate limit (%s) in %s %s/%s dropped %d packets on %s", rate, r.Family, r.Table, r.Chain, pkts, where),
@@ -131,41 +127,17 @@ func icmpFinding(s *facts.Snapshot, r facts.FirewallRule, iif string, pkts uint6
 	if r.Backend == "iptables" {
 		f.Evidence[0].Source, f.Evidence[1].Source = "iptables-save", "iptables-save -c"
 	}
+	rule := remedy.NftRule{Family: r.Family, Table: r.Table, Chain: r.Chain, Handle: r.Handle, Text: r.Text}
 	switch {
 	case isBanIP(s, r):
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: fmt.Sprintf("Raise banIP's ICMP limit to %d/second", icmpLimitRaised),
-			Commands: []string{
-				fmt.Sprintf("uci set banip.global.ban_icmplimit=%d", icmpLimitRaised),
-				"uci commit banip",
-				"/etc/init.d/banip restart",
-			},
-			Config: []finding.ConfigSnippet{{Path: "/etc/config/banip (config banip 'global')", Lines: []string{fmt.Sprintf("option ban_icmplimit '%d'", icmpLimitRaised)}}},
-			Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{"rate": strconv.Itoa(icmpLimitRaised), "banip": "1"}},
-		})
+		rem, err := remedy.BanIPLimit(icmpLimitRaised)
+		f.Fixes = append(f.Fixes, fixes(fmt.Sprintf("Raise banIP's ICMP limit to %d/second", icmpLimitRaised), rem, err)...)
 	case r.Backend == "iptables":
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: fmt.Sprintf("Raise the rule's limit to %d/second (edit the rule in your firewall configuration)", icmpLimitRaised),
-			Commands:    []string{"iptables-save -t " + r.Table + " | grep -n -- " + target.Quote(r.Text)},
-			Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{
-				"rate": strconv.Itoa(icmpLimitRaised), "family": r.Family, "table": r.Table, "chain": r.Chain, "handle": strconv.Itoa(r.Handle)}},
-		})
+		rem, err := remedy.IptablesLimit(rule, icmpLimitRaised)
+		f.Fixes = append(f.Fixes, fixes(fmt.Sprintf("Raise the rule's limit to %d/second (edit the rule in your firewall configuration)", icmpLimitRaised), rem, err)...)
 	default:
-		raised := limitRe.ReplaceAllStringFunc(r.Text, func(m string) string {
-			over := ""
-			if strings.Contains(m, " over ") {
-				over = "over "
-			}
-			return fmt.Sprintf("limit rate %s%d/second", over, icmpLimitRaised)
-		})
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: fmt.Sprintf("Raise the rule's limit to %d/second", icmpLimitRaised),
-			Commands: []string{target.Quote("nft", fmt.Sprintf("replace rule %s %s %s handle %d %s",
-				r.Family, r.Table, r.Chain, r.Handle, raised))},
-			Config: []finding.ConfigSnippet{{Path: "/etc/nftables.conf (table " + r.Family + " " + r.Table + ", chain " + r.Chain + ")", Lines: []string{raised}}},
-			Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{
-				"rate": strconv.Itoa(icmpLimitRaised), "family": r.Family, "table": r.Table, "chain": r.Chain, "handle": strconv.Itoa(r.Handle)}},
-		})
+		rem, err := remedy.NftReplaceRule(rule, icmpLimitRaised)
+		f.Fixes = append(f.Fixes, fixes(fmt.Sprintf("Raise the rule's limit to %d/second", icmpLimitRaised), rem, err)...)
 	}
 	return f
 }

@@ -8,7 +8,12 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
+)
+
+// Catalog IDs this file's checks report.
+const (
+	idMTUMSSClampMissing = "mtu.mss-clamp-missing"
 )
 
 // WireGuard's encapsulation overhead: outer IP header + UDP 8 + WireGuard 32.
@@ -18,14 +23,14 @@ const (
 )
 
 var tunnelTooLarge = Check{
-	ID:    "mtu.tunnel-too-large",
+	ID:    finding.MTUTunnelTooLarge,
 	Title: "WireGuard MTU larger than the underlay allows",
 	Doc: `For each WireGuard interface, finds the link every peer's endpoint route
 leaves by (ip route get <endpoint>) and compares the interface MTU with that
 link's MTU minus WireGuard's overhead: 60 bytes for an IPv4 outer header, 80 for
 IPv6. The narrowest uplink decides. A larger tunnel MTU makes every full-size
-packet too big for the underlay, so it is fragmented or dropped; seed 004 went
-from 5 to 53 Mbit/s by fixing this alone, and seed 002 gives the 60/80 rule.`,
+packet too big for the underlay, so it is fragmented or dropped; the 5 Mbit/s relay case went
+from 5 to 53 Mbit/s by fixing this alone, and the tuning guide gives the 60/80 rule.`,
 	Run: runTunnelTooLarge,
 }
 
@@ -84,7 +89,7 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			ipv = "IPv6"
 		}
 		out = append(out, finding.Finding{
-			ID:        "mtu.tunnel-too-large",
+			ID:        finding.MTUTunnelTooLarge,
 			Severity:  finding.Critical,
 			Host:      hostName(s),
 			Interface: w.Name,
@@ -97,15 +102,15 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 				{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("<= %d (%s mtu %d − %d %s overhead)", lim.allowed, lim.dev, lim.devMTU, lim.overhead, ipv)},
 				{Source: "ip route get " + lim.endpoint, Key: "dev", Value: lim.dev},
 			},
-			Fixes: []finding.Fix{wgMTUFix(s, w.Name, lim.allowed,
-				fmt.Sprintf("Lower %s's MTU to %d (on both ends of the tunnel)", w.Name, lim.allowed))},
+			Fixes: wgMTUFix(s, w.Name, lim.allowed,
+				fmt.Sprintf("Lower %s's MTU to %d (on both ends of the tunnel)", w.Name, lim.allowed)),
 		})
 	}
 	return out, nil
 }
 
 var mssClampMissing = Check{
-	ID:    "mtu.mss-clamp-missing",
+	ID:    idMTUMSSClampMissing,
 	Title: "Forwarded TCP enters a smaller-MTU tunnel without MSS clamping",
 	Doc: `When the host forwards packets (net.ipv4.ip_forward = 1) and a WireGuard
 interface's MTU is below the largest MTU of its LAN links (up, not an uplink;
@@ -113,7 +118,7 @@ the uplinks count too when a NAT rule sends tunnel clients out by them), TCP
 hosts behind it advertise an MSS the tunnel cannot carry. Unless a firewall rule
 rewrites the MSS (nft "tcp option maxseg size set", iptables TCPMSS) for traffic
 through that tunnel, they depend on ICMP "fragmentation needed" reaching them —
-the PMTUD black hole of seed 001 (30 KB/s one way). Seed 002 recommends the
+the PMTUD black hole of the ICMP-less site-to-site case (30 KB/s one way). The tuning guide recommends the
 clamp for every site-to-site tunnel.`,
 	Run: runMSSClampMissing,
 }
@@ -142,7 +147,7 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		}
 		mss := w.MTU - 40
 		out = append(out, finding.Finding{
-			ID:        "mtu.mss-clamp-missing",
+			ID:        idMTUMSSClampMissing,
 			Severity:  finding.Warning,
 			Host:      hostName(s),
 			Interface: w.Name,
@@ -155,7 +160,7 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 				{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("< %s mtu %d", lanDev, lanMTU)},
 				{Source: firewallSource(s), Key: "MSS clamp rule for " + w.Name, Value: "none", Threshold: "a TCPMSS / maxseg rule on forward"},
 			},
-			Fixes: []finding.Fix{mssClampFix(w.Name)},
+			Fixes: mssClampFix(s, w.Name),
 		})
 	}
 	return out, nil
@@ -246,32 +251,10 @@ func firewallSource(s *facts.Snapshot) string {
 	return "nft list ruleset"
 }
 
-// mssClampFix adds the clamp in an nftables table of wgperf's own, so it never
-// edits the user's tables and is removed with one "nft delete table".
-func mssClampFix(iface string) finding.Fix {
-	rule := fmt.Sprintf(`add rule inet wgperf forward oifname "%s" tcp flags syn / syn,rst tcp option maxseg size set rt mtu`, iface)
-	return finding.Fix{
-		Description: "Clamp the MSS of TCP forwarded into " + iface + " to the route MTU",
-		Commands: []string{
-			"nft add table inet wgperf",
-			target.Quote("nft", "add chain inet wgperf forward { type filter hook forward priority mangle; }"),
-			target.Quote("nft", rule),
-			"# or, with iptables: " + target.Quote("iptables", "-t", "mangle", "-A", "FORWARD", "-o", iface, "-p", "tcp",
-				"--tcp-flags", "SYN,RST", "SYN", "-j", "TCPMSS", "--clamp-mss-to-pmtu"),
-		},
-		Config: []finding.ConfigSnippet{{
-			Path: "/etc/nftables.conf",
-			Lines: []string{
-				"table inet wgperf {",
-				"\tchain forward {",
-				"\t\ttype filter hook forward priority mangle;",
-				fmt.Sprintf("\t\toifname %q tcp flags syn / syn,rst tcp option maxseg size set rt mtu", iface),
-				"\t}",
-				"}",
-			},
-		}},
-		Action: &finding.Action{Kind: finding.ActMSSClamp, Params: map[string]string{"oif": iface, "mss": "pmtu"}},
-	}
+// mssClampFix clamps the MSS of TCP forwarded into iface to the route MTU.
+func mssClampFix(s *facts.Snapshot, iface string) []finding.Fix {
+	r, err := remedy.MSSClamp(iface, 0, platform(s))
+	return fixes("Clamp the MSS of TCP forwarded into "+iface+" to the route MTU", r, err)
 }
 
 // sortedKeys returns m's keys in order, for stable evidence.

@@ -62,8 +62,8 @@ func TestMSSClampMissing(t *testing.T) {
 			fix := fs[0].Fixes[0]
 			want := []string{
 				"nft add table inet wgperf",
-				"nft 'add chain inet wgperf forward { type filter hook forward priority mangle; }'",
-				`nft 'add rule inet wgperf forward oifname "wg0" tcp flags syn / syn,rst tcp option maxseg size set rt mtu'`,
+				"nft 'add chain inet wgperf mss_wg0 { type filter hook postrouting priority mangle; policy accept; }'",
+				`nft 'add rule inet wgperf mss_wg0 oifname "wg0" tcp flags syn / syn,rst tcp option maxseg size set rt mtu comment "wgperf mss-clamp wg0 pmtu"'`,
 			}
 			for i, w := range want {
 				if fix.Commands[i] != w {

@@ -1,5 +1,11 @@
 package check
 
+import (
+	"slices"
+
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
 // Checks is every per-host check, sorted by ID. Adding a check means adding it
 // here; the registry test holds it to the catalog and demands a table test.
 var Checks = []Check{
@@ -26,38 +32,36 @@ var CrossChecks = []CrossCheck{
 	crossHandshake,
 }
 
-// Catalog is the finding catalog of DESIGN.md: every ID a check, probe or the
-// bench helper may report. IDs are stable; JSON consumers rely on them.
-var Catalog = []string{
-	"bond.hash-policy",
-	"conntrack.table-pressure",
-	"conntrack.tunnel-tracked",
-	"cpu.saturated",
-	"cpu.softirq-imbalance",
-	"icmp.ratelimit-drops",
-	"mtu.mss-clamp-missing",
-	"mtu.pmtud-blackhole",
-	"mtu.tunnel-too-large",
-	"net.backlog-drops",
-	"route.stale-endpoint",
-	"tcp.buffers-small",
-	"tcp.congestion-control",
-	"throughput.asymmetric",
-	"throughput.oscillation",
-	"throughput.tunnel-ratio",
-	"udp.rcvbuf-errors",
-	"wg.handshake-stale",
-	"wg.userspace",
+// ProbeIDs are the IDs only active probes report (bench, mtu, shape-sweep);
+// every other probe finding shares its ID with a check.
+var ProbeIDs = []string{
+	finding.CPUSaturated,
+	finding.MTUPMTUDBlackhole,
+	finding.ThroughputOscillation,
+	finding.ThroughputTunnelRatio,
+}
+
+// Catalog is the finding catalog: every ID a check, cross-host check or probe
+// may report, sorted, derived from the registry and ProbeIDs. IDs are stable;
+// JSON consumers rely on them.
+var Catalog = catalog()
+
+func catalog() []string {
+	ids := slices.Clone(ProbeIDs)
+	for _, c := range Checks {
+		ids = append(ids, c.ID)
+	}
+	for _, c := range CrossChecks {
+		ids = append(ids, c.ID)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // InCatalog reports whether id is a catalog ID.
 func InCatalog(id string) bool {
-	for _, c := range Catalog {
-		if c == id {
-			return true
-		}
-	}
-	return false
+	_, ok := slices.BinarySearch(Catalog, id)
+	return ok
 }
 
 // Lookup returns the per-host check with the given ID.

@@ -6,17 +6,22 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
+)
+
+// Catalog IDs this file's checks report.
+const (
+	idRouteStaleEndpoint = "route.stale-endpoint"
 )
 
 var staleEndpoint = Check{
-	ID:    "route.stale-endpoint",
+	ID:    idRouteStaleEndpoint,
 	Title: "Endpoint host route pinned to an uplink that is not the preferred one",
 	Doc: `For each peer endpoint, looks for a host route to it in the main table with
 protocol static and a gateway, and compares that gateway with the preferred
 default route's (lowest metric, link up, not linkdown). A different gateway means
 the route was created when another uplink was active and was never re-evaluated:
-seed 000's tunnel ran over the 2 Mbit/s 5G backup for two months because netifd
+the multi-WAN stale endpoint route case: the tunnel ran over the 2 Mbit/s 5G backup for two months because netifd
 pinned "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static" while the
 fiber was down. A host route via the preferred uplink (a full tunnel's
 loop-prevention route) is fine and stays quiet.`,
@@ -109,7 +114,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 		detail += " The same route is also in " + strings.Join(others, ", ") + "."
 	}
 	f := finding.Finding{
-		ID:        "route.stale-endpoint",
+		ID:        idRouteStaleEndpoint,
 		Severity:  finding.Critical,
 		Host:      hostName(s),
 		Interface: e.Interface,
@@ -124,38 +129,22 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 	if e.Dev != "" {
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip route get " + e.Endpoint, Key: "dev", Value: e.Dev + viaSuffix(e.Gateway)})
 	}
-	params := map[string]string{"endpoint": e.Endpoint, "table": "main"}
 	if fullTunnel(s, e.Interface, e.Endpoint) {
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: "Re-point the endpoint's host route at the preferred uplink (it is needed: the tunnel carries the default route)",
-			Commands:    []string{target.Quote("ip", "route", "replace", e.Endpoint, "via", pref.Gateway, "dev", pref.Dev, "proto", "static")},
-			Action:      &finding.Action{Kind: finding.ActEndpointRoute, Params: params},
-		})
+		desc := "Re-point the endpoint's host route at the preferred uplink (it is needed: the tunnel carries the default route)"
 		if s.OpenWrt != nil {
-			f.Fixes[0].Description += "; on multi-WAN, add a hotplug script that does this when mwan3 switches uplinks"
+			desc += "; on multi-WAN, add a hotplug script that does this when mwan3 switches uplinks"
 		}
+		r, err := remedy.RouteRepoint(e.Endpoint, remedy.Route{Via: pref.Gateway, Dev: pref.Dev})
+		f.Fixes = fixes(desc, r, err)
 		return f
 	}
 	if s.OpenWrt != nil {
-		sec := uciSection(s, e.Interface)
-		params["uci_interface"] = sec
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: "Stop netifd pinning a host route to the endpoint (split tunnel): it then follows mwan3's default route",
-			Commands: []string{
-				target.Quote("uci", "set", "network."+sec+".nohostroute=1"),
-				"uci commit network",
-				target.Quote("ifdown", sec) + " && " + target.Quote("ifup", sec),
-			},
-			Config: []finding.ConfigSnippet{{Path: "/etc/config/network (interface " + sec + ")", Lines: []string{"option nohostroute '1'"}}},
-			Action: &finding.Action{Kind: finding.ActEndpointRoute, Params: params},
-		})
+		r, err := remedy.NoHostRoute(e.Endpoint, uciSection(s, e.Interface))
+		f.Fixes = fixes("Stop netifd pinning a host route to the endpoint (split tunnel): it then follows mwan3's default route", r, err)
 		return f
 	}
-	f.Fixes = append(f.Fixes, finding.Fix{
-		Description: "Delete the stale host route so the endpoint follows the preferred default route",
-		Commands:    []string{target.Quote("ip", "route", "del", host.Dst, "via", host.Gateway, "dev", host.Dev, "table", "main")},
-		Action:      &finding.Action{Kind: finding.ActEndpointRoute, Params: params},
-	})
+	r, err := remedy.RouteDel(e.Endpoint, remedy.Route{Dst: host.Dst, Via: host.Gateway, Dev: host.Dev})
+	f.Fixes = fixes("Delete the stale host route so the endpoint follows the preferred default route", r, err)
 	return f
 }
 

@@ -6,19 +6,25 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// backlogTarget is the netdev_max_backlog seed 004 raised Synology's 1000 to.
+// Catalog IDs this file's checks report.
+const (
+	idCPUSoftirqImbalance = "cpu.softirq-imbalance"
+	idNetBacklogDrops     = "net.backlog-drops"
+)
+
+// backlogTarget is the netdev_max_backlog the relay case raised Synology's 1000 to.
 const backlogTarget = 5000
 
 var backlogDrops = Check{
-	ID:    "net.backlog-drops",
+	ID:    idNetBacklogDrops,
 	Title: "Packets dropped at a full per-CPU backlog queue",
 	Doc: `Sums the "dropped" column of /proc/net/softnet_stat: packets the kernel
 discarded because a CPU's input backlog (net.core.netdev_max_backlog packets)
-was full. Any drop above 0 fires. Seeds 002 and 004 raise netdev_max_backlog
-(1000 → 5000 in seed 004) together with the UDP buffers.`,
+was full. Any drop above 0 fires. The tuning guide and the relay case raise netdev_max_backlog
+(1000 → 5000 in the relay case) together with the UDP buffers.`,
 	Run: runBacklogDrops,
 }
 
@@ -38,7 +44,7 @@ func runBacklogDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       "net.backlog-drops",
+		ID:       idNetBacklogDrops,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("%d packets dropped at full backlog queues", total),
@@ -54,7 +60,7 @@ func runBacklogDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	if ok && cur >= next {
 		next = cur * 2
 	}
-	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", next), "net.core.netdev_max_backlog", itoa(next)))
+	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", next), "net.core.netdev_max_backlog", itoa(next))...)
 	return []finding.Finding{f}, nil
 }
 
@@ -67,12 +73,12 @@ const (
 )
 
 var softirqImbalance = Check{
-	ID:    "cpu.softirq-imbalance",
+	ID:    idCPUSoftirqImbalance,
 	Title: "Packet processing piles onto one CPU",
 	Doc: `Compares the per-CPU "processed" counts of /proc/net/softnet_stat: when the
 busiest CPU handled at least 4× the mean of the other CPUs (over at least
 100000 packets), receive processing is not spread. Warning when that CPU also
-ran out of budget (time_squeeze > 0), info otherwise. Seed 004: the NAS handled
+ran out of budget (time_squeeze > 0), info otherwise. In the relay case the NAS handled
 33.7K packets/s on CPU 2 against 3-5K on the others, and throughput collapsed
 every 15-20 s as that CPU saturated. Offers RPS masks for the uplinks whose rx
 queues have none.`,
@@ -107,7 +113,7 @@ func runSoftirqImbalance(s *facts.Snapshot, _ Options) ([]finding.Finding, error
 		sev = finding.Warning
 	}
 	f := finding.Finding{
-		ID:       "cpu.softirq-imbalance",
+		ID:       idCPUSoftirqImbalance,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("CPU %d processed %.0f%% of received packets (%.1f× the other CPUs' mean)", busiest.CPU, 100*float64(busiest.Processed)/float64(total), ratio),
@@ -124,7 +130,7 @@ func runSoftirqImbalance(s *facts.Snapshot, _ Options) ([]finding.Finding, error
 		if l == nil || rpsEnabled(l) {
 			continue
 		}
-		f.Fixes = append(f.Fixes, rpsFix(s, dev, mask))
+		f.Fixes = append(f.Fixes, rpsFix(s, dev, mask)...)
 	}
 	if len(f.Fixes) == 0 {
 		f.Fixes = append(f.Fixes, finding.Fix{
@@ -171,20 +177,7 @@ func rpsEnabled(l *facts.Link) bool {
 	return false
 }
 
-func rpsFix(s *facts.Snapshot, dev, mask string) finding.Fix {
-	f := finding.Fix{
-		Description: fmt.Sprintf("Enable Receive Packet Steering on %s over CPUs %s", dev, mask),
-		Commands: []string{fmt.Sprintf("for q in /sys/class/net/%s/queues/rx-*/rps_cpus; do echo %s > \"$q\"; done",
-			target.Quote(dev), mask)},
-		Config: []finding.ConfigSnippet{{
-			Path:  "/etc/udev/rules.d/90-wgperf-rps.rules",
-			Lines: []string{fmt.Sprintf(`SUBSYSTEM=="net", ACTION=="add", KERNEL=="%s", ATTR{queues/rx-0/rps_cpus}="%s"`, dev, mask)},
-		}},
-		Action: &finding.Action{Kind: finding.ActRPS, Params: map[string]string{"device": dev, "mask": mask}},
-	}
-	if s.OpenWrt != nil {
-		f.Commands = append(f.Commands, "uci set network.globals.packet_steering=1", "uci commit network")
-		f.Config = []finding.ConfigSnippet{{Path: "/etc/config/network (config globals 'globals')", Lines: []string{"option packet_steering '1'"}}}
-	}
-	return f
+func rpsFix(s *facts.Snapshot, dev, mask string) []finding.Fix {
+	r, err := remedy.RPS(dev, mask, platform(s))
+	return fixes(fmt.Sprintf("Enable Receive Packet Steering on %s over CPUs %s", dev, mask), r, err)
 }

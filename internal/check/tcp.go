@@ -6,7 +6,12 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
+)
+
+// Catalog IDs this file's checks report.
+const (
+	idTCPBuffersSmall = "tcp.buffers-small"
 )
 
 // Loss thresholds for tcp.congestion-control: retransmitted segments as a
@@ -17,11 +22,11 @@ const (
 )
 
 var congestionControl = Check{
-	ID:    "tcp.congestion-control",
+	ID:    finding.TCPCongestionControl,
 	Title: "Loss-based congestion control (CUBIC/Reno) on a host that sees loss",
 	Doc: `Fires when net.ipv4.tcp_congestion_control is cubic or reno and the host's
 TCP retransmits at least 1% of the segments it sends (Tcp RetransSegs / OutSegs
-in /proc/net/snmp, over at least 1000 segments). Seed 002: CUBIC is a poor fit
+in /proc/net/snmp, over at least 1000 segments). The tuning guide: CUBIC is a poor fit
 for TCP encapsulated in UDP; it halves its window on every loss, so the window
 oscillates, while BBR is far less sensitive to loss. Kernels before 4.20 also
 need the fq qdisc for BBR. The bench probe reports its own cwnd-based version
@@ -51,7 +56,7 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       "tcp.congestion-control",
+		ID:       finding.TCPCongestionControl,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("TCP uses %s and retransmits %.1f%% of its segments", cc, 100*ratio),
@@ -63,29 +68,25 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 			{Source: "/proc/net/snmp", Key: "Tcp RetransSegs/OutSegs", Value: fmt.Sprintf("%d/%d = %.2f%%", retrans, out, 100*ratio), Threshold: fmt.Sprintf("< %.0f%%", 100*retransRatioThreshold)},
 		},
 	}
-	fix := sysctlFix("Switch TCP congestion control to BBR", "net.ipv4.tcp_congestion_control", "bbr")
-	fix.Action = &finding.Action{Kind: finding.ActCongestion, Params: map[string]string{"algorithm": "bbr"}}
-	if avail, ok := s.Sysctls["net.ipv4.tcp_available_congestion_control"]; ok && !strings.Contains(" "+avail+" ", " bbr ") {
-		fix.Commands = append([]string{"modprobe tcp_bbr"}, fix.Commands...)
-		fix.Config = append(fix.Config, finding.ConfigSnippet{Path: "/etc/modules-load.d/90-wgperf.conf", Lines: []string{"tcp_bbr"}})
-	}
+	avail, ok := s.Sysctls["net.ipv4.tcp_available_congestion_control"]
+	loadModule := ok && !strings.Contains(" "+avail+" ", " bbr ")
+	desc := "Switch TCP congestion control to BBR"
 	if before, known := kernelBefore(s, 4, 20); before && known {
-		fix.Commands = append(fix.Commands, target.Quote("sysctl", "-w", "net.core.default_qdisc=fq"))
-		fix.Config[0].Lines = append(fix.Config[0].Lines, "net.core.default_qdisc = fq")
-		fix.Description += " (with the fq qdisc: this kernel is older than 4.20)"
+		desc += " (with the fq qdisc: this kernel is older than 4.20)"
 	}
-	f.Fixes = []finding.Fix{fix}
+	r, err := remedy.Congestion("bbr", loadModule, s.System.Kernel)
+	f.Fixes = fixes(desc, r, err)
 	return []finding.Finding{f}, nil
 }
 
 var buffersSmall = Check{
-	ID:    "tcp.buffers-small",
+	ID:    idTCPBuffersSmall,
 	Title: "TCP buffer maximum below the path's bandwidth-delay product",
 	Doc: `Compares the maximum (third value) of net.ipv4.tcp_rmem and tcp_wmem with
 the bandwidth-delay product of the path TCP should fill — by default 1 Gbit/s ×
 20 ms = 2.5 MB, set with --rate and --rtt. A window cannot exceed the buffer,
 so a smaller maximum caps one connection at buffer/RTT however fast the tunnel
-is. Seed 002 lists tcp_rmem/tcp_wmem among the buffers to tune. The fix sets the
+is. The tuning guide lists tcp_rmem/tcp_wmem among the buffers to tune. The fix sets the
 maximum to twice the BDP (rounded up to a MiB), keeping min and default.`,
 	Run: runBuffersSmall,
 }
@@ -110,7 +111,7 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 			dir = "send"
 		}
 		out = append(out, finding.Finding{
-			ID:       "tcp.buffers-small",
+			ID:       idTCPBuffersSmall,
 			Severity: finding.Warning,
 			Host:     hostName(s),
 			Title:    fmt.Sprintf("TCP %s buffer maximum %s is below the path's BDP (%s)", dir, mib(t[2]), mib(bdp)),
@@ -118,7 +119,7 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 				"whatever the tunnel can carry.", mib(t[2]), float64(t[2])*8/1e6/rttSeconds(o), rttString(o)),
 			Evidence: []finding.Evidence{{Source: "sysctl", Key: key, Value: s.Sysctls[key],
 				Threshold: fmt.Sprintf("max >= %d bytes (BDP of %s)", bdp, o.pathDescription())}},
-			Fixes: []finding.Fix{sysctlFix(fmt.Sprintf("Raise the %s buffer maximum to %s", dir, mib(want)), key, value)},
+			Fixes: sysctlFix(fmt.Sprintf("Raise the %s buffer maximum to %s", dir, mib(want)), key, value),
 		})
 	}
 	if seen == 0 {

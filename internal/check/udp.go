@@ -5,19 +5,19 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// udpBufferTarget is the socket buffer size seed 004 settled on (25 MiB):
-// enough for several hundred Mbit/s of WireGuard UDP through scheduling hiccups.
-const udpBufferTarget = 26214400
+// udpBufferTarget is the socket buffer size wgperf suggests against drops.
+const udpBufferTarget = remedy.UDPBuffer
 
 var udpRcvbufErrors = Check{
-	ID:    "udp.rcvbuf-errors",
+	ID:    finding.UDPRcvbufErrors,
 	Title: "UDP datagrams dropped because socket buffers were full",
 	Doc: `Reads Udp RcvbufErrors and SndbufErrors from /proc/net/snmp: any count
 above 0 means datagrams — WireGuard's encrypted packets among them — were
 dropped at a full socket buffer. Compares net.core.rmem_max/rmem_default (and
-wmem_* for send errors) with 25 MiB and offers to raise them. Seed 004: the
+wmem_* for send errors) with 25 MiB and offers to raise them. In the relay case the
 Synology NAS's 208 KiB rmem_max capped the tunnel at ~200 Mbit/s; 25 MiB took
 it to ~450. Kernel WireGuard's socket uses rmem_default; wireguard-go asks for
 its own size, bounded by rmem_max unless it runs as root.
@@ -39,7 +39,7 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       "udp.rcvbuf-errors",
+		ID:       finding.UDPRcvbufErrors,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("UDP buffer overflows: %d receive, %d send errors", rcv, snd),
@@ -79,7 +79,7 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		}
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "sysctl", Key: k.key, Value: fmt.Sprintf("%d (%s)", v, mib(v)), Threshold: fmt.Sprintf(">= %d (%s)", udpBufferTarget, mib(udpBufferTarget))})
 		if v < udpBufferTarget {
-			f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise %s from %s to %s", k.key, mib(v), mib(udpBufferTarget)), k.key, itoa(udpBufferTarget)))
+			f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise %s from %s to %s", k.key, mib(v), mib(udpBufferTarget)), k.key, itoa(udpBufferTarget))...)
 		}
 	}
 	if len(f.Fixes) == 0 {

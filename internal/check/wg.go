@@ -10,13 +10,19 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
+// Catalog IDs this file's checks report.
+const (
+	idWGHandshakeStale = "wg.handshake-stale"
+	idWGUserspace      = "wg.userspace"
+)
+
 // handshakeStale is how old a handshake may be. WireGuard re-keys every 2
 // minutes while traffic flows and refuses a session after 3 (RejectAfterTime),
 // so a live peer never shows an older one.
 const handshakeStale = 3 * time.Minute
 
 var wgHandshakeStale = Check{
-	ID:    "wg.handshake-stale",
+	ID:    idWGHandshakeStale,
 	Title: "Peer's latest handshake is old or missing",
 	Doc: `For every peer with an endpoint, compares the latest handshake with the
 snapshot time: older than 3 minutes (WireGuard's RejectAfterTime) or never.
@@ -59,7 +65,7 @@ func runHandshakeStale(s *facts.Snapshot, o Options) ([]finding.Finding, error) 
 					"the endpoint is unreachable, its UDP port is filtered, or the keys do not match.", p.TxBytes, p.PersistentKeepalive)
 			}
 			out = append(out, finding.Finding{
-				ID:        "wg.handshake-stale",
+				ID:        idWGHandshakeStale,
 				Severity:  sev,
 				Host:      hostName(s),
 				Interface: w.Name,
@@ -109,12 +115,12 @@ func portOnly(endpoint string) string {
 }
 
 var wgUserspace = Check{
-	ID:    "wg.userspace",
+	ID:    idWGUserspace,
 	Title: "WireGuard served by a userspace implementation",
 	Doc: `Info. Fires for every WireGuard interface whose implementation is
 userspace (a TUN device served by wireguard-go, boringtun...). Every packet
 crosses into a process and back, so the ceiling is lower and it depends on that
-process's CPU; seed 004's NAS (Synology DSM 7 runs WireGuard in userspace)
+process's CPU; the relay case's NAS (Synology DSM 7 runs WireGuard in userspace)
 piled its packet processing onto one CPU. The kernel module (Linux >= 5.6) avoids it.`,
 	Run: runUserspace,
 }
@@ -133,7 +139,7 @@ func runUserspace(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 			kind = l.Kind
 		}
 		out = append(out, finding.Finding{
-			ID:        "wg.userspace",
+			ID:        idWGUserspace,
 			Severity:  finding.Info,
 			Host:      hostName(s),
 			Interface: w.Name,

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // WGQuickConf is the part of a wg-quick config the ECMP plan reads.
@@ -92,7 +94,7 @@ func ParseWGQuick(r io.Reader) (*WGQuickConf, error) {
 	return c, nil
 }
 
-// ECMPInput describes the existing tunnel to multiply (seed 003).
+// ECMPInput describes the existing tunnel to multiply.
 type ECMPInput struct {
 	Interface string // e.g. "wg0"
 	Conf      *WGQuickConf
@@ -216,7 +218,7 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 	for _, bond := range bonds {
 		policy := in.Bonds[bond]
 		if policy != "layer3+4" {
-			plan.Commands = append(plan.Commands, writeSysfs("/sys/class/net/"+bond+"/bonding/xmit_hash_policy", "layer3+4"))
+			plan.Commands = append(plan.Commands, remedy.WriteSysfs("/sys/class/net/"+bond+"/bonding/xmit_hash_policy", "layer3+4"))
 			plan.Notes = append(plan.Notes, fmt.Sprintf("bond %s hashes on %s: every tunnel would use one link; set layer3+4 where the bond is configured too", bond, policy))
 		}
 	}

@@ -19,6 +19,8 @@ type fakeHost struct {
 	answers map[string]answer // target.Quote(name, args...) -> answer
 	files   map[string]string
 	ran     []string
+	// fallback, when set, answers commands and file reads nothing scripted.
+	fallback func(line string) (answer, bool)
 }
 
 type answer struct {
@@ -61,6 +63,9 @@ func (f *fakeHost) RunInput(_ context.Context, _ []byte, name string, args ...st
 		}
 	}
 	a, ok := f.answers[line]
+	if !ok && f.fallback != nil {
+		a, ok = f.fallback(line)
+	}
 	if !ok {
 		return nil, &target.Error{Target: f.spec, Command: line, ExitCode: 127, Stderr: "fake host: no answer scripted for: " + line}
 	}
@@ -74,6 +79,11 @@ func (f *fakeHost) ReadFile(_ context.Context, path string) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s, ok := f.files[path]
+	if !ok && f.fallback != nil {
+		var a answer
+		a, ok = f.fallback("read " + path)
+		s = a.out
+	}
 	if !ok {
 		return nil, &target.Error{Target: f.spec, Command: "read " + path, ExitCode: -1, Err: os.ErrNotExist}
 	}

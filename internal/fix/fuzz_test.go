@@ -1,6 +1,8 @@
 package fix
 
 import (
+	"github.com/wgperf/wgperf/internal/remedy"
+
 	"bytes"
 	"encoding/json"
 	"os"
@@ -73,7 +75,7 @@ func FuzzRevertScriptComments(f *testing.F) {
 	f.Add("ssh:a\u2028b", "\x1b[2J$(reboot)`id`;\r")
 	f.Fuzz(func(t *testing.T, host, desc string) {
 		j := &Journal{ID: "20260101T000000.000000000Z", Host: host, Entries: []Entry{{Status: EntryApplied, Description: desc}}}
-		script := revertScript(&Env{Root: "/"}, j)
+		script := revertScript(&Env{Env: remedy.Env{Root: "/"}}, j)
 		for _, l := range strings.Split(script, "\n") {
 			switch {
 			case l == "", l == "#!/bin/sh", l == "umask 077", strings.HasPrefix(l, "# "):

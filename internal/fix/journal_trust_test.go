@@ -1,6 +1,8 @@
 package fix
 
 import (
+	"github.com/wgperf/wgperf/internal/remedy"
+
 	"context"
 	"errors"
 	"os"
@@ -73,7 +75,7 @@ func TestRollbackRefusesPlantedJournal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			env := &Env{T: target.Local(), Root: root, Platform: Linux}
+			env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: Linux}}
 			jdir := env.journalDir()
 			pwned := plant(t, root, jdir)
 			tc.arrange(t, root, jdir)
@@ -114,7 +116,7 @@ func TestJournalCreatedPrivateAndPersistent(t *testing.T) {
 		dir      string
 	}{{Linux, "/var/lib/wgperf/journal"}, {OpenWrt, "/etc/wgperf/journal"}} {
 		root := t.TempDir()
-		env := &Env{T: target.Local(), Root: root, Platform: tc.platform}
+		env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: tc.platform}}
 		j, err := Apply(context.Background(), env, &Plan{}, ApplyOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +150,7 @@ func TestLoadJournalChecksContent(t *testing.T) {
 		{"unknown status", `{"id": "` + plantedID + `", "state": "applied", "entries": [{"status": "x"}]}`, "unknown status"},
 	} {
 		root := t.TempDir()
-		env := &Env{T: target.Local(), Root: root, Platform: Linux}
+		env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: Linux}}
 		must(t, os.MkdirAll(env.journalDir(), 0o700))
 		must(t, os.WriteFile(env.journalPath(plantedID, ".json"), []byte(tc.json), 0o600))
 		if _, err := LoadJournal(context.Background(), env, plantedID); err == nil || !strings.Contains(err.Error(), tc.want) {

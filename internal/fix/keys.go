@@ -1,106 +1,16 @@
 package fix
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"regexp"
-	"strings"
+import "github.com/wgperf/wgperf/internal/remedy"
+
+// The key redaction lives with FileChange in remedy; these are its names here.
+const keyMark = remedy.KeyMark
+
+var (
+	keyKind     = remedy.KeyKind
+	redactKeys  = remedy.RedactKeys
+	hasRedacted = remedy.HasRedacted
+	restoreKeys = remedy.RestoreKeys
 )
-
-// Key material never leaves the host through wgperf: not in "fix --json", not
-// in a journal, not in the watchdog's revert.sh. A file change that touches a
-// wg-quick config (or a uci file) carries its key lines with the value
-// replaced by keyMark; a rollback puts the file back from the saved content
-// and takes each marked line from the live file, whose keys wgperf never
-// changes.
-
-// keyMark replaces the value of a key line.
-const keyMark = "(redacted by wgperf)"
-
-// keyLineRE matches a line holding key material and captures its kind and the
-// text before the value: wg-quick's PrivateKey/PresharedKey (case-insensitive,
-// as wg-quick reads them) and uci's private_key/preshared_key options.
-var keyLineRE = regexp.MustCompile(`(?i)^(\s*(privatekey|presharedkey)\s*=\s*|\s*(?:option|list)\s+(private_key|preshared_key)\s+)(.*)$`)
-
-// keyKind returns the kind of key a line holds ("" for none) and where its value starts.
-func keyKind(line string) (kind string, valueAt int) {
-	m := keyLineRE.FindStringSubmatchIndex(line)
-	if m == nil {
-		return "", 0
-	}
-	for _, g := range []int{2, 3} {
-		if m[2*g] >= 0 {
-			return strings.ToLower(line[m[2*g]:m[2*g+1]]), m[3]
-		}
-	}
-	return "", 0
-}
-
-// redactKeys returns data with every key value replaced by keyMark.
-func redactKeys(data []byte) []byte {
-	if !bytes.Contains(bytes.ToLower(data), []byte("key")) {
-		return data
-	}
-	lines := strings.SplitAfter(string(data), "\n")
-	changed := false
-	for i, l := range lines {
-		body, nl := strings.CutSuffix(l, "\n")
-		if kind, at := keyKind(body); kind != "" && strings.TrimSpace(body[at:]) != keyMark {
-			lines[i] = body[:at] + keyMark
-			if nl {
-				lines[i] += "\n"
-			}
-			changed = true
-		}
-	}
-	if !changed {
-		return data
-	}
-	return []byte(strings.Join(lines, ""))
-}
-
-// hasRedacted reports whether data holds key lines redactKeys marked.
-func hasRedacted(data []byte) bool { return bytes.Contains(data, []byte(keyMark)) }
-
-// restoreKeys fills the marked key lines of saved with the key lines of live:
-// the n-th marked line of a kind takes the n-th line of that kind in live.
-func restoreKeys(saved, live []byte) ([]byte, error) {
-	have := map[string][]string{}
-	for _, l := range strings.Split(string(live), "\n") {
-		if kind, at := keyKind(l); kind != "" && strings.TrimSpace(l[at:]) != keyMark {
-			have[kind] = append(have[kind], l)
-		}
-	}
-	used := map[string]int{}
-	lines := strings.SplitAfter(string(saved), "\n")
-	for i, l := range lines {
-		body, nl := strings.CutSuffix(l, "\n")
-		kind, at := keyKind(body)
-		if kind == "" || strings.TrimSpace(body[at:]) != keyMark {
-			continue
-		}
-		n := used[kind]
-		if n >= len(have[kind]) {
-			return nil, fmt.Errorf("the live file has no %s line to restore (wgperf does not store keys)", kind)
-		}
-		used[kind]++
-		lines[i] = have[kind][n]
-		if nl {
-			lines[i] += "\n"
-		}
-	}
-	return []byte(strings.Join(lines, "")), nil
-}
-
-// MarshalJSON writes a FileChange with its key lines redacted, so no JSON
-// that wgperf writes (plans, journals) carries key material.
-func (f FileChange) MarshalJSON() ([]byte, error) {
-	type plain FileChange // without this method
-	p := plain(f)
-	p.Old, p.New = redactKeys(f.Old), redactKeys(f.New)
-	return json.Marshal(p)
-}
 
 // restoreAwk is restoreKeys in awk, for the watchdog's revert.sh on hosts
 // without wgperf: ARGV[1] is the live file, ARGV[2] the saved content; it

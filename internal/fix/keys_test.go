@@ -1,6 +1,8 @@
 package fix
 
 import (
+	"github.com/wgperf/wgperf/internal/remedy"
+
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -69,7 +71,7 @@ func TestJournalAndRevertScriptHoldNoKeys(t *testing.T) {
 	conf := filepath.Join(root, "etc/wireguard/wg0.conf")
 	must(t, os.MkdirAll(filepath.Dir(conf), 0o700))
 	pwned := filepath.Join(root, "PWNED")
-	env := &Env{T: target.Local(), Root: root, Platform: Linux}
+	env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: Linux}}
 	j := &Journal{ID: newJournalID(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)), Host: "local\ntouch " + pwned + " #", State: StateConfirming,
 		Entries: []Entry{{Findings: []string{"mtu.tunnel-too-large"}, Status: EntryApplied,
 			Description: "set MTU\ntouch " + pwned + " #\r\x1b[2K",
@@ -218,7 +220,7 @@ func TestRevertScriptRunsOnlyItsUndo(t *testing.T) {
 		}
 		return b.String()
 	}
-	env := &Env{Root: dir}
+	env := &Env{Env: remedy.Env{Root: dir}}
 	for i := range 100 {
 		arg := strings.ReplaceAll(hostile(), "\x00", "")
 		j := &Journal{ID: "20260101T000000.000000000Z", Host: hostile(), Entries: []Entry{

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -78,7 +81,7 @@ func Select(fs []finding.Finding, only []string) ([]Item, []Manual, error) {
 			}
 			key := actionKey(*fx.Action)
 			if i, ok := byKey[key]; ok {
-				if !contains(items[i].Findings, f.ID) {
+				if !slices.Contains(items[i].Findings, f.ID) {
 					items[i].Findings = append(items[i].Findings, f.ID)
 				}
 				break
@@ -241,18 +244,18 @@ func lineDiff(old, new []byte) []string {
 // changes by hand; each step's rollback is in comments below it.
 func (p *Plan) WriteScript(w io.Writer) error {
 	pw := &errWriter{w: w}
-	pw.printf("#!/bin/sh\n# wgperf fix plan for %s (%s, kernel %s).\n", p.Host, p.platformName(), p.Kernel)
+	pw.printf("#!/bin/sh\n# wgperf fix plan for %s (%s, kernel %s).\n", shell.Comment(p.Host), p.platformName(), shell.Comment(p.Kernel))
 	pw.printf("# Review it, then run it as root on that host. Each step's rollback is in the comments below it.\nset -eu\n")
 	for i, it := range p.Items {
 		st := it.Step
-		pw.printf("\n# %d. [%s] %s\n", i+1, strings.Join(it.Findings, ", "), it.act.Describe())
-		pw.printf("#    now: %s\n", st.Summary)
+		pw.printf("\n# %d. [%s] %s\n", i+1, shell.Comment(strings.Join(it.Findings, ", ")), shell.Comment(it.act.Describe()))
+		pw.printf("#    now: %s\n", shell.Comment(st.Summary))
 		if st.Done {
 			pw.printf("#    already in place, nothing to do\n")
 			continue
 		}
 		for _, n := range st.Notes {
-			pw.printf("#    note: %s\n", n)
+			pw.printf("#    note: %s\n", shell.Comment(n))
 		}
 		for _, f := range st.Files {
 			if len(f.Edit) > 0 {
@@ -268,30 +271,33 @@ func (p *Plan) WriteScript(w io.Writer) error {
 		}
 		pw.printf("# rollback:\n")
 		for _, c := range st.Undo {
-			pw.printf("#   %s\n", strings.ReplaceAll(c, "\n", "\n#   "))
+			for _, line := range strings.Split(c, "\n") {
+				pw.printf("#   %s\n", shell.Comment(line))
+			}
 		}
 		for _, f := range st.Files {
 			if !f.Existed {
-				pw.printf("#   rm -f %s\n", target.Quote(f.Path))
+				pw.printf("#   rm -f %s\n", shell.Comment(shell.Quote(f.Path)))
 				continue
 			}
-			pw.printf("#   restore %s to its previous content:\n", f.Path)
+			pw.printf("#   restore %s to its previous content:\n", shell.Comment(f.Path))
 			for _, l := range lineDiff(f.New, f.Old) {
-				pw.printf("#     %s\n", l)
+				pw.printf("#     %s\n", shell.Comment(l))
 			}
 		}
 	}
 	return pw.err
 }
 
-// heredoc is the shell that writes data to path exactly: a quoted here-document
-// when the text allows it, printf otherwise.
-func heredoc(path string, data []byte) string {
-	s := string(data)
-	if strings.HasSuffix(s, "\n") && !strings.Contains(s, "\nWGPERF_EOF\n") && !strings.HasPrefix(s, "WGPERF_EOF\n") {
-		return "cat > " + target.Quote(path) + " <<'WGPERF_EOF'\n" + s + "WGPERF_EOF"
+func heredoc(path string, data []byte) string { return remedy.Heredoc(path, data) }
+
+// splitLines splits text into lines without a trailing empty one.
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
 	}
-	return "printf '%s' " + target.Quote(s) + " > " + target.Quote(path)
+	return strings.Split(s, "\n")
 }
 
 type errWriter struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/fix")
@@ -99,7 +100,7 @@ func wgQuickFindings() []finding.Finding {
 	}
 }
 
-// openWrtHost is a router like golem in seed 000.
+// openWrtHost is a router like golem in the multi-WAN stale endpoint route case.
 func openWrtHost(t *testing.T) *fakeHost {
 	h := newFakeHost("ssh:root@golem")
 	h.on("uname -r", "5.15.150\n")
@@ -252,8 +253,42 @@ func TestKernelAtLeast(t *testing.T) {
 		kernel string
 		want   bool
 	}{{"4.19.0-27-amd64", false}, {"4.20.0", true}, {"6.1.0-18-amd64", true}, {"5.15.150", true}, {"3.10.0-1160.el7.x86_64", false}, {"weird", true}} {
-		if got := (&Env{Kernel: tc.kernel}).KernelAtLeast(4, 20); got != tc.want {
+		if got := (&Env{Env: remedy.Env{Kernel: tc.kernel}}).KernelAtLeast(4, 20); got != tc.want {
 			t.Errorf("KernelAtLeast(4,20) on %q = %v, want %v", tc.kernel, got, tc.want)
 		}
+	}
+}
+
+// TestScriptCommentsHoldRemoteText: what a host answers (here a uci value
+// with a newline and a command after it) is shown on the script's "now:"
+// comment line and must stay a comment; sh -n and a grep for the injected
+// line prove it.
+func TestScriptCommentsHoldRemoteText(t *testing.T) {
+	ctx := context.Background()
+	h := openWrtHost(t)
+	h.on("uci -q get mwan3.wan.reliability", "2\ntouch /tmp/wgperf-injected #\n")
+	env, err := Detect(ctx, h, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, manual, err := Select(openWrtFindings(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := MakePlan(ctx, env, items, manual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script bytes.Buffer
+	if err := p.WriteScript(&script); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(script.String(), "\n") {
+		if strings.Contains(line, "touch /tmp/wgperf-injected") && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			t.Errorf("remote text became a script line: %q", line)
+		}
+	}
+	if !strings.Contains(script.String(), "touch /tmp/wgperf-injected") {
+		t.Errorf("the remote value is not shown at all:\n%s", script.String())
 	}
 }

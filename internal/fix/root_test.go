@@ -125,6 +125,15 @@ func rootActions() []finding.Finding {
 	}
 }
 
+// rootAlternatives are actions that contradict one of rootActions (a full
+// tunnel re-points the endpoint route a split tunnel deletes), so they are
+// applied and rolled back one at a time only.
+func rootAlternatives() []finding.Finding {
+	return []finding.Finding{
+		act(finding.ActEndpointRoute, "endpoint", "46.38.233.77", "via", "192.0.2.254", "dev", "v0"),
+	}
+}
+
 func planFor(t *testing.T, h *labHost, fs []finding.Finding) *Plan {
 	t.Helper()
 	items, manual, err := Select(fs, nil)
@@ -142,7 +151,7 @@ func planFor(t *testing.T, h *labHost, fs []finding.Finding) *Plan {
 // nothing, rollback restores the state byte for byte.
 func TestApplyRollbackEachKind(t *testing.T) {
 	h := newLabHost(t)
-	for _, f := range rootActions() {
+	for _, f := range append(rootActions(), rootAlternatives()...) {
 		t.Run(actionName(f), func(t *testing.T) { applyRollback(t, h, f) })
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
-// Seed 003 in the multi-wan lab: both uplinks at 100 Mbit/s, one tunnel uses
+// The ECMP-over-bonding case in the multi-wan lab: both uplinks at 100 Mbit/s, one tunnel uses
 // only the primary. "fix ecmp --tunnels 2 --apply --verify" adds a tunnel
 // pinned to the backup uplink and a multipath route; parallel streams to site
 // B's network must then carry at least 1.7 times as much.

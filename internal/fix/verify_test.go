@@ -5,31 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/wgperf/wgperf/internal/finding"
 )
-
-func TestIsMTUPlan(t *testing.T) {
-	item := func(kind string, done bool) Item {
-		return Item{Action: finding.Action{Kind: kind}, Step: Step{Done: done}}
-	}
-	tests := []struct {
-		name  string
-		items []Item
-		want  bool
-	}{
-		{"wg-mtu", []Item{item(finding.ActSysctl, false), item(finding.ActWGMTU, false)}, true},
-		{"mss clamp", []Item{item(finding.ActMSSClamp, false)}, true},
-		{"MTU already in place", []Item{item(finding.ActWGMTU, true), item(finding.ActCongestion, false)}, false},
-		{"congestion only", []Item{item(finding.ActCongestion, false)}, false},
-		{"empty", nil, false},
-	}
-	for _, tt := range tests {
-		if got := IsMTUPlan(&Plan{Items: tt.items}); got != tt.want {
-			t.Errorf("%s: IsMTUPlan = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
 
 func TestVerificationWriteText(t *testing.T) {
 	m := func(v float64, d string) Measurement {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -16,7 +17,7 @@ import (
 
 // FromDiagnosis is the report of "wgperf diagnose": findings, hosts and the
 // checks that could not run.
-func FromDiagnosis(d Diagnosis) Document {
+func FromDiagnosis(d diagnose.Diagnosis) Document {
 	return Document{Title: "wgperf diagnose", Hosts: d.Hosts, Findings: d.Findings, Skipped: d.Skipped}
 }
 
@@ -25,7 +26,7 @@ func FromDiagnosis(d Diagnosis) Document {
 func FromBench(rep *bench.Report) Document {
 	return Document{
 		Title:    fmt.Sprintf("wgperf bench: %s → %s (%s)", rep.Client, rep.Server, rep.TunnelAddr),
-		Hosts:    []Host{{Host: rep.Client}, {Host: rep.Server}},
+		Hosts:    []diagnose.Host{{Host: rep.Client}, {Host: rep.Server}},
 		Findings: orEmpty(rep.Findings),
 		Runs:     BenchRuns(rep, ""),
 	}
@@ -53,7 +54,7 @@ func BenchRuns(rep *bench.Report, label string) []BenchRun {
 func FromMTU(res *mtu.Result) Document {
 	return Document{
 		Title:    fmt.Sprintf("wgperf mtu: %s → %s", res.Client, res.Addr),
-		Hosts:    []Host{{Host: res.Client}},
+		Hosts:    []diagnose.Host{{Host: res.Client}},
 		Findings: orEmpty(res.Findings),
 		MTU:      res,
 	}
@@ -158,7 +159,7 @@ func ReadDocument(r io.Reader) (*Document, error) {
 		}
 		doc = FromMTU(&res)
 	case has("findings"):
-		var d Diagnosis
+		var d diagnose.Diagnosis
 		if err := json.Unmarshal(data, &d); err != nil {
 			return nil, jsonError("diagnose results", err)
 		}

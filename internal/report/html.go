@@ -1,3 +1,7 @@
+// Package report renders wgperf results as one self-contained HTML file: the
+// findings with their evidence and fixes, bench matrices and charts, path-MTU
+// searches and lab run scenarios. Text and JSON renderers sit next to their
+// result types (diagnose, bench, mtu, ...).
 package report
 
 import (
@@ -11,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -23,7 +28,7 @@ import (
 type Document struct {
 	Title     string            `json:"title,omitempty"`
 	Generated time.Time         `json:"generated,omitempty"`
-	Hosts     []Host            `json:"hosts,omitempty"`
+	Hosts     []diagnose.Host   `json:"hosts,omitempty"`
 	Findings  []finding.Finding `json:"findings"`
 	Skipped   []check.Skip      `json:"skipped,omitempty"`
 	// Unreachable are inventory hosts "diagnose --inventory" could not collect.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
@@ -54,7 +55,7 @@ func diagnosisJSON(t testing.TB) []byte {
 	}
 	snaps := []*facts.Snapshot{snap}
 	var b bytes.Buffer
-	if err := WriteJSON(&b, NewDiagnosis(snaps, check.Run(snaps, check.Options{}))); err != nil {
+	if err := diagnose.WriteJSON(&b, diagnose.NewDiagnosis(snaps, check.Run(snaps, check.Options{}))); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

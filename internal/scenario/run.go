@@ -361,22 +361,22 @@ func (r *runner) fix(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		items, manual, err := fix.Select(byHost[host], nil)
+		items, _, err := fix.Select(byHost[host], nil)
 		if err != nil {
 			return err
 		}
 		if len(items) == 0 {
 			return fmt.Errorf("no automatic fix for %s on %s", strings.Join(fixIDs, ", "), host)
 		}
-		t = r.fixTarget(t, items)
-		env, err := fix.Detect(ctx, t, r.root)
+		env, err := fix.Detect(ctx, r.fixTarget(t, items), r.root)
 		if err != nil {
 			return err
 		}
-		plan, err := fix.MakePlan(ctx, env, items, manual)
+		plan, err := fix.PlanFindings(ctx, env, byHost[host], nil)
 		if err != nil {
 			return err
 		}
+		t = env.T
 		for _, it := range plan.Items {
 			for _, c := range it.Step.Commands {
 				r.res.Fix = append(r.res.Fix, c)

@@ -20,7 +20,7 @@ type Config struct {
 	Parallel                         int    // streams of the parallel runs; < 2 skips them
 	Omit, Seconds                    int
 	Quick                            bool    // single stream only, short runs
-	UDPMbit                          float64 // > 0 adds seed 001's UDP control runs
+	UDPMbit                          float64 // > 0 adds UDP control runs (loss without TCP)
 	Hops                             int     // WireGuard hops between client and server (expectation 50% when > 1)
 	Port                             int
 	Progress                         io.Writer // nil: quiet

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -26,7 +27,7 @@ func TestBenchServerOverSSH(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ep, err := bench.Discover(ctx, l.Target("a"), remote)
+	ep, err := discover.Tunnel(ctx, l.Target("a"), remote)
 	if err != nil {
 		t.Fatal(err)
 	}

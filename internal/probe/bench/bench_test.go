@@ -176,7 +176,7 @@ func TestAnalyze(t *testing.T) {
 			want: "",
 		},
 		{
-			name: "seed 004 oscillation between 180 and 90",
+			name: "relay case oscillation between 180 and 90",
 			rep: func(t *testing.T) *Report {
 				return report(run(PathTunnel, Upload, 1, synthetic(180, 175, 90, 95, 170, 180, 92, 88, 176, 181)))
 			},
@@ -264,7 +264,7 @@ func TestAnalyze(t *testing.T) {
 				tt.check(t, r)
 			}
 			var buf bytes.Buffer
-			if err := WriteText(&buf, r); err != nil || !strings.Contains(buf.String(), "PATH") {
+			if err := r.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "PATH") {
 				t.Errorf("WriteText: %v\n%s", err, buf.String())
 			}
 		})

@@ -1,197 +1,31 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net"
-	"strings"
 
-	"github.com/wgperf/wgperf/internal/collect"
-	"github.com/wgperf/wgperf/internal/facts"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/discover"
 )
 
-// Link is an interface and its addresses, from "ip -j addr".
-type Link struct {
-	Name  string
-	Addrs []string // without prefix length
-}
-
-// ParseIPAddr reads "ip -j addr".
-func ParseIPAddr(r io.Reader) ([]Link, error) {
-	var raw []struct {
-		IfName   string `json:"ifname"`
-		AddrInfo []struct {
-			Family string `json:"family"`
-			Local  string `json:"local"`
-		} `json:"addr_info"`
-	}
-	if err := json.NewDecoder(r).Decode(&raw); err != nil {
-		return nil, fmt.Errorf("ip -j addr: %w", err)
-	}
-	var out []Link
-	for _, l := range raw {
-		if l.IfName == "" {
-			return nil, fmt.Errorf("ip -j addr: an entry without ifname")
+// Discover fills what was not given from the tunnel between Client and
+// Server: the server's tunnel address, its underlay address when underlay is
+// wanted (otherwise none: the bench measures the tunnel only), and both ends'
+// WireGuard interfaces.
+func (c *Config) Discover(ctx context.Context, underlay bool) error {
+	if c.TunnelAddr == "" || (c.UnderlayAddr == "" && underlay) {
+		ep, err := discover.Tunnel(ctx, c.Client, c.Server)
+		if err != nil {
+			return err
 		}
-		link := Link{Name: l.IfName}
-		for _, a := range l.AddrInfo {
-			if a.Local != "" {
-				link.Addrs = append(link.Addrs, a.Local)
-			}
+		if c.TunnelAddr == "" {
+			c.TunnelAddr = ep.TunnelAddr
 		}
-		out = append(out, link)
-	}
-	return out, nil
-}
-
-// Endpoints is what bench needs to know about a client/server pair.
-type Endpoints struct {
-	TunnelAddr      string // the server's WireGuard address
-	UnderlayAddr    string // the server's endpoint address, as the client's peer names it
-	ClientInterface string
-	ServerInterface string
-}
-
-// Match finds, among the client's WireGuard interfaces, the peer that is the
-// server: its endpoint is one of the server's addresses, or its key is a
-// server interface's key. Interfaces that are not links on their host are
-// ignored: "wg show all dump" also lists userspace interfaces of other
-// namespaces that share /var/run/wireguard.
-func Match(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts.WGInterface, serverLinks []Link) (Endpoints, error) {
-	clientWG = onHost(clientWG, clientLinks)
-	serverWG = onHost(serverWG, serverLinks)
-	if len(clientWG) == 0 {
-		return Endpoints{}, fmt.Errorf("the client has no WireGuard interface: give --tunnel-addr and --underlay-addr")
-	}
-	serverAddr := map[string]string{} // address -> link
-	for _, l := range serverLinks {
-		for _, a := range l.Addrs {
-			serverAddr[a] = l.Name
+		if c.UnderlayAddr == "" {
+			c.UnderlayAddr = ep.UnderlayAddr
 		}
+		c.ClientInterface, c.ServerInterface = ep.ClientInterface, ep.ServerInterface
 	}
-	serverByKey := map[string]facts.WGInterface{}
-	for _, w := range serverWG {
-		serverByKey[w.PublicKey] = w
+	if !underlay {
+		c.UnderlayAddr = ""
 	}
-	for _, w := range clientWG {
-		for _, p := range w.Peers {
-			host := endpointHost(p.Endpoint)
-			sw, keyMatch := serverByKey[p.PublicKey]
-			if _, addrMatch := serverAddr[host]; !addrMatch && !keyMatch {
-				continue
-			}
-			ep := Endpoints{ClientInterface: w.Name}
-			if _, ok := serverAddr[host]; ok {
-				ep.UnderlayAddr = host
-			}
-			if keyMatch {
-				ep.ServerInterface = sw.Name
-				ep.TunnelAddr = firstIPv4(serverLinks, sw.Name)
-			}
-			if ep.TunnelAddr == "" {
-				ep.TunnelAddr = allowedAddrOnServer(p.AllowedIPs, serverAddr)
-			}
-			if ep.TunnelAddr == "" {
-				return ep, fmt.Errorf("found the server as peer of %s, but not its tunnel address: give --tunnel-addr", w.Name)
-			}
-			return ep, nil
-		}
-	}
-	return Endpoints{}, fmt.Errorf("no peer of the client's WireGuard interfaces (%s) has its endpoint on the server or the server's key: give --tunnel-addr and --underlay-addr",
-		names(clientWG))
-}
-
-func onHost(ws []facts.WGInterface, links []Link) []facts.WGInterface {
-	have := map[string]bool{}
-	for _, l := range links {
-		have[l.Name] = true
-	}
-	var out []facts.WGInterface
-	for _, w := range ws {
-		if have[w.Name] {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-func names(ws []facts.WGInterface) string {
-	var n []string
-	for _, w := range ws {
-		n = append(n, w.Name)
-	}
-	return strings.Join(n, ", ")
-}
-
-func endpointHost(ep string) string {
-	if h, _, err := net.SplitHostPort(ep); err == nil {
-		return h
-	}
-	return ep
-}
-
-func firstIPv4(links []Link, name string) string {
-	for _, l := range links {
-		if l.Name != name {
-			continue
-		}
-		for _, a := range l.Addrs {
-			if ip := net.ParseIP(a); ip != nil && ip.To4() != nil {
-				return a
-			}
-		}
-	}
-	return ""
-}
-
-// allowedAddrOnServer picks a host address from the peer's allowed IPs that the server holds.
-func allowedAddrOnServer(allowed []string, serverAddr map[string]string) string {
-	for _, a := range allowed {
-		host := strings.SplitN(a, "/", 2)[0]
-		if _, ok := serverAddr[host]; ok {
-			return host
-		}
-	}
-	return ""
-}
-
-// Discover asks both targets for their WireGuard state and addresses and
-// matches them up.
-func Discover(ctx context.Context, client, server target.Target) (Endpoints, error) {
-	cWG, cLinks, err := wgState(ctx, client)
-	if err != nil {
-		return Endpoints{}, err
-	}
-	sWG, sLinks, err := wgState(ctx, server)
-	if err != nil {
-		return Endpoints{}, err
-	}
-	return Match(cWG, cLinks, sWG, sLinks)
-}
-
-func wgState(ctx context.Context, t target.Target) ([]facts.WGInterface, []Link, error) {
-	out, err := t.Run(ctx, "ip", "-j", "addr")
-	if err != nil {
-		return nil, nil, err
-	}
-	links, err := ParseIPAddr(bytes.NewReader(out))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", t, err)
-	}
-	out, err = t.Run(ctx, "wg", "show", "all", "dump")
-	if err != nil {
-		if target.IsNotFound(err) {
-			return nil, links, fmt.Errorf("wg is not installed on %s (apt-get install wireguard-tools): give --tunnel-addr and --underlay-addr", t)
-		}
-		return nil, links, err
-	}
-	wg, err := collect.ParseWGDump(bytes.NewReader(out))
-	if err != nil {
-		return nil, links, fmt.Errorf("%s: %w", t, err)
-	}
-	return wg, links, nil
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/testutil"
@@ -19,7 +20,7 @@ func TestBenchHealthyLab(t *testing.T) {
 	l := labtest.Up(t, lab.Config{Name: "wgb1", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 200}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ep, err := Discover(ctx, l.Target("a"), l.Target("b"))
+	ep, err := discover.Tunnel(ctx, l.Target("a"), l.Target("b"))
 	if err != nil {
 		t.Fatal(err)
 	}

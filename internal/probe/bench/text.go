@@ -11,7 +11,7 @@ import (
 
 // WriteText prints the report as tables: every run, the tunnel/underlay
 // comparison, and the findings with their evidence and fixes.
-func WriteText(w io.Writer, r *Report) error {
+func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "bench %s -> %s: tunnel %s", r.Client, r.Server, r.TunnelAddr)
 	if r.UnderlayAddr != "" {
 		fmt.Fprintf(w, ", underlay %s", r.UnderlayAddr)

@@ -2,13 +2,12 @@ package icmpburst
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// RaisedLimit is the rate seed 000 raised banIP's ICMP limit to.
+// RaisedLimit is the rate the multi-WAN stale endpoint route case raised banIP's ICMP limit to.
 const RaisedLimit = 250
 
 // Findings reports icmp.ratelimit-drops when one-shot pings fail clearly more
@@ -19,11 +18,11 @@ func Findings(r *Result) []finding.Finding {
 		return nil
 	}
 	f := finding.Finding{
-		ID: "icmp.ratelimit-drops", Severity: finding.Warning, Host: r.Host,
+		ID: finding.ICMPRatelimitDrops, Severity: finding.Warning, Host: r.Host,
 		Title: fmt.Sprintf("One-shot pings fail %d/%d, a persistent ping %d/%d: a rate limiter drops reply bursts",
 			one.Failed, one.Sent, per.Failed, per.Sent),
 		Detail: "Health checkers (mwan3, keepalived, monitoring) spawn one ping per check; their replies arrive in bursts that an ICMP " +
-			"flood rule with a small burst drops, so the checker declares a healthy uplink dead and fails over (seed 000).",
+			"flood rule with a small burst drops, so the checker declares a healthy uplink dead and fails over.",
 		Evidence: []finding.Evidence{
 			{Source: "ping -c 1 (separate processes)", Key: "failed", Value: fmt.Sprintf("%d of %d", one.Failed, one.Sent), Threshold: "0"},
 			{Source: "ping -c N -i 0.2 (one process)", Key: "failed", Value: fmt.Sprintf("%d of %d", per.Failed, per.Sent)},
@@ -32,13 +31,10 @@ func Findings(r *Result) []finding.Finding {
 	for _, g := range r.Grew {
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "nft -j list ruleset", Key: g.String(), Value: fmt.Sprintf("+%d packets during the test", g.Packets), Threshold: "+0"})
 		if g.Rule != nil && g.Rule.Limit != nil && g.Rule.Backend != "iptables" {
-			rate := strconv.Itoa(RaisedLimit)
-			f.Fixes = append(f.Fixes, finding.Fix{
-				Description: fmt.Sprintf("Raise the limit of rule %d in %s %s %s to %d/second", g.Rule.Handle, g.Rule.Family, g.Rule.Table, g.Rule.Chain, RaisedLimit),
-				Commands:    []string{target.Quote("nft", "-a", "list", "chain", g.Rule.Family, g.Rule.Table, g.Rule.Chain)},
-				Action: &finding.Action{Kind: finding.ActICMPLimit, Params: map[string]string{"rate": rate, "family": g.Rule.Family,
-					"table": g.Rule.Table, "chain": g.Rule.Chain, "handle": strconv.Itoa(g.Rule.Handle)}},
-			})
+			rule := remedy.NftRule{Family: g.Rule.Family, Table: g.Rule.Table, Chain: g.Rule.Chain, Handle: g.Rule.Handle, Text: g.Rule.Text}
+			raise, err := remedy.NftReplaceRule(rule, RaisedLimit)
+			f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Raise the limit of rule %d in %s %s %s to %d/second",
+				g.Rule.Handle, g.Rule.Family, g.Rule.Table, g.Rule.Chain, RaisedLimit), raise, err)...)
 		}
 	}
 	if len(r.Grew) == 0 {

@@ -1,4 +1,4 @@
-// Package icmpburst is seed 000's experiment: N one-shot pings, each its own
+// Package icmpburst is the multi-WAN case's experiment: N one-shot pings, each its own
 // process as mwan3 and similar health checkers run them, against one
 // persistent ping of N packets. Failures in the first but not the second point
 // at a rate limiter that drops reply bursts; the firewall counters read before
@@ -102,7 +102,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	return res, nil
 }
 
-// OneShotScript is seed 000's loop: every ping its own process, back to back.
+// OneShotScript is a health checker's loop: every ping its own process, back to back.
 func OneShotScript(targets []string, count, wait int) string {
 	var quoted []string
 	for _, t := range targets {

@@ -28,7 +28,7 @@ func load(t *testing.T, name string) snapshot {
 	return snapshot{rules, counters}
 }
 
-// Recorded on a lab whose A has seed 000's banIP rule (limit rate over 25/second
+// Recorded on a lab whose A has the multi-WAN case's banIP rule (limit rate over 25/second
 // burst 5, counter cnt_icmpflood, drop) on its uplink: 15 rounds of one-shot
 // pings to R and B, then one persistent ping of 15 to B.
 func TestRecordedExperiment(t *testing.T) {
@@ -81,7 +81,7 @@ func TestFindingsNeedADifference(t *testing.T) {
 		{Mode{Sent: 30, Failed: 0}, Mode{Sent: 30}, false},
 		{Mode{Sent: 30, Failed: 5}, Mode{Sent: 30, Failed: 5}, false}, // plain loss hits both
 		{Mode{Sent: 30, Failed: 1}, Mode{Sent: 30}, false},            // 3%: one lost reply is noise
-		{Mode{Sent: 30, Failed: 4}, Mode{Sent: 30}, true},             // seed 000: 4/30 vs 0/50
+		{Mode{Sent: 30, Failed: 4}, Mode{Sent: 30}, true},             // multi-WAN case: 4/30 vs 0/50
 	} {
 		got := len(Findings(&Result{Host: "h", OneShot: tt.one, Persistent: tt.per})) == 1
 		if got != tt.want {

@@ -9,7 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 )
 
-// Seed 000's banIP rule on A's uplink: one-shot pings fail, the persistent
+// The multi-WAN case's banIP rule on A's uplink: one-shot pings fail, the persistent
 // ping does not, and the rule's counter grows.
 func TestICMPBurstLab(t *testing.T) {
 	l := labtest.Up(t, lab.Config{Name: "wgb3", Topology: lab.SiteToSite, ICMPLimit: 25})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/clock"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -31,6 +32,9 @@ type Test struct {
 	// Timeout bounds the client run; 0 allows Omit+Seconds+20 s. A run that
 	// outlives it fails with ErrStalled.
 	Timeout time.Duration
+	// Clock waits for the server to start and the client to connect; the zero
+	// value is real time.
+	Clock clock.Clock
 }
 
 // ErrStalled is wrapped by the error of a run that did not finish in time, as
@@ -46,7 +50,7 @@ func Run(ctx context.Context, client, server target.Target, t Test) (*Result, er
 	if t.Seconds <= 0 {
 		t.Seconds = 10
 	}
-	srv, err := StartServer(ctx, server, t.Port, t.Omit+t.Seconds+30)
+	srv, err := startServer(ctx, server, t.Port, t.Omit+t.Seconds+30, t.Clock)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +73,10 @@ type Server struct {
 // test, or after idleSecs without a client (so a server left on a remote host
 // by a lost ssh connection does not linger).
 func StartServer(ctx context.Context, t target.Target, port, idleSecs int) (*Server, error) {
+	return startServer(ctx, t, port, idleSecs, clock.Clock{})
+}
+
+func startServer(ctx context.Context, t target.Target, port, idleSecs int, clk clock.Clock) (*Server, error) {
 	if err := Check(ctx, t); err != nil {
 		return nil, err
 	}
@@ -80,11 +88,7 @@ func StartServer(ctx context.Context, t target.Target, port, idleSecs int) (*Ser
 	}
 	s := &Server{target: t, port: port, proc: proc}
 	// A server that cannot listen exits at once; give it a moment to do so.
-	deadline := time.Now().Add(400 * time.Millisecond)
-	for time.Now().Before(deadline) && !proc.Exited() {
-		time.Sleep(25 * time.Millisecond)
-	}
-	if proc.Exited() {
+	if clk.WaitUntil(400*time.Millisecond, 25*time.Millisecond, proc.Exited) {
 		return nil, s.startError()
 	}
 	return s, nil
@@ -173,7 +177,7 @@ func runClient(ctx context.Context, client, server target.Target, srv *Server, t
 		res      *Result
 		err      error
 		ie       *Error
-		deadline = time.Now().Add(serverStartWait)
+		deadline = t.Clock.Now().Add(serverStartWait)
 	)
 	for {
 		out, runErr = client.Run(ctx, "iperf3", ClientArgs(t)...)
@@ -181,10 +185,10 @@ func runClient(ctx context.Context, client, server target.Target, srv *Server, t
 			return res, nil
 		}
 		refused := errors.As(err, &ie) && strings.Contains(ie.Message, "Connection refused")
-		if !refused || srv.proc.Exited() || time.Now().After(deadline) || ctx.Err() != nil {
+		if !refused || srv.proc.Exited() || t.Clock.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
-		time.Sleep(200 * time.Millisecond)
+		t.Clock.Sleep(200 * time.Millisecond)
 	}
 	switch {
 	case errors.As(err, &ie):

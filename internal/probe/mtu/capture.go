@@ -11,9 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/clock"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -122,7 +124,7 @@ type MSSPath struct {
 // Clamped reports whether the MSS changed on the way.
 func (p MSSPath) Clamped() bool { return p.Sent != p.Received }
 
-// CaptureResult is seed 002's negotiated-MSS measurement over the underlay.
+// CaptureResult is the negotiated-MSS measurement over the underlay.
 type CaptureResult struct {
 	Client          string  `json:"client"`
 	Server          string  `json:"server"`
@@ -208,22 +210,18 @@ func CaptureFindings(r *CaptureResult) []finding.Finding {
 		hdr, over = TCPIPv6Headers, OverheadIPv6
 	}
 	m := strconv.Itoa(r.WGMTU)
+	fix, err := remedy.WGMTU(r.ClientInterface, r.WGMTU, remedy.Unknown, "")
 	return []finding.Finding{{
-		ID: "mtu.tunnel-too-large", Severity: finding.Warning, Host: r.Client, Interface: r.ClientInterface,
+		ID: finding.MTUTunnelTooLarge, Severity: finding.Warning, Host: r.Client, Interface: r.ClientInterface,
 		Title: fmt.Sprintf("WireGuard MTU %d on %s is above the %d the negotiated MSS leaves room for", r.ClientWGMTU, r.ClientInterface, r.WGMTU),
 		Detail: fmt.Sprintf("A TCP handshake over the underlay to %s negotiated MSS %d, so the narrowest link carries %d-byte packets (MSS + %d). "+
-			"WireGuard adds %d bytes, so tunnel packets above %d bytes are fragmented or dropped (seed 002).", r.Addr, r.NarrowestMSS, r.PathMTU, hdr, over, r.WGMTU),
+			"WireGuard adds %d bytes, so tunnel packets above %d bytes are fragmented or dropped.", r.Addr, r.NarrowestMSS, r.PathMTU, hdr, over, r.WGMTU),
 		Evidence: []finding.Evidence{
 			{Source: "tcpdump SYN", Key: fmt.Sprintf("MSS %s -> %s", r.Forward.From, r.Forward.To), Value: fmt.Sprintf("sent %d, received %d", r.Forward.Sent, r.Forward.Received)},
 			{Source: "tcpdump SYN-ACK", Key: fmt.Sprintf("MSS %s -> %s", r.Reverse.From, r.Reverse.To), Value: fmt.Sprintf("sent %d, received %d", r.Reverse.Sent, r.Reverse.Received)},
 			{Source: "/sys/class/net/" + r.ClientInterface + "/mtu", Key: "WireGuard MTU", Value: strconv.Itoa(r.ClientWGMTU), Threshold: "<= " + m},
 		},
-		Fixes: []finding.Fix{{
-			Description: fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU),
-			Commands:    []string{target.Quote("ip", "link", "set", "dev", r.ClientInterface, "mtu", m)},
-			Config:      []finding.ConfigSnippet{{Path: "/etc/wireguard/" + r.ClientInterface + ".conf [Interface]", Lines: []string{"MTU = " + m}}},
-			Action:      &finding.Action{Kind: finding.ActWGMTU, Params: map[string]string{"interface": r.ClientInterface, "mtu": m}},
-		}},
+		Fixes: remedy.Fixes(fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU), fix, err),
 	}}
 }
 
@@ -234,13 +232,14 @@ type CaptureConfig struct {
 	ClientInterface string // the client's WireGuard interface ("" skips the finding)
 	Port            int    // iperf3 port the handshake goes to (0: iperf.DefaultPort)
 	Progress        io.Writer
+	Clock           clock.Clock // waits for tcpdump; the zero value is real time
 }
 
 // Capture runs tcpdump on both ends' underlay interfaces, opens one TCP
 // connection over the underlay (a 1 s iperf3 run) and reads the MSS of the
-// SYN and SYN-ACK as each end sent and received them (seed 002).
+// SYN and SYN-ACK as each end sent and received them.
 func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
-	start := time.Now()
+	start := c.Clock.Now()
 	if c.Port == 0 {
 		c.Port = iperf.DefaultPort
 	}
@@ -279,7 +278,7 @@ func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 		t   target.Target
 		dev string
 	}{{c.Client, cDev}, {c.Server, sDev}} {
-		p, err := startTcpdump(ctx, end.t, end.dev, filter)
+		p, err := startTcpdump(ctx, c.Clock, end.t, end.dev, filter)
 		if err != nil {
 			return nil, err
 		}
@@ -288,14 +287,11 @@ func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 	if c.Progress != nil {
 		fmt.Fprintf(c.Progress, "tcpdump on %s %s and %s %s; one TCP connection to %s port %d\n", c.Client, cDev, c.Server, sDev, c.Addr, c.Port)
 	}
-	if _, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: 1, Timeout: 15 * time.Second}); err != nil {
+	if _, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: 1, Timeout: 15 * time.Second, Clock: c.Clock}); err != nil {
 		return nil, fmt.Errorf("TCP connection over the underlay: %w", err)
 	}
 	// -c 2 ends tcpdump after the handshake; give it a moment to print.
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) && !(dumps[0].Exited() && dumps[1].Exited()) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	c.Clock.WaitUntil(3*time.Second, 20*time.Millisecond, func() bool { return dumps[0].Exited() && dumps[1].Exited() })
 	var syns [2][]SYN
 	for i, p := range dumps {
 		_ = p.Stop(time.Second)
@@ -306,7 +302,7 @@ func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 	if err := AnalyzeCapture(res, syns[0], syns[1]); err != nil {
 		return nil, err
 	}
-	res.Seconds = time.Since(start).Seconds()
+	res.Seconds = c.Clock.Since(start).Seconds()
 	return res, nil
 }
 
@@ -325,7 +321,7 @@ func routeDev(ctx context.Context, t target.Target, addr string) (dev, src strin
 
 // startTcpdump starts "tcpdump -c 2" on t and waits until it listens. Its
 // packet lines go to stderr with its messages, which Process keeps.
-func startTcpdump(ctx context.Context, t target.Target, dev, filter string) (*target.Process, error) {
+func startTcpdump(ctx context.Context, clk clock.Clock, t target.Target, dev, filter string) (*target.Process, error) {
 	if _, err := t.Run(ctx, "tcpdump", "--version"); target.IsNotFound(err) {
 		return nil, fmt.Errorf("tcpdump is not installed on %s: install it there (apt-get install tcpdump, dnf install tcpdump or opkg install tcpdump)", t)
 	}
@@ -333,13 +329,14 @@ func startTcpdump(ctx context.Context, t target.Target, dev, filter string) (*ta
 	if err != nil {
 		return nil, err
 	}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if strings.Contains(p.Stderr(), "listening on") {
-			return p, nil
-		}
-		if p.Exited() {
-			return nil, fmt.Errorf("%s: tcpdump on %s: %s", t, dev, lastLine(p.Stderr()))
-		}
+	listening := clk.WaitUntil(5*time.Second, 20*time.Millisecond, func() bool {
+		return strings.Contains(p.Stderr(), "listening on") || p.Exited()
+	})
+	switch {
+	case listening && strings.Contains(p.Stderr(), "listening on"):
+		return p, nil
+	case listening:
+		return nil, fmt.Errorf("%s: tcpdump on %s: %s", t, dev, lastLine(p.Stderr()))
 	}
 	_ = p.Stop(time.Second)
 	return nil, fmt.Errorf("%s: tcpdump on %s did not start listening within 5 s", t, dev)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // Findings turns a probe result into mtu.pmtud-blackhole when large packets
@@ -17,9 +17,9 @@ func Findings(r *Result) []finding.Finding {
 		return nil
 	}
 	f := finding.Finding{
-		ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
+		ID: finding.MTUPMTUDBlackhole, Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
 		Detail: "Packets larger than the narrowest hop are dropped and the ICMP \"fragmentation needed\" that should tell the sender " +
-			"never arrives, so TCP retransmits the same oversized segments forever (seed 001). Lower the WireGuard MTU and clamp the MSS, " +
+			"never arrives, so TCP retransmits the same oversized segments forever. Lower the WireGuard MTU and clamp the MSS, " +
 			"or let ICMP type 3 code 4 (ICMPv6 packet too big) through.",
 	}
 	if r.PathMTU > 0 {
@@ -49,28 +49,19 @@ func Findings(r *Result) []finding.Finding {
 				Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*r.ReferenceMbit, ReferenceMSS)})
 	}
 	if r.WGMTU > 0 {
-		m := strconv.Itoa(r.WGMTU)
 		iface := r.ClientIface
 		if iface == "" {
 			iface = "wg0"
 		}
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU),
-			Commands:    []string{target.Quote("ip", "link", "set", "dev", iface, "mtu", m)},
-			Config:      []finding.ConfigSnippet{{Path: "/etc/wireguard/" + iface + ".conf [Interface]", Lines: []string{"MTU = " + m}}},
-			Action:      &finding.Action{Kind: finding.ActWGMTU, Params: map[string]string{"interface": iface, "mtu": m}},
-		})
-		mss := strconv.Itoa(r.MSSClamp)
-		f.Fixes = append(f.Fixes, finding.Fix{
-			Description: fmt.Sprintf("Clamp the MSS of TCP entering %s to %d, for hosts behind this one", iface, r.MSSClamp),
-			Commands: []string{"nft add table inet wgperf",
-				"nft add chain inet wgperf forward '{ type filter hook forward priority mangle; }'",
-				fmt.Sprintf(`nft 'add rule inet wgperf forward oifname "%s" tcp flags syn / syn,rst tcp option maxseg size set %s'`, iface, mss)},
-			Action: &finding.Action{Kind: finding.ActMSSClamp, Params: map[string]string{"oif": iface, "mss": mss}},
-		})
+		// The probe does not know the client's platform: the fix shows the
+		// wg-quick and the OpenWrt way.
+		mtu, err := remedy.WGMTU(iface, r.WGMTU, remedy.Unknown, "")
+		f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU), mtu, err)...)
+		clamp, err := remedy.MSSClamp(iface, r.MSSClamp, remedy.Unknown)
+		f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Clamp the MSS of TCP entering %s to %d, for hosts behind this one", iface, r.MSSClamp), clamp, err)...)
 	}
 	f.Fixes = append(f.Fixes, finding.Fix{
-		Description: "Let ICMP fragmentation-needed through on the router that drops it (the cure, seed 001)",
+		Description: "Let ICMP fragmentation-needed through on the router that drops it (the cure)",
 		Commands:    []string{"nft insert rule inet filter forward icmp type destination-unreachable icmp code frag-needed accept"},
 	})
 	return []finding.Finding{f}

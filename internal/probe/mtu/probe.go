@@ -70,7 +70,7 @@ type Result struct {
 	WGMTU         int     `json:"wg_mtu"`    // recommended WireGuard MTU
 	MSSClamp      int     `json:"mss_clamp"` // recommended MSS clamp inside the tunnel
 	Probes        []Probe `json:"probes"`
-	// MSS stepping (seed 001): the largest healthy MSS and the first collapsed one.
+	// MSS stepping: the largest healthy MSS and the first collapsed one.
 	MSSRuns       []MSSRun          `json:"mss_runs,omitempty"`
 	ReferenceMbit float64           `json:"reference_mbit,omitempty"`
 	MSSGood       int               `json:"mss_good,omitempty"`

@@ -1,8 +1,8 @@
 // Package mtu finds the usable path MTU between two hosts and the WireGuard
 // MTU and MSS clamp that fit it, even when ICMP is filtered.
 //
-// DF pings bisect the path MTU (seed 004); when large probes vanish without an
-// ICMP "fragmentation needed" the path is a PMTUD black hole (seed 001), and
+// DF pings bisect the path MTU; when large probes vanish without an
+// ICMP "fragmentation needed" the path is a PMTUD black hole, and
 // TCP MSS stepping through the tunnel locates the throughput cliff. The search
 // plans are pure state machines; Probe is the I/O around them.
 package mtu

@@ -1,4 +1,4 @@
-// Package shaping is seed 004's threshold sweep: cap the sender's tunnel
+// Package shaping is a threshold sweep: cap the sender's tunnel
 // interface with tbf at several rates, measure each, and recommend the cap with
 // the best stable throughput. A sender that oscillates uncapped (a CPU or queue
 // saturating) often moves more data capped just below its knee.
@@ -19,6 +19,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -147,7 +148,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		res.Steps = append(res.Steps, step)
 	}
 	res.Recommended = Recommend(res.Steps)
-	res.Findings = findings(res)
+	res.Findings = Findings(res)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
@@ -198,7 +199,9 @@ func restore(ctx context.Context, t target.Target, dev string, prev qdisc) error
 	return fmt.Errorf("could not restore the root qdisc of %s on %s (was: %s %s %s): %w", dev, t, prev.Kind, prev.Handle, prev.Options, lastErr)
 }
 
-func findings(r *Result) []finding.Finding {
+// Findings is throughput.oscillation with a tbf cap when the sweep found a
+// steadier rate. It is pure.
+func Findings(r *Result) []finding.Finding {
 	if r.Recommended == 0 || len(r.Steps) == 0 {
 		return nil
 	}
@@ -211,20 +214,16 @@ func findings(r *Result) []finding.Finding {
 			capped = s
 		}
 	}
-	rate := strconv.Itoa(r.Recommended) + "mbit"
+	tbf, err := remedy.TBF(r.Device, strconv.Itoa(r.Recommended)+"mbit")
 	return []finding.Finding{{
-		ID: "throughput.oscillation", Severity: finding.Warning, Host: r.Client, Interface: r.Device,
+		ID: finding.ThroughputOscillation, Severity: finding.Warning, Host: r.Client, Interface: r.Device,
 		Title: fmt.Sprintf("Capped at %d Mbit/s the tunnel is steadier: %.1f Mbit/s (cv %.2f) vs %.1f Mbit/s uncapped (cv %.2f, %d collapses)",
 			r.Recommended, capped.Stats.Mbit, capped.Stats.CV, un.Stats.Mbit, un.Stats.CV, un.Stats.Collapses),
-		Detail: "Uncapped, the sender overruns something on the path and the rate collapses and recovers; a token bucket just below the knee keeps it steady (seed 004).",
+		Detail: "Uncapped, the sender overruns something on the path and the rate collapses and recovers; a token bucket just below the knee keeps it steady.",
 		Evidence: []finding.Evidence{
 			{Source: "iperf3", Key: "uncapped: Mbit/s, cv, retransmits", Value: fmt.Sprintf("%.1f, %.2f, %d", un.Stats.Mbit, un.Stats.CV, un.Stats.Retransmits), Threshold: fmt.Sprintf("cv <= %.2f", StableCV)},
 			{Source: "iperf3", Key: fmt.Sprintf("cap %d Mbit/s: Mbit/s, cv, retransmits", r.Recommended), Value: fmt.Sprintf("%.1f, %.2f, %d", capped.Stats.Mbit, capped.Stats.CV, capped.Stats.Retransmits)},
 		},
-		Fixes: []finding.Fix{{
-			Description: fmt.Sprintf("Cap %s at %d Mbit/s", r.Device, r.Recommended),
-			Commands:    []string{target.Quote("tc", "qdisc", "replace", "dev", r.Device, "root", "tbf", "rate", rate, "burst", "1mb", "latency", "400ms")},
-			Action:      &finding.Action{Kind: finding.ActTBFCap, Params: map[string]string{"device": r.Device, "rate": rate}},
-		}},
+		Fixes: remedy.Fixes(fmt.Sprintf("Cap %s at %d Mbit/s", r.Device, r.Recommended), tbf, err),
 	}}
 }

@@ -20,8 +20,8 @@ func TestRecommend(t *testing.T) {
 		steps []Step
 		want  int
 	}{
-		// Seed 004's table: uncapped collapses; 300 and 250 still degrade; 200 and 150 hold.
-		{"seed 004", []Step{step(0, 165, 0.35, 3), step(300, 276, 0.22, 2), step(250, 231, 0.15, 1), step(200, 200, 0.06, 0), step(150, 142, 0.02, 0)}, 200},
+		// The relay case's table: uncapped collapses; 300 and 250 still degrade; 200 and 150 hold.
+		{"relay case", []Step{step(0, 165, 0.35, 3), step(300, 276, 0.22, 2), step(250, 231, 0.15, 1), step(200, 200, 0.06, 0), step(150, 142, 0.02, 0)}, 200},
 		{"uncapped already stable", []Step{step(0, 190, 0.02, 0), step(150, 148, 0.01, 0)}, 0},
 		{"nothing stable: least variation", []Step{step(0, 165, 0.4, 3), step(150, 140, 0.2, 1), step(100, 95, 0.15, 1)}, 100},
 		{"a cap clearly faster than stable uncapped", []Step{step(0, 120, 0.05, 0), step(200, 190, 0.03, 0)}, 200},
@@ -65,12 +65,12 @@ func TestRootQdiscAndRestore(t *testing.T) {
 func TestFindingsOnlyWithACap(t *testing.T) {
 	r := &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 165, 0.35, 3), step(150, 142, 0.02, 0)}}
 	r.Recommended = Recommend(r.Steps)
-	fs := findings(r)
+	fs := Findings(r)
 	if len(fs) != 1 || fs[0].Fixes[0].Action.Kind != finding.ActTBFCap || fs[0].Fixes[0].Action.Params["rate"] != "150mbit" {
 		t.Errorf("findings %+v", fs)
 	}
 	r = &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 190, 0.02, 0)}}
-	if fs := findings(r); len(fs) != 0 {
+	if fs := Findings(r); len(fs) != 0 {
 		t.Errorf("no cap recommended, findings %+v", fs)
 	}
 }

@@ -1,9 +1,12 @@
-package fix
+package remedy
 
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
+
+	"github.com/wgperf/wgperf/internal/finding"
 
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -14,22 +17,45 @@ const SysctlConf = "/etc/sysctl.d/90-wgperf.conf"
 // sysctl sets one kernel parameter now and in SysctlConf.
 type sysctl struct{ key, value string }
 
-func newSysctl(p params) (Action, error) {
-	key, err := p.get("key", sysctlRE)
+// Sysctl sets key to value now and in SysctlConf. The value may hold several
+// words ("4096 131072 67108864"); tabs are folded to spaces as sysctl prints them.
+func Sysctl(key, value string) (Remedy, error) {
+	s, err := newSysctl(key, value)
 	if err != nil {
 		return nil, err
 	}
-	value, err := p.get("value", nil)
-	if err != nil {
-		return nil, err
-	}
-	if strings.ContainsAny(value, "\n=") {
-		return nil, fmt.Errorf("param value=%q is not valid", value)
-	}
-	return &sysctl{key: key, value: normSysctl(value)}, nil
+	return shown{s, []string{s.command()}, []finding.ConfigSnippet{{Path: SysctlConf, Lines: []string{s.confLine()}}}}, nil
 }
 
-func (a *sysctl) Kind() string { return "sysctl" }
+func newSysctl(key, value string) (*sysctl, error) {
+	if !sysctlRE.MatchString(key) || len(key) > 128 {
+		return nil, fmt.Errorf("sysctl name %q is not valid", key)
+	}
+	v := normSysctl(value)
+	if !sysValRE.MatchString(v) {
+		return nil, fmt.Errorf("sysctl %s value %q is not valid", key, value)
+	}
+	return &sysctl{key: key, value: v}, nil
+}
+
+func parseSysctl(p params) (Remedy, error) {
+	key, err := p.get("key")
+	if err != nil {
+		return nil, err
+	}
+	value, err := p.get("value")
+	if err != nil {
+		return nil, err
+	}
+	return Sysctl(key, value)
+}
+
+func (a *sysctl) Params() map[string]string { return map[string]string{"key": a.key, "value": a.value} }
+
+func (a *sysctl) command() string  { return target.Quote("sysctl", "-w", a.key+"="+a.value) }
+func (a *sysctl) confLine() string { return a.key + " = " + a.value }
+
+func (a *sysctl) Kind() string { return finding.ActSysctl }
 
 func (a *sysctl) Describe() string {
 	return fmt.Sprintf("set %s = %s now and in %s", a.key, a.value, SysctlConf)
@@ -83,29 +109,68 @@ func setConfLine(old []byte, key, line, header string) []byte {
 	return []byte(strings.Join(lines, "\n") + "\n")
 }
 
-// splitLines splits text into lines without a trailing empty one.
-func splitLines(s string) []string {
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
-
 // congestion switches TCP congestion control (BBR for tunnels with loss), and
 // on kernels before 4.20, where BBR needs pacing from fq, also sets
 // net.core.default_qdisc=fq.
 type congestion struct{ algorithm string }
 
-func newCongestion(p params) (Action, error) {
-	alg, err := p.get("algorithm", wordRE)
+// ModulesConf is the file wgperf owns for modules loaded at boot.
+const ModulesConf = "/etc/modules-load.d/90-wgperf.conf"
+
+// Congestion switches TCP congestion control to alg. loadModule shows the
+// modprobe (and its modules-load.d line) for a host that does not list alg
+// as available, or may not. kernel is the host's release, "" when unknown: on
+// kernels before 4.20 BBR needs the fq qdisc for pacing, so the display sets
+// it there, and names the condition when the release is unknown. The plan
+// decides both from the host itself.
+func Congestion(alg string, loadModule bool, kernel string) (Remedy, error) {
+	a, err := newCongestion(alg)
 	if err != nil {
 		return nil, err
+	}
+	cc := &sysctl{key: "net.ipv4.tcp_congestion_control", value: a.algorithm}
+	fq := &sysctl{key: "net.core.default_qdisc", value: "fq"}
+	var cmds []string
+	if loadModule {
+		cmds = append(cmds, target.Quote("modprobe", "tcp_"+a.algorithm))
+	}
+	cmds = append(cmds, cc.command())
+	conf := []string{cc.confLine()}
+	switch before, known := KernelBefore(kernel, 4, 20); {
+	case known && before:
+		cmds = append(cmds, fq.command())
+		conf = append(conf, fq.confLine())
+	case !known:
+		cmds = append(cmds, "# on kernels before 4.20 also: "+fq.command())
+		conf = append(conf, "# on kernels before 4.20 also: "+fq.confLine())
+	}
+	cfg := []finding.ConfigSnippet{{Path: SysctlConf, Lines: conf}}
+	if loadModule {
+		cfg = append(cfg, finding.ConfigSnippet{Path: ModulesConf, Lines: []string{"tcp_" + a.algorithm}})
+	}
+	return shown{a, cmds, cfg}, nil
+}
+
+func newCongestion(alg string) (*congestion, error) {
+	if !congRE.MatchString(alg) {
+		return nil, fmt.Errorf("congestion control %q is not valid", alg)
 	}
 	return &congestion{algorithm: alg}, nil
 }
 
-func (a *congestion) Kind() string { return "congestion-control" }
+var congRE = regexp.MustCompile(`^[a-z0-9_]{1,16}$`)
+
+func parseCongestion(p params) (Remedy, error) {
+	alg, err := p.get("algorithm")
+	if err != nil {
+		return nil, err
+	}
+	return Congestion(alg, true, "")
+}
+
+func (a *congestion) Params() map[string]string { return map[string]string{"algorithm": a.algorithm} }
+
+func (a *congestion) Kind() string { return finding.ActCongestion }
 
 func (a *congestion) Describe() string {
 	return fmt.Sprintf("use %s congestion control (fq as default qdisc on kernels before 4.20)", a.algorithm)
@@ -150,3 +215,8 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// UDPBuffer is the socket buffer limit (25 MiB) wgperf suggests against UDP
+// buffer drops: enough for several hundred Mbit/s of WireGuard through
+// scheduling hiccups.
+const UDPBuffer = 26214400

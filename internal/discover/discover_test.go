@@ -1,7 +1,8 @@
-package bench
+package discover
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +12,10 @@ import (
 
 // Recorded in a lab "wgb0" while another lab ("lc") was up: wg show all dump in
 // one namespace lists both labs' userspace interfaces.
+func testdata(parts ...string) string {
+	return filepath.Join(append([]string{"..", "..", "testdata", "probe"}, parts...)...)
+}
+
 func loadNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
 	t.Helper()
 	f, err := os.Open(testdata("discover", "wg-dump-"+node+".txt"))

@@ -1,6 +1,7 @@
-// Package report renders what wgperf found for people (text, with colour on a
-// terminal) and for programs (JSON with stable field names and finding IDs).
-package report
+package diagnose
+
+// The diagnosis and its renderers: text for people (with colour on a
+// terminal) and JSON for programs (stable field names and finding IDs).
 
 import (
 	"encoding/json"

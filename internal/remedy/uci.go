@@ -1,11 +1,13 @@
-package fix
+package remedy
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -13,17 +15,28 @@ import (
 // ("ifup:wg" for an interface, or an init script such as /etc/init.d/banip).
 type uciSet struct{ key, value, restart string }
 
-func newUCISet(p params) (Action, error) {
-	key, err := p.get("key", uciKeyRE)
+// UCISet sets OpenWrt uci option key ("config.section.option") to value,
+// commits it, and runs restart when not "": "ifup:IFACE" for an interface,
+// or an init script ("mwan3", "/etc/init.d/banip").
+func UCISet(key, value, restart string) (Remedy, error) {
+	a, err := newUCISet(key, value, restart)
 	if err != nil {
 		return nil, err
 	}
-	value, err := p.get("value", nil)
-	if err != nil {
-		return nil, err
+	config, _, _ := strings.Cut(key, ".")
+	cmds := []string{target.Quote("uci", "set", key+"="+value), target.Quote("uci", "commit", config)}
+	if restart != "" {
+		cmd, _ := restartCommand(restart)
+		cmds = append(cmds, cmd)
 	}
-	restart, err := p.opt("restart", nil)
-	if err != nil {
+	return shown{a, cmds, nil}, nil
+}
+
+func newUCISet(key, value, restart string) (*uciSet, error) {
+	if !uciKeyRE.MatchString(key) || len(key) > 128 {
+		return nil, fmt.Errorf("uci key %q: want config.section.option", key)
+	}
+	if err := checkText("uci value", value); err != nil {
 		return nil, err
 	}
 	if restart != "" {
@@ -34,24 +47,50 @@ func newUCISet(p params) (Action, error) {
 	return &uciSet{key: key, value: value, restart: restart}, nil
 }
 
+func parseUCISet(p params) (Remedy, error) {
+	key, err := p.get("key")
+	if err != nil {
+		return nil, err
+	}
+	value, err := p.get("value")
+	if err != nil {
+		return nil, err
+	}
+	return UCISet(key, value, strings.TrimSpace(p["restart"]))
+}
+
+func (a *uciSet) Params() map[string]string {
+	p := map[string]string{"key": a.key, "value": a.value}
+	if a.restart != "" {
+		p["restart"] = a.restart
+	}
+	return p
+}
+
+// initNameRE is an init script's name in /etc/init.d.
+var initNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$`)
+
+// ifupRE is an interface section safe to name unquoted in a shell line.
+var ifupRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}$`)
+
 // restartCommand turns "ifup:wg", "banip" or "/etc/init.d/banip" into a shell line.
 func restartCommand(r string) (string, error) {
 	if iface, ok := strings.CutPrefix(r, "ifup:"); ok {
-		if !ifaceRE.MatchString(iface) {
-			return "", fmt.Errorf("param restart=%q: bad interface", r)
+		if !ifupRE.MatchString(iface) {
+			return "", fmt.Errorf("restart %q: bad interface", r)
 		}
 		return fmt.Sprintf("ifdown %s && ifup %s", iface, iface), nil
 	}
-	if wordRE.MatchString(r) {
-		r = "/etc/init.d/" + r
+	// Only an init script by name: a path from a findings file would run any
+	// program as root.
+	name := strings.TrimPrefix(r, "/etc/init.d/")
+	if !initNameRE.MatchString(name) {
+		return "", fmt.Errorf("restart %q: want ifup:IFACE or an init script in /etc/init.d", r)
 	}
-	if !initPathRE.MatchString(r) {
-		return "", fmt.Errorf("param restart=%q: want ifup:IFACE or an init script", r)
-	}
-	return r + " restart", nil
+	return "/etc/init.d/" + name + " restart", nil
 }
 
-func (a *uciSet) Kind() string { return "uci-set" }
+func (a *uciSet) Kind() string { return finding.ActUCISet }
 
 func (a *uciSet) Describe() string {
 	s := fmt.Sprintf("uci set %s=%s and commit", a.key, a.value)

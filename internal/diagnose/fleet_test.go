@@ -11,7 +11,6 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
-	"github.com/wgperf/wgperf/internal/report"
 )
 
 // A host that does not exist is reported and the snapshots are still
@@ -39,7 +38,7 @@ func TestRunFleetReportsUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back struct {
-		report.Diagnosis
+		Diagnosis
 		Unreachable []fleet.Unreachable `json:"unreachable"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
@@ -51,7 +50,7 @@ func TestRunFleetReportsUnreachable(t *testing.T) {
 
 	// Text: the usual report, then the unreachable host with its reason.
 	buf.Reset()
-	if err := fl.AtLeast(finding.Critical).WriteText(&buf, report.TextOptions{}); err != nil {
+	if err := fl.AtLeast(finding.Critical).WriteText(&buf, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()

@@ -1,11 +1,13 @@
-package fix
+package remedy
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -33,13 +35,50 @@ func (c nftChain) text() string {
 	return b.String()
 }
 
-// nftFile is where the chain persists: fw4 loads ruleset-post on OpenWrt; on
+// path is where the chain persists: fw4 loads ruleset-post on OpenWrt; on
 // other systems /etc/nftables.conf gets an include of our folder.
-func (c nftChain) file(env *Env) string {
-	if env.Platform == OpenWrt {
-		return env.Path("/usr/share/nftables.d/ruleset-post/90-wgperf-" + c.name + ".nft")
+func (c nftChain) path(p Platform) string {
+	if p == OpenWrt {
+		return "/usr/share/nftables.d/ruleset-post/90-wgperf-" + c.name + ".nft"
 	}
-	return env.Path("/etc/wgperf/nft/" + c.name + ".nft")
+	return nftDir + "/" + c.name + ".nft"
+}
+
+func (c nftChain) file(env *Env) string { return env.Path(c.path(env.Platform)) }
+
+// nftDir holds the chain files /etc/nftables.conf includes (not on OpenWrt).
+const nftDir = "/etc/wgperf/nft"
+
+// includeLines are what the plan appends to /etc/nftables.conf.
+func includeLines(dir string) []string {
+	return []string{"# wgperf fix: its own table", fmt.Sprintf("include %q", dir+"/*.nft")}
+}
+
+// showChains renders chains the way the plan makes them: nft commands for
+// the runtime change, the chain files and the nftables.conf include for the
+// persistent one (both layouts when the platform is Unknown), and the
+// iptables rules the plan falls back to without nft.
+func showChains(p Platform, chains []nftChain, iptTable string, iptRules []string) ([]string, []finding.ConfigSnippet) {
+	cmds := []string{"nft add table inet " + NftTable}
+	var cfg []finding.ConfigSnippet
+	for _, c := range chains {
+		cmds = append(cmds, target.Quote("nft", fmt.Sprintf("add chain inet %s %s { %s }", NftTable, c.name, c.hook)))
+		for _, r := range c.rules {
+			cmds = append(cmds, target.Quote("nft", fmt.Sprintf("add rule inet %s %s %s comment %q", NftTable, c.name, r, c.marker)))
+		}
+		for _, pl := range []Platform{Linux, OpenWrt} {
+			if p == pl || p == Unknown {
+				cfg = append(cfg, finding.ConfigSnippet{Path: c.path(pl), Lines: splitLines(c.text())})
+			}
+		}
+	}
+	if p != OpenWrt {
+		cfg = append(cfg, finding.ConfigSnippet{Path: "/etc/nftables.conf", Lines: includeLines(nftDir)})
+	}
+	for _, r := range iptRules {
+		cmds = append(cmds, "# or, with iptables: iptables -t "+iptTable+" -A "+r)
+	}
+	return cmds, cfg
 }
 
 // plan loads the chain (replacing a different chain of the same name, whose
@@ -64,7 +103,7 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 		return err
 	}
 	if fc != nil {
-		fc.Edit = []string{"mkdir -p " + target.Quote(dir(path)), heredoc(path, fc.New)}
+		fc.Edit = []string{"mkdir -p " + target.Quote(Dir(path)), Heredoc(path, fc.New)}
 		st.Files = append(st.Files, *fc)
 	}
 	if env.Platform != OpenWrt {
@@ -73,13 +112,14 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 		if err != nil {
 			return err
 		}
-		include := fmt.Sprintf("include %q", env.Path("/etc/wgperf/nft")+"/*.nft")
+		inc := includeLines(env.Path(nftDir))
+		include := inc[1]
 		if ok {
 			fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
 				if strings.Contains(string(old), include) {
 					return old, nil
 				}
-				return append(append([]byte{}, old...), []byte("\n# wgperf fix: its own table\n"+include+"\n")...), nil
+				return append(append([]byte{}, old...), []byte("\n"+inc[0]+"\n"+include+"\n")...), nil
 			})
 			if err != nil {
 				return err
@@ -127,37 +167,45 @@ func countRules(listing, substr string) int {
 	return n
 }
 
-func dir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return "/"
-	}
-	return p[:i]
-}
-
 // mssClamp rewrites the MSS of TCP SYNs leaving through the tunnel so TCP never
-// sends segments the tunnel cannot carry (seeds 001, 002).
+// sends segments the tunnel cannot carry (PMTUD black holes, site-to-site tunnels).
 type mssClamp struct{ oif, mss string }
 
-func newMSSClamp(p params) (Action, error) {
-	oif, err := p.get("oif", ifaceRE)
-	if err != nil {
+// MSSClamp clamps the MSS of TCP SYNs leaving oif: to the route MTU when mss
+// is 0, else to mss (536..9000), in a chain of wgperf's own table so it never
+// edits the user's tables. platform decides where the display persists it.
+func MSSClamp(oif string, mss int, platform Platform) (Remedy, error) {
+	if err := checkIface("interface", oif); err != nil {
 		return nil, err
 	}
-	mss, err := p.opt("mss", nil)
-	if err != nil {
-		return nil, err
+	a := &mssClamp{oif: oif, mss: "pmtu"}
+	if mss != 0 {
+		if mss < 536 || mss > 9000 {
+			return nil, fmt.Errorf("mss %d: want 536..9000, or 0 for the route MTU", mss)
+		}
+		a.mss = strconv.Itoa(mss)
 	}
-	if mss == "" {
-		mss = "pmtu"
-	}
-	if mss != "pmtu" && !numberRE.MatchString(mss) {
-		return nil, fmt.Errorf("param mss=%q: want pmtu or a number", mss)
-	}
-	return &mssClamp{oif: oif, mss: mss}, nil
+	cmds, cfg := showChains(platform, []nftChain{a.chain()}, "mangle", a.iptablesRules())
+	return shown{a, cmds, cfg}, nil
 }
 
-func (a *mssClamp) Kind() string { return "mss-clamp" }
+func parseMSSClamp(p params) (Remedy, error) {
+	oif, err := p.get("oif")
+	if err != nil {
+		return nil, err
+	}
+	mss := 0
+	if v := strings.TrimSpace(p["mss"]); v != "" && v != "pmtu" {
+		if mss, err = p.int("mss"); err != nil {
+			return nil, fmt.Errorf("%w (or pmtu)", err)
+		}
+	}
+	return MSSClamp(oif, mss, Unknown)
+}
+
+func (a *mssClamp) Params() map[string]string { return map[string]string{"oif": a.oif, "mss": a.mss} }
+
+func (a *mssClamp) Kind() string { return finding.ActMSSClamp }
 
 func (a *mssClamp) Describe() string {
 	if a.mss == "pmtu" {
@@ -171,30 +219,38 @@ func (a *mssClamp) Plan(ctx context.Context, env *Env) (Step, error) {
 	if !env.HasNft {
 		return a.planIptables(ctx, env, st)
 	}
-	set := "rt mtu"
-	if a.mss != "pmtu" {
-		set = a.mss
-	}
-	c := nftChain{
-		name:   "mss_" + chainSafe(a.oif),
-		hook:   "type filter hook postrouting priority mangle; policy accept;",
-		rules:  []string{fmt.Sprintf("oifname %q tcp flags syn / syn,rst tcp option maxseg size set %s", a.oif, set)},
-		marker: "wgperf mss-clamp " + a.oif + " " + a.mss,
-	}
-	if err := c.plan(ctx, env, &st); err != nil {
+	if err := a.chain().plan(ctx, env, &st); err != nil {
 		return Step{}, err
 	}
 	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
 	return st, nil
 }
 
-func (a *mssClamp) planIptables(ctx context.Context, env *Env, st Step) (Step, error) {
+// chain is the clamp as a chain of wgperf's table.
+func (a *mssClamp) chain() nftChain {
+	set := "rt mtu"
+	if a.mss != "pmtu" {
+		set = a.mss
+	}
+	return nftChain{
+		name:   "mss_" + chainSafe(a.oif),
+		hook:   "type filter hook postrouting priority mangle; policy accept;",
+		rules:  []string{fmt.Sprintf("oifname %q tcp flags syn / syn,rst tcp option maxseg size set %s", a.oif, set)},
+		marker: "wgperf mss-clamp " + a.oif + " " + a.mss,
+	}
+}
+
+// iptablesRules are the clamp for hosts without nft (mangle table, without -A).
+func (a *mssClamp) iptablesRules() []string {
 	clamp := "--clamp-mss-to-pmtu"
 	if a.mss != "pmtu" {
 		clamp = "--set-mss " + a.mss
 	}
-	rule := fmt.Sprintf("POSTROUTING -o %s -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS %s", a.oif, clamp)
-	return iptablesRule(ctx, env, st, "mangle", []string{rule})
+	return []string{fmt.Sprintf("POSTROUTING -o %s -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS %s", a.oif, clamp)}
+}
+
+func (a *mssClamp) planIptables(ctx context.Context, env *Env, st Step) (Step, error) {
+	return iptablesRule(ctx, env, st, "mangle", a.iptablesRules())
 }
 
 // iptablesRule adds rules (iptables argument strings without -A) unless present.
@@ -224,25 +280,65 @@ func chainSafe(s string) string {
 }
 
 // noTrack exempts tunnel traffic and the WireGuard UDP port from connection
-// tracking when no NAT or stateful rule needs it (seed 002).
+// tracking when no NAT or stateful rule needs it.
 type noTrack struct {
 	iface string
 	port  string
 }
 
-func newNoTrack(p params) (Action, error) {
-	iface, err := p.get("interface", ifaceRE)
-	if err != nil {
+// Notrack exempts iface's traffic and its WireGuard listen port from
+// connection tracking, in chains of wgperf's own table. platform decides
+// where the display persists them.
+func Notrack(iface string, port int, platform Platform) (Remedy, error) {
+	if err := checkIface("interface", iface); err != nil {
 		return nil, err
 	}
-	port, err := p.get("port", numberRE)
-	if err != nil {
-		return nil, err
+	if port < 1 || port > 65535 {
+		return nil, fmt.Errorf("port %d: want 1..65535", port)
 	}
-	return &noTrack{iface: iface, port: port}, nil
+	a := &noTrack{iface: iface, port: strconv.Itoa(port)}
+	cmds, cfg := showChains(platform, a.chains(), "raw", a.iptablesRules())
+	return shown{a, cmds, cfg}, nil
 }
 
-func (a *noTrack) Kind() string { return "notrack" }
+func parseNotrack(p params) (Remedy, error) {
+	iface, err := p.get("interface")
+	if err != nil {
+		return nil, err
+	}
+	port, err := p.int("port")
+	if err != nil {
+		return nil, err
+	}
+	return Notrack(iface, port, Unknown)
+}
+
+// chains are the exemption as two chains of wgperf's table, in and out.
+func (a *noTrack) chains() []nftChain {
+	marker := "wgperf notrack " + a.iface + " " + a.port
+	return []nftChain{
+		{name: "notrack_" + chainSafe(a.iface) + "_in", hook: "type filter hook prerouting priority raw; policy accept;",
+			rules: []string{fmt.Sprintf("iifname %q notrack", a.iface), "udp dport " + a.port + " notrack"}, marker: marker},
+		{name: "notrack_" + chainSafe(a.iface) + "_out", hook: "type filter hook output priority raw; policy accept;",
+			rules: []string{fmt.Sprintf("oifname %q notrack", a.iface), "udp sport " + a.port + " notrack"}, marker: marker},
+	}
+}
+
+// iptablesRules are the exemption for hosts without nft (raw table, without -A).
+func (a *noTrack) iptablesRules() []string {
+	return []string{
+		fmt.Sprintf("PREROUTING -i %s -m comment --comment wgperf -j NOTRACK", a.iface),
+		fmt.Sprintf("PREROUTING -p udp --dport %s -m comment --comment wgperf -j NOTRACK", a.port),
+		fmt.Sprintf("OUTPUT -o %s -m comment --comment wgperf -j NOTRACK", a.iface),
+		fmt.Sprintf("OUTPUT -p udp --sport %s -m comment --comment wgperf -j NOTRACK", a.port),
+	}
+}
+
+func (a *noTrack) Params() map[string]string {
+	return map[string]string{"interface": a.iface, "port": a.port}
+}
+
+func (a *noTrack) Kind() string { return finding.ActNoTrack }
 
 func (a *noTrack) Describe() string {
 	return fmt.Sprintf("stop connection tracking for traffic in %s and its UDP port %s", a.iface, a.port)
@@ -251,20 +347,9 @@ func (a *noTrack) Describe() string {
 func (a *noTrack) Plan(ctx context.Context, env *Env) (Step, error) {
 	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("NOTRACK for %s and udp port %s", a.iface, a.port)}
 	if !env.HasNft {
-		return iptablesRule(ctx, env, st, "raw", []string{
-			fmt.Sprintf("PREROUTING -i %s -m comment --comment wgperf -j NOTRACK", a.iface),
-			fmt.Sprintf("PREROUTING -p udp --dport %s -m comment --comment wgperf -j NOTRACK", a.port),
-			fmt.Sprintf("OUTPUT -o %s -m comment --comment wgperf -j NOTRACK", a.iface),
-			fmt.Sprintf("OUTPUT -p udp --sport %s -m comment --comment wgperf -j NOTRACK", a.port),
-		})
+		return iptablesRule(ctx, env, st, "raw", a.iptablesRules())
 	}
-	marker := "wgperf notrack " + a.iface + " " + a.port
-	for _, c := range []nftChain{
-		{name: "notrack_" + chainSafe(a.iface) + "_in", hook: "type filter hook prerouting priority raw; policy accept;",
-			rules: []string{fmt.Sprintf("iifname %q notrack", a.iface), "udp dport " + a.port + " notrack"}, marker: marker},
-		{name: "notrack_" + chainSafe(a.iface) + "_out", hook: "type filter hook output priority raw; policy accept;",
-			rules: []string{fmt.Sprintf("oifname %q notrack", a.iface), "udp sport " + a.port + " notrack"}, marker: marker},
-	} {
+	for _, c := range a.chains() {
 		var sub Step
 		if err := c.plan(ctx, env, &sub); err != nil {
 			return Step{}, err

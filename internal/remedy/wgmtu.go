@@ -1,4 +1,4 @@
-package fix
+package remedy
 
 import (
 	"context"
@@ -7,33 +7,81 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
 // wgMTU sets a WireGuard interface's MTU now, in its wg-quick config when it
 // has one, and in uci on OpenWrt.
 type wgMTU struct {
-	iface string
-	mtu   int
+	iface      string
+	mtu        int
+	uciSection string // OpenWrt network section of the interface
 }
 
-func newWGMTU(p params) (Action, error) {
-	iface, err := p.get("interface", ifaceRE)
+// WGMTU sets a WireGuard interface's MTU (1280..9000: IPv6 needs 1280).
+// The display persists it where platform keeps it: wg-quick's [Interface]
+// on Linux, uci section uciSection (the device name when "") on OpenWrt, and
+// both when the platform is Unknown.
+func WGMTU(iface string, mtu int, platform Platform, uciSection string) (Remedy, error) {
+	a, err := newWGMTU(iface, mtu, uciSection)
 	if err != nil {
 		return nil, err
 	}
-	s, err := p.get("mtu", numberRE)
-	if err != nil {
+	uciSection = a.uciSection
+	m := strconv.Itoa(mtu)
+	ip := target.Quote("ip", "link", "set", "dev", iface, "mtu", m)
+	uciCmd := target.Quote("uci", "set", "network."+uciSection+".mtu="+m)
+	wgQuick := finding.ConfigSnippet{Path: "/etc/wireguard/" + iface + ".conf [Interface]", Lines: []string{"MTU = " + m}}
+	uciConf := finding.ConfigSnippet{Path: "/etc/config/network (interface " + uciSection + ")", Lines: []string{"option mtu '" + m + "'"}}
+	switch platform {
+	case OpenWrt:
+		return shown{a, []string{ip, uciCmd, "uci commit network"}, []finding.ConfigSnippet{uciConf}}, nil
+	case Linux:
+		return shown{a, []string{ip}, []finding.ConfigSnippet{wgQuick}}, nil
+	}
+	return shown{a, []string{ip, "# on OpenWrt also: " + uciCmd + " && uci commit network"}, []finding.ConfigSnippet{wgQuick, uciConf}}, nil
+}
+
+func newWGMTU(iface string, mtu int, uciSection string) (*wgMTU, error) {
+	if err := checkIface("interface", iface); err != nil {
 		return nil, err
 	}
-	mtu, _ := strconv.Atoi(s)
 	if mtu < 1280 || mtu > 9000 {
-		return nil, fmt.Errorf("param mtu=%d: want 1280..9000 (IPv6 needs at least 1280)", mtu)
+		return nil, fmt.Errorf("mtu %d: want 1280..9000 (IPv6 needs at least 1280)", mtu)
 	}
-	return &wgMTU{iface: iface, mtu: mtu}, nil
+	if uciSection == "" {
+		uciSection = iface
+	}
+	if !uciSecRE.MatchString(uciSection) {
+		return nil, fmt.Errorf("uci section %q is not valid", uciSection)
+	}
+	return &wgMTU{iface: iface, mtu: mtu, uciSection: uciSection}, nil
 }
 
-func (a *wgMTU) Kind() string { return "wg-mtu" }
+func parseWGMTU(p params) (Remedy, error) {
+	iface, err := p.get("interface")
+	if err != nil {
+		return nil, err
+	}
+	mtu, err := p.int("mtu")
+	if err != nil {
+		return nil, err
+	}
+	return WGMTU(iface, mtu, Unknown, strings.TrimSpace(p["uci_section"]))
+}
+
+// Params names the uci section only when it is not the interface's name, as
+// for a device whose network section is called otherwise.
+func (a *wgMTU) Params() map[string]string {
+	p := map[string]string{"interface": a.iface, "mtu": strconv.Itoa(a.mtu)}
+	if a.uciSection != a.iface {
+		p["uci_section"] = a.uciSection
+	}
+	return p
+}
+
+func (a *wgMTU) Kind() string { return finding.ActWGMTU }
 
 func (a *wgMTU) Describe() string {
 	return fmt.Sprintf("set the MTU of %s to %d so tunnel packets fit the narrowest underlay link", a.iface, a.mtu)
@@ -72,8 +120,8 @@ func (a *wgMTU) Plan(ctx context.Context, env *Env) (Step, error) {
 		persisted = true
 	}
 	if env.Platform == OpenWrt {
-		if _, err := env.T.Run(ctx, "uci", "-q", "get", "network."+a.iface); err == nil {
-			sub, err := (&uciSet{key: "network." + a.iface + ".mtu", value: strconv.Itoa(a.mtu)}).Plan(ctx, env)
+		if _, err := env.T.Run(ctx, "uci", "-q", "get", "network."+a.uciSection); err == nil {
+			sub, err := (&uciSet{key: "network." + a.uciSection + ".mtu", value: strconv.Itoa(a.mtu)}).Plan(ctx, env)
 			if err != nil {
 				return Step{}, err
 			}

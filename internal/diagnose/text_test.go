@@ -1,4 +1,4 @@
-package report
+package diagnose
 
 import (
 	"bytes"
@@ -56,7 +56,7 @@ func load(t *testing.T, name string) *facts.Snapshot {
 	return &s
 }
 
-// diagnosis runs the real checks over seed 000's router and the broken lab pair.
+// diagnosis runs the real checks over the multi-WAN case's router and the broken lab pair.
 func diagnosis(t *testing.T) Diagnosis {
 	snaps := []*facts.Snapshot{
 		load(t, "seed000-golem.json"),

@@ -15,7 +15,6 @@ import (
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
-	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
@@ -99,7 +98,7 @@ func TestLabFleet(t *testing.T) {
 }
 
 // requireCrossMTU fails unless the cross-host MTU check paired the two hosts.
-func requireCrossMTU(t *testing.T, d report.Diagnosis, a, b string) {
+func requireCrossMTU(t *testing.T, d Diagnosis, a, b string) {
 	t.Helper()
 	for _, f := range d.Findings {
 		if f.ID == "mtu.tunnel-too-large" && strings.HasPrefix(f.Title, "Tunnel MTU mismatch") &&

@@ -8,12 +8,12 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
-// Seed 000's router, transcribed from the write-up: the WireGuard endpoint
+// The multi-WAN stale endpoint route case's router, transcribed from its report: the WireGuard endpoint
 // pinned to the 5G backup, banIP's ICMP limit with 8951 drops on the fiber.
 func TestStaleEndpoint(t *testing.T) {
 	golem := loadSnapshot(t, "seed000-golem.json")
 	runCases(t, staleEndpoint, []checkCase{
-		{name: "seed 000: pinned to the 5G backup", snap: golem, want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+		{name: "multi-WAN stale endpoint route: pinned to the 5G backup", snap: golem, want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
 			if f.Interface != "wg" || !strings.Contains(f.Title, "46.38.233.77") || !strings.Contains(f.Title, "192.168.253.254") {
 				t.Errorf("title/interface: %q %q", f.Title, f.Interface)
@@ -83,7 +83,7 @@ func TestStaleEndpoint(t *testing.T) {
 func TestICMPRateLimitDrops(t *testing.T) {
 	golem := loadSnapshot(t, "seed000-golem.json")
 	runCases(t, icmpRateLimitDrops, []checkCase{
-		{name: "seed 000: banIP cnt_icmpflood 8951 on eth1", snap: golem, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+		{name: "multi-WAN stale endpoint route: banIP cnt_icmpflood 8951 on eth1", snap: golem, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
 			if !strings.Contains(f.Title, "dropped 8951 packets on eth1") {
 				t.Errorf("title %q", f.Title)

@@ -1,17 +1,19 @@
-package fix
+package remedy
 
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
 // tbfCap shapes a device with a token bucket just below the rate where
-// throughput starts to collapse (seed 004): steady beats peaky.
+// throughput starts to collapse: steady beats peaky.
 type tbfCap struct {
 	device string
 	rate   string // as given, e.g. "150mbit"
@@ -27,30 +29,45 @@ func parseRate(s string) (uint64, bool) {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 		return 0, false
 	}
 	mult := map[string]float64{"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}[strings.ToLower(m[2])]
 	return uint64(v * mult), true
 }
 
-func newTBFCap(p params) (Action, error) {
-	dev, err := p.get("device", ifaceRE)
-	if err != nil {
-		return nil, err
-	}
-	rate, err := p.get("rate", nil)
-	if err != nil {
+// TBF caps device at rate (a tc rate such as "150mbit", at least 100kbit)
+// with a token bucket whose burst holds 10 ms at that rate.
+func TBF(device, rate string) (Remedy, error) {
+	if err := checkIface("device", device); err != nil {
 		return nil, err
 	}
 	bits, ok := parseRate(rate)
-	if !ok || bits < 1e5 {
-		return nil, fmt.Errorf("param rate=%q: want a tc rate such as 150mbit", rate)
+	if !ok || bits < 1e5 || bits > 1e12 {
+		return nil, fmt.Errorf("rate %q: want a tc rate such as 150mbit", rate)
 	}
-	return &tbfCap{device: dev, rate: strings.ToLower(rate), bits: bits}, nil
+	a := &tbfCap{device: device, rate: strings.ToLower(strings.TrimSpace(rate)), bits: bits}
+	return shown{a, []string{target.Quote("tc", append([]string{"qdisc", "replace", "dev", device, "root", "tbf"}, a.args()...)...)},
+		[]finding.ConfigSnippet{{Path: "/etc/wireguard/" + device + ".conf [Interface]", Lines: []string{a.postUp()}}}}, nil
 }
 
-func (a *tbfCap) Kind() string { return "tbf-cap" }
+func parseTBF(p params) (Remedy, error) {
+	dev, err := p.get("device")
+	if err != nil {
+		return nil, err
+	}
+	rate, err := p.get("rate")
+	if err != nil {
+		return nil, err
+	}
+	return TBF(dev, rate)
+}
+
+func (a *tbfCap) Params() map[string]string {
+	return map[string]string{"device": a.device, "rate": a.rate}
+}
+
+func (a *tbfCap) Kind() string { return finding.ActTBFCap }
 
 func (a *tbfCap) Describe() string {
 	return fmt.Sprintf("cap %s at %s with a token bucket, below the rate where throughput collapses", a.device, a.rate)
@@ -63,6 +80,11 @@ func (a *tbfCap) burst() string {
 		b = 64 << 10
 	}
 	return fmt.Sprintf("%dkb", (b+1023)/1024)
+}
+
+// postUp is the wg-quick line that makes the cap again when the tunnel comes up.
+func (a *tbfCap) postUp() string {
+	return "PostUp = " + target.Quote("tc", append([]string{"qdisc", "replace", "dev", "%i", "root", "tbf"}, a.args()...)...)
 }
 
 func (a *tbfCap) args() []string {
@@ -113,7 +135,7 @@ func (a *tbfCap) Plan(ctx context.Context, env *Env) (Step, error) {
 	if ok, err := env.exists(ctx, conf); err != nil {
 		return Step{}, err
 	} else if ok {
-		line := "PostUp = " + target.Quote("tc", append([]string{"qdisc", "replace", "dev", "%i", "root", "tbf"}, a.args()...)...)
+		line := a.postUp()
 		fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
 			return setIniLine(old, "Interface", func(l string) bool {
 				return iniKey(l) == "postup" && strings.Contains(l, "root tbf")

@@ -1,4 +1,8 @@
-package fix
+// Package verify measures a tunnel around a change: the before/after figure
+// "wgperf fix --verify" keeps or rolls back a fix by, the far end it measures
+// against, and the lab ECMP build with its scaling. Package fix takes the
+// measurement as a function and imports no probe.
+package verify
 
 import (
 	"context"
@@ -9,15 +13,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// VerifyConfig says between which two hosts "fix --verify" measures.
-type VerifyConfig struct {
+// Config says between which two hosts "fix --verify" measures.
+type Config struct {
 	// Host is where the fix is applied; Peer the far end of its tunnel, where
 	// the iperf3 server runs.
 	Host, Peer target.Target
@@ -29,7 +35,7 @@ type VerifyConfig struct {
 // IsMTUPlan reports whether the plan changes packet sizes (WireGuard MTU, MSS
 // clamp): those are verified with the path MTU probe plus a short bench that
 // counts a stalled run as 0 Mbit/s, since a stall is the symptom they cure.
-func IsMTUPlan(p *Plan) bool {
+func IsMTUPlan(p *fix.Plan) bool {
 	for _, it := range p.Items {
 		if it.Step.Done {
 			continue
@@ -41,15 +47,15 @@ func IsMTUPlan(p *Plan) bool {
 	return false
 }
 
-// NewMeasure finds the tunnel between Host and Peer and returns the Measure
+// New finds the tunnel between Host and Peer and returns the Measure
 // that suits the plan: for MTU fixes the mtu probe and a short bench, for
 // everything else a quick bench.Measure. The figure is the tunnel throughput,
 // the mean of upload and download, so a fix that helps one direction counts.
-func NewMeasure(ctx context.Context, p *Plan, c VerifyConfig) (Measure, error) {
+func New(ctx context.Context, p *fix.Plan, c Config) (fix.Measure, error) {
 	if c.Seconds <= 0 {
 		c.Seconds = 3
 	}
-	ep, err := bench.Discover(ctx, c.Host, c.Peer)
+	ep, err := discover.Tunnel(ctx, c.Host, c.Peer)
 	if err != nil {
 		return nil, fmt.Errorf("--verify: %s to %s: %w", c.Host, c.Peer, err)
 	}
@@ -62,13 +68,13 @@ func NewMeasure(ctx context.Context, p *Plan, c VerifyConfig) (Measure, error) {
 const throughputName = "tunnel throughput"
 
 // benchMeasure runs a quick bench (one stream, upload and download, tunnel only).
-func benchMeasure(c VerifyConfig, ep bench.Endpoints) Measure {
-	return func(ctx context.Context) (Measurement, error) {
+func benchMeasure(c Config, ep discover.Endpoints) fix.Measure {
+	return func(ctx context.Context) (fix.Measurement, error) {
 		rep, err := bench.Measure(ctx, bench.Config{Client: c.Host, Server: c.Peer, TunnelAddr: ep.TunnelAddr,
 			ClientInterface: ep.ClientInterface, ServerInterface: ep.ServerInterface, Quick: true, Omit: 1, Seconds: c.Seconds,
 			Port: c.Port, Progress: c.Progress})
 		if err != nil {
-			return Measurement{}, err
+			return fix.Measurement{}, err
 		}
 		var up, down float64
 		for _, r := range rep.Runs {
@@ -88,13 +94,13 @@ func benchMeasure(c VerifyConfig, ep bench.Endpoints) Measure {
 // mtuMeasure probes the path MTU under the tunnel once (a fix does not change
 // it), then each time reads the WireGuard MTU and runs one short iperf3 upload
 // and download through the tunnel.
-func mtuMeasure(c VerifyConfig, ep bench.Endpoints) Measure {
+func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 	var path *mtu.Result
-	return func(ctx context.Context) (Measurement, error) {
+	return func(ctx context.Context) (fix.Measurement, error) {
 		if path == nil && ep.UnderlayAddr != "" {
 			res, err := mtu.Run(ctx, mtu.Config{Client: c.Host, Addr: ep.UnderlayAddr, ClientInterface: ep.ClientInterface, Progress: c.Progress})
 			if err != nil {
-				return Measurement{}, fmt.Errorf("path MTU probe: %w", err)
+				return fix.Measurement{}, fmt.Errorf("path MTU probe: %w", err)
 			}
 			path = res
 		}
@@ -126,7 +132,7 @@ func mtuMeasure(c VerifyConfig, ep bench.Endpoints) Measure {
 				// Oversized packets vanishing is what an MTU fix cures: count it as nothing through.
 				notes = append(notes, map[bool]string{false: "upload", true: "download"}[reverse]+" stalled")
 			case err != nil:
-				return Measurement{}, err
+				return fix.Measurement{}, err
 			default:
 				mbit[i] = r.Mbit()
 			}
@@ -138,10 +144,10 @@ func mtuMeasure(c VerifyConfig, ep bench.Endpoints) Measure {
 	}
 }
 
-func throughput(up, down float64, addr, extra string) Measurement {
+func throughput(up, down float64, addr, extra string) fix.Measurement {
 	d := fmt.Sprintf("upload %.1f, download %.1f Mbit/s to %s", up, down, addr)
 	if extra != "" {
 		d += "; " + extra
 	}
-	return Measurement{Name: throughputName, Value: (up + down) / 2, Unit: "Mbit/s", Detail: d}
+	return fix.Measurement{Name: throughputName, Value: (up + down) / 2, Unit: "Mbit/s", Detail: d}
 }

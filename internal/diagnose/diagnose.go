@@ -1,8 +1,9 @@
 // Package diagnose is the driver behind "wgperf diagnose": it collects
 // snapshots from live hosts in parallel (a bounded number at once, each within
 // a timeout), reads saved ones, runs every check and the cross-host checks, and
-// returns a report.Diagnosis — or, for an inventory, a Fleet that also lists
-// the hosts that did not answer.
+// returns a Diagnosis — or, for an inventory, a Fleet that also lists
+// the hosts that did not answer. The Diagnosis and its text and JSON
+// renderers live here; package report only adds the HTML page.
 package diagnose
 
 import (
@@ -19,7 +20,6 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
-	"github.com/wgperf/wgperf/internal/report"
 )
 
 // Options tune a diagnosis.
@@ -37,12 +37,12 @@ type Options struct {
 // Run diagnoses the hosts (target specs) and snapshot files together. Any host
 // that cannot be reached or file that cannot be read fails the whole run with
 // one line naming it: a partial diagnosis would hide the missing end.
-func Run(ctx context.Context, hosts, files []string, o Options) (report.Diagnosis, error) {
+func Run(ctx context.Context, hosts, files []string, o Options) (Diagnosis, error) {
 	snaps, err := Snapshots(ctx, hosts, files, o)
 	if err != nil {
-		return report.Diagnosis{}, err
+		return Diagnosis{}, err
 	}
-	return report.NewDiagnosis(snaps, check.Run(snaps, o.Check)), nil
+	return NewDiagnosis(snaps, check.Run(snaps, o.Check)), nil
 }
 
 // Snapshots reads the files, then collects the hosts in parallel; the result
@@ -68,10 +68,28 @@ func Snapshots(ctx context.Context, hosts, files []string, o Options) ([]*facts.
 
 // Fleet is the diagnosis of an inventory: the hosts that answered, diagnosed
 // together, and those that did not. Its JSON form is "wgperf diagnose
-// --inventory --json": the fields of report.Diagnosis plus "unreachable".
+// --inventory --json": the fields of Diagnosis plus "unreachable".
 type Fleet struct {
-	report.Diagnosis
+	Diagnosis
 	Unreachable []fleet.Unreachable `json:"unreachable"`
+}
+
+// RunInventory diagnoses the hosts of the inventory file at path, the extra
+// target specs and the snapshot files; unreachable hosts are reported, not fatal.
+func RunInventory(ctx context.Context, path string, extra, files []string, o Options) (*Fleet, error) {
+	hosts, err := fleet.ReadInventory(path)
+	if err != nil {
+		return nil, err
+	}
+	more, err := fleet.Hosts(extra)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := RunFleet(ctx, append(hosts, more...), files, o)
+	if err != nil {
+		return nil, err
+	}
+	return &fl, nil
 }
 
 // RunFleet diagnoses the hosts of an inventory and the snapshot files. A host
@@ -97,7 +115,7 @@ func RunFleet(ctx context.Context, hosts []fleet.Host, files []string, o Options
 	if missing == nil {
 		missing = []fleet.Unreachable{}
 	}
-	return Fleet{Diagnosis: report.NewDiagnosis(snaps, check.Run(snaps, o.Check)), Unreachable: missing}, nil
+	return Fleet{Diagnosis: NewDiagnosis(snaps, check.Run(snaps, o.Check)), Unreachable: missing}, nil
 }
 
 // AtLeast keeps the findings of severity min and above.
@@ -106,10 +124,10 @@ func (f Fleet) AtLeast(min finding.Severity) Fleet {
 	return f
 }
 
-// WriteText renders the diagnosis as report.WriteText does, then the hosts
+// WriteText renders the diagnosis as WriteText does, then the hosts
 // that could not be collected and why.
-func (f Fleet) WriteText(w io.Writer, o report.TextOptions) error {
-	if err := report.WriteText(w, f.Diagnosis, o); err != nil {
+func (f Fleet) WriteText(w io.Writer, o TextOptions) error {
+	if err := WriteText(w, f.Diagnosis, o); err != nil {
 		return err
 	}
 	if len(f.Unreachable) == 0 {

@@ -14,12 +14,11 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
-	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
-const snapshots = "../../../testdata/snapshots"
+const snapshots = "../../testdata/snapshots"
 
 func TestRunFromFiles(t *testing.T) {
 	d, err := Run(context.Background(), nil, []string{
@@ -72,7 +71,7 @@ func BenchmarkDiagnoseLocal(b *testing.B) {
 	}
 }
 
-func hasID(d report.Diagnosis, id string, sev finding.Severity) bool {
+func hasID(d Diagnosis, id string, sev finding.Severity) bool {
 	for _, f := range d.Findings {
 		if f.ID == id && f.Severity == sev {
 			return true
@@ -81,7 +80,7 @@ func hasID(d report.Diagnosis, id string, sev finding.Severity) bool {
 	return false
 }
 
-func idsOf(d report.Diagnosis) []string {
+func idsOf(d Diagnosis) []string {
 	var out []string
 	for _, f := range d.Findings {
 		out = append(out, f.ID+"/"+f.Severity.String()+"@"+f.Host)
@@ -92,7 +91,7 @@ func idsOf(d report.Diagnosis) []string {
 // --- Root tests: real labs, broken one thing at a time, diagnosed by the CLI. ---
 
 // cli runs "wgperf diagnose --json" with args and returns the diagnosis and exit code.
-func cli(t *testing.T, args ...string) (report.Diagnosis, int) {
+func cli(t *testing.T, args ...string) (Diagnosis, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -104,7 +103,7 @@ func cli(t *testing.T, args ...string) (report.Diagnosis, int) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	var d report.Diagnosis
+	var d Diagnosis
 	if code != 3 {
 		if err := json.Unmarshal(out, &d); err != nil {
 			t.Fatalf("diagnose %v: exit %d, %v\n%s", args, code, err, out)
@@ -134,7 +133,7 @@ func sh(t *testing.T, l *lab.Lab, node string, argv ...string) string {
 }
 
 // requireFinding fails unless d reports id at severity warning or above on host.
-func requireFinding(t *testing.T, d report.Diagnosis, id, host string) finding.Finding {
+func requireFinding(t *testing.T, d Diagnosis, id, host string) finding.Finding {
 	t.Helper()
 	for _, f := range d.Findings {
 		if f.ID == id && f.Host == host && f.Severity >= finding.Warning {
@@ -306,7 +305,7 @@ func TestLabMultiWANStaleEndpoint(t *testing.T) {
 	if hasID(d, "route.stale-endpoint", finding.Critical) {
 		t.Fatalf("fresh multi-wan lab: %v", idsOf(d))
 	}
-	// Seed 000: the endpoint's host route made while the backup was the way out.
+	// Multi-WAN stale endpoint route: the endpoint's host route made while the backup was the way out.
 	backupGW := backupGateway(t, l)
 	sh(t, l, "a", "ip", "route", "replace", endpoint, "via", backupGW, "proto", "static")
 	d, code := cli(t, hosts(l, "a")...)

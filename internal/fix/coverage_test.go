@@ -1,0 +1,46 @@
+package fix
+
+import (
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
+)
+
+// rootTestedElsewhere are the kinds rootActions leaves out, and why.
+var rootTestedElsewhere = map[string]string{
+	finding.ActUCISet:   "TestUCIApplyRollback runs uci on a stub",
+	finding.ActBondHash: "no bonding module in the test kernel: the plan goldens only",
+}
+
+// TestEveryKindIsCovered holds a new fix kind to the same bar as the others:
+// a plan golden (TestPlanGolden) and a root apply/rollback test
+// (TestApplyRollbackEachKind), or a reason in rootTestedElsewhere.
+func TestEveryKindIsCovered(t *testing.T) {
+	golden, root := map[string]bool{}, map[string]bool{}
+	for _, fs := range [][]finding.Finding{linuxFindings(), wgQuickFindings(), openWrtFindings()} {
+		for _, f := range fs {
+			for _, x := range f.Fixes {
+				if x.Action != nil {
+					golden[x.Action.Kind] = true
+				}
+			}
+		}
+	}
+	for _, f := range rootActions() {
+		root[f.Fixes[0].Action.Kind] = true
+	}
+	for _, k := range remedy.Kinds() {
+		if !golden[k] {
+			t.Errorf("fix kind %s has no plan golden: add a finding of that kind to TestPlanGolden's hosts", k)
+		}
+		if !root[k] && rootTestedElsewhere[k] == "" {
+			t.Errorf("fix kind %s has no root apply/rollback test: add it to rootActions", k)
+		}
+	}
+	for k := range rootTestedElsewhere {
+		if root[k] {
+			t.Errorf("fix kind %s is in rootActions and rootTestedElsewhere", k)
+		}
+	}
+}

@@ -1,0 +1,333 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// This file holds the findings a bench reports, each from its own look at the report.
+
+// sender and receiver of a run, as target specs.
+func (r *Report) sender(dir string) string {
+	if dir == Download {
+		return r.Server
+	}
+	return r.Client
+}
+
+func (r *Report) senderInterface(dir string) string {
+	if dir == Download {
+		return r.ServerInterface
+	}
+	return r.ClientInterface
+}
+
+func (r *Report) diagnoseFix() finding.Fix {
+	return finding.Fix{
+		Description: "Find the cause on both ends: collect and diagnose them",
+		Commands:    []string{target.Quote("wgperf", "diagnose", "--host", r.Client, "--host", r.Server)},
+	}
+}
+
+func (r *Report) mtuFix(dir string) finding.Fix {
+	client, server := r.Client, r.Server
+	if dir == Download {
+		client, server = server, client
+	}
+	return finding.Fix{
+		Description: "Rule out a PMTUD black hole in the slow direction: step the MSS through the tunnel",
+		Commands:    []string{target.Quote("wgperf", "mtu", "--client", client, "--server", server)},
+	}
+}
+
+func mbit(x float64) string { return fmt.Sprintf("%.1f Mbit/s", x) }
+
+func ratioFindings(r *Report) []finding.Finding {
+	var out []finding.Finding
+	for _, c := range r.Cells {
+		if c.OK {
+			continue
+		}
+		sev := finding.Warning
+		if c.Ratio < c.Expected/2 {
+			sev = finding.Critical
+		}
+		f := finding.Finding{
+			ID: finding.ThroughputTunnelRatio, Severity: sev, Host: r.sender(c.Direction), Interface: r.senderInterface(c.Direction),
+			Title: fmt.Sprintf("Tunnel %s (%s) reaches %.0f%% of the underlay: %s vs %s",
+				c.Direction, streamsWord(c.Streams), 100*c.Ratio, mbit(c.TunnelMbit), mbit(c.UnderlayMbit)),
+			Detail: fmt.Sprintf("A healthy WireGuard tunnel carries at least %.0f%% of the link under it; the difference is lost to something this host or the path does to tunnel packets.", 100*c.Expected),
+			Evidence: []finding.Evidence{
+				{Source: "iperf3", Key: fmt.Sprintf("tunnel %s %s", c.Direction, streamsWord(c.Streams)), Value: mbit(c.TunnelMbit)},
+				{Source: "iperf3", Key: fmt.Sprintf("underlay %s %s", c.Direction, streamsWord(c.Streams)), Value: mbit(c.UnderlayMbit)},
+				{Source: "iperf3", Key: "tunnel/underlay", Value: fmt.Sprintf("%.2f", c.Ratio), Threshold: fmt.Sprintf(">= %.2f", c.Expected)},
+			},
+			Fixes: []finding.Fix{r.diagnoseFix(), r.mtuFix(c.Direction)},
+		}
+		if t := find(r, PathTunnel, c.Direction, c.Streams); t != nil {
+			for _, n := range t.Notes {
+				f.Evidence = append(f.Evidence, finding.Evidence{Source: "host counters", Key: "during the tunnel run", Value: n})
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func streamsWord(n int) string {
+	if n <= 1 {
+		return "1 stream"
+	}
+	return fmt.Sprintf("%d streams", n)
+}
+
+func asymmetryFindings(r *Report) []finding.Finding {
+	var out []finding.Finding
+	for _, streams := range streamCounts(r) {
+		up, down := find(r, PathTunnel, Upload, streams), find(r, PathTunnel, Download, streams)
+		if up == nil || down == nil {
+			continue
+		}
+		slow, fast := down, up
+		if up.Stats.Mbit < down.Stats.Mbit {
+			slow, fast = up, down
+		}
+		if fast.Stats.Mbit <= 0 || slow.Stats.Mbit/fast.Stats.Mbit >= AsymmetryRatio {
+			continue
+		}
+		ev := []finding.Evidence{
+			{Source: "iperf3", Key: "tunnel " + fast.Direction + " " + streamsWord(streams), Value: mbit(fast.Stats.Mbit)},
+			{Source: "iperf3", Key: "tunnel " + slow.Direction + " " + streamsWord(streams), Value: mbit(slow.Stats.Mbit),
+				Threshold: fmt.Sprintf(">= %s (%.0f%% of the fast direction)", mbit(AsymmetryRatio*fast.Stats.Mbit), 100*AsymmetryRatio)},
+		}
+		// An underlay just as lopsided is the link's nature (an ADSL line), not the tunnel's fault.
+		uSlow, uFast := find(r, PathUnderlay, slow.Direction, streams), find(r, PathUnderlay, fast.Direction, streams)
+		if uSlow != nil && uFast != nil && uFast.Stats.Mbit > 0 {
+			uRatio := uSlow.Stats.Mbit / uFast.Stats.Mbit
+			if uRatio < 2*slow.Stats.Mbit/fast.Stats.Mbit {
+				continue
+			}
+			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "underlay " + slow.Direction + "/" + fast.Direction, Value: fmt.Sprintf("%.2f", uRatio)})
+		}
+		if slow.Stats.Retransmits > 0 {
+			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "retransmits (" + slow.Direction + ")", Value: commas(slow.Stats.Retransmits)})
+		}
+		out = append(out, finding.Finding{
+			ID: finding.ThroughputAsymmetric, Severity: finding.Warning, Host: r.sender(slow.Direction), Interface: r.senderInterface(slow.Direction),
+			Title: fmt.Sprintf("Tunnel %s is %.0f%% of %s (%s vs %s)", slow.Direction, 100*slow.Stats.Mbit/fast.Stats.Mbit,
+				fast.Direction, mbit(slow.Stats.Mbit), mbit(fast.Stats.Mbit)),
+			Detail: "One direction far slower than the other points at something one-sided: a path MTU black hole in that direction, " +
+				"a stale endpoint route on one end, or a receiver dropping UDP.",
+			Evidence: ev,
+			Fixes:    []finding.Fix{r.mtuFix(slow.Direction), r.diagnoseFix()},
+		})
+	}
+	return out
+}
+
+func streamCounts(r *Report) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, run := range r.Runs {
+		if !seen[run.Streams] && run.UDPMbit == 0 {
+			seen[run.Streams] = true
+			out = append(out, run.Streams)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func oscillationFindings(r *Report) []finding.Finding {
+	var out []finding.Finding
+	for _, run := range r.Runs {
+		if run.Path != PathTunnel || run.Result == nil || run.UDPMbit > 0 {
+			continue
+		}
+		if run.Stats.Collapses < 2 || run.Stats.CV < OscillationCV {
+			continue
+		}
+		dev := r.senderInterface(run.Direction)
+		capMbit := int(math.Floor(run.Stats.Mbit*0.9/10) * 10)
+		if capMbit < 10 {
+			capMbit = 10
+		}
+		f := finding.Finding{
+			ID: finding.ThroughputOscillation, Severity: finding.Warning, Host: r.sender(run.Direction), Interface: dev,
+			Title: fmt.Sprintf("Tunnel %s collapses periodically: %d drops below %.0f%% of its peak, rate varies %.0f%%",
+				run.Spec.String(), run.Stats.Collapses, 100*CollapseFraction, 100*run.Stats.CV),
+			Detail: "The rate climbs until something saturates (a CPU, a queue), collapses and recovers. A steady rate just below " +
+				"the knee moves more data than the oscillation; wgperf shape-sweep finds the cap.",
+			Evidence: []finding.Evidence{
+				{Source: "iperf3", Key: "collapses", Value: fmt.Sprint(run.Stats.Collapses), Threshold: "< 2"},
+				{Source: "iperf3", Key: "coefficient of variation of per-second rate", Value: fmt.Sprintf("%.2f", run.Stats.CV), Threshold: fmt.Sprintf("< %.2f", OscillationCV)},
+				{Source: "iperf3", Key: "per-second Mbit/s", Value: rateList(run.Result)},
+			},
+			Fixes: []finding.Fix{{
+				Description: "Find the most stable rate cap on the sender's tunnel interface",
+				Commands:    []string{target.Quote("wgperf", "shape-sweep", "--client", r.Client, "--server", r.Server)},
+			}},
+		}
+		if dev != "" {
+			tbf, err := remedy.TBF(dev, fmt.Sprintf("%dmbit", capMbit))
+			f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Cap %s at %d Mbit/s, below the collapse", dev, capMbit), tbf, err)...)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func rateList(res *iperf.Result) string {
+	var parts []string
+	for _, iv := range res.Measured() {
+		parts = append(parts, fmt.Sprintf("%.0f", iv.Mbit))
+	}
+	return strings.Join(parts, " ")
+}
+
+func congestionFindings(r *Report) []finding.Finding {
+	var out []finding.Finding
+	done := map[string]bool{}
+	for _, run := range r.Runs {
+		if run.Path != PathTunnel || run.Result == nil || run.Result.Protocol != "tcp" || run.Streams > 1 {
+			continue
+		}
+		cc := run.Result.Congestion
+		if cc != "cubic" && cc != "reno" {
+			continue
+		}
+		// The tuning guide: the window "bouncing around, or narrowing significantly":
+		// a swing, or a window that stays collapsed while the run falls short.
+		short := r.cellShort(run.Direction, run.Streams)
+		if run.Stats.Retransmits == 0 || (run.Stats.CwndSwing < CwndSwing && short == nil) {
+			continue
+		}
+		host := r.sender(run.Direction)
+		if done[host] {
+			continue
+		}
+		done[host] = true
+		title := fmt.Sprintf("%s on the sender: cwnd swings %.1fx (%s..%s bytes) with %s retransmits in the tunnel %s",
+			strings.ToUpper(cc), run.Stats.CwndSwing, commas(run.Stats.CwndMin), commas(run.Stats.CwndMax), commas(run.Stats.Retransmits), run.Direction)
+		evidence := []finding.Evidence{
+			{Source: "iperf3", Key: "sender_tcp_congestion", Value: cc, Threshold: "bbr"},
+			{Source: "iperf3", Key: "cwnd max/min", Value: fmt.Sprintf("%.1f", run.Stats.CwndSwing), Threshold: fmt.Sprintf("< %.1f", CwndSwing)},
+			{Source: "iperf3", Key: "retransmits", Value: commas(run.Stats.Retransmits), Threshold: "0"},
+		}
+		if short != nil {
+			if run.Stats.CwndSwing < CwndSwing {
+				title = fmt.Sprintf("%s on the sender: cwnd stays at %s..%s bytes with %s retransmits, tunnel %s at %.0f%% of the underlay",
+					strings.ToUpper(cc), commas(run.Stats.CwndMin), commas(run.Stats.CwndMax), commas(run.Stats.Retransmits), run.Direction, short.Ratio*100)
+			}
+			evidence = append(evidence, finding.Evidence{Source: "iperf3", Key: "tunnel/underlay " + run.Direction,
+				Value: fmt.Sprintf("%.2f", short.Ratio), Threshold: fmt.Sprintf(">= %.2f", short.Expected)})
+		}
+		// The sender's kernel and modules are unknown here: the fix shows the
+		// modprobe, and the fq qdisc for kernels before 4.20.
+		bbr, err := remedy.Congestion("bbr", true, "")
+		out = append(out, finding.Finding{
+			ID: finding.TCPCongestionControl, Severity: finding.Warning, Host: host,
+			Title:    title,
+			Detail:   "Loss-based congestion control halves its window at every lost tunnel packet and climbs back slowly; BBR paces by measured bandwidth and keeps the rate through random loss.",
+			Evidence: evidence,
+			Fixes:    remedy.Fixes("Switch the sender to BBR", bbr, err),
+		})
+	}
+	return out
+}
+
+// cellShort returns the tunnel/underlay cell of a direction and stream count
+// when the tunnel fell short of the expectation, or nil.
+func (r *Report) cellShort(direction string, streams int) *Cell {
+	for i, c := range r.Cells {
+		if c.Direction == direction && c.Streams == streams && c.UnderlayMbit > 0 && !c.OK {
+			return &r.Cells[i]
+		}
+	}
+	return nil
+}
+
+// UDPBufferTarget is the socket buffer limit suggested against drops.
+const UDPBufferTarget = remedy.UDPBuffer
+
+func hostFindings(r *Report) []finding.Finding {
+	type agg struct {
+		rcv, snd int64
+		cpu      float64
+		cpuIdx   int
+		cpuRun   string
+	}
+	hosts := map[string]*agg{}
+	get := func(h string) *agg {
+		if hosts[h] == nil {
+			hosts[h] = &agg{cpuIdx: -1}
+		}
+		return hosts[h]
+	}
+	for _, run := range r.Runs {
+		if run.Path != PathTunnel {
+			continue
+		}
+		for _, d := range []HostDelta{run.Client, run.Server} {
+			if d.Host == "" {
+				continue
+			}
+			a := get(d.Host)
+			a.rcv += d.UDPRcvbufErrors
+			a.snd += d.UDPSndbufErrors
+			if b, i := d.MaxCPU(); i >= 0 && b > a.cpu {
+				a.cpu, a.cpuIdx, a.cpuRun = b, i, run.Spec.String()
+			}
+		}
+	}
+	names := make([]string, 0, len(hosts))
+	for h := range hosts {
+		names = append(names, h)
+	}
+	sort.Strings(names)
+	var out []finding.Finding
+	for _, h := range names {
+		a := hosts[h]
+		// Send errors alone are left to the passive check: Linux counts a send
+		// refused by a full egress queue (a shaped uplink) the same way, and
+		// only the host's facts tell the two apart. The runs' notes still say it.
+		if a.rcv > 0 {
+			f := finding.Finding{
+				ID: finding.UDPRcvbufErrors, Severity: finding.Warning, Host: h,
+				Title:  fmt.Sprintf("UDP buffers overflowed under tunnel load: %s receive, %s send errors", commas(a.rcv), commas(a.snd)),
+				Detail: "Every error is a WireGuard packet the kernel dropped because a socket buffer was full; TCP inside the tunnel reads it as congestion.",
+				Evidence: []finding.Evidence{
+					{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: commas(a.rcv), Threshold: "0"},
+					{Source: "/proc/net/snmp", Key: "Udp SndbufErrors (growth during tunnel runs)", Value: commas(a.snd), Threshold: "0"},
+				},
+			}
+			for _, k := range []string{"net.core.rmem_max", "net.core.rmem_default"} {
+				raise, err := remedy.Sysctl(k, fmt.Sprint(UDPBufferTarget))
+				f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Raise %s to 25 MiB", k), raise, err)...)
+			}
+			out = append(out, f)
+		}
+		if a.cpu >= CPUSaturatedPercent {
+			out = append(out, finding.Finding{
+				ID: finding.CPUSaturated, Severity: finding.Warning, Host: h,
+				Title:  fmt.Sprintf("CPU %d was %.0f%% busy during the %s run", a.cpuIdx, a.cpu, a.cpuRun),
+				Detail: "Encryption and packet processing need a CPU; one at its limit is the tunnel's ceiling whatever the link can do.",
+				Evidence: []finding.Evidence{
+					{Source: "/proc/stat", Key: fmt.Sprintf("cpu%d busy", a.cpuIdx), Value: fmt.Sprintf("%.0f%%", a.cpu), Threshold: fmt.Sprintf("< %.0f%%", CPUSaturatedPercent)},
+				},
+				Fixes: []finding.Fix{{
+					Description: "See what keeps the CPU busy (the WireGuard process, softirq, another program) during a transfer",
+					Commands:    []string{"top -b -n 1 -H | head -20", "cat /proc/net/softnet_stat"},
+				}},
+			})
+		}
+	}
+	return out
+}

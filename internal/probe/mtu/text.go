@@ -1,0 +1,67 @@
+package mtu
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
+// WriteText prints a path-MTU search for a person: the path MTU, a black
+// hole, the MSS steps, the recommendation and the findings.
+func (r *Result) WriteText(w io.Writer) error {
+	passed := 0
+	for _, p := range r.Probes {
+		if p.Passed {
+			passed++
+		}
+	}
+	if r.PathMTU > 0 {
+		fmt.Fprintf(w, "path MTU to %s: %d bytes", r.Addr, r.PathMTU)
+		if r.FragNeededMTU > 0 {
+			fmt.Fprintf(w, " (a router said mtu = %d)", r.FragNeededMTU)
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "path MTU to %s: unknown, no DF probe between %d and %d bytes got an answer\n", r.Addr, r.SearchMin, r.SearchMax)
+	}
+	if r.BlackHole {
+		fmt.Fprintf(w, "PMTUD black hole: probes of %d bytes and more vanish with no ICMP frag-needed\n", r.FirstFailed)
+	}
+	for _, m := range r.MSSRuns {
+		state := "healthy"
+		if !m.Healthy {
+			state = "collapsed"
+		}
+		fmt.Fprintf(w, "  MSS %d through the tunnel: %.1f Mbit/s %s\n", m.MSS, m.Mbit, state)
+	}
+	if r.WGMTU > 0 {
+		fmt.Fprintf(w, "recommended WireGuard MTU: %d\nrecommended MSS clamp: %d\n", r.WGMTU, r.MSSClamp)
+	}
+	fmt.Fprintf(w, "%d DF probes (%d passed), %d MSS steps, %.1fs\n", len(r.Probes), passed, len(r.MSSRuns), r.Seconds)
+	return finding.WriteBrief(w, r.Findings)
+}
+
+// WriteText prints a negotiated-MSS capture for a person.
+func (r *CaptureResult) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "MSS negotiated over the underlay to %s port %d (tcpdump on %s %s and %s %s):\n",
+		r.Addr, r.Port, r.Client, r.ClientDevice, r.Server, r.ServerDevice)
+	for _, p := range []MSSPath{r.Forward, r.Reverse} {
+		note := "unchanged"
+		if p.Clamped() {
+			note = "rewritten on the way (an MSS clamp)"
+		}
+		fmt.Fprintf(w, "  %-7s %s -> %s: sent %d, received %d, %s\n", p.Segment, p.From, p.To, p.Sent, p.Received, note)
+	}
+	hdr, over := TCPIPv4Headers, OverheadIPv4
+	if r.IPv6 {
+		hdr, over = TCPIPv6Headers, OverheadIPv6
+	}
+	fmt.Fprintf(w, "narrowest MTU implied: %d bytes (MSS %d + %d)\n", r.PathMTU, r.NarrowestMSS, hdr)
+	fmt.Fprintf(w, "WireGuard MTU that fits: %d (%d - %d)", r.WGMTU, r.PathMTU, over)
+	if r.ClientWGMTU > 0 {
+		fmt.Fprintf(w, "; %s has %d now", r.ClientInterface, r.ClientWGMTU)
+	}
+	fmt.Fprintf(w, "\n%.1fs\n", r.Seconds)
+	return finding.WriteBrief(w, r.Findings)
+}

@@ -1,0 +1,210 @@
+package remedy
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// icmpLimit raises a firewall ICMP rate limit that drops health-check replies
+// (multi-WAN failover on dropped pings): banIP's ban_icmplimit through uci,
+// or one nftables rule by handle.
+type icmpLimit struct {
+	rate                         int
+	banip                        bool
+	family, table, chain, handle string
+}
+
+// NftRule is one firewall rule as nft -a lists it.
+type NftRule struct {
+	Family, Table, Chain string
+	Handle               int
+	Text                 string // the rule without its handle
+}
+
+// BanIPLimit raises banIP's ICMP limit (OpenWrt) to rate packets/second.
+func BanIPLimit(rate int) (Remedy, error) {
+	if err := checkRate(rate); err != nil {
+		return nil, err
+	}
+	r := strconv.Itoa(rate)
+	return shown{&icmpLimit{rate: rate, banip: true},
+		[]string{"uci set banip.global.ban_icmplimit=" + r, "uci commit banip", "/etc/init.d/banip restart"},
+		[]finding.ConfigSnippet{{Path: "/etc/config/banip (config banip 'global')", Lines: []string{"option ban_icmplimit '" + r + "'"}}}}, nil
+}
+
+// NftReplaceRule raises the per-second limit of nft rule r to rate, by handle.
+// Without the rule's text (a probe that saw only its counter) the display
+// lists the chain, where the rule and its handle are.
+func NftReplaceRule(r NftRule, rate int) (Remedy, error) {
+	a, err := newNftLimit(r, rate)
+	if err != nil {
+		return nil, err
+	}
+	if r.Text == "" {
+		return shown{a, []string{target.Quote("nft", "-a", "list", "chain", a.family, a.table, a.chain)}, nil}, nil
+	}
+	raised, err := checkedRaise(r.Text, rate)
+	if err != nil {
+		return nil, err
+	}
+	return shown{a,
+		[]string{target.Quote("nft", fmt.Sprintf("replace rule %s %s %s handle %s %s", a.family, a.table, a.chain, a.handle, raised))},
+		[]finding.ConfigSnippet{{Path: "/etc/nftables.conf (table " + a.family + " " + a.table + ", chain " + a.chain + ")", Lines: []string{raised}}}}, nil
+}
+
+// IptablesLimit shows where an iptables ICMP limit is defined, to be raised
+// in the firewall configuration; the action raises it by nft handle (the
+// rule seen through iptables-nft).
+func IptablesLimit(r NftRule, rate int) (Remedy, error) {
+	a, err := newNftLimit(r, rate)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRule(r.Text); err != nil {
+		return nil, err
+	}
+	return shown{a, []string{"iptables-save -t " + a.table + " | grep -n -- " + target.Quote(r.Text)}, nil}, nil
+}
+
+// checkedRaise is the rule text with its per-second limit raised to rate.
+func checkedRaise(text string, rate int) (string, error) {
+	if err := checkRule(text); err != nil {
+		return "", err
+	}
+	return RaiseLimit(text, rate), nil
+}
+
+// checkRule refuses rule text that would be more than one rule: nft runs
+// every ";"-separated command of its argument.
+func checkRule(text string) error {
+	if err := checkText("rule", text); err != nil {
+		return err
+	}
+	if strings.Contains(text, ";") {
+		return fmt.Errorf("rule %q: one rule without \";\" wanted", text)
+	}
+	return nil
+}
+
+// anyLimitRE is an nft limit in any unit; RaiseLimit makes it per second.
+var anyLimitRE = regexp.MustCompile(`limit rate (over )?\d+/(second|minute|hour|day)`)
+
+// RaiseLimit rewrites every "limit rate [over] N/unit" in an nft rule to rate/second.
+func RaiseLimit(text string, rate int) string {
+	return anyLimitRE.ReplaceAllStringFunc(text, func(m string) string {
+		over := ""
+		if strings.Contains(m, " over ") {
+			over = "over "
+		}
+		return fmt.Sprintf("limit rate %s%d/second", over, rate)
+	})
+}
+
+func newNftLimit(r NftRule, rate int) (*icmpLimit, error) {
+	if err := checkRate(rate); err != nil {
+		return nil, err
+	}
+	for what, v := range map[string]string{"family": r.Family, "table": r.Table, "chain": r.Chain} {
+		if !nftNameRE.MatchString(v) {
+			return nil, fmt.Errorf("nft %s %q is not valid", what, v)
+		}
+	}
+	if r.Handle < 0 {
+		return nil, fmt.Errorf("nft handle %d is not valid", r.Handle)
+	}
+	return &icmpLimit{rate: rate, family: r.Family, table: r.Table, chain: r.Chain, handle: strconv.Itoa(r.Handle)}, nil
+}
+
+func checkRate(rate int) error {
+	if rate < 1 || rate > 1000000 {
+		return fmt.Errorf("ICMP rate %d/s: want 1..1000000", rate)
+	}
+	return nil
+}
+
+func parseICMPLimit(p params) (Remedy, error) {
+	rate, err := p.int("rate")
+	if err != nil {
+		return nil, err
+	}
+	if p["banip"] == "1" {
+		return BanIPLimit(rate)
+	}
+	var r NftRule
+	for key, dst := range map[string]*string{"family": &r.Family, "table": &r.Table, "chain": &r.Chain} {
+		if *dst, err = p.get(key); err != nil {
+			return nil, fmt.Errorf("%w (or banip=1)", err)
+		}
+	}
+	if r.Handle, err = p.int("handle"); err != nil {
+		return nil, err
+	}
+	a, err := newNftLimit(r, rate)
+	if err != nil {
+		return nil, err
+	}
+	return shown{planner: a}, nil
+}
+
+func (a *icmpLimit) Params() map[string]string {
+	if a.banip {
+		return map[string]string{"rate": strconv.Itoa(a.rate), "banip": "1"}
+	}
+	return map[string]string{"rate": strconv.Itoa(a.rate), "family": a.family, "table": a.table, "chain": a.chain, "handle": a.handle}
+}
+
+func (a *icmpLimit) Kind() string { return finding.ActICMPLimit }
+
+func (a *icmpLimit) Describe() string {
+	if a.banip {
+		return fmt.Sprintf("raise banIP's ICMP limit to %d/s so uplink health-check replies are not dropped", a.rate)
+	}
+	return fmt.Sprintf("raise the ICMP rate limit of nft rule %s %s %s handle %s to %d/s so health-check replies are not dropped",
+		a.family, a.table, a.chain, a.handle, a.rate)
+}
+
+var limitRE = regexp.MustCompile(`limit rate (over )?([0-9]+)/second`)
+
+func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
+	if a.banip {
+		st, err := (&uciSet{key: "banip.global.ban_icmplimit", value: strconv.Itoa(a.rate), restart: "/etc/init.d/banip"}).Plan(ctx, env)
+		st.Kind = a.Kind()
+		return st, err
+	}
+	out, err := env.T.Run(ctx, "nft", "-a", "list", "chain", a.family, a.table, a.chain)
+	if err != nil {
+		return Step{}, err
+	}
+	old := ""
+	for _, l := range strings.Split(string(out), "\n") {
+		if rule, ok := strings.CutSuffix(strings.TrimSpace(l), " # handle "+a.handle); ok {
+			old = rule
+		}
+	}
+	if old == "" {
+		return Step{}, fmt.Errorf("%s: no rule with handle %s in chain %s %s %s", env.T, a.handle, a.family, a.table, a.chain)
+	}
+	m := limitRE.FindStringSubmatch(old)
+	if m == nil {
+		return Step{}, fmt.Errorf("%s: rule handle %s has no per-second limit: %s", env.T, a.handle, old)
+	}
+	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("ICMP limit %s/s -> %d/s (%s %s %s handle %s)", m[2], a.rate, a.family, a.table, a.chain, a.handle),
+		Notes: []string{"runtime only: also raise the rate where the rule is defined, or it returns at the next firewall reload"}}
+	if m[2] == strconv.Itoa(a.rate) {
+		st.Done = true
+		return st, nil
+	}
+	newRule := strings.Replace(old, m[0], fmt.Sprintf("limit rate %s%d/second", m[1], a.rate), 1)
+	replace := func(rule string) string {
+		return target.Quote("nft", "replace", "rule", a.family, a.table, a.chain, "handle", a.handle, rule)
+	}
+	st.Commands = []string{replace(newRule)}
+	st.Undo = []string{replace(old)}
+	return st, nil
+}

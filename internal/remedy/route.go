@@ -1,0 +1,240 @@
+package remedy
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// endpointRoute removes a pinned host route to a peer's endpoint so the
+// endpoint follows the default route again (multi-WAN stale endpoint route);
+// on OpenWrt it also sets nohostroute=1 on the interface so netifd stops
+// re-creating it.
+type endpointRoute struct {
+	endpoint string
+	table    string
+	uciIface string
+	via, dev string // set: re-point the host route there instead of deleting it
+}
+
+// Route is a route as ip prints it: destination, gateway and device.
+type Route struct{ Dst, Via, Dev string }
+
+// RouteDel deletes the stale host route r to endpoint from the main table.
+func RouteDel(endpoint string, r Route) (Remedy, error) {
+	a, err := newEndpointRoute(endpoint, "main", "")
+	if err != nil {
+		return nil, err
+	}
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	return shown{a, []string{target.Quote("ip", "route", "del", r.Dst, "via", r.Via, "dev", r.Dev, "table", "main")}, nil}, nil
+}
+
+// RouteRepoint re-points the endpoint's host route at the preferred uplink r
+// (a full tunnel needs the route to avoid a loop, so it is not deleted).
+func RouteRepoint(endpoint string, r Route) (Remedy, error) {
+	a, err := newEndpointRoute(endpoint, "main", "")
+	if err != nil {
+		return nil, err
+	}
+	r.Dst = a.endpoint
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	a.via, a.dev = r.Via, r.Dev
+	return shown{a, []string{target.Quote("ip", "route", "replace", a.endpoint, "via", r.Via, "dev", r.Dev, "proto", "static")}, nil}, nil
+}
+
+// NoHostRoute stops OpenWrt's netifd pinning a host route to endpoint for
+// the interface in uci section uciIface (network.SECTION.nohostroute=1).
+func NoHostRoute(endpoint, uciIface string) (Remedy, error) {
+	if uciIface == "" {
+		return nil, fmt.Errorf("no uci interface for the endpoint route")
+	}
+	a, err := newEndpointRoute(endpoint, "main", uciIface)
+	if err != nil {
+		return nil, err
+	}
+	return shown{a, []string{
+		target.Quote("uci", "set", "network."+uciIface+".nohostroute=1"),
+		"uci commit network",
+		target.Quote("ifdown", uciIface) + " && " + target.Quote("ifup", uciIface),
+	}, []finding.ConfigSnippet{{Path: "/etc/config/network (interface " + uciIface + ")", Lines: []string{"option nohostroute '1'"}}}}, nil
+}
+
+func (r Route) check() error {
+	if _, err := netip.ParseAddr(r.Via); err != nil {
+		return fmt.Errorf("gateway %q: want an IP address", r.Via)
+	}
+	if _, err := netip.ParsePrefix(r.Dst); err != nil {
+		if _, err := netip.ParseAddr(r.Dst); err != nil {
+			return fmt.Errorf("route destination %q: want an address or prefix", r.Dst)
+		}
+	}
+	return checkIface("route device", r.Dev)
+}
+
+// newEndpointRoute validates an endpoint ("addr" or "addr:port"), a routing
+// table (a name or number) and an optional uci interface section.
+func newEndpointRoute(endpoint, table, uciIface string) (*endpointRoute, error) {
+	ep := endpoint
+	if ap, err := netip.ParseAddrPort(ep); err == nil {
+		ep = ap.Addr().String()
+	}
+	addr, err := netip.ParseAddr(ep)
+	if err != nil {
+		return nil, fmt.Errorf("endpoint %q: want an IP address", endpoint)
+	}
+	if table == "" {
+		table = "main"
+	}
+	if !wordRE.MatchString(table) {
+		return nil, fmt.Errorf("routing table %q is not valid", table)
+	}
+	if uciIface != "" && !ifupRE.MatchString(uciIface) {
+		return nil, fmt.Errorf("uci interface %q is not valid", uciIface)
+	}
+	return &endpointRoute{endpoint: addr.String(), table: table, uciIface: uciIface}, nil
+}
+
+func parseEndpointRoute(p params) (Remedy, error) {
+	ep, err := p.get("endpoint")
+	if err != nil {
+		return nil, err
+	}
+	a, err := newEndpointRoute(ep, strings.TrimSpace(p["table"]), strings.TrimSpace(p["uci_interface"]))
+	if err != nil {
+		return nil, err
+	}
+	via, dev := strings.TrimSpace(p["via"]), strings.TrimSpace(p["dev"])
+	if via != "" || dev != "" {
+		if a.uciIface != "" {
+			return nil, fmt.Errorf("via/dev re-point the route; uci_interface removes it: not both")
+		}
+		if err := (Route{Dst: a.endpoint, Via: via, Dev: dev}).check(); err != nil {
+			return nil, err
+		}
+		a.via, a.dev = via, dev
+	}
+	return shown{planner: a}, nil
+}
+
+func (a *endpointRoute) Params() map[string]string {
+	p := map[string]string{"endpoint": a.endpoint, "table": a.table}
+	if a.uciIface != "" {
+		p["uci_interface"] = a.uciIface
+	}
+	if a.via != "" {
+		p["via"], p["dev"] = a.via, a.dev
+	}
+	return p
+}
+
+func (a *endpointRoute) Kind() string { return finding.ActEndpointRoute }
+
+func (a *endpointRoute) Describe() string {
+	if a.via != "" {
+		return fmt.Sprintf("re-point the host route to endpoint %s (table %s) at via %s dev %s, the current default route's uplink", a.endpoint, a.table, a.via, a.dev)
+	}
+	s := fmt.Sprintf("remove the pinned host route to endpoint %s (table %s) so it follows the current default route", a.endpoint, a.table)
+	if a.uciIface != "" {
+		s += fmt.Sprintf("; set network.%s.nohostroute=1", a.uciIface)
+	}
+	return s
+}
+
+// routeFlags are words ip prints after a route that it does not accept back.
+var routeFlags = map[string]bool{"linkdown": true, "dead": true, "offload": true, "trap": true, "rt_offload": true, "rt_trap": true, "pervasive": true}
+
+func (a *endpointRoute) Plan(ctx context.Context, env *Env) (Step, error) {
+	out, err := env.T.Run(ctx, "ip", "route", "show", "table", a.table, "exact", a.endpoint)
+	if err != nil {
+		return Step{}, err
+	}
+	st := Step{Kind: a.Kind()}
+	var current [][]string
+	for _, l := range splitLines(string(out)) {
+		var f []string
+		for _, w := range strings.Fields(l) {
+			if !routeFlags[w] {
+				f = append(f, w)
+			}
+		}
+		if len(f) > 0 {
+			current = append(current, f)
+		}
+	}
+	if a.via != "" {
+		return a.planRepoint(current), nil
+	}
+	var routes []string
+	for _, f := range current {
+		routes = append(routes, strings.Join(f, " "))
+		args := append([]string{"route", "del", "table", a.table}, f...)
+		st.Commands = append(st.Commands, target.Quote("ip", args...))
+		args[1] = "replace"
+		st.Undo = append([]string{target.Quote("ip", args...)}, st.Undo...)
+	}
+	if len(routes) == 0 {
+		st.Summary = fmt.Sprintf("no host route to %s in table %s", a.endpoint, a.table)
+	} else {
+		st.Summary = fmt.Sprintf("delete %q from table %s", strings.Join(routes, "; "), a.table)
+	}
+	if a.uciIface != "" {
+		sub, err := (&uciSet{key: "network." + a.uciIface + ".nohostroute", value: "1", restart: "ifup:" + a.uciIface}).Plan(ctx, env)
+		if err != nil {
+			return Step{}, err
+		}
+		if !sub.Done {
+			st.Summary += "; " + sub.Summary
+			st.merge(sub)
+		}
+	} else if len(routes) > 0 {
+		st.Notes = append(st.Notes, "if the interface routes all traffic (AllowedIPs 0.0.0.0/0 without fwmark rules), the host route prevents a loop: keep one via the current uplink instead")
+	}
+	st.Done = len(st.Commands) == 0
+	return st, nil
+}
+
+// planRepoint adds (or replaces, at metric 0) the host route via the
+// preferred uplink; undo deletes it and puts back what it replaced.
+func (a *endpointRoute) planRepoint(current [][]string) Step {
+	want := []string{a.endpoint, "via", a.via, "dev", a.dev, "proto", "static"}
+	st := Step{Kind: a.Kind(), Notes: []string{"runtime only: the route is made again when the interface restarts; " +
+		"on multi-WAN, a hotplug script that re-points it when the uplink changes keeps it right"}}
+	var was []string
+	for _, f := range current {
+		was = append(was, strings.Join(f, " "))
+		if routeVia(f, "via") == a.via && routeVia(f, "dev") == a.dev && routeVia(f, "metric") == "" {
+			st.Summary = fmt.Sprintf("host route to %s in table %s already via %s dev %s", a.endpoint, a.table, a.via, a.dev)
+			st.Done = true
+			return st
+		}
+	}
+	if len(was) == 0 {
+		was = []string{"none"}
+	}
+	st.Summary = fmt.Sprintf("host route to %s in table %s: %s -> via %s dev %s", a.endpoint, a.table, strings.Join(was, "; "), a.via, a.dev)
+	st.Commands = []string{target.Quote("ip", append([]string{"route", "replace", "table", a.table}, want...)...)}
+	st.Undo = []string{target.Quote("ip", append([]string{"route", "del", "table", a.table}, want...)...)}
+	for _, f := range current {
+		st.Undo = append(st.Undo, target.Quote("ip", append([]string{"route", "replace", "table", a.table}, f...)...))
+	}
+	return st
+}
+
+// routeVia returns the word after key in a route's fields ("" when absent).
+func routeVia(f []string, key string) string {
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == key {
+			return f[i+1]
+		}
+	}
+	return ""
+}
