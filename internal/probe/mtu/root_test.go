@@ -11,7 +11,8 @@ import (
 )
 
 // A 1400-byte R—B link whose frag-needed R drops: a PMTUD black hole. The
-// probe must find it within 8 bytes of the truth in at most 20 DF probes.
+// probe must find it exactly in at most 12 probes, DF pings and MSS steps
+// together, and locate the TCP cliff to the byte.
 func TestMTUBlackHoleLab(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "iperf3")
@@ -25,20 +26,37 @@ func TestMTUBlackHoleLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("path MTU %d, WireGuard MTU %d, %d DF probes, MSS cliff %d/%d, %.1fs", res.PathMTU, res.WGMTU, len(res.Probes), res.MSSGood, res.MSSBad, res.Seconds)
-	if d := res.PathMTU - truth; d > 0 || d < -8 {
-		t.Errorf("path MTU %d, truth %d", res.PathMTU, truth)
+	if res.PathMTU != truth || res.WGMTU != truth-OverheadIPv4 {
+		t.Errorf("path MTU %d, WireGuard MTU %d; want %d, %d", res.PathMTU, res.WGMTU, truth, truth-OverheadIPv4)
 	}
-	if res.WGMTU < truth-OverheadIPv4-8 || res.WGMTU > truth-OverheadIPv4 {
-		t.Errorf("WireGuard MTU %d, want within 8 of %d", res.WGMTU, truth-OverheadIPv4)
-	}
-	if len(res.Probes) > 20 {
-		t.Errorf("%d DF probes, want <= 20", len(res.Probes))
+	if n := len(res.Probes) + len(res.MSSRuns); n > 12 {
+		t.Errorf("%d DF probes + %d MSS steps = %d, want <= 12", len(res.Probes), len(res.MSSRuns), n)
 	}
 	if !res.BlackHole || len(res.Findings) != 1 || res.Findings[0].ID != "mtu.pmtud-blackhole" {
 		t.Errorf("black hole %v, findings %+v", res.BlackHole, res.Findings)
 	}
 	// The MSS cliff lies where the tunnel's packets outgrow the narrow hop.
-	if res.MSSGood == 0 || res.MSSBad == 0 || res.MSSBad-res.MSSGood > 8 || res.MSSBad+40+OverheadIPv4 <= truth-16 {
-		t.Errorf("MSS cliff %d..%d does not fit a %d-byte hop", res.MSSGood, res.MSSBad, truth)
+	if want := truth - OverheadIPv4 - 40 - tcpTimestamps; res.MSSGood != want || res.MSSBad != want+1 {
+		t.Errorf("MSS cliff %d..%d, want %d..%d for a %d-byte hop", res.MSSGood, res.MSSBad, want, want+1, truth)
 	}
+}
+
+// BenchmarkMTUSearchBlackHole times the whole search over the black-hole
+// lab (make bench): seconds and probes per search.
+func BenchmarkMTUSearchBlackHole(b *testing.B) {
+	testutil.RequireRoot(b)
+	testutil.RequireTools(b, "iperf3")
+	l := labtest.Up(b, lab.Config{Name: "wgbb", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true})
+	var probes, steps int
+	b.ResetTimer()
+	for range b.N {
+		res, err := Run(context.Background(), Config{Client: l.Target("a"), Server: l.Target("b"), Addr: l.Node("b").UnderlayAddr,
+			TunnelAddr: l.Node("b").TunnelAddr, ClientInterface: l.WGInterface("a")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		probes, steps = probes+len(res.Probes), steps+len(res.MSSRuns)
+	}
+	b.ReportMetric(float64(probes)/float64(b.N), "DF-probes/op")
+	b.ReportMetric(float64(steps)/float64(b.N), "MSS-steps/op")
 }

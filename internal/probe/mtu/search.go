@@ -7,6 +7,8 @@
 // plans are pure state machines; Probe is the I/O around them.
 package mtu
 
+import "slices"
+
 // Search bisects the largest size in [Min, Max] that passes. It probes Max
 // first (most paths pass it), jumps to an MTU the network names (an ICMP
 // frag-needed or a cached route MTU), and decides each size on one probe. So
@@ -15,7 +17,10 @@ package mtu
 // all; a boundary that now passes was a lost probe and the search goes on
 // above it.
 //
-// Without loss it takes at most MaxProbes(Min, Max, Retries, resolution)
+// With Likely sizes it tries those first: a path at a likely size is found
+// in one probe per likely size above it, plus the size just above it.
+//
+// Without loss and without Likely sizes it takes at most MaxProbes(Min, Max, Retries, resolution)
 // probes; each lost probe costs at most another ceil(log2(Max-Min+1)) + 1.
 type Search struct {
 	min, max   int
@@ -27,6 +32,28 @@ type Search struct {
 	started    bool
 	triedMin   bool
 	resolution int
+	// likely are sizes real paths have, tried largest first until one passes;
+	// a likely size that passes is usually the answer, so the size just
+	// above it is tried next (edgeTried) instead of the midpoint.
+	likely    []int
+	isLikely  map[int]bool
+	edgeTried map[int]bool
+}
+
+// LikelyMTUs are the path MTUs links commonly have: Ethernet, PPPoE, 6in4
+// and tunnels in tunnels, down to the IPv6 minimum.
+var LikelyMTUs = []int{1500, 1492, 1480, 1460, 1420, 1400, 1380, 1280}
+
+// Likely makes the search try these sizes (largest first) before bisecting:
+// most paths end at one of them, so the answer takes a few probes and the
+// size above it, instead of a full bisection.
+func (s *Search) Likely(sizes ...int) {
+	s.likely = append([]int(nil), sizes...)
+	slices.SortFunc(s.likely, func(a, b int) int { return b - a })
+	s.isLikely, s.edgeTried = map[int]bool{}, map[int]bool{}
+	for _, l := range s.likely {
+		s.isLikely[l] = true
+	}
 }
 
 // NewSearch plans a search over [min, max] with a budget of retries, done when
@@ -66,7 +93,27 @@ func (s *Search) Next() (size int, ok bool) {
 		s.hint = 0
 		return h, true
 	}
+	if s.good < s.min {
+		// Nothing passed yet: walk down the likely sizes below the first failure.
+		for len(s.likely) > 0 {
+			l := s.likely[0]
+			s.likely = s.likely[1:]
+			if l < bad && l >= s.min {
+				return l, true
+			}
+		}
+		// No likely size passed: if even the smallest fails, ICMP echo itself
+		// is blocked and a bisection below would only collect timeouts.
+		if s.isLikely != nil && !s.triedMin && bad > s.min {
+			s.triedMin = true
+			return s.min, true
+		}
+	}
 	if bad-s.good > s.resolution {
+		if s.isLikely[s.good] && !s.edgeTried[s.good] {
+			s.edgeTried[s.good] = true
+			return s.good + s.resolution, true
+		}
 		return s.good + (bad-s.good)/2, true
 	}
 	// Converged. With a coarse resolution the lower bound may be untested.

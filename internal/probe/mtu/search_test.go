@@ -109,3 +109,46 @@ func TestSearchResolution(t *testing.T) {
 		}
 	}
 }
+
+func likelySearch(retries int) *Search {
+	s := NewSearch(576, 1500, retries, 1)
+	s.Likely(LikelyMTUs...)
+	return s
+}
+
+// TestSearchLikelySizes: a path at a likely size takes one probe per likely
+// size above it, the answer, the size above it and the boundary re-probes;
+// every other path is still found exactly.
+func TestSearchLikelySizes(t *testing.T) {
+	const retries = 1
+	for i, l := range LikelyMTUs {
+		got, found, n := simulate(likelySearch(retries), l, never, 0)
+		want := 1 // the largest size passes at once
+		if i > 0 {
+			want = i + 2 + retries // the sizes above, the answer, the one above it, re-probes
+		}
+		if !found || got != l || n != want {
+			t.Errorf("path MTU %d: got %d in %d probes, want it in %d", l, got, n, want)
+		}
+	}
+	// The PMTUD black hole of a 1400-byte hop: 1500 1492 1480 1460 1420
+	// fail, 1400 passes, 1401 fails twice.
+	if _, _, n := simulate(likelySearch(retries), 1400, never, 0); n != 8 {
+		t.Errorf("1400-byte hop: %d probes, want 8", n)
+	}
+	for truth := 576; truth <= 1500; truth++ {
+		got, found, n := simulate(likelySearch(retries), truth, never, 0)
+		if !found || got != truth {
+			t.Fatalf("truth %d: got %d (found %v)", truth, got, found)
+		}
+		if bound := 1 + len(LikelyMTUs) + 2 + MaxProbes(576, 1500, retries, 1); n > bound {
+			t.Fatalf("truth %d: %d probes > %d", truth, n, bound)
+		}
+	}
+	// ICMP echo blocked altogether: the likely sizes, the minimum and its
+	// re-probe, no bisection through timeouts.
+	s := likelySearch(retries)
+	if _, found, n := simulate(s, 0, never, 0); found || n != len(LikelyMTUs)+2 {
+		t.Errorf("nothing passes: found %v after %d probes, want %d", found, n, len(LikelyMTUs)+2)
+	}
+}
