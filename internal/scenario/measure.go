@@ -85,6 +85,27 @@ func (r *runner) measureTunnel(ctx context.Context) (rep *bench.Report, up, down
 	return rep, up, down, nil
 }
 
+// benchUnderlay is the single-stream underlay of a bench report, measured
+// beside its tunnel runs; ok is false when the bench had no underlay runs
+// (LAN hosts, ECMP).
+func benchUnderlay(rep *bench.Report) (up, down float64, ok bool) {
+	if rep == nil {
+		return 0, 0, false
+	}
+	for _, run := range rep.Runs {
+		if run.Path != bench.PathUnderlay || run.Streams != 1 || run.UDPMbit > 0 || run.Result == nil {
+			continue
+		}
+		if run.Direction == bench.Upload {
+			up = run.Result.ReceivedMbit
+		} else {
+			down = run.Result.ReceivedMbit
+		}
+		ok = true
+	}
+	return up, down, ok
+}
+
 // iperf runs one TCP test and returns the receiver's rate in Mbit/s. A black
 // hole can keep iperf3 from finishing: the run is bounded.
 func (r *runner) iperf(ctx context.Context, client, server target.Target, addr string, streams int, reverse bool) (float64, error) {

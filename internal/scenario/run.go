@@ -223,8 +223,13 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	if r.res.BenchAfter, r.res.After.Tunnel, r.res.After.TunnelDown, err = r.measureTunnel(ctx); err != nil {
 		return r.res, err
 	}
-	if r.res.After.Underlay, r.res.After.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
-		return r.res, err
+	// After the fix the underlay is healthy again: the bench measured it
+	// beside the tunnel, so only a bench without underlay runs needs more.
+	var ok bool
+	if r.res.After.Underlay, r.res.After.UnderlayDown, ok = benchUnderlay(r.res.BenchAfter); !ok {
+		if r.res.After.Underlay, r.res.After.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
+			return r.res, err
+		}
 	}
 	r.logf("after:  %s", r.res.After)
 	if len(r.res.TunnelShares) > 1 {

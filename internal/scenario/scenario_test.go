@@ -9,6 +9,8 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -171,5 +173,27 @@ func TestSize(t *testing.T) {
 		if s.RateMbit != tt.rate || (s.Skip != "") != tt.skip || !strings.Contains(s.String(), tt.describeContains) {
 			t.Errorf("%s: rate %d skip %q (%s), want %d skip %v containing %q", tt.name, s.RateMbit, s.Skip, s, tt.rate, tt.skip, tt.describeContains)
 		}
+	}
+}
+
+func TestBenchUnderlay(t *testing.T) {
+	run := func(path, dir string, streams int, mbit float64) bench.Run {
+		return bench.Run{Spec: bench.Spec{Path: path, Direction: dir, Streams: streams}, Result: &iperf.Result{ReceivedMbit: mbit}}
+	}
+	rep := &bench.Report{Runs: []bench.Run{
+		run(bench.PathTunnel, bench.Upload, 1, 91), run(bench.PathUnderlay, bench.Upload, 1, 95.6),
+		run(bench.PathTunnel, bench.Download, 1, 90), run(bench.PathUnderlay, bench.Download, 1, 95.3),
+		run(bench.PathUnderlay, bench.Upload, 4, 96),
+	}}
+	if up, down, ok := benchUnderlay(rep); !ok || up != 95.6 || down != 95.3 {
+		t.Errorf("benchUnderlay = %v %v %v, want 95.6 95.3 true", up, down, ok)
+	}
+	// LAN hosts: the bench had no underlay runs, the scenario measures it.
+	tunnelOnly := &bench.Report{Runs: rep.Runs[:1]}
+	if _, _, ok := benchUnderlay(tunnelOnly); ok {
+		t.Error("a bench without underlay runs reported an underlay")
+	}
+	if _, _, ok := benchUnderlay(nil); ok {
+		t.Error("no bench reported an underlay")
 	}
 }
