@@ -7,7 +7,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // tunnelEnd is one side of a tunnel found in a snapshot.
@@ -151,7 +151,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 				},
 				Fixes: []finding.Fix{{
 					Description: fmt.Sprintf("Add %s's public key as a peer of %s on %s", hostName(a.snap), b.iface.Name, hostName(b.snap)),
-					Commands:    []string{target.Quote("wg", "set", b.iface.Name, "peer", a.iface.PublicKey, "allowed-ips", tunnelAddress(a))},
+					Commands:    []string{shell.Join("wg", "set", b.iface.Name, "peer", a.iface.PublicKey, "allowed-ips", tunnelAddress(a))},
 					Config:      []finding.ConfigSnippet{{Path: "/etc/wireguard/" + b.iface.Name + ".conf", Lines: []string{"[Peer]", "PublicKey = " + a.iface.PublicKey, "AllowedIPs = " + tunnelAddress(a)}}},
 				}},
 			})

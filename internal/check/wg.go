@@ -7,7 +7,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // Catalog IDs this file's checks report.
@@ -80,9 +80,9 @@ func runHandshakeStale(s *facts.Snapshot, o Options) ([]finding.Finding, error) 
 				Fixes: []finding.Fix{{
 					Description: "Check that the endpoint answers on its UDP port and both ends hold each other's public key",
 					Commands: []string{
-						target.Quote("wg", "show", w.Name, "endpoints"),
-						target.Quote("ip", "route", "get", hostOnly(p.Endpoint)),
-						target.Quote("tcpdump", "-ni", "any", "-c", "10", "udp", "port", portOnly(p.Endpoint)),
+						shell.Join("wg", "show", w.Name, "endpoints"),
+						shell.Join("ip", "route", "get", hostOnly(p.Endpoint)),
+						shell.Join("tcpdump", "-ni", "any", "-c", "10", "udp", "port", portOnly(p.Endpoint)),
 					},
 				}},
 			})
@@ -149,7 +149,7 @@ func runUserspace(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 			Evidence: []finding.Evidence{{Source: "ip -d link show " + w.Name, Key: "link kind", Value: kind, Threshold: "wireguard"}},
 			Fixes: []finding.Fix{{
 				Description: "Use the kernel module where the kernel has it (Linux 5.6 and later)",
-				Commands:    []string{"modprobe wireguard", target.Quote("wg-quick", "down", w.Name) + " && " + target.Quote("wg-quick", "up", w.Name)},
+				Commands:    []string{"modprobe wireguard", shell.Join("wg-quick", "down", w.Name) + " && " + shell.Join("wg-quick", "up", w.Name)},
 			}},
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -205,7 +206,7 @@ func (c *collector) systemCmds() []shellCmd {
 	}
 	quoted := make([]string, len(files))
 	for i, f := range files {
-		quoted[i] = target.Quote(f)
+		quoted[i] = shell.Join(f)
 	}
 	return []shellCmd{
 		// grep exits 2 when some file is missing; that is expected, so force 0.
@@ -257,7 +258,7 @@ func (c *collector) routeEndpoints(ctx context.Context) {
 			eps = append(eps, ep{w.Name, p.PublicKey, host})
 			if !seen[host] {
 				seen[host] = true
-				cmds = append(cmds, shellCmd{"get" + strconv.Itoa(len(cmds)), "ip -j route get " + target.Quote(host)})
+				cmds = append(cmds, shellCmd{"get" + strconv.Itoa(len(cmds)), "ip -j route get " + shell.Join(host)})
 			}
 		}
 	}

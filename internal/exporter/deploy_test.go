@@ -11,6 +11,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
@@ -137,7 +138,7 @@ func TestSystemdUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// verify prints problems on stderr but may still exit 0.
-	out, err := target.Local().Run(context.Background(), "sh", "-c", target.Quote("systemd-analyze", "verify", path)+" 2>&1")
+	out, err := target.Local().Run(context.Background(), "sh", "-c", shell.Join("systemd-analyze", "verify", path)+" 2>&1")
 	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}

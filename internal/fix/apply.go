@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // ApplyOptions tune Apply.
@@ -123,7 +123,7 @@ func abort(ctx context.Context, env *Env, j *Journal, e *Entry, cause error) err
 // execute writes a step's files, then runs its commands.
 func execute(ctx context.Context, env *Env, st Step) error {
 	for _, f := range st.Files {
-		if _, err := env.sh(ctx, "mkdir -p "+target.Quote(dir(f.Path))); err != nil {
+		if _, err := env.sh(ctx, "mkdir -p "+shell.Join(dir(f.Path))); err != nil {
 			return err
 		}
 		if err := env.T.WriteFile(ctx, f.Path, f.New, fileModeOf(f)); err != nil {
@@ -152,7 +152,7 @@ func revertStep(ctx context.Context, env *Env, st Step, bestEffort bool) error {
 		if f.Existed {
 			err = restoreFile(ctx, env, f)
 		} else {
-			_, err = env.sh(ctx, "rm -f "+target.Quote(f.Path))
+			_, err = env.sh(ctx, "rm -f "+shell.Join(f.Path))
 		}
 		if err != nil {
 			errs = append(errs, err)

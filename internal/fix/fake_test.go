@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -16,7 +17,7 @@ import (
 type fakeHost struct {
 	mu      sync.Mutex
 	spec    string
-	answers map[string]answer // target.Quote(name, args...) -> answer
+	answers map[string]answer // shell.Join(name, args...) -> answer
 	files   map[string]string
 	ran     []string
 	// fallback, when set, answers commands and file reads nothing scripted.
@@ -44,7 +45,7 @@ func (f *fakeHost) Run(ctx context.Context, name string, args ...string) ([]byte
 func (f *fakeHost) RunInput(_ context.Context, _ []byte, name string, args ...string) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	line := target.Quote(name, args...)
+	line := shell.Join(name, args...)
 	f.ran = append(f.ran, line)
 	if name == "sh" && len(args) == 2 && args[0] == "-c" {
 		if p, ok := strings.CutPrefix(args[1], "test -e "); ok {

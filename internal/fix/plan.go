@@ -12,7 +12,6 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
-	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Item is one action of a plan and the findings that asked for it.
@@ -264,7 +263,7 @@ func (p *Plan) WriteScript(w io.Writer) error {
 				}
 				continue
 			}
-			pw.printf("mkdir -p %s\n%s\n", target.Quote(dir(f.Path)), heredoc(f.Path, f.New))
+			pw.printf("mkdir -p %s\n%s\n", shell.Join(dir(f.Path)), heredoc(f.Path, f.New))
 		}
 		for _, c := range st.Commands {
 			pw.printf("%s\n", c)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/shell"
-	"github.com/wgperf/wgperf/internal/target"
 )
 
 // startWatchdog starts a detached shell on the target that sleeps, then runs
@@ -25,12 +24,12 @@ sleep %[2]d
 [ -e %[3]s ] && exit 0
 [ -e %[4]s ] && exit 0
 sh %[5]s > %[6]s 2>&1
-`, id, secs, target.Quote(env.journalPath(id, ".confirmed")), target.Quote(env.journalPath(id, ".reverted")),
-		target.Quote(env.journalPath(id, ".revert.sh")), target.Quote(env.journalPath(id, ".revert.log")))
+`, id, secs, shell.Join(env.journalPath(id, ".confirmed")), shell.Join(env.journalPath(id, ".reverted")),
+		shell.Join(env.journalPath(id, ".revert.sh")), shell.Join(env.journalPath(id, ".revert.log")))
 	if err := env.T.WriteFile(ctx, wd, []byte(script), 0o700); err != nil {
 		return 0, err
 	}
-	q := target.Quote(wd)
+	q := shell.Join(wd)
 	out, err := env.sh(ctx, "cd / && if command -v setsid >/dev/null 2>&1; then setsid sh "+q+" </dev/null >/dev/null 2>&1 & else nohup sh "+q+" </dev/null >/dev/null 2>&1 & fi; echo $!")
 	if err != nil {
 		return 0, fmt.Errorf("start the confirm watchdog: %w", err)
@@ -49,7 +48,7 @@ func stopWatchdog(ctx context.Context, env *Env, j *Journal) {
 		return
 	}
 	pid := strconv.Itoa(j.WatchdogPID)
-	wd := target.Quote(env.journalPath(j.ID, ".watchdog.sh"))
+	wd := shell.Join(env.journalPath(j.ID, ".watchdog.sh"))
 	_, _ = env.sh(ctx, fmt.Sprintf("if grep -q %s /proc/%s/cmdline 2>/dev/null; then kill -TERM -%s 2>/dev/null || kill -TERM %s; fi", wd, pid, pid, pid))
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
 )
@@ -316,7 +317,7 @@ func (l *Lab) startDelay(ctx context.Context, ms int) error {
 func (l *Lab) detach(ctx context.Context, n *Node, logName string, args ...string) (int, error) {
 	logFile := l.logPath(n, logName)
 	script := fmt.Sprintf("setsid %s </dev/null >>%s 2>&1 & echo $!",
-		target.Quote(l.Executable, args...), target.Quote(logFile))
+		shell.Join(l.Executable, args...), shell.Join(logFile))
 	out, err := target.Netns(n.Netns).Run(ctx, "sh", "-c", script)
 	if err != nil {
 		return 0, err

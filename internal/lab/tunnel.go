@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 
 	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
 )
@@ -130,7 +130,7 @@ func (l *Lab) ECMP(ctx context.Context, n int) ([]string, error) {
 		if _, err := l.Target("a").Run(ctx, argv[0], argv[1:]...); err != nil {
 			return ran, err
 		}
-		ran = append(ran, target.Quote(argv[0], argv[1:]...))
+		ran = append(ran, shell.Join(argv[0], argv[1:]...))
 	}
 	return ran, nil
 }

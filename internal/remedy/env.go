@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -106,7 +107,7 @@ func (e *Env) exists(ctx context.Context, p string) (bool, error) {
 	if b, ok := e.overlay[p]; ok {
 		return b != nil, nil
 	}
-	_, err := e.sh(ctx, "test -e "+target.Quote(p))
+	_, err := e.sh(ctx, "test -e "+shell.Join(p))
 	if err == nil {
 		return true, nil
 	}

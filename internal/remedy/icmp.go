@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // icmpLimit raises a firewall ICMP rate limit that drops health-check replies
@@ -47,14 +47,14 @@ func NftReplaceRule(r NftRule, rate int) (Remedy, error) {
 		return nil, err
 	}
 	if r.Text == "" {
-		return shown{a, []string{target.Quote("nft", "-a", "list", "chain", a.family, a.table, a.chain)}, nil}, nil
+		return shown{a, []string{shell.Join("nft", "-a", "list", "chain", a.family, a.table, a.chain)}, nil}, nil
 	}
 	raised, err := checkedRaise(r.Text, rate)
 	if err != nil {
 		return nil, err
 	}
 	return shown{a,
-		[]string{target.Quote("nft", fmt.Sprintf("replace rule %s %s %s handle %s %s", a.family, a.table, a.chain, a.handle, raised))},
+		[]string{shell.Join("nft", fmt.Sprintf("replace rule %s %s %s handle %s %s", a.family, a.table, a.chain, a.handle, raised))},
 		[]finding.ConfigSnippet{{Path: "/etc/nftables.conf (table " + a.family + " " + a.table + ", chain " + a.chain + ")", Lines: []string{raised}}}}, nil
 }
 
@@ -69,7 +69,7 @@ func IptablesLimit(r NftRule, rate int) (Remedy, error) {
 	if err := checkRule(r.Text); err != nil {
 		return nil, err
 	}
-	return shown{a, []string{"iptables-save -t " + a.table + " | grep -n -- " + target.Quote(r.Text)}, nil}, nil
+	return shown{a, []string{"iptables-save -t " + a.table + " | grep -n -- " + shell.Join(r.Text)}, nil}, nil
 }
 
 // checkedRaise is the rule text with its per-second limit raised to rate.
@@ -202,7 +202,7 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 	}
 	newRule := strings.Replace(old, m[0], fmt.Sprintf("limit rate %s%d/second", m[1], a.rate), 1)
 	replace := func(rule string) string {
-		return target.Quote("nft", "replace", "rule", a.family, a.table, a.chain, "handle", a.handle, rule)
+		return shell.Join("nft", "replace", "rule", a.family, a.table, a.chain, "handle", a.handle, rule)
 	}
 	st.Commands = []string{replace(newRule)}
 	st.Undo = []string{replace(old)}

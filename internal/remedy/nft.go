@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -62,9 +63,9 @@ func showChains(p Platform, chains []nftChain, iptTable string, iptRules []strin
 	cmds := []string{"nft add table inet " + NftTable}
 	var cfg []finding.ConfigSnippet
 	for _, c := range chains {
-		cmds = append(cmds, target.Quote("nft", fmt.Sprintf("add chain inet %s %s { %s }", NftTable, c.name, c.hook)))
+		cmds = append(cmds, shell.Join("nft", fmt.Sprintf("add chain inet %s %s { %s }", NftTable, c.name, c.hook)))
 		for _, r := range c.rules {
-			cmds = append(cmds, target.Quote("nft", fmt.Sprintf("add rule inet %s %s %s comment %q", NftTable, c.name, r, c.marker)))
+			cmds = append(cmds, shell.Join("nft", fmt.Sprintf("add rule inet %s %s %s comment %q", NftTable, c.name, r, c.marker)))
 		}
 		for _, pl := range []Platform{Linux, OpenWrt} {
 			if p == pl || p == Unknown {
@@ -103,7 +104,7 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 		return err
 	}
 	if fc != nil {
-		fc.Edit = []string{"mkdir -p " + target.Quote(Dir(path)), Heredoc(path, fc.New)}
+		fc.Edit = []string{"mkdir -p " + shell.Join(Dir(path)), Heredoc(path, fc.New)}
 		st.Files = append(st.Files, *fc)
 	}
 	if env.Platform != OpenWrt {
@@ -125,7 +126,7 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 				return err
 			}
 			if fc != nil {
-				fc.Edit = []string{fmt.Sprintf("printf '\\n# wgperf fix: its own table\\n%%s\\n' %s >> %s", target.Quote(include), target.Quote(conf))}
+				fc.Edit = []string{fmt.Sprintf("printf '\\n# wgperf fix: its own table\\n%%s\\n' %s >> %s", shell.Join(include), shell.Join(conf))}
 				st.Files = append(st.Files, *fc)
 			}
 		} else {
@@ -139,7 +140,7 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 	if current != "" {
 		st.Commands = append(st.Commands, "nft delete chain "+chain)
 	}
-	st.Commands = append(st.Commands, "nft -f "+target.Quote(path))
+	st.Commands = append(st.Commands, "nft -f "+shell.Join(path))
 	st.Undo = append(st.Undo, "nft delete chain "+chain)
 	if current != "" {
 		st.Undo = append(st.Undo, "nft -f - <<'WGPERF_EOF'\n"+strings.TrimRight(current, "\n")+"\nWGPERF_EOF")

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // endpointRoute removes a pinned host route to a peer's endpoint so the
@@ -33,7 +33,7 @@ func RouteDel(endpoint string, r Route) (Remedy, error) {
 	if err := r.check(); err != nil {
 		return nil, err
 	}
-	return shown{a, []string{target.Quote("ip", "route", "del", r.Dst, "via", r.Via, "dev", r.Dev, "table", "main")}, nil}, nil
+	return shown{a, []string{shell.Join("ip", "route", "del", r.Dst, "via", r.Via, "dev", r.Dev, "table", "main")}, nil}, nil
 }
 
 // RouteRepoint re-points the endpoint's host route at the preferred uplink r
@@ -48,7 +48,7 @@ func RouteRepoint(endpoint string, r Route) (Remedy, error) {
 		return nil, err
 	}
 	a.via, a.dev = r.Via, r.Dev
-	return shown{a, []string{target.Quote("ip", "route", "replace", a.endpoint, "via", r.Via, "dev", r.Dev, "proto", "static")}, nil}, nil
+	return shown{a, []string{shell.Join("ip", "route", "replace", a.endpoint, "via", r.Via, "dev", r.Dev, "proto", "static")}, nil}, nil
 }
 
 // NoHostRoute stops OpenWrt's netifd pinning a host route to endpoint for
@@ -62,9 +62,9 @@ func NoHostRoute(endpoint, uciIface string) (Remedy, error) {
 		return nil, err
 	}
 	return shown{a, []string{
-		target.Quote("uci", "set", "network."+uciIface+".nohostroute=1"),
+		shell.Join("uci", "set", "network."+uciIface+".nohostroute=1"),
 		"uci commit network",
-		target.Quote("ifdown", uciIface) + " && " + target.Quote("ifup", uciIface),
+		shell.Join("ifdown", uciIface) + " && " + shell.Join("ifup", uciIface),
 	}, []finding.ConfigSnippet{{Path: "/etc/config/network (interface " + uciIface + ")", Lines: []string{"option nohostroute '1'"}}}}, nil
 }
 
@@ -177,9 +177,9 @@ func (a *endpointRoute) Plan(ctx context.Context, env *Env) (Step, error) {
 	for _, f := range current {
 		routes = append(routes, strings.Join(f, " "))
 		args := append([]string{"route", "del", "table", a.table}, f...)
-		st.Commands = append(st.Commands, target.Quote("ip", args...))
+		st.Commands = append(st.Commands, shell.Join("ip", args...))
 		args[1] = "replace"
-		st.Undo = append([]string{target.Quote("ip", args...)}, st.Undo...)
+		st.Undo = append([]string{shell.Join("ip", args...)}, st.Undo...)
 	}
 	if len(routes) == 0 {
 		st.Summary = fmt.Sprintf("no host route to %s in table %s", a.endpoint, a.table)
@@ -221,10 +221,10 @@ func (a *endpointRoute) planRepoint(current [][]string) Step {
 		was = []string{"none"}
 	}
 	st.Summary = fmt.Sprintf("host route to %s in table %s: %s -> via %s dev %s", a.endpoint, a.table, strings.Join(was, "; "), a.via, a.dev)
-	st.Commands = []string{target.Quote("ip", append([]string{"route", "replace", "table", a.table}, want...)...)}
-	st.Undo = []string{target.Quote("ip", append([]string{"route", "del", "table", a.table}, want...)...)}
+	st.Commands = []string{shell.Join("ip", append([]string{"route", "replace", "table", a.table}, want...)...)}
+	st.Undo = []string{shell.Join("ip", append([]string{"route", "del", "table", a.table}, want...)...)}
 	for _, f := range current {
-		st.Undo = append(st.Undo, target.Quote("ip", append([]string{"route", "replace", "table", a.table}, f...)...))
+		st.Undo = append(st.Undo, shell.Join("ip", append([]string{"route", "replace", "table", a.table}, f...)...))
 	}
 	return st
 }

@@ -3,7 +3,7 @@ package remedy
 import (
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // Step is a planned change with everything needed to undo it. Applying and
@@ -62,9 +62,9 @@ func (s *Step) merge(b Step) {
 func Heredoc(path string, data []byte) string {
 	s := string(data)
 	if strings.HasSuffix(s, "\n") && !strings.Contains(s, "\nWGPERF_EOF\n") && !strings.HasPrefix(s, "WGPERF_EOF\n") {
-		return "cat > " + target.Quote(path) + " <<'WGPERF_EOF'\n" + s + "WGPERF_EOF"
+		return "cat > " + shell.Join(path) + " <<'WGPERF_EOF'\n" + s + "WGPERF_EOF"
 	}
-	return "printf '%s' " + target.Quote(s) + " > " + target.Quote(path)
+	return "printf '%s' " + shell.Join(s) + " > " + shell.Join(path)
 }
 
 // Dir is the folder of an absolute path ("/" for a top-level file).

@@ -8,7 +8,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // SysctlConf is the file wgperf owns for persistent sysctls.
@@ -52,7 +52,7 @@ func parseSysctl(p params) (Remedy, error) {
 
 func (a *sysctl) Params() map[string]string { return map[string]string{"key": a.key, "value": a.value} }
 
-func (a *sysctl) command() string  { return target.Quote("sysctl", "-w", a.key+"="+a.value) }
+func (a *sysctl) command() string  { return shell.Join("sysctl", "-w", a.key+"="+a.value) }
 func (a *sysctl) confLine() string { return a.key + " = " + a.value }
 
 func (a *sysctl) Kind() string { return finding.ActSysctl }
@@ -72,8 +72,8 @@ func (a *sysctl) Plan(ctx context.Context, env *Env) (Step, error) {
 	now := normSysctl(string(out))
 	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("%s: %s -> %s", a.key, now, a.value)}
 	if now != a.value {
-		st.Commands = []string{target.Quote("sysctl", "-w", a.key+"="+a.value)}
-		st.Undo = []string{target.Quote("sysctl", "-w", a.key+"="+now)}
+		st.Commands = []string{shell.Join("sysctl", "-w", a.key+"="+a.value)}
+		st.Undo = []string{shell.Join("sysctl", "-w", a.key+"="+now)}
 	}
 	fc, err := env.change(ctx, env.Path(SysctlConf), func(old []byte, _ bool) ([]byte, error) {
 		return setConfLine(old, a.key, a.key+" = "+a.value, "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\n"), nil
@@ -132,7 +132,7 @@ func Congestion(alg string, loadModule bool, kernel string) (Remedy, error) {
 	fq := &sysctl{key: "net.core.default_qdisc", value: "fq"}
 	var cmds []string
 	if loadModule {
-		cmds = append(cmds, target.Quote("modprobe", "tcp_"+a.algorithm))
+		cmds = append(cmds, shell.Join("modprobe", "tcp_"+a.algorithm))
 	}
 	cmds = append(cmds, cc.command())
 	conf := []string{cc.confLine()}
@@ -184,7 +184,7 @@ func (a *congestion) Plan(ctx context.Context, env *Env) (Step, error) {
 	}
 	if !contains(strings.Fields(string(avail)), a.algorithm) {
 		// Loading a module is harmless to leave behind, so undo does not unload it.
-		st.Commands = append(st.Commands, target.Quote("modprobe", "tcp_"+a.algorithm))
+		st.Commands = append(st.Commands, shell.Join("modprobe", "tcp_"+a.algorithm))
 		st.Notes = append(st.Notes, fmt.Sprintf("loads module tcp_%s (left loaded on rollback)", a.algorithm))
 	}
 	sub, err := (&sysctl{key: "net.ipv4.tcp_congestion_control", value: a.algorithm}).Plan(ctx, env)

@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // WriteSysfs is the shell line that writes value to a sysfs or procfs file.
 func WriteSysfs(path, value string) string {
-	return "echo " + target.Quote(value) + " > " + target.Quote(path)
+	return "echo " + shell.Join(value) + " > " + shell.Join(path)
 }
 
 // rps spreads receive packet processing of a device over CPUs (softirq on one core).
@@ -28,7 +28,7 @@ func RPS(device, mask string, platform Platform) (Remedy, error) {
 		return nil, fmt.Errorf("CPU mask %q: want hex digits", mask)
 	}
 	a := &rps{device: device, mask: mask}
-	cmds := []string{fmt.Sprintf("for q in /sys/class/net/%s/queues/rx-*/rps_cpus; do echo %s > \"$q\"; done", target.Quote(device), mask)}
+	cmds := []string{fmt.Sprintf("for q in /sys/class/net/%s/queues/rx-*/rps_cpus; do echo %s > \"$q\"; done", shell.Join(device), mask)}
 	cfg := []finding.ConfigSnippet{{
 		Path:  "/etc/udev/rules.d/90-wgperf-rps.rules",
 		Lines: []string{fmt.Sprintf(`SUBSYSTEM=="net", ACTION=="add", KERNEL=="%s", ATTR{queues/rx-0/rps_cpus}="%s"`, device, mask)},
@@ -125,13 +125,13 @@ func BondHash(bond, policy string, platform Platform, uciSection string) (Remedy
 		return nil, fmt.Errorf("uci section %q is not valid", uciSection)
 	}
 	a := &bondHash{bond: bond, policy: policy}
-	cmds := []string{target.Quote("ip", "link", "set", "dev", bond, "type", "bond", "xmit_hash_policy", policy)}
+	cmds := []string{shell.Join("ip", "link", "set", "dev", bond, "type", "bond", "xmit_hash_policy", policy)}
 	cfg := []finding.ConfigSnippet{
 		{Path: "/etc/network/interfaces (iface " + bond + ")", Lines: []string{"bond-xmit-hash-policy " + policy}},
 		{Path: "/etc/systemd/network/" + bond + ".netdev [Bond]", Lines: []string{"TransmitHashPolicy=" + policy}},
 	}
 	if platform == OpenWrt {
-		cmds = append(cmds, target.Quote("uci", "set", "network."+uciSection+".xmit_hash_policy="+policy), "uci commit network")
+		cmds = append(cmds, shell.Join("uci", "set", "network."+uciSection+".xmit_hash_policy="+policy), "uci commit network")
 		cfg = []finding.ConfigSnippet{{Path: "/etc/config/network (interface " + uciSection + ")", Lines: []string{"option xmit_hash_policy '" + policy + "'"}}}
 	}
 	return shown{a, cmds, cfg}, nil

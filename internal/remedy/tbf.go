@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // tbfCap shapes a device with a token bucket just below the rate where
@@ -47,7 +47,7 @@ func TBF(device, rate string) (Remedy, error) {
 		return nil, fmt.Errorf("rate %q: want a tc rate such as 150mbit", rate)
 	}
 	a := &tbfCap{device: device, rate: strings.ToLower(strings.TrimSpace(rate)), bits: bits}
-	return shown{a, []string{target.Quote("tc", append([]string{"qdisc", "replace", "dev", device, "root", "tbf"}, a.args()...)...)},
+	return shown{a, []string{shell.Join("tc", append([]string{"qdisc", "replace", "dev", device, "root", "tbf"}, a.args()...)...)},
 		[]finding.ConfigSnippet{{Path: "/etc/wireguard/" + device + ".conf [Interface]", Lines: []string{a.postUp()}}}}, nil
 }
 
@@ -84,7 +84,7 @@ func (a *tbfCap) burst() string {
 
 // postUp is the wg-quick line that makes the cap again when the tunnel comes up.
 func (a *tbfCap) postUp() string {
-	return "PostUp = " + target.Quote("tc", append([]string{"qdisc", "replace", "dev", "%i", "root", "tbf"}, a.args()...)...)
+	return "PostUp = " + shell.Join("tc", append([]string{"qdisc", "replace", "dev", "%i", "root", "tbf"}, a.args()...)...)
 }
 
 func (a *tbfCap) args() []string {
@@ -112,7 +112,7 @@ func (a *tbfCap) Plan(ctx context.Context, env *Env) (Step, error) {
 	already := false
 	switch {
 	case handle == "0:": // the default qdisc: deleting ours brings it back
-		st.Undo = []string{target.Quote("tc", "qdisc", "del", "dev", a.device, "root")}
+		st.Undo = []string{shell.Join("tc", "qdisc", "del", "dev", a.device, "root")}
 	case kind == "tbf":
 		for i, w := range params {
 			if w == "rate" && i+1 < len(params) {
@@ -122,12 +122,12 @@ func (a *tbfCap) Plan(ctx context.Context, env *Env) (Step, error) {
 			}
 		}
 		st.Summary = fmt.Sprintf("%s root qdisc: tbf %s -> tbf %s", a.device, strings.Join(params, " "), a.rate)
-		st.Undo = []string{target.Quote("tc", append([]string{"qdisc", "replace", "dev", a.device, "root", "tbf"}, params...)...)}
+		st.Undo = []string{shell.Join("tc", append([]string{"qdisc", "replace", "dev", a.device, "root", "tbf"}, params...)...)}
 	default:
 		return Step{}, fmt.Errorf("%s: %s already has a configured root qdisc (%s %s); remove it or cap it by hand", env.T, a.device, kind, handle)
 	}
 	if !already {
-		st.Commands = []string{target.Quote("tc", append([]string{"qdisc", "replace", "dev", a.device, "root", "tbf"}, a.args()...)...)}
+		st.Commands = []string{shell.Join("tc", append([]string{"qdisc", "replace", "dev", a.device, "root", "tbf"}, a.args()...)...)}
 	} else {
 		st.Undo = nil
 	}
@@ -145,7 +145,7 @@ func (a *tbfCap) Plan(ctx context.Context, env *Env) (Step, error) {
 			return Step{}, err
 		}
 		if fc != nil {
-			q := target.Quote(conf)
+			q := shell.Join(conf)
 			fc.Edit = []string{
 				`sed -i '/^\[Interface\]/,/^\[Peer\]/{/^PostUp.*root tbf/d}' ` + q,
 				fmt.Sprintf(`sed -i '/^\[Interface\]/a %s' %s`, strings.ReplaceAll(line, "'", `'\''`), q),

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -24,7 +25,7 @@ func UCISet(key, value, restart string) (Remedy, error) {
 		return nil, err
 	}
 	config, _, _ := strings.Cut(key, ".")
-	cmds := []string{target.Quote("uci", "set", key+"="+value), target.Quote("uci", "commit", config)}
+	cmds := []string{shell.Join("uci", "set", key+"="+value), shell.Join("uci", "commit", config)}
 	if restart != "" {
 		cmd, _ := restartCommand(restart)
 		cmds = append(cmds, cmd)
@@ -115,13 +116,13 @@ func (a *uciSet) Plan(ctx context.Context, env *Env) (Step, error) {
 		return st, nil
 	}
 	config, _, _ := strings.Cut(a.key, ".")
-	st.Commands = []string{target.Quote("uci", "set", a.key+"="+a.value), target.Quote("uci", "commit", config)}
+	st.Commands = []string{shell.Join("uci", "set", a.key+"="+a.value), shell.Join("uci", "commit", config)}
 	if set {
-		st.Undo = []string{target.Quote("uci", "set", a.key+"="+now)}
+		st.Undo = []string{shell.Join("uci", "set", a.key+"="+now)}
 	} else {
-		st.Undo = []string{target.Quote("uci", "delete", a.key)}
+		st.Undo = []string{shell.Join("uci", "delete", a.key)}
 	}
-	st.Undo = append(st.Undo, target.Quote("uci", "commit", config))
+	st.Undo = append(st.Undo, shell.Join("uci", "commit", config))
 	if a.restart != "" {
 		cmd, _ := restartCommand(a.restart)
 		st.Commands = append(st.Commands, cmd)

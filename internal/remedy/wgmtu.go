@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -30,8 +31,8 @@ func WGMTU(iface string, mtu int, platform Platform, uciSection string) (Remedy,
 	}
 	uciSection = a.uciSection
 	m := strconv.Itoa(mtu)
-	ip := target.Quote("ip", "link", "set", "dev", iface, "mtu", m)
-	uciCmd := target.Quote("uci", "set", "network."+uciSection+".mtu="+m)
+	ip := shell.Join("ip", "link", "set", "dev", iface, "mtu", m)
+	uciCmd := shell.Join("uci", "set", "network."+uciSection+".mtu="+m)
 	wgQuick := finding.ConfigSnippet{Path: "/etc/wireguard/" + iface + ".conf [Interface]", Lines: []string{"MTU = " + m}}
 	uciConf := finding.ConfigSnippet{Path: "/etc/config/network (interface " + uciSection + ")", Lines: []string{"option mtu '" + m + "'"}}
 	switch platform {
@@ -94,8 +95,8 @@ func (a *wgMTU) Plan(ctx context.Context, env *Env) (Step, error) {
 	}
 	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("%s MTU: %d -> %d", a.iface, now, a.mtu)}
 	if now != a.mtu {
-		st.Commands = append(st.Commands, target.Quote("ip", "link", "set", "dev", a.iface, "mtu", strconv.Itoa(a.mtu)))
-		st.Undo = append(st.Undo, target.Quote("ip", "link", "set", "dev", a.iface, "mtu", strconv.Itoa(now)))
+		st.Commands = append(st.Commands, shell.Join("ip", "link", "set", "dev", a.iface, "mtu", strconv.Itoa(a.mtu)))
+		st.Undo = append(st.Undo, shell.Join("ip", "link", "set", "dev", a.iface, "mtu", strconv.Itoa(now)))
 	}
 	persisted := false
 	conf := env.Path("/etc/wireguard/" + a.iface + ".conf")
@@ -110,7 +111,7 @@ func (a *wgMTU) Plan(ctx context.Context, env *Env) (Step, error) {
 			return Step{}, err
 		}
 		if fc != nil {
-			q := target.Quote(conf)
+			q := shell.Join(conf)
 			fc.Edit = []string{
 				`sed -i '/^\[Interface\]/,/^\[Peer\]/{/^[[:space:]]*MTU[[:space:]]*=/d}' ` + q,
 				fmt.Sprintf(`sed -i '/^\[Interface\]/a %s' %s`, line, q),

@@ -189,6 +189,3 @@ func (b *tailBuffer) String() string {
 	return string(b.buf)
 }
 
-// Quote renders argv as one shell-safe command line, for plans and messages.
-// It is shell.Join, kept here for the packages that quote through target.
-func Quote(name string, args ...string) string { return shell.Join(name, args...) }

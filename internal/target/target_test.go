@@ -106,20 +106,6 @@ func TestSSHRejectsOptionInjection(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain-word_1.2:3": "plain-word_1.2:3",
-		"":                 "''",
-		"two words":        "'two words'",
-		"it's":             `'it'\''s'`,
-		"$(reboot)":        "'$(reboot)'",
-	} {
-		if got := Quote(in); got != want {
-			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 func TestLocalRunErrors(t *testing.T) {
 	ctx := context.Background()
 	_, err := Local().Run(ctx, "wgperf-no-such-program")

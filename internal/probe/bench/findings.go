@@ -9,7 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // This file holds the findings a bench reports, each from its own look at the report.
@@ -32,7 +32,7 @@ func (r *Report) senderInterface(dir string) string {
 func (r *Report) diagnoseFix() finding.Fix {
 	return finding.Fix{
 		Description: "Find the cause on both ends: collect and diagnose them",
-		Commands:    []string{target.Quote("wgperf", "diagnose", "--host", r.Client, "--host", r.Server)},
+		Commands:    []string{shell.Join("wgperf", "diagnose", "--host", r.Client, "--host", r.Server)},
 	}
 }
 
@@ -43,7 +43,7 @@ func (r *Report) mtuFix(dir string) finding.Fix {
 	}
 	return finding.Fix{
 		Description: "Rule out a PMTUD black hole in the slow direction: step the MSS through the tunnel",
-		Commands:    []string{target.Quote("wgperf", "mtu", "--client", client, "--server", server)},
+		Commands:    []string{shell.Join("wgperf", "mtu", "--client", client, "--server", server)},
 	}
 }
 
@@ -172,7 +172,7 @@ func oscillationFindings(r *Report) []finding.Finding {
 			},
 			Fixes: []finding.Fix{{
 				Description: "Find the most stable rate cap on the sender's tunnel interface",
-				Commands:    []string{target.Quote("wgperf", "shape-sweep", "--client", r.Client, "--server", r.Server)},
+				Commands:    []string{shell.Join("wgperf", "shape-sweep", "--client", r.Client, "--server", r.Server)},
 			}},
 		}
 		if dev != "" {

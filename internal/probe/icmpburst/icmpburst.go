@@ -21,6 +21,7 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -106,7 +107,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 func OneShotScript(targets []string, count, wait int) string {
 	var quoted []string
 	for _, t := range targets {
-		quoted = append(quoted, target.Quote(t))
+		quoted = append(quoted, shell.Join(t))
 	}
 	return fmt.Sprintf(`i=0; while [ $i -lt %d ]; do i=$((i+1)); for t in %s; do ping -n -c 1 -W %d "$t" >/dev/null 2>&1 || echo "FAIL $i $t"; done; done`,
 		count, strings.Join(quoted, " "), wait)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/clock"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -81,7 +82,7 @@ func startServer(ctx context.Context, t target.Target, port, idleSecs int, clk c
 		return nil, err
 	}
 	// -J sends even startup errors to stdout; fold it into stderr, which Start keeps.
-	cmd := target.Quote("iperf3", "-s", "-1", "-J", "-p", strconv.Itoa(port), "--idle-timeout", strconv.Itoa(idleSecs))
+	cmd := shell.Join("iperf3", "-s", "-1", "-J", "-p", strconv.Itoa(port), "--idle-timeout", strconv.Itoa(idleSecs))
 	proc, err := t.Start(ctx, "sh", "-c", "exec "+cmd+" 1>&2")
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -325,7 +326,7 @@ func startTcpdump(ctx context.Context, clk clock.Clock, t target.Target, dev, fi
 	if _, err := t.Run(ctx, "tcpdump", "--version"); target.IsNotFound(err) {
 		return nil, fmt.Errorf("tcpdump is not installed on %s: install it there (apt-get install tcpdump, dnf install tcpdump or opkg install tcpdump)", t)
 	}
-	p, err := t.Start(ctx, "sh", "-c", "exec "+target.Quote("tcpdump", "-n", "-l", "-i", dev, "-c", "2", filter)+" 1>&2")
+	p, err := t.Start(ctx, "sh", "-c", "exec "+shell.Join("tcpdump", "-n", "-l", "-i", dev, "-c", "2", filter)+" 1>&2")
 	if err != nil {
 		return nil, err
 	}
