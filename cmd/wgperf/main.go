@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -87,6 +88,7 @@ func run(args []string) int {
 	// with the host half changed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer target.CloseAll() // shared ssh connections and their socket directory
 	rootCmd.SetArgs(args)
 	if term.IsTerminal(int(os.Stdout.Fd())) {
 		// Snapshots, findings files and remote output are others' text: on a

@@ -62,7 +62,7 @@ func TestSSHArgv(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(tt.want, s.argv("cat", []string{"/proc/net/snmp"})); diff != "" {
+		if diff := cmp.Diff(tt.want, s.argv(nil, "cat", []string{"/proc/net/snmp"})); diff != "" {
 			t.Errorf("argv(%q) (-want +got):\n%s", tt.spec, diff)
 		}
 	}
@@ -91,7 +91,7 @@ func TestSSHRejectsOptionInjection(t *testing.T) {
 			t.Errorf("Parse(%q) error carries a raw newline: %q", spec, err)
 		}
 	}
-	argv := sshSpec{Host: "-oProxyCommand=x"}.argv("true", nil)
+	argv := sshSpec{Host: "-oProxyCommand=x"}.argv(nil, "true", nil)
 	dash, host := -1, -1
 	for i, a := range argv {
 		if a == "--" && dash < 0 {

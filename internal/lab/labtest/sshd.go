@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +95,39 @@ func SSHD(t testing.TB, l *lab.Lab, node string) string {
 			t.Fatalf("sshd in %s does not answer: %v (sshd said: %s)", node, err, sshd.Stderr())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// SYNCounter counts TCP connection attempts to port in a lab node (an nft
+// counter on SYNs in the node's input hook), so a test can prove how many ssh
+// connections a command opened. The returned function reads the count.
+func SYNCounter(t testing.TB, l *lab.Lab, node string, port int) func() int {
+	t.Helper()
+	ctx := context.Background()
+	tg := l.Target(node)
+	const table = "wgperf_test_syn"
+	script := fmt.Sprintf("table inet %s {\n counter syns {}\n chain in {\n  type filter hook input priority -300; policy accept;\n"+
+		"  tcp dport %d tcp flags & (syn | ack) == syn counter name syns\n }\n}\n", table, port)
+	if out, err := tg.RunInput(ctx, []byte(script), "nft", "-f", "-"); err != nil {
+		t.Fatalf("nft syn counter in %s: %v: %s", node, err, out)
+	}
+	return func() int {
+		t.Helper()
+		out, err := tg.Run(ctx, "nft", "list", "counter", "inet", table, "syns")
+		if err != nil {
+			t.Fatalf("read syn counter: %v", err)
+		}
+		f := strings.Fields(string(out))
+		for i, w := range f {
+			if w == "packets" && i+1 < len(f) {
+				n, err := strconv.Atoi(f[i+1])
+				if err != nil {
+					t.Fatalf("syn counter %q", out)
+				}
+				return n
+			}
+		}
+		t.Fatalf("syn counter: no packets in %q", out)
+		return 0
 	}
 }
