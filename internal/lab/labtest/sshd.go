@@ -131,3 +131,31 @@ func SYNCounter(t testing.TB, l *lab.Lab, node string, port int) func() int {
 		return 0
 	}
 }
+
+// Router points the ssh targets at the lab's OpenWrt-like router node (the lab
+// must be up with Config.Router): ssh runs in node R and reaches A's dropbear
+// with the lab's throw-away keys. It returns the target spec once a command
+// answers there; the ssh settings are restored in t.Cleanup.
+func Router(t testing.TB, l *lab.Lab) string {
+	t.Helper()
+	testutil.RequireTools(t, "ssh")
+	spec, ns, opts := l.RouterSSH()
+	oldCmd, oldOpts := target.SSHCommand, target.SSHOptions
+	target.SSHCommand = []string{"ip", "netns", "exec", ns, "ssh"}
+	target.SSHOptions = opts
+	t.Cleanup(func() { target.SSHCommand, target.SSHOptions = oldCmd, oldOpts })
+	remote, err := target.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for i := 0; ; i++ {
+		if out, err = remote.Run(context.Background(), "true"); err == nil {
+			return spec
+		}
+		if i == 50 {
+			t.Fatalf("router %s does not answer: %v: %s", spec, err, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
