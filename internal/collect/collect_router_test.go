@@ -53,8 +53,8 @@ func TestCollectOpenWrtRouter(t *testing.T) {
 	if !strings.HasPrefix(snap.System.Distro, "OpenWrt") || snap.OpenWrt == nil {
 		t.Fatalf("distro %q, openwrt %+v", snap.System.Distro, snap.OpenWrt)
 	}
-	if got := snap.OpenWrt.Network["network.wg.proto"]; got != "wireguard" {
-		t.Errorf("uci network.wg.proto = %q", got)
+	if got := snap.OpenWrt.Network["network.wg_rtow_a.proto"]; got != "wireguard" {
+		t.Errorf("uci network.wg_rtow_a.proto = %q", got)
 	}
 	if got := snap.OpenWrt.Banip["banip.global.ban_icmplimit"]; got != "25" {
 		t.Errorf("uci banip.global.ban_icmplimit = %q", got)

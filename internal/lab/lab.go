@@ -239,6 +239,8 @@ func Down(ctx context.Context, name string) error {
 		}
 	}
 	socks, _ := filepath.Glob(socketPath("wg-" + name + "-*"))
+	routerSocks, _ := filepath.Glob(socketPath(routerWGName(name, "*")))
+	socks = append(socks, routerSocks...)
 	for _, s := range socks {
 		if err := os.Remove(s); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)

@@ -23,19 +23,21 @@ import (
 //
 // dropbear runs in a mount namespace of its own (unshare -m, private
 // propagation) where the node's root folder is bind-mounted over /usr/bin,
-// /usr/sbin (/bin and /sbin point there on Debian), /usr/local, /etc and /root, and /tmp
-// is a fresh tmpfs, as on OpenWrt. The libraries in /lib stay the host's.
+// /usr/sbin (/bin and /sbin point there on Debian), /usr/local, /usr/share,
+// /etc and /root, and /tmp and /var are fresh tmpfs, as on OpenWrt. The
+// libraries in /lib stay the host's.
 
 // RouterSSHPort is the port dropbear listens on (A's uplink addresses).
 const RouterSSHPort = 2222
 
-//go:embed router/uci router/logread router/logger
+//go:embed router/uci router/logread router/logger router/ifup router/banip
 var routerScripts embed.FS
 
 // routerLeaveOut are BusyBox applets a default OpenWrt image does not carry
 // (or carries from another package with other behaviour): Debian's ifupdown
-// ifup/ifdown, and syslogd/klogd/logger/logread, whose place logd takes (and a
-// syslogd here would take over the host's /dev/log).
+// ifup/ifdown (netifd's take their place: router/ifup), and
+// syslogd/klogd/logger/logread, whose place logd takes (and a syslogd here
+// would take over the host's /dev/log).
 var routerLeaveOut = map[string]bool{"ifup": true, "ifdown": true, "syslogd": true, "klogd": true, "logger": true, "logread": true}
 
 // routerTools are host programs copied into the router, by OpenWrt package:
@@ -60,7 +62,7 @@ func (l *Lab) startRouter(ctx context.Context) error {
 	n := l.Nodes["a"]
 	dir := l.RouterDir()
 	fsRoot := filepath.Join(dir, "root")
-	for _, d := range []string{"usr/bin", "usr/sbin", "usr/local", "etc/config", "etc/dropbear", "root/.ssh", "log"} {
+	for _, d := range []string{"usr/bin", "usr/sbin", "usr/local", "usr/share/nftables.d/ruleset-post", "etc/config", "etc/dropbear", "root/.ssh", "log"} {
 		if err := os.MkdirAll(filepath.Join(fsRoot, d), 0o755); err != nil {
 			return err
 		}
@@ -80,8 +82,13 @@ func (l *Lab) startRouter(ctx context.Context) error {
 		"set -e",
 		bind("etc", "/etc"), bind("root", "/root"),
 		target.Quote("/usr/bin/mount", "-t", "tmpfs", "-o", "mode=1777,size=16m", "tmpfs", "/tmp"),
-		// /usr/local is empty on OpenWrt, and on the PATH dropbear sets.
-		bind("usr/local", "/usr/local"), bind("usr/sbin", "/usr/sbin"), bind("usr/bin", "/usr/bin"),
+		// /var is RAM on OpenWrt; /var/run still leads to the lab's UAPI sockets.
+		target.Quote("/usr/bin/mount", "-t", "tmpfs", "-o", "mode=0755,size=16m", "tmpfs", "/var"),
+		"mkdir -p /var/lib /var/log /var/lock && ln -s /run /var/run",
+		// /usr/local is empty on OpenWrt, and on the PATH dropbear sets;
+		// /usr/share holds fw4's nftables.d, where fixes drop rule files.
+		bind("usr/local", "/usr/local"), bind("usr/share", "/usr/share"),
+		bind("usr/sbin", "/usr/sbin"), bind("usr/bin", "/usr/bin"),
 		"mkdir -p /tmp/log /tmp/run",
 		target.Quote("exec", "/usr/sbin/dropbear", "-F", "-E", "-s", "-p", strconv.Itoa(RouterSSHPort),
 			"-r", "/etc/dropbear/dropbear_ed25519_host_key", "-P", "/tmp/run/dropbear.pid"),
@@ -140,16 +147,15 @@ func (l *Lab) routerUserland(ctx context.Context, fsRoot string) error {
 			return err
 		}
 	}
-	for _, s := range []string{"uci", "logread", "logger"} {
-		b, err := routerScripts.ReadFile("router/" + s)
+	for _, s := range []struct{ script, dst string }{
+		{"uci", "usr/sbin/uci"}, {"logread", "usr/sbin/logread"}, {"logger", "usr/bin/logger"},
+		{"ifup", "usr/sbin/ifup"}, {"ifup", "usr/sbin/ifdown"},
+	} {
+		b, err := routerScripts.ReadFile("router/" + s.script)
 		if err != nil {
 			return err
 		}
-		d := "usr/sbin"
-		if s == "logger" {
-			d = "usr/bin"
-		}
-		if err := os.WriteFile(filepath.Join(fsRoot, d, s), b, 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(fsRoot, s.dst), b, 0o755); err != nil {
 			return err
 		}
 	}
@@ -174,6 +180,16 @@ func (l *Lab) routerEtc(ctx context.Context, dir, fsRoot string) error {
 		"config/system":   "\nconfig system\n\toption hostname 'OpenWrt'\n",
 	}
 	if l.Config.ICMPLimit > 0 {
+		b, err := routerScripts.ReadFile("router/banip")
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(etc, "init.d"), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(etc, "init.d/banip"), b, 0o755); err != nil {
+			return err
+		}
 		files["config/banip"] = fmt.Sprintf("\nconfig banip 'global'\n\toption ban_enabled '1'\n\toption ban_icmplimit '%d'\n", l.Config.ICMPLimit)
 	}
 	for name, data := range files {
@@ -216,6 +232,10 @@ DISTRIB_ARCH='x86_64'
 DISTRIB_DESCRIPTION='OpenWrt 23.05.5 (wgperf lab router)'
 `
 
+// routerWGName is the router node's WireGuard interface ("wg_NAME_a",
+// "wg_NAME_a1"...): unique on the host, as the UAPI socket folder is shared.
+func routerWGName(lab, suffix string) string { return "wg_" + lab + "_a" + suffix }
+
 // routerNetworkConfig is /etc/config/network as netifd would have it for the
 // lab's A: its uplinks and the WireGuard interface to B.
 func (l *Lab) routerNetworkConfig() string {
@@ -225,9 +245,10 @@ func (l *Lab) routerNetworkConfig() string {
 	if l.Config.Topology == MultiWAN {
 		fmt.Fprintf(&b, "\nconfig interface 'wan5g'\n\toption device 'eth1'\n\toption proto 'static'\n\toption ipaddr '%s'\n\toption netmask '255.255.255.0'\n\toption gateway '%s'\n\toption metric '20'\n", backupA, backupGW)
 	}
-	fmt.Fprintf(&b, "\nconfig interface 'wg'\n\toption proto 'wireguard'\n\tlist addresses '%s/24'\n", tunnelA)
-	fmt.Fprintf(&b, "\nconfig wireguard_wg\n\toption description 'site B'\n\toption endpoint_host '%s'\n\toption endpoint_port '%d'\n\tlist allowed_ips '%s/32'\n\tlist allowed_ips '%s'\n",
-		endpointB, WGPort, tunnelB, SiteBNet)
+	wg := routerWGName(l.Config.Name, "")
+	fmt.Fprintf(&b, "\nconfig interface '%s'\n\toption proto 'wireguard'\n\toption listen_port '%d'\n\tlist addresses '%s/24'\n", wg, WGPort, tunnelA)
+	fmt.Fprintf(&b, "\nconfig wireguard_%s\n\toption description 'site B'\n\toption endpoint_host '%s'\n\toption endpoint_port '%d'\n\tlist allowed_ips '%s/32'\n\tlist allowed_ips '%s'\n",
+		wg, endpointB, WGPort, tunnelB, SiteBNet)
 	return b.String()
 }
 

@@ -22,10 +22,10 @@ type argvTarget struct {
 	// there; extra are options session returned.
 	wrap func(extra []string, name string, args []string) []string
 	// session, when set, runs before each command (ssh: a slot on the shared
-	// connection, which it starts if needed). It returns extra options for
-	// wrap and a release to call when the command has ended; stderr explains
-	// an error.
-	session func(ctx context.Context) (extra []string, release func(), stderr string, err error)
+	// connection, which it starts if needed; long is true for Start). It
+	// returns extra options for wrap and a release to call when the command
+	// has ended; stderr explains an error.
+	session func(ctx context.Context, long bool) (extra []string, release func(), stderr string, err error)
 	// missing recognises a "program not found" failure from exit code and stderr.
 	missing func(code int, stderr string) bool
 }
@@ -37,11 +37,11 @@ func (t *argvTarget) Run(ctx context.Context, name string, args ...string) ([]by
 }
 
 // open runs the session hook and returns the argv for name and args.
-func (t *argvTarget) open(ctx context.Context, name string, args []string) ([]string, func(), error) {
+func (t *argvTarget) open(ctx context.Context, long bool, name string, args []string) ([]string, func(), error) {
 	if t.session == nil {
 		return t.wrap(nil, name, args), func() {}, nil
 	}
-	extra, release, stderr, err := t.session(ctx)
+	extra, release, stderr, err := t.session(ctx, long)
 	if err != nil {
 		return nil, nil, t.fail(name, args, err, stderr)
 	}
@@ -49,7 +49,7 @@ func (t *argvTarget) open(ctx context.Context, name string, args []string) ([]st
 }
 
 func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, args ...string) ([]byte, error) {
-	argv, release, err := t.open(ctx, name, args)
+	argv, release, err := t.open(ctx, false, name, args)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, ar
 }
 
 func (t *argvTarget) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, name string, args ...string) error {
-	argv, release, err := t.open(ctx, name, args)
+	argv, release, err := t.open(ctx, false, name, args)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (t *argvTarget) WriteFile(ctx context.Context, path string, data []byte, pe
 }
 
 func (t *argvTarget) Start(ctx context.Context, name string, args ...string) (*Process, error) {
-	argv, release, err := t.open(ctx, name, args)
+	argv, release, err := t.open(ctx, true, name, args)
 	if err != nil {
 		return nil, err
 	}

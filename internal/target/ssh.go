@@ -111,10 +111,10 @@ func (s sshSpec) destination() []string {
 }
 
 // session prepares one command over the host's shared connection: it waits
-// for a free session slot, starts the connection if it is not up, and returns
-// the options that use it. Without multiplexing (or without a socket
-// directory) the command connects by itself.
-func (s sshSpec) session(ctx context.Context) (extra []string, release func(), stderr string, err error) {
+// for a free session slot (long-running ones take none), starts the
+// connection if it is not up, and returns the options that use it. Without
+// multiplexing (or without a socket directory) the command connects by itself.
+func (s sshSpec) session(ctx context.Context, long bool) (extra []string, release func(), stderr string, err error) {
 	noop := func() {}
 	if !SSHMultiplex {
 		return nil, noop, "", nil
@@ -123,12 +123,16 @@ func (s sshSpec) session(ctx context.Context) (extra []string, release func(), s
 	if err != nil {
 		return nil, noop, "", nil
 	}
-	if err := h.acquire(ctx); err != nil {
-		return nil, nil, "", err
+	release = noop
+	if !long {
+		if err := h.acquire(ctx); err != nil {
+			return nil, nil, "", err
+		}
+		release = h.release
 	}
 	if stderr, err := h.ensure(ctx); err != nil {
-		h.release()
+		release()
 		return nil, nil, stderr, err
 	}
-	return h.options(), h.release, "", nil
+	return h.options(), release, "", nil
 }

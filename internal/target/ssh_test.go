@@ -84,7 +84,7 @@ func TestSSHSharesOneConnection(t *testing.T) {
 			}
 		}
 		errs := make(chan error, 12)
-		for i := 0; i < 12; i++ { // more than the 8 sessions one connection may carry
+		for i := 0; i < 12; i++ { // queued on the one connection
 			go func() {
 				_, err := remote.Run(ctx, "sleep", "0.2")
 				errs <- err
