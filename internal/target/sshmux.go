@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -57,7 +59,8 @@ func muxFor(s sshSpec) (*muxHost, error) {
 	muxState.mu.Lock()
 	defer muxState.mu.Unlock()
 	if muxState.dir == "" {
-		dir, err := os.MkdirTemp(socketBase(), "wgperf-ssh-")
+		sweepSocketDirs()
+		dir, err := os.MkdirTemp(socketBase(), fmt.Sprintf("wgperf-ssh-%d-", os.Getpid()))
 		if err != nil {
 			return nil, err
 		}
@@ -73,6 +76,25 @@ func muxFor(s sshSpec) (*muxHost, error) {
 		muxState.hosts[key] = h
 	}
 	return h, nil
+}
+
+// sweepSocketDirs removes the socket directories of wgperf processes that
+// died without cleaning up (SIGKILL): their masters have exited by themselves
+// after ControlPersist, leaving an empty directory.
+func sweepSocketDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(socketBase(), "wgperf-ssh-*-*"))
+	for _, d := range dirs {
+		pidText := strings.TrimPrefix(filepath.Base(d), "wgperf-ssh-")
+		pid, err := strconv.Atoi(pidText[:strings.IndexByte(pidText, '-')])
+		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue // not ours to judge, or its process still runs
+		}
+		if fi, err := os.Stat(d); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == os.Getuid() {
+				_ = os.RemoveAll(d)
+			}
+		}
+	}
 }
 
 // socketBase is where the socket directory goes: $TMPDIR unless that would

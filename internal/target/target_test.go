@@ -3,7 +3,9 @@ package target
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,5 +172,30 @@ func TestStartAndStop(t *testing.T) {
 	}
 	if !p.Exited() {
 		t.Error("process still running after Stop")
+	}
+}
+
+// TestSweepSocketDirs: the socket directory of a process that no longer
+// exists goes; one of a live process stays.
+func TestSweepSocketDirs(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv("TMPDIR", base)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(base, fmt.Sprintf("wgperf-ssh-%d-1", dead.Process.Pid))
+	live := filepath.Join(base, fmt.Sprintf("wgperf-ssh-%d-2", os.Getppid()))
+	for _, d := range []string{gone, live} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepSocketDirs()
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("dead process's directory still there: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("live process's directory removed: %v", err)
 	}
 }
