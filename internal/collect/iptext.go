@@ -56,8 +56,11 @@ func ParseIPLinkText(r io.Reader) ([]facts.Link, error) {
 			return nil, fmt.Errorf("ip link: bad index in %.60q", line)
 		}
 		name := strings.TrimSuffix(f[1], ":")
-		if i := strings.IndexByte(name, '@'); i > 0 {
+		if i := strings.IndexByte(name, '@'); i >= 0 {
 			name = name[:i] // veth peer or VLAN parent
+		}
+		if name == "" {
+			return nil, fmt.Errorf("ip link: link %d has no name", idx)
 		}
 		l := facts.Link{Name: name, Index: idx}
 		flags := strings.Trim(f[2], "<>")

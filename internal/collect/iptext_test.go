@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,4 +98,31 @@ func TestIPTextErrors(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("link without LOWER_UP (-want +got):\n%s", d)
 	}
+}
+
+// FuzzParseIPText: BusyBox ip's text is foreign input; whatever it holds, the
+// parsers return facts that name themselves (a link has a name, a route a
+// destination) or an error, and never panic.
+func FuzzParseIPText(f *testing.F) {
+	addCorpus(f, "busybox/*.txt")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if links, err := ParseIPLinkText(bytes.NewReader(b)); err == nil {
+			for _, l := range links {
+				if l.Name == "" {
+					t.Errorf("link without a name from %q", b)
+				}
+			}
+		}
+		if routes, err := ParseIPRouteText(bytes.NewReader(b), "inet"); err == nil {
+			for _, r := range routes {
+				if r.Dst == "" {
+					t.Errorf("route without a destination from %q", b)
+				}
+			}
+		}
+		_, _ = ParseIPRuleText(bytes.NewReader(b), "inet")
+		if dev, _, _, err := ParseRouteGetText(bytes.NewReader(b)); err == nil && dev == "" {
+			t.Errorf("route get without a device from %q", b)
+		}
+	})
 }
