@@ -23,8 +23,9 @@ const SSHPort = 2222
 // node "a" (so a node other than "a" is reached through the WireGuard tunnel,
 // as a user reaches a remote site) and target.SSHOptions trust a throw-away
 // host key and use a throw-away user key. It returns the target spec
-// "ssh:root@ADDR:2222", answering by the time SSHD returns. sshd is stopped and
-// the ssh settings restored in t.Cleanup.
+// "ssh:root@ADDR:2222", answering by the time SSHD returns. Shared ssh
+// connections are closed, sshd is stopped and the ssh settings restored in
+// t.Cleanup.
 //
 // The ssh settings are package globals: tests that call SSHD must not run in
 // parallel with other ssh users.
@@ -80,6 +81,8 @@ func SSHD(t testing.TB, l *lab.Lab, node string) string {
 	target.SSHOptions = []string{"StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null",
 		"IdentityFile=" + filepath.Join(dir, "user_key"), "IdentitiesOnly=yes", "LogLevel=ERROR"}
 	t.Cleanup(func() { target.SSHCommand, target.SSHOptions = oldCmd, oldOpts })
+	// Shared connections end before sshd and the settings go.
+	t.Cleanup(target.CloseAll)
 
 	spec := fmt.Sprintf("ssh:root@%s:%d", n.TunnelAddr, SSHPort)
 	remote, err := target.Parse(spec)
@@ -144,6 +147,7 @@ func Router(t testing.TB, l *lab.Lab) string {
 	target.SSHCommand = []string{"ip", "netns", "exec", ns, "ssh"}
 	target.SSHOptions = opts
 	t.Cleanup(func() { target.SSHCommand, target.SSHOptions = oldCmd, oldOpts })
+	t.Cleanup(target.CloseAll)
 	remote, err := target.Parse(spec)
 	if err != nil {
 		t.Fatal(err)
