@@ -4,10 +4,10 @@ BIN     := bin/wgperf
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: help deps build test lint demo bench clean
+.PHONY: help deps build test lint demo bench clean release-snapshot
 
 help: ## show the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-17s %s\n", $$1, $$2}'
 
 deps: ## install the system tools the lab and tests need (apt, only what is missing)
 	@./scripts/deps.sh
@@ -32,6 +32,13 @@ demo: deps build ## diagnose and fix seed cases on the built-in lab (root)
 bench: build ## print the speed figures (go test -bench)
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./...
 
+GORELEASER := $(shell $(GO) env GOPATH)/bin/goreleaser
+
+release-snapshot: ## build the release archives, .deb, .rpm and .ipk into dist/ (goreleaser, nothing published)
+	@test -x $(GORELEASER) || ./scripts/deps.sh
+	$(GORELEASER) release --snapshot --clean
+	@ls -l dist/*.tar.gz dist/*.deb dist/*.rpm dist/*.ipk
+
 clean: ## remove build output and any lab left behind
 	-$(BIN) lab down --all 2>/dev/null
-	rm -rf bin
+	rm -rf bin dist

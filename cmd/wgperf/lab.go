@@ -75,10 +75,14 @@ func labUpCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if cfg.Router {
+				fmt.Fprint(cmd.OutOrStdout(), l.RouterHint())
+			}
 			return printLabStatus(cmd.Context(), cmd.OutOrStdout(), l)
 		},
 	}
 	addLabShapeFlags(cmd, &cfg)
+	cmd.Flags().BoolVar(&cfg.Router, "router", false, "node a is also an OpenWrt-like router: dropbear on port 2222 serving BusyBox, nft, wg, uci, logread")
 	return cmd
 }
 

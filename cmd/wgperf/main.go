@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -93,6 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// with the host half changed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer target.CloseAll() // shared ssh connections and their socket directory
 	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		// Snapshots, findings files and remote output are others' text: on a
 		// terminal their escape sequences are shown, never obeyed.

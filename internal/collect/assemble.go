@@ -2,6 +2,7 @@ package collect
 
 import (
 	"bufio"
+	"io"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,7 @@ func (c *collector) system(files map[string]*fileRead) {
 		s.Hostname = strings.TrimSpace(v)
 	}
 	if v, ok := c.file(files, "/etc/openwrt_release", true); ok {
+		c.openWrt = true
 		s.Distro, _ = ParseOSRelease(strings.NewReader(v))
 	}
 	if s.Distro == "" {
@@ -95,7 +97,7 @@ func (c *collector) kernelCounters(files map[string]*fileRead) {
 
 func (c *collector) links(files map[string]*fileRead) {
 	if out, ok := c.output("link", "ip link"); ok {
-		links, err := ParseIPLink(strings.NewReader(out))
+		links, err := parseIPOutput(c, out, ParseIPLink, ParseIPLinkText)
 		if err != nil {
 			c.note("ip link", err.Error())
 		} else {
@@ -195,7 +197,8 @@ func splitDevSections(out string) map[string]string {
 func (c *collector) routing() {
 	for _, fam := range []struct{ key, family string }{{"route4", "inet"}, {"route6", "inet6"}} {
 		if out, ok := c.output(fam.key, "ip route "+fam.family); ok {
-			routes, err := ParseIPRoute(strings.NewReader(out), fam.family)
+			routes, err := parseIPOutput(c, out, func(r io.Reader) ([]facts.Route, error) { return ParseIPRoute(r, fam.family) },
+				func(r io.Reader) ([]facts.Route, error) { return ParseIPRouteText(r, fam.family) })
 			if err != nil {
 				c.note("ip route "+fam.family, err.Error())
 				continue
@@ -205,7 +208,8 @@ func (c *collector) routing() {
 	}
 	for _, fam := range []struct{ key, family string }{{"rule4", "inet"}, {"rule6", "inet6"}} {
 		if out, ok := c.output(fam.key, "ip rule "+fam.family); ok {
-			rules, err := ParseIPRule(strings.NewReader(out), fam.family)
+			rules, err := parseIPOutput(c, out, func(r io.Reader) ([]facts.RouteRule, error) { return ParseIPRule(r, fam.family) },
+				func(r io.Reader) ([]facts.RouteRule, error) { return ParseIPRuleText(r, fam.family) })
 			if err != nil {
 				c.note("ip rule "+fam.family, err.Error())
 				continue
@@ -359,4 +363,18 @@ func (c *collector) openwrt() {
 		}
 	}
 	c.snap.OpenWrt = ow
+}
+
+// parseIPOutput parses ip's JSON, or the text BusyBox's ip printed instead, in
+// which case the snapshot says so once.
+func parseIPOutput[T any](c *collector, out string, fromJSON, fromText func(io.Reader) ([]T, error)) ([]T, error) {
+	text, ok := cutIPText(out)
+	if !ok {
+		return fromJSON(strings.NewReader(out))
+	}
+	if !c.ipText {
+		c.ipText = true
+		c.note("ip", ipTextNote)
+	}
+	return fromText(strings.NewReader(text))
 }

@@ -136,10 +136,12 @@ func unreachable(t target.Target, err error) error {
 
 // collector assembles one snapshot.
 type collector struct {
-	t    target.Target
-	mu   sync.Mutex // guards snap.Notes while groups run
-	snap *facts.Snapshot
-	res  map[string]cmdResult
+	t       target.Target
+	openWrt bool       // /etc/openwrt_release exists: notes name opkg packages
+	ipText  bool       // ip had no JSON: the note saying so is in
+	mu      sync.Mutex // guards snap.Notes while groups run
+	snap    *facts.Snapshot
+	res     map[string]cmdResult
 }
 
 func (c *collector) note(source, msg string) {
@@ -170,7 +172,15 @@ func (c *collector) output(key, source string) (string, bool) {
 	case codeSkipped:
 		return "", false
 	case 127:
-		c.note(source, strings.Fields(source)[0]+" not installed")
+		prog := strings.Fields(source)[0]
+		if c.openWrt && (prog == "iptables-save" || prog == "ip6tables-save") {
+			return "", false // fw4 keeps its rules in nftables, read with nft
+		}
+		msg := prog + " not installed"
+		if pkg := opkgPackages[prog]; c.openWrt && pkg != "" {
+			msg += " (opkg install " + pkg + ")"
+		}
+		c.note(source, msg)
 	default:
 		msg := lastLine(r.Stderr)
 		if msg == "" {
@@ -179,6 +189,13 @@ func (c *collector) output(key, source string) (string, bool) {
 		c.note(source, msg)
 	}
 	return "", false
+}
+
+// opkgPackages names the OpenWrt package of each program a source needs, for
+// the note that says it is missing on a router.
+var opkgPackages = map[string]string{
+	"ethtool": "ethtool", "conntrack": "conntrack", "nft": "nftables", "wg": "wireguard-tools",
+	"ip": "ip-full", "tc": "tc-full", "iperf3": "iperf3", "tcpdump": "tcpdump",
 }
 
 func lastLine(s string) string {
@@ -223,11 +240,11 @@ func (c *collector) systemCmds() []shellCmd {
 
 func (c *collector) networkCmds() []shellCmd {
 	return []shellCmd{
-		{"link", "ip -j -d link show"},
-		{"route4", "ip -j -4 route show table all"},
-		{"route6", "ip -j -6 route show table all"},
-		{"rule4", "ip -j -4 rule show"},
-		{"rule6", "ip -j -6 rule show"},
+		{"link", ipJSONOr("ip -j -d link show", "ip -o link show")},
+		{"route4", ipJSONOr("ip -j -4 route show table all", "ip -4 route show table all")},
+		{"route6", ipJSONOr("ip -j -6 route show table all", "ip -6 route show table all")},
+		{"rule4", ipJSONOr("ip -j -4 rule show", "ip -4 rule show")},
+		{"rule6", ipJSONOr("ip -j -6 rule show", "ip -6 rule show")},
 		{"ethtool", ifInstalled("ethtool", `for d in /sys/class/net/*; do d=${d##*/}; [ "$d" = lo ] && continue; printf '@@dev %s\n' "$d"; ethtool -k "$d" 2>/dev/null; done; true`)},
 	}
 }
@@ -258,7 +275,8 @@ func (c *collector) routeEndpoints(ctx context.Context) {
 			eps = append(eps, ep{w.Name, p.PublicKey, host})
 			if !seen[host] {
 				seen[host] = true
-				cmds = append(cmds, shellCmd{"get" + strconv.Itoa(len(cmds)), "ip -j route get " + shell.Join(host)})
+				get := "ip route get " + shell.Quote(host)
+				cmds = append(cmds, shellCmd{"get" + strconv.Itoa(len(cmds)), ipJSONOr("ip -j "+strings.TrimPrefix(get, "ip "), get)})
 			}
 		}
 	}
@@ -284,7 +302,13 @@ func (c *collector) routeEndpoints(ctx context.Context) {
 			c.note("ip route get "+e.addr, firstNonEmpty(lastLine(r.Stderr), "no route"))
 			continue
 		}
-		dev, gw, src, err := ParseRouteGet(strings.NewReader(r.Out))
+		var dev, gw, src string
+		var err error
+		if text, ok := cutIPText(r.Out); ok {
+			dev, gw, src, err = ParseRouteGetText(strings.NewReader(text))
+		} else {
+			dev, gw, src, err = ParseRouteGet(strings.NewReader(r.Out))
+		}
 		if err != nil {
 			c.note("ip route get "+e.addr, err.Error())
 			continue

@@ -210,7 +210,13 @@ func (l *Lab) build(ctx context.Context) error {
 			return err
 		}
 	}
-	return l.startTunnel(ctx)
+	if err := l.startTunnel(ctx); err != nil {
+		return err
+	}
+	if cfg.Router {
+		return l.startRouter(ctx)
+	}
+	return nil
 }
 
 // applyPolicies installs the nftables breakage the config asks for.

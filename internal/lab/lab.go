@@ -70,6 +70,10 @@ type Config struct {
 	// LAN adds node "lan" behind A and node "lanb" behind B, whose traffic the
 	// sites forward through the tunnel.
 	LAN bool `json:"lan,omitempty"`
+	// Router makes node A also an OpenWrt-like router reached over ssh:
+	// dropbear serving a BusyBox userland with nft, wg, uci and logread only
+	// (see RouterSSH).
+	Router bool `json:"router,omitempty"`
 }
 
 // Node is one namespace of a lab.
@@ -84,6 +88,7 @@ type Node struct {
 	PublicKey    string `json:"public_key,omitempty"`
 	PID          int    `json:"pid,omitempty"`       // the WireGuard node process
 	DelayPID     int    `json:"delay_pid,omitempty"` // the delay element (router)
+	SSHPID       int    `json:"ssh_pid,omitempty"`   // the router node's dropbear
 }
 
 // Lab is a built lab, as saved in its state file.
@@ -234,6 +239,8 @@ func Down(ctx context.Context, name string) error {
 		}
 	}
 	socks, _ := filepath.Glob(socketPath("wg-" + name + "-*"))
+	routerSocks, _ := filepath.Glob(socketPath(routerWGName(name, "*")))
+	socks = append(socks, routerSocks...)
 	for _, s := range socks {
 		if err := os.Remove(s); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)

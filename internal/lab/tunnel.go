@@ -36,9 +36,15 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	if k > 0 {
 		suffix = strconv.Itoa(k)
 	}
+	ifA := "wg-" + l.Config.Name + "-a" + suffix
+	if l.Config.Router {
+		// On OpenWrt the WireGuard device is named after its uci interface,
+		// and uci names are [A-Za-z0-9_]: fixes address it as network.NAME.
+		ifA = routerWGName(l.Config.Name, suffix)
+	}
 	t := &Tunnel{
 		Index: k, Port: WGPort + k,
-		IfA: "wg-" + l.Config.Name + "-a" + suffix, IfB: "wg-" + l.Config.Name + "-b" + suffix,
+		IfA: ifA, IfB: "wg-" + l.Config.Name + "-b" + suffix,
 		AddrA: fmt.Sprintf("10.77.%d.1", k), AddrB: fmt.Sprintf("10.77.%d.2", k),
 	}
 	keyA, err := wgtypes.GeneratePrivateKey()

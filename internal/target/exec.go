@@ -18,8 +18,14 @@ import (
 // "ip netns exec NAME" for a namespace, "ssh ... host --" for ssh.
 type argvTarget struct {
 	spec string
-	// wrap turns a program and its arguments into the local argv that runs it there.
-	wrap func(name string, args []string) []string
+	// wrap turns a program and its arguments into the local argv that runs it
+	// there; extra are options session returned.
+	wrap func(extra []string, name string, args []string) []string
+	// session, when set, runs before each command (ssh: a slot on the shared
+	// connection, which it starts if needed; long is true for Start). It
+	// returns extra options for wrap and a release to call when the command
+	// has ended; stderr explains an error.
+	session func(ctx context.Context, long bool) (extra []string, release func(), stderr string, err error)
 	// missing recognises a "program not found" failure from exit code and stderr.
 	missing func(code int, stderr string) bool
 }
@@ -30,15 +36,31 @@ func (t *argvTarget) Run(ctx context.Context, name string, args ...string) ([]by
 	return t.RunInput(ctx, nil, name, args...)
 }
 
+// open runs the session hook and returns the argv for name and args.
+func (t *argvTarget) open(ctx context.Context, long bool, name string, args []string) ([]string, func(), error) {
+	if t.session == nil {
+		return t.wrap(nil, name, args), func() {}, nil
+	}
+	extra, release, stderr, err := t.session(ctx, long)
+	if err != nil {
+		return nil, nil, t.fail(name, args, err, stderr)
+	}
+	return t.wrap(extra, name, args), release, nil
+}
+
 func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, args ...string) ([]byte, error) {
-	argv := t.wrap(name, args)
+	argv, release, err := t.open(ctx, false, name, args)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	err = cmd.Run()
 	if err == nil {
 		return stdout.Bytes(), nil
 	}
@@ -46,7 +68,11 @@ func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, ar
 }
 
 func (t *argvTarget) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, name string, args ...string) error {
-	argv := t.wrap(name, args)
+	argv, release, err := t.open(ctx, false, name, args)
+	if err != nil {
+		return err
+	}
+	defer release()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout = stdin, stdout
 	tail := &tailBuffer{max: 8 << 10}
@@ -90,16 +116,21 @@ func (t *argvTarget) WriteFile(ctx context.Context, path string, data []byte, pe
 }
 
 func (t *argvTarget) Start(ctx context.Context, name string, args ...string) (*Process, error) {
-	argv := t.wrap(name, args)
+	argv, release, err := t.open(ctx, true, name, args)
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	tail := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = tail
 	if err := cmd.Start(); err != nil {
+		release()
 		return nil, t.fail(name, args, err, "")
 	}
 	p := &Process{cmd: cmd, desc: t.spec + ": " + commandLine(name, args), done: make(chan struct{}), stderr: tail}
 	go func() {
 		err := cmd.Wait()
+		release()
 		if err != nil {
 			p.err = t.fail(name, args, err, tail.String())
 		}
@@ -118,7 +149,7 @@ func (t *argvTarget) Start(ctx context.Context, name string, args ...string) (*P
 // localTarget reads and writes files directly instead of spawning cat.
 type localTarget struct{ argvTarget }
 
-var local = &localTarget{argvTarget{spec: "local", wrap: func(name string, args []string) []string {
+var local = &localTarget{argvTarget{spec: "local", wrap: func(_ []string, name string, args []string) []string {
 	return append([]string{name}, args...)
 }}}
 
@@ -154,7 +185,7 @@ func (t *localTarget) WriteFile(_ context.Context, path string, data []byte, per
 func Netns(name string) Target {
 	return &argvTarget{
 		spec: "netns:" + name,
-		wrap: func(prog string, args []string) []string {
+		wrap: func(_ []string, prog string, args []string) []string {
 			return append([]string{"ip", "netns", "exec", name, prog}, args...)
 		},
 		// ip netns exec reports a missing program as: exec of "x" failed: No such file or directory.

@@ -23,7 +23,7 @@ func FuzzParse(f *testing.F) {
 		if !ok || !strings.HasPrefix(spec, "ssh:") {
 			return
 		}
-		argv := at.wrap("true", nil)
+		argv := at.wrap(nil, "true", nil)
 		dash := -1
 		for i, a := range argv {
 			if a == "--" {

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strconv"
@@ -33,8 +34,9 @@ func parseSSH(spec string) (Target, error) {
 		return nil, fmt.Errorf("target %q: %v", spec, err)
 	}
 	return &argvTarget{
-		spec: spec,
-		wrap: s.argv,
+		spec:    spec,
+		wrap:    s.argv,
+		session: s.session,
 		// A remote shell reports a missing program with exit status 127.
 		missing: func(code int, _ string) bool { return code == 127 },
 	}, nil
@@ -76,22 +78,61 @@ func parseSSHSpec(rest string) (sshSpec, error) {
 	return s, nil
 }
 
-// argv builds the local ssh command line. BatchMode keeps ssh from prompting;
-// everything else (keys, agent, ProxyJump, host keys) comes from the user's ssh config.
-func (s sshSpec) argv(name string, args []string) []string {
-	argv := append(append([]string{}, SSHCommand...), "-o", "BatchMode=yes",
-		"-o", fmt.Sprintf("ConnectTimeout=%d", int(SSHConnectTimeout.Seconds())))
+// argv builds the local ssh command line; extra are options for the shared
+// connection. BatchMode keeps ssh from prompting; everything else (keys,
+// agent, ProxyJump, host keys) comes from the user's ssh config.
+func (s sshSpec) argv(extra []string, name string, args []string) []string {
+	argv := append(append(append([]string{}, SSHCommand...), sshBaseOptions()...), extra...)
+	// ssh hands the remote shell one string, so quote each word ourselves.
+	return append(append(argv, s.destination()...), commandLine(name, args))
+}
+
+// sshBaseOptions are the options every ssh call gets.
+func sshBaseOptions() []string {
+	opts := []string{"-o", "BatchMode=yes", "-o", fmt.Sprintf("ConnectTimeout=%d", int(SSHConnectTimeout.Seconds()))}
 	for _, o := range SSHOptions {
-		argv = append(argv, "-o", o)
+		opts = append(opts, "-o", o)
 	}
+	return opts
+}
+
+// destination is port, user, "--" and the host. "--" ends ssh's options
+// before the destination, so even a host that got past parseSSHSpec could
+// not be read as one.
+func (s sshSpec) destination() []string {
+	var argv []string
 	if s.Port != 0 {
 		argv = append(argv, "-p", strconv.Itoa(s.Port))
 	}
 	if s.User != "" {
 		argv = append(argv, "-l", s.User)
 	}
-	// "--" ends ssh's options before the destination, so even a host that got
-	// past parseSSHSpec could not be read as one; ssh hands the remote shell one
-	// string, so quote each word ourselves.
-	return append(argv, "--", s.Host, commandLine(name, args))
+	return append(argv, "--", s.Host)
+}
+
+// session prepares one command over the host's shared connection: it waits
+// for a free session slot (long-running ones take none), starts the
+// connection if it is not up, and returns the options that use it. Without
+// multiplexing (or without a socket directory) the command connects by itself.
+func (s sshSpec) session(ctx context.Context, long bool) (extra []string, release func(), stderr string, err error) {
+	noop := func() {}
+	if !SSHMultiplex {
+		return nil, noop, "", nil
+	}
+	h, err := muxFor(s)
+	if err != nil {
+		return nil, noop, "", nil
+	}
+	release = noop
+	if !long {
+		if err := h.acquire(ctx); err != nil {
+			return nil, nil, "", err
+		}
+		release = h.release
+	}
+	if stderr, err := h.ensure(ctx); err != nil {
+		release()
+		return nil, nil, stderr, err
+	}
+	return h.options(), release, "", nil
 }

@@ -59,3 +59,89 @@ func TestSSHAgainstRealSSHD(t *testing.T) {
 		t.Errorf("refused error = %v\nwant %s", err, want)
 	}
 }
+
+// TestSSHSharesOneConnection: every command of a run, sequential or 12 at
+// once, rides one TCP connection to the host; CloseAll ends it and removes the
+// socket directory; a ControlPath in the user's ssh config does not divert or
+// break it; with sharing off each command connects by itself (so the counter
+// below really counts).
+func TestSSHSharesOneConnection(t *testing.T) {
+	l := labtest.Up(t, lab.Config{Name: "rtmux"})
+	spec := labtest.SSHD(t, l, "b")
+	syns := labtest.SYNCounter(t, l, "b", labtest.SSHPort)
+	ctx := context.Background()
+	t.Cleanup(target.CloseAll)
+
+	runMany := func(t *testing.T) {
+		t.Helper()
+		remote, err := target.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 5; i++ {
+			if out, err := remote.Run(ctx, "echo", "seq"); err != nil || string(out) != "seq\n" {
+				t.Fatalf("run %d: %q, %v", i, out, err)
+			}
+		}
+		errs := make(chan error, 12)
+		for i := 0; i < 12; i++ { // queued on the one connection
+			go func() {
+				_, err := remote.Run(ctx, "sleep", "0.2")
+				errs <- err
+			}()
+		}
+		for i := 0; i < 12; i++ {
+			if err := <-errs; err != nil {
+				t.Fatalf("parallel run: %v", err)
+			}
+		}
+	}
+	// The setup's own probes ("true" until sshd answered) may have connected.
+	target.CloseAll()
+	base := syns()
+	runMany(t)
+	if n := syns() - base; n != 1 {
+		t.Errorf("17 commands opened %d connections, want 1", n)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "wgperf-ssh-*"))
+	target.CloseAll()
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err == nil {
+			if entries, _ := os.ReadDir(d); len(entries) > 0 {
+				t.Errorf("socket directory %s still there after CloseAll: %v", d, entries)
+			}
+		}
+	}
+	// The master is gone: nothing in A is connected to sshd any more.
+	out, _ := target.Netns(l.Netns("a")).Run(ctx, "ss", "-Htn", "state", "established", "dport", "= :2222")
+	if strings.TrimSpace(string(out)) != "" {
+		t.Errorf("connections left after CloseAll:\n%s", out)
+	}
+
+	// A user's config with its own ControlPath: ours wins, theirs stays unused.
+	userDir := t.TempDir()
+	cfg := filepath.Join(userDir, "ssh_config")
+	if err := os.WriteFile(cfg, []byte("Host *\n  ControlMaster auto\n  ControlPath "+userDir+"/cm-%C\n  ControlPersist 600\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	oldCmd := target.SSHCommand
+	target.SSHCommand = append(append([]string{}, oldCmd...), "-F", cfg)
+	base = syns()
+	runMany(t)
+	target.CloseAll()
+	target.SSHCommand = oldCmd
+	if n := syns() - base; n != 1 {
+		t.Errorf("with the user's ControlPath: %d connections, want 1", n)
+	}
+	if m, _ := filepath.Glob(filepath.Join(userDir, "cm-*")); len(m) > 0 {
+		t.Errorf("the user's ControlPath was used: %v", m)
+	}
+
+	target.SSHMultiplex = false
+	t.Cleanup(func() { target.SSHMultiplex = true })
+	base = syns()
+	runMany(t)
+	if n := syns() - base; n != 17 {
+		t.Errorf("without sharing: %d connections, want 17", n)
+	}
+}

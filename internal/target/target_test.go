@@ -3,7 +3,9 @@ package target
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,7 +64,7 @@ func TestSSHArgv(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(tt.want, s.argv("cat", []string{"/proc/net/snmp"})); diff != "" {
+		if diff := cmp.Diff(tt.want, s.argv(nil, "cat", []string{"/proc/net/snmp"})); diff != "" {
 			t.Errorf("argv(%q) (-want +got):\n%s", tt.spec, diff)
 		}
 	}
@@ -91,7 +93,7 @@ func TestSSHRejectsOptionInjection(t *testing.T) {
 			t.Errorf("Parse(%q) error carries a raw newline: %q", spec, err)
 		}
 	}
-	argv := sshSpec{Host: "-oProxyCommand=x"}.argv("true", nil)
+	argv := sshSpec{Host: "-oProxyCommand=x"}.argv(nil, "true", nil)
 	dash, host := -1, -1
 	for i, a := range argv {
 		if a == "--" && dash < 0 {
@@ -156,5 +158,30 @@ func TestStartAndStop(t *testing.T) {
 	}
 	if !p.Exited() {
 		t.Error("process still running after Stop")
+	}
+}
+
+// TestSweepSocketDirs: the socket directory of a process that no longer
+// exists goes; one of a live process stays.
+func TestSweepSocketDirs(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv("TMPDIR", base)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(base, fmt.Sprintf("wgperf-ssh-%d-1", dead.Process.Pid))
+	live := filepath.Join(base, fmt.Sprintf("wgperf-ssh-%d-2", os.Getppid()))
+	for _, d := range []string{gone, live} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepSocketDirs()
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("dead process's directory still there: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("live process's directory removed: %v", err)
 	}
 }

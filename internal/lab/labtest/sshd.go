@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +23,9 @@ const SSHPort = 2222
 // node "a" (so a node other than "a" is reached through the WireGuard tunnel,
 // as a user reaches a remote site) and target.SSHOptions trust a throw-away
 // host key and use a throw-away user key. It returns the target spec
-// "ssh:root@ADDR:2222", answering by the time SSHD returns. sshd is stopped and
-// the ssh settings restored in t.Cleanup.
+// "ssh:root@ADDR:2222", answering by the time SSHD returns. Shared ssh
+// connections are closed, sshd is stopped and the ssh settings restored in
+// t.Cleanup.
 //
 // The ssh settings are package globals: tests that call SSHD must not run in
 // parallel with other ssh users.
@@ -79,6 +81,8 @@ func SSHD(t testing.TB, l *lab.Lab, node string) string {
 	target.SSHOptions = []string{"StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null",
 		"IdentityFile=" + filepath.Join(dir, "user_key"), "IdentitiesOnly=yes", "LogLevel=ERROR"}
 	t.Cleanup(func() { target.SSHCommand, target.SSHOptions = oldCmd, oldOpts })
+	// Shared connections end before sshd and the settings go.
+	t.Cleanup(target.CloseAll)
 
 	spec := fmt.Sprintf("ssh:root@%s:%d", n.TunnelAddr, SSHPort)
 	remote, err := target.Parse(spec)
@@ -92,6 +96,69 @@ func SSHD(t testing.TB, l *lab.Lab, node string) string {
 		}
 		if i == 50 || sshd.Exited() {
 			t.Fatalf("sshd in %s does not answer: %v (sshd said: %s)", node, err, sshd.Stderr())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// SYNCounter counts TCP connection attempts to port in a lab node (an nft
+// counter on SYNs in the node's input hook), so a test can prove how many ssh
+// connections a command opened. The returned function reads the count.
+func SYNCounter(t testing.TB, l *lab.Lab, node string, port int) func() int {
+	t.Helper()
+	ctx := context.Background()
+	tg := l.Target(node)
+	const table = "wgperf_test_syn"
+	script := fmt.Sprintf("table inet %s {\n counter syns {}\n chain in {\n  type filter hook input priority -300; policy accept;\n"+
+		"  tcp dport %d tcp flags & (syn | ack) == syn counter name syns\n }\n}\n", table, port)
+	if out, err := tg.RunInput(ctx, []byte(script), "nft", "-f", "-"); err != nil {
+		t.Fatalf("nft syn counter in %s: %v: %s", node, err, out)
+	}
+	return func() int {
+		t.Helper()
+		out, err := tg.Run(ctx, "nft", "list", "counter", "inet", table, "syns")
+		if err != nil {
+			t.Fatalf("read syn counter: %v", err)
+		}
+		f := strings.Fields(string(out))
+		for i, w := range f {
+			if w == "packets" && i+1 < len(f) {
+				n, err := strconv.Atoi(f[i+1])
+				if err != nil {
+					t.Fatalf("syn counter %q", out)
+				}
+				return n
+			}
+		}
+		t.Fatalf("syn counter: no packets in %q", out)
+		return 0
+	}
+}
+
+// Router points the ssh targets at the lab's OpenWrt-like router node (the lab
+// must be up with Config.Router): ssh runs in node R and reaches A's dropbear
+// with the lab's throw-away keys. It returns the target spec once a command
+// answers there; the ssh settings are restored in t.Cleanup.
+func Router(t testing.TB, l *lab.Lab) string {
+	t.Helper()
+	testutil.RequireTools(t, "ssh")
+	spec, ns, opts := l.RouterSSH()
+	oldCmd, oldOpts := target.SSHCommand, target.SSHOptions
+	target.SSHCommand = []string{"ip", "netns", "exec", ns, "ssh"}
+	target.SSHOptions = opts
+	t.Cleanup(func() { target.SSHCommand, target.SSHOptions = oldCmd, oldOpts })
+	t.Cleanup(target.CloseAll)
+	remote, err := target.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for i := 0; ; i++ {
+		if out, err = remote.Run(context.Background(), "true"); err == nil {
+			return spec
+		}
+		if i == 50 {
+			t.Fatalf("router %s does not answer: %v: %s", spec, err, out)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// TestSSHOneConnectionPerCommand runs diagnose and mtu against a host behind
+// a 20 ms round trip (the lab's sshd in node B, reached from A through the
+// tunnel) and counts the TCP connections sshd saw: one per command. The same
+// commands with sharing off (each remote command connects by itself, as wgperf
+// did before) give the figures to compare, logged with the wall times.
+func TestSSHOneConnectionPerCommand(t *testing.T) {
+	l := labtest.Up(t, lab.Config{Name: "rtcmd", Underlay: lab.Shape{DelayMs: 10}})
+	spec := labtest.SSHD(t, l, "b")
+	syns := labtest.SYNCounter(t, l, "b", labtest.SSHPort)
+	target.CloseAll() // the setup's own probe connection
+
+	commands := map[string][]string{
+		"diagnose": {"diagnose", "--host", spec},
+		// The DF pings run on the ssh host, towards A's underlay address.
+		"mtu": {"mtu", "--client", spec, "--addr", l.Node("a").UnderlayAddr},
+	}
+	for _, name := range []string{"diagnose", "mtu"} {
+		args := commands[name]
+		var conns [2]int
+		var secs [2]float64
+		for i, shared := range []bool{false, true} {
+			target.SSHMultiplex = shared
+			base, start := syns(), time.Now()
+			if code := run(args, io.Discard, os.Stderr); code == exitFailed {
+				t.Fatalf("%v (sharing %v): exit %d", args, shared, code)
+			}
+			conns[i], secs[i] = syns()-base, time.Since(start).Seconds()
+		}
+		target.SSHMultiplex = true
+		t.Logf("%s over ssh, 20 ms RTT: %d connections in %.2f s without sharing, %d in %.2f s with",
+			name, conns[0], secs[0], conns[1], secs[1])
+		if conns[1] != 1 {
+			t.Errorf("%s opened %d ssh connections, want 1", name, conns[1])
+		}
+		if conns[0] <= 1 {
+			t.Errorf("%s without sharing opened %d connections: the count proves nothing", name, conns[0])
+		}
+	}
+}
