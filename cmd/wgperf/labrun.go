@@ -2,10 +2,8 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -98,7 +96,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 					return err
 				}
 			} else {
-				writeScenarioTable(out, results, term.IsTerminal(int(os.Stdout.Fd())))
+				scenario.WriteTable(out, results, term.IsTerminal(int(os.Stdout.Fd())))
 			}
 			if htmlPath != "" {
 				if err := writeHTMLReport(htmlPath, report.FromScenarios(results)); err != nil {
@@ -118,54 +116,4 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 	cmd.Flags().StringVar(&opts.LabName, "lab-name", "run", "name of the lab the scenarios build")
 	addHTMLFlag(cmd, &htmlPath)
 	return cmd
-}
-
-// writeScenarioTable prints the summary "lab run --all" ends with.
-func writeScenarioTable(w io.Writer, results []*scenario.Result, color bool) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tSYMPTOM\tFINDING\tFIX\tUNDERLAY\tTUNNEL UPLOAD BEFORE → AFTER\tRATIO TO UNDERLAY (WORST WAY)\tSECONDS\tRESULT")
-	for _, r := range results {
-		found := "-"
-		if r.Expect != "" {
-			found = r.Expect
-			if !r.Found {
-				found += " (missed)"
-			}
-		}
-		fixDesc := "-"
-		if len(r.Fix) > 0 {
-			fixDesc = r.Fix[0]
-			if len(fixDesc) > 48 {
-				fixDesc = fixDesc[:47] + "…"
-			}
-			if len(r.Fix) > 1 {
-				fixDesc += fmt.Sprintf(" (+%d)", len(r.Fix)-1)
-			}
-		}
-		ratio := fmt.Sprintf("%.2f → %.2f", r.Before.Worst(), r.After.Worst())
-		if r.Scaling() > 0 && r.Scenario == "ecmp" {
-			ratio = fmt.Sprintf("scaling %.2f×", r.Scaling())
-		}
-		verdict := "pass"
-		switch {
-		case r.Skipped:
-			verdict = "skip"
-		case !r.Pass:
-			verdict = "FAIL"
-		}
-		if color && !r.Skipped {
-			if r.Pass {
-				verdict = "\033[32m" + verdict + "\033[0m"
-			} else {
-				verdict = "\033[31m" + verdict + "\033[0m"
-			}
-		}
-		underlay := "-"
-		if r.Sizing.RateMbit > 0 {
-			underlay = fmt.Sprintf("%d Mbit/s", r.Sizing.RateMbit)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f → %.0f Mbit/s\t%s\t%.0f\t%s\n", r.Scenario, r.Symptom, found, fixDesc, underlay,
-			r.Before.Tunnel, r.After.Tunnel, ratio, r.Seconds, verdict)
-	}
-	tw.Flush()
 }

@@ -197,3 +197,18 @@ func TestBenchUnderlay(t *testing.T) {
 		t.Error("no bench reported an underlay")
 	}
 }
+
+func TestWriteTable(t *testing.T) {
+	results := []*Result{
+		{Scenario: "udp-rcvbuf", Symptom: "tunnel crawls", Expect: "udp.rcvbuf-errors", Found: true, Fix: []string{"sysctl -w net.core.rmem_max=26214400"},
+			Before: Measurement{Tunnel: 19, Underlay: 96}, After: Measurement{Tunnel: 92, Underlay: 96}, Sizing: Sizing{RateMbit: 100}, Seconds: 75, Pass: true},
+		{Scenario: "ecmp", Skipped: true, Why: "skipped: too slow"},
+	}
+	var b strings.Builder
+	WriteTable(&b, results, false)
+	for _, want := range []string{"udp-rcvbuf", "udp.rcvbuf-errors", "100 Mbit/s", "19 → 92 Mbit/s", "0.20 → 0.96", "pass", "skip"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
