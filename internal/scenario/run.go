@@ -102,6 +102,9 @@ type Result struct {
 	// TunnelShares is each parallel tunnel's share of the bytes A sent during
 	// a measurement (ECMP: the last one, after the fix).
 	TunnelShares []float64 `json:"tunnel_shares,omitempty"`
+	// Remeasured says the first after-fix measurement fell short and the
+	// better of two stands.
+	Remeasured bool `json:"remeasured,omitempty"`
 	// Sizing is the underlay rate chosen for this machine, and why.
 	Sizing Sizing `json:"sizing"`
 	// Skipped says the machine could not carry the scenario (Sizing.Skip).
@@ -202,7 +205,8 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		return r.res, err
 	}
 	// A broken tunnel may not carry a measurement at all: that is the symptom.
-	if r.res.BenchBefore, r.res.Before.Tunnel, r.res.Before.TunnelDown, err = r.measureTunnel(ctx); err != nil {
+	// The underlay was measured before the breakage: the broken tunnel alone now.
+	if r.res.BenchBefore, r.res.Before.Tunnel, r.res.Before.TunnelDown, err = r.measureTunnel(ctx, false); err != nil {
 		r.logf("before: no measurement through the tunnel: %v", err)
 	}
 	r.logf("before: %s", r.res.Before)
@@ -220,15 +224,40 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		}
 		r.res.StillFound = slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == sc.Expect })
 	}
-	if r.res.BenchAfter, r.res.After.Tunnel, r.res.After.TunnelDown, err = r.measureTunnel(ctx); err != nil {
+	if err := r.measureAfter(ctx); err != nil {
 		return r.res, err
+	}
+	r.judge()
+	// The verdict is a ratio on a machine the lab shares with whatever else
+	// runs there: a fix that worked but met a busy moment is measured once
+	// more, and the better measurement stands (noise only ever slows a run).
+	if !r.res.Pass && r.res.Found && len(r.res.Unexpected) == 0 && !r.res.StillFound {
+		r.logf("after-fix measurement fell short (%s): measuring again", r.res.Why)
+		first, firstBench, firstShares := r.res.After, r.res.BenchAfter, r.res.TunnelShares
+		if err := r.measureAfter(ctx); err != nil {
+			return r.res, err
+		}
+		r.res.Remeasured = true
+		if r.score(first, firstShares) > r.score(r.res.After, r.res.TunnelShares) {
+			r.res.After, r.res.BenchAfter, r.res.TunnelShares = first, firstBench, firstShares
+		}
+		r.judge()
+	}
+	return r.res, nil
+}
+
+// measureAfter measures the tunnel after the fix, and the underlay beside it.
+func (r *runner) measureAfter(ctx context.Context) error {
+	var err error
+	if r.res.BenchAfter, r.res.After.Tunnel, r.res.After.TunnelDown, err = r.measureTunnel(ctx, true); err != nil {
+		return err
 	}
 	// After the fix the underlay is healthy again: the bench measured it
 	// beside the tunnel, so only a bench without underlay runs needs more.
 	var ok bool
 	if r.res.After.Underlay, r.res.After.UnderlayDown, ok = benchUnderlay(r.res.BenchAfter); !ok {
 		if r.res.After.Underlay, r.res.After.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
-			return r.res, err
+			return err
 		}
 	}
 	r.logf("after:  %s", r.res.After)
@@ -239,8 +268,21 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		}
 		r.logf("spread over the tunnels (their WireGuard tx counters): %s", strings.Join(parts, ", "))
 	}
-	r.judge()
-	return r.res, nil
+	return nil
+}
+
+// score ranks two after-fix measurements by what judge looks at.
+func (r *runner) score(m Measurement, shares []float64) float64 {
+	switch {
+	case r.sc.ECMP > 1:
+		if len(shares) == 0 || m.Tunnel <= 0 || r.res.Before.Tunnel <= 0 {
+			return 0
+		}
+		return m.Tunnel / r.res.Before.Tunnel * slices.Min(shares)
+	case r.sc.UploadOnly:
+		return m.Ratio()
+	}
+	return m.Worst()
 }
 
 // argv expands {wg} in a scenario command to the node's WireGuard interface.

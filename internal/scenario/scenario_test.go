@@ -212,3 +212,20 @@ func TestWriteTable(t *testing.T) {
 		}
 	}
 }
+
+func TestScoreRanksWhatJudgeLooksAt(t *testing.T) {
+	worse := Measurement{Tunnel: 90, Underlay: 96, TunnelDown: 70, UnderlayDown: 96}
+	better := Measurement{Tunnel: 80, Underlay: 96, TunnelDown: 90, UnderlayDown: 96}
+	r := &runner{sc: Scenario{}, res: &Result{}}
+	if r.score(better, nil) <= r.score(worse, nil) {
+		t.Error("both directions: the measurement with the better worst direction must rank first")
+	}
+	r.sc.UploadOnly = true
+	if r.score(worse, nil) <= r.score(better, nil) {
+		t.Error("upload-only: the better upload must rank first")
+	}
+	r = &runner{sc: Scenario{ECMP: 2}, res: &Result{Before: Measurement{Tunnel: 90}}}
+	if r.score(Measurement{Tunnel: 180}, []float64{0.5, 0.5}) <= r.score(Measurement{Tunnel: 185}, []float64{0.9, 0.1}) {
+		t.Error("ECMP: an even spread must outrank a lopsided one of about the same total")
+	}
+}
