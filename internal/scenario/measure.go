@@ -65,6 +65,8 @@ func (r *runner) measureTunnel(ctx context.Context, withUnderlay bool) (rep *ben
 		UnderlayAddr:    r.lab.Node("b").UnderlayAddr,
 		ClientInterface: r.lab.WGInterface(client), ServerInterface: r.lab.WGInterface(server),
 		Quick: true, Seconds: r.opts.Seconds,
+		// Lab nodes start iperf3 at once: a run this late has stalled.
+		Timeout: time.Duration(1+r.opts.Seconds+8) * time.Second,
 	}
 	if r.sc.Server != "" {
 		// LAN hosts have no underlay of their own: A measures that separately.

@@ -24,6 +24,9 @@ type Config struct {
 	Hops                             int     // WireGuard hops between client and server (expectation 50% when > 1)
 	Port                             int
 	Progress                         io.Writer // nil: quiet
+	// Timeout bounds each run (0: iperf's default, Omit+Seconds+20 s, room
+	// for slow ssh hosts); a run past it has stalled, as over a black hole.
+	Timeout time.Duration
 }
 
 // Plan lists the runs of a bench, tunnel and underlay side by side so both see
@@ -121,7 +124,7 @@ func measure(ctx context.Context, c Config, spec Spec) (Run, error) {
 	}
 	run := Run{Spec: spec, Addr: addr}
 	test := iperf.Test{Addr: addr, Port: c.Port, Seconds: c.Seconds, Omit: c.Omit, Reverse: spec.Direction == Download,
-		Parallel: spec.Streams, UDPMbit: spec.UDPMbit}
+		Parallel: spec.Streams, UDPMbit: spec.UDPMbit, Timeout: c.Timeout}
 	if spec.UDPMbit > 0 {
 		test.Omit = 0 // UDP has no window to warm up
 	}
