@@ -1,0 +1,46 @@
+package mtu
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func seedDir(f *testing.F, dir string) {
+	f.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+}
+
+// FuzzParsePing: ping's output comes from the probed host; an MTU read from
+// it is a plausible packet size or nothing.
+func FuzzParsePing(f *testing.F) {
+	seedDir(f, filepath.Join("..", "..", "..", "testdata", "probe", "ping"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParsePing(bytes.NewReader(b))
+		if err == nil && p.MTU < 0 {
+			t.Fatalf("ParsePing(%q) = %+v", b, p)
+		}
+	})
+}
+
+// FuzzParseTcpdump: tcpdump's lines come from the probed host.
+func FuzzParseTcpdump(f *testing.F) {
+	seedDir(f, captureDir)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		syns, err := ParseTcpdump(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for _, s := range syns {
+			if s.MSS < 0 {
+				t.Fatalf("negative MSS from %q: %+v", b, s)
+			}
+		}
+	})
+}
