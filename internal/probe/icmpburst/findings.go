@@ -2,6 +2,7 @@ package icmpburst
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -29,22 +30,48 @@ func Findings(r *Result) []finding.Finding {
 		},
 	}
 	for _, g := range r.Grew {
-		f.Evidence = append(f.Evidence, finding.Evidence{Source: "nft -j list ruleset", Key: g.String(), Value: fmt.Sprintf("+%d packets during the test", g.Packets), Threshold: "+0"})
-		if g.Rule != nil && g.Rule.Limit != nil && g.Rule.Backend != "iptables" {
-			rule := remedy.NftRule{Family: g.Rule.Family, Table: g.Rule.Table, Chain: g.Rule.Chain, Handle: g.Rule.Handle, Text: g.Rule.Text}
-			raise, err := remedy.NftReplaceRule(rule, RaisedLimit)
-			f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Raise the limit of rule %d in %s %s %s to %d/second",
-				g.Rule.Handle, g.Rule.Family, g.Rule.Table, g.Rule.Chain, RaisedLimit), raise, err)...)
+		source := "nft -j list ruleset"
+		if (g.Rule != nil && g.Rule.Backend == "iptables") || (g.Policy != nil && g.Policy.Backend == "iptables") {
+			source = "iptables-save -c"
+		}
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: source, Key: g.String(), Value: fmt.Sprintf("+%d packets during the test", g.Packets), Threshold: "+0"})
+		for _, fx := range raiseFix(g) {
+			if !slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool { return slices.Equal(x.Commands, fx.Commands) }) {
+				f.Fixes = append(f.Fixes, fx)
+			}
 		}
 	}
 	if len(r.Grew) == 0 {
-		f.Detail += " No nftables counter grew during the test" + noteSuffix(r.Note) + "; look for a limit in iptables or on the next hop."
+		f.Detail += " No firewall counter grew during the test" + noteSuffix(r.Note) + "; look for a limit without a counter, or on the next hop."
 	}
 	f.Fixes = append(f.Fixes, finding.Fix{
 		Description: "Find ICMP rate limits and their drop counters (banIP on OpenWrt: uci set banip.global.ban_icmplimit=250)",
 		Commands:    []string{"nft list ruleset | grep -n -B2 -A2 'limit rate'", "iptables-save | grep -n -- '--limit'"},
 	})
 	return []finding.Finding{f}
+}
+
+// raiseFix raises the limit whose excess a grown counter counts: the limit
+// rule itself ("limit rate over ... drop"), or the accept rule before the
+// drop rule or drop policy that grew.
+func raiseFix(g CounterGrowth) []finding.Fix {
+	lim := g.Limit
+	if lim == nil && g.Rule != nil && g.Rule.Limit != nil && g.Rule.Limit.Over {
+		lim = g.Rule // a limit that drops and counts (a result recorded without Limit)
+	}
+	if lim == nil {
+		return nil
+	}
+	if lim.Backend == "iptables" {
+		rule := remedy.IptablesRule{Family: lim.Family, Table: lim.Table, Chain: lim.Chain, Position: lim.Position, Text: lim.Text}
+		raise, err := remedy.IptablesLimit(rule, RaisedLimit)
+		return remedy.Fixes(fmt.Sprintf("Raise the limit of rule %d of %s (%s table %s) to %d/second",
+			lim.Position, lim.Chain, lim.Family, lim.Table, RaisedLimit), raise, err)
+	}
+	rule := remedy.NftRule{Family: lim.Family, Table: lim.Table, Chain: lim.Chain, Handle: lim.Handle, Text: lim.Text}
+	raise, err := remedy.NftReplaceRule(rule, RaisedLimit)
+	return remedy.Fixes(fmt.Sprintf("Raise the limit of rule %d in %s %s %s to %d/second",
+		lim.Handle, lim.Family, lim.Table, lim.Chain, RaisedLimit), raise, err)
 }
 
 func noteSuffix(n string) string {

@@ -21,11 +21,68 @@ func open(t *testing.T, name string) *os.File {
 }
 
 func load(t *testing.T, name string) snapshot {
-	rules, counters, err := collect.ParseNftRuleset(open(t, name))
+	fw, err := collect.ParseNftFirewall(open(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return snapshot{rules, counters}
+	return snapshot{fw}
+}
+
+// loadIptables reads a recorded nft -j and iptables-save -c pair as ruleset does.
+func loadIptables(t *testing.T, name string) snapshot {
+	nft, err := collect.ParseNftFirewall(open(t, name+".nft.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, chains, nf, err := collect.ParseIptablesSave(open(t, name+".iptables-save.txt"), "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snapshot{collect.MergeFirewall(&nft, collect.IptablesView{Rules: rules, Chains: chains, NfBackend: nf})}
+}
+
+// Recorded in wgicmp- namespaces: 40 pings at 5 ms against an "accept up to
+// 10/second" limit, once with iptables and a DROP policy, once with nft and a
+// counted drop rule after it. The counter that grew is the policy's or the
+// drop rule's, and the fix raises the accept rule's limit.
+func TestGrownAcceptUnderLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name, grew, fix string
+		before, after   snapshot
+	}{
+		{"iptables, DROP policy", "ip filter INPUT policy DROP (drops what ip filter INPUT rule 2: -A INPUT -p icmp -m limit --limit 10/sec -j ACCEPT does not accept)",
+			"iptables -t filter -R INPUT 2 -p icmp -m limit --limit 250/sec -j ACCEPT",
+			loadIptables(t, "ipt-limit-accept-policy-before"), loadIptables(t, "ipt-limit-accept-policy-after")},
+		{"nft, counted drop rule", "inet filter input handle 3 (drops what inet filter input handle 2: limit rate 10/second burst 5 packets does not accept)",
+			"nft -a list chain inet filter input",
+			load(t, "nft-accept-then-drop-before.nft.json"), load(t, "nft-accept-then-drop-after.nft.json")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			grew := Grown(tc.before, tc.after)
+			var drops *CounterGrowth
+			for i, g := range grew {
+				if g.Limit != nil {
+					if drops != nil {
+						t.Errorf("two counters attributed to a limit: %s, %s", drops, g)
+					}
+					drops = &grew[i]
+				}
+			}
+			if drops == nil {
+				t.Fatalf("grown %v: no counter attributed to the limit", grew)
+			}
+			if drops.String() != tc.grew || drops.Packets != 32 {
+				t.Errorf("grew %q by %d\nwant %q by 32", drops, drops.Packets, tc.grew)
+			}
+			fs := Findings(&Result{Host: "netns:wgicmp-a", OneShot: Mode{Sent: 30, Failed: 6}, Persistent: Mode{Sent: 15}, Grew: grew})
+			if len(fs) != 1 || len(fs[0].Fixes) != 2 {
+				t.Fatalf("findings %+v: want one with the raise and the search fix", fs)
+			}
+			if fx := fs[0].Fixes[0]; fx.Commands[0] != tc.fix || fx.Action == nil || fx.Action.Kind != finding.ActICMPLimit {
+				t.Errorf("fix %q %+v, want %q", fx.Commands, fx.Action, tc.fix)
+			}
+		})
+	}
 }
 
 // Recorded on a lab whose A has the multi-WAN case's banIP rule (limit rate over 25/second
