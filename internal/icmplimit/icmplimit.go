@@ -202,10 +202,18 @@ func (w *walker) walk(lim facts.FirewallRule, k chainKey, start, depth int) resu
 	idx := w.chains[k]
 	for j := start; j < len(idx); j++ {
 		r := &w.fw.Rules[idx[j]]
-		if !mayMatch(lim, *r) || r.Limit != nil {
-			continue // another limit decides only part of the traffic
+		if !mayMatch(lim, *r) {
+			continue
 		}
 		v := strings.ToLower(r.Verdict)
+		if r.Limit != nil {
+			if !r.Limit.Over && v == "accept" {
+				// Another "accept up to M" takes the excess: what is dropped
+				// after it is its excess, and Find reports it for that limit.
+				return result{outcome: accepted}
+			}
+			continue // a limit that drops over its rate decides only part
+		}
 		switch {
 		case v == "drop" || v == "reject":
 			return result{outcome: dropped, path: []*facts.FirewallRule{r}}
