@@ -17,6 +17,12 @@ import (
 // uplink is veth-a.
 func icmpFormHost(t *testing.T, form string) *facts.Snapshot {
 	t.Helper()
+	return icmpFormHostVia(t, form, "veth-a")
+}
+
+// icmpFormHostVia is icmpFormHost with its default route on uplink.
+func icmpFormHostVia(t *testing.T, form, uplink string) *facts.Snapshot {
+	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "collect", "icmplimit")
 	read := func(name string) (*os.File, bool) {
 		f, err := os.Open(filepath.Join(dir, form+name))
@@ -53,7 +59,7 @@ func icmpFormHost(t *testing.T, form string) *facts.Snapshot {
 		}
 	}
 	return &facts.Snapshot{Host: "netns:wgicmp-a", Firewall: collect.MergeFirewall(&nft, ipt),
-		Routes: []facts.Route{{Family: "inet", Table: "main", Dst: "default", Gateway: "10.77.0.2", Dev: "veth-a"}}}
+		Routes: []facts.Route{{Family: "inet", Table: "main", Dst: "default", Dev: uplink}}}
 }
 
 // TestICMPLimitForms: every recorded form raises icmp.ratelimit-drops,
@@ -75,6 +81,9 @@ func TestICMPLimitForms(t *testing.T) {
 			"counter = none", "nft 'add rule ip filter4 input meta l4proto icmp counter drop'", false},
 		{"nft-ip6-accept-reject-nocounter", info, "rule ip6 filter6 input handle 3 (icmpv6 type echo-reply reject) drops the excess and nothing counts it",
 			"counter = none", "nft 'replace rule ip6 filter6 input handle 3 icmpv6 type echo-reply counter reject'", false},
+		{"nft-forward-accept-then-drop", warning, "in inet fwdguard/forward: rule inet fwdguard forward handle 3 (iifname \"veth-ac\" icmp type echo-reply counter packets 50 bytes 4200 drop) dropped 50 packets on veth-ac",
+			"rule counter = 50 packets",
+			`nft 'replace rule inet fwdguard forward handle 2 iifname "veth-ac" icmp type echo-reply limit rate 250/second accept'`, true},
 		{"nft-dynset-over", warning, "(10/second burst 5 packets per key of icmp_src) in inet flood/prerouting dropped 50 packets",
 			"rule counter = 50 packets",
 			"nft 'replace rule inet flood prerouting handle 3 icmp type echo-reply update @icmp_src { ip saddr limit rate over 250/second } counter packets 50 bytes 4200 drop'", true},
@@ -101,7 +110,11 @@ func TestICMPLimitForms(t *testing.T) {
 			"ip6tables -t filter -R INPUT 1 -p ipv6-icmp -m icmp6 --icmpv6-type 129 -m limit --limit 250/sec -j ACCEPT", true},
 	}
 	for _, tc := range tests {
-		runCases(t, icmpRateLimitDrops, []checkCase{{name: tc.form, snap: icmpFormHost(t, tc.form), want: sev(tc.sev),
+		uplink := "veth-a"
+		if strings.Contains(tc.form, "forward") {
+			uplink = "veth-ac" // A forwards to C through veth-ac, its way out
+		}
+		runCases(t, icmpRateLimitDrops, []checkCase{{name: tc.form, snap: icmpFormHostVia(t, tc.form, uplink), want: sev(tc.sev),
 			assert: func(t *testing.T, fs []finding.Finding) {
 				f := fs[0]
 				if !strings.Contains(f.Title, tc.title) {
@@ -155,6 +168,7 @@ func TestICMPLimitFormsNotDropped(t *testing.T) {
 		{name: "counted drops at zero", snap: host("ipt-limit-accept-policy", func(fw *facts.Firewall) {
 			fw.Chains[0].Packets = 0
 		})},
+		{name: "forwarded replies from a LAN interface are not an uplink's", snap: icmpFormHost(t, "nft-forward-accept-then-drop")},
 		{name: "limit on a LAN interface is not an uplink's", snap: host("banip-over", func(fw *facts.Firewall) {
 			fw.Rules[0].IIf = "br-lan"
 		})},

@@ -119,6 +119,12 @@ func TestParseICMPLimitForms(t *testing.T) {
 		}, []string{
 			"nft ip6 filter6 input hook=input policy=accept",
 		}},
+		{"nft-forward-accept-then-drop", []string{
+			"nft inet fwdguard forward forward handle 2: iif=veth-ac proto=icmp limit over=false 10/second burst 5 packets accept",
+			"nft inet fwdguard forward forward handle 3: iif=veth-ac proto=icmp counter=50 drop",
+		}, []string{
+			"nft inet fwdguard forward hook=forward policy=accept",
+		}},
 		{"nft-dynset-over", []string{
 			"nft inet flood prerouting prerouting handle 3: proto=icmp limit over=true 10/second burst 5 packets meter=icmp_src counter=50 drop",
 		}, []string{
