@@ -30,6 +30,9 @@ func Findings(r *Result) []finding.Finding {
 		},
 	}
 	for _, g := range r.Grew {
+		if g.Rule != nil && g.Rule.Verdict == "accept" {
+			continue // what a limit let through: not a drop
+		}
 		source := "nft -j list ruleset"
 		if (g.Rule != nil && g.Rule.Backend == "iptables") || (g.Policy != nil && g.Policy.Backend == "iptables") {
 			source = "iptables-save -c"

@@ -81,6 +81,11 @@ func TestGrownAcceptUnderLimit(t *testing.T) {
 			if fx := fs[0].Fixes[0]; fx.Commands[0] != tc.fix || fx.Action == nil || fx.Action.Kind != finding.ActICMPLimit {
 				t.Errorf("fix %q %+v, want %q", fx.Commands, fx.Action, tc.fix)
 			}
+			// Evidence: the two ping modes and the drop counter; the accept
+			// rule's growth is what the limit let through, not a drop.
+			if ev := fs[0].Evidence; len(ev) != 3 || ev[2].Key != tc.grew {
+				t.Errorf("evidence %+v, want the ping modes and %q", ev, tc.grew)
+			}
 		})
 	}
 }
