@@ -46,7 +46,7 @@ func icmpFormHostVia(t *testing.T, form, uplink string) *facts.Snapshot {
 		t.Fatal(err)
 	}
 	for i, r := range nft.Rules {
-		nft.Rules[i].Text = texts[fmt.Sprintf("%s %s %s %d", r.Family, r.Table, r.Chain, r.Handle)]
+		nft.Rules[i].Text = texts[collect.NftRuleKey(r.Family, r.Table, r.Chain, fmt.Sprint(r.Handle))]
 	}
 	var ipt collect.IptablesView
 	for _, fam := range []struct{ file, family string }{{".iptables-save.txt", "ip"}, {".ip6tables-save.txt", "ip6"}} {

@@ -285,7 +285,7 @@ func (c *collector) firewall() {
 					c.note("nft -a", err.Error())
 				}
 				for i, r := range fw.Rules {
-					fw.Rules[i].Text = texts[nftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
+					fw.Rules[i].Text = texts[NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
 				}
 			}
 			nft = &fw

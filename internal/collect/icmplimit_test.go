@@ -25,7 +25,7 @@ func loadICMPForm(t *testing.T, form string) facts.Firewall {
 		t.Fatal(err)
 	}
 	for i, r := range fw.Rules {
-		fw.Rules[i].Text = texts[nftRuleKey(r.Family, r.Table, r.Chain, fmt.Sprint(r.Handle))]
+		fw.Rules[i].Text = texts[NftRuleKey(r.Family, r.Table, r.Chain, fmt.Sprint(r.Handle))]
 	}
 	var ipt IptablesView
 	for _, fam := range []struct{ file, family string }{{".iptables-save.txt", "ip"}, {".ip6tables-save.txt", "ip6"}} {

@@ -354,7 +354,7 @@ func ParseNftText(r io.Reader) (map[string]string, error) {
 		case strings.HasSuffix(body, "{"):
 			chain = "" // set, map, counter, flowtable blocks
 		case chain != "":
-			out[nftRuleKey(family, table, chain, handle)] = body
+			out[NftRuleKey(family, table, chain, handle)] = body
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -363,6 +363,7 @@ func ParseNftText(r io.Reader) (map[string]string, error) {
 	return out, nil
 }
 
-func nftRuleKey(family, table, chain, handle string) string {
+// NftRuleKey is how ParseNftText keys a rule's text.
+func NftRuleKey(family, table, chain, handle string) string {
 	return family + " " + table + " " + chain + " " + handle
 }

@@ -3,6 +3,7 @@ package icmpburst
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -44,8 +45,14 @@ func Findings(r *Result) []finding.Finding {
 			}
 		}
 	}
-	if len(r.Grew) == 0 {
-		f.Detail += " No firewall counter grew during the test" + noteSuffix(r.Note) + "; look for a limit without a counter, or on the next hop."
+	for _, u := range r.Uncounted {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "nft -j list ruleset", Key: "ICMP limit whose drops nothing counts",
+			Value: describeRule(u.Limit) + ", excess dropped by " + u.dropper()})
+		f.Fixes = append(f.Fixes, countFix(u)...)
+		f.Fixes = append(f.Fixes, raiseFix(CounterGrowth{Limit: &u.Limit})...)
+	}
+	if len(r.Grew) == 0 && len(r.Uncounted) == 0 {
+		f.Detail += " No firewall counter grew during the test" + noteSuffix(r.Note) + "; look for a limit on the next hop."
 	}
 	f.Fixes = append(f.Fixes, finding.Fix{
 		Description: "Find ICMP rate limits and their drop counters (banIP on OpenWrt: uci set banip.global.ban_icmplimit=250)",
@@ -75,6 +82,40 @@ func raiseFix(g CounterGrowth) []finding.Fix {
 	raise, err := remedy.NftReplaceRule(rule, RaisedLimit)
 	return remedy.Fixes(fmt.Sprintf("Raise the limit of rule %d in %s %s %s to %d/second",
 		lim.Handle, lim.Family, lim.Table, lim.Chain, RaisedLimit), raise, err)
+}
+
+func (u Uncounted) dropper() string {
+	if u.Policy != nil {
+		return fmt.Sprintf("the %s policy of %s %s %s", strings.ToUpper(u.Policy.Policy), u.Policy.Family, u.Policy.Table, u.Policy.Name)
+	}
+	if u.Drop != nil {
+		return describeRule(*u.Drop)
+	}
+	return "an unknown rule"
+}
+
+// countFix shows the counter that would prove (or clear) an uncounted limit.
+func countFix(u Uncounted) []finding.Fix {
+	const desc = "Count what the limit drops, then run the test again"
+	var fx finding.Fix
+	var err error
+	switch {
+	case u.Policy != nil:
+		proto := "icmp"
+		if strings.Contains(u.Limit.Protocol, "icmpv6") || strings.Contains(u.Limit.Protocol, "ipv6-icmp") || u.Limit.Family == "ip6" {
+			proto = "icmpv6"
+		}
+		fx, err = remedy.NftCountPolicy(desc, u.Policy.Family, u.Policy.Table, u.Policy.Name, proto)
+	case u.Drop != nil:
+		d := *u.Drop
+		fx, err = remedy.NftCountRule(desc, remedy.NftRule{Family: d.Family, Table: d.Table, Chain: d.Chain, Handle: d.Handle, Text: d.Text})
+	default:
+		return nil
+	}
+	if err != nil {
+		return nil
+	}
+	return []finding.Fix{fx}
 }
 
 func noteSuffix(n string) string {

@@ -63,14 +63,18 @@ type CounterGrowth struct {
 
 // Result is the experiment's outcome.
 type Result struct {
-	Host       string            `json:"host"`
-	Targets    []string          `json:"targets"`
-	OneShot    Mode              `json:"one_shot"`
-	Persistent Mode              `json:"persistent"`
-	Grew       []CounterGrowth   `json:"counters_grew"`
-	Note       string            `json:"note,omitempty"` // why counters are missing
-	Seconds    float64           `json:"seconds"`
-	Findings   []finding.Finding `json:"findings"`
+	Host       string          `json:"host"`
+	Targets    []string        `json:"targets"`
+	OneShot    Mode            `json:"one_shot"`
+	Persistent Mode            `json:"persistent"`
+	Grew       []CounterGrowth `json:"counters_grew"`
+	// Uncounted are ICMP limits whose excess is dropped where no counter
+	// counts it (an nft drop rule without "counter", an nft drop policy):
+	// drops there leave no trace in Grew.
+	Uncounted []Uncounted       `json:"uncounted_limits,omitempty"`
+	Note      string            `json:"note,omitempty"` // why counters are missing
+	Seconds   float64           `json:"seconds"`
+	Findings  []finding.Finding `json:"findings"`
 }
 
 // Run does the experiment: counters, one-shot pings, persistent pings, counters.
@@ -103,6 +107,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	res.Note = noteBefore + noteAfter
 	if before != nil && after != nil {
 		res.Grew = Grown(*before, *after)
+	}
+	if after != nil {
+		res.Uncounted = UncountedLimits(after.fw)
 	}
 	res.Findings = Findings(res)
 	res.Seconds = time.Since(start).Seconds()
@@ -202,6 +209,7 @@ func ruleset(ctx context.Context, t target.Target) (*snapshot, string) {
 		if err != nil {
 			note = fmt.Sprintf("nft ruleset unreadable: %v. ", err)
 		} else {
+			withTexts(ctx, t, &fw)
 			nft = &fw
 		}
 	}
@@ -222,6 +230,40 @@ func ruleset(ctx context.Context, t target.Target) (*snapshot, string) {
 		return nil, note + "no firewall counters. "
 	}
 	return &snapshot{collect.MergeFirewall(nft, ipt)}, note
+}
+
+// Uncounted is an ICMP limit and what drops its excess without counting it.
+type Uncounted struct {
+	Limit  facts.FirewallRule   `json:"limit"`
+	Drop   *facts.FirewallRule  `json:"drop,omitempty"`   // the drop or reject rule
+	Policy *facts.FirewallChain `json:"policy,omitempty"` // or the chain whose policy drops
+}
+
+// UncountedLimits lists the ICMP limits of fw whose drops nothing counts.
+func UncountedLimits(fw facts.Firewall) []Uncounted {
+	var out []Uncounted
+	for _, l := range icmplimit.Find(fw) {
+		if !l.Counted {
+			out = append(out, Uncounted{Limit: l.Rule, Drop: l.Drop, Policy: l.Policy})
+		}
+	}
+	return out
+}
+
+// withTexts fills the rules' text from "nft -a list ruleset", which the
+// fixes quote; without it they show where to look instead.
+func withTexts(ctx context.Context, t target.Target, fw *facts.Firewall) {
+	out, err := t.Run(ctx, "nft", "-a", "list", "ruleset")
+	if err != nil {
+		return
+	}
+	texts, err := collect.ParseNftText(bytes.NewReader(out))
+	if err != nil {
+		return
+	}
+	for i, r := range fw.Rules {
+		fw.Rules[i].Text = texts[collect.NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
+	}
 }
 
 // ruleKey names a rule across two reads: nft by handle, iptables by position.

@@ -3,6 +3,7 @@ package icmpburst
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,5 +157,60 @@ func TestOneShotScriptQuotes(t *testing.T) {
 	s := OneShotScript([]string{"8.8.8.8", "x;rm -rf /"}, 30, 4)
 	if !strings.Contains(s, "-lt 30") || !strings.Contains(s, "-W 4") || !strings.Contains(s, `'x;rm -rf /'`) {
 		t.Errorf("script %s", s)
+	}
+}
+
+// An nft limit whose excess a drop policy or an uncounted reject drops leaves
+// no counter growth; the finding names the limit and shows the counter to add
+// (recorded rulesets from testdata/collect/icmplimit).
+func TestFindingsNameUncountedLimits(t *testing.T) {
+	for _, tc := range []struct{ form, evidence, count, raise string }{
+		{"nft-accept-policy-drop", "ip filter4 input handle 3: meta l4proto icmp limit rate 10/second accept, excess dropped by the DROP policy of ip filter4 input",
+			"nft 'add rule ip filter4 input meta l4proto icmp counter drop'",
+			"nft 'replace rule ip filter4 input handle 3 meta l4proto icmp limit rate 250/second accept'"},
+		{"nft-ip6-accept-reject-nocounter", "ip6 filter6 input handle 2: icmpv6 type echo-reply limit rate 10/second accept, excess dropped by ip6 filter6 input handle 3: icmpv6 type echo-reply reject",
+			"nft 'replace rule ip6 filter6 input handle 3 icmpv6 type echo-reply counter reject'",
+			"nft 'replace rule ip6 filter6 input handle 2 icmpv6 type echo-reply limit rate 250/second accept'"},
+	} {
+		t.Run(tc.form, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "..", "testdata", "collect", "icmplimit")
+			j, err := os.Open(filepath.Join(dir, tc.form+".nft.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			fw, err := collect.ParseNftFirewall(j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			txt, err := os.Open(filepath.Join(dir, tc.form+".nft.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer txt.Close()
+			texts, err := collect.ParseNftText(txt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range fw.Rules {
+				fw.Rules[i].Text = texts[collect.NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
+			}
+			res := &Result{Host: "netns:wgicmp-a", OneShot: Mode{Sent: 30, Failed: 6}, Persistent: Mode{Sent: 15}, Uncounted: UncountedLimits(fw)}
+			fs := Findings(res)
+			if len(fs) != 1 {
+				t.Fatalf("findings %+v", fs)
+			}
+			f := fs[0]
+			if len(f.Evidence) != 3 || f.Evidence[2].Value != tc.evidence {
+				t.Errorf("evidence %+v\nwant %q", f.Evidence, tc.evidence)
+			}
+			var cmds []string
+			for _, fx := range f.Fixes {
+				cmds = append(cmds, fx.Commands[0])
+			}
+			if len(cmds) != 3 || cmds[0] != tc.count || cmds[1] != tc.raise {
+				t.Errorf("fixes %q\nwant %q, %q, then the search", cmds, tc.count, tc.raise)
+			}
+		})
 	}
 }
