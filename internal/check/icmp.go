@@ -161,7 +161,7 @@ func uncountedFinding(s *facts.Snapshot, f finding.Finding, l icmplimit.Limiter,
 	f.Title = fmt.Sprintf("ICMP rate limit (%s) in %s %s/%s on %s: %s drops the excess and nothing counts it",
 		limitText(r), r.Family, r.Table, r.Chain, where, dropper)
 	f.Detail += " No counter counts these drops, so whether health checks lose replies here is unknown: add one, " +
-		"then run wgperf again (or \"wgperf probe icmp-burst\", which compares the counters before and after)."
+		"then run wgperf again (or \"wgperf icmp-burst\", which compares the counters before and after)."
 	f.Evidence = append(f.Evidence, finding.Evidence{Source: ruleSource(r), Key: "counter", Value: "none", Threshold: "a counter"})
 	const desc = "Count what the limit drops"
 	proto := "icmp"
