@@ -163,6 +163,16 @@ func TestParseICMPLimitForms(t *testing.T) {
 			"iptables ip filter FORWARD hook=forward policy=accept counter=0",
 			"iptables ip filter OUTPUT hook=output policy=accept counter=0",
 		}},
+		{"ipt-mangle-prerouting-limit-drop", []string{
+			"iptables ip mangle PREROUTING prerouting #1: iif=veth-a proto=icmp limit over=false 10/second burst 5 packets counter=16 accept",
+			"iptables ip mangle PREROUTING prerouting #2: iif=veth-a proto=icmp counter=104 drop",
+		}, []string{
+			"iptables ip mangle PREROUTING hook=prerouting policy=accept counter=0",
+			"iptables ip mangle INPUT hook=input policy=accept counter=0",
+			"iptables ip mangle FORWARD hook=forward policy=accept counter=0",
+			"iptables ip mangle OUTPUT hook=output policy=accept counter=0",
+			"iptables ip mangle POSTROUTING hook=postrouting policy=accept counter=0",
+		}},
 		{"ipt-limit-accept-policy", []string{
 			"iptables ip filter INPUT input #1: iif=lo counter=0 accept",
 			"iptables ip filter INPUT input #2: proto=icmp limit over=false 10/second burst 5 packets counter=16 accept",
