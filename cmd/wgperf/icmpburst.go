@@ -26,7 +26,8 @@ func icmpBurstCmd() *cobra.Command {
 		Long: `icmp-burst pings each target --count times as separate one-shot processes (the way
 mwan3 and other health checkers do), then --count times from one persistent ping
 per target. If the one-shot pings fail and the persistent ones do not, a rate limiter
-drops reply bursts; the nftables counters read before and after show which rule grew.
+drops reply bursts; the firewall counters (nft, iptables-save -c) read before and after
+show which rule or chain policy grew, and which ICMP limit it drops the excess of.
 It only sends pings; nothing on the host is changed.
 
 Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,

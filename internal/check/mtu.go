@@ -217,10 +217,13 @@ func clampCovers(s *facts.Snapshot, iface string) bool {
 }
 
 // ifaceMatches applies an iifname/oifname match to a device: empty matches
-// all, "wg*" (nft) and "wg+" (iptables) are prefixes, "!=" negations are not
-// trusted to cover anything.
+// all, "wg*" (nft) and "wg+" (iptables) are prefixes, a leading "!" negates.
 // A set ("eth0,eth1", as the collector joins it) matches when any member does.
 func ifaceMatches(match, dev string) bool {
+	if m, ok := strings.CutPrefix(strings.Trim(match, `"`), "!"); ok {
+		// "! -i wg0", nft iifname != { "lo", "br-lan" }: every interface but these.
+		return !ifaceMatches(m, dev)
+	}
 	if strings.Contains(match, ",") {
 		for _, m := range strings.Split(match, ",") {
 			if m != "" && ifaceMatches(m, dev) {
@@ -233,8 +236,6 @@ func ifaceMatches(match, dev string) bool {
 	switch {
 	case m == "":
 		return true
-	case strings.HasPrefix(m, "!"):
-		return false
 	case strings.HasSuffix(m, "*") || strings.HasSuffix(m, "+"):
 		return strings.HasPrefix(dev, m[:len(m)-1])
 	}

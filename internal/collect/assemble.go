@@ -262,49 +262,78 @@ func (c *collector) wireguard() {
 var iptablesTables = map[string]bool{"filter": true, "nat": true, "mangle": true, "raw": true, "security": true}
 
 func (c *collector) firewall() {
-	fw := &c.snap.Firewall
-	nfBackend := false
-	var ipt []facts.FirewallRule
+	var ipt IptablesView
 	for _, fam := range []struct{ key, family, source string }{{"iptables", "ip", "iptables-save"}, {"ip6tables", "ip6", "ip6tables-save"}} {
 		out, ok := c.output(fam.key, fam.source)
 		if !ok {
 			continue
 		}
-		rules, nf, err := ParseIptablesSave(strings.NewReader(out), fam.family)
+		rules, chains, nf, err := ParseIptablesSave(strings.NewReader(out), fam.family)
 		if err != nil {
 			c.note(fam.source, err.Error())
 			continue
 		}
-		nfBackend = nfBackend || nf
-		ipt = append(ipt, rules...)
+		ipt.NfBackend = ipt.NfBackend || nf
+		ipt.Rules = append(ipt.Rules, rules...)
+		ipt.Chains = append(ipt.Chains, chains...)
 	}
-	if len(ipt) > 0 {
-		fw.Iptables = true
-	}
+	var nft *facts.Firewall
 	if out, ok := c.output("nft-json", "nft"); ok {
-		rules, counters, err := ParseNftRuleset(strings.NewReader(out))
+		fw, err := ParseNftFirewall(strings.NewReader(out))
 		if err != nil {
 			c.note("nft", err.Error())
 		} else {
-			fw.Nftables = true
-			fw.Counters = counters
-			texts := map[string]string{}
 			if t, ok := c.output("nft-text", "nft -a"); ok {
-				if texts, err = ParseNftText(strings.NewReader(t)); err != nil {
+				texts, err := ParseNftText(strings.NewReader(t))
+				if err != nil {
 					c.note("nft -a", err.Error())
 				}
-			}
-			for _, r := range rules {
-				// iptables-nft tables show up in both tools; iptables-save reads them better.
-				if fw.Iptables && nfBackend && (r.Family == "ip" || r.Family == "ip6") && iptablesTables[r.Table] {
-					continue
+				for i, r := range fw.Rules {
+					fw.Rules[i].Text = texts[NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
 				}
-				r.Text = texts[nftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
+			}
+			nft = &fw
+		}
+	}
+	c.snap.Firewall = MergeFirewall(nft, ipt)
+}
+
+// IptablesView is what iptables-save and ip6tables-save print.
+type IptablesView struct {
+	Rules     []facts.FirewallRule
+	Chains    []facts.FirewallChain
+	NfBackend bool // iptables-nft: its tables are in nft's ruleset too
+}
+
+// MergeFirewall joins nft's ruleset (nil when nft did not answer) with
+// iptables-save's. iptables-nft tables show up in both tools; iptables-save
+// reads them better (rule positions, policy counters), so nft's copy of them
+// is left out.
+func MergeFirewall(nft *facts.Firewall, ipt IptablesView) facts.Firewall {
+	var fw facts.Firewall
+	fw.Iptables = len(ipt.Rules) > 0
+	dup := func(family, table string) bool {
+		return fw.Iptables && ipt.NfBackend && (family == "ip" || family == "ip6") && iptablesTables[table]
+	}
+	if nft != nil {
+		fw.Nftables = true
+		fw.Counters = nft.Counters
+		for _, r := range nft.Rules {
+			if !dup(r.Family, r.Table) {
 				fw.Rules = append(fw.Rules, r)
 			}
 		}
+		for _, ch := range nft.Chains {
+			if !dup(ch.Family, ch.Table) {
+				fw.Chains = append(fw.Chains, ch)
+			}
+		}
 	}
-	fw.Rules = append(fw.Rules, ipt...)
+	fw.Rules = append(fw.Rules, ipt.Rules...)
+	if fw.Iptables {
+		fw.Chains = append(fw.Chains, ipt.Chains...)
+	}
+	return fw
 }
 
 func (c *collector) conntrack(files map[string]*fileRead) {

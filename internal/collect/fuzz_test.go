@@ -141,7 +141,7 @@ func FuzzParseNftText(f *testing.F) {
 func FuzzParseIptablesSave(f *testing.F) {
 	addCorpus(f, "iptables/*")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rules, _, err := ParseIptablesSave(bytes.NewReader(b), "ip")
+		rules, _, _, err := ParseIptablesSave(bytes.NewReader(b), "ip")
 		if err != nil {
 			return
 		}

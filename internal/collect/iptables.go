@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // builtinHooks maps iptables' built-in chains to the netfilter hook they sit on.
@@ -16,12 +17,14 @@ var builtinHooks = map[string]string{
 }
 
 // ParseIptablesSave parses "iptables-save -c" (family "ip") or
-// "ip6tables-save -c" (family "ip6"). It also reports whether the rules came
-// from the nf_tables backend, in which case "nft list ruleset" shows the same
-// tables again.
-func ParseIptablesSave(r io.Reader, family string) (rules []facts.FirewallRule, nfBackend bool, err error) {
+// "ip6tables-save -c" (family "ip6"): rules in chain order, each with its
+// position, and the chains with their policy and its counter
+// (":INPUT DROP [104:8736]"). It also reports whether the rules came from the
+// nf_tables backend, in which case "nft list ruleset" shows the same tables again.
+func ParseIptablesSave(r io.Reader, family string) (rules []facts.FirewallRule, chains []facts.FirewallChain, nfBackend bool, err error) {
 	rules = []facts.FirewallRule{}
 	var table string
+	positions := map[string]int{} // table chain -> rules seen
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	n := 0
@@ -37,23 +40,54 @@ func ParseIptablesSave(r io.Reader, family string) (rules []facts.FirewallRule, 
 		case strings.HasPrefix(line, "*"):
 			table = line[1:]
 		case strings.HasPrefix(line, ":"):
-			// chain policy line
+			c, err := parseIptablesChain(line)
+			if err != nil {
+				return nil, nil, false, fmt.Errorf("%s line %d: %v", saveTool(family), n, err)
+			}
+			c.Family, c.Table = family, table
+			chains = append(chains, c)
 		default:
 			rule, err := parseIptablesRule(line)
 			if err != nil {
-				return nil, false, fmt.Errorf("%s line %d: %v", saveTool(family), n, err)
+				return nil, nil, false, fmt.Errorf("%s line %d: %v", saveTool(family), n, err)
 			}
 			if table == "" {
-				return nil, false, fmt.Errorf("%s line %d: rule before any *table", saveTool(family), n)
+				return nil, nil, false, fmt.Errorf("%s line %d: rule before any *table", saveTool(family), n)
 			}
 			rule.Family, rule.Table = family, table
+			positions[table+" "+rule.Chain]++
+			rule.Position = positions[table+" "+rule.Chain]
 			rules = append(rules, rule)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", saveTool(family), err)
+		return nil, nil, false, fmt.Errorf("%s: %w", saveTool(family), err)
 	}
-	return rules, nfBackend, nil
+	return rules, chains, nfBackend, nil
+}
+
+// parseIptablesChain reads ":CHAIN POLICY [packets:bytes]"; a user chain's
+// policy is "-".
+func parseIptablesChain(line string) (facts.FirewallChain, error) {
+	f := strings.Fields(line[1:])
+	if len(f) < 2 || f[0] == "" {
+		return facts.FirewallChain{}, fmt.Errorf("bad chain line %q", line)
+	}
+	c := facts.FirewallChain{Backend: "iptables", Name: f[0], Hook: builtinHooks[f[0]]}
+	if f[1] != "-" {
+		c.Policy = strings.ToLower(f[1])
+	}
+	if len(f) >= 3 && c.Hook != "" {
+		p, b, ok := strings.Cut(strings.Trim(f[2], "[]"), ":")
+		var perr, berr error
+		c.Packets, perr = strconv.ParseUint(p, 10, 64)
+		c.Bytes, berr = strconv.ParseUint(b, 10, 64)
+		if !ok || perr != nil || berr != nil {
+			return c, fmt.Errorf("bad policy counter %q", f[2])
+		}
+		c.HasCounter = true
+	}
+	return c, nil
 }
 
 func saveTool(family string) string {
@@ -213,39 +247,5 @@ func parseIptablesRate(s string) (*facts.RateLimit, error) {
 // arguments with spaces ("--comment \"a b\"") using double quotes and backslashes.
 func splitShell(s string) ([]string, error) { return splitWords(s, '"') }
 
-// splitWords splits s into words the way a POSIX shell does for one kind of
-// quote: quote toggles quoting, blanks outside quotes separate words, and a
-// backslash escapes the next byte outside quotes and, in double quotes, inside.
-func splitWords(s string, quote byte) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s) && (!quoted || quote == '"'):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case c == quote:
-			quoted = !quoted
-			inWord = true
-		case (c == ' ' || c == '\t') && !quoted:
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, fmt.Errorf("unterminated quote in %q", s)
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, nil
-}
+// splitWords splits s into words the way a POSIX shell does for one kind of quote.
+func splitWords(s string, quote byte) ([]string, error) { return shell.Split(s, quote) }

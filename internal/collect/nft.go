@@ -15,7 +15,7 @@ import (
 // nftObject is one element of the "nftables" array of "nft -j list ruleset".
 type nftObject struct {
 	Chain *struct {
-		Family, Table, Name, Hook string
+		Family, Table, Name, Hook, Policy string
 	} `json:"chain"`
 	Rule *struct {
 		Family string            `json:"family"`
@@ -37,47 +37,56 @@ type nftObject struct {
 // rule that references a named counter ("counter name X") gets that counter's
 // values. Rule Text is empty here; ParseNftText supplies it.
 func ParseNftRuleset(r io.Reader) ([]facts.FirewallRule, []facts.NamedCounter, error) {
+	fw, err := ParseNftFirewall(r)
+	return fw.Rules, fw.Counters, err
+}
+
+// ParseNftFirewall is ParseNftRuleset with the chains (hook and policy) too.
+// Rules keep the order nft lists them in, which is their order in the chain.
+func ParseNftFirewall(r io.Reader) (facts.Firewall, error) {
 	var doc struct {
 		Nftables []nftObject `json:"nftables"`
 	}
 	if err := json.NewDecoder(r).Decode(&doc); err != nil {
-		return nil, nil, fmt.Errorf("nft -j: %w", err)
+		return facts.Firewall{}, fmt.Errorf("nft -j: %w", err)
 	}
 	if doc.Nftables == nil {
-		return nil, nil, fmt.Errorf("nft -j: no \"nftables\" array")
+		return facts.Firewall{}, fmt.Errorf("nft -j: no \"nftables\" array")
 	}
 	hooks := map[string]string{}
-	counters := []facts.NamedCounter{}
-	rules := []facts.FirewallRule{}
+	fw := facts.Firewall{Nftables: true, Rules: []facts.FirewallRule{}, Counters: []facts.NamedCounter{}}
 	for _, o := range doc.Nftables {
 		switch {
 		case o.Chain != nil:
-			hooks[o.Chain.Family+" "+o.Chain.Table+" "+o.Chain.Name] = o.Chain.Hook
+			c := o.Chain
+			hooks[c.Family+" "+c.Table+" "+c.Name] = c.Hook
+			fw.Chains = append(fw.Chains, facts.FirewallChain{Backend: "nft", Family: c.Family, Table: c.Table, Name: c.Name, Hook: c.Hook, Policy: c.Policy})
 		case o.Counter != nil:
 			c := o.Counter
-			counters = append(counters, facts.NamedCounter{Family: c.Family, Table: c.Table, Name: c.Name, Packets: c.Packets, Bytes: c.Bytes})
+			fw.Counters = append(fw.Counters, facts.NamedCounter{Family: c.Family, Table: c.Table, Name: c.Name, Packets: c.Packets, Bytes: c.Bytes})
 		case o.Rule != nil:
 			rule := facts.FirewallRule{Backend: "nft", Family: o.Rule.Family, Table: o.Rule.Table, Chain: o.Rule.Chain, Handle: o.Rule.Handle}
 			for _, e := range o.Rule.Expr {
 				if err := nftExpr(&rule, e); err != nil {
-					return nil, nil, fmt.Errorf("nft -j: %s %s %s handle %d: %v", rule.Family, rule.Table, rule.Chain, rule.Handle, err)
+					return facts.Firewall{}, fmt.Errorf("nft -j: %s %s %s handle %d: %v", rule.Family, rule.Table, rule.Chain, rule.Handle, err)
 				}
 			}
-			rules = append(rules, rule)
+			fw.Rules = append(fw.Rules, rule)
 		}
 	}
-	for i := range rules {
-		rules[i].Hook = hooks[rules[i].Family+" "+rules[i].Table+" "+rules[i].Chain]
-		if rules[i].CounterName == "" {
+	for i := range fw.Rules {
+		r := &fw.Rules[i]
+		r.Hook = hooks[r.Family+" "+r.Table+" "+r.Chain]
+		if r.CounterName == "" {
 			continue
 		}
-		for _, c := range counters {
-			if c.Family == rules[i].Family && c.Table == rules[i].Table && c.Name == rules[i].CounterName {
-				rules[i].Packets, rules[i].Bytes = c.Packets, c.Bytes
+		for _, c := range fw.Counters {
+			if c.Family == r.Family && c.Table == r.Table && c.Name == r.CounterName {
+				r.Packets, r.Bytes = c.Packets, c.Bytes
 			}
 		}
 	}
-	return rules, counters, nil
+	return fw, nil
 }
 
 // l4protos are protocols whose header match implies the rule's l4 protocol.
@@ -93,32 +102,47 @@ func nftExpr(rule *facts.FirewallRule, raw json.RawMessage) error {
 		switch kind {
 		case "match":
 			var m struct {
+				Op    string          `json:"op"`
 				Left  json.RawMessage `json:"left"`
 				Right json.RawMessage `json:"right"`
 			}
 			if err := json.Unmarshal(body, &m); err != nil {
 				return fmt.Errorf("match: %v", err)
 			}
-			nftMatch(rule, m.Left, m.Right)
+			nftMatch(rule, m.Op, m.Left, m.Right)
 		case "limit":
-			var l struct {
-				Rate      uint64 `json:"rate"`
-				Burst     uint64 `json:"burst"`
-				Per       string `json:"per"`
-				Inv       bool   `json:"inv"`
-				RateUnit  string `json:"rate_unit"`
-				BurstUnit string `json:"burst_unit"`
-			}
-			if err := json.Unmarshal(body, &l); err != nil {
-				return fmt.Errorf("limit: %v", err)
-			}
-			lim := &facts.RateLimit{Rate: l.Rate, Per: l.Per, Burst: l.Burst, Unit: "packets", Over: l.Inv}
-			if l.RateUnit != "" && l.RateUnit != "packets" {
-				lim.Unit = "bytes"
-				lim.Rate *= byteUnit(l.RateUnit)
-				lim.Burst *= byteUnit(l.BurstUnit)
+			lim, err := nftLimit(body)
+			if err != nil {
+				return err
 			}
 			rule.Limit = lim
+		case "meter":
+			// "ip saddr meter NAME { ip saddr limit rate over N/second }": a limit per key.
+			var m struct {
+				Name string          `json:"name"`
+				Stmt json.RawMessage `json:"stmt"`
+			}
+			if err := json.Unmarshal(body, &m); err != nil {
+				return fmt.Errorf("meter: %v", err)
+			}
+			if err := nftKeyedLimit(rule, m.Name, []json.RawMessage{m.Stmt}); err != nil {
+				return err
+			}
+		case "set":
+			// "update @NAME { ip saddr limit rate over N/second }": a dynamic set
+			// keeping a limit per key, as nft lists meters today. A plain
+			// "set" statement without statements of its own carries no limit.
+			var st struct {
+				Op   string            `json:"op"`
+				Set  string            `json:"set"`
+				Stmt []json.RawMessage `json:"stmt"`
+			}
+			if json.Unmarshal(body, &st) != nil || len(st.Stmt) == 0 {
+				continue
+			}
+			if err := nftKeyedLimit(rule, strings.TrimPrefix(st.Set, "@"), st.Stmt); err != nil {
+				return err
+			}
 		case "counter":
 			rule.HasCounter = true
 			var name string
@@ -168,8 +192,50 @@ func nftExpr(rule *facts.FirewallRule, raw json.RawMessage) error {
 	return nil
 }
 
+// nftLimit reads a "limit" statement's body.
+func nftLimit(body json.RawMessage) (*facts.RateLimit, error) {
+	var l struct {
+		Rate      uint64 `json:"rate"`
+		Burst     uint64 `json:"burst"`
+		Per       string `json:"per"`
+		Inv       bool   `json:"inv"`
+		RateUnit  string `json:"rate_unit"`
+		BurstUnit string `json:"burst_unit"`
+	}
+	if err := json.Unmarshal(body, &l); err != nil {
+		return nil, fmt.Errorf("limit: %v", err)
+	}
+	lim := &facts.RateLimit{Rate: l.Rate, Per: l.Per, Burst: l.Burst, Unit: "packets", Over: l.Inv}
+	if l.RateUnit != "" && l.RateUnit != "packets" {
+		lim.Unit = "bytes"
+		lim.Rate *= byteUnit(l.RateUnit)
+		lim.Burst *= byteUnit(l.BurstUnit)
+	}
+	return lim, nil
+}
+
+// nftKeyedLimit takes the limit among a meter's or set update's statements.
+func nftKeyedLimit(rule *facts.FirewallRule, name string, stmts []json.RawMessage) error {
+	for _, raw := range stmts {
+		var st struct {
+			Limit json.RawMessage `json:"limit"`
+		}
+		if json.Unmarshal(raw, &st) != nil || st.Limit == nil {
+			continue
+		}
+		lim, err := nftLimit(st.Limit)
+		if err != nil {
+			return fmt.Errorf("meter %s: %v", name, err)
+		}
+		rule.Limit, rule.Meter = lim, name
+	}
+	return nil
+}
+
 // nftMatch reads interface and protocol matches; other matches are left to Text.
-func nftMatch(rule *facts.FirewallRule, left, right json.RawMessage) {
+// A negated interface match keeps iptables' "!" in front ("!lo,br-lan": any
+// interface but these).
+func nftMatch(rule *facts.FirewallRule, op string, left, right json.RawMessage) {
 	var l struct {
 		Meta    *struct{ Key string } `json:"meta"`
 		Payload *struct {
@@ -184,6 +250,9 @@ func nftMatch(rule *facts.FirewallRule, left, right json.RawMessage) {
 	switch {
 	case l.Meta != nil && (l.Meta.Key == "iifname" || l.Meta.Key == "oifname"):
 		name := nftStrings(right)
+		if op == "!=" {
+			name = "!" + name
+		}
 		if l.Meta.Key == "iifname" {
 			rule.IIf = name
 		} else {
@@ -285,7 +354,7 @@ func ParseNftText(r io.Reader) (map[string]string, error) {
 		case strings.HasSuffix(body, "{"):
 			chain = "" // set, map, counter, flowtable blocks
 		case chain != "":
-			out[nftRuleKey(family, table, chain, handle)] = body
+			out[NftRuleKey(family, table, chain, handle)] = body
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -294,6 +363,7 @@ func ParseNftText(r io.Reader) (map[string]string, error) {
 	return out, nil
 }
 
-func nftRuleKey(family, table, chain, handle string) string {
+// NftRuleKey is how ParseNftText keys a rule's text.
+func NftRuleKey(family, table, chain, handle string) string {
 	return family + " " + table + " " + chain + " " + handle
 }

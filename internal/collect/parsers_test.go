@@ -251,7 +251,7 @@ func TestParseNftText(t *testing.T) {
 }
 
 func TestParseIptablesSave(t *testing.T) {
-	rules, nf, err := ParseIptablesSave(openTestdata(t, "iptables", "iptables-save-c.txt"), "ip")
+	rules, _, nf, err := ParseIptablesSave(openTestdata(t, "iptables", "iptables-save-c.txt"), "ip")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,11 +287,14 @@ func TestParseIptablesSave(t *testing.T) {
 				r.Limit = &facts.RateLimit{Rate: 100, Per: "minute", Burst: 10, Unit: "packets", Over: true}
 			}),
 	}
+	for i, pos := range []int{1, 2, 1, 1, 1, 2, 3} { // each rule's number in its chain
+		want[i].Position = pos
+	}
 	if d := cmp.Diff(want, rules); d != "" {
 		t.Errorf("(-want +got)\n%s", d)
 	}
 
-	v6, _, err := ParseIptablesSave(openTestdata(t, "iptables", "ip6tables-save-c.txt"), "ip6")
+	v6, _, _, err := ParseIptablesSave(openTestdata(t, "iptables", "ip6tables-save-c.txt"), "ip6")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,11 +312,11 @@ func TestParseIptablesSaveErrors(t *testing.T) {
 		"*filter\n-A INPUT -m comment --comment \"x\n":     "unterminated quote",
 	}
 	for in, wantErr := range tests {
-		if _, _, err := ParseIptablesSave(strings.NewReader(in), "ip"); err == nil || !strings.Contains(err.Error(), wantErr) {
+		if _, _, _, err := ParseIptablesSave(strings.NewReader(in), "ip"); err == nil || !strings.Contains(err.Error(), wantErr) {
 			t.Errorf("%q: err = %v, want %q", in, err, wantErr)
 		}
 	}
-	rules, _, err := ParseIptablesSave(strings.NewReader("*filter\n-A INPUT ! -i lo -m comment --comment \"a b\" -m hashlimit --hashlimit-upto 1mb/s -j wgperf-chain\n"), "ip")
+	rules, _, _, err := ParseIptablesSave(strings.NewReader("*filter\n-A INPUT ! -i lo -m comment --comment \"a b\" -m hashlimit --hashlimit-upto 1mb/s -j wgperf-chain\n"), "ip")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -173,10 +173,27 @@ type IRQ struct {
 
 // Firewall is the packet filter as far as wgperf's checks care.
 type Firewall struct {
-	Nftables bool           `json:"nftables"` // nft answered
-	Iptables bool           `json:"iptables"` // iptables-save answered with rules
-	Rules    []FirewallRule `json:"rules"`
-	Counters []NamedCounter `json:"counters"` // nftables named counters
+	Nftables bool            `json:"nftables"` // nft answered
+	Iptables bool            `json:"iptables"` // iptables-save answered with rules
+	Rules    []FirewallRule  `json:"rules"`    // in chain order, as the tools list them
+	Chains   []FirewallChain `json:"chains,omitempty"`
+	Counters []NamedCounter  `json:"counters"` // nftables named counters
+}
+
+// FirewallChain is a chain with its policy: what a base chain does with the
+// packets no rule decided on (a limit that accepts "up to N" drops the rest there).
+type FirewallChain struct {
+	Backend string `json:"backend"` // "nft" or "iptables"
+	Family  string `json:"family"`
+	Table   string `json:"table"`
+	Name    string `json:"name"`
+	Hook    string `json:"hook,omitempty"`   // "" for a regular chain (reached by jump/goto)
+	Policy  string `json:"policy,omitempty"` // accept or drop; base chains only
+	// Packets/Bytes count the policy's verdicts: iptables-save -c prints them,
+	// nftables has no policy counter (HasCounter false).
+	Packets    uint64 `json:"packets,omitempty"`
+	Bytes      uint64 `json:"bytes,omitempty"`
+	HasCounter bool   `json:"has_counter,omitempty"`
 }
 
 // FirewallRule is one nftables or iptables rule with the parts checks look at
@@ -194,6 +211,12 @@ type FirewallRule struct {
 	Protocol string     `json:"protocol,omitempty"` // l4 protocol matched: icmp, icmpv6, tcp, udp
 	Verdict  string     `json:"verdict,omitempty"`  // accept, drop, reject, jump X...
 	Limit    *RateLimit `json:"limit,omitempty"`
+	// Meter names the nft meter or dynamic set that keeps Limit per key (per
+	// source address, usually): "update @icmp_src { ip saddr limit rate over 10/second }".
+	Meter string `json:"meter,omitempty"`
+	// Position is an iptables rule's number in its chain (1 = first), as
+	// "iptables -R CHAIN N" wants it.
+	Position int `json:"position,omitempty"`
 	// Packets/Bytes are the rule's own counter, or the named counter it references.
 	Packets     uint64 `json:"packets"`
 	Bytes       uint64 `json:"bytes"`

@@ -114,6 +114,9 @@ func Up(ctx context.Context, cfg Config, exe string) (*Lab, error) {
 	if cfg.Topology != SiteToSite && cfg.Topology != MultiWAN {
 		return nil, fmt.Errorf("topology %q: want %s or %s", cfg.Topology, SiteToSite, MultiWAN)
 	}
+	if cfg.ICMPLimitStyle != "" && cfg.ICMPLimitStyle != ICMPLimitBanIP && cfg.ICMPLimitStyle != ICMPLimitIptables {
+		return nil, fmt.Errorf("ICMP limit style %q: want %s or %s", cfg.ICMPLimitStyle, ICMPLimitBanIP, ICMPLimitIptables)
+	}
 	if cfg.WGMTU == 0 {
 		cfg.WGMTU = defaultWGMTU
 	}
@@ -245,6 +248,20 @@ func (l *Lab) applyPolicies(ctx context.Context) error {
 		if _, err := l.Target("r").RunInput(ctx, []byte(rs), "nft", "-f", "-"); err != nil {
 			return err
 		}
+	}
+	if cfg.ICMPLimit > 0 && cfg.ICMPLimitStyle == ICMPLimitIptables {
+		// The same limit as a host firewall's classic ping flood guard: accept
+		// up to N/s, then a counted DROP of the rest (iptables-nft here).
+		rate := strconv.Itoa(cfg.ICMPLimit) + "/sec"
+		for _, rule := range [][]string{
+			{"-A", "INPUT", "-i", "eth0", "-p", "icmp", "-m", "limit", "--limit", rate, "--limit-burst", "5", "-j", "ACCEPT"},
+			{"-A", "INPUT", "-i", "eth0", "-p", "icmp", "-j", "DROP"},
+		} {
+			if _, err := l.Target("a").Run(ctx, "iptables", rule...); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if cfg.ICMPLimit > 0 {
 		// Seed 000's banIP flood protection, with its named counter.

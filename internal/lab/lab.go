@@ -61,6 +61,11 @@ type Config struct {
 	// ICMPLimit, when > 0, adds seed 000's banIP rule on A's (primary) uplink:
 	// ICMP above this many packets/second (burst 5) is counted and dropped.
 	ICMPLimit int `json:"icmp_limit,omitempty"`
+	// ICMPLimitStyle is how the ICMP limit is written: "" or ICMPLimitBanIP
+	// for banIP's nft "limit rate over N drop"; ICMPLimitIptables for the
+	// classic iptables pair "-m limit --limit N/sec -j ACCEPT" then "-j DROP",
+	// where the DROP rule's counter holds the drops.
+	ICMPLimitStyle string `json:"icmp_limit_style,omitempty"`
 	// WGMTU is the WireGuard interfaces' MTU (default 1420).
 	WGMTU int `json:"wg_mtu,omitempty"`
 	// UDPBuffer caps the WireGuard nodes' UDP socket buffers (bytes) like an
@@ -75,6 +80,12 @@ type Config struct {
 	// (see RouterSSH).
 	Router bool `json:"router,omitempty"`
 }
+
+// ICMP limit styles (Config.ICMPLimitStyle).
+const (
+	ICMPLimitBanIP    = "banip"
+	ICMPLimitIptables = "iptables"
+)
 
 // Node is one namespace of a lab.
 type Node struct {

@@ -125,9 +125,12 @@ func TestMultiWANRoutesAndTunnel(t *testing.T) {
 }
 
 func TestBadNamesAndTopologies(t *testing.T) {
-	for _, cfg := range []lab.Config{{Name: "Bad_Name"}, {Name: "toolongname"}, {Name: "ok", Topology: "mesh"}} {
+	for _, cfg := range []lab.Config{{Name: "Bad_Name"}, {Name: "toolongname"}, {Name: "ok", Topology: "mesh"},
+		{Name: "ok", ICMPLimit: 25, ICMPLimitStyle: "pf"}} {
 		if _, err := lab.Up(context.Background(), cfg, "/nonexistent"); err == nil {
 			t.Errorf("Up(%+v) succeeded", cfg)
+		} else if cfg.ICMPLimitStyle != "" && !strings.Contains(err.Error(), "ICMP limit style") {
+			t.Errorf("Up(%+v): %v, want the style refused", cfg, err)
 		}
 	}
 }

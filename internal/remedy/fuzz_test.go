@@ -36,7 +36,7 @@ func FuzzConstructors(f *testing.F) {
 		keep(NoHostRoute("192.0.2.1", s))
 		keep(NftReplaceRule(NftRule{Family: s, Table: "t", Chain: "c", Handle: 1, Text: "limit rate 5/second"}, 250))
 		keep(NftReplaceRule(NftRule{Family: "inet", Table: "t", Chain: "c", Handle: 1, Text: s}, 250))
-		keep(IptablesLimit(NftRule{Family: "ip", Table: "filter", Chain: "INPUT", Handle: 1, Text: s}, 250))
+		keep(IptablesLimit(IptablesRule{Family: "ip", Table: "filter", Chain: "INPUT", Position: 1, Text: s}, 250))
 		keep(RPS(s, "3", OpenWrt))
 		keep(RPS("eth0", s, Linux))
 		keep(BondHash("bond0", s, OpenWrt, s))

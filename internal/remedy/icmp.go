@@ -58,20 +58,6 @@ func NftReplaceRule(r NftRule, rate int) (Remedy, error) {
 		[]finding.ConfigSnippet{{Path: "/etc/nftables.conf (table " + a.family + " " + a.table + ", chain " + a.chain + ")", Lines: []string{raised}}}}, nil
 }
 
-// IptablesLimit shows where an iptables ICMP limit is defined, to be raised
-// in the firewall configuration; the action raises it by nft handle (the
-// rule seen through iptables-nft).
-func IptablesLimit(r NftRule, rate int) (Remedy, error) {
-	a, err := newNftLimit(r, rate)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRule(r.Text); err != nil {
-		return nil, err
-	}
-	return shown{a, []string{"iptables-save -t " + a.table + " | grep -n -- " + shell.Join(r.Text)}, nil}, nil
-}
-
 // checkedRaise is the rule text with its per-second limit raised to rate.
 func checkedRaise(text string, rate int) (string, error) {
 	if err := checkRule(text); err != nil {
@@ -136,6 +122,9 @@ func parseICMPLimit(p params) (Remedy, error) {
 	if p["banip"] == "1" {
 		return BanIPLimit(rate)
 	}
+	if p["backend"] == "iptables" {
+		return parseIptablesLimit(p, rate)
+	}
 	var r NftRule
 	for key, dst := range map[string]*string{"family": &r.Family, "table": &r.Table, "chain": &r.Chain} {
 		if *dst, err = p.get(key); err != nil {
@@ -169,7 +158,7 @@ func (a *icmpLimit) Describe() string {
 		a.family, a.table, a.chain, a.handle, a.rate)
 }
 
-var limitRE = regexp.MustCompile(`limit rate (over )?([0-9]+)/second`)
+var limitRE = regexp.MustCompile(`limit rate (over )?([0-9]+)/(second|minute|hour|day)`)
 
 func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 	if a.banip {
@@ -192,11 +181,15 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 	}
 	m := limitRE.FindStringSubmatch(old)
 	if m == nil {
-		return Step{}, fmt.Errorf("%s: rule handle %s has no per-second limit: %s", env.T, a.handle, old)
+		return Step{}, fmt.Errorf("%s: rule handle %s has no packet rate limit: %s", env.T, a.handle, old)
 	}
-	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("ICMP limit %s/s -> %d/s (%s %s %s handle %s)", m[2], a.rate, a.family, a.table, a.chain, a.handle),
+	was := m[2] + "/s"
+	if m[3] != "second" {
+		was = m[2] + "/" + m[3]
+	}
+	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("ICMP limit %s -> %d/s (%s %s %s handle %s)", was, a.rate, a.family, a.table, a.chain, a.handle),
 		Notes: []string{"runtime only: also raise the rate where the rule is defined, or it returns at the next firewall reload"}}
-	if m[2] == strconv.Itoa(a.rate) {
+	if m[2] == strconv.Itoa(a.rate) && m[3] == "second" {
 		st.Done = true
 		return st, nil
 	}

@@ -151,6 +151,17 @@ var Catalog = []Scenario{
 		Expect:  "icmp.ratelimit-drops",
 	},
 	{
+		Name: "icmp-ratelimit-iptables", Seed: "000",
+		Symptom: "health-check pings fail now and then behind an iptables ping flood guard",
+		// The same limit as icmp-ratelimit, written as hosts write it with
+		// iptables: "-m limit --limit 25/sec -j ACCEPT", then "-j DROP". The
+		// drops are the DROP rule's, and the fix raises the ACCEPT rule's limit.
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 6}, ICMPLimit: 25, ICMPLimitStyle: lab.ICMPLimitIptables},
+		Probes:  []Probe{ProbeICMPBurst},
+		Recheck: true,
+		Expect:  "icmp.ratelimit-drops",
+	},
+	{
 		Name: "lossy-cubic", Seed: "002",
 		Symptom: "1% loss on a 20 ms path cuts CUBIC to a crawl",
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, LossPct: 1, DelayMs: 10}},

@@ -560,7 +560,11 @@ func describeLab(c lab.Config) string {
 		parts = append(parts, fmt.Sprintf("WireGuard MTU %d", c.WGMTU))
 	}
 	if c.ICMPLimit > 0 {
-		parts = append(parts, fmt.Sprintf("ICMP limit %d/s", c.ICMPLimit))
+		style := "banIP nft"
+		if c.ICMPLimitStyle == lab.ICMPLimitIptables {
+			style = "iptables -m limit + DROP"
+		}
+		parts = append(parts, fmt.Sprintf("ICMP limit %d/s (%s)", c.ICMPLimit, style))
 	}
 	if c.LAN {
 		parts = append(parts, "LAN hosts behind both sites")

@@ -2,17 +2,27 @@ package scenario
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
+
+// storyLog writes a scenario's progress lines to the test log.
+type storyLog struct{ t *testing.T }
+
+func (l storyLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
 
 func TestCatalogIsWellFormed(t *testing.T) {
 	seen := map[string]bool{}
@@ -34,7 +44,7 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"healthy", "pmtud-blackhole", "mtu-fragmentation", "udp-rcvbuf", "stale-endpoint-route",
-		"icmp-ratelimit", "lossy-cubic", "conntrack-full", "mss-clamp-missing", "ecmp"} {
+		"icmp-ratelimit", "icmp-ratelimit-iptables", "lossy-cubic", "conntrack-full", "mss-clamp-missing", "ecmp"} {
 		if _, ok := Lookup(want); !ok {
 			t.Errorf("catalog lacks %s", want)
 		}
@@ -93,7 +103,13 @@ func TestScenarios(t *testing.T) {
 	capacities := &Capacities{}
 	for _, sc := range Catalog {
 		t.Run(sc.Name, func(t *testing.T) {
+			if sc.Lab.ICMPLimitStyle == lab.ICMPLimitIptables {
+				testutil.RequireTools(t, "iptables", "iptables-save")
+			}
 			opts := Options{Exe: exe, LabName: "e2e", Seconds: 2, Capacities: capacities}
+			if os.Getenv("WGPERF_SCENARIO_STORY") != "" {
+				opts.Log = storyLog{t} // the scenario's story: break, findings, fix commands, probes, recheck
+			}
 			res, err := Run(context.Background(), sc, opts)
 			if err != nil {
 				t.Fatalf("run: %v", err)

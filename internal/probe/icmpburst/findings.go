@@ -2,6 +2,8 @@ package icmpburst
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -29,22 +31,91 @@ func Findings(r *Result) []finding.Finding {
 		},
 	}
 	for _, g := range r.Grew {
-		f.Evidence = append(f.Evidence, finding.Evidence{Source: "nft -j list ruleset", Key: g.String(), Value: fmt.Sprintf("+%d packets during the test", g.Packets), Threshold: "+0"})
-		if g.Rule != nil && g.Rule.Limit != nil && g.Rule.Backend != "iptables" {
-			rule := remedy.NftRule{Family: g.Rule.Family, Table: g.Rule.Table, Chain: g.Rule.Chain, Handle: g.Rule.Handle, Text: g.Rule.Text}
-			raise, err := remedy.NftReplaceRule(rule, RaisedLimit)
-			f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Raise the limit of rule %d in %s %s %s to %d/second",
-				g.Rule.Handle, g.Rule.Family, g.Rule.Table, g.Rule.Chain, RaisedLimit), raise, err)...)
+		if g.Rule != nil && g.Rule.Verdict == "accept" {
+			continue // what a limit let through: not a drop
+		}
+		source := "nft -j list ruleset"
+		if (g.Rule != nil && g.Rule.Backend == "iptables") || (g.Policy != nil && g.Policy.Backend == "iptables") {
+			source = "iptables-save -c"
+		}
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: source, Key: g.String(), Value: fmt.Sprintf("+%d packets during the test", g.Packets), Threshold: "+0"})
+		for _, fx := range raiseFix(g) {
+			if !slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool { return slices.Equal(x.Commands, fx.Commands) }) {
+				f.Fixes = append(f.Fixes, fx)
+			}
 		}
 	}
-	if len(r.Grew) == 0 {
-		f.Detail += " No nftables counter grew during the test" + noteSuffix(r.Note) + "; look for a limit in iptables or on the next hop."
+	for _, u := range r.Uncounted {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "nft -j list ruleset", Key: "ICMP limit whose drops nothing counts",
+			Value: describeRule(u.Limit) + ", excess dropped by " + u.dropper()})
+		f.Fixes = append(f.Fixes, countFix(u)...)
+		f.Fixes = append(f.Fixes, raiseFix(CounterGrowth{Limit: &u.Limit})...)
+	}
+	if len(r.Grew) == 0 && len(r.Uncounted) == 0 {
+		f.Detail += " No firewall counter grew during the test" + noteSuffix(r.Note) + "; look for a limit on the next hop."
 	}
 	f.Fixes = append(f.Fixes, finding.Fix{
 		Description: "Find ICMP rate limits and their drop counters (banIP on OpenWrt: uci set banip.global.ban_icmplimit=250)",
 		Commands:    []string{"nft list ruleset | grep -n -B2 -A2 'limit rate'", "iptables-save | grep -n -- '--limit'"},
 	})
 	return []finding.Finding{f}
+}
+
+// raiseFix raises the limit whose excess a grown counter counts: the limit
+// rule itself ("limit rate over ... drop"), or the accept rule before the
+// drop rule or drop policy that grew.
+func raiseFix(g CounterGrowth) []finding.Fix {
+	lim := g.Limit
+	if lim == nil && g.Rule != nil && g.Rule.Limit != nil && g.Rule.Limit.Over {
+		lim = g.Rule // a limit that drops and counts (a result recorded without Limit)
+	}
+	if lim == nil {
+		return nil
+	}
+	if lim.Backend == "iptables" {
+		rule := remedy.IptablesRule{Family: lim.Family, Table: lim.Table, Chain: lim.Chain, Position: lim.Position, Text: lim.Text}
+		raise, err := remedy.IptablesLimit(rule, RaisedLimit)
+		return remedy.Fixes(fmt.Sprintf("Raise the limit of rule %d of %s (%s table %s) to %d/second",
+			lim.Position, lim.Chain, lim.Family, lim.Table, RaisedLimit), raise, err)
+	}
+	rule := remedy.NftRule{Family: lim.Family, Table: lim.Table, Chain: lim.Chain, Handle: lim.Handle, Text: lim.Text}
+	raise, err := remedy.NftReplaceRule(rule, RaisedLimit)
+	return remedy.Fixes(fmt.Sprintf("Raise the limit of rule %d in %s %s %s to %d/second",
+		lim.Handle, lim.Family, lim.Table, lim.Chain, RaisedLimit), raise, err)
+}
+
+func (u Uncounted) dropper() string {
+	if u.Policy != nil {
+		return fmt.Sprintf("the %s policy of %s %s %s", strings.ToUpper(u.Policy.Policy), u.Policy.Family, u.Policy.Table, u.Policy.Name)
+	}
+	if u.Drop != nil {
+		return describeRule(*u.Drop)
+	}
+	return "an unknown rule"
+}
+
+// countFix shows the counter that would prove (or clear) an uncounted limit.
+func countFix(u Uncounted) []finding.Fix {
+	const desc = "Count what the limit drops, then run the test again"
+	var fx finding.Fix
+	var err error
+	switch {
+	case u.Policy != nil:
+		proto := "icmp"
+		if strings.Contains(u.Limit.Protocol, "icmpv6") || strings.Contains(u.Limit.Protocol, "ipv6-icmp") || u.Limit.Family == "ip6" {
+			proto = "icmpv6"
+		}
+		fx, err = remedy.NftCountPolicy(desc, u.Policy.Family, u.Policy.Table, u.Policy.Name, proto)
+	case u.Drop != nil:
+		d := *u.Drop
+		fx, err = remedy.NftCountRule(desc, remedy.NftRule{Family: d.Family, Table: d.Table, Chain: d.Chain, Handle: d.Handle, Text: d.Text})
+	default:
+		return nil
+	}
+	if err != nil {
+		return nil
+	}
+	return []finding.Fix{fx}
 }
 
 func noteSuffix(n string) string {

@@ -21,6 +21,7 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/icmplimit"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -48,23 +49,33 @@ func (m Mode) Rate() float64 {
 	return float64(m.Failed) / float64(m.Sent)
 }
 
-// CounterGrowth is a firewall rule or named counter that grew during the test.
+// CounterGrowth is a firewall rule, chain policy or named counter that grew
+// during the test.
 type CounterGrowth struct {
-	Rule    *facts.FirewallRule `json:"rule,omitempty"`
-	Counter string              `json:"counter,omitempty"` // "family table name" of a named counter
-	Packets uint64              `json:"packets"`           // growth during the test
+	Rule    *facts.FirewallRule  `json:"rule,omitempty"`
+	Policy  *facts.FirewallChain `json:"policy,omitempty"`  // a base chain whose policy counter grew (iptables)
+	Counter string               `json:"counter,omitempty"` // "family table name" of a named counter
+	Packets uint64               `json:"packets"`           // growth during the test
+	// Limit is the ICMP rate limit whose excess this counter counts: the rule
+	// itself for "limit rate over ... drop", the accept rule before a drop or
+	// a drop policy otherwise; nil when the counter counts no limit's drops.
+	Limit *facts.FirewallRule `json:"limit,omitempty"`
 }
 
 // Result is the experiment's outcome.
 type Result struct {
-	Host       string            `json:"host"`
-	Targets    []string          `json:"targets"`
-	OneShot    Mode              `json:"one_shot"`
-	Persistent Mode              `json:"persistent"`
-	Grew       []CounterGrowth   `json:"counters_grew"`
-	Note       string            `json:"note,omitempty"` // why counters are missing
-	Seconds    float64           `json:"seconds"`
-	Findings   []finding.Finding `json:"findings"`
+	Host       string          `json:"host"`
+	Targets    []string        `json:"targets"`
+	OneShot    Mode            `json:"one_shot"`
+	Persistent Mode            `json:"persistent"`
+	Grew       []CounterGrowth `json:"counters_grew"`
+	// Uncounted are ICMP limits whose excess is dropped where no counter
+	// counts it (an nft drop rule without "counter", an nft drop policy):
+	// drops there leave no trace in Grew.
+	Uncounted []Uncounted       `json:"uncounted_limits,omitempty"`
+	Note      string            `json:"note,omitempty"` // why counters are missing
+	Seconds   float64           `json:"seconds"`
+	Findings  []finding.Finding `json:"findings"`
 }
 
 // Run does the experiment: counters, one-shot pings, persistent pings, counters.
@@ -97,6 +108,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	res.Note = noteBefore + noteAfter
 	if before != nil && after != nil {
 		res.Grew = Grown(*before, *after)
+	}
+	if after != nil {
+		res.Uncounted = UncountedLimits(after.fw)
 	}
 	res.Findings = Findings(res)
 	res.Seconds = time.Since(start).Seconds()
@@ -177,58 +191,144 @@ func persistent(ctx context.Context, c Config) (Mode, error) {
 	return m, firstErr
 }
 
-type snapshot struct {
-	rules    []facts.FirewallRule
-	counters []facts.NamedCounter
-}
+type snapshot struct{ fw facts.Firewall }
 
+// ruleset reads nft's ruleset and, where iptables is installed, the
+// counters iptables-save prints (rule positions and chain policy counters,
+// which nft does not show), joined as the collector joins them.
 func ruleset(ctx context.Context, t target.Target) (*snapshot, string) {
+	var nft *facts.Firewall
+	note := ""
 	out, err := t.Run(ctx, "nft", "-j", "list", "ruleset")
-	if err != nil {
-		if target.IsNotFound(err) {
-			return nil, "nft not installed: no counters. "
+	switch {
+	case target.IsNotFound(err):
+		note = "nft not installed. "
+	case err != nil:
+		note = fmt.Sprintf("nft -j list ruleset failed: %v. ", err)
+	default:
+		fw, err := collect.ParseNftFirewall(bytes.NewReader(out))
+		if err != nil {
+			note = fmt.Sprintf("nft ruleset unreadable: %v. ", err)
+		} else {
+			withTexts(ctx, t, &fw)
+			nft = &fw
 		}
-		return nil, fmt.Sprintf("nft -j list ruleset failed: %v. ", err)
 	}
-	rules, counters, err := collect.ParseNftRuleset(bytes.NewReader(out))
+	var ipt collect.IptablesView
+	for _, fam := range []struct{ tool, family string }{{"iptables-save", "ip"}, {"ip6tables-save", "ip6"}} {
+		out, err := t.Run(ctx, fam.tool, "-c")
+		if err != nil {
+			continue // not installed, or no iptables: nft's view is all there is
+		}
+		rules, chains, nf, err := collect.ParseIptablesSave(bytes.NewReader(out), fam.family)
+		if err != nil {
+			note += fmt.Sprintf("%s unreadable: %v. ", fam.tool, err)
+			continue
+		}
+		ipt.Rules, ipt.Chains, ipt.NfBackend = append(ipt.Rules, rules...), append(ipt.Chains, chains...), ipt.NfBackend || nf
+	}
+	if nft == nil && len(ipt.Rules) == 0 {
+		return nil, note + "no firewall counters. "
+	}
+	return &snapshot{collect.MergeFirewall(nft, ipt)}, note
+}
+
+// Uncounted is an ICMP limit and what drops its excess without counting it.
+type Uncounted struct {
+	Limit  facts.FirewallRule   `json:"limit"`
+	Drop   *facts.FirewallRule  `json:"drop,omitempty"`   // the drop or reject rule
+	Policy *facts.FirewallChain `json:"policy,omitempty"` // or the chain whose policy drops
+}
+
+// UncountedLimits lists the ICMP limits of fw whose drops nothing counts.
+func UncountedLimits(fw facts.Firewall) []Uncounted {
+	var out []Uncounted
+	for _, l := range icmplimit.Find(fw) {
+		if !l.Counted {
+			out = append(out, Uncounted{Limit: l.Rule, Drop: l.Drop, Policy: l.Policy})
+		}
+	}
+	return out
+}
+
+// withTexts fills the rules' text from "nft -a list ruleset", which the
+// fixes quote; without it they show where to look instead.
+func withTexts(ctx context.Context, t target.Target, fw *facts.Firewall) {
+	out, err := t.Run(ctx, "nft", "-a", "list", "ruleset")
 	if err != nil {
-		return nil, fmt.Sprintf("nft ruleset unreadable: %v. ", err)
+		return
 	}
-	return &snapshot{rules, counters}, ""
+	texts, err := collect.ParseNftText(bytes.NewReader(out))
+	if err != nil {
+		return
+	}
+	for i, r := range fw.Rules {
+		fw.Rules[i].Text = texts[collect.NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
+	}
 }
 
+// ruleKey names a rule across two reads: nft by handle, iptables by position.
 func ruleKey(r facts.FirewallRule) string {
-	return fmt.Sprintf("%s %s %s %d", r.Family, r.Table, r.Chain, r.Handle)
+	return fmt.Sprintf("%s %s %s %s %d/%d", r.Backend, r.Family, r.Table, r.Chain, r.Handle, r.Position)
 }
 
-// Grown lists the rules and named counters whose packet count rose between
-// two rulesets. A named counter is listed through the rule that feeds it (which
-// names the counter and carries the limit), not a second time on its own.
+func chainKey(c facts.FirewallChain) string {
+	return fmt.Sprintf("%s %s %s %s", c.Backend, c.Family, c.Table, c.Name)
+}
+
+// Grown lists the rules, chain policies and named counters whose packet
+// count rose between two rulesets, each with the ICMP limit whose excess it
+// counts (icmplimit.Find on the later ruleset). A named counter is listed
+// through the rule that feeds it (which names the counter and carries the
+// limit), not a second time on its own.
 func Grown(before, after snapshot) []CounterGrowth {
 	prev := map[string]uint64{}
-	for _, r := range before.rules {
+	for _, r := range before.fw.Rules {
 		prev[ruleKey(r)] = r.Packets
 	}
+	prevP := map[string]uint64{}
+	for _, c := range before.fw.Chains {
+		prevP[chainKey(c)] = c.Packets
+	}
 	prevC := map[string]uint64{}
-	for _, c := range before.counters {
+	for _, c := range before.fw.Counters {
 		prevC[c.Family+" "+c.Table+" "+c.Name] = c.Packets
+	}
+	// Which limit each counter, or policy, counts the drops of.
+	limitOf, policyOf := map[string]*facts.FirewallRule{}, map[string]*facts.FirewallRule{}
+	for _, l := range icmplimit.Find(after.fw) {
+		lim := l.Rule
+		switch {
+		case l.Counter != nil:
+			limitOf[ruleKey(*l.Counter)] = &lim
+		case l.Policy != nil:
+			policyOf[chainKey(*l.Policy)] = &lim
+		}
 	}
 	var out []CounterGrowth
 	fed := map[string]bool{} // named counters a grown rule already stands for
-	for _, r := range after.rules {
+	for _, r := range after.fw.Rules {
 		p, ok := prev[ruleKey(r)]
 		if !ok || !r.HasCounter || r.Packets <= p {
 			continue
 		}
 		r := r
-		g := CounterGrowth{Rule: &r, Packets: r.Packets - p}
+		g := CounterGrowth{Rule: &r, Packets: r.Packets - p, Limit: limitOf[ruleKey(r)]}
 		if r.CounterName != "" {
 			g.Counter = r.Family + " " + r.Table + " " + r.CounterName
 			fed[g.Counter] = true
 		}
 		out = append(out, g)
 	}
-	for _, c := range after.counters {
+	for _, c := range after.fw.Chains {
+		p, ok := prevP[chainKey(c)]
+		if !ok || !c.HasCounter || c.Policy != "drop" || c.Packets <= p {
+			continue
+		}
+		c := c
+		out = append(out, CounterGrowth{Policy: &c, Packets: c.Packets - p, Limit: policyOf[chainKey(c)]})
+	}
+	for _, c := range after.fw.Counters {
 		k := c.Family + " " + c.Table + " " + c.Name
 		if p, ok := prevC[k]; ok && c.Packets > p && !fed[k] {
 			out = append(out, CounterGrowth{Counter: k, Packets: c.Packets - p})
@@ -238,13 +338,31 @@ func Grown(before, after snapshot) []CounterGrowth {
 	return out
 }
 
-// String names the counter: the rule (with its limit) or the named counter.
+// String names the counter: the rule (with its limit), the chain policy or
+// the named counter, and the limit whose excess it drops.
 func (g CounterGrowth) String() string {
-	if g.Rule == nil {
+	var s string
+	switch {
+	case g.Policy != nil:
+		c := g.Policy
+		s = fmt.Sprintf("%s %s %s policy %s", c.Family, c.Table, c.Name, strings.ToUpper(c.Policy))
+	case g.Rule != nil:
+		s = describeRule(*g.Rule)
+	default:
 		return g.Counter
 	}
-	r := g.Rule
+	if g.Limit != nil && (g.Rule == nil || ruleKey(*g.Limit) != ruleKey(*g.Rule)) {
+		s += " (drops what " + describeRule(*g.Limit) + " does not accept)"
+	}
+	return s
+}
+
+// describeRule names a rule in its chain with its text, or its limit.
+func describeRule(r facts.FirewallRule) string {
 	s := fmt.Sprintf("%s %s %s handle %d", r.Family, r.Table, r.Chain, r.Handle)
+	if r.Backend == "iptables" {
+		s = fmt.Sprintf("%s %s %s rule %d", r.Family, r.Table, r.Chain, r.Position)
+	}
 	switch {
 	case r.Text != "":
 		s += ": " + r.Text

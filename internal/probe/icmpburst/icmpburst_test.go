@@ -3,6 +3,7 @@ package icmpburst
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,11 +22,73 @@ func open(t *testing.T, name string) *os.File {
 }
 
 func load(t *testing.T, name string) snapshot {
-	rules, counters, err := collect.ParseNftRuleset(open(t, name))
+	fw, err := collect.ParseNftFirewall(open(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return snapshot{rules, counters}
+	return snapshot{fw}
+}
+
+// loadIptables reads a recorded nft -j and iptables-save -c pair as ruleset does.
+func loadIptables(t *testing.T, name string) snapshot {
+	nft, err := collect.ParseNftFirewall(open(t, name+".nft.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, chains, nf, err := collect.ParseIptablesSave(open(t, name+".iptables-save.txt"), "ip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snapshot{collect.MergeFirewall(&nft, collect.IptablesView{Rules: rules, Chains: chains, NfBackend: nf})}
+}
+
+// Recorded in wgicmp- namespaces: 40 pings at 5 ms against an "accept up to
+// 10/second" limit, once with iptables and a DROP policy, once with nft and a
+// counted drop rule after it. The counter that grew is the policy's or the
+// drop rule's, and the fix raises the accept rule's limit.
+func TestGrownAcceptUnderLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name, grew, fix string
+		before, after   snapshot
+	}{
+		{"iptables, DROP policy", "ip filter INPUT policy DROP (drops what ip filter INPUT rule 2: -A INPUT -p icmp -m limit --limit 10/sec -j ACCEPT does not accept)",
+			"iptables -t filter -R INPUT 2 -p icmp -m limit --limit 250/sec -j ACCEPT",
+			loadIptables(t, "ipt-limit-accept-policy-before"), loadIptables(t, "ipt-limit-accept-policy-after")},
+		{"nft, counted drop rule", "inet filter input handle 3 (drops what inet filter input handle 2: limit rate 10/second burst 5 packets does not accept)",
+			"nft -a list chain inet filter input",
+			load(t, "nft-accept-then-drop-before.nft.json"), load(t, "nft-accept-then-drop-after.nft.json")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			grew := Grown(tc.before, tc.after)
+			var drops *CounterGrowth
+			for i, g := range grew {
+				if g.Limit != nil {
+					if drops != nil {
+						t.Errorf("two counters attributed to a limit: %s, %s", drops, g)
+					}
+					drops = &grew[i]
+				}
+			}
+			if drops == nil {
+				t.Fatalf("grown %v: no counter attributed to the limit", grew)
+			}
+			if drops.String() != tc.grew || drops.Packets != 32 {
+				t.Errorf("grew %q by %d\nwant %q by 32", drops, drops.Packets, tc.grew)
+			}
+			fs := Findings(&Result{Host: "netns:wgicmp-a", OneShot: Mode{Sent: 30, Failed: 6}, Persistent: Mode{Sent: 15}, Grew: grew})
+			if len(fs) != 1 || len(fs[0].Fixes) != 2 {
+				t.Fatalf("findings %+v: want one with the raise and the search fix", fs)
+			}
+			if fx := fs[0].Fixes[0]; fx.Commands[0] != tc.fix || fx.Action == nil || fx.Action.Kind != finding.ActICMPLimit {
+				t.Errorf("fix %q %+v, want %q", fx.Commands, fx.Action, tc.fix)
+			}
+			// Evidence: the two ping modes and the drop counter; the accept
+			// rule's growth is what the limit let through, not a drop.
+			if ev := fs[0].Evidence; len(ev) != 3 || ev[2].Key != tc.grew {
+				t.Errorf("evidence %+v, want the ping modes and %q", ev, tc.grew)
+			}
+		})
+	}
 }
 
 // Recorded on a lab whose A has the multi-WAN case's banIP rule (limit rate over 25/second
@@ -94,5 +157,60 @@ func TestOneShotScriptQuotes(t *testing.T) {
 	s := OneShotScript([]string{"8.8.8.8", "x;rm -rf /"}, 30, 4)
 	if !strings.Contains(s, "-lt 30") || !strings.Contains(s, "-W 4") || !strings.Contains(s, `'x;rm -rf /'`) {
 		t.Errorf("script %s", s)
+	}
+}
+
+// An nft limit whose excess a drop policy or an uncounted reject drops leaves
+// no counter growth; the finding names the limit and shows the counter to add
+// (recorded rulesets from testdata/collect/icmplimit).
+func TestFindingsNameUncountedLimits(t *testing.T) {
+	for _, tc := range []struct{ form, evidence, count, raise string }{
+		{"nft-accept-policy-drop", "ip filter4 input handle 3: meta l4proto icmp limit rate 10/second accept, excess dropped by the DROP policy of ip filter4 input",
+			"nft 'add rule ip filter4 input meta l4proto icmp counter drop'",
+			"nft 'replace rule ip filter4 input handle 3 meta l4proto icmp limit rate 250/second accept'"},
+		{"nft-ip6-accept-reject-nocounter", "ip6 filter6 input handle 2: icmpv6 type echo-reply limit rate 10/second accept, excess dropped by ip6 filter6 input handle 3: icmpv6 type echo-reply reject",
+			"nft 'replace rule ip6 filter6 input handle 3 icmpv6 type echo-reply counter reject'",
+			"nft 'replace rule ip6 filter6 input handle 2 icmpv6 type echo-reply limit rate 250/second accept'"},
+	} {
+		t.Run(tc.form, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "..", "testdata", "collect", "icmplimit")
+			j, err := os.Open(filepath.Join(dir, tc.form+".nft.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			fw, err := collect.ParseNftFirewall(j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			txt, err := os.Open(filepath.Join(dir, tc.form+".nft.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer txt.Close()
+			texts, err := collect.ParseNftText(txt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range fw.Rules {
+				fw.Rules[i].Text = texts[collect.NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
+			}
+			res := &Result{Host: "netns:wgicmp-a", OneShot: Mode{Sent: 30, Failed: 6}, Persistent: Mode{Sent: 15}, Uncounted: UncountedLimits(fw)}
+			fs := Findings(res)
+			if len(fs) != 1 {
+				t.Fatalf("findings %+v", fs)
+			}
+			f := fs[0]
+			if len(f.Evidence) != 3 || f.Evidence[2].Value != tc.evidence {
+				t.Errorf("evidence %+v\nwant %q", f.Evidence, tc.evidence)
+			}
+			var cmds []string
+			for _, fx := range f.Fixes {
+				cmds = append(cmds, fx.Commands[0])
+			}
+			if len(cmds) != 3 || cmds[0] != tc.count || cmds[1] != tc.raise {
+				t.Errorf("fixes %q\nwant %q, %q, then the search", cmds, tc.count, tc.raise)
+			}
+		})
 	}
 }

@@ -1,0 +1,147 @@
+package remedy
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// savedHost answers "iptables-save -t filter" with a recorded file and refuses the rest.
+type savedHost struct {
+	target.Target // nil: any other call panics, so the plan is read-only by construction
+	save          []byte
+	calls         []string
+}
+
+func (h *savedHost) String() string { return "netns:wgicmp-a" }
+func (h *savedHost) Run(_ context.Context, name string, args ...string) ([]byte, error) {
+	h.calls = append(h.calls, shell.Join(name, args...))
+	return h.save, nil
+}
+
+func TestIptablesLimit(t *testing.T) {
+	m := must(t)
+	limit := IptablesRule{Family: "ip", Table: "filter", Chain: "INPUT", Position: 2,
+		Text: "-A INPUT -p icmp -m limit --limit 10/sec -j ACCEPT"}
+	for _, tc := range []struct {
+		name   string
+		r      Remedy
+		cmds   []string
+		config []finding.ConfigSnippet
+	}{
+		{"limit, then a DROP policy", m(IptablesLimit(limit, 250)),
+			[]string{"iptables -t filter -R INPUT 2 -p icmp -m limit --limit 250/sec -j ACCEPT"},
+			[]finding.ConfigSnippet{{Path: "/etc/iptables/rules.v4 (*filter), or wherever your firewall script adds the rule",
+				Lines: []string{"-A INPUT -p icmp -m limit --limit 250/sec -j ACCEPT"}}}},
+		{"hashlimit upto, with a quoted comment", m(IptablesLimit(IptablesRule{Family: "ip6", Table: "filter", Chain: "INPUT", Position: 1,
+			Text: `-A INPUT -p ipv6-icmp -m comment --comment "rate limit ping" -m hashlimit --hashlimit-upto 10/sec --hashlimit-burst 5 --hashlimit-mode srcip --hashlimit-name icmp -j ACCEPT`}, 250)),
+			[]string{"ip6tables -t filter -R INPUT 1 -p ipv6-icmp -m comment --comment 'rate limit ping' -m hashlimit --hashlimit-upto 250/sec --hashlimit-burst 5 --hashlimit-mode srcip --hashlimit-name icmp -j ACCEPT"},
+			[]finding.ConfigSnippet{{Path: "/etc/iptables/rules.v6 (*filter), or wherever your firewall script adds the rule",
+				Lines: []string{"-A INPUT -p ipv6-icmp -m comment --comment 'rate limit ping' -m hashlimit --hashlimit-upto 250/sec --hashlimit-burst 5 --hashlimit-mode srcip --hashlimit-name icmp -j ACCEPT"}}}},
+	} {
+		if d := cmp.Diff(tc.cmds, tc.r.Commands()); d != "" {
+			t.Errorf("%s: commands (-want +got)\n%s", tc.name, d)
+		}
+		if d := cmp.Diff(tc.config, tc.r.Config()); d != "" {
+			t.Errorf("%s: config (-want +got)\n%s", tc.name, d)
+		}
+		p, err := Parse(finding.Action{Kind: tc.r.Kind(), Params: tc.r.Params()})
+		if err != nil || p.Describe() != tc.r.Describe() {
+			t.Errorf("%s: does not round-trip: %v", tc.name, err)
+		}
+	}
+
+	for name, r := range map[string]IptablesRule{
+		"no limit to raise":         {Family: "ip", Table: "filter", Chain: "INPUT", Position: 1, Text: "-A INPUT -p icmp -j DROP"},
+		"another chain's rule":      {Family: "ip", Table: "filter", Chain: "FORWARD", Position: 1, Text: limit.Text},
+		"family bridge":             {Family: "bridge", Table: "filter", Chain: "INPUT", Position: 1, Text: limit.Text},
+		"no position":               {Family: "ip", Table: "filter", Chain: "INPUT", Text: limit.Text},
+		"unterminated quote":        {Family: "ip", Table: "filter", Chain: "INPUT", Position: 1, Text: `-A INPUT -m comment --comment "x -m limit --limit 1/sec`},
+		"table with shell in it":    {Family: "ip", Table: "filter;reboot", Chain: "INPUT", Position: 1, Text: limit.Text},
+		"rule with a newline in it": {Family: "ip", Table: "filter", Chain: "INPUT", Position: 1, Text: limit.Text + "\nreboot"},
+	} {
+		if _, err := IptablesLimit(r, 250); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// The plan finds the rule again by its text in the recorded iptables-save and
+// replaces it at that position, with the old rule as its undo.
+func TestIptablesLimitPlan(t *testing.T) {
+	save, err := os.ReadFile("../../testdata/collect/icmplimit/ipt-limit-accept-drop.iptables-save.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := must(t)(IptablesLimit(IptablesRule{Family: "ip", Table: "filter", Chain: "INPUT", Position: 7,
+		Text: "-A INPUT -p icmp -m icmp --icmp-type 0 -m limit --limit 10/sec -j ACCEPT"}, 250))
+	h := &savedHost{save: save}
+	st, err := r.Plan(context.Background(), &Env{T: h, Root: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Step{Kind: finding.ActICMPLimit, Summary: "ICMP limit 10/sec -> 250/sec (iptables -t filter, rule 1 of INPUT)",
+		Notes:    st.Notes,
+		Commands: []string{"iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 250/sec -j ACCEPT"},
+		Undo:     []string{"iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 10/sec -j ACCEPT"}}
+	if d := cmp.Diff(want, st); d != "" {
+		t.Errorf("step (-want +got)\n%s", d)
+	}
+	if d := cmp.Diff([]string{"iptables-save -t filter"}, h.calls); d != "" {
+		t.Errorf("calls (-want +got)\n%s", d)
+	}
+	gone := must(t)(IptablesLimit(IptablesRule{Family: "ip", Table: "filter", Chain: "INPUT", Position: 1,
+		Text: "-A INPUT -p icmp -m limit --limit 99/sec -j ACCEPT"}, 250))
+	if _, err := gone.Plan(context.Background(), &Env{T: h, Root: "/"}); err == nil || !strings.Contains(err.Error(), "no rule") {
+		t.Errorf("a rule that is gone: %v", err)
+	}
+}
+
+func TestNftCountDrops(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fix  func() (finding.Fix, error)
+		want string // "" = refused
+	}{
+		{"reject after the limit", func() (finding.Fix, error) {
+			return NftCountRule("count", NftRule{"ip6", "filter6", "input", 3, "icmpv6 type echo-reply reject"})
+		}, "nft 'replace rule ip6 filter6 input handle 3 icmpv6 type echo-reply counter reject'"},
+		{"fw4's reject with a comment", func() (finding.Fix, error) {
+			return NftCountRule("count", NftRule{"inet", "fw4", "handle_reject", 11, `reject comment "!fw4: Reject any other traffic"`})
+		}, `nft 'replace rule inet fw4 handle_reject handle 11 counter reject comment "!fw4: Reject any other traffic"'`},
+		{"reject with an icmp type", func() (finding.Fix, error) {
+			return NftCountRule("count", NftRule{"inet", "f", "input", 4, "icmp type echo-request reject with icmp port-unreachable"})
+		}, "nft 'replace rule inet f input handle 4 icmp type echo-request counter reject with icmp port-unreachable'"},
+		{"already counted", func() (finding.Fix, error) {
+			return NftCountRule("count", NftRule{"inet", "f", "input", 4, "icmp type echo-reply counter drop"})
+		}, ""},
+		{"no verdict", func() (finding.Fix, error) {
+			return NftCountRule("count", NftRule{"inet", "f", "input", 4, "icmp type echo-reply"})
+		}, ""},
+		{"two commands", func() (finding.Fix, error) {
+			return NftCountRule("count", NftRule{"inet", "f", "input", 4, "drop; flush ruleset"})
+		}, ""},
+		{"policy drop", func() (finding.Fix, error) { return NftCountPolicy("count", "ip", "filter4", "input", "icmp") },
+			"nft 'add rule ip filter4 input meta l4proto icmp counter drop'"},
+		{"policy drop, v6", func() (finding.Fix, error) { return NftCountPolicy("count", "inet", "fw4", "input", "icmpv6") },
+			"nft 'add rule inet fw4 input meta l4proto ipv6-icmp counter drop'"},
+		{"policy drop, tcp", func() (finding.Fix, error) { return NftCountPolicy("count", "inet", "fw4", "input", "tcp") }, ""},
+	} {
+		fix, err := tc.fix()
+		switch {
+		case tc.want == "" && err == nil:
+			t.Errorf("%s: accepted: %v", tc.name, fix.Commands)
+		case tc.want != "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (len(fix.Commands) != 1 || fix.Commands[0] != tc.want || fix.Action != nil):
+			t.Errorf("%s:\n got %q\nwant %s", tc.name, fix.Commands, tc.want)
+		}
+	}
+}
