@@ -37,6 +37,8 @@ func TestAlertRules(t *testing.T) {
 	for _, args := range [][]string{
 		{"check", "rules", filepath.Join(dir, "alerts.yml")},
 		{"test", "rules", filepath.Join(dir, "alerts_test.yml")},
+		// The example scrape jobs, the /probe relabelling among them.
+		{"check", "config", filepath.Join(dir, "scrape.yml")},
 	} {
 		if out, err := target.Local().Run(ctx, "promtool", args...); err != nil {
 			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -98,7 +100,22 @@ func TestGrafanaDashboard(t *testing.T) {
 			} `json:"list"`
 		} `json:"templating"`
 	}
-	if err := json.Unmarshal([]byte(readDeploy(t, "grafana/wgperf.json")), &d); err != nil {
+	raw := readDeploy(t, "grafana/wgperf.json")
+	// Grafana asks for every declared input on import; one nothing uses only confuses.
+	var in struct {
+		Inputs []struct {
+			Name string `json:"name"`
+		} `json:"__inputs"`
+	}
+	if err := json.Unmarshal([]byte(raw), &in); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range in.Inputs {
+		if !strings.Contains(raw, "${"+i.Name+"}") {
+			t.Errorf("input %s is declared but never used", i.Name)
+		}
+	}
+	if err := json.Unmarshal([]byte(raw), &d); err != nil {
 		t.Fatalf("wgperf.json: %v", err)
 	}
 	if d.UID == "" || len(d.Panels) == 0 {
@@ -164,10 +181,10 @@ start_service
 		env  []string
 		want string
 	}{
-		{nil, "param command /usr/bin/wgperf exporter --listen :9586 --interval 30s"},
+		{nil, "param command /usr/bin/wgperf exporter --listen :9723 --interval 30s"},
 		{[]string{"CFG_listen=127.0.0.1:9100", "CFG_interval=1m"}, "param command /usr/bin/wgperf exporter --listen 127.0.0.1:9100 --interval 1m"},
 		{[]string{"CFG_web_config=/etc/wgperf/web-config.yml"},
-			"param command /usr/bin/wgperf exporter --listen :9586 --interval 30s --web.config.file /etc/wgperf/web-config.yml"},
+			"param command /usr/bin/wgperf exporter --listen :9723 --interval 30s --web.config.file /etc/wgperf/web-config.yml"},
 		{[]string{"CFG_enabled=0"}, ""},
 	} {
 		args := append([]string{}, tc.env...)
