@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -157,6 +158,15 @@ func TestSystemdUnit(t *testing.T) {
 	out, err := target.Local().Run(context.Background(), "sh", "-c", target.Quote("systemd-analyze", "verify", path)+" 2>&1")
 	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+	// The hardening must not erode: 4.6 before ssh and netns were made to work, 1.9 after.
+	out, err = target.Local().Run(context.Background(), "systemd-analyze", "security", "--offline=yes", "--no-pager", path)
+	m := regexp.MustCompile(`Overall exposure level for \S+: ([0-9.]+)`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("systemd-analyze security: %v\n%s", err, out)
+	}
+	if exposure, _ := strconv.ParseFloat(m[1], 64); exposure > 2.0 {
+		t.Errorf("systemd-analyze security exposure %.1f, want at most 2.0:\n%s", exposure, out)
 	}
 }
 
