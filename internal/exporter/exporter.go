@@ -1,7 +1,8 @@
 // Package exporter serves one host's WireGuard peers, the kernel counters that
 // explain a slow tunnel, and the findings of wgperf's passive checks as
-// Prometheus metrics, so a problem like seed 000's stale endpoint route raises
-// an alert the moment it appears instead of two months later.
+// Prometheus metrics, so a problem like a multi-WAN router's endpoint route
+// stuck on the backup uplink raises an alert the moment it appears instead of
+// two months later.
 //
 // Collection and checks run in the background every interval, and the metrics
 // of each collection are gathered once, when it finishes; a scrape only encodes

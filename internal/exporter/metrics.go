@@ -41,7 +41,7 @@ var (
 	descTxBytes   = desc("wireguard_peer_transmit_bytes_total", "Bytes sent to the peer.", "interface", "peer")
 )
 
-// Kernel counters behind the findings (seed 004's "metrics to watch").
+// Kernel counters behind the findings (the "metrics to watch" of slow tunnels).
 var (
 	descUDPRcvbuf    = desc("udp_rcvbuf_errors_total", "UDP datagrams dropped because a socket receive buffer was full (/proc/net/snmp Udp RcvbufErrors).")
 	descUDPSndbuf    = desc("udp_sndbuf_errors_total", "UDP datagrams dropped because a socket send buffer was full (Udp SndbufErrors).")

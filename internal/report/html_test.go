@@ -548,3 +548,10 @@ func contrast(a, b string) float64 {
 	la, lb := lum(a), lum(b)
 	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
 }
+
+// The page's own words never say "seed 00N" (finding text comes from the checks).
+func TestTemplateNamesNoSeeds(t *testing.T) {
+	if m := regexp.MustCompile(`(?i)\bseeds?\b`).FindString(htmlTemplate); m != "" {
+		t.Errorf("html.tmpl says %q", m)
+	}
+}
