@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -89,4 +90,40 @@ func TestProbeRoutersOverSSH(t *testing.T) {
 	if err != nil {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
+}
+
+// BenchmarkProbe1000PeersOverSSH: a central exporter probing a router with
+// 1,000 peers over ssh. It reports the scrape that collects (ssh, the
+// commands, checks, encoding) and, per iteration, the scrape the cache answers.
+func BenchmarkProbe1000PeersOverSSH(b *testing.B) {
+	l := labtest.Up(b, lab.Config{Name: "ct3", Topology: lab.SiteToSite})
+	spec := labtest.SSHD(b, l, "b")
+	addPeers(b, l.Target("b"), l.WGInterface("b"), 1000)
+	p := NewProber(ProbeOptions{Allow: []string{"ssh:*"}, CacheTTL: time.Hour})
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	u := srv.URL + "/probe?target=" + spec
+	scrape := func() string {
+		resp, err := http.Get(u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return string(body)
+	}
+	start := time.Now()
+	first := scrape()
+	collected := time.Since(start)
+	if n := strings.Count(first, "wgperf_wireguard_peer_info{"); n != 1001 {
+		b.Fatalf("probe sees %d peers, want 1001:\n%.2000s", n, first)
+	}
+	for b.Loop() {
+		scrape()
+	}
+	b.ReportMetric(collected.Seconds()*1000, "collecting-scrape-ms")
+	b.ReportMetric(float64(len(first))/1024, "text-KiB/scrape")
 }
