@@ -155,8 +155,8 @@ func (p *Prober) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if s := req.Header.Get("X-Prometheus-Scrape-Timeout-Seconds"); s != "" {
 		// Answer before Prometheus gives up, so a slow router reads as a
 		// failed collection rather than a down exporter.
-		if v, err := strconv.ParseFloat(s, 64); err == nil && v > 1 {
-			timeout = min(timeout, time.Duration((v-0.5)*float64(time.Second)))
+		if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 {
+			timeout = min(timeout, time.Duration(max(v-0.5, v/2)*float64(time.Second)))
 		}
 	}
 	r, at, err := p.get(req.Context(), t, timeout)
