@@ -28,8 +28,9 @@ type Host struct {
 }
 
 // ReadInventory parses the inventory file at path; errors name the file and
-// line. A .yml or .yaml file is an Ansible YAML inventory (ParseYAMLInventory),
-// anything else a list or INI inventory (ParseInventory).
+// line. A .yml, .yaml or .json file is an Ansible YAML inventory (JSON is
+// YAML; ParseYAMLInventory), anything else a list or INI inventory
+// (ParseInventory), as Ansible's inventory plugins pick by extension.
 func ReadInventory(path string) ([]Host, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -37,7 +38,7 @@ func ReadInventory(path string) ([]Host, error) {
 	}
 	defer f.Close()
 	parse := ParseInventory
-	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yml" || ext == ".yaml" {
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yml" || ext == ".yaml" || ext == ".json" {
 		parse = ParseYAMLInventory
 	}
 	hosts, err := parse(f)

@@ -174,6 +174,8 @@ func TestParseYAMLInventory(t *testing.T) {
 		{name: "child vars beat parent vars", in: "all:\n  vars: {ansible_user: a}\n  children:\n    g:\n      vars: {ansible_user: b}\n      hosts: {box: }\n",
 			want: []string{"ssh:b@box"}},
 		{name: "target specs as host names", in: "all:\n  hosts:\n    local:\n    netns:site-a:\n", want: []string{"local", "netns:site-a"}},
+		{name: "JSON form", in: `{"all": {"children": {"g": {"hosts": {"gw1": {"ansible_host": "192.0.2.1", "ansible_port": 2222}}}}}}`,
+			want: []string{"ssh:192.0.2.1:2222"}},
 		{name: "empty groups are fine", in: "all:\n  children:\n    empty:\n    g:\n      hosts:\n        box:\n", want: []string{"ssh:box"}},
 		{name: "hosts as a list", in: "all:\n  hosts:\n    - gw1\n", err: "line 3: all.hosts: want a map of host names"},
 		{name: "unknown key", in: "all:\n  host:\n    gw1:\n", err: `line 2: group all: unknown key "host"`},
