@@ -285,7 +285,7 @@ func chartIntervals(res *iperf.Result) []iperf.Interval {
 }
 
 // mtuChart shows a path-MTU search: each DF probe's size in the order tried,
-// passed in green, lost in red, and the path MTU found.
+// passed as bluish-green circles, lost as vermillion crosses, and the path MTU found.
 func mtuChart(m *mtu.Result) (template.HTML, []legendEntry, error) {
 	p := newPlot("probe", "IP packet size (bytes)")
 	var legend []legendEntry
