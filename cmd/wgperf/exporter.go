@@ -46,8 +46,8 @@ so several scrapers share it, and answers within the scrape timeout. Only target
 matching a --probe.allow pattern are collected; see deploy/prometheus/scrape.yml.
 
 --peer-names reads friendly peer names from wg-quick configs ("# Name = laptop"
-in a [Peer] section) or from "PUBLICKEY NAME" lines, for the name label of
-wgperf_wireguard_peer_info.
+in a [Peer] section), OpenWrt's /etc/config/network (peer descriptions) or
+"PUBLICKEY NAME" lines, for the name label of wgperf_wireguard_peer_info.
 
 The default port, 9723, is free in Prometheus' list of default port
 allocations (9586, used before, belongs to the WireGuard exporters).
@@ -90,7 +90,7 @@ Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are 
 	f.StringVar(&host, "host", "local", "target to watch: local, netns:NAME or ssh:[user@]host[:port]")
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
 	f.StringVar(&webConfig, "web.config.file", "", "web configuration file for TLS and basic auth (Prometheus exporter-toolkit format)")
-	f.StringArrayVar(&peerNames, "peer-names", nil, "file of peer names: a wg-quick config with \"# Name =\" comments or \"PUBLICKEY NAME\" lines (repeatable)")
+	f.StringArrayVar(&peerNames, "peer-names", nil, "file of peer names: a wg-quick config with \"# Name =\" comments, OpenWrt's /etc/config/network, or \"PUBLICKEY NAME\" lines (repeatable)")
 	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect, e.g. 'ssh:root@*' (repeatable; none: /probe refuses all)")
 	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it)")
 	f.DurationVar(&probe.CacheTTL, "probe.cache-ttl", exporter.DefaultProbeCacheTTL, "how long one collection answers /probe scrapes of its target")

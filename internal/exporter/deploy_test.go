@@ -187,6 +187,10 @@ procd_close_instance() { echo close; }
 . "$1"
 start_service
 `
+	names := filepath.Join(t.TempDir(), "network")
+	if err := os.WriteFile(names, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		env  []string
 		want string
@@ -195,6 +199,8 @@ start_service
 		{[]string{"CFG_listen=127.0.0.1:9100", "CFG_interval=1m"}, "param command /usr/bin/wgperf exporter --listen 127.0.0.1:9100 --interval 1m"},
 		{[]string{"CFG_web_config=/etc/wgperf/web-config.yml"},
 			"param command /usr/bin/wgperf exporter --listen :9723 --interval 30s --web.config.file /etc/wgperf/web-config.yml"},
+		{[]string{"CFG_peer_names=" + names}, "param command /usr/bin/wgperf exporter --listen :9723 --interval 30s --peer-names " + names},
+		{[]string{"CFG_peer_names=/nonexistent/network"}, "param command /usr/bin/wgperf exporter --listen :9723 --interval 30s"},
 		{[]string{"CFG_enabled=0"}, ""},
 	} {
 		args := append([]string{}, tc.env...)

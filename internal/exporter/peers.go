@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -20,23 +21,108 @@ type PeerNames map[string]string
 // ReadPeerNames reads names from files that are either wg-quick configs, whose
 // [Peer] sections carry a "# Name = laptop" comment (as wg-quick users and
 // other WireGuard exporters write them; "# friendly_name =" works too), or
-// plain lists of "PUBLICKEY NAME" lines. Later files win for a repeated key.
-// The files are read on this host only: fetching a wg-quick config from a
-// router would copy its private key over the wire.
+// plain lists of "PUBLICKEY NAME" lines, or OpenWrt's /etc/config/network,
+// whose wireguard_IFACE peer sections carry "option description". Later files
+// win for a repeated key. The files are read on this host only: fetching a
+// wg-quick config from a router would copy its private key over the wire.
 func ReadPeerNames(paths ...string) (PeerNames, error) {
 	names := PeerNames{}
 	for _, p := range paths {
-		f, err := os.Open(p)
+		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, err
 		}
-		err = parsePeerNames(f, names)
-		f.Close()
-		if err != nil {
+		parse := parsePeerNames
+		if isUCI(b) {
+			parse = parseUCIPeerNames
+		}
+		if err := parse(bytes.NewReader(b), names); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 	}
 	return names, nil
+}
+
+// isUCI reports whether a file is OpenWrt UCI configuration: its first
+// setting line starts a "config" section.
+func isUCI(b []byte) bool {
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		return strings.HasPrefix(line, "config ") || line == "config"
+	}
+	return false
+}
+
+// parseUCIPeerNames adds the description of every wireguard_* section that
+// has a public_key. Other sections (interfaces with their private_key among
+// them) are skipped unread.
+func parseUCIPeerNames(r io.Reader, names PeerNames) error {
+	sc := bufio.NewScanner(r)
+	var (
+		inPeer      bool
+		key, name   string
+		lineNo, sec int
+	)
+	flush := func() error {
+		if inPeer && key != "" && name != "" {
+			if !wgKeyRE.MatchString(key) {
+				return fmt.Errorf("section at line %d: %q is not a WireGuard public key", sec, key)
+			}
+			names[key] = name
+		}
+		key, name = "", ""
+		return nil
+	}
+	for sc.Scan() {
+		lineNo++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		switch f[0] {
+		case "config":
+			if err := flush(); err != nil {
+				return err
+			}
+			inPeer, sec = len(f) > 1 && strings.HasPrefix(f[1], "wireguard_"), lineNo
+		case "option":
+			if !inPeer || len(f) < 3 {
+				continue
+			}
+			m := uciOptionRE.FindStringSubmatch(sc.Text())
+			if m == nil {
+				continue
+			}
+			v := uciValue(m[2])
+			switch m[1] {
+			case "public_key":
+				key = v
+			case "description":
+				n, err := cleanName(v)
+				if err != nil {
+					return fmt.Errorf("line %d: %w", lineNo, err)
+				}
+				name = n
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return sc.Err()
+}
+
+var uciOptionRE = regexp.MustCompile(`^\s*option\s+(\S+)\s+(.*?)\s*$`)
+
+// uciValue removes UCI's quotes around a value.
+func uciValue(v string) string {
+	if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
 }
 
 var (

@@ -2,6 +2,8 @@ package exporter
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +142,44 @@ func TestSplitEndpoint(t *testing.T) {
 		if a, p := splitEndpoint(in); a != want.addr || p != want.port {
 			t.Errorf("splitEndpoint(%q) = %q, %d", in, a, p)
 		}
+	}
+}
+
+// OpenWrt keeps peers in /etc/config/network; LuCI's "Description" is the name.
+func TestReadPeerNamesFromOpenWrt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "network")
+	uci := `
+config interface 'wg0'
+	option proto 'wireguard'
+	option private_key 'yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk='
+	option description 'not a peer'
+
+config wireguard_wg0
+	option description 'Office router (Berlin)'
+	option public_key '` + keyA + `'
+	list allowed_ips '10.0.0.2/32'
+
+config wireguard_wg0 'phone'
+	option public_key "` + keyB + `"
+	option description "phone of Ana"
+
+config wireguard_wg0
+	option public_key '` + keyC + `'
+`
+	if err := os.WriteFile(path, []byte(uci), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadPeerNames(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(PeerNames{keyA: "Office router (Berlin)", keyB: "phone of Ana"}, got); d != "" {
+		t.Errorf("names (-want +got):\n%s", d)
+	}
+	if err := os.WriteFile(path, []byte("config wireguard_wg0\n\toption public_key 'nope'\n\toption description 'x'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPeerNames(path); err == nil || !strings.Contains(err.Error(), "not a WireGuard public key") {
+		t.Errorf("bad key accepted: %v", err)
 	}
 }
