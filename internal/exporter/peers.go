@@ -58,60 +58,42 @@ func isUCI(b []byte) bool {
 
 // parseUCIPeerNames adds the description of every wireguard_* section that
 // has a public_key. Other sections (interfaces with their private_key among
-// them) are skipped unread.
+// them) are skipped unread. The file is OpenWrt's, read by default on a
+// router, so a description wgperf cannot use (too long, control characters)
+// or a malformed key leaves that peer unnamed instead of stopping the exporter.
 func parseUCIPeerNames(r io.Reader, names PeerNames) error {
 	sc := bufio.NewScanner(r)
-	var (
-		inPeer      bool
-		key, name   string
-		lineNo, sec int
-	)
-	flush := func() error {
-		if inPeer && key != "" && name != "" {
-			if !wgKeyRE.MatchString(key) {
-				return fmt.Errorf("section at line %d: %q is not a WireGuard public key", sec, key)
-			}
+	var inPeer bool
+	var key, name string
+	flush := func() {
+		if inPeer && wgKeyRE.MatchString(key) && name != "" {
 			names[key] = name
 		}
 		key, name = "", ""
-		return nil
 	}
 	for sc.Scan() {
-		lineNo++
 		f := strings.Fields(sc.Text())
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
 		switch f[0] {
 		case "config":
-			if err := flush(); err != nil {
-				return err
-			}
-			inPeer, sec = len(f) > 1 && strings.HasPrefix(f[1], "wireguard_"), lineNo
+			flush()
+			inPeer = len(f) > 1 && strings.HasPrefix(f[1], "wireguard_")
 		case "option":
-			if !inPeer || len(f) < 3 {
-				continue
-			}
 			m := uciOptionRE.FindStringSubmatch(sc.Text())
-			if m == nil {
+			if !inPeer || m == nil {
 				continue
 			}
-			v := uciValue(m[2])
-			switch m[1] {
+			switch v := uciValue(m[2]); m[1] {
 			case "public_key":
 				key = v
 			case "description":
-				n, err := cleanName(v)
-				if err != nil {
-					return fmt.Errorf("line %d: %w", lineNo, err)
-				}
-				name = n
+				name, _ = cleanName(v) // "" when unusable
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return err
-	}
+	flush()
 	return sc.Err()
 }
 
