@@ -124,7 +124,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 	f.Float64Var(&rateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
 	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product")
 	f.BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack (their checks are skipped)")
-	f.StringVar(&inventory, "inventory", "", "file of hosts to diagnose: one target per line, or an Ansible INI inventory")
+	f.StringVar(&inventory, "inventory", "", "file of hosts to diagnose: one target per line, an Ansible INI inventory, or an Ansible YAML inventory (.yml, .yaml, .json)")
 	f.IntVar(&concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
 	f.DurationVar(&hostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")
 	return cmd

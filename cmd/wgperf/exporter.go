@@ -24,6 +24,8 @@ func exporterCmd() *cobra.Command {
 	var (
 		listen, host, webConfig string
 		interval                time.Duration
+		peerNames               []string
+		probe                   exporter.ProbeOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -35,6 +37,19 @@ retransmits; and every finding present now as wgperf_finding{id,severity,interfa
 so a stale endpoint route or ICMP rate-limit drops raise an alert when they appear.
 A scrape only copies the latest results, so it stays cheap.
 
+One wgperf can also watch many routers, blackbox-exporter style: Prometheus
+scrapes /probe?target=ssh:root@router and the exporter collects that router over
+ssh (the router needs no wgperf binary), caches the result for --probe.cache-ttl
+so several scrapers share it, and answers within the scrape timeout. Only targets
+matching a --probe.allow pattern are collected; see deploy/prometheus/scrape.yml.
+
+--peer-names reads friendly peer names from wg-quick configs ("# Name = laptop"
+in a [Peer] section), OpenWrt's /etc/config/network (peer descriptions) or
+"PUBLICKEY NAME" lines, for the name label of wgperf_wireguard_peer_info.
+
+The default port, 9723, is free in Prometheus' list of default port
+allocations (9586, used before, belongs to the WireGuard exporters).
+
 --web.config.file takes the web configuration file of the official Prometheus
 exporters (TLS certificate, basic auth users with bcrypt hashes); the metrics
 name peers' public keys, endpoints and allowed IPs, so use it (or listen on
@@ -42,7 +57,8 @@ name peers' public keys, endpoints and allowed IPs, so use it (or listen on
 
 Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are in deploy/.`,
 		Example: `  wgperf exporter
-  wgperf exporter --listen 127.0.0.1:9586 --host ssh:root@golem --interval 1m
+  wgperf exporter --listen 127.0.0.1:9723 --host ssh:root@golem --interval 1m
+  wgperf exporter --probe.allow 'ssh:root@*' --peer-names /etc/wireguard/wg0.conf
   wgperf exporter --web.config.file /etc/wgperf/web-config.yml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -56,18 +72,31 @@ Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are 
 			if err := exporter.CheckWebConfig(webConfig); err != nil {
 				return couldNotRun(fmt.Errorf("--web.config.file %s: %v", webConfig, err))
 			}
-			return runExporter(cmd.Context(), t, listen, interval, webConfig)
+			if err := exporter.CheckAllow(probe.Allow); err != nil {
+				return couldNotRun(err)
+			}
+			names, err := exporter.ReadPeerNames(peerNames...)
+			if err != nil {
+				return couldNotRun(fmt.Errorf("--peer-names: %v", err))
+			}
+			probe.Names = names
+			return runExporter(cmd.Context(), t, listen, interval, webConfig, probe)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&listen, "listen", ":9586", "address to serve /metrics on")
+	f.StringVar(&listen, "listen", ":9723", "address to serve /metrics and /probe on")
 	f.StringVar(&host, "host", "local", "target to watch: local, netns:NAME or ssh:[user@]host[:port]")
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
 	f.StringVar(&webConfig, "web.config.file", "", "web configuration file for TLS and basic auth (Prometheus exporter-toolkit format)")
+	f.StringArrayVar(&peerNames, "peer-names", nil, "file of peer names: a wg-quick config with \"# Name =\" comments, OpenWrt's /etc/config/network, or \"PUBLICKEY NAME\" lines (repeatable)")
+	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect, e.g. 'ssh:root@*' (repeatable; none: /probe refuses all)")
+	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it)")
+	f.DurationVar(&probe.CacheTTL, "probe.cache-ttl", exporter.DefaultProbeCacheTTL, "how long one collection answers /probe scrapes of its target")
+	f.IntVar(&probe.CacheSize, "probe.cache-size", exporter.DefaultProbeCacheSize, "most /probe targets cached; the least recently scraped is dropped first")
 	return cmd
 }
 
-func runExporter(ctx context.Context, t target.Target, listen string, interval time.Duration, webConfig string) error {
+func runExporter(ctx context.Context, t target.Target, listen string, interval time.Duration, webConfig string, probe exporter.ProbeOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -75,12 +104,12 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 	defer stop()
 
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
-	e := exporter.New(t, exporter.Options{
-		Interval: interval,
-		Logf: func(format string, args ...any) {
-			fmt.Fprintln(os.Stderr, "wgperf exporter:", shell.Terminal(fmt.Sprintf(format, args...)))
-		},
-	})
+	logf := func(format string, args ...any) {
+		fmt.Fprintln(os.Stderr, "wgperf exporter:", shell.Terminal(fmt.Sprintf(format, args...)))
+	}
+	e := exporter.New(t, exporter.Options{Interval: interval, Logf: logf, Names: probe.Names, Version: version})
+	probe.Logf = logf
+	prober := exporter.NewProber(probe)
 	// The first collection runs before serving, so a wrong --host fails at once
 	// with one clear line instead of an exporter that only ever reports failure.
 	if tty {
@@ -97,10 +126,13 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 		fmt.Fprintf(os.Stderr, "wgperf exporter: warning: %s serves peers' public keys, endpoints and allowed IPs to any host, without TLS or auth (see --web.config.file)\n", ln.Addr())
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", e.Handler())
+	mux.Handle("/metrics", e.Handler(prober))
+	mux.Handle("/probe", prober)
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintf(w, "<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
-			"<p>Watching %s every %s. <a href=\"/metrics\">Metrics</a></p></body></html>\n", html.EscapeString(t.String()), interval)
+			"<p>Watching %s every %s. <a href=\"/metrics\">Metrics</a>. "+
+			"Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)</p></body></html>\n",
+			html.EscapeString(t.String()), interval, html.EscapeString(fmt.Sprint(probe.Allow)))
 	})
 	go func() {
 		// Run collects at once; the first round above already did, so wait one interval.

@@ -120,6 +120,21 @@ func WriteText(w io.Writer, d Diagnosis, o TextOptions) error {
 			p.line(fmt.Sprintf("  %s on %s: %s", s.Check, s.Host, s.Reason))
 		}
 	}
+	// What could not be read, and what to install for it (a router's BusyBox
+	// userland lacks tools a full Linux has).
+	var notes []string
+	for _, h := range d.Hosts {
+		for _, n := range h.Notes {
+			notes = append(notes, fmt.Sprintf("  %s: %s: %s", h.Host, n.Source, n.Message))
+		}
+	}
+	if len(notes) > 0 {
+		p.line("")
+		p.line(p.paint(ansiBold, fmt.Sprintf("NOT COLLECTED (%d)", len(notes))))
+		for _, n := range notes {
+			p.line(n)
+		}
+	}
 	return p.err
 }
 

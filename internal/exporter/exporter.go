@@ -1,7 +1,8 @@
 // Package exporter serves one host's WireGuard peers, the kernel counters that
 // explain a slow tunnel, and the findings of wgperf's passive checks as
-// Prometheus metrics, so a problem like seed 000's stale endpoint route raises
-// an alert the moment it appears instead of two months later.
+// Prometheus metrics, so a problem like a multi-WAN router's endpoint route
+// stuck on the backup uplink raises an alert the moment it appears instead of
+// two months later.
 //
 // Collection and checks run in the background every interval, and the metrics
 // of each collection are gathered once, when it finishes; a scrape only encodes
@@ -14,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	goruntime "runtime"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -42,6 +44,10 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Now stamps collections; nil means time.Now.
 	Now func() time.Time
+	// Names gives peers a friendly name label (see ReadPeerNames).
+	Names PeerNames
+	// Version is reported by wgperf_build_info.
+	Version string
 }
 
 // Exporter watches one host. It is a prometheus.Collector, to register in any
@@ -52,6 +58,7 @@ type Exporter struct {
 	opts   Options
 	latest atomic.Pointer[round]
 	self   *prometheus.Registry // the exporter's own health metrics
+	roam   *roamLimiter
 
 	collections atomic.Uint64
 	failures    atomic.Uint64
@@ -77,7 +84,7 @@ func New(t target.Target, opts Options) *Exporter {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	e := &Exporter{target: t, opts: opts, self: prometheus.NewRegistry()}
+	e := &Exporter{target: t, opts: opts, self: prometheus.NewRegistry(), roam: newRoamLimiter()}
 	e.self.MustRegister(selfCollector{e})
 	return e
 }
@@ -102,33 +109,51 @@ func (e *Exporter) Run(ctx context.Context) {
 // metrics scrapes see. A failed collection drops the host metrics rather than
 // serving stale ones as current; wgperf_collect_success says so.
 func (e *Exporter) Refresh(ctx context.Context) error {
-	start := e.opts.Now()
 	// A collection must finish before the next one is due.
-	snap, err := collect.Collect(ctx, e.target, collect.Options{Timeout: min(e.opts.Interval, 30*time.Second), Now: e.opts.Now})
-	took := e.opts.Now().Sub(start)
-	if err != nil {
-		e.store(nil, check.Result{}, took, err)
-		return err
-	}
-	e.store(snap, check.Run([]*facts.Snapshot{snap}, e.opts.Checks), took, nil)
-	return nil
+	r := collectRound(ctx, e.target, min(e.opts.Interval, 30*time.Second), e.opts.Now, e.opts.Checks, e.labels())
+	e.publish(r)
+	return r.err
 }
 
-// store publishes a collection's outcome to scrapes.
-func (e *Exporter) store(snap *facts.Snapshot, res check.Result, took time.Duration, err error) {
-	e.collections.Add(1)
-	r := &round{took: took, err: err}
-	if prev := e.latest.Load(); prev != nil {
-		r.lastOK = prev.lastOK
+func (e *Exporter) labels() peerLabels { return peerLabels{names: e.opts.Names, roam: e.roam} }
+
+// collectRound collects t once within timeout and runs the passive checks.
+func collectRound(ctx context.Context, t target.Target, timeout time.Duration, now func() time.Time, opts check.Options, pl peerLabels) *round {
+	start := now()
+	snap, err := collect.Collect(ctx, t, collect.Options{Timeout: timeout, Now: now})
+	took := now().Sub(start)
+	if err != nil {
+		return &round{took: took, err: err}
 	}
-	if err == nil {
-		r.metrics = hostMetrics(snap, res)
-		if r.families, err = gather(r.metrics); err != nil {
-			// hostMetrics keeps series unique; this is a bug worth seeing in the metrics.
-			r.metrics, r.err = nil, fmt.Errorf("gather metrics: %w", err)
-		} else {
-			r.lastOK = snap.CollectedAt
-		}
+	return newRound(snap, check.Run([]*facts.Snapshot{snap}, opts), took, pl)
+}
+
+// newRound turns a successful collection into the metrics scrapes serve.
+func newRound(snap *facts.Snapshot, res check.Result, took time.Duration, pl peerLabels) *round {
+	r := &round{took: took, metrics: hostMetrics(snap, res, pl)}
+	var err error
+	if r.families, err = gather(r.metrics); err != nil {
+		// hostMetrics keeps series unique; this is a bug worth seeing in the metrics.
+		return &round{took: took, err: fmt.Errorf("gather metrics: %w", err)}
+	}
+	r.lastOK = snap.CollectedAt
+	return r
+}
+
+// store publishes a collection's outcome to scrapes (tests feed it snapshots).
+func (e *Exporter) store(snap *facts.Snapshot, res check.Result, took time.Duration, err error) {
+	if err != nil {
+		e.publish(&round{took: took, err: err})
+		return
+	}
+	e.publish(newRound(snap, res, took, e.labels()))
+}
+
+// publish makes r what scrapes see, keeping the time of the last success.
+func (e *Exporter) publish(r *round) {
+	e.collections.Add(1)
+	if prev := e.latest.Load(); prev != nil && r.err != nil {
+		r.lastOK = prev.lastOK
 	}
 	if r.err != nil {
 		e.failures.Add(1)
@@ -213,10 +238,13 @@ func (s selfCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // Handler serves Gather with the exporter process's own metrics (memory, CPU,
-// goroutines), as Prometheus expects at /metrics.
-func (e *Exporter) Handler() http.Handler {
+// goroutines, build info, and those of extra collectors such as a Prober), as
+// Prometheus expects at /metrics.
+func (e *Exporter) Handler(extra ...prometheus.Collector) http.Handler {
 	runtime := prometheus.NewRegistry()
-	runtime.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
+	runtime.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector(),
+		buildInfo(e.opts.Version))
+	runtime.MustRegister(extra...)
 	// The two sets of names (go_/process_ and wgperf_) never meet, so the
 	// families can be joined without a registry re-checking every sample.
 	all := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
@@ -227,6 +255,15 @@ func (e *Exporter) Handler() http.Handler {
 		return own, errors.Join(err, err2)
 	})
 	return promhttp.HandlerFor(all, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// buildInfo is wgperf_build_info, the series dashboards join on to show
+// which version each exporter runs.
+func buildInfo(version string) prometheus.Collector {
+	if version == "" {
+		version = "unknown"
+	}
+	return metricSlice{prometheus.MustNewConstMetric(descBuildInfo, prometheus.GaugeValue, 1, version, goruntime.Version())}
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

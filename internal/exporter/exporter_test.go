@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,7 +134,8 @@ func TestSeed000FindingsExported(t *testing.T) {
 	for _, want := range []string{
 		`wgperf_finding{id="route.stale-endpoint",interface="wg-wgx0-a",peer="` + peer + `",severity="critical"} 1`,
 		`wgperf_finding{id="icmp.ratelimit-drops",`,
-		`wgperf_wireguard_peer_info{allowed_ips="10.77.0.2/32",endpoint="203.0.113.2:51820",interface="wg-wgx0-a",peer="` + peer + `"} 1`,
+		`wgperf_wireguard_peer_info{allowed_ips="10.77.0.2/32",interface="wg-wgx0-a",name="",peer="` + peer + `"} 1`,
+		`wgperf_wireguard_peer_endpoint_info{endpoint_ip="203.0.113.2",interface="wg-wgx0-a",peer="` + peer + `"} 1`,
 		`wgperf_collect_success 1`,
 	} {
 		if !strings.Contains(got, want) {
@@ -221,5 +224,25 @@ func TestHandshakeAge(t *testing.T) {
 	}
 	if strings.Contains(got, `wgperf_wireguard_peer_handshake_age_seconds{interface="wg0",peer="never="}`) {
 		t.Error("a peer without handshake has an age")
+	}
+}
+
+// /metrics carries wgperf_build_info and the /probe counters next to the
+// process metrics, whatever the watched host does.
+func TestHandlerServesBuildInfoAndProbeCounters(t *testing.T) {
+	e := New(target.Local(), Options{Version: "v1.2.3"})
+	srv := httptest.NewServer(e.Handler(NewProber(ProbeOptions{})))
+	defer srv.Close()
+	_, body := get(t, srv.URL)
+	for _, want := range []string{
+		`wgperf_build_info{goversion="` + runtime.Version() + `",version="v1.2.3"} 1`,
+		`wgperf_probe_requests_total{result="refused"} 0`,
+		`wgperf_probe_cache_targets 0`,
+		`wgperf_collect_success 0`,
+		`process_resident_memory_bytes `,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, body)
+		}
 	}
 }

@@ -32,14 +32,16 @@ var (
 	descIfaceInfo = desc("wireguard_interface_info", "A WireGuard interface; implementation is kernel, userspace or empty when unknown.",
 		"interface", "public_key", "listen_port", "implementation")
 	descIfaceMTU  = desc("wireguard_interface_mtu_bytes", "MTU of the WireGuard interface.", "interface")
-	descPeerInfo  = desc("wireguard_peer_info", "A WireGuard peer and its current endpoint (empty when it has none).", "interface", "peer", "endpoint", "allowed_ips")
+	descPeerInfo  = desc("wireguard_peer_info", "A WireGuard peer; name is its friendly name from --peer-names, empty when it has none.", "interface", "peer", "name", "allowed_ips")
+	descPeerAddr  = desc("wireguard_peer_endpoint_info", "The address of the peer's current endpoint, or \"roaming\" once it has shown 4 addresses within an hour; absent when it has none.", "interface", "peer", "endpoint_ip")
+	descPeerPort  = desc("wireguard_peer_endpoint_port", "UDP port of the peer's current endpoint (a value, not a label: NAT rebinding changes it often).", "interface", "peer")
 	descHandshake = desc("wireguard_peer_latest_handshake_timestamp_seconds", "Unix time of the peer's latest handshake; 0 means never.", "interface", "peer")
 	descHSAge     = desc("wireguard_peer_handshake_age_seconds", "Seconds from the peer's latest handshake to the collection; absent when there was none.", "interface", "peer")
 	descRxBytes   = desc("wireguard_peer_receive_bytes_total", "Bytes received from the peer.", "interface", "peer")
 	descTxBytes   = desc("wireguard_peer_transmit_bytes_total", "Bytes sent to the peer.", "interface", "peer")
 )
 
-// Kernel counters behind the findings (seed 004's "metrics to watch").
+// Kernel counters behind the findings (the "metrics to watch" of slow tunnels).
 var (
 	descUDPRcvbuf    = desc("udp_rcvbuf_errors_total", "UDP datagrams dropped because a socket receive buffer was full (/proc/net/snmp Udp RcvbufErrors).")
 	descUDPSndbuf    = desc("udp_sndbuf_errors_total", "UDP datagrams dropped because a socket send buffer was full (Udp SndbufErrors).")
@@ -54,18 +56,32 @@ var (
 	descCheckSkipped = desc("check_skipped", "A check that could not run on the host because the facts it needs were not collected (always 1).", "check")
 )
 
+// The exporter process itself, served at /metrics in every mode.
+var (
+	descBuildInfo      = desc("build_info", "wgperf's version and the Go version it was built with (always 1).", "version", "goversion")
+	descProbes         = desc("probe_requests_total", "/probe requests, by how they were answered: cached (a collection younger than --probe.cache-ttl), collected, or refused (target not allowed or not valid).", "result")
+	descProbeCacheSize = desc("probe_cache_targets", "Targets whose latest collection the /probe cache holds (at most --probe.cache-size).")
+)
+
 var selfDescs = []*prometheus.Desc{descCollectSuccess, descCollectDuration, descCollectTimestamp, descCollections, descCollectFailures}
 
 var allDescs = append(selfDescs[:len(selfDescs):len(selfDescs)],
-	descIfaceInfo, descIfaceMTU, descPeerInfo, descHandshake, descHSAge, descRxBytes, descTxBytes,
+	descBuildInfo, descProbes, descProbeCacheSize,
+	descIfaceInfo, descIfaceMTU, descPeerInfo, descPeerAddr, descPeerPort, descHandshake, descHSAge, descRxBytes, descTxBytes,
 	descUDPRcvbuf, descUDPSndbuf, descUDPInErrors, descTCPRetrans, descTCPOutSegs,
 	descSoftnetProc, descSoftnetDrop, descSoftnetSqz,
 	descFinding, descFindings, descCheckSkipped,
 )
 
+// peerLabels names peers and bounds their endpoint labels' churn.
+type peerLabels struct {
+	names PeerNames
+	roam  *roamLimiter // per watched host; nil shows every address
+}
+
 // hostMetrics turns one snapshot and its check results into const metrics.
 // It runs once per collection, so a scrape only copies the slice.
-func hostMetrics(s *facts.Snapshot, res check.Result) []prometheus.Metric {
+func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []prometheus.Metric {
 	var out []prometheus.Metric
 	add := func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
 		out = append(out, prometheus.MustNewConstMetric(d, t, v, labels...))
@@ -73,7 +89,12 @@ func hostMetrics(s *facts.Snapshot, res check.Result) []prometheus.Metric {
 	// Kernel facts are read through the target's namespace, but "wg show all
 	// dump" lists interfaces of every namespace; the collector already keeps
 	// only local ones, and a name repeated would break the scrape, so guard.
+	if pl.roam != nil {
+		pl.roam.mu.Lock()
+		defer pl.roam.mu.Unlock()
+	}
 	seenIface := map[string]bool{}
+	present := map[[2]string]bool{}
 	for _, w := range s.WireGuard {
 		if seenIface[w.Name] {
 			continue
@@ -89,7 +110,17 @@ func hostMetrics(s *facts.Snapshot, res check.Result) []prometheus.Metric {
 				continue
 			}
 			seenPeer[p.PublicKey] = true
-			add(descPeerInfo, prometheus.GaugeValue, 1, w.Name, p.PublicKey, p.Endpoint, strings.Join(p.AllowedIPs, ","))
+			present[[2]string{w.Name, p.PublicKey}] = true
+			add(descPeerInfo, prometheus.GaugeValue, 1, w.Name, p.PublicKey, pl.names[p.PublicKey], strings.Join(p.AllowedIPs, ","))
+			if addr, port := splitEndpoint(p.Endpoint); addr != "" {
+				if pl.roam != nil {
+					addr = pl.roam.label(w.Name, p.PublicKey, addr, s.CollectedAt)
+				}
+				add(descPeerAddr, prometheus.GaugeValue, 1, w.Name, p.PublicKey, addr)
+				if port > 0 {
+					add(descPeerPort, prometheus.GaugeValue, float64(port), w.Name, p.PublicKey)
+				}
+			}
 			hs := 0.0
 			if !p.LatestHandshake.IsZero() {
 				hs = unixSeconds(p.LatestHandshake)
@@ -100,6 +131,9 @@ func hostMetrics(s *facts.Snapshot, res check.Result) []prometheus.Metric {
 			add(descRxBytes, prometheus.CounterValue, float64(p.RxBytes), w.Name, p.PublicKey)
 			add(descTxBytes, prometheus.CounterValue, float64(p.TxBytes), w.Name, p.PublicKey)
 		}
+	}
+	if pl.roam != nil {
+		pl.roam.keep(present)
 	}
 
 	snmp := func(d *prometheus.Desc, group, key string) {

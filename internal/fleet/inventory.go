@@ -1,5 +1,5 @@
 // Package fleet diagnoses many hosts at once: it reads an inventory (a plain
-// list of target specs or an Ansible-style INI file) and collects snapshots
+// list of target specs, an Ansible INI file or an Ansible YAML file) and collects snapshots
 // from the hosts in parallel, with a bound on concurrency and a per-host
 // timeout. A host that does not answer is reported, never fatal.
 package fleet
@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,14 +27,21 @@ type Host struct {
 	Groups []string `json:"groups,omitempty"` // INI sections it is listed in
 }
 
-// ReadInventory parses the inventory file at path; errors name the file and line.
+// ReadInventory parses the inventory file at path; errors name the file and
+// line. A .yml, .yaml or .json file is an Ansible YAML inventory (JSON is
+// YAML; ParseYAMLInventory), anything else a list or INI inventory
+// (ParseInventory), as Ansible's inventory plugins pick by extension.
 func ReadInventory(path string) ([]Host, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("inventory: %v", err)
 	}
 	defer f.Close()
-	hosts, err := ParseInventory(f)
+	parse := ParseInventory
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yml" || ext == ".yaml" || ext == ".json" {
+		parse = ParseYAMLInventory
+	}
+	hosts, err := parse(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -159,6 +167,11 @@ func (inv *inventory) hostLine(n int, section, line string) error {
 		}
 		vars[canonical(k)] = v
 	}
+	return inv.addHost(n, section, name, vars)
+}
+
+// addHost records a host of an INI line or a YAML hosts: entry.
+func (inv *inventory) addHost(n int, section, name string, vars map[string]string) error {
 	spec := isSpec(name)
 	if spec && len(vars) > 0 {
 		return fmt.Errorf("%s is a target spec and takes no variables (write an Ansible host name to use them)", name)

@@ -148,8 +148,8 @@ type view struct {
 	MTUView   *mtuView
 	Scenarios []scenarioView
 	Passed    int // scenarios that passed
-	FixChart  template.HTML
-	FontCSS   template.CSS // the chart font, when the page has charts
+	FixChart  chart
+	Fonts     template.CSS // the font stack of page and charts
 }
 
 // benchView is a bench matrix with its charts.
@@ -160,7 +160,7 @@ type benchView struct {
 
 type mtuView struct {
 	*mtu.Result
-	Chart template.HTML
+	Chart chart
 }
 
 type scenarioView struct {
@@ -173,6 +173,7 @@ type scenarioView struct {
 type chart struct {
 	Title, Caption string
 	SVG            template.HTML
+	Legend         []legendEntry
 }
 
 // matrixRow is one direction, kind and label of the bench matrix.
@@ -217,15 +218,11 @@ func WriteHTML(w io.Writer, doc Document) error {
 		v.Scenarios = append(v.Scenarios, sv)
 	}
 	if len(doc.Scenarios) > 0 {
-		if v.FixChart, err = scenarioChart(doc.Scenarios); err != nil {
+		if v.FixChart.SVG, v.FixChart.Legend, err = scenarioChart(doc.Scenarios); err != nil {
 			return err
 		}
 	}
-	if v.hasCharts() {
-		if v.FontCSS, err = chartFontCSS(); err != nil {
-			return err
-		}
-	}
+	v.Fonts = template.CSS(chartFonts) // trusted: a constant
 	// Render fully before writing, so a template error leaves no half page.
 	var b bytes.Buffer
 	if err := page.Execute(&b, v); err != nil {
@@ -245,18 +242,6 @@ func WriteHTMLFile(path string, doc Document) error {
 		return fmt.Errorf("--html: %w", err)
 	}
 	return nil
-}
-
-func (v *view) hasCharts() bool {
-	if len(v.Bench.Charts) > 0 || (v.MTUView != nil && v.MTUView.Chart != "") || v.FixChart != "" {
-		return true
-	}
-	for _, s := range v.Scenarios {
-		if len(s.Bench.Charts) > 0 || (s.MTU != nil && s.MTU.Chart != "") {
-			return true
-		}
-	}
-	return false
 }
 
 // makeBenchView tabulates runs and charts the runs in charted.
@@ -282,7 +267,7 @@ func makeMTUView(m *mtu.Result) (*mtuView, error) {
 	v := &mtuView{Result: m}
 	if len(m.Probes) > 0 {
 		var err error
-		if v.Chart, err = mtuChart(m); err != nil {
+		if v.Chart.SVG, v.Chart.Legend, err = mtuChart(m); err != nil {
 			return nil, err
 		}
 	}

@@ -2,19 +2,17 @@ package report
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"html/template"
 	"image/color"
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 
-	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -23,62 +21,94 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 )
 
-// Colours tell the path apart, dashes the direction: a reader compares
-// tunnel with underlay by colour and upload with download by line style.
+// The palette is Okabe and Ito's, which people with the common colour-vision
+// deficiencies tell apart; every series also differs by marker shape (and
+// bars by fill), so nothing depends on colour alone. Colour tells the path
+// (or before/after a fix) apart, dashes the direction.
 var (
-	colTunnel   = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
-	colUnderlay = color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}
-	colOK       = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
-	colFail     = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
-	colBefore   = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
-	colAfter    = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
+	colTunnel   = color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff} // blue
+	colUnderlay = color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff} // dark grey
+	colOK       = color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 0xff} // bluish green
+	colFail     = color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff} // vermillion
+	colBefore   = color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff} // vermillion
+	colAfter    = color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff} // blue
 	// Extra runs of the same path (labelled, e.g. after a fix) get these.
 	colExtra = []color.Color{
-		color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
-		color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
-		color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
+		color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // orange
+		color.RGBA{R: 0xcc, G: 0x79, B: 0xa7, A: 0xff}, // reddish purple
+		color.RGBA{R: 0x56, G: 0xb4, B: 0xe9, A: 0xff}, // sky blue
 	}
 )
+
+// shape is a marker, with the character the HTML legend shows for it.
+type shape struct {
+	glyph draw.GlyphDrawer
+	char  string
+}
+
+var (
+	shapeCircle   = shape{draw.CircleGlyph{}, "●"}
+	shapeTriangle = shape{draw.TriangleGlyph{}, "△"}
+	shapeSquare   = shape{draw.SquareGlyph{}, "□"}
+	shapeCross    = shape{draw.CrossGlyph{}, "✕"}
+	shapeExtra    = []shape{{draw.RingGlyph{}, "○"}, {draw.PlusGlyph{}, "+"}, {draw.BoxGlyph{}, "■"}}
+)
+
+// chartFonts is the font stack the page and its charts use. Chart text is
+// measured with Liberation Sans, which has Arial's metrics (and nearly
+// Helvetica's), so text lands where it was measured without embedding a font.
+const chartFonts = `Arial, "Liberation Sans", Helvetica, sans-serif`
+
+// legendEntry is one series of a chart, listed under it in HTML: a legend
+// there never covers the data or runs off a narrow chart.
+type legendEntry struct {
+	Name   string
+	Color  string // CSS colour
+	Line   bool   // the series is a line
+	Dashed bool   // a dashed line
+	Hollow bool   // an outlined bar (else a filled bar or a marker alone)
+	Marker string // the marker's character; "" for none
+}
+
+func cssColor(c color.Color) string {
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+}
 
 const chartW, chartH = 16 * vg.Centimeter, 7 * vg.Centimeter
 
 // minInterval is the shortest iperf3 interval (seconds) the charts plot.
 const minInterval = 0.5
 
-// svgOf renders p as an inline <svg> element (no XML prolog).
-func svgOf(p *plot.Plot, w, h vg.Length) (template.HTML, error) {
+// svgOf renders p as an inline <svg> element (no XML prolog), labelled for
+// screen readers with label (role img, aria-label, title), its text in the
+// page's fonts.
+func svgOf(p *plot.Plot, w, h vg.Length, label string) (template.HTML, error) {
 	c := vgsvg.New(w, h)
 	p.Draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
-		return "", fmt.Errorf("render chart %q: %w", p.Title.Text, err)
+		return "", fmt.Errorf("render chart %q: %w", label, err)
 	}
 	s := b.String()
 	if i := strings.Index(s, "<svg"); i >= 0 {
 		s = s[i:]
 	}
-	// Trusted: gonum escapes every text it draws.
+	s = strings.ReplaceAll(s, "font-family:"+measureFamily+";", "font-family:"+strings.ReplaceAll(chartFonts, `"`, "'")+";")
+	esc := template.HTMLEscapeString(label)
+	s = strings.Replace(s, "<svg", `<svg role="img" aria-label="`+esc+`"`, 1)
+	if i := strings.Index(s, ">"); i >= 0 {
+		s = s[:i+1] + "<title>" + esc + "</title>" + s[i+1:]
+	}
+	// Trusted: gonum escapes every text it draws; the label is escaped here.
 	return template.HTML(s), nil
 }
 
-// chartFontCSS is an @font-face rule carrying the font gonum measures chart
-// text with. Without it a browser that lacks the font substitutes a wider one
-// and legends and titles run off the chart. It is added once per page.
-var chartFontCSS = sync.OnceValues(func() (template.CSS, error) {
-	face := font.DefaultCache.Lookup(plot.DefaultFont, 12)
-	var buf sfnt.Buffer
-	family, err := face.Face.Name(&buf, sfnt.NameIDFamily)
-	if err != nil {
-		return "", fmt.Errorf("chart font: %w", err)
-	}
-	var raw bytes.Buffer
-	if _, err := face.Face.WriteSourceTo(&buf, &raw); err != nil {
-		return "", fmt.Errorf("chart font: %w", err)
-	}
-	// Trusted: a quoted family name from the font and base64.
-	return template.CSS(fmt.Sprintf("@font-face { font-family: %s; src: url(data:font/ttf;base64,%s) format(\"truetype\"); }",
-		strconv.Quote(family), base64.StdEncoding.EncodeToString(raw.Bytes()))), nil
-})
+// chartFont is the font chart text is measured with (see chartFonts), and
+// measureFamily the family name gonum writes for it.
+var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+const measureFamily = "Liberation Sans"
 
 // plainTicks are gonum's default ticks labelled without trailing zeros
 // ("1500", not "1500.00").
@@ -106,52 +136,60 @@ func (countTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
-func newPlot(title, x, y string) *plot.Plot {
+// newPlot is a plot without title or legend: both are HTML around the
+// chart (the figure caption and the legend list).
+func newPlot(x, y string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = title
+	for _, ts := range []*text.Style{&p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label} {
+		size := ts.Font.Size
+		ts.Font = chartFont
+		ts.Font.Size = size
+	}
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
+	// Room for a fallback font a little wider than the one measured.
+	p.Y.Label.Padding += vg.Points(3)
 	p.Y.Min = 0
 	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = false
 	return p
 }
 
-// runStyle picks a run's colour and dashes: before and after a fix in red
-// and green, otherwise the tunnel in blue and the underlay in grey; other
-// labels get colours of their own. Downloads are dashed.
-func runStyle(r BenchRun, extra *int) (color.Color, []vg.Length) {
+// runStyle picks a run's colour, marker and dashes: before a fix vermillion
+// circles, after it blue triangles; otherwise the tunnel blue circles and the
+// underlay grey squares; other labels get colours and shapes of their own.
+// Downloads are dashed.
+func runStyle(r BenchRun, extra *int) (color.Color, shape, []vg.Length) {
 	var c color.Color
+	var sh shape
 	switch {
 	case r.Label == LabelBefore:
-		c = colBefore
+		c, sh = colBefore, shapeCircle
 	case r.Label == LabelAfter:
-		c = colAfter
+		c, sh = colAfter, shapeTriangle
 	case r.Label != "":
-		c = colExtra[*extra%len(colExtra)]
+		c, sh = colExtra[*extra%len(colExtra)], shapeExtra[*extra%len(shapeExtra)]
 		*extra++
 	case r.Path == PathUnderlay:
-		c = colUnderlay
+		c, sh = colUnderlay, shapeSquare
 	default:
-		c = colTunnel
+		c, sh = colTunnel, shapeCircle
 	}
 	var dash []vg.Length
 	if r.Direction == Download {
 		dash = []vg.Length{vg.Points(5), vg.Points(3)}
 	}
-	return c, dash
+	return c, sh, dash
 }
 
-// chartCaption explains the colours runStyle gave runs.
+// chartCaption explains the styles runStyle gave runs.
 func chartCaption(runs []BenchRun) string {
 	for _, r := range runs {
 		if r.Label == LabelBefore || r.Label == LabelAfter {
-			return "before the fix in red, after it in green; upload solid, download dashed."
+			return "before the fix vermillion circles, after it blue triangles (outlined); upload solid, download dashed."
 		}
 	}
-	return "tunnel in blue, underlay in grey; upload solid, download dashed."
+	return "tunnel blue circles, underlay grey squares (outlined); upload solid, download dashed."
 }
 
 // runCharts draws per-second throughput, congestion window and retransmits,
@@ -195,7 +233,8 @@ func runCharts(runs []BenchRun, prefix string) ([]chart, error) {
 		group := byKind[kind]
 		for _, m := range metrics {
 			title := prefix + kind + ", " + m.title
-			p := newPlot(title, "seconds", m.unit)
+			p := newPlot("seconds", m.unit)
+			var legend []legendEntry
 			extra, lines, top := 0, 0, 0.0
 			for _, r := range group {
 				var pts plotter.XYs
@@ -208,26 +247,26 @@ func runCharts(runs []BenchRun, prefix string) ([]chart, error) {
 				if len(pts) == 0 {
 					continue
 				}
-				l, err := plotter.NewLine(pts)
+				l, marks, err := plotter.NewLinePoints(pts)
 				if err != nil {
 					return nil, fmt.Errorf("chart %s: %w", title, err)
 				}
-				l.Color, l.Dashes = runStyle(r, &extra)
-				l.Width = vg.Points(1.5)
-				p.Add(l)
-				p.Legend.Add(r.Name(), l)
+				col, sh, dash := runStyle(r, &extra)
+				l.Color, l.Dashes, l.Width = col, dash, vg.Points(1.5)
+				marks.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: sh.glyph}
+				p.Add(l, marks)
+				legend = append(legend, legendEntry{Name: r.Name(), Color: cssColor(col), Line: true, Dashed: dash != nil, Marker: sh.char})
 				lines++
 			}
 			if lines == 0 {
 				continue // e.g. no cwnd in UDP runs
 			}
-			// Headroom above the lines keeps the legend (top right) off them.
-			p.Y.Max = max(top, 1) * (1.15 + 0.1*float64(lines))
-			svg, err := svgOf(p, chartW, chartH)
+			p.Y.Max = max(top, 1) * 1.05
+			svg, err := svgOf(p, chartW, chartH, title)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, chart{Title: title, Caption: chartCaption(group), SVG: svg})
+			out = append(out, chart{Title: title, Caption: chartCaption(group), SVG: svg, Legend: legend})
 		}
 	}
 	return out, nil
@@ -246,9 +285,10 @@ func chartIntervals(res *iperf.Result) []iperf.Interval {
 }
 
 // mtuChart shows a path-MTU search: each DF probe's size in the order tried,
-// passed in green, lost in red, and the path MTU found.
-func mtuChart(m *mtu.Result) (template.HTML, error) {
-	p := newPlot("Path-MTU search", "probe", "IP packet size (bytes)")
+// passed as bluish-green circles, lost as vermillion crosses, and the path MTU found.
+func mtuChart(m *mtu.Result) (template.HTML, []legendEntry, error) {
+	p := newPlot("probe", "IP packet size (bytes)")
+	var legend []legendEntry
 	var all, ok, fail plotter.XYs
 	minSize := m.Probes[0].MTU
 	for i, pr := range m.Probes {
@@ -267,43 +307,45 @@ func mtuChart(m *mtu.Result) (template.HTML, error) {
 	p.X.Tick.Marker = countTicks{}
 	path, err := plotter.NewLine(all)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	path.Color = color.Gray{Y: 0xa0}
 	p.Add(path)
 	for _, set := range []struct {
 		pts   plotter.XYs
 		col   color.Color
-		shape draw.GlyphDrawer
+		shape shape
 		name  string
-	}{{ok, colOK, draw.CircleGlyph{}, "passed"}, {fail, colFail, draw.CrossGlyph{}, "lost"}} {
+	}{{ok, colOK, shapeCircle, "passed"}, {fail, colFail, shapeCross, "lost"}} {
 		if len(set.pts) == 0 {
 			continue
 		}
 		sc, err := plotter.NewScatter(set.pts)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: set.col, Radius: vg.Points(4), Shape: set.shape}
+		sc.GlyphStyle = draw.GlyphStyle{Color: set.col, Radius: vg.Points(4), Shape: set.shape.glyph}
 		p.Add(sc)
-		p.Legend.Add(set.name, sc)
+		legend = append(legend, legendEntry{Name: set.name, Color: cssColor(set.col), Marker: set.shape.char})
 	}
 	if m.PathMTU > 0 {
 		found, err := plotter.NewLine(plotter.XYs{{X: 1, Y: float64(m.PathMTU)}, {X: float64(len(m.Probes)), Y: float64(m.PathMTU)}})
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		found.Color, found.Dashes = colOK, []vg.Length{vg.Points(4), vg.Points(2)}
+		found.Color, found.Dashes = colTunnel, []vg.Length{vg.Points(4), vg.Points(2)}
 		p.Add(found)
-		p.Legend.Add(fmt.Sprintf("path MTU %d", m.PathMTU), found)
+		legend = append(legend, legendEntry{Name: fmt.Sprintf("path MTU %d", m.PathMTU), Color: cssColor(colTunnel), Line: true, Dashed: true})
 	}
-	p.Legend.Top, p.Legend.Left = false, false
-	return svgOf(p, chartW, chartH)
+	svg, err := svgOf(p, chartW, chartH, "Path-MTU search: DF probe sizes in the order tried")
+	return svg, legend, err
 }
 
-// scenarioChart is a grouped bar chart of throughput before and after each fix.
-func scenarioChart(ss []ScenarioResult) (template.HTML, error) {
-	p := newPlot("Throughput before and after the fix", "", "Mbit/s")
+// scenarioChart is a grouped bar chart of throughput before and after each
+// fix: before as outlined bars, after as filled ones.
+func scenarioChart(ss []ScenarioResult) (template.HTML, []legendEntry, error) {
+	p := newPlot("", "Mbit/s")
+	var legend []legendEntry
 	before, after := make(plotter.Values, len(ss)), make(plotter.Values, len(ss))
 	names := make([]string, len(ss))
 	for i, s := range ss {
@@ -311,24 +353,30 @@ func scenarioChart(ss []ScenarioResult) (template.HTML, error) {
 	}
 	w := vg.Points(18)
 	for _, set := range []struct {
-		vals plotter.Values
-		col  color.Color
-		name string
-		off  vg.Length
-	}{{before, colBefore, "before", -w / 2}, {after, colAfter, "after", w / 2}} {
+		vals   plotter.Values
+		col    color.Color
+		name   string
+		off    vg.Length
+		hollow bool
+	}{{before, colBefore, "before", -w / 2, true}, {after, colAfter, "after", w / 2, false}} {
 		bars, err := plotter.NewBarChart(set.vals, w)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		bars.Color, bars.LineStyle.Width, bars.Offset = set.col, 0, set.off
+		bars.Offset = set.off
+		bars.LineStyle.Color, bars.LineStyle.Width = set.col, vg.Points(1.5)
+		bars.Color = set.col
+		if set.hollow {
+			bars.Color = color.White
+		}
 		p.Add(bars)
-		p.Legend.Add(set.name, bars)
+		legend = append(legend, legendEntry{Name: set.name, Color: cssColor(set.col), Hollow: set.hollow})
 	}
 	top := 1.0
 	for _, s := range ss {
 		top = max(top, s.Before.Tunnel, s.After.Tunnel)
 	}
-	p.Y.Max = top * 1.3 // room for the legend
+	p.Y.Max = top * 1.05
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(ss))-0.5 // whole bars at both ends
 	height := chartH
@@ -337,5 +385,6 @@ func scenarioChart(ss []ScenarioResult) (template.HTML, error) {
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 		height += 2 * vg.Centimeter
 	}
-	return svgOf(p, chartW, height)
+	svg, err := svgOf(p, chartW, height, "Tunnel throughput before and after each fix")
+	return svg, legend, err
 }

@@ -1,0 +1,280 @@
+package exporter
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"net/http"
+	"path"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Multi-target defaults: a scrape every 30 s of the same router from two
+// Prometheus replicas shares one collection; a fleet of a few hundred routers
+// fits the cache; a dead router costs one ssh connect timeout, not a pile of
+// hanging ones.
+const (
+	DefaultProbeTimeout    = 20 * time.Second
+	DefaultProbeCacheTTL   = 25 * time.Second
+	DefaultProbeCacheSize  = 512
+	DefaultProbeConcurrent = 8
+)
+
+// ProbeOptions tune a Prober.
+type ProbeOptions struct {
+	// Allow lists the target specs /probe may collect, as path.Match patterns
+	// ("ssh:root@*", "netns:site-*"). A scraper can otherwise make a root
+	// process ssh anywhere with root's keys, so nothing is allowed by default.
+	Allow []string
+	// Timeout bounds one collection; Prometheus' scrape timeout, when sent,
+	// lowers it. 0 means DefaultProbeTimeout.
+	Timeout time.Duration
+	// CacheTTL is how long a collection (or a failure) answers scrapes of
+	// its target; 0 means DefaultProbeCacheTTL.
+	CacheTTL time.Duration
+	// CacheSize bounds the targets remembered; the least recently scraped
+	// goes first. 0 means DefaultProbeCacheSize.
+	CacheSize int
+	// Concurrent bounds collections running at once; 0 means DefaultProbeConcurrent.
+	Concurrent int
+	// Checks, Names, Logf and Now as in Options.
+	Checks check.Options
+	Names  PeerNames
+	Logf   func(format string, args ...any)
+	Now    func() time.Time
+}
+
+// Prober serves /probe?target=SPEC: it collects the target (over ssh for a
+// router, which needs no wgperf binary), runs the passive checks and answers
+// with the target's metrics, as the blackbox exporter does for its probes.
+// Collections are cached per target for CacheTTL and shared by concurrent
+// scrapes of the same target.
+type Prober struct {
+	opts ProbeOptions
+	sem  chan struct{}
+
+	mu      sync.Mutex
+	entries map[string]*list.Element // spec -> *probeEntry in lru
+	lru     *list.List               // front: most recently scraped
+
+	cached, collected, refused atomic.Uint64
+	runs                       atomic.Uint64 // collections started
+
+	// collectFn collects one target; tests replace it.
+	collectFn func(ctx context.Context, t target.Target, timeout time.Duration, pl peerLabels) *round
+}
+
+// probeEntry is one target's latest collection; ready closes when it is done.
+type probeEntry struct {
+	spec  string
+	roam  *roamLimiter // survives re-collections, so roaming stays bounded
+	ready chan struct{}
+	r     *round
+	at    time.Time // when the collection finished
+}
+
+// NewProber returns a Prober; nothing is collected until a scrape asks.
+func NewProber(opts ProbeOptions) *Prober {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultProbeTimeout
+	}
+	if opts.CacheTTL <= 0 {
+		opts.CacheTTL = DefaultProbeCacheTTL
+	}
+	if opts.CacheSize <= 0 {
+		opts.CacheSize = DefaultProbeCacheSize
+	}
+	if opts.Concurrent <= 0 {
+		opts.Concurrent = DefaultProbeConcurrent
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	p := &Prober{opts: opts, sem: make(chan struct{}, opts.Concurrent), entries: map[string]*list.Element{}, lru: list.New()}
+	p.collectFn = func(ctx context.Context, t target.Target, timeout time.Duration, pl peerLabels) *round {
+		return collectRound(ctx, t, timeout, opts.Now, opts.Checks, pl)
+	}
+	return p
+}
+
+// CheckAllow validates allow patterns, so a typo fails at start, not per scrape.
+func CheckAllow(patterns []string) error {
+	for _, p := range patterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("--probe.allow %q: %v", p, err)
+		}
+	}
+	return nil
+}
+
+func (p *Prober) allowed(spec string) bool {
+	for _, pat := range p.opts.Allow {
+		if ok, _ := path.Match(pat, spec); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ServeHTTP answers /probe?target=SPEC. A target that fails to collect is
+// still a 200 with wgperf_collect_success 0 (Prometheus keeps up=1: the
+// exporter answered; the alert on collect_success names the target).
+func (p *Prober) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	spec := req.URL.Query().Get("target")
+	if spec == "" {
+		p.refused.Add(1)
+		http.Error(w, "target parameter missing: /probe?target=ssh:[user@]host[:port]", http.StatusBadRequest)
+		return
+	}
+	t, err := target.Parse(spec)
+	if err != nil {
+		p.refused.Add(1)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if !p.allowed(t.String()) {
+		p.refused.Add(1)
+		http.Error(w, fmt.Sprintf("target %q is not allowed: start the exporter with --probe.allow matching it", spec), http.StatusForbidden)
+		return
+	}
+	timeout := p.opts.Timeout
+	if s := req.Header.Get("X-Prometheus-Scrape-Timeout-Seconds"); s != "" {
+		// Answer before Prometheus gives up, so a slow router reads as a
+		// failed collection rather than a down exporter.
+		if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 {
+			timeout = min(timeout, time.Duration(max(v-0.5, v/2)*float64(time.Second)))
+		}
+	}
+	r, at, err := p.get(req.Context(), t, timeout)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	fams, err := probeFamilies(r, at)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	promhttp.HandlerFor(prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return fams, nil }),
+		promhttp.HandlerOpts{}).ServeHTTP(w, req)
+}
+
+// get returns t's cached collection, or collects it: one collection per
+// target at a time, whoever asks.
+func (p *Prober) get(ctx context.Context, t target.Target, timeout time.Duration) (*round, time.Time, error) {
+	spec := t.String()
+	now := p.opts.Now()
+	p.mu.Lock()
+	var e *probeEntry
+	if el, ok := p.entries[spec]; ok {
+		p.lru.MoveToFront(el)
+		e = el.Value.(*probeEntry)
+		select {
+		case <-e.ready:
+			if now.Sub(e.at) < p.opts.CacheTTL {
+				p.mu.Unlock()
+				p.cached.Add(1)
+				return e.r, e.at, nil
+			}
+			// Stale: a new collection replaces it, keeping the roaming memory.
+			e = &probeEntry{spec: spec, roam: e.roam, ready: make(chan struct{})}
+			el.Value = e
+			go p.collect(t, e, timeout)
+		default: // being collected: wait for it
+		}
+	} else {
+		e = &probeEntry{spec: spec, roam: newRoamLimiter(), ready: make(chan struct{})}
+		p.entries[spec] = p.lru.PushFront(e)
+		for p.lru.Len() > p.opts.CacheSize {
+			old := p.lru.Back()
+			p.lru.Remove(old)
+			delete(p.entries, old.Value.(*probeEntry).spec)
+		}
+		go p.collect(t, e, timeout)
+	}
+	p.mu.Unlock()
+	select {
+	case <-e.ready:
+		p.collected.Add(1)
+		return e.r, e.at, nil
+	case <-ctx.Done():
+		return nil, time.Time{}, ctx.Err()
+	}
+}
+
+// collect runs in its own goroutine so a scraper that hangs up does not
+// abandon a collection others are waiting for.
+func (p *Prober) collect(t target.Target, e *probeEntry, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := p.opts.Now()
+	var r *round
+	select {
+	case p.sem <- struct{}{}:
+		p.runs.Add(1)
+		r = p.collectFn(ctx, t, timeout-p.opts.Now().Sub(start), peerLabels{names: p.opts.Names, roam: e.roam})
+		<-p.sem
+	case <-ctx.Done():
+		r = &round{err: fmt.Errorf("%s: %d collections already running for %s: %w", t, cap(p.sem), timeout, ctx.Err())}
+	}
+	r.took = p.opts.Now().Sub(start)
+	if r.err != nil {
+		p.opts.Logf("probe %v", r.err)
+	}
+	e.r, e.at = r, p.opts.Now()
+	close(e.ready)
+}
+
+// probeFamilies is a probe's answer: the target's metrics and whether its
+// collection worked, how long it took and when it finished.
+func probeFamilies(r *round, at time.Time) ([]*dto.MetricFamily, error) {
+	success := 0.0
+	if r.err == nil {
+		success = 1
+	}
+	own := metricSlice{
+		prometheus.MustNewConstMetric(descCollectSuccess, prometheus.GaugeValue, success),
+		prometheus.MustNewConstMetric(descCollectDuration, prometheus.GaugeValue, r.took.Seconds()),
+	}
+	if r.err == nil {
+		own = append(own, prometheus.MustNewConstMetric(descCollectTimestamp, prometheus.GaugeValue, unixSeconds(at)))
+	}
+	fams, err := gather(own)
+	if err != nil {
+		return nil, err
+	}
+	fams = append(fams, r.families...)
+	sort.Slice(fams, func(i, j int) bool { return fams[i].GetName() < fams[j].GetName() })
+	return fams, nil
+}
+
+// Describe and Collect make the Prober's own counters a prometheus.Collector
+// for the exporter's /metrics.
+func (p *Prober) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descProbes
+	ch <- descProbeCacheSize
+}
+
+func (p *Prober) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(descProbes, prometheus.CounterValue, float64(p.cached.Load()), "cached")
+	ch <- prometheus.MustNewConstMetric(descProbes, prometheus.CounterValue, float64(p.collected.Load()), "collected")
+	ch <- prometheus.MustNewConstMetric(descProbes, prometheus.CounterValue, float64(p.refused.Load()), "refused")
+	p.mu.Lock()
+	n := p.lru.Len()
+	p.mu.Unlock()
+	ch <- prometheus.MustNewConstMetric(descProbeCacheSize, prometheus.GaugeValue, float64(n))
+}
