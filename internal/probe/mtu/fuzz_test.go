@@ -44,3 +44,15 @@ func FuzzParseTcpdump(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseTraceroute: a router's traceroute output comes from the probed
+// host; an MTU read from it is never negative.
+func FuzzParseTraceroute(f *testing.F) {
+	seedDir(f, filepath.Join("..", "..", "..", "testdata", "probe", "traceroute"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, hop, err := ParseTraceroute(bytes.NewReader(b), "203.0.113.2")
+		if err == nil && (p.MTU < 0 || hop < 0) {
+			t.Fatalf("ParseTraceroute(%q) = %+v, hop %d", b, p, hop)
+		}
+	})
+}

@@ -40,6 +40,12 @@ type Config struct {
 	Progress io.Writer
 }
 
+// How DF probes are sent.
+const (
+	MethodPing       = "ping -M do"
+	MethodTraceroute = "traceroute -F"
+)
+
 // Probe is one DF ping.
 type Probe struct {
 	MTU    int    `json:"mtu"` // packet size probed (payload + 28 or 48)
@@ -70,6 +76,9 @@ type Result struct {
 	WGMTU         int     `json:"wg_mtu"`    // recommended WireGuard MTU
 	MSSClamp      int     `json:"mss_clamp"` // recommended MSS clamp inside the tunnel
 	Probes        []Probe `json:"probes"`
+	// Method is how the DF probes were sent: MethodPing, or MethodTraceroute
+	// on hosts whose ping cannot forbid fragmentation (BusyBox).
+	Method string `json:"method"`
 	// MSS stepping: the largest healthy MSS and the first collapsed one.
 	MSSRuns       []MSSRun          `json:"mss_runs,omitempty"`
 	ReferenceMbit float64           `json:"reference_mbit,omitempty"`
@@ -114,6 +123,8 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	res.SearchMin, res.SearchMax = c.Min, c.Max
 
+	res.Method = MethodPing
+	var trace *tracerouteDF // set when the host's ping cannot forbid fragmentation
 	s := NewSearch(c.Min, c.Max, c.Retries, 1)
 	s.Likely(LikelyMTUs...)
 	for {
@@ -121,7 +132,20 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		if !ok {
 			break
 		}
-		p, err := ping(ctx, c.Client, c.Addr, size-hdr, res.IPv6)
+		var p Ping
+		var err error
+		if trace == nil {
+			p, err = ping(ctx, c.Client, c.Addr, size-hdr, res.IPv6)
+			if errors.Is(err, errNoDFPing) && !res.IPv6 {
+				// A BusyBox router: its traceroute can set don't-fragment.
+				if trace, err = newTracerouteDF(ctx, c.Client, c.Addr); err == nil {
+					res.Method = MethodTraceroute
+					p, err = trace.probe(ctx, size)
+				}
+			}
+		} else {
+			p, err = trace.probe(ctx, size)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -194,6 +218,9 @@ func ping(ctx context.Context, t target.Target, addr string, payload int, v6 boo
 		if !errors.As(err, &te) || te.ExitCode < 0 {
 			return Ping{}, err
 		}
+		if noDFFlag(te.Stderr) {
+			return Ping{}, fmt.Errorf("%s: %w", t, errNoDFPing)
+		}
 		if te.ExitCode == 2 && !strings.Contains(te.Stderr, "message too long") {
 			// ping exits 2 on errors such as an unknown host or no permission.
 			return Ping{}, fmt.Errorf("%s: ping %s: %s", t, addr, strings.TrimSpace(te.Stderr))
@@ -206,10 +233,15 @@ func ping(ctx context.Context, t target.Target, addr string, payload int, v6 boo
 // routeMTU is the MTU of the client's interface towards addr.
 func routeMTU(ctx context.Context, t target.Target, addr string) (int, error) {
 	out, err := t.Run(ctx, "ip", "-j", "route", "get", addr)
+	parse := collect.ParseRouteGet
 	if err != nil {
-		return 0, fmt.Errorf("no route to %s on %s: %w", addr, t, err)
+		// BusyBox ip (a router without ip-full) has no -j: read its text.
+		if out, err = t.Run(ctx, "ip", "route", "get", addr); err != nil {
+			return 0, fmt.Errorf("no route to %s on %s: %w", addr, t, err)
+		}
+		parse = collect.ParseRouteGetText
 	}
-	dev, _, _, err := collect.ParseRouteGet(bytes.NewReader(out))
+	dev, _, _, err := parse(bytes.NewReader(out))
 	if err != nil {
 		return 0, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -59,4 +60,32 @@ func BenchmarkMTUSearchBlackHole(b *testing.B) {
 	}
 	b.ReportMetric(float64(probes)/float64(b.N), "DF-probes/op")
 	b.ReportMetric(float64(steps)/float64(b.N), "MSS-steps/op")
+}
+
+// TestMTUFromBusyBoxRouter runs the search on the lab's OpenWrt-like router
+// over dropbear: BusyBox ping has no -M and ip no -j, so the DF probes go
+// out as BusyBox "traceroute -F" and the route is read from ip's text. The
+// black-holed 1400-byte hop is still found exactly.
+func TestMTUFromBusyBoxRouter(t *testing.T) {
+	testutil.RequireRoot(t)
+	const truth = 1400
+	l := labtest.Up(t, lab.Config{Name: "wgbr", Topology: lab.SiteToSite, Router: true, PathMTU: truth, DropFragNeeded: true})
+	spec := labtest.Router(t, l)
+	router, err := target.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Client: router, Addr: l.Node("b").UnderlayAddr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: path MTU %d in %d DF probes with %s, %.1fs", spec, res.PathMTU, len(res.Probes), res.Method, res.Seconds)
+	if res.Method != MethodTraceroute || res.PathMTU != truth || !res.BlackHole {
+		t.Errorf("method %q, path MTU %d, black hole %v; want %q, %d, true", res.Method, res.PathMTU, res.BlackHole, MethodTraceroute, truth)
+	}
+	if len(res.Probes) > 12 {
+		t.Errorf("%d DF probes, want <= 12", len(res.Probes))
+	}
 }

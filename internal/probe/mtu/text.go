@@ -38,7 +38,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.WGMTU > 0 {
 		fmt.Fprintf(w, "recommended WireGuard MTU: %d\nrecommended MSS clamp: %d\n", r.WGMTU, r.MSSClamp)
 	}
-	fmt.Fprintf(w, "%d DF probes (%d passed), %d MSS steps, %.1fs\n", len(r.Probes), passed, len(r.MSSRuns), r.Seconds)
+	method := ""
+	if r.Method != "" && r.Method != MethodPing {
+		method = " sent with " + r.Method
+	}
+	fmt.Fprintf(w, "%d DF probes%s (%d passed), %d MSS steps, %.1fs\n", len(r.Probes), method, passed, len(r.MSSRuns), r.Seconds)
 	return finding.WriteBrief(w, r.Findings)
 }
 
