@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -56,8 +52,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if cfg.Omit < 0 || cfg.Seconds < 0 || cfg.Parallel < 0 || udpRate < 0 || cfg.Hops < 0 {
 				return couldNotRun(fmt.Errorf("--omit, --time, --parallel, --udp and --hops must not be negative"))
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
 			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
 			if err := cfg.Discover(ctx, !noUnderlay); err != nil {

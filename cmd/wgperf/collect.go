@@ -2,11 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -34,8 +31,7 @@ with "wgperf diagnose --from FILE". Nothing on the host is changed.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			snap, err := collect.Collect(ctx, t, collect.Options{SkipFirewall: skipFirewall})
 			if err != nil {
 				return couldNotRun(err)

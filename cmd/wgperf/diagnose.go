@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -74,8 +71,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 			if len(hosts) == 0 && len(files) == 0 && inventory == "" {
 				hosts = []string{"local"}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			tty := term.IsTerminal(int(os.Stderr.Fd()))
 			opts := diagnose.Options{Check: check.Options{PathRateMbit: rateMbit, PathRTT: rtt},
 				Concurrency: concurrency, HostTimeout: hostTimeout}

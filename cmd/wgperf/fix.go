@@ -302,14 +302,7 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--verify needs --apply (it measures before and after building the tunnels)")}
 			}
 			if apply {
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-				defer stop()
-				res, err := verify.ApplyLabECMP(ctx, host, verify.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
-					Verify: measure, Progress: progressLines(asJSON)})
-				if err != nil {
-					return couldNotRun(err)
-				}
-				return writeResult(cmd.OutOrStdout(), res, asJSON)
+				return applyLabECMP(cmd, host, tunnels, seconds, streams, measure, asJSON)
 			}
 			f := &fixFlags{host: host, root: root}
 			ctx, env, stop, err := fixEnv(f)

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -46,8 +42,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 				return couldNotRun(fmt.Errorf("--count must be between 1 and 1000"))
 			}
 			cfg.Host, cfg.Targets = host, targets
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			res, err := icmpburst.Run(ctx, cfg)
 			if err != nil {
 				return couldNotRun(err)

@@ -1,3 +1,5 @@
+//go:build !router
+
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/verify"
 )
 
 // labName is the --name of every lab subcommand.
@@ -249,4 +252,17 @@ func labFlowsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&to, "to", "", "destination address")
 	cmd.Flags().IntVar(&count, "count", 500, "number of flows")
 	return cmd
+}
+
+// buildFlavor names this build in "wgperf version": "" for the full one.
+const buildFlavor = ""
+
+// applyLabECMP is "fix ecmp --apply": it builds the tunnels in a lab.
+func applyLabECMP(cmd *cobra.Command, host string, tunnels, seconds, streams int, measure, asJSON bool) error {
+	res, err := verify.ApplyLabECMP(cmd.Context(), host, verify.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
+		Verify: measure, Progress: progressLines(asJSON)})
+	if err != nil {
+		return couldNotRun(err)
+	}
+	return writeResult(cmd.OutOrStdout(), res, asJSON)
 }

@@ -49,12 +49,23 @@ Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
 		Short: "Print the wgperf version",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "wgperf %s\n", version)
+			fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 		},
 	})
+	// "wgperf --version" and "wgperf version" say the same.
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.AddCommand(benchCmd(), collectCmd(), diagnoseCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
 		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd())
 	return root
+}
+
+// versionLine is what "wgperf version" prints: the version, and which build
+// this is when it is not the full one.
+func versionLine() string {
+	if buildFlavor == "" {
+		return "wgperf " + version
+	}
+	return "wgperf " + version + " (" + buildFlavor + ")"
 }
 
 // ExitError carries a specific exit code out of a command; Err may be nil when

@@ -27,7 +27,7 @@ func TestCLIContract(t *testing.T) {
 		stderr string // substring of the one error line; "" wants no stderr
 	}{
 		{"version", []string{"version"}, exitOK, "wgperf dev\n", ""},
-		{"--version", []string{"--version"}, exitOK, "wgperf version dev", ""},
+		{"--version", []string{"--version"}, exitOK, "wgperf dev\n", ""},
 		{"unknown command", []string{"frobnicate"}, exitFailed, "", `unknown command "frobnicate"`},
 		{"unknown flag", []string{"diagnose", "--frob"}, exitFailed, "", "unknown flag: --frob"},
 		{"extra argument", []string{"diagnose", "extra"}, exitFailed, "", `unknown command "extra"`},

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -52,8 +48,7 @@ found, 3 could not run.`,
 				return couldNotRun(err)
 			}
 			cfg.Client = client
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			if serverSpec != "" {
 				server, err := target.Parse(serverSpec)
 				if err != nil {

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 
 	"github.com/spf13/cobra"
 
@@ -48,8 +45,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 					return couldNotRun(fmt.Errorf("--caps: %d is not a positive rate in Mbit/s", c))
 				}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-			defer stop()
+			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			cfg.Client, cfg.Server = client, server
 			if err := cfg.Discover(ctx); err != nil {
 				return couldNotRun(err)

@@ -152,6 +152,22 @@ type view struct {
 	Fonts     template.CSS // the font stack of page and charts
 }
 
+// chartFonts is the font stack the page and its charts use. Chart text is
+// measured with Liberation Sans, which has Arial's metrics (and nearly
+// Helvetica's), so text lands where it was measured without embedding a font.
+const chartFonts = `Arial, "Liberation Sans", Helvetica, sans-serif`
+
+// legendEntry is one series of a chart, listed under it in HTML: a legend
+// there never covers the data or runs off a narrow chart.
+type legendEntry struct {
+	Name   string
+	Color  string // CSS colour
+	Line   bool   // the series is a line
+	Dashed bool   // a dashed line
+	Hollow bool   // an outlined bar (else a filled bar or a marker alone)
+	Marker string // the marker's character; "" for none
+}
+
 // benchView is a bench matrix with its charts.
 type benchView struct {
 	Matrix []matrixRow

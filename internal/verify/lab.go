@@ -1,3 +1,5 @@
+//go:build !router
+
 package verify
 
 import (
@@ -12,21 +14,17 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// Peer is where --verify measures to: spec when given, else, for a node of a
-// wgperf lab, the node at the other end of its tunnel.
-func Peer(host target.Target, spec string) (target.Target, error) {
-	if spec != "" {
-		return target.Parse(spec)
-	}
+// labPeer is, for a node of a wgperf lab, the node at the other end of its tunnel.
+func labPeer(host target.Target) (target.Target, bool) {
 	if name, node, ok := labNode(host.String()); ok {
 		if l, err := lab.Load(name); err == nil {
 			other := map[string]string{"a": "b", "b": "a"}[node]
 			if l.Node(other) != nil {
-				return l.Target(other), nil
+				return l.Target(other), true
 			}
 		}
 	}
-	return nil, fmt.Errorf("--verify needs --peer: the far end of the tunnel on %s, where iperf3 runs as the server (e.g. --peer ssh:root@site-b)", host)
+	return nil, false
 }
 
 // labNode splits "netns:wgl-NAME-NODE" into the lab name and node.

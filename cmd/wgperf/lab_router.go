@@ -1,0 +1,29 @@
+//go:build router
+
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// buildFlavor names this build in "wgperf version".
+const buildFlavor = "router build: no lab, no HTML charts"
+
+// errNotInRouterBuild answers the lab's commands in the router build, which
+// leaves out the lab, its embedded WireGuard and the scenarios.
+var errNotInRouterBuild = fmt.Errorf("the lab is not in the router build of wgperf: run it from a full build on a Linux host")
+
+func labCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "lab",
+		Short:              "Not in the router build: the built-in lab of WireGuard tunnels",
+		DisableFlagParsing: true,
+		RunE:               func(*cobra.Command, []string) error { return couldNotRun(errNotInRouterBuild) },
+	}
+}
+
+func applyLabECMP(*cobra.Command, string, int, int, int, bool, bool) error {
+	return couldNotRun(fmt.Errorf("fix ecmp --apply builds tunnels in a wgperf lab: %w", errNotInRouterBuild))
+}
