@@ -51,7 +51,7 @@ Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
 			fmt.Fprintf(cmd.OutOrStdout(), "wgperf %s\n", version)
 		},
 	})
-	root.AddCommand(benchCmd(), collectCmd(), diagnoseCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
+	root.AddCommand(benchCmd(), collectCmd(), diagnoseCmd(), doctorCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
 		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd())
 	return root
 }
