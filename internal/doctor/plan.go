@@ -56,7 +56,7 @@ func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Repor
 		return nil
 	}
 	var out []ProbePlan
-	if why := mtuReason(fs, m, rep); why != "" {
+	if why := mtuReason(fs, m, rep); why != "" && (m.Benched || endpoint(client) != "") {
 		out = append(out, ProbePlan{Probe: ProbeMTU, Why: why})
 	}
 	if why, targets := healthChecks(client); why != "" && len(targets) > 0 {
@@ -166,4 +166,17 @@ func unique(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// endpoint is the first peer endpoint of the snapshot's WireGuard interfaces.
+func endpoint(s *facts.Snapshot) string {
+	if s == nil {
+		return ""
+	}
+	for _, e := range s.Endpoints {
+		if e.Endpoint != "" {
+			return e.Endpoint
+		}
+	}
+	return ""
 }
