@@ -78,7 +78,7 @@ func TestRank(t *testing.T) {
 			first: "route.stale-endpoint@ssh:root@golem", status: StatusUnjudged, after: []string{"icmp.ratelimit-drops"},
 		},
 		{
-			name: "stale route over a 10x slower uplink: the bench ratio looks fine, the route still comes first",
+			name:  "stale route over a 10x slower uplink: the bench ratio looks fine, the route still comes first",
 			snaps: []string{"lab-multiwan-stale-a"}, m: measured("netns:wgl-wgd3-a", "netns:wgl-wgd3-b", 18.5, 18.8, 18.2, 19.1),
 			first: "route.stale-endpoint@netns:wgl-wgd3-a", status: StatusSlow, after: []string{"conntrack.tunnel-tracked", "wg.userspace"},
 		},
