@@ -1,0 +1,135 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+// labCase breaks a lab the way a catalog scenario does (internal/scenario
+// catalog.go) and names the cause doctor must rank first.
+type labCase struct {
+	name    string
+	lab     lab.Config
+	sysctls map[string]string // initial-namespace values, restored after
+	breaks  [][]string        // node, argv...; "{wg}" is the node's WireGuard interface
+	first   string            // finding ID ranked first
+	probe   string            // a targeted probe that must have run ("" for any)
+}
+
+var labCases = []labCase{
+	{
+		name: "PMTUD black hole: 1400-byte hop, ICMP frag-needed dropped",
+		lab:  lab.Config{Name: "drpm", Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true},
+		// The bulk transfer stalls; the MTU search proves the black hole.
+		first: "mtu.pmtud-blackhole", probe: ProbeMTU,
+	},
+	{
+		name: "multi-WAN router: endpoint route stuck on the backup uplink",
+		lab:  lab.Config{Name: "drst", Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
+		breaks: [][]string{{"a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1", "proto", "static", "metric", "20"}},
+		first:  "route.stale-endpoint",
+	},
+	{
+		name: "WireGuard MTU 1500 over a 1500 underlay: fragmentation",
+		lab:  lab.Config{Name: "drmf", Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500},
+		first: "mtu.tunnel-too-large", probe: ProbeMTU,
+	},
+	{
+		name: "UDP receive buffer drops: small rmem_max, CUBIC senders, 20 ms RTT",
+		lab: lab.Config{Name: "drub", Underlay: lab.Shape{RateMbit: 100, DelayMs: 10}, UDPBuffer: lab.UDPBufferCapped},
+		sysctls: map[string]string{"net.core.rmem_max": "32768", "net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
+		breaks: [][]string{
+			{"a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"},
+			{"b", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"},
+		},
+		first: "udp.rcvbuf-errors",
+	},
+}
+
+// TestDoctorLab: on each broken lab, doctor between the two sites ranks the
+// case's cause first. Set WGPERF_DOCTOR_CASES to a comma-separated list of
+// lab names (drpm, drst, drmf, drub) to run some.
+func TestDoctorLab(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "iperf3", "ping")
+	only := os.Getenv("WGPERF_DOCTOR_CASES")
+	for _, tc := range labCases {
+		if only != "" && !slices.Contains(strings.Split(only, ","), tc.lab.Name) {
+			continue
+		}
+		t.Run(tc.lab.Name, func(t *testing.T) {
+			// Before the lab: its WireGuard sockets take their buffer limit when they open.
+			setSysctls(t, tc.sysctls)
+			l := labtest.Up(t, tc.lab)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			for _, b := range tc.breaks {
+				argv := slices.Clone(b[1:])
+				for i := range argv {
+					argv[i] = strings.ReplaceAll(argv[i], "{wg}", l.WGInterface(b[0]))
+				}
+				if out, err := l.Target(b[0]).Run(ctx, argv[0], argv[1:]...); err != nil {
+					t.Fatalf("break %v: %v %s", b, err, out)
+				}
+			}
+			rep, err := Run(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), Seconds: 2,
+				Progress: func(s string) { t.Log(s) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text bytes.Buffer
+			if err := rep.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s (%s)\n%s", tc.name, tc.lab.Name, text.String())
+			v := rep.Verdict()
+			if v == nil {
+				t.Fatalf("status %s, no verdict; want %s first", rep.Status, tc.first)
+			}
+			if v.Finding.ID != tc.first {
+				t.Errorf("ranked first: %s, want %s (%v)", v.Finding.ID, tc.first, ids(rep.Causes))
+			}
+			if rep.Status == StatusHealthy {
+				t.Errorf("status healthy on a broken lab")
+			}
+			if tc.probe != "" && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == tc.probe && p.Error == "" }) {
+				t.Errorf("probe %s did not run (%+v)", tc.probe, rep.Probes)
+			}
+			if v.Command == "" || !strings.Contains(v.Command, "--only "+tc.first) {
+				t.Errorf("verdict command %q", v.Command)
+			}
+			t.Logf("TABLE | %s | %s | ranked first: %v | %.0f s", tc.name, tc.first, v.Finding.ID == tc.first, rep.Seconds)
+		})
+	}
+}
+
+// setSysctls sets initial-namespace sysctls and restores the exact previous
+// values when the test ends (child namespaces mirror or cannot set them).
+func setSysctls(t *testing.T, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		path := filepath.Join("/proc/sys", strings.ReplaceAll(k, ".", "/"))
+		old, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := os.WriteFile(path, old, 0o644); err != nil {
+				t.Errorf("restore %s: %v", k, err)
+			}
+		})
+		if err := os.WriteFile(path, []byte(v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
