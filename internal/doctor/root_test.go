@@ -34,19 +34,19 @@ var labCases = []labCase{
 		first: "mtu.pmtud-blackhole", probe: ProbeMTU,
 	},
 	{
-		name: "multi-WAN router: endpoint route stuck on the backup uplink",
-		lab:  lab.Config{Name: "drst", Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
+		name:   "multi-WAN router: endpoint route stuck on the backup uplink",
+		lab:    lab.Config{Name: "drst", Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
 		breaks: [][]string{{"a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1", "proto", "static", "metric", "20"}},
 		first:  "route.stale-endpoint",
 	},
 	{
-		name: "WireGuard MTU 1500 over a 1500 underlay: fragmentation",
-		lab:  lab.Config{Name: "drmf", Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500},
+		name:  "WireGuard MTU 1500 over a 1500 underlay: fragmentation",
+		lab:   lab.Config{Name: "drmf", Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500},
 		first: "mtu.tunnel-too-large", probe: ProbeMTU,
 	},
 	{
-		name: "UDP receive buffer drops: small rmem_max, CUBIC senders, 20 ms RTT",
-		lab: lab.Config{Name: "drub", Underlay: lab.Shape{RateMbit: 100, DelayMs: 10}, UDPBuffer: lab.UDPBufferCapped},
+		name:    "UDP receive buffer drops: small rmem_max, CUBIC senders, 20 ms RTT",
+		lab:     lab.Config{Name: "drub", Underlay: lab.Shape{RateMbit: 100, DelayMs: 10}, UDPBuffer: lab.UDPBufferCapped},
 		sysctls: map[string]string{"net.core.rmem_max": "32768", "net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
 		breaks: [][]string{
 			{"a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"},
