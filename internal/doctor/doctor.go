@@ -381,9 +381,9 @@ func (r *Report) command(f finding.Finding) string {
 	if !r.passive[key(f)] {
 		cmd += " --from doctor.json"
 	}
-	cmd += " --only " + f.ID + " --apply --verify"
-	if peer := r.peerOf(f.Host); peer != "" {
-		cmd += " --peer " + peer
+	cmd += " --only " + f.ID + " --apply"
+	if peer := r.peerOf(f.Host); peer != "" && !unmeasured[f.ID] {
+		cmd += " --verify --peer " + peer
 	}
 	return cmd + " --confirm 60s"
 }

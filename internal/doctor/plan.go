@@ -46,23 +46,22 @@ func Healthy(fs []finding.Finding, m Measured) bool {
 }
 
 // PlanProbes picks the targeted probes the evidence calls for; it is pure.
-// A healthy pair gets none. The MTU search runs when a tunnel run stalled or
-// collapsed or an MTU finding exists (without a server, always: a DF search
-// to the endpoint is the one path check one end can do); icmp-burst when
-// health checks are configured (mwan3 track_ip, banIP, an ICMP limit rule);
-// the shaping sweep when throughput oscillates.
+// The MTU search runs when a tunnel run stalled or collapsed or an MTU
+// finding exists (without a server, whenever there is a peer endpoint: a DF
+// search to it is the path check one end can make); the shaping sweep when
+// throughput oscillates; neither on a healthy pair. icmp-burst runs whenever
+// health checks are configured (mwan3 track_ip, banIP, an ICMP limit rule),
+// healthy or not: a limiter that eats their replies costs nothing in a bench,
+// only in the failovers it triggers.
 func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Report, client *facts.Snapshot) []ProbePlan {
-	if healthy {
-		return nil
-	}
 	var out []ProbePlan
-	if why := mtuReason(fs, m, rep); why != "" && (m.Benched || endpoint(client) != "") {
+	if why := mtuReason(fs, m, rep); !healthy && why != "" && (m.Benched || endpoint(client) != "") {
 		out = append(out, ProbePlan{Probe: ProbeMTU, Why: why})
 	}
 	if why, targets := healthChecks(client); why != "" && len(targets) > 0 {
 		out = append(out, ProbePlan{Probe: ProbeICMPBurst, Why: why, Targets: targets})
 	}
-	if m.Benched && slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == "throughput.oscillation" }) {
+	if !healthy && m.Benched && slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == "throughput.oscillation" }) {
 		out = append(out, ProbePlan{Probe: ProbeShaping, Why: "throughput collapses periodically (throughput.oscillation): a tbf cap below the knee may hold steadier"})
 	}
 	return out

@@ -194,6 +194,7 @@ func TestPlanProbes(t *testing.T) {
 		{"MTU findings and an ICMP limit rule: MTU search, icmp-burst to the gateway and endpoint", false, mtuFs, measured("a", "b", 60, 190, 180, 190), mtuSnaps[0],
 			"mtu; icmp-burst 198.51.100.1 203.0.113.2"},
 		{"one end: DF search, icmp-burst to mwan3's track_ip", false, golemFs, Measured{}, golemSnaps[0], "mtu; icmp-burst 1.1.1.1 208.67.222.222 8.8.8.8"},
+		{"healthy with an ICMP limit rule: icmp-burst only", true, mtuFs, ok, mtuSnaps[0], "icmp-burst 198.51.100.1 203.0.113.2"},
 		{"oscillation: shaping sweep", false, osc, measured("a", "b", 100, 190, 180, 190), healthySnaps[0], "shape-sweep"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

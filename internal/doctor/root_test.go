@@ -54,11 +54,18 @@ var labCases = []labCase{
 		},
 		first: "udp.rcvbuf-errors",
 	},
+	{
+		name: "multi-WAN router: firewall ICMP limit eats the health checks' replies",
+		lab:  lab.Config{Name: "dric", Underlay: lab.Shape{RateMbit: 100, DelayMs: 6}, ICMPLimit: 25},
+		// Throughput is fine: only the icmp-burst probe, called for by the
+		// limiter rule, can prove it.
+		first: "icmp.ratelimit-drops", probe: ProbeICMPBurst,
+	},
 }
 
 // TestDoctorLab: on each broken lab, doctor between the two sites ranks the
 // case's cause first. Set WGPERF_DOCTOR_CASES to a comma-separated list of
-// lab names (drpm, drst, drmf, drub) to run some.
+// lab names (drpm, drst, drmf, drub, dric) to run some.
 func TestDoctorLab(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "iperf3", "ping")
