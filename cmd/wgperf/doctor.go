@@ -40,7 +40,8 @@ endpoint and says what could not be judged.
 does (kept only if throughput improved; rolled back on the host unless confirmed),
 benches again and confirms once the host answered that bench.
 
-Exit codes: 0 healthy (or info only), 1 warnings, 2 critical findings, 3 could not run.`,
+Exit codes: 0 healthy (or info only), 1 warnings, 2 critical findings, 3 could not run;
+with --fix they are those of the diagnosis before the fix (the report shows after).`,
 		Example: `  wgperf doctor --client local --server ssh:root@m42
   wgperf doctor --client ssh:root@golem --server ssh:root@m42 --json > doctor.json
   wgperf doctor --client netns:wgl-demo-a --server netns:wgl-demo-b --fix --html doctor.html

@@ -140,3 +140,35 @@ func setSysctls(t *testing.T, want map[string]string) {
 		}
 	}
 }
+
+// Without a server, doctor on the black-hole lab says throughput could not be
+// judged, and its one-ended DF search to the peer's endpoint still proves the
+// black hole.
+func TestDoctorOneEndLab(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "ping")
+	if only := os.Getenv("WGPERF_DOCTOR_CASES"); only != "" && !slices.Contains(strings.Split(only, ","), "drone") {
+		t.Skip("not in WGPERF_DOCTOR_CASES")
+	}
+	l := labtest.Up(t, lab.Config{Name: "drone", Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Config{Client: l.Target("a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
+	if rep.Status != StatusUnjudged || rep.Measured.Benched || len(rep.NotJudged) == 0 {
+		t.Errorf("status %s, benched %v, not judged %q", rep.Status, rep.Measured.Benched, rep.NotJudged)
+	}
+	if len(rep.Probes) != 1 || rep.Probes[0].Probe != ProbeMTU || rep.MTU == nil || rep.MTU.Addr != l.Node("b").UnderlayAddr {
+		t.Fatalf("probes %+v", rep.Probes)
+	}
+	if v := rep.Verdict(); v == nil || v.Finding.ID != "mtu.pmtud-blackhole" {
+		t.Errorf("verdict %+v, want mtu.pmtud-blackhole", v)
+	}
+}
