@@ -24,6 +24,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/target"
@@ -220,6 +221,7 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 	ep, err := discover.Tunnel(ctx, c.Client, c.Server)
 	if err != nil {
 		r.BenchError = err.Error()
+		r.Threshold = "not applied: no tunnel found to measure"
 		r.NotJudged = append(r.NotJudged, "throughput: no tunnel found between the two hosts: "+err.Error())
 		return nil
 	}
@@ -237,12 +239,18 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 	}
 	if err != nil {
 		r.BenchError = err.Error()
-		if ctx.Err() != nil {
-			return nil
+		switch {
+		case errors.Is(err, iperf.ErrStalled):
+			// A transfer through the tunnel that never finishes is the symptom.
+			r.Measured.Stalled = true
+		case r.Bench == nil:
+			// Nothing ran (iperf3 missing, server unreachable): nothing measured.
+			r.Measured.Benched = false
+			r.Threshold = "not applied: the bench could not run"
+			r.NotJudged = append(r.NotJudged, "throughput: the bench could not run: "+err.Error())
+		default:
+			r.NotJudged = append(r.NotJudged, "throughput: the bench stopped early: "+err.Error())
 		}
-		// The underlay runs come after the tunnel's in each direction: a
-		// failure there is the tunnel's.
-		r.Measured.Stalled = true
 	}
 	r.Measured.Up, r.Measured.Down = rates(r.Bench)
 	if r.Bench == nil {
