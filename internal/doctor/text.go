@@ -124,24 +124,37 @@ func (r *Report) WriteText(w io.Writer) error {
 	if f := r.Fix; f != nil {
 		p("")
 		p("Fix (--fix): %s on %s", f.ID, f.Host)
-		switch {
-		case f.Error != "":
-			p("  failed: %s", f.Error)
-		case !f.Applied:
-			p("  not applied: %s", f.Note)
-		default:
-			if f.Journal != nil && f.Journal.Verify != nil {
-				p("  verify: before %s, after %s: kept %v", f.Journal.Verify.Before.Detail, f.Journal.Verify.After.Detail, f.Kept)
+		for _, st := range f.Steps {
+			state := "applied"
+			switch {
+			case st.Error != "":
+				state = "failed: " + st.Error
+			case !st.Applied:
+				state = "not applied"
+			case !st.Kept:
+				state = "rolled back"
 			}
+			p("  %s: %s: %s", st.Host, strings.Join(st.IDs, ", "), state)
+			if j := st.Journal; j != nil && j.Verify != nil {
+				p("    verify: before %s; after %s", j.Verify.Before.Detail, j.Verify.After.Detail)
+			}
+			if st.Note != "" {
+				p("    %s", st.Note)
+			}
+		}
+		if f.After != nil {
 			p("  before: %s", measuredLine(f.Before))
-			if f.After != nil {
-				p("  after:  %s", measuredLine(*f.After))
+			p("  after:  %s", measuredLine(*f.After))
+		}
+		if f.Confirm {
+			var undo []string
+			for _, st := range f.Steps {
+				undo = append(undo, "wgperf fix rollback --host "+st.Host)
 			}
-			if f.Confirm {
-				p("  confirmed: the host answered a full bench after the change (undo: wgperf fix rollback --host %s)", f.Host)
-			} else if f.Note != "" {
-				p("  %s", f.Note)
-			}
+			p("  confirmed: a measurement through the tunnel succeeded after each change (undo: %s)", strings.Join(undo, "; "))
+		}
+		if f.Note != "" {
+			p("  %s", f.Note)
 		}
 	}
 	p("")
