@@ -172,3 +172,46 @@ func TestDoctorOneEndLab(t *testing.T) {
 		t.Errorf("verdict %+v, want mtu.pmtud-blackhole", v)
 	}
 }
+
+// --fix on the PMTUD black hole lowers the WireGuard MTU on both ends (each
+// step verified and confirmed) and the tunnel carries bulk TCP both ways again.
+func TestDoctorFixBlackHoleLab(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "iperf3", "ping")
+	if only := os.Getenv("WGPERF_DOCTOR_CASES"); only != "" && !slices.Contains(strings.Split(only, ","), "drfb") {
+		t.Skip("not in WGPERF_DOCTOR_CASES")
+	}
+	name := "drfb"
+	l := labtest.Up(t, lab.Config{Name: name, Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true})
+	// Persistent config and journals go under the lab's folder, never the host's /etc.
+	root := filepath.Join(lab.StateDir, name, "root")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), Seconds: 2, Fix: true, FixRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
+	f := rep.Fix
+	if f == nil || !f.Applied || !f.Kept || !f.Confirm || f.After == nil || len(f.Steps) != 2 {
+		t.Fatalf("fix %+v", f)
+	}
+	for _, d := range []DirRate{f.After.Up, f.After.Down} {
+		if d.Ratio() < 0.8 {
+			t.Errorf("after the fix: tunnel %.1f of underlay %.1f Mbit/s", d.Tunnel, d.Underlay)
+		}
+	}
+	for _, node := range []string{"a", "b"} {
+		out, err := l.Target(node).ReadFile(ctx, "/sys/class/net/"+l.WGInterface(node)+"/mtu")
+		if err != nil || strings.TrimSpace(string(out)) != "1340" {
+			t.Errorf("%s: WireGuard MTU %q (%v), want 1340", node, out, err)
+		}
+	}
+}
