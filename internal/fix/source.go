@@ -15,7 +15,7 @@ import (
 )
 
 // Source is the --from FILE of "wgperf fix", read once: a "wgperf diagnose
-// --json" file, or a "wgperf collect" snapshot whose checks run here. The
+// --json" or "wgperf doctor --json" file, or a "wgperf collect" snapshot whose checks run here. The
 // hosts it names are never contacted: plans are made for the host named on
 // the command line (CheckFrom, For).
 type Source struct {
@@ -37,9 +37,10 @@ func ReadSource(path string) (*Source, error) {
 	}
 	src := &Source{Path: path}
 	var probe struct {
-		SchemaVersion int `json:"schema_version"`
+		SchemaVersion int    `json:"schema_version"`
+		Kind          string `json:"kind"` // reports ("doctor") are versioned too, but carry findings
 	}
-	if json.Unmarshal(data, &probe) == nil && probe.SchemaVersion > 0 {
+	if json.Unmarshal(data, &probe) == nil && probe.SchemaVersion > 0 && probe.Kind == "" {
 		snap, err := collect.ReadSnapshot(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("--from %s: %v", path, err)

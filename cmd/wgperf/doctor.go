@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wgperf/wgperf/internal/doctor"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/report"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+func doctorCmd() *cobra.Command {
+	var (
+		clientSpec, serverSpec string
+		asJSON                 bool
+		htmlPath               string
+		cfg                    doctor.Config
+	)
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "One command: why is my tunnel slow? Diagnose, measure, probe, rank the causes",
+		Long: `doctor collects both ends of the tunnel and runs every check (cross-host ones
+included), benches the tunnel against its underlay (one stream, both ways, with
+the hosts' drop counters around every run), and decides: healthy when the tunnel
+carries at least 90% of the underlay both ways (one hop) with no warning, slow
+otherwise. Only when the evidence calls for it does it run targeted probes: the
+path MTU search and MSS stepping when a transfer stalls or collapses or an MTU
+finding exists, icmp-burst when health checks are configured (mwan3 track_ip,
+banIP, an ICMP limit rule), the shaping sweep when throughput oscillates.
+
+It ranks the causes by the throughput they explain and prints one verdict first
+(cause, evidence, expected gain, the exact wgperf fix command), then the rest.
+Without --server it runs the one-ended checks and the DF search to the peer's
+endpoint and says what could not be judged.
+
+--fix applies the top cause's remedy as "wgperf fix --apply --verify --confirm"
+does (kept only if throughput improved; rolled back on the host unless confirmed),
+benches again and confirms once the host answered that bench.
+
+Exit codes: 0 healthy (or info only), 1 warnings, 2 critical findings, 3 could not run;
+with --fix they are those of the diagnosis before the fix (the report shows after).`,
+		Example: `  wgperf doctor --client local --server ssh:root@m42
+  wgperf doctor --client ssh:root@golem --server ssh:root@m42 --json > doctor.json
+  wgperf doctor --client netns:wgl-demo-a --server netns:wgl-demo-b --fix --html doctor.html
+  wgperf doctor --client ssh:root@golem            # one end only`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			client, err := target.Parse(clientSpec)
+			if err != nil {
+				return couldNotRun(err)
+			}
+			if serverSpec != "" {
+				if cfg.Server, err = target.Parse(serverSpec); err != nil {
+					return couldNotRun(err)
+				}
+			}
+			if cfg.Seconds < 1 || cfg.Seconds > 60 {
+				return couldNotRun(fmt.Errorf("--time %d: want 1..60 seconds", cfg.Seconds))
+			}
+			if cfg.Fix && cfg.Server == nil {
+				return couldNotRun(fmt.Errorf("--fix needs --server: a fix is kept only if the tunnel to the other end measures faster"))
+			}
+			cfg.Client, cfg.Progress = client, progressLines(asJSON)
+			rep, err := doctor.Run(cmd.Context(), cfg)
+			if err != nil {
+				return couldNotRun(err)
+			}
+			if err := writeResult(cmd.OutOrStdout(), rep, asJSON); err != nil {
+				return couldNotRun(err)
+			}
+			if htmlPath != "" {
+				if err := writeHTMLReport(htmlPath, doctorDocument(rep)); err != nil {
+					return err
+				}
+			}
+			if rep.Status == doctor.StatusHealthy {
+				return nil
+			}
+			return findingsExit(rep.Findings)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&clientSpec, "client", "local", "one end of the tunnel (it runs the iperf3 client): local, netns:NAME, ssh:[user@]host[:port]")
+	f.StringVar(&serverSpec, "server", "", "the other end (runs the iperf3 server); without it only one-ended checks run")
+	f.IntVar(&cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
+	f.IntVar(&cfg.Port, "port", 0, "port of the iperf3 server doctor starts (default 5299)")
+	f.BoolVar(&cfg.Fix, "fix", false, "apply the top cause's fix (verified, with a confirm window), bench again")
+	f.DurationVar(&cfg.Confirm, "confirm", doctor.DefaultConfirm, "with --fix: roll back on the host unless confirmed within this time")
+	f.StringVar(&cfg.FixRoot, "root", "/", "root of the configuration files on the fixed host (for tests)")
+	_ = f.MarkHidden("root")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON (kind \"doctor\", schema_version)")
+	addHTMLFlag(cmd, &htmlPath)
+	return cmd
+}
+
+// doctorDocument is the HTML report of a doctor run: the ranked causes first,
+// then the symptoms, the bench (before and after a fix) and the MTU search.
+func doctorDocument(r *doctor.Report) report.Document {
+	title := fmt.Sprintf("wgperf doctor: %s", r.Client)
+	hosts := r.Hosts
+	if r.Server != "" {
+		title += " → " + r.Server
+	}
+	title += ": " + r.Status
+	if v := r.Verdict(); v != nil {
+		title += " — " + v.Finding.ID
+	}
+	fs := []finding.Finding{}
+	for _, c := range r.Causes {
+		fs = append(fs, c.Finding)
+	}
+	for _, f := range r.Findings {
+		if doctor.Symptom(f.ID) {
+			fs = append(fs, f)
+		}
+	}
+	doc := report.Document{Title: title, Generated: time.Now(), Hosts: hosts, Findings: fs, Skipped: r.Skipped, MTU: r.MTU}
+	if r.Fix != nil && r.Fix.AfterBench != nil {
+		doc.Runs = append(report.BenchRuns(r.Bench, report.LabelBefore), report.BenchRuns(r.Fix.AfterBench, report.LabelAfter)...)
+	} else {
+		doc.Runs = report.BenchRuns(r.Bench, "")
+	}
+	return doc
+}

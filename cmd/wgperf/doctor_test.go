@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/doctor"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/report"
+)
+
+// doctor's flag contract: bad input exits 3 with one error line, before any
+// host is touched.
+func TestDoctorFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"time out of range", []string{"doctor", "--time", "0"}, "--time 0: want 1..60 seconds"},
+		{"fix needs a server", []string{"doctor", "--fix"}, "--fix needs --server"},
+		{"bad client", []string{"doctor", "--client", "telnet:x"}, "telnet:x"},
+		{"bad server", []string{"doctor", "--server", "ftp:y"}, "ftp:y"},
+		{"extra argument", []string{"doctor", "now"}, `unknown command "now"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := run(tc.args, &out, &errOut); code != exitFailed {
+				t.Errorf("exit %d, want %d; stderr %q", code, exitFailed, errOut.String())
+			}
+			e := errOut.String()
+			if !strings.HasPrefix(e, "wgperf: ") || strings.Count(e, "\n") != 1 || !strings.Contains(e, tc.stderr) {
+				t.Errorf("stderr %q: want one line with %q", e, tc.stderr)
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout %q, want none", out.String())
+			}
+		})
+	}
+}
+
+// Without --server, doctor collects this host, says the throughput could not
+// be judged, and prints versioned JSON; its exit code follows the findings.
+func TestDoctorOneEndJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"doctor", "--json"}, &out, &errOut)
+	if code == exitFailed {
+		t.Skipf("this host could not be collected: %s", errOut.String())
+	}
+	var rep struct {
+		Kind          string   `json:"kind"`
+		SchemaVersion int      `json:"schema_version"`
+		Client        string   `json:"client"`
+		Status        string   `json:"status"`
+		NotJudged     []string `json:"not_judged"`
+		Findings      []struct {
+			Severity string `json:"severity"`
+		} `json:"findings"`
+		Measured struct {
+			Benched bool `json:"benched"`
+		} `json:"measured"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if rep.Kind != "doctor" || rep.SchemaVersion != 1 || rep.Client != "local" || rep.Status != "unjudged" || rep.Measured.Benched {
+		t.Errorf("report %+v", rep)
+	}
+	if len(rep.NotJudged) == 0 || !strings.Contains(rep.NotJudged[0], "--server") {
+		t.Errorf("not judged %q: want the missing other end named", rep.NotJudged)
+	}
+	worst := exitOK
+	for _, f := range rep.Findings {
+		switch f.Severity {
+		case "critical":
+			worst = exitCritical
+		case "warning":
+			worst = max(worst, exitWarning)
+		}
+	}
+	if code != worst {
+		t.Errorf("exit %d, want %d from the findings", code, worst)
+	}
+}
+
+// The HTML report of a doctor run lists the verdict first, then the other
+// causes and the symptoms, with the bench runs before and after a fix.
+func TestDoctorDocument(t *testing.T) {
+	res := &iperf.Result{Protocol: "tcp", SentMbit: 100, ReceivedMbit: 100, Intervals: []iperf.Interval{{Start: 0, End: 1, Mbit: 100}}}
+	b := &bench.Report{Runs: []bench.Run{{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Upload, Streams: 1}, Result: res}}}
+	rep := &doctor.Report{Client: "ssh:a", Server: "ssh:b", Status: doctor.StatusSlow, Bench: b,
+		Causes: []doctor.Cause{
+			{Finding: finding.Finding{ID: "route.stale-endpoint", Severity: finding.Critical, Host: "ssh:a", Title: "stale"}},
+			{Finding: finding.Finding{ID: "cpu.saturated", Severity: finding.Warning, Host: "ssh:b", Title: "cpu"}},
+		},
+		Findings: []finding.Finding{
+			{ID: "cpu.saturated", Severity: finding.Warning, Host: "ssh:b"},
+			{ID: "route.stale-endpoint", Severity: finding.Critical, Host: "ssh:a"},
+			{ID: "throughput.tunnel-ratio", Severity: finding.Warning, Host: "ssh:a"},
+		},
+		Fix: &doctor.FixOutcome{AfterBench: b},
+	}
+	doc := doctorDocument(rep)
+	var got []string
+	for _, f := range doc.Findings {
+		got = append(got, f.ID)
+	}
+	if strings.Join(got, " ") != "route.stale-endpoint cpu.saturated throughput.tunnel-ratio" {
+		t.Errorf("findings %v: want the causes in rank order, then the symptoms", got)
+	}
+	if !strings.Contains(doc.Title, "slow — route.stale-endpoint") || len(doc.Runs) != 2 ||
+		doc.Runs[0].Label != report.LabelBefore || doc.Runs[1].Label != report.LabelAfter {
+		t.Errorf("title %q, runs %+v", doc.Title, doc.Runs)
+	}
+	var html bytes.Buffer
+	if err := report.WriteHTML(&html, doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), "route.stale-endpoint") {
+		t.Errorf("HTML without the verdict")
+	}
+}

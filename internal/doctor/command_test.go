@@ -1,0 +1,69 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
+// The verdict's command: --verify only where a bench can see the gain,
+// --from the saved report where only a probe proved the finding.
+func TestCommand(t *testing.T) {
+	withFix := func(id, host string) finding.Finding {
+		return finding.Finding{ID: id, Host: host, Fixes: []finding.Fix{{Action: &finding.Action{Kind: finding.ActSysctl}}}}
+	}
+	route := withFix("route.stale-endpoint", "ssh:root@golem")
+	icmp := withFix("icmp.ratelimit-drops", "ssh:root@golem")
+	hole := withFix("mtu.pmtud-blackhole", "ssh:root@golem")
+	r := &Report{Client: "ssh:root@golem", Server: "ssh:m42", passive: map[string]bool{key(route): true, key(icmp): true}}
+	for _, tc := range []struct {
+		f    finding.Finding
+		want string
+	}{
+		{route, "wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --verify --peer ssh:m42 --confirm 60s"},
+		{icmp, "wgperf fix --host ssh:root@golem --only icmp.ratelimit-drops --apply --confirm 60s"},
+		{hole, "wgperf fix --host ssh:root@golem --from doctor.json --only mtu.pmtud-blackhole --apply --verify --peer ssh:m42 --confirm 60s"},
+		{finding.Finding{ID: "cpu.saturated", Host: "ssh:m42", Fixes: []finding.Fix{{Commands: []string{"top"}}}}, ""},
+	} {
+		if got := r.command(tc.f); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.f.ID, got, tc.want)
+		}
+	}
+	r.Server = ""
+	if got := r.command(route); got != "wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --confirm 60s" {
+		t.Errorf("one end: %q", got)
+	}
+}
+
+// --fix applies the verdict, and the same kind of remedy where it is critical
+// on the other end too (both ends of a black-holed tunnel lower their MTU).
+func TestFixSteps(t *testing.T) {
+	act := func(kind string) []finding.Fix { return []finding.Fix{{Action: &finding.Action{Kind: kind}}} }
+	cause := func(id, host string, sev finding.Severity, kind string) Cause {
+		return Cause{Finding: finding.Finding{ID: id, Host: host, Severity: sev, Fixes: act(kind)}, Command: "wgperf fix ..."}
+	}
+	hole := cause("mtu.pmtud-blackhole", "a", finding.Critical, finding.ActWGMTU)
+	big := cause("mtu.tunnel-too-large", "b", finding.Critical, finding.ActWGMTU)
+	bigA := cause("mtu.tunnel-too-large", "a", finding.Critical, finding.ActWGMTU)
+	route := cause("route.stale-endpoint", "a", finding.Critical, finding.ActEndpointRoute)
+	icmp := cause("icmp.ratelimit-drops", "a", finding.Warning, finding.ActICMPLimit)
+	warnMTU := cause("mtu.mss-clamp-missing", "b", finding.Warning, finding.ActWGMTU)
+	for _, tc := range []struct {
+		name   string
+		causes []Cause
+		want   string
+	}{
+		{"black hole: both ends' MTU", []Cause{hole, big, bigA}, "a:mtu.pmtud-blackhole,mtu.tunnel-too-large b:mtu.tunnel-too-large"},
+		{"stale route: that route only", []Cause{route, icmp}, "a:route.stale-endpoint"},
+		{"warnings of the same kind wait", []Cause{hole, warnMTU}, "a:mtu.pmtud-blackhole"},
+	} {
+		var got []string
+		for _, st := range fixSteps(tc.causes[0], tc.causes) {
+			got = append(got, st.Host+":"+strings.Join(st.IDs, ","))
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: steps %q, want %q", tc.name, strings.Join(got, " "), tc.want)
+		}
+	}
+}

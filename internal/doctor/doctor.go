@@ -1,0 +1,410 @@
+// Package doctor is the use case behind "wgperf doctor": one command that
+// answers "why is my tunnel slow?". It collects both ends and runs every
+// passive check (cross-host included), benches the tunnel against its
+// underlay, decides healthy or slow, runs only the targeted probes the
+// evidence calls for, ranks the causes by the throughput they explain and
+// names the one fix to try first — and with Fix, applies it with
+// verification and a confirm window and measures again.
+//
+// Rank, Healthy and PlanProbes are pure; Run is the I/O shell around them.
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/diagnose"
+	"github.com/wgperf/wgperf/internal/discover"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/icmpburst"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Kind and SchemaVersion label the JSON report.
+const (
+	Kind          = "doctor"
+	SchemaVersion = 1
+)
+
+// Statuses of a report.
+const (
+	StatusHealthy   = "healthy"   // tunnel ≥ the expected share of the underlay both ways, nothing critical
+	StatusSlow      = "slow"      // a direction below the threshold, a stall, or a critical cause the ratio cannot show
+	StatusProblems  = "problems"  // throughput fine now, but warnings that cost it under other load
+	StatusUnjudged  = "unjudged"  // no server: throughput not measured
+	DefaultSeconds  = 3           // per bench run, after 1 s of warm-up
+	DefaultConfirm  = time.Minute // confirm window of --fix
+	shapeSweepSteps = 3
+)
+
+// Config is one doctor run.
+type Config struct {
+	Client target.Target
+	// Server is the far end of the tunnel; nil runs the one-ended checks only.
+	Server  target.Target
+	Seconds int // per bench run (default DefaultSeconds)
+	Port    int // iperf3 port (0: the default)
+	// Fix applies the top cause's remedy (with verification and Confirm) and benches again.
+	Fix     bool
+	Confirm time.Duration // default DefaultConfirm
+	FixRoot string        // configuration root for fixes ("" is "/"; tests use a folder)
+	// Progress hears one line per step; nil for none.
+	Progress func(string)
+}
+
+func (c *Config) progress(format string, args ...any) {
+	if c.Progress != nil {
+		c.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// ProbeRun is a targeted probe that ran.
+type ProbeRun struct {
+	ProbePlan
+	Summary string  `json:"summary,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Report is the outcome; its JSON form is "wgperf doctor --json".
+type Report struct {
+	Kind          string `json:"kind"`
+	SchemaVersion int    `json:"schema_version"`
+	Client        string `json:"client"`
+	Server        string `json:"server,omitempty"`
+	Status        string `json:"status"`
+	// Threshold says which expectation judged the ratio.
+	Threshold string   `json:"threshold"`
+	Measured  Measured `json:"measured"`
+	// Causes are the findings that explain slowness, most throughput first;
+	// Causes[0] is the verdict.
+	Causes   []Cause           `json:"causes"`
+	Findings []finding.Finding `json:"findings"` // every finding, symptoms included
+	Skipped  []check.Skip      `json:"skipped"`
+	Hosts    []diagnose.Host   `json:"hosts"`
+	// NotJudged lists what could not be judged (no server, a failed probe).
+	NotJudged  []string          `json:"not_judged,omitempty"`
+	Probes     []ProbeRun        `json:"probes"`
+	Bench      *bench.Report     `json:"bench,omitempty"`
+	BenchError string            `json:"bench_error,omitempty"`
+	MTU        *mtu.Result       `json:"mtu,omitempty"`
+	ICMPBurst  *icmpburst.Result `json:"icmp_burst,omitempty"`
+	Shaping    *shaping.Result   `json:"shaping,omitempty"`
+	Fix        *FixOutcome       `json:"fix,omitempty"`
+	Seconds    float64           `json:"seconds"`
+
+	endpoints discover.Endpoints
+	passive   map[string]bool // finding keys the passive checks produced (fix can find them again)
+}
+
+// Verdict is the top cause, nil when the tunnel is healthy or no warning or
+// critical cause was found.
+func (r *Report) Verdict() *Cause {
+	if r.Status == StatusHealthy || len(r.Causes) == 0 || r.Causes[0].Finding.Severity < finding.Warning {
+		return nil
+	}
+	return &r.Causes[0]
+}
+
+// Run diagnoses the tunnel between c.Client and c.Server. It fails only when
+// a host cannot be collected; a bench or probe that fails is reported in the
+// report (a stalled tunnel is evidence, not an error).
+func Run(ctx context.Context, c Config) (*Report, error) {
+	start := time.Now()
+	if c.Client == nil {
+		return nil, errors.New("doctor: no client")
+	}
+	if c.Seconds <= 0 {
+		c.Seconds = DefaultSeconds
+	}
+	rep := &Report{Kind: Kind, SchemaVersion: SchemaVersion, Client: c.Client.String(), Probes: []ProbeRun{}, passive: map[string]bool{}}
+	hosts := []string{c.Client.String()}
+	if c.Server != nil {
+		rep.Server = c.Server.String()
+		hosts = append(hosts, rep.Server)
+	}
+	defer func() { rep.Seconds = time.Since(start).Seconds() }()
+
+	c.progress("collecting %s", strings.Join(hosts, " and "))
+	snaps, err := diagnose.Snapshots(ctx, hosts, nil, diagnose.Options{})
+	if err != nil {
+		return nil, err
+	}
+	checked := check.Run(snaps, check.Options{})
+	d := diagnose.NewDiagnosis(snaps, checked)
+	rep.Hosts, rep.Skipped = d.Hosts, d.Skipped
+	for _, f := range checked.Findings {
+		rep.passive[key(f)] = true
+	}
+	found := slices.Clone(checked.Findings)
+
+	rep.Measured = Measured{Client: rep.Client, Server: rep.Server, Expected: bench.SingleHopRatio}
+	rep.Threshold = fmt.Sprintf("single hop: the tunnel should carry ≥ %.0f%% of the underlay", bench.SingleHopRatio*100)
+	if c.Server != nil {
+		found = append(found, rep.bench(ctx, &c)...)
+	} else {
+		rep.Threshold = "not applied: without --server nothing was measured"
+		rep.NotJudged = append(rep.NotJudged,
+			"throughput: tunnel against underlay needs the other end (--server)",
+			"cross-host checks: MTU agreement, handshakes and what one end sent against what the other received need both ends",
+			"MSS stepping through the tunnel needs an iperf3 server on the other end")
+	}
+	rep.judge(found)
+
+	plans := PlanProbes(rep.Status == StatusHealthy, rep.Findings, rep.Measured, rep.Bench, clientSnap(snaps, rep.Client))
+	for _, p := range plans {
+		found = append(found, rep.probe(ctx, &c, p, snaps)...)
+	}
+	if len(plans) > 0 {
+		rep.judge(found)
+	}
+	if c.Fix {
+		rep.applyFix(ctx, &c)
+	}
+	return rep, nil
+}
+
+// judge merges the findings, ranks the causes and sets the status.
+func (r *Report) judge(found []finding.Finding) {
+	r.Findings = finding.Merge(found)
+	finding.Sort(r.Findings)
+	if r.Findings == nil {
+		r.Findings = []finding.Finding{}
+	}
+	r.Causes = Rank(r.Findings, r.Measured)
+	if r.Causes == nil {
+		r.Causes = []Cause{}
+	}
+	for i := range r.Causes {
+		r.Causes[i].Command = r.command(r.Causes[i].Finding)
+	}
+	r.Status = status(r.Findings, r.Measured)
+}
+
+// status decides healthy or slow from the measurement and the findings.
+func status(fs []finding.Finding, m Measured) string {
+	switch {
+	case !m.Benched:
+		return StatusUnjudged
+	case Healthy(fs, m):
+		return StatusHealthy
+	case m.Stalled:
+		return StatusSlow
+	}
+	for _, d := range []DirRate{m.Up, m.Down} {
+		if d.Underlay > 0 && d.Ratio() < m.Expected {
+			return StatusSlow
+		}
+	}
+	for _, f := range fs {
+		if f.Severity == finding.Critical && hidden[f.ID] {
+			return StatusSlow
+		}
+	}
+	return StatusProblems
+}
+
+// bench finds the tunnel and runs a quick bench; a run that stalls or fails
+// ends it, and that is recorded as evidence.
+func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
+	c.progress("finding the tunnel between %s and %s", r.Client, r.Server)
+	ep, err := discover.Tunnel(ctx, c.Client, c.Server)
+	if err != nil {
+		r.BenchError = err.Error()
+		r.Threshold = "not applied: no tunnel found to measure"
+		r.NotJudged = append(r.NotJudged, "throughput: no tunnel found between the two hosts: "+err.Error())
+		return nil
+	}
+	r.endpoints = ep
+	r.Measured.Benched = true
+	bc := r.benchConfig(c)
+	bc.Progress = progressWriter(c.Progress)
+	c.progress("bench: tunnel %s and underlay %s, upload and download, %d s each", ep.TunnelAddr, ep.UnderlayAddr, 1+c.Seconds)
+	b, err := bench.Measure(ctx, bc)
+	if b != nil && len(b.Runs) > 0 {
+		r.Bench = b
+		if err != nil {
+			bench.Analyze(b) // Measure analyses only a finished plan
+		}
+	}
+	if err != nil {
+		r.BenchError = err.Error()
+		switch {
+		case errors.Is(err, iperf.ErrStalled):
+			// A transfer through the tunnel that never finishes is the symptom.
+			r.Measured.Stalled = true
+		case r.Bench == nil:
+			// Nothing ran (iperf3 missing, server unreachable): nothing measured.
+			r.Measured.Benched = false
+			r.Threshold = "not applied: the bench could not run"
+			r.NotJudged = append(r.NotJudged, "throughput: the bench could not run: "+err.Error())
+		default:
+			r.NotJudged = append(r.NotJudged, "throughput: the bench stopped early: "+err.Error())
+		}
+	}
+	r.Measured.Up, r.Measured.Down = rates(r.Bench)
+	if r.Bench == nil {
+		return nil
+	}
+	return r.Bench.Findings
+}
+
+func (r *Report) benchConfig(c *Config) bench.Config {
+	bc := bench.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr, UnderlayAddr: r.endpoints.UnderlayAddr,
+		ClientInterface: r.endpoints.ClientInterface, ServerInterface: r.endpoints.ServerInterface,
+		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port}
+	return bc
+}
+
+// rates reads the single-stream TCP figures of a bench per direction.
+func rates(b *bench.Report) (up, down DirRate) {
+	if b == nil {
+		return
+	}
+	for _, run := range b.Runs {
+		if run.Streams != 1 || run.UDPMbit > 0 || run.Result == nil {
+			continue
+		}
+		d := &up
+		if run.Direction == bench.Download {
+			d = &down
+		}
+		if run.Path == bench.PathTunnel {
+			d.Tunnel = run.Stats.Mbit
+		} else {
+			d.Underlay = run.Stats.Mbit
+		}
+	}
+	return
+}
+
+// probe runs one targeted probe and returns what it proved.
+func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, snaps []*facts.Snapshot) []finding.Finding {
+	c.progress("%s: %s", p.Probe, p.Why)
+	run := ProbeRun{ProbePlan: p}
+	start := time.Now()
+	var fs []finding.Finding
+	var err error
+	switch p.Probe {
+	case ProbeMTU:
+		fs, run.Summary, err = r.runMTU(ctx, c, snaps)
+	case ProbeICMPBurst:
+		var res *icmpburst.Result
+		if res, err = icmpburst.Run(ctx, icmpburst.Config{Host: c.Client, Targets: p.Targets}); err == nil {
+			r.ICMPBurst, fs = res, res.Findings
+			run.Summary = fmt.Sprintf("one-shot pings failed %d/%d, one persistent ping %d/%d",
+				res.OneShot.Failed, res.OneShot.Sent, res.Persistent.Failed, res.Persistent.Sent)
+		}
+	case ProbeShaping:
+		fs, run.Summary, err = r.runShaping(ctx, c)
+	}
+	run.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		run.Error = err.Error()
+		r.NotJudged = append(r.NotJudged, p.Probe+" could not run: "+err.Error())
+	}
+	r.Probes = append(r.Probes, run)
+	return fs
+}
+
+func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot) ([]finding.Finding, string, error) {
+	mc := mtu.Config{Client: c.Client, Port: c.Port}
+	if c.Server != nil && r.endpoints.UnderlayAddr != "" {
+		mc.Addr, mc.Server, mc.TunnelAddr, mc.ClientInterface = r.endpoints.UnderlayAddr, c.Server, r.endpoints.TunnelAddr, r.endpoints.ClientInterface
+	} else if s := clientSnap(snaps, r.Client); s != nil {
+		for _, e := range s.Endpoints {
+			if e.Endpoint != "" {
+				mc.Addr, mc.ClientInterface = e.Endpoint, e.Interface
+				break
+			}
+		}
+	}
+	if mc.Addr == "" {
+		return nil, "", errors.New("no peer endpoint to probe")
+	}
+	res, err := mtu.Run(ctx, mc)
+	if err != nil {
+		return nil, "", err
+	}
+	r.MTU = res
+	s := fmt.Sprintf("path MTU %d to %s (%d DF probes), black hole %v; WireGuard MTU %d fits", res.PathMTU, res.Addr, len(res.Probes), res.BlackHole, res.WGMTU)
+	if res.MSSGood > 0 {
+		s += fmt.Sprintf("; MSS %d healthy, %d collapses", res.MSSGood, res.MSSBad)
+	}
+	return res.Findings, s, nil
+}
+
+// runShaping sweeps a few tbf caps below the best tunnel rate measured.
+func (r *Report) runShaping(ctx context.Context, c *Config) ([]finding.Finding, string, error) {
+	top := max(r.Measured.Up.Tunnel, r.Measured.Down.Tunnel)
+	if top < 10 {
+		return nil, "", errors.New("no tunnel rate to size the caps from")
+	}
+	var caps []int
+	for i := 1; i <= shapeSweepSteps; i++ {
+		caps = append(caps, int(top*(1-0.1*float64(i))))
+	}
+	res, err := shaping.Run(ctx, shaping.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr,
+		Device: r.endpoints.ClientInterface, Caps: caps, Seconds: c.Seconds, Omit: 1, Port: c.Port})
+	if err != nil {
+		return nil, "", err
+	}
+	r.Shaping = res
+	s := "no cap steadier than none"
+	if res.Recommended > 0 {
+		s = fmt.Sprintf("a %d Mbit/s tbf cap is the steadiest", res.Recommended)
+	}
+	return res.Findings, s, nil
+}
+
+func clientSnap(snaps []*facts.Snapshot, host string) *facts.Snapshot {
+	for _, s := range snaps {
+		if s.Host == host {
+			return s
+		}
+	}
+	return nil
+}
+
+func key(f finding.Finding) string { return f.ID + "|" + f.Host + "|" + f.Interface + "|" + f.Peer }
+
+// command is the exact "wgperf fix" line for a cause with an automatic fix.
+// Findings only a probe proved are not found again by fix's own collection:
+// their command reads this report back (--from).
+func (r *Report) command(f finding.Finding) string {
+	if !slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool { return x.Action != nil }) {
+		return ""
+	}
+	cmd := "wgperf fix --host " + f.Host
+	if !r.passive[key(f)] {
+		cmd += " --from doctor.json"
+	}
+	cmd += " --only " + f.ID + " --apply"
+	if peer := r.peerOf(f.Host); peer != "" && !unmeasured[f.ID] {
+		cmd += " --verify --peer " + peer
+	}
+	return cmd + " --confirm 60s"
+}
+
+// peerOf is the other end of the benched pair, "" without one.
+func (r *Report) peerOf(host string) string {
+	switch {
+	case r.Server == "":
+		return ""
+	case host == r.Client:
+		return r.Server
+	case host == r.Server:
+		return r.Client
+	}
+	return ""
+}

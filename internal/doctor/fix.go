@@ -1,0 +1,250 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/verify"
+)
+
+// FixOutcome is what --fix did: the remedy of the top cause, applied the way
+// "wgperf fix --apply --verify --confirm" applies it — on the verdict's host
+// and, when the same remedy is critical on the other end too (a WireGuard MTU
+// both ends must lower), there as well — and the bench again.
+type FixOutcome struct {
+	Host    string    `json:"host"` // the verdict's host and finding
+	ID      string    `json:"id"`
+	Steps   []FixStep `json:"steps"`
+	Applied bool      `json:"applied"`   // every step was applied
+	Kept    bool      `json:"kept"`      // and --verify kept each
+	Confirm bool      `json:"confirmed"` // doctor confirmed them (the hosts answered a bench after the change)
+	Before  Measured  `json:"before"`
+	After   *Measured `json:"after,omitempty"`
+	// AfterBench is the full bench after the fix.
+	AfterBench *bench.Report `json:"after_bench,omitempty"`
+	Note       string        `json:"note,omitempty"`
+}
+
+// FixStep is the fix applied on one host.
+type FixStep struct {
+	Host    string       `json:"host"`
+	IDs     []string     `json:"ids"`
+	Applied bool         `json:"applied"`
+	Kept    bool         `json:"kept"`
+	Journal *fix.Journal `json:"journal,omitempty"`
+	Error   string       `json:"error,omitempty"`
+	Note    string       `json:"note,omitempty"`
+	// Confirmed: kept for good (after its verification, or the bench after all steps).
+	Confirmed bool `json:"confirmed"`
+	env       *fix.Env
+	confirmed bool
+}
+
+// fixSteps picks what --fix applies: the verdict on its host, plus every
+// critical cause with an automatic fix of the same kind (a WireGuard MTU, an
+// MSS clamp), on any host; one step per host, the verdict's first. It is pure.
+func fixSteps(v Cause, causes []Cause) []FixStep {
+	kinds := map[string]bool{}
+	for _, f := range v.Finding.Fixes {
+		if f.Action != nil {
+			kinds[f.Action.Kind] = true
+		}
+	}
+	steps := []FixStep{{Host: v.Finding.Host, IDs: []string{v.Finding.ID}}}
+	for _, c := range causes {
+		if c.Command == "" || c.Finding.Severity != finding.Critical {
+			continue
+		}
+		if !slices.ContainsFunc(c.Finding.Fixes, func(f finding.Fix) bool { return f.Action != nil && kinds[f.Action.Kind] }) {
+			continue
+		}
+		i := slices.IndexFunc(steps, func(s FixStep) bool { return s.Host == c.Finding.Host })
+		if i < 0 {
+			steps = append(steps, FixStep{Host: c.Finding.Host})
+			i = len(steps) - 1
+		}
+		if !slices.Contains(steps[i].IDs, c.Finding.ID) {
+			steps[i].IDs = append(steps[i].IDs, c.Finding.ID)
+		}
+	}
+	return steps
+}
+
+// applyFix applies the verdict's remedy with a confirm window and
+// verification, benches again, and confirms each change once a measurement
+// through the tunnel succeeded after it (its verification, or the bench after
+// all steps): that is what the window guards (a change that cuts the
+// session). A change that did not improve the figure was already rolled back
+// by fix.Apply, and stops further steps.
+func (r *Report) applyFix(ctx context.Context, c *Config) {
+	v := r.Verdict()
+	if v == nil {
+		r.NotJudged = append(r.NotJudged, "--fix: nothing to fix")
+		return
+	}
+	out := &FixOutcome{Host: v.Finding.Host, ID: v.Finding.ID, Before: r.Measured, Steps: []FixStep{}}
+	r.Fix = out
+	if v.Command == "" {
+		out.Note = "no automatic fix for " + v.Finding.ID + "; follow its fixes by hand"
+		return
+	}
+	if r.peerOf(v.Finding.Host) == "" {
+		out.Note = "--fix needs --server: the fix is kept only if a measurement to the other end improves"
+		return
+	}
+	confirm := c.Confirm
+	if confirm <= 0 {
+		confirm = DefaultConfirm
+	}
+	out.Applied, out.Kept = true, true
+	for _, st := range fixSteps(*v, r.Causes) {
+		r.applyStep(ctx, c, &st, confirm)
+		out.Steps = append(out.Steps, st)
+		out.Applied = out.Applied && st.Applied
+		out.Kept = out.Kept && st.Kept
+		if !st.Applied || !st.Kept {
+			break
+		}
+	}
+	if !out.Applied || !out.Kept {
+		out.Note = "not every step was applied and kept: the rest was not tried"
+		if !slices.ContainsFunc(out.Steps, func(s FixStep) bool { return s.Applied && s.Kept }) {
+			return
+		}
+	}
+	c.progress("fix: benching again")
+	bc := r.benchConfig(c)
+	bc.Progress = progressWriter(c.Progress)
+	after, err := bench.Measure(ctx, bc)
+	m := r.Measured
+	m.Stalled = errors.Is(err, iperf.ErrStalled)
+	m.Up, m.Down = rates(after)
+	out.After, out.AfterBench = &m, after
+	if err != nil {
+		out.Note = fmt.Sprintf("the bench after the fix failed (%v): changes not yet confirmed are rolled back on their hosts when the %s window ends", err, confirm)
+		for i := range out.Steps {
+			out.Steps[i].Confirmed = out.Steps[i].confirmed
+		}
+		return
+	}
+	out.Confirm = true
+	for i := range out.Steps {
+		st := &out.Steps[i]
+		if st.Applied && st.Kept && st.env != nil && !st.confirmed {
+			if _, err := fix.Confirm(ctx, st.env); err != nil {
+				st.Error = "confirm: " + err.Error()
+			} else {
+				st.confirmed = true
+			}
+		}
+		st.Confirmed = st.confirmed || (st.Applied && st.env == nil) // already in place: nothing to confirm
+		out.Confirm = out.Confirm && st.Confirmed
+	}
+}
+
+// applyStep applies one host's fixes, verified against the other end.
+func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm time.Duration) {
+	fail := func(err error) { st.Error = err.Error() }
+	host, err := target.Parse(st.Host)
+	if err != nil {
+		fail(err)
+		return
+	}
+	peer, err := target.Parse(r.peerOf(st.Host))
+	if err != nil {
+		fail(err)
+		return
+	}
+	root := c.FixRoot
+	if root == "" {
+		root = "/"
+	}
+	env, err := fix.Detect(ctx, host, root)
+	if err != nil {
+		fail(err)
+		return
+	}
+	var mine []finding.Finding
+	for _, f := range r.Findings {
+		if f.Host == st.Host {
+			mine = append(mine, f)
+		}
+	}
+	plan, err := fix.PlanFindings(ctx, env, mine, st.IDs)
+	if err != nil {
+		fail(err)
+		return
+	}
+	if plan.Pending() == 0 {
+		st.Applied, st.Kept, st.Note = true, true, "every change is already in place"
+		return
+	}
+	var measure fix.Measure
+	if !slices.ContainsFunc(st.IDs, func(id string) bool { return unmeasured[id] }) {
+		// A fix the bench cannot see improving is kept on the confirm window alone.
+		if measure, err = verify.New(ctx, plan, verify.Config{Host: host, Peer: peer, Seconds: c.Seconds, Port: c.Port, Progress: progressWriter(c.Progress)}); err != nil {
+			fail(err)
+			return
+		}
+	}
+	c.progress("fix: applying %s on %s (verified, rolled back unless confirmed within %s)", strings.Join(st.IDs, ", "), host, confirm)
+	j, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{Confirm: confirm, Verify: measure, Progress: c.Progress})
+	st.Journal = j
+	if err != nil {
+		fail(err)
+		return
+	}
+	st.Applied, st.env = true, env
+	st.Kept = j.Verify == nil || j.Verify.Kept
+	if !st.Kept {
+		st.Note = "it did not improve the tunnel's throughput: every change was rolled back"
+		return
+	}
+	if j.Verify != nil {
+		// The verification measured through the tunnel after the change: the
+		// host answers, which is what the window guards. Confirming now also
+		// lets the next host's fix start (one open fix per journal).
+		if _, err := fix.Confirm(ctx, env); err != nil {
+			fail(fmt.Errorf("confirm: %w", err))
+			return
+		}
+		st.confirmed = true
+	}
+}
+
+// progressWriter turns a line callback into the io.Writer the probes print
+// progress to (they write a line in pieces); nil stays nil.
+func progressWriter(f func(string)) io.Writer {
+	if f == nil {
+		return nil
+	}
+	return &lineWriter{f: f}
+}
+
+type lineWriter struct {
+	f   func(string)
+	buf []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.f(string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+	}
+}

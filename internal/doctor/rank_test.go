@@ -1,0 +1,224 @@
+package doctor
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+)
+
+func readSnap(t *testing.T, name string) *facts.Snapshot {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "snapshots", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := collect.ReadSnapshot(f)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return s
+}
+
+// checked runs every check, cross-host included, over recorded snapshots.
+func checked(t *testing.T, names ...string) ([]finding.Finding, []*facts.Snapshot) {
+	t.Helper()
+	var snaps []*facts.Snapshot
+	for _, n := range names {
+		snaps = append(snaps, readSnap(t, n))
+	}
+	return check.Run(snaps, check.Options{}).Findings, snaps
+}
+
+func measured(client, server string, up, upU, down, downU float64) Measured {
+	return Measured{Benched: true, Client: client, Server: server, Expected: bench.SingleHopRatio,
+		Up: DirRate{Tunnel: up, Underlay: upU}, Down: DirRate{Tunnel: down, Underlay: downU}}
+}
+
+func ids(cs []Cause) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Finding.ID+"@"+c.Finding.Host)
+	}
+	return out
+}
+
+// TestRank ranks recorded evidence: the cause that explains the most
+// throughput comes first, notes and latent risks last.
+func TestRank(t *testing.T) {
+	const (
+		a5, b5 = "netns:wgl-wgd5-a", "netns:wgl-wgd5-b"
+		a4, b4 = "netns:wgl-wgd4-a", "netns:wgl-wgd4-b"
+	)
+	blackhole := finding.Finding{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: a4, Title: "black hole"}
+	conntrack := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Warning, Host: b4, Title: "conntrack"}
+	cubic := finding.Finding{ID: "tcp.congestion-control", Severity: finding.Warning, Host: a5, Title: "CUBIC"}
+	for _, tc := range []struct {
+		name      string
+		snaps     []string
+		extra     []finding.Finding // what probes and the bench proved
+		m         Measured
+		first     string // ID@host ranked first
+		direction string
+		status    string
+		after     []string // IDs that must rank below first (in this order among themselves)
+	}{
+		{
+			name:  "multi-WAN router: endpoint route stuck on the backup uplink outranks the ICMP limit (golem, one end)",
+			snaps: []string{"seed000-golem"}, m: Measured{Client: "ssh:root@golem", Expected: 0.9},
+			first: "route.stale-endpoint@ssh:root@golem", status: StatusUnjudged, after: []string{"icmp.ratelimit-drops"},
+		},
+		{
+			name:  "stale route over a 10x slower uplink: the bench ratio looks fine, the route still comes first",
+			snaps: []string{"lab-multiwan-stale-a"}, m: measured("netns:wgl-wgd3-a", "netns:wgl-wgd3-b", 18.5, 18.8, 18.2, 19.1),
+			first: "route.stale-endpoint@netns:wgl-wgd3-a", status: StatusSlow, after: []string{"conntrack.tunnel-tracked", "wg.userspace"},
+		},
+		{
+			name:  "UDP receive buffer drops on the receiver explain the slow upload; CUBIC reacting to them comes after",
+			snaps: []string{"lab-loss3-udpbuf64k-a", "lab-loss3-udpbuf64k-b"}, extra: []finding.Finding{cubic},
+			m:     measured(a5, b5, 61, 190, 171, 190),
+			first: "udp.rcvbuf-errors@" + b5, direction: "upload", status: StatusSlow, after: []string{"tcp.congestion-control"},
+		},
+		{
+			name:  "WireGuard MTU above the path on both ends, transfer stalled: before the MSS clamp and the ICMP limit",
+			snaps: []string{"lab-mtu1480-icmplimit-lan-a", "lab-mtu1480-icmplimit-lan-b"},
+			m:     Measured{Benched: true, Client: a4, Server: b4, Expected: 0.9, Stalled: true},
+			first: "mtu.tunnel-too-large@" + a4, status: StatusSlow, after: []string{"mtu.mss-clamp-missing", "icmp.ratelimit-drops"},
+		},
+		{
+			name:  "a proven black hole outranks a conntrack warning and the MTU it implies",
+			snaps: []string{"lab-mtu1480-icmplimit-lan-a", "lab-mtu1480-icmplimit-lan-b"}, extra: []finding.Finding{conntrack, blackhole},
+			m:     Measured{Benched: true, Client: a4, Server: b4, Expected: 0.9, Stalled: true},
+			first: "mtu.pmtud-blackhole@" + a4, status: StatusSlow, after: []string{"mtu.tunnel-too-large", "conntrack.table-pressure"},
+		},
+		{
+			name:  "healthy lab: only notes, healthy",
+			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, m: measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 180, 190, 181, 190),
+			status: StatusHealthy,
+		},
+		{
+			name:  "a healthy bench with a CPU near its limit: healthy, the CPU a latent risk ranked low",
+			snaps: []string{"lab-healthy-a", "lab-healthy-b"},
+			extra: []finding.Finding{{ID: "cpu.saturated", Severity: finding.Warning, Host: "netns:wgl-wgd0-a", Title: "CPU 1 97%"}},
+			m:     measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 180, 190, 181, 190),
+			first: "cpu.saturated@netns:wgl-wgd0-a", status: StatusHealthy, after: []string{"wg.userspace"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := checked(t, tc.snaps...)
+			fs = finding.Merge(append(fs, tc.extra...))
+			causes := Rank(fs, tc.m)
+			got := ids(causes)
+			if tc.first != "" && (len(got) == 0 || got[0] != tc.first) {
+				t.Fatalf("ranked %v, want %s first", got, tc.first)
+			}
+			if tc.direction != "" && causes[0].Direction != tc.direction {
+				t.Errorf("direction %s, want %s", causes[0].Direction, tc.direction)
+			}
+			last := 0
+			for _, id := range tc.after {
+				i := slices.IndexFunc(causes, func(c Cause) bool { return c.Finding.ID == id })
+				if i < 0 {
+					t.Errorf("%s not ranked (%v)", id, got)
+					continue
+				}
+				if i <= last {
+					t.Errorf("%s ranked %d, want after position %d (%v)", id, i, last, got)
+				}
+				last = i
+			}
+			for i := 1; i < len(causes); i++ {
+				if causes[i].Score > causes[i-1].Score {
+					t.Errorf("not sorted by score: %v", got)
+				}
+			}
+			for _, c := range causes {
+				if Symptom(c.Finding.ID) {
+					t.Errorf("symptom %s ranked as a cause", c.Finding.ID)
+				}
+			}
+			if s := status(fs, tc.m); s != tc.status {
+				t.Errorf("status %s, want %s", s, tc.status)
+			}
+		})
+	}
+}
+
+// The expected gain names figures where the bench measured a deficit.
+func TestGain(t *testing.T) {
+	m := measured("a", "b", 61, 190, 171, 190)
+	cs := Rank([]finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: "b"}}, m)
+	if g := cs[0].Gain; !strings.Contains(g, "upload 61 → ≥ 171 Mbit/s") || strings.Contains(g, "download") {
+		t.Errorf("gain %q", g)
+	}
+	cs = Rank([]finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: "b"}}, Measured{Expected: 0.9})
+	if g := cs[0].Gain; !strings.Contains(g, "--server") {
+		t.Errorf("unbenched gain %q", g)
+	}
+}
+
+// TestPlanProbes: targeted probes only on evidence.
+func TestPlanProbes(t *testing.T) {
+	probes := func(ps []ProbePlan) string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Probe+strings.Join(append([]string{""}, p.Targets...), " "))
+		}
+		return strings.Join(out, "; ")
+	}
+	healthyFs, healthySnaps := checked(t, "lab-healthy-a", "lab-healthy-b")
+	ok := measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 180, 190, 181, 190)
+	mtuFs, mtuSnaps := checked(t, "lab-mtu1480-icmplimit-lan-a", "lab-mtu1480-icmplimit-lan-b")
+	golemFs, golemSnaps := checked(t, "seed000-golem")
+	osc := []finding.Finding{{ID: "throughput.oscillation", Severity: finding.Warning}}
+	for _, tc := range []struct {
+		name    string
+		healthy bool
+		fs      []finding.Finding
+		m       Measured
+		client  *facts.Snapshot
+		want    string
+	}{
+		{"healthy: nothing", true, healthyFs, ok, healthySnaps[0], ""},
+		{"slow without MTU evidence or health checks: nothing", false, healthyFs, measured("a", "b", 60, 190, 180, 190), healthySnaps[0], ""},
+		{"stall: MTU search", false, healthyFs, Measured{Benched: true, Stalled: true}, healthySnaps[0], "mtu"},
+		{"MTU findings and an ICMP limit rule: MTU search, icmp-burst to the gateway and endpoint", false, mtuFs, measured("a", "b", 60, 190, 180, 190), mtuSnaps[0],
+			"mtu; icmp-burst 198.51.100.1 203.0.113.2"},
+		{"one end: DF search, icmp-burst to mwan3's track_ip", false, golemFs, Measured{}, golemSnaps[0], "mtu; icmp-burst 1.1.1.1 208.67.222.222 8.8.8.8"},
+		{"healthy with an ICMP limit rule: icmp-burst only", true, mtuFs, ok, mtuSnaps[0], "icmp-burst 198.51.100.1 203.0.113.2"},
+		{"oscillation: shaping sweep", false, osc, measured("a", "b", 100, 190, 180, 190), healthySnaps[0], "shape-sweep"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := probes(PlanProbes(tc.healthy, tc.fs, tc.m, nil, tc.client)); got != tc.want {
+				t.Errorf("probes %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A collapse through the tunnel but not around it calls for the MTU search.
+func TestMTUReasonCollapse(t *testing.T) {
+	rep := &bench.Report{Runs: []bench.Run{
+		{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Upload, Streams: 1}, Stats: bench.Stats{Collapses: 2}},
+		{Spec: bench.Spec{Path: bench.PathUnderlay, Direction: bench.Upload, Streams: 1}},
+	}}
+	rep.Runs[1].Result = &iperfResult
+	if why := mtuReason(nil, measured("a", "b", 100, 190, 180, 190), rep); !strings.Contains(why, "collapse") {
+		t.Errorf("reason %q", why)
+	}
+	rep.Runs[1].Stats.Collapses = 1
+	if why := mtuReason(nil, measured("a", "b", 100, 190, 180, 190), rep); why != "" {
+		t.Errorf("collapsing underlay too: reason %q, want none", why)
+	}
+}
+
+var iperfResult = iperf.Result{}
