@@ -205,8 +205,9 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		return r.res, err
 	}
 	// A broken tunnel may not carry a measurement at all: that is the symptom.
-	// The underlay was measured before the breakage: the broken tunnel alone now.
-	if r.res.BenchBefore, r.res.Before.Tunnel, r.res.Before.TunnelDown, err = r.measureTunnel(ctx, false); err != nil {
+	// The bench measures the underlay beside the broken tunnel too: its
+	// analysis (CUBIC collapsing, UDP drops) judges the tunnel against it.
+	if r.res.BenchBefore, r.res.Before.Tunnel, r.res.Before.TunnelDown, err = r.measureTunnel(ctx); err != nil {
 		r.logf("before: no measurement through the tunnel: %v", err)
 	}
 	r.logf("before: %s", r.res.Before)
@@ -249,7 +250,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 // measureAfter measures the tunnel after the fix, and the underlay beside it.
 func (r *runner) measureAfter(ctx context.Context) error {
 	var err error
-	if r.res.BenchAfter, r.res.After.Tunnel, r.res.After.TunnelDown, err = r.measureTunnel(ctx, true); err != nil {
+	if r.res.BenchAfter, r.res.After.Tunnel, r.res.After.TunnelDown, err = r.measureTunnel(ctx); err != nil {
 		return err
 	}
 	// After the fix the underlay is healthy again: the bench measured it
