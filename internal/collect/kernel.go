@@ -12,7 +12,7 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
-// Sysctls are the kernel settings the seeds' authors read by hand (seed 002),
+// Sysctls are the kernel settings the seeds' authors read by hand (the tuning guide),
 // by their sysctl(8) name. A key missing on the host is simply absent.
 var Sysctls = []string{
 	"net.ipv4.tcp_congestion_control",

@@ -192,7 +192,7 @@ func (l *Lab) build(ctx context.Context) error {
 		b.tbf("r", "eth-a2", cfg.Backup.RateMbit)
 	}
 	if cfg.LAN {
-		// A LAN behind each site, both on 1500-byte Ethernet as in seed 001: the
+		// A LAN behind each site, both on 1500-byte Ethernet as in the PMTUD black hole case: the
 		// hosts advertise MSS 1460 and only the gateways know about the tunnel.
 		b.link("lan", "eth0", lanHost, "a", "lan0", lanA, 0)
 		b.on("lan", "ip", "route", "add", "default", "via", lanA)
@@ -264,7 +264,7 @@ func (l *Lab) applyPolicies(ctx context.Context) error {
 		return nil
 	}
 	if cfg.ICMPLimit > 0 {
-		// Seed 000's banIP flood protection, with its named counter.
+		// The multi-WAN router's banIP flood protection, with its named counter.
 		rs := fmt.Sprintf(`table inet banIP {
 	counter cnt_icmpflood { }
 	chain pre-routing {

@@ -30,7 +30,7 @@ type Topology string
 const (
 	// SiteToSite is A —— R —— B with WireGuard between A and B.
 	SiteToSite Topology = "site-to-site"
-	// MultiWAN is seed 000's router: A has a fast primary and a slow backup uplink
+	// MultiWAN is the multi-WAN router case's router: A has a fast primary and a slow backup uplink
 	// to R (default routes metric 10 and 20), and R reaches B's endpoint.
 	MultiWAN Topology = "multi-wan"
 )
@@ -56,9 +56,9 @@ type Config struct {
 	// cannot see from its own interfaces.
 	PathMTU int `json:"path_mtu,omitempty"`
 	// DropFragNeeded makes R drop ICMP "fragmentation needed", turning a narrow
-	// hop into a PMTUD black hole (seed 001).
+	// hop into a PMTUD black hole (the PMTUD black hole case).
 	DropFragNeeded bool `json:"drop_frag_needed,omitempty"`
-	// ICMPLimit, when > 0, adds seed 000's banIP rule on A's (primary) uplink:
+	// ICMPLimit, when > 0, adds the multi-WAN router's banIP rule on A's (primary) uplink:
 	// ICMP above this many packets/second (burst 5) is counted and dropped.
 	ICMPLimit int `json:"icmp_limit,omitempty"`
 	// ICMPLimitStyle is how the ICMP limit is written: "" or ICMPLimitBanIP

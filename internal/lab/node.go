@@ -22,7 +22,7 @@ type NodeOptions struct {
 	// UDPBuffer, when > 0, re-sets SO_RCVBUF/SO_SNDBUF on the node's UDP sockets
 	// to this effective size after every bind. wireguard-go run as root forces
 	// 7 MiB buffers (SO_RCVBUFFORCE); implementations that keep the system
-	// default (seed 004's NAS: 208 KB) drop datagrams under load, and this
+	// default (the remote-users case's NAS: 208 KB) drop datagrams under load, and this
 	// emulates them per socket without touching the host's sysctls.
 	// UDPBufferCapped asks for 7 MiB without force instead, so the kernel caps
 	// the buffers at net.core.rmem_max/wmem_max when the socket is bound.

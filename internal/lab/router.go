@@ -164,7 +164,7 @@ func (l *Lab) routerUserland(ctx context.Context, fsRoot string) error {
 }
 
 // routerEtc writes the router's /etc: accounts (root's shell is ash), the
-// dropbear keys, /etc/openwrt_release and the uci configs of seed 000's
+// dropbear keys, /etc/openwrt_release and the uci configs of the multi-WAN router case's
 // multi-WAN router, and the files the host's dynamic loader needs.
 func (l *Lab) routerEtc(ctx context.Context, dir, fsRoot string) error {
 	etc := filepath.Join(fsRoot, "etc")

@@ -11,7 +11,7 @@ import (
 )
 
 // Tunnel is one WireGuard tunnel between A and B. Tunnel 0 is the lab's main
-// one; more (AddTunnel) give seed 003's parallel tunnels for ECMP.
+// one; more (AddTunnel) give the ECMP case's parallel tunnels for ECMP.
 type Tunnel struct {
 	Index   int    `json:"index"`
 	Port    int    `json:"port"` // listen port on both ends
@@ -29,7 +29,7 @@ type Tunnel struct {
 // AddTunnel starts one more tunnel between A and B on the next port
 // (51820+k), with addresses 10.77.k.1/.2. On multi-wan, tunnel k leaves A
 // through uplink k mod 2 (a source-port policy rule), so parallel tunnels use
-// both uplinks as seed 003's bond hashing did. Routes over it are the caller's.
+// both uplinks as the ECMP case's bond hashing did. Routes over it are the caller's.
 func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	k := len(l.Tunnels)
 	suffix := ""
@@ -115,7 +115,7 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 
 // ECMP brings the lab to n parallel tunnels and routes site B's network over
 // all of them with an equal-cost multipath route, hashing on ports (layer 4)
-// so separate TCP flows take separate tunnels (seed 003). It returns the
+// so separate TCP flows take separate tunnels (the ECMP over several tunnels case). It returns the
 // commands it ran on A, for the report.
 func (l *Lab) ECMP(ctx context.Context, n int) ([]string, error) {
 	if n < 2 {

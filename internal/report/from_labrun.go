@@ -36,7 +36,7 @@ func FromScenarios(results []*scenario.Result) Document {
 			continue
 		}
 		s := ScenarioResult{
-			Name: r.Scenario, Seed: r.Seed, Symptom: r.Symptom, Finding: r.Expect, Found: r.Found,
+			Name: r.Scenario, Case: r.Case, Symptom: r.Symptom, Finding: r.Expect, Found: r.Found,
 			Unexpected: r.Unexpected, Fix: r.Fix,
 			Before:  Throughput{Tunnel: r.Before.Tunnel, Underlay: r.Before.Underlay},
 			After:   Throughput{Tunnel: r.After.Tunnel, Underlay: r.After.Underlay},

@@ -100,7 +100,7 @@ func (t Throughput) Ratio() float64 {
 // and the throughput before and after.
 type ScenarioResult struct {
 	Name    string `json:"name"`
-	Seed    string `json:"seed,omitempty"`
+	Case    string `json:"case,omitempty"`
 	Symptom string `json:"symptom"`
 	Finding string `json:"finding"` // the finding ID the scenario must produce
 	Found   bool   `json:"found"`

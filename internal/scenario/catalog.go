@@ -1,5 +1,5 @@
-// Package scenario reproduces the seed investigations in the lab and solves
-// them end to end: build the lab, break it the way the seed's network was
+// Package scenario reproduces real investigations in the lab and solves
+// them end to end: build the lab, break it the way that case's network was
 // broken, measure, diagnose, apply the fix wgperf proposes, measure again.
 //
 // A scenario is data (the lab, the breakage, the finding it must produce), so
@@ -23,14 +23,23 @@ type Probe string
 
 const (
 	ProbeMTU       Probe = "mtu"        // path MTU search and MSS stepping from A to B
-	ProbeICMPBurst Probe = "icmp-burst" // seed 000's one-shot vs persistent pings from A
+	ProbeICMPBurst Probe = "icmp-burst" // the multi-WAN router's one-shot vs persistent pings from A
 	ProbeFlows     Probe = "flows"      // many short connections from A to B
 )
 
-// Scenario is one seed case in the lab.
+// The cases the scenarios reproduce (README: Cases wgperf automates).
+const (
+	caseMultiWAN    = "multi-WAN router: endpoint route stuck on the backup uplink"
+	casePMTUD       = "PMTUD black hole between two sites with ICMP blocked"
+	caseTuning      = "tunnel below 90% of its link (tuning guide)"
+	caseECMP        = "more than one link's worth: ECMP over several tunnels and a bond"
+	caseRemoteUsers = "remote users at 5 Mbit/s over a 400 Mbit/s path"
+)
+
+// Scenario is one real case in the lab.
 type Scenario struct {
 	Name    string
-	Seed    string // which write-up in shared/seeds it reproduces
+	Case    string // the real investigation it reproduces, in the words of the README's case list
 	Symptom string // what a user would notice
 	Lab     lab.Config
 	// HostSysctls are initial-namespace values the case needs (child namespaces
@@ -80,12 +89,12 @@ const blockICMPErrors = "add table inet site; add chain inet site out { type fil
 // Catalog lists the scenarios in the order "lab run --all" runs them.
 var Catalog = []Scenario{
 	{
-		Name: "healthy", Seed: "002",
+		Name: "healthy", Case: caseTuning,
 		Symptom: "none: a correctly tuned tunnel",
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}},
 	},
 	{
-		Name: "pmtud-blackhole", Seed: "001",
+		Name: "pmtud-blackhole", Case: casePMTUD,
 		Symptom: "ssh works, bulk TCP through the tunnel stalls",
 		// A 1400-byte hop mid-path whose router drops ICMP frag-needed.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true},
@@ -97,23 +106,23 @@ var Catalog = []Scenario{
 		FixIDs: []string{"mtu.pmtud-blackhole", "mtu.tunnel-too-large"},
 	},
 	{
-		Name: "mtu-fragmentation", Seed: "004",
+		Name: "mtu-fragmentation", Case: caseRemoteUsers,
 		Symptom: "tunnel crawls: its packets no longer fit the link",
-		// Kernel WireGuard fragments the outer packets (seed 004's retransmits);
+		// Kernel WireGuard fragments the outer packets (the remote-users case's retransmits);
 		// wireguard-go fragments single sends too but its batched (UDP GSO) sends
 		// of oversized segments are refused by the kernel, so the lab crawls harder.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500},
 		Expect: "mtu.tunnel-too-large",
 	},
 	{
-		Name: "udp-rcvbuf", Seed: "004",
+		Name: "udp-rcvbuf", Case: caseRemoteUsers,
 		Symptom: "tunnel crawls while the receiver drops WireGuard datagrams",
 		// The NAS's implementation asks for big buffers without SO_RCVBUFFORCE,
 		// so the kernel caps them at rmem_max: emulated per socket on the nodes.
 		// The host's rmem_max (which child namespaces mirror) is set to a small
 		// router's 32 KiB and restored afterwards: this machine drains seed
 		// 004's 208 KiB too fast to drop at the lab's rates.
-		// Seed 004's hosts sent with the distro default, CUBIC, over a
+		// The remote-users case's hosts sent with the distro default, CUBIC, over a
 		// London–Helsinki path: with a 20 ms RTT, the few datagrams the buffer
 		// drops cut CUBIC to a fraction of the link (with BBR, or at the lab's
 		// bare sub-millisecond RTT, the same drops cost almost nothing).
@@ -132,7 +141,7 @@ var Catalog = []Scenario{
 		AfterFix: []Command{on("a", "wg", "set", "{wg}", "listen-port", "51820"), on("b", "wg", "set", "{wg}", "listen-port", "51820")},
 	},
 	{
-		Name: "stale-endpoint-route", Seed: "000",
+		Name: "stale-endpoint-route", Case: caseMultiWAN,
 		Symptom: "tunnel crawls on the backup uplink while the fiber is up",
 		Lab:     lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
 		// netifd's host route, created while the primary was down, never re-evaluated.
@@ -140,9 +149,9 @@ var Catalog = []Scenario{
 		Expect: "route.stale-endpoint",
 	},
 	{
-		Name: "icmp-ratelimit", Seed: "000",
+		Name: "icmp-ratelimit", Case: caseMultiWAN,
 		Symptom: "health-check pings fail now and then on a link with no loss",
-		// Seed 000's ~13 ms round trip paces the one-shot loop as on the real
+		// The multi-WAN router's ~13 ms round trip paces the one-shot loop as on the real
 		// uplink (~100 replies/s: over 25/s, well under the fixed 250/s); with
 		// the lab's sub-millisecond one, back-to-back pings outrun any limit.
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 6}, ICMPLimit: 25},
@@ -151,7 +160,7 @@ var Catalog = []Scenario{
 		Expect:  "icmp.ratelimit-drops",
 	},
 	{
-		Name: "icmp-ratelimit-iptables", Seed: "000",
+		Name: "icmp-ratelimit-iptables", Case: caseMultiWAN,
 		Symptom: "health-check pings fail now and then behind an iptables ping flood guard",
 		// The same limit as icmp-ratelimit, written as hosts write it with
 		// iptables: "-m limit --limit 25/sec -j ACCEPT", then "-j DROP". The
@@ -162,7 +171,7 @@ var Catalog = []Scenario{
 		Expect:  "icmp.ratelimit-drops",
 	},
 	{
-		Name: "lossy-cubic", Seed: "002",
+		Name: "lossy-cubic", Case: caseTuning,
 		Symptom: "1% loss on a 20 ms path cuts CUBIC to a crawl",
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, LossPct: 1, DelayMs: 10}},
 		// A child namespace may only pick algorithms the host allows.
@@ -173,7 +182,7 @@ var Catalog = []Scenario{
 		UploadOnly: true,
 	},
 	{
-		Name: "conntrack-full", Seed: "002",
+		Name: "conntrack-full", Case: caseTuning,
 		Symptom: "new connections through the hub time out under many flows",
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}},
 		// nf_conntrack_max can only be set in the initial namespace.
@@ -183,7 +192,7 @@ var Catalog = []Scenario{
 		Expect:      "conntrack.table-pressure",
 	},
 	{
-		Name: "mss-clamp-missing", Seed: "001",
+		Name: "mss-clamp-missing", Case: casePMTUD,
 		Symptom: "LAN hosts stall through the gateway's tunnel; the gateway itself is fine",
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}, LAN: true},
 		// ICMP is blocked site-wide, so LAN hosts never learn the tunnel's MTU.
@@ -195,7 +204,7 @@ var Catalog = []Scenario{
 		Client: "lan", Server: "lanb",
 	},
 	{
-		Name: "ecmp", Seed: "003",
+		Name: "ecmp", Case: caseECMP,
 		Symptom: "one tunnel cannot use the second uplink",
 		Lab:     lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 100}, Backup: lab.Shape{RateMbit: 100}},
 		ECMP:    2, MinScaling: 1.7,

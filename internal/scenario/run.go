@@ -79,7 +79,7 @@ func ratio(tunnel, underlay float64) float64 {
 // Result is what happened in one scenario.
 type Result struct {
 	Scenario string            `json:"scenario"`
-	Seed     string            `json:"seed"`
+	Case     string            `json:"case"`
 	Symptom  string            `json:"symptom"`
 	Expect   string            `json:"expect,omitempty"`
 	Found    bool              `json:"found"` // Expect was reported (true when nothing was expected and nothing unexpected was)
@@ -164,7 +164,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	start := time.Now()
-	r := &runner{sc: sc, opts: opts, res: &Result{Scenario: sc.Name, Seed: sc.Seed, Symptom: sc.Symptom, Expect: sc.Expect}}
+	r := &runner{sc: sc, opts: opts, res: &Result{Scenario: sc.Name, Case: sc.Case, Symptom: sc.Symptom, Expect: sc.Expect}}
 	defer func() { r.res.Seconds = time.Since(start).Seconds() }()
 
 	cfg, sizing, err := sizeLab(ctx, sc, opts)

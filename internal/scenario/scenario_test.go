@@ -31,8 +31,8 @@ func TestCatalogIsWellFormed(t *testing.T) {
 			t.Errorf("scenario %s declared twice", s.Name)
 		}
 		seen[s.Name] = true
-		if s.Seed == "" || s.Symptom == "" {
-			t.Errorf("%s: needs the seed it reproduces and its symptom", s.Name)
+		if s.Case == "" || s.Symptom == "" {
+			t.Errorf("%s: needs the case it reproduces and its symptom", s.Name)
 		}
 		for _, id := range append([]string{s.Expect}, s.Also...) {
 			if id != "" && !check.InCatalog(id) {
