@@ -54,7 +54,7 @@ Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
 	})
 	// "wgperf --version" and "wgperf version" say the same.
 	root.SetVersionTemplate(versionLine() + "\n")
-	root.AddCommand(benchCmd(), collectCmd(), diagnoseCmd(), doctorCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
+	root.AddCommand(benchCmd(), collectCmd(), checksCmd(), diagnoseCmd(), doctorCmd(), explainCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
 		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd())
 	return root
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wgperf/wgperf/internal/check"
+)
+
+func checksCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "checks",
+		Short: "List every finding wgperf can report: its stable ID and what it means",
+		Long: `checks lists the finding catalog from this binary: each stable ID (the one JSON,
+alerts and "wgperf fix --only" use), its title and what reports it. "wgperf
+explain ID" says what raises one, why it matters and what fixes it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			all := check.Explanations()
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), all)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tREPORTED BY\tMEANING")
+			for _, e := range all {
+				var by []string
+				for _, s := range e.By {
+					by = append(by, s.Kind)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.ID, strings.Join(by, ", "), e.Title)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON")
+	return cmd
+}
+
+func explainCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "explain ID",
+		Short: "Say what a finding means, what raises it and how it is fixed",
+		Example: `  wgperf explain mtu.pmtud-blackhole
+  wgperf checks    # every ID`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: check.Catalog,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, ok := check.Explain(args[0])
+			if !ok {
+				hint := "wgperf checks lists them"
+				if s := check.Suggest(args[0]); len(s) > 0 {
+					hint = "did you mean " + strings.Join(s, ", ") + "?"
+				}
+				return couldNotRun(fmt.Errorf("no finding %q: %s", args[0], hint))
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), e)
+			}
+			return writeExplanation(cmd.OutOrStdout(), e)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the explanation as JSON")
+	return cmd
+}
+
+func writeExplanation(w io.Writer, e check.Explanation) error {
+	fmt.Fprintf(w, "%s: %s\n", e.ID, e.Title)
+	for _, s := range e.By {
+		fmt.Fprintf(w, "\nReported by the %s %q:\n", s.Kind, s.Name)
+		for _, line := range strings.Split(strings.TrimSpace(s.Doc), "\n") {
+			fmt.Fprintln(w, "  "+strings.TrimSpace(line))
+		}
+	}
+	_, err := fmt.Fprintf(w, "\nFix it with: wgperf fix --host HOST --only %s (prints the plan; --apply changes the host)\n", e.ID)
+	return err
+}
