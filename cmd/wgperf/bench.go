@@ -65,7 +65,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), rep, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), "bench", rep, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {

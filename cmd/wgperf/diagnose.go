@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -132,11 +133,15 @@ func renderDiagnosis(w io.Writer, d diagnose.Diagnosis, fl *diagnose.Fleet, asJS
 	o := diagnose.TextOptions{Color: isTerminal(w)}
 	switch {
 	case fl != nil && asJSON:
-		return writeJSON(w, fl)
+		return writeJSON(w, "diagnose-fleet", fl)
 	case fl != nil:
 		return fl.WriteText(w, o)
 	case asJSON:
-		return diagnose.WriteJSON(w, d)
+		var buf bytes.Buffer
+		if err := diagnose.WriteJSON(&buf, d); err != nil {
+			return err
+		}
+		return writeDocument(w, "diagnose", buf.Bytes())
 	}
 	return diagnose.WriteText(w, d, o)
 }

@@ -68,7 +68,7 @@ with --fix they are those of the diagnosis before the fix (the report shows afte
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), rep, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), "doctor", rep, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {

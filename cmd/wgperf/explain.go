@@ -23,7 +23,7 @@ explain ID" says what raises one, why it matters and what fixes it.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all := check.Explanations()
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), all)
+				return writeJSON(cmd.OutOrStdout(), "checks", map[string]any{"checks": all})
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tREPORTED BY\tMEANING")
@@ -60,7 +60,7 @@ func explainCmd() *cobra.Command {
 				return couldNotRun(fmt.Errorf("no finding %q: %s", args[0], hint))
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), e)
+				return writeJSON(cmd.OutOrStdout(), "explanation", e)
 			}
 			return writeExplanation(cmd.OutOrStdout(), e)
 		},

@@ -204,7 +204,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		return plan.WriteScript(out)
 	case !f.apply:
 		if f.jsonOut {
-			return writeJSON(out, plan)
+			return writeJSON(out, "fix-plan", plan)
 		}
 		if err := plan.WriteText(out); err != nil {
 			return err
@@ -216,7 +216,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	}
 	if plan.Pending() == 0 {
 		if f.jsonOut {
-			return writeJSON(out, plan)
+			return writeJSON(out, "fix-plan", plan)
 		}
 		_, err := fmt.Fprintf(out, "Nothing to change on %s: every fix is already in place.\n", env.T)
 		return err
@@ -264,7 +264,7 @@ func onlyFlag(only []string) string {
 // printJournal reports what an apply, confirm or rollback did, then msg.
 func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
 	if f.jsonOut {
-		return writeJSON(w, j)
+		return writeJSON(w, "fix-journal", j)
 	}
 	if err := j.WriteText(w); err != nil || msg == "" {
 		return err

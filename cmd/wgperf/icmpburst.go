@@ -47,7 +47,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), "icmp-burst", res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			return findingsExit(res.Findings)

@@ -264,5 +264,5 @@ func applyLabECMP(cmd *cobra.Command, host string, tunnels, seconds, streams int
 	if err != nil {
 		return couldNotRun(err)
 	}
-	return writeResult(cmd.OutOrStdout(), res, asJSON)
+	return writeResult(cmd.OutOrStdout(), "fix-ecmp", res, asJSON)
 }

@@ -94,7 +94,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 				}
 			}
 			if asJSON {
-				if err := writeJSON(out, map[string]any{"scenarios": results}); err != nil {
+				if err := writeJSON(out, "lab-run", map[string]any{"scenarios": results}); err != nil {
 					return err
 				}
 			} else {

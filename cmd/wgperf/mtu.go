@@ -77,7 +77,7 @@ found, 3 could not run.`,
 				if err != nil {
 					return couldNotRun(err)
 				}
-				if err := writeResult(cmd.OutOrStdout(), res, asJSON); err != nil {
+				if err := writeResult(cmd.OutOrStdout(), "mtu-capture", res, asJSON); err != nil {
 					return couldNotRun(err)
 				}
 				return findingsExit(res.Findings)
@@ -92,7 +92,7 @@ found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), "mtu", res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {

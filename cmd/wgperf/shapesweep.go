@@ -57,7 +57,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), "shape-sweep", res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			return findingsExit(res.Findings)

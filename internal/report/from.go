@@ -67,7 +67,7 @@ func orEmpty(fs []finding.Finding) []finding.Finding {
 }
 
 // ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose" or
-// "lab run" printed with --json, tells which by its fields, and returns its
+// "lab run" printed with --json, tells which by its kind or fields, and returns its
 // report. Malformed input and JSON that is none of them are refused.
 func ReadDocument(r io.Reader) (*Document, error) {
 	data, err := io.ReadAll(r)
@@ -88,6 +88,17 @@ func ReadDocument(r io.Reader) (*Document, error) {
 			}
 		}
 		return true
+	}
+	// Documents name their kind; older ones (and the tests' recordings) are
+	// told apart by their fields, as below.
+	var kind string
+	if k, ok := fields["kind"]; ok {
+		_ = json.Unmarshal(k, &kind)
+	}
+	switch kind {
+	case "", "bench", "mtu", "diagnose", "lab-run":
+	default:
+		return nil, fmt.Errorf("results: %q output has no report here (report reads bench, mtu, diagnose and lab run --json; doctor writes its own with --html)", kind)
 	}
 	var doc Document
 	switch {

@@ -312,6 +312,7 @@ func TestReadDocumentErrors(t *testing.T) {
 		{`{"findings": 3}`, `diagnose results: field "findings"`},
 		{`{"schema_version": 1, "host": "local"}`, "not the JSON of wgperf bench, mtu, diagnose or lab run"},
 		{`{"scenarios": []}`, "lab run results: no scenarios"},
+		{`{"schema_version": 1, "kind": "fix-plan", "items": []}`, `"fix-plan" output has no report here`},
 		{`{"scenarios": [{"before": {"tunnel_mbit": "fast"}}]}`, `lab run results: field "scenarios.before.tunnel_mbit"`},
 		{`{"tunnel_addr": "10.0.0.2", "cells": [], "runs": [{"path": "tunnel", "error": "refused"}]}`, "bench results: no finished runs"},
 	} {
