@@ -58,7 +58,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if err := cfg.Discover(ctx, !noUnderlay); err != nil {
 				return couldNotRun(err)
 			}
-			if w := progressTo(asJSON); w != nil {
+			if w := progressTo(); w != nil {
 				cfg.Progress = w
 			}
 			rep, err := bench.Measure(ctx, cfg)

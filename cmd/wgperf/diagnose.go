@@ -77,7 +77,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 			opts := diagnose.Options{Check: check.Options{PathRateMbit: rateMbit, PathRTT: rtt},
 				Concurrency: concurrency, HostTimeout: hostTimeout}
 			opts.Collect.SkipFirewall = skipFirewall
-			if tty && !asJSON {
+			if tty { // progress on the terminal; a --json document goes to stdout
 				opts.Progress = cmd.ErrOrStderr()
 			}
 			var fl *diagnose.Fleet // set for an inventory, whose unreachable hosts are reported
@@ -130,7 +130,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 // renderDiagnosis prints d, or the fleet it belongs to, as JSON or text
 // (coloured on a terminal).
 func renderDiagnosis(w io.Writer, d diagnose.Diagnosis, fl *diagnose.Fleet, asJSON bool) error {
-	o := diagnose.TextOptions{Color: isTerminal(w)}
+	o := diagnose.TextOptions{Color: useColor(w)}
 	switch {
 	case fl != nil && asJSON:
 		return writeJSON(w, "diagnose-fleet", fl)
@@ -144,9 +144,4 @@ func renderDiagnosis(w io.Writer, d diagnose.Diagnosis, fl *diagnose.Fleet, asJS
 		return writeDocument(w, "diagnose", buf.Bytes())
 	}
 	return diagnose.WriteText(w, d, o)
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -63,7 +63,7 @@ with --fix they are those of the diagnosis before the fix (the report shows afte
 			if cfg.Fix && cfg.Server == nil {
 				return couldNotRun(fmt.Errorf("--fix needs --server: a fix is kept only if the tunnel to the other end measures faster"))
 			}
-			cfg.Client, cfg.Progress = client, progressLines(asJSON)
+			cfg.Client, cfg.Progress = client, progressLines()
 			rep, err := doctor.Run(cmd.Context(), cfg)
 			if err != nil {
 				return couldNotRun(err)

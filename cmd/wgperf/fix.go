@@ -182,7 +182,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 			return couldNotRun(err)
 		}
 	}
-	progress := progressLines(f.jsonOut)
+	progress := progressLines()
 	var findings []finding.Finding
 	if src != nil {
 		findings, err = src.For(env.T.String())
@@ -224,7 +224,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	opts := fix.ApplyOptions{Confirm: f.confirm, Progress: progress}
 	if f.verify {
 		vc := verify.Config{Host: env.T, Peer: peer, Seconds: f.seconds}
-		if w := progressTo(f.jsonOut); w != nil {
+		if w := progressTo(); w != nil {
 			vc.Progress = w
 		}
 		progress("finding the tunnel between " + env.T.String() + " and " + peer.String())

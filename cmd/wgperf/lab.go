@@ -260,7 +260,7 @@ const buildFlavor = ""
 // applyLabECMP is "fix ecmp --apply": it builds the tunnels in a lab.
 func applyLabECMP(cmd *cobra.Command, host string, tunnels, seconds, streams int, measure, asJSON bool) error {
 	res, err := verify.ApplyLabECMP(cmd.Context(), host, verify.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
-		Verify: measure, Progress: progressLines(asJSON)})
+		Verify: measure, Progress: progressLines()})
 	if err != nil {
 		return couldNotRun(err)
 	}

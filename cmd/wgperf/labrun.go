@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/scenario"
@@ -65,14 +64,20 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 				opts.Capacities = &scenario.Capacities{}
 			}
 			out := cmd.OutOrStdout()
-			if !asJSON {
-				opts.Log = out
+			// The story goes with the table on stdout; with --json, to the
+			// terminal on stderr (if any), so the document stays clean.
+			story := out
+			if asJSON {
+				story = progressTo()
+			}
+			if story != nil {
+				opts.Log = story
 			}
 			var results []*scenario.Result
 			failed := 0
 			for _, sc := range scs {
-				if !asJSON {
-					fmt.Fprintf(out, "== %s: %s\n", sc.Name, sc.Symptom)
+				if story != nil {
+					fmt.Fprintf(story, "== %s: %s\n", sc.Name, sc.Symptom)
 				}
 				res, err := scenario.Run(cmd.Context(), sc, opts)
 				if err != nil {
@@ -83,14 +88,14 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 					failed++
 				}
 				results = append(results, res)
-				if !asJSON {
+				if story != nil {
 					verdict := "PASS"
 					if res.Skipped {
 						verdict = "SKIP: " + res.Why
 					} else if !res.Pass {
 						verdict = "FAIL: " + res.Why
 					}
-					fmt.Fprintf(out, "  %s (%.0f s)\n\n", verdict, res.Seconds)
+					fmt.Fprintf(story, "  %s (%.0f s)\n\n", verdict, res.Seconds)
 				}
 			}
 			if asJSON {
@@ -98,7 +103,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 					return err
 				}
 			} else {
-				scenario.WriteTable(out, results, term.IsTerminal(int(os.Stdout.Fd())))
+				scenario.WriteTable(out, results, useColor(out))
 			}
 			if htmlPath != "" {
 				if err := writeHTMLReport(htmlPath, report.FromScenarios(results)); err != nil {

@@ -70,7 +70,7 @@ found, 3 could not run.`,
 			}
 			if capture {
 				cc := mtu.CaptureConfig{Client: cfg.Client, Server: cfg.Server, Addr: cfg.Addr, ClientInterface: cfg.ClientInterface, Port: cfg.Port}
-				if w := progressTo(asJSON); w != nil {
+				if w := progressTo(); w != nil {
 					cc.Progress = w
 				}
 				res, err := mtu.Capture(ctx, cc)
@@ -85,7 +85,7 @@ found, 3 could not run.`,
 			if cfg.Min < 0 || cfg.Max < 0 || (cfg.Max > 0 && cfg.Min > cfg.Max) {
 				return couldNotRun(fmt.Errorf("--min and --max must be positive, with --min <= --max"))
 			}
-			if w := progressTo(asJSON); w != nil {
+			if w := progressTo(); w != nil {
 				cfg.Progress = w
 			}
 			res, err := mtu.Run(ctx, cfg)

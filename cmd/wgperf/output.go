@@ -15,9 +15,10 @@ import (
 )
 
 // progressTo is where a long operation reports progress: standard error when
-// it is a terminal and the output is not JSON, otherwise nowhere (nil).
-func progressTo(asJSON bool) io.Writer {
-	if asJSON || !term.IsTerminal(int(os.Stderr.Fd())) {
+// it is a terminal (also with --json, whose document goes to standard
+// output), otherwise nowhere (nil), so scripts and logs get results only.
+func progressTo() io.Writer {
+	if !term.IsTerminal(int(os.Stderr.Fd())) {
 		return nil
 	}
 	return os.Stderr
@@ -75,8 +76,8 @@ func writeDocument(w io.Writer, kind string, raw []byte) error {
 
 // progressLines returns a func printing "wgperf: LINE" progress where
 // progressTo would, and doing nothing elsewhere.
-func progressLines(asJSON bool) func(string) {
-	w := progressTo(asJSON)
+func progressLines() func(string) {
+	w := progressTo()
 	if w == nil {
 		return func(string) {}
 	}
@@ -105,4 +106,11 @@ func findingsExit(fs []finding.Finding) error {
 		return &ExitError{Code: exitCritical}
 	}
 	return &ExitError{Code: exitWarning}
+}
+
+// useColor: colours only on a terminal, and never when NO_COLOR is set
+// (no-color.org).
+func useColor(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
 }

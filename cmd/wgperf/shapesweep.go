@@ -50,7 +50,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			if err := cfg.Discover(ctx); err != nil {
 				return couldNotRun(err)
 			}
-			if w := progressTo(asJSON); w != nil {
+			if w := progressTo(); w != nil {
 				cfg.Progress = w
 			}
 			res, err := shaping.Run(ctx, cfg)
