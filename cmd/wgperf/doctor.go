@@ -85,7 +85,7 @@ with --fix they are those of the diagnosis before the fix (the report shows afte
 	f := cmd.Flags()
 	f.StringVar(&clientSpec, "client", "local", "one end of the tunnel (it runs the iperf3 client): local, netns:NAME, ssh:[user@]host[:port]")
 	f.StringVar(&serverSpec, "server", "", "the other end (runs the iperf3 server); without it only one-ended checks run")
-	f.IntVar(&cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
+	secondsFlag(f, &cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
 	f.IntVar(&cfg.Port, "port", 0, "port of the iperf3 server doctor starts (default 5299)")
 	f.BoolVar(&cfg.Fix, "fix", false, "apply the top cause's fix (verified, with a confirm window), bench again")
 	f.DurationVar(&cfg.Confirm, "confirm", doctor.DefaultConfirm, "with --fix: roll back on the host unless confirmed within this time")

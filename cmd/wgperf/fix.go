@@ -49,7 +49,7 @@ files touched and how each step is undone — and changes nothing.
 
 --apply writes a journal on the target before each step, so
 "wgperf fix rollback" restores the previous state exactly, even after a crash.
---apply --verify measures tunnel throughput to the far end (--peer, found by
+--apply --verify measures tunnel throughput to the far end (--server, found by
 itself in a wgperf lab) before and after, and keeps the changes only if the
 figure improved by more than 2%: otherwise everything is rolled back. MTU fixes
 (wg-mtu, mss-clamp) also probe the path MTU and count a stalled transfer as
@@ -69,7 +69,7 @@ always needs --host.`,
   wgperf fix rollback --host ssh:root@golem
   wgperf fix --from golem.json --host ssh:root@golem --print-script > fix.sh
   wgperf fix --host netns:wgl-demo-a --apply --verify
-  wgperf fix --host ssh:root@site-a --apply --verify --peer ssh:root@site-b --time 5`,
+  wgperf fix --host ssh:root@site-a --apply --verify --server ssh:root@site-b --time 5s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFix(cmd, &f) },
 	}
@@ -84,8 +84,9 @@ always needs --host.`,
 	cmd.Flags().DurationVar(&f.confirm, "confirm", 0, "with --apply: roll back unless 'wgperf fix confirm' runs within this time (e.g. 60s)")
 	cmd.Flags().BoolVar(&f.script, "print-script", false, "print the plan as a POSIX shell script (rollback in comments)")
 	cmd.Flags().BoolVar(&f.verify, "verify", false, "with --apply: measure before and after, keep the changes only if throughput improved")
-	cmd.Flags().StringVar(&f.peer, "peer", "", "with --verify: the far end of the tunnel, where iperf3 runs (default in a wgperf lab: the other site)")
-	cmd.Flags().IntVar(&f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	cmd.Flags().StringVar(&f.peer, "server", "", "with --verify: the far end of the tunnel, where iperf3 runs as the server (default in a wgperf lab: the other site)")
+	aliasFlag(cmd.Flags(), "peer", "server")
+	secondsFlag(cmd.Flags(), &f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
 
 	cmd.AddCommand(&cobra.Command{
 		Use:   "confirm",
@@ -330,7 +331,7 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 	cmd.Flags().StringSliceVar(&networks, "network", nil, "remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
 	cmd.Flags().BoolVar(&apply, "apply", false, "build the tunnels and the multipath route (wgperf lab only)")
 	cmd.Flags().BoolVar(&measure, "verify", false, "with --apply: measure parallel-stream throughput before and after")
-	cmd.Flags().IntVar(&seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	secondsFlag(cmd.Flags(), &seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --apply: print the result as JSON")
 	return cmd

@@ -72,3 +72,59 @@ func checkFlag(f *pflag.Flag) error {
 	}
 	return nil
 }
+
+// secondsValue is a length of time in whole seconds that reads like every
+// other time flag: a Go duration ("10s", "1m") or, as before, a bare number
+// of seconds ("10").
+type secondsValue struct{ p *int }
+
+func (v secondsValue) String() string { return strconv.Itoa(*v.p) + "s" }
+func (v secondsValue) Type() string   { return "duration" }
+func (v secondsValue) Set(s string) error {
+	n, err := parseDuration(s, time.Second)
+	if err != nil {
+		return err
+	}
+	*v.p = int((n + time.Second - 1) / time.Second)
+	return nil
+}
+
+// millisValue is the same in whole milliseconds ("10ms", or a bare "10").
+type millisValue struct{ p *int }
+
+func (v millisValue) String() string { return strconv.Itoa(*v.p) + "ms" }
+func (v millisValue) Type() string   { return "duration" }
+func (v millisValue) Set(s string) error {
+	n, err := parseDuration(s, time.Millisecond)
+	if err != nil {
+		return err
+	}
+	*v.p = int((n + time.Millisecond - 1) / time.Millisecond)
+	return nil
+}
+
+// parseDuration reads a Go duration, or a bare number in unit.
+func parseDuration(s string, unit time.Duration) (time.Duration, error) {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		if n < 0 || math.IsNaN(n) || math.IsInf(n, 0) || n > 1e6 {
+			return 0, fmt.Errorf("%q: want a duration such as 10s", s)
+		}
+		return time.Duration(n * float64(unit)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q: want a duration such as 10s", s)
+	}
+	return d, nil
+}
+
+// secondsFlag defines a time flag kept in whole seconds.
+func secondsFlag(f *pflag.FlagSet, p *int, name string, def int, usage string) {
+	*p = def
+	f.Var(secondsValue{p}, name, usage)
+}
+
+// aliasFlag makes old an accepted, hidden spelling of a renamed flag.
+func aliasFlag(f *pflag.FlagSet, old, name string) {
+	f.AddFlag(&pflag.Flag{Name: old, Usage: "same as --" + name, Value: f.Lookup(name).Value, Hidden: true})
+}

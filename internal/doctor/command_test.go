@@ -21,9 +21,9 @@ func TestCommand(t *testing.T) {
 		f    finding.Finding
 		want string
 	}{
-		{route, "wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --verify --peer ssh:m42 --confirm 60s"},
+		{route, "wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --verify --server ssh:m42 --confirm 60s"},
 		{icmp, "wgperf fix --host ssh:root@golem --only icmp.ratelimit-drops --apply --confirm 60s"},
-		{hole, "wgperf fix --host ssh:root@golem --from doctor.json --only mtu.pmtud-blackhole --apply --verify --peer ssh:m42 --confirm 60s"},
+		{hole, "wgperf fix --host ssh:root@golem --from doctor.json --only mtu.pmtud-blackhole --apply --verify --server ssh:m42 --confirm 60s"},
 		{finding.Finding{ID: "cpu.saturated", Host: "ssh:m42", Fixes: []finding.Fix{{Commands: []string{"top"}}}}, ""},
 	} {
 		if got := r.command(tc.f); got != tc.want {

@@ -391,7 +391,7 @@ func (r *Report) command(f finding.Finding) string {
 	}
 	cmd += " --only " + f.ID + " --apply"
 	if peer := r.peerOf(f.Host); peer != "" && !unmeasured[f.ID] {
-		cmd += " --verify --peer " + peer
+		cmd += " --verify --server " + peer
 	}
 	return cmd + " --confirm 60s"
 }

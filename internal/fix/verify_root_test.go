@@ -100,7 +100,7 @@ func TestFixVerifyNeedsPeer(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 3 || len(out) != 0 {
 		t.Fatalf("err %v, stdout %q; want exit 3 and nothing on stdout", err, out)
 	}
-	if msg := strings.TrimSpace(stderr.String()); strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "--verify needs --peer") {
-		t.Errorf("stderr %q, want one line asking for --peer", msg)
+	if msg := strings.TrimSpace(stderr.String()); strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "--verify needs --server") {
+		t.Errorf("stderr %q, want one line asking for --server", msg)
 	}
 }

@@ -15,5 +15,5 @@ func Peer(host target.Target, spec string) (target.Target, error) {
 	if peer, ok := labPeer(host); ok {
 		return peer, nil
 	}
-	return nil, fmt.Errorf("--verify needs --peer: the far end of the tunnel on %s, where iperf3 runs as the server (e.g. --peer ssh:root@site-b)", host)
+	return nil, fmt.Errorf("--verify needs --server: the far end of the tunnel on %s, where iperf3 runs as the server (e.g. --server ssh:root@site-b)", host)
 }
