@@ -1,7 +1,8 @@
 #!/bin/sh
-# The README's first command: diagnose and fix two seed cases on the built-in
-# lab — a PMTUD black hole (seed 001) and a WireGuard endpoint route stuck on
-# the backup uplink (seed 000) — then print the before/after table.
+# The README's first command: diagnose and fix two real cases on the built-in
+# lab — a PMTUD black hole between two sites, and a multi-WAN router's
+# WireGuard endpoint route stuck on the backup uplink — then print the
+# before/after table.
 set -eu
 bin="${1:-bin/wgperf}"
 if [ "$(id -u)" -ne 0 ]; then

@@ -114,7 +114,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&hosts, "host", nil, "target to collect from: local, netns:NAME, ssh:[user@]host[:port] (repeatable; default local)")
-	f.StringArrayVar(&files, "from", nil, "snapshot file written by wgperf collect (repeatable)")
+	f.StringArrayVar(&files, "from", nil, "snapshot file written by wgperf collect, - for standard input (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
 	addHTMLFlag(cmd, &htmlPath)
 	f.StringVar(&severity, "severity", "info", "show only findings at or above this severity: info, warning, critical")

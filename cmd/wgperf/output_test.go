@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -73,5 +76,20 @@ func TestTimeFlags(t *testing.T) {
 		if secs != tc.secs || ms != tc.ms || f.Lookup("server").Value.String() != tc.serverWant {
 			t.Errorf("%v: time %d s, delay %d ms, server %q", tc.args, secs, ms, f.Lookup("server").Value.String())
 		}
+	}
+}
+
+// TestFromStdin: "--from -" reads standard input, for diagnose as for report.
+func TestFromStdin(t *testing.T) {
+	snap, err := os.ReadFile(snapshot("lab-healthy-a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "diagnose", "--from", "-", "--json")
+	cmd.Env = append(os.Environ(), "WGPERF_TEST_MAIN=1")
+	cmd.Stdin = bytes.NewReader(snap)
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), `"kind": "diagnose"`) || !strings.Contains(string(out), "netns:wgl-wgd0-a") {
+		t.Errorf("diagnose --from -: %v\n%s", err, out)
 	}
 }

@@ -168,7 +168,7 @@ func readFiles(files []string) ([]*facts.Snapshot, error) {
 }
 
 func readFile(path string) (*facts.Snapshot, error) {
-	f, err := os.Open(path)
+	f, err := openFrom(path)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot: %v", err)
 	}
@@ -178,4 +178,12 @@ func readFile(path string) (*facts.Snapshot, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return s, nil
+}
+
+// openFrom opens a --from path; "-" is standard input.
+func openFrom(path string) (io.ReadCloser, error) {
+	if path == "-" {
+		return io.NopCloser(os.Stdin), nil
+	}
+	return os.Open(path)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/wgperf/wgperf/internal/check"
@@ -26,9 +27,13 @@ type Source struct {
 // ReadSource reads and parses path, refusing files over the size limits and
 // findings whose fields could not have come from wgperf.
 func ReadSource(path string) (*Source, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--from: %v", err)
+	var file io.ReadCloser = io.NopCloser(os.Stdin) // "-"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("--from: %v", err)
+		}
+		file = f
 	}
 	defer file.Close()
 	data, err := collect.ReadLimited(file, max(collect.MaxSnapshotBytes, MaxFindingsBytes), "--from "+path)
