@@ -35,6 +35,7 @@ The verdict is the tunnel's ratio to the underlay measured in the same run.
 Persistent configuration a fix writes goes under the lab's own folder, never the
 host's /etc. Host sysctls a scenario needs (a child namespace cannot set them)
 are restored to their exact previous values. Exit status 1 when a scenario fails.`,
+		ValidArgs: scenario.Names(),
 		Example: `  wgperf lab run pmtud-blackhole
   wgperf lab run --all --time 10`,
 		RunE: func(cmd *cobra.Command, args []string) error {

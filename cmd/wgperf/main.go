@@ -56,6 +56,7 @@ Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.AddCommand(benchCmd(), collectCmd(), checksCmd(), diagnoseCmd(), doctorCmd(), explainCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
 		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd())
+	addCompletions(root)
 	return root
 }
 

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -91,5 +93,31 @@ func TestFromStdin(t *testing.T) {
 	out, err := cmd.Output()
 	if err != nil || !strings.Contains(string(out), `"kind": "diagnose"`) || !strings.Contains(string(out), "netns:wgl-wgd0-a") {
 		t.Errorf("diagnose --from -: %v\n%s", err, out)
+	}
+}
+
+// TestCompletion: completion offers scenarios, finding IDs and targets,
+// with the hosts of an ssh config (but not its patterns).
+func TestCompletion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "lab", "run", ""}, "pmtud-blackhole\n"},
+		{[]string{"__complete", "fix", "--only", ""}, "mtu.pmtud-blackhole\n"},
+		{[]string{"__complete", "explain", ""}, "route.stale-endpoint\n"},
+		{[]string{"__complete", "doctor", "--client", ""}, "local\n"},
+	} {
+		var out strings.Builder
+		if code := run(tc.args, &out, io.Discard); code != exitOK || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v: exit %d, %q; want %q", tc.args, code, out.String(), tc.want)
+		}
+	}
+	cfg := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(cfg, []byte("Host golem m42\n  User root\nHost *.lan !bad\nhost router\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sshConfigHosts(cfg), " "); got != "golem m42 router" {
+		t.Errorf("ssh config hosts = %q", got)
 	}
 }
