@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,8 +65,10 @@ func ParseUCI(r io.Reader) (map[string]string, error) {
 			continue
 		}
 		key, raw, ok := strings.Cut(line, "=")
-		if !ok || key == "" || strings.ContainsAny(key, " '\"") {
-			return nil, fmt.Errorf("uci show line %d: want key=value, got %q", n, line)
+		if !ok || key == "" || strings.ContainsAny(key, " '\"") || slices.Contains(strings.Split(key, "."), "") {
+			// uci names every part of a key; an empty one (".private_key")
+			// would also slip past the secret filter, which reads the parts.
+			return nil, fmt.Errorf("uci show line %d: want config.section[.option]=value, got %q", n, line)
 		}
 		if secretUCIOption(key) {
 			continue
