@@ -80,7 +80,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 				if story != nil {
 					fmt.Fprintf(story, "== %s: %s\n", sc.Name, sc.Symptom)
 				}
-				res, err := scenario.Run(cmd.Context(), sc, opts)
+				res, err := scenario.Play(cmd.Context(), sc, opts)
 				if err != nil {
 					res.Why = err.Error()
 					res.Pass = false

@@ -26,9 +26,11 @@ var (
 // ("config.section.option") looks like it holds a secret. Public keys do not.
 func secretUCIOption(key string) bool {
 	parts := strings.Split(key, ".")
-	if len(parts) < 3 {
-		return false // "config.section=type"
+	if len(parts) < 2 {
+		return false
 	}
+	// The last part is an option, or a section name ("config.section=type"):
+	// a section named like a secret loses only its type line.
 	opt := strings.ToLower(parts[len(parts)-1])
 	if strings.Contains(opt, "public") {
 		return false

@@ -110,7 +110,7 @@ func TestScenarios(t *testing.T) {
 			if os.Getenv("WGPERF_SCENARIO_STORY") != "" {
 				opts.Log = storyLog{t} // the scenario's story: break, findings, fix commands, probes, recheck
 			}
-			res, err := Run(context.Background(), sc, opts)
+			res, err := Play(context.Background(), sc, opts)
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
@@ -123,7 +123,7 @@ func TestScenarios(t *testing.T) {
 			// more. A missing or unexpected finding fails at once.
 			if !res.Pass && res.Found && len(res.Unexpected) == 0 {
 				t.Logf("first run fell short (%s): %s; playing it again", res.Why, res.After)
-				if res, err = Run(context.Background(), sc, opts); err != nil {
+				if res, err = Play(context.Background(), sc, opts); err != nil {
 					t.Fatalf("second run: %v", err)
 				}
 			}
