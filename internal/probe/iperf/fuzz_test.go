@@ -3,26 +3,16 @@ package iperf
 import (
 	"bytes"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-// seedDir adds every recorded file of dir to the fuzz corpus.
-func seedDir(f *testing.F, dir string) {
-	f.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "*"))
-	for _, p := range files {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b)
-		}
-	}
-}
+	"github.com/wgperf/wgperf/internal/testutil"
+)
 
 // FuzzParse: iperf3 -J comes from the far end; whatever it holds, Parse
 // returns a result or an error, and a result's rates are numbers.
 func FuzzParse(f *testing.F) {
-	seedDir(f, filepath.Join("..", "..", "..", "testdata", "probe", "iperf"))
+	testutil.SeedDir(f, filepath.Join("..", "..", "..", "testdata", "probe", "iperf"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Parse(bytes.NewReader(b))
 		if err != nil || r == nil {

@@ -2,25 +2,16 @@ package mtu
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-func seedDir(f *testing.F, dir string) {
-	f.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "*"))
-	for _, p := range files {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b)
-		}
-	}
-}
+	"github.com/wgperf/wgperf/internal/testutil"
+)
 
 // FuzzParsePing: ping's output comes from the probed host; an MTU read from
 // it is a plausible packet size or nothing.
 func FuzzParsePing(f *testing.F) {
-	seedDir(f, filepath.Join("..", "..", "..", "testdata", "probe", "ping"))
+	testutil.SeedDir(f, filepath.Join("..", "..", "..", "testdata", "probe", "ping"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := ParsePing(bytes.NewReader(b))
 		if err == nil && p.MTU < 0 {
@@ -31,7 +22,7 @@ func FuzzParsePing(f *testing.F) {
 
 // FuzzParseTcpdump: tcpdump's lines come from the probed host.
 func FuzzParseTcpdump(f *testing.F) {
-	seedDir(f, captureDir)
+	testutil.SeedDir(f, captureDir)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		syns, err := ParseTcpdump(bytes.NewReader(b))
 		if err != nil {
@@ -48,7 +39,7 @@ func FuzzParseTcpdump(f *testing.F) {
 // FuzzParseTraceroute: a router's traceroute output comes from the probed
 // host; an MTU read from it is never negative.
 func FuzzParseTraceroute(f *testing.F) {
-	seedDir(f, filepath.Join("..", "..", "..", "testdata", "probe", "traceroute"))
+	testutil.SeedDir(f, filepath.Join("..", "..", "..", "testdata", "probe", "traceroute"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, hop, err := ParseTraceroute(bytes.NewReader(b), "203.0.113.2")
 		if err == nil && (p.MTU < 0 || hop < 0) {
