@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/shell"
@@ -165,12 +166,12 @@ func revertStep(ctx context.Context, env *Env, st Step, bestEffort bool) error {
 // redacted are taken from the live file.
 func restoreFile(ctx context.Context, env *Env, f FileChange) error {
 	old := f.Old
-	if hasRedacted(old) {
+	if remedy.HasRedacted(old) {
 		live, err := env.T.ReadFile(ctx, f.Path)
 		if err != nil {
 			return fmt.Errorf("restore %s: %w", f.Path, err)
 		}
-		if old, err = restoreKeys(old, live); err != nil {
+		if old, err = remedy.RestoreKeys(old, live); err != nil {
 			return fmt.Errorf("restore %s: %v; left as it is", f.Path, err)
 		}
 	}

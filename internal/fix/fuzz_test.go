@@ -37,7 +37,7 @@ func FuzzParseWGQuick(f *testing.F) {
 		}
 		out, _ := json.Marshal(c)
 		for _, l := range strings.Split(string(b), "\n") {
-			if kind, at := keyKind(l); kind != "" && len(strings.TrimSpace(l[at:])) >= 16 &&
+			if kind, at := remedy.KeyKind(l); kind != "" && len(strings.TrimSpace(l[at:])) >= 16 &&
 				!strings.Contains(strings.TrimSpace(l[at:]), "#") && bytes.Contains(out, []byte(strings.TrimSpace(l[at:]))) {
 				t.Fatalf("key value of %q kept in the parsed config", l)
 			}
@@ -51,16 +51,16 @@ func FuzzRedactRestoreKeys(f *testing.F) {
 	f.Add([]byte(keyedOld))
 	f.Add([]byte("config interface 'wg0'\n\toption private_key 'c2VjcmV0'\n\tlist preshared_key 'x'\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if bytes.Contains(b, []byte(keyMark)) {
+		if bytes.Contains(b, []byte(remedy.KeyMark)) {
 			return
 		}
-		r := redactKeys(b)
+		r := remedy.RedactKeys(b)
 		for _, l := range strings.Split(string(r), "\n") {
-			if kind, at := keyKind(l); kind != "" && strings.TrimSpace(l[at:]) != keyMark {
+			if kind, at := remedy.KeyKind(l); kind != "" && strings.TrimSpace(l[at:]) != remedy.KeyMark {
 				t.Fatalf("key line %q survived redaction", l)
 			}
 		}
-		back, err := restoreKeys(r, b)
+		back, err := remedy.RestoreKeys(r, b)
 		if err != nil || !bytes.Equal(back, b) {
 			t.Fatalf("restore(redact(x), x) = %q, %v; want %q", back, err, b)
 		}

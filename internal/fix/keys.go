@@ -1,17 +1,5 @@
 package fix
 
-import "github.com/wgperf/wgperf/internal/remedy"
-
-// The key redaction lives with FileChange in remedy; these are its names here.
-const keyMark = remedy.KeyMark
-
-var (
-	keyKind     = remedy.KeyKind
-	redactKeys  = remedy.RedactKeys
-	hasRedacted = remedy.HasRedacted
-	restoreKeys = remedy.RestoreKeys
-)
-
 // restoreAwk is restoreKeys in awk, for the watchdog's revert.sh on hosts
 // without wgperf: ARGV[1] is the live file, ARGV[2] the saved content; it
 // prints the saved content with marked lines taken from the live file and

@@ -49,14 +49,14 @@ func TestFileChangeJSONHasNoKeys(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := restoreKeys(back.Old, []byte(keyedNew)); err != nil || string(got) != keyedOld {
+	if got, err := remedy.RestoreKeys(back.Old, []byte(keyedNew)); err != nil || string(got) != keyedOld {
 		t.Errorf("restoreKeys = %q, %v; want the old file with its keys", got, err)
 	}
-	if _, err := restoreKeys(back.Old, []byte("[Interface]\nMTU = 1420\n")); err == nil {
+	if _, err := remedy.RestoreKeys(back.Old, []byte("[Interface]\nMTU = 1420\n")); err == nil {
 		t.Error("restoring from a live file without keys: want an error")
 	}
 	uci := "config interface 'wg0'\n\toption proto 'wireguard'\n\toption private_key 'c2VjcmV0'\n"
-	if r := redactKeys([]byte(uci)); strings.Contains(string(r), "c2VjcmV0") {
+	if r := remedy.RedactKeys([]byte(uci)); strings.Contains(string(r), "c2VjcmV0") {
 		t.Errorf("uci private_key kept: %q", r)
 	}
 }

@@ -3,6 +3,7 @@ package fix
 import (
 	"context"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"strconv"
 	"strings"
 	"time"
@@ -74,15 +75,15 @@ func revertScript(env *Env, j *Journal) string {
 				fmt.Fprintf(&b, "rm -f %s\n", shell.Quote(f.Path))
 				continue
 			}
-			old := redactKeys(f.Old)
-			if !hasRedacted(old) {
+			old := remedy.RedactKeys(f.Old)
+			if !remedy.HasRedacted(old) {
 				fmt.Fprintf(&b, "%s\nchmod %o %s\n", heredoc(f.Path, old), fileModeOf(f), shell.Quote(f.Path))
 				continue
 			}
 			// The journal holds no keys: merge the live file's key lines into the saved content.
 			tmp := f.Path + ".wgperf-undo"
 			fmt.Fprintf(&b, "%s\nawk -v mark=%s %s %s %s > %s && chmod %o %s && mv -f %s %s || echo %s >&2\nrm -f %s %s\n",
-				heredoc(tmp, old), shell.Quote(keyMark), shell.Quote(restoreAwk), shell.Quote(f.Path), shell.Quote(tmp),
+				heredoc(tmp, old), shell.Quote(remedy.KeyMark), shell.Quote(restoreAwk), shell.Quote(f.Path), shell.Quote(tmp),
 				shell.Quote(tmp+".new"), fileModeOf(f), shell.Quote(tmp+".new"), shell.Quote(tmp+".new"), shell.Quote(f.Path),
 				shell.Quote("wgperf: undo failed: restore "+f.Path), shell.Quote(tmp), shell.Quote(tmp+".new"))
 		}
