@@ -73,33 +73,22 @@ func checkFlag(f *pflag.Flag) error {
 	return nil
 }
 
-// secondsValue is a length of time in whole seconds that reads like every
-// other time flag: a Go duration ("10s", "1m") or, as before, a bare number
-// of seconds ("10").
-type secondsValue struct{ p *int }
-
-func (v secondsValue) String() string { return strconv.Itoa(*v.p) + "s" }
-func (v secondsValue) Type() string   { return "duration" }
-func (v secondsValue) Set(s string) error {
-	n, err := parseDuration(s, time.Second)
-	if err != nil {
-		return err
-	}
-	*v.p = int((n + time.Second - 1) / time.Second)
-	return nil
+// unitValue is a length of time kept as a whole number of unit (seconds,
+// milliseconds) that reads like every other time flag: a Go duration
+// ("10s", "6ms") or, as before, a bare number in unit ("10").
+type unitValue struct {
+	p    *int
+	unit time.Duration
 }
 
-// millisValue is the same in whole milliseconds ("10ms", or a bare "10").
-type millisValue struct{ p *int }
-
-func (v millisValue) String() string { return strconv.Itoa(*v.p) + "ms" }
-func (v millisValue) Type() string   { return "duration" }
-func (v millisValue) Set(s string) error {
-	n, err := parseDuration(s, time.Millisecond)
+func (v unitValue) String() string { return (time.Duration(*v.p) * v.unit).String() }
+func (v unitValue) Type() string   { return "duration" }
+func (v unitValue) Set(s string) error {
+	n, err := parseDuration(s, v.unit)
 	if err != nil {
 		return err
 	}
-	*v.p = int((n + time.Millisecond - 1) / time.Millisecond)
+	*v.p = int((n + v.unit - 1) / v.unit)
 	return nil
 }
 
@@ -121,7 +110,7 @@ func parseDuration(s string, unit time.Duration) (time.Duration, error) {
 // secondsFlag defines a time flag kept in whole seconds.
 func secondsFlag(f *pflag.FlagSet, p *int, name string, def int, usage string) {
 	*p = def
-	f.Var(secondsValue{p}, name, usage)
+	f.Var(unitValue{p, time.Second}, name, usage)
 }
 
 // aliasFlag makes old an accepted, hidden spelling of a renamed flag.

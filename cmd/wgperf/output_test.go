@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -46,7 +47,7 @@ func TestTimeFlags(t *testing.T) {
 	var secs, ms int
 	f := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	secondsFlag(f, &secs, "time", 3, "")
-	f.Var(millisValue{&ms}, "delay", "")
+	f.Var(unitValue{&ms, time.Millisecond}, "delay", "")
 	f.StringVar(new(string), "server", "", "")
 	aliasFlag(f, "peer", "server")
 	for _, tc := range []struct {
