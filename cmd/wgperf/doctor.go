@@ -41,7 +41,8 @@ does (kept only if throughput improved; rolled back on the host unless confirmed
 benches again and confirms once the host answered that bench.
 
 Exit codes: 0 healthy (or info only), 1 warnings, 2 critical findings, 3 could not run;
-with --fix they are those of the diagnosis before the fix (the report shows after).`,
+with --fix, a fix that was kept and confirmed no longer counts (nor the slowness
+it cured, when the bench after it is healthy): the status is what remains.`,
 		Example: `  wgperf doctor --client local --server ssh:root@m42
   wgperf doctor --client ssh:root@golem --server ssh:root@m42 --json > doctor.json
   wgperf doctor --client netns:wgl-demo-a --server netns:wgl-demo-b --fix --html doctor.html
@@ -79,7 +80,7 @@ with --fix they are those of the diagnosis before the fix (the report shows afte
 			if rep.Status == doctor.StatusHealthy {
 				return nil
 			}
-			return findingsExit(rep.Findings)
+			return findingsExit(rep.Remaining())
 		},
 	}
 	f := cmd.Flags()

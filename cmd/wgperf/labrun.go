@@ -21,8 +21,10 @@ func labRunCmd() *cobra.Command {
 		Use:   "run SCENARIO... | --all",
 		Short: "Reproduce a real case in the lab and solve it end to end",
 		Long: `lab run builds the lab, breaks it the way a real case's network was broken,
-measures the tunnel against the underlay, diagnoses, applies the fix wgperf
-proposes, measures again, prints the before/after table and tears the lab down.
+runs "wgperf doctor" between the two sites (it must rank the case's cause
+first, and call the healthy lab healthy without a targeted probe), applies the
+fix doctor proposes, measures again, prints the before/after table and tears
+the lab down.
 
 Scenarios: ` + strings.Join(scenario.Names(), ", ") + `
 

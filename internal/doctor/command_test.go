@@ -67,3 +67,35 @@ func TestFixSteps(t *testing.T) {
 		}
 	}
 }
+
+// The exit status after --fix judges what remains: a kept, confirmed fix takes
+// its findings out, and the slowness with them once the bench after it is healthy.
+func TestRemaining(t *testing.T) {
+	f := func(id, host string) finding.Finding {
+		return finding.Finding{ID: id, Host: host, Severity: finding.Critical}
+	}
+	findings := []finding.Finding{f("mtu.pmtud-blackhole", "a"), f("mtu.tunnel-too-large", "b"), f("throughput.tunnel-ratio", "a"), f("udp.rcvbuf-errors", "b")}
+	healthy := &Measured{Benched: true, Expected: 0.9, Up: DirRate{95, 100}, Down: DirRate{94, 100}}
+	slow := &Measured{Benched: true, Expected: 0.9, Up: DirRate{95, 100}, Down: DirRate{40, 100}}
+	steps := []FixStep{{Host: "a", IDs: []string{"mtu.pmtud-blackhole"}}, {Host: "b", IDs: []string{"mtu.tunnel-too-large"}}}
+	for _, tc := range []struct {
+		name string
+		fix  *FixOutcome
+		want string
+	}{
+		{"no fix", nil, "mtu.pmtud-blackhole mtu.tunnel-too-large throughput.tunnel-ratio udp.rcvbuf-errors"},
+		{"fixed and healthy after", &FixOutcome{Applied: true, Kept: true, Confirm: true, After: healthy, Steps: steps}, "udp.rcvbuf-errors"},
+		{"fixed, still slow one way", &FixOutcome{Applied: true, Kept: true, Confirm: true, After: slow, Steps: steps}, "throughput.tunnel-ratio udp.rcvbuf-errors"},
+		{"rolled back", &FixOutcome{Applied: true, Kept: false, Confirm: false, After: healthy, Steps: steps}, "mtu.pmtud-blackhole mtu.tunnel-too-large throughput.tunnel-ratio udp.rcvbuf-errors"},
+		{"not confirmed", &FixOutcome{Applied: true, Kept: true, Confirm: false, After: healthy, Steps: steps}, "mtu.pmtud-blackhole mtu.tunnel-too-large throughput.tunnel-ratio udp.rcvbuf-errors"},
+	} {
+		r := &Report{Findings: findings, Fix: tc.fix}
+		var got []string
+		for _, x := range r.Remaining() {
+			got = append(got, x.ID)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: remaining %q, want %q", tc.name, strings.Join(got, " "), tc.want)
+		}
+	}
+}

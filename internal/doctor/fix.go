@@ -248,3 +248,29 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		w.buf = w.buf[i+1:]
 	}
 }
+
+// Remaining is what the exit status judges: with a fix that was applied,
+// kept and confirmed, the findings its steps fixed drop out, and so do the
+// throughput symptoms when the bench after it measured the tunnel healthy
+// both ways; otherwise every finding of the diagnosis stands.
+func (r *Report) Remaining() []finding.Finding {
+	f := r.Fix
+	if f == nil || !f.Applied || !f.Kept || !f.Confirm || f.After == nil {
+		return r.Findings
+	}
+	fixed := map[string]bool{}
+	for _, st := range f.Steps {
+		for _, id := range st.IDs {
+			fixed[st.Host+" "+id] = true
+		}
+	}
+	healthyAfter := Healthy(nil, *f.After)
+	out := []finding.Finding{}
+	for _, x := range r.Findings {
+		if fixed[x.Host+" "+x.ID] || (healthyAfter && Symptom(x.ID)) {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}

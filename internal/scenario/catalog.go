@@ -1,6 +1,7 @@
 // Package scenario reproduces real investigations in the lab and solves
 // them end to end: build the lab, break it the way that case's network was
-// broken, measure, diagnose, apply the fix wgperf proposes, measure again.
+// broken, run "wgperf doctor" between the two sites (which must rank the
+// case's cause first), apply the fix it proposes, measure again.
 //
 // A scenario is data (the lab, the breakage, the finding it must produce), so
 // adding one is a few lines in Catalog; Run does the rest.
@@ -17,8 +18,9 @@ type Command struct {
 // on is shorthand for a Command.
 func on(node string, argv ...string) Command { return Command{Node: node, Argv: argv} }
 
-// Probe names an active measurement a scenario needs before the checks can see
-// the problem (passive facts alone cannot prove a black hole).
+// Probe names an active measurement a scenario needs: a targeted probe doctor
+// must choose from the evidence (passive facts alone cannot prove a black
+// hole), or the load a case needs on the network before anyone looks (flows).
 type Probe string
 
 const (
@@ -46,7 +48,9 @@ type Scenario struct {
 	// mirror or cannot set them); Run sets them and restores the exact old values.
 	HostSysctls map[string]string
 	Break       []Command // run after the lab is up: the pathology
-	Probes      []Probe
+	// Probes are the targeted probes doctor must run on this case, and the
+	// load (ProbeFlows) the scenario puts on the network before doctor looks.
+	Probes []Probe
 	// Recheck runs the probes again after the fix, which must silence Expect:
 	// for fixes that remove the cause the probes saw rather than work around it
 	// (an ICMP limit does not cost throughput, so only its probe can prove it).

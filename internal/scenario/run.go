@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
-	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/lab"
@@ -93,7 +91,10 @@ type Result struct {
 	// per-second intervals) behind the tunnel figures; nil for ECMP.
 	BenchBefore *bench.Report `json:"bench_before,omitempty"`
 	BenchAfter  *bench.Report `json:"bench_after,omitempty"`
-	Probes      []ProbeResult `json:"probes,omitempty"`
+	// Doctor is what "wgperf doctor" concluded on the broken lab.
+	Doctor DoctorVerdict `json:"doctor"`
+	// Probes are the targeted probes doctor chose and what they showed.
+	Probes []ProbeResult `json:"probes,omitempty"`
 	// Recheck holds the probes played again after the fix (Scenario.Recheck);
 	// StillFound says they still proved the expected finding.
 	Recheck    []ProbeResult `json:"recheck,omitempty"`
@@ -120,6 +121,16 @@ type Result struct {
 	Why         string   `json:"why,omitempty"` // why it did not pass
 }
 
+// DoctorVerdict is doctor's conclusion on the broken lab: its status, the
+// causes it ranked (the machine's own, like a saturated CPU, left out) and
+// the first of them.
+type DoctorVerdict struct {
+	Status  string   `json:"status"`
+	First   string   `json:"first_cause,omitempty"`
+	Causes  []string `json:"causes"`
+	Seconds float64  `json:"seconds"`
+}
+
 // ProbeResult is the headline of an active probe, for the story.
 type ProbeResult struct {
 	Probe   Probe  `json:"probe"`
@@ -141,8 +152,6 @@ type runner struct {
 	lab  *lab.Lab
 	res  *Result
 	root string // config root for fixes: the lab's own folder, never the host's /etc
-	// probeFindings are what the active probes proved.
-	probeFindings []finding.Finding
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -204,26 +213,32 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 			return r.res, fmt.Errorf("break: %w", err)
 		}
 	}
-	if r.res.Probes, r.probeFindings, err = r.probes(ctx, "probe"); err != nil {
+	// The user's own load (many flows through the hub) runs before doctor
+	// looks, as it would on the real network.
+	if _, _, err = r.probes(ctx, "load", workload); err != nil {
 		return r.res, err
 	}
-	// A broken tunnel may not carry a measurement at all: that is the symptom.
-	// The bench measures the underlay beside the broken tunnel too: its
-	// analysis (CUBIC collapsing, UDP drops) judges the tunnel against it.
-	if r.res.BenchBefore, r.res.Before.Tunnel, r.res.Before.TunnelDown, err = r.measureTunnel(ctx); err != nil {
-		r.logf("before: no measurement through the tunnel: %v", err)
+	// wgperf doctor diagnoses the broken lab as it would two real hosts: it
+	// collects both ends, benches the tunnel against the underlay, picks the
+	// targeted probes the evidence calls for and ranks the causes.
+	if err := r.doctor(ctx); err != nil {
+		return r.res, err
+	}
+	// ECMP and LAN hosts measure their own path (parallel flows to site B's
+	// network, or host to host through both gateways) beside doctor's bench.
+	if sc.ECMP > 1 || sc.Client != "" {
+		if r.res.BenchBefore, r.res.Before.Tunnel, r.res.Before.TunnelDown, err = r.measureTunnel(ctx); err != nil {
+			r.logf("before: no measurement through the tunnel: %v", err)
+		}
 	}
 	r.logf("before: %s", r.res.Before)
 
-	if err := r.diagnose(ctx); err != nil {
-		return r.res, err
-	}
 	if err := r.fix(ctx); err != nil {
 		return r.res, err
 	}
 	if sc.Recheck && r.res.Found {
 		var fs []finding.Finding
-		if r.res.Recheck, fs, err = r.probes(ctx, "recheck"); err != nil {
+		if r.res.Recheck, fs, err = r.probes(ctx, "recheck", targeted); err != nil {
 			return r.res, err
 		}
 		r.res.StillFound = slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == sc.Expect })
@@ -306,13 +321,16 @@ func (r *runner) exec(ctx context.Context, step string, c Command) error {
 	return err
 }
 
-// probes runs the active measurements the scenario needs and returns their
-// headlines and what they prove; step names the moment in the story ("probe"
-// right after the breakage, "recheck" after the fix).
-func (r *runner) probes(ctx context.Context, step string) ([]ProbeResult, []finding.Finding, error) {
+// probes runs the scenario's active measurements that pass the filter and
+// returns their headlines and what they prove; step names the moment in the
+// story ("load" before doctor looks, "recheck" after the fix).
+func (r *runner) probes(ctx context.Context, step string, filter func(Probe) bool) ([]ProbeResult, []finding.Finding, error) {
 	var results []ProbeResult
 	var found []finding.Finding
 	for _, p := range r.sc.Probes {
+		if !filter(p) {
+			continue
+		}
 		fs, summary, err := r.probe(ctx, p)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s %s: %w", step, p, err)
@@ -324,26 +342,53 @@ func (r *runner) probes(ctx context.Context, step string) ([]ProbeResult, []find
 	return results, found, nil
 }
 
-// diagnose joins what the probes and the bench proved with every passive
-// check on both tunnel ends.
-func (r *runner) diagnose(ctx context.Context) error {
-	probeFindings := slices.Clone(r.probeFindings)
-	var snaps []*facts.Snapshot
-	for _, node := range []string{"a", "b"} {
-		s, err := collect.Collect(ctx, r.lab.Target(node), collect.Options{})
-		if err != nil {
-			return err
+// workload is a probe that loads the network the way its users do rather
+// than measuring it; targeted are the probes doctor must choose itself.
+func workload(p Probe) bool { return p == ProbeFlows }
+func targeted(p Probe) bool { return !workload(p) }
+
+// doctor runs "wgperf doctor --client A --server B" on the broken lab and
+// keeps its findings, probes, bench and verdict: the scenario proves the
+// command users run, not a chain of its own.
+func (r *runner) doctor(ctx context.Context) error {
+	rep, err := doctor.Run(ctx, doctor.Config{
+		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: r.opts.Seconds,
+		Progress: func(s string) { r.logf("doctor: %s", s) },
+	})
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	d := &r.res.Doctor
+	d.Status, d.Seconds = rep.Status, rep.Seconds
+	for _, c := range rep.Causes {
+		if Environment(c.Finding.ID) {
+			continue // the machine's CPUs, not the case
 		}
-		snaps = append(snaps, s)
+		if d.First == "" {
+			d.First = c.Finding.ID
+		}
+		d.Causes = append(d.Causes, c.Finding.ID)
 	}
-	res := check.Run(snaps, check.Options{})
-	if r.res.BenchBefore != nil {
-		probeFindings = append(probeFindings, r.res.BenchBefore.Findings...)
+	for _, p := range rep.Probes {
+		summary := p.Summary
+		if p.Error != "" {
+			summary = "failed: " + p.Error
+		}
+		r.res.Probes = append(r.res.Probes, ProbeResult{Probe(p.Probe), summary})
+		r.logf("doctor ran %s (%s): %s", p.Probe, p.Why, summary)
 	}
-	// A probe and a passive check may both see the same problem (UDP drops
-	// during the bench and in the counters): one finding, both evidences.
-	r.res.Findings = finding.Merge(append(probeFindings, res.Findings...))
-	finding.Sort(r.res.Findings)
+	r.res.MTU = rep.MTU
+	r.res.BenchBefore = rep.Bench
+	r.res.Before.Tunnel, r.res.Before.TunnelDown = rep.Measured.Up.Tunnel, rep.Measured.Down.Tunnel
+	r.logf("doctor: %s, first cause %s (%.0f s)", d.Status, orDefault(d.First, "none"), d.Seconds)
+	r.classify(rep.Findings)
+	return nil
+}
+
+// classify sorts doctor's findings into the expected one, the ones the case
+// legitimately causes, the machine's, and unexpected ones.
+func (r *runner) classify(fs []finding.Finding) {
+	r.res.Findings = fs
 	for _, f := range r.res.Findings {
 		switch {
 		case f.ID == r.sc.Expect:
@@ -363,7 +408,6 @@ func (r *runner) diagnose(ctx context.Context) error {
 	if r.sc.Expect == "" {
 		r.res.Found = len(r.res.Unexpected) == 0
 	}
-	return nil
 }
 
 // Environment reports whether a finding describes the machine the lab runs
@@ -474,6 +518,7 @@ func (r *runner) judge() {
 	if len(res.Unexpected) > 0 {
 		why = append(why, "unexpected: "+strings.Join(res.Unexpected, ", "))
 	}
+	why = append(why, r.judgeDoctor()...)
 	if res.StillFound {
 		why = append(why, r.sc.Expect+" still proven after the fix")
 	}
@@ -505,6 +550,29 @@ func (r *runner) judge() {
 	}
 	res.Pass = len(why) == 0
 	res.Why = strings.Join(why, "; ")
+}
+
+// judgeDoctor checks doctor's answer on the broken lab: the case's cause
+// ranked first, and the targeted probes the case needs chosen; on the healthy
+// lab, "healthy" and no probe at all.
+func (r *runner) judgeDoctor() []string {
+	d, sc := r.res.Doctor, r.sc
+	var why []string
+	switch {
+	case sc.Expect != "" && d.First != sc.Expect:
+		why = append(why, fmt.Sprintf("doctor ranked %s first, want %s", orDefault(d.First, "nothing"), sc.Expect))
+	case sc.Expect == "" && sc.ECMP == 0 && d.Status != doctor.StatusHealthy:
+		why = append(why, fmt.Sprintf("doctor said %s on a healthy tunnel", d.Status))
+	}
+	for _, p := range sc.Probes {
+		if targeted(p) && !slices.ContainsFunc(r.res.Probes, func(pr ProbeResult) bool { return pr.Probe == p }) {
+			why = append(why, fmt.Sprintf("doctor did not run the %s probe", p))
+		}
+	}
+	if sc.Expect == "" && sc.ECMP == 0 && len(r.res.Probes) > 0 {
+		why = append(why, fmt.Sprintf("doctor ran %d targeted probes on a healthy tunnel", len(r.res.Probes)))
+	}
+	return why
 }
 
 // setHostSysctls sets initial-namespace sysctls and returns a func that puts

@@ -10,7 +10,7 @@ import (
 // pass and fail for a terminal.
 func WriteTable(w io.Writer, results []*Result, color bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tSYMPTOM\tFINDING\tFIX\tUNDERLAY\tTUNNEL UPLOAD BEFORE → AFTER\tRATIO TO UNDERLAY (WORST WAY)\tSECONDS\tRESULT")
+	fmt.Fprintln(tw, "SCENARIO\tSYMPTOM\tFINDING\tDOCTOR RANKED FIRST\tFIX\tUNDERLAY\tTUNNEL UPLOAD BEFORE → AFTER\tRATIO TO UNDERLAY (WORST WAY)\tSECONDS\tRESULT")
 	for _, r := range results {
 		found := "-"
 		if r.Expect != "" {
@@ -19,6 +19,7 @@ func WriteTable(w io.Writer, results []*Result, color bool) {
 				found += " (missed)"
 			}
 		}
+		first := orDefault(r.Doctor.First, orDefault(r.Doctor.Status, "-"))
 		fixDesc := "-"
 		if len(r.Fix) > 0 {
 			fixDesc = r.Fix[0]
@@ -51,7 +52,7 @@ func WriteTable(w io.Writer, results []*Result, color bool) {
 		if r.Sizing.RateMbit > 0 {
 			underlay = fmt.Sprintf("%d Mbit/s", r.Sizing.RateMbit)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f → %.0f Mbit/s\t%s\t%.0f\t%s\n", r.Scenario, r.Symptom, found, fixDesc, underlay,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.0f → %.0f Mbit/s\t%s\t%.0f\t%s\n", r.Scenario, r.Symptom, found, first, fixDesc, underlay,
 			r.Before.Tunnel, r.After.Tunnel, ratio, r.Seconds, verdict)
 	}
 	tw.Flush()
