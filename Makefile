@@ -18,10 +18,9 @@ build: ## build bin/wgperf
 router: ## stripped router builds (no lab, no charts) for mipsle, mips, armv7, arm64, amd64 in bin/router, with sizes
 	./scripts/router-build.sh $(VERSION)
 
-test: deps build ## run every test, root lab tests included (as root), plus short fuzz runs
+test: deps build ## run every test, root lab tests included (as root), plus short fuzz runs beside them
 	$(GO) vet ./...
-	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -p 1 -timeout 15m ./...
-	./scripts/fuzz.sh 20000
+	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) ./scripts/test.sh 20000
 
 lint: ## gofmt, go vet, staticcheck
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }

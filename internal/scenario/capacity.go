@@ -131,10 +131,11 @@ func shapeOf(sc Scenario) capacityKey {
 // Play runs sc like Run; when it falls short on throughput alone and the
 // machine has since got busier (a build started beside the lab), it sizes
 // the scenario again for the machine as it is now and plays it once more at
-// the lower rate. A missing or unexpected finding is never played again.
+// the lower rate. A missing or unexpected finding, or a wrong verdict from
+// doctor, is never played again.
 func Play(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	res, err := Run(ctx, sc, opts)
-	if err != nil || res.Pass || res.Skipped || !res.Found || len(res.Unexpected) > 0 || res.StillFound || opts.Capacities == nil || res.Sizing.CapacityMbit == 0 {
+	if err != nil || res.Pass || res.Skipped || !res.Found || len(res.Unexpected) > 0 || res.DoctorMissed != "" || res.StillFound || opts.Capacities == nil || res.Sizing.CapacityMbit == 0 {
 		return res, err
 	}
 	opts.Capacities.forget(sc)

@@ -91,8 +91,11 @@ type Result struct {
 	// per-second intervals) behind the tunnel figures; nil for ECMP.
 	BenchBefore *bench.Report `json:"bench_before,omitempty"`
 	BenchAfter  *bench.Report `json:"bench_after,omitempty"`
-	// Doctor is what "wgperf doctor" concluded on the broken lab.
-	Doctor DoctorVerdict `json:"doctor"`
+	// Doctor is what "wgperf doctor" concluded on the broken lab;
+	// DoctorMissed says where it fell short of the case (wrong cause first,
+	// a probe the case needs not chosen).
+	Doctor       DoctorVerdict `json:"doctor"`
+	DoctorMissed string        `json:"doctor_missed,omitempty"`
 	// Probes are the targeted probes doctor chose and what they showed.
 	Probes []ProbeResult `json:"probes,omitempty"`
 	// Recheck holds the probes played again after the fix (Scenario.Recheck);
@@ -518,7 +521,9 @@ func (r *runner) judge() {
 	if len(res.Unexpected) > 0 {
 		why = append(why, "unexpected: "+strings.Join(res.Unexpected, ", "))
 	}
-	why = append(why, r.judgeDoctor()...)
+	doc := r.judgeDoctor()
+	res.DoctorMissed = strings.Join(doc, "; ")
+	why = append(why, doc...)
 	if res.StillFound {
 		why = append(why, r.sc.Expect+" still proven after the fix")
 	}
