@@ -89,8 +89,8 @@ func (r *runner) measureTunnel(ctx context.Context) (rep *bench.Report, up, down
 }
 
 // benchUnderlay is the single-stream underlay of a bench report, measured
-// beside its tunnel runs; ok is false when the bench had no underlay runs
-// (LAN hosts, ECMP).
+// beside its tunnel runs; ok is false unless it measured both ways (LAN
+// hosts and ECMP benches have no underlay runs).
 func benchUnderlay(rep *bench.Report) (up, down float64, ok bool) {
 	if rep == nil {
 		return 0, 0, false
@@ -104,9 +104,9 @@ func benchUnderlay(rep *bench.Report) (up, down float64, ok bool) {
 		} else {
 			down = run.Result.ReceivedMbit
 		}
-		ok = true
 	}
-	return up, down, ok
+	// A bench stopped early (a stalled tunnel run) may have measured one way.
+	return up, down, up > 0 && down > 0
 }
 
 // iperf runs one TCP test and returns the receiver's rate in Mbit/s. A black

@@ -206,10 +206,14 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	defer lab.Down(context.WithoutCancel(ctx), cfg.Name)
 	r.root = filepath.Join(lab.StateDir, cfg.Name, "root")
 
-	// The link under the tunnel is measured before the breakage: a stale route
-	// slows the underlay to the same endpoint too, and would hide the loss.
-	if r.res.Before.Underlay, r.res.Before.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
-		return r.res, err
+	// The link under the tunnel is measured before a breakage: a stale route
+	// slows the underlay to the same endpoint too, and CUBIC on a lossy path
+	// the underlay's own transfer. Without one, doctor's bench measures it
+	// beside the tunnel.
+	if len(sc.Break) > 0 || sc.ECMP > 1 {
+		if r.res.Before.Underlay, r.res.Before.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
+			return r.res, err
+		}
 	}
 	for _, c := range sc.Break {
 		if err := r.exec(ctx, "break", c); err != nil {
@@ -232,6 +236,15 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	if sc.ECMP > 1 || sc.Client != "" {
 		if r.res.BenchBefore, r.res.Before.Tunnel, r.res.Before.TunnelDown, err = r.measureTunnel(ctx); err != nil {
 			r.logf("before: no measurement through the tunnel: %v", err)
+		}
+	}
+	if r.res.Before.Underlay == 0 {
+		var ok bool
+		// A bench stopped by a stalled tunnel run never reached the underlay.
+		if r.res.Before.Underlay, r.res.Before.UnderlayDown, ok = benchUnderlay(r.res.BenchBefore); !ok {
+			if r.res.Before.Underlay, r.res.Before.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
+				return r.res, err
+			}
 		}
 	}
 	r.logf("before: %s", r.res.Before)
