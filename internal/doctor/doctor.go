@@ -162,6 +162,10 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	rep.judge(found)
 
 	plans := PlanProbes(rep.Status == StatusHealthy, rep.Findings, rep.Measured, rep.Bench, clientSnap(snaps, rep.Client))
+	if slices.ContainsFunc(rep.Findings, refusesNewFlows) {
+		rep.NotJudged = append(rep.NotJudged, "targeted probes (MTU search, icmp-burst): a connection tracking table is full, "+
+			"so the kernel drops new flows and the probes' losses would prove nothing; fix the table first")
+	}
 	for _, p := range plans {
 		found = append(found, rep.probe(ctx, &c, p, snaps)...)
 	}

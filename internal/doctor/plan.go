@@ -53,8 +53,14 @@ func Healthy(fs []finding.Finding, m Measured) bool {
 // health checks are configured (mwan3 track_ip, banIP, an ICMP limit rule),
 // healthy or not: a limiter that eats their replies costs nothing in a bench,
 // only in the failovers it triggers.
+//
+// No probe runs while a host's connection tracking table is full: each probe
+// sends new flows the kernel would drop, and their losses would prove nothing.
 func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Report, client *facts.Snapshot) []ProbePlan {
 	var out []ProbePlan
+	if slices.ContainsFunc(fs, refusesNewFlows) {
+		return out
+	}
 	if why := mtuReason(fs, m, rep); !healthy && why != "" && (m.Benched || endpoint(client) != "") {
 		out = append(out, ProbePlan{Probe: ProbeMTU, Why: why})
 	}

@@ -81,12 +81,15 @@ var impact = map[string]float64{
 }
 
 // hidden lists causes the tunnel/underlay ratio cannot show: a stale
-// endpoint route slows the bench's underlay run to the same endpoint too.
-var hidden = map[string]bool{"route.stale-endpoint": true, "icmp.ratelimit-drops": true, "conntrack.table-pressure": true}
+// endpoint route slows the bench's underlay run to the same endpoint too; a
+// missing MSS clamp stalls the hosts behind the gateways, not the gateways'
+// own bench (their sockets know the tunnel's MTU).
+var hidden = map[string]bool{"route.stale-endpoint": true, "icmp.ratelimit-drops": true, "conntrack.table-pressure": true,
+	"mtu.mss-clamp-missing": true}
 
 // unmeasured lists causes a throughput measurement cannot verify a fix of:
 // "fix --verify" would see no gain and roll the fix back.
-var unmeasured = map[string]bool{"icmp.ratelimit-drops": true, "conntrack.table-pressure": true}
+var unmeasured = map[string]bool{"icmp.ratelimit-drops": true, "conntrack.table-pressure": true, "mtu.mss-clamp-missing": true}
 
 // receiveSide and sendSide are host findings that hurt the direction in which
 // their host receives, or sends.
@@ -116,13 +119,7 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 		if Symptom(f.ID) {
 			continue
 		}
-		imp, ok := impact[f.ID]
-		if !ok {
-			imp = 0.2
-		}
-		if f.Severity == finding.Info {
-			imp = min(imp, 0.05)
-		}
+		imp := impactOf(f)
 		c := Cause{Finding: f, Direction: direction(f, m)}
 		def := m.directionDeficit(c.Direction)
 		switch {
@@ -142,12 +139,40 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 		out = append(out, c)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
+		// A full conntrack table drops the packets every measurement and probe
+		// sends on a new flow: what they saw follows from it.
+		if a, b := refusesNewFlows(out[i].Finding), refusesNewFlows(out[j].Finding); a != b {
+			return a
+		}
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
 		}
-		return impact[out[i].Finding.ID] > impact[out[j].Finding.ID]
+		return impactOf(out[i].Finding) > impactOf(out[j].Finding)
 	})
 	return out
+}
+
+// impactOf is a finding's impact: the table's, 0.2 for a cause it does not
+// list, at most 0.05 for a note; a full connection tracking table refuses
+// every new flow (the bench's own connections too), so it can cost it all.
+func impactOf(f finding.Finding) float64 {
+	imp, ok := impact[f.ID]
+	if !ok {
+		imp = 0.2
+	}
+	switch {
+	case f.Severity == finding.Info:
+		imp = min(imp, 0.05)
+	case refusesNewFlows(f):
+		imp = 1.0
+	}
+	return imp
+}
+
+// refusesNewFlows reports a full connection tracking table: the kernel drops
+// the packets of new flows, probes' pings and iperf3's connections included.
+func refusesNewFlows(f finding.Finding) bool {
+	return f.ID == "conntrack.table-pressure" && f.Severity == finding.Critical
 }
 
 // direction says which way a finding hurts: host-side receive problems the
@@ -181,6 +206,10 @@ func gain(c Cause, m Measured) string {
 	if c.Finding.ID == "route.stale-endpoint" {
 		return "the tunnel moves to the preferred uplink: its rate instead of the backup's " +
 			"(the underlay bench to the endpoint follows the same stale route, so it cannot show the difference)"
+	}
+	if c.Finding.ID == "mtu.mss-clamp-missing" {
+		return "hosts behind the gateways get bulk TCP through the tunnel again " +
+			"(the gateways' own bench cannot show it: their connections already fit the tunnel's MTU)"
 	}
 	if hidden[c.Finding.ID] {
 		return "not visible in the bench: it costs through failovers or failed connections, not the steady rate"

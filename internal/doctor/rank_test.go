@@ -196,6 +196,8 @@ func TestPlanProbes(t *testing.T) {
 		{"one end: DF search, icmp-burst to mwan3's track_ip", false, golemFs, Measured{}, golemSnaps[0], "mtu; icmp-burst 1.1.1.1 208.67.222.222 8.8.8.8"},
 		{"healthy with an ICMP limit rule: icmp-burst only", true, mtuFs, ok, mtuSnaps[0], "icmp-burst 198.51.100.1 203.0.113.2"},
 		{"oscillation: shaping sweep", false, osc, measured("a", "b", 100, 190, 180, 190), healthySnaps[0], "shape-sweep"},
+		{"full conntrack table: no probe (its pings would be dropped as new flows)", false,
+			append(slices.Clone(mtuFs), finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Critical}), Measured{}, mtuSnaps[0], ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := probes(PlanProbes(tc.healthy, tc.fs, tc.m, nil, tc.client)); got != tc.want {
@@ -222,3 +224,45 @@ func TestMTUReasonCollapse(t *testing.T) {
 }
 
 var iperfResult = iperf.Result{}
+
+// A full conntrack table refuses the bench's own connections: it outranks
+// what a probe made of the lost packets, whether or not the bench ran.
+func TestRankFullConntrackTable(t *testing.T) {
+	full := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Critical, Host: "b"}
+	near := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Warning, Host: "b"}
+	hole := finding.Finding{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: "a"}
+	rcv := finding.Finding{ID: "udp.rcvbuf-errors", Severity: finding.Critical, Host: "b"}
+	for _, tc := range []struct {
+		name string
+		fs   []finding.Finding
+		m    Measured
+		want string
+	}{
+		{"bench could not run", []finding.Finding{hole, full}, Measured{}, "conntrack.table-pressure@b"},
+		{"bench stalled", []finding.Finding{full, rcv}, Measured{Benched: true, Stalled: true, Expected: 0.9}, "conntrack.table-pressure@b"},
+		{"near full is a warning that waits", []finding.Finding{near, rcv}, measured("a", "b", 20, 100, 90, 100), "udp.rcvbuf-errors@b"},
+	} {
+		if got := ids(Rank(tc.fs, tc.m)); len(got) == 0 || got[0] != tc.want {
+			t.Errorf("%s: ranked %v, want %s first", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A missing MSS clamp stalls the hosts behind the gateways while the gateways'
+// own bench is healthy: doctor reports problems with it as the verdict.
+func TestMSSClampMissingBehindHealthyGateways(t *testing.T) {
+	fs := []finding.Finding{
+		{ID: "mtu.mss-clamp-missing", Severity: finding.Warning, Host: "a"},
+		{ID: "conntrack.tunnel-tracked", Severity: finding.Info, Host: "a"},
+	}
+	m := measured("a", "b", 183, 191, 183, 191)
+	r := &Report{}
+	r.Measured = m
+	r.judge(fs)
+	if r.Status != StatusProblems {
+		t.Errorf("status %s, want %s", r.Status, StatusProblems)
+	}
+	if v := r.Verdict(); v == nil || v.Finding.ID != "mtu.mss-clamp-missing" || !strings.Contains(v.Gain, "hosts behind the gateways") {
+		t.Errorf("verdict %+v, want mtu.mss-clamp-missing with its gain", v)
+	}
+}

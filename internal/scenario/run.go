@@ -126,7 +126,7 @@ type Result struct {
 
 // DoctorVerdict is doctor's conclusion on the broken lab: its status, the
 // causes it ranked (the machine's own, like a saturated CPU, left out) and
-// the first of them.
+// its verdict, the first of them ("" when healthy or only notes remain).
 type DoctorVerdict struct {
 	Status  string   `json:"status"`
 	First   string   `json:"first_cause,omitempty"`
@@ -376,11 +376,13 @@ func (r *runner) doctor(ctx context.Context) error {
 	}
 	d := &r.res.Doctor
 	d.Status, d.Seconds = rep.Status, rep.Seconds
+	d.Causes = []string{}
 	for _, c := range rep.Causes {
 		if Environment(c.Finding.ID) {
 			continue // the machine's CPUs, not the case
 		}
-		if d.First == "" {
+		// The verdict, as doctor prints it: none on a healthy tunnel or for notes.
+		if d.First == "" && len(d.Causes) == 0 && rep.Status != doctor.StatusHealthy && c.Finding.Severity >= finding.Warning {
 			d.First = c.Finding.ID
 		}
 		d.Causes = append(d.Causes, c.Finding.ID)
