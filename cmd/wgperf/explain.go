@@ -12,7 +12,10 @@ import (
 )
 
 func checksCmd() *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON   bool
+		markdown string
+	)
 	cmd := &cobra.Command{
 		Use:   "checks",
 		Short: "List every finding wgperf can report: its stable ID and what it means",
@@ -21,6 +24,9 @@ alerts and "wgperf fix --only" use), its title and what reports it. "wgperf
 explain ID" says what raises one, why it matters and what fixes it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if markdown != "" { // make docs
+				return writeFindingDocs(markdown)
+			}
 			all := check.Explanations()
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), "checks", map[string]any{"checks": all})
@@ -38,6 +44,8 @@ explain ID" says what raises one, why it matters and what fixes it.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON")
+	cmd.Flags().StringVar(&markdown, "markdown", "", "write a Markdown page per finding and their index into this directory (make docs)")
+	_ = cmd.Flags().MarkHidden("markdown")
 	return cmd
 }
 
