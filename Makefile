@@ -4,7 +4,7 @@ BIN     := bin/wgperf
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: help deps build router test lint demo bench docs clean release-snapshot
+.PHONY: help deps build router test lint demo bench docs man clean release-snapshot
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-17s %s\n", $$1, $$2}'
@@ -39,6 +39,10 @@ docs: ## regenerate docs/findings (a page per finding ID) from the binary's cata
 	rm -f docs/findings/*.md
 	mkdir -p docs/findings
 	$(GO) run ./cmd/wgperf checks --markdown docs/findings
+
+man: ## write man pages (roff) of wgperf and every subcommand into bin/man (read one: man -l bin/man/wgperf.1)
+	rm -rf bin/man
+	$(GO) run -ldflags "-X main.version=$(VERSION)" ./cmd/wgperf manpages bin/man
 
 GORELEASER := $(shell $(GO) env GOPATH)/bin/goreleaser
 
