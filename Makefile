@@ -4,7 +4,7 @@ BIN     := bin/wgperf
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: help deps build router test lint demo bench clean release-snapshot
+.PHONY: help deps build router test lint demo bench docs man clean release-snapshot
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-17s %s\n", $$1, $$2}'
@@ -28,11 +28,20 @@ lint: ## gofmt, go vet, staticcheck
 	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
 	$(STATICCHECK) ./...
 
-demo: deps build ## diagnose and fix seed cases on the built-in lab (root)
+demo: deps build ## diagnose and fix two real cases on the built-in lab (root)
 	./scripts/demo.sh $(BIN)
 
 bench: build ## print the speed figures (go test -bench)
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./...
+
+docs: ## regenerate docs/findings (a page per finding ID) from the binary's catalog
+	rm -f docs/findings/*.md
+	mkdir -p docs/findings
+	$(GO) run ./cmd/wgperf checks --markdown docs/findings
+
+man: ## write man pages (roff) of wgperf and every subcommand into bin/man (read one: man -l bin/man/wgperf.1)
+	rm -rf bin/man
+	$(GO) run -ldflags "-X main.version=$(VERSION)" ./cmd/wgperf manpages bin/man
 
 GORELEASER := $(shell $(GO) env GOPATH)/bin/goreleaser
 

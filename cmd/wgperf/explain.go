@@ -12,7 +12,10 @@ import (
 )
 
 func checksCmd() *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON   bool
+		markdown string
+	)
 	cmd := &cobra.Command{
 		Use:   "checks",
 		Short: "List every finding wgperf can report: its stable ID and what it means",
@@ -21,6 +24,9 @@ alerts and "wgperf fix --only" use), its title and what reports it. "wgperf
 explain ID" says what raises one, why it matters and what fixes it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if markdown != "" { // make docs
+				return writeFindingDocs(markdown)
+			}
 			all := check.Explanations()
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), "checks", map[string]any{"checks": all})
@@ -38,6 +44,8 @@ explain ID" says what raises one, why it matters and what fixes it.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON")
+	cmd.Flags().StringVar(&markdown, "markdown", "", "write a Markdown page per finding and their index into this directory (make docs)")
+	_ = cmd.Flags().MarkHidden("markdown")
 	return cmd
 }
 
@@ -71,12 +79,71 @@ func explainCmd() *cobra.Command {
 
 func writeExplanation(w io.Writer, e check.Explanation) error {
 	fmt.Fprintf(w, "%s: %s\n", e.ID, e.Title)
+	fmt.Fprintln(w, "\nWhy it matters:")
+	for _, line := range wrapText(e.Why, 76) {
+		fmt.Fprintln(w, "  "+line)
+	}
 	for _, s := range e.By {
 		fmt.Fprintf(w, "\nReported by the %s %q:\n", s.Kind, s.Name)
 		for _, line := range strings.Split(strings.TrimSpace(s.Doc), "\n") {
 			fmt.Fprintln(w, "  "+strings.TrimSpace(line))
 		}
 	}
-	_, err := fmt.Fprintf(w, "\nFix it with: wgperf fix --host HOST --only %s (prints the plan; --apply changes the host)\n", e.ID)
+	fmt.Fprintf(w, "\n%s\n", caseSentence(e.Cases))
+	if len(e.Example.Fixes) > 0 {
+		fmt.Fprintln(w)
+		for _, line := range wrapText("Example fix, when "+e.Example.Host+":", 78) {
+			fmt.Fprintln(w, line)
+		}
+		for _, f := range e.Example.Fixes {
+			fmt.Fprintln(w, "  "+f.Description)
+			for _, c := range f.Commands {
+				fmt.Fprintln(w, "    $ "+c)
+			}
+			for _, c := range f.Config {
+				fmt.Fprintf(w, "    persist in %s:\n", c.Path)
+				for _, l := range c.Lines {
+					fmt.Fprintln(w, "      "+l)
+				}
+			}
+		}
+	}
+	var err error
+	if e.Applicable() {
+		_, err = fmt.Fprintf(w, "\nFix it with: wgperf fix --host HOST --only %s (prints the plan for that host; --apply changes it)\n", e.ID)
+	} else {
+		_, err = fmt.Fprintln(w, "\nwgperf fix has nothing to apply for it: the steps above find the cause.")
+	}
 	return err
+}
+
+// caseSentence names the real cases a finding comes from, in plain words.
+func caseSentence(cases []string) string {
+	switch len(cases) {
+	case 0:
+		return "Not from one case: it is a basic health check of every tunnel."
+	case 1:
+		return "From the case: " + cases[0] + "."
+	}
+	return "From the cases: " + strings.Join(cases, "; ") + "."
+}
+
+// wrapText breaks prose into lines of at most width columns.
+func wrapText(s string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		if cur != "" && len([]rune(cur))+1+len([]rune(word)) > width {
+			lines = append(lines, cur)
+			cur = ""
+		}
+		if cur != "" {
+			cur += " "
+		}
+		cur += word
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/verify"
 )
@@ -31,6 +32,7 @@ type fixFlags struct {
 	verify  bool
 	peer    string // --verify: the far end of the tunnel
 	seconds int    // --verify: seconds per iperf3 run
+	html    string // --verify: the HTML report's file
 }
 
 func fixCmd() *cobra.Command {
@@ -55,6 +57,9 @@ figure improved by more than 2%: otherwise everything is rolled back. MTU fixes
 (wg-mtu, mss-clamp) also probe the path MTU and count a stalled transfer as
 0 Mbit/s; other fixes use a quick bench (upload and download, one stream).
 
+--html FILE (with --verify) writes the steps, the figures before and after, the
+bench runs of both measurements and their charts as one self-contained HTML page.
+
 --confirm 60s arms a watchdog on the target (plain shell, survives a dropped SSH
 session) that rolls everything back unless "wgperf fix confirm" runs in time.
 
@@ -69,7 +74,8 @@ always needs --host.`,
   wgperf fix rollback --host ssh:root@golem
   wgperf fix --from golem.json --host ssh:root@golem --print-script > fix.sh
   wgperf fix --host netns:wgl-demo-a --apply --verify
-  wgperf fix --host ssh:root@site-a --apply --verify --server ssh:root@site-b --time 5s`,
+  wgperf fix --host ssh:root@site-a --apply --verify --server ssh:root@site-b --time 5s
+  wgperf fix --host netns:wgl-demo-a --apply --verify --html fix.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFix(cmd, &f) },
 	}
@@ -87,6 +93,7 @@ always needs --host.`,
 	cmd.Flags().StringVar(&f.peer, "server", "", "with --verify: the far end of the tunnel, where iperf3 runs as the server (default in a wgperf lab: the other site)")
 	aliasFlag(cmd.Flags(), "peer", "server")
 	secondsFlag(cmd.Flags(), &f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	cmd.Flags().StringVar(&f.html, "html", "", "with --verify: also write a self-contained HTML report of the change and its measurements to this file")
 
 	cmd.AddCommand(&cobra.Command{
 		Use:   "confirm",
@@ -154,6 +161,9 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	}
 	if f.verify && !f.apply {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--verify needs --apply (it measures before and after the change)")}
+	}
+	if f.html != "" && !f.verify {
+		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--html needs --apply --verify (it reports the measurements before and after the change)")}
 	}
 	if f.seconds < 1 || f.seconds > 60 {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--time %d: want 1..60 seconds", f.seconds)}
@@ -223,8 +233,9 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		return err
 	}
 	opts := fix.ApplyOptions{Confirm: f.confirm, Progress: progress}
+	rec := &verify.Record{}
 	if f.verify {
-		vc := verify.Config{Host: env.T, Peer: peer, Seconds: f.seconds}
+		vc := verify.Config{Host: env.T, Peer: peer, Seconds: f.seconds, Record: rec}
 		if w := progressTo(); w != nil {
 			vc.Progress = w
 		}
@@ -234,6 +245,23 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		}
 	}
 	j, err := fix.Apply(ctx, env, plan, opts)
+	result := reportApply(out, f, env.T, j, err)
+	if j != nil && f.html != "" {
+		// Also when the change was rolled back or failed: the page says what was tried and measured.
+		herr := writeHTMLReport(f.html, report.FromFix(j, fixedFindings(findings, j), rec.Benches, rec.MTU))
+		if herr != nil && result == nil {
+			return herr
+		}
+		if herr != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "wgperf:", herr)
+		}
+	}
+	return result
+}
+
+// reportApply prints what an apply did and returns its outcome: an error
+// when it failed, exit 1 when --verify rolled it back.
+func reportApply(out io.Writer, f *fixFlags, t target.Target, j *fix.Journal, err error) error {
 	if err != nil {
 		if j != nil {
 			_ = printJournal(out, f, j, "")
@@ -247,12 +275,29 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		}
 		return &ExitError{Code: exitWarning}
 	}
-	msg := fmt.Sprintf("Applied fix %s on %s. Undo with: wgperf fix rollback --host %s", j.ID, j.Host, env.T)
+	msg := fmt.Sprintf("Applied fix %s on %s. Undo with: wgperf fix rollback --host %s", j.ID, j.Host, t)
 	if f.confirm > 0 {
 		msg = fmt.Sprintf("Applied fix %s on %s. Run within %s:\n  wgperf fix confirm --host %s\nor every change is rolled back on the host by itself.",
-			j.ID, j.Host, f.confirm, env.T)
+			j.ID, j.Host, f.confirm, t)
 	}
 	return printJournal(out, f, j, msg)
+}
+
+// fixedFindings are the findings an apply's steps remedied.
+func fixedFindings(fs []finding.Finding, j *fix.Journal) []finding.Finding {
+	ids := map[string]bool{}
+	for _, e := range j.Entries {
+		for _, id := range e.Findings {
+			ids[id] = true
+		}
+	}
+	var out []finding.Finding
+	for _, x := range fs {
+		if ids[x.ID] {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func onlyFlag(only []string) string {

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
+	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -15,6 +16,7 @@ func icmpBurstCmd() *cobra.Command {
 		targets  []string
 		cfg      icmpburst.Config
 		asJSON   bool
+		htmlPath string
 	)
 	cmd := &cobra.Command{
 		Use:   "icmp-burst",
@@ -28,7 +30,8 @@ It only sends pings; nothing on the host is changed.
 
 Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 		Example: `  wgperf icmp-burst --host ssh:root@golem --targets 8.8.8.8,1.1.1.1,208.67.222.222
-  wgperf icmp-burst --host netns:wgl-demo-a --targets 198.51.100.1,203.0.113.2 --count 15`,
+  wgperf icmp-burst --host netns:wgl-demo-a --targets 198.51.100.1,203.0.113.2 --count 15
+  wgperf icmp-burst --host ssh:root@golem --targets 8.8.8.8,1.1.1.1 --html icmp.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			host, err := target.Parse(hostSpec)
@@ -50,6 +53,11 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 			if err := writeResult(cmd.OutOrStdout(), "icmp-burst", res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
+			if htmlPath != "" {
+				if err := writeHTMLReport(htmlPath, report.FromICMPBurst(res)); err != nil {
+					return err
+				}
+			}
 			return findingsExit(res.Findings)
 		},
 	}
@@ -59,5 +67,6 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 	f.IntVar(&cfg.Count, "count", 20, "pings per target in each mode")
 	secondsFlag(f, &cfg.Wait, "wait", 1, "seconds each ping waits for its reply (ping -W)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	addHTMLFlag(cmd, &htmlPath)
 	return cmd
 }

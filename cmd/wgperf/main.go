@@ -56,9 +56,16 @@ Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.AddCommand(benchCmd(), collectCmd(), checksCmd(), diagnoseCmd(), doctorCmd(), explainCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
 		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd())
+	for _, c := range extraCommands {
+		root.AddCommand(c())
+	}
 	addCompletions(root)
 	return root
 }
+
+// extraCommands are commands only some builds have (the full build's hidden
+// man page generator).
+var extraCommands []func() *cobra.Command
 
 // versionLine is what "wgperf version" prints: the version, and which build
 // this is when it is not the full one.

@@ -44,6 +44,7 @@ func TestCLIContract(t *testing.T) {
 		{"missing snapshot", []string{"diagnose", "--from", "/nonexistent/x.json"}, exitFailed, "", "x.json"},
 		{"confirm without apply", []string{"fix", "--confirm", "60s"}, exitFailed, "", "--confirm needs --apply"},
 		{"verify without apply", []string{"fix", "--verify"}, exitFailed, "", "--verify needs --apply"},
+		{"fix html without verify", []string{"fix", "--apply", "--html", "x.html"}, exitFailed, "", "--html needs --apply --verify"},
 		{"script and apply", []string{"fix", "--print-script", "--apply"}, exitFailed, "", "does not go with --apply"},
 		{"fix --time out of range", []string{"fix", "--time", "0"}, exitFailed, "", "--time 0: want 1..60 seconds"},
 		{"fix --from a truncated file", []string{"fix", "--from", bad}, exitFailed, "", "--from " + bad + ": findings file"},
@@ -178,5 +179,19 @@ func TestFixECMPFromConfig(t *testing.T) {
 	if code := run([]string{"fix", "ecmp", "--host", "local", "--root", root, "--interface", "wg9"}, &out, &errOut); code != exitFailed ||
 		!strings.Contains(errOut.String(), "ecmp starts from a wg-quick config") {
 		t.Errorf("missing config: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// Every command that measures or diagnoses can write the HTML report.
+func TestMeasuringCommandsWriteHTML(t *testing.T) {
+	root := newRoot()
+	for _, path := range [][]string{{"bench"}, {"mtu"}, {"diagnose"}, {"doctor"}, {"icmp-burst"}, {"shape-sweep"}, {"fix"}, {"report"}} {
+		cmd, _, err := root.Find(path)
+		if err != nil {
+			t.Fatalf("%v: %v", path, err)
+		}
+		if cmd.Flags().Lookup("html") == nil {
+			t.Errorf("wgperf %s has no --html", strings.Join(path, " "))
+		}
 	}
 }

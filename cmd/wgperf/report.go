@@ -17,13 +17,15 @@ func reportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Turn saved results into a self-contained HTML report",
-		Long: `report reads what "wgperf bench", "mtu", "diagnose" or "lab run" printed with
---json (it tells which by the fields) and writes one HTML file: the findings with
-their evidence and fixes, the bench matrix, per-second throughput, congestion
-window and retransmit charts, the path-MTU search, and for "lab run" a section
-per scenario (symptom, finding, fix, the tunnel before and after). The file has
-no scripts and loads nothing from the network: it opens offline and can be
-mailed as it is. The same report comes straight from those commands with --html FILE.`,
+		Long: `report reads what "wgperf bench", "mtu", "diagnose", "icmp-burst", "shape-sweep" or
+"lab run" printed with --json (it tells which by the fields) and writes one HTML
+file: the findings with their evidence and fixes, the bench matrix, per-second
+throughput, congestion window and retransmit charts, the path-MTU search, the
+pings and counters of an ICMP burst, each cap of a shaping sweep, and for "lab
+run" a section per scenario (symptom, finding, fix, the tunnel before and after).
+The file has no scripts and loads nothing from the network: it opens offline and
+can be mailed as it is. The same report comes straight from those commands with
+--html FILE, as it does from doctor and "fix --apply --verify".`,
 		Example: `  wgperf diagnose --json > results.json
   wgperf report --from results.json --html report.html
   wgperf lab run pmtud-blackhole --json | wgperf report --from - --html lab.html

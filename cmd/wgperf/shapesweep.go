@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -14,6 +15,7 @@ func shapeSweepCmd() *cobra.Command {
 		clientSpec, serverSpec string
 		cfg                    shaping.Config
 		asJSON                 bool
+		htmlPath               string
 	)
 	cmd := &cobra.Command{
 		Use:   "shape-sweep",
@@ -26,7 +28,8 @@ throughput.oscillation.
 
 Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 		Example: `  wgperf shape-sweep --client netns:wgl-demo-a --server netns:wgl-demo-b --caps 150,200,250,300
-  wgperf shape-sweep --client ssh:root@vps --server ssh:nas --caps 150,200 --time 60`,
+  wgperf shape-sweep --client ssh:root@vps --server ssh:nas --caps 150,200 --time 60
+  wgperf shape-sweep --client ssh:root@vps --server ssh:nas --html sweep.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			client, err := target.Parse(clientSpec)
@@ -60,6 +63,11 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			if err := writeResult(cmd.OutOrStdout(), "shape-sweep", res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
+			if htmlPath != "" {
+				if err := writeHTMLReport(htmlPath, report.FromShapeSweep(res)); err != nil {
+					return err
+				}
+			}
 			return findingsExit(res.Findings)
 		},
 	}
@@ -74,6 +82,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 	secondsFlag(f, &cfg.Omit, "omit", 3, "warm-up seconds left out of each run")
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server")
 	f.BoolVar(&asJSON, "json", false, "print the sweep, every interval included, as JSON")
+	addHTMLFlag(cmd, &htmlPath)
 	_ = cmd.MarkFlagRequired("server")
 	return cmd
 }

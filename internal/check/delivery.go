@@ -110,13 +110,19 @@ func deliveryFinding(d, rev delivery) (finding.Finding, bool) {
 			{Source: "both ends", Key: "lost " + to + " -> " + from, Value: fmt.Sprintf("%.1f%% of %s", 100*rev.loss(), mib(int64(rev.sent))),
 				Threshold: fmt.Sprintf("< %.1f%% (a third of the other way)", 100*d.loss()/3)},
 		},
-		Fixes: []finding.Fix{{
-			Description: fmt.Sprintf("Measure %s -> %s, probe its path MTU and diagnose the receiver", from, to),
-			Commands: []string{
-				"wgperf bench --client " + from + " --server " + to,
-				"wgperf mtu --client " + from + " --server " + to,
-				"wgperf diagnose --host " + to,
-			},
-		}},
+		Fixes: []finding.Fix{deliveryFix(from, to)},
 	}, true
+}
+
+// deliveryFix measures the lossy direction from one end to the other and
+// diagnoses the receiver.
+func deliveryFix(from, to string) finding.Fix {
+	return finding.Fix{
+		Description: fmt.Sprintf("Measure %s -> %s, probe its path MTU and diagnose the receiver", from, to),
+		Commands: []string{
+			"wgperf bench --client " + from + " --server " + to,
+			"wgperf mtu --client " + from + " --server " + to,
+			"wgperf diagnose --host " + to,
+		},
+	}
 }

@@ -14,6 +14,31 @@ type Explanation struct {
 	ID    string   `json:"id"`
 	Title string   `json:"title"`
 	By    []Source `json:"by"`
+	// Why says what the finding costs, in a few sentences.
+	Why string `json:"why"`
+	// Cases are the real investigations the finding comes from (Cases), none
+	// for a general health check.
+	Cases []string `json:"cases"`
+	// Example is its fix on an example host: "wgperf fix" computes the values
+	// for the real one.
+	Example Example `json:"example"`
+}
+
+// Example is a finding's fix for one described host.
+type Example struct {
+	Host  string        `json:"host"` // the situation the fixes are written for
+	Fixes []finding.Fix `json:"fixes"`
+}
+
+// Applicable reports whether "wgperf fix" can apply some fix of the
+// finding; the others are diagnostic steps to take by hand.
+func (e Explanation) Applicable() bool {
+	for _, f := range e.Example.Fixes {
+		if f.Action != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Source is one check or probe that reports an ID.
@@ -89,8 +114,16 @@ func Explain(id string) (Explanation, bool) {
 		}
 		e.By = append(e.By, p)
 	}
+	if a, ok := abouts[id]; ok {
+		e.Why = oneLine(a.why)
+		e.Cases = append([]string{}, a.cases...)
+		e.Example = Example{Host: a.example, Fixes: a.fixes()}
+	}
 	return e, len(e.By) > 0
 }
+
+// oneLine joins a wrapped paragraph into one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Explanations is the whole catalog, explained, sorted by ID.
 func Explanations() []Explanation {

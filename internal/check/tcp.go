@@ -104,7 +104,7 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 		if t[2] >= bdp {
 			continue
 		}
-		want := (2*bdp + 1<<20 - 1) &^ (1<<20 - 1)
+		want := tcpBufferWant(bdp)
 		value := fmt.Sprintf("%d %d %d", t[0], t[1], want)
 		dir := "receive"
 		if strings.HasSuffix(key, "wmem") {
@@ -141,3 +141,7 @@ func rttString(o Options) string {
 	}
 	return DefaultPathRTT.String()
 }
+
+// tcpBufferWant is the buffer maximum the fix sets: twice the BDP, rounded up
+// to a MiB.
+func tcpBufferWant(bdp int64) int64 { return (2*bdp + 1<<20 - 1) &^ (1<<20 - 1) }

@@ -77,18 +77,32 @@ func runHandshakeStale(s *facts.Snapshot, o Options) ([]finding.Finding, error) 
 					{Source: "wg show " + w.Name + " dump", Key: "transfer", Value: fmt.Sprintf("rx %d, tx %d bytes", p.RxBytes, p.TxBytes)},
 					{Source: "wg show " + w.Name + " dump", Key: "persistent keepalive", Value: strconv.Itoa(p.PersistentKeepalive)},
 				},
-				Fixes: []finding.Fix{{
-					Description: "Check that the endpoint answers on its UDP port and both ends hold each other's public key",
-					Commands: []string{
-						shell.Join("wg", "show", w.Name, "endpoints"),
-						shell.Join("ip", "route", "get", hostOnly(p.Endpoint)),
-						shell.Join("tcpdump", "-ni", "any", "-c", "10", "udp", "port", portOnly(p.Endpoint)),
-					},
-				}},
+				Fixes: []finding.Fix{handshakeFix(w.Name, p.Endpoint)},
 			})
 		}
 	}
 	return out, nil
+}
+
+// handshakeFix is what to look at when a peer's handshake is missing: there
+// is nothing to change until the cause is known.
+func handshakeFix(iface, endpoint string) finding.Fix {
+	return finding.Fix{
+		Description: "Check that the endpoint answers on its UDP port and both ends hold each other's public key",
+		Commands: []string{
+			shell.Join("wg", "show", iface, "endpoints"),
+			shell.Join("ip", "route", "get", hostOnly(endpoint)),
+			shell.Join("tcpdump", "-ni", "any", "-c", "10", "udp", "port", portOnly(endpoint)),
+		},
+	}
+}
+
+// userspaceFix moves a tunnel to the kernel module.
+func userspaceFix(iface string) finding.Fix {
+	return finding.Fix{
+		Description: "Use the kernel module where the kernel has it (Linux 5.6 and later)",
+		Commands:    []string{"modprobe wireguard", shell.Join("wg-quick", "down", iface) + " && " + shell.Join("wg-quick", "up", iface)},
+	}
 }
 
 // hostOnly strips the port from "host:port" / "[v6]:port".
@@ -147,10 +161,7 @@ func runUserspace(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 			Detail: "Each packet is copied between the kernel and the WireGuard process, which needs its own CPU time; expect a " +
 				"lower ceiling than the kernel module and watch that process's CPU under load.",
 			Evidence: []finding.Evidence{{Source: "ip -d link show " + w.Name, Key: "link kind", Value: kind, Threshold: "wireguard"}},
-			Fixes: []finding.Fix{{
-				Description: "Use the kernel module where the kernel has it (Linux 5.6 and later)",
-				Commands:    []string{"modprobe wireguard", shell.Join("wg-quick", "down", w.Name) + " && " + shell.Join("wg-quick", "up", w.Name)},
-			}},
+			Fixes:    []finding.Fix{userspaceFix(w.Name)},
 		})
 	}
 	return out, nil

@@ -124,14 +124,14 @@ func (f Fleet) AtLeast(min finding.Severity) Fleet {
 	return f
 }
 
-// WriteText renders the diagnosis as WriteText does, then the hosts
-// that could not be collected and why.
+// WriteText renders the diagnosis as WriteText does, with the hosts that
+// could not be collected and why before its closing hint.
 func (f Fleet) WriteText(w io.Writer, o TextOptions) error {
-	if err := WriteText(w, f.Diagnosis, o); err != nil {
+	if err := writeBody(w, f.Diagnosis, o); err != nil {
 		return err
 	}
 	if len(f.Unreachable) == 0 {
-		return nil
+		return writeHint(w, f.Diagnosis, o)
 	}
 	head := fmt.Sprintf("UNREACHABLE (%d): not diagnosed, so a tunnel end may be missing from the cross-host checks", len(f.Unreachable))
 	if o.Color {
@@ -147,8 +147,10 @@ func (f Fleet) WriteText(w io.Writer, o TextOptions) error {
 		// The collector's error usually starts with the spec already.
 		b.WriteString("  " + name + ": " + strings.TrimPrefix(u.Error, u.Host+": ") + "\n")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return writeHint(w, f.Diagnosis, o)
 }
 
 func (o Options) fleet() fleet.Options {

@@ -90,8 +90,36 @@ const (
 
 // WriteText renders d for people: a summary line, then the findings grouped by
 // severity (most severe first), each with its evidence and fixes, then the
-// checks that could not run.
+// checks that could not run, and last where the findings are explained.
 func WriteText(w io.Writer, d Diagnosis, o TextOptions) error {
+	if err := writeBody(w, d, o); err != nil {
+		return err
+	}
+	return writeHint(w, d, o)
+}
+
+// writeHint ends a diagnosis with findings by the command that explains
+// them, naming the first (most severe) one.
+func writeHint(w io.Writer, d Diagnosis, o TextOptions) error {
+	if len(d.Findings) == 0 {
+		return nil
+	}
+	p := &printer{w: w, o: o}
+	first := d.Findings[0].ID
+	more := ""
+	for _, f := range d.Findings {
+		if f.ID != first {
+			more = " (or any ID above)"
+			break
+		}
+	}
+	p.line("")
+	p.line(p.paint(ansiDim, "details: wgperf explain "+first+more))
+	return p.err
+}
+
+// writeBody is WriteText without the closing hint.
+func writeBody(w io.Writer, d Diagnosis, o TextOptions) error {
 	if o.Width <= 0 {
 		o.Width = 100
 	}

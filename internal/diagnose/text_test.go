@@ -15,6 +15,7 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fleet"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -128,6 +129,19 @@ func TestWriteTextColorAndEmpty(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "\x1b[33m") {
 		t.Errorf("warning not yellow on a terminal:\n%q", buf.String())
+	}
+	// One ID: the hint names it alone.
+	if !strings.HasSuffix(buf.String(), "\n\n\x1b[2mdetails: wgperf explain udp.rcvbuf-errors\x1b[0m\n") {
+		t.Errorf("no closing hint:\n%q", buf.String())
+	}
+	// A fleet's unreachable hosts come before the hint, which stays last.
+	buf.Reset()
+	fl := Fleet{Diagnosis: d, Unreachable: []fleet.Unreachable{{Host: "ssh:m42", Error: "ssh:m42: no route to host"}}}
+	if err := fl.WriteText(&buf, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(buf.String(), "  ssh:m42: no route to host\n\ndetails: wgperf explain udp.rcvbuf-errors\n") {
+		t.Errorf("fleet text does not end with the hint after the unreachable hosts:\n%s", buf.String())
 	}
 	buf.Reset()
 	if err := WriteText(&buf, d.AtLeast(finding.Critical), TextOptions{}); err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -82,6 +84,61 @@ func TestDeployUsesExportedMetrics(t *testing.T) {
 				t.Errorf("alerts.yml names finding %q, not in the catalog", id)
 			}
 		}
+	}
+}
+
+// TestAlertsExplainTheirFinding: every alert about a finding points to its
+// explanation, the command and the docs page (which exists); the catch-all
+// alert points to the page of whichever finding fired it.
+func TestAlertsExplainTheirFinding(t *testing.T) {
+	var rules struct {
+		Groups []struct {
+			Rules []struct {
+				Alert       string            `yaml:"alert"`
+				Expr        string            `yaml:"expr"`
+				Annotations map[string]string `yaml:"annotations"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal([]byte(readDeploy(t, "prometheus/alerts.yml")), &rules); err != nil {
+		t.Fatal(err)
+	}
+	const anyID = "{{ $labels.id }}"
+	fixedID := regexp.MustCompile(`\bid="([^"]+)"`)
+	explained := 0
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			id := ""
+			switch m := fixedID.FindStringSubmatch(r.Expr); {
+			case m != nil:
+				id = m[1]
+			case strings.Contains(r.Expr, "wgperf_finding"):
+				id = anyID
+			}
+			explain, docs := r.Annotations["explain"], r.Annotations["docs"]
+			if id == "" && explain == "" {
+				continue // about the exporter or a metric, not one finding
+			}
+			if id == "" { // a metric alert tied to a finding by hand
+				id = strings.TrimPrefix(explain, "wgperf explain ")
+			}
+			explained++
+			if explain != "wgperf explain "+id || docs != "docs/findings/"+id+".md" {
+				t.Errorf("%s: annotations explain %q, docs %q; want \"wgperf explain %s\" and \"docs/findings/%s.md\"", r.Alert, explain, docs, id, id)
+			}
+			if id == anyID {
+				continue
+			}
+			if !check.InCatalog(id) {
+				t.Errorf("%s: explains %q, not in the catalog", r.Alert, id)
+			}
+			if _, err := os.Stat(filepath.Join("..", "..", docs)); err != nil {
+				t.Errorf("%s: docs page: %v", r.Alert, err)
+			}
+		}
+	}
+	if explained < 5 {
+		t.Errorf("%d alerts explain a finding, want at least 5", explained)
 	}
 }
 

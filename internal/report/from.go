@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/probe/shaping"
 )
 
 // FromDiagnosis is the report of "wgperf diagnose": findings, hosts and the
@@ -59,6 +63,48 @@ func FromMTU(res *mtu.Result) Document {
 	}
 }
 
+// FromICMPBurst is the report of "wgperf icmp-burst": the pings per mode and
+// target, the firewall counters that grew and the findings.
+func FromICMPBurst(res *icmpburst.Result) Document {
+	return Document{
+		Title:     fmt.Sprintf("wgperf icmp-burst: %s → %s", res.Host, strings.Join(res.Targets, ", ")),
+		Hosts:     []diagnose.Host{{Host: res.Host}},
+		Findings:  orEmpty(res.Findings),
+		ICMPBurst: res,
+	}
+}
+
+// FromShapeSweep is the report of "wgperf shape-sweep": each cap's
+// throughput and steadiness, the per-second runs and the recommendation.
+func FromShapeSweep(res *shaping.Result) Document {
+	return Document{
+		Title:    fmt.Sprintf("wgperf shape-sweep: %s %s", res.Client, res.Device),
+		Hosts:    []diagnose.Host{{Host: res.Client}},
+		Findings: orEmpty(res.Findings),
+		Sweep:    res,
+	}
+}
+
+// FromFix is the report of "wgperf fix --apply --verify": the steps and the
+// figure before and after, the findings it fixed, the bench runs of each
+// measurement (before, then after; an MTU fix's stalled runs are missing)
+// and the path MTU probe of an MTU fix.
+func FromFix(j *fix.Journal, fixed []finding.Finding, measured []*bench.Report, path *mtu.Result) Document {
+	title := "wgperf fix --verify on " + j.Host
+	if j.Verify != nil {
+		title += map[bool]string{true: ": kept", false: ": rolled back"}[j.Verify.Kept]
+	}
+	doc := Document{Title: title, Hosts: []diagnose.Host{{Host: j.Host}}, Findings: orEmpty(fixed), Fix: j, MTU: path}
+	for i, rep := range measured {
+		label := LabelBefore
+		if i > 0 {
+			label = LabelAfter
+		}
+		doc.Runs = append(doc.Runs, BenchRuns(rep, label)...)
+	}
+	return doc
+}
+
 func orEmpty(fs []finding.Finding) []finding.Finding {
 	if fs == nil {
 		return []finding.Finding{}
@@ -66,9 +112,10 @@ func orEmpty(fs []finding.Finding) []finding.Finding {
 	return fs
 }
 
-// ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose" or
-// "lab run" printed with --json, tells which by its kind or fields, and returns its
-// report. Malformed input and JSON that is none of them are refused.
+// ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose",
+// "icmp-burst", "shape-sweep" or "lab run" printed with --json, tells which by
+// its kind or fields, and returns its report. Malformed input and JSON that is
+// none of them are refused.
 func ReadDocument(r io.Reader) (*Document, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -96,9 +143,9 @@ func ReadDocument(r io.Reader) (*Document, error) {
 		_ = json.Unmarshal(k, &kind)
 	}
 	switch kind {
-	case "", "bench", "mtu", "diagnose", "lab-run":
+	case "", "bench", "mtu", "diagnose", "lab-run", "icmp-burst", "shape-sweep":
 	default:
-		return nil, fmt.Errorf("results: %q output has no report here (report reads bench, mtu, diagnose and lab run --json; doctor writes its own with --html)", kind)
+		return nil, fmt.Errorf("results: %q output has no report here (report reads bench, mtu, diagnose, icmp-burst, shape-sweep and lab run --json; doctor and fix --verify write their own with --html)", kind)
 	}
 	var doc Document
 	switch {
@@ -116,6 +163,18 @@ func ReadDocument(r io.Reader) (*Document, error) {
 			return nil, errors.New("bench results: no finished runs")
 		}
 		doc = FromBench(&rep)
+	case has("one_shot", "persistent"):
+		var res icmpburst.Result
+		if err := json.Unmarshal(data, &res); err != nil {
+			return nil, jsonError("icmp-burst results", err)
+		}
+		doc = FromICMPBurst(&res)
+	case has("steps", "recommended_cap_mbit"):
+		var res shaping.Result
+		if err := json.Unmarshal(data, &res); err != nil {
+			return nil, jsonError("shape-sweep results", err)
+		}
+		doc = FromShapeSweep(&res)
 	case has("probes", "path_mtu"):
 		var res mtu.Result
 		if err := json.Unmarshal(data, &res); err != nil {
@@ -137,7 +196,7 @@ func ReadDocument(r io.Reader) (*Document, error) {
 		doc = FromDiagnosis(d)
 		doc.Unreachable = inv.Unreachable
 	default:
-		return nil, errors.New("results: not the JSON of wgperf bench, mtu, diagnose or lab run")
+		return nil, errors.New("results: not the JSON of wgperf bench, mtu, diagnose, icmp-burst, shape-sweep or lab run")
 	}
 	return &doc, nil
 }

@@ -17,9 +17,12 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/fleet"
+	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/probe/shaping"
 )
 
 // Document is everything one HTML report shows. "bench", "mtu", "diagnose"
@@ -38,6 +41,12 @@ type Document struct {
 	Runs      []BenchRun       `json:"runs,omitempty"`
 	MTU       *mtu.Result      `json:"mtu,omitempty"`
 	Scenarios []ScenarioResult `json:"scenarios,omitempty"`
+	// ICMPBurst is an icmp-burst experiment, Sweep a shape-sweep.
+	ICMPBurst *icmpburst.Result `json:"icmp_burst,omitempty"`
+	Sweep     *shaping.Result   `json:"shape_sweep,omitempty"`
+	// Fix is what "fix --apply --verify" changed and measured; its bench
+	// runs before and after are Runs, its path MTU probe MTU.
+	Fix *fix.Journal `json:"fix,omitempty"`
 }
 
 // Paths and directions of a bench run, and the labels of a scenario's runs.
@@ -134,6 +143,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"inc":      func(i int) int { return i + 1 },
 	"mbit":     func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	"pct":      func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) },
+	"change":   func(before, after float64) string { return fmt.Sprintf("%+.1f%%", (after/before-1)*100) },
 	"ratio":    func(v float64) string { return fmt.Sprintf("%.2f×", v) },
 	"join":     strings.Join,
 	"severity": func(s finding.Severity) string { return s.String() },
@@ -149,6 +159,9 @@ type view struct {
 	Scenarios []scenarioView
 	Passed    int // scenarios that passed
 	FixChart  chart
+	ICMP      *icmpView
+	SweepView *sweepView
+	FixView   *fixView
 	Fonts     template.CSS // the font stack of page and charts
 }
 
@@ -238,6 +251,15 @@ func WriteHTML(w io.Writer, doc Document) error {
 			return err
 		}
 	}
+	if v.ICMP, err = makeICMPView(doc.ICMPBurst); err != nil {
+		return err
+	}
+	if v.SweepView, err = makeSweepView(doc.Sweep); err != nil {
+		return err
+	}
+	if v.FixView, err = makeFixView(doc.Fix, doc.Runs); err != nil {
+		return err
+	}
 	v.Fonts = template.CSS(chartFonts) // trusted: a constant
 	// Render fully before writing, so a template error leaves no half page.
 	var b bytes.Buffer
@@ -258,6 +280,26 @@ func WriteHTMLFile(path string, doc Document) error {
 		return fmt.Errorf("--html: %w", err)
 	}
 	return nil
+}
+
+// barSet is one series of a grouped bar chart: outlined (what was, or what
+// fails) or filled (what is, or what passes).
+type barSet struct {
+	Name   string
+	Values []float64
+	Hollow bool
+}
+
+// scenarioChart is a grouped bar chart of throughput before and after each
+// fix: before as outlined bars, after as filled ones.
+func scenarioChart(ss []ScenarioResult) (template.HTML, []legendEntry, error) {
+	before, after := make([]float64, len(ss)), make([]float64, len(ss))
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		before[i], after[i], names[i] = s.Before.Tunnel, s.After.Tunnel, s.Name
+	}
+	return barChart("Tunnel throughput before and after each fix", "Mbit/s", false, names,
+		[]barSet{{Name: "before", Values: before, Hollow: true}, {Name: "after", Values: after}})
 }
 
 // makeBenchView tabulates runs and charts the runs in charted.

@@ -39,6 +39,8 @@ var (
 		color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // orange
 		color.RGBA{R: 0xcc, G: 0x79, B: 0xa7, A: 0xff}, // reddish purple
 		color.RGBA{R: 0x56, G: 0xb4, B: 0xe9, A: 0xff}, // sky blue
+		color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 0xff}, // bluish green
+		color.RGBA{R: 0x00, G: 0x00, B: 0x00, A: 0xff}, // black
 	}
 )
 
@@ -53,7 +55,7 @@ var (
 	shapeTriangle = shape{draw.TriangleGlyph{}, "△"}
 	shapeSquare   = shape{draw.SquareGlyph{}, "□"}
 	shapeCross    = shape{draw.CrossGlyph{}, "✕"}
-	shapeExtra    = []shape{{draw.RingGlyph{}, "○"}, {draw.PlusGlyph{}, "+"}, {draw.BoxGlyph{}, "■"}}
+	shapeExtra    = []shape{{draw.RingGlyph{}, "○"}, {draw.PlusGlyph{}, "+"}, {draw.BoxGlyph{}, "■"}, {draw.PyramidGlyph{}, "▲"}, {draw.CrossGlyph{}, "✕"}}
 )
 
 func cssColor(c color.Color) string {
@@ -173,6 +175,11 @@ func chartCaption(runs []BenchRun) string {
 	for _, r := range runs {
 		if r.Label == LabelBefore || r.Label == LabelAfter {
 			return "before the fix vermillion circles, after it blue triangles (outlined); upload solid, download dashed."
+		}
+	}
+	for _, r := range runs {
+		if r.Label != "" {
+			return "one line per run, each in its own colour and marker (listed below the chart); upload solid, download dashed."
 		}
 	}
 	return "tunnel blue circles, underlay grey squares (outlined); upload solid, download dashed."
@@ -327,50 +334,47 @@ func mtuChart(m *mtu.Result) (template.HTML, []legendEntry, error) {
 	return svg, legend, err
 }
 
-// scenarioChart is a grouped bar chart of throughput before and after each
-// fix: before as outlined bars, after as filled ones.
-func scenarioChart(ss []ScenarioResult) (template.HTML, []legendEntry, error) {
-	p := newPlot("", "Mbit/s")
-	var legend []legendEntry
-	before, after := make(plotter.Values, len(ss)), make(plotter.Values, len(ss))
-	names := make([]string, len(ss))
-	for i, s := range ss {
-		before[i], after[i], names[i] = s.Before.Tunnel, s.After.Tunnel, s.Name
+// barChart draws grouped bars: one group per name, one bar per set in each
+// (an outlined set vermillion, a filled one blue), labelled for screen readers
+// with title. A unit that counts (counted) gets whole-number ticks.
+func barChart(title, unit string, counted bool, names []string, sets []barSet) (template.HTML, []legendEntry, error) {
+	p := newPlot("", unit)
+	if counted {
+		p.Y.Tick.Marker = countTicks{}
 	}
+	var legend []legendEntry
 	w := vg.Points(18)
-	for _, set := range []struct {
-		vals   plotter.Values
-		col    color.Color
-		name   string
-		off    vg.Length
-		hollow bool
-	}{{before, colBefore, "before", -w / 2, true}, {after, colAfter, "after", w / 2, false}} {
-		bars, err := plotter.NewBarChart(set.vals, w)
+	top := 1.0
+	for i, set := range sets {
+		bars, err := plotter.NewBarChart(plotter.Values(set.Values), w)
 		if err != nil {
 			return "", nil, err
 		}
-		bars.Offset = set.off
-		bars.LineStyle.Color, bars.LineStyle.Width = set.col, vg.Points(1.5)
-		bars.Color = set.col
-		if set.hollow {
+		bars.Offset = w * vg.Length(float64(i)-float64(len(sets)-1)/2)
+		col := colAfter
+		if set.Hollow {
+			col = colBefore
+		}
+		bars.LineStyle.Color, bars.LineStyle.Width = col, vg.Points(1.5)
+		bars.Color = col
+		if set.Hollow {
 			bars.Color = color.White
 		}
 		p.Add(bars)
-		legend = append(legend, legendEntry{Name: set.name, Color: cssColor(set.col), Hollow: set.hollow})
-	}
-	top := 1.0
-	for _, s := range ss {
-		top = max(top, s.Before.Tunnel, s.After.Tunnel)
+		legend = append(legend, legendEntry{Name: set.Name, Color: cssColor(col), Hollow: set.Hollow})
+		for _, v := range set.Values {
+			top = max(top, v)
+		}
 	}
 	p.Y.Max = top * 1.05
 	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.5, float64(len(ss))-0.5 // whole bars at both ends
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5 // whole bars at both ends
 	height := chartH
-	if len(ss) > 6 {
+	if len(names) > 6 {
 		p.X.Tick.Label.Rotation = 0.6
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 		height += 2 * vg.Centimeter
 	}
-	svg, err := svgOf(p, chartW, height, "Tunnel throughput before and after each fix")
+	svg, err := svgOf(p, chartW, height, title)
 	return svg, legend, err
 }

@@ -16,4 +16,6 @@ func runCharts([]BenchRun, string) ([]chart, error) { return nil, nil }
 
 func mtuChart(*mtu.Result) (template.HTML, []legendEntry, error) { return "", nil, nil }
 
-func scenarioChart([]ScenarioResult) (template.HTML, []legendEntry, error) { return "", nil, nil }
+func barChart(string, string, bool, []string, []barSet) (template.HTML, []legendEntry, error) {
+	return "", nil, nil
+}

@@ -310,7 +310,7 @@ func TestReadDocumentErrors(t *testing.T) {
 		{"{", "results: malformed JSON"},
 		{"[1, 2]", "results: field"},
 		{`{"findings": 3}`, `diagnose results: field "findings"`},
-		{`{"schema_version": 1, "host": "local"}`, "not the JSON of wgperf bench, mtu, diagnose or lab run"},
+		{`{"schema_version": 1, "host": "local"}`, "not the JSON of wgperf bench, mtu, diagnose, icmp-burst, shape-sweep or lab run"},
 		{`{"scenarios": []}`, "lab run results: no scenarios"},
 		{`{"schema_version": 1, "kind": "fix-plan", "items": []}`, `"fix-plan" output has no report here`},
 		{`{"scenarios": [{"before": {"tunnel_mbit": "fast"}}]}`, `lab run results: field "scenarios.before.tunnel_mbit"`},
@@ -452,8 +452,11 @@ func TestChartsUseThePageFont(t *testing.T) {
 // every line chart lists as many legend entries (outside the chart) as it
 // draws series.
 func TestReportAccessible(t *testing.T) {
-	for _, fixture := range []string{"labrun.json", "bench.json", "mtu.json"} {
-		page := render(t, *readFixture(t, fixture))
+	pages := map[string]string{"shape sweep": render(t, sweepDoc(t)), "fix --verify": render(t, fixDoc(t))}
+	for _, name := range []string{"labrun.json", "bench.json", "mtu.json", "icmp-burst.json"} {
+		pages[name] = render(t, *readFixture(t, name))
+	}
+	for fixture, page := range pages {
 		walk(t, page, func(n *html.Node) {
 			attr := map[string]string{}
 			for _, a := range n.Attr {

@@ -7,7 +7,10 @@
 // adding one is a few lines in Catalog; Run does the rest.
 package scenario
 
-import "github.com/wgperf/wgperf/internal/lab"
+import (
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/lab"
+)
 
 // Command runs on one lab node.
 type Command struct {
@@ -29,13 +32,14 @@ const (
 	ProbeFlows     Probe = "flows"      // many short connections from A to B
 )
 
-// The cases the scenarios reproduce (README: Cases wgperf automates).
+// The cases the scenarios reproduce (README: Cases wgperf automates), named
+// as the finding catalog names them.
 const (
-	caseMultiWAN    = "multi-WAN router: endpoint route stuck on the backup uplink"
-	casePMTUD       = "PMTUD black hole between two sites with ICMP blocked"
-	caseTuning      = "tunnel below 90% of its link (tuning guide)"
-	caseECMP        = "more than one link's worth: ECMP over several tunnels and a bond"
-	caseRemoteUsers = "remote users at 5 Mbit/s over a 400 Mbit/s path"
+	caseMultiWAN    = check.CaseMultiWAN
+	casePMTUD       = check.CasePMTUD
+	caseTuning      = check.CaseTuning
+	caseECMP        = check.CaseECMP
+	caseRemoteUsers = check.CaseRemoteUsers
 )
 
 // Scenario is one real case in the lab.

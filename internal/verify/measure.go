@@ -30,6 +30,22 @@ type Config struct {
 	Seconds    int // per iperf3 run, after a 1 s warm-up (default 3)
 	Port       int // iperf3 port (0: iperf.DefaultPort)
 	Progress   io.Writer
+	// Record, when set, keeps what each measurement ran, for a report.
+	Record *Record
+}
+
+// Record is what the measurements of "fix --verify" ran: one bench report per
+// measurement, in order (before the change, then after), and the path MTU
+// probe of an MTU fix. A stalled run of an MTU fix has no result.
+type Record struct {
+	Benches []*bench.Report
+	MTU     *mtu.Result
+}
+
+func (c Config) record(rep *bench.Report) {
+	if c.Record != nil {
+		c.Record.Benches = append(c.Record.Benches, rep)
+	}
 }
 
 // IsMTUPlan reports whether the plan changes packet sizes (WireGuard MTU, MSS
@@ -76,6 +92,7 @@ func benchMeasure(c Config, ep discover.Endpoints) fix.Measure {
 		if err != nil {
 			return fix.Measurement{}, err
 		}
+		c.record(rep)
 		var up, down float64
 		for _, r := range rep.Runs {
 			if r.Path != bench.PathTunnel || r.Streams != 1 || r.UDPMbit > 0 {
@@ -103,6 +120,9 @@ func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 				return fix.Measurement{}, fmt.Errorf("path MTU probe: %w", err)
 			}
 			path = res
+			if c.Record != nil {
+				c.Record.MTU = res
+			}
 		}
 		var notes []string
 		if path != nil && path.PathMTU > 0 {
@@ -121,7 +141,10 @@ func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 			notes = append(notes, n)
 		}
 		var mbit [2]float64
+		rep := &bench.Report{Client: c.Host.String(), Server: c.Peer.String(), TunnelAddr: ep.TunnelAddr, Omit: 1, Seconds: c.Seconds}
 		for i, reverse := range []bool{false, true} {
+			run := bench.Run{Spec: bench.Spec{Path: bench.PathTunnel, Direction: map[bool]string{false: bench.Upload, true: bench.Download}[reverse], Streams: 1},
+				Addr: ep.TunnelAddr}
 			if c.Progress != nil {
 				fmt.Fprintf(c.Progress, "tunnel %s (%ds)... ", map[bool]string{false: "upload", true: "download"}[reverse], 1+c.Seconds)
 			}
@@ -131,15 +154,19 @@ func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 			case errors.Is(err, iperf.ErrStalled):
 				// Oversized packets vanishing is what an MTU fix cures: count it as nothing through.
 				notes = append(notes, map[bool]string{false: "upload", true: "download"}[reverse]+" stalled")
+				run.Error = err.Error()
 			case err != nil:
 				return fix.Measurement{}, err
 			default:
 				mbit[i] = r.Mbit()
+				run.Result, run.Stats = r, bench.Summarise(r)
 			}
+			rep.Runs = append(rep.Runs, run)
 			if c.Progress != nil {
 				fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", mbit[i])
 			}
 		}
+		c.record(rep)
 		return throughput(mbit[0], mbit[1], ep.TunnelAddr, strings.Join(notes, ", ")), nil
 	}
 }

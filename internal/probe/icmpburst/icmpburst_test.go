@@ -1,6 +1,8 @@
 package icmpburst
 
 import (
+	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -212,5 +214,33 @@ func TestFindingsNameUncountedLimits(t *testing.T) {
 				t.Errorf("fixes %q\nwant %q, %q, then the search", cmds, tc.count, tc.raise)
 			}
 		})
+	}
+}
+
+var recordReport = flag.Bool("record-report", false, "write testdata/report/icmp-burst.json from the recorded experiment")
+
+// TestRecordReportFixture writes what "icmp-burst --json" prints for the
+// experiment TestRecordedExperiment reads (one-shot pings to R and B, a
+// persistent ping to B, the banIP counter before and after) as
+// testdata/report/icmp-burst.json, which the HTML report tests render.
+func TestRecordReportFixture(t *testing.T) {
+	if !*recordReport {
+		t.Skip("the fixture is written with -record-report")
+	}
+	targets := []string{"198.51.100.1", "203.0.113.2"}
+	sent, recv, err := ParsePingStats(open(t, "persistent.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{Host: "netns:a", Targets: targets, OneShot: ParseOneShot(open(t, "oneshot.txt"), targets, 15),
+		Persistent: Mode{Sent: sent, Failed: sent - recv, PerTarget: map[string]int{"203.0.113.2": sent - recv}},
+		Grew:       Grown(load(t, "nft-before.json"), load(t, "nft-after.json"))}
+	res.Findings = Findings(res)
+	out, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "..", "..", "testdata", "report", "icmp-burst.json"), append(out, '\n'), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
