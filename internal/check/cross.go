@@ -181,7 +181,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 			},
 			Fixes: []finding.Fix{{
 				Description: "Compare the keys on both ends and look for a second host using the same private key",
-				Commands:    []string{"wg show " + live.iface.Name + " endpoints", "wg show " + stale.iface.Name + " public-key"},
+				Commands:    []string{shell.Join("wg", "show", live.iface.Name, "endpoints"), shell.Join("wg", "show", stale.iface.Name, "public-key")},
 			}},
 		})
 	}

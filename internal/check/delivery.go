@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // Thresholds of crossDelivery.
@@ -120,9 +121,9 @@ func deliveryFix(from, to string) finding.Fix {
 	return finding.Fix{
 		Description: fmt.Sprintf("Measure %s -> %s, probe its path MTU and diagnose the receiver", from, to),
 		Commands: []string{
-			"wgperf bench --client " + from + " --server " + to,
-			"wgperf mtu --client " + from + " --server " + to,
-			"wgperf diagnose --host " + to,
+			shell.Join("wgperf", "bench", "--client", from, "--server", to),
+			shell.Join("wgperf", "mtu", "--client", from, "--server", to),
+			shell.Join("wgperf", "diagnose", "--host", to),
 		},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // udpBufferTarget is the socket buffer size wgperf suggests against drops.
@@ -59,7 +60,7 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 			f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip -d link", Key: "qdisc of " + shaped[0], Value: linkQdisc(s, shaped[0]), Threshold: "no shaper"})
 			f.Fixes = []finding.Fix{{
 				Description: "Confirm the shaper's drops match the errors; keep the tunnel's rate under the uplink's",
-				Commands:    []string{"tc -s qdisc show dev " + shaped[0], "grep Udp: /proc/net/snmp"},
+				Commands:    []string{shell.Join("tc", "-s", "qdisc", "show", "dev", shaped[0]), "grep Udp: /proc/net/snmp"},
 			}}
 			return []finding.Finding{f}, nil
 		}

@@ -29,7 +29,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	case StatusProblems:
 		p("THROUGHPUT OK NOW (%s of the underlay), but with problems that cost it under other conditions.", ratios(r.Measured))
 	default:
-		p("NOT JUDGED: no server given, so the tunnel was not measured against its underlay.")
+		if r.Server != "" {
+			p("NOT JUDGED: the tunnel could not be measured against its underlay (reasons below).")
+		} else {
+			p("NOT JUDGED: no server given, so the tunnel was not measured against its underlay.")
+		}
 	}
 	if m := r.Measured; m.Benched && (m.Up.Underlay > 0 || m.Down.Underlay > 0) {
 		p("  upload   tunnel %6.1f  underlay %6.1f Mbit/s", m.Up.Tunnel, m.Up.Underlay)

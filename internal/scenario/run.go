@@ -398,7 +398,12 @@ func (r *runner) doctor(ctx context.Context) error {
 	r.res.MTU = rep.MTU
 	r.res.BenchBefore = rep.Bench
 	r.res.Before.Tunnel, r.res.Before.TunnelDown = rep.Measured.Up.Tunnel, rep.Measured.Down.Tunnel
-	r.logf("doctor: %s, first cause %s (%.0f s)", d.Status, orDefault(d.First, "none"), d.Seconds)
+	if r.opts.Log != nil {
+		var text strings.Builder
+		if err := rep.WriteText(&text); err == nil {
+			r.logf("doctor says:\n    %s", strings.ReplaceAll(strings.TrimRight(text.String(), "\n"), "\n", "\n    "))
+		}
+	}
 	r.classify(rep.Findings)
 	return nil
 }
@@ -412,9 +417,6 @@ func (r *runner) classify(fs []finding.Finding) {
 		case f.ID == r.sc.Expect:
 			r.res.Found = true
 			r.logf("found %s on %s: %s", f.ID, f.Host, f.Title)
-			for _, e := range f.Evidence {
-				r.logf("  evidence: %s", e)
-			}
 		case slices.Contains(r.sc.Also, f.ID) || r.symptom(f.ID):
 		case Environment(f.ID):
 			r.res.Environment = append(r.res.Environment, f.ID+" on "+f.Host)
