@@ -220,7 +220,7 @@ func CaptureFindings(r *CaptureResult) []finding.Finding {
 		Evidence: []finding.Evidence{
 			{Source: "tcpdump SYN", Key: fmt.Sprintf("MSS %s -> %s", r.Forward.From, r.Forward.To), Value: fmt.Sprintf("sent %d, received %d", r.Forward.Sent, r.Forward.Received)},
 			{Source: "tcpdump SYN-ACK", Key: fmt.Sprintf("MSS %s -> %s", r.Reverse.From, r.Reverse.To), Value: fmt.Sprintf("sent %d, received %d", r.Reverse.Sent, r.Reverse.Received)},
-			{Source: "/sys/class/net/" + r.ClientInterface + "/mtu", Key: "WireGuard MTU", Value: strconv.Itoa(r.ClientWGMTU), Threshold: "<= " + m},
+			finding.Evidence{Source: "/sys/class/net/" + r.ClientInterface + "/mtu", Key: "WireGuard MTU", Value: strconv.Itoa(r.ClientWGMTU), Threshold: "<= " + m}.Of(float64(r.ClientWGMTU), finding.Bytes),
 		},
 		Fixes: remedy.Fixes(fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU), fix, err),
 	}}
