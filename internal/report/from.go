@@ -66,9 +66,12 @@ func orEmpty(fs []finding.Finding) []finding.Finding {
 	return fs
 }
 
-// ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose" or
-// "lab run" printed with --json, tells which by its kind or fields, and returns its
-// report. Malformed input and JSON that is none of them are refused.
+// ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose" (also
+// with --inventory) or "lab run" printed with --json and returns its report.
+// A document names what it is in "kind", and that decides how it is read;
+// one without (written before documents carried a kind, or recorded by
+// hand) is told by its fields. Malformed input, a kind that has no report
+// and JSON that is none of them are refused.
 func ReadDocument(r io.Reader) (*Document, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -81,33 +84,22 @@ func ReadDocument(r io.Reader) (*Document, error) {
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return nil, jsonError("results", err)
 	}
-	has := func(names ...string) bool {
-		for _, n := range names {
-			if _, ok := fields[n]; !ok {
-				return false
-			}
-		}
-		return true
-	}
-	// Documents name their kind; older ones (and the tests' recordings) are
-	// told apart by their fields, as below.
 	var kind string
 	if k, ok := fields["kind"]; ok {
-		_ = json.Unmarshal(k, &kind)
-	}
-	switch kind {
-	case "", "bench", "mtu", "diagnose", "lab-run":
-	default:
-		return nil, fmt.Errorf("results: %q output has no report here (report reads bench, mtu, diagnose and lab run --json; doctor writes its own with --html)", kind)
+		if err := json.Unmarshal(k, &kind); err != nil || kind == "" {
+			return nil, fmt.Errorf("results: \"kind\" is %s, not the name of a wgperf document", k)
+		}
+	} else if kind = guessKind(fields); kind == "" {
+		return nil, errors.New("results: not the JSON of wgperf bench, mtu, diagnose or lab run")
 	}
 	var doc Document
-	switch {
-	case has("scenarios"):
+	switch kind {
+	case "lab-run":
 		var err error
 		if doc, err = fromLabRunJSON(data); err != nil {
 			return nil, err
 		}
-	case has("runs", "cells", "tunnel_addr"):
+	case "bench":
 		var rep bench.Report
 		if err := json.Unmarshal(data, &rep); err != nil {
 			return nil, jsonError("bench results", err)
@@ -116,13 +108,13 @@ func ReadDocument(r io.Reader) (*Document, error) {
 			return nil, errors.New("bench results: no finished runs")
 		}
 		doc = FromBench(&rep)
-	case has("probes", "path_mtu"):
+	case "mtu":
 		var res mtu.Result
 		if err := json.Unmarshal(data, &res); err != nil {
 			return nil, jsonError("mtu results", err)
 		}
 		doc = FromMTU(&res)
-	case has("findings"):
+	case "diagnose", "diagnose-fleet":
 		var d diagnose.Diagnosis
 		if err := json.Unmarshal(data, &d); err != nil {
 			return nil, jsonError("diagnose results", err)
@@ -136,10 +128,37 @@ func ReadDocument(r io.Reader) (*Document, error) {
 		}
 		doc = FromDiagnosis(d)
 		doc.Unreachable = inv.Unreachable
+	case "doctor":
+		return nil, errors.New(`results: "doctor" output has no report here: run wgperf doctor with --html FILE`)
 	default:
-		return nil, errors.New("results: not the JSON of wgperf bench, mtu, diagnose or lab run")
+		return nil, fmt.Errorf("results: %q output has no report here (report reads bench, mtu, diagnose and lab run --json)", kind)
 	}
 	return &doc, nil
+}
+
+// guessKind tells the kind of a document without one by its fields, as
+// those commands wrote them before documents carried a kind; "" when
+// none fits.
+func guessKind(fields map[string]json.RawMessage) string {
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if _, ok := fields[n]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case has("scenarios"):
+		return "lab-run"
+	case has("runs", "cells", "tunnel_addr"):
+		return "bench"
+	case has("probes", "path_mtu"):
+		return "mtu"
+	case has("findings"):
+		return "diagnose"
+	}
+	return ""
 }
 
 // jsonError says where JSON went wrong in one line.
