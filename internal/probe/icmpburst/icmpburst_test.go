@@ -59,7 +59,7 @@ func TestGrownAcceptUnderLimit(t *testing.T) {
 			load(t, "nft-accept-then-drop-before.nft.json"), load(t, "nft-accept-then-drop-after.nft.json")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			grew := Grown(tc.before, tc.after)
+			grew := Grown(tc.before.fw, tc.after.fw)
 			var drops *CounterGrowth
 			for i, g := range grew {
 				if g.Limit != nil {
@@ -104,7 +104,7 @@ func TestRecordedExperiment(t *testing.T) {
 	if err != nil || sent != 15 || recv != 15 {
 		t.Errorf("persistent: %d/%d %v, want 15/15", recv, sent, err)
 	}
-	grew := Grown(load(t, "nft-before.json"), load(t, "nft-after.json"))
+	grew := Grown(load(t, "nft-before.json").fw, load(t, "nft-after.json").fw)
 	var listed int
 	for _, g := range grew {
 		if strings.HasSuffix(g.Counter, "cnt_icmpflood") {
