@@ -151,6 +151,50 @@ type Finding struct {
 	Fixes     []Fix      `json:"fixes"`
 }
 
+// MarshalJSON writes a finding's lists as [] when they are empty, never null,
+// so programs can range over them without a check.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	type plain Finding
+	p := plain(f)
+	if p.Evidence == nil {
+		p.Evidence = []Evidence{}
+	}
+	if p.Fixes == nil {
+		p.Fixes = []Fix{}
+	}
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes no commands as [], never null.
+func (x Fix) MarshalJSON() ([]byte, error) {
+	type plain Fix
+	p := plain(x)
+	if p.Commands == nil {
+		p.Commands = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes no lines as [], never null.
+func (c ConfigSnippet) MarshalJSON() ([]byte, error) {
+	type plain ConfigSnippet
+	p := plain(c)
+	if p.Lines == nil {
+		p.Lines = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes no params as {}, never null.
+func (a Action) MarshalJSON() ([]byte, error) {
+	type plain Action
+	p := plain(a)
+	if p.Params == nil {
+		p.Params = map[string]string{}
+	}
+	return json.Marshal(p)
+}
+
 // Sort orders findings most severe first, then by ID, host, interface and peer.
 func Sort(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {

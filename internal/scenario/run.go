@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -118,6 +119,16 @@ type Result struct {
 	Seconds     float64  `json:"seconds"`
 	Pass        bool     `json:"pass"`
 	Why         string   `json:"why,omitempty"` // why it did not pass
+}
+
+// MarshalJSON writes empty lists as [], never null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	p := plain(r)
+	if p.Findings == nil {
+		p.Findings = []finding.Finding{}
+	}
+	return json.Marshal(p)
 }
 
 // ProbeResult is the headline of an active probe, for the story.

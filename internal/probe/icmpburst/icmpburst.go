@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -39,6 +40,16 @@ type Mode struct {
 	Sent      int            `json:"sent"`
 	Failed    int            `json:"failed"`
 	PerTarget map[string]int `json:"failed_per_target"`
+}
+
+// MarshalJSON writes no failures per target as {}, never null.
+func (m Mode) MarshalJSON() ([]byte, error) {
+	type plain Mode
+	p := plain(m)
+	if p.PerTarget == nil {
+		p.PerTarget = map[string]int{}
+	}
+	return json.Marshal(p)
 }
 
 // Rate is the share of pings that failed.
@@ -76,6 +87,22 @@ type Result struct {
 	Note      string            `json:"note,omitempty"` // why counters are missing
 	Seconds   float64           `json:"seconds"`
 	Findings  []finding.Finding `json:"findings"`
+}
+
+// MarshalJSON writes empty lists as [], never null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	p := plain(r)
+	if p.Targets == nil {
+		p.Targets = []string{}
+	}
+	if p.Grew == nil {
+		p.Grew = []CounterGrowth{}
+	}
+	if p.Findings == nil {
+		p.Findings = []finding.Finding{}
+	}
+	return json.Marshal(p)
 }
 
 // Run does the experiment: counters, one-shot pings, persistent pings, counters.

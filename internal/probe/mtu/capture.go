@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -145,6 +146,16 @@ type CaptureResult struct {
 	// Findings holds mtu.tunnel-too-large when the client's WireGuard MTU
 	// exceeds what the negotiated MSS allows.
 	Findings []finding.Finding `json:"findings"`
+}
+
+// MarshalJSON writes empty lists as [], never null.
+func (r CaptureResult) MarshalJSON() ([]byte, error) {
+	type plain CaptureResult
+	p := plain(r)
+	if p.Findings == nil {
+		p.Findings = []finding.Finding{}
+	}
+	return json.Marshal(p)
 }
 
 // AnalyzeCapture pairs the handshake as the client's and the server's

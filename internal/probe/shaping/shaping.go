@@ -10,6 +10,7 @@ package shaping
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -50,6 +51,19 @@ type Result struct {
 	Recommended int               `json:"recommended_cap_mbit"` // 0: no cap
 	Seconds     float64           `json:"seconds"`
 	Findings    []finding.Finding `json:"findings"`
+}
+
+// MarshalJSON writes empty lists as [], never null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	p := plain(r)
+	if p.Steps == nil {
+		p.Steps = []Step{}
+	}
+	if p.Findings == nil {
+		p.Findings = []finding.Finding{}
+	}
+	return json.Marshal(p)
 }
 
 // Stability limits: a run is stable when its per-second rate varies by at
