@@ -130,6 +130,8 @@ func ReadDocument(r io.Reader) (*Document, error) {
 		doc.Unreachable = inv.Unreachable
 	case "doctor":
 		return nil, errors.New(`results: "doctor" output has no report here: run wgperf doctor with --html FILE`)
+	case "snapshot":
+		return nil, errors.New("results: a collect snapshot has no report of its own: wgperf diagnose --from FILE --html report.html")
 	default:
 		return nil, fmt.Errorf("results: %q output has no report here (report reads bench, mtu, diagnose and lab run --json)", kind)
 	}

@@ -333,6 +333,7 @@ func TestReadDocumentErrors(t *testing.T) {
 		{`{"schema_version": 1, "kind": "fix-plan", "items": []}`, `"fix-plan" output has no report here`},
 		{`{"schema_version": 1, "kind": "doctor", "findings": []}`, `run wgperf doctor with --html FILE`},
 		{`{"schema_version": 1, "kind": "checks", "findings": []}`, `"checks" output has no report here`},
+		{`{"schema_version": 1, "kind": "snapshot", "host": "local"}`, "wgperf diagnose --from FILE --html"},
 		{`{"kind": 7, "findings": []}`, `"kind" is 7, not the name of a wgperf document`},
 		{`{"kind": "bench", "findings": []}`, "bench results: no finished runs"},
 		{`{"scenarios": [{"before": {"tunnel_mbit": "fast"}}]}`, `lab run results: field "scenarios.before.tunnel_mbit"`},
