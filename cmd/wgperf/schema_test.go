@@ -153,7 +153,7 @@ func TestSchemasValidateDocuments(t *testing.T) {
 			seen[d.kind]++
 		}
 		for k := range schemas {
-			if seen[k] == 0 {
+			if seen[k] == 0 && !slices.Contains(labKinds, k) {
 				t.Errorf("no document of kind %q was checked against its schema", k)
 			}
 		}
