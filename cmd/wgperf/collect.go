@@ -36,8 +36,11 @@ with "wgperf diagnose --from FILE". Nothing on the host is changed.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			var buf bytes.Buffer
-			if err := collect.WriteSnapshot(&buf, snap); err != nil {
+			var raw, buf bytes.Buffer
+			if err := collect.WriteSnapshot(&raw, snap); err != nil {
+				return couldNotRun(err)
+			}
+			if err := writeDocument(&buf, "snapshot", raw.Bytes()); err != nil {
 				return couldNotRun(err)
 			}
 			if output == "" || output == "-" {

@@ -18,7 +18,8 @@ func reportCmd() *cobra.Command {
 		Use:   "report",
 		Short: "Turn saved results into a self-contained HTML report",
 		Long: `report reads what "wgperf bench", "mtu", "diagnose", "icmp-burst", "shape-sweep" or
-"lab run" printed with --json (it tells which by the fields) and writes one HTML
+"lab run" printed with --json (it tells which by the document's "kind"; a
+document from before wgperf wrote kinds, by its fields) and writes one HTML
 file: the findings with their evidence and fixes, the bench matrix, per-second
 throughput, congestion window and retransmit charts, the path-MTU search, the
 pings and counters of an ICMP burst, each cap of a shaping sweep, and for "lab

@@ -60,9 +60,9 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 		Detail: "When the connection tracking table is full the kernel evicts entries (early_drop) or refuses new flows " +
 			"(drop, insert_failed): new connections through the tunnel stall or fail.",
 		Evidence: []finding.Evidence{
-			{Source: "/proc/sys/net/netfilter/nf_conntrack_count", Key: "nf_conntrack_count", Value: itoa(ct.Count),
-				Threshold: fmt.Sprintf("< %d (%.0f%% of nf_conntrack_max %d)", int64(conntrackPressure*float64(ct.Max)), 100*conntrackPressure, ct.Max)},
-			{Source: "conntrack -S", Key: "insert_failed+drop+early_drop", Value: fmt.Sprintf("%d+%d+%d", ct.InsertFailed, ct.Drop, ct.EarlyDrop), Threshold: "0"},
+			finding.Evidence{Source: "/proc/sys/net/netfilter/nf_conntrack_count", Key: "nf_conntrack_count", Value: itoa(ct.Count),
+				Threshold: fmt.Sprintf("< %d (%.0f%% of nf_conntrack_max %d)", int64(conntrackPressure*float64(ct.Max)), 100*conntrackPressure, ct.Max)}.Of(float64(ct.Count), finding.Count),
+			finding.Evidence{Source: "conntrack -S", Key: "insert_failed+drop+early_drop", Value: fmt.Sprintf("%d+%d+%d", ct.InsertFailed, ct.Drop, ct.EarlyDrop), Threshold: "0"}.Of(float64(ct.InsertFailed+ct.Drop+ct.EarlyDrop), finding.Count),
 		},
 	}
 	want := max(ct.Max*2, 262144)
@@ -113,7 +113,7 @@ func runConntrackTunnelTracked(s *facts.Snapshot, _ Options) ([]finding.Finding,
 			Detail: "No NAT rule matches this tunnel, so tracking its packets only costs CPU time and conntrack table space. " +
 				"Keep tracking if a stateful filter (ct state) must see the tunnel's flows.",
 			Evidence: []finding.Evidence{
-				{Source: "/proc/sys/net/netfilter/nf_conntrack_count", Key: "conntrack loaded", Value: fmt.Sprintf("%d entries", s.Conntrack.Count)},
+				finding.Evidence{Source: "/proc/sys/net/netfilter/nf_conntrack_count", Key: "conntrack loaded", Value: fmt.Sprintf("%d entries", s.Conntrack.Count)}.Of(float64(s.Conntrack.Count), finding.Count),
 				{Source: firewallSource(s), Key: "notrack rule for " + w.Name, Value: "none"},
 				{Source: firewallSource(s), Key: "NAT rule matching " + w.Name, Value: "none"},
 			},

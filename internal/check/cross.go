@@ -91,15 +91,15 @@ func runCrossMTU(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 		}
 		sev := finding.Info
 		evidence := []finding.Evidence{
-			{Source: "ip link (" + hostName(big.snap) + ")", Key: big.iface.Name + " mtu", Value: strconv.Itoa(big.iface.MTU), Threshold: fmt.Sprintf("= %d (the other end)", small.iface.MTU)},
-			{Source: "ip link (" + hostName(small.snap) + ")", Key: small.iface.Name + " mtu", Value: strconv.Itoa(small.iface.MTU)},
+			finding.Evidence{Source: "ip link (" + hostName(big.snap) + ")", Key: big.iface.Name + " mtu", Value: strconv.Itoa(big.iface.MTU), Threshold: fmt.Sprintf("= %d (the other end)", small.iface.MTU)}.Of(float64(big.iface.MTU), finding.Bytes),
+			finding.Evidence{Source: "ip link (" + hostName(small.snap) + ")", Key: small.iface.Name + " mtu", Value: strconv.Itoa(small.iface.MTU)}.Of(float64(small.iface.MTU), finding.Bytes),
 		}
 		detail := fmt.Sprintf("%s uses %d and %s uses %d. Both fit their own uplinks, but the connection has one MTU; use the smaller on both ends.",
 			hostName(big.snap), big.iface.MTU, hostName(small.snap), small.iface.MTU)
 		if lim, ok := limitFor(small.snap, small.iface.Name); ok && big.iface.MTU > lim.allowed {
 			sev = finding.Warning
 			evidence = append(evidence, finding.Evidence{Source: "ip route get " + lim.endpoint + " (" + hostName(small.snap) + ")", Key: lim.dev + " mtu",
-				Value: strconv.Itoa(lim.devMTU), Threshold: fmt.Sprintf(">= %d + %d overhead", big.iface.MTU, lim.overhead)})
+				Value: strconv.Itoa(lim.devMTU), Threshold: fmt.Sprintf(">= %d + %d overhead", big.iface.MTU, lim.overhead)}.Of(float64(lim.devMTU), finding.Bytes))
 			detail = fmt.Sprintf("%s sends %d-byte tunnel packets, but %s's uplink %s only carries %d-byte WireGuard packets (MTU %d − %d): "+
 				"they arrive fragmented or not at all.", hostName(big.snap), big.iface.MTU, hostName(small.snap), lim.dev, lim.allowed, lim.devMTU, lim.overhead)
 		}
@@ -176,8 +176,8 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 			Detail: "A completed handshake updates both ends at once, so the two should agree. If they do not, the live end is " +
 				"talking to another holder of this key (a copied config) or the snapshots were taken minutes apart.",
 			Evidence: []finding.Evidence{
-				{Source: "wg show " + live.iface.Name + " dump (" + hostName(live.snap) + ")", Key: "latest handshake", Value: handshakeAge(live.peer, live.snap.CollectedAt)},
-				{Source: "wg show " + stale.iface.Name + " dump (" + hostName(stale.snap) + ")", Key: "latest handshake", Value: handshakeAge(stale.peer, stale.snap.CollectedAt), Threshold: "<= " + handshakeStale.String()},
+				handshakeEvidence(finding.Evidence{Source: "wg show " + live.iface.Name + " dump (" + hostName(live.snap) + ")", Key: "latest handshake"}, live.peer, live.snap.CollectedAt),
+				handshakeEvidence(finding.Evidence{Source: "wg show " + stale.iface.Name + " dump (" + hostName(stale.snap) + ")", Key: "latest handshake", Threshold: "<= " + handshakeStale.String()}, stale.peer, stale.snap.CollectedAt),
 			},
 			Fixes: []finding.Fix{{
 				Description: "Compare the keys on both ends and look for a second host using the same private key",
@@ -211,4 +211,13 @@ func handshakeAge(p facts.WGPeer, at time.Time) string {
 		return "never"
 	}
 	return at.Sub(p.LatestHandshake).Truncate(time.Second).String() + " ago"
+}
+
+// handshakeEvidence is e showing p's handshake age at at, in seconds unless never.
+func handshakeEvidence(e finding.Evidence, p facts.WGPeer, at time.Time) finding.Evidence {
+	e.Value = handshakeAge(p, at)
+	if p.LatestHandshake.IsZero() {
+		return e
+	}
+	return e.Of(at.Sub(p.LatestHandshake).Truncate(time.Second).Seconds(), finding.Seconds)
 }

@@ -136,7 +136,7 @@ func icmpFinding(s *facts.Snapshot, l icmplimit.Limiter, iif string) finding.Fin
 			"ICMP or not). " + f.Detail
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: ruleSource(r), Key: "drops what the limit does not accept", Value: dropper})
 	}
-	counter := finding.Evidence{Source: ruleSource(r), Key: "rule counter", Value: utoa(l.Packets) + " packets", Threshold: "0"}
+	counter := finding.Evidence{Source: ruleSource(r), Key: "rule counter", Value: utoa(l.Packets) + " packets", Threshold: "0"}.Of(float64(l.Packets), finding.Packets)
 	switch {
 	case l.Counter != nil && l.Counter.CounterName != "":
 		counter.Key = "counter " + l.Counter.CounterName

@@ -99,7 +99,7 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 				"so a full-size %d-byte tunnel packet becomes %d bytes on %s and is fragmented or dropped.",
 				lim.endpoint, lim.dev, lim.devMTU, ipv, lim.overhead, w.MTU, w.MTU+lim.overhead, lim.dev),
 			Evidence: []finding.Evidence{
-				{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("<= %d (%s mtu %d − %d %s overhead)", lim.allowed, lim.dev, lim.devMTU, lim.overhead, ipv)},
+				finding.Evidence{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("<= %d (%s mtu %d − %d %s overhead)", lim.allowed, lim.dev, lim.devMTU, lim.overhead, ipv)}.Of(float64(w.MTU), finding.Bytes),
 				{Source: "ip route get " + lim.endpoint, Key: "dev", Value: lim.dev},
 			},
 			Fixes: wgMTUFix(s, w.Name, lim.allowed,
@@ -156,8 +156,8 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 				"the tunnel carries at most %d. Without a clamp they rely on ICMP fragmentation-needed getting back to them, "+
 				"and where it does not, large transfers stall (a PMTUD black hole).", lanDev, lanMTU-40, mss),
 			Evidence: []finding.Evidence{
-				{Source: "sysctl", Key: "net.ipv4.ip_forward", Value: "1"},
-				{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("< %s mtu %d", lanDev, lanMTU)},
+				finding.Evidence{Source: "sysctl", Key: "net.ipv4.ip_forward", Value: "1"}.Of(1, finding.Flag),
+				finding.Evidence{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("< %s mtu %d", lanDev, lanMTU)}.Of(float64(w.MTU), finding.Bytes),
 				{Source: firewallSource(s), Key: "MSS clamp rule for " + w.Name, Value: "none", Threshold: "a TCPMSS / maxseg rule on forward"},
 			},
 			Fixes: mssClampFix(s, w.Name),

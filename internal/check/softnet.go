@@ -50,11 +50,11 @@ func runBacklogDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		Title:    fmt.Sprintf("%d packets dropped at full backlog queues", total),
 		Detail: "Received packets wait in a per-CPU backlog until softirq processing takes them; when it holds " +
 			"net.core.netdev_max_backlog packets the next ones are dropped, and TCP inside the tunnel backs off.",
-		Evidence: []finding.Evidence{{Source: "/proc/net/softnet_stat", Key: "dropped", Value: fmt.Sprintf("%d (%s)", total, strings.Join(per, " ")), Threshold: "0"}},
+		Evidence: []finding.Evidence{finding.Evidence{Source: "/proc/net/softnet_stat", Key: "dropped", Value: fmt.Sprintf("%d (%s)", total, strings.Join(per, " ")), Threshold: "0"}.Of(float64(total), finding.Packets)},
 	}
 	cur, ok := sysctlInt(s, "net.core.netdev_max_backlog")
 	if ok {
-		f.Evidence = append(f.Evidence, finding.Evidence{Source: "sysctl", Key: "net.core.netdev_max_backlog", Value: itoa(cur)})
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "sysctl", Key: "net.core.netdev_max_backlog", Value: itoa(cur)}.Of(float64(cur), finding.Packets))
 	}
 	next := int64(backlogTarget)
 	if ok && cur >= next {
@@ -120,8 +120,8 @@ func runSoftirqImbalance(s *facts.Snapshot, _ Options) ([]finding.Finding, error
 		Detail: "Receive processing for the tunnel's traffic runs on one CPU. When it saturates, its backlog fills, packets are " +
 			"dropped or reordered and TCP backs off — throughput oscillates. Receive Packet Steering spreads the work.",
 		Evidence: []finding.Evidence{
-			{Source: "/proc/net/softnet_stat", Key: fmt.Sprintf("cpu%d processed", busiest.CPU), Value: utoa(busiest.Processed), Threshold: fmt.Sprintf(">= %.0f× mean of others (%.0f)", imbalanceRatio, others)},
-			{Source: "/proc/net/softnet_stat", Key: fmt.Sprintf("cpu%d time_squeeze", busiest.CPU), Value: utoa(busiest.TimeSqueeze), Threshold: "0"},
+			finding.Evidence{Source: "/proc/net/softnet_stat", Key: fmt.Sprintf("cpu%d processed", busiest.CPU), Value: utoa(busiest.Processed), Threshold: fmt.Sprintf(">= %.0f× mean of others (%.0f)", imbalanceRatio, others)}.Of(float64(busiest.Processed), finding.Packets),
+			finding.Evidence{Source: "/proc/net/softnet_stat", Key: fmt.Sprintf("cpu%d time_squeeze", busiest.CPU), Value: utoa(busiest.TimeSqueeze), Threshold: "0"}.Of(float64(busiest.TimeSqueeze), finding.Count),
 		},
 	}
 	mask := cpuMask(len(s.Softnet))

@@ -65,7 +65,7 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 			"chosen by the sender and applies to every TCP connection of the host.", strings.ToUpper(cc)),
 		Evidence: []finding.Evidence{
 			{Source: "sysctl", Key: "net.ipv4.tcp_congestion_control", Value: cc, Threshold: "not cubic/reno while retransmitting"},
-			{Source: "/proc/net/snmp", Key: "Tcp RetransSegs/OutSegs", Value: fmt.Sprintf("%d/%d = %.2f%%", retrans, out, 100*ratio), Threshold: fmt.Sprintf("< %.0f%%", 100*retransRatioThreshold)},
+			finding.Evidence{Source: "/proc/net/snmp", Key: "Tcp RetransSegs/OutSegs", Value: fmt.Sprintf("%d/%d = %.2f%%", retrans, out, 100*ratio), Threshold: fmt.Sprintf("< %.0f%%", 100*retransRatioThreshold)}.Of(100*ratio, finding.Percent),
 		},
 	}
 	avail, ok := s.Sysctls["net.ipv4.tcp_available_congestion_control"]
@@ -117,8 +117,8 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 			Title:    fmt.Sprintf("TCP %s buffer maximum %s is below the path's BDP (%s)", dir, mib(t[2]), mib(bdp)),
 			Detail: fmt.Sprintf("One TCP connection can have at most %s in flight, which caps it at %.0f Mbit/s on a %s round trip "+
 				"whatever the tunnel can carry.", mib(t[2]), float64(t[2])*8/1e6/rttSeconds(o), rttString(o)),
-			Evidence: []finding.Evidence{{Source: "sysctl", Key: key, Value: s.Sysctls[key],
-				Threshold: fmt.Sprintf("max >= %d bytes (BDP of %s)", bdp, o.pathDescription())}},
+			Evidence: []finding.Evidence{finding.Evidence{Source: "sysctl", Key: key, Value: s.Sysctls[key],
+				Threshold: fmt.Sprintf("max >= %d bytes (BDP of %s)", bdp, o.pathDescription())}.Of(float64(t[2]), finding.Bytes)},
 			Fixes: sysctlFix(fmt.Sprintf("Raise the %s buffer maximum to %s", dir, mib(want)), key, value),
 		})
 	}

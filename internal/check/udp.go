@@ -47,8 +47,8 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		Detail: "Each error is a UDP datagram the kernel dropped because a socket buffer was full; for WireGuard that is a lost " +
 			"tunnel packet, which TCP inside the tunnel reads as congestion and backs off.",
 		Evidence: []finding.Evidence{
-			{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors", Value: itoa(rcv), Threshold: "0"},
-			{Source: "/proc/net/snmp", Key: "Udp SndbufErrors", Value: itoa(snd), Threshold: "0"},
+			finding.Evidence{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors", Value: itoa(rcv), Threshold: "0"}.Of(float64(rcv), finding.Packets),
+			finding.Evidence{Source: "/proc/net/snmp", Key: "Udp SndbufErrors", Value: itoa(snd), Threshold: "0"}.Of(float64(snd), finding.Packets),
 		},
 	}
 	if rcv <= 0 {
@@ -78,7 +78,7 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		if !ok || !k.need {
 			continue
 		}
-		f.Evidence = append(f.Evidence, finding.Evidence{Source: "sysctl", Key: k.key, Value: fmt.Sprintf("%d (%s)", v, mib(v)), Threshold: fmt.Sprintf(">= %d (%s)", udpBufferTarget, mib(udpBufferTarget))})
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "sysctl", Key: k.key, Value: fmt.Sprintf("%d (%s)", v, mib(v)), Threshold: fmt.Sprintf(">= %d (%s)", udpBufferTarget, mib(udpBufferTarget))}.Of(float64(v), finding.Bytes))
 		if v < udpBufferTarget {
 			f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise %s from %s to %s", k.key, mib(v), mib(udpBufferTarget)), k.key, itoa(udpBufferTarget))...)
 		}

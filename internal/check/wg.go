@@ -64,6 +64,10 @@ func runHandshakeStale(s *facts.Snapshot, o Options) ([]finding.Finding, error) 
 				detail = fmt.Sprintf("The host has sent %d bytes to this peer (keepalive every %ds) but no session is live: "+
 					"the endpoint is unreachable, its UDP port is filtered, or the keys do not match.", p.TxBytes, p.PersistentKeepalive)
 			}
+			seen := finding.Evidence{Source: "wg show " + w.Name + " dump", Key: "latest handshake", Value: value, Threshold: "<= " + handshakeStale.String()}
+			if !never {
+				seen = seen.Of(age.Truncate(time.Second).Seconds(), finding.Seconds)
+			}
 			out = append(out, finding.Finding{
 				ID:        idWGHandshakeStale,
 				Severity:  sev,
@@ -73,9 +77,9 @@ func runHandshakeStale(s *facts.Snapshot, o Options) ([]finding.Finding, error) 
 				Title:     title,
 				Detail:    detail,
 				Evidence: []finding.Evidence{
-					{Source: "wg show " + w.Name + " dump", Key: "latest handshake", Value: value, Threshold: "<= " + handshakeStale.String()},
+					seen,
 					{Source: "wg show " + w.Name + " dump", Key: "transfer", Value: fmt.Sprintf("rx %d, tx %d bytes", p.RxBytes, p.TxBytes)},
-					{Source: "wg show " + w.Name + " dump", Key: "persistent keepalive", Value: strconv.Itoa(p.PersistentKeepalive)},
+					finding.Evidence{Source: "wg show " + w.Name + " dump", Key: "persistent keepalive", Value: strconv.Itoa(p.PersistentKeepalive)}.Of(float64(p.PersistentKeepalive), finding.Seconds),
 				},
 				Fixes: []finding.Fix{handshakeFix(w.Name, p.Endpoint)},
 			})

@@ -6,16 +6,74 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// WriteSnapshot writes s as indented JSON.
+// WriteSnapshot writes s as indented JSON, every list that is empty as []
+// and every empty map as {}, never null.
 func WriteSnapshot(w io.Writer, s *facts.Snapshot) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(s)
+	return enc.Encode(withLists(*s))
+}
+
+// withLists is s with its nil lists and maps made empty; s itself, whose
+// slices it copies before changing them, stays as it is.
+func withLists(s facts.Snapshot) facts.Snapshot {
+	s.WireGuard = orEmpty(slices.Clone(s.WireGuard))
+	for i := range s.WireGuard {
+		w := &s.WireGuard[i]
+		w.Peers = orEmpty(slices.Clone(w.Peers))
+		for j := range w.Peers {
+			w.Peers[j].AllowedIPs = orEmpty(w.Peers[j].AllowedIPs)
+		}
+	}
+	s.Links = orEmpty(slices.Clone(s.Links))
+	for i := range s.Links {
+		if b := s.Links[i].Bond; b != nil {
+			bond := *b
+			bond.Slaves = orEmpty(bond.Slaves)
+			s.Links[i].Bond = &bond
+		}
+	}
+	s.Routes = orEmpty(s.Routes)
+	s.Rules = orEmpty(s.Rules)
+	s.Endpoints = orEmpty(s.Endpoints)
+	s.Sysctls = orEmptyMap(s.Sysctls)
+	s.Counters.SNMP = orEmptyMap(s.Counters.SNMP)
+	s.Counters.Netstat = orEmptyMap(s.Counters.Netstat)
+	s.Softnet = orEmpty(s.Softnet)
+	s.CPU = orEmpty(s.CPU)
+	s.IRQs = orEmpty(slices.Clone(s.IRQs))
+	for i := range s.IRQs {
+		s.IRQs[i].PerCPU = orEmpty(s.IRQs[i].PerCPU)
+	}
+	s.Firewall.Rules = orEmpty(s.Firewall.Rules)
+	s.Firewall.Counters = orEmpty(s.Firewall.Counters)
+	if s.OpenWrt != nil {
+		o := *s.OpenWrt
+		o.Network = orEmptyMap(o.Network)
+		s.OpenWrt = &o
+	}
+	s.Notes = orEmpty(s.Notes)
+	return s
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func orEmptyMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return map[K]V{}
+	}
+	return m
 }
 
 // MaxSnapshotBytes bounds what ReadSnapshot accepts. Real snapshots are a few

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wgperf/wgperf/internal/facts"
 )
 
@@ -32,7 +33,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(in, out); d != "" {
+	// Lists the snapshot did not have come back empty ([] in the file).
+	if d := cmp.Diff(in, out, cmpopts.EquateEmpty()); d != "" {
 		t.Errorf("(-want +got)\n%s", d)
 	}
 }
@@ -85,4 +87,24 @@ func (spaces) Read(p []byte) (int, error) {
 		p[i] = ' '
 	}
 	return len(p), nil
+}
+
+// An empty list is written as [], an empty map as {}, never null, and
+// writing leaves the snapshot as it was.
+func TestWriteSnapshotEmptyLists(t *testing.T) {
+	in := &facts.Snapshot{SchemaVersion: facts.SchemaVersion, Host: "local",
+		WireGuard: []facts.WGInterface{{Name: "wg0", Peers: []facts.WGPeer{{PublicKey: "k"}}}},
+		Links:     []facts.Link{{Name: "bond0", Bond: &facts.Bond{Mode: "802.3ad"}}},
+		IRQs:      []facts.IRQ{{IRQ: "24", Name: "eth0"}},
+		OpenWrt:   &facts.OpenWrt{}}
+	var out bytes.Buffer
+	if err := WriteSnapshot(&out, in); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "null"); n != 1 { // conntrack: not loaded
+		t.Errorf("%d nulls:\n%s", n, out.String())
+	}
+	if in.Routes != nil || in.WireGuard[0].Peers[0].AllowedIPs != nil || in.Links[0].Bond.Slaves != nil || in.OpenWrt.Network != nil {
+		t.Errorf("WriteSnapshot changed its input: %+v", in)
+	}
 }

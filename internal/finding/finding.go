@@ -51,12 +51,58 @@ func (s *Severity) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// Evidence is one observation behind a finding.
+// Evidence is one observation behind a finding. Value is for people; when it
+// is a quantity, Number and Unit carry it for programs (Value "4194304 (4 MiB)"
+// is Number 4194304, Unit Bytes), so nothing has to parse the display text.
 type Evidence struct {
 	Source    string `json:"source"`              // "/proc/net/snmp", "nft -j list ruleset", "iperf3"
 	Key       string `json:"key"`                 // "Udp RcvbufErrors"
 	Value     string `json:"value"`               // "9312"
 	Threshold string `json:"threshold,omitempty"` // "0"
+	// Number is the quantity Value leads with (a count, a size, a rate), in
+	// Unit; it is meaningful, and in JSON present, only when Unit is set.
+	Number float64 `json:"number"`
+	Unit   Unit    `json:"unit,omitempty"`
+}
+
+// Unit names what an evidence's Number counts or measures.
+type Unit string
+
+// Units of Evidence.Number.
+const (
+	Bytes   Unit = "bytes"
+	Packets Unit = "packets" // also datagrams, segments and pings
+	Percent Unit = "percent" // 19.7 for 19.7%
+	Ratio   Unit = "ratio"   // 0.85 for a tunnel at 85% of the underlay
+	Mbits   Unit = "Mbit/s"
+	Millis  Unit = "ms"
+	Seconds Unit = "seconds"
+	Count   Unit = "count" // events or entries: collapses, conntrack entries
+	Flag    Unit = "flag"  // a 0/1 switch, such as net.ipv4.ip_forward
+)
+
+// Units lists every Unit, in the order above.
+var Units = []Unit{Bytes, Packets, Percent, Ratio, Mbits, Millis, Seconds, Count, Flag}
+
+// Of returns e with its value's quantity: n in unit u.
+func (e Evidence) Of(n float64, u Unit) Evidence {
+	e.Number, e.Unit = n, u
+	return e
+}
+
+// MarshalJSON leaves "number" out of evidence that has no unit: a display
+// value such as "none" or "eth1 via 192.0.2.1" has no quantity, not 0.
+func (e Evidence) MarshalJSON() ([]byte, error) {
+	type plain Evidence
+	if e.Unit != "" {
+		return json.Marshal(plain(e))
+	}
+	return json.Marshal(struct {
+		Source    string `json:"source"`
+		Key       string `json:"key"`
+		Value     string `json:"value"`
+		Threshold string `json:"threshold,omitempty"`
+	}{e.Source, e.Key, e.Value, e.Threshold})
 }
 
 // String is the evidence on one line: "source key = value (threshold: t)",
@@ -103,6 +149,50 @@ type Finding struct {
 	Detail    string     `json:"detail,omitempty"` // a sentence or two on why it matters
 	Evidence  []Evidence `json:"evidence"`
 	Fixes     []Fix      `json:"fixes"`
+}
+
+// MarshalJSON writes a finding's lists as [] when they are empty, never null,
+// so programs can range over them without a check.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	type plain Finding
+	p := plain(f)
+	if p.Evidence == nil {
+		p.Evidence = []Evidence{}
+	}
+	if p.Fixes == nil {
+		p.Fixes = []Fix{}
+	}
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes no commands as [], never null.
+func (x Fix) MarshalJSON() ([]byte, error) {
+	type plain Fix
+	p := plain(x)
+	if p.Commands == nil {
+		p.Commands = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes no lines as [], never null.
+func (c ConfigSnippet) MarshalJSON() ([]byte, error) {
+	type plain ConfigSnippet
+	p := plain(c)
+	if p.Lines == nil {
+		p.Lines = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes no params as {}, never null.
+func (a Action) MarshalJSON() ([]byte, error) {
+	type plain Action
+	p := plain(a)
+	if p.Params == nil {
+		p.Params = map[string]string{}
+	}
+	return json.Marshal(p)
 }
 
 // Sort orders findings most severe first, then by ID, host, interface and peer.

@@ -1,6 +1,7 @@
 package finding
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -80,5 +81,33 @@ func TestMerge(t *testing.T) {
 	got = Merge([]Finding{probe, worse})
 	if len(got) != 1 || got[0].Severity != Critical || got[0].Title != "drops at line rate" {
 		t.Errorf("Merge kept %+v, want the critical title", got)
+	}
+}
+
+// Evidence carries its quantity beside the display value; a value that is no
+// quantity has no "number" at all, and a zero quantity keeps its 0.
+func TestEvidenceJSON(t *testing.T) {
+	for _, tc := range []struct {
+		e    Evidence
+		want string
+	}{
+		{Evidence{Source: "sysctl", Key: "net.core.rmem_max", Value: "4194304 (4 MiB)"}.Of(4194304, Bytes),
+			`{"source":"sysctl","key":"net.core.rmem_max","value":"4194304 (4 MiB)","number":4194304,"unit":"bytes"}`},
+		{Evidence{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors", Value: "0", Threshold: "0"}.Of(0, Packets),
+			`{"source":"/proc/net/snmp","key":"Udp RcvbufErrors","value":"0","threshold":"0","number":0,"unit":"packets"}`},
+		{Evidence{Source: "ip route get 203.0.113.2", Key: "dev", Value: "eth1"},
+			`{"source":"ip route get 203.0.113.2","key":"dev","value":"eth1"}`},
+	} {
+		b, err := json.Marshal(tc.e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tc.want {
+			t.Errorf("got  %s\nwant %s", b, tc.want)
+		}
+		var back Evidence
+		if err := json.Unmarshal(b, &back); err != nil || back != tc.e {
+			t.Errorf("round trip: %+v, %v; want %+v", back, err, tc.e)
+		}
 	}
 }

@@ -63,6 +63,16 @@ type Journal struct {
 	Verify      *Verification `json:"verify,omitempty"`
 }
 
+// MarshalJSON writes empty lists as [], never null.
+func (j Journal) MarshalJSON() ([]byte, error) {
+	type plain Journal
+	p := plain(j)
+	if p.Entries == nil {
+		p.Entries = []Entry{}
+	}
+	return json.Marshal(p)
+}
+
 // Entry is one item of a journal.
 type Entry struct {
 	Findings    []string `json:"findings"`

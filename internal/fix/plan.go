@@ -38,6 +38,16 @@ type Plan struct {
 	Manual   []Manual `json:"manual,omitempty"`
 }
 
+// MarshalJSON writes empty lists as [], never null.
+func (p Plan) MarshalJSON() ([]byte, error) {
+	type plain Plan
+	q := plain(p)
+	if q.Items == nil {
+		q.Items = []Item{}
+	}
+	return json.Marshal(q)
+}
+
 // Select turns findings' fixes into plan items: one per distinct action (the
 // first fix with an Action of each finding), in finding order. only, when not
 // empty, keeps the findings with those IDs; an unknown ID is an error so a

@@ -43,9 +43,9 @@ func ReadSource(path string) (*Source, error) {
 	src := &Source{Path: path}
 	var probe struct {
 		SchemaVersion int    `json:"schema_version"`
-		Kind          string `json:"kind"` // reports ("doctor") are versioned too, but carry findings
+		Kind          string `json:"kind"` // "snapshot", or none from before collect wrote one; reports ("doctor") carry findings
 	}
-	if json.Unmarshal(data, &probe) == nil && probe.SchemaVersion > 0 && probe.Kind == "" {
+	if json.Unmarshal(data, &probe) == nil && probe.SchemaVersion > 0 && (probe.Kind == "" || probe.Kind == "snapshot") {
 		snap, err := collect.ReadSnapshot(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("--from %s: %v", path, err)

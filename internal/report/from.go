@@ -112,10 +112,12 @@ func orEmpty(fs []finding.Finding) []finding.Finding {
 	return fs
 }
 
-// ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose",
-// "icmp-burst", "shape-sweep" or "lab run" printed with --json, tells which by
-// its kind or fields, and returns its report. Malformed input and JSON that is
-// none of them are refused.
+// ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose" (also
+// with --inventory), "icmp-burst", "shape-sweep" or "lab run" printed with
+// --json and returns its report. A document names what it is in "kind", and
+// that decides how it is read; one without (written before documents carried
+// a kind, or recorded by hand) is told by its fields. Malformed input, a kind
+// that has no report and JSON that is none of them are refused.
 func ReadDocument(r io.Reader) (*Document, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -128,33 +130,22 @@ func ReadDocument(r io.Reader) (*Document, error) {
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return nil, jsonError("results", err)
 	}
-	has := func(names ...string) bool {
-		for _, n := range names {
-			if _, ok := fields[n]; !ok {
-				return false
-			}
-		}
-		return true
-	}
-	// Documents name their kind; older ones (and the tests' recordings) are
-	// told apart by their fields, as below.
 	var kind string
 	if k, ok := fields["kind"]; ok {
-		_ = json.Unmarshal(k, &kind)
-	}
-	switch kind {
-	case "", "bench", "mtu", "diagnose", "lab-run", "icmp-burst", "shape-sweep":
-	default:
-		return nil, fmt.Errorf("results: %q output has no report here (report reads bench, mtu, diagnose, icmp-burst, shape-sweep and lab run --json; doctor and fix --verify write their own with --html)", kind)
+		if err := json.Unmarshal(k, &kind); err != nil || kind == "" {
+			return nil, fmt.Errorf("results: \"kind\" is %s, not the name of a wgperf document", k)
+		}
+	} else if kind = guessKind(fields); kind == "" {
+		return nil, errors.New("results: not the JSON of wgperf bench, mtu, diagnose, icmp-burst, shape-sweep or lab run")
 	}
 	var doc Document
-	switch {
-	case has("scenarios"):
+	switch kind {
+	case "lab-run":
 		var err error
 		if doc, err = fromLabRunJSON(data); err != nil {
 			return nil, err
 		}
-	case has("runs", "cells", "tunnel_addr"):
+	case "bench":
 		var rep bench.Report
 		if err := json.Unmarshal(data, &rep); err != nil {
 			return nil, jsonError("bench results", err)
@@ -163,25 +154,25 @@ func ReadDocument(r io.Reader) (*Document, error) {
 			return nil, errors.New("bench results: no finished runs")
 		}
 		doc = FromBench(&rep)
-	case has("one_shot", "persistent"):
+	case "icmp-burst":
 		var res icmpburst.Result
 		if err := json.Unmarshal(data, &res); err != nil {
 			return nil, jsonError("icmp-burst results", err)
 		}
 		doc = FromICMPBurst(&res)
-	case has("steps", "recommended_cap_mbit"):
+	case "shape-sweep":
 		var res shaping.Result
 		if err := json.Unmarshal(data, &res); err != nil {
 			return nil, jsonError("shape-sweep results", err)
 		}
 		doc = FromShapeSweep(&res)
-	case has("probes", "path_mtu"):
+	case "mtu":
 		var res mtu.Result
 		if err := json.Unmarshal(data, &res); err != nil {
 			return nil, jsonError("mtu results", err)
 		}
 		doc = FromMTU(&res)
-	case has("findings"):
+	case "diagnose", "diagnose-fleet":
 		var d diagnose.Diagnosis
 		if err := json.Unmarshal(data, &d); err != nil {
 			return nil, jsonError("diagnose results", err)
@@ -195,10 +186,43 @@ func ReadDocument(r io.Reader) (*Document, error) {
 		}
 		doc = FromDiagnosis(d)
 		doc.Unreachable = inv.Unreachable
+	case "doctor":
+		return nil, errors.New(`results: "doctor" output has no report here: run wgperf doctor with --html FILE`)
+	case "snapshot":
+		return nil, errors.New("results: a collect snapshot has no report of its own: wgperf diagnose --from FILE --html report.html")
 	default:
-		return nil, errors.New("results: not the JSON of wgperf bench, mtu, diagnose, icmp-burst, shape-sweep or lab run")
+		return nil, fmt.Errorf("results: %q output has no report here (report reads bench, mtu, diagnose, icmp-burst, shape-sweep and lab run --json; doctor and fix --verify write their own with --html)", kind)
 	}
 	return &doc, nil
+}
+
+// guessKind tells the kind of a document without one by its fields, as
+// those commands wrote them before documents carried a kind; "" when
+// none fits.
+func guessKind(fields map[string]json.RawMessage) string {
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if _, ok := fields[n]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case has("scenarios"):
+		return "lab-run"
+	case has("runs", "cells", "tunnel_addr"):
+		return "bench"
+	case has("one_shot", "persistent"):
+		return "icmp-burst"
+	case has("steps", "recommended_cap_mbit"):
+		return "shape-sweep"
+	case has("probes", "path_mtu"):
+		return "mtu"
+	case has("findings"):
+		return "diagnose"
+	}
+	return ""
 }
 
 // jsonError says where JSON went wrong in one line.

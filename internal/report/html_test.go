@@ -304,6 +304,24 @@ func TestReadDocumentDetects(t *testing.T) {
 	}
 }
 
+// A document's kind decides how it is read, whatever other fields it has:
+// an mtu result with "runs", "cells" and "tunnel_addr" (fields of a bench)
+// is still an mtu result, and "diagnose --inventory" output is a diagnosis.
+func TestReadDocumentDispatchesOnKind(t *testing.T) {
+	mtuDoc := `{"schema_version": 1, "kind": "mtu", "client": "local", "addr": "192.0.2.1", "path_mtu": 1400,
+	  "probes": [{"mtu": 1400, "passed": true}], "findings": [], "runs": [], "cells": [], "tunnel_addr": "x"}`
+	d, err := ReadDocument(strings.NewReader(mtuDoc))
+	if err != nil || d.MTU == nil || d.MTU.PathMTU != 1400 || d.Runs != nil {
+		t.Errorf("kind mtu with bench fields: %v, %+v", err, d)
+	}
+	fleetDoc := `{"schema_version": 1, "kind": "diagnose-fleet", "findings": [], "skipped": [], "hosts": [],
+	  "unreachable": [{"host": "ssh:down", "error": "ssh: connect to host down port 22: No route to host"}]}`
+	d, err = ReadDocument(strings.NewReader(fleetDoc))
+	if err != nil || d.Title != "wgperf diagnose" || len(d.Unreachable) != 1 {
+		t.Errorf("kind diagnose-fleet: %v, %+v", err, d)
+	}
+}
+
 func TestReadDocumentErrors(t *testing.T) {
 	for _, tc := range []struct{ in, err string }{
 		{"", "results: empty input"},
@@ -313,6 +331,11 @@ func TestReadDocumentErrors(t *testing.T) {
 		{`{"schema_version": 1, "host": "local"}`, "not the JSON of wgperf bench, mtu, diagnose, icmp-burst, shape-sweep or lab run"},
 		{`{"scenarios": []}`, "lab run results: no scenarios"},
 		{`{"schema_version": 1, "kind": "fix-plan", "items": []}`, `"fix-plan" output has no report here`},
+		{`{"schema_version": 1, "kind": "doctor", "findings": []}`, `run wgperf doctor with --html FILE`},
+		{`{"schema_version": 1, "kind": "checks", "findings": []}`, `"checks" output has no report here`},
+		{`{"schema_version": 1, "kind": "snapshot", "host": "local"}`, "wgperf diagnose --from FILE --html"},
+		{`{"kind": 7, "findings": []}`, `"kind" is 7, not the name of a wgperf document`},
+		{`{"kind": "bench", "findings": []}`, "bench results: no finished runs"},
 		{`{"scenarios": [{"before": {"tunnel_mbit": "fast"}}]}`, `lab run results: field "scenarios.before.tunnel_mbit"`},
 		{`{"tunnel_addr": "10.0.0.2", "cells": [], "runs": [{"path": "tunnel", "error": "refused"}]}`, "bench results: no finished runs"},
 	} {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -94,7 +95,7 @@ type Result struct {
 	// Doctor is what "wgperf doctor" concluded on the broken lab;
 	// DoctorMissed says where it fell short of the case (wrong cause first,
 	// a probe the case needs not chosen).
-	Doctor       DoctorVerdict `json:"doctor"`
+	Doctor       *DoctorVerdict `json:"doctor,omitempty"`
 	DoctorMissed string        `json:"doctor_missed,omitempty"`
 	// Probes are the targeted probes doctor chose and what they showed.
 	Probes []ProbeResult `json:"probes,omitempty"`
@@ -132,6 +133,30 @@ type DoctorVerdict struct {
 	First   string   `json:"first_cause,omitempty"`
 	Causes  []string `json:"causes"`
 	Seconds float64  `json:"seconds"`
+}
+
+// MarshalJSON writes empty lists as [], never null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	p := plain(r)
+	if p.Findings == nil {
+		p.Findings = []finding.Finding{}
+	}
+	if p.Doctor != nil && p.Doctor.Causes == nil {
+		d := *p.Doctor
+		d.Causes = []string{}
+		p.Doctor = &d
+	}
+	return json.Marshal(p)
+}
+
+// DoctorSays is doctor's verdict, the zero value when doctor did not run
+// (a scenario skipped or stopped before it).
+func (r *Result) DoctorSays() DoctorVerdict {
+	if r.Doctor == nil {
+		return DoctorVerdict{}
+	}
+	return *r.Doctor
 }
 
 // ProbeResult is the headline of an active probe, for the story.
@@ -374,9 +399,8 @@ func (r *runner) doctor(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)
 	}
-	d := &r.res.Doctor
-	d.Status, d.Seconds = rep.Status, rep.Seconds
-	d.Causes = []string{}
+	d := &DoctorVerdict{Status: rep.Status, Seconds: rep.Seconds, Causes: []string{}}
+	r.res.Doctor = d
 	for _, c := range rep.Causes {
 		if Environment(c.Finding.ID) {
 			continue // the machine's CPUs, not the case
@@ -578,7 +602,7 @@ func (r *runner) judge() {
 // ranked first, and the targeted probes the case needs chosen; on the healthy
 // lab, "healthy" and no probe at all.
 func (r *runner) judgeDoctor() []string {
-	d, sc := r.res.Doctor, r.sc
+	d, sc := r.res.DoctorSays(), r.sc
 	var why []string
 	switch {
 	case sc.Expect != "" && d.First != sc.Expect:

@@ -60,19 +60,19 @@ func TestJudge(t *testing.T) {
 		why  string
 	}{
 		{"fixed", Scenario{Expect: "mtu.tunnel-too-large"},
-			Result{Found: true, Doctor: DoctorVerdict{First: "mtu.tunnel-too-large"}, After: Measurement{Tunnel: 183, Underlay: 191}}, true, ""},
+			Result{Found: true, Doctor: &DoctorVerdict{First: "mtu.tunnel-too-large"}, After: Measurement{Tunnel: 183, Underlay: 191}}, true, ""},
 		{"doctor ranked a consequence first", Scenario{Expect: "udp.rcvbuf-errors"},
-			Result{Found: true, Doctor: DoctorVerdict{First: "tcp.congestion-control"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor ranked tcp.congestion-control first, want udp.rcvbuf-errors"},
+			Result{Found: true, Doctor: &DoctorVerdict{First: "tcp.congestion-control"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor ranked tcp.congestion-control first, want udp.rcvbuf-errors"},
 		{"doctor skipped the probe the case needs", Scenario{Expect: "mtu.pmtud-blackhole", Probes: []Probe{ProbeMTU}},
-			Result{Found: true, Doctor: DoctorVerdict{First: "mtu.pmtud-blackhole"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor did not run the mtu probe"},
+			Result{Found: true, Doctor: &DoctorVerdict{First: "mtu.pmtud-blackhole"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor did not run the mtu probe"},
 		{"a workload is not doctor's to run", Scenario{Expect: "conntrack.table-pressure", Probes: []Probe{ProbeFlows}},
-			Result{Found: true, Doctor: DoctorVerdict{First: "conntrack.table-pressure"}, After: Measurement{Tunnel: 183, Underlay: 191}}, true, ""},
+			Result{Found: true, Doctor: &DoctorVerdict{First: "conntrack.table-pressure"}, After: Measurement{Tunnel: 183, Underlay: 191}}, true, ""},
 		{"healthy", Scenario{},
-			Result{Found: true, Doctor: DoctorVerdict{Status: "healthy"}, After: Measurement{Tunnel: 183, Underlay: 191}}, true, ""},
+			Result{Found: true, Doctor: &DoctorVerdict{Status: "healthy"}, After: Measurement{Tunnel: 183, Underlay: 191}}, true, ""},
 		{"healthy but doctor probed", Scenario{},
-			Result{Found: true, Doctor: DoctorVerdict{Status: "healthy"}, Probes: []ProbeResult{{ProbeMTU, ""}}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor ran 1 targeted probes on a healthy tunnel"},
+			Result{Found: true, Doctor: &DoctorVerdict{Status: "healthy"}, Probes: []ProbeResult{{ProbeMTU, ""}}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor ran 1 targeted probes on a healthy tunnel"},
 		{"healthy but doctor says slow", Scenario{},
-			Result{Found: true, Doctor: DoctorVerdict{Status: "slow"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor said slow on a healthy tunnel"},
+			Result{Found: true, Doctor: &DoctorVerdict{Status: "slow"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor said slow on a healthy tunnel"},
 		{"missed", Scenario{Expect: "mtu.tunnel-too-large"},
 			Result{After: Measurement{Tunnel: 183, Underlay: 191}}, false, "mtu.tunnel-too-large not reported"},
 		{"fix did not help", Scenario{Expect: "tcp.congestion-control"},
@@ -82,7 +82,7 @@ func TestJudge(t *testing.T) {
 		{"download still broken", Scenario{Expect: "mtu.pmtud-blackhole"},
 			Result{Found: true, After: Measurement{Tunnel: 182, Underlay: 191, TunnelDown: 0.07, UnderlayDown: 191}}, false, "after-fix ratio 0.00 < 0.90"},
 		{"upload-only scenario ignores the download", Scenario{Expect: "tcp.congestion-control", UploadOnly: true},
-			Result{Found: true, Doctor: DoctorVerdict{First: "tcp.congestion-control"}, After: Measurement{Tunnel: 182, Underlay: 191, TunnelDown: 150, UnderlayDown: 191}}, true, ""},
+			Result{Found: true, Doctor: &DoctorVerdict{First: "tcp.congestion-control"}, After: Measurement{Tunnel: 182, Underlay: 191, TunnelDown: 150, UnderlayDown: 191}}, true, ""},
 		{"probe still proves it after the fix", Scenario{Expect: "icmp.ratelimit-drops", Recheck: true},
 			Result{Found: true, StillFound: true, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "icmp.ratelimit-drops still proven after the fix"},
 		{"ecmp scales", Scenario{ECMP: 2, MinScaling: 1.7},
@@ -140,7 +140,8 @@ func TestScenarios(t *testing.T) {
 					t.Fatalf("second run: %v", err)
 				}
 			}
-			t.Logf("doctor: %s, ranked first %s, probes %v (%.0f s)", res.Doctor.Status, res.Doctor.First, res.Probes, res.Doctor.Seconds)
+			d := res.DoctorSays()
+			t.Logf("doctor: %s, ranked first %s, probes %v (%.0f s)", d.Status, d.First, res.Probes, d.Seconds)
 			t.Logf("before: %s; after: %s; worst ratio %.2f → %.2f; %.0f s",
 				res.Before, res.After, res.Before.Worst(), res.After.Worst(), res.Seconds)
 			if len(res.Environment) > 0 {
@@ -230,7 +231,7 @@ func TestBenchUnderlay(t *testing.T) {
 
 func TestWriteTable(t *testing.T) {
 	results := []*Result{
-		{Scenario: "udp-rcvbuf", Symptom: "tunnel crawls", Expect: "udp.rcvbuf-errors", Found: true, Doctor: DoctorVerdict{Status: "slow", First: "udp.rcvbuf-errors"}, Fix: []string{"sysctl -w net.core.rmem_max=26214400"},
+		{Scenario: "udp-rcvbuf", Symptom: "tunnel crawls", Expect: "udp.rcvbuf-errors", Found: true, Doctor: &DoctorVerdict{Status: "slow", First: "udp.rcvbuf-errors"}, Fix: []string{"sysctl -w net.core.rmem_max=26214400"},
 			Before: Measurement{Tunnel: 19, Underlay: 96}, After: Measurement{Tunnel: 92, Underlay: 96}, Sizing: Sizing{RateMbit: 100}, Seconds: 75, Pass: true},
 		{Scenario: "ecmp", Skipped: true, Why: "skipped: too slow"},
 	}

@@ -19,7 +19,8 @@ func WriteTable(w io.Writer, results []*Result, color bool) {
 				found += " (missed)"
 			}
 		}
-		first := orDefault(r.Doctor.First, orDefault(r.Doctor.Status, "-"))
+		d := r.DoctorSays()
+		first := orDefault(d.First, orDefault(d.Status, "-"))
 		fixDesc := "-"
 		if len(r.Fix) > 0 {
 			fixDesc = r.Fix[0]

@@ -4,6 +4,7 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -53,6 +54,19 @@ type LabECMP struct {
 	Tunnels  []lab.Tunnel   `json:"tunnels"`
 	Commands []string       `json:"commands"` // run on A
 	Verify   *LabECMPVerify `json:"verify,omitempty"`
+}
+
+// MarshalJSON writes empty lists as [], never null.
+func (l LabECMP) MarshalJSON() ([]byte, error) {
+	type plain LabECMP
+	p := plain(l)
+	if p.Tunnels == nil {
+		p.Tunnels = []lab.Tunnel{}
+	}
+	if p.Commands == nil {
+		p.Commands = []string{}
+	}
+	return json.Marshal(p)
 }
 
 // LabECMPVerify is the aggregate throughput to site B's network around the change.

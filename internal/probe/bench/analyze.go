@@ -7,6 +7,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/wgperf/wgperf/internal/finding"
@@ -111,6 +112,22 @@ type Report struct {
 	Cells           []Cell            `json:"cells"`
 	Findings        []finding.Finding `json:"findings"`
 	Elapsed         float64           `json:"elapsed_secs"`
+}
+
+// MarshalJSON writes empty lists as [], never null.
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report
+	p := plain(r)
+	if p.Runs == nil {
+		p.Runs = []Run{}
+	}
+	if p.Cells == nil {
+		p.Cells = []Cell{}
+	}
+	if p.Findings == nil {
+		p.Findings = []finding.Finding{}
+	}
+	return json.Marshal(p)
 }
 
 // Expected is the tunnel/underlay ratio a healthy setup reaches.

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/wgperf/wgperf/internal/collect"
@@ -44,6 +45,16 @@ type HostDelta struct {
 	SoftnetDropped  uint64    `json:"softnet_dropped"`
 	TimeSqueeze     uint64    `json:"time_squeeze"`
 	CPUBusy         []float64 `json:"cpu_busy_percent"` // per CPU, in order of /proc/stat
+}
+
+// MarshalJSON writes empty lists as [], never null.
+func (d HostDelta) MarshalJSON() ([]byte, error) {
+	type plain HostDelta
+	p := plain(d)
+	if p.CPUBusy == nil {
+		p.CPUBusy = []float64{}
+	}
+	return json.Marshal(p)
 }
 
 // MaxCPU is the busiest CPU's load in percent, and its index (-1 when unknown).

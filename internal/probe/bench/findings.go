@@ -65,9 +65,9 @@ func ratioFindings(r *Report) []finding.Finding {
 				c.Direction, streamsWord(c.Streams), 100*c.Ratio, mbit(c.TunnelMbit), mbit(c.UnderlayMbit)),
 			Detail: fmt.Sprintf("A healthy WireGuard tunnel carries at least %.0f%% of the link under it; the difference is lost to something this host or the path does to tunnel packets.", 100*c.Expected),
 			Evidence: []finding.Evidence{
-				{Source: "iperf3", Key: fmt.Sprintf("tunnel %s %s", c.Direction, streamsWord(c.Streams)), Value: mbit(c.TunnelMbit)},
-				{Source: "iperf3", Key: fmt.Sprintf("underlay %s %s", c.Direction, streamsWord(c.Streams)), Value: mbit(c.UnderlayMbit)},
-				{Source: "iperf3", Key: "tunnel/underlay", Value: fmt.Sprintf("%.2f", c.Ratio), Threshold: fmt.Sprintf(">= %.2f", c.Expected)},
+				finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("tunnel %s %s", c.Direction, streamsWord(c.Streams)), Value: mbit(c.TunnelMbit)}.Of(c.TunnelMbit, finding.Mbits),
+				finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("underlay %s %s", c.Direction, streamsWord(c.Streams)), Value: mbit(c.UnderlayMbit)}.Of(c.UnderlayMbit, finding.Mbits),
+				finding.Evidence{Source: "iperf3", Key: "tunnel/underlay", Value: fmt.Sprintf("%.2f", c.Ratio), Threshold: fmt.Sprintf(">= %.2f", c.Expected)}.Of(c.Ratio, finding.Ratio),
 			},
 			Fixes: []finding.Fix{r.diagnoseFix(), r.mtuFix(c.Direction)},
 		}
@@ -103,9 +103,9 @@ func asymmetryFindings(r *Report) []finding.Finding {
 			continue
 		}
 		ev := []finding.Evidence{
-			{Source: "iperf3", Key: "tunnel " + fast.Direction + " " + streamsWord(streams), Value: mbit(fast.Stats.Mbit)},
-			{Source: "iperf3", Key: "tunnel " + slow.Direction + " " + streamsWord(streams), Value: mbit(slow.Stats.Mbit),
-				Threshold: fmt.Sprintf(">= %s (%.0f%% of the fast direction)", mbit(AsymmetryRatio*fast.Stats.Mbit), 100*AsymmetryRatio)},
+			finding.Evidence{Source: "iperf3", Key: "tunnel " + fast.Direction + " " + streamsWord(streams), Value: mbit(fast.Stats.Mbit)}.Of(fast.Stats.Mbit, finding.Mbits),
+			finding.Evidence{Source: "iperf3", Key: "tunnel " + slow.Direction + " " + streamsWord(streams), Value: mbit(slow.Stats.Mbit),
+				Threshold: fmt.Sprintf(">= %s (%.0f%% of the fast direction)", mbit(AsymmetryRatio*fast.Stats.Mbit), 100*AsymmetryRatio)}.Of(slow.Stats.Mbit, finding.Mbits),
 		}
 		// An underlay just as lopsided is the link's nature (an ADSL line), not the tunnel's fault.
 		uSlow, uFast := find(r, PathUnderlay, slow.Direction, streams), find(r, PathUnderlay, fast.Direction, streams)
@@ -114,10 +114,10 @@ func asymmetryFindings(r *Report) []finding.Finding {
 			if uRatio < 2*slow.Stats.Mbit/fast.Stats.Mbit {
 				continue
 			}
-			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "underlay " + slow.Direction + "/" + fast.Direction, Value: fmt.Sprintf("%.2f", uRatio)})
+			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "underlay " + slow.Direction + "/" + fast.Direction, Value: fmt.Sprintf("%.2f", uRatio)}.Of(uRatio, finding.Ratio))
 		}
 		if slow.Stats.Retransmits > 0 {
-			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "retransmits (" + slow.Direction + ")", Value: commas(slow.Stats.Retransmits)})
+			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "retransmits (" + slow.Direction + ")", Value: commas(slow.Stats.Retransmits)}.Of(float64(slow.Stats.Retransmits), finding.Packets))
 		}
 		out = append(out, finding.Finding{
 			ID: finding.ThroughputAsymmetric, Severity: finding.Warning, Host: r.sender(slow.Direction), Interface: r.senderInterface(slow.Direction),
@@ -166,9 +166,9 @@ func oscillationFindings(r *Report) []finding.Finding {
 			Detail: "The rate climbs until something saturates (a CPU, a queue), collapses and recovers. A steady rate just below " +
 				"the knee moves more data than the oscillation; wgperf shape-sweep finds the cap.",
 			Evidence: []finding.Evidence{
-				{Source: "iperf3", Key: "collapses", Value: fmt.Sprint(run.Stats.Collapses), Threshold: "< 2"},
-				{Source: "iperf3", Key: "coefficient of variation of per-second rate", Value: fmt.Sprintf("%.2f", run.Stats.CV), Threshold: fmt.Sprintf("< %.2f", OscillationCV)},
-				{Source: "iperf3", Key: "per-second Mbit/s", Value: rateList(run.Result)},
+				finding.Evidence{Source: "iperf3", Key: "collapses", Value: fmt.Sprint(run.Stats.Collapses), Threshold: "< 2"}.Of(float64(run.Stats.Collapses), finding.Count),
+				finding.Evidence{Source: "iperf3", Key: "coefficient of variation of per-second rate", Value: fmt.Sprintf("%.2f", run.Stats.CV), Threshold: fmt.Sprintf("< %.2f", OscillationCV)}.Of(run.Stats.CV, finding.Ratio),
+				rateEvidence(run.Result),
 			},
 			Fixes: []finding.Fix{{
 				Description: "Find the most stable rate cap on the sender's tunnel interface",
@@ -184,12 +184,20 @@ func oscillationFindings(r *Report) []finding.Finding {
 	return out
 }
 
-func rateList(res *iperf.Result) string {
+// rateEvidence lists the per-second rates of res; its number is the lowest,
+// the depth of the deepest collapse.
+func rateEvidence(res *iperf.Result) finding.Evidence {
 	var parts []string
+	low := math.Inf(1)
 	for _, iv := range res.Measured() {
 		parts = append(parts, fmt.Sprintf("%.0f", iv.Mbit))
+		low = min(low, iv.Mbit)
 	}
-	return strings.Join(parts, " ")
+	e := finding.Evidence{Source: "iperf3", Key: "per-second Mbit/s", Value: strings.Join(parts, " ")}
+	if len(parts) == 0 {
+		return e
+	}
+	return e.Of(low, finding.Mbits)
 }
 
 func congestionFindings(r *Report) []finding.Finding {
@@ -218,8 +226,8 @@ func congestionFindings(r *Report) []finding.Finding {
 			strings.ToUpper(cc), run.Stats.CwndSwing, commas(run.Stats.CwndMin), commas(run.Stats.CwndMax), commas(run.Stats.Retransmits), run.Direction)
 		evidence := []finding.Evidence{
 			{Source: "iperf3", Key: "sender_tcp_congestion", Value: cc, Threshold: "bbr"},
-			{Source: "iperf3", Key: "cwnd max/min", Value: fmt.Sprintf("%.1f", run.Stats.CwndSwing), Threshold: fmt.Sprintf("< %.1f", CwndSwing)},
-			{Source: "iperf3", Key: "retransmits", Value: commas(run.Stats.Retransmits), Threshold: "0"},
+			finding.Evidence{Source: "iperf3", Key: "cwnd max/min", Value: fmt.Sprintf("%.1f", run.Stats.CwndSwing), Threshold: fmt.Sprintf("< %.1f", CwndSwing)}.Of(run.Stats.CwndSwing, finding.Ratio),
+			finding.Evidence{Source: "iperf3", Key: "retransmits", Value: commas(run.Stats.Retransmits), Threshold: "0"}.Of(float64(run.Stats.Retransmits), finding.Packets),
 		}
 		if short != nil {
 			if run.Stats.CwndSwing < CwndSwing {
@@ -227,7 +235,7 @@ func congestionFindings(r *Report) []finding.Finding {
 					strings.ToUpper(cc), commas(run.Stats.CwndMin), commas(run.Stats.CwndMax), commas(run.Stats.Retransmits), run.Direction, short.Ratio*100)
 			}
 			evidence = append(evidence, finding.Evidence{Source: "iperf3", Key: "tunnel/underlay " + run.Direction,
-				Value: fmt.Sprintf("%.2f", short.Ratio), Threshold: fmt.Sprintf(">= %.2f", short.Expected)})
+				Value: fmt.Sprintf("%.2f", short.Ratio), Threshold: fmt.Sprintf(">= %.2f", short.Expected)}.Of(short.Ratio, finding.Ratio))
 		}
 		// The sender's kernel and modules are unknown here: the fix shows the
 		// modprobe, and the fq qdisc for kernels before 4.20.
@@ -304,8 +312,8 @@ func hostFindings(r *Report) []finding.Finding {
 				Title:  fmt.Sprintf("UDP buffers overflowed under tunnel load: %s receive, %s send errors", commas(a.rcv), commas(a.snd)),
 				Detail: "Every error is a WireGuard packet the kernel dropped because a socket buffer was full; TCP inside the tunnel reads it as congestion.",
 				Evidence: []finding.Evidence{
-					{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: commas(a.rcv), Threshold: "0"},
-					{Source: "/proc/net/snmp", Key: "Udp SndbufErrors (growth during tunnel runs)", Value: commas(a.snd), Threshold: "0"},
+					finding.Evidence{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: commas(a.rcv), Threshold: "0"}.Of(float64(a.rcv), finding.Packets),
+					finding.Evidence{Source: "/proc/net/snmp", Key: "Udp SndbufErrors (growth during tunnel runs)", Value: commas(a.snd), Threshold: "0"}.Of(float64(a.snd), finding.Packets),
 				},
 			}
 			for _, k := range []string{"net.core.rmem_max", "net.core.rmem_default"} {
@@ -320,7 +328,7 @@ func hostFindings(r *Report) []finding.Finding {
 				Title:  fmt.Sprintf("CPU %d was %.0f%% busy during the %s run", a.cpuIdx, a.cpu, a.cpuRun),
 				Detail: "Encryption and packet processing need a CPU; one at its limit is the tunnel's ceiling whatever the link can do.",
 				Evidence: []finding.Evidence{
-					{Source: "/proc/stat", Key: fmt.Sprintf("cpu%d busy", a.cpuIdx), Value: fmt.Sprintf("%.0f%%", a.cpu), Threshold: fmt.Sprintf("< %.0f%%", CPUSaturatedPercent)},
+					finding.Evidence{Source: "/proc/stat", Key: fmt.Sprintf("cpu%d busy", a.cpuIdx), Value: fmt.Sprintf("%.0f%%", a.cpu), Threshold: fmt.Sprintf("< %.0f%%", CPUSaturatedPercent)}.Of(a.cpu, finding.Percent),
 				},
 				Fixes: []finding.Fix{{
 					Description: "See what keeps the CPU busy (the WireGuard process, softirq, another program) during a transfer",

@@ -26,8 +26,8 @@ func Findings(r *Result) []finding.Finding {
 		Detail: "Health checkers (mwan3, keepalived, monitoring) spawn one ping per check; their replies arrive in bursts that an ICMP " +
 			"flood rule with a small burst drops, so the checker declares a healthy uplink dead and fails over.",
 		Evidence: []finding.Evidence{
-			{Source: "ping -c 1 (separate processes)", Key: "failed", Value: fmt.Sprintf("%d of %d", one.Failed, one.Sent), Threshold: "0"},
-			{Source: "ping -c N -i 0.2 (one process)", Key: "failed", Value: fmt.Sprintf("%d of %d", per.Failed, per.Sent)},
+			finding.Evidence{Source: "ping -c 1 (separate processes)", Key: "failed", Value: fmt.Sprintf("%d of %d", one.Failed, one.Sent), Threshold: "0"}.Of(float64(one.Failed), finding.Packets),
+			finding.Evidence{Source: "ping -c N -i 0.2 (one process)", Key: "failed", Value: fmt.Sprintf("%d of %d", per.Failed, per.Sent)}.Of(float64(per.Failed), finding.Packets),
 		},
 	}
 	for _, g := range r.Grew {
@@ -38,7 +38,7 @@ func Findings(r *Result) []finding.Finding {
 		if (g.Rule != nil && g.Rule.Backend == "iptables") || (g.Policy != nil && g.Policy.Backend == "iptables") {
 			source = "iptables-save -c"
 		}
-		f.Evidence = append(f.Evidence, finding.Evidence{Source: source, Key: g.String(), Value: fmt.Sprintf("+%d packets during the test", g.Packets), Threshold: "+0"})
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: source, Key: g.String(), Value: fmt.Sprintf("+%d packets during the test", g.Packets), Threshold: "+0"}.Of(float64(g.Packets), finding.Packets))
 		for _, fx := range raiseFix(g) {
 			if !slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool { return slices.Equal(x.Commands, fx.Commands) }) {
 				f.Fixes = append(f.Fixes, fx)

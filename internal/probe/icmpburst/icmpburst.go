@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -39,6 +40,16 @@ type Mode struct {
 	Sent      int            `json:"sent"`
 	Failed    int            `json:"failed"`
 	PerTarget map[string]int `json:"failed_per_target"`
+}
+
+// MarshalJSON writes no failures per target as {}, never null.
+func (m Mode) MarshalJSON() ([]byte, error) {
+	type plain Mode
+	p := plain(m)
+	if p.PerTarget == nil {
+		p.PerTarget = map[string]int{}
+	}
+	return json.Marshal(p)
 }
 
 // Rate is the share of pings that failed.
@@ -78,6 +89,22 @@ type Result struct {
 	Findings  []finding.Finding `json:"findings"`
 }
 
+// MarshalJSON writes empty lists as [], never null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	p := plain(r)
+	if p.Targets == nil {
+		p.Targets = []string{}
+	}
+	if p.Grew == nil {
+		p.Grew = []CounterGrowth{}
+	}
+	if p.Findings == nil {
+		p.Findings = []finding.Finding{}
+	}
+	return json.Marshal(p)
+}
+
 // Run does the experiment: counters, one-shot pings, persistent pings, counters.
 func Run(ctx context.Context, c Config) (*Result, error) {
 	if len(c.Targets) == 0 {
@@ -107,7 +134,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	after, noteAfter := ruleset(ctx, c.Host)
 	res.Note = noteBefore + noteAfter
 	if before != nil && after != nil {
-		res.Grew = Grown(*before, *after)
+		res.Grew = Grown(before.fw, after.fw)
 	}
 	if after != nil {
 		res.Uncounted = UncountedLimits(after.fw)
@@ -281,22 +308,22 @@ func chainKey(c facts.FirewallChain) string {
 // counts (icmplimit.Find on the later ruleset). A named counter is listed
 // through the rule that feeds it (which names the counter and carries the
 // limit), not a second time on its own.
-func Grown(before, after snapshot) []CounterGrowth {
+func Grown(before, after facts.Firewall) []CounterGrowth {
 	prev := map[string]uint64{}
-	for _, r := range before.fw.Rules {
+	for _, r := range before.Rules {
 		prev[ruleKey(r)] = r.Packets
 	}
 	prevP := map[string]uint64{}
-	for _, c := range before.fw.Chains {
+	for _, c := range before.Chains {
 		prevP[chainKey(c)] = c.Packets
 	}
 	prevC := map[string]uint64{}
-	for _, c := range before.fw.Counters {
+	for _, c := range before.Counters {
 		prevC[c.Family+" "+c.Table+" "+c.Name] = c.Packets
 	}
 	// Which limit each counter, or policy, counts the drops of.
 	limitOf, policyOf := map[string]*facts.FirewallRule{}, map[string]*facts.FirewallRule{}
-	for _, l := range icmplimit.Find(after.fw) {
+	for _, l := range icmplimit.Find(after) {
 		lim := l.Rule
 		switch {
 		case l.Counter != nil:
@@ -307,7 +334,7 @@ func Grown(before, after snapshot) []CounterGrowth {
 	}
 	var out []CounterGrowth
 	fed := map[string]bool{} // named counters a grown rule already stands for
-	for _, r := range after.fw.Rules {
+	for _, r := range after.Rules {
 		p, ok := prev[ruleKey(r)]
 		if !ok || !r.HasCounter || r.Packets <= p {
 			continue
@@ -320,7 +347,7 @@ func Grown(before, after snapshot) []CounterGrowth {
 		}
 		out = append(out, g)
 	}
-	for _, c := range after.fw.Chains {
+	for _, c := range after.Chains {
 		p, ok := prevP[chainKey(c)]
 		if !ok || !c.HasCounter || c.Policy != "drop" || c.Packets <= p {
 			continue
@@ -328,7 +355,7 @@ func Grown(before, after snapshot) []CounterGrowth {
 		c := c
 		out = append(out, CounterGrowth{Policy: &c, Packets: c.Packets - p, Limit: policyOf[chainKey(c)]})
 	}
-	for _, c := range after.fw.Counters {
+	for _, c := range after.Counters {
 		k := c.Family + " " + c.Table + " " + c.Name
 		if p, ok := prevC[k]; ok && c.Packets > p && !fed[k] {
 			out = append(out, CounterGrowth{Counter: k, Packets: c.Packets - p})

@@ -61,7 +61,7 @@ func TestGrownAcceptUnderLimit(t *testing.T) {
 			load(t, "nft-accept-then-drop-before.nft.json"), load(t, "nft-accept-then-drop-after.nft.json")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			grew := Grown(tc.before, tc.after)
+			grew := Grown(tc.before.fw, tc.after.fw)
 			var drops *CounterGrowth
 			for i, g := range grew {
 				if g.Limit != nil {
@@ -106,7 +106,7 @@ func TestRecordedExperiment(t *testing.T) {
 	if err != nil || sent != 15 || recv != 15 {
 		t.Errorf("persistent: %d/%d %v, want 15/15", recv, sent, err)
 	}
-	grew := Grown(load(t, "nft-before.json"), load(t, "nft-after.json"))
+	grew := Grown(load(t, "nft-before.json").fw, load(t, "nft-after.json").fw)
 	var listed int
 	for _, g := range grew {
 		if strings.HasSuffix(g.Counter, "cnt_icmpflood") {
@@ -234,7 +234,7 @@ func TestRecordReportFixture(t *testing.T) {
 	}
 	res := &Result{Host: "netns:a", Targets: targets, OneShot: ParseOneShot(open(t, "oneshot.txt"), targets, 15),
 		Persistent: Mode{Sent: sent, Failed: sent - recv, PerTarget: map[string]int{"203.0.113.2": sent - recv}},
-		Grew:       Grown(load(t, "nft-before.json"), load(t, "nft-after.json"))}
+		Grew:       Grown(load(t, "nft-before.json").fw, load(t, "nft-after.json").fw)}
 	res.Findings = Findings(res)
 	out, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {

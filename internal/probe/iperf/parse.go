@@ -42,6 +42,16 @@ type Result struct {
 	Intervals []Interval `json:"intervals"`
 }
 
+// MarshalJSON writes empty lists as [], never null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	p := plain(r)
+	if p.Intervals == nil {
+		p.Intervals = []Interval{}
+	}
+	return json.Marshal(p)
+}
+
 // Interval is one reporting interval (one second by default) on the sending side.
 type Interval struct {
 	Start       float64 `json:"start"` // seconds since the (omit or measured) phase began

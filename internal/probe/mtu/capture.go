@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -147,6 +148,16 @@ type CaptureResult struct {
 	Findings []finding.Finding `json:"findings"`
 }
 
+// MarshalJSON writes empty lists as [], never null.
+func (r CaptureResult) MarshalJSON() ([]byte, error) {
+	type plain CaptureResult
+	p := plain(r)
+	if p.Findings == nil {
+		p.Findings = []finding.Finding{}
+	}
+	return json.Marshal(p)
+}
+
 // AnalyzeCapture pairs the handshake as the client's and the server's
 // tcpdumps saw it: the first SYN to port and the first SYN-ACK from it on
 // each side. The implied narrowest MTU comes from the smallest MSS of the
@@ -220,7 +231,7 @@ func CaptureFindings(r *CaptureResult) []finding.Finding {
 		Evidence: []finding.Evidence{
 			{Source: "tcpdump SYN", Key: fmt.Sprintf("MSS %s -> %s", r.Forward.From, r.Forward.To), Value: fmt.Sprintf("sent %d, received %d", r.Forward.Sent, r.Forward.Received)},
 			{Source: "tcpdump SYN-ACK", Key: fmt.Sprintf("MSS %s -> %s", r.Reverse.From, r.Reverse.To), Value: fmt.Sprintf("sent %d, received %d", r.Reverse.Sent, r.Reverse.Received)},
-			{Source: "/sys/class/net/" + r.ClientInterface + "/mtu", Key: "WireGuard MTU", Value: strconv.Itoa(r.ClientWGMTU), Threshold: "<= " + m},
+			finding.Evidence{Source: "/sys/class/net/" + r.ClientInterface + "/mtu", Key: "WireGuard MTU", Value: strconv.Itoa(r.ClientWGMTU), Threshold: "<= " + m}.Of(float64(r.ClientWGMTU), finding.Bytes),
 		},
 		Fixes: remedy.Fixes(fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU), fix, err),
 	}}

@@ -25,9 +25,9 @@ func Findings(r *Result) []finding.Finding {
 	if r.PathMTU > 0 {
 		f.Title = fmt.Sprintf("PMTUD black hole towards %s: packets above %d bytes vanish without an ICMP frag-needed", r.Addr, r.PathMTU)
 		f.Evidence = append(f.Evidence,
-			finding.Evidence{Source: "ping -M do", Key: "largest DF probe that passed", Value: strconv.Itoa(r.PathMTU) + " bytes"},
+			finding.Evidence{Source: "ping -M do", Key: "largest DF probe that passed", Value: strconv.Itoa(r.PathMTU) + " bytes"}.Of(float64(r.PathMTU), finding.Bytes),
 			finding.Evidence{Source: "ping -M do", Key: "smallest DF probe lost without an error", Value: strconv.Itoa(r.FirstFailed) + " bytes",
-				Threshold: strconv.Itoa(r.SearchMax) + " bytes (the interface MTU)"},
+				Threshold: strconv.Itoa(r.SearchMax) + " bytes (the interface MTU)"}.Of(float64(r.FirstFailed), finding.Bytes),
 			finding.Evidence{Source: "ping -M do", Key: "ICMP frag-needed received", Value: "none", Threshold: "one per oversized probe"})
 	} else {
 		f.Title = fmt.Sprintf("PMTUD black hole through the tunnel: TCP collapses above MSS %d and no DF ping gets through", r.MSSGood)
@@ -44,9 +44,9 @@ func Findings(r *Result) []finding.Finding {
 			}
 		}
 		f.Evidence = append(f.Evidence,
-			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", good.MSS), Value: fmt.Sprintf("%.1f Mbit/s", good.Mbit)},
+			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", good.MSS), Value: fmt.Sprintf("%.1f Mbit/s", good.Mbit)}.Of(good.Mbit, finding.Mbits),
 			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", bad.MSS), Value: fmt.Sprintf("%.1f Mbit/s", bad.Mbit),
-				Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*r.ReferenceMbit, ReferenceMSS)})
+				Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*r.ReferenceMbit, ReferenceMSS)}.Of(bad.Mbit, finding.Mbits))
 	}
 	if r.WGMTU > 0 {
 		iface := r.ClientIface

@@ -3,6 +3,7 @@ package mtu
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,6 +88,19 @@ type Result struct {
 	Seconds       float64           `json:"seconds"`
 	Findings      []finding.Finding `json:"findings"`
 	ClientIface   string            `json:"client_interface,omitempty"`
+}
+
+// MarshalJSON writes empty lists as [], never null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	p := plain(r)
+	if p.Probes == nil {
+		p.Probes = []Probe{}
+	}
+	if p.Findings == nil {
+		p.Findings = []finding.Finding{}
+	}
+	return json.Marshal(p)
 }
 
 // Run probes the path MTU with DF pings and, when large probes die silently

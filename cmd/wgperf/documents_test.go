@@ -1,0 +1,478 @@
+package main
+
+// The JSON documents wgperf prints, produced here from the repository's
+// fixtures through the same code the commands run: the CLI itself where a
+// command works offline (diagnose --from, checks, explain, fix --from with a
+// scratch root, fix rollback of a scratch journal, collect and doctor on this
+// host), and the probes' pure halves on their recorded inputs where the
+// command needs a lab (bench, mtu, icmp-burst, shape-sweep). The schema,
+// null and evidence tests walk them all.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/icmpburst"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/probe/shaping"
+)
+
+// document is one JSON document as wgperf printed it.
+type document struct {
+	from string // the command line or fixture it came from, for messages
+	kind string
+	json []byte
+	// recorded: an older wgperf's output kept in testdata/report (evidence
+	// from before numbers and units), given today's header.
+	recorded bool
+}
+
+var (
+	docsOnce sync.Once
+	docs     []document
+	docsErr  []string
+)
+
+// documents returns every document, made once for all the tests that read them.
+func documents(t *testing.T) []document {
+	t.Helper()
+	docsOnce.Do(func() {
+		docs, docsErr = makeDocuments()
+	})
+	for _, e := range docsErr {
+		t.Error(e)
+	}
+	if len(docsErr) > 0 {
+		t.FailNow()
+	}
+	return docs
+}
+
+func testdata(parts ...string) string {
+	return filepath.Join(append([]string{"..", "..", "testdata"}, parts...)...)
+}
+
+// docMaker collects documents and the errors met making them.
+type docMaker struct {
+	docs []document
+	errs []string
+	tmp  string
+}
+
+func (m *docMaker) fail(format string, args ...any) {
+	m.errs = append(m.errs, strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+
+// cli runs wgperf with args and keeps its standard output as a document of
+// kind; exit codes 0-2 are results (they follow the findings), 3 a failure.
+func (m *docMaker) cli(kind string, args ...string) []byte {
+	var out, errOut bytes.Buffer
+	if code := run(args, &out, &errOut); code > exitCritical {
+		m.fail("wgperf %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+		return nil
+	}
+	m.docs = append(m.docs, document{from: "wgperf " + strings.Join(args, " "), kind: kind, json: out.Bytes()})
+	return out.Bytes()
+}
+
+// value prints v as the command printing kind does (writeResult with --json).
+func (m *docMaker) value(kind, from string, v any) {
+	var out bytes.Buffer
+	if err := writeJSON(&out, kind, v); err != nil {
+		m.fail("%s: %v", from, err)
+		return
+	}
+	m.docs = append(m.docs, document{from: from, kind: kind, json: out.Bytes()})
+}
+
+// raw gives a recorded document (no header) the header its command adds today.
+func (m *docMaker) raw(kind, path string, recorded bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		m.fail("%v", err)
+		return
+	}
+	var out bytes.Buffer
+	if err := writeDocument(&out, kind, b); err != nil {
+		m.fail("%s: %v", path, err)
+		return
+	}
+	m.docs = append(m.docs, document{from: path, kind: kind, json: out.Bytes(), recorded: recorded})
+}
+
+func (m *docMaker) open(parts ...string) *os.File {
+	f, err := os.Open(testdata(parts...))
+	if err != nil {
+		m.fail("%v", err)
+		return nil
+	}
+	return f
+}
+
+func makeDocuments() ([]document, []string) {
+	tmp, err := os.MkdirTemp("", "wgperf-documents-")
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	defer os.RemoveAll(tmp)
+	m := &docMaker{tmp: tmp}
+	m.diagnoseDocs()
+	m.catalogDocs()
+	m.fixDocs()
+	m.snapshotDocs()
+	m.benchDocs()
+	m.mtuDocs()
+	m.icmpBurstDocs()
+	m.shapeSweepDocs()
+	m.labDocs()
+	// doctor without --server collects this host only and changes nothing.
+	m.cli("doctor", "doctor", "--json")
+	return m.docs, m.errs
+}
+
+func snapshotFiles() []string {
+	files, _ := filepath.Glob(testdata("snapshots", "*.json"))
+	return files
+}
+
+func (m *docMaker) diagnoseDocs() {
+	for _, f := range snapshotFiles() {
+		m.cli("diagnose", "diagnose", "--from", f, "--json")
+		if strings.HasSuffix(f, "-a.json") {
+			if b := strings.TrimSuffix(f, "-a.json") + "-b.json"; exists(b) {
+				m.cli("diagnose", "diagnose", "--from", f, "--from", b, "--json")
+			}
+		}
+	}
+	m.raw("diagnose", testdata("check", "report", "diagnosis.json"), false)
+	// A fleet with one host that cannot answer: a namespace that does not exist.
+	inv := filepath.Join(m.tmp, "hosts.txt")
+	if err := os.WriteFile(inv, []byte("# schema test\nnetns:wgperf-no-such-ns\n"), 0o600); err != nil {
+		m.fail("%v", err)
+		return
+	}
+	m.cli("diagnose-fleet", "diagnose", "--inventory", inv, "--from", snapshot("seed000-golem.json"), "--json")
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func (m *docMaker) catalogDocs() {
+	m.cli("checks", "checks", "--json")
+	for _, id := range check.Catalog {
+		m.cli("explanation", "explain", id, "--json")
+	}
+}
+
+// fixDocs plans fixes for this host from the findings of recorded snapshots
+// (renamed to this host) against a scratch root, and rolls back a scratch
+// journal whose only undo line is "true": nothing on the host changes.
+func (m *docMaker) fixDocs() {
+	root := filepath.Join(m.tmp, "root")
+	for _, name := range []string{"lab-loss3-udpbuf64k-a.json", "lab-multiwan-stale-a.json"} {
+		var out, errOut bytes.Buffer
+		if code := run([]string{"diagnose", "--from", snapshot(name), "--json"}, &out, &errOut); code > exitCritical {
+			m.fail("diagnose %s: %s", name, errOut.String())
+			continue
+		}
+		var d map[string]any
+		if err := json.Unmarshal(out.Bytes(), &d); err != nil {
+			m.fail("%v", err)
+			continue
+		}
+		for _, f := range d["findings"].([]any) {
+			f.(map[string]any)["host"] = "local"
+		}
+		local := filepath.Join(m.tmp, "local-"+name)
+		b, _ := json.Marshal(d)
+		if err := os.WriteFile(local, b, 0o600); err != nil {
+			m.fail("%v", err)
+			continue
+		}
+		m.cli("fix-plan", "fix", "--host", "local", "--root", root, "--from", local, "--json")
+	}
+
+	jroot := filepath.Join(m.tmp, "jroot")
+	dir := filepath.Join(jroot, "var", "lib", "wgperf", "journal")
+	conf := filepath.Join(jroot, "etc", "sysctl.d", "90-wgperf.conf")
+	for _, d := range []string{filepath.Dir(dir), dir, filepath.Dir(conf)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			m.fail("%v", err)
+			return
+		}
+		_ = os.Chmod(d, 0o700)
+	}
+	if err := os.WriteFile(conf, []byte("net.core.rmem_max = 26214400\n"), 0o644); err != nil {
+		m.fail("%v", err)
+		return
+	}
+	const id = "20261122T003616.429002800Z"
+	journal := map[string]any{
+		"id": id, "host": "local", "started": "2026-11-22T00:36:16.4290028Z", "state": "applied",
+		"entries": []any{
+			map[string]any{"findings": []string{"udp.rcvbuf-errors"}, "description": "Raise net.core.rmem_max from 208 KiB to 25 MiB",
+				"status": "applied", "step": map[string]any{"kind": "sysctl", "summary": "net.core.rmem_max 212992 -> 26214400",
+					"commands": []string{"true"}, "undo": []string{"true"},
+					"files": []any{map[string]any{"path": conf, "existed": false, "new": []byte("net.core.rmem_max = 26214400\n"), "mode": 0o644}}}},
+			map[string]any{"findings": []string{"net.backlog-drops"}, "description": "Raise net.core.netdev_max_backlog",
+				"status": "already", "step": map[string]any{"kind": "sysctl", "summary": "net.core.netdev_max_backlog is 16384 already", "done": true}},
+		},
+		"verify": map[string]any{"before": map[string]any{"name": "tunnel throughput", "value": 81.5, "unit": "Mbit/s"},
+			"after": map[string]any{"name": "tunnel throughput", "value": 188.2, "unit": "Mbit/s", "detail": "upload, 1 stream"}, "kept": true},
+	}
+	b, _ := json.MarshalIndent(journal, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, id+".json"), b, 0o600); err != nil {
+		m.fail("%v", err)
+		return
+	}
+	m.cli("fix-journal", "fix", "rollback", "--host", "local", "--root", jroot, "--json")
+}
+
+// snapshotDocs: what collect writes for this host, and for each recorded
+// snapshot read back and written again.
+func (m *docMaker) snapshotDocs() {
+	m.cli("snapshot", "collect", "--host", "local")
+	for _, f := range snapshotFiles() {
+		r := m.open("snapshots", filepath.Base(f))
+		if r == nil {
+			continue
+		}
+		s, err := collect.ReadSnapshot(r)
+		r.Close()
+		if err != nil {
+			m.fail("%s: %v", f, err)
+			continue
+		}
+		var buf bytes.Buffer
+		if err := collect.WriteSnapshot(&buf, s); err != nil {
+			m.fail("%s: %v", f, err)
+			continue
+		}
+		var out bytes.Buffer
+		if err := writeDocument(&out, "snapshot", buf.Bytes()); err != nil {
+			m.fail("%s: %v", f, err)
+			continue
+		}
+		m.docs = append(m.docs, document{from: "collect of " + f, kind: "snapshot", json: out.Bytes()})
+	}
+}
+
+func (m *docMaker) iperf(name string) *iperf.Result {
+	f := m.open("probe", "iperf", name)
+	if f == nil {
+		return nil
+	}
+	defer f.Close()
+	res, err := iperf.Parse(f)
+	if err != nil {
+		m.fail("%s: %v", name, err)
+	}
+	return res
+}
+
+func (m *docMaker) sample(when string) bench.Sample {
+	var s bench.Sample
+	var err error
+	read := func(name string) *os.File { return m.open("probe", "counters", when+"-"+name) }
+	if f := read("snmp.txt"); f != nil {
+		s.SNMP, err = collect.ParseSNMP(f)
+		f.Close()
+	}
+	if f := read("softnet_stat.txt"); f != nil && err == nil {
+		s.Softnet, err = collect.ParseSoftnet(f)
+		f.Close()
+	}
+	if f := read("stat.txt"); f != nil && err == nil {
+		s.CPU, err = collect.ParseProcStat(f)
+		f.Close()
+	}
+	if err != nil {
+		m.fail("counters %s: %v", when, err)
+	}
+	return s
+}
+
+// benchReport is what bench.Measure assembles from its runs, here from
+// recorded iperf3 runs and counters.
+func (m *docMaker) benchReport() *bench.Report {
+	rep := &bench.Report{Client: "netns:wgl-doc-a", Server: "netns:wgl-doc-b", TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2",
+		ClientInterface: "wg-doc-a", ServerInterface: "wg-doc-b", Hops: 1, Omit: 1, Seconds: 4}
+	for _, r := range []struct {
+		path, dir, file string
+		streams         int
+		udp             float64
+	}{
+		{bench.PathTunnel, bench.Upload, "tcp-lossy-cubic.json", 1, 0},
+		{bench.PathTunnel, bench.Download, "tcp-reverse-lossy-cubic.json", 1, 0},
+		{bench.PathUnderlay, bench.Upload, "tcp-upload.json", 1, 0},
+		{bench.PathUnderlay, bench.Download, "tcp-reverse.json", 1, 0},
+		{bench.PathTunnel, bench.Upload, "tcp-parallel.json", 4, 0},
+		{bench.PathTunnel, bench.Upload, "udp-20m-loss3.json", 1, 20},
+	} {
+		addr := rep.TunnelAddr
+		if r.path == bench.PathUnderlay {
+			addr = rep.UnderlayAddr
+		}
+		run := bench.Run{Spec: bench.Spec{Path: r.path, Direction: r.dir, Streams: r.streams, UDPMbit: r.udp}, Addr: addr, Result: m.iperf(r.file)}
+		run.Client = bench.Delta(rep.Client, bench.Sample{}, bench.Sample{})
+		run.Server = bench.Delta(rep.Server, m.sample("before"), m.sample("after"))
+		rep.Runs = append(rep.Runs, run)
+	}
+	bench.Analyze(rep)
+	rep.Elapsed = 31.5
+	return rep
+}
+
+func (m *docMaker) benchDocs() {
+	m.value("bench", "bench from testdata/probe/iperf", m.benchReport())
+	m.value("bench", "bench with no run finished", func() *bench.Report {
+		rep := &bench.Report{Client: "local", Server: "ssh:m42", TunnelAddr: "10.0.0.2", Hops: 1, Omit: 1, Seconds: 4}
+		bench.Analyze(rep)
+		return rep
+	}())
+	m.raw("bench", testdata("report", "bench.json"), true)
+}
+
+// mtuDocs: the DF search against a recorded black hole (pings above 1400
+// bytes lost without an ICMP error), the same path healthy, the MSS capture
+// of a clamping router, and the recorded result in testdata/report.
+func (m *docMaker) mtuDocs() {
+	ping := func(name string) mtu.Ping {
+		f := m.open("probe", "ping", name)
+		if f == nil {
+			return mtu.Ping{}
+		}
+		defer f.Close()
+		p, err := mtu.ParsePing(f)
+		if err != nil {
+			m.fail("%s: %v", name, err)
+		}
+		return p
+	}
+	search := func(res *mtu.Result, truth int, above string) {
+		s := mtu.NewSearch(576, 1500, 2, 1)
+		for {
+			size, ok := s.Next()
+			if !ok {
+				break
+			}
+			p := ping("pass.txt")
+			if size > truth {
+				p = ping(above)
+			}
+			s.Record(size, p.Received, p.MTU)
+			res.Probes = append(res.Probes, mtu.Probe{MTU: size, Passed: p.Received, Hint: p.MTU})
+		}
+		res.PathMTU, _ = s.Result()
+		res.FirstFailed = s.FirstFailed()
+		res.BlackHole = res.PathMTU > 0 && res.FirstFailed > 0 && s.Silent(res.FirstFailed)
+		res.WGMTU, res.MSSClamp = res.PathMTU-60, res.PathMTU-100
+	}
+	hole := &mtu.Result{Client: "netns:wgl-doc-a", Addr: "203.0.113.2", SearchMin: 576, SearchMax: 1500, Method: mtu.MethodPing,
+		ClientIface: "wg-doc-a", MSSRuns: []mtu.MSSRun{{MSS: 1300, Mbit: 180.4, Healthy: true}, {MSS: 1400, Mbit: 0.2, Stalled: true}},
+		ReferenceMbit: 185.0, MSSGood: 1300, MSSBad: 1400, Seconds: 12.5}
+	search(hole, 1400, "silent-loss.txt")
+	hole.Findings = mtu.Findings(hole)
+	m.value("mtu", "mtu search over a recorded black hole", hole)
+
+	healthy := &mtu.Result{Client: "local", Addr: "192.0.2.1", SearchMin: 576, SearchMax: 1500, Method: mtu.MethodPing, Seconds: 0.2}
+	search(healthy, 1500, "silent-loss.txt")
+	healthy.Findings = mtu.Findings(healthy)
+	m.value("mtu", "mtu search on a healthy path", healthy)
+	m.raw("mtu", testdata("report", "mtu.json"), true)
+
+	syns := func(name string) []mtu.SYN {
+		f := m.open("probe", "capture", name)
+		if f == nil {
+			return nil
+		}
+		defer f.Close()
+		s, err := mtu.ParseTcpdump(f)
+		if err != nil {
+			m.fail("%s: %v", name, err)
+		}
+		return s
+	}
+	for _, c := range []struct{ client, server string }{{"clamp1360-client.txt", "clamp1360-server.txt"}, {"noclamp-client.txt", "noclamp-server.txt"}} {
+		res := &mtu.CaptureResult{Client: "netns:wgl-doc-a", Server: "netns:wgl-doc-b", Addr: "203.0.113.2", Port: 5299,
+			ClientDevice: "eth0", ServerDevice: "eth0", ClientInterface: "wg-doc-a", ClientWGMTU: 1420, Seconds: 3.1}
+		if err := mtu.AnalyzeCapture(res, syns(c.client), syns(c.server)); err != nil {
+			m.fail("capture %s: %v", c.client, err)
+			continue
+		}
+		res.Findings = mtu.CaptureFindings(res)
+		m.value("mtu-capture", "mtu --capture of "+c.client, res)
+	}
+}
+
+// icmpBurstDocs: the recorded experiment on the multi-WAN case's banIP rule,
+// and a host whose rulesets did not change.
+func (m *docMaker) icmpBurstDocs() {
+	fw := func(name string) facts.Firewall {
+		f := m.open("probe", "icmpburst", name)
+		if f == nil {
+			return facts.Firewall{}
+		}
+		defer f.Close()
+		r, err := collect.ParseNftFirewall(f)
+		if err != nil {
+			m.fail("%s: %v", name, err)
+		}
+		return r
+	}
+	targets := []string{"198.51.100.1", "203.0.113.2"}
+	res := &icmpburst.Result{Host: "netns:wgl-doc-a", Targets: targets, Seconds: 21.3}
+	if f := m.open("probe", "icmpburst", "oneshot.txt"); f != nil {
+		res.OneShot = icmpburst.ParseOneShot(f, targets, 15)
+		f.Close()
+	}
+	if f := m.open("probe", "icmpburst", "persistent.txt"); f != nil {
+		sent, recv, err := icmpburst.ParsePingStats(f)
+		f.Close()
+		if err != nil {
+			m.fail("persistent.txt: %v", err)
+		}
+		res.Persistent = icmpburst.Mode{Sent: sent, Failed: sent - recv}
+	}
+	before, after := fw("nft-before.json"), fw("nft-after.json")
+	res.Grew = icmpburst.Grown(before, after)
+	res.Uncounted = icmpburst.UncountedLimits(after)
+	res.Findings = icmpburst.Findings(res)
+	m.value("icmp-burst", "icmp-burst from testdata/probe/icmpburst", res)
+
+	calm := &icmpburst.Result{Host: "local", Targets: []string{"192.0.2.1"}, OneShot: icmpburst.Mode{Sent: 15}, Persistent: icmpburst.Mode{Sent: 15},
+		Grew: icmpburst.Grown(before, before), Note: "iptables-save not installed; nft counters only", Seconds: 18}
+	calm.Findings = icmpburst.Findings(calm)
+	m.value("icmp-burst", "icmp-burst with nothing dropped", calm)
+}
+
+// shapeSweepDocs: a sweep whose steps are recorded iperf3 runs.
+func (m *docMaker) shapeSweepDocs() {
+	res := &shaping.Result{Client: "netns:wgl-doc-a", Device: "wg-doc-a", Previous: "qdisc noqueue 0: root refcnt 2", Seconds: 40}
+	for _, s := range []struct {
+		capMbit int
+		file    string
+	}{{0, "tcp-lossy-cubic.json"}, {150, "tcp-upload.json"}} {
+		r := m.iperf(s.file)
+		if r == nil {
+			continue
+		}
+		res.Steps = append(res.Steps, shaping.Step{CapMbit: s.capMbit, Stats: bench.Summarise(r), Result: r})
+	}
+	res.Recommended = shaping.Recommend(res.Steps)
+	res.Findings = shaping.Findings(res)
+	m.value("shape-sweep", "shape-sweep from testdata/probe/iperf", res)
+}
