@@ -96,7 +96,7 @@ type Result struct {
 	// DoctorMissed says where it fell short of the case (wrong cause first,
 	// a probe the case needs not chosen).
 	Doctor       *DoctorVerdict `json:"doctor,omitempty"`
-	DoctorMissed string        `json:"doctor_missed,omitempty"`
+	DoctorMissed string         `json:"doctor_missed,omitempty"`
 	// Probes are the targeted probes doctor chose and what they showed.
 	Probes []ProbeResult `json:"probes,omitempty"`
 	// Recheck holds the probes played again after the fix (Scenario.Recheck);
