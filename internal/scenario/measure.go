@@ -39,10 +39,10 @@ func (r *runner) measureUnderlay(ctx context.Context) (up, down float64, err err
 
 // measureTunnel runs "wgperf bench --quick" between the scenario's client and
 // server (both directions) and returns its report and the single-stream rates
-// through the tunnel (with the underlay beside it, in the report). ECMP
-// measures parallel flows to site B's network instead, which every tunnel
-// routes.
-func (r *runner) measureTunnel(ctx context.Context) (rep *bench.Report, up, down float64, err error) {
+// through the tunnel (withUnderlay: with the underlay beside it, in the
+// report). ECMP measures parallel flows to site B's network instead, which
+// every tunnel routes.
+func (r *runner) measureTunnel(ctx context.Context, withUnderlay bool) (rep *bench.Report, up, down float64, err error) {
 	if r.sc.ECMP > 1 {
 		before, err := r.tunnelTxBytes(ctx)
 		if err != nil {
@@ -71,6 +71,9 @@ func (r *runner) measureTunnel(ctx context.Context) (rep *bench.Report, up, down
 	if r.sc.Server != "" {
 		// LAN hosts have no underlay of their own: A measures that separately.
 		cfg.TunnelAddr, cfg.UnderlayAddr = r.lab.Node(r.sc.Server).LANAddr, ""
+	}
+	if !withUnderlay {
+		cfg.UnderlayAddr = ""
 	}
 	if rep, err = bench.Measure(ctx, cfg); err != nil {
 		return nil, 0, 0, err
