@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"image/color"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,7 +28,7 @@ import (
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
-var shot = flag.String("shot", "", "TestScreenshot writes a screenshot of the lab run report to this PNG file")
+var shot = flag.String("shot", "", "TestScreenshot keeps its screenshot of the lab run report in this PNG file")
 
 func fixture(name string) string { return filepath.Join("..", "..", "testdata", "report", name) }
 
@@ -403,21 +405,60 @@ func TestBrowserRenders(t *testing.T) {
 	}
 }
 
-// TestScreenshot saves a screenshot of the lab run report for a person to
-// look at: go test ./internal/report -run Screenshot -args -shot out.png
+// TestScreenshot renders the lab run report in headless Chromium and looks at
+// the picture: a full-width page, mostly the page's white, with the charts'
+// tunnel blue and the before-fix vermillion actually drawn (a page whose
+// charts failed to render, or rendered in the browser's fallback colours,
+// fails). To keep the picture for a person to look at:
+// go test ./internal/report -run Screenshot -args -shot out.png
 func TestScreenshot(t *testing.T) {
-	if *shot == "" {
-		t.Skip("pass -shot FILE.png to take a screenshot")
+	path := filepath.Join(t.TempDir(), "report.png")
+	if *shot != "" {
+		var err error
+		if path, err = filepath.Abs(*shot); err != nil {
+			t.Fatal(err)
+		}
 	}
-	path, err := filepath.Abs(*shot)
+	browser(t, "--screenshot="+path, "--window-size=1280,4000", "--hide-scrollbars")
+	f, err := os.Open(path)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("no screenshot: %v", err)
 	}
-	browser(t, "--screenshot="+path, "--window-size=1280,9000", "--hide-scrollbars")
-	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
-		t.Fatalf("no screenshot at %s: %v", path, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
 	}
-	t.Logf("screenshot: %s", path)
+	b := img.Bounds()
+	if b.Dx() != 1280 {
+		t.Errorf("screenshot %dx%d, want 1280 wide", b.Dx(), b.Dy())
+	}
+	near := func(c, want color.RGBA) bool {
+		d := func(x, y uint8) int { return max(int(x)-int(y), int(y)-int(x)) }
+		return d(c.R, want.R) < 12 && d(c.G, want.G) < 12 && d(c.B, want.B) < 12
+	}
+	var white, blue, vermillion, all int
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			all++
+			switch {
+			case c.R > 245 && c.G > 245 && c.B > 245:
+				white++
+			case near(c, colTunnel):
+				blue++
+			case near(c, colBefore):
+				vermillion++
+			}
+		}
+	}
+	t.Logf("screenshot %s: %dx%d, white %.0f%%, tunnel blue %d, vermillion %d sampled pixels", path, b.Dx(), b.Dy(), 100*float64(white)/float64(all), blue, vermillion)
+	if white < all/2 || white == all {
+		t.Errorf("screenshot is %.0f%% white: want a page, not a blank or a solid fill", 100*float64(white)/float64(all))
+	}
+	if blue < 200 || vermillion < 50 {
+		t.Errorf("charts not drawn in the report's palette: %d tunnel-blue and %d vermillion pixels sampled", blue, vermillion)
+	}
 }
 
 // TestChartIntervalsDropSliver: the recorded lossy-cubic download after the
