@@ -82,7 +82,12 @@ func dist(t *testing.T) string {
 	if err := os.WriteFile(cfg, conf, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(gr, "release", "--snapshot", "--clean", "--config", cfg)
+	args := []string{"release", "--snapshot", "--clean", "--config", cfg}
+	// scripts/test.sh builds the release beside the lab tests on one core.
+	if n := os.Getenv("WGPERF_RELEASE_PARALLELISM"); n != "" {
+		args = append(args, "--parallelism", n)
+	}
+	cmd := exec.Command(gr, args...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("goreleaser: %v\n%s", err, out)
