@@ -389,7 +389,9 @@ func targeted(p Probe) bool { return !workload(p) }
 // command users run, not a chain of its own.
 func (r *runner) doctor(ctx context.Context) error {
 	rep, err := doctor.Run(ctx, doctor.Config{
-		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: r.opts.Seconds,
+		// Doctor runs as users run it: its default bench length (shorter
+		// measurements when lab run's own are shorter).
+		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: min(r.opts.Seconds, doctor.DefaultSeconds),
 		Progress: func(s string) { r.logf("doctor: %s", s) },
 	})
 	if err != nil {
