@@ -122,7 +122,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 	cmd.Flags().BoolVar(&all, "all", false, "run every scenario")
 	cmd.Flags().BoolVar(&catalogRates, "catalog-rates", false, "shape underlays at the catalog's rates instead of sizing them to what a healthy tunnel carries on this machine")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")
-	secondsFlag(cmd.Flags(), &opts.Seconds, "time", 5, "seconds per throughput measurement")
+	secondsFlag(cmd.Flags(), &opts.Seconds, "time", 5, "seconds per throughput measurement after the fix (doctor benches the broken lab at its own 3 s, or this when shorter)")
 	cmd.Flags().StringVar(&opts.LabName, "lab-name", "run", "name of the lab the scenarios build")
 	addHTMLFlag(cmd, &htmlPath)
 	return cmd
