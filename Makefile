@@ -4,7 +4,7 @@ BIN     := bin/wgperf
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: help deps build router test lint demo bench docs man clean release-snapshot
+.PHONY: help deps build router router-size test lint demo bench docs man clean release-snapshot
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-17s %s\n", $$1, $$2}'
@@ -17,6 +17,9 @@ build: ## build bin/wgperf
 
 router: ## stripped router builds (no lab, no charts) for mipsle, mips, armv7, arm64, amd64 in bin/router, with sizes
 	./scripts/router-build.sh $(VERSION)
+
+router-size: ## where the mipsle router build's bytes go, by dependency (REV=v1.0 adds that revision's column)
+	./scripts/router-size.sh $(REV)
 
 test: deps build ## run every test, root lab tests included (as root), plus short fuzz runs beside them
 	$(GO) vet ./...

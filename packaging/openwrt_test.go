@@ -12,7 +12,7 @@ import (
 // (an OpenWrt SDK is needed to build it): the Go package and the command it
 // names exist, the procd script it installs is deploy/openwrt's, and it keeps
 // golang-package.mk's conventions (host Go, no MIPS16, stripped, version in
-// main.version, GO_ARCH_DEPENDS).
+// main.version, GO_ARCH_DEPENDS), and builds the router build.
 func TestOpenWrtFeedMakefile(t *testing.T) {
 	mk := string(repoFile(t, "packaging/openwrt/wgperf/Makefile"))
 	vars := map[string]string{}
@@ -26,6 +26,7 @@ func TestOpenWrtFeedMakefile(t *testing.T) {
 		"GO_PKG_BUILD_PKG":  module + "/cmd/wgperf",
 		"GO_PKG_LDFLAGS":    "-s -w",
 		"GO_PKG_LDFLAGS_X":  "main.version=$(PKG_VERSION)",
+		"GO_PKG_TAGS":       "router",
 		"PKG_BUILD_DEPENDS": "golang/host",
 		"PKG_BUILD_FLAGS":   "no-mips16",
 		"PKG_LICENSE":       "MIT",

@@ -106,7 +106,8 @@ func one(t *testing.T, dir, pattern string) string {
 }
 
 // TestReleaseArtifacts opens every archive and package: the binary is a
-// static, stripped ELF for its platform built with the release settings, and
+// static, stripped ELF for its platform built with the release settings (the
+// .ipk's is the router build, -tags router; the others the full build), and
 // the files around it (license, systemd unit and its drop-in, procd script)
 // are the ones in the repository.
 func TestReleaseArtifacts(t *testing.T) {
@@ -120,7 +121,7 @@ func TestReleaseArtifacts(t *testing.T) {
 			arch := filepath.Base(one(t, d, "wgperf_*_linux_"+p.name+".tar.gz"))
 			version := strings.TrimSuffix(strings.TrimPrefix(arch, "wgperf_"), "_linux_"+p.name+".tar.gz")
 			files := readTarGz(t, one(t, d, arch))
-			checkBinary(t, arch, version, p, files["wgperf"])
+			checkBinary(t, arch, version, p, files["wgperf"], "")
 			for path, want := range map[string][]byte{"LICENSE": license, "deploy/systemd/wgperf-exporter.service": unit, "deploy/openwrt/wgperf-exporter": procd} {
 				checkFile(t, arch, path, files[path], want)
 			}
@@ -132,21 +133,21 @@ func TestReleaseArtifacts(t *testing.T) {
 				t.Errorf("%s: Architecture %q, want %q", debPath, got, p.debArch)
 			}
 			data := readTarGzBytes(t, debPath, deb["data.tar.gz"])
-			checkBinary(t, debPath, version, p, data["./usr/bin/wgperf"])
+			checkBinary(t, debPath, version, p, data["./usr/bin/wgperf"], "")
 			checkFile(t, debPath, "/usr/lib/systemd/system/wgperf-exporter.service", data["./usr/lib/systemd/system/wgperf-exporter.service"], unit)
 			checkFile(t, debPath, "/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf", data["./usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf"], dropIn)
 			checkFile(t, debPath, "/usr/share/doc/wgperf/LICENSE", data["./usr/share/doc/wgperf/LICENSE"], license)
 
 			rpmPath := one(t, d, "wgperf_*_"+p.name+".rpm")
 			rpm := readRPM(t, rpmPath)
-			checkBinary(t, rpmPath, version, p, rpm["/usr/bin/wgperf"])
+			checkBinary(t, rpmPath, version, p, rpm["/usr/bin/wgperf"], "")
 			checkFile(t, rpmPath, "/usr/lib/systemd/system/wgperf-exporter.service", rpm["/usr/lib/systemd/system/wgperf-exporter.service"], unit)
 			checkFile(t, rpmPath, "/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf", rpm["/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf"], dropIn)
 
 			ipkPath := one(t, d, "wgperf_*_"+p.name+".ipk")
 			ipk := readTarGz(t, ipkPath)
 			ipkData := readTarGzBytes(t, ipkPath, ipk["./data.tar.gz"].data)
-			checkBinary(t, ipkPath, version, p, ipkData["./usr/bin/wgperf"])
+			checkBinary(t, ipkPath, version, p, ipkData["./usr/bin/wgperf"], "router")
 			checkFile(t, ipkPath, "/etc/init.d/wgperf-exporter", ipkData["./etc/init.d/wgperf-exporter"], procd)
 			if m := ipkData["./etc/init.d/wgperf-exporter"].mode; m&0o111 == 0 {
 				t.Errorf("%s: procd script mode %o, want executable", ipkPath, m)
@@ -177,8 +178,9 @@ func checkFile(t *testing.T, where, path string, got entry, want []byte) {
 
 // checkBinary: right machine, class and byte order; statically linked (no
 // interpreter, no shared libraries); stripped; built from cmd/wgperf with
-// CGO off, -trimpath, the platform's GOARM/GOMIPS and the release's version.
-func checkBinary(t *testing.T, where, version string, p platform, e entry) {
+// CGO off, -trimpath, the platform's GOARM/GOMIPS, the build tags given
+// ("" for none) and the release's version.
+func checkBinary(t *testing.T, where, version string, p platform, e entry, tags string) {
 	t.Helper()
 	if !e.ok {
 		t.Errorf("%s: no wgperf binary", where)
@@ -221,7 +223,7 @@ func checkBinary(t *testing.T, where, version string, p platform, e entry) {
 	if info.Path != "github.com/wgperf/wgperf/cmd/wgperf" {
 		t.Errorf("%s: built from %q", where, info.Path)
 	}
-	want := map[string]string{"GOOS": "linux", "GOARCH": p.goarch, "CGO_ENABLED": "0", "-trimpath": "true"}
+	want := map[string]string{"GOOS": "linux", "GOARCH": p.goarch, "CGO_ENABLED": "0", "-trimpath": "true", "-tags": tags}
 	for k, v := range p.settings {
 		want[k] = v
 	}

@@ -2,7 +2,8 @@
 # Builds the router flavour of wgperf (go build -tags router: no lab, no
 # embedded WireGuard, no HTML charts), stripped and static, for the CPUs
 # routers have, and prints each binary's size and its gzip size (what a
-# compressing overlay such as jffs2 or an .ipk holds).
+# compressing overlay such as jffs2 or an .ipk holds). scripts/router-size.sh
+# (make router-size) says which dependencies the bytes belong to.
 # Usage: scripts/router-build.sh [VERSION]
 set -eu
 version="${1:-dev}"

@@ -31,8 +31,8 @@ ratio against the expectation (>= 90% for one hop, >= 50% of the worst hop with
 --hops 2 or 3), asymmetry, periodic collapse and the sender's congestion control.
 
 The server's tunnel and underlay addresses are found from WireGuard ("wg show all
-dump" on the client, "ip -j addr" on the server); --tunnel-addr and --underlay-addr
-override them. iperf3 must be installed on both hosts; bench starts a one-off
+dump" on the client, "ip addr" on the server: iproute2's JSON, or BusyBox ip's text
+on a router without ip-full); --tunnel-addr and --underlay-addr override them. iperf3 must be installed on both hosts; bench starts a one-off
 server on --port and always stops it.
 
 Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -50,10 +48,7 @@ in a [Peer] section), OpenWrt's /etc/config/network (peer descriptions) or
 The default port, 9723, is free in Prometheus' list of default port
 allocations (9586, used before, belongs to the WireGuard exporters).
 
---web.config.file takes the web configuration file of the official Prometheus
-exporters (TLS certificate, basic auth users with bcrypt hashes); the metrics
-name peers' public keys, endpoints and allowed IPs, so use it (or listen on
-127.0.0.1) anywhere the port is reachable. See deploy/web-config.yml.
+` + webConfigHelp + `
 
 Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are in deploy/.`,
 		Example: `  wgperf exporter
@@ -87,7 +82,7 @@ Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are 
 	f.StringVar(&listen, "listen", ":9723", "address to serve /metrics and /probe on")
 	f.StringVar(&host, "host", "local", "target to watch: local, netns:NAME or ssh:[user@]host[:port]")
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
-	f.StringVar(&webConfig, "web.config.file", "", "web configuration file for TLS and basic auth (Prometheus exporter-toolkit format)")
+	f.StringVar(&webConfig, "web.config.file", "", webConfigFlagHelp)
 	f.StringArrayVar(&peerNames, "peer-names", nil, "file of peer names: a wg-quick config with \"# Name =\" comments, OpenWrt's /etc/config/network, or \"PUBLICKEY NAME\" lines (repeatable)")
 	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect, e.g. 'ssh:root@*' (repeatable; none: /probe refuses all)")
 	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it)")
@@ -123,17 +118,13 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--listen %s: %w", listen, err)}
 	}
 	if webConfig == "" && exporter.Exposed(ln) {
-		fmt.Fprintf(os.Stderr, "wgperf exporter: warning: %s serves peers' public keys, endpoints and allowed IPs to any host, without TLS or auth (see --web.config.file)\n", ln.Addr())
+		fmt.Fprintf(os.Stderr, "wgperf exporter: warning: %s serves peers' public keys, endpoints and allowed IPs to any host, without TLS or auth (%s)\n", ln.Addr(), exposedHint)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", e.Handler(prober))
-	mux.Handle("/probe", prober)
-	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintf(w, "<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
+	site := &exporter.Site{Exporter: e, Prober: prober, Landing: fmt.Sprintf(
+		"<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
 			"<p>Watching %s every %s. <a href=\"/metrics\">Metrics</a>. "+
 			"Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)</p></body></html>\n",
-			html.EscapeString(t.String()), interval, html.EscapeString(fmt.Sprint(probe.Allow)))
-	})
+		html.EscapeString(t.String()), interval, html.EscapeString(fmt.Sprint(probe.Allow)))}
 	go func() {
 		// Run collects at once; the first round above already did, so wait one interval.
 		select {
@@ -150,10 +141,28 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 		}
 		fmt.Fprintf(os.Stderr, "serving %s/metrics (collecting %s every %s%s; Ctrl-C to stop)\n", ln.Addr(), t, interval, how)
 	}
-	// exporter-toolkit logs each start at info level; keep warnings and errors.
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := exporter.Serve(ctx, ln, mux, webConfig, logger); err != nil {
+	if err := exporter.Serve(ctx, ln, site, webConfig, logf); err != nil {
 		return couldNotRun(err)
 	}
 	return nil
 }
+
+// The exporter's TLS and basic auth (--web.config.file) are in the full build
+// only; the router build says so where the option is described.
+var webConfigHelp, webConfigFlagHelp, exposedHint = func() (string, string, string) {
+	if exporter.WebConfig {
+		return `--web.config.file takes the web configuration file of the official Prometheus
+exporters (TLS certificate, basic auth users with bcrypt hashes); the metrics
+name peers' public keys, endpoints and allowed IPs, so use it (or listen on
+127.0.0.1) anywhere the port is reachable. See deploy/web-config.yml.`,
+			"web configuration file for TLS and basic auth (Prometheus exporter-toolkit format)",
+			"see --web.config.file"
+	}
+	return `This is the router build: it serves plain HTTP only, and --web.config.file
+(TLS and basic auth) is refused. The metrics name peers' public keys, endpoints
+and allowed IPs, so listen on 127.0.0.1 or a LAN address the firewall keeps in,
+or let a full build elsewhere scrape this router through /probe?target=ssh:root@ROUTER
+(the router then needs no wgperf binary at all).`,
+		"not in the router build, which serves plain HTTP only (TLS and basic auth need a full build)",
+		"the router build has no TLS: listen on 127.0.0.1 or a LAN address"
+}()

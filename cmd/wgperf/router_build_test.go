@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -8,8 +9,11 @@ import (
 )
 
 // TestRouterBuild builds wgperf with -tags router: it must leave out the lab,
-// its embedded WireGuard and the charts (most of the binary), say which
-// build it is, and answer a lab command in one line with exit status 3.
+// its embedded WireGuard and the charts, net/http (the exporter serves with
+// its own small server) and with it the TLS stack, and the Prometheus client
+// libraries; say which build it is; answer a lab command and the exporter's
+// --web.config.file in one line with exit status 3; and stay within 8 MiB
+// stripped for linux/mipsle softfloat (7,995,585 bytes with Go 1.26).
 func TestRouterBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
@@ -18,8 +22,9 @@ func TestRouterBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, left := range []string{"gonum.org/v1/plot", "golang.zx2c4.com/wireguard/device", "github.com/wgperf/wgperf/internal/lab\n", "github.com/wgperf/wgperf/internal/scenario"} {
-		if strings.Contains(string(deps)+"\n", left) {
+	for _, left := range []string{"gonum.org/v1/plot", "golang.zx2c4.com/wireguard/device", "github.com/wgperf/wgperf/internal/lab\n",
+		"github.com/wgperf/wgperf/internal/scenario", "\nnet/http\n", "\ncrypto/tls\n", "github.com/prometheus/", "google.golang.org/protobuf"} {
+		if strings.Contains("\n"+string(deps)+"\n", left) {
 			t.Errorf("the router build still links %s", strings.TrimSpace(left))
 		}
 	}
@@ -37,4 +42,30 @@ func TestRouterBuild(t *testing.T) {
 		strings.Count(string(stderr), "\n") != 1 || !strings.Contains(string(stderr), "not in the router build") {
 		t.Errorf("lab up in the router build: %v, %q; want exit 3 and one line", err, stderr)
 	}
+	cmd = exec.Command(bin, "exporter", "--listen", "127.0.0.1:0", "--web.config.file", "/etc/wgperf/web-config.yml")
+	stderr, err = cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailed ||
+		strings.Count(string(stderr), "\n") != 1 || !strings.Contains(string(stderr), "not in the router build") {
+		t.Errorf("exporter --web.config.file in the router build: %v, %q; want exit 3 and one line", err, stderr)
+	}
+	help, err := exec.Command(bin, "exporter", "--help").Output()
+	if err != nil || !strings.Contains(string(help), "This is the router build") || strings.Contains(string(help), "See deploy/web-config.yml") {
+		t.Errorf("exporter --help in the router build does not say TLS is left out (%v):\n%s", err, help)
+	}
+
+	mipsle := filepath.Join(t.TempDir(), "wgperf-mipsle")
+	build := exec.Command("go", "build", "-trimpath", "-tags", "router", "-ldflags", "-s -w", "-o", mipsle, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=mipsle", "GOMIPS=softfloat")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags router for mipsle: %v\n%s", err, out)
+	}
+	fi, err := os.Stat(mipsle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 8 << 20
+	if fi.Size() > budget {
+		t.Errorf("router build for mipsle softfloat: %d bytes, over its %d (see scripts/router-size.sh)", fi.Size(), budget)
+	}
+	t.Logf("router build, linux/mipsle softfloat, stripped: %d bytes", fi.Size())
 }

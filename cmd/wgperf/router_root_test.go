@@ -46,16 +46,64 @@ func findingIDs(t *testing.T, spec string) map[string]bool {
 	return ids
 }
 
+// dropbearRun runs the CLI against the lab's router and returns its exit
+// status, standard output and how many ssh connections reached dropbear.
+type dropbearRun func(t *testing.T, args ...string) (code int, out string, conns int)
+
+// countConnections runs commands while counting the SYNs that reach the
+// router's dropbear, logging each command's connections and wall time.
+func countConnections(t *testing.T, l *lab.Lab) dropbearRun {
+	syns := labtest.SYNCounter(t, l, "a", lab.RouterSSHPort)
+	t.Cleanup(func() {
+		if t.Failed() { // what dropbear saw
+			log, _ := os.ReadFile(filepath.Join(lab.StateDir, l.Config.Name, "a-dropbear.log"))
+			t.Logf("dropbear log:\n%s", log)
+		}
+	})
+	return func(t *testing.T, args ...string) (int, string, int) {
+		t.Helper()
+		target.CloseAll() // every command starts without a connection, as from a shell
+		base, start := syns(), time.Now()
+		code, out := runOut(t, args...)
+		n := syns() - base
+		t.Logf("over dropbear: wgperf %s: exit %d, %d ssh connection(s), %.1f s", strings.Join(args, " "), code, n, time.Since(start).Seconds())
+		return code, out, n
+	}
+}
+
+// idsOf reads the finding IDs of a diagnose --json document.
+func idsOf(t *testing.T, out string) map[string]bool {
+	t.Helper()
+	var d struct {
+		Findings []struct {
+			ID string `json:"id"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("diagnose --json: %v\n%s", err, out)
+	}
+	ids := map[string]bool{}
+	for _, f := range d.Findings {
+		ids[f.ID] = true
+	}
+	return ids
+}
+
 // TestRouterMultiWANOverDropbear is the multi-WAN router case on the lab's
-// OpenWrt-like router, reached over ssh to dropbear: the WireGuard endpoint
-// route stuck on the backup uplink and banIP's ICMP limit eating replies are
-// found, fixed through uci (network.IFACE.nohostroute=1 with ifdown/ifup,
-// banip.global.ban_icmplimit=250 with a banIP restart), confirmed, and gone
-// on the next diagnosis; each command used one ssh connection. With BusyBox
-// alone the endpoint route cannot be recognised (no route protocols) and the
-// diagnosis says why; ip-full is installed for the rest, as a user would.
+// OpenWrt-like router, reached over ssh to dropbear, with nothing but its
+// default BusyBox userland (no ip-full): the WireGuard endpoint route stuck
+// on the backup uplink is judged from BusyBox ip's text (no route protocols:
+// by its gateway, and the finding says so), banIP's ICMP limit eating
+// replies is found from the firewall counter and by icmp-burst, mtu finds
+// the tunnel from BusyBox ip's addresses, and the fix goes through uci
+// (network.IFACE.nohostroute=1 with ifdown/ifup, banip.global.ban_icmplimit=250
+// with a banIP restart), is confirmed, and is gone on the next diagnosis.
+// Every command uses one ssh connection.
 func TestRouterMultiWANOverDropbear(t *testing.T) {
-	l := labtest.Up(t, lab.Config{Name: "rtfix", Topology: lab.MultiWAN, ICMPLimit: 25, Router: true})
+	// 12 ms round trips, as to real health-check targets: without them the
+	// one-shot pings follow each other faster than even the raised limit.
+	l := labtest.Up(t, lab.Config{Name: "rtfix", Topology: lab.MultiWAN, ICMPLimit: 25, Router: true,
+		Underlay: lab.Shape{RateMbit: 100, DelayMs: 6}})
 	spec := labtest.Router(t, l)
 	t.Cleanup(target.CloseAll)
 	ctx := context.Background()
@@ -76,46 +124,47 @@ func TestRouterMultiWANOverDropbear(t *testing.T) {
 	// netifd's host route, made by "ifup" while the fiber was down.
 	sh("ip route replace " + endpoint + " via 192.0.2.1 dev eth1 proto static metric 20")
 	// 100 ICMP echoes a second on the primary uplink trip banIP's 25/s limit (not 250/s).
-	if out, err := l.Target("r").Run(ctx, "ping", "-q", "-c", "100", "-i", "0.01", l.Node("a").UnderlayAddr); err != nil && !strings.Contains(string(out), "received") {
-		t.Fatalf("ping burst: %v", err)
-	}
-	syns := labtest.SYNCounter(t, l, "a", lab.RouterSSHPort)
-	t.Cleanup(func() {
-		if t.Failed() { // what dropbear saw
-			log, _ := os.ReadFile(filepath.Join(lab.StateDir, l.Config.Name, "a-dropbear.log"))
-			t.Logf("dropbear log:\n%s", log)
+	burst := func() {
+		t.Helper()
+		if out, err := l.Target("r").Run(ctx, "ping", "-q", "-c", "100", "-i", "0.01", l.Node("a").UnderlayAddr); err != nil && !strings.Contains(string(out), "received") {
+			t.Fatalf("ping burst: %v", err)
 		}
-	})
-	target.CloseAll()
-
-	base := syns()
-	ids := findingIDs(t, spec)
-	if n := syns() - base; n != 1 {
-		t.Errorf("diagnose over dropbear: %d ssh connections, want 1", n)
 	}
-	if !ids["icmp.ratelimit-drops"] || ids["route.stale-endpoint"] {
-		t.Errorf("BusyBox only: findings %v, want icmp.ratelimit-drops and no route verdict", ids)
-	}
-	if _, out := runOut(t, "diagnose", "--host", spec); !strings.Contains(out, "opkg install ip-full") {
-		t.Errorf("BusyBox only: diagnose does not say what is missing:\n%s", out)
+	burst()
+	run := countConnections(t, l)
+	one := func(what string, n int) {
+		t.Helper()
+		if n != 1 {
+			t.Errorf("%s over dropbear: %d ssh connections, want 1", what, n)
+		}
 	}
 
-	if err := l.RouterInstall("ip-full"); err != nil {
-		t.Fatal(err)
+	_, out, n := run(t, "diagnose", "--host", spec, "--json")
+	one("diagnose", n)
+	if ids := idsOf(t, out); !ids["icmp.ratelimit-drops"] || !ids["route.stale-endpoint"] {
+		t.Errorf("BusyBox only: findings %v, want icmp.ratelimit-drops and route.stale-endpoint", ids)
 	}
-	ids = findingIDs(t, spec)
-	if !ids["route.stale-endpoint"] || !ids["icmp.ratelimit-drops"] {
-		t.Fatalf("with ip-full: findings %v, want route.stale-endpoint and icmp.ratelimit-drops", ids)
+	if _, out := runOut(t, "diagnose", "--host", spec); !strings.Contains(out, "BusyBox ip prints no route protocols") || !strings.Contains(out, "opkg install ip-full") {
+		t.Errorf("BusyBox only: diagnose does not say the route protocol was not seen:\n%s", out)
 	}
-	base = syns()
-	code, out := runOut(t, "fix", "--host", spec, "--apply", "--confirm", "60s")
+	mwanTargets := "198.51.100.1," + endpoint // mwan3's track_ip: the next hop and the far endpoint
+	code, out, n := run(t, "icmp-burst", "--host", spec, "--targets", mwanTargets, "--count", "10")
+	one("icmp-burst", n)
+	if code != exitWarning {
+		t.Errorf("icmp-burst before the fix: exit %d, want %d (rate limiter found):\n%s", code, exitWarning, out)
+	}
+	code, out, n = run(t, "mtu", "--client", spec, "--server", "netns:"+l.Netns("b"))
+	one("mtu", n)
+	if code != exitOK || !strings.Contains(out, "1500") {
+		t.Errorf("mtu from the router: exit %d:\n%s", code, out)
+	}
+
+	code, out, n = run(t, "fix", "--host", spec, "--apply", "--confirm", "60s")
+	one("fix --apply", n)
 	if code == exitFailed || !strings.Contains(out, "nohostroute") || !strings.Contains(out, "icmp.ratelimit-drops") {
 		t.Fatalf("fix --apply: exit %d\n%s", code, out)
 	}
-	if n := syns() - base; n != 1 {
-		t.Errorf("fix --apply over dropbear: %d ssh connections, want 1", n)
-	}
-	if code, out := runOut(t, "fix", "confirm", "--host", spec); code != exitOK {
+	if code, out, _ := run(t, "fix", "confirm", "--host", spec); code != exitOK {
 		t.Fatalf("fix confirm: exit %d\n%s", code, out)
 	}
 	// The changes are in the router's uci files, and netifd's route is gone.
@@ -133,11 +182,76 @@ func TestRouterMultiWANOverDropbear(t *testing.T) {
 		t.Errorf("endpoint not via the primary uplink: %s", got)
 	}
 	// Under the same burst, the new limit drops nothing.
-	_, _ = l.Target("r").Run(ctx, "ping", "-q", "-c", "100", "-i", "0.01", l.Node("a").UnderlayAddr)
+	burst()
 	time.Sleep(100 * time.Millisecond)
-	ids = findingIDs(t, spec)
-	if ids["route.stale-endpoint"] || ids["icmp.ratelimit-drops"] {
+	_, out, _ = run(t, "diagnose", "--host", spec, "--json")
+	if ids := idsOf(t, out); ids["route.stale-endpoint"] || ids["icmp.ratelimit-drops"] {
 		t.Errorf("after the fix: findings %v", ids)
 	}
+	if code, out, _ := run(t, "icmp-burst", "--host", spec, "--targets", mwanTargets, "--count", "10"); code != exitOK {
+		t.Errorf("icmp-burst after the fix: exit %d, want %d:\n%s", code, exitOK, out)
+	}
+	// With ip-full the router answers in JSON, and the diagnosis agrees.
+	if err := l.RouterInstall("ip-full"); err != nil {
+		t.Fatal(err)
+	}
+	if _, out, _ := run(t, "diagnose", "--host", spec, "--json"); len(idsOf(t, out)) != len(findingIDs(t, "netns:"+l.Netns("a"))) {
+		t.Errorf("with ip-full: findings %v, the namespace's %v", idsOf(t, out), findingIDs(t, "netns:"+l.Netns("a")))
+	}
 	t.Logf("router %s (%s): fixed over dropbear", spec, wg)
+}
+
+// TestRouterBusyBoxProbesOverDropbear runs the probes from and to the lab's
+// OpenWrt-like router over dropbear, its ip BusyBox's (no ip-full): bench
+// first stops in one line naming the opkg package it lacks; with iperf3
+// installed, mtu finds the black-holed 1400-byte hop with BusyBox
+// traceroute -F and steps the MSS through the tunnel, and bench measures,
+// both finding the router's tunnel and endpoint addresses from BusyBox ip's
+// text. Each command uses one ssh connection.
+func TestRouterBusyBoxProbesOverDropbear(t *testing.T) {
+	l := labtest.Up(t, lab.Config{Name: "rtprb", Topology: lab.SiteToSite, Router: true, PathMTU: 1400, DropFragNeeded: true,
+		Underlay: lab.Shape{RateMbit: 100}})
+	spec := labtest.Router(t, l)
+	t.Cleanup(target.CloseAll)
+	run := countConnections(t, l)
+	server := "netns:" + l.Netns("b")
+
+	var stderr bytes.Buffer
+	code := run2(t, &stderr, "bench", "--client", server, "--server", spec, "--quick")
+	if msg := stderr.String(); code != exitFailed || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "opkg install iperf3") {
+		t.Errorf("bench to a router without iperf3: exit %d, %q; want exit 3 and one line naming opkg install iperf3", code, msg)
+	}
+	if err := l.RouterInstall("iperf3"); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, n := run(t, "mtu", "--client", spec, "--server", server, "--json")
+	var m struct {
+		PathMTU   int    `json:"path_mtu"`
+		Method    string `json:"method"`
+		BlackHole bool   `json:"black_hole"`
+		Probes    []any  `json:"probes"`
+		MSSRuns   []any  `json:"mss_runs"`
+		Seconds   float64
+	}
+	if err := json.Unmarshal([]byte(out), &m); err != nil || m.PathMTU != 1400 || !m.BlackHole || n != 1 {
+		t.Errorf("mtu from the router: exit %d, %d ssh connections, %+v (%v):\n%s", code, n, m, err, out)
+	}
+	t.Logf("mtu from the router: path MTU %d by %s, %d DF probes, %d MSS runs", m.PathMTU, m.Method, len(m.Probes), len(m.MSSRuns))
+
+	code, out, n = run(t, "bench", "--client", server, "--server", spec, "--quick", "--json")
+	if code == exitFailed || n != 1 || !json.Valid([]byte(out)) {
+		t.Fatalf("bench to the router with iperf3: exit %d, %d ssh connections:\n%.3000s", code, n, out)
+	}
+	if !strings.Contains(out, `"`+l.Node("a").TunnelAddr+`"`) || !strings.Contains(out, `"`+l.Node("a").UnderlayAddr+`"`) {
+		t.Errorf("bench did not find the router's tunnel %s and endpoint %s:\n%.3000s", l.Node("a").TunnelAddr, l.Node("a").UnderlayAddr, out)
+	}
+}
+
+// run2 runs the CLI in this process and returns its exit status, its standard
+// error going to stderr.
+func run2(t *testing.T, stderr *bytes.Buffer, args ...string) int {
+	t.Helper()
+	var out bytes.Buffer
+	return run(args, &out, stderr)
 }

@@ -77,6 +77,55 @@ func TestStaleEndpoint(t *testing.T) {
 			s.Routes = nil
 			s.Notes = []facts.Note{{Source: "ip route", Message: "ip: not found"}}
 		}), skip: true},
+		{name: "BusyBox ip: no route protocols, judged by the gateway", snap: busyBox(t, golem, nil), want: sev(critical),
+			assert: func(t *testing.T, fs []finding.Finding) {
+				f := fs[0]
+				if !strings.Contains(f.Detail, "BusyBox ip prints no route protocols") || !strings.Contains(f.Detail, "table 2") {
+					t.Errorf("detail: %s", f.Detail)
+				}
+				var proto *finding.Evidence
+				for i := range f.Evidence {
+					if f.Evidence[i].Key == "route protocol" {
+						proto = &f.Evidence[i]
+					}
+				}
+				if proto == nil || !strings.Contains(proto.Threshold, "opkg install ip-full") {
+					t.Errorf("no route protocol evidence naming ip-full: %+v", f.Evidence)
+				}
+				if f.Fixes[0].Commands[0] != "uci set network.wg.nohostroute=1" {
+					t.Errorf("commands %q", f.Fixes[0].Commands)
+				}
+			}},
+		{name: "BusyBox ip: after the fix, no host route", snap: busyBox(t, golem, func(s *facts.Snapshot) {
+			var keep []facts.Route
+			for _, r := range s.Routes {
+				if r.Dst != "46.38.233.77" {
+					keep = append(keep, r)
+				}
+			}
+			s.Routes = keep
+		})},
+		{name: "BusyBox ip: host route via the preferred uplink", snap: busyBox(t, golem, func(s *facts.Snapshot) {
+			for i := range s.Routes {
+				if s.Routes[i].Dst == "46.38.233.77" {
+					s.Routes[i].Gateway, s.Routes[i].Dev = "192.168.254.254", "eth1"
+				}
+			}
+		})},
+		{name: "BusyBox ip: multipath preferred default, whose hops it does not print", snap: busyBox(t, golem, func(s *facts.Snapshot) {
+			for i := range s.Routes {
+				if r := &s.Routes[i]; r.Dst == "default" && r.Dev == "eth1" && (r.Table == "main" || r.Table == "") {
+					r.Gateway, r.Dev = "", ""
+				}
+			}
+		}), skip: true},
+		{name: "ip -j: a host route without proto static is not netifd's", snap: with(t, golem, func(s *facts.Snapshot) {
+			for i := range s.Routes {
+				if s.Routes[i].Dst == "46.38.233.77" {
+					s.Routes[i].Protocol = ""
+				}
+			}
+		})},
 	})
 }
 
@@ -208,5 +257,19 @@ func TestRecordedLossyLab(t *testing.T) {
 		{name: "lab: the same counters under CUBIC", snap: with(t, a, func(s *facts.Snapshot) {
 			s.Sysctls["net.ipv4.tcp_congestion_control"] = "cubic"
 		}), want: sev(warning)},
+	})
+}
+
+// busyBox is snap as collected through BusyBox ip: no route protocols and no
+// multipath hops; edit changes it further.
+func busyBox(t *testing.T, snap *facts.Snapshot, edit func(*facts.Snapshot)) *facts.Snapshot {
+	return with(t, snap, func(s *facts.Snapshot) {
+		s.IPText = true
+		for i := range s.Routes {
+			s.Routes[i].Protocol, s.Routes[i].Nexthops = "", nil
+		}
+		if edit != nil {
+			edit(s)
+		}
 	})
 }

@@ -24,7 +24,10 @@ the route was created when another uplink was active and was never re-evaluated:
 the multi-WAN stale endpoint route case: the tunnel ran over the 2 Mbit/s 5G backup for two months because netifd
 pinned "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static" while the
 fiber was down. A host route via the preferred uplink (a full tunnel's
-loop-prevention route) is fine and stays quiet.`,
+loop-prevention route) is fine and stays quiet. BusyBox ip (OpenWrt without
+ip-full) prints no route protocols: there any host route with a gateway counts,
+and the finding says the protocol was not seen; where the preferred default
+is multipath, whose hops BusyBox does not print, the check says it cannot judge.`,
 	Run: runStaleEndpoint,
 }
 
@@ -39,6 +42,7 @@ func runStaleEndpoint(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		return nil, nil // no peer has an endpoint: nothing to pin
 	}
 	var out []finding.Finding
+	var unjudged []string
 	seen := map[string]bool{}
 	for _, e := range s.Endpoints {
 		if e.Endpoint == "" || seen[e.Endpoint] {
@@ -53,20 +57,35 @@ func runStaleEndpoint(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		if pref == nil || (host.Gateway == pref.Gateway && (host.Dev == "" || host.Dev == pref.Dev)) {
 			continue
 		}
+		if s.IPText && pref.Gateway == "" && pref.Dev == "" {
+			unjudged = append(unjudged, e.Endpoint)
+			continue
+		}
 		out = append(out, staleEndpointFinding(s, e, host, pref))
+	}
+	if len(out) == 0 && len(unjudged) > 0 {
+		return nil, skipf("host route to %s found, but the preferred default route is multipath and BusyBox ip prints no hops to compare it with: opkg install ip-full",
+			strings.Join(unjudged, ", "))
 	}
 	return out, nil
 }
 
-// hostRouteTo returns the static host route to addr in the main table, if any.
+// hostRouteTo returns the static host route to addr in the main table, if
+// any; from BusyBox ip's text, which has no protocols, any host route with a
+// gateway.
 func hostRouteTo(s *facts.Snapshot, addr string) *facts.Route {
 	for i := range s.Routes {
 		r := &s.Routes[i]
-		if (r.Table == "main" || r.Table == "") && r.Protocol == "static" && r.Gateway != "" && isHostRoute(r.Dst, addr) {
+		if (r.Table == "main" || r.Table == "") && staticOrUnknown(s, *r) && r.Gateway != "" && isHostRoute(r.Dst, addr) {
 			return r
 		}
 	}
 	return nil
+}
+
+// staticOrUnknown: the route is netifd's (proto static), or could be (BusyBox ip's text).
+func staticOrUnknown(s *facts.Snapshot, r facts.Route) bool {
+	return r.Protocol == "static" || s.IPText && r.Protocol == ""
 }
 
 func describeRoute(r *facts.Route) string {
@@ -102,7 +121,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 	// Copies of the route in mwan3's per-uplink tables are part of the same mistake.
 	var others []string
 	for _, r := range s.Routes {
-		if r.Table != "main" && r.Table != "" && r.Protocol == "static" && isHostRoute(r.Dst, e.Endpoint) {
+		if r.Table != "main" && r.Table != "" && staticOrUnknown(s, r) && isHostRoute(r.Dst, e.Endpoint) {
 			others = append(others, "table "+r.Table)
 		}
 	}
@@ -112,6 +131,9 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 		e.Endpoint, host.Dev, host.Gateway, host.Metric, pref.Gateway, pref.Dev, pref.Metric)
 	if len(others) > 0 {
 		detail += " The same route is also in " + strings.Join(others, ", ") + "."
+	}
+	if s.IPText {
+		detail += " BusyBox ip prints no route protocols, so this host route was taken for netifd's (proto static) by its gateway alone; opkg install ip-full shows the protocol."
 	}
 	f := finding.Finding{
 		ID:        idRouteStaleEndpoint,
@@ -125,6 +147,10 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 			{Source: "ip route show table main", Key: "host route " + e.Endpoint, Value: describeRoute(host), Threshold: "via " + pref.Gateway + " dev " + pref.Dev},
 			{Source: "ip route show table main", Key: "preferred default", Value: describeRoute(pref)},
 		},
+	}
+	if s.IPText {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip route show table main", Key: "route protocol",
+			Value: "unknown (BusyBox ip prints none)", Threshold: "static (opkg install ip-full to see it)"})
 	}
 	if e.Dev != "" {
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip route get " + e.Endpoint, Key: "dev", Value: e.Dev + viaSuffix(e.Gateway)})

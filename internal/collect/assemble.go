@@ -401,8 +401,8 @@ func parseIPOutput[T any](c *collector, out string, fromJSON, fromText func(io.R
 	if !ok {
 		return fromJSON(strings.NewReader(out))
 	}
-	if !c.ipText {
-		c.ipText = true
+	if !c.snap.IPText {
+		c.snap.IPText = true
 		c.note("ip", ipTextNote)
 	}
 	return fromText(strings.NewReader(text))

@@ -138,7 +138,6 @@ func unreachable(t target.Target, err error) error {
 type collector struct {
 	t       target.Target
 	openWrt bool       // /etc/openwrt_release exists: notes name opkg packages
-	ipText  bool       // ip had no JSON: the note saying so is in
 	mu      sync.Mutex // guards snap.Notes while groups run
 	snap    *facts.Snapshot
 	res     map[string]cmdResult

@@ -64,10 +64,10 @@ func TestCollectOpenWrtRouter(t *testing.T) {
 	}
 	want := []facts.Note{
 		{Source: "ethtool -k", Message: "ethtool not installed (opkg install ethtool)"},
-		{Source: "ip", Message: "BusyBox ip (no JSON): read its text, which lacks route protocols (a static endpoint route is not recognised), multipath hops, link kinds and bonds: opkg install ip-full"},
+		{Source: "ip", Message: "BusyBox ip (no JSON): read its text, which lacks route protocols (an endpoint's host route is judged by its gateway alone), multipath hops, link kinds and bonds: opkg install ip-full"},
 	}
-	if d := cmp.Diff(want, snap.Notes); d != "" {
-		t.Errorf("notes (-want +got):\n%s", d)
+	if d := cmp.Diff(want, snap.Notes); d != "" || !snap.IPText {
+		t.Errorf("notes (-want +got):\n%s; ip_text %v", d, snap.IPText)
 	}
 	if len(snap.Endpoints) != 1 || snap.Endpoints[0].Dev != "eth1" || snap.Endpoints[0].Gateway != "192.0.2.1" {
 		t.Errorf("endpoint route %+v, want via the backup 192.0.2.1 dev eth1", snap.Endpoints)
@@ -101,6 +101,18 @@ func TestCollectOpenWrtRouter(t *testing.T) {
 	if d := cmp.Diff(links(full.Links), links(snap.Links)); d != "" {
 		t.Errorf("links (-iproute2 +busybox):\n%s", d)
 	}
+	// Addresses, as bench and shape-sweep look for the tunnel.
+	addrs, err := collect.Addresses(ctx, remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullAddrs, err := collect.Addresses(ctx, l.Target("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(fullAddrs, addrs); d != "" {
+		t.Errorf("addresses (-iproute2 +busybox):\n%s", d)
+	}
 
 	// With ip-full installed the router gives iproute2's JSON: the route
 	// protocols are there and the note is gone.
@@ -111,8 +123,8 @@ func TestCollectOpenWrtRouter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(want[:1], snap.Notes); d != "" {
-		t.Errorf("notes with ip-full (-want +got):\n%s", d)
+	if d := cmp.Diff(want[:1], snap.Notes); d != "" || snap.IPText {
+		t.Errorf("notes with ip-full (-want +got):\n%s; ip_text %v", d, snap.IPText)
 	}
 	if d := cmp.Diff(mainRoutes(full.Routes, true), mainRoutes(snap.Routes, true)); d != "" {
 		t.Errorf("IPv4 main-table routes with ip-full (-netns +ssh):\n%s", d)

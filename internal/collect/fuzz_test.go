@@ -192,3 +192,20 @@ func FuzzParseBatch(f *testing.F) {
 	f.Add([]byte(batchMark + " out a\nx\n" + batchMark + " err a 0\n\n"))
 	f.Fuzz(func(t *testing.T, b []byte) { _ = parseBatch(string(b)) })
 }
+
+// FuzzParseIPAddr: "ip -j addr" comes from the far end; it parses or fails,
+// never panics.
+func FuzzParseIPAddr(f *testing.F) {
+	addCorpus(f, "busybox/ip-addr.json", "../probe/discover/ip-addr-*.json")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		links, err := ParseIPAddr(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for _, l := range links {
+			if l.Name == "" {
+				t.Error("link without a name")
+			}
+		}
+	})
+}

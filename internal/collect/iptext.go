@@ -18,7 +18,7 @@ import (
 const ipTextMark = "@@ip-text"
 
 // ipTextNote is the one line a snapshot carries when ip had no JSON.
-const ipTextNote = "BusyBox ip (no JSON): read its text, which lacks route protocols (a static endpoint route is not recognised), multipath hops, link kinds and bonds: opkg install ip-full"
+const ipTextNote = "BusyBox ip (no JSON): read its text, which lacks route protocols (an endpoint's host route is judged by its gateway alone), multipath hops, link kinds and bonds: opkg install ip-full"
 
 // cutIPText reports whether out is fallback text and returns it without the mark.
 func cutIPText(out string) (string, bool) {
@@ -238,4 +238,50 @@ func ParseRouteGetText(r io.Reader) (dev, gateway, src string, err error) {
 		return "", "", "", fmt.Errorf("ip route get: no route")
 	}
 	return dev, gateway, src, nil
+}
+
+// ParseIPAddrText parses "ip addr show" (BusyBox or iproute2, one line per
+// item or -o's one line per address): "N: NAME[@PEER]: <FLAGS> ..." starts a
+// link, "inet ADDR/LEN ..." and "inet6 ADDR/LEN ..." (or "inet ADDR peer
+// PEER/LEN") give its addresses; other lines are not read.
+func ParseIPAddrText(r io.Reader) ([]LinkAddrs, error) {
+	var out []LinkAddrs
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if idx, ok := strings.CutSuffix(f[0], ":"); ok {
+			if _, err := strconv.Atoi(idx); err != nil || len(f) < 2 {
+				return nil, fmt.Errorf("ip addr: want \"N: NAME: ...\", got %.60q", sc.Text())
+			}
+			name := strings.TrimSuffix(f[1], ":")
+			if i := strings.IndexByte(name, '@'); i >= 0 {
+				name = name[:i]
+			}
+			if name == "" {
+				return nil, fmt.Errorf("ip addr: link %s has no name", idx)
+			}
+			if len(out) == 0 || out[len(out)-1].Name != name { // -o repeats the link on each address
+				out = append(out, LinkAddrs{Name: name})
+			}
+			f = f[2:]
+		}
+		for i := 0; i+1 < len(f); i++ {
+			if f[i] != "inet" && f[i] != "inet6" {
+				continue
+			}
+			if len(out) == 0 {
+				return nil, fmt.Errorf("ip addr: an address before any link")
+			}
+			addr, _, _ := strings.Cut(f[i+1], "/")
+			if addr != "" {
+				out[len(out)-1].Addrs = append(out[len(out)-1].Addrs, addr)
+			}
+			break
+		}
+	}
+	return out, sc.Err()
 }

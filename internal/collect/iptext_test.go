@@ -74,6 +74,25 @@ func TestIPTextMatchesJSON(t *testing.T) {
 	if d := cmp.Diff(wantLinks, gotLinks); d != "" {
 		t.Errorf("links (-json +text):\n%s", d)
 	}
+	wantAddrs, err := ParseIPAddr(busybox(t, "ip-addr.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotAddrs, err := ParseIPAddrText(busybox(t, "ip-addr.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(wantAddrs, gotAddrs); d != "" {
+		t.Errorf("addresses (-json +text):\n%s", d)
+	}
+	// -o prints one line per address, repeating the link.
+	oneline := "1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever\n" +
+		"4: wg0    inet 10.0.0.1 peer 10.0.0.2/32 scope global wg0\\       valid_lft forever\n" +
+		"4: wg0    inet6 fd00::1/64 scope global \\       valid_lft forever\n"
+	gotAddrs, err = ParseIPAddrText(strings.NewReader(oneline))
+	if d := cmp.Diff([]LinkAddrs{{Name: "lo", Addrs: []string{"127.0.0.1"}}, {Name: "wg0", Addrs: []string{"10.0.0.1", "fd00::1"}}}, gotAddrs); d != "" || err != nil {
+		t.Errorf("ip -o addr (-want +got), %v:\n%s", err, d)
+	}
 	dev, gw, src, err := ParseRouteGetText(busybox(t, "ip-route-get.txt"))
 	if err != nil || dev != "eth1" || gw != "192.0.2.1" || src != "192.0.2.2" {
 		t.Errorf("route get = %q %q %q, %v", dev, gw, src, err)
@@ -89,6 +108,12 @@ func TestIPTextErrors(t *testing.T) {
 	}
 	if _, err := ParseIPRouteText(strings.NewReader("blackhole\n"), "inet"); err == nil {
 		t.Error("route without destination accepted")
+	}
+	if _, err := ParseIPAddrText(strings.NewReader("    inet 192.0.2.1/24 scope global eth0\n")); err == nil {
+		t.Error("address before any link accepted")
+	}
+	if _, err := ParseIPAddrText(strings.NewReader("x: eth0: <UP> mtu 1500\n")); err == nil {
+		t.Error("link without index accepted")
 	}
 	if _, _, _, err := ParseRouteGetText(strings.NewReader("RTNETLINK answers: Network is unreachable\n")); err == nil {
 		t.Error("route get without dev accepted")
@@ -121,6 +146,13 @@ func FuzzParseIPText(f *testing.F) {
 			}
 		}
 		_, _ = ParseIPRuleText(bytes.NewReader(b), "inet")
+		if links, err := ParseIPAddrText(bytes.NewReader(b)); err == nil {
+			for _, l := range links {
+				if l.Name == "" || strings.Contains(l.Name, "@") {
+					t.Errorf("address link named %q from %q", l.Name, b)
+				}
+			}
+		}
 		if dev, _, _, err := ParseRouteGetText(bytes.NewReader(b)); err == nil && dev == "" {
 			t.Errorf("route get without a device from %q", b)
 		}

@@ -6,9 +6,7 @@ package discover
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"strings"
 
@@ -17,39 +15,8 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// Link is an interface and its addresses, from "ip -j addr".
-type Link struct {
-	Name  string
-	Addrs []string // without prefix length
-}
-
-// ParseIPAddr reads "ip -j addr".
-func ParseIPAddr(r io.Reader) ([]Link, error) {
-	var raw []struct {
-		IfName   string `json:"ifname"`
-		AddrInfo []struct {
-			Family string `json:"family"`
-			Local  string `json:"local"`
-		} `json:"addr_info"`
-	}
-	if err := json.NewDecoder(r).Decode(&raw); err != nil {
-		return nil, fmt.Errorf("ip -j addr: %w", err)
-	}
-	var out []Link
-	for _, l := range raw {
-		if l.IfName == "" {
-			return nil, fmt.Errorf("ip -j addr: an entry without ifname")
-		}
-		link := Link{Name: l.IfName}
-		for _, a := range l.AddrInfo {
-			if a.Local != "" {
-				link.Addrs = append(link.Addrs, a.Local)
-			}
-		}
-		out = append(out, link)
-	}
-	return out, nil
-}
+// Link is an interface and its addresses, from "ip -j addr" or BusyBox ip's text.
+type Link = collect.LinkAddrs
 
 // Endpoints is what bench needs to know about a client/server pair.
 type Endpoints struct {
@@ -177,15 +144,11 @@ func Tunnel(ctx context.Context, client, server target.Target) (Endpoints, error
 }
 
 func wgState(ctx context.Context, t target.Target) ([]facts.WGInterface, []Link, error) {
-	out, err := t.Run(ctx, "ip", "-j", "addr")
+	links, err := collect.Addresses(ctx, t)
 	if err != nil {
 		return nil, nil, err
 	}
-	links, err := ParseIPAddr(bytes.NewReader(out))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", t, err)
-	}
-	out, err = t.Run(ctx, "wg", "show", "all", "dump")
+	out, err := t.Run(ctx, "wg", "show", "all", "dump")
 	if err != nil {
 		if target.IsNotFound(err) {
 			return nil, links, fmt.Errorf("wg is not installed on %s (apt-get install wireguard-tools): give --tunnel-addr and --underlay-addr", t)

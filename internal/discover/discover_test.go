@@ -1,10 +1,13 @@
 package discover
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
@@ -32,7 +35,7 @@ func loadNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	links, err := ParseIPAddr(g)
+	links, err := collect.ParseIPAddr(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +74,35 @@ func TestMatch(t *testing.T) {
 	}
 }
 
-func TestParseIPAddrErrors(t *testing.T) {
-	for _, in := range []string{"", "{}", `[{"addr_info":[]}]`} {
-		if _, err := ParseIPAddr(strings.NewReader(in)); err == nil {
-			t.Errorf("ParseIPAddr(%q): no error", in)
+// BusyBox ip's text of a lab router node finds the same tunnel as iproute2's
+// JSON of the same namespace (testdata/collect/busybox/ip-addr.*).
+func TestMatchFromBusyBoxText(t *testing.T) {
+	read := func(name string, parse func(io.Reader) ([]Link, error)) []Link {
+		t.Helper()
+		f, err := os.Open(filepath.Join("..", "..", "testdata", "collect", "busybox", name))
+		if err != nil {
+			t.Fatal(err)
 		}
+		defer f.Close()
+		links, err := parse(f)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return links
+	}
+	text := read("ip-addr.txt", collect.ParseIPAddrText)
+	if d := cmp.Diff(read("ip-addr.json", collect.ParseIPAddr), text); d != "" {
+		t.Fatalf("BusyBox text and iproute2 JSON differ (-json +text):\n%s", d)
+	}
+	router := []facts.WGInterface{{Name: "wg_rtrec_a", PublicKey: "A=", Peers: []facts.WGPeer{{PublicKey: "B=", Endpoint: "203.0.113.2:51820", AllowedIPs: []string{"10.77.0.2/32"}}}}}
+	server := []facts.WGInterface{{Name: "wg-b", PublicKey: "B=", Peers: []facts.WGPeer{{PublicKey: "A=", Endpoint: "198.51.100.2:51820"}}}}
+	serverLinks := []Link{{Name: "eth0", Addrs: []string{"203.0.113.2"}}, {Name: "wg-b", Addrs: []string{"10.77.0.2"}}}
+	got, err := Match(server, serverLinks, router, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Endpoints{TunnelAddr: "10.77.0.1", UnderlayAddr: "198.51.100.2", ClientInterface: "wg-b", ServerInterface: "wg_rtrec_a"}
+	if got != want {
+		t.Errorf("server -> router: %+v, want %+v", got, want)
 	}
 }

@@ -55,9 +55,8 @@ var metricName = regexp.MustCompile(`\bwgperf_[a-z0-9_]+`)
 // knownNames are the metric names the exporter can produce.
 func knownNames() map[string]bool {
 	names := map[string]bool{}
-	fq := regexp.MustCompile(`fqName: "([^"]+)"`)
 	for _, d := range allDescs {
-		names[fq.FindStringSubmatch(d.String())[1]] = true
+		names[d.Name()] = true
 	}
 	return names
 }

@@ -5,25 +5,20 @@
 // two months later.
 //
 // Collection and checks run in the background every interval, and the metrics
-// of each collection are gathered once, when it finishes; a scrape only encodes
-// them, so it stays cheap however often Prometheus asks and however slow the
-// host is to answer.
+// of each collection are gathered and rendered once, when it finishes; a scrape
+// only copies them, so it stays cheap however often Prometheus asks and however
+// slow the host is to answer. The text exposition format is written here
+// (expo.go) and served over HTTP by serve_http.go, or in the router build,
+// which has no net/http, by the small server in tinyhttp.go.
 package exporter
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
+	"io"
 	goruntime "runtime"
-	"sort"
 	"sync/atomic"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
@@ -50,14 +45,12 @@ type Options struct {
 	Version string
 }
 
-// Exporter watches one host. It is a prometheus.Collector, to register in any
-// registry, and a prometheus.Gatherer whose host metrics were gathered when
-// the collection finished, which Handler serves.
+// Exporter watches one host. Its host metrics are gathered and rendered when
+// a collection finishes; a scrape (WriteMetrics) adds its own health metrics.
 type Exporter struct {
 	target target.Target
 	opts   Options
 	latest atomic.Pointer[round]
-	self   *prometheus.Registry // the exporter's own health metrics
 	roam   *roamLimiter
 
 	collections atomic.Uint64
@@ -66,8 +59,7 @@ type Exporter struct {
 
 // round is the outcome of one collection: the metrics it produced, or why not.
 type round struct {
-	metrics  []prometheus.Metric // host metrics; nil when the collection failed
-	families []*dto.MetricFamily // metrics, gathered; read-only once stored
+	families []family // host metrics, gathered and rendered; nil when the collection failed; read-only once stored
 	took     time.Duration
 	err      error
 	lastOK   time.Time // the latest successful collection, kept across failures
@@ -84,9 +76,7 @@ func New(t target.Target, opts Options) *Exporter {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	e := &Exporter{target: t, opts: opts, self: prometheus.NewRegistry(), roam: newRoamLimiter()}
-	e.self.MustRegister(selfCollector{e})
-	return e
+	return &Exporter{target: t, opts: opts, roam: newRoamLimiter()}
 }
 
 // Run collects at once and then every interval until ctx ends.
@@ -130,9 +120,9 @@ func collectRound(ctx context.Context, t target.Target, timeout time.Duration, n
 
 // newRound turns a successful collection into the metrics scrapes serve.
 func newRound(snap *facts.Snapshot, res check.Result, took time.Duration, pl peerLabels) *round {
-	r := &round{took: took, metrics: hostMetrics(snap, res, pl)}
+	r := &round{took: took}
 	var err error
-	if r.families, err = gather(r.metrics); err != nil {
+	if r.families, err = gather(hostMetrics(snap, res, pl)); err != nil {
 		// hostMetrics keeps series unique; this is a bug worth seeing in the metrics.
 		return &round{took: took, err: fmt.Errorf("gather metrics: %w", err)}
 	}
@@ -161,109 +151,51 @@ func (e *Exporter) publish(r *round) {
 	e.latest.Store(r)
 }
 
-// gather validates and sorts metrics into families, as a registry would at scrape time.
-func gather(ms []prometheus.Metric) ([]*dto.MetricFamily, error) {
-	reg := prometheus.NewPedanticRegistry()
-	if err := reg.Register(metricSlice(ms)); err != nil {
-		return nil, err
-	}
-	return reg.Gather()
-}
-
-// metricSlice is a fixed set of metrics as a collector.
-type metricSlice []prometheus.Metric
-
-func (m metricSlice) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(m, ch) }
-
-func (m metricSlice) Collect(ch chan<- prometheus.Metric) {
-	for _, x := range m {
-		ch <- x
-	}
-}
-
-// Describe sends every descriptor the exporter can produce.
-func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range allDescs {
-		ch <- d
-	}
-}
-
-// Collect sends the exporter's own metrics and those of the latest collection.
-func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
-	selfCollector{e}.Collect(ch)
-	if r := e.latest.Load(); r != nil {
-		for _, m := range r.metrics {
-			ch <- m
-		}
-	}
-}
-
-// Gather returns the exporter's own metrics, gathered now, with the host
-// metrics gathered when the latest collection finished.
-func (e *Exporter) Gather() ([]*dto.MetricFamily, error) {
-	own, err := e.self.Gather()
-	if r := e.latest.Load(); r != nil {
-		own = append(own, r.families...)
-	}
-	sort.Slice(own, func(i, j int) bool { return own[i].GetName() < own[j].GetName() })
-	return own, err
-}
-
-// selfCollector is the exporter's own health: did the latest collection work,
+// selfMetrics is the exporter's own health: did the latest collection work,
 // how long did it take, when did one last succeed.
-type selfCollector struct{ e *Exporter }
-
-func (s selfCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range selfDescs {
-		ch <- d
-	}
-}
-
-func (s selfCollector) Collect(ch chan<- prometheus.Metric) {
-	r := s.e.latest.Load()
+func (e *Exporter) selfMetrics() []metric {
+	r := e.latest.Load()
 	success := 0.0
 	if r != nil && r.err == nil {
 		success = 1
 	}
-	ch <- prometheus.MustNewConstMetric(descCollectSuccess, prometheus.GaugeValue, success)
-	ch <- prometheus.MustNewConstMetric(descCollections, prometheus.CounterValue, float64(s.e.collections.Load()))
-	ch <- prometheus.MustNewConstMetric(descCollectFailures, prometheus.CounterValue, float64(s.e.failures.Load()))
+	out := []metric{
+		constMetric(descCollectSuccess, gauge, success),
+		constMetric(descCollections, counter, float64(e.collections.Load())),
+		constMetric(descCollectFailures, counter, float64(e.failures.Load())),
+	}
 	if r == nil {
-		return
+		return out
 	}
-	ch <- prometheus.MustNewConstMetric(descCollectDuration, prometheus.GaugeValue, r.took.Seconds())
+	out = append(out, constMetric(descCollectDuration, gauge, r.took.Seconds()))
 	if !r.lastOK.IsZero() {
-		ch <- prometheus.MustNewConstMetric(descCollectTimestamp, prometheus.GaugeValue, unixSeconds(r.lastOK))
+		out = append(out, constMetric(descCollectTimestamp, gauge, unixSeconds(r.lastOK)))
 	}
+	return out
 }
 
-// Handler serves Gather with the exporter process's own metrics (memory, CPU,
-// goroutines, build info, and those of extra collectors such as a Prober), as
-// Prometheus expects at /metrics.
-func (e *Exporter) Handler(extra ...prometheus.Collector) http.Handler {
-	runtime := prometheus.NewRegistry()
-	runtime.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector(),
-		buildInfo(e.opts.Version))
-	runtime.MustRegister(extra...)
-	// The two sets of names (go_/process_ and wgperf_) never meet, so the
-	// families can be joined without a registry re-checking every sample.
-	all := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
-		own, err := runtime.Gather()
-		mine, err2 := e.Gather()
-		own = append(own, mine...)
-		sort.Slice(own, func(i, j int) bool { return own[i].GetName() < own[j].GetName() })
-		return own, errors.Join(err, err2)
-	})
-	return promhttp.HandlerFor(all, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+// writeMetrics writes the exporter's own metrics and extra samples of the
+// moment (the process's, a Prober's counters), gathered now, with the host
+// metrics rendered when the latest collection finished, in the text format.
+func (e *Exporter) writeMetrics(w io.Writer, extra ...metric) error {
+	own, err := gather(append(e.selfMetrics(), extra...))
+	if err != nil {
+		return err
+	}
+	var host []family
+	if r := e.latest.Load(); r != nil {
+		host = r.families
+	}
+	return writeFamilies(w, own, host)
 }
 
 // buildInfo is wgperf_build_info, the series dashboards join on to show
 // which version each exporter runs.
-func buildInfo(version string) prometheus.Collector {
+func buildInfo(version string) metric {
 	if version == "" {
 		version = "unknown"
 	}
-	return metricSlice{prometheus.MustNewConstMetric(descBuildInfo, prometheus.GaugeValue, 1, version, goruntime.Version())}
+	return constMetric(descBuildInfo, gauge, 1, version, goruntime.Version())
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

@@ -4,19 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"flag"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
@@ -41,42 +40,86 @@ func readFixture(t testing.TB, name string) *facts.Snapshot {
 	return s
 }
 
-// scrape renders what Handler serves (minus the process's own metrics) in the
-// text exposition format.
+// scrape renders what /metrics serves, minus the process's own metrics.
 func scrape(t testing.TB, e *Exporter) string {
 	t.Helper()
-	mfs, err := e.Gather()
-	if err != nil {
-		t.Fatalf("gather: %v", err)
-	}
-	return render(t, mfs)
-}
-
-func render(t testing.TB, mfs []*dto.MetricFamily) string {
-	t.Helper()
 	var b bytes.Buffer
-	for _, mf := range mfs {
-		if _, err := expfmt.MetricFamilyToText(&b, mf); err != nil {
-			t.Fatal(err)
-		}
+	if err := e.writeMetrics(&b); err != nil {
+		t.Fatalf("write metrics: %v", err)
 	}
 	return b.String()
 }
 
-// The Collector (for other registries) and the pre-gathered fast path must
-// serve the same series; the pedantic registry also rejects duplicates.
-func TestCollectorMatchesGather(t *testing.T) {
+// The official parser reads back what the exporter writes, and the official
+// writer writes the same bytes from it: the text is the format Prometheus
+// speaks, down to label order, escaping and float formatting.
+func TestExpositionMatchesPrometheusLibrary(t *testing.T) {
 	snap := readFixture(t, "multiwan-a.json")
-	e := newLocal()
-	e.store(snap, check.Run([]*facts.Snapshot{snap}, check.Options{}), time.Second, nil)
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(e)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
+	snap.WireGuard[0].Peers[0].Endpoint = "[2001:db8::1]:51820"
+	e := New(target.Local(), Options{Names: PeerNames{snap.WireGuard[0].Peers[0].PublicKey: "back\\slash \"quoted\"\nnew line, \xff not UTF-8"}})
+	e.store(snap, check.Run([]*facts.Snapshot{snap}, check.Options{}), 1500*time.Millisecond, nil)
+	site := &Site{Exporter: e, Prober: NewProber(ProbeOptions{})}
+	rep := site.answer(t.Context(), request{method: "GET", path: "/metrics"})
+	got := string(rep.body)
+	if !strings.Contains(got, `name="back\\slash \"quoted\"\nnew line, � not UTF-8"`) {
+		t.Errorf("peer name label not escaped:\n%s", got)
 	}
-	if diff := cmp.Diff(scrape(t, e), render(t, mfs)); diff != "" {
-		t.Errorf("Collect and Gather differ (-gather +collect):\n%s", diff)
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(got))
+	if err != nil {
+		t.Fatalf("the Prometheus parser refuses the exposition: %v\n%s", err, got)
+	}
+	names := make([]string, 0, len(fams))
+	for n := range fams {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var want bytes.Buffer
+	for _, n := range names {
+		if _, err := expfmt.MetricFamilyToText(&want, fams[n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(want.String(), got); diff != "" {
+		t.Errorf("exposition differs from client_golang's rendering of it (-library +ours):\n%s", diff)
+	}
+	for _, n := range []string{"process_cpu_seconds_total", "process_resident_memory_bytes", "process_start_time_seconds",
+		"process_open_fds", "process_max_fds", "go_goroutines", "go_info", "wgperf_build_info", "wgperf_probe_requests_total"} {
+		if fams[n] == nil {
+			t.Errorf("/metrics lacks %s", n)
+		}
+	}
+}
+
+// A repeated series or a name described twice is refused, not served (a
+// scrape with either would fail as a whole in Prometheus).
+func TestGatherRefusesRepeatsAndConflicts(t *testing.T) {
+	a := newDesc("x_total", "Xs.", "l")
+	if _, err := gather([]metric{constMetric(a, counter, 1, "v"), constMetric(a, counter, 2, "v")}); err == nil {
+		t.Error("a repeated series was gathered")
+	}
+	b := newDesc("x_total", "Other Xs.", "l")
+	if _, err := gather([]metric{constMetric(a, counter, 1, "v"), constMetric(b, counter, 2, "w")}); err == nil {
+		t.Error("one name with two helps was gathered")
+	}
+	if _, err := gather([]metric{constMetric(a, counter, 1, "v"), constMetric(a, gauge, 2, "w")}); err == nil {
+		t.Error("one name with two types was gathered")
+	}
+}
+
+func TestParseSelfStat(t *testing.T) {
+	// A command name with spaces and parentheses, as a process may be called.
+	stat := "4242 (wg (perf) x) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 50 0 0 20 0 9 0 123456 734003200 4096 18446744073709551615 1 1 0 0 0 0 0 0 2143420159 0 0 0 17 1 0 0 0 0 0"
+	got := map[string]float64{}
+	for _, m := range parseSelfStat(stat) {
+		got[m.desc.name] = m.value
+	}
+	if got["process_cpu_seconds_total"] != 3 || got["process_virtual_memory_bytes"] != 734003200 ||
+		got["process_resident_memory_bytes"] != 4096*float64(os.Getpagesize()) {
+		t.Errorf("parseSelfStat = %v", got)
+	}
+	if parseSelfStat("garbage") != nil || parseSelfStat("1 (x) S 1") != nil {
+		t.Error("parseSelfStat read a short line")
 	}
 }
 
@@ -231,9 +274,8 @@ func TestHandshakeAge(t *testing.T) {
 // process metrics, whatever the watched host does.
 func TestHandlerServesBuildInfoAndProbeCounters(t *testing.T) {
 	e := New(target.Local(), Options{Version: "v1.2.3"})
-	srv := httptest.NewServer(e.Handler(NewProber(ProbeOptions{})))
-	defer srv.Close()
-	_, body := get(t, srv.URL)
+	url := testServer(t, &Site{Exporter: e, Prober: NewProber(ProbeOptions{})})
+	_, body := get(t, url+"/metrics")
 	for _, want := range []string{
 		`wgperf_build_info{goversion="` + runtime.Version() + `",version="v1.2.3"} 1`,
 		`wgperf_probe_requests_total{result="refused"} 0`,

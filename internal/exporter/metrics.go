@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
@@ -14,8 +12,8 @@ import (
 
 const ns = "wgperf"
 
-func desc(name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(ns+"_"+name, help, labels, nil)
+func desc(name, help string, labels ...string) *Desc {
+	return newDesc(ns+"_"+name, help, labels...)
 }
 
 // The exporter's own health.
@@ -63,7 +61,7 @@ var (
 	descProbeCacheSize = desc("probe_cache_targets", "Targets whose latest collection the /probe cache holds (at most --probe.cache-size).")
 )
 
-var selfDescs = []*prometheus.Desc{descCollectSuccess, descCollectDuration, descCollectTimestamp, descCollections, descCollectFailures}
+var selfDescs = []*Desc{descCollectSuccess, descCollectDuration, descCollectTimestamp, descCollections, descCollectFailures}
 
 var allDescs = append(selfDescs[:len(selfDescs):len(selfDescs)],
 	descBuildInfo, descProbes, descProbeCacheSize,
@@ -81,10 +79,10 @@ type peerLabels struct {
 
 // hostMetrics turns one snapshot and its check results into const metrics.
 // It runs once per collection, so a scrape only copies the slice.
-func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []prometheus.Metric {
-	var out []prometheus.Metric
-	add := func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
-		out = append(out, prometheus.MustNewConstMetric(d, t, v, labels...))
+func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []metric {
+	var out []metric
+	add := func(d *Desc, t metricType, v float64, labels ...string) {
+		out = append(out, constMetric(d, t, v, labels...))
 	}
 	// Kernel facts are read through the target's namespace, but "wg show all
 	// dump" lists interfaces of every namespace; the collector already keeps
@@ -100,9 +98,9 @@ func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []prometheu
 			continue
 		}
 		seenIface[w.Name] = true
-		add(descIfaceInfo, prometheus.GaugeValue, 1, w.Name, w.PublicKey, strconv.Itoa(w.ListenPort), w.Implementation)
+		add(descIfaceInfo, gauge, 1, w.Name, w.PublicKey, strconv.Itoa(w.ListenPort), w.Implementation)
 		if w.MTU > 0 {
-			add(descIfaceMTU, prometheus.GaugeValue, float64(w.MTU), w.Name)
+			add(descIfaceMTU, gauge, float64(w.MTU), w.Name)
 		}
 		seenPeer := map[string]bool{}
 		for _, p := range w.Peers {
@@ -111,34 +109,34 @@ func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []prometheu
 			}
 			seenPeer[p.PublicKey] = true
 			present[[2]string{w.Name, p.PublicKey}] = true
-			add(descPeerInfo, prometheus.GaugeValue, 1, w.Name, p.PublicKey, pl.names[p.PublicKey], strings.Join(p.AllowedIPs, ","))
+			add(descPeerInfo, gauge, 1, w.Name, p.PublicKey, pl.names[p.PublicKey], strings.Join(p.AllowedIPs, ","))
 			if addr, port := splitEndpoint(p.Endpoint); addr != "" {
 				if pl.roam != nil {
 					addr = pl.roam.label(w.Name, p.PublicKey, addr, s.CollectedAt)
 				}
-				add(descPeerAddr, prometheus.GaugeValue, 1, w.Name, p.PublicKey, addr)
+				add(descPeerAddr, gauge, 1, w.Name, p.PublicKey, addr)
 				if port > 0 {
-					add(descPeerPort, prometheus.GaugeValue, float64(port), w.Name, p.PublicKey)
+					add(descPeerPort, gauge, float64(port), w.Name, p.PublicKey)
 				}
 			}
 			hs := 0.0
 			if !p.LatestHandshake.IsZero() {
 				hs = unixSeconds(p.LatestHandshake)
 				age := s.CollectedAt.Sub(p.LatestHandshake).Seconds()
-				add(descHSAge, prometheus.GaugeValue, max(age, 0), w.Name, p.PublicKey)
+				add(descHSAge, gauge, max(age, 0), w.Name, p.PublicKey)
 			}
-			add(descHandshake, prometheus.GaugeValue, hs, w.Name, p.PublicKey)
-			add(descRxBytes, prometheus.CounterValue, float64(p.RxBytes), w.Name, p.PublicKey)
-			add(descTxBytes, prometheus.CounterValue, float64(p.TxBytes), w.Name, p.PublicKey)
+			add(descHandshake, gauge, hs, w.Name, p.PublicKey)
+			add(descRxBytes, counter, float64(p.RxBytes), w.Name, p.PublicKey)
+			add(descTxBytes, counter, float64(p.TxBytes), w.Name, p.PublicKey)
 		}
 	}
 	if pl.roam != nil {
 		pl.roam.keep(present)
 	}
 
-	snmp := func(d *prometheus.Desc, group, key string) {
+	snmp := func(d *Desc, group, key string) {
 		if v, ok := s.Counters.SNMP[group][key]; ok {
-			add(d, prometheus.CounterValue, float64(v))
+			add(d, counter, float64(v))
 		}
 	}
 	snmp(descUDPRcvbuf, "Udp", "RcvbufErrors")
@@ -149,9 +147,9 @@ func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []prometheu
 
 	for _, c := range s.Softnet {
 		cpu := strconv.Itoa(c.CPU)
-		add(descSoftnetProc, prometheus.CounterValue, float64(c.Processed), cpu)
-		add(descSoftnetDrop, prometheus.CounterValue, float64(c.Dropped), cpu)
-		add(descSoftnetSqz, prometheus.CounterValue, float64(c.TimeSqueeze), cpu)
+		add(descSoftnetProc, counter, float64(c.Processed), cpu)
+		add(descSoftnetDrop, counter, float64(c.Dropped), cpu)
+		add(descSoftnetSqz, counter, float64(c.TimeSqueeze), cpu)
 	}
 
 	bySeverity := map[finding.Severity]int{}
@@ -165,10 +163,10 @@ func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []prometheu
 		}
 		seenFinding[key] = true
 		bySeverity[f.Severity]++
-		add(descFinding, prometheus.GaugeValue, 1, key[:]...)
+		add(descFinding, gauge, 1, key[:]...)
 	}
 	for _, sev := range []finding.Severity{finding.Info, finding.Warning, finding.Critical} {
-		add(descFindings, prometheus.GaugeValue, float64(bySeverity[sev]), sev.String())
+		add(descFindings, gauge, float64(bySeverity[sev]), sev.String())
 	}
 
 	skipped := map[string]bool{}
@@ -181,7 +179,7 @@ func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []prometheu
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		add(descCheckSkipped, prometheus.GaugeValue, 1, n)
+		add(descCheckSkipped, gauge, 1, n)
 	}
 	return out
 }

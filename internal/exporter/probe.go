@@ -1,20 +1,16 @@
 package exporter
 
 import (
+	"bytes"
 	"container/list"
 	"context"
 	"fmt"
-	"net/http"
+	"net/url"
 	"path"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/target"
@@ -130,47 +126,46 @@ func (p *Prober) allowed(spec string) bool {
 	return false
 }
 
-// ServeHTTP answers /probe?target=SPEC. A target that fails to collect is
-// still a 200 with wgperf_collect_success 0 (Prometheus keeps up=1: the
+// answer is the reply to /probe?target=SPEC. A target that fails to collect
+// is still a 200 with wgperf_collect_success 0 (Prometheus keeps up=1: the
 // exporter answered; the alert on collect_success names the target).
-func (p *Prober) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	spec := req.URL.Query().Get("target")
+// scrapeTimeout is Prometheus' X-Prometheus-Scrape-Timeout-Seconds header.
+func (p *Prober) answer(ctx context.Context, query url.Values, scrapeTimeout string) reply {
+	spec := query.Get("target")
 	if spec == "" {
 		p.refused.Add(1)
-		http.Error(w, "target parameter missing: /probe?target=ssh:[user@]host[:port]", http.StatusBadRequest)
-		return
+		return textReply(statusBadRequest, "target parameter missing: /probe?target=ssh:[user@]host[:port]")
 	}
 	t, err := target.Parse(spec)
 	if err != nil {
 		p.refused.Add(1)
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+		return textReply(statusBadRequest, err.Error())
 	}
 	if !p.allowed(t.String()) {
 		p.refused.Add(1)
-		http.Error(w, fmt.Sprintf("target %q is not allowed: start the exporter with --probe.allow matching it", spec), http.StatusForbidden)
-		return
+		return textReply(statusForbidden, fmt.Sprintf("target %q is not allowed: start the exporter with --probe.allow matching it", spec))
 	}
 	timeout := p.opts.Timeout
-	if s := req.Header.Get("X-Prometheus-Scrape-Timeout-Seconds"); s != "" {
+	if scrapeTimeout != "" {
 		// Answer before Prometheus gives up, so a slow router reads as a
 		// failed collection rather than a down exporter.
-		if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 {
+		if v, err := strconv.ParseFloat(scrapeTimeout, 64); err == nil && v > 0 {
 			timeout = min(timeout, time.Duration(max(v-0.5, v/2)*float64(time.Second)))
 		}
 	}
-	r, at, err := p.get(req.Context(), t, timeout)
+	r, at, err := p.get(ctx, t, timeout)
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-		return
+		return textReply(statusUnavailable, err.Error())
 	}
 	fams, err := probeFamilies(r, at)
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+		return textReply(statusInternalError, err.Error())
 	}
-	promhttp.HandlerFor(prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return fams, nil }),
-		promhttp.HandlerOpts{}).ServeHTTP(w, req)
+	var b bytes.Buffer
+	if err := writeFamilies(&b, fams, r.families); err != nil {
+		return textReply(statusInternalError, err.Error())
+	}
+	return reply{status: statusOK, contentType: contentType, body: b.Bytes()}
 }
 
 // get returns t's cached collection, or collects it: one collection per
@@ -239,42 +234,32 @@ func (p *Prober) collect(t target.Target, e *probeEntry, timeout time.Duration) 
 	close(e.ready)
 }
 
-// probeFamilies is a probe's answer: the target's metrics and whether its
+// probeFamilies is a probe's own part of the answer: whether the target's
 // collection worked, how long it took and when it finished.
-func probeFamilies(r *round, at time.Time) ([]*dto.MetricFamily, error) {
+func probeFamilies(r *round, at time.Time) ([]family, error) {
 	success := 0.0
 	if r.err == nil {
 		success = 1
 	}
-	own := metricSlice{
-		prometheus.MustNewConstMetric(descCollectSuccess, prometheus.GaugeValue, success),
-		prometheus.MustNewConstMetric(descCollectDuration, prometheus.GaugeValue, r.took.Seconds()),
+	own := []metric{
+		constMetric(descCollectSuccess, gauge, success),
+		constMetric(descCollectDuration, gauge, r.took.Seconds()),
 	}
 	if r.err == nil {
-		own = append(own, prometheus.MustNewConstMetric(descCollectTimestamp, prometheus.GaugeValue, unixSeconds(at)))
+		own = append(own, constMetric(descCollectTimestamp, gauge, unixSeconds(at)))
 	}
-	fams, err := gather(own)
-	if err != nil {
-		return nil, err
-	}
-	fams = append(fams, r.families...)
-	sort.Slice(fams, func(i, j int) bool { return fams[i].GetName() < fams[j].GetName() })
-	return fams, nil
+	return gather(own)
 }
 
-// Describe and Collect make the Prober's own counters a prometheus.Collector
-// for the exporter's /metrics.
-func (p *Prober) Describe(ch chan<- *prometheus.Desc) {
-	ch <- descProbes
-	ch <- descProbeCacheSize
-}
-
-func (p *Prober) Collect(ch chan<- prometheus.Metric) {
-	ch <- prometheus.MustNewConstMetric(descProbes, prometheus.CounterValue, float64(p.cached.Load()), "cached")
-	ch <- prometheus.MustNewConstMetric(descProbes, prometheus.CounterValue, float64(p.collected.Load()), "collected")
-	ch <- prometheus.MustNewConstMetric(descProbes, prometheus.CounterValue, float64(p.refused.Load()), "refused")
+// metrics are the Prober's own counters, for the exporter's /metrics.
+func (p *Prober) metrics() []metric {
 	p.mu.Lock()
 	n := p.lru.Len()
 	p.mu.Unlock()
-	ch <- prometheus.MustNewConstMetric(descProbeCacheSize, prometheus.GaugeValue, float64(n))
+	return []metric{
+		constMetric(descProbes, counter, float64(p.cached.Load()), "cached"),
+		constMetric(descProbes, counter, float64(p.collected.Load()), "collected"),
+		constMetric(descProbes, counter, float64(p.refused.Load()), "refused"),
+		constMetric(descProbeCacheSize, gauge, float64(n)),
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,10 +39,7 @@ func TestProbeRoutersOverSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := NewProber(ProbeOptions{Allow: []string{"ssh:root@*"}, Names: names, Timeout: 20 * time.Second, Logf: t.Logf})
-	mux := http.NewServeMux()
-	mux.Handle("/probe", p)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	srv := testServer(t, &Site{Prober: p})
 
 	start := time.Now()
 	code, body := get(t, probeURL(srv, spec), "X-Prometheus-Scrape-Timeout-Seconds", "25")
@@ -100,9 +96,7 @@ func BenchmarkProbe1000PeersOverSSH(b *testing.B) {
 	spec := labtest.SSHD(b, l, "b")
 	addPeers(b, l.Target("b"), l.WGInterface("b"), 1000)
 	p := NewProber(ProbeOptions{Allow: []string{"ssh:*"}, CacheTTL: time.Hour})
-	srv := httptest.NewServer(p)
-	defer srv.Close()
-	u := srv.URL + "/probe?target=" + spec
+	u := testServer(b, &Site{Prober: p}) + "/probe?target=" + spec
 	scrape := func() string {
 		resp, err := http.Get(u)
 		if err != nil {

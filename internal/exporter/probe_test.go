@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -32,7 +31,7 @@ func (c *fakeClock) Add(d time.Duration) {
 
 // fakeProber serves the recorded multi-wan snapshot for every target, or
 // fails for targets named in fail; gate, when set, holds collections until closed.
-func fakeProber(t *testing.T, opts ProbeOptions, fail map[string]bool, gate chan struct{}) (*Prober, *httptest.Server, *fakeClock) {
+func fakeProber(t *testing.T, opts ProbeOptions, fail map[string]bool, gate chan struct{}) (*Prober, string, *fakeClock) {
 	t.Helper()
 	clock := &fakeClock{t: time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)}
 	opts.Now = clock.Now
@@ -51,13 +50,12 @@ func fakeProber(t *testing.T, opts ProbeOptions, fail map[string]bool, gate chan
 		}
 		return newRound(snap, check.Run([]*facts.Snapshot{snap}, check.Options{}), 1200*time.Millisecond, pl)
 	}
-	srv := httptest.NewServer(p)
-	t.Cleanup(srv.Close)
-	return p, srv, clock
+	return p, testServer(t, &Site{Prober: p}), clock
 }
 
-func probeURL(srv *httptest.Server, spec string) string {
-	return srv.URL + "/probe?target=" + url.QueryEscape(spec)
+// probeURL is the /probe URL of spec on the server at base.
+func probeURL(base, spec string) string {
+	return base + "/probe?target=" + url.QueryEscape(spec)
 }
 
 func get(t *testing.T, u string, header ...string) (int, string) {

@@ -30,6 +30,10 @@ type Snapshot struct {
 	Conntrack *Conntrack        `json:"conntrack"` // nil when conntrack is not loaded
 	OpenWrt   *OpenWrt          `json:"openwrt"`   // nil off OpenWrt
 	Notes     []Note            `json:"notes"`     // what could not be collected, and why
+
+	// IPText says ip had no JSON (BusyBox ip: OpenWrt without ip-full) and its
+	// text was read: routes carry no protocol and no multipath hops, links no kind.
+	IPText bool `json:"ip_text,omitempty"`
 }
 
 // Note records a source that was missing or failed, so checks can say why they skipped.

@@ -106,6 +106,7 @@ func openWrtHost(t *testing.T) *fakeHost {
 	h.on("uname -r", "5.15.150\n")
 	h.on("sh -c 'command -v nft'", "/usr/sbin/nft\n")
 	h.files["/etc/openwrt_release"] = "DISTRIB_ID='OpenWrt'\n"
+	h.files["/etc/sysupgrade.conf"] = "## Files and folders a sysupgrade keeps, one a line.\n\n# /etc/example.conf\n"
 	h.on("ip route show table main exact 46.38.233.77", "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static metric 20 \n")
 	h.fail("uci -q get network.wg.nohostroute", 1)
 	h.on("uci -q get banip.global.ban_icmplimit", "25\n")

@@ -179,6 +179,7 @@ func (l *Lab) routerEtc(ctx context.Context, dir, fsRoot string) error {
 		"openwrt_release": openwrtRelease,
 		"config/network":  l.routerNetworkConfig(),
 		"config/system":   "\nconfig system\n\toption hostname 'OpenWrt'\n",
+		"sysupgrade.conf": "## Files and folders a sysupgrade keeps, one a line (base-files ships this file).\n",
 	}
 	if l.Config.ICMPLimit > 0 {
 		b, err := routerScripts.ReadFile("router/banip")

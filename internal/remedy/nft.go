@@ -24,10 +24,13 @@ type nftChain struct {
 	marker string   // comment on every rule; its presence means "already in place"
 }
 
-// text renders the chain as an nft -f file.
-func (c nftChain) text() string {
+// text renders the chain as an nft -f file; on OpenWrt it says how fw4 loads it.
+func (c nftChain) text(p Platform) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by wgperf fix; delete this file and run: nft delete chain inet %s %s\n", NftTable, c.name)
+	if p == OpenWrt {
+		b.WriteString(fw4IncludeNote)
+	}
 	fmt.Fprintf(&b, "table inet %s {\n\tchain %s {\n\t\t%s\n", NftTable, c.name, c.hook)
 	for _, r := range c.rules {
 		fmt.Fprintf(&b, "\t\t%s comment %q\n", r, c.marker)
@@ -36,14 +39,30 @@ func (c nftChain) text() string {
 	return b.String()
 }
 
-// path is where the chain persists: fw4 loads ruleset-post on OpenWrt; on
-// other systems /etc/nftables.conf gets an include of our folder.
+// path is where the chain persists: on OpenWrt, fw4's ruleset-post folder
+// (see fw4IncludeNote); on other systems /etc/nftables.conf gets an include
+// of our folder.
 func (c nftChain) path(p Platform) string {
 	if p == OpenWrt {
-		return "/usr/share/nftables.d/ruleset-post/90-wgperf-" + c.name + ".nft"
+		return fw4RulesetPost + "/90-wgperf-" + c.name + ".nft"
 	}
 	return nftDir + "/" + c.name + ".nft"
 }
+
+// fw4RulesetPost is the folder whose *.nft files OpenWrt's fw4 includes after
+// its own "table inet fw4 { ... }" at every firewall start (the default
+// auto_includes). /etc/nftables.d/*.nft would not do: fw4 includes those
+// inside its table, where a table of wgperf's own is a syntax error that
+// stops the firewall. Unlike /etc/nftables.d, this folder is not kept by
+// sysupgrade, so the plan lists each file in /etc/sysupgrade.conf.
+const fw4RulesetPost = "/usr/share/nftables.d/ruleset-post"
+
+// sysupgradeConf lists the files an OpenWrt sysupgrade keeps.
+const sysupgradeConf = "/etc/sysupgrade.conf"
+
+// fw4IncludeNote heads a chain file on OpenWrt.
+const fw4IncludeNote = "# fw4 includes " + fw4RulesetPost + "/*.nft after its own table at every firewall\n" +
+	"# start (auto_includes in /etc/config/firewall); " + sysupgradeConf + " lists this file for sysupgrade.\n"
 
 func (c nftChain) file(env *Env) string { return env.Path(c.path(env.Platform)) }
 
@@ -69,12 +88,19 @@ func showChains(p Platform, chains []nftChain, iptTable string, iptRules []strin
 		}
 		for _, pl := range []Platform{Linux, OpenWrt} {
 			if p == pl || p == Unknown {
-				cfg = append(cfg, finding.ConfigSnippet{Path: c.path(pl), Lines: splitLines(c.text())})
+				cfg = append(cfg, finding.ConfigSnippet{Path: c.path(pl), Lines: splitLines(c.text(pl))})
 			}
 		}
 	}
 	if p != OpenWrt {
 		cfg = append(cfg, finding.ConfigSnippet{Path: "/etc/nftables.conf", Lines: includeLines(nftDir)})
+	}
+	if p == OpenWrt || p == Unknown {
+		var keep []string
+		for _, c := range chains {
+			keep = append(keep, c.path(OpenWrt))
+		}
+		cfg = append(cfg, finding.ConfigSnippet{Path: sysupgradeConf, Lines: keep})
 	}
 	for _, r := range iptRules {
 		cmds = append(cmds, "# or, with iptables: iptables -t "+iptTable+" -A "+r)
@@ -99,13 +125,35 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 		current = string(out)
 	}
 	path := c.file(env)
-	fc, err := env.change(ctx, path, func([]byte, bool) ([]byte, error) { return []byte(c.text()), nil })
+	fc, err := env.change(ctx, path, func([]byte, bool) ([]byte, error) { return []byte(c.text(env.Platform)), nil })
 	if err != nil {
 		return err
 	}
 	if fc != nil {
 		fc.Edit = []string{"mkdir -p " + shell.Join(Dir(path)), Heredoc(path, fc.New)}
 		st.Files = append(st.Files, *fc)
+	}
+	if env.Platform == OpenWrt {
+		// sysupgrade keeps what /etc/sysupgrade.conf lists, one path a line.
+		conf, keep := env.Path(sysupgradeConf), c.path(OpenWrt)
+		fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
+			for _, l := range strings.Split(string(old), "\n") {
+				if strings.TrimSpace(l) == keep {
+					return old, nil
+				}
+			}
+			if len(old) > 0 && old[len(old)-1] != '\n' {
+				old = append(old, '\n')
+			}
+			return append(append([]byte{}, old...), keep+"\n"...), nil
+		})
+		if err != nil {
+			return err
+		}
+		if fc != nil {
+			fc.Edit = []string{fmt.Sprintf("echo %s >> %s", shell.Join(keep), shell.Join(conf))}
+			st.Files = append(st.Files, *fc)
+		}
 	}
 	if env.Platform != OpenWrt {
 		conf := env.Path("/etc/nftables.conf")

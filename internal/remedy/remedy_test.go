@@ -153,8 +153,12 @@ func TestDisplay(t *testing.T) {
 				"# or, with iptables: iptables -t mangle -A POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --set-mss 1300"},
 			[]finding.ConfigSnippet{
 				{Path: "/etc/wgperf/nft/mss_wg0.nft", Lines: mssFile},
-				{Path: "/usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg0.nft", Lines: mssFile},
-				{Path: "/etc/nftables.conf", Lines: []string{"# wgperf fix: its own table", `include "/etc/wgperf/nft/*.nft"`}}}},
+				{Path: "/usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg0.nft", Lines: append(mssFile[:1:1], append(
+					[]string{"# fw4 includes /usr/share/nftables.d/ruleset-post/*.nft after its own table at every firewall",
+						"# start (auto_includes in /etc/config/firewall); /etc/sysupgrade.conf lists this file for sysupgrade."},
+					mssFile[1:]...)...)},
+				{Path: "/etc/nftables.conf", Lines: []string{"# wgperf fix: its own table", `include "/etc/wgperf/nft/*.nft"`}},
+				{Path: "/etc/sysupgrade.conf", Lines: []string{"/usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg0.nft"}}}},
 		{"tbf with the burst the plan applies", m(TBF("wg0", "150mbit")),
 			[]string{"tc qdisc replace dev wg0 root tbf rate 150mbit burst 184kb latency 400ms"},
 			[]finding.ConfigSnippet{{Path: "/etc/wireguard/wg0.conf [Interface]", Lines: []string{"PostUp = tc qdisc replace dev %i root tbf rate 150mbit burst 184kb latency 400ms"}}}},
@@ -182,5 +186,32 @@ func TestFixesDropsARefusedRemedy(t *testing.T) {
 	fs := Fixes("lower it", r, err)
 	if len(fs) != 1 || fs[0].Action == nil || fs[0].Action.Kind != finding.ActWGMTU || fs[0].Description != "lower it" {
 		t.Errorf("fixes %+v", fs)
+	}
+}
+
+// On OpenWrt the NOTRACK chains persist where fw4 includes a table of our
+// own (ruleset-post, after "table inet fw4"; /etc/nftables.d is read inside
+// that table), each file says so, and sysupgrade is told to keep them.
+func TestNotrackPersistsForFw4(t *testing.T) {
+	r, err := Notrack("wg0", 51820, OpenWrt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := r.Config()
+	var paths []string
+	for _, c := range cfg {
+		paths = append(paths, c.Path)
+	}
+	want := []string{"/usr/share/nftables.d/ruleset-post/90-wgperf-notrack_wg0_in.nft",
+		"/usr/share/nftables.d/ruleset-post/90-wgperf-notrack_wg0_out.nft", "/etc/sysupgrade.conf"}
+	if d := cmp.Diff(want, paths); d != "" {
+		t.Fatalf("persisted in (-want +got):\n%s", d)
+	}
+	if got := strings.Join(cfg[0].Lines, "\n"); !strings.Contains(got, "# fw4 includes /usr/share/nftables.d/ruleset-post/*.nft after its own table") ||
+		!strings.Contains(got, "table inet wgperf {") || strings.Contains(got, "/etc/nftables.d") {
+		t.Errorf("chain file:\n%s", got)
+	}
+	if d := cmp.Diff(want[:2], cfg[2].Lines); d != "" {
+		t.Errorf("sysupgrade.conf lines (-want +got):\n%s", d)
 	}
 }

@@ -41,6 +41,8 @@ uci commit network
 mkdir -p /usr/share/nftables.d/ruleset-post
 cat > /usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg.nft <<'WGPERF_EOF'
 # Written by wgperf fix; delete this file and run: nft delete chain inet wgperf mss_wg
+# fw4 includes /usr/share/nftables.d/ruleset-post/*.nft after its own table at every firewall
+# start (auto_includes in /etc/config/firewall); /etc/sysupgrade.conf lists this file for sysupgrade.
 table inet wgperf {
 	chain mss_wg {
 		type filter hook postrouting priority mangle; policy accept;
@@ -48,11 +50,14 @@ table inet wgperf {
 	}
 }
 WGPERF_EOF
+echo /usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg.nft >> /etc/sysupgrade.conf
 nft -f /usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg.nft
 # rollback:
 #   nft delete chain inet wgperf mss_wg
 #   nft list table inet wgperf | grep -q '^[[:space:]]*chain ' || nft delete table inet wgperf
 #   rm -f /usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg.nft
+#   restore /etc/sysupgrade.conf to its previous content:
+#     - /usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg.nft
 
 # 5. [route.stale-endpoint] uci set mwan3.wan.reliability=1 and commit, then restart mwan3
 #    now: mwan3.wan.reliability: 2 -> 1

@@ -321,10 +321,15 @@ func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 // routeDev is the interface (and source address) t uses towards addr.
 func routeDev(ctx context.Context, t target.Target, addr string) (dev, src string, err error) {
 	out, err := t.Run(ctx, "ip", "-j", "route", "get", addr)
+	parse := collect.ParseRouteGet
 	if err != nil {
-		return "", "", fmt.Errorf("no route to %s on %s: %w", addr, t, err)
+		// BusyBox ip (a router without ip-full) has no -j: read its text.
+		if out, err = t.Run(ctx, "ip", "route", "get", addr); err != nil {
+			return "", "", fmt.Errorf("no route to %s on %s: %w", addr, t, err)
+		}
+		parse = collect.ParseRouteGetText
 	}
-	dev, _, src, err = collect.ParseRouteGet(bytes.NewReader(out))
+	dev, _, src, err = parse(bytes.NewReader(out))
 	if err != nil {
 		return "", "", fmt.Errorf("%s: %w", t, err)
 	}

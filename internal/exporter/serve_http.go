@@ -1,0 +1,111 @@
+//go:build !router
+
+package exporter
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/exporter-toolkit/web"
+)
+
+// WebConfig says whether this build reads --web.config.file (the router
+// build, without net/http and its TLS stack, does not).
+const WebConfig = true
+
+// CheckWebConfig validates a Prometheus web configuration file (TLS and basic
+// auth, the --web.config.file of the official exporters); "" means plain HTTP.
+func CheckWebConfig(path string) error {
+	if path == "" {
+		return nil
+	}
+	return web.Validate(path)
+}
+
+// ServeHTTP answers one request through net/http, gzipped when the client
+// accepts it (Prometheus does).
+func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rep := s.answer(r.Context(), request{method: r.Method, path: r.URL.Path, query: r.URL.Query(),
+		scrapeTimeout: r.Header.Get("X-Prometheus-Scrape-Timeout-Seconds")})
+	h := w.Header()
+	h.Set("Content-Type", rep.contentType)
+	if rep.status != statusOK {
+		h.Set("X-Content-Type-Options", "nosniff")
+	}
+	body := rep.body
+	if rep.status == statusOK && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, _ = zw.Write(body)
+		if zw.Close() == nil {
+			body = b.Bytes()
+			h.Set("Content-Encoding", "gzip")
+		}
+		h.Add("Vary", "Accept-Encoding")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(rep.status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// acceptsGzip reads an Accept-Encoding header: gzip listed without q=0.
+func acceptsGzip(header string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		if strings.TrimSpace(coding) != "gzip" {
+			continue
+		}
+		q := strings.ReplaceAll(params, " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
+}
+
+// Serve serves s on ln until ctx ends. With webConfig it serves through
+// exporter-toolkit's web package: HTTPS with the configured certificate,
+// basic auth with bcrypt-hashed passwords, both re-read as the file changes.
+// The metrics name peers' public keys, endpoints and allowed IPs: anything
+// listening beyond loopback should use it. logf gets the server's warnings
+// and errors; nil discards them.
+func Serve(ctx context.Context, ln net.Listener, s *Site, webConfig string, logf func(format string, args ...any)) error {
+	logger := slog.New(slog.DiscardHandler)
+	if logf != nil {
+		logger = slog.New(slog.NewTextHandler(logfWriter(logf), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	err := web.Serve(ln, srv, &web.FlagConfig{WebConfigFile: &webConfig}, logger)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// logfWriter hands each line slog writes to a printf-style logger.
+type logfWriter func(format string, args ...any)
+
+func (f logfWriter) Write(p []byte) (int, error) {
+	f("%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

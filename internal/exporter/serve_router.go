@@ -1,0 +1,36 @@
+//go:build router
+
+package exporter
+
+import (
+	"context"
+	"errors"
+	"net"
+)
+
+// WebConfig says whether this build reads --web.config.file: the router
+// build serves plain HTTP only, with the small server in tinyhttp.go
+// (net/http and the TLS stack it brings would double the binary).
+const WebConfig = false
+
+// ErrNoWebConfig answers --web.config.file in the router build.
+var ErrNoWebConfig = errors.New("TLS and basic auth are not in the router build (plain HTTP only): " +
+	"listen on 127.0.0.1 or a LAN address your firewall keeps in, " +
+	"or scrape the router from a full build's /probe?target=ssh:root@ROUTER, which needs no wgperf on the router")
+
+// CheckWebConfig refuses any web configuration file: this build has no TLS.
+func CheckWebConfig(path string) error {
+	if path == "" {
+		return nil
+	}
+	return ErrNoWebConfig
+}
+
+// Serve serves s on ln over plain HTTP until ctx ends; a webConfig is refused
+// (see CheckWebConfig). logf gets the server's errors; nil discards them.
+func Serve(ctx context.Context, ln net.Listener, s *Site, webConfig string, logf func(format string, args ...any)) error {
+	if err := CheckWebConfig(webConfig); err != nil {
+		return err
+	}
+	return serveTiny(ctx, ln, s, logf)
+}

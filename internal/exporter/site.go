@@ -1,0 +1,85 @@
+package exporter
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/url"
+)
+
+// Site is what "wgperf exporter" serves: /metrics (the watched host, the
+// exporter's health and its process), /probe?target= (other hosts, through
+// the Prober) and a landing page at /. Both servers, net/http's and the
+// router build's small one, answer through Site.answer.
+type Site struct {
+	Exporter *Exporter
+	Prober   *Prober // nil: /probe is not found
+	Landing  string  // the HTML of /; "" means not found
+}
+
+// request is what the exporter's pages read from an HTTP request.
+type request struct {
+	method, path  string
+	query         url.Values
+	scrapeTimeout string // X-Prometheus-Scrape-Timeout-Seconds
+}
+
+// reply is a page's answer; the server adds the transport's headers.
+type reply struct {
+	status      int
+	contentType string
+	body        []byte
+}
+
+// The HTTP status codes the exporter answers with.
+const (
+	statusOK               = 200
+	statusBadRequest       = 400
+	statusForbidden        = 403
+	statusNotFound         = 404
+	statusMethodNotAllowed = 405
+	statusInternalError    = 500
+	statusUnavailable      = 503
+)
+
+// statusText names the status codes above.
+var statusText = map[int]string{
+	statusOK: "OK", statusBadRequest: "Bad Request", statusForbidden: "Forbidden", statusNotFound: "Not Found",
+	statusMethodNotAllowed: "Method Not Allowed", statusInternalError: "Internal Server Error", statusUnavailable: "Service Unavailable",
+}
+
+// textReply is an error (or any plain message) as net/http's http.Error writes it.
+func textReply(status int, msg string) reply {
+	return reply{status: status, contentType: "text/plain; charset=utf-8", body: []byte(msg + "\n")}
+}
+
+// answer routes one request.
+func (s *Site) answer(ctx context.Context, req request) reply {
+	if req.method != "GET" && req.method != "HEAD" {
+		return textReply(statusMethodNotAllowed, "method not allowed: the exporter answers GET and HEAD")
+	}
+	switch {
+	case req.path == "/metrics" && s.Exporter != nil:
+		extra := append(processMetrics(), buildInfo(s.Exporter.opts.Version))
+		if s.Prober != nil {
+			extra = append(extra, s.Prober.metrics()...)
+		}
+		var b bytes.Buffer
+		if err := s.Exporter.writeMetrics(&b, extra...); err != nil {
+			return textReply(statusInternalError, err.Error())
+		}
+		return reply{status: statusOK, contentType: contentType, body: b.Bytes()}
+	case req.path == "/probe" && s.Prober != nil:
+		return s.Prober.answer(ctx, req.query, req.scrapeTimeout)
+	case req.path == "/" && s.Landing != "":
+		return reply{status: statusOK, contentType: "text/html; charset=utf-8", body: []byte(s.Landing)}
+	}
+	return textReply(statusNotFound, "404 page not found")
+}
+
+// Exposed reports whether a listener accepts connections from other hosts
+// (anything but a loopback address).
+func Exposed(ln net.Listener) bool {
+	a, ok := ln.Addr().(*net.TCPAddr)
+	return !ok || !a.IP.IsLoopback()
+}
