@@ -1,3 +1,5 @@
+//go:build !router
+
 package fleet
 
 import (
@@ -6,6 +8,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 )
+
+// yamlInventories says this build reads YAML (and JSON) inventories.
+const yamlInventories = true
 
 // ParseYAMLInventory reads an Ansible YAML inventory (hosts.yml):
 //
