@@ -221,6 +221,13 @@ func TestRouterBusyBoxProbesOverDropbear(t *testing.T) {
 	if msg := stderr.String(); code != exitFailed || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "opkg install iperf3") {
 		t.Errorf("bench to a router without iperf3: exit %d, %q; want exit 3 and one line naming opkg install iperf3", code, msg)
 	}
+	// Without iperf3 the DF search still proves the black hole; the MSS
+	// stepping it would add says why it did not run.
+	code, out, _ := run(t, "mtu", "--client", spec, "--server", server)
+	if code != exitCritical || !strings.Contains(out, "path MTU to "+l.Node("b").UnderlayAddr+": 1400 bytes") ||
+		!strings.Contains(out, "MSS stepping through the tunnel did not run: iperf3 is not installed") {
+		t.Errorf("mtu from a router without iperf3: exit %d:\n%s", code, out)
+	}
 	if err := l.RouterInstall("iperf3"); err != nil {
 		t.Fatal(err)
 	}

@@ -81,13 +81,16 @@ type Result struct {
 	// on hosts whose ping cannot forbid fragmentation (BusyBox).
 	Method string `json:"method"`
 	// MSS stepping: the largest healthy MSS and the first collapsed one.
-	MSSRuns       []MSSRun          `json:"mss_runs,omitempty"`
-	ReferenceMbit float64           `json:"reference_mbit,omitempty"`
-	MSSGood       int               `json:"mss_good,omitempty"`
-	MSSBad        int               `json:"mss_bad,omitempty"`
-	Seconds       float64           `json:"seconds"`
-	Findings      []finding.Finding `json:"findings"`
-	ClientIface   string            `json:"client_interface,omitempty"`
+	MSSRuns       []MSSRun `json:"mss_runs,omitempty"`
+	ReferenceMbit float64  `json:"reference_mbit,omitempty"`
+	MSSGood       int      `json:"mss_good,omitempty"`
+	MSSBad        int      `json:"mss_bad,omitempty"`
+	// MSSError says why MSS stepping could not run (iperf3 missing on the
+	// server, say); the DF search's results stand without it.
+	MSSError    string            `json:"mss_error,omitempty"`
+	Seconds     float64           `json:"seconds"`
+	Findings    []finding.Finding `json:"findings"`
+	ClientIface string            `json:"client_interface,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -192,7 +195,10 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	if (res.BlackHole || res.PathMTU == 0 || c.MSSStep) && c.Server != nil && c.TunnelAddr != "" {
 		if err := stepMSS(ctx, c, res); err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			res.MSSError = err.Error()
 		}
 		if res.PathMTU == 0 && res.MSSGood > 0 && res.MSSBad > 0 {
 			// ICMP is blocked outright: the MSS cliff is all there is to go on.

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // WriteText prints a path-MTU search for a person: the path MTU, a black
@@ -34,6 +35,9 @@ func (r *Result) WriteText(w io.Writer) error {
 			state = "collapsed"
 		}
 		fmt.Fprintf(w, "  MSS %d through the tunnel: %.1f Mbit/s %s\n", m.MSS, m.Mbit, state)
+	}
+	if r.MSSError != "" {
+		fmt.Fprintf(w, "MSS stepping through the tunnel did not run: %s\n", shell.Terminal(r.MSSError))
 	}
 	if r.WGMTU > 0 {
 		fmt.Fprintf(w, "recommended WireGuard MTU: %d\nrecommended MSS clamp: %d\n", r.WGMTU, r.MSSClamp)
