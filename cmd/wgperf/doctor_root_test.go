@@ -72,7 +72,7 @@ func TestDoctorFixStaleRouteLab(t *testing.T) {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	_, rep, text := doctorJSON(t, "--client", a.String(), "--server", l.Target("b").String(), "--time", "2", "--fix", "--root", root)
+	code, rep, text := doctorJSON(t, "--client", a.String(), "--server", l.Target("b").String(), "--time", "2", "--fix", "--root", root)
 	t.Logf("\n%s", text)
 	if v := rep.Verdict(); v == nil || v.Finding.ID != "route.stale-endpoint" {
 		t.Fatalf("verdict %+v, want route.stale-endpoint", v)
@@ -85,6 +85,10 @@ func TestDoctorFixStaleRouteLab(t *testing.T) {
 	// tunnel's own rate, several times the backup's 20 Mbit/s.
 	if f.After.Up.Tunnel < 3*f.Before.Up.Tunnel || f.After.Up.Ratio() < 0.9 {
 		t.Errorf("upload before %.1f, after %.1f Mbit/s (ratio %.2f)", f.Before.Up.Tunnel, f.After.Up.Tunnel, f.After.Up.Ratio())
+	}
+	// The exit status is what remains after the confirmed fix: no critical cause.
+	if code == exitCritical || code == exitFailed {
+		t.Errorf("exit %d after the fix, want 0 or 1 (remaining: %v)", code, rep.Remaining())
 	}
 	if out, _ := a.Run(t.Context(), "ip", "route", "show", "203.0.113.2"); strings.Contains(string(out), "192.0.2.1") {
 		t.Errorf("stale route still there: %s", out)
