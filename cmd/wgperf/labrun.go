@@ -30,7 +30,7 @@ Scenarios: ` + strings.Join(scenario.Names(), ", ") + `
 
 Every node shares this machine's CPUs, so before a scenario runs, lab run
 measures what a healthy tunnel of the same shape (delay, tunnels) carries here
-and shapes the underlay to 70% of it, at most the catalog's rate; it prints the
+and shapes the underlay to 30% of it, at most the catalog's rate; it prints the
 rate it chose and why. A machine too slow for even 20 Mbit/s skips the scenario.
 The verdict is the tunnel's ratio to the underlay measured in the same run.
 
