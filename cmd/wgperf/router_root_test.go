@@ -31,19 +31,7 @@ func findingIDs(t *testing.T, spec string) map[string]bool {
 	if code == exitFailed {
 		t.Fatalf("diagnose %s: exit %d\n%s", spec, code, out)
 	}
-	var d struct {
-		Findings []struct {
-			ID string `json:"id"`
-		} `json:"findings"`
-	}
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
-		t.Fatalf("diagnose --json: %v\n%s", err, out)
-	}
-	ids := map[string]bool{}
-	for _, f := range d.Findings {
-		ids[f.ID] = true
-	}
-	return ids
+	return idsOf(t, out)
 }
 
 // dropbearRun runs the CLI against the lab's router and returns its exit
