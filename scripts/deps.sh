@@ -19,6 +19,8 @@ check tc iproute2
 check sysctl procps
 check promtool prometheus
 check chromium chromium
+# The man page test checks the roff with groff.
+check groff groff-base
 # The lab's OpenWrt-like router node (lab up --router): BusyBox and dropbear.
 check busybox busybox
 check /usr/sbin/dropbear dropbear-bin
