@@ -49,7 +49,7 @@ man: ## write man pages (roff) of wgperf and every subcommand into bin/man (read
 GORELEASER := $(shell $(GO) env GOPATH)/bin/goreleaser
 
 release-snapshot: ## build the release archives, .deb, .rpm and .ipk into dist/ (goreleaser, nothing published)
-	@test -x $(GORELEASER) || ./scripts/deps.sh
+	@./scripts/goreleaser.sh
 	$(GORELEASER) release --snapshot --clean
 	@ls -l dist/*.tar.gz dist/*.deb dist/*.rpm dist/*.ipk
 

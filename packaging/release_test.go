@@ -83,7 +83,7 @@ func dist(t *testing.T) string {
 		t.Fatal(err)
 	}
 	args := []string{"release", "--snapshot", "--clean", "--config", cfg}
-	// scripts/test.sh builds the release beside the lab tests on one core.
+	// A machine that must keep CPUs free for something else can limit the builds.
 	if n := os.Getenv("WGPERF_RELEASE_PARALLELISM"); n != "" {
 		args = append(args, "--parallelism", n)
 	}

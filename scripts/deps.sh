@@ -25,14 +25,6 @@ check groff groff-base
 check busybox busybox
 check /usr/sbin/dropbear dropbear-bin
 check dropbearkey dropbear-bin
-# goreleaser builds the release archives and packages (make release-snapshot);
-# its test checks every artifact. Go installs it, not apt.
-goreleaser_version=v2.15.1
-gobin=$(go env GOPATH 2>/dev/null)/bin
-if command -v go >/dev/null 2>&1 && ! "$gobin/goreleaser" --version 2>/dev/null | grep -q "${goreleaser_version#v}"; then
-	echo "installing: goreleaser $goreleaser_version (go install)" >&2
-	go install "github.com/goreleaser/goreleaser/v2@$goreleaser_version"
-fi
 [ -z "$need" ] && exit 0
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
