@@ -127,6 +127,11 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	res.OneShot = ParseOneShot(bytes.NewReader(out), c.Targets, c.Count)
+	// The one-shot loop leaves a limiter's bucket empty: the persistent ping's
+	// first replies would pay for the burst before them.
+	if err := sleep(ctx, Settle); err != nil {
+		return nil, err
+	}
 	res.Persistent, err = persistent(ctx, c)
 	if err != nil {
 		return nil, err
@@ -186,17 +191,30 @@ func ParsePingStats(r io.Reader) (sent, received int, err error) {
 	return sent, received, nil
 }
 
-// persistent runs one "ping -c N -i 0.2" per target, all at once.
+// Settle is the pause between the one-shot loop and the persistent ping, for
+// a limiter to refill its burst (5 packets at 2.5/s and faster).
+const Settle = 2 * time.Second
+
+// persistentInterval is the persistent ping's -i: one echo per target every 200 ms.
+const persistentInterval = 200 * time.Millisecond
+
+// persistent runs one "ping -c N -i 0.2" per target, at the same time but
+// started apart, so the targets' replies interleave (a steady checker) rather
+// than arrive together as a burst.
 func persistent(ctx context.Context, c Config) (Mode, error) {
 	m := Mode{PerTarget: map[string]int{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var firstErr error
-	for _, t := range c.Targets {
+	for i, t := range c.Targets {
 		wg.Add(1)
-		go func(addr string) {
+		go func(addr string, offset time.Duration) {
 			defer wg.Done()
-			out, err := c.Host.Run(ctx, "ping", "-n", "-c", strconv.Itoa(c.Count), "-i", "0.2", "-W", strconv.Itoa(c.Wait), addr)
+			var out []byte
+			err := sleep(ctx, offset)
+			if err == nil {
+				out, err = c.Host.Run(ctx, "ping", "-n", "-c", strconv.Itoa(c.Count), "-i", strconv.FormatFloat(persistentInterval.Seconds(), 'f', -1, 64), "-W", strconv.Itoa(c.Wait), addr)
+			}
 			sent, recv, perr := ParsePingStats(bytes.NewReader(out))
 			mu.Lock()
 			defer mu.Unlock()
@@ -212,10 +230,22 @@ func persistent(ctx context.Context, c Config) (Mode, error) {
 			m.Sent += sent
 			m.Failed += sent - recv
 			m.PerTarget[addr] = sent - recv
-		}(t)
+		}(t, persistentInterval*time.Duration(i)/time.Duration(len(c.Targets)))
 	}
 	wg.Wait()
 	return m, firstErr
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 type snapshot struct{ fw facts.Firewall }
