@@ -336,21 +336,26 @@ func (l *Lab) startDelay(ctx context.Context, ms int) error {
 }
 
 // nodeNice is the CPU priority of the lab's node processes (WireGuard, the
-// delay element): the routers they stand for have their CPU to themselves, so
+// delay element, the router node's dropbear and what it runs): the routers they stand for have their CPU to themselves, so
 // another job on this machine must not slow the lab's tunnels and turn a
 // verdict. They are mostly idle; when they forward, they go first.
 const nodeNice = -10
 
-// detach starts "wgperf ARGS" in a node's namespace with setsid, so it outlives
-// the command that built the lab, logging to the lab's folder; it returns the
-// pid. The process runs at nodeNice, and so does its session's autogroup:
-// with the kernel's autogroup scheduling a nice only counts inside a session.
-func (l *Lab) detach(ctx context.Context, n *Node, logName string, args ...string) (int, error) {
-	logFile := l.logPath(n, logName)
+// nodeSession is the shell text that runs name with args in a session of its
+// own (setsid, so it outlives the command that started it) at nodeNice, and
+// its session's autogroup too: with the kernel's autogroup scheduling a nice
+// only counts inside a session. The process keeps the pid the shell's $! gives.
+func nodeSession(name string, args ...string) string {
 	nice := strconv.Itoa(nodeNice)
 	run := fmt.Sprintf(`echo %s 2>/dev/null >/proc/self/autogroup; exec nice -n %s "$@"`, nice, nice)
-	script := fmt.Sprintf("setsid sh -c %s - %s </dev/null >>%s 2>&1 & echo $!",
-		shell.Join(run), shell.Join(l.Executable, args...), shell.Join(logFile))
+	return "setsid sh -c " + shell.Join(run) + " - " + shell.Join(name, args...)
+}
+
+// detach starts "wgperf ARGS" in a node's namespace as a node process
+// (nodeSession), logging to the lab's folder; it returns the pid.
+func (l *Lab) detach(ctx context.Context, n *Node, logName string, args ...string) (int, error) {
+	logFile := l.logPath(n, logName)
+	script := fmt.Sprintf("%s </dev/null >>%s 2>&1 & echo $!", nodeSession(l.Executable, args...), shell.Join(logFile))
 	out, err := target.Netns(n.Netns).Run(ctx, "sh", "-c", script)
 	if err != nil {
 		return 0, err

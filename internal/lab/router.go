@@ -94,8 +94,9 @@ func (l *Lab) startRouter(ctx context.Context) error {
 		shell.Join("exec", "/usr/sbin/dropbear", "-F", "-E", "-s", "-p", strconv.Itoa(RouterSSHPort),
 			"-r", "/etc/dropbear/dropbear_ed25519_host_key", "-P", "/tmp/run/dropbear.pid"),
 	}, "\n")
-	script := fmt.Sprintf("setsid unshare -m --propagation private sh -c %s </dev/null >>%s 2>&1 & echo $!",
-		shell.Join(inner), shell.Join(logFile))
+	// dropbear and what it runs are the router's own processes: a node's priority.
+	script := fmt.Sprintf("%s </dev/null >>%s 2>&1 & echo $!",
+		nodeSession("unshare", "-m", "--propagation", "private", "sh", "-c", inner), shell.Join(logFile))
 	out, err := target.Netns(n.Netns).Run(ctx, "sh", "-c", script)
 	if err != nil {
 		return fmt.Errorf("start the router's dropbear: %w", err)
