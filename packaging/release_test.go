@@ -69,7 +69,7 @@ func dist(t *testing.T) string {
 		out, _ := exec.Command("go", "env", "GOPATH").Output()
 		gr = filepath.Join(strings.TrimSpace(string(out)), "bin", "goreleaser")
 		if _, err := os.Stat(gr); err != nil {
-			t.Skip("goreleaser is not installed (scripts/deps.sh installs v2.15.1): release artifacts not checked")
+			t.Skip("goreleaser is not installed (scripts/goreleaser.sh installs v2.15.1): release artifacts not checked")
 		}
 	}
 	if testing.Short() {
