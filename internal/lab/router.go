@@ -149,6 +149,9 @@ func (l *Lab) routerUserland(ctx context.Context, fsRoot string) error {
 			return err
 		}
 	}
+	if err := os.WriteFile(filepath.Join(fsRoot, "usr/sbin/lab-login-shell"), []byte(routerLoginShell), 0o755); err != nil {
+		return err
+	}
 	for _, s := range []struct{ script, dst string }{
 		{"uci", "usr/sbin/uci"}, {"logread", "usr/sbin/logread"}, {"logger", "usr/bin/logger"},
 		{"ifup", "usr/sbin/ifup"}, {"ifup", "usr/sbin/ifdown"},
@@ -164,16 +167,27 @@ func (l *Lab) routerUserland(ctx context.Context, fsRoot string) error {
 	return nil
 }
 
-// routerEtc writes the router's /etc: accounts (root's shell is ash), the
+// routerLoginShell is root's login shell on the router node: BusyBox ash in
+// an autogroup at the node's priority. dropbear starts each session with
+// setsid, which gives it a fresh autogroup at nice 0, and the scheduler
+// shares the CPU between autogroups first: beside a build loop, a health
+// checker's ping loop run over ssh fell below the rate a limiter trips at.
+var routerLoginShell = fmt.Sprintf(`#!/usr/bin/busybox sh
+# wgperf lab: sessions run at the node's priority, as its other processes do.
+echo %d >/proc/self/autogroup 2>/dev/null
+exec /usr/bin/busybox ash "$@"
+`, nodeNice)
+
+// routerEtc writes the router's /etc: accounts (root's shell is ash, through routerLoginShell), the
 // dropbear keys, /etc/openwrt_release and the uci configs of the multi-WAN router case's
 // multi-WAN router, and the files the host's dynamic loader needs.
 func (l *Lab) routerEtc(ctx context.Context, dir, fsRoot string) error {
 	etc := filepath.Join(fsRoot, "etc")
 	files := map[string]string{
-		"passwd":          "root:x:0:0:root:/root:/bin/ash\n",
+		"passwd":          "root:x:0:0:root:/root:/usr/sbin/lab-login-shell\n",
 		"group":           "root:x:0:\n",
 		"shadow":          "root:*:0:0:99999:7:::\n",
-		"shells":          "/bin/ash\n/bin/sh\n",
+		"shells":          "/bin/ash\n/bin/sh\n/usr/sbin/lab-login-shell\n",
 		"nsswitch.conf":   "passwd: files\ngroup: files\nshadow: files\nhosts: files\n",
 		"hosts":           "127.0.0.1 localhost\n",
 		"hostname":        "OpenWrt\n",
