@@ -2,6 +2,7 @@ package fix
 
 import (
 	"bufio"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/netip"
@@ -73,12 +74,23 @@ func ParseWGQuick(r io.Reader) (*WGQuickConf, error) {
 		case "interface.mtu":
 			c.MTU, err = strconv.Atoi(v)
 		case "peer.publickey":
+			// Copied into the plan's configs, so it must be what wg reads: 32 bytes in base64.
+			if b, derr := base64.StdEncoding.DecodeString(v); derr != nil || len(b) != 32 {
+				err = fmt.Errorf("not a WireGuard public key (32 bytes in base64)")
+			}
 			c.Peers[len(c.Peers)-1].PublicKey = v
 		case "peer.endpoint":
 			c.Peers[len(c.Peers)-1].Endpoint = v
 		case "peer.allowedips":
 			c.Peers[len(c.Peers)-1].AllowedIPs = append(c.Peers[len(c.Peers)-1].AllowedIPs, list()...)
 		case "peer.persistentkeepalive":
+			if v != "off" {
+				if s, aerr := strconv.ParseUint(v, 10, 16); aerr != nil {
+					err = fmt.Errorf("want seconds (0..65535) or off, got %q", v)
+				} else {
+					v = strconv.FormatUint(s, 10)
+				}
+			}
 			c.Peers[len(c.Peers)-1].PersistentKeepalive = v
 		}
 		if err != nil {

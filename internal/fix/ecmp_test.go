@@ -48,7 +48,15 @@ func TestPlanECMPErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want error containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := ParseWGQuick(strings.NewReader("ListenPort 5\n")); err == nil {
-		t.Error("ParseWGQuick accepted a line without =")
+	for _, bad := range []string{
+		"ListenPort 5\n",
+		"[Peer]\nPublicKey = cGVlcjE=\n", // 5 bytes, not a key
+		"[Peer]\nPublicKey = cHVibGlja2V5cHVibGlja2V5cHVibGlja2V5cHViMDA= ; id\n",
+		"[Peer]\nPersistentKeepalive = 25; reboot\n",
+		"[Peer]\nPersistentKeepalive = 70000\n",
+	} {
+		if _, err := ParseWGQuick(strings.NewReader(bad)); err == nil {
+			t.Errorf("ParseWGQuick accepted %q", bad)
+		}
 	}
 }
