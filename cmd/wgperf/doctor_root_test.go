@@ -33,7 +33,7 @@ func doctorJSON(t *testing.T, args ...string) (int, *doctor.Report, string) {
 func TestDoctorHealthyLab(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "iperf3")
-	l := labtest.Up(t, lab.Config{Name: "drhe", Underlay: lab.Shape{RateMbit: 200}})
+	l := labtest.Up(t, labtest.Sized(t, lab.Config{Name: "drhe", Underlay: lab.Shape{RateMbit: 200}}))
 	args := []string{"--client", l.Target("a").String(), "--server", l.Target("b").String(), "--time", "2"}
 	code, rep, text := doctorJSON(t, args...)
 	// Two-second runs on a shared 2-core machine leave ~5% of margin above
@@ -62,7 +62,7 @@ func TestDoctorFixStaleRouteLab(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "iperf3")
 	name := "drfx"
-	l := labtest.Up(t, lab.Config{Name: name, Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}})
+	l := labtest.Up(t, labtest.Sized(t, lab.Config{Name: name, Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}}))
 	a := l.Target("a")
 	if out, err := a.Run(t.Context(), "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1", "proto", "static", "metric", "20"); err != nil {
 		t.Fatalf("break: %v %s", err, out)

@@ -54,7 +54,7 @@ func TestDoctorFixBlackHoleLab(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "iperf3", "ping")
 	name := "drfb"
-	l := labtest.Up(t, lab.Config{Name: name, Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true})
+	l := labtest.Up(t, labtest.Sized(t, lab.Config{Name: name, Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true}))
 	// Persistent config and journals go under the lab's folder, never the host's /etc.
 	root := filepath.Join(lab.StateDir, name, "root")
 	if err := os.MkdirAll(root, 0o700); err != nil {

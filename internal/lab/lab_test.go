@@ -39,7 +39,8 @@ func iperfMbit(t *testing.T, client target.Target, addr string) float64 {
 
 func TestHealthySiteToSiteReachesUnderlayRate(t *testing.T) {
 	testutil.RequireTools(t, "iperf3")
-	l := labtest.Up(t, lab.Config{Name: "lt1", Underlay: lab.Shape{RateMbit: 200}})
+	cfg := labtest.Sized(t, lab.Config{Name: "lt1", Underlay: lab.Shape{RateMbit: 200}})
+	l := labtest.Up(t, cfg)
 	ctx := context.Background()
 	srv, err := l.Target("b").Start(ctx, "iperf3", "-s")
 	if err != nil {
@@ -52,8 +53,8 @@ func TestHealthySiteToSiteReachesUnderlayRate(t *testing.T) {
 	tunnel := iperfMbit(t, l.Target("a"), l.Node("b").TunnelAddr)
 	ratio := tunnel / underlay
 	t.Logf("underlay %.1f Mbit/s, tunnel %.1f Mbit/s, ratio %.3f", underlay, tunnel, ratio)
-	if underlay < 150 || underlay > 210 {
-		t.Errorf("underlay %.1f Mbit/s, want about the 200 Mbit/s tbf rate", underlay)
+	if rate := float64(cfg.Underlay.RateMbit); underlay < 0.75*rate || underlay > 1.05*rate {
+		t.Errorf("underlay %.1f Mbit/s, want about the %.0f Mbit/s tbf rate", underlay, rate)
 	}
 	if ratio < 0.9 {
 		t.Errorf("tunnel/underlay = %.3f, want >= 0.9 on a healthy lab", ratio)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/lab/sizing"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -76,4 +77,39 @@ func Up(t testing.TB, cfg lab.Config) *lab.Lab {
 		t.Fatalf("lab up: %v", err)
 	}
 	return l
+}
+
+var capacities sizing.Capacities
+
+// Sized returns cfg with its underlay shaped to what a healthy tunnel of the
+// same shape carries on this machine (package sizing; measured once per test
+// process and shape), for tests that judge the tunnel against the underlay.
+// The backup uplink keeps its ratio to the primary. A machine too slow for
+// the case skips the test.
+func Sized(t testing.TB, cfg lab.Config) lab.Config {
+	t.Helper()
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "ip", "tc", "nft", "wg", "iperf3")
+	const capLab = "cap"
+	_ = lab.Down(context.Background(), capLab)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	topo := cfg.Topology
+	if topo == "" {
+		topo = lab.SiteToSite
+	}
+	capacity, err := capacities.Measure(ctx, sizing.Shape{Topology: topo, DelayMs: cfg.Underlay.DelayMs, Streams: 1}, Binary(t), capLab, 2)
+	if err != nil {
+		t.Fatalf("sizing the lab: %v", err)
+	}
+	s := sizing.Size(cfg.Underlay.RateMbit, capacity, 1)
+	if s.Skip != "" {
+		t.Skip(s.Skip)
+	}
+	t.Logf("sizing: %s", s)
+	if cfg.Backup.RateMbit > 0 {
+		cfg.Backup.RateMbit = max(1, cfg.Backup.RateMbit*s.RateMbit/cfg.Underlay.RateMbit)
+	}
+	cfg.Underlay.RateMbit = s.RateMbit
+	return cfg
 }
