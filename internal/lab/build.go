@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/shell"
@@ -424,4 +425,28 @@ func (l *Lab) waitPing(ctx context.Context, node, addr string) error {
 		}
 	}
 	return fmt.Errorf("no ping through the tunnel to %s: %w", addr, err)
+}
+
+// RaiseToNodePriority runs the calling process at nodeNice from now on, so
+// what it starts on the lab's nodes (iperf3, ping) goes first like the nodes
+// themselves: a measurement must not lose to a job sharing this process's
+// session. Nice is per thread on Linux and new threads inherit it, so every
+// thread is reniced (twice, for one created meanwhile).
+func RaiseToNodePriority() error {
+	for range 2 {
+		tasks, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			return err
+		}
+		for _, task := range tasks {
+			tid, err := strconv.Atoi(task.Name())
+			if err != nil {
+				continue
+			}
+			if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, nodeNice); err != nil {
+				return fmt.Errorf("renice thread %d: %w", tid, err)
+			}
+		}
+	}
+	return nil
 }

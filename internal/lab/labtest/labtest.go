@@ -63,6 +63,7 @@ func Up(t testing.TB, cfg lab.Config) *lab.Lab {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "ip", "tc", "nft", "wg", "ping")
 	exe := Binary(t)
+	atNodePriority(t)
 	// A lab left by a crashed earlier run of the same test would block Up.
 	_ = lab.Down(context.Background(), cfg.Name)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -90,6 +91,7 @@ func Sized(t testing.TB, cfg lab.Config) lab.Config {
 	t.Helper()
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "ip", "tc", "nft", "wg", "iperf3")
+	atNodePriority(t)
 	const capLab = "cap"
 	_ = lab.Down(context.Background(), capLab)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -112,4 +114,14 @@ func Sized(t testing.TB, cfg lab.Config) lab.Config {
 	}
 	cfg.Underlay.RateMbit = s.RateMbit
 	return cfg
+}
+
+// atNodePriority runs the test process at the lab nodes' priority: what the
+// test runs on the nodes (iperf3, ping) goes first like the nodes, whatever
+// else shares the test's session.
+func atNodePriority(t testing.TB) {
+	t.Helper()
+	if err := lab.RaiseToNodePriority(); err != nil {
+		t.Fatalf("lab priority: %v", err)
+	}
 }
