@@ -81,6 +81,11 @@ func startServer(ctx context.Context, t target.Target, port, idleSecs int, clk c
 	if err := Check(ctx, t); err != nil {
 		return nil, err
 	}
+	// A port someone else listens on would send our client to their server.
+	taken, known := listening(ctx, t, port)
+	if taken {
+		return nil, inUse(t, port)
+	}
 	// -J sends even startup errors to stdout; fold it into stderr, which Start keeps.
 	cmd := shell.Join("iperf3", "-s", "-1", "-J", "-p", strconv.Itoa(port), "--idle-timeout", strconv.Itoa(idleSecs))
 	proc, err := t.Start(ctx, "sh", "-c", "exec "+cmd+" 1>&2")
@@ -88,11 +93,58 @@ func startServer(ctx context.Context, t target.Target, port, idleSecs int, clk c
 		return nil, err
 	}
 	s := &Server{target: t, port: port, proc: proc}
+	ready := proc.Exited
+	if known {
+		// The host shows its sockets: wait until ours listens (a few
+		// milliseconds) rather than a fixed pause in every run.
+		ready = func() bool {
+			up, _ := listening(ctx, t, port)
+			return up || proc.Exited()
+		}
+	}
 	// A server that cannot listen exits at once; give it a moment to do so.
-	if clk.WaitUntil(400*time.Millisecond, 25*time.Millisecond, proc.Exited) {
+	if clk.WaitUntil(serverExitWait, 10*time.Millisecond, ready) && proc.Exited() {
 		return nil, s.startError()
 	}
 	return s, nil
+}
+
+// serverExitWait is how long a server that cannot listen is given to exit,
+// where the host does not show its listening sockets.
+const serverExitWait = 400 * time.Millisecond
+
+// listening reports whether a TCP socket on t listens on port, from
+// /proc/net/tcp6 and /proc/net/tcp; known is false when t shows neither.
+func listening(ctx context.Context, t target.Target, port int) (up, known bool) {
+	for _, path := range []string{"/proc/net/tcp6", "/proc/net/tcp"} {
+		b, err := t.ReadFile(ctx, path)
+		if err != nil {
+			continue // no IPv6 on this host, or no /proc
+		}
+		known = true
+		if ListensOn(string(b), port) {
+			return true, true
+		}
+	}
+	return false, known
+}
+
+// ListensOn reports whether a /proc/net/tcp or tcp6 table has a socket in
+// the LISTEN state on port.
+func ListensOn(table string, port int) bool {
+	want := fmt.Sprintf(":%04X", port)
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		// sl local_address rem_address st ...; state 0A is LISTEN.
+		if len(f) > 3 && f[3] == "0A" && strings.HasSuffix(f[1], want) {
+			return true
+		}
+	}
+	return false
+}
+
+func inUse(t target.Target, port int) error {
+	return fmt.Errorf("%s: iperf3 cannot listen on port %d: it is in use (pick another with --port)", t, port)
 }
 
 func (s *Server) startError() error {
@@ -107,7 +159,7 @@ func (s *Server) startError() error {
 		}
 	}
 	if strings.Contains(msg, "Address already in use") {
-		return fmt.Errorf("%s: iperf3 cannot listen on port %d: it is in use (pick another with --port)", s.target, s.port)
+		return inUse(s.target, s.port)
 	}
 	if msg == "" {
 		msg = "exited at once"
