@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
 )
 
 // The verdict's command: --verify only where a bench can see the gain,
@@ -97,5 +98,27 @@ func TestRemaining(t *testing.T) {
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%s: remaining %q, want %q", tc.name, strings.Join(got, " "), tc.want)
 		}
+	}
+}
+
+// --fix verifies its first step against doctor's own bench (and, on the
+// client, its path MTU search), seen from the step's host; a later step
+// starts from what the previous verification measured.
+func TestFixPrior(t *testing.T) {
+	path := &mtu.Result{Addr: "203.0.113.2", PathMTU: 1400}
+	r := &Report{Client: "netns:a", Server: "netns:b", MTU: path}
+	bench := &tunnelNow{up: 0, down: 0.3, source: "doctor's bench"}
+	if p := r.prior(bench, "netns:a"); p == nil || p.Up != 0 || p.Down != 0.3 || p.MTU != path || p.Source != "from doctor's bench" {
+		t.Errorf("client step: %+v", p)
+	}
+	if p := r.prior(bench, "netns:b"); p == nil || p.Up != 0.3 || p.Down != 0 || p.MTU != nil {
+		t.Errorf("server step: %+v (upload and download swap; the MTU search ran from the client)", p)
+	}
+	later := &tunnelNow{up: 181, down: 0.3, source: "the verification after mtu.pmtud-blackhole on netns:a"}
+	if p := r.prior(later, "netns:a"); p == nil || p.MTU != nil || p.Up != 181 {
+		t.Errorf("later step: %+v", p)
+	}
+	if r.prior(nil, "netns:a") != nil {
+		t.Error("nothing measured: a prior")
 	}
 }

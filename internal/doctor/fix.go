@@ -108,8 +108,14 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 		confirm = DefaultConfirm
 	}
 	out.Applied, out.Kept = true, true
+	// Doctor's bench (and path MTU search) is the first step's "before", and
+	// each step's verified "after" the next one's: nothing changes between.
+	var now *tunnelNow
+	if up, down, ok := verify.TunnelRates(r.Bench); ok && r.Measured.Benched {
+		now = &tunnelNow{up: up, down: down, source: "doctor's bench"}
+	}
 	for _, st := range fixSteps(*v, r.Causes) {
-		r.applyStep(ctx, c, &st, confirm)
+		now = r.applyStep(ctx, c, &st, confirm, now)
 		out.Steps = append(out.Steps, st)
 		out.Applied = out.Applied && st.Applied
 		out.Kept = out.Kept && st.Kept
@@ -153,18 +159,38 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 	}
 }
 
-// applyStep applies one host's fixes, verified against the other end.
-func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm time.Duration) {
-	fail := func(err error) { st.Error = err.Error() }
+// tunnelNow is the tunnel as last measured, from doctor's client: one
+// stream up and down in Mbit/s.
+type tunnelNow struct {
+	up, down float64
+	source   string
+}
+
+// prior is now as seen from host, for its step's verification.
+func (r *Report) prior(now *tunnelNow, host string) *verify.Prior {
+	if now == nil {
+		return nil
+	}
+	p := &verify.Prior{Up: now.up, Down: now.down, Source: "from " + now.source}
+	if host != r.Client {
+		p.Up, p.Down = now.down, now.up
+	} else if now.source == "doctor's bench" {
+		p.MTU = r.MTU // doctor's path MTU search ran from its client
+	}
+	return p
+}
+
+// applyStep applies one host's fixes, verified against the other end, and
+// returns the tunnel as its verification left it (nil when unknown).
+func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm time.Duration, now *tunnelNow) *tunnelNow {
+	fail := func(err error) *tunnelNow { st.Error = err.Error(); return nil }
 	host, err := target.Parse(st.Host)
 	if err != nil {
-		fail(err)
-		return
+		return fail(err)
 	}
 	peer, err := target.Parse(r.peerOf(st.Host))
 	if err != nil {
-		fail(err)
-		return
+		return fail(err)
 	}
 	root := c.FixRoot
 	if root == "" {
@@ -172,8 +198,7 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 	}
 	env, err := fix.Detect(ctx, host, root)
 	if err != nil {
-		fail(err)
-		return
+		return fail(err)
 	}
 	var mine []finding.Finding
 	for _, f := range r.Findings {
@@ -183,44 +208,51 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 	}
 	plan, err := fix.PlanFindings(ctx, env, mine, st.IDs)
 	if err != nil {
-		fail(err)
-		return
+		return fail(err)
 	}
 	if plan.Pending() == 0 {
 		st.Applied, st.Kept, st.Note = true, true, "every change is already in place"
-		return
+		return now
 	}
 	var measure fix.Measure
+	record := &verify.Record{}
 	if !slices.ContainsFunc(st.IDs, func(id string) bool { return unmeasured[id] }) {
 		// A fix the bench cannot see improving is kept on the confirm window alone.
-		if measure, err = verify.New(ctx, plan, verify.Config{Host: host, Peer: peer, Seconds: c.Seconds, Port: c.Port, Progress: progressWriter(c.Progress)}); err != nil {
-			fail(err)
-			return
+		vc := verify.Config{Host: host, Peer: peer, Seconds: c.Seconds, Port: c.Port, Progress: progressWriter(c.Progress),
+			Record: record, Prior: r.prior(now, st.Host)}
+		if measure, err = verify.New(ctx, plan, vc); err != nil {
+			return fail(err)
 		}
 	}
 	c.progress("fix: applying %s on %s (verified, rolled back unless confirmed within %s)", strings.Join(st.IDs, ", "), host, confirm)
 	j, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{Confirm: confirm, Verify: measure, Progress: c.Progress})
 	st.Journal = j
 	if err != nil {
-		fail(err)
-		return
+		return fail(err)
 	}
 	st.Applied, st.env = true, env
 	st.Kept = j.Verify == nil || j.Verify.Kept
 	if !st.Kept {
 		st.Note = "it did not improve the tunnel's throughput: every change was rolled back"
-		return
+		return nil
 	}
 	if j.Verify != nil {
 		// The verification measured through the tunnel after the change: the
 		// host answers, which is what the window guards. Confirming now also
 		// lets the next host's fix start (one open fix per journal).
 		if _, err := fix.Confirm(ctx, env); err != nil {
-			fail(fmt.Errorf("confirm: %w", err))
-			return
+			return fail(fmt.Errorf("confirm: %w", err))
 		}
 		st.confirmed = true
 	}
+	up, down, ok := record.Last()
+	if !ok {
+		return nil // changed, not measured: the next step measures its own "before"
+	}
+	if st.Host != r.Client {
+		up, down = down, up
+	}
+	return &tunnelNow{up: up, down: down, source: "the verification after " + strings.Join(st.IDs, ", ") + " on " + st.Host}
 }
 
 // progressWriter turns a line callback into the io.Writer the probes print

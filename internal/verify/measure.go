@@ -32,6 +32,23 @@ type Config struct {
 	Progress   io.Writer
 	// Record, when set, keeps what each measurement ran, for a report.
 	Record *Record
+	// Prior, when set, is the tunnel as measured from Host just before the
+	// change: the first measurement reports it instead of running the same
+	// runs again.
+	Prior *Prior
+}
+
+// Prior is a measurement made just before the change by the caller (doctor's
+// bench and path MTU search), with nothing changed since.
+type Prior struct {
+	// Up and Down are one stream through the tunnel, Host sending and
+	// receiving, in Mbit/s (0 for a run that stalled).
+	Up, Down float64
+	// MTU is the path MTU search from Host to the peer's endpoint; nil when
+	// none ran.
+	MTU *mtu.Result
+	// Source says where the figures come from ("doctor's bench").
+	Source string
 }
 
 // Record is what the measurements of "fix --verify" ran: one bench report per
@@ -85,7 +102,13 @@ const throughputName = "tunnel throughput"
 
 // benchMeasure runs a quick bench (one stream, upload and download, tunnel only).
 func benchMeasure(c Config, ep discover.Endpoints) fix.Measure {
+	prior := c.Prior
 	return func(ctx context.Context) (fix.Measurement, error) {
+		if prior != nil {
+			m := throughput(prior.Up, prior.Down, ep.TunnelAddr, prior.Source)
+			prior = nil
+			return m, nil
+		}
 		rep, err := bench.Measure(ctx, bench.Config{Client: c.Host, Server: c.Peer, TunnelAddr: ep.TunnelAddr,
 			ClientInterface: ep.ClientInterface, ServerInterface: ep.ServerInterface, Quick: true, Omit: 1, Seconds: c.Seconds,
 			Port: c.Port, Progress: c.Progress})
@@ -113,6 +136,10 @@ func benchMeasure(c Config, ep discover.Endpoints) fix.Measure {
 // and download through the tunnel.
 func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 	var path *mtu.Result
+	prior := c.Prior
+	if prior != nil && prior.MTU != nil && prior.MTU.Addr == ep.UnderlayAddr {
+		path = prior.MTU
+	}
 	return func(ctx context.Context) (fix.Measurement, error) {
 		if path == nil && ep.UnderlayAddr != "" {
 			res, err := mtu.Run(ctx, mtu.Config{Client: c.Host, Addr: ep.UnderlayAddr, ClientInterface: ep.ClientInterface, Progress: c.Progress})
@@ -139,6 +166,14 @@ func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 				}
 			}
 			notes = append(notes, n)
+		}
+		if prior != nil {
+			up, down := prior.Up, prior.Down
+			if prior.Source != "" {
+				notes = append(notes, prior.Source)
+			}
+			prior = nil
+			return throughput(up, down, ep.TunnelAddr, strings.Join(notes, ", ")), nil
 		}
 		var mbit [2]float64
 		rep := &bench.Report{Client: c.Host.String(), Server: c.Peer.String(), TunnelAddr: ep.TunnelAddr, Omit: 1, Seconds: c.Seconds}
@@ -177,4 +212,43 @@ func throughput(up, down float64, addr, extra string) fix.Measurement {
 		d += "; " + extra
 	}
 	return fix.Measurement{Name: throughputName, Value: (up + down) / 2, Unit: "Mbit/s", Detail: d}
+}
+
+// TunnelRates reads a bench's single-stream TCP figures through the tunnel,
+// its client sending (up) and receiving (down), in Mbit/s; a run that stalled
+// counts as 0, as an MTU fix's measurement counts it. ok is false unless both
+// directions ran.
+func TunnelRates(rep *bench.Report) (up, down float64, ok bool) {
+	if rep == nil {
+		return 0, 0, false
+	}
+	var seen [2]bool
+	for _, r := range rep.Runs {
+		if r.Path != bench.PathTunnel || r.Streams != 1 || r.UDPMbit > 0 {
+			continue
+		}
+		var mbit float64
+		switch {
+		case r.Result != nil:
+			mbit = r.Stats.Mbit
+		case strings.Contains(r.Error, iperf.ErrStalled.Error()):
+		default:
+			continue
+		}
+		if r.Direction == bench.Upload {
+			up, seen[0] = mbit, true
+		} else {
+			down, seen[1] = mbit, true
+		}
+	}
+	return up, down, seen[0] && seen[1]
+}
+
+// Last is the tunnel as the last measurement left it (TunnelRates of its
+// bench); ok is false when nothing was recorded.
+func (r *Record) Last() (up, down float64, ok bool) {
+	if r == nil || len(r.Benches) == 0 {
+		return 0, 0, false
+	}
+	return TunnelRates(r.Benches[len(r.Benches)-1])
 }

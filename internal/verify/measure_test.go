@@ -1,10 +1,19 @@
 package verify
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 func TestIsMTUPlan(t *testing.T) {
@@ -26,5 +35,65 @@ func TestIsMTUPlan(t *testing.T) {
 		if got := IsMTUPlan(&fix.Plan{Items: tt.items}); got != tt.want {
 			t.Errorf("%s: IsMTUPlan = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TunnelRates reads the single-stream TCP runs through the tunnel of a
+// recorded bench (lab, 200 Mbit/s), leaving parallel, UDP and underlay runs;
+// a stalled run counts as 0, any other failed run as not measured.
+func TestTunnelRates(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "report", "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	up, down, ok := TunnelRates(&rep)
+	if !ok || int(up) != 180 || int(down) != 181 {
+		t.Errorf("recorded bench: up %.1f down %.1f ok %v, want 180.x 181.x", up, down, ok)
+	}
+
+	stalled := bench.Run{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Download, Streams: 1},
+		Error: "netns:a: iperf3 stalled: the test to 10.77.0.2 did not finish within 11s"}
+	refused := stalled
+	refused.Error = "netns:a: cannot reach the iperf3 server"
+	upRun := rep.Runs[0]
+	for _, tt := range []struct {
+		name string
+		runs []bench.Run
+		ok   bool
+	}{
+		{"download stalled", []bench.Run{upRun, stalled}, true},
+		{"download failed otherwise", []bench.Run{upRun, refused}, false},
+		{"upload only", []bench.Run{upRun}, false},
+	} {
+		up, down, ok := TunnelRates(&bench.Report{Runs: tt.runs})
+		if ok != tt.ok || (ok && (int(up) != 180 || down != 0)) {
+			t.Errorf("%s: up %.1f down %.1f ok %v, want ok %v", tt.name, up, down, ok, tt.ok)
+		}
+	}
+	if _, _, ok := TunnelRates(nil); ok {
+		t.Error("no bench: ok")
+	}
+}
+
+// A verification given the figures measured just before the change reports
+// them as its "before" without running anything (nil hosts would fail), and
+// an MTU verification reuses the path MTU search when it probed the same
+// endpoint.
+func TestPriorIsTheFirstMeasurement(t *testing.T) {
+	ep := discover.Endpoints{TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2", ClientInterface: "lo"}
+	prior := &Prior{Up: 0, Down: 0.3, Source: "from doctor's bench"}
+	m, err := benchMeasure(Config{Prior: prior}, ep)(context.Background())
+	if err != nil || m.Value != 0.15 || !strings.Contains(m.Detail, "upload 0.0, download 0.3") || !strings.Contains(m.Detail, "doctor's bench") {
+		t.Errorf("bench verification's first measurement: %+v, %v", m, err)
+	}
+
+	prior.MTU = &mtu.Result{Addr: "203.0.113.2", PathMTU: 1400, WGMTU: 1340}
+	m, err = mtuMeasure(Config{Host: target.Local(), Prior: prior}, ep)(context.Background())
+	if err != nil || !strings.Contains(m.Detail, "path MTU 1400") || !strings.Contains(m.Detail, "lo MTU") || !strings.Contains(m.Detail, "too large: at most 1340") {
+		t.Errorf("MTU verification's first measurement: %+v, %v", m, err)
 	}
 }
