@@ -38,7 +38,9 @@ endpoint and says what could not be judged.
 
 --fix applies the top cause's remedy as "wgperf fix --apply --verify --confirm"
 does (kept only if throughput improved; rolled back on the host unless confirmed),
-benches again and confirms once the host answered that bench.
+benches again and confirms once the host answered that bench. Its first "before"
+is doctor's own bench (and path MTU search), a later step's the previous step's
+"after": nothing is measured twice.
 
 Exit codes: 0 healthy (or info only), 1 warnings, 2 critical findings, 3 could not run;
 with --fix, a fix that was kept and confirmed no longer counts (nor the slowness
