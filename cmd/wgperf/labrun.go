@@ -15,7 +15,7 @@ import (
 
 func labRunCmd() *cobra.Command {
 	var all, asJSON, catalogRates bool
-	var htmlPath string
+	var htmlPath, legacyLabName string
 	var opts scenario.Options
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO... | --all",
@@ -24,7 +24,8 @@ func labRunCmd() *cobra.Command {
 runs "wgperf doctor" between the two sites (it must rank the case's cause
 first, and call the healthy lab healthy without a targeted probe), applies the
 fix doctor proposes, measures again, prints the before/after table and tears
-the lab down.
+the lab down. The lab is called "run" (namespaces wgl-run-*) unless --name
+names it.
 
 Scenarios: ` + strings.Join(scenario.Names(), ", ") + `
 
@@ -63,6 +64,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 				return err
 			}
 			opts.Exe = exe
+			opts.LabName = scenarioLabName(cmd, legacyLabName)
 			if !catalogRates {
 				opts.Capacities = &scenario.Capacities{}
 			}
@@ -123,7 +125,22 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 	cmd.Flags().BoolVar(&catalogRates, "catalog-rates", false, "shape underlays at the catalog's rates instead of sizing them to what a healthy tunnel carries on this machine")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")
 	secondsFlag(cmd.Flags(), &opts.Seconds, "time", 5, "seconds per throughput measurement after the fix (doctor benches the broken lab at its own 3 s, or this when shorter)")
-	cmd.Flags().StringVar(&opts.LabName, "lab-name", "run", "name of the lab the scenarios build")
+	// --lab-name was lab run's own flag before it honoured the lab's --name.
+	cmd.Flags().StringVar(&legacyLabName, "lab-name", "", "name of the lab the scenarios build")
+	_ = cmd.Flags().MarkHidden("lab-name")
 	addHTMLFlag(cmd, &htmlPath)
 	return cmd
+}
+
+// scenarioLabName is the lab lab run builds: the lab's --name when given, else
+// the hidden --lab-name lab run had before, else "run" (not the "demo" default
+// of lab up, whose lab may be up beside it).
+func scenarioLabName(cmd *cobra.Command, legacy string) string {
+	if f := cmd.Flags().Lookup("name"); f != nil && f.Changed {
+		return labName
+	}
+	if legacy != "" {
+		return legacy
+	}
+	return "run"
 }

@@ -25,7 +25,7 @@ var recordHTML = flag.Bool("record-html", false, "record testdata/report/bench.j
 // testdata/report/labrun.json is "lab run --json" output, recorded with
 //
 //	go build -o /tmp/wgh/wgperf ./cmd/wgperf
-//	/tmp/wgh/wgperf lab run pmtud-blackhole lossy-cubic --time 2 --json --lab-name wgh1 > testdata/report/labrun.json
+//	/tmp/wgh/wgperf lab run pmtud-blackhole lossy-cubic --time 2 --json --name wgh1 > testdata/report/labrun.json
 func TestRecordHTMLFixture(t *testing.T) {
 	if !*recordHTML {
 		t.Skip("the fixtures are recorded with -record-html")
