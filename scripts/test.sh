@@ -1,20 +1,32 @@
 #!/bin/sh
-# Runs every test package one at a time (the root lab tests must not share the
-# machine with each other: some set host-wide sysctls for a while) and, beside
-# them at the lowest CPU priority, the work that needs only CPU: goreleaser's
-# install (scripts/goreleaser.sh, a build from source on a fresh machine), the
-# release packaging test (its cross-builds), then the fuzz targets
-# (scripts/fuzz.sh). Lab tests mostly wait on shaped links, so that work can
-# use the idle cycles, but it must not take the CPU from the lab's WireGuard
-# nodes: they run in sessions of their own (setsid), and with the kernel's
-# autogroup scheduling a task's nice only counts inside its session. So the
-# lane gets a session too, niced as a whole (/proc/self/autogroup), and nice
-# 19 where there is no autogroup. Usage: scripts/test.sh [fuzz inputs per
-# target]
+# Runs every test package in three lanes and two phases.
+#
+# Phase 1, side by side:
+#   - the test packages one at a time (-p 1: root lab tests of one package
+#     must not share the machine with another's), except the two below;
+#   - the lab scenarios that leave the host alone (WGPERF_SCENARIO_LANE=shared):
+#     each scenario is sized to what this machine carries while it runs, and
+#     the lab's nodes run ahead of other jobs, so they hold their verdicts
+#     beside the other lab tests (they mostly wait on shaped links);
+#   - at the lowest CPU priority, the work that needs only CPU: goreleaser's
+#     install (scripts/goreleaser.sh, a build from source on a fresh machine),
+#     the release packaging test (its cross-builds), then the fuzz targets
+#     (scripts/fuzz.sh). The lab's WireGuard nodes run in sessions of their own
+#     (setsid), and with the kernel's autogroup scheduling a task's nice only
+#     counts inside its session, so this lane gets a session too, niced as a
+#     whole (/proc/self/autogroup), and nice 19 where there is no autogroup.
+# Phase 2, alone: what changes the initial namespace's sysctls (child
+# namespaces mirror them, so every lab on the machine would see the change):
+# the scenarios that need host values (WGPERF_SCENARIO_LANE=host) and the
+# diagnose package's conntrack and congestion-control tests.
+#
+# Usage: scripts/test.sh [fuzz inputs per target]
 set -u
 log=$(mktemp)
+shared_log=$(mktemp)
 beside=
-trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; rm -f "$log"' EXIT
+shared=
+trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; rm -f "$log" "$shared_log"' EXIT
 trap 'exit 130' INT TERM
 setsid -w sh -c '
 	echo 19 2>/dev/null >/proc/self/autogroup
@@ -22,11 +34,24 @@ setsid -w sh -c '
 		go test -count=1 -timeout 20m ./packaging &&
 		./scripts/fuzz.sh \"\$1\"" - "$1"' - "${1:-20000}" >"$log" 2>&1 &
 beside=$!
-go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -v '/packaging$')
+
+alone='/internal/scenario$|/internal/diagnose$'
+WGPERF_SCENARIO_LANE=shared go test -count=1 -timeout 15m ./internal/scenario >"$shared_log" 2>&1 &
+shared=$!
+go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -v -E "/packaging\$|$alone")
 tests=$?
+wait "$shared"
+sharedStatus=$?
+shared=
+cat "$shared_log"
+
+echo "--- alone: the tests that change host sysctls"
+WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario ./internal/diagnose
+aloneStatus=$?
+
 wait "$beside"
 besideStatus=$?
 beside=
 cat "$log"
 [ "$besideStatus" -eq 0 ] || echo "packaging or fuzz: failed (above)" >&2
-[ "$tests" -eq 0 ] && [ "$besideStatus" -eq 0 ]
+[ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]

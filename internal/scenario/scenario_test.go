@@ -114,8 +114,12 @@ func TestScenarios(t *testing.T) {
 	exe := labtest.Binary(t)
 	// One capacity measurement per lab shape serves every scenario.
 	capacities := &Capacities{}
+	lane := os.Getenv(laneEnv)
 	for _, sc := range Catalog {
 		t.Run(sc.Name, func(t *testing.T) {
+			if why := skipInLane(lane, sc); why != "" {
+				t.Skip(why)
+			}
 			if sc.Lab.ICMPLimitStyle == lab.ICMPLimitIptables {
 				testutil.RequireTools(t, "iptables", "iptables-save")
 			}
@@ -160,6 +164,26 @@ func TestScenarios(t *testing.T) {
 			}
 		})
 	}
+}
+
+// laneEnv splits the root tests of this package for scripts/test.sh, which
+// runs them beside other packages' lab tests: "shared" plays the scenarios
+// that leave the host alone (they may run beside other labs), "host" those
+// that change the initial namespace's sysctls (child namespaces mirror them,
+// so nothing else may run meanwhile) and the interruption test that checks
+// them; unset plays everything.
+const laneEnv = "WGPERF_SCENARIO_LANE"
+
+// skipInLane says why a scenario does not play in this lane ("" when it does).
+func skipInLane(lane string, sc Scenario) string {
+	changesHost := len(sc.HostSysctls) > 0
+	switch {
+	case lane == "shared" && changesHost:
+		return "it changes host sysctls: it plays in the host lane, alone"
+	case lane == "host" && !changesHost:
+		return "it leaves the host alone: it plays in the shared lane"
+	}
+	return ""
 }
 
 func ids(fs []finding.Finding) []string {
@@ -233,5 +257,61 @@ func TestScoreRanksWhatJudgeLooksAt(t *testing.T) {
 	r = &runner{sc: Scenario{ECMP: 2}, res: &Result{Before: Measurement{Tunnel: 90}}}
 	if r.score(Measurement{Tunnel: 180}, []float64{0.5, 0.5}) <= r.score(Measurement{Tunnel: 185}, []float64{0.9, 0.1}) {
 		t.Error("ECMP: an even spread must outrank a lopsided one of about the same total")
+	}
+}
+
+// The two lanes play every scenario exactly once between them, and the host
+// lane holds exactly the scenarios that set host sysctls.
+func TestLanesPartitionCatalog(t *testing.T) {
+	host := 0
+	for _, sc := range Catalog {
+		inShared, inHost := skipInLane("shared", sc) == "", skipInLane("host", sc) == ""
+		if inShared == inHost {
+			t.Errorf("%s: shared lane %v, host lane %v", sc.Name, inShared, inHost)
+		}
+		if skipInLane("", sc) != "" {
+			t.Errorf("%s skipped without a lane", sc.Name)
+		}
+		if inHost {
+			host++
+			if len(sc.HostSysctls) == 0 {
+				t.Errorf("%s plays alone but leaves the host alone", sc.Name)
+			}
+		}
+	}
+	if host == 0 || host == len(Catalog) {
+		t.Errorf("%d of %d scenarios in the host lane: the split saves nothing", host, len(Catalog))
+	}
+}
+
+// An after-fix measurement is taken again when the fix was proven but the
+// tunnel measured below the pass mark or below a healthy tunnel's figure;
+// never when the fix itself is in doubt, nor for ECMP (judged on scaling).
+func TestShortOfHealthy(t *testing.T) {
+	fixed := Scenario{Expect: "route.stale-endpoint"}
+	for _, tt := range []struct {
+		name  string
+		sc    Scenario
+		res   Result
+		again bool
+	}{
+		{"healthy figure", fixed, Result{Found: true, After: Measurement{Tunnel: 183, Underlay: 191, TunnelDown: 183, UnderlayDown: 191}}, false},
+		{"passed, a way below a healthy tunnel", fixed, Result{Found: true, After: Measurement{Tunnel: 183, Underlay: 191, TunnelDown: 179.1, UnderlayDown: 191}}, true},
+		{"fell short of the pass mark", fixed, Result{Found: true, After: Measurement{Tunnel: 150, Underlay: 191, TunnelDown: 183, UnderlayDown: 191}}, true},
+		{"finding not found", fixed, Result{After: Measurement{Tunnel: 150, Underlay: 191}}, false},
+		{"still found after the fix", fixed, Result{Found: true, StillFound: true, After: Measurement{Tunnel: 150, Underlay: 191}}, false},
+		{"unexpected finding", fixed, Result{Found: true, Unexpected: []string{"x"}, After: Measurement{Tunnel: 150, Underlay: 191}}, false},
+		{"doctor ranked another cause first", fixed, Result{Found: true, Doctor: &DoctorVerdict{First: "x"}, After: Measurement{Tunnel: 150, Underlay: 191}}, false},
+		{"upload only", Scenario{Expect: "tcp.congestion-control", UploadOnly: true}, Result{Found: true, After: Measurement{Tunnel: 183, Underlay: 191, TunnelDown: 100, UnderlayDown: 191}}, false},
+		{"ecmp", Scenario{ECMP: 2, MinScaling: 1.7}, Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}, TunnelShares: []float64{0.5, 0.5}}, false},
+	} {
+		if tt.res.Doctor == nil {
+			tt.res.Doctor = &DoctorVerdict{First: tt.sc.Expect}
+		}
+		r := &runner{sc: tt.sc, res: &tt.res}
+		r.judge()
+		if got := r.shortOfHealthy() != ""; got != tt.again {
+			t.Errorf("%s: measure again %v, want %v (%q)", tt.name, got, tt.again, r.shortOfHealthy())
+		}
 	}
 }
