@@ -141,6 +141,26 @@ func TestRouterMultiWANOverDropbear(t *testing.T) {
 	if code != exitWarning {
 		t.Errorf("icmp-burst before the fix: exit %d, want %d (rate limiter found):\n%s", code, exitWarning, out)
 	}
+	// doctor from the router's end alone: every check, icmp-burst to the
+	// health-check targets it found, a DF search to the endpoint; the stuck
+	// route explains the most throughput and comes first.
+	code, out, n = run(t, "doctor", "--client", spec, "--json")
+	one("doctor", n)
+	var dr struct {
+		Status string `json:"status"`
+		Causes []struct {
+			Finding struct {
+				ID string `json:"id"`
+			} `json:"finding"`
+		} `json:"causes"`
+		Probes []struct {
+			Probe string `json:"probe"`
+		} `json:"probes"`
+	}
+	if err := json.Unmarshal([]byte(out), &dr); err != nil || len(dr.Causes) == 0 || dr.Causes[0].Finding.ID != "route.stale-endpoint" || code != exitCritical {
+		t.Errorf("doctor over dropbear: exit %d, %+v (%v); want route.stale-endpoint first, exit %d:\n%.3000s", code, dr, err, exitCritical, out)
+	}
+	t.Logf("doctor over dropbear: status %s, causes %+v, probes %+v", dr.Status, dr.Causes, dr.Probes)
 	code, out, n = run(t, "mtu", "--client", spec, "--server", "netns:"+l.Netns("b"))
 	one("mtu", n)
 	if code != exitOK || !strings.Contains(out, "1500") {
