@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,8 +164,14 @@ func (g FirewallGrowth) String() string {
 	return g.Counter
 }
 
+// nftCounterValues is the reading nft prints in a rule's counter statement.
+var nftCounterValues = regexp.MustCompile(`\bcounter packets \d+ bytes \d+`)
+
 // DescribeRule names a rule in its chain, as nft and iptables address it
 // (handle or position), with its text, or its limit when the text is unknown.
+// The text leaves out the counter's reading ("counter packets 1977 bytes
+// ..." becomes "counter"): it is the total when the ruleset was read, and
+// next to a growth it would read as a second, different count.
 func DescribeRule(r facts.FirewallRule) string {
 	s := fmt.Sprintf("%s %s %s handle %d", r.Family, r.Table, r.Chain, r.Handle)
 	if r.Backend == "iptables" {
@@ -172,7 +179,7 @@ func DescribeRule(r facts.FirewallRule) string {
 	}
 	switch {
 	case r.Text != "":
-		s += ": " + r.Text
+		s += ": " + nftCounterValues.ReplaceAllString(r.Text, "counter")
 	case r.Limit != nil:
 		over := ""
 		if r.Limit.Over {
