@@ -299,6 +299,18 @@ func (m *docMaker) sample(when string) bench.Sample {
 		s.CPU, err = collect.ParseProcStat(f)
 		f.Close()
 	}
+	// Interface and firewall drops recorded on other lab nodes, so that the
+	// document's drop lists are not empty.
+	if f := m.open("probe", "counters", "flood-a-"+when+"-net_dev.txt"); f != nil && err == nil {
+		s.NetDev, err = collect.ParseNetDev(f)
+		f.Close()
+	}
+	if f := m.open("probe", "counters", "drop-b-"+when+".nft.json"); f != nil && err == nil {
+		var fw facts.Firewall
+		fw, err = collect.ParseNftFirewall(f)
+		s.Firewall = &fw
+		f.Close()
+	}
 	if err != nil {
 		m.fail("counters %s: %v", when, err)
 	}

@@ -284,12 +284,8 @@ func (c *collector) firewall() {
 			c.note("nft", err.Error())
 		} else {
 			if t, ok := c.output("nft-text", "nft -a"); ok {
-				texts, err := ParseNftText(strings.NewReader(t))
-				if err != nil {
+				if err := withNftTexts(&fw, strings.NewReader(t)); err != nil {
 					c.note("nft -a", err.Error())
-				}
-				for i, r := range fw.Rules {
-					fw.Rules[i].Text = texts[NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
 				}
 			}
 			nft = &fw

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,31 @@ func FuzzParseSoftnet(f *testing.F) {
 		rows, err := ParseSoftnet(bytes.NewReader(b))
 		if err == nil && len(rows) == 0 {
 			t.Error("no error but no rows")
+		}
+	})
+}
+
+// FuzzParseNetDev holds the parser to its contract: an error, or named
+// interfaces each listed once.
+func FuzzParseNetDev(f *testing.F) {
+	addCorpus(f, "proc/net_dev*")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		devs, err := ParseNetDev(bytes.NewReader(b))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+			return
+		}
+		if len(devs) == 0 {
+			t.Fatal("no error but no interfaces")
+		}
+		seen := map[string]bool{}
+		for _, d := range devs {
+			if d.Name == "" || strings.ContainsAny(d.Name, ": \t\n") || seen[d.Name] {
+				t.Fatalf("interface name %q (empty, with a separator or listed twice)", d.Name)
+			}
+			seen[d.Name] = true
 		}
 	})
 }

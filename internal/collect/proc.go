@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/wgperf/wgperf/internal/facts"
 )
@@ -141,4 +143,102 @@ func ParseProcStat(r io.Reader) ([]facts.CPUTimes, error) {
 		return nil, fmt.Errorf("/proc/stat: no cpu lines")
 	}
 	return out, nil
+}
+
+// ParseNetDev parses /proc/net/dev: two header lines that name the receive and
+// transmit columns, then "name: rx... tx..." per interface. Columns are found
+// by their header names (as node_exporter does), so a kernel that adds one
+// does not shift the others; a row that does not fit the header is an error.
+func ParseNetDev(r io.Reader) ([]facts.NetDev, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for range 2 { // "Inter-|   Receive  |  Transmit", then the column names
+		if !sc.Scan() {
+			if err := sc.Err(); err != nil {
+				return nil, fmt.Errorf("/proc/net/dev: %w", err)
+			}
+			return nil, fmt.Errorf("/proc/net/dev: no header")
+		}
+	}
+	rx, tx, err := netDevColumns(sc.Text())
+	if err != nil {
+		return nil, err
+	}
+	var out []facts.NetDev
+	seen := map[string]bool{}
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		d, err := netDevRow(sc.Text(), rx, tx)
+		if err != nil {
+			return nil, err
+		}
+		if seen[d.Name] {
+			return nil, fmt.Errorf("/proc/net/dev: %q listed twice", d.Name)
+		}
+		seen[d.Name] = true
+		out = append(out, d)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("/proc/net/dev: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("/proc/net/dev: no interfaces")
+	}
+	return out, nil
+}
+
+// netDevWanted are the columns NetDev keeps, on both the receive and the transmit side.
+var netDevWanted = []string{"bytes", "packets", "errs", "drop"}
+
+// netDevColumns reads the second header line, " face |bytes packets ...|bytes
+// packets ...", into the receive and transmit column names.
+func netDevColumns(header string) (rx, tx []string, err error) {
+	parts := strings.Split(header, "|")
+	if len(parts) != 3 {
+		return nil, nil, fmt.Errorf("/proc/net/dev: header %q is not \"face |receive|transmit\"", header)
+	}
+	rx, tx = strings.Fields(parts[1]), strings.Fields(parts[2])
+	for _, side := range [][]string{rx, tx} {
+		for _, w := range netDevWanted {
+			if !slices.Contains(side, w) {
+				return nil, nil, fmt.Errorf("/proc/net/dev: header %q lacks column %q", header, w)
+			}
+		}
+	}
+	return rx, tx, nil
+}
+
+// netDevRow parses "  eth0: 1032 10 0 ...". A long name runs into its first
+// number ("wg-site-a:123456789"): the name ends at the colon, not at a space.
+func netDevRow(line string, rx, tx []string) (facts.NetDev, error) {
+	name, rest, ok := strings.Cut(line, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return facts.NetDev{}, fmt.Errorf("/proc/net/dev: row %q has no \"name:\"", line)
+	}
+	if strings.ContainsFunc(name, unicode.IsSpace) {
+		// The kernel refuses such names: this is not a row of /proc/net/dev.
+		return facts.NetDev{}, fmt.Errorf("/proc/net/dev: interface name %q holds a space", name)
+	}
+	f := strings.Fields(rest)
+	if len(f) != len(rx)+len(tx) {
+		return facts.NetDev{}, fmt.Errorf("/proc/net/dev: %q has %d values, the header names %d", name, len(f), len(rx)+len(tx))
+	}
+	v := map[string]uint64{}
+	for i, s := range f {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return facts.NetDev{}, fmt.Errorf("/proc/net/dev: %q: bad number %q", name, s)
+		}
+		if i < len(rx) {
+			v["rx "+rx[i]] = n
+		} else {
+			v["tx "+tx[i-len(rx)]] = n
+		}
+	}
+	return facts.NetDev{Name: name,
+		RxBytes: v["rx bytes"], RxPackets: v["rx packets"], RxErrors: v["rx errs"], RxDropped: v["rx drop"],
+		TxBytes: v["tx bytes"], TxPackets: v["tx packets"], TxErrors: v["tx errs"], TxDropped: v["tx drop"]}, nil
 }

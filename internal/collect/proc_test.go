@@ -202,3 +202,67 @@ func TestParseProcStatShortAndBad(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNetDev(t *testing.T) {
+	const header = "Inter-|   Receive                                                |  Transmit\n" +
+		" face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
+	tests := []struct {
+		name string
+		in   string
+		want []facts.NetDev
+	}{
+		{
+			// Recorded in a lab namespace after a 4 Gbit/s UDP flood into the tunnel:
+			// wireguard-go could not keep up and the TUN device dropped what it sent.
+			name: "recorded netns, TUN tx drops",
+			in:   string(readTestdata(t, "proc", "net_dev.netns")),
+			want: []facts.NetDev{
+				{Name: "lo"},
+				{Name: "eth0", RxBytes: 1452136, RxPackets: 9758, TxBytes: 128143804, TxPackets: 86242},
+				{Name: "wg-wgc1-a", RxBytes: 699204, RxPackets: 9747, TxBytes: 119574857, TxPackets: 56296, TxDropped: 60384},
+			},
+		},
+		{
+			name: "a long name runs into its first number",
+			in:   header + "wg-site-a:123456789 2 3 4 0 0 0 0 5 6 7 8 0 0 0 0\n",
+			want: []facts.NetDev{{Name: "wg-site-a", RxBytes: 123456789, RxPackets: 2, RxErrors: 3, RxDropped: 4,
+				TxBytes: 5, TxPackets: 6, TxErrors: 7, TxDropped: 8}},
+		},
+		{
+			name: "columns found by name, not position",
+			in:   "x|y|z\n face |packets drop bytes errs|errs drop bytes packets extra\n  e1: 1 2 3 4 5 6 7 8 9\n",
+			want: []facts.NetDev{{Name: "e1", RxPackets: 1, RxDropped: 2, RxBytes: 3, RxErrors: 4,
+				TxErrors: 5, TxDropped: 6, TxBytes: 7, TxPackets: 8}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseNetDev(strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("(-want +got)\n%s", d)
+			}
+		})
+	}
+}
+
+func TestParseNetDevErrors(t *testing.T) {
+	const header = "Inter-|   Receive   |  Transmit\n face |bytes packets errs drop|bytes packets errs drop\n"
+	for in, wantErr := range map[string]string{
+		"":                               "no header",
+		"Inter-|\n face bytes packets\n": "not \"face |receive|transmit\"",
+		"x\n face |bytes packets errs|bytes packets errs drop\n": "lacks column \"drop\"",
+		header:                                                  "no interfaces",
+		header + "  eth0 1 2 3 4 5 6 7 8\n":                     "no \"name:\"",
+		header + "  : 1 2 3 4 5 6 7 8\n":                        "no \"name:\"",
+		header + "  eth0: 1 2 3 4 5 6 7\n":                      "7 values, the header names 8",
+		header + "  eth0: 1 2 3 4 5 6 7 -8\n":                   "bad number \"-8\"",
+		header + "  e: 1 2 3 4 5 6 7 8\n  e: 1 2 3 4 5 6 7 8\n": "listed twice",
+	} {
+		if _, err := ParseNetDev(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("ParseNetDev(%q) err = %v, want %q", in, err, wantErr)
+		}
+	}
+}

@@ -155,6 +155,20 @@ type SoftnetCPU struct {
 	ReceivedRPS uint64 `json:"received_rps"`
 }
 
+// NetDev is one interface's row of /proc/net/dev: what the interface carried
+// and what it dropped or got wrong, counted by the kernel since it was created.
+type NetDev struct {
+	Name      string `json:"name"`
+	RxBytes   uint64 `json:"rx_bytes"`
+	RxPackets uint64 `json:"rx_packets"`
+	RxErrors  uint64 `json:"rx_errors"`
+	RxDropped uint64 `json:"rx_dropped"`
+	TxBytes   uint64 `json:"tx_bytes"`
+	TxPackets uint64 `json:"tx_packets"`
+	TxErrors  uint64 `json:"tx_errors"`
+	TxDropped uint64 `json:"tx_dropped"`
+}
+
 // CPUTimes is one cpuN line of /proc/stat, in clock ticks.
 type CPUTimes struct {
 	CPU     string `json:"cpu"`

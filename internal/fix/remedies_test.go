@@ -193,7 +193,7 @@ func probeFindings(t *testing.T) map[string][]finding.Finding {
 	burst := &icmpburst.Result{Host: "netns:a", OneShot: icmpburst.Mode{Sent: 30, Failed: 5}, Persistent: icmpburst.Mode{Sent: 15}}
 	for i, r := range rules {
 		if r.Limit != nil {
-			burst.Grew = append(burst.Grew, icmpburst.CounterGrowth{Rule: &rules[i], Packets: 5})
+			burst.Grew = append(burst.Grew, icmpburst.CounterGrowth{FirewallGrowth: collect.FirewallGrowth{Rule: &rules[i], Packets: 5}})
 		}
 	}
 	if len(burst.Grew) == 0 {

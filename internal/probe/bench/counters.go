@@ -8,6 +8,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -16,11 +17,15 @@ type Sample struct {
 	SNMP    map[string]map[string]int64
 	Softnet []facts.SoftnetCPU
 	CPU     []facts.CPUTimes
+	NetDev  []facts.NetDev
+	// Firewall is nil when neither nft nor iptables answered.
+	Firewall *facts.Firewall
 }
 
-// TakeSample reads /proc/net/snmp, /proc/net/softnet_stat and /proc/stat on t.
-// A file that cannot be read leaves its part empty: counters are evidence, not
-// a reason to abort a measurement.
+// TakeSample reads /proc/net/snmp, /proc/net/softnet_stat, /proc/stat,
+// /proc/net/dev and the firewall's counters on t. A source that cannot be
+// read leaves its part empty: counters are evidence, not a reason to abort a
+// measurement.
 func TakeSample(ctx context.Context, t target.Target) Sample {
 	var s Sample
 	if b, err := t.ReadFile(ctx, "/proc/net/snmp"); err == nil {
@@ -32,6 +37,10 @@ func TakeSample(ctx context.Context, t target.Target) Sample {
 	if b, err := t.ReadFile(ctx, "/proc/stat"); err == nil {
 		s.CPU, _ = collect.ParseProcStat(bytes.NewReader(b))
 	}
+	if b, err := t.ReadFile(ctx, "/proc/net/dev"); err == nil {
+		s.NetDev, _ = collect.ParseNetDev(bytes.NewReader(b))
+	}
+	s.Firewall, _ = collect.ReadFirewall(ctx, t)
 	return s
 }
 
@@ -42,9 +51,32 @@ type HostDelta struct {
 	UDPSndbufErrors int64     `json:"udp_sndbuf_errors"`
 	UDPInErrors     int64     `json:"udp_in_errors"`
 	TCPRetransSegs  int64     `json:"tcp_retrans_segs"`
-	SoftnetDropped  uint64    `json:"softnet_dropped"`
-	TimeSqueeze     uint64    `json:"time_squeeze"`
+	SoftnetDropped  uint64    `json:"softnet_dropped"`  // all CPUs
+	TimeSqueeze     uint64    `json:"time_squeeze"`     // all CPUs
 	CPUBusy         []float64 `json:"cpu_busy_percent"` // per CPU, in order of /proc/stat
+	// SoftnetCPUs are the CPUs whose backlog dropped or whose softirq ran
+	// out of budget: one busy CPU among idle ones points at RPS or IRQ spreading.
+	SoftnetCPUs []SoftnetGrowth `json:"softnet_per_cpu"`
+	// Interfaces are those whose drop or error counters grew (/proc/net/dev).
+	Interfaces []InterfaceGrowth `json:"interface_drops"`
+	// Firewall are the drop and reject rules and drop policies whose counters grew.
+	Firewall []collect.FirewallGrowth `json:"firewall_drops"`
+}
+
+// SoftnetGrowth is what one CPU's softnet counters did during a run.
+type SoftnetGrowth struct {
+	CPU         int    `json:"cpu"`
+	Dropped     uint64 `json:"dropped"`
+	TimeSqueeze uint64 `json:"time_squeeze"`
+}
+
+// InterfaceGrowth is how much an interface dropped and got wrong during a run.
+type InterfaceGrowth struct {
+	Interface string `json:"interface"`
+	RxDropped uint64 `json:"rx_dropped"`
+	TxDropped uint64 `json:"tx_dropped"`
+	RxErrors  uint64 `json:"rx_errors"`
+	TxErrors  uint64 `json:"tx_errors"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -53,6 +85,15 @@ func (d HostDelta) MarshalJSON() ([]byte, error) {
 	p := plain(d)
 	if p.CPUBusy == nil {
 		p.CPUBusy = []float64{}
+	}
+	if p.SoftnetCPUs == nil {
+		p.SoftnetCPUs = []SoftnetGrowth{}
+	}
+	if p.Interfaces == nil {
+		p.Interfaces = []InterfaceGrowth{}
+	}
+	if p.Firewall == nil {
+		p.Firewall = []collect.FirewallGrowth{}
 	}
 	return json.Marshal(p)
 }
@@ -82,14 +123,14 @@ func Delta(host string, before, after Sample) HostDelta {
 	d.UDPSndbufErrors = snmp("Udp", "SndbufErrors")
 	d.UDPInErrors = snmp("Udp", "InErrors")
 	d.TCPRetransSegs = snmp("Tcp", "RetransSegs")
-	prev := map[int]facts.SoftnetCPU{}
-	for _, c := range before.Softnet {
-		prev[c.CPU] = c
-	}
-	for _, c := range after.Softnet {
-		p := prev[c.CPU]
-		d.SoftnetDropped += sub(c.Dropped, p.Dropped)
-		d.TimeSqueeze += sub(c.TimeSqueeze, p.TimeSqueeze)
+	d.softnet(before.Softnet, after.Softnet)
+	d.Interfaces = interfaceGrowth(before.NetDev, after.NetDev)
+	if before.Firewall != nil && after.Firewall != nil {
+		for _, g := range collect.FirewallGrown(*before.Firewall, *after.Firewall) {
+			if g.Drops() {
+				d.Firewall = append(d.Firewall, g)
+			}
+		}
 	}
 	cpus := map[string]facts.CPUTimes{}
 	for _, c := range before.CPU {
@@ -111,6 +152,46 @@ func Delta(host string, before, after Sample) HostDelta {
 	return d
 }
 
+// softnet sums the CPUs' softnet growth and lists the CPUs where it grew.
+func (d *HostDelta) softnet(before, after []facts.SoftnetCPU) {
+	prev := map[int]facts.SoftnetCPU{}
+	for _, c := range before {
+		prev[c.CPU] = c
+	}
+	for _, c := range after {
+		p := prev[c.CPU]
+		g := SoftnetGrowth{CPU: c.CPU, Dropped: sub(c.Dropped, p.Dropped), TimeSqueeze: sub(c.TimeSqueeze, p.TimeSqueeze)}
+		d.SoftnetDropped += g.Dropped
+		d.TimeSqueeze += g.TimeSqueeze
+		if g.Dropped > 0 || g.TimeSqueeze > 0 {
+			d.SoftnetCPUs = append(d.SoftnetCPUs, g)
+		}
+	}
+}
+
+// interfaceGrowth lists the interfaces whose drop or error counters grew. An
+// interface that appeared during the run is left out: its counters may
+// predate the run (a namespace moved in, a renamed link).
+func interfaceGrowth(before, after []facts.NetDev) []InterfaceGrowth {
+	prev := map[string]facts.NetDev{}
+	for _, n := range before {
+		prev[n.Name] = n
+	}
+	var out []InterfaceGrowth
+	for _, n := range after {
+		p, ok := prev[n.Name]
+		if !ok {
+			continue
+		}
+		g := InterfaceGrowth{Interface: n.Name, RxDropped: sub(n.RxDropped, p.RxDropped), TxDropped: sub(n.TxDropped, p.TxDropped),
+			RxErrors: sub(n.RxErrors, p.RxErrors), TxErrors: sub(n.TxErrors, p.TxErrors)}
+		if g != (InterfaceGrowth{Interface: n.Name}) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 func busyTicks(c facts.CPUTimes) uint64 {
 	return c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
 }
@@ -122,21 +203,69 @@ func sub(a, b uint64) uint64 {
 	return a - b
 }
 
-// Attribution says in words what the counters show, e.g. "receiver dropped
-// 9,312 datagrams: rcvbuf". It is empty when nothing was dropped.
+// Attribution says in words what the counters show, a line per counter
+// that grew, e.g. "receiver (netns:b) dropped 9,312 UDP datagrams: receive
+// buffer full (Udp RcvbufErrors)", so a drop is pinned to the layer where it
+// happened: socket, backlog (per CPU), interface, firewall. Interface names
+// and rule texts come from the host: they are shown on one line with control
+// characters escaped (shell.Comment). It is empty when nothing was dropped.
 func (d HostDelta) Attribution(role string) []string {
+	who := fmt.Sprintf("%s (%s)", role, d.Host)
 	var out []string
 	if d.UDPRcvbufErrors > 0 {
-		out = append(out, fmt.Sprintf("%s (%s) dropped %s UDP datagrams: receive buffer full (Udp RcvbufErrors)", role, d.Host, commas(d.UDPRcvbufErrors)))
+		out = append(out, fmt.Sprintf("%s dropped %s UDP datagrams: receive buffer full (Udp RcvbufErrors)", who, commas(d.UDPRcvbufErrors)))
 	}
 	if d.UDPSndbufErrors > 0 {
-		out = append(out, fmt.Sprintf("%s (%s) dropped %s UDP datagrams: send buffer full (Udp SndbufErrors)", role, d.Host, commas(d.UDPSndbufErrors)))
+		out = append(out, fmt.Sprintf("%s dropped %s UDP datagrams: send buffer full (Udp SndbufErrors)", who, commas(d.UDPSndbufErrors)))
 	}
-	if d.SoftnetDropped > 0 {
-		out = append(out, fmt.Sprintf("%s (%s) dropped %s packets: backlog full (softnet dropped)", role, d.Host, commas(int64(d.SoftnetDropped))))
+	out = append(out, d.softnetLines(who)...)
+	for _, n := range d.Interfaces {
+		out = append(out, interfaceLines(who, n)...)
+	}
+	for _, g := range d.Firewall {
+		out = append(out, fmt.Sprintf("%s dropped %s packets in the firewall: %s", who, commas(int64(g.Packets)), shell.Comment(g.String())))
 	}
 	if b, cpu := d.MaxCPU(); b >= CPUSaturatedPercent {
-		out = append(out, fmt.Sprintf("%s (%s) had CPU %d at %.0f%% busy", role, d.Host, cpu, b))
+		out = append(out, fmt.Sprintf("%s had CPU %d at %.0f%% busy", who, cpu, b))
+	}
+	return out
+}
+
+// softnetLines names each CPU whose backlog dropped or whose softirq ran out
+// of budget; a delta without them (a report from before they were kept)
+// says the total.
+func (d HostDelta) softnetLines(who string) []string {
+	var out []string
+	if len(d.SoftnetCPUs) == 0 && d.SoftnetDropped > 0 {
+		out = append(out, fmt.Sprintf("%s dropped %s packets: backlog full (softnet dropped)", who, commas(int64(d.SoftnetDropped))))
+	}
+	for _, c := range d.SoftnetCPUs {
+		if c.Dropped > 0 {
+			out = append(out, fmt.Sprintf("%s dropped %s packets on CPU %d: backlog full (softnet dropped)", who, commas(int64(c.Dropped)), c.CPU))
+		}
+		if c.TimeSqueeze > 0 {
+			out = append(out, fmt.Sprintf("%s ran out of softirq budget %s times on CPU %d (softnet time_squeeze)", who, commas(int64(c.TimeSqueeze)), c.CPU))
+		}
+	}
+	return out
+}
+
+// interfaceLines says what one interface dropped or got wrong, a line per counter.
+func interfaceLines(who string, n InterfaceGrowth) []string {
+	name := shell.Comment(shell.Quote(n.Interface))
+	var out []string
+	for _, c := range []struct {
+		n    uint64
+		what string
+	}{
+		{n.RxDropped, "dropped %s received packets at interface %s (rx drop)"},
+		{n.TxDropped, "dropped %s outgoing packets at interface %s (tx drop)"},
+		{n.RxErrors, "had %s receive errors at interface %s"},
+		{n.TxErrors, "had %s transmit errors at interface %s"},
+	} {
+		if c.n > 0 {
+			out = append(out, who+" "+fmt.Sprintf(c.what, commas(int64(c.n)), name))
+		}
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -61,5 +64,54 @@ func TestBenchHealthyLab(t *testing.T) {
 	// Every run stopped its server: the port is free again.
 	if out, _ := l.Target("b").Run(ctx, "ss", "-Htln", "sport = :5299"); strings.TrimSpace(string(out)) != "" {
 		t.Errorf("iperf3 server still listening on b: %s", out)
+	}
+}
+
+// A table of node b's own drops 3% of the tunnel's datagrams as they arrive:
+// the server's delta of the tunnel upload names that rule with the packets it
+// dropped, and the run's notes say so.
+func TestBenchAttributesFirewallDrops(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "iperf3")
+	l := labtest.Up(t, lab.Config{Name: "wgc2", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 200}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Drop per datagram, as the lab's loss does, not whole GSO bursts.
+	for _, n := range []string{"a", "b"} {
+		if _, err := l.Target(n).Run(ctx, "ethtool", "-K", "eth0", "tx-udp-segmentation", "off"); err != nil && !target.IsNotFound(err) {
+			t.Fatal(err)
+		}
+	}
+	b := l.Node("b")
+	rules := fmt.Sprintf("table inet wgc_drop {\n chain input {\n  type filter hook input priority 0; policy accept;\n"+
+		"  udp dport %d numgen random mod 100 < 3 counter drop\n }\n}\n", b.ListenPort)
+	if _, err := l.Target("b").RunInput(ctx, []byte(rules), "nft", "-f", "-"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Measure(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), TunnelAddr: b.TunnelAddr, Quick: true, Seconds: 2, Omit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := find(rep, PathTunnel, Upload, 1)
+	if up == nil {
+		t.Fatalf("no tunnel upload run in %+v", rep.Runs)
+	}
+	for _, run := range rep.Runs {
+		t.Logf("%s: %.1f Mbit/s, notes %q", run.Spec, run.Stats.Mbit, run.Notes)
+	}
+	var dropped uint64
+	for _, g := range up.Server.Firewall {
+		if g.Rule != nil && g.Rule.Table == "wgc_drop" && g.Rule.Chain == "input" {
+			dropped = g.Packets
+		}
+	}
+	if dropped == 0 {
+		t.Fatalf("server's firewall drops %+v: want the wgc_drop input rule with packets > 0", up.Server.Firewall)
+	}
+	want := fmt.Sprintf("receiver (%s) dropped %s packets in the firewall: inet wgc_drop input handle", l.Target("b"), commas(int64(dropped)))
+	if !slices.ContainsFunc(up.Notes, func(n string) bool {
+		return strings.HasPrefix(n, want) && strings.Contains(n, "numgen random mod 100 < 3")
+	}) {
+		t.Errorf("notes %q: want one starting %q and naming the rule", up.Notes, want)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,12 +60,9 @@ func (m Mode) Rate() float64 {
 }
 
 // CounterGrowth is a firewall rule, chain policy or named counter that grew
-// during the test.
+// during the test, with the ICMP limit whose excess it counts.
 type CounterGrowth struct {
-	Rule    *facts.FirewallRule  `json:"rule,omitempty"`
-	Policy  *facts.FirewallChain `json:"policy,omitempty"`  // a base chain whose policy counter grew (iptables)
-	Counter string               `json:"counter,omitempty"` // "family table name" of a named counter
-	Packets uint64               `json:"packets"`           // growth during the test
+	collect.FirewallGrowth
 	// Limit is the ICMP rate limit whose excess this counter counts: the rule
 	// itself for "limit rate over ... drop", the accept rule before a drop or
 	// a drop policy otherwise; nil when the counter counts no limit's drops.
@@ -118,7 +114,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	start := time.Now()
 	res := &Result{Host: c.Host.String(), Targets: c.Targets}
-	before, noteBefore := ruleset(ctx, c.Host)
+	before, noteBefore := collect.ReadFirewall(ctx, c.Host)
 	if _, err := c.Host.Run(ctx, "ping", "-c", "1", "-W", "1", "-n", "127.0.0.1"); target.IsNotFound(err) {
 		return nil, fmt.Errorf("ping is not installed on %s (apt-get install iputils-ping)", c.Host)
 	}
@@ -136,13 +132,13 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	after, noteAfter := ruleset(ctx, c.Host)
+	after, noteAfter := collect.ReadFirewall(ctx, c.Host)
 	res.Note = noteBefore + noteAfter
 	if before != nil && after != nil {
-		res.Grew = Grown(before.fw, after.fw)
+		res.Grew = Grown(*before, *after)
 	}
 	if after != nil {
-		res.Uncounted = UncountedLimits(after.fw)
+		res.Uncounted = UncountedLimits(*after)
 	}
 	res.Findings = Findings(res)
 	res.Seconds = time.Since(start).Seconds()
@@ -248,48 +244,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-type snapshot struct{ fw facts.Firewall }
-
-// ruleset reads nft's ruleset and, where iptables is installed, the
-// counters iptables-save prints (rule positions and chain policy counters,
-// which nft does not show), joined as the collector joins them.
-func ruleset(ctx context.Context, t target.Target) (*snapshot, string) {
-	var nft *facts.Firewall
-	note := ""
-	out, err := t.Run(ctx, "nft", "-j", "list", "ruleset")
-	switch {
-	case target.IsNotFound(err):
-		note = "nft not installed. "
-	case err != nil:
-		note = fmt.Sprintf("nft -j list ruleset failed: %v. ", err)
-	default:
-		fw, err := collect.ParseNftFirewall(bytes.NewReader(out))
-		if err != nil {
-			note = fmt.Sprintf("nft ruleset unreadable: %v. ", err)
-		} else {
-			withTexts(ctx, t, &fw)
-			nft = &fw
-		}
-	}
-	var ipt collect.IptablesView
-	for _, fam := range []struct{ tool, family string }{{"iptables-save", "ip"}, {"ip6tables-save", "ip6"}} {
-		out, err := t.Run(ctx, fam.tool, "-c")
-		if err != nil {
-			continue // not installed, or no iptables: nft's view is all there is
-		}
-		rules, chains, nf, err := collect.ParseIptablesSave(bytes.NewReader(out), fam.family)
-		if err != nil {
-			note += fmt.Sprintf("%s unreadable: %v. ", fam.tool, err)
-			continue
-		}
-		ipt.Rules, ipt.Chains, ipt.NfBackend = append(ipt.Rules, rules...), append(ipt.Chains, chains...), ipt.NfBackend || nf
-	}
-	if nft == nil && len(ipt.Rules) == 0 {
-		return nil, note + "no firewall counters. "
-	}
-	return &snapshot{collect.MergeFirewall(nft, ipt)}, note
-}
-
 // Uncounted is an ICMP limit and what drops its excess without counting it.
 type Uncounted struct {
 	Limit  facts.FirewallRule   `json:"limit"`
@@ -308,130 +262,43 @@ func UncountedLimits(fw facts.Firewall) []Uncounted {
 	return out
 }
 
-// withTexts fills the rules' text from "nft -a list ruleset", which the
-// fixes quote; without it they show where to look instead.
-func withTexts(ctx context.Context, t target.Target, fw *facts.Firewall) {
-	out, err := t.Run(ctx, "nft", "-a", "list", "ruleset")
-	if err != nil {
-		return
-	}
-	texts, err := collect.ParseNftText(bytes.NewReader(out))
-	if err != nil {
-		return
-	}
-	for i, r := range fw.Rules {
-		fw.Rules[i].Text = texts[collect.NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
-	}
-}
-
-// ruleKey names a rule across two reads: nft by handle, iptables by position.
-func ruleKey(r facts.FirewallRule) string {
-	return fmt.Sprintf("%s %s %s %s %d/%d", r.Backend, r.Family, r.Table, r.Chain, r.Handle, r.Position)
-}
-
-func chainKey(c facts.FirewallChain) string {
-	return fmt.Sprintf("%s %s %s %s", c.Backend, c.Family, c.Table, c.Name)
-}
-
 // Grown lists the rules, chain policies and named counters whose packet
-// count rose between two rulesets, each with the ICMP limit whose excess it
-// counts (icmplimit.Find on the later ruleset). A named counter is listed
-// through the rule that feeds it (which names the counter and carries the
-// limit), not a second time on its own.
+// count rose between two rulesets (collect.FirewallGrown), each with the ICMP
+// limit whose excess it counts (icmplimit.Find on the later ruleset).
 func Grown(before, after facts.Firewall) []CounterGrowth {
-	prev := map[string]uint64{}
-	for _, r := range before.Rules {
-		prev[ruleKey(r)] = r.Packets
-	}
-	prevP := map[string]uint64{}
-	for _, c := range before.Chains {
-		prevP[chainKey(c)] = c.Packets
-	}
-	prevC := map[string]uint64{}
-	for _, c := range before.Counters {
-		prevC[c.Family+" "+c.Table+" "+c.Name] = c.Packets
-	}
-	// Which limit each counter, or policy, counts the drops of.
 	limitOf, policyOf := map[string]*facts.FirewallRule{}, map[string]*facts.FirewallRule{}
 	for _, l := range icmplimit.Find(after) {
 		lim := l.Rule
 		switch {
 		case l.Counter != nil:
-			limitOf[ruleKey(*l.Counter)] = &lim
+			limitOf[collect.RuleKey(*l.Counter)] = &lim
 		case l.Policy != nil:
-			policyOf[chainKey(*l.Policy)] = &lim
+			policyOf[collect.ChainKey(*l.Policy)] = &lim
 		}
 	}
 	var out []CounterGrowth
-	fed := map[string]bool{} // named counters a grown rule already stands for
-	for _, r := range after.Rules {
-		p, ok := prev[ruleKey(r)]
-		if !ok || !r.HasCounter || r.Packets <= p {
-			continue
+	for _, g := range collect.FirewallGrown(before, after) {
+		c := CounterGrowth{FirewallGrowth: g}
+		switch {
+		case g.Rule != nil:
+			c.Limit = limitOf[collect.RuleKey(*g.Rule)]
+		case g.Policy != nil:
+			c.Limit = policyOf[collect.ChainKey(*g.Policy)]
 		}
-		r := r
-		g := CounterGrowth{Rule: &r, Packets: r.Packets - p, Limit: limitOf[ruleKey(r)]}
-		if r.CounterName != "" {
-			g.Counter = r.Family + " " + r.Table + " " + r.CounterName
-			fed[g.Counter] = true
-		}
-		out = append(out, g)
+		out = append(out, c)
 	}
-	for _, c := range after.Chains {
-		p, ok := prevP[chainKey(c)]
-		if !ok || !c.HasCounter || c.Policy != "drop" || c.Packets <= p {
-			continue
-		}
-		c := c
-		out = append(out, CounterGrowth{Policy: &c, Packets: c.Packets - p, Limit: policyOf[chainKey(c)]})
-	}
-	for _, c := range after.Counters {
-		k := c.Family + " " + c.Table + " " + c.Name
-		if p, ok := prevC[k]; ok && c.Packets > p && !fed[k] {
-			out = append(out, CounterGrowth{Counter: k, Packets: c.Packets - p})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Packets > out[j].Packets })
 	return out
 }
 
-// String names the counter: the rule (with its limit), the chain policy or
-// the named counter, and the limit whose excess it drops.
+// String names the counter (collect.FirewallGrowth.String) and the limit
+// whose excess it drops.
 func (g CounterGrowth) String() string {
-	var s string
+	s := g.FirewallGrowth.String()
 	switch {
-	case g.Policy != nil:
-		c := g.Policy
-		s = fmt.Sprintf("%s %s %s policy %s", c.Family, c.Table, c.Name, strings.ToUpper(c.Policy))
-	case g.Rule != nil:
-		s = describeRule(*g.Rule)
-	default:
-		return g.Counter
+	case g.Limit == nil, g.Rule == nil && g.Policy == nil:
+		return s
+	case g.Rule != nil && collect.RuleKey(*g.Limit) == collect.RuleKey(*g.Rule):
+		return s // the limit drops its own excess
 	}
-	if g.Limit != nil && (g.Rule == nil || ruleKey(*g.Limit) != ruleKey(*g.Rule)) {
-		s += " (drops what " + describeRule(*g.Limit) + " does not accept)"
-	}
-	return s
-}
-
-// describeRule names a rule in its chain with its text, or its limit.
-func describeRule(r facts.FirewallRule) string {
-	s := fmt.Sprintf("%s %s %s handle %d", r.Family, r.Table, r.Chain, r.Handle)
-	if r.Backend == "iptables" {
-		s = fmt.Sprintf("%s %s %s rule %d", r.Family, r.Table, r.Chain, r.Position)
-	}
-	switch {
-	case r.Text != "":
-		s += ": " + r.Text
-	case r.Limit != nil:
-		over := ""
-		if r.Limit.Over {
-			over = "over "
-		}
-		s += fmt.Sprintf(": limit rate %s%d/%s burst %d %s", over, r.Limit.Rate, r.Limit.Per, r.Limit.Burst, r.Limit.Unit)
-	}
-	if r.CounterName != "" {
-		s += " (counter " + r.CounterName + ")"
-	}
-	return s
+	return s + " (drops what " + collect.DescribeRule(*g.Limit) + " does not accept)"
 }

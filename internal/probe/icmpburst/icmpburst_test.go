@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
@@ -23,16 +24,16 @@ func open(t *testing.T, name string) *os.File {
 	return f
 }
 
-func load(t *testing.T, name string) snapshot {
+func load(t *testing.T, name string) facts.Firewall {
 	fw, err := collect.ParseNftFirewall(open(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return snapshot{fw}
+	return fw
 }
 
-// loadIptables reads a recorded nft -j and iptables-save -c pair as ruleset does.
-func loadIptables(t *testing.T, name string) snapshot {
+// loadIptables reads a recorded nft -j and iptables-save -c pair as collect.ReadFirewall does.
+func loadIptables(t *testing.T, name string) facts.Firewall {
 	nft, err := collect.ParseNftFirewall(open(t, name+".nft.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func loadIptables(t *testing.T, name string) snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return snapshot{collect.MergeFirewall(&nft, collect.IptablesView{Rules: rules, Chains: chains, NfBackend: nf})}
+	return collect.MergeFirewall(&nft, collect.IptablesView{Rules: rules, Chains: chains, NfBackend: nf})
 }
 
 // Recorded in wgicmp- namespaces: 40 pings at 5 ms against an "accept up to
@@ -51,7 +52,7 @@ func loadIptables(t *testing.T, name string) snapshot {
 func TestGrownAcceptUnderLimit(t *testing.T) {
 	for _, tc := range []struct {
 		name, grew, fix string
-		before, after   snapshot
+		before, after   facts.Firewall
 	}{
 		{"iptables, DROP policy", "ip filter INPUT policy DROP (drops what ip filter INPUT rule 2: -A INPUT -p icmp -m limit --limit 10/sec -j ACCEPT does not accept)",
 			"iptables -t filter -R INPUT 2 -p icmp -m limit --limit 250/sec -j ACCEPT",
@@ -61,7 +62,7 @@ func TestGrownAcceptUnderLimit(t *testing.T) {
 			load(t, "nft-accept-then-drop-before.nft.json"), load(t, "nft-accept-then-drop-after.nft.json")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			grew := Grown(tc.before.fw, tc.after.fw)
+			grew := Grown(tc.before, tc.after)
 			var drops *CounterGrowth
 			for i, g := range grew {
 				if g.Limit != nil {
@@ -106,7 +107,7 @@ func TestRecordedExperiment(t *testing.T) {
 	if err != nil || sent != 15 || recv != 15 {
 		t.Errorf("persistent: %d/%d %v, want 15/15", recv, sent, err)
 	}
-	grew := Grown(load(t, "nft-before.json").fw, load(t, "nft-after.json").fw)
+	grew := Grown(load(t, "nft-before.json"), load(t, "nft-after.json"))
 	var listed int
 	for _, g := range grew {
 		if strings.HasSuffix(g.Counter, "cnt_icmpflood") {
@@ -234,7 +235,7 @@ func TestRecordReportFixture(t *testing.T) {
 	}
 	res := &Result{Host: "netns:a", Targets: targets, OneShot: ParseOneShot(open(t, "oneshot.txt"), targets, 15),
 		Persistent: Mode{Sent: sent, Failed: sent - recv, PerTarget: map[string]int{"203.0.113.2": sent - recv}},
-		Grew:       Grown(load(t, "nft-before.json").fw, load(t, "nft-after.json").fw)}
+		Grew:       Grown(load(t, "nft-before.json"), load(t, "nft-after.json"))}
 	res.Findings = Findings(res)
 	out, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {

@@ -1,0 +1,199 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// recordedHost answers TakeSample's reads (files and commands) from outputs
+// recorded on a lab node; what was not recorded is "not installed".
+type recordedHost struct {
+	target.Target // the other methods are not called
+	name          string
+	outputs       map[string]string // path or command line -> file in testdata/probe
+}
+
+func (h recordedHost) String() string { return h.name }
+
+func (h recordedHost) ReadFile(_ context.Context, path string) ([]byte, error) {
+	return h.output(path)
+}
+
+func (h recordedHost) Run(_ context.Context, name string, args ...string) ([]byte, error) {
+	return h.output(shell.Join(name, args...))
+}
+
+func (h recordedHost) output(key string) ([]byte, error) {
+	f, ok := h.outputs[key]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", key, target.ErrNotFound)
+	}
+	return os.ReadFile(testdata(f))
+}
+
+// recordedDelta samples h before and after, each answered from its own recordings.
+func recordedDelta(t *testing.T, name string, before, after map[string]string) HostDelta {
+	t.Helper()
+	ctx := context.Background()
+	return Delta(name, TakeSample(ctx, recordedHost{name: name, outputs: before}), TakeSample(ctx, recordedHost{name: name, outputs: after}))
+}
+
+func TestDeltaLayers(t *testing.T) {
+	const nftJSON, nftText, netDev = "nft -j list ruleset", "nft -a list ruleset", "/proc/net/dev"
+	tests := []struct {
+		name          string
+		delta         func(t *testing.T) HostDelta
+		role          string
+		want          HostDelta // compared without CPUBusy
+		wantLines     []string
+		wantFirewalls []string // FirewallGrowth.String of each
+	}{
+		{
+			// A table of its own on lab node b dropped 3% of the tunnel's
+			// datagrams during a 2 s TCP run (testdata/probe/counters/README.md).
+			name: "recorded: nft rule on the receiver drops tunnel datagrams",
+			delta: func(t *testing.T) HostDelta {
+				return recordedDelta(t, "netns:wgl-wgc1-b",
+					map[string]string{nftJSON: "counters/drop-b-before.nft.json"},
+					map[string]string{nftJSON: "counters/drop-b-after.nft.json", nftText: "counters/drop-b-after.nft.txt"})
+			},
+			role:          "receiver",
+			want:          HostDelta{Host: "netns:wgl-wgc1-b"},
+			wantFirewalls: []string{"inet wgc_drop input handle 2: udp dport 51820 numgen random mod 100 < 3 counter drop"},
+			wantLines: []string{"receiver (netns:wgl-wgc1-b) dropped 1,016 packets in the firewall: " +
+				"inet wgc_drop input handle 2: udp dport 51820 numgen random mod 100 < 3 counter drop"},
+		},
+		{
+			// The accept rule under the limit grew too: what it let through is no drop.
+			name: "recorded: an ICMP limit's accept rule grows, only its drop rule counts",
+			delta: func(t *testing.T) HostDelta {
+				return recordedDelta(t, "netns:b",
+					map[string]string{nftJSON: "icmpburst/nft-accept-then-drop-before.nft.json"},
+					map[string]string{nftJSON: "icmpburst/nft-accept-then-drop-after.nft.json"})
+			},
+			role:          "sender",
+			want:          HostDelta{Host: "netns:b"},
+			wantFirewalls: []string{"inet filter input handle 3"},
+			wantLines:     []string{"sender (netns:b) dropped 32 packets in the firewall: inet filter input handle 3"},
+		},
+		{
+			// wireguard-go could not keep up with a UDP flood: the TUN device dropped.
+			name: "recorded: TUN device drops on the sender",
+			delta: func(t *testing.T) HostDelta {
+				return recordedDelta(t, "netns:wgl-wgc1-a",
+					map[string]string{netDev: "counters/flood-a-before-net_dev.txt"},
+					map[string]string{netDev: "counters/flood-a-after-net_dev.txt"})
+			},
+			role:      "sender",
+			want:      HostDelta{Host: "netns:wgl-wgc1-a", Interfaces: []InterfaceGrowth{{Interface: "wg-wgc1-a", TxDropped: 60384}}},
+			wantLines: []string{"sender (netns:wgl-wgc1-a) dropped 60,384 outgoing packets at interface wg-wgc1-a (tx drop)"},
+		},
+		{
+			name: "no nft, no iptables, no /proc: empty parts, no lines",
+			delta: func(t *testing.T) HostDelta {
+				return recordedDelta(t, "ssh:bare", nil, nil)
+			},
+			role: "receiver",
+			want: HostDelta{Host: "ssh:bare"},
+		},
+		{
+			name: "softnet per CPU: the CPUs that dropped or were squeezed",
+			delta: func(t *testing.T) HostDelta {
+				before := Sample{Softnet: []facts.SoftnetCPU{{CPU: 0, Dropped: 5, TimeSqueeze: 1}, {CPU: 1}, {CPU: 2, Dropped: 7}}}
+				after := Sample{Softnet: []facts.SoftnetCPU{{CPU: 0, Dropped: 5, TimeSqueeze: 1}, {CPU: 1, Dropped: 1234, TimeSqueeze: 57}, {CPU: 2, Dropped: 7, TimeSqueeze: 3}}}
+				return Delta("netns:b", before, after)
+			},
+			role: "receiver",
+			want: HostDelta{Host: "netns:b", SoftnetDropped: 1234, TimeSqueeze: 60,
+				SoftnetCPUs: []SoftnetGrowth{{CPU: 1, Dropped: 1234, TimeSqueeze: 57}, {CPU: 2, TimeSqueeze: 3}}},
+			wantLines: []string{
+				"receiver (netns:b) dropped 1,234 packets on CPU 1: backlog full (softnet dropped)",
+				"receiver (netns:b) ran out of softirq budget 57 times on CPU 1 (softnet time_squeeze)",
+				"receiver (netns:b) ran out of softirq budget 3 times on CPU 2 (softnet time_squeeze)",
+			},
+		},
+		{
+			name: "interface counters: each that grew, a new interface left out, a name from the host escaped",
+			delta: func(t *testing.T) HostDelta {
+				before := Sample{NetDev: []facts.NetDev{{Name: "eth0", RxDropped: 10}, {Name: "wg\x1b]0;pwned\a", TxErrors: 1}}}
+				after := Sample{NetDev: []facts.NetDev{{Name: "eth0", RxDropped: 12, RxErrors: 3}, {Name: "wg\x1b]0;pwned\a", TxErrors: 2},
+					{Name: "new0", RxDropped: 99}}}
+				return Delta("netns:b", before, after)
+			},
+			role: "receiver",
+			want: HostDelta{Host: "netns:b", Interfaces: []InterfaceGrowth{{Interface: "eth0", RxDropped: 2, RxErrors: 3},
+				{Interface: "wg\x1b]0;pwned\a", TxErrors: 1}}},
+			wantLines: []string{
+				"receiver (netns:b) dropped 2 received packets at interface eth0 (rx drop)",
+				"receiver (netns:b) had 3 receive errors at interface eth0",
+				`receiver (netns:b) had 1 transmit errors at interface 'wg\x1b]0;pwned\x07'`,
+			},
+		},
+		{
+			name: "a drop policy's counter, and a rule text from the host escaped",
+			delta: func(t *testing.T) HostDelta {
+				rule := facts.FirewallRule{Backend: "nft", Family: "inet", Table: "t", Chain: "input", Handle: 7, Verdict: "drop", HasCounter: true,
+					Text: "udp dport 51820 drop comment \"\x1b[2J\nrm -rf /\""}
+				policy := facts.FirewallChain{Backend: "iptables", Family: "ip", Table: "filter", Name: "INPUT", Policy: "drop", HasCounter: true}
+				before := Sample{Firewall: &facts.Firewall{Rules: []facts.FirewallRule{rule}, Chains: []facts.FirewallChain{policy}}}
+				rule.Packets, policy.Packets = 4, 2
+				after := Sample{Firewall: &facts.Firewall{Rules: []facts.FirewallRule{rule}, Chains: []facts.FirewallChain{policy}}}
+				return Delta("netns:b", before, after)
+			},
+			role:          "receiver",
+			want:          HostDelta{Host: "netns:b"},
+			wantFirewalls: []string{"inet t input handle 7: udp dport 51820 drop comment \"\x1b[2J\nrm -rf /\"", "ip filter INPUT policy DROP"},
+			wantLines: []string{
+				`receiver (netns:b) dropped 4 packets in the firewall: inet t input handle 7: udp dport 51820 drop comment "\x1b[2J\nrm -rf /"`,
+				"receiver (netns:b) dropped 2 packets in the firewall: ip filter INPUT policy DROP",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.delta(t)
+			var fw []string
+			for _, g := range got.Firewall {
+				fw = append(fw, g.String())
+			}
+			if d := cmp.Diff(tt.wantFirewalls, fw); d != "" {
+				t.Errorf("firewall drops (-want +got)\n%s", d)
+			}
+			got.Firewall, got.CPUBusy = nil, nil
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("delta (-want +got)\n%s", d)
+			}
+			if d := cmp.Diff(tt.wantLines, tt.delta(t).Attribution(tt.role)); d != "" {
+				t.Errorf("attribution (-want +got)\n%s", d)
+			}
+		})
+	}
+}
+
+// TestHostDeltaJSONLists: a run where nothing grew still lists its layers as [].
+func TestHostDeltaJSONLists(t *testing.T) {
+	b, err := json.Marshal(HostDelta{Host: "netns:b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"cpu_busy_percent":[]`, `"softnet_per_cpu":[]`, `"interface_drops":[]`, `"firewall_drops":[]`} {
+		if !strings.Contains(string(b), k) {
+			t.Errorf("%s lacks %s", b, k)
+		}
+	}
+	// A firewall drop keeps icmp-burst's shape: the rule, and the packets it dropped.
+	d := HostDelta{Firewall: []collect.FirewallGrowth{{Rule: &facts.FirewallRule{Backend: "nft", Verdict: "drop"}, Packets: 3}}}
+	if b, _ = json.Marshal(d); !strings.Contains(string(b), `"firewall_drops":[{"rule":{"backend":"nft"`) || !strings.Contains(string(b), `"packets":3}]`) {
+		t.Errorf("firewall drops: %s", b)
+	}
+}
