@@ -128,13 +128,29 @@ func measure(ctx context.Context, c Config, spec Spec) (Run, error) {
 	if spec.UDPMbit > 0 {
 		test.Omit = 0 // UDP has no window to warm up
 	}
-	cBefore, sBefore := TakeSample(ctx, c.Client), TakeSample(ctx, c.Server)
+	cBefore, sBefore := takeSamples(ctx, c.Client, c.Server)
 	res, err := iperf.Run(ctx, c.Client, c.Server, test)
 	if err != nil {
 		return run, err
 	}
 	run.Result = res
-	run.Client = Delta(c.Client.String(), cBefore, TakeSample(ctx, c.Client))
-	run.Server = Delta(c.Server.String(), sBefore, TakeSample(ctx, c.Server))
+	cAfter, sAfter := takeSamples(ctx, c.Client, c.Server)
+	run.Client = Delta(c.Client.String(), cBefore, cAfter)
+	run.Server = Delta(c.Server.String(), sBefore, sAfter)
 	return run, nil
+}
+
+// takeSamples samples both ends at once: a sample is a handful of reads and
+// commands per host (over ssh, as many round trips), and the ends do not wait
+// for each other.
+func takeSamples(ctx context.Context, client, server target.Target) (Sample, Sample) {
+	var s Sample
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s = TakeSample(ctx, server)
+	}()
+	c := TakeSample(ctx, client)
+	<-done
+	return c, s
 }
