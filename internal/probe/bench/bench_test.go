@@ -195,6 +195,27 @@ func TestAnalyze(t *testing.T) {
 			},
 		},
 		{
+			name: "a black-holed tunnel's trickle is a stall, not an oscillation",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Download, 1, synthetic(0, 0, 1.6, 0, 0, 0.9, 0, 0, 1.1, 0)),
+					run(PathUnderlay, Download, 1, synthetic(190, 191, 190, 191)))
+			},
+			want: "critical throughput.tunnel-ratio@netns:b",
+		},
+		{
+			name: "oscillation beside the underlay: the relay case's 374 falling to 160",
+			rep: func(t *testing.T) *Report {
+				return report(run(PathTunnel, Upload, 1, synthetic(374, 360, 150, 160, 370, 365, 140, 155, 372, 368)),
+					run(PathUnderlay, Upload, 1, synthetic(430, 433, 431, 432)))
+			},
+			want: "warning throughput.oscillation@netns:a, warning throughput.tunnel-ratio@netns:a",
+			check: func(t *testing.T, r *Report) {
+				if title := r.Findings[0].Title; !strings.HasPrefix(title, "Tunnel upload (1 stream) collapses periodically") {
+					t.Errorf("title %q", title)
+				}
+			},
+		},
+		{
 			name: "noisy but no collapse is not oscillation",
 			rep: func(t *testing.T) *Report {
 				return report(run(PathTunnel, Upload, 1, synthetic(150, 170, 140, 180, 160, 150, 175, 145)))

@@ -151,7 +151,7 @@ func oscillationFindings(r *Report) []finding.Finding {
 		if run.Path != PathTunnel || run.Result == nil || run.UDPMbit > 0 {
 			continue
 		}
-		if run.Stats.Collapses < 2 || run.Stats.CV < OscillationCV {
+		if run.Stats.Collapses < 2 || run.Stats.CV < OscillationCV || stalled(r, run) {
 			continue
 		}
 		dev := r.senderInterface(run.Direction)
@@ -161,8 +161,8 @@ func oscillationFindings(r *Report) []finding.Finding {
 		}
 		f := finding.Finding{
 			ID: finding.ThroughputOscillation, Severity: finding.Warning, Host: r.sender(run.Direction), Interface: dev,
-			Title: fmt.Sprintf("Tunnel %s collapses periodically: %d drops below %.0f%% of its peak, rate varies %.0f%%",
-				run.Spec.String(), run.Stats.Collapses, 100*CollapseFraction, 100*run.Stats.CV),
+			Title: fmt.Sprintf("Tunnel %s (%s) collapses periodically: %d drops below %.0f%% of its peak, rate varies %.0f%%",
+				run.Direction, streamsWord(run.Streams), run.Stats.Collapses, 100*CollapseFraction, 100*run.Stats.CV),
 			Detail: "The rate climbs until something saturates (a CPU, a queue), collapses and recovers. A steady rate just below " +
 				"the knee moves more data than the oscillation; wgperf shape-sweep finds the cap.",
 			Evidence: []finding.Evidence{
@@ -182,6 +182,26 @@ func oscillationFindings(r *Report) []finding.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// StalledFraction is the share of the underlay below which a tunnel run's
+// best second counts as a stall: a black-holed transfer trickles a few
+// retransmitted segments now and then, which looks like collapses but is not
+// a rate that climbs and falls (the stall has findings of its own).
+const StalledFraction = 0.1
+
+// stalled says whether a tunnel run never carried a tenth of the underlay
+// measured the same way (false when there is no underlay run to compare).
+func stalled(r *Report, run Run) bool {
+	u := find(r, PathUnderlay, run.Direction, run.Streams)
+	if u == nil || u.Result == nil || u.Stats.Mbit <= 0 || run.Result == nil {
+		return false
+	}
+	peak := 0.0
+	for _, iv := range run.Result.Measured() {
+		peak = max(peak, iv.Mbit)
+	}
+	return peak < StalledFraction*u.Stats.Mbit
 }
 
 // rateEvidence lists the per-second rates of res; its number is the lowest,
