@@ -11,7 +11,7 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// TestSSHOneConnectionPerCommand runs diagnose and mtu against a host behind
+// TestSSHOneConnectionPerCommand runs diagnose, mtu and doctor against a host behind
 // a 20 ms round trip (the lab's sshd in node B, reached from A through the
 // tunnel) and counts the TCP connections sshd saw: one per command. The same
 // commands with sharing off (each remote command connects by itself, as wgperf
@@ -25,9 +25,11 @@ func TestSSHOneConnectionPerCommand(t *testing.T) {
 	commands := map[string][]string{
 		"diagnose": {"diagnose", "--host", spec},
 		// The DF pings run on the ssh host, towards A's underlay address.
-		"mtu": {"mtu", "--client", spec, "--addr", l.Node("a").UnderlayAddr},
+		"mtu": {"mtu", "--client", spec, "--underlay-addr", l.Node("a").UnderlayAddr},
+		// One end: every check, and the DF search to the peer's endpoint.
+		"doctor": {"doctor", "--client", spec},
 	}
-	for _, name := range []string{"diagnose", "mtu"} {
+	for _, name := range []string{"diagnose", "mtu", "doctor"} {
 		args := commands[name]
 		var conns [2]int
 		var secs [2]float64
