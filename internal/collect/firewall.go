@@ -21,7 +21,19 @@ import (
 // returns nil when neither tool answered; the note says why parts are missing.
 // A missing tool is no error: counters are evidence, not a reason to abort.
 func ReadFirewall(ctx context.Context, t target.Target) (*facts.Firewall, string) {
-	nft, note := readNft(ctx, t)
+	return readFirewall(ctx, t, true)
+}
+
+// ReadFirewallCounters is ReadFirewall without the rules' texts ("nft -a list
+// ruleset"): a read that is only compared with a later one needs its counters
+// alone, as FirewallGrown matches rules by RuleKey and names them from the
+// later read. One command fewer on the target, per read.
+func ReadFirewallCounters(ctx context.Context, t target.Target) (*facts.Firewall, string) {
+	return readFirewall(ctx, t, false)
+}
+
+func readFirewall(ctx context.Context, t target.Target, texts bool) (*facts.Firewall, string) {
+	nft, note := readNft(ctx, t, texts)
 	var ipt IptablesView
 	for _, fam := range []struct{ tool, family string }{{"iptables-save", "ip"}, {"ip6tables-save", "ip6"}} {
 		out, err := t.Run(ctx, fam.tool, "-c")
@@ -42,9 +54,10 @@ func ReadFirewall(ctx context.Context, t target.Target) (*facts.Firewall, string
 	return &fw, note
 }
 
-// readNft reads "nft -j list ruleset" and fills the rules' text from "nft -a
-// list ruleset", which findings quote; without it they show where to look.
-func readNft(ctx context.Context, t target.Target) (*facts.Firewall, string) {
+// readNft reads "nft -j list ruleset" and, with texts, fills the rules' text
+// from "nft -a list ruleset", which findings quote; without it they show
+// where to look.
+func readNft(ctx context.Context, t target.Target, texts bool) (*facts.Firewall, string) {
 	out, err := t.Run(ctx, "nft", "-j", "list", "ruleset")
 	switch {
 	case target.IsNotFound(err):
@@ -55,6 +68,9 @@ func readNft(ctx context.Context, t target.Target) (*facts.Firewall, string) {
 	fw, err := ParseNftFirewall(bytes.NewReader(out))
 	if err != nil {
 		return nil, fmt.Sprintf("nft ruleset unreadable: %v. ", err)
+	}
+	if !texts {
+		return &fw, ""
 	}
 	if out, err := t.Run(ctx, "nft", "-a", "list", "ruleset"); err == nil {
 		_ = withNftTexts(&fw, bytes.NewReader(out)) // the rules stand without their text

@@ -128,13 +128,13 @@ func measure(ctx context.Context, c Config, spec Spec) (Run, error) {
 	if spec.UDPMbit > 0 {
 		test.Omit = 0 // UDP has no window to warm up
 	}
-	cBefore, sBefore := takeSamples(ctx, c.Client, c.Server)
+	cBefore, sBefore := takeSamples(ctx, c.Client, c.Server, Baseline)
 	res, err := iperf.Run(ctx, c.Client, c.Server, test)
 	if err != nil {
 		return run, err
 	}
 	run.Result = res
-	cAfter, sAfter := takeSamples(ctx, c.Client, c.Server)
+	cAfter, sAfter := takeSamples(ctx, c.Client, c.Server, Named)
 	run.Client = Delta(c.Client.String(), cBefore, cAfter)
 	run.Server = Delta(c.Server.String(), sBefore, sAfter)
 	return run, nil
@@ -143,14 +143,14 @@ func measure(ctx context.Context, c Config, spec Spec) (Run, error) {
 // takeSamples samples both ends at once: a sample is a handful of reads and
 // commands per host (over ssh, as many round trips), and the ends do not wait
 // for each other.
-func takeSamples(ctx context.Context, client, server target.Target) (Sample, Sample) {
+func takeSamples(ctx context.Context, client, server target.Target, named bool) (Sample, Sample) {
 	var s Sample
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s = TakeSample(ctx, server)
+		s = TakeSample(ctx, server, named)
 	}()
-	c := TakeSample(ctx, client)
+	c := TakeSample(ctx, client, named)
 	<-done
 	return c, s
 }

@@ -22,11 +22,19 @@ type Sample struct {
 	Firewall *facts.Firewall
 }
 
+// Which sample of a run TakeSample takes: the one before a run is only
+// compared with the one after it, which names the firewall rules that grew.
+const (
+	Baseline = false // counters only
+	Named    = true  // counters and the firewall rules' texts
+)
+
 // TakeSample reads /proc/net/snmp, /proc/net/softnet_stat, /proc/stat,
-// /proc/net/dev and the firewall's counters on t. A source that cannot be
-// read leaves its part empty: counters are evidence, not a reason to abort a
+// /proc/net/dev and the firewall's counters on t, with the rules' texts when
+// named (Named, for the sample after a run). A source that cannot be read
+// leaves its part empty: counters are evidence, not a reason to abort a
 // measurement.
-func TakeSample(ctx context.Context, t target.Target) Sample {
+func TakeSample(ctx context.Context, t target.Target, named bool) Sample {
 	var s Sample
 	if b, err := t.ReadFile(ctx, "/proc/net/snmp"); err == nil {
 		s.SNMP, _ = collect.ParseSNMP(bytes.NewReader(b))
@@ -40,7 +48,11 @@ func TakeSample(ctx context.Context, t target.Target) Sample {
 	if b, err := t.ReadFile(ctx, "/proc/net/dev"); err == nil {
 		s.NetDev, _ = collect.ParseNetDev(bytes.NewReader(b))
 	}
-	s.Firewall, _ = collect.ReadFirewall(ctx, t)
+	if named {
+		s.Firewall, _ = collect.ReadFirewall(ctx, t)
+	} else {
+		s.Firewall, _ = collect.ReadFirewallCounters(ctx, t)
+	}
 	return s
 }
 

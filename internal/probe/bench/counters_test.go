@@ -45,7 +45,44 @@ func (h recordedHost) output(key string) ([]byte, error) {
 func recordedDelta(t *testing.T, name string, before, after map[string]string) HostDelta {
 	t.Helper()
 	ctx := context.Background()
-	return Delta(name, TakeSample(ctx, recordedHost{name: name, outputs: before}), TakeSample(ctx, recordedHost{name: name, outputs: after}))
+	return Delta(name, TakeSample(ctx, recordedHost{name: name, outputs: before}, Baseline), TakeSample(ctx, recordedHost{name: name, outputs: after}, Named))
+}
+
+// countingHost records the commands a sample runs.
+type countingHost struct {
+	recordedHost
+	ran *[]string
+}
+
+func (h countingHost) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	*h.ran = append(*h.ran, shell.Join(name, args...))
+	return h.recordedHost.Run(ctx, name, args...)
+}
+
+// The sample before a run reads counters only; the one after it also reads
+// the rules' texts, which name what grew.
+func TestBaselineSkipsRuleTexts(t *testing.T) {
+	outputs := map[string]string{"nft -j list ruleset": "counters/drop-b-before.nft.json", "nft -a list ruleset": "counters/drop-b-after.nft.txt"}
+	for _, tt := range []struct {
+		named bool
+		texts bool
+	}{{Baseline, false}, {Named, true}} {
+		var ran []string
+		s := TakeSample(context.Background(), countingHost{recordedHost{name: "b", outputs: outputs}, &ran}, tt.named)
+		if s.Firewall == nil {
+			t.Fatalf("named %v: no firewall read", tt.named)
+		}
+		if got := strings.Contains(strings.Join(ran, "\n"), "nft -a list ruleset"); got != tt.texts {
+			t.Errorf("named %v: ran %q; nft -a read: %v, want %v", tt.named, ran, got, tt.texts)
+		}
+		withText := false
+		for _, r := range s.Firewall.Rules {
+			withText = withText || r.Text != ""
+		}
+		if withText != tt.texts {
+			t.Errorf("named %v: rule texts present %v, want %v", tt.named, withText, tt.texts)
+		}
+	}
 }
 
 func TestDeltaLayers(t *testing.T) {

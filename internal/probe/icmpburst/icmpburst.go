@@ -114,7 +114,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	start := time.Now()
 	res := &Result{Host: c.Host.String(), Targets: c.Targets}
-	before, noteBefore := collect.ReadFirewall(ctx, c.Host)
+	before, noteBefore := collect.ReadFirewallCounters(ctx, c.Host) // the later read names what grew
 	if _, err := c.Host.Run(ctx, "ping", "-c", "1", "-W", "1", "-n", "127.0.0.1"); target.IsNotFound(err) {
 		return nil, fmt.Errorf("ping is not installed on %s (apt-get install iputils-ping)", c.Host)
 	}
