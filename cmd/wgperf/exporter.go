@@ -40,6 +40,11 @@ scrapes /probe?target=ssh:root@router and the exporter collects that router over
 ssh (the router needs no wgperf binary), caches the result for --probe.cache-ttl
 so several scrapers share it, and answers within the scrape timeout. Only targets
 matching a --probe.allow pattern are collected; see deploy/prometheus/scrape.yml.
+A pattern is matched on the parsed target, part by part: ssh:[USER@]HOST[:PORT],
+where HOST is a name or address whose "*" stays within one dot-separated label
+(ssh:root@10.0.0.* admits ssh:root@10.0.0.5, not ssh:root@10.0.0.5.evil.example)
+or a prefix (ssh:root@10.0.0.0/24, ssh:[fd00::/64]); a user or port left out
+admits any. netns:NAME and local match as written. A user containing "@" is refused.
 
 --peer-names reads friendly peer names from wg-quick configs ("# Name = laptop"
 in a [Peer] section), OpenWrt's /etc/config/network (peer descriptions) or
@@ -84,8 +89,8 @@ Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are 
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
 	f.StringVar(&webConfig, "web.config.file", "", webConfigFlagHelp)
 	f.StringArrayVar(&peerNames, "peer-names", nil, "file of peer names: a wg-quick config with \"# Name =\" comments, OpenWrt's /etc/config/network, or \"PUBLICKEY NAME\" lines (repeatable)")
-	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect, e.g. 'ssh:root@*' (repeatable; none: /probe refuses all)")
-	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it)")
+	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect: ssh:[user@]host[:port], host a glob per label or a prefix, e.g. 'ssh:root@10.0.0.*', 'ssh:root@10.0.0.0/24' (repeatable; none: /probe refuses all)")
+	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it, to 1s at least)")
 	f.DurationVar(&probe.CacheTTL, "probe.cache-ttl", exporter.DefaultProbeCacheTTL, "how long one collection answers /probe scrapes of its target")
 	f.IntVar(&probe.CacheSize, "probe.cache-size", exporter.DefaultProbeCacheSize, "most /probe targets cached; the least recently scraped is dropped first")
 	return cmd

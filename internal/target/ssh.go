@@ -42,6 +42,28 @@ func parseSSH(spec string) (Target, error) {
 	}, nil
 }
 
+// SSHAddress is who an ssh target logs in as, and where.
+type SSHAddress struct {
+	User string // "" leaves it to the ssh config
+	Host string // a host name, IPv4 or IPv6 address (without brackets)
+	Port int    // 0 leaves it to the ssh config
+}
+
+// ParseSSHAddress parses "ssh:[user@]host[:port]" exactly as Parse does and
+// returns its parts, so a caller can judge a target by what ssh will dial
+// rather than by the spec's text.
+func ParseSSHAddress(spec string) (SSHAddress, error) {
+	rest, ok := strings.CutPrefix(spec, "ssh:")
+	if !ok {
+		return SSHAddress{}, fmt.Errorf("target %q: want ssh:[user@]host[:port]", spec)
+	}
+	s, err := parseSSHSpec(rest)
+	if err != nil {
+		return SSHAddress{}, fmt.Errorf("target %q: %v", spec, err)
+	}
+	return SSHAddress{User: s.User, Host: s.Host, Port: s.Port}, nil
+}
+
 func parseSSHSpec(rest string) (sshSpec, error) {
 	var s sshSpec
 	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
