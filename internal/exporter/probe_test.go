@@ -211,7 +211,7 @@ func TestProbeAllowMatchesParsedTarget(t *testing.T) {
 		code int
 	}{
 		{"ssh:root@10.0.0.5", http.StatusOK},
-		{"ssh:root@10.0.0.5:2200", http.StatusOK},            // no port in the pattern: any port
+		{"ssh:root@10.0.0.5:2200", http.StatusOK},                 // no port in the pattern: any port
 		{"ssh:root@10.0.0.1@evil.example", http.StatusBadRequest}, // user "root@10.0.0.1", host evil.example
 		{"ssh:root@10.0.0.5.evil.example", http.StatusForbidden},  // * stays inside one label
 		{"ssh:10.0.0.5", http.StatusForbidden},                    // no user: the ssh config's, not root
