@@ -17,11 +17,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/wgperf/wgperf/internal/buildinfo"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; the rest
+// of the build's identity is internal/buildinfo's.
 var version = "dev"
 
 // newRoot builds the command tree afresh, so each run starts from default flags.
@@ -67,13 +69,16 @@ Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
 // man page generator).
 var extraCommands []func() *cobra.Command
 
-// versionLine is what "wgperf version" prints: the version, and which build
-// this is when it is not the full one.
+// versionLine is what "wgperf version" prints: the version, which build
+// this is when it is not the full one, and where it came from.
 func versionLine() string {
-	if buildFlavor == "" {
-		return "wgperf " + version
+	i := buildinfo.Read(version)
+	first := "wgperf " + version
+	if buildFlavor != "" {
+		first += " (" + buildFlavor + ")"
 	}
-	return "wgperf " + version + " (" + buildFlavor + ")"
+	return fmt.Sprintf("%s\n  revision:   %s\n  branch:     %s\n  build date: %s\n  go version: %s\n  platform:   %s/%s\n  tags:       %s",
+		first, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags)
 }
 
 // ExitError carries a specific exit code out of a command; Err may be nil when

@@ -227,58 +227,6 @@ func TestSystemdUnit(t *testing.T) {
 	}
 }
 
-// TestOpenWrtInitScript runs the procd script's start_service under stubs of
-// rc.common's helpers and checks the command procd would run.
-func TestOpenWrtInitScript(t *testing.T) {
-	script, err := filepath.Abs(filepath.Join(deployDir, "openwrt", "wgperf-exporter"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stubs := `
-config_load() { :; }
-config_get() { eval "$1=\${CFG_$3:-\$4}"; }
-config_get_bool() { eval "$1=\${CFG_$3:-\$4}"; }
-procd_open_instance() { echo open; }
-procd_set_param() { echo "param $*"; }
-procd_close_instance() { echo close; }
-. "$1"
-start_service
-`
-	names := filepath.Join(t.TempDir(), "network")
-	if err := os.WriteFile(names, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		env  []string
-		want string
-	}{
-		{nil, "param command /usr/bin/wgperf exporter --listen :9723 --interval 30s"},
-		{[]string{"CFG_listen=127.0.0.1:9100", "CFG_interval=1m"}, "param command /usr/bin/wgperf exporter --listen 127.0.0.1:9100 --interval 1m"},
-		{[]string{"CFG_web_config=/etc/wgperf/web-config.yml"},
-			"param command /usr/bin/wgperf exporter --listen :9723 --interval 30s --web.config.file /etc/wgperf/web-config.yml"},
-		{[]string{"CFG_peer_names=" + names}, "param command /usr/bin/wgperf exporter --listen :9723 --interval 30s --peer-names " + names},
-		{[]string{"CFG_peer_names=/nonexistent/network"}, "param command /usr/bin/wgperf exporter --listen :9723 --interval 30s"},
-		{[]string{"CFG_enabled=0"}, ""},
-	} {
-		args := append([]string{}, tc.env...)
-		args = append(args, "sh", "-c", stubs, "sh", script)
-		out, err := target.Local().Run(context.Background(), "env", args...)
-		if err != nil {
-			t.Fatalf("%v: %v", tc.env, err)
-		}
-		got := string(out)
-		if tc.want == "" {
-			if strings.Contains(got, "open") {
-				t.Errorf("%v: disabled exporter still starts:\n%s", tc.env, got)
-			}
-			continue
-		}
-		if !strings.Contains(got, tc.want+"\n") || !strings.Contains(got, "param respawn") {
-			t.Errorf("%v: procd calls\n%s\nwant %q and a respawn policy", tc.env, got, tc.want)
-		}
-	}
-}
-
 // Users read the alerts, dashboards and README; "seed 000" is the project's
 // own filing and means nothing to them: cases are named by what happened.
 func TestNoSeedNumbersForUsers(t *testing.T) {
