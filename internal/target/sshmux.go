@@ -67,7 +67,8 @@ func muxFor(s sshSpec) (*muxHost, error) {
 		muxState.dir = dir
 		muxState.hosts = map[string]*muxHost{}
 	}
-	key := fmt.Sprintf("%s@%s:%d", s.User, s.Host, s.Port)
+	// Another key, jump host or sudo is another connection.
+	key := fmt.Sprintf("%s@%s:%d %v", s.User, s.Host, s.Port, s.Opts)
 	h := muxState.hosts[key]
 	if h == nil {
 		// Short names: a unix socket path is limited to 108 bytes.
