@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,9 +87,13 @@ func TestDeployUsesExportedMetrics(t *testing.T) {
 	}
 }
 
+// runbookBase is where the alerts' runbook_url pages are: absolute, as
+// Alertmanager and its receivers cannot resolve a path in the repository.
+const runbookBase = "https://github.com/wgperf/wgperf/blob/main/"
+
 // TestAlertsExplainTheirFinding: every alert about a finding points to its
-// explanation, the command and the docs page (which exists); the catch-all
-// alert points to the page of whichever finding fired it.
+// explanation, the command and the docs page (runbook_url, whose page
+// exists); the catch-all alert points to the page of whichever finding fired it.
 func TestAlertsExplainTheirFinding(t *testing.T) {
 	var rules struct {
 		Groups []struct {
@@ -114,7 +119,7 @@ func TestAlertsExplainTheirFinding(t *testing.T) {
 			case strings.Contains(r.Expr, "wgperf_finding"):
 				id = anyID
 			}
-			explain, docs := r.Annotations["explain"], r.Annotations["docs"]
+			explain, docs := r.Annotations["explain"], strings.TrimPrefix(r.Annotations["runbook_url"], runbookBase)
 			if id == "" && explain == "" {
 				continue // about the exporter or a metric, not one finding
 			}
@@ -123,7 +128,7 @@ func TestAlertsExplainTheirFinding(t *testing.T) {
 			}
 			explained++
 			if explain != "wgperf explain "+id || docs != "docs/findings/"+id+".md" {
-				t.Errorf("%s: annotations explain %q, docs %q; want \"wgperf explain %s\" and \"docs/findings/%s.md\"", r.Alert, explain, docs, id, id)
+				t.Errorf("%s: annotations explain %q, runbook_url %q; want \"wgperf explain %s\" and \"%sdocs/findings/%s.md\"", r.Alert, explain, r.Annotations["runbook_url"], id, runbookBase, id)
 			}
 			if id == anyID {
 				continue
@@ -251,5 +256,43 @@ func TestNoSeedNumbersForUsers(t *testing.T) {
 				t.Errorf("%s:%d says %q", f, i+1, seed.FindString(line))
 			}
 		}
+	}
+}
+
+// Per-peer panels show the peer's name from --peer-names (its key when it has
+// none), and every panel's query parses: promtool checks them as rules.
+func TestGrafanaPanelsNamePeers(t *testing.T) {
+	testutil.RequireTools(t, "promtool")
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr, LegendFormat string }
+		}
+	}
+	if err := json.Unmarshal([]byte(readDeploy(t, "grafana/wgperf.json")), &dash); err != nil {
+		t.Fatal(err)
+	}
+	var rules strings.Builder
+	rules.WriteString("groups:\n  - name: panels\n    rules:\n")
+	n := 0
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			if strings.Contains(tg.LegendFormat, "{{peer}}") {
+				t.Errorf("panel %q labels series with the public key: %q", p.Title, tg.LegendFormat)
+			}
+			if strings.Contains(tg.LegendFormat, "{{name}}") && !strings.Contains(tg.Expr, "group_left(name)") {
+				t.Errorf("panel %q shows {{name}} without joining wgperf_wireguard_peer_info", p.Title)
+			}
+			expr := strings.NewReplacer("$__rate_interval", "5m", "$instance", ".*").Replace(tg.Expr)
+			n++
+			fmt.Fprintf(&rules, "      - record: panel:%d\n        expr: %q\n", n, expr)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "panels.yml")
+	if err := os.WriteFile(path, []byte(rules.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := target.Local().Run(context.Background(), "promtool", "check", "rules", path); err != nil {
+		t.Errorf("promtool check rules (the dashboard's queries): %v\n%s", err, out)
 	}
 }
