@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -65,6 +66,13 @@ func cleanRoot(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	// Maintainer scripts send output to /dev/null, which must be the device.
+	if err := os.MkdirAll(filepath.Join(root, "dev"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mknod(filepath.Join(root, "dev/null"), syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Fatal(err)
+	}
 	stub := "#!/bin/sh\necho \"$*\" >> /systemctl.log\n"
 	if err := os.WriteFile(filepath.Join(root, "usr/bin/systemctl"), []byte(stub), 0o755); err != nil {
 		t.Fatal(err)
@@ -79,7 +87,7 @@ func systemctlCalls(t *testing.T, root string) []string {
 	log := filepath.Join(root, "systemctl.log")
 	b, _ := os.ReadFile(log)
 	os.Remove(log)
-	return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", ","))
+	return strings.Fields(string(b))
 }
 
 func dpkg(t *testing.T, root string, args ...string) {

@@ -137,6 +137,9 @@ func dist(t *testing.T) release {
 		fail("git log: %v", err)
 	}
 	cmd.Env = append(os.Environ(), "WGPERF_DIST="+distDir, "MINISIGN_KEY="+key, "SOURCE_DATE_EPOCH="+strings.TrimSpace(string(epoch)),
+		// goreleaser reads the commit, its date and the source archive from
+		// git only where an origin remote exists; a worktree may have none.
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=remote.origin.url", "GIT_CONFIG_VALUE_0=https://github.com/wgperf/wgperf.git",
 		"PATH="+filepath.Dir(minisign)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fail("goreleaser: %v\n%s", err, out)
