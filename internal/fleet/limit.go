@@ -33,8 +33,7 @@ func (inv *inventory) limit(hosts []Host, pattern string) ([]Host, error) {
 		}
 		member[h.Name] = set
 	}
-	var match func(part string) (func(Host) bool, error)
-	match = func(part string) (func(Host) bool, error) {
+	match := func(part string) (func(Host) bool, error) {
 		names := func(h Host) []string { return append([]string{h.Name}, keys(member[h.Name])...) }
 		switch {
 		case part == "all" || part == "*":
