@@ -50,7 +50,7 @@ GORELEASER := $(shell $(GO) env GOPATH)/bin/goreleaser
 
 release-snapshot: ## build the release archives, .deb, .rpm, OpenWrt .ipk, SBOMs and feed Makefile into dist/ (goreleaser, nothing published; MINISIGN_KEY=FILE signs)
 	@./scripts/goreleaser.sh
-	PATH="$$($(GO) env GOPATH)/bin:$$PATH" SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) $(GORELEASER) release --snapshot --clean $(if $(MINISIGN_KEY),,--skip=sign)
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) WGPERF_TOOLS=$(CURDIR)/build/tools $(GORELEASER) release --snapshot --clean $(if $(MINISIGN_KEY),,--skip=sign)
 	$(GO) run ./packaging/openwrtpkg feed -dist dist
 	@ls -l dist/*.tar.gz dist/*.deb dist/*.rpm dist/openwrt/*.ipk dist/openwrt-feed/wgperf/Makefile
 

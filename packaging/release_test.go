@@ -139,6 +139,7 @@ func dist(t *testing.T) release {
 	cmd.Env = append(os.Environ(), "WGPERF_DIST="+distDir, "MINISIGN_KEY="+key, "SOURCE_DATE_EPOCH="+strings.TrimSpace(string(epoch)),
 		// goreleaser reads the commit, its date and the source archive from
 		// git only where an origin remote exists; a worktree may have none.
+		"WGPERF_TOOLS="+filepath.Join(root, "build", "tools"),
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=remote.origin.url", "GIT_CONFIG_VALUE_0=https://github.com/wgperf/wgperf.git",
 		"PATH="+filepath.Dir(minisign)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if out, err := cmd.CombinedOutput(); err != nil {
