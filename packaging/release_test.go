@@ -136,7 +136,12 @@ func dist(t *testing.T) release {
 	if err != nil {
 		fail("git log: %v", err)
 	}
-	cmd.Env = append(os.Environ(), "WGPERF_DIST="+distDir, "MINISIGN_KEY="+key, "SOURCE_DATE_EPOCH="+strings.TrimSpace(string(epoch)),
+	// goreleaser globs extra files relative to the repository only.
+	relDist, err := filepath.Rel(root, distDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), "WGPERF_DIST="+relDist, "MINISIGN_KEY="+key, "SOURCE_DATE_EPOCH="+strings.TrimSpace(string(epoch)),
 		// goreleaser reads the commit, its date and the source archive from
 		// git only where an origin remote exists; a worktree may have none.
 		"WGPERF_TOOLS="+filepath.Join(root, "build", "tools"),
