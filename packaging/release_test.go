@@ -60,9 +60,10 @@ func repoFile(t *testing.T, path string) []byte {
 	return b
 }
 
-// release is a dist/ folder and the public key its checksums are signed with
-// ("" when the folder came from DistEnv without PubKeyEnv).
-type release struct{ dir, pubKey string }
+// release is a dist/ folder, the folder of its OpenWrt packages (build/openwrt:
+// goreleaser globs extra files inside the repository only) and the public key
+// its checksums are signed with ("" when the folder came from DistEnv without PubKeyEnv).
+type release struct{ dir, openwrt, pubKey string }
 
 // PubKeyEnv names the minisign public key of a DistEnv folder's signature.
 const PubKeyEnv = "WGPERF_RELEASE_PUBKEY"
@@ -79,7 +80,7 @@ var (
 func dist(t *testing.T) release {
 	t.Helper()
 	if d := os.Getenv(DistEnv); d != "" {
-		return release{d, os.Getenv(PubKeyEnv)}
+		return release{d, filepath.Join(repoRoot(t), "build", "openwrt"), os.Getenv(PubKeyEnv)}
 	}
 	gobin := func(name string) string {
 		if p, err := exec.LookPath(name); err == nil {
@@ -136,12 +137,7 @@ func dist(t *testing.T) release {
 	if err != nil {
 		fail("git log: %v", err)
 	}
-	// goreleaser globs extra files relative to the repository only.
-	relDist, err := filepath.Rel(root, distDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Env = append(os.Environ(), "WGPERF_DIST="+relDist, "MINISIGN_KEY="+key, "SOURCE_DATE_EPOCH="+strings.TrimSpace(string(epoch)),
+	cmd.Env = append(os.Environ(), "MINISIGN_KEY="+key, "SOURCE_DATE_EPOCH="+strings.TrimSpace(string(epoch)),
 		// goreleaser reads the commit, its date and the source archive from
 		// git only where an origin remote exists; a worktree may have none.
 		"WGPERF_TOOLS="+filepath.Join(root, "build", "tools"),
@@ -155,7 +151,7 @@ func dist(t *testing.T) release {
 	if out, err := feed.CombinedOutput(); err != nil {
 		fail("openwrtpkg feed: %v\n%s", err, out)
 	}
-	built = release{distDir, pub}
+	built = release{distDir, filepath.Join(root, "build", "openwrt"), pub}
 	return built
 }
 
@@ -271,7 +267,7 @@ func TestReleaseArtifacts(t *testing.T) {
 			}
 
 			for _, owrt := range openwrtArches[p.name] {
-				ipkPath := one(t, filepath.Join(d, "openwrt"), "wgperf_*_"+owrt+".ipk")
+				ipkPath := one(t, rel.openwrt, "wgperf_*_"+owrt+".ipk")
 				ipk := readTarGz(t, ipkPath)
 				ctl := readTarGzBytes(t, ipkPath, ipk["./control.tar.gz"].data)
 				if got := field(ctl["./control"].data, "Architecture"); got != owrt {
@@ -293,7 +289,7 @@ func TestReleaseArtifacts(t *testing.T) {
 	}
 	// Every OpenWrt package names an architecture of its binary's family.
 	families := map[string]elf.Machine{"x86_64": elf.EM_X86_64, "aarch64": elf.EM_AARCH64, "arm": elf.EM_ARM, "mipsel": elf.EM_MIPS, "mips": elf.EM_MIPS}
-	ipks, _ := filepath.Glob(filepath.Join(d, "openwrt", "*.ipk"))
+	ipks, _ := filepath.Glob(filepath.Join(rel.openwrt, "*.ipk"))
 	for _, ipkPath := range ipks {
 		ipk := readTarGz(t, ipkPath)
 		owrt := field(readTarGzBytes(t, ipkPath, ipk["./control.tar.gz"].data)["./control"].data, "Architecture")
