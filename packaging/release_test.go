@@ -301,7 +301,10 @@ func TestReleaseArtifacts(t *testing.T) {
 			t.Errorf("%s: %v", ipkPath, err)
 			continue
 		}
-		family, _, _ := strings.Cut(owrt, "_")
+		family, _, _ := strings.Cut(strings.Replace(owrt, "x86_64", "x86-64", 1), "_")
+		if family == "x86-64" {
+			family = "x86_64"
+		}
 		if f.Machine != families[family] || (family == "mipsel") != (f.ByteOrder == binary.LittleEndian && f.Machine == elf.EM_MIPS) {
 			t.Errorf("%s: a %v %v binary for %s", ipkPath, f.Machine, f.ByteOrder, owrt)
 		}
