@@ -8,6 +8,7 @@ import (
 	"flag"
 	"image/color"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -624,5 +625,39 @@ func contrast(a, b string) float64 {
 func TestTemplateNamesNoSeeds(t *testing.T) {
 	if m := regexp.MustCompile(`(?i)\bseeds?\b`).FindString(htmlTemplate); m != "" {
 		t.Errorf("html.tmpl says %q", m)
+	}
+}
+
+// endlessSpaces is a reader of n blanks (valid JSON padding) that counts what
+// was taken from it.
+type endlessSpaces struct{ left, read int64 }
+
+func (r *endlessSpaces) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		return 0, io.EOF
+	}
+	n := int64(len(p))
+	if n > r.left {
+		n = r.left
+	}
+	for i := range p[:n] {
+		p[i] = ' '
+	}
+	r.left -= n
+	r.read += n
+	return int(n), nil
+}
+
+// TestReadDocumentRefusesOversize is issue 30 item 9: "report --from" reads at
+// most MaxDocumentBytes (64 MiB, the cap of every other reader) and says so in
+// one line, instead of reading all of /dev/zero.
+func TestReadDocumentRefusesOversize(t *testing.T) {
+	in := &endlessSpaces{left: 80 << 20}
+	_, err := ReadDocument(in)
+	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("ReadDocument(80 MiB) = %v, want one line saying it is larger than 64 MiB", err)
+	}
+	if in.read > 64<<20+64<<10 {
+		t.Errorf("read %d bytes of the input, want at most about 64 MiB", in.read)
 	}
 }
