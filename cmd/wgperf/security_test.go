@@ -62,6 +62,8 @@ func TestFlagsRefuseNonsense(t *testing.T) {
 		{"diagnose", "--rate", "1e20"},
 		{"diagnose", "--rate", "-5"},
 		{"diagnose", "--rtt", "-1ms"},
+		{"diagnose", "--rtt", "2562047h"}, // issue 30 item 11: no upper bound, a buffer of 2^61 bytes
+		{"diagnose", "--rtt", "10.001s"},
 		{"bench", "--server", "local", "--udp", "NaN"},
 		{"exporter", "--interval", "0s"},
 	} {
