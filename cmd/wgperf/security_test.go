@@ -176,3 +176,46 @@ func TestRollbackRefusesPlantedJournal(t *testing.T) {
 		}
 	}
 }
+
+// TestNonRootApplyFailsInOneLine is issue 30 item 11: "fix --apply" as a user
+// who may not create the journal says so in one line — what failed, why and
+// what it needs — instead of dumping the shell script that failed.
+func TestNonRootApplyFailsInOneLine(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run wgperf as nobody")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("needs setpriv (util-linux)")
+	}
+	// A directory nobody may read but not write, holding a copy of this binary.
+	dir, err := os.MkdirTemp("", "wgperf-nonroot-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "wgperf")
+	findings := filepath.Join(dir, "f.json")
+	const f = `{"findings": [{"id": "udp.rcvbuf-errors", "severity": "warning", "host": "local", "title": "t", "evidence": [],
+	  "fixes": [{"description": "d", "commands": [], "action": {"kind": "sysctl", "params": {"key": "net.core.rmem_max", "value": "26214400"}}}]}]}`
+	if os.WriteFile(bin, self, 0o755) != nil || os.WriteFile(findings, []byte(f), 0o644) != nil {
+		t.Fatal("cannot write the test files")
+	}
+	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bin,
+		"fix", "--from", findings, "--host", "local", "--root", dir, "--apply")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WGPERF_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	want := "wgperf: local: cannot create " + filepath.Join(dir, "var/lib/wgperf/journal") + ": permission denied; fix --apply needs root\n"
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || stderr.String() != want {
+		t.Errorf("exit %v, stderr %q; want exit 3 and %q", err, stderr.String(), want)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Where apply records what it changes, on the target itself, so a rollback
@@ -131,6 +133,13 @@ func (e *Env) trustJournal(ctx context.Context, create bool, files ...string) (b
 	}
 	out, err := e.T.Run(ctx, "sh", append([]string{"-c", trustScript, "sh", flag, path.Dir(paths[0])}, paths...)...)
 	if err != nil {
+		var te *target.Error
+		if errors.As(err, &te) && strings.Contains(strings.ToLower(te.Stderr), "permission denied") {
+			if create {
+				return false, fmt.Errorf("%s: cannot create %s: permission denied; fix --apply needs root", e.T, dir)
+			}
+			return false, fmt.Errorf("%s: cannot read %s: permission denied; wgperf fix needs root", e.T, dir)
+		}
 		return false, fmt.Errorf("journal directory %s: %w", dir, err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
