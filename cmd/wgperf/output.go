@@ -111,6 +111,14 @@ func findingsExit(fs []finding.Finding) error {
 // useColor: colours only on a terminal, and never when NO_COLOR is set
 // (no-color.org).
 func useColor(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	switch w := w.(type) {
+	case *stdoutWriter:
+		return w.tty
+	case *os.File:
+		return term.IsTerminal(int(w.Fd()))
+	}
+	return false
 }

@@ -113,7 +113,8 @@ func TestFixFromStaysOffline(t *testing.T) {
 
 // TestTerminalOutputEscapesSnapshotText is hole 7's last part: an escape
 // sequence in a snapshot (here an OSC that retitles the terminal, in a device
-// name) reaches a terminal escaped. script(1) gives the run a terminal.
+// name) reaches a terminal escaped; since issue 30 the reader refuses it,
+// naming the field with the value escaped. script(1) gives the run a terminal.
 func TestTerminalOutputEscapesSnapshotText(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("needs script(1) for a pseudo-terminal")
@@ -130,7 +131,7 @@ func TestTerminalOutputEscapesSnapshotText(t *testing.T) {
 	cmd := exec.Command("script", "-qec", shell.Join(os.Args[0], "diagnose", "--from", snap), "/dev/null")
 	cmd.Env = append(os.Environ(), "WGPERF_TEST_MAIN=1")
 	out, _ := cmd.Output()
-	if !strings.Contains(string(out), `br-lan.253\x1b]0;pwned\x07`) {
+	if !strings.Contains(string(out), `br-lan.253\x1b]0;pwned`) {
 		t.Fatalf("the device name is not in the output, escaped:\n%s", out)
 	}
 	if strings.Contains(string(out), "\x1b]") || strings.Contains(string(out), "\x07") {

@@ -1,6 +1,9 @@
 package remedy
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -246,5 +249,24 @@ func TestUCIKeyGrammarIsShells(t *testing.T) {
 	r, err := WGMTU("wg-site", 1420, OpenWrt, "")
 	if err != nil || strings.Contains(strings.Join(r.Commands(), "\n"), "uci") || r.Params()["uci_section"] != "" {
 		t.Errorf("WGMTU(wg-site) = %v, %v: want no uci command", r, err)
+	}
+}
+
+// TestHeredocHoldsNoRawControls: a file with carriage returns or escape
+// sequences (a wg-quick config edited on Windows) is written by a line that
+// shows them escaped, and the shell still writes it byte for byte.
+func TestHeredocHoldsNoRawControls(t *testing.T) {
+	for _, data := range []string{"[Interface]\r\nMTU = 1420\r\n", "a\x1b]52;c;eA==\x07\n", "plain\n", "no newline", "\xff\xfe latin\n"} {
+		path := filepath.Join(t.TempDir(), "f")
+		line := Heredoc(path, []byte(data))
+		if shell.Terminal(line) != line {
+			t.Errorf("raw control characters in %q", line)
+		}
+		if out, err := exec.Command("sh", "-c", line).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v %s", line, err, out)
+		}
+		if got, _ := os.ReadFile(path); string(got) != data {
+			t.Errorf("%s wrote %q, want %q", line, got, data)
+		}
 	}
 }
