@@ -115,6 +115,8 @@ func TestReleaseArtifacts(t *testing.T) {
 	unit := repoFile(t, "deploy/systemd/wgperf-exporter.service")
 	dropIn := repoFile(t, "packaging/systemd/10-package.conf")
 	procd := repoFile(t, "deploy/openwrt/wgperf-exporter")
+	bootUnit := repoFile(t, "deploy/systemd/wgperf-fix-rollback.service")
+	bootProcd := repoFile(t, "deploy/openwrt/wgperf-fix-rollback")
 	license := repoFile(t, "LICENSE")
 	for _, p := range platforms {
 		t.Run(p.name, func(t *testing.T) {
@@ -122,7 +124,8 @@ func TestReleaseArtifacts(t *testing.T) {
 			version := strings.TrimSuffix(strings.TrimPrefix(arch, "wgperf_"), "_linux_"+p.name+".tar.gz")
 			files := readTarGz(t, one(t, d, arch))
 			checkBinary(t, arch, version, p, files["wgperf"], "")
-			for path, want := range map[string][]byte{"LICENSE": license, "deploy/systemd/wgperf-exporter.service": unit, "deploy/openwrt/wgperf-exporter": procd} {
+			for path, want := range map[string][]byte{"LICENSE": license, "deploy/systemd/wgperf-exporter.service": unit, "deploy/openwrt/wgperf-exporter": procd,
+				"deploy/systemd/wgperf-fix-rollback.service": bootUnit, "deploy/openwrt/wgperf-fix-rollback": bootProcd} {
 				checkFile(t, arch, path, files[path], want)
 			}
 
@@ -137,12 +140,14 @@ func TestReleaseArtifacts(t *testing.T) {
 			checkFile(t, debPath, "/usr/lib/systemd/system/wgperf-exporter.service", data["./usr/lib/systemd/system/wgperf-exporter.service"], unit)
 			checkFile(t, debPath, "/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf", data["./usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf"], dropIn)
 			checkFile(t, debPath, "/usr/share/doc/wgperf/LICENSE", data["./usr/share/doc/wgperf/LICENSE"], license)
+			checkBootHook(t, debPath, data, ".", bootUnit)
 
 			rpmPath := one(t, d, "wgperf_*_"+p.name+".rpm")
 			rpm := readRPM(t, rpmPath)
 			checkBinary(t, rpmPath, version, p, rpm["/usr/bin/wgperf"], "")
 			checkFile(t, rpmPath, "/usr/lib/systemd/system/wgperf-exporter.service", rpm["/usr/lib/systemd/system/wgperf-exporter.service"], unit)
 			checkFile(t, rpmPath, "/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf", rpm["/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf"], dropIn)
+			checkBootHook(t, rpmPath, rpm, "", bootUnit)
 
 			ipkPath := one(t, d, "wgperf_*_"+p.name+".ipk")
 			ipk := readTarGz(t, ipkPath)
@@ -152,11 +157,29 @@ func TestReleaseArtifacts(t *testing.T) {
 			if m := ipkData["./etc/init.d/wgperf-exporter"].mode; m&0o111 == 0 {
 				t.Errorf("%s: procd script mode %o, want executable", ipkPath, m)
 			}
+			checkFile(t, ipkPath, "/etc/init.d/wgperf-fix-rollback", ipkData["./etc/init.d/wgperf-fix-rollback"], bootProcd)
+			if m := ipkData["./etc/init.d/wgperf-fix-rollback"].mode; m&0o111 == 0 {
+				t.Errorf("%s: boot hook mode %o, want executable", ipkPath, m)
+			}
+			if !ipkData["./etc/rc.d/S99wgperf-fix-rollback"].ok {
+				t.Errorf("%s: the boot hook is not enabled (no /etc/rc.d/S99wgperf-fix-rollback)", ipkPath)
+			}
 		})
 	}
 	// The unit's drop-in points it at the packaged binary.
 	if !bytes.Contains(dropIn, []byte("\nExecStart=/usr/bin/wgperf exporter $WGPERF_EXPORTER_ARGS\n")) {
 		t.Errorf("10-package.conf does not run /usr/bin/wgperf:\n%s", dropIn)
+	}
+}
+
+// checkBootHook: a .deb or .rpm (files named with prefix) installs the boot
+// hook that rolls back unconfirmed fixes, and enables it.
+func checkBootHook(t *testing.T, where string, files map[string]entry, prefix string, unit []byte) {
+	t.Helper()
+	const dir = "/usr/lib/systemd/system/"
+	checkFile(t, where, dir+"wgperf-fix-rollback.service", files[prefix+dir+"wgperf-fix-rollback.service"], unit)
+	if !files[prefix+dir+"multi-user.target.wants/wgperf-fix-rollback.service"].ok {
+		t.Errorf("%s: the boot hook is not enabled (no multi-user.target.wants link)", where)
 	}
 }
 
