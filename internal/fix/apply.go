@@ -255,7 +255,9 @@ func RollbackUnconfirmed(ctx context.Context, env *Env) ([]*Journal, error) {
 	for i := len(ids) - 1; i >= 0; i-- {
 		j, err := LoadJournal(ctx, env, ids[i])
 		if err != nil {
-			return done, err
+			// One damaged journal must not keep the others in place.
+			errs = append(errs, err)
+			continue
 		}
 		if !awaitsConfirm(j) {
 			continue
