@@ -24,6 +24,7 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
@@ -659,5 +660,20 @@ func TestReadDocumentRefusesOversize(t *testing.T) {
 	}
 	if in.read > 64<<20+64<<10 {
 		t.Errorf("read %d bytes of the input, want at most about 64 MiB", in.read)
+	}
+}
+
+// TestWriteHTMLEscapesControls is issue 30 item 8 for HTML: a host's text
+// with an OSC 52 clipboard write, a screen clear or a C1 CSI in it reaches
+// the file escaped, so "cat report.html" in a terminal obeys none of them.
+func TestWriteHTMLEscapesControls(t *testing.T) {
+	evil := "gw\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[2J\u009b2J"
+	page := render(t, Document{Title: evil, Findings: []finding.Finding{{ID: "mtu.x", Title: evil, Host: "local",
+		Evidence: []finding.Evidence{{Source: "ip link", Key: "name", Value: evil}}}}})
+	if i := strings.IndexFunc(page, func(r rune) bool { return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) }); i >= 0 {
+		t.Errorf("raw control character %q in the page at %d: %q", page[i], i, page[max(0, i-20):min(len(page), i+20)])
+	}
+	if !strings.Contains(page, `gw\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[2J\u009b2J`) {
+		t.Error("the title is not in the page, escaped")
 	}
 }
