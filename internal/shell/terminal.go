@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -18,6 +19,7 @@ var sgrKept = []string{"\x1b[0m", "\x1b[1m", "\x1b[2m", "\x1b[22m", "\x1b[31m", 
 // incomplete UTF-8 character or colour sequence at the end of a write for
 // the next one; Flush writes it out.
 type TerminalWriter struct {
+	mu      sync.Mutex // progress lines may come from several goroutines
 	w       io.Writer
 	pending []byte
 }
@@ -26,6 +28,8 @@ type TerminalWriter struct {
 func NewTerminalWriter(w io.Writer) *TerminalWriter { return &TerminalWriter{w: w} }
 
 func (t *TerminalWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	buf := append(t.pending, p...)
 	t.pending = nil
 	out := make([]byte, 0, len(buf))
@@ -75,6 +79,8 @@ func (t *TerminalWriter) Write(p []byte) (int, error) {
 
 // Flush writes out what Write kept back, escaped.
 func (t *TerminalWriter) Flush() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if len(t.pending) == 0 {
 		return nil
 	}
