@@ -27,9 +27,11 @@ func labCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lab",
 		Short: "Build WireGuard test topologies in network namespaces",
-		Long: `The lab builds real WireGuard tunnels in network namespaces on this machine, with an
-embedded userspace WireGuard (wireguard-go) per namespace, so you can watch wgperf
-diagnose and fix real problems without owning a tunnel. Needs root.
+		Long: `The lab builds real WireGuard tunnels in network namespaces on this machine, so you
+can watch wgperf diagnose and fix real problems without owning a tunnel. Needs root.
+Its tunnel ends are the kernel's WireGuard where the module loads, else an embedded
+userspace WireGuard (wireguard-go) per namespace (--wireguard chooses). "lab vm"
+boots a distro kernel that has the module under QEMU when this machine's has not.
 
 Topologies:
   site-to-site  A —— R —— B, WireGuard between A (10.77.0.1) and B (10.77.0.2);
@@ -42,7 +44,7 @@ commands in them with "wgperf lab exec NODE -- cmd" or target them as
 --host netns:wgl-NAME-NODE.`,
 	}
 	cmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
-	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labFlowsCmd(), labRunCmd())
+	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labFlowsCmd(), labRunCmd(), labVMCmd())
 	return cmd
 }
 
@@ -60,6 +62,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
 	f.StringVar(&cfg.ICMPLimitStyle, "icmp-limit-style", "", "how --icmp-limit is written: banip (nft limit rate over ... drop) or iptables (-m limit ... -j ACCEPT, then -j DROP)")
 	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")
+	f.Var(implValue{&cfg.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads)")
 	f.IntVar(&cfg.UDPBuffer, "udp-buffer", 0, "cap the WireGuard nodes' UDP socket buffers to this many bytes (0 = wireguard-go's forced 7 MiB; -1 = ask for 7 MiB and let net.core.rmem_max cap it)")
 	f.BoolVar(&cfg.LAN, "lan", false, "add a LAN host behind each site (lan behind A, lanb behind B) that the sites forward through the tunnel")
 }
@@ -140,11 +143,21 @@ func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab) error {
 	}
 	c := l.Config
 	fmt.Fprintf(w, "lab %s (%s), up since %s\n", c.Name, c.Topology, l.Created.Local().Format("15:04:05"))
+	fmt.Fprintf(w, "WireGuard: %s\n", l.ImplementationText())
+	if c.Underlay.DelayMs > 0 {
+		fmt.Fprintf(w, "delay: %d ms each way by %s\n", c.Underlay.DelayMs, l.DelayBy)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODE\tNAMESPACE\tWIREGUARD\tTUNNEL\tUNDERLAY\tPROCESS")
 	for _, n := range st.Nodes {
 		proc := "-"
-		if n.WGInterface != "" {
+		switch {
+		case n.WGInterface != "" && c.WireGuard == lab.Kernel:
+			proc = "kernel"
+			if !n.Running {
+				proc += " (link gone)"
+			}
+		case n.WGInterface != "":
 			proc = fmt.Sprintf("pid %d", n.PID)
 			if !n.Running {
 				proc += " (not running)"
@@ -266,4 +279,23 @@ func applyLabECMP(cmd *cobra.Command, host string, tunnels, seconds, streams int
 		return couldNotRun(err)
 	}
 	return writeResult(cmd.OutOrStdout(), "fix-ecmp", res, asJSON)
+}
+
+// implValue is --wireguard: the lab's WireGuard implementation.
+type implValue struct{ p *lab.Implementation }
+
+func (v implValue) String() string {
+	if v.p == nil || *v.p == "" {
+		return "auto"
+	}
+	return string(*v.p)
+}
+func (v implValue) Type() string { return "string" }
+func (v implValue) Set(s string) error {
+	impl, err := lab.ParseImplementation(s)
+	if err != nil {
+		return err
+	}
+	*v.p = impl
+	return nil
 }

@@ -27,6 +27,13 @@ type Options struct {
 	Seconds int           // length of each throughput measurement (default 5)
 	Log     io.Writer     // progress lines; nil for none
 	Timeout time.Duration // bound on the whole scenario (default 2 min + 20 × Seconds)
+	// VerdictOnly stops after doctor's verdict on the broken lab and judges
+	// that alone: no fix, no measurement after it (a quicker pass over the
+	// catalog, e.g. on a slow guest kernel).
+	VerdictOnly bool
+	// WireGuard is the tunnel ends' implementation; "" picks kernel where
+	// the module loads, else userspace (Run settles it).
+	WireGuard lab.Implementation
 	// Capacities, when set, sizes each scenario's underlay to what a healthy
 	// tunnel carries on this machine (shared across a run's scenarios); nil
 	// runs the catalog's rates as written.
@@ -77,12 +84,14 @@ func ratio(tunnel, underlay float64) float64 {
 
 // Result is what happened in one scenario.
 type Result struct {
-	Scenario string            `json:"scenario"`
-	Case     string            `json:"case"`
-	Symptom  string            `json:"symptom"`
-	Expect   string            `json:"expect,omitempty"`
-	Found    bool              `json:"found"` // Expect was reported (true when nothing was expected and nothing unexpected was)
-	Findings []finding.Finding `json:"findings"`
+	Scenario string `json:"scenario"`
+	// WireGuard is the implementation the lab's tunnel ends ran.
+	WireGuard lab.Implementation `json:"wireguard"`
+	Case      string             `json:"case"`
+	Symptom   string             `json:"symptom"`
+	Expect    string             `json:"expect,omitempty"`
+	Found     bool               `json:"found"` // Expect was reported (true when nothing was expected and nothing unexpected was)
+	Findings  []finding.Finding  `json:"findings"`
 	// Unexpected lists warning or critical findings the scenario did not cause on purpose.
 	Unexpected []string    `json:"unexpected,omitempty"`
 	Fix        []string    `json:"fix,omitempty"` // commands applied
@@ -113,6 +122,8 @@ type Result struct {
 	// Replayed says the scenario was played again, sized for a machine that
 	// got busier while it ran (Play).
 	Replayed bool `json:"replayed,omitempty"`
+	// VerdictOnly says the run stopped after doctor's verdict (Options.VerdictOnly).
+	VerdictOnly bool `json:"verdict_only,omitempty"`
 	// Sizing is the underlay rate chosen for this machine, and why.
 	Sizing Sizing `json:"sizing"`
 	// Skipped says the machine could not carry the scenario (Sizing.Skip).
@@ -210,6 +221,15 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	start := time.Now()
 	r := &runner{sc: sc, opts: opts, res: &Result{Scenario: sc.Name, Case: sc.Case, Symptom: sc.Symptom, Expect: sc.Expect}}
 	defer func() { r.res.Seconds = time.Since(start).Seconds() }()
+	impl, _, err := lab.Detect(ctx, opts.WireGuard)
+	if err != nil {
+		return r.res, err
+	}
+	opts.WireGuard, r.opts.WireGuard, r.res.WireGuard = impl, impl, impl
+	if why := sc.NotOn[impl]; why != "" {
+		r.res.Skipped, r.res.Why = true, fmt.Sprintf("does not apply to %s WireGuard: %s", impl, why)
+		return r.res, nil
+	}
 
 	cfg, sizing, err := sizeLab(ctx, sc, opts)
 	if err != nil {
@@ -239,7 +259,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	// slows the underlay to the same endpoint too, and CUBIC on a lossy path
 	// the underlay's own transfer. Without one, doctor's bench measures it
 	// beside the tunnel.
-	if len(sc.Break) > 0 || sc.ECMP > 1 {
+	if (len(sc.Break) > 0 || sc.ECMP > 1) && !opts.VerdictOnly {
 		if r.res.Before.Underlay, r.res.Before.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
 			return r.res, err
 		}
@@ -259,6 +279,12 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	// targeted probes the evidence calls for and ranks the causes.
 	if err := r.doctor(ctx); err != nil {
 		return r.res, err
+	}
+	if opts.VerdictOnly {
+		r.res.VerdictOnly = true
+		r.res.Before.Underlay, r.res.Before.UnderlayDown, _ = benchUnderlay(r.res.BenchBefore)
+		r.judgeVerdict()
+		return r.res, nil
 	}
 	// ECMP and LAN hosts measure their own path (parallel flows to site B's
 	// network, or host to host through both gateways) beside doctor's bench.
@@ -633,6 +659,22 @@ func (r *runner) judge() {
 	res.Why = strings.Join(why, "; ")
 }
 
+// judgeVerdict decides a VerdictOnly run: the expected finding reported,
+// nothing unexpected, and doctor's answer right.
+func (r *runner) judgeVerdict() {
+	var why []string
+	if !r.res.Found && r.sc.Expect != "" {
+		why = append(why, r.sc.Expect+" not reported")
+	}
+	if len(r.res.Unexpected) > 0 {
+		why = append(why, "unexpected: "+strings.Join(r.res.Unexpected, ", "))
+	}
+	doc := r.judgeDoctor()
+	r.res.DoctorMissed = strings.Join(doc, "; ")
+	why = append(why, doc...)
+	r.res.Pass, r.res.Why = len(why) == 0, strings.Join(why, "; ")
+}
+
 // judgeDoctor checks doctor's answer on the broken lab: the case's cause
 // ranked first, and the targeted probes the case needs chosen; on the healthy
 // lab, "healthy" and no probe at all.
@@ -691,7 +733,7 @@ func sysctlPath(key string) string {
 }
 
 func describeLab(c lab.Config) string {
-	parts := []string{string(orDefault(c.Topology, lab.SiteToSite))}
+	parts := []string{string(orDefault(c.Topology, lab.SiteToSite)), string(c.WireGuard) + " WireGuard"}
 	if c.Underlay.RateMbit > 0 {
 		parts = append(parts, fmt.Sprintf("%d Mbit/s", c.Underlay.RateMbit))
 	}
