@@ -80,7 +80,17 @@ func versionLine() string {
 // whether a terminal is behind it (colours).
 type stdoutWriter struct {
 	*shell.TerminalWriter
+	raw io.Writer
 	tty bool
+}
+
+// rawOutput is where a command the user runs himself (lab exec, lab vm)
+// prints: w itself, unescaped, as his own shell would show it.
+func rawOutput(w io.Writer) io.Writer {
+	if s, ok := w.(*stdoutWriter); ok {
+		return s.raw
+	}
+	return w
 }
 
 // ExitError carries a specific exit code out of a command; Err may be nil when
@@ -125,7 +135,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// escape sequences are shown, never obeyed, on a terminal and also where
 	// one reads the output later (| tee, > file, less -R). JSON keeps its
 	// values (shell.TerminalWriter).
-	out := &stdoutWriter{TerminalWriter: shell.NewTerminalWriter(stdout)}
+	out := &stdoutWriter{TerminalWriter: shell.NewTerminalWriter(stdout), raw: stdout}
 	if f, ok := stdout.(*os.File); ok {
 		out.tty = term.IsTerminal(int(f.Fd()))
 	}
