@@ -200,6 +200,8 @@ func TestReleaseArtifacts(t *testing.T) {
 	flags := repoFile(t, "packaging/default/wgperf-exporter")
 	procd := repoFile(t, "deploy/openwrt/wgperf-exporter")
 	uci := repoFile(t, "deploy/openwrt/wgperf.config")
+	bootUnit := repoFile(t, "deploy/systemd/wgperf-fix-rollback.service")
+	bootProcd := repoFile(t, "deploy/openwrt/wgperf-fix-rollback")
 	license := repoFile(t, "LICENSE")
 	scripts := map[string][]byte{}
 	for _, s := range []string{"postinstall", "preremove", "postremove"} {
@@ -213,7 +215,8 @@ func TestReleaseArtifacts(t *testing.T) {
 			files := readTarGz(t, one(t, d, arch))
 			checkBinary(t, arch, version, p, files["wgperf"], "")
 			for path, want := range map[string][]byte{"LICENSE": license, "deploy/systemd/wgperf-exporter.service": unit,
-				"deploy/openwrt/wgperf-exporter": procd, "deploy/openwrt/wgperf.config": uci} {
+				"deploy/openwrt/wgperf-exporter": procd, "deploy/openwrt/wgperf.config": uci,
+				"deploy/systemd/wgperf-fix-rollback.service": bootUnit, "deploy/openwrt/wgperf-fix-rollback": bootProcd} {
 				checkFile(t, arch, path, files[path], want)
 			}
 			for _, f := range []string{"man/wgperf.1.gz", "completions/wgperf.bash", "completions/_wgperf", "completions/wgperf.fish"} {
@@ -248,6 +251,7 @@ func TestReleaseArtifacts(t *testing.T) {
 					t.Errorf("%s: no %s", debPath, f)
 				}
 			}
+			checkBootHook(t, debPath, data, ".", bootUnit)
 
 			rpmPath := one(t, d, "wgperf_*_"+p.name+".rpm")
 			rpm := readRPM(t, rpmPath)
@@ -265,6 +269,7 @@ func TestReleaseArtifacts(t *testing.T) {
 					t.Errorf("%s: the %s scriptlet is not packaging/scripts/%s.sh", rpmPath, name, name)
 				}
 			}
+			checkBootHook(t, rpmPath, rpm, "", bootUnit)
 
 			for _, owrt := range openwrtArches[p.name] {
 				ipkPath := one(t, rel.openwrt, "wgperf_*_"+owrt+".ipk")
@@ -283,6 +288,11 @@ func TestReleaseArtifacts(t *testing.T) {
 				checkFile(t, ipkPath, "/etc/config/wgperf", ipkData["./etc/config/wgperf"], uci)
 				if m := ipkData["./etc/init.d/wgperf-exporter"].mode; m&0o111 == 0 {
 					t.Errorf("%s: procd script mode %o, want executable", ipkPath, m)
+				}
+				// The boot hook: OpenWrt's default_postinst enables it, as every init script.
+				checkFile(t, ipkPath, "/etc/init.d/wgperf-fix-rollback", ipkData["./etc/init.d/wgperf-fix-rollback"], bootProcd)
+				if m := ipkData["./etc/init.d/wgperf-fix-rollback"].mode; m&0o111 == 0 {
+					t.Errorf("%s: boot hook mode %o, want executable", ipkPath, m)
 				}
 			}
 		})
@@ -403,6 +413,17 @@ func checkSBOM(t *testing.T, path, version string) {
 	if bom.BOMFormat != "CycloneDX" || bom.Metadata.Component.Name != "github.com/wgperf/wgperf" ||
 		bom.Metadata.Component.Version != "v"+version || !names["github.com/spf13/cobra"] || !names["stdlib"] {
 		t.Errorf("%s: %s %s for %s %s, components %v", path, bom.BOMFormat, bom.SpecVersion, bom.Metadata.Component.Name, bom.Metadata.Component.Version, names)
+	}
+}
+
+// checkBootHook: a .deb or .rpm (files named with prefix) installs the boot
+// hook that rolls back unconfirmed fixes, and enables it.
+func checkBootHook(t *testing.T, where string, files map[string]entry, prefix string, unit []byte) {
+	t.Helper()
+	const dir = "/usr/lib/systemd/system/"
+	checkFile(t, where, dir+"wgperf-fix-rollback.service", files[prefix+dir+"wgperf-fix-rollback.service"], unit)
+	if !files[prefix+dir+"multi-user.target.wants/wgperf-fix-rollback.service"].ok {
+		t.Errorf("%s: the boot hook is not enabled (no multi-user.target.wants link)", where)
 	}
 }
 

@@ -131,7 +131,7 @@ answered). With --inventory an unreachable host alone does not change the exit c
 	addHTMLFlag(cmd, &htmlPath)
 	f.StringVar(&severity, "severity", "info", "show only findings at or above this severity: info, warning, critical")
 	f.Float64Var(&rateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
-	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product")
+	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product (at most 10s)")
 	f.BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack (their checks are skipped)")
 	f.StringVar(&inventory, "inventory", "", "file of hosts to diagnose: one target per line, an Ansible INI or YAML inventory (.yml, .yaml) with its group_vars/ and host_vars/, or ansible-inventory --list JSON (.json)")
 	f.StringVar(&limit, "limit", "", "diagnose only the inventory's hosts this Ansible pattern selects: group or host names, globs, ~regex, !exclude, &intersect, separated by , or :")

@@ -81,6 +81,23 @@ func versionLine() string {
 		first, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags)
 }
 
+// stdoutWriter is wgperf's standard output: foreign text escaped, and
+// whether a terminal is behind it (colours).
+type stdoutWriter struct {
+	*shell.TerminalWriter
+	raw io.Writer
+	tty bool
+}
+
+// rawOutput is where a command the user runs himself (lab exec, lab vm)
+// prints: w itself, unescaped, as his own shell would show it.
+func rawOutput(w io.Writer) io.Writer {
+	if s, ok := w.(*stdoutWriter); ok {
+		return s.raw
+	}
+	return w
+}
+
 // ExitError carries a specific exit code out of a command; Err may be nil when
 // the command already printed what it had to say.
 type ExitError struct {
@@ -119,13 +136,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer target.CloseAll() // shared ssh connections and their socket directory
-	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		// Snapshots, findings files and remote output are others' text: on a
-		// terminal their escape sequences are shown, never obeyed.
-		tw := shell.NewTerminalWriter(f)
-		defer tw.Flush()
-		stdout = tw
+	// Snapshots, findings files and remote output are others' text: their
+	// escape sequences are shown, never obeyed, on a terminal and also where
+	// one reads the output later (| tee, > file, less -R). JSON keeps its
+	// values (shell.TerminalWriter).
+	out := &stdoutWriter{TerminalWriter: shell.NewTerminalWriter(stdout), raw: stdout}
+	if f, ok := stdout.(*os.File); ok {
+		out.tty = term.IsTerminal(int(f.Fd()))
 	}
+	defer out.Flush()
+	stdout = out
 	root := newRoot()
 	root.SetArgs(args)
 	root.SetOut(stdout)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
@@ -17,6 +18,11 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 )
+
+// MaxDocumentBytes bounds what ReadDocument reads, as for snapshots and
+// findings files: a lab run with every scenario is a few MiB, and a file
+// from someone else (or /dev/zero) must not cost a gigabyte of memory.
+const MaxDocumentBytes = 64 << 20
 
 // FromDiagnosis is the report of "wgperf diagnose": findings, hosts and the
 // checks that could not run.
@@ -117,11 +123,12 @@ func orEmpty(fs []finding.Finding) []finding.Finding {
 // --json and returns its report. A document names what it is in "kind", and
 // that decides how it is read; one without (written before documents carried
 // a kind, or recorded by hand) is told by its fields. Malformed input, a kind
-// that has no report and JSON that is none of them are refused.
+// that has no report and JSON that is none of them are refused, and so is
+// input over MaxDocumentBytes, before more of it is read.
 func ReadDocument(r io.Reader) (*Document, error) {
-	data, err := io.ReadAll(r)
+	data, err := collect.ReadLimited(r, MaxDocumentBytes, "results")
 	if err != nil {
-		return nil, fmt.Errorf("results: %w", err)
+		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("results: empty input")

@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -130,8 +129,8 @@ func (h *muxHost) ensure(ctx context.Context) (string, error) {
 		"-o", fmt.Sprintf("ControlPersist=%d", int(SSHControlPersist.Seconds())), "-f", "-N")
 	argv = append(argv, h.spec.destination()...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &tailBuffer{max: 8 << 10} // a server's pre-login banner has no size limit
+	cmd.Stderr = stderr
 	// Should a master keep the pipe open anyway, do not wait for it.
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()

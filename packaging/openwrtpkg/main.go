@@ -120,7 +120,8 @@ type File struct {
 	Data []byte
 }
 
-// packageFiles are the router build, its procd script and uci file.
+// packageFiles are the router build, its procd scripts (the exporter and
+// the boot hook that rolls back unconfirmed fixes) and uci file.
 func packageFiles(binary string) ([]File, error) {
 	var files []File
 	for _, f := range []struct {
@@ -130,6 +131,8 @@ func packageFiles(binary string) ([]File, error) {
 		{binary, "/usr/bin/wgperf", 0o755},
 		{"deploy/openwrt/wgperf-exporter", "/etc/init.d/wgperf-exporter", 0o755},
 		{"deploy/openwrt/wgperf.config", "/etc/config/wgperf", 0o600},
+		// Enabled by OpenWrt's default_postinst, as every init script is.
+		{"deploy/openwrt/wgperf-fix-rollback", "/etc/init.d/wgperf-fix-rollback", 0o755},
 	} {
 		b, err := os.ReadFile(f.src)
 		if err != nil {
