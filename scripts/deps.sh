@@ -21,9 +21,8 @@ check promtool prometheus
 check chromium chromium
 # The man page test checks the roff with groff.
 check groff groff-base
-# The lab's OpenWrt-like router node (lab up --router): BusyBox (static, which
-# lab vm's guest needs too) and dropbear.
-check busybox busybox-static
+# The lab's OpenWrt-like router node (lab up --router): BusyBox and dropbear.
+check busybox busybox
 check /usr/sbin/dropbear dropbear-bin
 check dropbearkey dropbear-bin
 # lab vm: a kernel with the WireGuard module under QEMU (scripts/vm-deps.sh).

@@ -4,8 +4,12 @@
 #   - Debian's distro kernel (linux-image-amd64: wireguard, sch_netem), without
 #     an initramfs (virtme-ng builds its own; skipping it saves most of the
 #     install's time);
-#   - QEMU and a static BusyBox (qemu-system-x86, busybox-static; the lab's
-#     router node uses that BusyBox too);
+#   - QEMU (qemu-system-x86) and a static BusyBox for the guest's initramfs:
+#     busybox-static's binary, unpacked as /usr/local/bin/busybox-static, the
+#     first name virtme-ng looks for. Not the package itself: it replaces
+#     Debian's busybox, whose shell runs programs from PATH as OpenWrt's does,
+#     while busybox-static's prefers its own applets, and the lab's router node
+#     needs the former;
 #   - virtme-ng (PyPI) in a virtualenv of its own, linked into /usr/local/bin;
 #   - virtiofsd (crates.io), where cargo is there: the guest then reads the
 #     host's files through virtio-fs with the page cache, and a program starts
@@ -19,9 +23,6 @@ virtiofsd_version=1.14.0
 
 need=""
 command -v qemu-system-x86_64 >/dev/null 2>&1 || need="$need qemu-system-x86"
-busybox_static() { [ -x /bin/busybox ] && file_static /bin/busybox; }
-file_static() { ! grep -q 'ld-linux' "$1" 2>/dev/null; }
-busybox_static || need="$need busybox-static"
 ls /lib/modules/*/kernel/drivers/net/wireguard/wireguard.ko* >/dev/null 2>&1 && ls /boot/vmlinuz-* >/dev/null 2>&1 ||
 	need="$need linux-image-amd64"
 if [ -n "$need" ]; then
@@ -29,6 +30,15 @@ if [ -n "$need" ]; then
 	$SUDO apt-get update -qq
 	# INITRD=No: Debian's kernel hook skips the initramfs, which the guest never uses.
 	$SUDO env DEBIAN_FRONTEND=noninteractive INITRD=No apt-get install -y -qq --no-install-recommends $need >/dev/null
+fi
+
+if [ ! -x /usr/local/bin/busybox-static ]; then
+	echo "installing: busybox-static's binary as /usr/local/bin/busybox-static" >&2
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get download busybox-static >/dev/null 2>&1 || { $SUDO apt-get update -qq && apt-get download busybox-static >/dev/null; })
+	dpkg-deb -x "$tmp"/busybox-static_*.deb "$tmp/root"
+	$SUDO install -m 0755 "$tmp/root/bin/busybox" /usr/local/bin/busybox-static
+	rm -rf "$tmp"
 fi
 
 if ! /usr/local/bin/vng --version 2>/dev/null | grep -q "$vng_version"; then

@@ -64,7 +64,8 @@ type Journal struct {
 	Entries     []Entry       `json:"entries"`
 	Verify      *Verification `json:"verify,omitempty"`
 
-	// armed is the SHA-256 of the revert script the running watchdog checks.
+	// armed is the revert script the running watchdog checks (by the SHA-256
+	// it was given when armed).
 	armed string
 }
 
@@ -225,8 +226,8 @@ func (e *Env) saveJournal(ctx context.Context, j *Journal) error {
 		if err := e.T.WriteFile(ctx, e.journalPath(j.ID, ".revert.sh"), []byte(script), 0o700); err != nil {
 			return err
 		}
-		if hash := revertHash(script); !j.ConfirmBy.IsZero() && hash != j.armed {
-			if err := armWatchdog(ctx, e, j, hash); err != nil {
+		if !j.ConfirmBy.IsZero() && script != j.armed {
+			if err := armWatchdog(ctx, e, j, script); err != nil {
 				return err
 			}
 			if b, err = json.MarshalIndent(j, "", "  "); err != nil {

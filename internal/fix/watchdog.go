@@ -2,8 +2,6 @@ package fix
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -82,21 +80,18 @@ h=$(printf '%s' "$s" | sha256sum) || refuse "sha256sum failed"
 // stopWatchdog looks for before it signals a process.
 func watchdogName(id string) string { return "wgperf-watchdog-" + id }
 
-// revertHash is the SHA-256 of a revert script, in hex as sha256sum prints it.
-func revertHash(script string) string {
-	sum := sha256.Sum256([]byte(script))
-	return hex.EncodeToString(sum[:])
-}
-
 // armWatchdog starts a detached shell on the target that waits until j's
-// confirm deadline, then runs the revert script whose SHA-256 is hash unless
-// the fix was confirmed or rolled back; then it ends j's previous watchdog,
-// which guards an older script. It is plain POSIX shell, so it works where
+// confirm deadline, then runs the revert script unless the fix was confirmed
+// or rolled back; then it ends j's previous watchdog, which guards an older
+// script. The script is the one saveJournal has just written: its SHA-256 is
+// taken there (sha256sum, so the router build carries no crypto of its own)
+// and handed to the watchdog. It is plain POSIX shell, so it works where
 // wgperf is not installed, and it survives the session that started it.
-func armWatchdog(ctx context.Context, env *Env, j *Journal, hash string) error {
+func armWatchdog(ctx context.Context, env *Env, j *Journal, script string) error {
 	secs := max(int((time.Until(j.ConfirmBy)+time.Second-1)/time.Second), 0)
-	args := shell.Join("sh", "-c", watchdogSh, watchdogName(j.ID), strconv.Itoa(secs), env.journalDir(), j.ID, hash) + ` "$(id -u)"`
+	args := shell.Join("sh", "-c", watchdogSh, watchdogName(j.ID), strconv.Itoa(secs), env.journalDir(), j.ID) + ` "$h" "$(id -u)"`
 	line := "command -v sha256sum >/dev/null || { echo 'sha256sum not found: the confirm watchdog needs it' >&2; exit 1; }\n" +
+		"h=$(sha256sum < " + shell.Quote(env.journalPath(j.ID, ".revert.sh")) + ") && h=${h%% *} || exit 1\n" +
 		"cd / && if command -v setsid >/dev/null 2>&1; then setsid " + args + " </dev/null >/dev/null 2>&1 & else nohup " + args + " </dev/null >/dev/null 2>&1 & fi; echo $!\n" +
 		stopLine(j)
 	out, err := env.sh(ctx, line)
@@ -107,7 +102,7 @@ func armWatchdog(ctx context.Context, env *Env, j *Journal, hash string) error {
 	if err != nil {
 		return fmt.Errorf("arm the confirm watchdog: unexpected pid %q", out)
 	}
-	j.WatchdogPID, j.armed = pid, hash
+	j.WatchdogPID, j.armed = pid, script
 	return nil
 }
 

@@ -174,6 +174,12 @@ func (l *Lab) build(ctx context.Context) error {
 		b.host("ip", "netns", "add", l.Netns(n))
 		b.on(n, "ip", "link", "set", "dev", "lo", "up")
 	}
+	if err := b.run(ctx); err != nil {
+		return err
+	}
+	if err := l.setCongestion(ctx); err != nil {
+		return err
+	}
 	b.on("r", "sysctl", "-qw", "net.ipv4.ip_forward=1")
 
 	// Underlay. A's uplinks end on R, R reaches B's endpoint.
@@ -230,6 +236,25 @@ func (l *Lab) build(ctx context.Context) error {
 	}
 	if cfg.Router {
 		return l.startRouter(ctx)
+	}
+	return nil
+}
+
+// setCongestion gives every node Config.Congestion as its default TCP
+// congestion control.
+func (l *Lab) setCongestion(ctx context.Context) error {
+	cc := l.Config.Congestion
+	if cc == "" {
+		return nil
+	}
+	if !validName.MatchString(cc) {
+		return fmt.Errorf("congestion control %q: want a name such as bbr or cubic", cc)
+	}
+	_, _ = target.Local().Run(ctx, "modprobe", "-q", "tcp_"+cc)
+	for _, n := range l.NodeNames() {
+		if _, err := l.Target(n).Run(ctx, "sysctl", "-qw", "net.ipv4.tcp_congestion_control="+cc); err != nil {
+			return fmt.Errorf("congestion control %s in the lab's namespaces: %w (a namespace may only choose one listed in the host's net.ipv4.tcp_allowed_congestion_control)", cc, err)
+		}
 	}
 	return nil
 }

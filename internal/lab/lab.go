@@ -74,6 +74,11 @@ type Config struct {
 	// Userspace; "" picks kernel where the module loads, else userspace, and
 	// Up records the choice here.
 	WireGuard Implementation `json:"wireguard,omitempty"`
+	// Congestion is every node's TCP congestion control
+	// (net.ipv4.tcp_congestion_control in its namespace); "" keeps what the
+	// namespaces inherit from the host. A child namespace may only choose an
+	// algorithm in the host's net.ipv4.tcp_allowed_congestion_control.
+	Congestion string `json:"congestion,omitempty"`
 	// WGMTU is the WireGuard interfaces' MTU (default 1420).
 	WGMTU int `json:"wg_mtu,omitempty"`
 	// UDPBuffer caps the WireGuard nodes' UDP socket buffers (bytes) like an

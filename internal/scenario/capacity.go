@@ -21,7 +21,7 @@ func shapeOf(sc Scenario, impl lab.Implementation) sizing.Shape {
 	if sc.ECMP > 1 {
 		streams = ecmpStreams
 	}
-	return sizing.Shape{WireGuard: impl, Topology: orDefault(sc.Lab.Topology, lab.SiteToSite), DelayMs: sc.Lab.Underlay.DelayMs, Streams: streams}
+	return sizing.Shape{WireGuard: impl, Congestion: congestionOf(sc), Topology: orDefault(sc.Lab.Topology, lab.SiteToSite), DelayMs: sc.Lab.Underlay.DelayMs, Streams: streams}
 }
 
 // Play runs sc like Run; when it falls short on throughput alone and the
@@ -61,6 +61,7 @@ func sizeLab(ctx context.Context, sc Scenario, opts Options) (lab.Config, Sizing
 	cfg := sc.Lab
 	cfg.Name = opts.LabName
 	cfg.WireGuard = opts.WireGuard
+	cfg.Congestion = congestionOf(sc)
 	catalog := cfg.Underlay.RateMbit
 	if catalog == 0 || opts.Capacities == nil {
 		return cfg, Sizing{CatalogMbit: catalog, RateMbit: catalog}, nil

@@ -87,6 +87,15 @@ type Scenario struct {
 	MinScaling float64
 }
 
+// catalogCongestion is the TCP congestion control the lab's nodes send with
+// unless a scenario's lab says otherwise (a Break may still switch one node):
+// the cases were written on hosts whose default is BBR, and a lab that
+// inherited a distro's CUBIC would add retransmission findings to every case.
+const catalogCongestion = "bbr"
+
+// congestionOf is the congestion control sc's lab runs with.
+func congestionOf(sc Scenario) string { return orDefault(sc.Lab.Congestion, catalogCongestion) }
+
 // delayedRate is the most a scenario with a delay element runs at: every
 // packet crosses the userspace delay element and both userspace tunnel ends
 // on the same CPUs, so a 200 Mbit/s tunnel dipped below 0.9 of its underlay

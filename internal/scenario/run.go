@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -243,7 +244,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		r.res.Skipped, r.res.Why = true, sizing.Skip
 		return r.res, nil
 	}
-	restore, err := setHostSysctls(sc.HostSysctls)
+	restore, err := setHostSysctls(hostSysctlsFor(sc, cfg.Congestion, readHostSysctl))
 	defer restore()
 	if err != nil {
 		return r.res, err
@@ -698,8 +699,39 @@ func (r *runner) judgeDoctor() []string {
 	return why
 }
 
+// allowedCC is the host sysctl listing the congestion controls a child
+// namespace may choose.
+const allowedCC = "net.ipv4.tcp_allowed_congestion_control"
+
+// hostSysctlsFor is sc.HostSysctls plus, when the host does not already allow
+// the lab's congestion control cc in child namespaces, an allowed list with
+// it (a distro host whose default is CUBIC allows only reno and cubic).
+func hostSysctlsFor(sc Scenario, cc string, readHost func(key string) (string, error)) map[string]string {
+	want := maps.Clone(sc.HostSysctls)
+	if cc == "" {
+		return want
+	}
+	allowed, ok := want[allowedCC]
+	if !ok {
+		v, err := readHost(allowedCC)
+		if err != nil {
+			return want
+		}
+		allowed = v
+	}
+	if slices.Contains(strings.Fields(allowed), cc) {
+		return want
+	}
+	if want == nil {
+		want = map[string]string{}
+	}
+	want[allowedCC] = strings.TrimSpace(allowed + " " + cc)
+	return want
+}
+
 // setHostSysctls sets initial-namespace sysctls and returns a func that puts
-// back the exact previous values.
+// back the exact previous values. The congestion controls an allowed list
+// names are loaded first (a distro kernel builds BBR as a module).
 func setHostSysctls(want map[string]string) (func(), error) {
 	old := map[string]string{}
 	// procfs takes writes in place only (no temporary file and rename).
@@ -716,6 +748,11 @@ func setHostSysctls(want map[string]string) (func(), error) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
+		if k == allowedCC {
+			for _, cc := range strings.Fields(want[k]) {
+				_, _ = target.Local().Run(context.Background(), "modprobe", "-q", "tcp_"+cc)
+			}
+		}
 		b, err := os.ReadFile(sysctlPath(k))
 		if err != nil {
 			return restore, fmt.Errorf("host sysctl %s: %w", k, err)
@@ -728,12 +765,21 @@ func setHostSysctls(want map[string]string) (func(), error) {
 	return restore, nil
 }
 
+// readHostSysctl reads an initial-namespace sysctl.
+func readHostSysctl(key string) (string, error) {
+	b, err := os.ReadFile(sysctlPath(key))
+	return strings.TrimSpace(string(b)), err
+}
+
 func sysctlPath(key string) string {
 	return filepath.Join("/proc/sys", strings.ReplaceAll(key, ".", "/"))
 }
 
 func describeLab(c lab.Config) string {
 	parts := []string{string(orDefault(c.Topology, lab.SiteToSite)), string(c.WireGuard) + " WireGuard"}
+	if c.Congestion != "" {
+		parts = append(parts, "TCP "+c.Congestion)
+	}
 	if c.Underlay.RateMbit > 0 {
 		parts = append(parts, fmt.Sprintf("%d Mbit/s", c.Underlay.RateMbit))
 	}

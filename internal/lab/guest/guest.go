@@ -85,7 +85,7 @@ type Requirement struct{ Program, Package string }
 var Requirements = []Requirement{
 	{"vng", "virtme-ng (make deps installs it: python3 -m pip install virtme-ng)"},
 	{"qemu-system-x86_64", "qemu-system-x86 (apt-get install qemu-system-x86)"},
-	{"busybox", "busybox-static (apt-get install busybox-static)"},
+	{"busybox-static", "a static BusyBox (make deps unpacks busybox-static's as /usr/local/bin/busybox-static)"},
 }
 
 // Check returns one line naming the first missing requirement, the kernel

@@ -41,7 +41,9 @@ type Shape struct {
 	// WireGuard is the implementation of the tunnel ends: the kernel's and
 	// wireguard-go spend the CPUs differently.
 	WireGuard lab.Implementation
-	Topology  lab.Topology
+	// Congestion is the nodes' TCP congestion control ("" the host's).
+	Congestion string
+	Topology   lab.Topology
 	DelayMs   int
 	Streams   int
 }
@@ -63,7 +65,7 @@ func (c *Capacities) Measure(ctx context.Context, shape Shape, exe, labName stri
 	if mbit, ok := c.seen[shape]; ok {
 		return mbit, nil
 	}
-	cfg := lab.Config{Name: labName, WireGuard: shape.WireGuard, Topology: shape.Topology, Underlay: lab.Shape{DelayMs: shape.DelayMs}}
+	cfg := lab.Config{Name: labName, WireGuard: shape.WireGuard, Congestion: shape.Congestion, Topology: shape.Topology, Underlay: lab.Shape{DelayMs: shape.DelayMs}}
 	l, err := lab.Up(ctx, cfg, exe)
 	if err != nil {
 		return 0, fmt.Errorf("capacity lab: %w", err)
