@@ -44,8 +44,8 @@ type Shape struct {
 	// Congestion is the nodes' TCP congestion control ("" the host's).
 	Congestion string
 	Topology   lab.Topology
-	DelayMs   int
-	Streams   int
+	DelayMs    int
+	Streams    int
 }
 
 // Capacities measures, once per shape, what a healthy tunnel carries on this
