@@ -155,7 +155,7 @@ func (m *docMaker) diagnoseDocs() {
 			}
 		}
 	}
-	m.raw("diagnose", testdata("check", "report", "diagnosis.json"), false)
+	m.raw("diagnose", filepath.Join("..", "..", "internal", "diagnose", "testdata", "diagnosis.json"), false)
 	// A fleet with one host that cannot answer: a namespace that does not exist.
 	inv := filepath.Join(m.tmp, "hosts.txt")
 	if err := os.WriteFile(inv, []byte("# schema test\nnetns:wgperf-no-such-ns\n"), 0o600); err != nil {

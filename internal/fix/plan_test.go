@@ -3,24 +3,19 @@ package fix
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/fix")
-
-const testdata = "../../testdata/fix"
 
 func recorded(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testdata, "recorded", name))
+	b, err := os.ReadFile(filepath.Join("testdata", "recorded", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,22 +183,10 @@ func isWrite(c string) bool {
 	return false
 }
 
+// golden compares got with testdata/name (go test -update rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join(testdata, name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), []byte(got))
 }
 
 func TestSelect(t *testing.T) {

@@ -2,7 +2,6 @@ package icmpburst
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 func open(t *testing.T, name string) *os.File {
@@ -218,15 +218,13 @@ func TestFindingsNameUncountedLimits(t *testing.T) {
 	}
 }
 
-var recordReport = flag.Bool("record-report", false, "write testdata/report/icmp-burst.json from the recorded experiment")
-
 // TestRecordReportFixture writes what "icmp-burst --json" prints for the
 // experiment TestRecordedExperiment reads (one-shot pings to R and B, a
 // persistent ping to B, the banIP counter before and after) as
 // testdata/report/icmp-burst.json, which the HTML report tests render.
 func TestRecordReportFixture(t *testing.T) {
-	if !*recordReport {
-		t.Skip("the fixture is written with -record-report")
+	if !testutil.Update() {
+		t.Skip("the fixture is written with -update")
 	}
 	targets := []string{"198.51.100.1", "203.0.113.2"}
 	sent, recv, err := ParsePingStats(open(t, "persistent.txt"))
