@@ -39,10 +39,11 @@ demo: deps build ## diagnose and fix two real cases on the built-in lab (root)
 bench: build ## print the speed figures (go test -bench)
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./...
 
-docs: ## regenerate docs/findings (a page per finding ID) from the binary's catalog
+docs: ## regenerate docs/findings (a page per finding ID) and the schema's ID and fix kind lists from the finding catalog
 	rm -f docs/findings/*.md
 	mkdir -p docs/findings
 	$(GO) run ./cmd/wgperf checks --markdown docs/findings
+	$(GO) test -count=1 -run '^TestSchemaEnumsMatchCode$$' ./cmd/wgperf -update
 
 man: ## write man pages (roff) of wgperf and every subcommand into bin/man (read one: man -l bin/man/wgperf.1)
 	rm -rf bin/man

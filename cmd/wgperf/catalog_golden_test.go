@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -29,7 +28,7 @@ func goldenRun(t *testing.T, name string, args ...string) {
 func TestCatalogGolden(t *testing.T) {
 	goldenRun(t, "checks.txt", "checks")
 	goldenRun(t, "checks.json", "checks", "--json")
-	for _, id := range check.Catalog {
+	for _, id := range catalogIDs() {
 		goldenRun(t, filepath.Join("explain", id+".txt"), "explain", id)
 		goldenRun(t, filepath.Join("explain", id+".json"), "explain", id, "--json")
 	}

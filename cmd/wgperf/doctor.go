@@ -109,7 +109,7 @@ func doctorDocument(r *doctor.Report) report.Document {
 	}
 	title += ": " + r.Status
 	if v := r.Verdict(); v != nil {
-		title += " — " + v.Finding.ID
+		title += " — " + string(v.Finding.ID)
 	}
 	fs := []finding.Finding{}
 	for _, c := range r.Causes {

@@ -109,7 +109,7 @@ func TestDoctorDocument(t *testing.T) {
 	doc := doctorDocument(rep)
 	var got []string
 	for _, f := range doc.Findings {
-		got = append(got, f.ID)
+		got = append(got, string(f.ID))
 	}
 	if strings.Join(got, " ") != "route.stale-endpoint cpu.saturated throughput.tunnel-ratio" {
 		t.Errorf("findings %v: want the causes in rank order, then the symptoms", got)

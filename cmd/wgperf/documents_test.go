@@ -18,7 +18,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -172,7 +171,7 @@ func exists(path string) bool {
 
 func (m *docMaker) catalogDocs() {
 	m.cli("checks", "checks", "--json")
-	for _, id := range check.Catalog {
+	for _, id := range catalogIDs() {
 		m.cli("explanation", "explain", id, "--json")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/finding"
 )
 
 func checksCmd() *cobra.Command {
@@ -57,13 +58,13 @@ func explainCmd() *cobra.Command {
 		Example: `  wgperf explain mtu.pmtud-blackhole
   wgperf checks    # every ID`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: check.Catalog,
+		ValidArgs: catalogIDs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, ok := check.Explain(args[0])
+			e, ok := check.Explain(finding.ID(args[0]))
 			if !ok {
 				hint := "wgperf checks lists them"
 				if s := check.Suggest(args[0]); len(s) > 0 {
-					hint = "did you mean " + strings.Join(s, ", ") + "?"
+					hint = "did you mean " + finding.JoinIDs(s, ", ") + "?"
 				}
 				return couldNotRun(fmt.Errorf("no finding %q: %s", args[0], hint))
 			}
@@ -115,6 +116,15 @@ func writeExplanation(w io.Writer, e check.Explanation) error {
 		_, err = fmt.Fprintln(w, "\nwgperf fix has nothing to apply for it: the steps above find the cause.")
 	}
 	return err
+}
+
+// catalogIDs are the finding IDs, for completion and argument checks.
+func catalogIDs() []string {
+	var out []string
+	for _, id := range check.IDs() {
+		out = append(out, string(id))
+	}
+	return out
 }
 
 // caseSentence names the real cases a finding comes from, in plain words.

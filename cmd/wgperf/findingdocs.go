@@ -31,7 +31,7 @@ func findingDocs() map[string][]byte {
 	for _, e := range all {
 		var b bytes.Buffer
 		writeFindingPage(&b, e)
-		pages[e.ID+".md"] = b.Bytes()
+		pages[string(e.ID)+".md"] = b.Bytes()
 	}
 	var b bytes.Buffer
 	writeFindingIndex(&b, all)

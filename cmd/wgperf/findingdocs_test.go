@@ -61,7 +61,7 @@ func TestFindingPages(t *testing.T) {
 			t.Errorf("%s says %q", name, m)
 		}
 	}
-	for _, id := range check.Catalog {
+	for _, id := range catalogIDs() {
 		page := string(pages[id+".md"])
 		for _, want := range []string{"# `" + id + "`", "## Why it matters", "## What fires it", "## Where it comes from", "## The fix", "```sh\n", "wgperf explain " + id} {
 			if !strings.Contains(page, want) {

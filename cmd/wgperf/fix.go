@@ -205,7 +205,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		return couldNotRun(err)
 	}
 	progress("reading the current state of " + env.T.String())
-	plan, err := fix.PlanFindings(ctx, env, findings, f.only)
+	plan, err := fix.PlanFindings(ctx, env, findings, onlyIDs(f.only))
 	if err != nil {
 		return couldNotRun(err)
 	}
@@ -285,7 +285,7 @@ func reportApply(out io.Writer, f *fixFlags, t target.Target, j *fix.Journal, er
 
 // fixedFindings are the findings an apply's steps remedied.
 func fixedFindings(fs []finding.Finding, j *fix.Journal) []finding.Finding {
-	ids := map[string]bool{}
+	ids := map[finding.ID]bool{}
 	for _, e := range j.Entries {
 		for _, id := range e.Findings {
 			ids[id] = true
@@ -296,6 +296,15 @@ func fixedFindings(fs []finding.Finding, j *fix.Journal) []finding.Finding {
 		if ids[x.ID] {
 			out = append(out, x)
 		}
+	}
+	return out
+}
+
+// onlyIDs are the finding IDs --only names.
+func onlyIDs(only []string) []finding.ID {
+	var out []finding.ID
+	for _, id := range only {
+		out = append(out, finding.ID(id))
 	}
 	return out
 }

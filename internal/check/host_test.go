@@ -11,7 +11,7 @@ import (
 
 func TestUDPRcvbufErrors(t *testing.T) {
 	h := healthyHost()
-	runCases(t, udpRcvbufErrors, []checkCase{
+	runCases(t, &udpRcvbufErrors, []checkCase{
 		{name: "no errors", snap: h},
 		{name: "relay case: receive errors with 208 KiB rmem_max", snap: with(t, h, func(s *facts.Snapshot) { s.Counters.SNMP["Udp"]["RcvbufErrors"] = 9312 }),
 			want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
@@ -52,7 +52,7 @@ func TestUDPRcvbufErrors(t *testing.T) {
 
 func TestBacklogDrops(t *testing.T) {
 	h := healthyHost()
-	runCases(t, backlogDrops, []checkCase{
+	runCases(t, &backlogDrops, []checkCase{
 		{name: "nothing dropped", snap: h},
 		{name: "drops on cpu2", snap: with(t, h, func(s *facts.Snapshot) { s.Softnet[2].Dropped = 412 }), want: sev(warning),
 			assert: func(t *testing.T, fs []finding.Finding) {
@@ -79,7 +79,7 @@ func TestSoftirqImbalance(t *testing.T) {
 		s.Softnet = []facts.SoftnetCPU{{CPU: 0, Processed: 3000000}, {CPU: 1, Processed: 5000000},
 			{CPU: 2, Processed: 33700000, TimeSqueeze: 5210}, {CPU: 3, Processed: 4000000}}
 	})
-	runCases(t, softirqImbalance, []checkCase{
+	runCases(t, &softirqImbalance, []checkCase{
 		{name: "balanced", snap: h},
 		{name: "relay case: CPU 2 does the work and runs out of budget", snap: relayNAS, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
@@ -107,7 +107,7 @@ func TestSoftirqImbalance(t *testing.T) {
 func TestCongestionControl(t *testing.T) {
 	h := healthyHost()
 	lossy := func(s *facts.Snapshot) { s.Counters.SNMP["Tcp"]["RetransSegs"] = 25000 } // 5% of 500000
-	runCases(t, congestionControl, []checkCase{
+	runCases(t, &congestionControl, []checkCase{
 		{name: "bbr with loss", snap: with(t, h, lossy)},
 		{name: "cubic without loss", snap: with(t, h, func(s *facts.Snapshot) { s.Sysctls["net.ipv4.tcp_congestion_control"] = "cubic" })},
 		{name: "cubic with 5% retransmissions", snap: with(t, h, func(s *facts.Snapshot) {
@@ -143,7 +143,7 @@ func TestCongestionControl(t *testing.T) {
 
 func TestBuffersSmall(t *testing.T) {
 	h := healthyHost()
-	runCases(t, buffersSmall, []checkCase{
+	runCases(t, &buffersSmall, []checkCase{
 		{name: "defaults cover 1 Gbit/s × 20 ms", snap: h},
 		{name: "10 Gbit/s × 20 ms needs 25 MB", snap: h, opts: Options{PathRateMbit: 10000, PathRTT: 20 * time.Millisecond}, want: sev(warning, warning),
 			assert: func(t *testing.T, fs []finding.Finding) {
@@ -167,7 +167,7 @@ func TestBuffersSmall(t *testing.T) {
 
 func TestConntrackTablePressure(t *testing.T) {
 	h := with(t, healthyHost(), func(s *facts.Snapshot) { s.Conntrack = &facts.Conntrack{Count: 1200, Max: 65536, Buckets: 16384} })
-	runCases(t, conntrackTablePressure, []checkCase{
+	runCases(t, &conntrackTablePressure, []checkCase{
 		{name: "plenty of room", snap: h},
 		{name: "not loaded", snap: healthyHost()},
 		{name: "85% full", snap: with(t, h, func(s *facts.Snapshot) { s.Conntrack.Count, s.Conntrack.Max = 218, 256 }), want: sev(warning),
@@ -190,7 +190,7 @@ func TestConntrackTablePressure(t *testing.T) {
 
 func TestConntrackTunnelTracked(t *testing.T) {
 	h := with(t, healthyHost(), func(s *facts.Snapshot) { s.Conntrack = &facts.Conntrack{Count: 12, Max: 65536} })
-	runCases(t, conntrackTunnelTracked, []checkCase{
+	runCases(t, &conntrackTunnelTracked, []checkCase{
 		{name: "tracked, no NAT", snap: h, want: sev(info), assert: func(t *testing.T, fs []finding.Finding) {
 			a := fs[0].Fixes[0].Action
 			if a.Kind != finding.ActNoTrack || a.Params["interface"] != "wg0" || a.Params["port"] != "51820" {
@@ -225,7 +225,7 @@ func TestBondHashPolicy(t *testing.T) {
 		s.Routes[0].Dev = "bond0"
 		s.Endpoints[0].Dev = "bond0"
 	})
-	runCases(t, bondHashPolicy, []checkCase{
+	runCases(t, &bondHashPolicy, []checkCase{
 		{name: "no bond", snap: healthyHost()},
 		{name: "ECMP over bonding: layer2 on the uplink bond", snap: bonded, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			fix := fs[0].Fixes[0]
@@ -246,7 +246,7 @@ func TestBondHashPolicy(t *testing.T) {
 
 func TestHandshakeStale(t *testing.T) {
 	h := healthyHost()
-	runCases(t, wgHandshakeStale, []checkCase{
+	runCases(t, &wgHandshakeStale, []checkCase{
 		{name: "40 s ago", snap: h},
 		{name: "10 min ago with keepalive", snap: with(t, h, func(s *facts.Snapshot) {
 			s.WireGuard[0].Peers[0].LatestHandshake = testNow.Add(-10 * time.Minute)
@@ -281,7 +281,7 @@ func TestHandshakeStale(t *testing.T) {
 
 func TestUserspace(t *testing.T) {
 	h := healthyHost()
-	runCases(t, wgUserspace, []checkCase{
+	runCases(t, &wgUserspace, []checkCase{
 		{name: "kernel", snap: h},
 		{name: "wireguard-go on a tun", snap: with(t, h, func(s *facts.Snapshot) {
 			s.WireGuard[0].Implementation = "userspace"

@@ -116,7 +116,7 @@ func TestICMPLimitForms(t *testing.T) {
 		if strings.Contains(tc.form, "forward") {
 			uplink = "veth-ac" // A forwards to C through veth-ac, its way out
 		}
-		runCases(t, icmpRateLimitDrops, []checkCase{{name: tc.form, snap: icmpFormHostVia(t, tc.form, uplink), want: sev(tc.sev),
+		runCases(t, &icmpRateLimitDrops, []checkCase{{name: tc.form, snap: icmpFormHostVia(t, tc.form, uplink), want: sev(tc.sev),
 			assert: func(t *testing.T, fs []finding.Finding) {
 				f := fs[0]
 				if !strings.Contains(f.Title, tc.title) {
@@ -151,7 +151,7 @@ func TestICMPLimitFormsNotDropped(t *testing.T) {
 		change(&s.Firewall)
 		return s
 	}
-	runCases(t, icmpRateLimitDrops, []checkCase{
+	runCases(t, &icmpRateLimitDrops, []checkCase{
 		{name: "accept, then an accept of all ICMP: nothing dropped", snap: host("nft-accept-then-drop", func(fw *facts.Firewall) {
 			fw.Rules[1].Verdict = "accept"
 		})},

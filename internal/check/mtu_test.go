@@ -10,7 +10,7 @@ import (
 
 func TestTunnelTooLarge(t *testing.T) {
 	h := healthyHost()
-	runCases(t, tunnelTooLarge, []checkCase{
+	runCases(t, &tunnelTooLarge, []checkCase{
 		{name: "1420 over a 1500 IPv4 uplink fits", snap: h},
 		{name: "PPPoE 1492 uplink: 1420 + 60 fits", snap: with(t, h, func(s *facts.Snapshot) { s.Links[1].MTU = 1492 })},
 		{name: "1480 over a 1500 IPv4 uplink", snap: with(t, h, func(s *facts.Snapshot) { s.WireGuard[0].MTU = 1480 }), want: sev(critical),
@@ -56,7 +56,7 @@ func TestTunnelTooLarge(t *testing.T) {
 func TestMSSClampMissing(t *testing.T) {
 	h := healthyHost()
 	noClamp := with(t, h, func(s *facts.Snapshot) { s.Firewall.Rules = nil })
-	runCases(t, mssClampMissing, []checkCase{
+	runCases(t, &mssClampMissing, []checkCase{
 		{name: "clamp rule on oifname wg0", snap: h},
 		{name: "router without a clamp", snap: noClamp, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			fix := fs[0].Fixes[0]

@@ -12,7 +12,7 @@ import (
 // pinned to the 5G backup, banIP's ICMP limit with 8951 drops on the fiber.
 func TestStaleEndpoint(t *testing.T) {
 	golem := loadSnapshot(t, "seed000-golem.json")
-	runCases(t, staleEndpoint, []checkCase{
+	runCases(t, &staleEndpoint, []checkCase{
 		{name: "multi-WAN stale endpoint route: pinned to the 5G backup", snap: golem, want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
 			if f.Interface != "wg" || !strings.Contains(f.Title, "46.38.233.77") || !strings.Contains(f.Title, "192.168.253.254") {
@@ -131,7 +131,7 @@ func TestStaleEndpoint(t *testing.T) {
 
 func TestICMPRateLimitDrops(t *testing.T) {
 	golem := loadSnapshot(t, "seed000-golem.json")
-	runCases(t, icmpRateLimitDrops, []checkCase{
+	runCases(t, &icmpRateLimitDrops, []checkCase{
 		{name: "multi-WAN stale endpoint route: banIP cnt_icmpflood 8951 on eth1", snap: golem, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
 			if !strings.Contains(f.Title, "dropped 8951 packets on eth1") {
@@ -215,7 +215,7 @@ func TestRecordedLabSnapshots(t *testing.T) {
 func TestRecordedLabCases(t *testing.T) {
 	healthy := loadSnapshot(t, "lab-healthy-a.json")
 	broken := loadSnapshot(t, "lab-mtu1480-icmplimit-lan-a.json")
-	runCases(t, icmpRateLimitDrops, []checkCase{
+	runCases(t, &icmpRateLimitDrops, []checkCase{
 		{name: "lab: banIP-style rule, 25 replies dropped", snap: broken, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			want := `nft 'replace rule inet banIP pre-routing handle 4 iifname "eth0" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 250/second counter name "cnt_icmpflood" drop'`
 			if got := fs[0].Fixes[0].Commands[0]; got != want {
@@ -224,27 +224,27 @@ func TestRecordedLabCases(t *testing.T) {
 		}},
 		{name: "lab: no firewall rules", snap: healthy},
 	})
-	runCases(t, tunnelTooLarge, []checkCase{
+	runCases(t, &tunnelTooLarge, []checkCase{
 		{name: "lab: 1480 over veth 1500", snap: broken, want: sev(critical)},
 		{name: "lab: 1420", snap: healthy},
 	})
-	runCases(t, mssClampMissing, []checkCase{
+	runCases(t, &mssClampMissing, []checkCase{
 		{name: "lab: A forwards lan0 into the tunnel", snap: broken, want: sev(warning)},
 		{name: "lab: A does not forward", snap: healthy},
 	})
-	runCases(t, staleEndpoint, []checkCase{
+	runCases(t, &staleEndpoint, []checkCase{
 		{name: "lab: multi-wan via backup", snap: loadSnapshot(t, "lab-multiwan-stale-a.json"), want: sev(critical)},
 		{name: "lab: site-to-site without host route", snap: healthy},
 	})
-	runCases(t, wgUserspace, []checkCase{{name: "lab: wireguard-go", snap: healthy, want: sev(info)}})
-	runCases(t, conntrackTunnelTracked, []checkCase{{name: "lab: conntrack loaded, no rules", snap: healthy, want: sev(info)}})
+	runCases(t, &wgUserspace, []checkCase{{name: "lab: wireguard-go", snap: healthy, want: sev(info)}})
+	runCases(t, &conntrackTunnelTracked, []checkCase{{name: "lab: conntrack loaded, no rules", snap: healthy, want: sev(info)}})
 }
 
 // The lab with 3% underlay loss and WireGuard sockets capped at 64 KiB, after a
 // 2 s TCP run (BBR, 1276 retransmissions) and a 400 Mbit/s UDP burst.
 func TestRecordedLossyLab(t *testing.T) {
 	a, b := loadSnapshot(t, "lab-loss3-udpbuf64k-a.json"), loadSnapshot(t, "lab-loss3-udpbuf64k-b.json")
-	runCases(t, udpRcvbufErrors, []checkCase{
+	runCases(t, &udpRcvbufErrors, []checkCase{
 		{name: "lab: B's small buffers overflowed", snap: b, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			if fs[0].Evidence[0].Value != "1307" {
 				t.Errorf("evidence %+v", fs[0].Evidence[0])
@@ -252,7 +252,7 @@ func TestRecordedLossyLab(t *testing.T) {
 		}},
 		{name: "lab: A sent, nothing overflowed", snap: a},
 	})
-	runCases(t, congestionControl, []checkCase{
+	runCases(t, &congestionControl, []checkCase{
 		{name: "lab: BBR keeps quiet despite retransmissions", snap: a},
 		{name: "lab: the same counters under CUBIC", snap: with(t, a, func(s *facts.Snapshot) {
 			s.Sysctls["net.ipv4.tcp_congestion_control"] = "cubic"

@@ -211,7 +211,7 @@ func status(fs []finding.Finding, m Measured) string {
 		}
 	}
 	for _, f := range fs {
-		if f.Severity == finding.Critical && hidden[f.ID] {
+		if f.Severity == finding.Critical && hidden(f.ID) {
 			return StatusSlow
 		}
 	}
@@ -315,7 +315,7 @@ func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, snaps []*fac
 	run.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		run.Error = err.Error()
-		r.NotJudged = append(r.NotJudged, p.Probe+" could not run: "+err.Error())
+		r.NotJudged = append(r.NotJudged, string(p.Probe)+" could not run: "+err.Error())
 	}
 	r.Probes = append(r.Probes, run)
 	return fs
@@ -380,7 +380,9 @@ func clientSnap(snaps []*facts.Snapshot, host string) *facts.Snapshot {
 	return nil
 }
 
-func key(f finding.Finding) string { return f.ID + "|" + f.Host + "|" + f.Interface + "|" + f.Peer }
+func key(f finding.Finding) string {
+	return string(f.ID) + "|" + f.Host + "|" + f.Interface + "|" + f.Peer
+}
 
 // command is the exact "wgperf fix" line for a cause with an automatic fix.
 // Findings only a probe proved are not found again by fix's own collection:
@@ -393,8 +395,8 @@ func (r *Report) command(f finding.Finding) string {
 	if !r.passive[key(f)] {
 		cmd += " --from doctor.json"
 	}
-	cmd += " --only " + f.ID + " --apply"
-	if peer := r.peerOf(f.Host); peer != "" && !unmeasured[f.ID] {
+	cmd += " --only " + string(f.ID) + " --apply"
+	if peer := r.peerOf(f.Host); peer != "" && !unmeasured(f.ID) {
 		cmd += " --verify --server " + peer
 	}
 	return cmd + " --confirm 60s"

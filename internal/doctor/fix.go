@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/finding"
@@ -23,14 +22,14 @@ import (
 // and, when the same remedy is critical on the other end too (a WireGuard MTU
 // both ends must lower), there as well — and the bench again.
 type FixOutcome struct {
-	Host    string    `json:"host"` // the verdict's host and finding
-	ID      string    `json:"id"`
-	Steps   []FixStep `json:"steps"`
-	Applied bool      `json:"applied"`   // every step was applied
-	Kept    bool      `json:"kept"`      // and --verify kept each
-	Confirm bool      `json:"confirmed"` // doctor confirmed them (the hosts answered a bench after the change)
-	Before  Measured  `json:"before"`
-	After   *Measured `json:"after,omitempty"`
+	Host    string     `json:"host"` // the verdict's host and finding
+	ID      finding.ID `json:"id"`
+	Steps   []FixStep  `json:"steps"`
+	Applied bool       `json:"applied"`   // every step was applied
+	Kept    bool       `json:"kept"`      // and --verify kept each
+	Confirm bool       `json:"confirmed"` // doctor confirmed them (the hosts answered a bench after the change)
+	Before  Measured   `json:"before"`
+	After   *Measured  `json:"after,omitempty"`
 	// AfterBench is the full bench after the fix.
 	AfterBench *bench.Report `json:"after_bench,omitempty"`
 	Note       string        `json:"note,omitempty"`
@@ -39,7 +38,7 @@ type FixOutcome struct {
 // FixStep is the fix applied on one host.
 type FixStep struct {
 	Host    string       `json:"host"`
-	IDs     []string     `json:"ids"`
+	IDs     []finding.ID `json:"ids"`
 	Applied bool         `json:"applied"`
 	Kept    bool         `json:"kept"`
 	Journal *fix.Journal `json:"journal,omitempty"`
@@ -61,7 +60,7 @@ func fixSteps(v Cause, causes []Cause) []FixStep {
 			kinds[f.Action.Kind] = true
 		}
 	}
-	steps := []FixStep{{Host: v.Finding.Host, IDs: []string{v.Finding.ID}}}
+	steps := []FixStep{{Host: v.Finding.Host, IDs: []finding.ID{v.Finding.ID}}}
 	for _, c := range causes {
 		if c.Command == "" || c.Finding.Severity != finding.Critical {
 			continue
@@ -96,7 +95,7 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 	out := &FixOutcome{Host: v.Finding.Host, ID: v.Finding.ID, Before: r.Measured, Steps: []FixStep{}}
 	r.Fix = out
 	if v.Command == "" {
-		out.Note = "no automatic fix for " + v.Finding.ID + "; follow its fixes by hand"
+		out.Note = "no automatic fix for " + string(v.Finding.ID) + "; follow its fixes by hand"
 		return
 	}
 	if r.peerOf(v.Finding.Host) == "" {
@@ -216,7 +215,7 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 	}
 	var measure fix.Measure
 	record := &verify.Record{}
-	if !slices.ContainsFunc(st.IDs, func(id string) bool { return unmeasured[id] }) {
+	if !slices.ContainsFunc(st.IDs, unmeasured) {
 		// A fix the bench cannot see improving is kept on the confirm window alone.
 		vc := verify.Config{Host: host, Peer: peer, Seconds: c.Seconds, Port: c.Port, Progress: progressWriter(c.Progress),
 			Record: record, Prior: r.prior(now, st.Host)}
@@ -224,7 +223,7 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 			return fail(err)
 		}
 	}
-	c.progress("fix: applying %s on %s (verified, rolled back unless confirmed within %s)", strings.Join(st.IDs, ", "), host, confirm)
+	c.progress("fix: applying %s on %s (verified, rolled back unless confirmed within %s)", finding.JoinIDs(st.IDs, ", "), host, confirm)
 	j, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{Confirm: confirm, Verify: measure, Progress: c.Progress})
 	st.Journal = j
 	if err != nil {
@@ -252,7 +251,7 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 	if st.Host != r.Client {
 		up, down = down, up
 	}
-	return &tunnelNow{up: up, down: down, source: "the verification after " + strings.Join(st.IDs, ", ") + " on " + st.Host}
+	return &tunnelNow{up: up, down: down, source: "the verification after " + finding.JoinIDs(st.IDs, ", ") + " on " + st.Host}
 }
 
 // progressWriter turns a line callback into the io.Writer the probes print
@@ -293,13 +292,13 @@ func (r *Report) Remaining() []finding.Finding {
 	fixed := map[string]bool{}
 	for _, st := range f.Steps {
 		for _, id := range st.IDs {
-			fixed[st.Host+" "+id] = true
+			fixed[st.Host+" "+string(id)] = true
 		}
 	}
 	healthyAfter := Healthy(nil, *f.After)
 	out := []finding.Finding{}
 	for _, x := range r.Findings {
-		if fixed[x.Host+" "+x.ID] || (healthyAfter && Symptom(x.ID)) {
+		if fixed[x.Host+" "+string(x.ID)] || (healthyAfter && Symptom(x.ID)) {
 			continue
 		}
 		out = append(out, x)

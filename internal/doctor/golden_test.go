@@ -111,7 +111,7 @@ func TestReportGolden(t *testing.T) {
 		{name: "icmp-lan", client: "lab-mtu1480-icmplimit-lan-a.json", server: "lab-mtu1480-icmplimit-lan-b.json", benched: true},
 		{name: "fixed", client: "lab-multiwan-stale-a.json", server: "lab-healthy-b.json", benched: true, fix: &FixOutcome{
 			Host: "netns:wgl-wgd3-a", ID: "route.stale-endpoint", Applied: true, Kept: true, Confirm: true,
-			Steps: []FixStep{{Host: "netns:wgl-wgd3-a", IDs: []string{"route.stale-endpoint"}, Applied: true, Kept: true, Confirmed: true,
+			Steps: []FixStep{{Host: "netns:wgl-wgd3-a", IDs: []finding.ID{"route.stale-endpoint"}, Applied: true, Kept: true, Confirmed: true,
 				Journal: &fix.Journal{ID: "20260407-195600", Host: "netns:wgl-wgd3-a", Verify: &fix.Verification{
 					Before: fix.Measurement{Name: "tunnel throughput", Value: 19, Unit: "Mbit/s", Detail: "upload 18.0, download 20.0 Mbit/s to 10.77.0.2"},
 					After:  fix.Measurement{Name: "tunnel throughput", Value: 180, Unit: "Mbit/s", Detail: "upload 180.0, download 180.0 Mbit/s to 10.77.0.2"},

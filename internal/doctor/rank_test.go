@@ -47,7 +47,7 @@ func measured(client, server string, up, upU, down, downU float64) Measured {
 func ids(cs []Cause) []string {
 	var out []string
 	for _, c := range cs {
-		out = append(out, c.Finding.ID+"@"+c.Finding.Host)
+		out = append(out, string(c.Finding.ID)+"@"+c.Finding.Host)
 	}
 	return out
 }
@@ -126,7 +126,7 @@ func TestRank(t *testing.T) {
 			}
 			last := 0
 			for _, id := range tc.after {
-				i := slices.IndexFunc(causes, func(c Cause) bool { return c.Finding.ID == id })
+				i := slices.IndexFunc(causes, func(c Cause) bool { return string(c.Finding.ID) == id })
 				if i < 0 {
 					t.Errorf("%s not ranked (%v)", id, got)
 					continue
@@ -171,7 +171,7 @@ func TestPlanProbes(t *testing.T) {
 	probes := func(ps []ProbePlan) string {
 		var out []string
 		for _, p := range ps {
-			out = append(out, p.Probe+strings.Join(append([]string{""}, p.Targets...), " "))
+			out = append(out, string(p.Probe)+strings.Join(append([]string{""}, p.Targets...), " "))
 		}
 		return strings.Join(out, "; ")
 	}

@@ -138,7 +138,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			case !st.Kept:
 				state = "rolled back"
 			}
-			p("  %s: %s: %s", st.Host, strings.Join(st.IDs, ", "), state)
+			p("  %s: %s: %s", st.Host, finding.JoinIDs(st.IDs, ", "), state)
 			if j := st.Journal; j != nil && j.Verify != nil {
 				p("    verify: before %s; after %s", j.Verify.Before.Detail, j.Verify.After.Detail)
 			}

@@ -8,7 +8,21 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 )
+
+// ID is a finding's stable catalog ID, "area.name" ("mtu.pmtud-blackhole").
+// Package check defines one constant per ID with its catalog entry.
+type ID string
+
+// JoinIDs lists IDs with sep between them.
+func JoinIDs(ids []ID, sep string) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, sep)
+}
 
 // Severity orders findings; the zero value is Info.
 type Severity int
@@ -140,7 +154,7 @@ type Action struct {
 
 // Finding is one diagnosed problem (or noteworthy fact) on a host.
 type Finding struct {
-	ID        string     `json:"id"`
+	ID        ID         `json:"id"`
 	Severity  Severity   `json:"severity"`
 	Host      string     `json:"host"`
 	Interface string     `json:"interface,omitempty"`
@@ -252,7 +266,10 @@ const (
 // detail, and the other's evidence and fixes are added where they are new.
 // Order is that of each group's first finding.
 func Merge(fs []Finding) []Finding {
-	type key struct{ id, host, iface, peer string }
+	type key struct {
+		id                ID
+		host, iface, peer string
+	}
 	at := map[key]int{}
 	var out []Finding
 	for _, f := range fs {

@@ -49,7 +49,7 @@ func ReadFindings(r io.Reader) ([]finding.Finding, error) {
 // terminals.
 func checkFindings(fs []finding.Finding) error {
 	for i, f := range fs {
-		err := shell.FindingID(f.ID)
+		err := shell.FindingID(string(f.ID))
 		if err == nil && f.Host != "" {
 			_, err = target.Parse(f.Host)
 		}

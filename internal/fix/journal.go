@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wgperf/wgperf/internal/finding"
 )
 
 // Where apply records what it changes, on the target itself, so a rollback
@@ -75,11 +77,11 @@ func (j Journal) MarshalJSON() ([]byte, error) {
 
 // Entry is one item of a journal.
 type Entry struct {
-	Findings    []string `json:"findings"`
-	Description string   `json:"description"`
-	Status      string   `json:"status"`
-	Step        Step     `json:"step"`
-	Error       string   `json:"error,omitempty"`
+	Findings    []finding.ID `json:"findings"`
+	Description string       `json:"description"`
+	Status      string       `json:"status"`
+	Step        Step         `json:"step"`
+	Error       string       `json:"error,omitempty"`
 }
 
 // journalDir is the journal directory on the target, under Root.

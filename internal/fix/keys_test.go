@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 
 	"context"
@@ -73,7 +74,7 @@ func TestJournalAndRevertScriptHoldNoKeys(t *testing.T) {
 	pwned := filepath.Join(root, "PWNED")
 	env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: Linux}}
 	j := &Journal{ID: newJournalID(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)), Host: "local\ntouch " + pwned + " #", State: StateConfirming,
-		Entries: []Entry{{Findings: []string{"mtu.tunnel-too-large"}, Status: EntryApplied,
+		Entries: []Entry{{Findings: []finding.ID{"mtu.tunnel-too-large"}, Status: EntryApplied,
 			Description: "set MTU\ntouch " + pwned + " #\r\x1b[2K",
 			Step: Step{Kind: "wg-mtu", Undo: []string{"true"},
 				Files: []FileChange{{Path: conf, Existed: true, Old: []byte(keyedOld), New: []byte(keyedNew), Mode: 0o600}}}}}}

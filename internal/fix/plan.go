@@ -16,7 +16,7 @@ import (
 
 // Item is one action of a plan and the findings that asked for it.
 type Item struct {
-	Findings    []string       `json:"findings"`
+	Findings    []finding.ID   `json:"findings"`
 	Description string         `json:"description"` // the finding's verb phrase
 	Action      finding.Action `json:"action"`
 	act         Action         // built from Action
@@ -25,7 +25,7 @@ type Item struct {
 
 // Manual is a fix without an Action: wgperf can only show its commands.
 type Manual struct {
-	Finding string      `json:"finding"`
+	Finding finding.ID  `json:"finding"`
 	Fix     finding.Fix `json:"fix"`
 }
 
@@ -52,12 +52,12 @@ func (p Plan) MarshalJSON() ([]byte, error) {
 // first fix with an Action of each finding), in finding order. only, when not
 // empty, keeps the findings with those IDs; an unknown ID is an error so a
 // typo does not silently plan nothing.
-func Select(fs []finding.Finding, only []string) ([]Item, []Manual, error) {
-	want := map[string]bool{}
+func Select(fs []finding.Finding, only []finding.ID) ([]Item, []Manual, error) {
+	want := map[finding.ID]bool{}
 	for _, id := range only {
-		want[strings.TrimSpace(id)] = true
+		want[finding.ID(strings.TrimSpace(string(id)))] = true
 	}
-	seen := map[string]bool{}
+	seen := map[finding.ID]bool{}
 	for _, f := range fs {
 		seen[f.ID] = true
 	}
@@ -96,7 +96,7 @@ func Select(fs []finding.Finding, only []string) ([]Item, []Manual, error) {
 				break
 			}
 			byKey[key] = len(items)
-			items = append(items, Item{Findings: []string{f.ID}, Description: fx.Description, Action: *fx.Action, act: act})
+			items = append(items, Item{Findings: []finding.ID{f.ID}, Description: fx.Description, Action: *fx.Action, act: act})
 			break
 		}
 	}
@@ -108,10 +108,10 @@ func actionKey(a finding.Action) string {
 	return string(b)
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys(m map[finding.ID]bool) []string {
 	var k []string
-	for s := range m {
-		k = append(k, s)
+	for id := range m {
+		k = append(k, string(id))
 	}
 	sort.Strings(k)
 	return k
@@ -166,7 +166,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 		p.Host, p.platformName(), p.Kernel, p.Pending(), len(p.Items)-p.Pending())
 	for i, it := range p.Items {
 		st := it.Step
-		pw.printf("\n%d. [%s] %s\n", i+1, strings.Join(it.Findings, ", "), it.act.Describe())
+		pw.printf("\n%d. [%s] %s\n", i+1, finding.JoinIDs(it.Findings, ", "), it.act.Describe())
 		if it.Description != "" {
 			pw.printf("   why: %s\n", it.Description)
 		}
@@ -257,7 +257,7 @@ func (p *Plan) WriteScript(w io.Writer) error {
 	pw.printf("# Review it, then run it as root on that host. Each step's rollback is in the comments below it.\nset -eu\n")
 	for i, it := range p.Items {
 		st := it.Step
-		pw.printf("\n# %d. [%s] %s\n", i+1, shell.Comment(strings.Join(it.Findings, ", ")), shell.Comment(it.act.Describe()))
+		pw.printf("\n# %d. [%s] %s\n", i+1, shell.Comment(finding.JoinIDs(it.Findings, ", ")), shell.Comment(it.act.Describe()))
 		pw.printf("#    now: %s\n", shell.Comment(st.Summary))
 		if st.Done {
 			pw.printf("#    already in place, nothing to do\n")

@@ -22,7 +22,7 @@ func recorded(t *testing.T, name string) string {
 	return string(b)
 }
 
-func fx(id, desc, kind string, kv ...string) finding.Finding {
+func fx(id finding.ID, desc, kind string, kv ...string) finding.Finding {
 	p := map[string]string{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		p[kv[i]] = kv[i+1]
@@ -199,11 +199,11 @@ func TestSelect(t *testing.T) {
 	if len(items) != 11 || len(manual) != 1 {
 		t.Errorf("got %d items and %d manual fixes, want 11 and 1 (duplicate action merged)", len(items), len(manual))
 	}
-	items, _, err = Select(fs, []string{"route.stale-endpoint"})
+	items, _, err = Select(fs, []finding.ID{"route.stale-endpoint"})
 	if err != nil || len(items) != 1 || items[0].Action.Kind != finding.ActEndpointRoute {
 		t.Errorf("--only route.stale-endpoint: got %+v, %v", items, err)
 	}
-	if _, _, err := Select(fs, []string{"route.stale-endpiont"}); err == nil || !strings.Contains(err.Error(), "no such finding") {
+	if _, _, err := Select(fs, []finding.ID{"route.stale-endpiont"}); err == nil || !strings.Contains(err.Error(), "no such finding") {
 		t.Errorf("--only with a typo: got %v, want a no-such-finding error", err)
 	}
 }

@@ -45,7 +45,7 @@ func TestFindingsFileToScriptProperty(t *testing.T) {
 		evil := hostileText(r)
 		switch r.IntN(8) {
 		case 0:
-			f.ID += evil
+			f.ID += finding.ID(evil)
 		case 1:
 			f.Host = evil
 		case 2:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,7 +30,9 @@ import (
 // testdata/snapshots, and every fix the probes produce on their recorded
 // fixtures, through the apply engine's Select and MakePlan, on a Linux and an
 // OpenWrt host that answer every read. A remedy a check or probe suggests but
-// "wgperf fix" cannot plan fails here.
+// "wgperf fix" cannot plan fails here, and so does a finding its catalog
+// entry does not describe: a severity outside its range, an action it does
+// not allow.
 func TestEveryProducedRemedyPlans(t *testing.T) {
 	sources := map[string][]finding.Finding{}
 	snaps, err := filepath.Glob("../../testdata/snapshots/*.json")
@@ -50,14 +53,20 @@ func TestEveryProducedRemedyPlans(t *testing.T) {
 	kinds := map[string]bool{}
 	for name, fs := range sources {
 		for _, f := range fs {
-			if !check.InCatalog(f.ID) {
+			e, ok := check.Lookup(f.ID)
+			if !ok {
 				t.Errorf("%s: finding ID %q is not in the catalog", name, f.ID)
+			} else if !slices.Contains(e.Severities, f.Severity) {
+				t.Errorf("%s: %s is %s, outside its catalog range %v", name, f.ID, f.Severity, e.Severities)
 			}
 			for _, fx := range f.Fixes {
 				if fx.Action == nil {
 					continue
 				}
 				kinds[fx.Action.Kind] = true
+				if err := check.Allows(f.ID, *fx.Action); err != nil {
+					t.Errorf("%s: the catalog does not allow what wgperf proposed: %v", name, err)
+				}
 				// The constructor's params are canonical: parsing them back
 				// gives the same value, so what JSON carries is what fix plans.
 				r, err := remedy.Parse(*fx.Action)
@@ -293,7 +302,7 @@ func TestWGMTUPersistsInTheUCISection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := PlanFindings(context.Background(), env, []finding.Finding{{ID: finding.MTUTunnelTooLarge,
+	p, err := PlanFindings(context.Background(), env, []finding.Finding{{ID: check.MTUTunnelTooLarge,
 		Fixes: []finding.Fix{remedy.Fix("lower it", r)}}}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -104,7 +104,7 @@ func (h *labHost) state(t *testing.T) string {
 }
 
 func act(kind string, kv ...string) finding.Finding {
-	return fx("test."+kind, "test "+kind, kind, kv...)
+	return fx(finding.ID("test."+kind), "test "+kind, kind, kv...)
 }
 
 // rootActions are the kinds that run on this host's own tools in a namespace.

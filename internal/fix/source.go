@@ -80,7 +80,7 @@ func Diagnose(ctx context.Context, t target.Target) ([]finding.Finding, error) {
 // PlanFindings selects the fixes of fs (only the findings with those IDs when
 // only is set) and plans them on env. It is the plan half of the plan→apply
 // use case "wgperf fix" and "wgperf lab run" share; it changes nothing.
-func PlanFindings(ctx context.Context, env *Env, fs []finding.Finding, only []string) (*Plan, error) {
+func PlanFindings(ctx context.Context, env *Env, fs []finding.Finding, only []finding.ID) (*Plan, error) {
 	items, manual, err := Select(fs, only)
 	if err != nil {
 		return nil, err

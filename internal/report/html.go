@@ -108,11 +108,11 @@ func (t Throughput) Ratio() float64 {
 // ScenarioResult is one lab scenario: what broke, what wgperf found and fixed,
 // and the throughput before and after.
 type ScenarioResult struct {
-	Name    string `json:"name"`
-	Case    string `json:"case,omitempty"`
-	Symptom string `json:"symptom"`
-	Finding string `json:"finding"` // the finding ID the scenario must produce
-	Found   bool   `json:"found"`
+	Name    string     `json:"name"`
+	Case    string     `json:"case,omitempty"`
+	Symptom string     `json:"symptom"`
+	Finding finding.ID `json:"finding"` // the finding ID the scenario must produce
+	Found   bool       `json:"found"`
 	// Evidence holds the findings with that ID, their evidence and fixes.
 	Evidence   []finding.Finding `json:"evidence,omitempty"`
 	Unexpected []string          `json:"unexpected,omitempty"`
@@ -146,6 +146,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"change":   func(before, after float64) string { return fmt.Sprintf("%+.1f%%", (after/before-1)*100) },
 	"ratio":    func(v float64) string { return fmt.Sprintf("%.2f×", v) },
 	"join":     strings.Join,
+	"joinIDs":  finding.JoinIDs,
 	"severity": func(s finding.Severity) string { return s.String() },
 	"time":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 }).Parse(htmlTemplate))

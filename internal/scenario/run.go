@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
@@ -80,7 +81,7 @@ type Result struct {
 	Scenario string            `json:"scenario"`
 	Case     string            `json:"case"`
 	Symptom  string            `json:"symptom"`
-	Expect   string            `json:"expect,omitempty"`
+	Expect   finding.ID        `json:"expect,omitempty"`
 	Found    bool              `json:"found"` // Expect was reported (true when nothing was expected and nothing unexpected was)
 	Findings []finding.Finding `json:"findings"`
 	// Unexpected lists warning or critical findings the scenario did not cause on purpose.
@@ -129,10 +130,10 @@ type Result struct {
 // causes it ranked (the machine's own, like a saturated CPU, left out) and
 // its verdict, the first of them ("" when healthy or only notes remain).
 type DoctorVerdict struct {
-	Status  string   `json:"status"`
-	First   string   `json:"first_cause,omitempty"`
-	Causes  []string `json:"causes"`
-	Seconds float64  `json:"seconds"`
+	Status  string       `json:"status"`
+	First   finding.ID   `json:"first_cause,omitempty"`
+	Causes  []finding.ID `json:"causes"`
+	Seconds float64      `json:"seconds"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -144,7 +145,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	}
 	if p.Doctor != nil && p.Doctor.Causes == nil {
 		d := *p.Doctor
-		d.Causes = []string{}
+		d.Causes = []finding.ID{}
 		p.Doctor = &d
 	}
 	return json.Marshal(p)
@@ -434,7 +435,7 @@ func (r *runner) doctor(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)
 	}
-	d := &DoctorVerdict{Status: rep.Status, Seconds: rep.Seconds, Causes: []string{}}
+	d := &DoctorVerdict{Status: rep.Status, Seconds: rep.Seconds, Causes: []finding.ID{}}
 	r.res.Doctor = d
 	for _, c := range rep.Causes {
 		if Environment(c.Finding.ID) {
@@ -476,12 +477,12 @@ func (r *runner) classify(fs []finding.Finding) {
 		case f.ID == r.sc.Expect:
 			r.res.Found = true
 			r.logf("found %s on %s: %s", f.ID, f.Host, f.Title)
-		case slices.Contains(r.sc.Also, f.ID) || r.symptom(f.ID):
+		case slices.Contains(r.sc.Also, f.ID) || symptom(f.ID):
 		case Environment(f.ID):
-			r.res.Environment = append(r.res.Environment, f.ID+" on "+f.Host)
+			r.res.Environment = append(r.res.Environment, string(f.ID)+" on "+f.Host)
 			r.logf("this machine: %s on %s: %s (reported, not judged: the lab shares the machine's CPUs)", f.ID, f.Host, f.Title)
 		case f.Severity >= finding.Warning:
-			r.res.Unexpected = append(r.res.Unexpected, f.ID+" on "+f.Host)
+			r.res.Unexpected = append(r.res.Unexpected, string(f.ID)+" on "+f.Host)
 		}
 	}
 	if r.sc.Expect == "" {
@@ -490,15 +491,18 @@ func (r *runner) classify(fs []finding.Finding) {
 }
 
 // Environment reports whether a finding describes the machine the lab runs
-// on rather than the case: every lab node shares its CPUs, so a busy machine
-// saturates them whatever the scenario does.
-func Environment(id string) bool { return id == "cpu.saturated" }
+// on rather than the case (check.Environment): every lab node shares its
+// CPUs, so a busy machine saturates them whatever the scenario does.
+func Environment(id finding.ID) bool { return role(id) == check.Environment }
 
-// symptom reports whether id describes slowness itself rather than a cause.
-func (r *runner) symptom(id string) bool {
-	// Throughput itself is judged by the ratio after the fix (healthy: the
-	// only measurement), not as a finding.
-	return strings.HasPrefix(id, "throughput.")
+// symptom reports whether id describes slowness itself rather than a cause:
+// throughput itself is judged by the ratio after the fix (healthy: the only
+// measurement), not as a finding.
+func symptom(id finding.ID) bool { return role(id) == check.Symptom }
+
+func role(id finding.ID) check.Role {
+	e, _ := check.Lookup(id)
+	return e.Doctor.Role
 }
 
 // fix applies the remedy wgperf proposes for the expected finding on every host
@@ -518,7 +522,7 @@ func (r *runner) fix(ctx context.Context) error {
 	}
 	fixIDs := r.sc.FixIDs
 	if len(fixIDs) == 0 {
-		fixIDs = []string{r.sc.Expect}
+		fixIDs = []finding.ID{r.sc.Expect}
 	}
 	byHost := map[string][]finding.Finding{}
 	var hosts []string
@@ -541,7 +545,7 @@ func (r *runner) fix(ctx context.Context) error {
 			return err
 		}
 		if len(items) == 0 {
-			return fmt.Errorf("no automatic fix for %s on %s", strings.Join(fixIDs, ", "), host)
+			return fmt.Errorf("no automatic fix for %s on %s", finding.JoinIDs(fixIDs, ", "), host)
 		}
 		env, err := fix.Detect(ctx, r.fixTarget(t, items), r.root)
 		if err != nil {
@@ -591,7 +595,7 @@ func (r *runner) judge() {
 	var why []string
 	if !res.Found {
 		if r.sc.Expect != "" {
-			why = append(why, r.sc.Expect+" not reported")
+			why = append(why, string(r.sc.Expect)+" not reported")
 		}
 	}
 	if len(res.Unexpected) > 0 {
@@ -601,7 +605,7 @@ func (r *runner) judge() {
 	res.DoctorMissed = strings.Join(doc, "; ")
 	why = append(why, doc...)
 	if res.StillFound {
-		why = append(why, r.sc.Expect+" still proven after the fix")
+		why = append(why, string(r.sc.Expect)+" still proven after the fix")
 	}
 	if r.sc.ECMP > 1 {
 		if s := res.Scaling(); s < r.sc.MinScaling {

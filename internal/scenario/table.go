@@ -14,13 +14,13 @@ func WriteTable(w io.Writer, results []*Result, color bool) {
 	for _, r := range results {
 		found := "-"
 		if r.Expect != "" {
-			found = r.Expect
+			found = string(r.Expect)
 			if !r.Found {
 				found += " (missed)"
 			}
 		}
 		d := r.DoctorSays()
-		first := orDefault(d.First, orDefault(d.Status, "-"))
+		first := orDefault(string(d.First), orDefault(d.Status, "-"))
 		fixDesc := "-"
 		if len(r.Fix) > 0 {
 			fixDesc = r.Fix[0]

@@ -65,7 +65,7 @@ func report(runs ...Run) *Report {
 func ids(fs []finding.Finding) string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.Severity.String()+" "+f.ID+"@"+f.Host)
+		out = append(out, f.Severity.String()+" "+string(f.ID)+"@"+f.Host)
 	}
 	return strings.Join(out, ", ")
 }
