@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 )
 
@@ -76,8 +77,8 @@ func TestRemaining(t *testing.T) {
 		return finding.Finding{ID: id, Host: host, Severity: finding.Critical}
 	}
 	findings := []finding.Finding{f("mtu.pmtud-blackhole", "a"), f("mtu.tunnel-too-large", "b"), f("throughput.tunnel-ratio", "a"), f("udp.rcvbuf-errors", "b")}
-	healthy := &Measured{Benched: true, Expected: 0.9, Up: DirRate{95, 100}, Down: DirRate{94, 100}}
-	slow := &Measured{Benched: true, Expected: 0.9, Up: DirRate{95, 100}, Down: DirRate{40, 100}}
+	healthy := &Measured{Benched: true, Expected: 0.9, Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: 95, Underlay: 100}, Down: bench.DirRate{Tunnel: 94, Underlay: 100}}}
+	slow := &Measured{Benched: true, Expected: 0.9, Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: 95, Underlay: 100}, Down: bench.DirRate{Tunnel: 40, Underlay: 100}}}
 	steps := []FixStep{{Host: "a", IDs: []finding.ID{"mtu.pmtud-blackhole"}}, {Host: "b", IDs: []finding.ID{"mtu.tunnel-too-large"}}}
 	for _, tc := range []struct {
 		name string

@@ -205,7 +205,7 @@ func status(fs []finding.Finding, m Measured) string {
 	case m.Stalled:
 		return StatusSlow
 	}
-	for _, d := range []DirRate{m.Up, m.Down} {
+	for _, d := range []bench.DirRate{m.Up, m.Down} {
 		if d.Underlay > 0 && d.Ratio() < m.Expected {
 			return StatusSlow
 		}
@@ -256,7 +256,7 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 			r.NotJudged = append(r.NotJudged, "throughput: the bench stopped early: "+err.Error())
 		}
 	}
-	r.Measured.Up, r.Measured.Down = rates(r.Bench)
+	r.Measured.Throughput = r.Bench.Throughput()
 	if r.Bench == nil {
 		return nil
 	}
@@ -268,28 +268,6 @@ func (r *Report) benchConfig(c *Config) bench.Config {
 		ClientInterface: r.endpoints.ClientInterface, ServerInterface: r.endpoints.ServerInterface,
 		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port}
 	return bc
-}
-
-// rates reads the single-stream TCP figures of a bench per direction.
-func rates(b *bench.Report) (up, down DirRate) {
-	if b == nil {
-		return
-	}
-	for _, run := range b.Runs {
-		if run.Streams != 1 || run.UDPMbit > 0 || run.Result == nil {
-			continue
-		}
-		d := &up
-		if run.Direction == bench.Download {
-			d = &down
-		}
-		if run.Path == bench.PathTunnel {
-			d.Tunnel = run.Stats.Mbit
-		} else {
-			d.Underlay = run.Stats.Mbit
-		}
-	}
-	return
 }
 
 // probe runs one targeted probe and returns what it proved.

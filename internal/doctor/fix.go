@@ -110,8 +110,8 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 	// Doctor's bench (and path MTU search) is the first step's "before", and
 	// each step's verified "after" the next one's: nothing changes between.
 	var now *tunnelNow
-	if up, down, ok := verify.TunnelRates(r.Bench); ok && r.Measured.Benched {
-		now = &tunnelNow{up: up, down: down, source: "doctor's bench"}
+	if t := r.Bench.Throughput(); r.Bench.TunnelMeasured() && r.Measured.Benched {
+		now = &tunnelNow{up: t.Up.Tunnel, down: t.Down.Tunnel, source: "doctor's bench"}
 	}
 	for _, st := range fixSteps(*v, r.Causes) {
 		now = r.applyStep(ctx, c, &st, confirm, now)
@@ -134,7 +134,7 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 	after, err := bench.Measure(ctx, bc)
 	m := r.Measured
 	m.Stalled = errors.Is(err, iperf.ErrStalled)
-	m.Up, m.Down = rates(after)
+	m.Throughput = after.Throughput()
 	out.After, out.AfterBench = &m, after
 	if err != nil {
 		out.Note = fmt.Sprintf("the bench after the fix failed (%v): changes not yet confirmed are rolled back on their hosts when the %s window ends", err, confirm)
@@ -244,7 +244,8 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 		}
 		st.confirmed = true
 	}
-	up, down, ok := record.Last()
+	last, ok := record.Last()
+	up, down := last.Up.Tunnel, last.Down.Tunnel
 	if !ok {
 		return nil // changed, not measured: the next step measures its own "before"
 	}

@@ -66,7 +66,7 @@ func recordedReport(t *testing.T, client, server string, benched, stalled bool, 
 		bench.Analyze(&b)
 		r.Bench = &b
 		r.Measured.Benched = true
-		r.Measured.Up, r.Measured.Down = rates(&b)
+		r.Measured.Throughput = b.Throughput()
 		if stalled {
 			r.Measured.Stalled, r.Measured.Up.Tunnel = true, 0
 			r.BenchError = "netns:wgl-wgh2-a: iperf3 stalled: the test to 10.77.0.2 did not finish within 12s"
@@ -116,7 +116,7 @@ func TestReportGolden(t *testing.T) {
 					Before: fix.Measurement{Name: "tunnel throughput", Value: 19, Unit: "Mbit/s", Detail: "upload 18.0, download 20.0 Mbit/s to 10.77.0.2"},
 					After:  fix.Measurement{Name: "tunnel throughput", Value: 180, Unit: "Mbit/s", Detail: "upload 180.0, download 180.0 Mbit/s to 10.77.0.2"},
 					Kept:   true}}}},
-			After: &Measured{Benched: true, Up: DirRate{Tunnel: 180, Underlay: 189}, Down: DirRate{Tunnel: 181, Underlay: 190}, Expected: 0.9},
+			After: &Measured{Benched: true, Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: 180, Underlay: 189}, Down: bench.DirRate{Tunnel: 181, Underlay: 190}}, Expected: 0.9},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

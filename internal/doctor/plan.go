@@ -34,7 +34,7 @@ func Healthy(fs []finding.Finding, m Measured) bool {
 	if !m.Benched || m.Stalled {
 		return false
 	}
-	for _, d := range []DirRate{m.Up, m.Down} {
+	for _, d := range []bench.DirRate{m.Up, m.Down} {
 		if d.Underlay <= 0 || d.Ratio() < m.Expected {
 			return false
 		}

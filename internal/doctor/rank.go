@@ -7,39 +7,25 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 )
 
 // Measured is what the bench saw, reduced to what ranking needs: per
-// direction the tunnel and underlay rates (0 when not measured) and whether a
-// run through the tunnel stalled outright.
+// direction the tunnel and underlay rates (bench.Report.Throughput: 0 when
+// not measured) and whether a run through the tunnel stalled outright.
 type Measured struct {
-	Benched bool    `json:"benched"` // false: no server, nothing measured
-	Client  string  `json:"client"`  // target spec of the upload's sender
-	Server  string  `json:"server"`
-	Up      DirRate `json:"upload"`
-	Down    DirRate `json:"download"`
-	Stalled bool    `json:"stalled,omitempty"` // a tunnel run never finished (bulk TCP stuck)
+	Benched bool   `json:"benched"` // false: no server, nothing measured
+	Client  string `json:"client"`  // target spec of the upload's sender
+	Server  string `json:"server"`
+	bench.Throughput
+	Stalled bool `json:"stalled,omitempty"` // a tunnel run never finished (bulk TCP stuck)
 	// Expected is the tunnel/underlay ratio that counts as healthy.
 	Expected float64 `json:"expected"`
 }
 
-// DirRate is one direction's single-stream figures in Mbit/s.
-type DirRate struct {
-	Tunnel   float64 `json:"tunnel_mbit"`
-	Underlay float64 `json:"underlay_mbit"`
-}
-
-// Ratio is tunnel/underlay, 0 when the underlay was not measured.
-func (d DirRate) Ratio() float64 {
-	if d.Underlay <= 0 {
-		return 0
-	}
-	return d.Tunnel / d.Underlay
-}
-
 // deficit is the share of the underlay the tunnel does not carry in this
 // direction (0 when healthy or unmeasured; 1 when nothing went through).
-func (m Measured) deficit(d DirRate) float64 {
+func (m Measured) deficit(d bench.DirRate) float64 {
 	if !m.Benched || d.Underlay <= 0 {
 		return 0
 	}
@@ -185,7 +171,7 @@ func gain(c Cause, m Measured) string {
 	var parts []string
 	for _, d := range []struct {
 		name string
-		r    DirRate
+		r    bench.DirRate
 	}{{"upload", m.Up}, {"download", m.Down}} {
 		if c.Direction != "both" && c.Direction != d.name {
 			continue

@@ -41,7 +41,7 @@ func checked(t *testing.T, names ...string) ([]finding.Finding, []*facts.Snapsho
 
 func measured(client, server string, up, upU, down, downU float64) Measured {
 	return Measured{Benched: true, Client: client, Server: server, Expected: bench.SingleHopRatio,
-		Up: DirRate{Tunnel: up, Underlay: upU}, Down: DirRate{Tunnel: down, Underlay: downU}}
+		Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: up, Underlay: upU}, Down: bench.DirRate{Tunnel: down, Underlay: downU}}}
 }
 
 func ids(cs []Cause) []string {

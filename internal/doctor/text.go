@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 )
 
 // WriteText renders the report for a person: the status and the measured
@@ -187,7 +188,7 @@ func slowLine(m Measured) string {
 	}
 	for _, d := range []struct {
 		n string
-		r DirRate
+		r bench.DirRate
 	}{{"upload", m.Up}, {"download", m.Down}} {
 		if d.r.Underlay > 0 && d.r.Ratio() < m.Expected {
 			parts = append(parts, fmt.Sprintf("%s tunnel %.0f%% of the underlay", d.n, d.r.Ratio()*100))

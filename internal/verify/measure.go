@@ -116,18 +116,8 @@ func benchMeasure(c Config, ep discover.Endpoints) fix.Measure {
 			return fix.Measurement{}, err
 		}
 		c.record(rep)
-		var up, down float64
-		for _, r := range rep.Runs {
-			if r.Path != bench.PathTunnel || r.Streams != 1 || r.UDPMbit > 0 {
-				continue
-			}
-			if r.Direction == bench.Upload {
-				up = r.Stats.Mbit
-			} else {
-				down = r.Stats.Mbit
-			}
-		}
-		return throughput(up, down, ep.TunnelAddr, ""), nil
+		t := rep.Throughput()
+		return throughput(t.Up.Tunnel, t.Down.Tunnel, ep.TunnelAddr, ""), nil
 	}
 }
 
@@ -214,41 +204,12 @@ func throughput(up, down float64, addr, extra string) fix.Measurement {
 	return fix.Measurement{Name: throughputName, Value: (up + down) / 2, Unit: "Mbit/s", Detail: d}
 }
 
-// TunnelRates reads a bench's single-stream TCP figures through the tunnel,
-// its client sending (up) and receiving (down), in Mbit/s; a run that stalled
-// counts as 0, as an MTU fix's measurement counts it. ok is false unless both
-// directions ran.
-func TunnelRates(rep *bench.Report) (up, down float64, ok bool) {
-	if rep == nil {
-		return 0, 0, false
-	}
-	var seen [2]bool
-	for _, r := range rep.Runs {
-		if r.Path != bench.PathTunnel || r.Streams != 1 || r.UDPMbit > 0 {
-			continue
-		}
-		var mbit float64
-		switch {
-		case r.Result != nil:
-			mbit = r.Stats.Mbit
-		case strings.Contains(r.Error, iperf.ErrStalled.Error()):
-		default:
-			continue
-		}
-		if r.Direction == bench.Upload {
-			up, seen[0] = mbit, true
-		} else {
-			down, seen[1] = mbit, true
-		}
-	}
-	return up, down, seen[0] && seen[1]
-}
-
-// Last is the tunnel as the last measurement left it (TunnelRates of its
-// bench); ok is false when nothing was recorded.
-func (r *Record) Last() (up, down float64, ok bool) {
+// Last is the tunnel as the last measurement left it; ok is false when
+// nothing was recorded or its tunnel runs neither finished nor stalled.
+func (r *Record) Last() (t bench.Throughput, ok bool) {
 	if r == nil || len(r.Benches) == 0 {
-		return 0, 0, false
+		return bench.Throughput{}, false
 	}
-	return TunnelRates(r.Benches[len(r.Benches)-1])
+	last := r.Benches[len(r.Benches)-1]
+	return last.Throughput(), last.TunnelMeasured()
 }

@@ -2,16 +2,12 @@ package verify
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
-	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -35,47 +31,6 @@ func TestIsMTUPlan(t *testing.T) {
 		if got := IsMTUPlan(&fix.Plan{Items: tt.items}); got != tt.want {
 			t.Errorf("%s: IsMTUPlan = %v, want %v", tt.name, got, tt.want)
 		}
-	}
-}
-
-// TunnelRates reads the single-stream TCP runs through the tunnel of a
-// recorded bench (lab, 200 Mbit/s), leaving parallel, UDP and underlay runs;
-// a stalled run counts as 0, any other failed run as not measured.
-func TestTunnelRates(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "report", "bench.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep bench.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
-	up, down, ok := TunnelRates(&rep)
-	if !ok || int(up) != 180 || int(down) != 181 {
-		t.Errorf("recorded bench: up %.1f down %.1f ok %v, want 180.x 181.x", up, down, ok)
-	}
-
-	stalled := bench.Run{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Download, Streams: 1},
-		Error: "netns:a: iperf3 stalled: the test to 10.77.0.2 did not finish within 11s"}
-	refused := stalled
-	refused.Error = "netns:a: cannot reach the iperf3 server"
-	upRun := rep.Runs[0]
-	for _, tt := range []struct {
-		name string
-		runs []bench.Run
-		ok   bool
-	}{
-		{"download stalled", []bench.Run{upRun, stalled}, true},
-		{"download failed otherwise", []bench.Run{upRun, refused}, false},
-		{"upload only", []bench.Run{upRun}, false},
-	} {
-		up, down, ok := TunnelRates(&bench.Report{Runs: tt.runs})
-		if ok != tt.ok || (ok && (int(up) != 180 || down != 0)) {
-			t.Errorf("%s: up %.1f down %.1f ok %v, want ok %v", tt.name, up, down, ok, tt.ok)
-		}
-	}
-	if _, _, ok := TunnelRates(nil); ok {
-		t.Error("no bench: ok")
 	}
 }
 
