@@ -38,8 +38,8 @@ func FromScenarios(results []*scenario.Result) Document {
 		s := ScenarioResult{
 			Name: r.Scenario, Case: r.Case, Symptom: r.Symptom, Finding: r.Expect, Found: r.Found,
 			Unexpected: r.Unexpected, Fix: r.Fix,
-			Before:  Throughput{Tunnel: r.Before.Tunnel, Underlay: r.Before.Underlay},
-			After:   Throughput{Tunnel: r.After.Tunnel, Underlay: r.After.Underlay},
+			Before:  r.Before.Up,
+			After:   r.After.Up,
 			MTU:     r.MTU,
 			Seconds: r.Seconds, Pass: r.Pass, Why: r.Why,
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/fleet"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
@@ -91,20 +92,6 @@ func (r BenchRun) Name() string {
 	return n
 }
 
-// Throughput is tunnel and underlay Mbit/s at one moment of a scenario.
-type Throughput struct {
-	Tunnel   float64 `json:"tunnel_mbit"`
-	Underlay float64 `json:"underlay_mbit"`
-}
-
-// Ratio is tunnel/underlay, 0 when the underlay was not measured.
-func (t Throughput) Ratio() float64 {
-	if t.Underlay <= 0 {
-		return 0
-	}
-	return t.Tunnel / t.Underlay
-}
-
 // ScenarioResult is one lab scenario: what broke, what wgperf found and fixed,
 // and the throughput before and after.
 type ScenarioResult struct {
@@ -118,8 +105,8 @@ type ScenarioResult struct {
 	Unexpected []string          `json:"unexpected,omitempty"`
 	Probes     []string          `json:"probes,omitempty"` // headlines of the active probes
 	Fix        []string          `json:"fix,omitempty"`    // commands applied
-	Before     Throughput        `json:"before"`
-	After      Throughput        `json:"after"`
+	Before     bench.DirRate     `json:"before"`           // the upload's, tunnel and underlay
+	After      bench.DirRate     `json:"after"`
 	// Runs are the per-second runs before and after the fix (labelled).
 	Runs    []BenchRun  `json:"runs,omitempty"`
 	MTU     *mtu.Result `json:"mtu,omitempty"`

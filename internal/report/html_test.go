@@ -248,7 +248,7 @@ func TestDiagnoseReport(t *testing.T) {
 func TestWriteHTMLEscapes(t *testing.T) {
 	page := render(t, Document{
 		Title:     `<script>alert(1)</script>`,
-		Scenarios: []ScenarioResult{{Name: `<img src=x onerror=alert(1)>`, Before: Throughput{Tunnel: 10}, After: Throughput{Tunnel: 20}}},
+		Scenarios: []ScenarioResult{{Name: `<img src=x onerror=alert(1)>`, Before: bench.DirRate{Tunnel: 10}, After: bench.DirRate{Tunnel: 20}}},
 	})
 	walk(t, page, func(n *html.Node) {
 		if n.Data == "script" || n.Data == "img" {

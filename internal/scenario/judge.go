@@ -33,7 +33,7 @@ func (r *runner) shortOfHealthy() string {
 	}
 	ratio := res.After.Worst()
 	if r.sc.UploadOnly {
-		ratio = res.After.Ratio()
+		ratio = res.After.Up.Ratio()
 	}
 	if ratio < HealthyRatio {
 		return fmt.Sprintf("ratio %.2f, a healthy tunnel of this shape measures %.2f", ratio, HealthyRatio)
@@ -45,12 +45,12 @@ func (r *runner) shortOfHealthy() string {
 func (r *runner) score(m Measurement, shares []float64) float64 {
 	switch {
 	case r.sc.ECMP > 1:
-		if len(shares) == 0 || m.Tunnel <= 0 || r.res.Before.Tunnel <= 0 {
+		if len(shares) == 0 || m.Up.Tunnel <= 0 || r.res.Before.Up.Tunnel <= 0 {
 			return 0
 		}
-		return m.Tunnel / r.res.Before.Tunnel * slices.Min(shares)
+		return m.Up.Tunnel / r.res.Before.Up.Tunnel * slices.Min(shares)
 	case r.sc.UploadOnly:
-		return m.Ratio()
+		return m.Up.Ratio()
 	}
 	return m.Worst()
 }
@@ -130,7 +130,7 @@ func (r *runner) judge() {
 		}
 		ratio := res.After.Worst()
 		if r.sc.UploadOnly {
-			ratio = res.After.Ratio()
+			ratio = res.After.Up.Ratio()
 		}
 		if ratio < min {
 			why = append(why, fmt.Sprintf("after-fix ratio %.2f < %.2f", ratio, min))

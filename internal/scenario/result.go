@@ -9,46 +9,44 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 )
 
-// Measurement is the before or after figures, in Mbit/s: upload (A to B)
-// and download, through the tunnel and around it.
-type Measurement struct {
+// Measurement is the before or after figures of a scenario, in Mbit/s:
+// upload (A to B) and download, through the tunnel and around it. Its JSON
+// keeps the flat fields lab run has always printed (the download's only when
+// its underlay was measured).
+type Measurement struct{ bench.Throughput }
+
+// flatMeasurement is Measurement's JSON.
+type flatMeasurement struct {
 	Tunnel       float64 `json:"tunnel_mbit"`
 	Underlay     float64 `json:"underlay_mbit"`
 	TunnelDown   float64 `json:"tunnel_down_mbit,omitempty"`
 	UnderlayDown float64 `json:"underlay_down_mbit,omitempty"`
 }
 
-// Ratio is the upload's tunnel/underlay, 0 when the underlay was not measured.
-func (m Measurement) Ratio() float64 { return ratio(m.Tunnel, m.Underlay) }
+func (m Measurement) MarshalJSON() ([]byte, error) {
+	return json.Marshal(flatMeasurement{m.Up.Tunnel, m.Up.Underlay, m.Down.Tunnel, m.Down.Underlay})
+}
 
-// RatioDown is the download's tunnel/underlay.
-func (m Measurement) RatioDown() float64 { return ratio(m.TunnelDown, m.UnderlayDown) }
-
-// Worst is the lower ratio of the directions measured.
-func (m Measurement) Worst() float64 {
-	if m.UnderlayDown > 0 {
-		return min(m.Ratio(), m.RatioDown())
+func (m *Measurement) UnmarshalJSON(b []byte) error {
+	var f flatMeasurement
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
 	}
-	return m.Ratio()
+	m.Up = bench.DirRate{Tunnel: f.Tunnel, Underlay: f.Underlay}
+	m.Down = bench.DirRate{Tunnel: f.TunnelDown, Underlay: f.UnderlayDown}
+	return nil
 }
 
 func (m Measurement) String() string {
-	s := fmt.Sprintf("tunnel %.1f Mbit/s up", m.Tunnel)
-	if m.UnderlayDown > 0 {
-		s += fmt.Sprintf(", %.1f down", m.TunnelDown)
+	s := fmt.Sprintf("tunnel %.1f Mbit/s up", m.Up.Tunnel)
+	if m.Down.Underlay > 0 {
+		s += fmt.Sprintf(", %.1f down", m.Down.Tunnel)
 	}
-	s += fmt.Sprintf("; underlay %.1f up", m.Underlay)
-	if m.UnderlayDown > 0 {
-		s += fmt.Sprintf(", %.1f down", m.UnderlayDown)
+	s += fmt.Sprintf("; underlay %.1f up", m.Up.Underlay)
+	if m.Down.Underlay > 0 {
+		s += fmt.Sprintf(", %.1f down", m.Down.Underlay)
 	}
 	return s
-}
-
-func ratio(tunnel, underlay float64) float64 {
-	if underlay <= 0 {
-		return 0
-	}
-	return tunnel / underlay
 }
 
 // Result is what happened in one scenario.
@@ -143,8 +141,8 @@ type ProbeResult struct {
 
 // Scaling is after/before tunnel throughput (ECMP).
 func (r *Result) Scaling() float64 {
-	if r.Before.Tunnel <= 0 {
+	if r.Before.Up.Tunnel <= 0 {
 		return 0
 	}
-	return r.After.Tunnel / r.Before.Tunnel
+	return r.After.Up.Tunnel / r.Before.Up.Tunnel
 }

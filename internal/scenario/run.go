@@ -93,7 +93,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	// the underlay's own transfer. Without one, doctor's bench measures it
 	// beside the tunnel.
 	if len(sc.Break) > 0 || sc.ECMP > 1 {
-		if r.res.Before.Underlay, r.res.Before.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
+		if r.res.Before.Up.Underlay, r.res.Before.Down.Underlay, err = r.measureUnderlay(ctx); err != nil {
 			return r.res, err
 		}
 	}
@@ -116,17 +116,18 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	// ECMP and LAN hosts measure their own path (parallel flows to site B's
 	// network, or host to host through both gateways) beside doctor's bench.
 	if sc.ECMP > 1 || sc.Client != "" {
-		if r.res.BenchBefore, r.res.Before.Tunnel, r.res.Before.TunnelDown, err = r.measureTunnel(ctx, true); err != nil {
+		if r.res.BenchBefore, r.res.Before.Up.Tunnel, r.res.Before.Down.Tunnel, err = r.measureTunnel(ctx, true); err != nil {
 			r.logf("before: no measurement through the tunnel: %v", err)
 		}
 	}
-	if r.res.Before.Underlay == 0 {
-		var ok bool
-		// A bench stopped by a stalled tunnel run never reached the underlay.
-		if r.res.Before.Underlay, r.res.Before.UnderlayDown, ok = benchUnderlay(r.res.BenchBefore); !ok {
-			if r.res.Before.Underlay, r.res.Before.UnderlayDown, err = r.measureUnderlay(ctx); err != nil {
-				return r.res, err
-			}
+	if r.res.Before.Up.Underlay == 0 {
+		// A bench stopped by a stalled tunnel run never reached the underlay;
+		// LAN hosts and ECMP benches have none.
+		if b := r.res.BenchBefore; b.UnderlayMeasured() {
+			t := b.Throughput()
+			r.res.Before.Up.Underlay, r.res.Before.Down.Underlay = t.Up.Underlay, t.Down.Underlay
+		} else if r.res.Before.Up.Underlay, r.res.Before.Down.Underlay, err = r.measureUnderlay(ctx); err != nil {
+			return r.res, err
 		}
 	}
 	r.logf("before: %s", r.res.Before)

@@ -18,10 +18,10 @@ import (
 // measurement keep the lab fast.
 func (r *runner) measureAfter(ctx context.Context) error {
 	var err error
-	if r.res.BenchAfter, r.res.After.Tunnel, r.res.After.TunnelDown, err = r.measureTunnel(ctx, false); err != nil {
+	if r.res.BenchAfter, r.res.After.Up.Tunnel, r.res.After.Down.Tunnel, err = r.measureTunnel(ctx, false); err != nil {
 		return err
 	}
-	r.res.After.Underlay, r.res.After.UnderlayDown = r.res.Before.Underlay, r.res.Before.UnderlayDown
+	r.res.After.Up.Underlay, r.res.After.Down.Underlay = r.res.Before.Up.Underlay, r.res.Before.Down.Underlay
 	r.logf("after:  %s", r.res.After)
 	if len(r.res.TunnelShares) > 1 {
 		var parts []string
@@ -111,7 +111,7 @@ func (r *runner) doctor(ctx context.Context) error {
 	}
 	r.res.MTU = rep.MTU
 	r.res.BenchBefore = rep.Bench
-	r.res.Before.Tunnel, r.res.Before.TunnelDown = rep.Measured.Up.Tunnel, rep.Measured.Down.Tunnel
+	r.res.Before.Up.Tunnel, r.res.Before.Down.Tunnel = rep.Measured.Up.Tunnel, rep.Measured.Down.Tunnel
 	if r.opts.Log != nil {
 		var text strings.Builder
 		if err := rep.WriteText(&text); err == nil {

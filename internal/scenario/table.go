@@ -54,7 +54,7 @@ func WriteTable(w io.Writer, results []*Result, color bool) {
 			underlay = fmt.Sprintf("%d Mbit/s", r.Sizing.RateMbit)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.0f → %.0f Mbit/s\t%s\t%.0f\t%s\n", r.Scenario, r.Symptom, found, first, fixDesc, underlay,
-			r.Before.Tunnel, r.After.Tunnel, ratio, r.Seconds, verdict)
+			r.Before.Up.Tunnel, r.After.Up.Tunnel, ratio, r.Seconds, verdict)
 	}
 	tw.Flush()
 }
