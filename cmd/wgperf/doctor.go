@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/doctor"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -71,7 +72,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), "doctor", rep, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), document.Doctor, rep, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
@@ -28,7 +29,7 @@ import (
 )
 
 // document is one JSON document as wgperf printed it.
-type document struct {
+type printedDoc struct {
 	from string // the command line or fixture it came from, for messages
 	kind string
 	json []byte
@@ -39,12 +40,12 @@ type document struct {
 
 var (
 	docsOnce sync.Once
-	docs     []document
+	docs     []printedDoc
 	docsErr  []string
 )
 
 // documents returns every document, made once for all the tests that read them.
-func documents(t *testing.T) []document {
+func documents(t *testing.T) []printedDoc {
 	t.Helper()
 	docsOnce.Do(func() {
 		docs, docsErr = makeDocuments()
@@ -64,7 +65,7 @@ func testdata(parts ...string) string {
 
 // docMaker collects documents and the errors met making them.
 type docMaker struct {
-	docs []document
+	docs []printedDoc
 	errs []string
 	tmp  string
 }
@@ -81,18 +82,18 @@ func (m *docMaker) cli(kind string, args ...string) []byte {
 		m.fail("wgperf %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
 		return nil
 	}
-	m.docs = append(m.docs, document{from: "wgperf " + strings.Join(args, " "), kind: kind, json: out.Bytes()})
+	m.docs = append(m.docs, printedDoc{from: "wgperf " + strings.Join(args, " "), kind: kind, json: out.Bytes()})
 	return out.Bytes()
 }
 
 // value prints v as the command printing kind does (writeResult with --json).
 func (m *docMaker) value(kind, from string, v any) {
 	var out bytes.Buffer
-	if err := writeJSON(&out, kind, v); err != nil {
+	if err := writeJSON(&out, document.Kind(kind), v); err != nil {
 		m.fail("%s: %v", from, err)
 		return
 	}
-	m.docs = append(m.docs, document{from: from, kind: kind, json: out.Bytes()})
+	m.docs = append(m.docs, printedDoc{from: from, kind: kind, json: out.Bytes()})
 }
 
 // raw gives a recorded document (no header) the header its command adds today.
@@ -103,11 +104,11 @@ func (m *docMaker) raw(kind, path string, recorded bool) {
 		return
 	}
 	var out bytes.Buffer
-	if err := writeDocument(&out, kind, b); err != nil {
+	if err := document.WriteJSON(&out, document.Kind(kind), version, b); err != nil {
 		m.fail("%s: %v", path, err)
 		return
 	}
-	m.docs = append(m.docs, document{from: path, kind: kind, json: out.Bytes(), recorded: recorded})
+	m.docs = append(m.docs, printedDoc{from: path, kind: kind, json: out.Bytes(), recorded: recorded})
 }
 
 func (m *docMaker) open(parts ...string) *os.File {
@@ -119,7 +120,7 @@ func (m *docMaker) open(parts ...string) *os.File {
 	return f
 }
 
-func makeDocuments() ([]document, []string) {
+func makeDocuments() ([]printedDoc, []string) {
 	tmp, err := os.MkdirTemp("", "wgperf-documents-")
 	if err != nil {
 		return nil, []string{err.Error()}
@@ -249,23 +250,23 @@ func (m *docMaker) snapshotDocs() {
 		if r == nil {
 			continue
 		}
-		s, err := collect.ReadSnapshot(r)
+		s, err := document.ReadSnapshot(r)
 		r.Close()
 		if err != nil {
 			m.fail("%s: %v", f, err)
 			continue
 		}
 		var buf bytes.Buffer
-		if err := collect.WriteSnapshot(&buf, s); err != nil {
+		if err := document.WriteSnapshot(&buf, s); err != nil {
 			m.fail("%s: %v", f, err)
 			continue
 		}
 		var out bytes.Buffer
-		if err := writeDocument(&out, "snapshot", buf.Bytes()); err != nil {
+		if err := document.WriteJSON(&out, "snapshot", version, buf.Bytes()); err != nil {
 			m.fail("%s: %v", f, err)
 			continue
 		}
-		m.docs = append(m.docs, document{from: "collect of " + f, kind: "snapshot", json: out.Bytes()})
+		m.docs = append(m.docs, printedDoc{from: "collect of " + f, kind: "snapshot", json: out.Bytes()})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
@@ -30,7 +31,7 @@ explain ID" says what raises one, why it matters and what fixes it.`,
 			}
 			all := check.Explanations()
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), "checks", map[string]any{"checks": all})
+				return writeJSON(cmd.OutOrStdout(), document.Checks, map[string]any{"checks": all})
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tREPORTED BY\tMEANING")
@@ -69,7 +70,7 @@ func explainCmd() *cobra.Command {
 				return couldNotRun(fmt.Errorf("no finding %q: %s", args[0], hint))
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), "explanation", e)
+				return writeJSON(cmd.OutOrStdout(), document.Explanation, e)
 			}
 			return writeExplanation(cmd.OutOrStdout(), e)
 		},

@@ -15,8 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/lab"
-	"github.com/wgperf/wgperf/internal/verify"
+	"github.com/wgperf/wgperf/internal/scenario"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // labName is the --name of every lab subcommand.
@@ -258,12 +260,15 @@ func labFlowsCmd() *cobra.Command {
 // buildFlavor names this build in "wgperf version": "" for the full one.
 const buildFlavor = ""
 
+// labPeer is, for site A or B of a wgperf lab, the other site.
+func labPeer(host target.Target) (target.Target, bool) { return lab.PeerOf(host.String()) }
+
 // applyLabECMP is "fix ecmp --apply": it builds the tunnels in a lab.
 func applyLabECMP(cmd *cobra.Command, host string, tunnels, seconds, streams int, measure, asJSON bool) error {
-	res, err := verify.ApplyLabECMP(cmd.Context(), host, verify.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
+	res, err := scenario.ApplyLabECMP(cmd.Context(), host, scenario.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
 		Verify: measure, Progress: progressLines()})
 	if err != nil {
 		return couldNotRun(err)
 	}
-	return writeResult(cmd.OutOrStdout(), "fix-ecmp", res, asJSON)
+	return writeResult(cmd.OutOrStdout(), document.FixECMP, res, asJSON)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // buildFlavor names this build in "wgperf version".
@@ -23,6 +24,9 @@ func labCmd() *cobra.Command {
 		RunE:               func(*cobra.Command, []string) error { return couldNotRun(errNotInRouterBuild) },
 	}
 }
+
+// labPeer: the router build has no lab, so --verify always names its peer.
+func labPeer(target.Target) (target.Target, bool) { return nil, false }
 
 func applyLabECMP(*cobra.Command, string, int, int, int, bool, bool) error {
 	return couldNotRun(fmt.Errorf("fix ecmp --apply builds tunnels in a wgperf lab: %w", errNotInRouterBuild))

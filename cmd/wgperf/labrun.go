@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/scenario"
 )
@@ -104,7 +105,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 				}
 			}
 			if asJSON {
-				if err := writeJSON(out, "lab-run", map[string]any{"scenarios": results}); err != nil {
+				if err := writeJSON(out, document.LabRun, map[string]any{"scenarios": results}); err != nil {
 					return err
 				}
 			} else {

@@ -47,7 +47,7 @@ func TestCLIContract(t *testing.T) {
 		{"fix html without verify", []string{"fix", "--apply", "--html", "x.html"}, exitFailed, "", "--html needs --apply --verify"},
 		{"script and apply", []string{"fix", "--print-script", "--apply"}, exitFailed, "", "does not go with --apply"},
 		{"fix --time out of range", []string{"fix", "--time", "0"}, exitFailed, "", "--time 0: want 1..60 seconds"},
-		{"fix --from a truncated file", []string{"fix", "--from", bad}, exitFailed, "", "--from " + bad + ": findings file"},
+		{"fix --from a truncated file", []string{"fix", "--from", bad}, exitFailed, "", "--from " + bad + ": malformed JSON"},
 		{"fix --from a missing file", []string{"fix", "--from", "/nonexistent/f.json"}, exitFailed, "", "--from: open /nonexistent/f.json"},
 		{"ecmp apply outside a lab", []string{"fix", "ecmp", "--apply", "--host", "local"}, exitFailed, "", "builds tunnels only in a wgperf lab"},
 		{"ecmp verify without apply", []string{"fix", "ecmp", "--verify"}, exitFailed, "", "--verify needs --apply"},

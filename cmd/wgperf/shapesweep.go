@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -60,7 +61,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), "shape-sweep", res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), document.ShapeSweep, res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 )
 
@@ -56,7 +57,7 @@ func FuzzReadSnapshot(f *testing.F) {
 	f.Add([]byte(`{"schema_version": 1, "host": "local", "links": [{"name": "wg0", "mtu": -1}]}`))
 	f.Add([]byte(`{"schema_version": 1, "host": "ssh:-oProxyCommand=x"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := ReadSnapshot(bytes.NewReader(b))
+		s, err := document.ReadSnapshot(bytes.NewReader(b))
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error spans lines: %q", err)

@@ -205,45 +205,41 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 			mine = append(mine, f)
 		}
 	}
-	plan, err := fix.PlanFindings(ctx, env, mine, st.IDs)
-	if err != nil {
-		return fail(err)
+	record := &verify.Record{}
+	res, err := fix.Run(ctx, fix.Request{Env: env, Findings: mine, Only: st.IDs, Apply: true, Confirm: confirm, ConfirmKept: true, Progress: c.Progress,
+		Verify: func(ctx context.Context, p *fix.Plan) (m fix.Measure, err error) {
+			// A fix the bench cannot see improving is kept on the confirm window alone.
+			if !slices.ContainsFunc(st.IDs, unmeasured) {
+				vc := verify.Config{Host: host, Peer: peer, Seconds: c.Seconds, Port: c.Port, Progress: progressWriter(c.Progress),
+					Record: record, Prior: r.prior(now, st.Host)}
+				if m, err = verify.New(ctx, p, vc); err != nil {
+					return nil, fmt.Errorf("verify: %w", err)
+				}
+			}
+			c.progress("fix: applying %s on %s (verified, rolled back unless confirmed within %s)", finding.JoinIDs(st.IDs, ", "), host, confirm)
+			return m, nil
+		}})
+	if res != nil {
+		st.Journal = res.Journal
 	}
-	if plan.Pending() == 0 {
+	switch {
+	case err != nil:
+		return fail(err)
+	case res.Journal == nil:
 		st.Applied, st.Kept, st.Note = true, true, "every change is already in place"
 		return now
 	}
-	var measure fix.Measure
-	record := &verify.Record{}
-	if !slices.ContainsFunc(st.IDs, unmeasured) {
-		// A fix the bench cannot see improving is kept on the confirm window alone.
-		vc := verify.Config{Host: host, Peer: peer, Seconds: c.Seconds, Port: c.Port, Progress: progressWriter(c.Progress),
-			Record: record, Prior: r.prior(now, st.Host)}
-		if measure, err = verify.New(ctx, plan, vc); err != nil {
-			return fail(err)
-		}
-	}
-	c.progress("fix: applying %s on %s (verified, rolled back unless confirmed within %s)", finding.JoinIDs(st.IDs, ", "), host, confirm)
-	j, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{Confirm: confirm, Verify: measure, Progress: c.Progress})
-	st.Journal = j
-	if err != nil {
-		return fail(err)
-	}
+	j := res.Journal
 	st.Applied, st.env = true, env
 	st.Kept = j.Verify == nil || j.Verify.Kept
 	if !st.Kept {
 		st.Note = "it did not improve the tunnel's throughput: every change was rolled back"
 		return nil
 	}
-	if j.Verify != nil {
-		// The verification measured through the tunnel after the change: the
-		// host answers, which is what the window guards. Confirming now also
-		// lets the next host's fix start (one open fix per journal).
-		if _, err := fix.Confirm(ctx, env); err != nil {
-			return fail(fmt.Errorf("confirm: %w", err))
-		}
-		st.confirmed = true
-	}
+	// A verification measured through the tunnel after the change: the host
+	// answers, which is what the window guards, and Run confirmed it. That
+	// also lets the next host's fix start (one open fix per journal).
+	st.confirmed = res.Confirmed
 	last, ok := record.Last()
 	up, down := last.Up.Tunnel, last.Down.Tunnel
 	if !ok {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -22,7 +22,7 @@ func readSnap(t *testing.T, name string) *facts.Snapshot {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := collect.ReadSnapshot(f)
+	s, err := document.ReadSnapshot(f)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
@@ -31,7 +31,7 @@ func readFixture(t testing.TB, name string) *facts.Snapshot {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := collect.ReadSnapshot(f)
+	s, err := document.ReadSnapshot(f)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
 
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/target"
@@ -73,7 +74,7 @@ func TestRecordFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := collect.WriteSnapshot(f, snap); err != nil {
+		if err := document.WriteSnapshot(f, snap); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.Close(); err != nil {

@@ -78,16 +78,6 @@ func checkFindings(fs []finding.Finding) error {
 	return nil
 }
 
-// CheckFrom enforces that "fix --from FILE" is offline unless told: a file
-// names hosts, but wgperf connects to (and with --apply changes) only a host
-// named on the command line.
-func CheckFrom(from string, hostGiven, apply bool) error {
-	if from != "" && apply && !hostGiven {
-		return fmt.Errorf("--apply with --from needs --host: wgperf changes only a host named on the command line, never one named inside %s", from)
-	}
-	return nil
-}
-
 // ForHost keeps the findings about host and those that name none. A file
 // about other hosts only is an error that says how to plan for them.
 func ForHost(all []finding.Finding, host string) ([]finding.Finding, error) {

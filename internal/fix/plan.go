@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
@@ -50,8 +49,8 @@ func (p Plan) MarshalJSON() ([]byte, error) {
 
 // Select turns findings' fixes into plan items: one per distinct action (the
 // first fix with an Action of each finding), in finding order. only, when not
-// empty, keeps the findings with those IDs; an unknown ID is an error so a
-// typo does not silently plan nothing.
+// empty, keeps the findings with those IDs; an unknown ID is a
+// *NoSuchFindingError so a typo does not silently plan nothing.
 func Select(fs []finding.Finding, only []finding.ID) ([]Item, []Manual, error) {
 	want := map[finding.ID]bool{}
 	for _, id := range only {
@@ -61,13 +60,9 @@ func Select(fs []finding.Finding, only []finding.ID) ([]Item, []Manual, error) {
 	for _, f := range fs {
 		seen[f.ID] = true
 	}
-	for id := range want {
+	for _, id := range sortedKeys(want) {
 		if !seen[id] {
-			found := strings.Join(sortedKeys(seen), ", ")
-			if found == "" {
-				found = "none"
-			}
-			return nil, nil, fmt.Errorf("--only %s: no such finding on this host (found: %s)", id, found)
+			return nil, nil, &NoSuchFindingError{ID: id, Found: sortedKeys(seen)}
 		}
 	}
 	var items []Item
@@ -108,12 +103,12 @@ func actionKey(a finding.Action) string {
 	return string(b)
 }
 
-func sortedKeys(m map[finding.ID]bool) []string {
-	var k []string
+func sortedKeys(m map[finding.ID]bool) []finding.ID {
+	k := make([]finding.ID, 0, len(m))
 	for id := range m {
-		k = append(k, string(id))
+		k = append(k, id)
 	}
-	sort.Strings(k)
+	slices.Sort(k)
 	return k
 }
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/diagnose"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/fleet"
@@ -115,29 +115,15 @@ func orEmpty(fs []finding.Finding) []finding.Finding {
 // ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose" (also
 // with --inventory), "icmp-burst", "shape-sweep" or "lab run" printed with
 // --json and returns its report. A document names what it is in "kind", and
-// that decides how it is read; one without (written before documents carried
-// a kind, or recorded by hand) is told by its fields. Malformed input, a kind
-// that has no report and JSON that is none of them are refused.
+// that decides how it is read (document.Read); one without is told by its
+// fields. Malformed input, input over document.MaxBytes, a kind that has no
+// report and JSON that is none of them are refused.
 func ReadDocument(r io.Reader) (*Document, error) {
-	data, err := io.ReadAll(r)
+	d, err := document.Read(r, "results")
 	if err != nil {
-		return nil, fmt.Errorf("results: %w", err)
+		return nil, err
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("results: empty input")
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return nil, jsonError("results", err)
-	}
-	var kind string
-	if k, ok := fields["kind"]; ok {
-		if err := json.Unmarshal(k, &kind); err != nil || kind == "" {
-			return nil, fmt.Errorf("results: \"kind\" is %s, not the name of a wgperf document", k)
-		}
-	} else if kind = guessKind(fields); kind == "" {
-		return nil, errors.New("results: not the JSON of wgperf bench, mtu, diagnose, icmp-burst, shape-sweep or lab run")
-	}
+	data, kind := d.Data, string(d.Kind)
 	var doc Document
 	switch kind {
 	case "lab-run":
@@ -148,7 +134,7 @@ func ReadDocument(r io.Reader) (*Document, error) {
 	case "bench":
 		var rep bench.Report
 		if err := json.Unmarshal(data, &rep); err != nil {
-			return nil, jsonError("bench results", err)
+			return nil, document.JSONError("bench results", err)
 		}
 		if len(BenchRuns(&rep, "")) == 0 {
 			return nil, errors.New("bench results: no finished runs")
@@ -157,32 +143,32 @@ func ReadDocument(r io.Reader) (*Document, error) {
 	case "icmp-burst":
 		var res icmpburst.Result
 		if err := json.Unmarshal(data, &res); err != nil {
-			return nil, jsonError("icmp-burst results", err)
+			return nil, document.JSONError("icmp-burst results", err)
 		}
 		doc = FromICMPBurst(&res)
 	case "shape-sweep":
 		var res shaping.Result
 		if err := json.Unmarshal(data, &res); err != nil {
-			return nil, jsonError("shape-sweep results", err)
+			return nil, document.JSONError("shape-sweep results", err)
 		}
 		doc = FromShapeSweep(&res)
 	case "mtu":
 		var res mtu.Result
 		if err := json.Unmarshal(data, &res); err != nil {
-			return nil, jsonError("mtu results", err)
+			return nil, document.JSONError("mtu results", err)
 		}
 		doc = FromMTU(&res)
 	case "diagnose", "diagnose-fleet":
 		var d diagnose.Diagnosis
 		if err := json.Unmarshal(data, &d); err != nil {
-			return nil, jsonError("diagnose results", err)
+			return nil, document.JSONError("diagnose results", err)
 		}
 		// "diagnose --inventory" adds the hosts it could not reach.
 		var inv struct {
 			Unreachable []fleet.Unreachable `json:"unreachable"`
 		}
 		if err := json.Unmarshal(data, &inv); err != nil {
-			return nil, jsonError("diagnose results", err)
+			return nil, document.JSONError("diagnose results", err)
 		}
 		doc = FromDiagnosis(d)
 		doc.Unreachable = inv.Unreachable
@@ -194,46 +180,4 @@ func ReadDocument(r io.Reader) (*Document, error) {
 		return nil, fmt.Errorf("results: %q output has no report here (report reads bench, mtu, diagnose, icmp-burst, shape-sweep and lab run --json; doctor and fix --verify write their own with --html)", kind)
 	}
 	return &doc, nil
-}
-
-// guessKind tells the kind of a document without one by its fields, as
-// those commands wrote them before documents carried a kind; "" when
-// none fits.
-func guessKind(fields map[string]json.RawMessage) string {
-	has := func(names ...string) bool {
-		for _, n := range names {
-			if _, ok := fields[n]; !ok {
-				return false
-			}
-		}
-		return true
-	}
-	switch {
-	case has("scenarios"):
-		return "lab-run"
-	case has("runs", "cells", "tunnel_addr"):
-		return "bench"
-	case has("one_shot", "persistent"):
-		return "icmp-burst"
-	case has("steps", "recommended_cap_mbit"):
-		return "shape-sweep"
-	case has("probes", "path_mtu"):
-		return "mtu"
-	case has("findings"):
-		return "diagnose"
-	}
-	return ""
-}
-
-// jsonError says where JSON went wrong in one line.
-func jsonError(what string, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Errorf("%s: malformed JSON at byte %d: %v", what, syn.Offset, err)
-	case errors.As(err, &typ):
-		return fmt.Errorf("%s: field %q: want %s, got JSON %s", what, typ.Field, typ.Type, typ.Value)
-	}
-	return fmt.Errorf("%s: %v", what, err)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/scenario"
 )
@@ -17,7 +18,7 @@ func fromLabRunJSON(data []byte) (Document, error) {
 		Scenarios []*scenario.Result `json:"scenarios"`
 	}
 	if err := json.Unmarshal(data, &run); err != nil {
-		return Document{}, jsonError("lab run results", err)
+		return Document{}, document.JSONError("lab run results", err)
 	}
 	if len(run.Scenarios) == 0 {
 		return Document{}, errors.New("lab run results: no scenarios")

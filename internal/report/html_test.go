@@ -20,8 +20,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/diagnose"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
@@ -56,7 +56,7 @@ func diagnosisJSON(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	defer sf.Close()
-	snap, err := collect.ReadSnapshot(sf)
+	snap, err := document.ReadSnapshot(sf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,9 +328,10 @@ func TestReadDocumentErrors(t *testing.T) {
 	for _, tc := range []struct{ in, err string }{
 		{"", "results: empty input"},
 		{"{", "results: malformed JSON"},
-		{"[1, 2]", "results: field"},
+		{"[1, 2]", `results: "findings" output has no report here`},
 		{`{"findings": 3}`, `diagnose results: field "findings"`},
-		{`{"schema_version": 1, "host": "local"}`, "not the JSON of wgperf bench, mtu, diagnose, icmp-burst, shape-sweep or lab run"},
+		{`{"schema_version": 1, "host": "local"}`, `results: not the JSON of a wgperf document (no "kind", and not the fields of one)`},
+		{`{"schema_version": 1, "host": "local", "collected_at": "2026-04-07T19:56:00Z"}`, "wgperf diagnose --from FILE --html"},
 		{`{"scenarios": []}`, "lab run results: no scenarios"},
 		{`{"schema_version": 1, "kind": "fix-plan", "items": []}`, `"fix-plan" output has no report here`},
 		{`{"schema_version": 1, "kind": "doctor", "findings": []}`, `run wgperf doctor with --html FILE`},

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -31,4 +32,18 @@ func TestTableGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Golden(t, filepath.Join("testdata", "labrun.json"), append(js, '\n'))
+}
+
+// TestLabECMPTextGolden holds what "fix ecmp --apply --verify" prints in a lab.
+func TestLabECMPTextGolden(t *testing.T) {
+	res := &LabECMP{Lab: "doc", Tunnels: []lab.Tunnel{
+		{Index: 0, Port: 51820, IfA: "wg-doc-a", IfB: "wg-doc-b", AddrA: "10.77.0.1", AddrB: "10.77.0.2"},
+		{Index: 1, Port: 51821, IfA: "wg-doc-a1", IfB: "wg-doc-b1", AddrA: "10.77.1.1", AddrB: "10.77.1.2", UplinkA: "wan2"},
+	}, Commands: []string{"ip route replace 10.78.0.0/24 nexthop dev wg-doc-a weight 1 nexthop dev wg-doc-a1 weight 1"},
+		Verify: &LabECMPVerify{Addr: "10.78.0.2", Streams: 16, TunnelsBefore: 1, BeforeMbit: 95.2, AfterMbit: 181.7, Scaling: 1.91, SecondsPerTest: 5}}
+	var b bytes.Buffer
+	if err := res.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t, filepath.Join("testdata", "ecmp-apply.txt"), b.Bytes())
 }

@@ -168,18 +168,16 @@ func (r *runner) fix(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		plan, err := fix.PlanFindings(ctx, env, byHost[host], nil)
-		if err != nil {
-			return err
-		}
-		t = env.T
-		for _, it := range plan.Items {
-			for _, c := range it.Step.Commands {
-				r.res.Fix = append(r.res.Fix, c)
-				r.logf("fix: %s: %s", t, c)
+		res, err := fix.Run(ctx, fix.Request{Env: env, Findings: byHost[host], Apply: true})
+		if res != nil {
+			for _, it := range res.Plan.Items {
+				for _, c := range it.Step.Commands {
+					r.res.Fix = append(r.res.Fix, c)
+					r.logf("fix: %s: %s", env.T, c)
+				}
 			}
 		}
-		if _, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{}); err != nil {
+		if err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,6 @@
 // Package verify measures a tunnel around a change: the before/after figure
-// "wgperf fix --verify" keeps or rolls back a fix by, the far end it measures
-// against, and the lab ECMP build with its scaling. Package fix takes the
-// measurement as a function and imports no probe.
+// "wgperf fix --verify" and doctor --fix keep or roll back a fix by. Package
+// fix takes the measurement as a function and imports no probe.
 package verify
 
 import (
@@ -90,7 +89,7 @@ func New(ctx context.Context, p *fix.Plan, c Config) (fix.Measure, error) {
 	}
 	ep, err := discover.Tunnel(ctx, c.Host, c.Peer)
 	if err != nil {
-		return nil, fmt.Errorf("--verify: %s to %s: %w", c.Host, c.Peer, err)
+		return nil, fmt.Errorf("%s to %s: %w", c.Host, c.Peer, err)
 	}
 	if IsMTUPlan(p) {
 		return mtuMeasure(c, ep), nil

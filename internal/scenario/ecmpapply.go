@@ -1,6 +1,4 @@
-//go:build !router
-
-package verify
+package scenario
 
 import (
 	"context"
@@ -12,36 +10,10 @@ import (
 
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
-	"github.com/wgperf/wgperf/internal/target"
 )
 
-// labPeer is, for a node of a wgperf lab, the node at the other end of its tunnel.
-func labPeer(host target.Target) (target.Target, bool) {
-	if name, node, ok := labNode(host.String()); ok {
-		if l, err := lab.Load(name); err == nil {
-			other := map[string]string{"a": "b", "b": "a"}[node]
-			if l.Node(other) != nil {
-				return l.Target(other), true
-			}
-		}
-	}
-	return nil, false
-}
-
-// labNode splits "netns:wgl-NAME-NODE" into the lab name and node.
-func labNode(spec string) (name, node string, ok bool) {
-	rest, ok := strings.CutPrefix(spec, "netns:"+lab.Prefix)
-	if !ok {
-		return "", "", false
-	}
-	i := strings.LastIndexByte(rest, '-')
-	if i <= 0 || i == len(rest)-1 {
-		return "", "", false
-	}
-	return rest[:i], rest[i+1:], true
-}
-
-// LabECMPOptions are "fix ecmp --apply"'s flags.
+// LabECMPOptions are "fix ecmp --apply"'s flags; the command holds them to
+// their ranges (2..16 tunnels, 1..60 seconds).
 type LabECMPOptions struct {
 	Tunnels, Seconds, Streams int
 	Verify                    bool
@@ -80,22 +52,16 @@ type LabECMPVerify struct {
 	SecondsPerTest int     `json:"seconds_per_test"`
 }
 
-// ApplyLabECMP builds N parallel tunnels and the multipath route in the lab
+// ApplyLabECMP ("fix ecmp --apply") builds N parallel tunnels and the multipath route in the lab
 // that host (its site A) belongs to, measuring before and after with Verify.
 // Real hosts need new configs and keys on both ends: PlanECMP prints them.
 func ApplyLabECMP(ctx context.Context, host string, o LabECMPOptions) (*LabECMP, error) {
-	name, node, ok := labNode(host)
+	name, node, ok := lab.NodeOf(host)
 	if !ok {
 		return nil, fmt.Errorf("ecmp --apply builds tunnels only in a wgperf lab (--host netns:wgl-NAME-a): real hosts need new configs and keys on both ends, so wgperf prints them; run without --apply and install them on both sites")
 	}
 	if node != "a" {
 		return nil, fmt.Errorf("ecmp --apply starts from site A of lab %s: --host netns:%s", name, lab.Netns(name, "a"))
-	}
-	if o.Tunnels < 2 || o.Tunnels > 16 {
-		return nil, fmt.Errorf("--tunnels %d: want 2..16", o.Tunnels)
-	}
-	if o.Seconds < 1 || o.Seconds > 60 {
-		return nil, fmt.Errorf("--time %d: want 1..60 seconds", o.Seconds)
 	}
 	if o.Streams == 0 {
 		o.Streams = min(8*o.Tunnels, 128)

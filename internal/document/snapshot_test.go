@@ -1,4 +1,4 @@
-package collect
+package document
 
 import (
 	"bytes"
@@ -67,7 +67,7 @@ func TestReadSnapshotLimits(t *testing.T) {
 	if _, err := ReadSnapshot(strings.NewReader(valid)); err != nil {
 		t.Fatalf("valid snapshot: %v", err)
 	}
-	big := io.MultiReader(io.LimitReader(spaces{}, MaxSnapshotBytes), strings.NewReader(valid))
+	big := io.MultiReader(io.LimitReader(spaces{}, MaxBytes), strings.NewReader(valid))
 	_, err := ReadSnapshot(big)
 	if err == nil || err.Error() != "snapshot: larger than 64 MiB, refusing it" {
 		t.Errorf("65 MiB snapshot: err = %v", err)

@@ -1,4 +1,4 @@
-package collect
+package document
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/target"
 )
+
+// The snapshot is the document "wgperf collect" writes and "diagnose --from"
+// reads: the facts of one host, with its own schema_version (facts.SchemaVersion).
 
 // WriteSnapshot writes s as indented JSON, every list that is empty as []
 // and every empty map as {}, never null.
@@ -76,10 +79,6 @@ func orEmptyMap[K comparable, V any](m map[K]V) map[K]V {
 	return m
 }
 
-// MaxSnapshotBytes bounds what ReadSnapshot accepts. Real snapshots are a few
-// hundred KiB; a file from someone else must not cost a gigabyte of memory.
-const MaxSnapshotBytes = 64 << 20
-
 // ReadLimited reads all of r, or fails with a one-line error naming what
 // when r holds more than max bytes.
 func ReadLimited(r io.Reader, max int64, what string) ([]byte, error) {
@@ -94,13 +93,18 @@ func ReadLimited(r io.Reader, max int64, what string) ([]byte, error) {
 }
 
 // ReadSnapshot reads a snapshot written by WriteSnapshot. It refuses input over
-// MaxSnapshotBytes, malformed JSON, a schema newer than this wgperf
-// understands, and a snapshot without host.
+// MaxBytes, malformed JSON, a schema newer than this wgperf understands, and a
+// snapshot without host.
 func ReadSnapshot(r io.Reader) (*facts.Snapshot, error) {
-	data, err := ReadLimited(r, MaxSnapshotBytes, "snapshot")
+	data, err := ReadLimited(r, MaxBytes, "snapshot")
 	if err != nil {
 		return nil, err
 	}
+	return DecodeSnapshot(data)
+}
+
+// DecodeSnapshot is ReadSnapshot of a snapshot already read.
+func DecodeSnapshot(data []byte) (*facts.Snapshot, error) {
 	var s facts.Snapshot
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&s); err != nil {
