@@ -17,6 +17,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/scenario"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -259,6 +260,9 @@ func labFlowsCmd() *cobra.Command {
 
 // buildFlavor names this build in "wgperf version": "" for the full one.
 const buildFlavor = ""
+
+// labRunReport is the report of "lab run --json" (report --from).
+func labRunReport(d *document.Doc) (report.Document, error) { return scenario.ReadReport(d) }
 
 // labPeer is, for site A or B of a wgperf lab, the other site.
 func labPeer(host target.Target) (target.Target, bool) { return lab.PeerOf(host.String()) }

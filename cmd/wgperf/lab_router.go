@@ -3,9 +3,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -23,6 +26,11 @@ func labCmd() *cobra.Command {
 		DisableFlagParsing: true,
 		RunE:               func(*cobra.Command, []string) error { return couldNotRun(errNotInRouterBuild) },
 	}
+}
+
+// labRunReport: the router build has no lab, so no lab run results.
+func labRunReport(*document.Doc) (report.Document, error) {
+	return report.Document{}, errors.New("lab run results: the lab is not in the router build of wgperf")
 }
 
 // labPeer: the router build has no lab, so --verify always names its peer.

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/document"
-	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/scenario"
 )
 
@@ -112,7 +111,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 				scenario.WriteTable(out, results, useColor(out))
 			}
 			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, report.FromScenarios(results)); err != nil {
+				if err := writeHTMLReport(htmlPath, scenario.Report(results)); err != nil {
 					return err
 				}
 			}

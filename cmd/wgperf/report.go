@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/report"
 )
 
@@ -58,7 +59,17 @@ func readResults(stdin io.Reader, path string) (*report.Document, error) {
 		defer f.Close()
 		r = f
 	}
-	doc, err := report.ReadDocument(r)
+	d, err := document.Read(r, "results")
+	if err == nil && d.Kind == document.LabRun {
+		var doc report.Document
+		if doc, err = labRunReport(d); err == nil {
+			return &doc, nil
+		}
+	}
+	var doc *report.Document
+	if err == nil {
+		doc, err = report.FromDocument(d)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -113,24 +113,25 @@ func orEmpty(fs []finding.Finding) []finding.Finding {
 }
 
 // ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose" (also
-// with --inventory), "icmp-burst", "shape-sweep" or "lab run" printed with
-// --json and returns its report. A document names what it is in "kind", and
-// that decides how it is read (document.Read); one without is told by its
-// fields. Malformed input, input over document.MaxBytes, a kind that has no
-// report and JSON that is none of them are refused.
+// with --inventory), "icmp-burst" or "shape-sweep" printed with --json and
+// returns its report ("lab run"'s is scenario.ReadReport). A document names
+// what it is in "kind", and that decides how it is read (document.Read); one
+// without is told by its fields. Malformed input, input over
+// document.MaxBytes, a kind that has no report here and JSON that is none of
+// them are refused.
 func ReadDocument(r io.Reader) (*Document, error) {
 	d, err := document.Read(r, "results")
 	if err != nil {
 		return nil, err
 	}
+	return FromDocument(d)
+}
+
+// FromDocument is ReadDocument of a document already read.
+func FromDocument(d *document.Doc) (*Document, error) {
 	data, kind := d.Data, string(d.Kind)
 	var doc Document
 	switch kind {
-	case "lab-run":
-		var err error
-		if doc, err = fromLabRunJSON(data); err != nil {
-			return nil, err
-		}
 	case "bench":
 		var rep bench.Report
 		if err := json.Unmarshal(data, &rep); err != nil {

@@ -16,9 +16,10 @@ import (
 // shape-sweep write.
 func TestHTMLGolden(t *testing.T) {
 	docs := map[string]Document{}
-	for _, name := range []string{"labrun", "bench", "mtu", "icmp-burst"} {
+	for _, name := range []string{"bench", "mtu", "icmp-burst"} {
 		docs[name] = *readFixture(t, name+".json")
 	}
+	docs["labrun"] = *labRunDoc(t)
 	diag, err := ReadDocument(bytes.NewReader(diagnosisJSON(t)))
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ import (
 
 // Document is everything one HTML report shows. "bench", "mtu", "diagnose"
 // and "lab run" each fill the parts they have (see FromBench, FromMTU,
-// FromDiagnosis, FromScenarios); empty parts are left out.
+// FromDiagnosis, scenario.Report); empty parts are left out.
 type Document struct {
 	Title     string            `json:"title,omitempty"`
 	Generated time.Time         `json:"generated,omitempty"`

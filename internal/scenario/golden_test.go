@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
@@ -46,4 +47,26 @@ func TestLabECMPTextGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Golden(t, filepath.Join("testdata", "ecmp-apply.txt"), b.Bytes())
+}
+
+// TestReportGolden holds lab run's report document on a recorded run; the
+// report package renders it (its tests read this file, its HTML golden holds
+// the page).
+func TestReportGolden(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "report", "labrun.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := ReadReport(&document.Doc{Kind: document.LabRun, Data: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t, filepath.Join("..", "..", "testdata", "report", "labrun.document.json"), append(js, '\n'))
+	if _, err := ReadReport(&document.Doc{Kind: document.LabRun, Data: []byte(`{"scenarios": []}`)}); err == nil {
+		t.Error("a lab run without scenarios has a report")
+	}
 }

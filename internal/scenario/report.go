@@ -1,42 +1,39 @@
-//go:build !router
-
-package report
+package scenario
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/scenario"
+	"github.com/wgperf/wgperf/internal/report"
 )
 
-// fromLabRunJSON reads "wgperf lab run --json".
-func fromLabRunJSON(data []byte) (Document, error) {
+// ReadReport is the report of "wgperf lab run --json" (report --from).
+func ReadReport(d *document.Doc) (report.Document, error) {
 	var run struct {
-		Scenarios []*scenario.Result `json:"scenarios"`
+		Scenarios []*Result `json:"scenarios"`
 	}
-	if err := json.Unmarshal(data, &run); err != nil {
-		return Document{}, document.JSONError("lab run results", err)
+	if err := d.Decode(&run, "lab run results"); err != nil {
+		return report.Document{}, err
 	}
 	if len(run.Scenarios) == 0 {
-		return Document{}, errors.New("lab run results: no scenarios")
+		return report.Document{}, errors.New("lab run results: no scenarios")
 	}
-	return FromScenarios(run.Scenarios), nil
+	return Report(run.Scenarios), nil
 }
 
-// FromScenarios is the report of "wgperf lab run": a before/after overview and
-// per scenario its symptom, the finding with its evidence, the fix commands,
-// the per-second runs before and after the fix, and the MTU search if it ran
+// Report is the report of "wgperf lab run": a before/after overview and per
+// scenario its symptom, the finding with its evidence, the fix commands, the
+// per-second runs before and after the fix, and the MTU search if it ran
 // one. Nil results are skipped.
-func FromScenarios(results []*scenario.Result) Document {
-	doc := Document{Title: "wgperf lab run", Findings: []finding.Finding{}}
+func Report(results []*Result) report.Document {
+	doc := report.Document{Title: "wgperf lab run", Findings: []finding.Finding{}}
 	for _, r := range results {
 		if r == nil {
 			continue
 		}
-		s := ScenarioResult{
+		s := report.ScenarioResult{
 			Name: r.Scenario, Case: r.Case, Symptom: r.Symptom, Finding: r.Expect, Found: r.Found,
 			Unexpected: r.Unexpected, Fix: r.Fix,
 			Before:  r.Before.Up,
@@ -55,7 +52,7 @@ func FromScenarios(results []*scenario.Result) Document {
 		for _, p := range r.Recheck {
 			s.Probes = append(s.Probes, fmt.Sprintf("%s after the fix: %s", p.Probe, p.Summary))
 		}
-		s.Runs = append(BenchRuns(r.BenchBefore, LabelBefore), BenchRuns(r.BenchAfter, LabelAfter)...)
+		s.Runs = append(report.BenchRuns(r.BenchBefore, report.LabelBefore), report.BenchRuns(r.BenchAfter, report.LabelAfter)...)
 		doc.Scenarios = append(doc.Scenarios, s)
 	}
 	if n := len(doc.Scenarios); n == 1 {
