@@ -18,9 +18,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -288,26 +288,26 @@ func (m *docMaker) sample(when string) bench.Sample {
 	var err error
 	read := func(name string) *os.File { return m.open("probe", "counters", when+"-"+name) }
 	if f := read("snmp.txt"); f != nil {
-		s.SNMP, err = collect.ParseSNMP(f)
+		s.SNMP, err = parse.ParseSNMP(f)
 		f.Close()
 	}
 	if f := read("softnet_stat.txt"); f != nil && err == nil {
-		s.Softnet, err = collect.ParseSoftnet(f)
+		s.Softnet, err = parse.ParseSoftnet(f)
 		f.Close()
 	}
 	if f := read("stat.txt"); f != nil && err == nil {
-		s.CPU, err = collect.ParseProcStat(f)
+		s.CPU, err = parse.ParseProcStat(f)
 		f.Close()
 	}
 	// Interface and firewall drops recorded on other lab nodes, so that the
 	// document's drop lists are not empty.
 	if f := m.open("probe", "counters", "flood-a-"+when+"-net_dev.txt"); f != nil && err == nil {
-		s.NetDev, err = collect.ParseNetDev(f)
+		s.NetDev, err = parse.ParseNetDev(f)
 		f.Close()
 	}
 	if f := m.open("probe", "counters", "drop-b-"+when+".nft.json"); f != nil && err == nil {
 		var fw facts.Firewall
-		fw, err = collect.ParseNftFirewall(f)
+		fw, err = parse.ParseNftFirewall(f)
 		s.Firewall = &fw
 		f.Close()
 	}
@@ -439,7 +439,7 @@ func (m *docMaker) icmpBurstDocs() {
 			return facts.Firewall{}
 		}
 		defer f.Close()
-		r, err := collect.ParseNftFirewall(f)
+		r, err := parse.ParseNftFirewall(f)
 		if err != nil {
 			m.fail("%s: %v", name, err)
 		}

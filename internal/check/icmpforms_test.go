@@ -10,6 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
 )
 
 // icmpFormHost is the recording namespace with one recorded ICMP-limit form
@@ -36,22 +37,22 @@ func icmpFormHostVia(t *testing.T, form, uplink string) *facts.Snapshot {
 		return f, true
 	}
 	f, _ := read(".nft.json")
-	nft, err := collect.ParseNftFirewall(f)
+	nft, err := parse.ParseNftFirewall(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f, _ = read(".nft.txt")
-	texts, err := collect.ParseNftText(f)
+	texts, err := parse.ParseNftText(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range nft.Rules {
-		nft.Rules[i].Text = texts[collect.NftRuleKey(r.Family, r.Table, r.Chain, fmt.Sprint(r.Handle))]
+		nft.Rules[i].Text = texts[parse.NftRuleKey(r.Family, r.Table, r.Chain, fmt.Sprint(r.Handle))]
 	}
 	var ipt collect.IptablesView
 	for _, fam := range []struct{ file, family string }{{".iptables-save.txt", "ip"}, {".ip6tables-save.txt", "ip6"}} {
 		if f, ok := read(fam.file); ok {
-			rules, chains, nf, err := collect.ParseIptablesSave(f, fam.family)
+			rules, chains, nf, err := parse.ParseIptablesSave(f, fam.family)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,11 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
 )
+
+// ipTextNote is the one line a snapshot carries when ip had no JSON.
+const ipTextNote = "BusyBox ip (no JSON): read its text, which lacks route protocols (an endpoint's host route is judged by its gateway alone), multipath hops, link kinds and bonds: opkg install ip-full"
 
 // assemble parses every source's output into the snapshot.
 func (c *collector) assemble() {
@@ -47,11 +51,11 @@ func (c *collector) system(files map[string]*fileRead) {
 	}
 	if v, ok := c.file(files, "/etc/openwrt_release", true); ok {
 		c.openWrt = true
-		s.Distro, _ = ParseOSRelease(strings.NewReader(v))
+		s.Distro, _ = parse.ParseOSRelease(strings.NewReader(v))
 	}
 	if s.Distro == "" {
 		if v, ok := c.file(files, "/etc/os-release", true); ok {
-			s.Distro, _ = ParseOSRelease(strings.NewReader(v))
+			s.Distro, _ = parse.ParseOSRelease(strings.NewReader(v))
 		}
 	}
 	for _, k := range Sysctls {
@@ -64,24 +68,24 @@ func (c *collector) system(files map[string]*fileRead) {
 func (c *collector) kernelCounters(files map[string]*fileRead) {
 	var err error
 	if v, ok := c.file(files, "/proc/net/snmp", false); ok {
-		if c.snap.Counters.SNMP, err = ParseSNMP(strings.NewReader(v)); err != nil {
+		if c.snap.Counters.SNMP, err = parse.ParseSNMP(strings.NewReader(v)); err != nil {
 			c.note("/proc/net/snmp", err.Error())
 		}
 	}
 	if v, ok := c.file(files, "/proc/net/netstat", false); ok {
-		if c.snap.Counters.Netstat, err = ParseSNMP(strings.NewReader(v)); err != nil {
+		if c.snap.Counters.Netstat, err = parse.ParseSNMP(strings.NewReader(v)); err != nil {
 			c.note("/proc/net/netstat", err.Error())
 		}
 	}
 	if v, ok := c.file(files, "/proc/net/softnet_stat", false); ok {
-		if rows, err := ParseSoftnet(strings.NewReader(v)); err != nil {
+		if rows, err := parse.ParseSoftnet(strings.NewReader(v)); err != nil {
 			c.note("/proc/net/softnet_stat", err.Error())
 		} else {
 			c.snap.Softnet = rows
 		}
 	}
 	if v, ok := c.file(files, "/proc/stat", false); ok {
-		if cpus, err := ParseProcStat(strings.NewReader(v)); err != nil {
+		if cpus, err := parse.ParseProcStat(strings.NewReader(v)); err != nil {
 			c.note("/proc/stat", err.Error())
 		} else {
 			// The aggregate "cpu" line is kept first; the CPU count excludes it.
@@ -97,7 +101,7 @@ func (c *collector) kernelCounters(files map[string]*fileRead) {
 
 func (c *collector) links(files map[string]*fileRead) {
 	if out, ok := c.output("link", "ip link"); ok {
-		links, err := parseIPOutput(c, out, ParseIPLink, ParseIPLinkText)
+		links, err := parseIPOutput(c, out, parse.ParseIPLink, parse.ParseIPLinkText)
 		if err != nil {
 			c.note("ip link", err.Error())
 		} else {
@@ -116,7 +120,7 @@ func (c *collector) links(files map[string]*fileRead) {
 			if l == nil || text == "" {
 				continue
 			}
-			if off, err := ParseEthtoolFeatures(strings.NewReader(text)); err != nil {
+			if off, err := parse.ParseEthtoolFeatures(strings.NewReader(text)); err != nil {
 				c.note("ethtool -k "+dev, err.Error())
 			} else if len(off) > 0 {
 				l.Offloads = off
@@ -159,7 +163,7 @@ func (c *collector) links(files map[string]*fileRead) {
 		}
 	}
 	if v, ok := c.file(files, "/proc/interrupts", false); ok {
-		irqs, err := ParseInterrupts(strings.NewReader(v), names)
+		irqs, err := parse.ParseInterrupts(strings.NewReader(v), names)
 		if err != nil {
 			c.note("/proc/interrupts", err.Error())
 		} else {
@@ -197,8 +201,8 @@ func splitDevSections(out string) map[string]string {
 func (c *collector) routing() {
 	for _, fam := range []struct{ key, family string }{{"route4", "inet"}, {"route6", "inet6"}} {
 		if out, ok := c.output(fam.key, "ip route "+fam.family); ok {
-			routes, err := parseIPOutput(c, out, func(r io.Reader) ([]facts.Route, error) { return ParseIPRoute(r, fam.family) },
-				func(r io.Reader) ([]facts.Route, error) { return ParseIPRouteText(r, fam.family) })
+			routes, err := parseIPOutput(c, out, func(r io.Reader) ([]facts.Route, error) { return parse.ParseIPRoute(r, fam.family) },
+				func(r io.Reader) ([]facts.Route, error) { return parse.ParseIPRouteText(r, fam.family) })
 			if err != nil {
 				c.note("ip route "+fam.family, err.Error())
 				continue
@@ -208,8 +212,8 @@ func (c *collector) routing() {
 	}
 	for _, fam := range []struct{ key, family string }{{"rule4", "inet"}, {"rule6", "inet6"}} {
 		if out, ok := c.output(fam.key, "ip rule "+fam.family); ok {
-			rules, err := parseIPOutput(c, out, func(r io.Reader) ([]facts.RouteRule, error) { return ParseIPRule(r, fam.family) },
-				func(r io.Reader) ([]facts.RouteRule, error) { return ParseIPRuleText(r, fam.family) })
+			rules, err := parseIPOutput(c, out, func(r io.Reader) ([]facts.RouteRule, error) { return parse.ParseIPRule(r, fam.family) },
+				func(r io.Reader) ([]facts.RouteRule, error) { return parse.ParseIPRuleText(r, fam.family) })
 			if err != nil {
 				c.note("ip rule "+fam.family, err.Error())
 				continue
@@ -227,7 +231,7 @@ func (c *collector) wireguard() {
 	if !ok {
 		return
 	}
-	ifaces, err := ParseWGDump(strings.NewReader(out))
+	ifaces, err := parse.ParseWGDump(strings.NewReader(out))
 	if err != nil {
 		c.note("wg show", err.Error())
 		return
@@ -268,7 +272,7 @@ func (c *collector) firewall() {
 		if !ok {
 			continue
 		}
-		rules, chains, nf, err := ParseIptablesSave(strings.NewReader(out), fam.family)
+		rules, chains, nf, err := parse.ParseIptablesSave(strings.NewReader(out), fam.family)
 		if err != nil {
 			c.note(fam.source, err.Error())
 			continue
@@ -279,7 +283,7 @@ func (c *collector) firewall() {
 	}
 	var nft *facts.Firewall
 	if out, ok := c.output("nft-json", "nft"); ok {
-		fw, err := ParseNftFirewall(strings.NewReader(out))
+		fw, err := parse.ParseNftFirewall(strings.NewReader(out))
 		if err != nil {
 			c.note("nft", err.Error())
 		} else {
@@ -344,12 +348,12 @@ func (c *collector) conntrack(files map[string]*fileRead) {
 	var stats facts.Conntrack
 	var err error
 	if v, ok := c.file(files, "/proc/net/stat/nf_conntrack", true); ok {
-		stats, err = ParseConntrackStat(strings.NewReader(v))
+		stats, err = parse.ParseConntrackStat(strings.NewReader(v))
 		if err != nil {
 			c.note("/proc/net/stat/nf_conntrack", err.Error())
 		}
 	} else if out, ok := c.res["conntrack"]; ok && out.Code == 0 {
-		if stats, err = ParseConntrackS(strings.NewReader(out.Out)); err != nil {
+		if stats, err = parse.ParseConntrackS(strings.NewReader(out.Out)); err != nil {
 			c.note("conntrack -S", err.Error())
 		}
 	}
@@ -393,7 +397,7 @@ func (c *collector) openwrt() {
 // parseIPOutput parses ip's JSON, or the text BusyBox's ip printed instead, in
 // which case the snapshot says so once.
 func parseIPOutput[T any](c *collector, out string, fromJSON, fromText func(io.Reader) ([]T, error)) ([]T, error) {
-	text, ok := cutIPText(out)
+	text, ok := parse.CutIPText(out)
 	if !ok {
 		return fromJSON(strings.NewReader(out))
 	}

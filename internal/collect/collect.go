@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -239,11 +240,11 @@ func (c *collector) systemCmds() []shellCmd {
 
 func (c *collector) networkCmds() []shellCmd {
 	return []shellCmd{
-		{"link", ipJSONOr("ip -j -d link show", "ip -o link show")},
-		{"route4", ipJSONOr("ip -j -4 route show table all", "ip -4 route show table all")},
-		{"route6", ipJSONOr("ip -j -6 route show table all", "ip -6 route show table all")},
-		{"rule4", ipJSONOr("ip -j -4 rule show", "ip -4 rule show")},
-		{"rule6", ipJSONOr("ip -j -6 rule show", "ip -6 rule show")},
+		{"link", parse.IPJSONOr("ip -j -d link show", "ip -o link show")},
+		{"route4", parse.IPJSONOr("ip -j -4 route show table all", "ip -4 route show table all")},
+		{"route6", parse.IPJSONOr("ip -j -6 route show table all", "ip -6 route show table all")},
+		{"rule4", parse.IPJSONOr("ip -j -4 rule show", "ip -4 rule show")},
+		{"rule6", parse.IPJSONOr("ip -j -6 rule show", "ip -6 rule show")},
 		{"ethtool", ifInstalled("ethtool", `for d in /sys/class/net/*; do d=${d##*/}; [ "$d" = lo ] && continue; printf '@@dev %s\n' "$d"; ethtool -k "$d" 2>/dev/null; done; true`)},
 	}
 }
@@ -275,7 +276,7 @@ func (c *collector) routeEndpoints(ctx context.Context) {
 			if !seen[host] {
 				seen[host] = true
 				get := "ip route get " + shell.Quote(host)
-				cmds = append(cmds, shellCmd{"get" + strconv.Itoa(len(cmds)), ipJSONOr("ip -j "+strings.TrimPrefix(get, "ip "), get)})
+				cmds = append(cmds, shellCmd{"get" + strconv.Itoa(len(cmds)), parse.IPJSONOr("ip -j "+strings.TrimPrefix(get, "ip "), get)})
 			}
 		}
 	}
@@ -303,10 +304,10 @@ func (c *collector) routeEndpoints(ctx context.Context) {
 		}
 		var dev, gw, src string
 		var err error
-		if text, ok := cutIPText(r.Out); ok {
-			dev, gw, src, err = ParseRouteGetText(strings.NewReader(text))
+		if text, ok := parse.CutIPText(r.Out); ok {
+			dev, gw, src, err = parse.ParseRouteGetText(strings.NewReader(text))
 		} else {
-			dev, gw, src, err = ParseRouteGet(strings.NewReader(r.Out))
+			dev, gw, src, err = parse.ParseRouteGet(strings.NewReader(r.Out))
 		}
 		if err != nil {
 			c.note("ip route get "+e.addr, err.Error())

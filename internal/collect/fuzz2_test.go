@@ -11,19 +11,6 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 )
 
-func FuzzParseOSRelease(f *testing.F) {
-	f.Add([]byte("NAME=\"Debian GNU/Linux\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"))
-	f.Add([]byte("DISTRIB_ID='OpenWrt'\nDISTRIB_DESCRIPTION='OpenWrt 23.05.2 r23630'\n"))
-	f.Add([]byte("PRETTY_NAME=\"\\x1b]0;x\\a\"\n"))
-	f.Add([]byte("PRETTY_NAME=\"Debian\\nfaked line\"\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := ParseOSRelease(bytes.NewReader(b))
-		if err == nil && strings.ContainsAny(v, "\n\r\x1b") {
-			t.Fatalf("distro %q holds control characters", v)
-		}
-	})
-}
-
 func FuzzParseGrepFiles(f *testing.F) {
 	f.Add([]byte("/proc/sys/net/core/rmem_max:212992\ngrep: /proc/sys/net/x: No such file or directory\n/sys/class/net/wg0/mtu:1420\n"))
 	f.Add([]byte("/a:1\n/a:2\n/b:\ngrep: /a: Permission denied\n"))

@@ -10,13 +10,13 @@ import (
 	"net"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Link is an interface and its addresses, from "ip -j addr" or BusyBox ip's text.
-type Link = collect.LinkAddrs
+type Link = parse.LinkAddrs
 
 // Endpoints is what bench needs to know about a client/server pair.
 type Endpoints struct {
@@ -144,7 +144,7 @@ func Tunnel(ctx context.Context, client, server target.Target) (Endpoints, error
 }
 
 func wgState(ctx context.Context, t target.Target) ([]facts.WGInterface, []Link, error) {
-	links, err := collect.Addresses(ctx, t)
+	links, err := Addresses(ctx, t)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -155,7 +155,7 @@ func wgState(ctx context.Context, t target.Target) ([]facts.WGInterface, []Link,
 		}
 		return nil, links, err
 	}
-	wg, err := collect.ParseWGDump(bytes.NewReader(out))
+	wg, err := parse.ParseWGDump(bytes.NewReader(out))
 	if err != nil {
 		return nil, links, fmt.Errorf("%s: %w", t, err)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
 )
 
 // Recorded in a lab "wgb0" while another lab ("lc") was up: wg show all dump in
@@ -26,7 +26,7 @@ func loadNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	wg, err := collect.ParseWGDump(f)
+	wg, err := parse.ParseWGDump(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func loadNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	links, err := collect.ParseIPAddr(g)
+	links, err := parse.ParseIPAddr(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +90,8 @@ func TestMatchFromBusyBoxText(t *testing.T) {
 		}
 		return links
 	}
-	text := read("ip-addr.txt", collect.ParseIPAddrText)
-	if d := cmp.Diff(read("ip-addr.json", collect.ParseIPAddr), text); d != "" {
+	text := read("ip-addr.txt", parse.ParseIPAddrText)
+	if d := cmp.Diff(read("ip-addr.json", parse.ParseIPAddr), text); d != "" {
 		t.Fatalf("BusyBox text and iproute2 JSON differ (-json +text):\n%s", d)
 	}
 	router := []facts.WGInterface{{Name: "wg_rtrec_a", PublicKey: "A=", Peers: []facts.WGPeer{{PublicKey: "B=", Endpoint: "203.0.113.2:51820", AllowedIPs: []string{"10.77.0.2/32"}}}}}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/wgperf/wgperf/internal/remedy"
 	"time"
+
+	"github.com/wgperf/wgperf/internal/remedy"
 
 	"github.com/wgperf/wgperf/internal/shell"
 )

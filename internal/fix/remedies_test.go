@@ -15,9 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/firewall"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -195,14 +196,14 @@ func probeFindings(t *testing.T) map[string][]finding.Finding {
 	out["mtu capture"] = capRes.Findings
 
 	// icmp-burst: the recorded banIP limit rule grew while one-shot pings failed.
-	rules, _, err := collect.ParseNftRuleset(open("icmpburst", "nft-after.json"))
+	rules, _, err := parse.ParseNftRuleset(open("icmpburst", "nft-after.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	burst := &icmpburst.Result{Host: "netns:a", OneShot: icmpburst.Mode{Sent: 30, Failed: 5}, Persistent: icmpburst.Mode{Sent: 15}}
 	for i, r := range rules {
 		if r.Limit != nil {
-			burst.Grew = append(burst.Grew, icmpburst.CounterGrowth{FirewallGrowth: collect.FirewallGrowth{Rule: &rules[i], Packets: 5}})
+			burst.Grew = append(burst.Grew, icmpburst.CounterGrowth{FirewallGrowth: firewall.FirewallGrowth{Rule: &rules[i], Packets: 5}})
 		}
 	}
 	if len(burst.Grew) == 0 {

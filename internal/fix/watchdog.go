@@ -3,10 +3,11 @@ package fix
 import (
 	"context"
 	"fmt"
-	"github.com/wgperf/wgperf/internal/remedy"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wgperf/wgperf/internal/remedy"
 
 	"github.com/wgperf/wgperf/internal/shell"
 )

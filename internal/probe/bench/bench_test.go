@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 )
 
@@ -328,13 +328,13 @@ func TestDelta(t *testing.T) {
 	sample := func(when string) Sample {
 		var s Sample
 		var err error
-		if s.SNMP, err = collect.ParseSNMP(bytes.NewReader(read(when + "-snmp.txt"))); err != nil {
+		if s.SNMP, err = parse.ParseSNMP(bytes.NewReader(read(when + "-snmp.txt"))); err != nil {
 			t.Fatal(err)
 		}
-		if s.Softnet, err = collect.ParseSoftnet(bytes.NewReader(read(when + "-softnet_stat.txt"))); err != nil {
+		if s.Softnet, err = parse.ParseSoftnet(bytes.NewReader(read(when + "-softnet_stat.txt"))); err != nil {
 			t.Fatal(err)
 		}
-		if s.CPU, err = collect.ParseProcStat(bytes.NewReader(read(when + "-stat.txt"))); err != nil {
+		if s.CPU, err = parse.ParseProcStat(bytes.NewReader(read(when + "-stat.txt"))); err != nil {
 			t.Fatal(err)
 		}
 		return s

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/firewall"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -229,7 +229,7 @@ func TestHostDeltaJSONLists(t *testing.T) {
 		}
 	}
 	// A firewall drop keeps icmp-burst's shape: the rule, and the packets it dropped.
-	d := HostDelta{Firewall: []collect.FirewallGrowth{{Rule: &facts.FirewallRule{Backend: "nft", Verdict: "drop"}, Packets: 3}}}
+	d := HostDelta{Firewall: []firewall.FirewallGrowth{{Rule: &facts.FirewallRule{Backend: "nft", Verdict: "drop"}, Packets: 3}}}
 	if b, _ = json.Marshal(d); !strings.Contains(string(b), `"firewall_drops":[{"rule":{"backend":"nft"`) || !strings.Contains(string(b), `"packets":3}]`) {
 		t.Errorf("firewall drops: %s", b)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -25,7 +26,7 @@ func open(t *testing.T, name string) *os.File {
 }
 
 func load(t *testing.T, name string) facts.Firewall {
-	fw, err := collect.ParseNftFirewall(open(t, name))
+	fw, err := parse.ParseNftFirewall(open(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +35,11 @@ func load(t *testing.T, name string) facts.Firewall {
 
 // loadIptables reads a recorded nft -j and iptables-save -c pair as collect.ReadFirewall does.
 func loadIptables(t *testing.T, name string) facts.Firewall {
-	nft, err := collect.ParseNftFirewall(open(t, name+".nft.json"))
+	nft, err := parse.ParseNftFirewall(open(t, name+".nft.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, chains, nf, err := collect.ParseIptablesSave(open(t, name+".iptables-save.txt"), "ip")
+	rules, chains, nf, err := parse.ParseIptablesSave(open(t, name+".iptables-save.txt"), "ip")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestFindingsNameUncountedLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer j.Close()
-			fw, err := collect.ParseNftFirewall(j)
+			fw, err := parse.ParseNftFirewall(j)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,12 +192,12 @@ func TestFindingsNameUncountedLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer txt.Close()
-			texts, err := collect.ParseNftText(txt)
+			texts, err := parse.ParseNftText(txt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, r := range fw.Rules {
-				fw.Rules[i].Text = texts[collect.NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
+				fw.Rules[i].Text = texts[parse.NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
 			}
 			res := &Result{Host: "netns:wgicmp-a", OneShot: Mode{Sent: 30, Failed: 6}, Persistent: Mode{Sent: 15}, Uncounted: UncountedLimits(fw)}
 			fs := Findings(res)

@@ -14,8 +14,8 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/clock"
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -322,15 +322,15 @@ func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 // routeDev is the interface (and source address) t uses towards addr.
 func routeDev(ctx context.Context, t target.Target, addr string) (dev, src string, err error) {
 	out, err := t.Run(ctx, "ip", "-j", "route", "get", addr)
-	parse := collect.ParseRouteGet
+	read := parse.ParseRouteGet
 	if err != nil {
 		// BusyBox ip (a router without ip-full) has no -j: read its text.
 		if out, err = t.Run(ctx, "ip", "route", "get", addr); err != nil {
 			return "", "", fmt.Errorf("no route to %s on %s: %w", addr, t, err)
 		}
-		parse = collect.ParseRouteGetText
+		read = parse.ParseRouteGetText
 	}
-	dev, _, src, err = parse(bytes.NewReader(out))
+	dev, _, src, err = read(bytes.NewReader(out))
 	if err != nil {
 		return "", "", fmt.Errorf("%s: %w", t, err)
 	}

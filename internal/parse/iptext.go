@@ -1,4 +1,4 @@
-package collect
+package parse
 
 import (
 	"bufio"
@@ -13,23 +13,6 @@ import (
 // BusyBox's ip (OpenWrt's default; "ip -j" needs the ip-full package) has no
 // JSON output. The collection snippets fall back to its text output and mark
 // it with ipTextMark on the first line; these parsers read that text.
-
-// ipTextMark starts the output of a snippet that fell back to text.
-const ipTextMark = "@@ip-text"
-
-// ipTextNote is the one line a snapshot carries when ip had no JSON.
-const ipTextNote = "BusyBox ip (no JSON): read its text, which lacks route protocols (an endpoint's host route is judged by its gateway alone), multipath hops, link kinds and bonds: opkg install ip-full"
-
-// cutIPText reports whether out is fallback text and returns it without the mark.
-func cutIPText(out string) (string, bool) {
-	rest, ok := strings.CutPrefix(out, ipTextMark+"\n")
-	return rest, ok
-}
-
-// ipJSONOr runs jsonCmd when ip speaks JSON, otherwise prints the mark and runs textCmd.
-func ipJSONOr(jsonCmd, textCmd string) string {
-	return fmt.Sprintf("if ip -j link show dev lo >/dev/null 2>&1; then %s; else echo '%s'; %s; fi", jsonCmd, ipTextMark, textCmd)
-}
 
 // ParseIPLinkText parses "ip -o link show": one line per link,
 // "2: eth0@if5: <BROADCAST,UP,LOWER_UP> mtu 1500 qdisc tbf master br0 state UP qlen 1000\ link/ether ...".
@@ -284,4 +267,20 @@ func ParseIPAddrText(r io.Reader) ([]LinkAddrs, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// ipTextMark starts the output of a snippet that fell back to text.
+const ipTextMark = "@@ip-text"
+
+// CutIPText reports whether out is IPJSONOr's fallback text and returns it
+// without the mark.
+func CutIPText(out string) (string, bool) {
+	rest, ok := strings.CutPrefix(out, ipTextMark+"\n")
+	return rest, ok
+}
+
+// IPJSONOr is a shell snippet that runs jsonCmd when ip speaks JSON,
+// otherwise prints the mark CutIPText finds and runs textCmd (BusyBox ip).
+func IPJSONOr(jsonCmd, textCmd string) string {
+	return fmt.Sprintf("if ip -j link show dev lo >/dev/null 2>&1; then %s; else echo '%s'; %s; fi", jsonCmd, ipTextMark, textCmd)
 }

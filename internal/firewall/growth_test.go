@@ -1,4 +1,4 @@
-package collect
+package firewall
 
 import (
 	"testing"

@@ -1,38 +1,12 @@
-package collect
+package parse
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wgperf/wgperf/internal/facts"
 )
-
-// testdata is the shared recorded-output folder at the module root.
-func testdata(parts ...string) string {
-	return filepath.Join(append([]string{"..", "..", "testdata", "collect"}, parts...)...)
-}
-
-func openTestdata(t testing.TB, parts ...string) *os.File {
-	t.Helper()
-	f, err := os.Open(testdata(parts...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
-func readTestdata(t testing.TB, parts ...string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(testdata(parts...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func TestParseSNMPRecorded(t *testing.T) {
 	tests := []struct {
