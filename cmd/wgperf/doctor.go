@@ -2,14 +2,11 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/document"
-	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -76,7 +73,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, doctorDocument(rep)); err != nil {
+				if err := writeHTMLReport(htmlPath, rep.Document()); err != nil {
 					return err
 				}
 			}
@@ -98,34 +95,4 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON (kind \"doctor\", schema_version)")
 	addHTMLFlag(cmd, &htmlPath)
 	return cmd
-}
-
-// doctorDocument is the HTML report of a doctor run: the ranked causes first,
-// then the symptoms, the bench (before and after a fix) and the MTU search.
-func doctorDocument(r *doctor.Report) report.Document {
-	title := fmt.Sprintf("wgperf doctor: %s", r.Client)
-	hosts := r.Hosts
-	if r.Server != "" {
-		title += " → " + r.Server
-	}
-	title += ": " + r.Status
-	if v := r.Verdict(); v != nil {
-		title += " — " + string(v.Finding.ID)
-	}
-	fs := []finding.Finding{}
-	for _, c := range r.Causes {
-		fs = append(fs, c.Finding)
-	}
-	for _, f := range r.Findings {
-		if doctor.Symptom(f.ID) {
-			fs = append(fs, f)
-		}
-	}
-	doc := report.Document{Title: title, Generated: time.Now(), Hosts: hosts, Findings: fs, Skipped: r.Skipped, MTU: r.MTU}
-	if r.Fix != nil && r.Fix.AfterBench != nil {
-		doc.Runs = append(report.BenchRuns(r.Bench, report.LabelBefore), report.BenchRuns(r.Fix.AfterBench, report.LabelAfter)...)
-	} else {
-		doc.Runs = report.BenchRuns(r.Bench, "")
-	}
-	return doc
 }

@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -136,50 +135,6 @@ func labStatusCmd() *cobra.Command {
 	}
 }
 
-func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab) error {
-	st, err := l.Status(ctx)
-	if err != nil {
-		return err
-	}
-	c := l.Config
-	fmt.Fprintf(w, "lab %s (%s), up since %s\n", c.Name, c.Topology, l.Created.Local().Format("15:04:05"))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tNAMESPACE\tWIREGUARD\tTUNNEL\tUNDERLAY\tPROCESS")
-	for _, n := range st.Nodes {
-		proc := "-"
-		if n.WGInterface != "" {
-			proc = fmt.Sprintf("pid %d", n.PID)
-			if !n.Running {
-				proc += " (not running)"
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Netns, dash(n.WGInterface), dash(n.TunnelAddr), dash(n.UnderlayAddr), proc)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "INTERFACE\tPEER\tENDPOINT\tLATEST HANDSHAKE\tRX\tTX")
-	for _, p := range st.Peers {
-		fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\t%d B\t%d B\n", p.Interface, p.PublicKey[:8], dash(p.Endpoint), p.Handshake, p.RxBytes, p.TxBytes)
-	}
-	tw.Flush()
-	if len(st.Shaping) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "SHAPING")
-		for _, s := range st.Shaping {
-			fmt.Fprintf(w, "  %s\n", s)
-		}
-	}
-	return nil
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 func labExecCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "exec NODE -- COMMAND [ARG...]",
@@ -275,4 +230,13 @@ func applyLabECMP(cmd *cobra.Command, host string, tunnels, seconds, streams int
 		return couldNotRun(err)
 	}
 	return writeResult(cmd.OutOrStdout(), document.FixECMP, res, asJSON)
+}
+
+// printLabStatus reads a lab's status and prints it.
+func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab) error {
+	st, err := l.Status(ctx)
+	if err != nil {
+		return err
+	}
+	return l.WriteStatus(w, st)
 }

@@ -1,3 +1,5 @@
+//go:build !router
+
 package doctor
 
 import (
@@ -6,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/diagnose"
@@ -14,6 +17,7 @@ import (
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -141,6 +145,13 @@ func TestReportGolden(t *testing.T) {
 			}
 			rem, _ := json.MarshalIndent(remaining, "", "  ")
 			testutil.Golden(t, filepath.Join("testdata", tc.name+".remaining.json"), append(rem, '\n'))
+			doc := r.Document()
+			doc.Generated = time.Date(2026, 4, 7, 19, 56, 0, 0, time.UTC)
+			var page bytes.Buffer
+			if err := report.WriteHTML(&page, doc); err != nil {
+				t.Fatal(err)
+			}
+			testutil.Golden(t, filepath.Join("testdata", tc.name+".html"), page.Bytes())
 		})
 	}
 }
