@@ -55,7 +55,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.Underlay.RateMbit, "rate", 200, "underlay rate in Mbit/s (tbf); 0 = unshaped")
 	f.IntVar(&cfg.Underlay.LossPct, "loss", 0, "random loss of underlay UDP datagrams, percent")
 	cfg.Underlay.DelayMs = 0
-	f.Var(unitValue{&cfg.Underlay.DelayMs, time.Millisecond}, "delay", "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
+	f.Var(unitValue{p: &cfg.Underlay.DelayMs, unit: time.Millisecond}, "delay", "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
 	f.IntVar(&cfg.Backup.RateMbit, "backup-rate", 20, "multi-wan backup uplink rate in Mbit/s")
 	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")

@@ -19,7 +19,7 @@ func TestTimeFlags(t *testing.T) {
 	var secs, ms int
 	f := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	secondsFlag(f, &secs, "time", 3, "")
-	f.Var(unitValue{&ms, time.Millisecond}, "delay", "")
+	f.Var(unitValue{p: &ms, unit: time.Millisecond}, "delay", "")
 	f.StringVar(new(string), "server", "", "")
 	aliasFlag(f, "peer", "server")
 	for _, tc := range []struct {
