@@ -21,11 +21,13 @@ check promtool prometheus
 check chromium chromium
 # The man page test checks the roff with groff.
 check groff groff-base
-# The lab's OpenWrt-like router node (lab up --router): BusyBox and dropbear.
-check busybox busybox
+# The lab's OpenWrt-like router node (lab up --router): BusyBox (static, which
+# lab vm's guest needs too) and dropbear.
+check busybox busybox-static
 check /usr/sbin/dropbear dropbear-bin
 check dropbearkey dropbear-bin
-[ -z "$need" ] && exit 0
+# lab vm: a kernel with the WireGuard module under QEMU (scripts/vm-deps.sh).
+[ -z "$need" ] && exec "$(dirname "$0")/vm-deps.sh"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo "installing:$need" >&2
@@ -39,3 +41,4 @@ if [ ! -e "$policy" ]; then
 fi
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
+"$(dirname "$0")/vm-deps.sh"

@@ -29,9 +29,11 @@ func labCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lab",
 		Short: "Build WireGuard test topologies in network namespaces",
-		Long: `The lab builds real WireGuard tunnels in network namespaces on this machine, with an
-embedded userspace WireGuard (wireguard-go) per namespace, so you can watch wgperf
-diagnose and fix real problems without owning a tunnel. Needs root.
+		Long: `The lab builds real WireGuard tunnels in network namespaces on this machine, so you
+can watch wgperf diagnose and fix real problems without owning a tunnel. Needs root.
+Its tunnel ends are the kernel's WireGuard where the module loads, else an embedded
+userspace WireGuard (wireguard-go) per namespace (--wireguard chooses). "lab vm"
+boots a distro kernel that has the module under QEMU when this machine's has not.
 
 Topologies:
   site-to-site  A —— R —— B, WireGuard between A (10.77.0.1) and B (10.77.0.2);
@@ -44,7 +46,7 @@ commands in them with "wgperf lab exec NODE -- cmd" or target them as
 --host netns:wgl-NAME-NODE.`,
 	}
 	cmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
-	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labFlowsCmd(), labRunCmd())
+	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labFlowsCmd(), labRunCmd(), labVMCmd())
 	return cmd
 }
 
@@ -62,6 +64,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
 	f.StringVar(&cfg.ICMPLimitStyle, "icmp-limit-style", "", "how --icmp-limit is written: banip (nft limit rate over ... drop) or iptables (-m limit ... -j ACCEPT, then -j DROP)")
 	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")
+	f.Var(implValue{&cfg.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads)")
 	f.IntVar(&cfg.UDPBuffer, "udp-buffer", 0, "cap the WireGuard nodes' UDP socket buffers to this many bytes (0 = wireguard-go's forced 7 MiB; -1 = ask for 7 MiB and let net.core.rmem_max cap it)")
 	f.BoolVar(&cfg.LAN, "lan", false, "add a LAN host behind each site (lan behind A, lanb behind B) that the sites forward through the tunnel")
 }
@@ -216,12 +219,6 @@ func labFlowsCmd() *cobra.Command {
 // buildFlavor names this build in "wgperf version": "" for the full one.
 const buildFlavor = ""
 
-// labRunReport is the report of "lab run --json" (report --from).
-func labRunReport(d *document.Doc) (report.Document, error) { return scenario.ReadReport(d) }
-
-// labPeer is, for site A or B of a wgperf lab, the other site.
-func labPeer(host target.Target) (target.Target, bool) { return lab.PeerOf(host.String()) }
-
 // applyLabECMP is "fix ecmp --apply": it builds the tunnels in a lab.
 func applyLabECMP(cmd *cobra.Command, host string, tunnels, seconds, streams int, measure, asJSON bool) error {
 	res, err := scenario.ApplyLabECMP(cmd.Context(), host, scenario.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
@@ -231,6 +228,33 @@ func applyLabECMP(cmd *cobra.Command, host string, tunnels, seconds, streams int
 	}
 	return writeResult(cmd.OutOrStdout(), document.FixECMP, res, asJSON)
 }
+
+// implValue is --wireguard: the lab's WireGuard implementation.
+type implValue struct{ p *lab.Implementation }
+
+func (v implValue) String() string {
+	if v.p == nil || *v.p == "" {
+		return "auto"
+	}
+	return string(*v.p)
+}
+
+func (v implValue) Type() string { return "string" }
+
+func (v implValue) Set(s string) error {
+	impl, err := lab.ParseImplementation(s)
+	if err != nil {
+		return err
+	}
+	*v.p = impl
+	return nil
+}
+
+// labRunReport is the report of "lab run --json" (report --from).
+func labRunReport(d *document.Doc) (report.Document, error) { return scenario.ReadReport(d) }
+
+// labPeer is, for site A or B of a wgperf lab, the other site.
+func labPeer(host target.Target) (target.Target, bool) { return lab.PeerOf(host.String()) }
 
 // printLabStatus reads a lab's status and prints it.
 func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab) error {

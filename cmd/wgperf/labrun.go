@@ -35,6 +35,11 @@ and shapes the underlay to 30% of it, at most the catalog's rate; it prints the
 rate it chose and why. A machine too slow for even 20 Mbit/s skips the scenario.
 The verdict is the tunnel's ratio to the underlay measured in the same run.
 
+The tunnel ends are the kernel's WireGuard where the module loads, else the
+embedded wireguard-go (--wireguard chooses; "wgperf lab vm -- wgperf lab run ..."
+runs the catalog on a kernel that has the module). A case that cannot happen on
+the implementation in use is skipped with the reason.
+
 Persistent configuration a fix writes goes under the lab's own folder, never the
 host's /etc. Host sysctls a scenario needs (a child namespace cannot set them)
 are restored to their exact previous values. Exit status 1 when a scenario fails.`,
@@ -98,8 +103,10 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "run every scenario")
+	cmd.Flags().BoolVar(&opts.VerdictOnly, "verdict-only", false, "stop after doctor's verdict on the broken lab and judge that alone (no fix, no measurement after it)")
 	cmd.Flags().BoolVar(&catalogRates, "catalog-rates", false, "shape underlays at the catalog's rates instead of sizing them to what a healthy tunnel carries on this machine")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")
+	cmd.Flags().Var(implValue{&opts.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads; inside \"lab vm\", kernel)")
 	secondsFlag(cmd.Flags(), &opts.Seconds, "time", 5, "seconds per throughput measurement after the fix (doctor benches the broken lab at its own 3 s, or this when shorter)")
 	// --lab-name was lab run's own flag before it honoured the lab's --name.
 	cmd.Flags().StringVar(&legacyLabName, "lab-name", "", "name of the lab the scenarios build")

@@ -94,9 +94,17 @@ func (b *builder) link(nodeA, ifA, addrA, nodeB, ifB, addrB string, mtu int) {
 // 1 MB at 100 Mbit/s and 20 ms), which overflowed a 50 ms queue in bursts of
 // hundreds of drops; a healthy uplink in the lab should not be that shallow.
 func (b *builder) tbf(node, ifname string, mbit int) {
+	if b.lab.shaped == nil {
+		b.lab.shaped = map[string]int{}
+	}
+	b.lab.shaped[node+"/"+ifname] = mbit
+	b.on(node, append([]string{"tc", "qdisc", "replace", "dev", ifname, "root", "tbf"}, tbfArgs(mbit)...)...)
+}
+
+// tbfArgs are a tbf qdisc's parameters for rate mbit.
+func tbfArgs(mbit int) []string {
 	burst := max(mbit*1000/8*4, 64*1024) // 4 ms worth of bytes, at least 64 KiB
-	b.on(node, "tc", "qdisc", "replace", "dev", ifname, "root", "tbf",
-		"rate", fmt.Sprintf("%dmbit", mbit), "burst", strconv.Itoa(burst), "latency", "200ms")
+	return []string{"rate", fmt.Sprintf("%dmbit", mbit), "burst", strconv.Itoa(burst), "latency", "200ms"}
 }
 
 // Up builds a lab and returns it once a ping crosses the tunnel. exe is the
@@ -206,11 +214,14 @@ func (l *Lab) build(ctx context.Context) error {
 	if err := b.run(ctx); err != nil {
 		return err
 	}
+	if err := l.chooseImplementation(ctx); err != nil {
+		return err
+	}
 	if err := l.applyPolicies(ctx); err != nil {
 		return err
 	}
 	if cfg.Underlay.DelayMs > 0 {
-		if err := l.startDelay(ctx, cfg.Underlay.DelayMs); err != nil {
+		if err := l.addDelay(ctx, cfg.Underlay.DelayMs); err != nil {
 			return err
 		}
 	}
@@ -307,6 +318,48 @@ func (l *Lab) wgSet(ctx context.Context, node, ifname string, port int, key wgty
 		return errors.New("wg (wireguard-tools) is not installed: apt-get install wireguard-tools")
 	}
 	return err
+}
+
+// addDelay delays what R forwards by ms each way: with netem on R's links
+// where the kernel has it (a real qdisc, as on a WAN emulator), else with
+// the lab's userspace delay element.
+func (l *Lab) addDelay(ctx context.Context, ms int) error {
+	if err := l.netemDelay(ctx, ms); err == nil {
+		l.DelayBy = DelayNetem
+		return nil
+	}
+	l.DelayBy = DelayElement
+	return l.startDelay(ctx, ms)
+}
+
+// netemDelay puts a netem delay at the root of each of R's egress links,
+// with the link's tbf (if any) below it: packets wait out the delay, then
+// meet the shaper. It fails, changing nothing, where sch_netem does not load.
+func (l *Lab) netemDelay(ctx context.Context, ms int) error {
+	_, _ = target.Local().Run(ctx, "modprobe", "-q", "sch_netem")
+	links := []string{"eth-a", "eth-b"}
+	if l.Config.Topology == MultiWAN {
+		links = append(links, "eth-a2")
+	}
+	r := l.Target("r")
+	for i, ifname := range links {
+		// The limit holds the delay's worth of packets at any rate the lab runs.
+		_, err := r.Run(ctx, "tc", "qdisc", "replace", "dev", ifname, "root", "handle", "1:", "netem",
+			"delay", fmt.Sprintf("%dms", ms), "limit", "100000")
+		if err != nil {
+			if i == 0 {
+				return err
+			}
+			return fmt.Errorf("netem on %s: %w", ifname, err)
+		}
+		if mbit := l.shaped["r/"+ifname]; mbit > 0 {
+			args := append([]string{"qdisc", "add", "dev", ifname, "parent", "1:1", "handle", "10:", "tbf"}, tbfArgs(mbit)...)
+			if _, err := r.Run(ctx, "tc", args...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // startDelay routes everything R forwards through a delay element: packets

@@ -2,9 +2,12 @@
 // users see a real diagnosis without owning a tunnel and tests have real tunnels
 // to break and fix.
 //
-// The kernel here has no WireGuard module, so each tunnel end is an embedded
-// wireguard-go process (wgperf re-executed as "lab _node") inside its namespace,
-// serving the standard UAPI socket that wg(8) reads. Every name a lab creates
+// A tunnel end is either the kernel's WireGuard (an "ip link add type
+// wireguard" in the node's namespace) or, where the kernel has no module, an
+// embedded wireguard-go process (wgperf re-executed as "lab _node") inside its
+// namespace, serving the standard UAPI socket that wg(8) reads; Config.WireGuard
+// chooses. Package lab/guest boots a kernel that has the module when this
+// machine's does not. Every name a lab creates
 // starts with its prefix (namespaces "wgl-NAME-NODE", interfaces "wg-NAME-NODE"),
 // and Down removes all of it, also after a crash or a kill -9 of the nodes.
 package lab
@@ -39,8 +42,9 @@ const (
 type Shape struct {
 	RateMbit int `json:"rate_mbit,omitempty"` // tbf rate on the link's egress; 0 = unshaped
 	LossPct  int `json:"loss_pct,omitempty"`  // random loss of forwarded UDP datagrams (nft numgen)
-	// DelayMs is added one way in each direction by R (a userspace delay
-	// element: this kernel has no netem), so the round trip grows by twice it.
+	// DelayMs is added one way in each direction by R (netem where the
+	// kernel has it, else a userspace delay element), so the round trip
+	// grows by twice it.
 	DelayMs int `json:"delay_ms,omitempty"`
 }
 
@@ -66,6 +70,10 @@ type Config struct {
 	// classic iptables pair "-m limit --limit N/sec -j ACCEPT" then "-j DROP",
 	// where the DROP rule's counter holds the drops.
 	ICMPLimitStyle string `json:"icmp_limit_style,omitempty"`
+	// WireGuard is the implementation of the tunnel ends: Kernel or
+	// Userspace; "" picks kernel where the module loads, else userspace, and
+	// Up records the choice here.
+	WireGuard Implementation `json:"wireguard,omitempty"`
 	// WGMTU is the WireGuard interfaces' MTU (default 1420).
 	WGMTU int `json:"wg_mtu,omitempty"`
 	// UDPBuffer caps the WireGuard nodes' UDP socket buffers (bytes) like an
@@ -110,7 +118,21 @@ type Lab struct {
 	Created time.Time        `json:"created"`
 	// Executable is the wgperf binary the nodes run; tests set it to a built binary.
 	Executable string `json:"executable"`
+	// ImplementationNote says why Config.WireGuard was chosen when the
+	// user left it to the lab ("" when they asked for one).
+	ImplementationNote string `json:"implementation_note,omitempty"`
+	// DelayBy is what adds Underlay.DelayMs: DelayNetem where the kernel
+	// has sch_netem, else DelayElement (the lab's userspace element).
+	DelayBy string `json:"delay_by,omitempty"`
+
+	shaped map[string]int // "node/interface" → tbf Mbit/s, while building
 }
+
+// What adds a lab's delay (Lab.DelayBy).
+const (
+	DelayNetem   = "netem"
+	DelayElement = "userspace delay element"
+)
 
 // StateDir holds one folder per lab with its state and node logs. It lives on
 // tmpfs, like the namespaces it describes.

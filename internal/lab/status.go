@@ -17,7 +17,8 @@ type Status struct {
 	Shaping []string // "r eth-a: tbf rate 200Mbit ..."
 }
 
-// NodeStatus is a node and whether its WireGuard process still runs.
+// NodeStatus is a node and whether its WireGuard end is still there (the
+// wireguard-go process runs, or the kernel link exists).
 type NodeStatus struct {
 	Node
 	Running bool
@@ -35,8 +36,13 @@ func (l *Lab) Status(ctx context.Context) (*Status, error) {
 	st := &Status{}
 	for _, name := range l.NodeNames() {
 		n := l.Nodes[name]
-		st.Nodes = append(st.Nodes, NodeStatus{Node: *n, Running: n.PID > 0 && ProcessRunning(n.PID)})
 		t := l.Target(name)
+		running := n.PID > 0 && ProcessRunning(n.PID)
+		if l.Config.WireGuard == Kernel && n.WGInterface != "" {
+			_, err := t.Run(ctx, "ip", "link", "show", "dev", n.WGInterface)
+			running = err == nil
+		}
+		st.Nodes = append(st.Nodes, NodeStatus{Node: *n, Running: running})
 		if n.WGInterface != "" {
 			out, err := t.Run(ctx, "wg", "show", n.WGInterface, "dump")
 			if err != nil {

@@ -10,11 +10,21 @@ import (
 func (l *Lab) WriteStatus(w io.Writer, st *Status) error {
 	c := l.Config
 	fmt.Fprintf(w, "lab %s (%s), up since %s\n", c.Name, c.Topology, l.Created.Local().Format("15:04:05"))
+	fmt.Fprintf(w, "WireGuard: %s\n", l.ImplementationText())
+	if c.Underlay.DelayMs > 0 {
+		fmt.Fprintf(w, "delay: %d ms each way by %s\n", c.Underlay.DelayMs, l.DelayBy)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODE\tNAMESPACE\tWIREGUARD\tTUNNEL\tUNDERLAY\tPROCESS")
 	for _, n := range st.Nodes {
 		proc := "-"
-		if n.WGInterface != "" {
+		switch {
+		case n.WGInterface != "" && c.WireGuard == Kernel:
+			proc = "kernel"
+			if !n.Running {
+				proc += " (link gone)"
+			}
+		case n.WGInterface != "":
 			proc = fmt.Sprintf("pid %d", n.PID)
 			if !n.Running {
 				proc += " (not running)"

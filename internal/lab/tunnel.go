@@ -21,7 +21,7 @@ type Tunnel struct {
 	AddrB   string `json:"addr_b"`
 	KeyA    string `json:"public_key_a"`
 	KeyB    string `json:"public_key_b"`
-	PIDA    int    `json:"pid_a"`
+	PIDA    int    `json:"pid_a"` // wireguard-go node processes; 0 for kernel WireGuard
 	PIDB    int    `json:"pid_b"`
 	UplinkA string `json:"uplink_a,omitempty"` // multi-wan: A's uplink the tunnel is pinned to
 }
@@ -60,11 +60,17 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 		node, ifname, addr string
 		pid                *int
 	}{{"a", t.IfA, t.AddrA, &t.PIDA}, {"b", t.IfB, t.AddrB, &t.PIDB}} {
-		pid, err := l.startNode(ctx, l.Nodes[end.node], end.ifname)
-		if err != nil {
-			return nil, err
+		if l.Config.WireGuard == Kernel {
+			if err := l.createKernelLink(ctx, l.Nodes[end.node], end.ifname); err != nil {
+				return nil, err
+			}
+		} else {
+			pid, err := l.startNode(ctx, l.Nodes[end.node], end.ifname)
+			if err != nil {
+				return nil, err
+			}
+			*end.pid = pid
 		}
-		*end.pid = pid
 		b := &builder{lab: l}
 		b.on(end.node, "ip", "addr", "add", end.addr+"/24", "dev", end.ifname)
 		b.on(end.node, "ip", "link", "set", "dev", end.ifname, "mtu", strconv.Itoa(l.Config.WGMTU), "up")

@@ -15,13 +15,13 @@ type Capacities = sizing.Capacities
 // Sizing is the underlay rate a scenario runs at on this machine and why.
 type Sizing = sizing.Sizing
 
-// shapeOf is the capacity shape of a scenario's lab.
-func shapeOf(sc Scenario) sizing.Shape {
+// shapeOf is the capacity shape of a scenario's lab on implementation impl.
+func shapeOf(sc Scenario, impl lab.Implementation) sizing.Shape {
 	streams := 1
 	if sc.ECMP > 1 {
 		streams = ecmpStreams
 	}
-	return sizing.Shape{Topology: orDefault(sc.Lab.Topology, lab.SiteToSite), DelayMs: sc.Lab.Underlay.DelayMs, Streams: streams}
+	return sizing.Shape{WireGuard: impl, Topology: orDefault(sc.Lab.Topology, lab.SiteToSite), DelayMs: sc.Lab.Underlay.DelayMs, Streams: streams}
 }
 
 // Play runs sc like Run; when it falls short on throughput alone and the
@@ -30,11 +30,16 @@ func shapeOf(sc Scenario) sizing.Shape {
 // the lower rate. A missing or unexpected finding, or a wrong verdict from
 // doctor, is never played again.
 func Play(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
+	impl, _, err := lab.Detect(ctx, opts.WireGuard)
+	if err != nil {
+		return &Result{Scenario: sc.Name, Case: sc.Case, Symptom: sc.Symptom, Expect: sc.Expect}, err
+	}
+	opts.WireGuard = impl
 	res, err := Run(ctx, sc, opts)
 	if err != nil || res.Pass || res.Skipped || !res.Found || len(res.Unexpected) > 0 || res.DoctorMissed != "" || res.StillFound || opts.Capacities == nil || res.Sizing.CapacityMbit == 0 {
 		return res, err
 	}
-	opts.Capacities.Forget(shapeOf(sc))
+	opts.Capacities.Forget(shapeOf(sc, res.WireGuard))
 	_, now, err := sizeLab(ctx, sc, opts)
 	if err != nil || now.Skip != "" || now.RateMbit >= res.Sizing.RateMbit {
 		return res, nil // the machine did not get busier: the shortfall stands
@@ -86,12 +91,13 @@ func PlayAll(ctx context.Context, scs []Scenario, opts Options) (results []*Resu
 func sizeLab(ctx context.Context, sc Scenario, opts Options) (lab.Config, Sizing, error) {
 	cfg := sc.Lab
 	cfg.Name = opts.LabName
+	cfg.WireGuard = opts.WireGuard
 	catalog := cfg.Underlay.RateMbit
 	if catalog == 0 || opts.Capacities == nil {
 		return cfg, Sizing{CatalogMbit: catalog, RateMbit: catalog}, nil
 	}
 	uplinks := max(sc.ECMP, 1)
-	capacity, err := opts.Capacities.Measure(ctx, shapeOf(sc), opts.Exe, opts.LabName, opts.Seconds)
+	capacity, err := opts.Capacities.Measure(ctx, shapeOf(sc, opts.WireGuard), opts.Exe, opts.LabName, opts.Seconds)
 	if err != nil {
 		return cfg, Sizing{}, err
 	}

@@ -79,6 +79,9 @@ type Scenario struct {
 	// UploadOnly judges only the upload, for breakages of A's sender alone:
 	// the download is still measured and reported.
 	UploadOnly bool
+	// NotOn names the WireGuard implementations the case cannot happen on,
+	// and why: lab run skips it there and says so.
+	NotOn map[lab.Implementation]string
 	// MinRatio is the after-fix tunnel/underlay ratio the scenario must reach
 	// (default 0.9); MinScaling applies to ECMP instead.
 	MinRatio   float64
@@ -142,6 +145,7 @@ var Catalog = []Scenario{
 			on("b", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"),
 		},
 		Expect: check.UDPRcvbufErrors,
+		NotOn:  map[lab.Implementation]string{lab.Kernel: "kernel WireGuard receives through the UDP stack's encapsulation hook, not a socket queue: it has no receive buffer to overflow (its receive-side overload is the backlog)"},
 		// CUBIC losing to those drops is a true finding too; the buffers are the cause.
 		Also: []finding.ID{check.TCPCongestionControl},
 		// A new rmem_max only reaches sockets opened after it: re-bind the

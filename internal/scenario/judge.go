@@ -140,6 +140,22 @@ func (r *runner) judge() {
 	res.Why = strings.Join(why, "; ")
 }
 
+// judgeVerdict decides a VerdictOnly run: the expected finding reported,
+// nothing unexpected, and doctor's answer right.
+func (r *runner) judgeVerdict() {
+	var why []string
+	if !r.res.Found && r.sc.Expect != "" {
+		why = append(why, string(r.sc.Expect)+" not reported")
+	}
+	if len(r.res.Unexpected) > 0 {
+		why = append(why, "unexpected: "+strings.Join(r.res.Unexpected, ", "))
+	}
+	doc := r.judgeDoctor()
+	r.res.DoctorMissed = strings.Join(doc, "; ")
+	why = append(why, doc...)
+	r.res.Pass, r.res.Why = len(why) == 0, strings.Join(why, "; ")
+}
+
 // judgeDoctor checks doctor's answer on the broken lab: the case's cause
 // ranked first, and the targeted probes the case needs chosen; on the healthy
 // lab, "healthy" and no probe at all.

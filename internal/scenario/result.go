@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 )
@@ -51,12 +52,14 @@ func (m Measurement) String() string {
 
 // Result is what happened in one scenario.
 type Result struct {
-	Scenario string            `json:"scenario"`
-	Case     string            `json:"case"`
-	Symptom  string            `json:"symptom"`
-	Expect   finding.ID        `json:"expect,omitempty"`
-	Found    bool              `json:"found"` // Expect was reported (true when nothing was expected and nothing unexpected was)
-	Findings []finding.Finding `json:"findings"`
+	Scenario string `json:"scenario"`
+	// WireGuard is the implementation the lab's tunnel ends ran.
+	WireGuard lab.Implementation `json:"wireguard"`
+	Case      string             `json:"case"`
+	Symptom   string             `json:"symptom"`
+	Expect    finding.ID         `json:"expect,omitempty"`
+	Found     bool               `json:"found"` // Expect was reported (true when nothing was expected and nothing unexpected was)
+	Findings  []finding.Finding  `json:"findings"`
 	// Unexpected lists warning or critical findings the scenario did not cause on purpose.
 	Unexpected []string    `json:"unexpected,omitempty"`
 	Fix        []string    `json:"fix,omitempty"` // commands applied
@@ -87,6 +90,8 @@ type Result struct {
 	// Replayed says the scenario was played again, sized for a machine that
 	// got busier while it ran (Play).
 	Replayed bool `json:"replayed,omitempty"`
+	// VerdictOnly says the run stopped after doctor's verdict (Options.VerdictOnly).
+	VerdictOnly bool `json:"verdict_only,omitempty"`
 	// Sizing is the underlay rate chosen for this machine, and why.
 	Sizing Sizing `json:"sizing"`
 	// Skipped says the machine could not carry the scenario (Sizing.Skip).

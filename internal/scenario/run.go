@@ -20,6 +20,13 @@ type Options struct {
 	Seconds int           // length of each throughput measurement (default 5)
 	Log     io.Writer     // progress lines; nil for none
 	Timeout time.Duration // bound on the whole scenario (default 2 min + 20 × Seconds)
+	// VerdictOnly stops after doctor's verdict on the broken lab and judges
+	// that alone: no fix, no measurement after it (a quicker pass over the
+	// catalog, e.g. on a slow guest kernel).
+	VerdictOnly bool
+	// WireGuard is the tunnel ends' implementation; "" picks kernel where
+	// the module loads, else userspace (Run settles it).
+	WireGuard lab.Implementation
 	// Capacities, when set, sizes each scenario's underlay to what a healthy
 	// tunnel carries on this machine (shared across a run's scenarios); nil
 	// runs the catalog's rates as written.
@@ -63,6 +70,15 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	start := time.Now()
 	r := &runner{sc: sc, opts: opts, res: &Result{Scenario: sc.Name, Case: sc.Case, Symptom: sc.Symptom, Expect: sc.Expect}}
 	defer func() { r.res.Seconds = time.Since(start).Seconds() }()
+	impl, _, err := lab.Detect(ctx, opts.WireGuard)
+	if err != nil {
+		return r.res, err
+	}
+	opts.WireGuard, r.opts.WireGuard, r.res.WireGuard = impl, impl, impl
+	if why := sc.NotOn[impl]; why != "" {
+		r.res.Skipped, r.res.Why = true, fmt.Sprintf("does not apply to %s WireGuard: %s", impl, why)
+		return r.res, nil
+	}
 
 	cfg, sizing, err := sizeLab(ctx, sc, opts)
 	if err != nil {
@@ -92,7 +108,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	// slows the underlay to the same endpoint too, and CUBIC on a lossy path
 	// the underlay's own transfer. Without one, doctor's bench measures it
 	// beside the tunnel.
-	if len(sc.Break) > 0 || sc.ECMP > 1 {
+	if (len(sc.Break) > 0 || sc.ECMP > 1) && !opts.VerdictOnly {
 		if r.res.Before.Up.Underlay, r.res.Before.Down.Underlay, err = r.measureUnderlay(ctx); err != nil {
 			return r.res, err
 		}
@@ -112,6 +128,13 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	// targeted probes the evidence calls for and ranks the causes.
 	if err := r.doctor(ctx); err != nil {
 		return r.res, err
+	}
+	if opts.VerdictOnly {
+		r.res.VerdictOnly = true
+		t := r.res.BenchBefore.Throughput()
+		r.res.Before.Up.Underlay, r.res.Before.Down.Underlay = t.Up.Underlay, t.Down.Underlay
+		r.judgeVerdict()
+		return r.res, nil
 	}
 	// ECMP and LAN hosts measure their own path (parallel flows to site B's
 	// network, or host to host through both gateways) beside doctor's bench.
@@ -167,7 +190,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 }
 
 func describeLab(c lab.Config) string {
-	parts := []string{string(orDefault(c.Topology, lab.SiteToSite))}
+	parts := []string{string(orDefault(c.Topology, lab.SiteToSite)), string(c.WireGuard) + " WireGuard"}
 	if c.Underlay.RateMbit > 0 {
 		parts = append(parts, fmt.Sprintf("%d Mbit/s", c.Underlay.RateMbit))
 	}

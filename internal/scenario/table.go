@@ -10,7 +10,7 @@ import (
 // pass and fail for a terminal.
 func WriteTable(w io.Writer, results []*Result, color bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tSYMPTOM\tFINDING\tDOCTOR RANKED FIRST\tFIX\tUNDERLAY\tTUNNEL UPLOAD BEFORE → AFTER\tRATIO TO UNDERLAY (WORST WAY)\tSECONDS\tRESULT")
+	fmt.Fprintln(tw, "SCENARIO\tWIREGUARD\tSYMPTOM\tFINDING\tDOCTOR RANKED FIRST\tFIX\tUNDERLAY\tTUNNEL UPLOAD BEFORE → AFTER\tRATIO TO UNDERLAY (WORST WAY)\tSECONDS\tRESULT")
 	for _, r := range results {
 		found := "-"
 		if r.Expect != "" {
@@ -32,6 +32,11 @@ func WriteTable(w io.Writer, results []*Result, color bool) {
 			}
 		}
 		ratio := fmt.Sprintf("%.2f → %.2f", r.Before.Worst(), r.After.Worst())
+		tunnel := fmt.Sprintf("%.0f → %.0f Mbit/s", r.Before.Up.Tunnel, r.After.Up.Tunnel)
+		if r.VerdictOnly {
+			ratio = fmt.Sprintf("%.2f (verdict only)", r.Before.Worst())
+			tunnel = fmt.Sprintf("%.0f Mbit/s", r.Before.Up.Tunnel)
+		}
 		if r.Scaling() > 0 && r.Scenario == "ecmp" {
 			ratio = fmt.Sprintf("scaling %.2f×", r.Scaling())
 		}
@@ -53,8 +58,8 @@ func WriteTable(w io.Writer, results []*Result, color bool) {
 		if r.Sizing.RateMbit > 0 {
 			underlay = fmt.Sprintf("%d Mbit/s", r.Sizing.RateMbit)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.0f → %.0f Mbit/s\t%s\t%.0f\t%s\n", r.Scenario, r.Symptom, found, first, fixDesc, underlay,
-			r.Before.Up.Tunnel, r.After.Up.Tunnel, ratio, r.Seconds, verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\n", r.Scenario, orDefault(string(r.WireGuard), "-"), r.Symptom, found, first, fixDesc, underlay,
+			tunnel, ratio, r.Seconds, verdict)
 	}
 	tw.Flush()
 }

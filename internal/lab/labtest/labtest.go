@@ -100,7 +100,7 @@ func Sized(t testing.TB, cfg lab.Config) lab.Config {
 	if topo == "" {
 		topo = lab.SiteToSite
 	}
-	capacity, err := capacities.Measure(ctx, sizing.Shape{Topology: topo, DelayMs: cfg.Underlay.DelayMs, Streams: 1}, Binary(t), capLab, 2)
+	capacity, err := capacities.Measure(ctx, sizing.Shape{WireGuard: cfg.WireGuard, Topology: topo, DelayMs: cfg.Underlay.DelayMs, Streams: 1}, Binary(t), capLab, 2)
 	if err != nil {
 		t.Fatalf("sizing the lab: %v", err)
 	}

@@ -38,9 +38,12 @@ const (
 // Shape is what changes a tunnel's ceiling on one machine: the delay
 // element's work, and how many flows and tunnels carry the load.
 type Shape struct {
-	Topology lab.Topology
-	DelayMs  int
-	Streams  int
+	// WireGuard is the implementation of the tunnel ends: the kernel's and
+	// wireguard-go spend the CPUs differently.
+	WireGuard lab.Implementation
+	Topology  lab.Topology
+	DelayMs   int
+	Streams   int
 }
 
 // Capacities measures, once per shape, what a healthy tunnel carries on this
@@ -60,7 +63,7 @@ func (c *Capacities) Measure(ctx context.Context, shape Shape, exe, labName stri
 	if mbit, ok := c.seen[shape]; ok {
 		return mbit, nil
 	}
-	cfg := lab.Config{Name: labName, Topology: shape.Topology, Underlay: lab.Shape{DelayMs: shape.DelayMs}}
+	cfg := lab.Config{Name: labName, WireGuard: shape.WireGuard, Topology: shape.Topology, Underlay: lab.Shape{DelayMs: shape.DelayMs}}
 	l, err := lab.Up(ctx, cfg, exe)
 	if err != nil {
 		return 0, fmt.Errorf("capacity lab: %w", err)
