@@ -12,6 +12,7 @@ import (
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -41,7 +42,7 @@ func TestSysctlOverSSH(t *testing.T) {
 		want = "8191"
 	}
 	root := t.TempDir()
-	conf := filepath.Join(root, fix.SysctlConf)
+	conf := filepath.Join(root, remedy.SysctlConf)
 
 	env, err := fix.Detect(ctx, remote, root)
 	if err != nil {

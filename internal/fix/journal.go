@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // Where apply records what it changes, on the target itself, so a rollback
@@ -86,7 +87,7 @@ type Entry struct {
 
 // journalDir is the journal directory on the target, under Root.
 func (e *Env) journalDir() string {
-	if e.Platform == OpenWrt {
+	if e.Platform == remedy.OpenWrt {
 		return e.Path(OpenWrtJournalDir)
 	}
 	return e.Path(JournalDir)
@@ -229,7 +230,7 @@ func LoadJournal(ctx context.Context, env *Env, id string) (*Journal, error) {
 		return nil, fmt.Errorf("journal %s is damaged: %v", id, err)
 	}
 	if j.State != StateRolledBack {
-		if ok, err := env.exists(ctx, env.journalPath(id, ".reverted")); err != nil {
+		if ok, err := env.Exists(ctx, env.journalPath(id, ".reverted")); err != nil {
 			return nil, err
 		} else if ok {
 			j.State = StateRolledBack

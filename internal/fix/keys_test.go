@@ -72,7 +72,7 @@ func TestJournalAndRevertScriptHoldNoKeys(t *testing.T) {
 	conf := filepath.Join(root, "etc/wireguard/wg0.conf")
 	must(t, os.MkdirAll(filepath.Dir(conf), 0o700))
 	pwned := filepath.Join(root, "PWNED")
-	env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: Linux}}
+	env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: remedy.Linux}}
 	j := &Journal{ID: newJournalID(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)), Host: "local\ntouch " + pwned + " #", State: StateConfirming,
 		Entries: []Entry{{Findings: []finding.ID{"mtu.tunnel-too-large"}, Status: EntryApplied,
 			Description: "set MTU\ntouch " + pwned + " #\r\x1b[2K",

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // Item is one action of a plan and the findings that asked for it.
@@ -15,7 +16,7 @@ type Item struct {
 	Findings    []finding.ID   `json:"findings"`
 	Description string         `json:"description"` // the finding's verb phrase
 	Action      finding.Action `json:"action"`
-	act         Action         // built from Action
+	rem         remedy.Remedy  // built from Action
 	Step        Step           `json:"step"`
 }
 
@@ -27,11 +28,11 @@ type Manual struct {
 
 // Plan is everything "wgperf fix" would do on one host, read but not applied.
 type Plan struct {
-	Host     string   `json:"host"`
-	Platform Platform `json:"platform"`
-	Kernel   string   `json:"kernel"`
-	Items    []Item   `json:"items"`
-	Manual   []Manual `json:"manual,omitempty"`
+	Host     string          `json:"host"`
+	Platform remedy.Platform `json:"platform"`
+	Kernel   string          `json:"kernel"`
+	Items    []Item          `json:"items"`
+	Manual   []Manual        `json:"manual,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -76,7 +77,7 @@ func Select(fs []finding.Finding, only []finding.ID) ([]Item, []Manual, error) {
 				}
 				continue
 			}
-			act, err := New(*fx.Action)
+			rem, err := remedy.Parse(*fx.Action)
 			if err != nil {
 				return nil, nil, fmt.Errorf("finding %s: %w", f.ID, err)
 			}
@@ -88,7 +89,7 @@ func Select(fs []finding.Finding, only []finding.ID) ([]Item, []Manual, error) {
 				break
 			}
 			byKey[key] = len(items)
-			items = append(items, Item{Findings: []finding.ID{f.ID}, Description: fx.Description, Action: *fx.Action, act: act})
+			items = append(items, Item{Findings: []finding.ID{f.ID}, Description: fx.Description, Action: *fx.Action, rem: rem})
 			break
 		}
 	}
@@ -113,16 +114,16 @@ func sortedKeys(m map[finding.ID]bool) []finding.ID {
 // files the earlier ones would write. It changes nothing.
 func MakePlan(ctx context.Context, env *Env, items []Item, manual []Manual) (*Plan, error) {
 	p := &Plan{Host: env.T.String(), Platform: env.Platform, Kernel: env.Kernel, Manual: manual}
-	penv := env.fresh()
+	penv := env.Env.Fresh()
 	for _, it := range items {
-		if it.act == nil {
-			a, err := New(it.Action)
+		if it.rem == nil {
+			r, err := remedy.Parse(it.Action)
 			if err != nil {
 				return nil, err
 			}
-			it.act = a
+			it.rem = r
 		}
-		st, err := it.act.Plan(ctx, penv)
+		st, err := it.rem.Plan(ctx, penv)
 		if err != nil {
 			return nil, fmt.Errorf("plan %s: %w", it.Action.Kind, err)
 		}

@@ -39,7 +39,7 @@ func linuxHost(t *testing.T) *fakeHost {
 	h.files["/etc/nftables.conf"] = "#!/usr/sbin/nft -f\n\nflush ruleset\n"
 	h.on("sysctl -n net.core.rmem_max", "212992\n")
 	h.on("sysctl -n net.core.somaxconn", "4096\n")
-	h.files[SysctlConf] = "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\nnet.core.somaxconn = 4096\n"
+	h.files[remedy.SysctlConf] = "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\nnet.core.somaxconn = 4096\n"
 	h.on("sysctl -n net.ipv4.tcp_rmem", recorded(t, "sysctl-tcp_rmem.txt"))
 	h.on("sysctl -n net.ipv4.tcp_available_congestion_control", "reno cubic\n")
 	h.on("sysctl -n net.ipv4.tcp_congestion_control", "cubic\n")
@@ -221,12 +221,12 @@ func TestNewRejectsBadParams(t *testing.T) {
 		{Kind: finding.ActUCISet, Params: map[string]string{"key": "network.wg.nohostroute", "value": "1", "restart": "ifup:wg; reboot"}},
 		{Kind: finding.ActRPS, Params: map[string]string{"device": "eth0", "mask": "xyz"}},
 	} {
-		if _, err := New(a); err == nil {
-			t.Errorf("New(%v) accepted bad params", a)
+		if _, err := remedy.Parse(a); err == nil {
+			t.Errorf("Parse(%v) accepted bad params", a)
 		}
 	}
-	for _, k := range Kinds() {
-		if _, err := New(finding.Action{Kind: k}); err == nil || strings.Contains(err.Error(), "unknown") {
+	for _, k := range remedy.Kinds() {
+		if _, err := remedy.Parse(finding.Action{Kind: k}); err == nil || strings.Contains(err.Error(), "unknown") {
 			t.Errorf("kind %s: want a missing-param error, got %v", k, err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // --print-script.
 
 func (p *Plan) platformName() string {
-	if p.Platform == OpenWrt {
+	if p.Platform == remedy.OpenWrt {
 		return "OpenWrt"
 	}
 	return "Linux"
@@ -28,7 +28,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 		p.Host, p.platformName(), p.Kernel, p.Pending(), len(p.Items)-p.Pending())
 	for i, it := range p.Items {
 		st := it.Step
-		pw.printf("\n%d. [%s] %s\n", i+1, finding.JoinIDs(it.Findings, ", "), it.act.Describe())
+		pw.printf("\n%d. [%s] %s\n", i+1, finding.JoinIDs(it.Findings, ", "), it.rem.Describe())
 		if it.Description != "" {
 			pw.printf("   why: %s\n", it.Description)
 		}
@@ -119,7 +119,7 @@ func (p *Plan) WriteScript(w io.Writer) error {
 	pw.printf("# Review it, then run it as root on that host. Each step's rollback is in the comments below it.\nset -eu\n")
 	for i, it := range p.Items {
 		st := it.Step
-		pw.printf("\n# %d. [%s] %s\n", i+1, shell.Comment(finding.JoinIDs(it.Findings, ", ")), shell.Comment(it.act.Describe()))
+		pw.printf("\n# %d. [%s] %s\n", i+1, shell.Comment(finding.JoinIDs(it.Findings, ", ")), shell.Comment(it.rem.Describe()))
 		pw.printf("#    now: %s\n", shell.Comment(st.Summary))
 		if st.Done {
 			pw.printf("#    already in place, nothing to do\n")
@@ -135,7 +135,7 @@ func (p *Plan) WriteScript(w io.Writer) error {
 				}
 				continue
 			}
-			pw.printf("mkdir -p %s\n%s\n", shell.Join(dir(f.Path)), heredoc(f.Path, f.New))
+			pw.printf("mkdir -p %s\n%s\n", shell.Join(remedy.Dir(f.Path)), remedy.Heredoc(f.Path, f.New))
 		}
 		for _, c := range st.Commands {
 			pw.printf("%s\n", c)
@@ -159,8 +159,6 @@ func (p *Plan) WriteScript(w io.Writer) error {
 	}
 	return pw.err
 }
-
-func heredoc(path string, data []byte) string { return remedy.Heredoc(path, data) }
 
 // splitLines splits text into lines without a trailing empty one.
 func splitLines(s string) []string {

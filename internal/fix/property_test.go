@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
@@ -113,7 +114,7 @@ func TestFindingsFileToScriptProperty(t *testing.T) {
 			lines = append(lines, it.Step.Commands...)
 			for _, f := range it.Step.Files {
 				lines = append(lines, f.Edit...)
-				lines = append(lines, "mkdir -p "+shell.Quote(dir(f.Path)), heredoc(f.Path, f.New))
+				lines = append(lines, "mkdir -p "+shell.Quote(remedy.Dir(f.Path)), remedy.Heredoc(f.Path, f.New))
 			}
 			for _, l := range lines {
 				for _, part := range strings.Split(l, "\n") {

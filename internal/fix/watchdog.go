@@ -32,7 +32,7 @@ sh %[5]s > %[6]s 2>&1
 		return 0, err
 	}
 	q := shell.Join(wd)
-	out, err := env.sh(ctx, "cd / && if command -v setsid >/dev/null 2>&1; then setsid sh "+q+" </dev/null >/dev/null 2>&1 & else nohup sh "+q+" </dev/null >/dev/null 2>&1 & fi; echo $!")
+	out, err := env.Sh(ctx, "cd / && if command -v setsid >/dev/null 2>&1; then setsid sh "+q+" </dev/null >/dev/null 2>&1 & else nohup sh "+q+" </dev/null >/dev/null 2>&1 & fi; echo $!")
 	if err != nil {
 		return 0, fmt.Errorf("start the confirm watchdog: %w", err)
 	}
@@ -51,7 +51,7 @@ func stopWatchdog(ctx context.Context, env *Env, j *Journal) {
 	}
 	pid := strconv.Itoa(j.WatchdogPID)
 	wd := shell.Join(env.journalPath(j.ID, ".watchdog.sh"))
-	_, _ = env.sh(ctx, fmt.Sprintf("if grep -q %s /proc/%s/cmdline 2>/dev/null; then kill -TERM -%s 2>/dev/null || kill -TERM %s; fi", wd, pid, pid, pid))
+	_, _ = env.Sh(ctx, fmt.Sprintf("if grep -q %s /proc/%s/cmdline 2>/dev/null; then kill -TERM -%s 2>/dev/null || kill -TERM %s; fi", wd, pid, pid, pid))
 }
 
 // revertScript renders a journal's rollback as plain shell: the steps that may
@@ -78,13 +78,13 @@ func revertScript(env *Env, j *Journal) string {
 			}
 			old := remedy.RedactKeys(f.Old)
 			if !remedy.HasRedacted(old) {
-				fmt.Fprintf(&b, "%s\nchmod %o %s\n", heredoc(f.Path, old), fileModeOf(f), shell.Quote(f.Path))
+				fmt.Fprintf(&b, "%s\nchmod %o %s\n", remedy.Heredoc(f.Path, old), fileModeOf(f), shell.Quote(f.Path))
 				continue
 			}
 			// The journal holds no keys: merge the live file's key lines into the saved content.
 			tmp := f.Path + ".wgperf-undo"
 			fmt.Fprintf(&b, "%s\nawk -v mark=%s %s %s %s > %s && chmod %o %s && mv -f %s %s || echo %s >&2\nrm -f %s %s\n",
-				heredoc(tmp, old), shell.Quote(remedy.KeyMark), shell.Quote(restoreAwk), shell.Quote(f.Path), shell.Quote(tmp),
+				remedy.Heredoc(tmp, old), shell.Quote(remedy.KeyMark), shell.Quote(restoreAwk), shell.Quote(f.Path), shell.Quote(tmp),
 				shell.Quote(tmp+".new"), fileModeOf(f), shell.Quote(tmp+".new"), shell.Quote(tmp+".new"), shell.Quote(f.Path),
 				shell.Quote("wgperf: undo failed: restore "+f.Path), shell.Quote(tmp), shell.Quote(tmp+".new"))
 		}
