@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // Remedy is one change wgperf can show, apply and undo.
@@ -141,9 +142,6 @@ func (p params) int(key string) (int, error) {
 }
 
 var (
-	ifaceRE   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.@:-]{0,14}$`)
-	sysctlRE  = regexp.MustCompile(`^[a-z0-9_]+(\.[A-Za-z0-9_-]+)+$`)
-	sysValRE  = regexp.MustCompile(`^[A-Za-z0-9_.,:+ -]{1,256}$`)
 	uciKeyRE  = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_@\[\]-]+\.[A-Za-z0-9_-]+$`)
 	uciSecRE  = regexp.MustCompile(`^[A-Za-z0-9_@\[\]-]+$`)
 	nftNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
@@ -153,9 +151,10 @@ var (
 )
 
 // checkIface validates a network interface name as the kernel would accept
-// it, and refuses a leading "-" that a command would read as an option.
+// it, and refuses a leading "-" that a command would read as an option
+// (shell.Iface's grammar).
 func checkIface(what, name string) error {
-	if !ifaceRE.MatchString(name) {
+	if shell.Iface(name) != nil {
 		return fmt.Errorf("%s %q is not a valid interface name", what, name)
 	}
 	return nil

@@ -28,11 +28,11 @@ func Sysctl(key, value string) (Remedy, error) {
 }
 
 func newSysctl(key, value string) (*sysctl, error) {
-	if !sysctlRE.MatchString(key) || len(key) > 128 {
+	if shell.SysctlName(key) != nil || len(key) > 128 {
 		return nil, fmt.Errorf("sysctl name %q is not valid", key)
 	}
 	v := normSysctl(value)
-	if !sysValRE.MatchString(v) {
+	if shell.SysctlValue(v) != nil {
 		return nil, fmt.Errorf("sysctl %s value %q is not valid", key, value)
 	}
 	return &sysctl{key: key, value: v}, nil

@@ -24,7 +24,7 @@ var (
 	// sysctl names in dotted form (net.ipv4.tcp_rmem, net.ipv4.conf.wg0.mtu).
 	sysctlNameRE = regexp.MustCompile(`^[a-z0-9_]+(\.[A-Za-z0-9_:@-]+)+$`)
 	// sysctl values: numbers and words separated by blanks (tcp_rmem, bbr, "cubic reno").
-	sysctlValueRE = regexp.MustCompile(`^[A-Za-z0-9_.:,-]+([ \t]+[A-Za-z0-9_.:,-]+)*$`)
+	sysctlValueRE = regexp.MustCompile(`^[A-Za-z0-9_.:,+-]+([ \t]+[A-Za-z0-9_.:,+-]+)*$`)
 )
 
 // Iface checks a network interface name.
