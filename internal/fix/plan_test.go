@@ -10,6 +10,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -32,26 +33,26 @@ func fx(id finding.ID, desc, kind string, kv ...string) finding.Finding {
 }
 
 // linuxHost is a Debian-like host on kernel 4.19 with nft and /etc/nftables.conf.
-func linuxHost(t *testing.T) *fakeHost {
+func linuxHost(t *testing.T) *targettest.Host {
 	h := newFakeHost("ssh:root@gw")
-	h.on("uname -r", "4.19.0-27-amd64\n")
-	h.on("sh -c 'command -v nft'", "/usr/sbin/nft\n")
-	h.files["/etc/nftables.conf"] = "#!/usr/sbin/nft -f\n\nflush ruleset\n"
-	h.on("sysctl -n net.core.rmem_max", "212992\n")
-	h.on("sysctl -n net.core.somaxconn", "4096\n")
-	h.files[remedy.SysctlConf] = "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\nnet.core.somaxconn = 4096\n"
-	h.on("sysctl -n net.ipv4.tcp_rmem", recorded(t, "sysctl-tcp_rmem.txt"))
-	h.on("sysctl -n net.ipv4.tcp_available_congestion_control", "reno cubic\n")
-	h.on("sysctl -n net.ipv4.tcp_congestion_control", "cubic\n")
-	h.on("sysctl -n net.core.default_qdisc", "pfifo_fast\n")
-	h.fail("nft list table inet wgperf", 1)
-	h.answers["nft list table inet wgperf"] = answer{code: 1, out: recorded(t, "nft-no-table.stderr")}
-	h.on("ip route show table main exact 46.38.233.77", recorded(t, "ip-route-exact-stale.txt"))
-	h.on("nft -a list chain inet banIP pre-routing", recorded(t, "nft-list-chain-banip.txt"))
-	h.on("ls /sys/class/net/eth1/queues", recorded(t, "queues.txt"))
-	h.files["/sys/class/net/eth1/queues/rx-0/rps_cpus"] = recorded(t, "rps_cpus.txt")
-	h.files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
-	h.on("tc qdisc show dev eth1 root", recorded(t, "tc-root-tbf.txt"))
+	h.On("uname -r", "4.19.0-27-amd64\n")
+	h.On("sh -c 'command -v nft'", "/usr/sbin/nft\n")
+	h.Files["/etc/nftables.conf"] = "#!/usr/sbin/nft -f\n\nflush ruleset\n"
+	h.On("sysctl -n net.core.rmem_max", "212992\n")
+	h.On("sysctl -n net.core.somaxconn", "4096\n")
+	h.Files[remedy.SysctlConf] = "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\nnet.core.somaxconn = 4096\n"
+	h.On("sysctl -n net.ipv4.tcp_rmem", recorded(t, "sysctl-tcp_rmem.txt"))
+	h.On("sysctl -n net.ipv4.tcp_available_congestion_control", "reno cubic\n")
+	h.On("sysctl -n net.ipv4.tcp_congestion_control", "cubic\n")
+	h.On("sysctl -n net.core.default_qdisc", "pfifo_fast\n")
+	h.Fail("nft list table inet wgperf", 1)
+	h.Answers["nft list table inet wgperf"] = targettest.Answer{Code: 1, Stderr: recorded(t, "nft-no-table.stderr")}
+	h.On("ip route show table main exact 46.38.233.77", recorded(t, "ip-route-exact-stale.txt"))
+	h.On("nft -a list chain inet banIP pre-routing", recorded(t, "nft-list-chain-banip.txt"))
+	h.On("ls /sys/class/net/eth1/queues", recorded(t, "queues.txt"))
+	h.Files["/sys/class/net/eth1/queues/rx-0/rps_cpus"] = recorded(t, "rps_cpus.txt")
+	h.Files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
+	h.On("tc qdisc show dev eth1 root", recorded(t, "tc-root-tbf.txt"))
 	return h
 }
 
@@ -75,15 +76,15 @@ func linuxFindings() []finding.Finding {
 }
 
 // wgQuickHost has /etc/wireguard/wg0.conf (with keys the plan must not print).
-func wgQuickHost(t *testing.T) *fakeHost {
+func wgQuickHost(t *testing.T) *targettest.Host {
 	h := newFakeHost("local")
-	h.on("uname -r", "6.1.0-18-amd64\n")
-	h.fail("sh -c 'command -v nft'", 1)
-	h.files["/sys/class/net/wg0/mtu"] = "1420\n"
-	h.files["/etc/wireguard/wg0.conf"] = "[Interface]\nPrivateKey = SECRETprivatekeySECRET=\nAddress = 10.8.0.1/24\nListenPort = 51820\nMTU = 1420\n\n[Peer]\nPublicKey = peerpublickey=\nAllowedIPs = 10.8.0.2/32\n"
-	h.on("tc qdisc show dev wg0 root", "qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 \n")
-	h.fail("iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu", 1)
-	h.answers["sh -c 'iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu'"] = answer{code: 1}
+	h.On("uname -r", "6.1.0-18-amd64\n")
+	h.Fail("sh -c 'command -v nft'", 1)
+	h.Files["/sys/class/net/wg0/mtu"] = "1420\n"
+	h.Files["/etc/wireguard/wg0.conf"] = "[Interface]\nPrivateKey = SECRETprivatekeySECRET=\nAddress = 10.8.0.1/24\nListenPort = 51820\nMTU = 1420\n\n[Peer]\nPublicKey = peerpublickey=\nAllowedIPs = 10.8.0.2/32\n"
+	h.On("tc qdisc show dev wg0 root", "qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 \n")
+	h.Fail("iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu", 1)
+	h.Answers["sh -c 'iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu'"] = targettest.Answer{Code: 1}
 	return h
 }
 
@@ -96,20 +97,20 @@ func wgQuickFindings() []finding.Finding {
 }
 
 // openWrtHost is a router like golem in the multi-WAN stale endpoint route case.
-func openWrtHost(t *testing.T) *fakeHost {
+func openWrtHost(t *testing.T) *targettest.Host {
 	h := newFakeHost("ssh:root@golem")
-	h.on("uname -r", "5.15.150\n")
-	h.on("sh -c 'command -v nft'", "/usr/sbin/nft\n")
-	h.files["/etc/openwrt_release"] = "DISTRIB_ID='OpenWrt'\n"
-	h.files["/etc/sysupgrade.conf"] = "## Files and folders a sysupgrade keeps, one a line.\n\n# /etc/example.conf\n"
-	h.on("ip route show table main exact 46.38.233.77", "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static metric 20 \n")
-	h.fail("uci -q get network.wg.nohostroute", 1)
-	h.on("uci -q get banip.global.ban_icmplimit", "25\n")
-	h.on("uci -q get network.wg", "interface\n")
-	h.on("uci -q get network.wg.mtu", "1420\n")
-	h.files["/sys/class/net/wg/mtu"] = "1420\n"
-	h.answers["nft list table inet wgperf"] = answer{code: 1, out: recorded(t, "nft-no-table.stderr")}
-	h.on("uci -q get mwan3.wan.reliability", "2\n")
+	h.On("uname -r", "5.15.150\n")
+	h.On("sh -c 'command -v nft'", "/usr/sbin/nft\n")
+	h.Files["/etc/openwrt_release"] = "DISTRIB_ID='OpenWrt'\n"
+	h.Files["/etc/sysupgrade.conf"] = "## Files and folders a sysupgrade keeps, one a line.\n\n# /etc/example.conf\n"
+	h.On("ip route show table main exact 46.38.233.77", "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static metric 20 \n")
+	h.Fail("uci -q get network.wg.nohostroute", 1)
+	h.On("uci -q get banip.global.ban_icmplimit", "25\n")
+	h.On("uci -q get network.wg", "interface\n")
+	h.On("uci -q get network.wg.mtu", "1420\n")
+	h.Files["/sys/class/net/wg/mtu"] = "1420\n"
+	h.Answers["nft list table inet wgperf"] = targettest.Answer{Code: 1, Stderr: recorded(t, "nft-no-table.stderr")}
+	h.On("uci -q get mwan3.wan.reliability", "2\n")
 	return h
 }
 
@@ -126,7 +127,7 @@ func openWrtFindings() []finding.Finding {
 func TestPlanGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		host     func(*testing.T) *fakeHost
+		host     func(*testing.T) *targettest.Host
 		findings []finding.Finding
 	}{
 		{"linux", linuxHost, linuxFindings()},
@@ -163,7 +164,7 @@ func TestPlanGolden(t *testing.T) {
 				}
 			}
 			// Planning only reads: every command run must be a read.
-			for _, c := range h.ran {
+			for _, c := range h.Ran() {
 				if isWrite(c) {
 					t.Errorf("planning ran a command that changes the host: %s", c)
 				}
@@ -250,7 +251,7 @@ func TestKernelAtLeast(t *testing.T) {
 func TestScriptCommentsHoldRemoteText(t *testing.T) {
 	ctx := context.Background()
 	h := openWrtHost(t)
-	h.on("uci -q get mwan3.wan.reliability", "2\ntouch /tmp/wgperf-injected #\n")
+	h.On("uci -q get mwan3.wan.reliability", "2\ntouch /tmp/wgperf-injected #\n")
 	env, err := Detect(ctx, h, "/")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // hostilePieces are what an attacker writes into a findings file.
@@ -35,7 +36,7 @@ func hostileText(r *rand.Rand) string {
 func TestFindingsFileToScriptProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 12))
 	hosts := []struct {
-		host func(*testing.T) *fakeHost
+		host func(*testing.T) *targettest.Host
 		fs   func() []finding.Finding
 	}{{linuxHost, linuxFindings}, {wgQuickHost, wgQuickFindings}}
 	accepted, refused := 0, 0

@@ -25,6 +25,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // TestEveryProducedRemedyPlans feeds every fix the checks produce on
@@ -95,7 +96,7 @@ func TestEveryProducedRemedyPlans(t *testing.T) {
 			t.Errorf("%s: select: %v", name, err)
 			continue
 		}
-		for _, host := range []func() *fakeHost{anyLinuxHost, anyOpenWrtHost} {
+		for _, host := range []func() *targettest.Host{anyLinuxHost, anyOpenWrtHost} {
 			h := host()
 			env, err := Detect(context.Background(), h, "/")
 			if err != nil {
@@ -103,17 +104,17 @@ func TestEveryProducedRemedyPlans(t *testing.T) {
 			}
 			p, err := MakePlan(context.Background(), env, items, manual)
 			if err != nil {
-				t.Errorf("%s on %s: %v", name, h.spec, err)
+				t.Errorf("%s on %s: %v", name, h.Spec, err)
 				continue
 			}
-			checkDisplayedFiles(t, name+" on "+h.spec, each, p)
+			checkDisplayedFiles(t, name+" on "+h.Spec, each, p)
 			var buf bytes.Buffer
 			if err := p.WriteScript(&buf); err != nil {
-				t.Errorf("%s on %s: script: %v", name, h.spec, err)
+				t.Errorf("%s on %s: script: %v", name, h.Spec, err)
 			}
-			for _, c := range h.ran {
+			for _, c := range h.Ran() {
 				if isWrite(c) {
-					t.Errorf("%s on %s: planning ran a command that changes the host: %s", name, h.spec, c)
+					t.Errorf("%s on %s: planning ran a command that changes the host: %s", name, h.Spec, c)
 				}
 			}
 		}
@@ -236,18 +237,18 @@ var (
 // anyHost answers every read a plan makes with a plausible value: links
 // exist with MTU 1500, sysctls are 0 (CUBIC on a 4.19 kernel), a host route
 // to every endpoint, an ICMP limit rule at every handle, no wgperf table.
-func anyHost(spec string) *fakeHost {
+func anyHost(spec string) *targettest.Host {
 	h := newFakeHost(spec)
-	h.on("uname -r", "4.19.0-27-amd64\n")
-	h.on("sh -c 'command -v nft'", "/usr/sbin/nft\n")
-	h.answers["nft list table inet wgperf"] = answer{code: 1, out: "Error: No such file or directory\n"}
-	h.on("sysctl -n net.ipv4.tcp_available_congestion_control", "reno cubic\n")
-	h.fallback = func(line string) (answer, bool) {
+	h.On("uname -r", "4.19.0-27-amd64\n")
+	h.On("sh -c 'command -v nft'", "/usr/sbin/nft\n")
+	h.Answers["nft list table inet wgperf"] = targettest.Answer{Code: 1, Stderr: "Error: No such file or directory\n"}
+	h.On("sysctl -n net.ipv4.tcp_available_congestion_control", "reno cubic\n")
+	h.Fallback = func(line string) (targettest.Answer, bool) {
 		switch {
 		case sysctlRead.MatchString(line):
-			return answer{out: "0\n"}, true
+			return targettest.Answer{Out: "0\n"}, true
 		case routeRE.MatchString(line):
-			return answer{out: routeRE.FindStringSubmatch(line)[1] + " via 192.0.2.1 dev eth0 proto static \n"}, true
+			return targettest.Answer{Out: routeRE.FindStringSubmatch(line)[1] + " via 192.0.2.1 dev eth0 proto static \n"}, true
 		case handleRE.MatchString(line):
 			var b strings.Builder
 			m := handleRE.FindStringSubmatch(line)
@@ -255,36 +256,36 @@ func anyHost(spec string) *fakeHost {
 			for i := 0; i < 1000; i++ {
 				fmt.Fprintf(&b, "\t\tmeta l4proto icmp limit rate over 25/second burst 5 packets drop # handle %d\n", i)
 			}
-			return answer{out: b.String() + "\t}\n}\n"}, true
+			return targettest.Answer{Out: b.String() + "\t}\n}\n"}, true
 		case strings.HasPrefix(line, "ls /sys/class/net/"):
-			return answer{out: "rx-0\ntx-0\n"}, true
+			return targettest.Answer{Out: "rx-0\ntx-0\n"}, true
 		case strings.HasPrefix(line, "tc qdisc show dev "):
-			return answer{out: "qdisc noqueue 0: root refcnt 2 \n"}, true
+			return targettest.Answer{Out: "qdisc noqueue 0: root refcnt 2 \n"}, true
 		case strings.HasPrefix(line, "uci -q get "):
-			return answer{code: 1}, true
+			return targettest.Answer{Code: 1}, true
 		case strings.HasPrefix(line, "sh -c 'iptables "):
-			return answer{code: 1}, true
+			return targettest.Answer{Code: 1}, true
 		case strings.HasPrefix(line, "read /sys/class/net/") && strings.HasSuffix(line, "/mtu"):
-			return answer{out: "1500\n"}, true
+			return targettest.Answer{Out: "1500\n"}, true
 		case strings.HasSuffix(line, "/rps_cpus"):
-			return answer{out: "0\n"}, true
+			return targettest.Answer{Out: "0\n"}, true
 		case strings.HasSuffix(line, "/xmit_hash_policy"):
-			return answer{out: "layer2 0\n"}, true
+			return targettest.Answer{Out: "layer2 0\n"}, true
 		}
-		return answer{}, false
+		return targettest.Answer{}, false
 	}
 	return h
 }
 
-func anyLinuxHost() *fakeHost {
+func anyLinuxHost() *targettest.Host {
 	h := anyHost("ssh:root@linux")
-	h.files["/etc/nftables.conf"] = "#!/usr/sbin/nft -f\n\nflush ruleset\n"
+	h.Files["/etc/nftables.conf"] = "#!/usr/sbin/nft -f\n\nflush ruleset\n"
 	return h
 }
 
-func anyOpenWrtHost() *fakeHost {
+func anyOpenWrtHost() *targettest.Host {
 	h := anyHost("ssh:root@openwrt")
-	h.files["/etc/openwrt_release"] = "DISTRIB_ID='OpenWrt'\n"
+	h.Files["/etc/openwrt_release"] = "DISTRIB_ID='OpenWrt'\n"
 	return h
 }
 
@@ -296,9 +297,9 @@ func TestWGMTUPersistsInTheUCISection(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := openWrtHost(t)
-	h.files["/sys/class/net/wg0/mtu"] = "1420\n"
-	h.on("uci -q get network.wgsite", "interface\n")
-	h.on("uci -q get network.wgsite.mtu", "1420\n")
+	h.Files["/sys/class/net/wg0/mtu"] = "1420\n"
+	h.On("uci -q get network.wgsite", "interface\n")
+	h.On("uci -q get network.wgsite.mtu", "1420\n")
 	env, err := Detect(context.Background(), h, "/")
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func TestRunPlansWithoutApply(t *testing.T) {
 	if err != nil || out.Journal != nil || verified || len(out.Plan.Items) != 1 || out.Plan.Items[0].Findings[0] != "udp.rcvbuf-errors" {
 		t.Fatalf("plan only: %+v, %v, verified %v", out, err, verified)
 	}
-	for _, c := range h.ran {
+	for _, c := range h.Ran() {
 		if isWrite(c) {
 			t.Errorf("planning ran %s", c)
 		}
