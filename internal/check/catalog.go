@@ -52,8 +52,8 @@ const costsThroughFailures = "not visible in the bench: it costs through failove
 var (
 	wgInterface     = Named("the WireGuard interface")
 	uciSectionParam = Named("its OpenWrt network section").Optional()
-	notrack         = Remedy{Kind: finding.ActNoTrack, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535)}}
-	rps             = Remedy{Kind: finding.ActRPS, Params: map[string]Values{"device": Named("the receiving device"), "mask": Named("a hex CPU mask")}}
+	notrack         = Remedy{Kind: remedy.KindNoTrack, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535)}}
+	rps             = Remedy{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("the receiving device"), "mask": Named("a hex CPU mask")}}
 )
 
 // maxInt is the largest value the kernel takes for an int sysctl.
@@ -84,7 +84,7 @@ than one link's speed, however many links the bond has.`,
 		Cases:  []string{CaseECMP},
 		Doctor: Doctor{Role: Cause, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: finding.ActBondHash, Params: map[string]Values{"bond": Named("a bond device"), "policy": OneOf("layer3+4")}},
+			{Kind: remedy.KindBondHash, Params: map[string]Values{"bond": Named("a bond device"), "policy": OneOf("layer3+4")}},
 		},
 		Example: Example{
 			Host:  "bond0 is an 802.3ad bond hashing on layer2",
@@ -103,7 +103,7 @@ looks like an intermittent network fault.`,
 		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly,
 			RefusesNewFlows: true},
 		Remedies: []Remedy{
-			{Kind: finding.ActSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": Between(262144, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": Between(262144, maxInt)}},
 			notrack,
 		},
 		Example: Example{
@@ -185,7 +185,7 @@ backup.`,
 		Cases:  []string{CaseMultiWAN},
 		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly},
 		Remedies: []Remedy{
-			{Kind: finding.ActICMPLimit, Params: map[string]Values{
+			{Kind: remedy.KindICMPLimit, Params: map[string]Values{
 				"rate": OneOf(itoa(icmpLimitRaised)),
 				// banIP's uci option, an nft rule by handle, or an iptables rule by its text
 				"banip": OneOf("1").Optional(), "backend": OneOf("iptables").Optional(),
@@ -219,7 +219,7 @@ blocked, transfers stall right after the handshake.`,
 			Gain: "hosts behind the gateways get bulk TCP through the tunnel again " +
 				"(the gateways' own bench cannot show it: their connections already fit the tunnel's MTU)"},
 		Remedies: []Remedy{
-			{Kind: finding.ActMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": OneOf("pmtu")}},
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": OneOf("pmtu")}},
 		},
 		Example: Example{
 			Host:  "the host forwards its LAN (MTU 1500) into wg0 (MTU 1420)",
@@ -244,8 +244,8 @@ direction only, and nothing reports an error.`,
 		Cases:  []string{CasePMTUD},
 		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
 		Remedies: []Remedy{
-			{Kind: finding.ActWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
-			{Kind: finding.ActMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000))}},
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000))}},
 		},
 		Example: Example{
 			Host: "the path to the peer carries 1400-byte packets and drops larger ones without a word",
@@ -266,7 +266,7 @@ dropped; throughput falls to a fraction of the link.`,
 		Cases:  []string{CaseRemoteUsers, CaseTuning},
 		Doctor: Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
 		Remedies: []Remedy{
-			{Kind: finding.ActWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
 		},
 		Example: Example{
 			Host: "wg0 has MTU 1500 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
@@ -286,7 +286,7 @@ congestion and backs off from.`,
 		Cases:  []string{CaseTuning, CaseRemoteUsers},
 		Doctor: Doctor{Role: Cause, Impact: 0.55, Side: Receiver, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: finding.ActSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": Between(backlogTarget, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": Between(backlogTarget, maxInt)}},
 		},
 		Example: Example{
 			Host: "net.core.netdev_max_backlog is 1000, the default",
@@ -308,7 +308,7 @@ with nothing alerting.`,
 			Gain: "the tunnel moves to the preferred uplink: its rate instead of the backup's " +
 				"(the underlay bench to the endpoint follows the same stale route, so it cannot show the difference)"},
 		Remedies: []Remedy{
-			{Kind: finding.ActEndpointRoute, Params: map[string]Values{
+			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
 				"endpoint": Named("the peer's endpoint address"), "table": Named("the routing table of the host route"),
 				// re-pointed at the preferred uplink, or on OpenWrt no host route at all
 				"via": Named("the preferred default route's gateway").Optional(), "dev": Named("its device").Optional(),
@@ -336,7 +336,7 @@ fast the tunnel is.`,
 		Cases:  []string{CaseTuning},
 		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Both, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: finding.ActSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt)}},
 		},
 		Example: Example{
 			Host: fmt.Sprintf("net.ipv4.tcp_rmem is \"4096 131072 1048576\" and the path is %s", Options{}.pathDescription()),
@@ -357,7 +357,7 @@ carries a fraction of what it could.`,
 		Cases:  []string{CaseTuning, CaseRemoteUsers},
 		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Sender, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: finding.ActCongestion, Params: map[string]Values{"algorithm": OneOf("bbr")}},
+			{Kind: remedy.KindCongestion, Params: map[string]Values{"algorithm": OneOf("bbr")}},
 		},
 		Example: Example{
 			Host: "a Linux 6.1 sender using cubic, with tcp_bbr available",
@@ -397,7 +397,7 @@ data.`,
 		Cases:  []string{CaseRemoteUsers},
 		Doctor: Doctor{Role: Symptom, Calls: ProbeShaping},
 		Remedies: []Remedy{
-			{Kind: finding.ActTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface"), "rate": Named("a tc rate below the collapse")}},
+			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface"), "rate": Named("a tc rate below the collapse")}},
 		},
 		Example: Example{
 			Host: "wg0 on the sender collapses above about 220 Mbit/s",
@@ -445,7 +445,7 @@ tunnel far below the link.`,
 		Cases:  []string{CaseRemoteUsers},
 		Doctor: Doctor{Role: Cause, Impact: 0.6, Side: Receiver, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: finding.ActSysctl, Params: map[string]Values{
+			{Kind: remedy.KindSysctl, Params: map[string]Values{
 				"key":   OneOf("net.core.rmem_max", "net.core.rmem_default", "net.core.wmem_max", "net.core.wmem_default"),
 				"value": OneOf(itoa(udpBufferTarget)),
 			}},

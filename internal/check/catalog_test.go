@@ -136,20 +136,20 @@ func TestAllows(t *testing.T) {
 		a    finding.Action
 		want string // "" allowed, else a part of the error
 	}{
-		{UDPRcvbufErrors, act(finding.ActSysctl, "key", "net.core.rmem_max", "value", fmt.Sprint(udpBufferTarget)), ""},
-		{UDPRcvbufErrors, act(finding.ActSysctl, "key", "kernel.randomize_va_space", "value", "0"), `key="kernel.randomize_va_space"`},
-		{UDPRcvbufErrors, act(finding.ActSysctl, "key", "net.core.rmem_max", "value", "1"), `value="1"`},
-		{UDPRcvbufErrors, act(finding.ActUCISet, "key", "network.wg0.mtu", "value", "1"), "fixed by sysctl, not \"uci-set\""},
-		{MTUPMTUDBlackhole, act(finding.ActWGMTU, "interface", "wg0", "mtu", "1340"), ""},
-		{MTUPMTUDBlackhole, act(finding.ActWGMTU, "interface", "wg0", "mtu", "1340", "restart", "reboot"), `takes no param "restart"`},
-		{MTUPMTUDBlackhole, act(finding.ActWGMTU, "interface", "wg0"), `needs param "mtu"`},
-		{MTUPMTUDBlackhole, act(finding.ActMSSClamp, "oif", "wg0", "mss", "1300"), ""},
-		{MTUPMTUDBlackhole, act(finding.ActMSSClamp, "oif", "wg0", "mss", "pmtu"), ""},
-		{TCPBuffersSmall, act(finding.ActSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 6291456"), ""},
-		{TCPBuffersSmall, act(finding.ActSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 99999999999"), "want"},
-		{TCPCongestionControl, act(finding.ActCongestion, "algorithm", "anything"), `algorithm="anything"`},
-		{WGUserspace, act(finding.ActSysctl, "key", "net.core.rmem_max", "value", "1"), "has no automatic fix"},
-		{"mtu.no-such", act(finding.ActSysctl), "not in the catalog"},
+		{UDPRcvbufErrors, act(remedy.KindSysctl, "key", "net.core.rmem_max", "value", fmt.Sprint(udpBufferTarget)), ""},
+		{UDPRcvbufErrors, act(remedy.KindSysctl, "key", "kernel.randomize_va_space", "value", "0"), `key="kernel.randomize_va_space"`},
+		{UDPRcvbufErrors, act(remedy.KindSysctl, "key", "net.core.rmem_max", "value", "1"), `value="1"`},
+		{UDPRcvbufErrors, act(remedy.KindUCISet, "key", "network.wg0.mtu", "value", "1"), "fixed by sysctl, not \"uci-set\""},
+		{MTUPMTUDBlackhole, act(remedy.KindWGMTU, "interface", "wg0", "mtu", "1340"), ""},
+		{MTUPMTUDBlackhole, act(remedy.KindWGMTU, "interface", "wg0", "mtu", "1340", "restart", "reboot"), `takes no param "restart"`},
+		{MTUPMTUDBlackhole, act(remedy.KindWGMTU, "interface", "wg0"), `needs param "mtu"`},
+		{MTUPMTUDBlackhole, act(remedy.KindMSSClamp, "oif", "wg0", "mss", "1300"), ""},
+		{MTUPMTUDBlackhole, act(remedy.KindMSSClamp, "oif", "wg0", "mss", "pmtu"), ""},
+		{TCPBuffersSmall, act(remedy.KindSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 6291456"), ""},
+		{TCPBuffersSmall, act(remedy.KindSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 99999999999"), "want"},
+		{TCPCongestionControl, act(remedy.KindCongestion, "algorithm", "anything"), `algorithm="anything"`},
+		{WGUserspace, act(remedy.KindSysctl, "key", "net.core.rmem_max", "value", "1"), "has no automatic fix"},
+		{"mtu.no-such", act(remedy.KindSysctl), "not in the catalog"},
 	} {
 		err := Allows(tc.id, tc.a)
 		switch {

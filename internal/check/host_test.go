@@ -7,6 +7,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 func TestUDPRcvbufErrors(t *testing.T) {
@@ -21,7 +22,7 @@ func TestUDPRcvbufErrors(t *testing.T) {
 					t.Errorf("fixes %+v", f.Fixes)
 				}
 				a := f.Fixes[1].Action
-				if a.Kind != finding.ActSysctl || a.Params["key"] != "net.core.rmem_default" || a.Params["value"] != "26214400" {
+				if a.Kind != remedy.KindSysctl || a.Params["key"] != "net.core.rmem_default" || a.Params["value"] != "26214400" {
 					t.Errorf("action %+v", a)
 				}
 			}},
@@ -86,7 +87,7 @@ func TestSoftirqImbalance(t *testing.T) {
 			if !strings.Contains(f.Title, "CPU 2") {
 				t.Errorf("title %q", f.Title)
 			}
-			if len(f.Fixes) != 1 || f.Fixes[0].Action.Kind != finding.ActRPS || f.Fixes[0].Action.Params["device"] != "eth0" || f.Fixes[0].Action.Params["mask"] != "f" {
+			if len(f.Fixes) != 1 || f.Fixes[0].Action.Kind != remedy.KindRPS || f.Fixes[0].Action.Params["device"] != "eth0" || f.Fixes[0].Action.Params["mask"] != "f" {
 				t.Errorf("fixes %+v", f.Fixes)
 			}
 		}},
@@ -115,7 +116,7 @@ func TestCongestionControl(t *testing.T) {
 			s.Sysctls["net.ipv4.tcp_congestion_control"] = "cubic"
 		}), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			fix := fs[0].Fixes[0]
-			if fix.Commands[0] != "sysctl -w net.ipv4.tcp_congestion_control=bbr" || fix.Action.Kind != finding.ActCongestion || fix.Action.Params["algorithm"] != "bbr" {
+			if fix.Commands[0] != "sysctl -w net.ipv4.tcp_congestion_control=bbr" || fix.Action.Kind != remedy.KindCongestion || fix.Action.Params["algorithm"] != "bbr" {
 				t.Errorf("fix %+v", fix)
 			}
 			if fs[0].Evidence[1].Value != "25000/500000 = 5.00%" {
@@ -176,7 +177,7 @@ func TestConntrackTablePressure(t *testing.T) {
 				if f.Fixes[0].Action.Params["key"] != "net.netfilter.nf_conntrack_max" || f.Fixes[0].Action.Params["value"] != "262144" {
 					t.Errorf("fix %+v", f.Fixes[0].Action)
 				}
-				if len(f.Fixes) != 2 || f.Fixes[1].Action.Kind != finding.ActNoTrack {
+				if len(f.Fixes) != 2 || f.Fixes[1].Action.Kind != remedy.KindNoTrack {
 					t.Errorf("want a notrack fix for wg0: %+v", f.Fixes)
 				}
 			}},
@@ -193,7 +194,7 @@ func TestConntrackTunnelTracked(t *testing.T) {
 	runCases(t, &conntrackTunnelTracked, []checkCase{
 		{name: "tracked, no NAT", snap: h, want: sev(info), assert: func(t *testing.T, fs []finding.Finding) {
 			a := fs[0].Fixes[0].Action
-			if a.Kind != finding.ActNoTrack || a.Params["interface"] != "wg0" || a.Params["port"] != "51820" {
+			if a.Kind != remedy.KindNoTrack || a.Params["interface"] != "wg0" || a.Params["port"] != "51820" {
 				t.Errorf("action %+v", a)
 			}
 		}},
@@ -229,7 +230,7 @@ func TestBondHashPolicy(t *testing.T) {
 		{name: "no bond", snap: healthyHost()},
 		{name: "ECMP over bonding: layer2 on the uplink bond", snap: bonded, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			fix := fs[0].Fixes[0]
-			if fix.Commands[0] != "ip link set dev bond0 type bond xmit_hash_policy layer3+4" || fix.Action.Kind != finding.ActBondHash ||
+			if fix.Commands[0] != "ip link set dev bond0 type bond xmit_hash_policy layer3+4" || fix.Action.Kind != remedy.KindBondHash ||
 				fix.Action.Params["bond"] != "bond0" || fix.Action.Params["policy"] != "layer3+4" {
 				t.Errorf("fix %+v", fix)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // icmpFormHost is the recording namespace with one recorded ICMP-limit form
@@ -138,7 +139,7 @@ func TestICMPLimitForms(t *testing.T) {
 				if got := f.Fixes[0].Commands[0]; got != tc.fix {
 					t.Errorf("fix\n got %s\nwant %s", got, tc.fix)
 				}
-				if got := f.Fixes[0].Action != nil && f.Fixes[0].Action.Kind == finding.ActICMPLimit; got != tc.action {
+				if got := f.Fixes[0].Action != nil && f.Fixes[0].Action.Kind == remedy.KindICMPLimit; got != tc.action {
 					t.Errorf("applicable fix %v, want %v", got, tc.action)
 				}
 			}}})

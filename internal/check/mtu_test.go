@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 func TestTunnelTooLarge(t *testing.T) {
@@ -24,7 +25,7 @@ func TestTunnelTooLarge(t *testing.T) {
 					fix.Config[0].Path != "/etc/wireguard/wg0.conf [Interface]" {
 					t.Errorf("fix %+v", fix)
 				}
-				if fix.Action.Kind != finding.ActWGMTU || fix.Action.Params["interface"] != "wg0" || fix.Action.Params["mtu"] != "1440" {
+				if fix.Action.Kind != remedy.KindWGMTU || fix.Action.Params["interface"] != "wg0" || fix.Action.Params["mtu"] != "1440" {
 					t.Errorf("action %+v", fix.Action)
 				}
 			}},
@@ -70,7 +71,7 @@ func TestMSSClampMissing(t *testing.T) {
 					t.Errorf("command %d = %s, want %s", i, fix.Commands[i], w)
 				}
 			}
-			if fix.Action.Kind != finding.ActMSSClamp || fix.Action.Params["oif"] != "wg0" || fix.Action.Params["mss"] != "pmtu" {
+			if fix.Action.Kind != remedy.KindMSSClamp || fix.Action.Params["oif"] != "wg0" || fix.Action.Params["mss"] != "pmtu" {
 				t.Errorf("action %+v", fix.Action)
 			}
 			if !strings.Contains(fs[0].Title, "eth1 MTU 1500") {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // The multi-WAN stale endpoint route case's router, transcribed from its report: the WireGuard endpoint
@@ -29,7 +30,7 @@ func TestStaleEndpoint(t *testing.T) {
 			if fix.Commands[0] != "uci set network.wg.nohostroute=1" || fix.Commands[2] != "ifdown wg && ifup wg" {
 				t.Errorf("commands %q", fix.Commands)
 			}
-			if fix.Action.Kind != finding.ActEndpointRoute || fix.Action.Params["endpoint"] != "46.38.233.77" ||
+			if fix.Action.Kind != remedy.KindEndpointRoute || fix.Action.Params["endpoint"] != "46.38.233.77" ||
 				fix.Action.Params["uci_interface"] != "wg" || fix.Action.Params["table"] != "main" {
 				t.Errorf("action %+v", fix.Action)
 			}
@@ -138,7 +139,7 @@ func TestICMPRateLimitDrops(t *testing.T) {
 				t.Errorf("title %q", f.Title)
 			}
 			fix := f.Fixes[0]
-			if fix.Commands[0] != "uci set banip.global.ban_icmplimit=250" || fix.Action.Kind != finding.ActICMPLimit ||
+			if fix.Commands[0] != "uci set banip.global.ban_icmplimit=250" || fix.Action.Kind != remedy.KindICMPLimit ||
 				fix.Action.Params["rate"] != "250" || fix.Action.Params["banip"] != "1" {
 				t.Errorf("fix %+v %+v", fix.Commands, fix.Action)
 			}

@@ -7,13 +7,14 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // The verdict's command: --verify only where a bench can see the gain,
 // --from the saved report where only a probe proved the finding.
 func TestCommand(t *testing.T) {
 	withFix := func(id finding.ID, host string) finding.Finding {
-		return finding.Finding{ID: id, Host: host, Fixes: []finding.Fix{{Action: &finding.Action{Kind: finding.ActSysctl}}}}
+		return finding.Finding{ID: id, Host: host, Fixes: []finding.Fix{{Action: &finding.Action{Kind: remedy.KindSysctl}}}}
 	}
 	route := withFix("route.stale-endpoint", "ssh:root@golem")
 	icmp := withFix("icmp.ratelimit-drops", "ssh:root@golem")
@@ -45,12 +46,12 @@ func TestFixSteps(t *testing.T) {
 	cause := func(id finding.ID, host string, sev finding.Severity, kind string) Cause {
 		return Cause{Finding: finding.Finding{ID: id, Host: host, Severity: sev, Fixes: act(kind)}, Command: "wgperf fix ..."}
 	}
-	hole := cause("mtu.pmtud-blackhole", "a", finding.Critical, finding.ActWGMTU)
-	big := cause("mtu.tunnel-too-large", "b", finding.Critical, finding.ActWGMTU)
-	bigA := cause("mtu.tunnel-too-large", "a", finding.Critical, finding.ActWGMTU)
-	route := cause("route.stale-endpoint", "a", finding.Critical, finding.ActEndpointRoute)
-	icmp := cause("icmp.ratelimit-drops", "a", finding.Warning, finding.ActICMPLimit)
-	warnMTU := cause("mtu.mss-clamp-missing", "b", finding.Warning, finding.ActWGMTU)
+	hole := cause("mtu.pmtud-blackhole", "a", finding.Critical, remedy.KindWGMTU)
+	big := cause("mtu.tunnel-too-large", "b", finding.Critical, remedy.KindWGMTU)
+	bigA := cause("mtu.tunnel-too-large", "a", finding.Critical, remedy.KindWGMTU)
+	route := cause("route.stale-endpoint", "a", finding.Critical, remedy.KindEndpointRoute)
+	icmp := cause("icmp.ratelimit-drops", "a", finding.Warning, remedy.KindICMPLimit)
+	warnMTU := cause("mtu.mss-clamp-missing", "b", finding.Warning, remedy.KindWGMTU)
 	for _, tc := range []struct {
 		name   string
 		causes []Cause

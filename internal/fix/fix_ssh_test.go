@@ -49,7 +49,7 @@ func TestSysctlOverSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := finding.Finding{ID: "test.sysctl", Severity: finding.Warning, Title: "test sysctl", Host: remote.String(),
-		Fixes: []finding.Fix{{Description: "raise " + key, Action: &finding.Action{Kind: finding.ActSysctl, Params: map[string]string{"key": key, "value": want}}}}}
+		Fixes: []finding.Fix{{Description: "raise " + key, Action: &finding.Action{Kind: remedy.KindSysctl, Params: map[string]string{"key": key, "value": want}}}}}
 	items, manual, err := fix.Select([]finding.Finding{f}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -60,17 +60,17 @@ func linuxFindings() []finding.Finding {
 	manual := finding.Finding{ID: "cpu.saturated", Severity: finding.Warning, Fixes: []finding.Fix{{
 		Description: "spread interrupts over more cores", Commands: []string{"systemctl enable --now irqbalance"}}}}
 	return []finding.Finding{
-		fx("udp.rcvbuf-errors", "raise the UDP receive buffer limit", finding.ActSysctl, "key", "net.core.rmem_max", "value", "26214400"),
-		fx("tcp.buffers-small", "raise TCP buffer limits to the path's BDP", finding.ActSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 67108864"),
-		fx("net.backlog-drops", "keep somaxconn (already set)", finding.ActSysctl, "key", "net.core.somaxconn", "value", "4096"),
-		fx("tcp.congestion-control", "use BBR", finding.ActCongestion, "algorithm", "bbr"),
-		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", finding.ActMSSClamp, "oif", "wg0", "mss", "pmtu"),
-		fx("conntrack.tunnel-tracked", "skip conntrack for the tunnel", finding.ActNoTrack, "interface", "wg0", "port", "51820"),
-		fx("route.stale-endpoint", "let the endpoint follow the default route", finding.ActEndpointRoute, "endpoint", "46.38.233.77:51820", "table", "main"),
-		fx("icmp.ratelimit-drops", "raise the ICMP flood limit", finding.ActICMPLimit, "rate", "250", "family", "inet", "table", "banIP", "chain", "pre-routing", "handle", "4"),
-		fx("cpu.softirq-imbalance", "spread receive processing", finding.ActRPS, "device", "eth1", "mask", "3"),
-		fx("bond.hash-policy", "hash the bond on layer 3+4", finding.ActBondHash, "bond", "bond0", "policy", "layer3+4"),
-		fx("throughput.oscillation", "cap below the collapse", finding.ActTBFCap, "device", "eth1", "rate", "150mbit"),
+		fx("udp.rcvbuf-errors", "raise the UDP receive buffer limit", remedy.KindSysctl, "key", "net.core.rmem_max", "value", "26214400"),
+		fx("tcp.buffers-small", "raise TCP buffer limits to the path's BDP", remedy.KindSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 67108864"),
+		fx("net.backlog-drops", "keep somaxconn (already set)", remedy.KindSysctl, "key", "net.core.somaxconn", "value", "4096"),
+		fx("tcp.congestion-control", "use BBR", remedy.KindCongestion, "algorithm", "bbr"),
+		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0", "mss", "pmtu"),
+		fx("conntrack.tunnel-tracked", "skip conntrack for the tunnel", remedy.KindNoTrack, "interface", "wg0", "port", "51820"),
+		fx("route.stale-endpoint", "let the endpoint follow the default route", remedy.KindEndpointRoute, "endpoint", "46.38.233.77:51820", "table", "main"),
+		fx("icmp.ratelimit-drops", "raise the ICMP flood limit", remedy.KindICMPLimit, "rate", "250", "family", "inet", "table", "banIP", "chain", "pre-routing", "handle", "4"),
+		fx("cpu.softirq-imbalance", "spread receive processing", remedy.KindRPS, "device", "eth1", "mask", "3"),
+		fx("bond.hash-policy", "hash the bond on layer 3+4", remedy.KindBondHash, "bond", "bond0", "policy", "layer3+4"),
+		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "eth1", "rate", "150mbit"),
 		manual,
 	}
 }
@@ -90,9 +90,9 @@ func wgQuickHost(t *testing.T) *targettest.Host {
 
 func wgQuickFindings() []finding.Finding {
 	return []finding.Finding{
-		fx("mtu.tunnel-too-large", "lower the tunnel MTU below the underlay", finding.ActWGMTU, "interface", "wg0", "mtu", "1380"),
-		fx("throughput.oscillation", "cap below the collapse", finding.ActTBFCap, "device", "wg0", "rate", "150mbit"),
-		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", finding.ActMSSClamp, "oif", "wg0"),
+		fx("mtu.tunnel-too-large", "lower the tunnel MTU below the underlay", remedy.KindWGMTU, "interface", "wg0", "mtu", "1380"),
+		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "wg0", "rate", "150mbit"),
+		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0"),
 	}
 }
 
@@ -116,11 +116,11 @@ func openWrtHost(t *testing.T) *targettest.Host {
 
 func openWrtFindings() []finding.Finding {
 	return []finding.Finding{
-		fx("route.stale-endpoint", "stop netifd pinning the endpoint route", finding.ActEndpointRoute, "endpoint", "46.38.233.77", "uci_interface", "wg"),
-		fx("icmp.ratelimit-drops", "raise banIP's ICMP limit", finding.ActICMPLimit, "rate", "250", "banip", "1"),
-		fx("mtu.tunnel-too-large", "lower the tunnel MTU", finding.ActWGMTU, "interface", "wg", "mtu", "1412"),
-		fx("mtu.mss-clamp-missing", "clamp MSS", finding.ActMSSClamp, "oif", "wg"),
-		fx("route.stale-endpoint", "keep mwan3 from flapping", finding.ActUCISet, "key", "mwan3.wan.reliability", "value", "1", "restart", "mwan3"),
+		fx("route.stale-endpoint", "stop netifd pinning the endpoint route", remedy.KindEndpointRoute, "endpoint", "46.38.233.77", "uci_interface", "wg"),
+		fx("icmp.ratelimit-drops", "raise banIP's ICMP limit", remedy.KindICMPLimit, "rate", "250", "banip", "1"),
+		fx("mtu.tunnel-too-large", "lower the tunnel MTU", remedy.KindWGMTU, "interface", "wg", "mtu", "1412"),
+		fx("mtu.mss-clamp-missing", "clamp MSS", remedy.KindMSSClamp, "oif", "wg"),
+		fx("route.stale-endpoint", "keep mwan3 from flapping", remedy.KindUCISet, "key", "mwan3.wan.reliability", "value", "1", "restart", "mwan3"),
 	}
 }
 
@@ -192,7 +192,7 @@ func golden(t *testing.T, name, got string) {
 
 func TestSelect(t *testing.T) {
 	fs := linuxFindings()
-	fs = append(fs, fx("udp.rcvbuf-errors", "same action again", finding.ActSysctl, "key", "net.core.rmem_max", "value", "26214400"))
+	fs = append(fs, fx("udp.rcvbuf-errors", "same action again", remedy.KindSysctl, "key", "net.core.rmem_max", "value", "26214400"))
 	items, manual, err := Select(fs, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +201,7 @@ func TestSelect(t *testing.T) {
 		t.Errorf("got %d items and %d manual fixes, want 11 and 1 (duplicate action merged)", len(items), len(manual))
 	}
 	items, _, err = Select(fs, []finding.ID{"route.stale-endpoint"})
-	if err != nil || len(items) != 1 || items[0].Action.Kind != finding.ActEndpointRoute {
+	if err != nil || len(items) != 1 || items[0].Action.Kind != remedy.KindEndpointRoute {
 		t.Errorf("--only route.stale-endpoint: got %+v, %v", items, err)
 	}
 	if _, _, err := Select(fs, []finding.ID{"route.stale-endpiont"}); err == nil || !strings.Contains(err.Error(), "no such finding") {
@@ -212,15 +212,15 @@ func TestSelect(t *testing.T) {
 func TestNewRejectsBadParams(t *testing.T) {
 	for _, a := range []finding.Action{
 		{Kind: "reboot"},
-		{Kind: finding.ActSysctl, Params: map[string]string{"key": "net.core.rmem_max; rm -rf /", "value": "1"}},
-		{Kind: finding.ActSysctl, Params: map[string]string{"key": "net.core.rmem_max"}},
-		{Kind: finding.ActWGMTU, Params: map[string]string{"interface": "wg0", "mtu": "1000"}},
-		{Kind: finding.ActMSSClamp, Params: map[string]string{"oif": "wg0", "mss": "big"}},
-		{Kind: finding.ActEndpointRoute, Params: map[string]string{"endpoint": "vpn.example.com"}},
-		{Kind: finding.ActICMPLimit, Params: map[string]string{"rate": "250"}},
-		{Kind: finding.ActTBFCap, Params: map[string]string{"device": "wg0", "rate": "fast"}},
-		{Kind: finding.ActUCISet, Params: map[string]string{"key": "network.wg.nohostroute", "value": "1", "restart": "ifup:wg; reboot"}},
-		{Kind: finding.ActRPS, Params: map[string]string{"device": "eth0", "mask": "xyz"}},
+		{Kind: remedy.KindSysctl, Params: map[string]string{"key": "net.core.rmem_max; rm -rf /", "value": "1"}},
+		{Kind: remedy.KindSysctl, Params: map[string]string{"key": "net.core.rmem_max"}},
+		{Kind: remedy.KindWGMTU, Params: map[string]string{"interface": "wg0", "mtu": "1000"}},
+		{Kind: remedy.KindMSSClamp, Params: map[string]string{"oif": "wg0", "mss": "big"}},
+		{Kind: remedy.KindEndpointRoute, Params: map[string]string{"endpoint": "vpn.example.com"}},
+		{Kind: remedy.KindICMPLimit, Params: map[string]string{"rate": "250"}},
+		{Kind: remedy.KindTBFCap, Params: map[string]string{"device": "wg0", "rate": "fast"}},
+		{Kind: remedy.KindUCISet, Params: map[string]string{"key": "network.wg.nohostroute", "value": "1", "restart": "ifup:wg; reboot"}},
+		{Kind: remedy.KindRPS, Params: map[string]string{"device": "eth0", "mask": "xyz"}},
 	} {
 		if _, err := remedy.Parse(a); err == nil {
 			t.Errorf("Parse(%v) accepted bad params", a)

@@ -120,8 +120,8 @@ func TestEveryProducedRemedyPlans(t *testing.T) {
 		}
 	}
 	// The fixtures must keep exercising most kinds, or this test proves little.
-	for _, k := range []string{finding.ActSysctl, finding.ActCongestion, finding.ActWGMTU, finding.ActMSSClamp,
-		finding.ActEndpointRoute, finding.ActICMPLimit, finding.ActTBFCap} {
+	for _, k := range []string{remedy.KindSysctl, remedy.KindCongestion, remedy.KindWGMTU, remedy.KindMSSClamp,
+		remedy.KindEndpointRoute, remedy.KindICMPLimit, remedy.KindTBFCap} {
 		if !kinds[k] {
 			t.Errorf("no check or probe fixture produced a %s fix", k)
 		}

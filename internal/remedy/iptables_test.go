@@ -75,7 +75,7 @@ func TestIptablesLimitPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Step{Kind: finding.ActICMPLimit, Summary: "ICMP limit 10/sec -> 250/sec (iptables -t filter, rule 1 of INPUT)",
+	want := Step{Kind: KindICMPLimit, Summary: "ICMP limit 10/sec -> 250/sec (iptables -t filter, rule 1 of INPUT)",
 		Notes:    st.Notes,
 		Commands: []string{"iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 250/sec -j ACCEPT"},
 		Undo:     []string{"iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 10/sec -j ACCEPT"}}

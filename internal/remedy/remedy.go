@@ -25,7 +25,7 @@ import (
 
 // Remedy is one change wgperf can show, apply and undo.
 type Remedy interface {
-	Kind() string              // one of the finding.Act* kinds
+	Kind() string              // one of the Kind* constants, each beside its constructor
 	Describe() string          // one line: what and why
 	Params() map[string]string // the finding.Action params Parse reads back
 	Commands() []string        // shell lines a person runs for the runtime change
@@ -91,17 +91,17 @@ func Parse(a finding.Action) (Remedy, error) {
 
 // parsers read each kind's params; Kinds lists their keys.
 var parsers = map[string]func(params) (Remedy, error){
-	finding.ActSysctl:        parseSysctl,
-	finding.ActCongestion:    parseCongestion,
-	finding.ActWGMTU:         parseWGMTU,
-	finding.ActMSSClamp:      parseMSSClamp,
-	finding.ActNoTrack:       parseNotrack,
-	finding.ActEndpointRoute: parseEndpointRoute,
-	finding.ActICMPLimit:     parseICMPLimit,
-	finding.ActRPS:           parseRPS,
-	finding.ActBondHash:      parseBondHash,
-	finding.ActTBFCap:        parseTBF,
-	finding.ActUCISet:        parseUCISet,
+	KindSysctl:        parseSysctl,
+	KindCongestion:    parseCongestion,
+	KindWGMTU:         parseWGMTU,
+	KindMSSClamp:      parseMSSClamp,
+	KindNoTrack:       parseNotrack,
+	KindEndpointRoute: parseEndpointRoute,
+	KindICMPLimit:     parseICMPLimit,
+	KindRPS:           parseRPS,
+	KindBondHash:      parseBondHash,
+	KindTBFCap:        parseTBF,
+	KindUCISet:        parseUCISet,
 }
 
 // Kinds lists every action kind Parse accepts, sorted.

@@ -184,7 +184,7 @@ func TestFixesDropsARefusedRemedy(t *testing.T) {
 	}
 	r, err = WGMTU("wg0", 1420, Linux, "")
 	fs := Fixes("lower it", r, err)
-	if len(fs) != 1 || fs[0].Action == nil || fs[0].Action.Kind != finding.ActWGMTU || fs[0].Description != "lower it" {
+	if len(fs) != 1 || fs[0].Action == nil || fs[0].Action.Kind != KindWGMTU || fs[0].Description != "lower it" {
 		t.Errorf("fixes %+v", fs)
 	}
 }

@@ -79,7 +79,7 @@ func fixDoc(t testing.TB) Document {
 	j := &fix.Journal{ID: "20261122T005600.000000000Z", Host: "netns:wgl-demo-a", Started: time.Date(2026, 11, 22, 0, 56, 0, 0, time.UTC),
 		State: fix.StateApplied,
 		Entries: []fix.Entry{{Findings: []finding.ID{check.TCPCongestionControl}, Description: fx.Description, Status: fix.EntryApplied,
-			Step: remedy.Step{Kind: finding.ActCongestion, Summary: "net.ipv4.tcp_congestion_control cubic -> bbr", Commands: fx.Commands}}},
+			Step: remedy.Step{Kind: remedy.KindCongestion, Summary: "net.ipv4.tcp_congestion_control cubic -> bbr", Commands: fx.Commands}}},
 		Verify: &fix.Verification{Before: figure(measured[0]), After: figure(measured[1])},
 	}
 	j.Verify.Kept = j.Verify.After.Better(j.Verify.Before)

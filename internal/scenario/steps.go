@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -195,7 +196,7 @@ func (r *runner) fix(ctx context.Context) error {
 func (r *runner) fixTarget(t target.Target, items []fix.Item) target.Target {
 	for _, it := range items {
 		key := it.Action.Params["key"]
-		if it.Action.Kind == finding.ActSysctl && (strings.HasPrefix(key, "net.core.") || key == "net.netfilter.nf_conntrack_max") {
+		if it.Action.Kind == remedy.KindSysctl && (strings.HasPrefix(key, "net.core.") || key == "net.netfilter.nf_conntrack_max") {
 			if _, tracked := r.sc.HostSysctls[key]; tracked {
 				return target.Local()
 			}

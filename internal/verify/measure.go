@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/discover"
-	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -72,7 +72,7 @@ func IsMTUPlan(p *fix.Plan) bool {
 		if it.Step.Done {
 			continue
 		}
-		if it.Action.Kind == finding.ActWGMTU || it.Action.Kind == finding.ActMSSClamp {
+		if it.Action.Kind == remedy.KindWGMTU || it.Action.Kind == remedy.KindMSSClamp {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -21,10 +22,10 @@ func TestIsMTUPlan(t *testing.T) {
 		items []fix.Item
 		want  bool
 	}{
-		{"wg-mtu", []fix.Item{item(finding.ActSysctl, false), item(finding.ActWGMTU, false)}, true},
-		{"mss clamp", []fix.Item{item(finding.ActMSSClamp, false)}, true},
-		{"MTU already in place", []fix.Item{item(finding.ActWGMTU, true), item(finding.ActCongestion, false)}, false},
-		{"congestion only", []fix.Item{item(finding.ActCongestion, false)}, false},
+		{"wg-mtu", []fix.Item{item(remedy.KindSysctl, false), item(remedy.KindWGMTU, false)}, true},
+		{"mss clamp", []fix.Item{item(remedy.KindMSSClamp, false)}, true},
+		{"MTU already in place", []fix.Item{item(remedy.KindWGMTU, true), item(remedy.KindCongestion, false)}, false},
+		{"congestion only", []fix.Item{item(remedy.KindCongestion, false)}, false},
 		{"empty", nil, false},
 	}
 	for _, tt := range tests {

@@ -10,6 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 func testdata(parts ...string) string {
@@ -112,7 +113,7 @@ func TestAnalyze(t *testing.T) {
 					t.Errorf("ratio finding %q on %q", f.Title, f.Interface)
 				}
 				cc := r.Findings[1]
-				if cc.Fixes[0].Action == nil || cc.Fixes[0].Action.Kind != finding.ActCongestion || cc.Fixes[0].Action.Params["algorithm"] != "bbr" {
+				if cc.Fixes[0].Action == nil || cc.Fixes[0].Action.Kind != remedy.KindCongestion || cc.Fixes[0].Action.Params["algorithm"] != "bbr" {
 					t.Errorf("congestion fix %+v", cc.Fixes[0])
 				}
 			},
@@ -189,7 +190,7 @@ func TestAnalyze(t *testing.T) {
 						tbf = fx.Action
 					}
 				}
-				if tbf == nil || tbf.Kind != finding.ActTBFCap || tbf.Params["device"] != "wg-a" || tbf.Params["rate"] != "120mbit" {
+				if tbf == nil || tbf.Kind != remedy.KindTBFCap || tbf.Params["device"] != "wg-a" || tbf.Params["rate"] != "120mbit" {
 					t.Errorf("tbf fix = %+v, want wg-a at 120mbit", tbf)
 				}
 			},

@@ -12,6 +12,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -83,7 +84,7 @@ func TestGrownAcceptUnderLimit(t *testing.T) {
 			if len(fs) != 1 || len(fs[0].Fixes) != 2 {
 				t.Fatalf("findings %+v: want one with the raise and the search fix", fs)
 			}
-			if fx := fs[0].Fixes[0]; fx.Commands[0] != tc.fix || fx.Action == nil || fx.Action.Kind != finding.ActICMPLimit {
+			if fx := fs[0].Fixes[0]; fx.Commands[0] != tc.fix || fx.Action == nil || fx.Action.Kind != remedy.KindICMPLimit {
 				t.Errorf("fix %q %+v, want %q", fx.Commands, fx.Action, tc.fix)
 			}
 			// Evidence: the two ping modes and the drop counter; the accept
@@ -135,7 +136,7 @@ func TestRecordedExperiment(t *testing.T) {
 			act = fx.Action
 		}
 	}
-	if act == nil || act.Kind != finding.ActICMPLimit || act.Params["rate"] != "250" || act.Params["handle"] == "0" {
+	if act == nil || act.Kind != remedy.KindICMPLimit || act.Params["rate"] != "250" || act.Params["handle"] == "0" {
 		t.Errorf("limit fix %+v", act)
 	}
 }
