@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/parse"
@@ -83,4 +84,91 @@ func withNftTexts(fw *facts.Firewall, r io.Reader) error {
 		fw.Rules[i].Text = texts[parse.NftRuleKey(rule.Family, rule.Table, rule.Chain, strconv.Itoa(rule.Handle))]
 	}
 	return err
+}
+
+// firewallSource is the firewall: nft's ruleset (with each rule's text) and
+// what iptables-save and ip6tables-save print, joined (MergeFirewall).
+var firewallSource = source{
+	batch: firewallBatch,
+	cmds: []shellCmd{
+		{"nft-json", ifInstalled("nft", "nft -j list ruleset")},
+		{"nft-text", ifInstalled("nft", "nft -a list ruleset")},
+		{"iptables", ifInstalled("iptables-save", "iptables-save -c")},
+		{"ip6tables", ifInstalled("ip6tables-save", "ip6tables-save -c")},
+	},
+	assemble: (*collector).firewall,
+}
+
+func (c *collector) firewall(map[string]*fileRead) {
+	var ipt IptablesView
+	for _, fam := range []struct{ key, family, source string }{{"iptables", "ip", "iptables-save"}, {"ip6tables", "ip6", "ip6tables-save"}} {
+		out, ok := c.output(fam.key, fam.source)
+		if !ok {
+			continue
+		}
+		rules, chains, nf, err := parse.ParseIptablesSave(strings.NewReader(out), fam.family)
+		if err != nil {
+			c.note(fam.source, err.Error())
+			continue
+		}
+		ipt.NfBackend = ipt.NfBackend || nf
+		ipt.Rules = append(ipt.Rules, rules...)
+		ipt.Chains = append(ipt.Chains, chains...)
+	}
+	var nft *facts.Firewall
+	if out, ok := c.output("nft-json", "nft"); ok {
+		fw, err := parse.ParseNftFirewall(strings.NewReader(out))
+		if err != nil {
+			c.note("nft", err.Error())
+		} else {
+			if t, ok := c.output("nft-text", "nft -a"); ok {
+				if err := withNftTexts(&fw, strings.NewReader(t)); err != nil {
+					c.note("nft -a", err.Error())
+				}
+			}
+			nft = &fw
+		}
+	}
+	c.snap.Firewall = MergeFirewall(nft, ipt)
+}
+
+// iptablesTables are the tables iptables-nft creates in nftables.
+var iptablesTables = map[string]bool{"filter": true, "nat": true, "mangle": true, "raw": true, "security": true}
+
+// IptablesView is what iptables-save and ip6tables-save print.
+type IptablesView struct {
+	Rules     []facts.FirewallRule
+	Chains    []facts.FirewallChain
+	NfBackend bool // iptables-nft: its tables are in nft's ruleset too
+}
+
+// MergeFirewall joins nft's ruleset (nil when nft did not answer) with
+// iptables-save's. iptables-nft tables show up in both tools; iptables-save
+// reads them better (rule positions, policy counters), so nft's copy of them
+// is left out.
+func MergeFirewall(nft *facts.Firewall, ipt IptablesView) facts.Firewall {
+	var fw facts.Firewall
+	fw.Iptables = len(ipt.Rules) > 0
+	dup := func(family, table string) bool {
+		return fw.Iptables && ipt.NfBackend && (family == "ip" || family == "ip6") && iptablesTables[table]
+	}
+	if nft != nil {
+		fw.Nftables = true
+		fw.Counters = nft.Counters
+		for _, r := range nft.Rules {
+			if !dup(r.Family, r.Table) {
+				fw.Rules = append(fw.Rules, r)
+			}
+		}
+		for _, ch := range nft.Chains {
+			if !dup(ch.Family, ch.Table) {
+				fw.Chains = append(fw.Chains, ch)
+			}
+		}
+	}
+	fw.Rules = append(fw.Rules, ipt.Rules...)
+	if fw.Iptables {
+		fw.Chains = append(fw.Chains, ipt.Chains...)
+	}
+	return fw
 }

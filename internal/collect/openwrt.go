@@ -117,3 +117,49 @@ func ParseMwan3Events(r io.Reader) ([]facts.LinkEvent, error) {
 	}
 	return out, nil
 }
+
+// openwrtSource is OpenWrt's configuration wgperf reads (network, mwan3,
+// banIP), mwan3's status and its tracker's log lines; nothing on other hosts.
+var openwrtSource = source{
+	cmds: []shellCmd{
+		{"uci-network", onOpenWrt(ifInstalled("uci", "uci -q show network"))},
+		{"uci-mwan3", onOpenWrt("if [ -e /etc/config/mwan3 ]; then uci -q show mwan3; else skip; fi")},
+		{"uci-banip", onOpenWrt("if [ -e /etc/config/banip ]; then uci -q show banip; else skip; fi")},
+		{"mwan3-status", onOpenWrt("if command -v mwan3 >/dev/null 2>&1; then mwan3 status; else skip; fi")},
+		{"logread", onOpenWrt(ifInstalled("logread", "logread -e mwan3track"))},
+	},
+	assemble: (*collector).openwrt,
+}
+
+func (c *collector) openwrt(map[string]*fileRead) {
+	if c.res["uci-network"].Code == codeSkipped {
+		return
+	}
+	ow := &facts.OpenWrt{Network: map[string]string{}}
+	for _, src := range []struct {
+		key string
+		dst *map[string]string
+	}{{"uci-network", &ow.Network}, {"uci-mwan3", &ow.Mwan3}, {"uci-banip", &ow.Banip}} {
+		source := "uci show " + strings.TrimPrefix(src.key, "uci-")
+		if out, ok := c.output(src.key, source); ok {
+			m, err := ParseUCI(strings.NewReader(out))
+			if err != nil {
+				c.note(source, err.Error())
+				continue
+			}
+			*src.dst = m
+		}
+	}
+	if out, ok := c.output("mwan3-status", "mwan3 status"); ok {
+		ow.Mwan3Status = strings.TrimSpace(out)
+	}
+	if out, ok := c.output("logread", "logread"); ok {
+		ev, err := ParseMwan3Events(strings.NewReader(out))
+		if err != nil {
+			c.note("logread", err.Error())
+		} else {
+			ow.Events = ev
+		}
+	}
+	c.snap.OpenWrt = ow
+}

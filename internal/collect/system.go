@@ -1,6 +1,38 @@
 package collect
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/parse"
+)
+
+// systemSource is the host itself: its name, distribution and the kernel
+// settings wgperf reads (Sysctls), all from the one read of small files.
+var systemSource = source{
+	files:    append([]string{"/proc/sys/kernel/hostname", "/etc/os-release", "/etc/openwrt_release"}, sysctlPaths()...),
+	assemble: (*collector).system,
+}
+
+func (c *collector) system(files map[string]*fileRead) {
+	s := &c.snap.System
+	if v, ok := c.file(files, "/proc/sys/kernel/hostname", false); ok {
+		s.Hostname = strings.TrimSpace(v)
+	}
+	if v, ok := c.file(files, "/etc/openwrt_release", true); ok {
+		c.openWrt = true
+		s.Distro, _ = parse.ParseOSRelease(strings.NewReader(v))
+	}
+	if s.Distro == "" {
+		if v, ok := c.file(files, "/etc/os-release", true); ok {
+			s.Distro, _ = parse.ParseOSRelease(strings.NewReader(v))
+		}
+	}
+	for _, k := range Sysctls {
+		if v, ok := c.file(files, sysctlPath(k), true); ok {
+			c.snap.Sysctls[k] = sysctlValue(v)
+		}
+	}
+}
 
 // Sysctls are the kernel settings the seeds' authors read by hand (the tuning guide),
 // by their sysctl(8) name. A key missing on the host is simply absent.
@@ -40,3 +72,12 @@ func sysctlPath(key string) string { return "/proc/sys/" + strings.ReplaceAll(ke
 // sysctlValue turns a /proc/sys file's content into the value as sysctl(8)
 // prints it: one line, fields separated by tabs as the kernel wrote them.
 func sysctlValue(content string) string { return strings.TrimRight(content, "\n") }
+
+// sysctlPaths are the /proc/sys files of Sysctls.
+func sysctlPaths() []string {
+	out := make([]string, len(Sysctls))
+	for i, k := range Sysctls {
+		out[i] = sysctlPath(k)
+	}
+	return out
+}
