@@ -51,11 +51,12 @@ man: ## write man pages (roff) of wgperf and every subcommand into bin/man (read
 
 GORELEASER := $(shell $(GO) env GOPATH)/bin/goreleaser
 
-release-snapshot: ## build the release archives, .deb, .rpm and .ipk into dist/ (goreleaser, nothing published)
+release-snapshot: ## build the release archives, .deb, .rpm, OpenWrt .ipk (build/openwrt), SBOMs and feed Makefile into dist/ (goreleaser, nothing published; MINISIGN_KEY=FILE signs)
 	@./scripts/goreleaser.sh
-	$(GORELEASER) release --snapshot --clean
-	@ls -l dist/*.tar.gz dist/*.deb dist/*.rpm dist/*.ipk
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) WGPERF_TOOLS=$(CURDIR)/build/tools $(GORELEASER) release --snapshot --clean $(if $(MINISIGN_KEY),,--skip=sign)
+	$(GO) run ./packaging/openwrtpkg feed -dist dist
+	@ls -l dist/*.tar.gz dist/*.deb dist/*.rpm build/openwrt/*.ipk dist/openwrt-feed/wgperf/Makefile
 
 clean: ## remove build output and any lab left behind
 	-$(BIN) lab down --all 2>/dev/null
-	rm -rf bin dist
+	rm -rf bin dist build

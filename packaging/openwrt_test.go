@@ -32,6 +32,8 @@ func TestOpenWrtFeedMakefile(t *testing.T) {
 		"PKG_LICENSE":       "MIT",
 		"PKG_LICENSE_FILES": "LICENSE",
 		"DEPENDS":           "$(GO_ARCH_DEPENDS)",
+		"PKG_SOURCE":        "$(PKG_NAME)-$(PKG_VERSION).tar.gz",
+		"PKG_HASH":          "skip", // openwrtpkg feed fills it in at release
 	}
 	for k, v := range want {
 		if vars[k] != v {
@@ -45,6 +47,8 @@ func TestOpenWrtFeedMakefile(t *testing.T) {
 		"include ../../lang/golang/golang-package.mk",
 		"$(INSTALL_BIN) $(GO_PKG_BUILD_BIN_DIR)/wgperf $(1)/usr/bin/",
 		"$(INSTALL_BIN) $(PKG_BUILD_DIR)/deploy/openwrt/wgperf-exporter $(1)/etc/init.d/wgperf-exporter",
+		"$(INSTALL_CONF) $(PKG_BUILD_DIR)/deploy/openwrt/wgperf.config $(1)/etc/config/wgperf",
+		"PKG_SOURCE_URL:=https://github.com/wgperf/wgperf/releases/download/v$(PKG_VERSION)/",
 		"$(eval $(call BuildPackage,wgperf))",
 	} {
 		if !strings.Contains(mk, line) {

@@ -5,9 +5,11 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"debug/buildinfo"
 	"debug/elf"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -58,27 +60,69 @@ func repoFile(t *testing.T, path string) []byte {
 	return b
 }
 
-// dist returns the folder holding the artifacts, building them if needed.
-func dist(t *testing.T) string {
+// release is a dist/ folder, the folder of its OpenWrt packages (build/openwrt:
+// goreleaser globs extra files inside the repository only) and the public key
+// its checksums are signed with ("" when the folder came from DistEnv without PubKeyEnv).
+type release struct{ dir, openwrt, pubKey string }
+
+// PubKeyEnv names the minisign public key of a DistEnv folder's signature.
+const PubKeyEnv = "WGPERF_RELEASE_PUBKEY"
+
+var (
+	built    release
+	buildErr string
+	buildRan bool
+)
+
+// dist returns the release to check, building it once per test binary: a
+// snapshot signed with a throw-away minisign key, with the OpenWrt feed
+// Makefile make release-snapshot writes beside it.
+func dist(t *testing.T) release {
 	t.Helper()
 	if d := os.Getenv(DistEnv); d != "" {
-		return d
+		return release{d, filepath.Join(repoRoot(t), "build", "openwrt"), os.Getenv(PubKeyEnv)}
 	}
-	gr, err := exec.LookPath("goreleaser")
-	if err != nil {
+	gobin := func(name string) string {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
 		out, _ := exec.Command("go", "env", "GOPATH").Output()
-		gr = filepath.Join(strings.TrimSpace(string(out)), "bin", "goreleaser")
-		if _, err := os.Stat(gr); err != nil {
-			t.Skip("goreleaser is not installed (scripts/goreleaser.sh installs v2.15.1): release artifacts not checked")
+		return filepath.Join(strings.TrimSpace(string(out)), "bin", name)
+	}
+	gr, minisign := gobin("goreleaser"), gobin("minisign")
+	for _, tool := range []string{gr, minisign} {
+		if _, err := os.Stat(tool); err != nil {
+			t.Skipf("%s is not installed (scripts/goreleaser.sh installs goreleaser v2.15.1 and minisign): release artifacts not checked", filepath.Base(tool))
 		}
 	}
 	if testing.Short() {
 		t.Skip("-short: building every release artifact takes minutes")
 	}
+	if buildRan {
+		if buildErr != "" {
+			t.Fatal(buildErr)
+		}
+		return built
+	}
+	buildRan = true
 	root := repoRoot(t)
-	dir := t.TempDir()
+	dir, err := os.MkdirTemp("", "wgperf-release-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kept for the other tests of this run; removed when the binary exits.
+	cleanupDirs = append(cleanupDirs, dir)
+	fail := func(format string, args ...any) {
+		buildErr = fmt.Sprintf(format, args...)
+		t.Fatal(buildErr)
+	}
+	key, pub := filepath.Join(dir, "minisign.key"), filepath.Join(dir, "minisign.pub")
+	if out, err := exec.Command(minisign, "-G", "-W", "-p", pub, "-s", key).CombinedOutput(); err != nil {
+		fail("minisign -G: %v\n%s", err, out)
+	}
 	cfg := filepath.Join(dir, "goreleaser.yaml")
-	conf := append(repoFile(t, ".goreleaser.yaml"), []byte("\ndist: "+filepath.Join(dir, "dist")+"\n")...)
+	distDir := filepath.Join(dir, "dist")
+	conf := append(repoFile(t, ".goreleaser.yaml"), []byte("\ndist: "+distDir+"\n")...)
 	if err := os.WriteFile(cfg, conf, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -89,10 +133,37 @@ func dist(t *testing.T) string {
 	}
 	cmd := exec.Command(gr, args...)
 	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("goreleaser: %v\n%s", err, out)
+	epoch, err := exec.Command("git", "-C", root, "log", "-1", "--format=%ct").Output()
+	if err != nil {
+		fail("git log: %v", err)
 	}
-	return filepath.Join(dir, "dist")
+	cmd.Env = append(os.Environ(), "MINISIGN_KEY="+key, "SOURCE_DATE_EPOCH="+strings.TrimSpace(string(epoch)),
+		// goreleaser reads the commit, its date and the source archive from
+		// git only where an origin remote exists; a worktree may have none.
+		"WGPERF_TOOLS="+filepath.Join(root, "build", "tools"),
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=remote.origin.url", "GIT_CONFIG_VALUE_0=https://github.com/wgperf/wgperf.git",
+		"PATH="+filepath.Dir(minisign)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fail("goreleaser: %v\n%s", err, out)
+	}
+	feed := exec.Command("go", "run", "./packaging/openwrtpkg", "feed", "-dist", distDir)
+	feed.Dir = root
+	if out, err := feed.CombinedOutput(); err != nil {
+		fail("openwrtpkg feed: %v\n%s", err, out)
+	}
+	built = release{distDir, filepath.Join(root, "build", "openwrt"), pub}
+	return built
+}
+
+// cleanupDirs are removed when the test binary is done with them.
+var cleanupDirs []string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range cleanupDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
 }
 
 // one returns the single artifact in dir matching pattern.
@@ -105,26 +176,55 @@ func one(t *testing.T, dir, pattern string) string {
 	return m[0]
 }
 
+// openwrtArches are, per platform, OpenWrt package architectures its ipk
+// must be published under (openwrtpkg publishes a few more).
+var openwrtArches = map[string][]string{
+	"amd64":            {"x86_64"},
+	"arm64":            {"aarch64_cortex-a53", "aarch64_generic"},
+	"armv7":            {"arm_cortex-a7_neon-vfpv4", "arm_cortex-a9_vfpv3-d16"},
+	"mipsle_softfloat": {"mipsel_24kc"},
+	"mips_softfloat":   {"mips_24kc"},
+}
+
 // TestReleaseArtifacts opens every archive and package: the binary is a
 // static, stripped ELF for its platform built with the release settings (the
-// .ipk's is the router build, -tags router; the others the full build), and
-// the files around it (license, systemd unit and its drop-in, procd script)
-// are the ones in the repository.
+// OpenWrt packages' is the router build, -tags router; the others the full
+// build), and the files around it (license, systemd unit, its drop-in and
+// flags file, maintainer scripts, man pages, completions, procd script and
+// uci file) are the ones in the repository.
 func TestReleaseArtifacts(t *testing.T) {
-	d := dist(t)
+	rel := dist(t)
+	d := rel.dir
 	unit := repoFile(t, "deploy/systemd/wgperf-exporter.service")
 	dropIn := repoFile(t, "packaging/systemd/10-package.conf")
+	flags := repoFile(t, "packaging/default/wgperf-exporter")
 	procd := repoFile(t, "deploy/openwrt/wgperf-exporter")
+	uci := repoFile(t, "deploy/openwrt/wgperf.config")
+	bootUnit := repoFile(t, "deploy/systemd/wgperf-fix-rollback.service")
+	bootProcd := repoFile(t, "deploy/openwrt/wgperf-fix-rollback")
 	license := repoFile(t, "LICENSE")
+	scripts := map[string][]byte{}
+	for _, s := range []string{"postinstall", "preremove", "postremove"} {
+		scripts[s] = repoFile(t, "packaging/scripts/"+s+".sh")
+	}
+	var version string
 	for _, p := range platforms {
 		t.Run(p.name, func(t *testing.T) {
 			arch := filepath.Base(one(t, d, "wgperf_*_linux_"+p.name+".tar.gz"))
-			version := strings.TrimSuffix(strings.TrimPrefix(arch, "wgperf_"), "_linux_"+p.name+".tar.gz")
+			version = strings.TrimSuffix(strings.TrimPrefix(arch, "wgperf_"), "_linux_"+p.name+".tar.gz")
 			files := readTarGz(t, one(t, d, arch))
 			checkBinary(t, arch, version, p, files["wgperf"], "")
-			for path, want := range map[string][]byte{"LICENSE": license, "deploy/systemd/wgperf-exporter.service": unit, "deploy/openwrt/wgperf-exporter": procd} {
+			for path, want := range map[string][]byte{"LICENSE": license, "deploy/systemd/wgperf-exporter.service": unit,
+				"deploy/openwrt/wgperf-exporter": procd, "deploy/openwrt/wgperf.config": uci,
+				"deploy/systemd/wgperf-fix-rollback.service": bootUnit, "deploy/openwrt/wgperf-fix-rollback": bootProcd} {
 				checkFile(t, arch, path, files[path], want)
 			}
+			for _, f := range []string{"man/wgperf.1.gz", "completions/wgperf.bash", "completions/_wgperf", "completions/wgperf.fish"} {
+				if !files[f].ok {
+					t.Errorf("%s: no %s", arch, f)
+				}
+			}
+			checkSBOM(t, filepath.Join(d, arch+".cdx.json"), version)
 
 			debPath := one(t, d, "wgperf_*_"+p.name+".deb")
 			deb := readAr(t, debPath)
@@ -132,31 +232,198 @@ func TestReleaseArtifacts(t *testing.T) {
 			if got := field(control["./control"].data, "Architecture"); got != p.debArch {
 				t.Errorf("%s: Architecture %q, want %q", debPath, got, p.debArch)
 			}
+			for name, script := range map[string]string{"postinst": "postinstall", "prerm": "preremove", "postrm": "postremove"} {
+				checkFile(t, debPath, "DEBIAN/"+name, control["./"+name], scripts[script])
+			}
+			if !bytes.Contains(control["./conffiles"].data, []byte("/etc/default/wgperf-exporter\n")) {
+				t.Errorf("%s: /etc/default/wgperf-exporter is not a conffile:\n%s", debPath, control["./conffiles"].data)
+			}
 			data := readTarGzBytes(t, debPath, deb["data.tar.gz"])
 			checkBinary(t, debPath, version, p, data["./usr/bin/wgperf"], "")
-			checkFile(t, debPath, "/usr/lib/systemd/system/wgperf-exporter.service", data["./usr/lib/systemd/system/wgperf-exporter.service"], unit)
-			checkFile(t, debPath, "/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf", data["./usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf"], dropIn)
-			checkFile(t, debPath, "/usr/share/doc/wgperf/LICENSE", data["./usr/share/doc/wgperf/LICENSE"], license)
+			for path, want := range map[string][]byte{"/usr/lib/systemd/system/wgperf-exporter.service": unit,
+				"/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf": dropIn,
+				"/etc/default/wgperf-exporter":                                      flags, "/usr/share/doc/wgperf/LICENSE": license} {
+				checkFile(t, debPath, path, data["."+path], want)
+			}
+			for _, f := range []string{"/usr/share/man/man1/wgperf.1.gz", "/usr/share/bash-completion/completions/wgperf",
+				"/usr/share/zsh/vendor-completions/_wgperf", "/usr/share/fish/vendor_completions.d/wgperf.fish"} {
+				if !data["."+f].ok {
+					t.Errorf("%s: no %s", debPath, f)
+				}
+			}
+			checkBootHook(t, debPath, data, ".", bootUnit)
 
 			rpmPath := one(t, d, "wgperf_*_"+p.name+".rpm")
 			rpm := readRPM(t, rpmPath)
 			checkBinary(t, rpmPath, version, p, rpm["/usr/bin/wgperf"], "")
-			checkFile(t, rpmPath, "/usr/lib/systemd/system/wgperf-exporter.service", rpm["/usr/lib/systemd/system/wgperf-exporter.service"], unit)
-			checkFile(t, rpmPath, "/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf", rpm["/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf"], dropIn)
+			for path, want := range map[string][]byte{"/usr/lib/systemd/system/wgperf-exporter.service": unit,
+				"/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf": dropIn, "/etc/sysconfig/wgperf-exporter": flags} {
+				checkFile(t, rpmPath, path, rpm[path], want)
+			}
+			if !rpm["/usr/share/man/man1/wgperf-exporter.1.gz"].ok || !rpm["/usr/share/zsh/site-functions/_wgperf"].ok {
+				t.Errorf("%s: no man pages or zsh completion", rpmPath)
+			}
+			raw, _ := os.ReadFile(rpmPath)
+			for name, script := range scripts {
+				if !bytes.Contains(raw, bytes.TrimPrefix(script, []byte("#!/bin/sh\n"))) {
+					t.Errorf("%s: the %s scriptlet is not packaging/scripts/%s.sh", rpmPath, name, name)
+				}
+			}
+			checkBootHook(t, rpmPath, rpm, "", bootUnit)
 
-			ipkPath := one(t, d, "wgperf_*_"+p.name+".ipk")
-			ipk := readTarGz(t, ipkPath)
-			ipkData := readTarGzBytes(t, ipkPath, ipk["./data.tar.gz"].data)
-			checkBinary(t, ipkPath, version, p, ipkData["./usr/bin/wgperf"], "router")
-			checkFile(t, ipkPath, "/etc/init.d/wgperf-exporter", ipkData["./etc/init.d/wgperf-exporter"], procd)
-			if m := ipkData["./etc/init.d/wgperf-exporter"].mode; m&0o111 == 0 {
-				t.Errorf("%s: procd script mode %o, want executable", ipkPath, m)
+			for _, owrt := range openwrtArches[p.name] {
+				ipkPath := one(t, rel.openwrt, "wgperf_*_"+owrt+".ipk")
+				ipk := readTarGz(t, ipkPath)
+				ctl := readTarGzBytes(t, ipkPath, ipk["./control.tar.gz"].data)
+				if got := field(ctl["./control"].data, "Architecture"); got != owrt {
+					t.Errorf("%s: Architecture %q, want %q", ipkPath, got, owrt)
+				}
+				if string(ctl["./conffiles"].data) != "/etc/config/wgperf\n" || !bytes.Contains(ctl["./postinst"].data, []byte("default_postinst")) ||
+					!bytes.Contains(ctl["./prerm"].data, []byte("default_prerm")) {
+					t.Errorf("%s: conffiles or OpenWrt's default maintainer scripts missing", ipkPath)
+				}
+				ipkData := readTarGzBytes(t, ipkPath, ipk["./data.tar.gz"].data)
+				checkBinary(t, ipkPath, version, p, ipkData["./usr/bin/wgperf"], "router")
+				checkFile(t, ipkPath, "/etc/init.d/wgperf-exporter", ipkData["./etc/init.d/wgperf-exporter"], procd)
+				checkFile(t, ipkPath, "/etc/config/wgperf", ipkData["./etc/config/wgperf"], uci)
+				if m := ipkData["./etc/init.d/wgperf-exporter"].mode; m&0o111 == 0 {
+					t.Errorf("%s: procd script mode %o, want executable", ipkPath, m)
+				}
+				// The boot hook: OpenWrt's default_postinst enables it, as every init script.
+				checkFile(t, ipkPath, "/etc/init.d/wgperf-fix-rollback", ipkData["./etc/init.d/wgperf-fix-rollback"], bootProcd)
+				if m := ipkData["./etc/init.d/wgperf-fix-rollback"].mode; m&0o111 == 0 {
+					t.Errorf("%s: boot hook mode %o, want executable", ipkPath, m)
+				}
 			}
 		})
 	}
-	// The unit's drop-in points it at the packaged binary.
-	if !bytes.Contains(dropIn, []byte("\nExecStart=/usr/bin/wgperf exporter $WGPERF_EXPORTER_ARGS\n")) {
-		t.Errorf("10-package.conf does not run /usr/bin/wgperf:\n%s", dropIn)
+	// Every OpenWrt package names an architecture of its binary's family.
+	families := map[string]elf.Machine{"x86_64": elf.EM_X86_64, "aarch64": elf.EM_AARCH64, "arm": elf.EM_ARM, "mipsel": elf.EM_MIPS, "mips": elf.EM_MIPS}
+	ipks, _ := filepath.Glob(filepath.Join(rel.openwrt, "*.ipk"))
+	for _, ipkPath := range ipks {
+		ipk := readTarGz(t, ipkPath)
+		owrt := field(readTarGzBytes(t, ipkPath, ipk["./control.tar.gz"].data)["./control"].data, "Architecture")
+		if !strings.HasSuffix(ipkPath, "_"+owrt+".ipk") {
+			t.Errorf("%s: named for another architecture than its %q", ipkPath, owrt)
+		}
+		f, err := elf.NewFile(bytes.NewReader(readTarGzBytes(t, ipkPath, ipk["./data.tar.gz"].data)["./usr/bin/wgperf"].data))
+		if err != nil {
+			t.Errorf("%s: %v", ipkPath, err)
+			continue
+		}
+		family, _, _ := strings.Cut(strings.Replace(owrt, "x86_64", "x86-64", 1), "_")
+		if family == "x86-64" {
+			family = "x86_64"
+		}
+		if f.Machine != families[family] || (family == "mipsel") != (f.ByteOrder == binary.LittleEndian && f.Machine == elf.EM_MIPS) {
+			t.Errorf("%s: a %v %v binary for %s", ipkPath, f.Machine, f.ByteOrder, owrt)
+		}
+	}
+	if len(ipks) < 10 {
+		t.Errorf("%d OpenWrt packages, want one per architecture in openwrtpkg's table", len(ipks))
+	}
+	checkSignedSums(t, rel, version)
+	checkFeed(t, d, version)
+	// The unit's drop-in points it at the packaged binary and its flags file.
+	for _, line := range []string{"\nExecStart=/usr/bin/wgperf exporter $WGPERF_EXPORTER_ARGS\n", "\nEnvironmentFile=-/etc/default/wgperf-exporter\n"} {
+		if !bytes.Contains(dropIn, []byte(line)) {
+			t.Errorf("10-package.conf lacks %q:\n%s", line, dropIn)
+		}
+	}
+}
+
+// checkSignedSums verifies checksums.txt's minisign signature and that it
+// lists the OpenWrt packages and the source archive too.
+func checkSignedSums(t *testing.T, rel release, version string) {
+	t.Helper()
+	sums := filepath.Join(rel.dir, "checksums.txt")
+	if rel.pubKey != "" {
+		out, err := exec.Command(minisignPath(), "-V", "-p", rel.pubKey, "-m", sums, "-x", sums+".minisig").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "wgperf "+version+" checksums") {
+			t.Errorf("minisign -V %s: %v\n%s", sums, err, out)
+		}
+	}
+	b, err := os.ReadFile(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"wgperf_" + version + "_mipsel_24kc.ipk", "wgperf-" + version + ".tar.gz", "wgperf_" + version + "_linux_amd64.tar.gz.cdx.json"} {
+		if !bytes.Contains(b, []byte("  "+name+"\n")) {
+			t.Errorf("checksums.txt does not list %s", name)
+		}
+	}
+}
+
+func minisignPath() string {
+	if p, err := exec.LookPath("minisign"); err == nil {
+		return p
+	}
+	out, _ := exec.Command("go", "env", "GOPATH").Output()
+	return filepath.Join(strings.TrimSpace(string(out)), "bin", "minisign")
+}
+
+// checkFeed: the feed Makefile names the release and the SHA-256 of the
+// source archive, whose top folder is what OpenWrt unpacks it into.
+func checkFeed(t *testing.T, d, version string) {
+	t.Helper()
+	mk, err := os.ReadFile(filepath.Join(d, "openwrt-feed", "wgperf", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(d, "wgperf-"+version+".tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"PKG_VERSION:=" + version, fmt.Sprintf("PKG_HASH:=%x", sha256.Sum256(src))} {
+		if !bytes.Contains(mk, []byte("\n"+line+"\n")) {
+			t.Errorf("feed Makefile lacks %s", line)
+		}
+	}
+	files := readTarGzBytes(t, "source archive", src)
+	for _, f := range []string{"go.mod", "cmd/wgperf/main.go", "deploy/openwrt/wgperf-exporter", "deploy/openwrt/wgperf.config", "LICENSE"} {
+		if !files["wgperf-"+version+"/"+f].ok {
+			t.Errorf("source archive lacks wgperf-%s/%s", version, f)
+		}
+	}
+}
+
+// checkSBOM: a CycloneDX document naming the release and the modules its
+// binary links.
+func checkSBOM(t *testing.T, path, version string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	var bom struct {
+		BOMFormat, SpecVersion string
+		Metadata               struct {
+			Component struct{ Name, Version string }
+		}
+		Components []struct{ Name, Version, PURL string }
+	}
+	if err := json.Unmarshal(b, &bom); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	names := map[string]bool{}
+	for _, c := range bom.Components {
+		names[c.Name] = c.PURL == "pkg:golang/"+c.Name+"@"+c.Version
+	}
+	if bom.BOMFormat != "CycloneDX" || bom.Metadata.Component.Name != "github.com/wgperf/wgperf" ||
+		bom.Metadata.Component.Version != "v"+version || !names["github.com/spf13/cobra"] || !names["stdlib"] {
+		t.Errorf("%s: %s %s for %s %s, components %v", path, bom.BOMFormat, bom.SpecVersion, bom.Metadata.Component.Name, bom.Metadata.Component.Version, names)
+	}
+}
+
+// checkBootHook: a .deb or .rpm (files named with prefix) installs the boot
+// hook that rolls back unconfirmed fixes, and enables it.
+func checkBootHook(t *testing.T, where string, files map[string]entry, prefix string, unit []byte) {
+	t.Helper()
+	const dir = "/usr/lib/systemd/system/"
+	checkFile(t, where, dir+"wgperf-fix-rollback.service", files[prefix+dir+"wgperf-fix-rollback.service"], unit)
+	if !files[prefix+dir+"multi-user.target.wants/wgperf-fix-rollback.service"].ok {
+		t.Errorf("%s: the boot hook is not enabled (no multi-user.target.wants link)", where)
 	}
 }
 

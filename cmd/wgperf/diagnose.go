@@ -27,6 +27,7 @@ func diagnoseCmd() *cobra.Command {
 		rtt          time.Duration
 		skipFirewall bool
 		inventory    string
+		limit        string
 		htmlPath     string
 		concurrency  int
 		hostTimeout  time.Duration
@@ -42,10 +43,17 @@ grouped by severity, each with its evidence and the exact commands and config li
 that fix it. Nothing on any host is changed.
 
 --inventory FILE diagnoses a fleet. FILE lists one target per line (local, netns:NAME,
-ssh:[user@]host[:port]; # comments and blank lines allowed) or is an Ansible-style INI
-inventory: [group] sections of "host ansible_host=1.2.3.4 ansible_user=root ansible_port=2222"
-lines (read as ssh:root@1.2.3.4:2222; a bare "host" is ssh:host), [group:vars] and
-[group:children] sections, ansible_connection=local. At most --concurrency hosts are
+ssh:[user@]host[:port]; # comments and blank lines allowed) or is an Ansible inventory
+as Ansible reads it: INI ([group] sections of "host ansible_host=1.2.3.4 ansible_user=root
+ansible_port=2222" lines, read as ssh:root@1.2.3.4:2222; host ranges web[01:20];
+[group:vars], [group:children]), YAML (.yml, .yaml), or the JSON of "ansible-inventory
+--list" (.json). group_vars/ and host_vars/ beside it are read, variables resolve in
+Ansible's precedence, and --limit selects hosts as ansible --limit does (groups, hosts,
+globs, ~regex, !exclude, &intersect). ansible_ssh_private_key_file,
+ansible_ssh_common_args/_extra_args (-o ProxyJump=user@bastion, -J; nothing that runs a
+command) and ansible_become (sudo -n, for hosts that refuse root logins) are used;
+ansible_connection=local runs locally. Variables wgperf does not use are named in one
+warning line on standard error. At most --concurrency hosts are
 collected at once, each within --host-timeout. A host that is down or too slow is listed
 under UNREACHABLE (JSON: "unreachable": [{host, name, error}]) and the others are diagnosed
 without it; with --host alone, any unreachable host fails the run.
@@ -57,7 +65,8 @@ answered). With --inventory an unreachable host alone does not change the exit c
   wgperf diagnose --host ssh:root@golem --host ssh:m42
   wgperf diagnose --from golem.json --from m42.json --json
   wgperf diagnose --host netns:wgl-demo-a --host netns:wgl-demo-b --severity warning
-  wgperf diagnose --inventory hosts.ini --concurrency 16 --host-timeout 15s --json`,
+  wgperf diagnose --inventory hosts.ini --concurrency 16 --host-timeout 15s --json
+  wgperf diagnose --inventory inventory/hosts.yml --limit 'routers:!lab*'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			minSev, err := finding.ParseSeverity(severity)
@@ -76,7 +85,10 @@ answered). With --inventory an unreachable host alone does not change the exit c
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			tty := term.IsTerminal(int(os.Stderr.Fd()))
 			opts := diagnose.Options{Check: check.Options{PathRateMbit: rateMbit, PathRTT: rtt},
-				Concurrency: concurrency, HostTimeout: hostTimeout}
+				Concurrency: concurrency, HostTimeout: hostTimeout, Limit: limit, Warn: cmd.ErrOrStderr()}
+			if limit != "" && inventory == "" {
+				return couldNotRun(fmt.Errorf("--limit selects hosts of an --inventory"))
+			}
 			opts.Collect.SkipFirewall = skipFirewall
 			if tty { // progress on the terminal; a --json document goes to stdout
 				opts.Progress = cmd.ErrOrStderr()
@@ -120,9 +132,10 @@ answered). With --inventory an unreachable host alone does not change the exit c
 	addHTMLFlag(cmd, &htmlPath)
 	f.StringVar(&severity, "severity", "info", "show only findings at or above this severity: info, warning, critical")
 	f.Float64Var(&rateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
-	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product")
+	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product (at most 10s)")
 	f.BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack (their checks are skipped)")
-	f.StringVar(&inventory, "inventory", "", "file of hosts to diagnose: one target per line, an Ansible INI inventory, or an Ansible YAML inventory (.yml, .yaml, .json)")
+	f.StringVar(&inventory, "inventory", "", "file of hosts to diagnose: one target per line, an Ansible INI or YAML inventory (.yml, .yaml) with its group_vars/ and host_vars/, or ansible-inventory --list JSON (.json)")
+	f.StringVar(&limit, "limit", "", "diagnose only the inventory's hosts this Ansible pattern selects: group or host names, globs, ~regex, !exclude, &intersect, separated by , or :")
 	f.IntVar(&concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
 	f.DurationVar(&hostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")
 	return cmd

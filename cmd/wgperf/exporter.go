@@ -4,26 +4,30 @@ import (
 	"context"
 	"fmt"
 	"html"
-	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
+	"github.com/wgperf/wgperf/internal/buildinfo"
 	"github.com/wgperf/wgperf/internal/exporter"
-	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
 func exporterCmd() *cobra.Command {
 	var (
-		listen, host, webConfig string
-		interval                time.Duration
-		peerNames               []string
-		probe                   exporter.ProbeOptions
+		listenAddrs, listenAlias []string
+		host, webConfig          string
+		telemetryPath            string
+		systemdSocket            bool
+		logLevel, logFormat      string
+		showVersion              bool
+		interval                 time.Duration
+		peerNames                []string
+		probe                    exporter.ProbeOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -40,25 +44,52 @@ scrapes /probe?target=ssh:root@router and the exporter collects that router over
 ssh (the router needs no wgperf binary), caches the result for --probe.cache-ttl
 so several scrapers share it, and answers within the scrape timeout. Only targets
 matching a --probe.allow pattern are collected; see deploy/prometheus/scrape.yml.
+A pattern is matched on the parsed target, part by part: ssh:[USER@]HOST[:PORT],
+where HOST is a name or address whose "*" stays within one dot-separated label
+(ssh:root@10.0.0.* admits ssh:root@10.0.0.5, not ssh:root@10.0.0.5.evil.example)
+or a prefix (ssh:root@10.0.0.0/24, ssh:[fd00::/64]); a user or port left out
+admits any. netns:NAME and local match as written. A user containing "@" is refused.
 
 --peer-names reads friendly peer names from wg-quick configs ("# Name = laptop"
 in a [Peer] section), OpenWrt's /etc/config/network (peer descriptions) or
 "PUBLICKEY NAME" lines, for the name label of wgperf_wireguard_peer_info.
 
-The default port, 9723, is free in Prometheus' list of default port
-allocations (9586, used before, belongs to the WireGuard exporters).
+The web and log flags are node_exporter's (exporter-toolkit's), so roles and
+modules that template them work unchanged: --web.listen-address (repeatable;
+--listen is the same flag), --web.telemetry-path, --web.systemd-socket (listen on
+the sockets of a systemd .socket unit), --web.config.file, --log.level,
+--log.format; --version prints the build. The default port, 9723, is free in
+Prometheus' list of default port allocations (9586, used before, belongs to the
+WireGuard exporters). The packages listen on 127.0.0.1 only.
 
 ` + webConfigHelp + `
 
 Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are in deploy/.`,
-		Example: `  wgperf exporter
-  wgperf exporter --listen 127.0.0.1:9723 --host ssh:root@golem --interval 1m
-  wgperf exporter --probe.allow 'ssh:root@*' --peer-names /etc/wireguard/wg0.conf
-  wgperf exporter --web.config.file /etc/wgperf/web-config.yml`,
+		Example: `  wgperf exporter --web.listen-address 127.0.0.1:9723
+  wgperf exporter --web.listen-address 127.0.0.1:9723 --host ssh:root@golem --interval 1m
+  wgperf exporter --probe.allow 'ssh:root@10.0.0.0/24' --peer-names /etc/wireguard/wg0.conf
+  wgperf exporter --web.listen-address :9723 --web.config.file /etc/wgperf/web-config.yml
+  wgperf exporter --web.systemd-socket --log.format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showVersion {
+				fmt.Fprintln(cmd.OutOrStdout(), buildinfo.Read(version).Print("wgperf exporter"))
+				return nil
+			}
+			logger, err := exporter.NewLogger(os.Stderr, logLevel, logFormat)
+			if err != nil {
+				return couldNotRun(err)
+			}
 			if interval < time.Second {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--interval %s: want at least 1s", interval)}
+			}
+			if !strings.HasPrefix(telemetryPath, "/") || telemetryPath == "/probe" || telemetryPath == "/" {
+				return couldNotRun(fmt.Errorf("--web.telemetry-path %q: want a path starting with / other than / and /probe", telemetryPath))
+			}
+			// --listen is --web.listen-address's older name; both may be given.
+			addrs := append(append([]string{}, listenAddrs...), listenAlias...)
+			if !cmd.Flags().Changed("web.listen-address") && len(listenAlias) > 0 {
+				addrs = listenAlias
 			}
 			t, err := target.Parse(host)
 			if err != nil {
@@ -75,56 +106,71 @@ Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are 
 				return couldNotRun(fmt.Errorf("--peer-names: %v", err))
 			}
 			probe.Names = names
-			return runExporter(cmd.Context(), t, listen, interval, webConfig, probe)
+			return runExporter(cmd.Context(), t, exporterServing{addrs: addrs, systemdSocket: systemdSocket,
+				telemetryPath: telemetryPath, webConfig: webConfig, log: logger}, interval, probe)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&listen, "listen", ":9723", "address to serve /metrics and /probe on")
+	f.StringArrayVar(&listenAddrs, "web.listen-address", []string{":9723"}, "address to serve the metrics and /probe on (repeatable)")
+	f.StringArrayVar(&listenAlias, "listen", nil, "the same as --web.listen-address")
+	f.StringVar(&telemetryPath, "web.telemetry-path", "/metrics", "path of the exporter's own host metrics")
+	f.BoolVar(&systemdSocket, "web.systemd-socket", false, "serve on the sockets systemd passes in (socket activation) instead of --web.listen-address")
+	f.StringVar(&logLevel, "log.level", "info", "lowest level logged: "+strings.Join(exporter.LogLevels, ", "))
+	f.StringVar(&logFormat, "log.format", "logfmt", "log line format: "+strings.Join(exporter.LogFormats, ", "))
+	f.BoolVar(&showVersion, "version", false, "print the build (version, revision, build date, Go version, platform, tags) and exit")
 	f.StringVar(&host, "host", "local", "target to watch: local, netns:NAME or ssh:[user@]host[:port]")
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
 	f.StringVar(&webConfig, "web.config.file", "", webConfigFlagHelp)
 	f.StringArrayVar(&peerNames, "peer-names", nil, "file of peer names: a wg-quick config with \"# Name =\" comments, OpenWrt's /etc/config/network, or \"PUBLICKEY NAME\" lines (repeatable)")
-	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect, e.g. 'ssh:root@*' (repeatable; none: /probe refuses all)")
-	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it)")
+	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect: ssh:[user@]host[:port], host a glob per label or a prefix, e.g. 'ssh:root@10.0.0.*', 'ssh:root@10.0.0.0/24' (repeatable; none: /probe refuses all)")
+	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it, to 1s at least)")
 	f.DurationVar(&probe.CacheTTL, "probe.cache-ttl", exporter.DefaultProbeCacheTTL, "how long one collection answers /probe scrapes of its target")
 	f.IntVar(&probe.CacheSize, "probe.cache-size", exporter.DefaultProbeCacheSize, "most /probe targets cached; the least recently scraped is dropped first")
 	return cmd
 }
 
-func runExporter(ctx context.Context, t target.Target, listen string, interval time.Duration, webConfig string, probe exporter.ProbeOptions) error {
+// exporterServing is how and where the exporter serves.
+type exporterServing struct {
+	addrs         []string
+	systemdSocket bool
+	telemetryPath string
+	webConfig     string
+	log           *exporter.Logger
+}
+
+func runExporter(ctx context.Context, t target.Target, srv exporterServing, interval time.Duration, probe exporter.ProbeOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	tty := term.IsTerminal(int(os.Stderr.Fd()))
-	logf := func(format string, args ...any) {
-		fmt.Fprintln(os.Stderr, "wgperf exporter:", shell.Terminal(fmt.Sprintf(format, args...)))
-	}
-	e := exporter.New(t, exporter.Options{Interval: interval, Logf: logf, Names: probe.Names, Version: version})
-	probe.Logf = logf
+	log := srv.log
+	e := exporter.New(t, exporter.Options{Interval: interval, Logf: log.Errorf, Names: probe.Names, Version: version})
+	probe.Logf = log.Errorf
 	prober := exporter.NewProber(probe)
+	bi := buildinfo.Read(version)
+	log.Infof("starting wgperf exporter (version=%s, revision=%s, go=%s, platform=%s/%s, tags=%s)", bi.Version, bi.Revision, bi.GoVersion, bi.GOOS, bi.GOARCH, bi.Tags)
 	// The first collection runs before serving, so a wrong --host fails at once
 	// with one clear line instead of an exporter that only ever reports failure.
-	if tty {
-		fmt.Fprintf(os.Stderr, "collecting %s...\n", t)
-	}
+	log.Debugf("collecting %s", t)
 	if err := e.Refresh(ctx); err != nil {
 		return couldNotRun(err) // collect names the target
 	}
-	ln, err := net.Listen("tcp", listen)
+	lns, err := exporter.Listen(srv.addrs, srv.systemdSocket)
 	if err != nil {
-		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--listen %s: %w", listen, err)}
+		return couldNotRun(err)
 	}
-	if webConfig == "" && exporter.Exposed(ln) {
-		fmt.Fprintf(os.Stderr, "wgperf exporter: warning: %s serves peers' public keys, endpoints and allowed IPs to any host, without TLS or auth (%s)\n", ln.Addr(), exposedHint)
+	for _, ln := range lns {
+		if srv.webConfig == "" && exporter.Exposed(ln) {
+			log.Warnf("%s serves peers' public keys, endpoints and allowed IPs to any host, without TLS or auth (%s)", ln.Addr(), exposedHint)
+		}
 	}
-	site := &exporter.Site{Exporter: e, Prober: prober, Landing: fmt.Sprintf(
+	site := &exporter.Site{Exporter: e, Prober: prober, MetricsPath: srv.telemetryPath, Landing: fmt.Sprintf(
 		"<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
-			"<p>Watching %s every %s. <a href=\"/metrics\">Metrics</a>. "+
+			"<p>Watching %s every %s. <a href=\"%s\">Metrics</a>. "+
 			"Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)</p></body></html>\n",
-		html.EscapeString(t.String()), interval, html.EscapeString(fmt.Sprint(probe.Allow)))}
+		html.EscapeString(t.String()), interval, html.EscapeString(srv.telemetryPath), html.EscapeString(fmt.Sprint(probe.Allow)))}
 	go func() {
 		// Run collects at once; the first round above already did, so wait one interval.
 		select {
@@ -134,14 +180,14 @@ func runExporter(ctx context.Context, t target.Target, listen string, interval t
 		}
 		e.Run(ctx)
 	}()
-	if tty {
-		how := ""
-		if webConfig != "" {
-			how = ", TLS and auth as " + webConfig + " says"
-		}
-		fmt.Fprintf(os.Stderr, "serving %s/metrics (collecting %s every %s%s; Ctrl-C to stop)\n", ln.Addr(), t, interval, how)
+	how := ""
+	if srv.webConfig != "" {
+		how = ", TLS and auth as " + srv.webConfig + " says"
 	}
-	if err := exporter.Serve(ctx, ln, site, webConfig, logf); err != nil {
+	for _, ln := range lns {
+		log.Infof("listening on %s%s (collecting %s every %s%s)", ln.Addr(), srv.telemetryPath, t, interval, how)
+	}
+	if err := exporter.Serve(ctx, lns, site, srv.webConfig, log.Warnf); err != nil {
 		return couldNotRun(err)
 	}
 	return nil

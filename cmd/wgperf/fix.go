@@ -66,6 +66,12 @@ bench runs of both measurements and their charts as one self-contained HTML page
 
 --confirm 60s arms a watchdog on the target (plain shell, survives a dropped SSH
 session) that rolls everything back unless "wgperf fix confirm" runs in time.
+Before it runs the revert script it checks that only root can write the
+journal directory and every directory above it, and that the script is the
+one wgperf wrote (SHA-256). A confirm after the deadline is refused and rolls
+back. A reboot ends the watchdog: on a host with the wgperf package, its boot
+hook ("wgperf fix rollback --unconfirmed") rolls back every fix left
+unconfirmed; elsewhere the next "wgperf fix confirm" or "fix rollback" does.
 
 Findings come from collecting and checking the host now, or from --from FILE
 (the output of "wgperf diagnose --json", or a "wgperf collect" snapshot).
@@ -116,11 +122,25 @@ always needs --host.`,
 			return printJournal(cmd.OutOrStdout(), &f, j, fmt.Sprintf("Confirmed fix %s on %s: the changes stay.", j.ID, j.Host))
 		},
 	})
-	cmd.AddCommand(&cobra.Command{
+	var unconfirmed bool
+	rollbackCmd := &cobra.Command{
 		Use:   "rollback",
 		Short: "Restore the state before the last applied fix (runtime and files)",
-		Args:  cobra.NoArgs,
+		Long: `rollback restores the state before the last applied fix: it runs the undo
+lines of each step, newest first, and puts back the files as they were.
+
+--unconfirmed rolls back every fix applied with --confirm that was never
+confirmed, whatever the clock says. The packages run it at boot
+(wgperf-fix-rollback.service, /etc/init.d/wgperf-fix-rollback): a reboot ends
+the confirm watchdog, and a change nobody confirmed must not outlive its
+deadline. With none, it does nothing.`,
+		Example: `  wgperf fix rollback --host ssh:root@golem
+  wgperf fix rollback --unconfirmed`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if unconfirmed {
+				return rollbackUnconfirmed(cmd, &f)
+			}
 			ctx, env, stop, err := fixEnv(&f)
 			if err != nil {
 				return err
@@ -139,9 +159,35 @@ always needs --host.`,
 			}
 			return nil
 		},
-	})
+	}
+	rollbackCmd.Flags().BoolVar(&unconfirmed, "unconfirmed", false, "roll back every fix applied with --confirm and never confirmed (run at boot)")
+	cmd.AddCommand(rollbackCmd)
 	cmd.AddCommand(ecmpCmd())
 	return cmd
+}
+
+// rollbackUnconfirmed is "fix rollback --unconfirmed", the boot hook: one
+// report per fix it rolled back, nothing when there was none.
+func rollbackUnconfirmed(cmd *cobra.Command, f *fixFlags) error {
+	if f.jsonOut {
+		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--unconfirmed prints text only (run at boot, its lines go to the system log)")}
+	}
+	ctx, env, stop, err := fixEnv(f)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	js, err := fix.RollbackUnconfirmed(ctx, env)
+	for _, j := range js {
+		msg := fmt.Sprintf("Rolled back fix %s on %s: it was applied with --confirm and never confirmed.", j.ID, j.Host)
+		if perr := printJournal(cmd.OutOrStdout(), f, j, msg); perr != nil {
+			return perr
+		}
+	}
+	if err != nil {
+		return &ExitError{Code: exitFailed, Err: fmt.Errorf("rollback incomplete: %v", err)}
+	}
+	return nil
 }
 
 // fixEnv parses the target and detects its platform.
@@ -256,6 +302,13 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		return err
 	}
 	result := reportApply(out, f, env.T, j, err)
+	if err == nil && j.State == fix.StateConfirming && !f.jsonOut {
+		if fix.HasBootHook(ctx, env) {
+			fmt.Fprintf(out, "Should %s reboot before then, its boot hook (wgperf-fix-rollback) rolls every change back.\n", env.T)
+		} else {
+			fmt.Fprintf(out, "%s has no wgperf boot hook: should it reboot before then, the changes stay until the next wgperf fix confirm or fix rollback there rolls them back (the wgperf package installs the hook).\n", env.T)
+		}
+	}
 	if j != nil && f.html != "" {
 		// Also when the change was rolled back or failed: the page says what was tried and measured.
 		herr := writeHTMLReport(f.html, report.FromFix(j, j.Fixed(findings), rec.Benches, rec.MTU))

@@ -20,6 +20,10 @@ var (
 	positiveDurations = map[string]bool{"confirm": true, "rtt": true, "host-timeout": true, "interval": true}
 	// maxRateMbit bounds rate flags (Mbit/s): 10 Tbit/s is beyond any link.
 	maxRateMbit = 1e7
+	// maxDurations bound times whose larger values mean nothing: a path RTT
+	// beyond 10 s (geostationary satellite is 0.6 s, a badly bloated mobile
+	// link a few seconds) is a typo, and 2562047h made a buffer of 2^61 bytes.
+	maxDurations = map[string]time.Duration{"rtt": 10 * time.Second}
 )
 
 // checkFlags checks every flag given on the command line.
@@ -62,6 +66,9 @@ func checkFlag(f *pflag.Flag) error {
 		d, err := time.ParseDuration(f.Value.String())
 		if err == nil && positiveDurations[f.Name] && d <= 0 {
 			return fmt.Errorf("--%s %s: want a positive duration (e.g. 60s)", f.Name, f.Value)
+		}
+		if limit, ok := maxDurations[f.Name]; ok && err == nil && d > limit {
+			return fmt.Errorf("--%s %s: want at most %s", f.Name, f.Value, limit)
 		}
 	case "float64":
 		// NaN, Inf and 1e20 parse as floats; in the BDP maths they overflow or

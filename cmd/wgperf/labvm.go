@@ -49,7 +49,8 @@ linux-image-amd64, virtme-ng).`,
 			}
 			progress := progressLines()
 			opts.Progress = progress
-			res, err := guest.Run(cmd.Context(), opts, args, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			// The guest's command is the user's own: its output passes as it is, as lab exec's does.
+			res, err := guest.Run(cmd.Context(), opts, args, rawOutput(cmd.OutOrStdout()), cmd.ErrOrStderr())
 			if err != nil {
 				return couldNotRun(err)
 			}

@@ -17,11 +17,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/wgperf/wgperf/internal/buildinfo"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; the rest
+// of the build's identity is internal/buildinfo's.
 var version = "dev"
 
 // newRoot builds the command tree afresh, so each run starts from default flags.
@@ -67,13 +69,33 @@ Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
 // man page generator).
 var extraCommands []func() *cobra.Command
 
-// versionLine is what "wgperf version" prints: the version, and which build
-// this is when it is not the full one.
+// versionLine is what "wgperf version" prints: the version, which build
+// this is when it is not the full one, and where it came from.
 func versionLine() string {
-	if buildFlavor == "" {
-		return "wgperf " + version
+	i := buildinfo.Read(version)
+	first := "wgperf " + version
+	if buildFlavor != "" {
+		first += " (" + buildFlavor + ")"
 	}
-	return "wgperf " + version + " (" + buildFlavor + ")"
+	return fmt.Sprintf("%s\n  revision:   %s\n  branch:     %s\n  build date: %s\n  go version: %s\n  platform:   %s/%s\n  tags:       %s",
+		first, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags)
+}
+
+// stdoutWriter is wgperf's standard output: foreign text escaped, and
+// whether a terminal is behind it (colours).
+type stdoutWriter struct {
+	*shell.TerminalWriter
+	raw io.Writer
+	tty bool
+}
+
+// rawOutput is where a command the user runs himself (lab exec, lab vm)
+// prints: w itself, unescaped, as his own shell would show it.
+func rawOutput(w io.Writer) io.Writer {
+	if s, ok := w.(*stdoutWriter); ok {
+		return s.raw
+	}
+	return w
 }
 
 // ExitError carries a specific exit code out of a command; Err may be nil when
@@ -114,13 +136,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer target.CloseAll() // shared ssh connections and their socket directory
-	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		// Snapshots, findings files and remote output are others' text: on a
-		// terminal their escape sequences are shown, never obeyed.
-		tw := shell.NewTerminalWriter(f)
-		defer tw.Flush()
-		stdout = tw
+	// Snapshots, findings files and remote output are others' text: their
+	// escape sequences are shown, never obeyed, on a terminal and also where
+	// one reads the output later (| tee, > file, less -R). JSON keeps its
+	// values (shell.TerminalWriter).
+	out := &stdoutWriter{TerminalWriter: shell.NewTerminalWriter(stdout), raw: stdout}
+	if f, ok := stdout.(*os.File); ok {
+		out.tty = term.IsTerminal(int(f.Fd()))
 	}
+	defer out.Flush()
+	stdout = out
 	root := newRoot()
 	root.SetArgs(args)
 	root.SetOut(stdout)

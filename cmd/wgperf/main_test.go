@@ -35,8 +35,9 @@ func TestCLIContract(t *testing.T) {
 		stdout string // substring; "" checks nothing
 		stderr string // substring of the one error line; "" wants no stderr
 	}{
-		{"version", []string{"version"}, exitOK, "wgperf dev\n", ""},
-		{"--version", []string{"--version"}, exitOK, "wgperf dev\n", ""},
+		{"version", []string{"version"}, exitOK, "wgperf dev\n  revision:   ", ""},
+		{"--version", []string{"--version"}, exitOK, "wgperf dev\n  revision:   ", ""},
+		{"exporter --version", []string{"exporter", "--version"}, exitOK, "wgperf exporter, version dev (branch: ", ""},
 		{"unknown command", []string{"frobnicate"}, exitFailed, "", `unknown command "frobnicate"`},
 		{"explain", []string{"explain", "route.stale-endpoint"}, exitOK, "wgperf fix --host HOST --only route.stale-endpoint", ""},
 		{"explain a probe's ID", []string{"explain", "mtu.pmtud-blackhole"}, exitOK, "PMTUD black hole", ""},

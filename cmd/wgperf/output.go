@@ -15,12 +15,16 @@ import (
 // progressTo is where a long operation reports progress: standard error when
 // it is a terminal (also with --json, whose document goes to standard
 // output), otherwise nowhere (nil), so scripts and logs get results only.
+// Progress names hosts' interfaces and addresses: their text is escaped.
 func progressTo() io.Writer {
 	if !term.IsTerminal(int(os.Stderr.Fd())) {
 		return nil
 	}
-	return os.Stderr
+	return stderrProgress
 }
+
+// stderrProgress is standard error for progress lines, foreign text escaped.
+var stderrProgress = shell.NewTerminalWriter(os.Stderr)
 
 // writeJSON prints v as a document of kind, the --json output of every command.
 func writeJSON(w io.Writer, kind document.Kind, v any) error {
@@ -64,6 +68,14 @@ func findingsExit(fs []finding.Finding) error {
 // useColor: colours only on a terminal, and never when NO_COLOR is set
 // (no-color.org).
 func useColor(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	switch w := w.(type) {
+	case *stdoutWriter:
+		return w.tty
+	case *os.File:
+		return term.IsTerminal(int(w.Fd()))
+	}
+	return false
 }

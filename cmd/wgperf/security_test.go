@@ -62,6 +62,8 @@ func TestFlagsRefuseNonsense(t *testing.T) {
 		{"diagnose", "--rate", "1e20"},
 		{"diagnose", "--rate", "-5"},
 		{"diagnose", "--rtt", "-1ms"},
+		{"diagnose", "--rtt", "2562047h"}, // issue 30 item 11: no upper bound, a buffer of 2^61 bytes
+		{"diagnose", "--rtt", "10.001s"},
 		{"bench", "--server", "local", "--udp", "NaN"},
 		{"exporter", "--interval", "0s"},
 	} {
@@ -111,7 +113,8 @@ func TestFixFromStaysOffline(t *testing.T) {
 
 // TestTerminalOutputEscapesSnapshotText is hole 7's last part: an escape
 // sequence in a snapshot (here an OSC that retitles the terminal, in a device
-// name) reaches a terminal escaped. script(1) gives the run a terminal.
+// name) reaches a terminal escaped; since issue 30 the reader refuses it,
+// naming the field with the value escaped. script(1) gives the run a terminal.
 func TestTerminalOutputEscapesSnapshotText(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("needs script(1) for a pseudo-terminal")
@@ -128,7 +131,7 @@ func TestTerminalOutputEscapesSnapshotText(t *testing.T) {
 	cmd := exec.Command("script", "-qec", shell.Join(os.Args[0], "diagnose", "--from", snap), "/dev/null")
 	cmd.Env = append(os.Environ(), "WGPERF_TEST_MAIN=1")
 	out, _ := cmd.Output()
-	if !strings.Contains(string(out), `br-lan.253\x1b]0;pwned\x07`) {
+	if !strings.Contains(string(out), `br-lan.253\x1b]0;pwned`) {
 		t.Fatalf("the device name is not in the output, escaped:\n%s", out)
 	}
 	if strings.Contains(string(out), "\x1b]") || strings.Contains(string(out), "\x07") {
@@ -172,5 +175,48 @@ func TestRollbackRefusesPlantedJournal(t *testing.T) {
 		if code != 3 || !strings.Contains(stderr, "untrusted journal") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s: exit %d, stderr %q; want exit 3 and one line naming the untrusted journal", how, code, stderr)
 		}
+	}
+}
+
+// TestNonRootApplyFailsInOneLine is issue 30 item 11: "fix --apply" as a user
+// who may not create the journal says so in one line — what failed, why and
+// what it needs — instead of dumping the shell script that failed.
+func TestNonRootApplyFailsInOneLine(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run wgperf as nobody")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("needs setpriv (util-linux)")
+	}
+	// A directory nobody may read but not write, holding a copy of this binary.
+	dir, err := os.MkdirTemp("", "wgperf-nonroot-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "wgperf")
+	findings := filepath.Join(dir, "f.json")
+	const f = `{"findings": [{"id": "udp.rcvbuf-errors", "severity": "warning", "host": "local", "title": "t", "evidence": [],
+	  "fixes": [{"description": "d", "commands": [], "action": {"kind": "sysctl", "params": {"key": "net.core.rmem_max", "value": "26214400"}}}]}]}`
+	if os.WriteFile(bin, self, 0o755) != nil || os.WriteFile(findings, []byte(f), 0o644) != nil {
+		t.Fatal("cannot write the test files")
+	}
+	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bin,
+		"fix", "--from", findings, "--host", "local", "--root", dir, "--apply")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WGPERF_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	want := "wgperf: local: cannot create " + filepath.Join(dir, "var/lib/wgperf/journal") + ": permission denied; fix --apply needs root\n"
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || stderr.String() != want {
+		t.Errorf("exit %v, stderr %q; want exit 3 and %q", err, stderr.String(), want)
 	}
 }

@@ -129,12 +129,13 @@ func platform(s *facts.Snapshot) remedy.Platform {
 	return remedy.Linux
 }
 
-// uciSection is the OpenWrt network section behind a device. For proto
+// uciSection is the OpenWrt network section behind a device, "" when the
+// snapshot shows none (remedy then tries the device's own name). For proto
 // wireguard the device carries the section's name; other devices are found by
 // their "device" option.
 func uciSection(s *facts.Snapshot, dev string) string {
 	if s.OpenWrt == nil {
-		return dev
+		return ""
 	}
 	if _, ok := s.OpenWrt.Network["network."+dev]; ok {
 		return dev
@@ -144,7 +145,7 @@ func uciSection(s *facts.Snapshot, dev string) string {
 			return strings.TrimSuffix(strings.TrimPrefix(k, "network."), ".device")
 		}
 	}
-	return dev
+	return ""
 }
 
 // preferredDefault is the default route the kernel uses for family in the main

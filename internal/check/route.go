@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -158,7 +159,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 		return f
 	}
 	if s.OpenWrt != nil {
-		r, err := remedy.NoHostRoute(e.Endpoint, uciSection(s, e.Interface))
+		r, err := remedy.NoHostRoute(e.Endpoint, cmp.Or(uciSection(s, e.Interface), e.Interface))
 		f.Fixes = fixes("Stop netifd pinning a host route to the endpoint (split tunnel): it then follows mwan3's default route", r, err)
 		return f
 	}

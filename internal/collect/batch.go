@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -26,6 +27,7 @@ type cmdResult struct {
 // Exit codes the snippets use on top of the shell's own 127 (command not found).
 const (
 	codeSkipped = 200 // the source does not apply to this host (no OpenWrt...)
+	codeCut     = 201 // wgperf stopped the batch in this snippet: it printed too much (Stderr says how much)
 )
 
 // batchMark separates the snippets' outputs; it cannot occur in the sources read.
@@ -57,10 +59,33 @@ func batchScript(cmds []shellCmd) string {
 func runBatch(ctx context.Context, t target.Target, cmds []shellCmd) (map[string]cmdResult, error) {
 	out, err := t.Run(ctx, "sh", "-c", batchScript(cmds))
 	res := parseBatch(string(out))
+	var te *target.Error
+	if errors.Is(err, target.ErrOutputTooLarge) && errors.As(err, &te) {
+		// The snippet that was printing when the output was cut is the one
+		// to blame; those after it never ran.
+		if key := lastStarted(string(out)); key != "" {
+			if _, done := res[key]; !done {
+				res[key] = cmdResult{Code: codeCut, Stderr: te.Err.Error()}
+			}
+		}
+	}
 	if err != nil && len(res) == 0 {
 		return nil, err
 	}
 	return res, nil
+}
+
+// lastStarted is the key of the last snippet whose output began, "" for none.
+func lastStarted(out string) string {
+	i := strings.LastIndex(out, batchMark+" out ")
+	if i < 0 {
+		return ""
+	}
+	key, _, ok := strings.Cut(out[i+len(batchMark+" out "):], "\n")
+	if !ok {
+		return ""
+	}
+	return key
 }
 
 // parseBatch splits the batch script's output into results by key.

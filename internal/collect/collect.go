@@ -24,6 +24,11 @@ type Options struct {
 	Now func() time.Time
 }
 
+// MaxReadBytes bounds what one collection reads from a host, all commands
+// together: the snapshot it makes must stay under document.MaxBytes to be
+// read back, and real hosts print a few MiB at most.
+const MaxReadBytes = 64 << 20
+
 // Collect reads everything wgperf knows how to read from t. It fails only when
 // t cannot be reached at all; every other problem becomes a Note.
 func Collect(ctx context.Context, t target.Target, opts Options) (*facts.Snapshot, error) {
@@ -36,6 +41,9 @@ func Collect(ctx context.Context, t target.Target, opts Options) (*facts.Snapsho
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
+	// A host that prints without end costs a collection MaxReadBytes at
+	// most, besides target.MaxOutput per command.
+	ctx = target.WithReadBudget(ctx, MaxReadBytes)
 
 	// One cheap command proves the target answers before anything else runs.
 	kernel, err := t.Run(ctx, "uname", "-r")
@@ -89,9 +97,13 @@ func Collect(ctx context.Context, t target.Target, opts Options) (*facts.Snapsho
 	return c.snap, nil
 }
 
-// unreachable turns the probe's failure into one line that names the target.
+// unreachable turns the probe's failure into one line that names the target
+// (and the command, when the host answered with too much).
 func unreachable(t target.Target, err error) error {
 	var te *target.Error
+	if errors.Is(err, target.ErrOutputTooLarge) && errors.As(err, &te) {
+		return fmt.Errorf("%s: %s: %v", t, te.Command, te.Err)
+	}
 	if errors.As(err, &te) {
 		msg := strings.TrimSpace(te.Stderr)
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
@@ -143,6 +155,8 @@ func (c *collector) output(key, source string) (string, bool) {
 		return r.Out, true
 	case codeSkipped:
 		return "", false
+	case codeCut:
+		c.note(source, r.Stderr+" (wgperf stopped reading it)")
 	case 127:
 		prog := strings.Fields(source)[0]
 		if c.openWrt && (prog == "iptables-save" || prog == "ip6tables-save") {

@@ -12,49 +12,49 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 )
 
-// secretUCIWords mark an option whose value is a secret: PPPoE and mobile
-// passwords and PINs, Wi-Fi and WireGuard keys, API tokens. Matched against
-// the option name's "_"-separated words, or contained anywhere in it.
-var (
-	secretUCIWords = map[string]bool{"key": true, "psk": true, "pin": true, "pass": true, "pw": true, "pwd": true}
-	secretUCIParts = []string{"password", "passwd", "passphrase", "secret", "token", "private", "preshared",
-		"psk", "pincode", "credential", "cookie"}
-	keyNumberRE = regexp.MustCompile(`^key[0-9]+$`) // WEP key1..key4
-)
+// uciKept lists, per config, the only uci options a snapshot keeps: those
+// the checks and fixes read, and a few that say how the tunnel and the
+// uplinks are wired. Anything else (PPPoE passwords in pppd_options, DDNS
+// update keys, API keys, peer notes...) never leaves the host, whatever it is
+// called. Section lines ("network.wg=interface") are kept for every config.
+var uciKept = map[string]map[string]bool{
+	"network": setOf("proto", "device", "ifname", "type", "mtu", "metric", "nohostroute", "packet_steering",
+		"xmit_hash_policy", "listen_port", "endpoint_host", "endpoint_port", "route_allowed_ips", "persistent_keepalive"),
+	"mwan3": setOf("interface", "enabled", "family", "track_ip", "track_method", "reliability", "count",
+		"interval", "down", "up"),
+	"banip": setOf("ban_enabled", "ban_icmplimit"),
+}
 
-// secretUCIOption reports whether the option of a uci key
-// ("config.section.option") looks like it holds a secret. Public keys do not.
-func secretUCIOption(key string) bool {
+func setOf(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// uciKeptKey reports whether a snapshot may keep a "uci show" line: a
+// section line (config.section=type) whose value is a type name, or an
+// option uciKept lists for its config.
+func uciKeptKey(key, value string) bool {
 	parts := strings.Split(key, ".")
-	if len(parts) < 2 {
-		return false
-	}
-	// The last part is an option, or a section name ("config.section=type"):
-	// a section named like a secret loses only its type line.
-	opt := strings.ToLower(parts[len(parts)-1])
-	if strings.Contains(opt, "public") {
-		return false
-	}
-	for _, p := range secretUCIParts {
-		if strings.Contains(opt, p) {
-			return true
-		}
-	}
-	if keyNumberRE.MatchString(opt) {
-		return true
-	}
-	for _, w := range strings.Split(opt, "_") {
-		if secretUCIWords[w] {
-			return true
-		}
+	switch len(parts) {
+	case 2:
+		return uciTypeRE.MatchString(value)
+	case 3:
+		return uciKept[parts[0]][parts[2]]
 	}
 	return false
 }
 
+// uciTypeRE is a section type as uci names it ("interface", "wireguard_wg0").
+var uciTypeRE = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+
 // ParseUCI parses "uci show CONFIG": lines "config.section.option='value'" and
 // "config.section=type". List values ("'a' 'b'") become space-separated.
-// Options whose names look secret (keys, passwords, PSKs, PINs, tokens) are
-// dropped: a snapshot is meant to be sent to someone else.
+// Only section lines and the options on uciKept's allow-list are kept: a
+// snapshot is meant to be sent to someone else, and a deny-list of secret
+// names always misses one (updatekey, pppd_options 'password ...').
 func ParseUCI(r io.Reader) (map[string]string, error) {
 	out := map[string]string{}
 	sc := bufio.NewScanner(r)
@@ -72,14 +72,13 @@ func ParseUCI(r io.Reader) (map[string]string, error) {
 			// would also slip past the secret filter, which reads the parts.
 			return nil, fmt.Errorf("uci show line %d: want config.section[.option]=value, got %q", n, line)
 		}
-		if secretUCIOption(key) {
-			continue
-		}
 		vals, err := uciValues(raw)
 		if err != nil {
 			return nil, fmt.Errorf("uci show line %d: %v", n, err)
 		}
-		out[key] = strings.Join(vals, " ")
+		if v := strings.Join(vals, " "); uciKeptKey(key, v) {
+			out[key] = v
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("uci show: %w", err)

@@ -20,9 +20,9 @@ func TestParseUCI(t *testing.T) {
 		"network.wg":                                 "interface",
 		"network.wg.proto":                           "wireguard",
 		"network.wan.metric":                         "10",
-		"network.@device[0].ports":                   "lan1 lan2 lan3",
+		"network.@device[0].type":                    "bridge",
+		"network.@wireguard_wg[0]":                   "wireguard_wg",
 		"network.@wireguard_wg[0].endpoint_host":     "46.38.233.77",
-		"network.@wireguard_wg[0].note":              "it's the colo box",
 		"network.@wireguard_wg[0].route_allowed_ips": "1",
 	}
 	for k, want := range tests {
@@ -30,8 +30,10 @@ func TestParseUCI(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, m[k], want)
 		}
 	}
-	if _, ok := m["network.wg.nohostroute"]; ok {
-		t.Error("nohostroute is not set in the sample")
+	for _, k := range []string{"network.wg.nohostroute", "network.@wireguard_wg[0].note", "network.lan.ipaddr"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("%s: not set in the sample, or not on the allow-list", k)
+		}
 	}
 	for _, secret := range []string{"oKx3Y9y1bK0eK3aWq6Yz3Xf2f3D4c5B6a7Z8y9X0w1E=", "cHJlc2hhcmVka2V5cHJlc2hhcmVka2V5cHJlc2hhcmU="} {
 		for k, v := range m {
@@ -49,29 +51,35 @@ func TestParseUCI(t *testing.T) {
 	}
 }
 
-// TestParseUCIDropsSecrets is hole 6: uci options whose names look secret
-// never reach a snapshot; ordinary options, public keys included, stay.
-func TestParseUCIDropsSecrets(t *testing.T) {
+// TestParseUCIKeepsOnlyTheAllowList is issue 30 item 7 (hole 6 of the first
+// round): a snapshot keeps section lines and the options the checks read,
+// nothing else, whatever an option is called: DDNS update keys, auth and API
+// keys, pppd_options with a password, notes.
+func TestParseUCIKeepsOnlyTheAllowList(t *testing.T) {
 	in := `network.wan=interface
 network.wan.proto='pppoe'
+network.wan.device='eth1'
 network.wan.username='alice'
 network.wan.password='pppoe-SECRET-1'
-network.lte.pincode='SECRET-2'
-network.lte.pin='SECRET-3'
-network.wg.private_key='SECRET-4'
-network.@wireguard_wg[0].preshared_key='SECRET-5'
-network.@wireguard_wg[0].public_key='cHVibGlj'
+network.wan.pppd_options='debug user alice password SECRET-2'
+network.wan.updatekey='SECRET-3'
+network.wan.authkey='SECRET-4'
+network.wan.apikey='SECRET-5'
+network.lte.pincode='SECRET-6'
+network.wg.private_key='SECRET-7'
+network.wg.mtu='1420'
+network.@wireguard_wg[0]=wireguard_wg
+network.@wireguard_wg[0].preshared_key='SECRET-8'
+network.@wireguard_wg[0].description='SECRET-9 (Alice'\''s laptop)'
 network.@wireguard_wg[0].persistent_keepalive='25'
-network.vpn.auth_secret='SECRET-6'
-network.vpn.api_token='SECRET-7'
-network.vpn.key='SECRET-8'
-network.vpn.psk='SECRET-9'
-network.vpn.wpa_psk_file='SECRET-10'
-network.vpn.key2='SECRET-11'
-network.vpn.sae_password='SECRET-12'
-network.vpn.ca_key_pass='SECRET-13'
-network.lan.ipaddr='192.168.1.1'
-network.lan.keepalive='5'
+network.vpn.ca_key_pass='SECRET-10'
+mwan3.wan=interface
+mwan3.wan.track_ip='1.1.1.1' '8.8.8.8'
+mwan3.wan.notify_secret='SECRET-11'
+banip.global=banip
+banip.global.ban_icmplimit='25'
+banip.global.ban_apikey='SECRET-12'
+ddns.myddns.password='SECRET-13'
 `
 	m, err := ParseUCI(strings.NewReader(in))
 	if err != nil {
@@ -79,14 +87,16 @@ network.lan.keepalive='5'
 	}
 	for k, v := range m {
 		if strings.Contains(v, "SECRET") {
-			t.Errorf("secret option %s kept", k)
+			t.Errorf("%s kept: %q", k, v)
 		}
 	}
-	for _, k := range []string{"network.wan.username", "network.@wireguard_wg[0].public_key",
-		"network.@wireguard_wg[0].persistent_keepalive", "network.lan.ipaddr", "network.lan.keepalive", "network.wan"} {
-		if _, ok := m[k]; !ok {
-			t.Errorf("%s dropped", k)
-		}
+	want := map[string]string{
+		"network.wan": "interface", "network.wan.proto": "pppoe", "network.wan.device": "eth1", "network.wg.mtu": "1420",
+		"network.@wireguard_wg[0]": "wireguard_wg", "network.@wireguard_wg[0].persistent_keepalive": "25",
+		"mwan3.wan": "interface", "mwan3.wan.track_ip": "1.1.1.1 8.8.8.8", "banip.global": "banip", "banip.global.ban_icmplimit": "25",
+	}
+	if d := cmp.Diff(want, m); d != "" {
+		t.Errorf("kept (-want +got):\n%s", d)
 	}
 }
 

@@ -34,6 +34,11 @@ type Options struct {
 	HostTimeout time.Duration
 	// Progress, when set, receives one line per host as collection starts and ends.
 	Progress io.Writer
+	// Limit is the inventory's --limit pattern (fleet.LoadOptions.Limit).
+	Limit string
+	// Warn, when set, receives the inventory's one warning line (variables
+	// wgperf ignores).
+	Warn io.Writer
 }
 
 // Run diagnoses the hosts (target specs) and snapshot files together. Any host
@@ -79,15 +84,18 @@ type Fleet struct {
 // RunInventory diagnoses the hosts of the inventory file at path, the extra
 // target specs and the snapshot files; unreachable hosts are reported, not fatal.
 func RunInventory(ctx context.Context, path string, extra, files []string, o Options) (*Fleet, error) {
-	hosts, err := fleet.ReadInventory(path)
+	inv, err := fleet.Load(ctx, path, fleet.LoadOptions{Limit: o.Limit})
 	if err != nil {
 		return nil, err
+	}
+	if w := inv.Warning(); w != "" && o.Warn != nil {
+		fmt.Fprintln(o.Warn, "wgperf:", w)
 	}
 	more, err := fleet.Hosts(extra)
 	if err != nil {
 		return nil, err
 	}
-	fl, err := RunFleet(ctx, append(hosts, more...), files, o)
+	fl, err := RunFleet(ctx, append(inv.Hosts, more...), files, o)
 	if err != nil {
 		return nil, err
 	}

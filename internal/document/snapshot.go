@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -133,6 +134,11 @@ func DecodeSnapshot(data []byte) (*facts.Snapshot, error) {
 	// The host is someone else's text; it must be a target spec wgperf would accept.
 	if _, err := target.Parse(s.Host); err != nil {
 		return nil, fmt.Errorf("snapshot: host: %v", err)
+	}
+	// So is every other field: checks quote them into titles, plans and
+	// scripts. Only mwan3 status is text of several lines.
+	if err := shell.Fields(s, "openwrt.mwan3_status"); err != nil {
+		return nil, fmt.Errorf("snapshot: %v", err)
 	}
 	return &s, nil
 }

@@ -48,6 +48,15 @@ func TestReadSnapshotErrors(t *testing.T) {
 		{"no schema", `{"host": "local"}`, "no schema_version"},
 		{"newer schema", `{"schema_version": 99, "host": "local"}`, "schema_version 99 is newer"},
 		{"no host", `{"schema_version": 1}`, "no host"},
+		// Issue 30 item 8: every field is validated, not only the host.
+		{"OSC 52 in the hostname", `{"schema_version": 1, "host": "local", "system": {"hostname": "gw\u001b]52;c;Y3VybCBldmlsfHNo\u0007"}}`,
+			`snapshot: system.hostname "gw\x1b]52;c;Y3VybCBldmlsfHNo\a": control characters`},
+		{"screen clear in a link", `{"schema_version": 1, "host": "local", "links": [{"name": "eth0"}, {"name": "wg0\u001b[2J\u001b[H"}]}`,
+			"snapshot: links[1].name"},
+		{"newline in a sysctl", `{"schema_version": 1, "host": "local", "sysctls": {"net.core.rmem_max": "212992\n1. [x] forged"}}`,
+			`snapshot: sysctls["net.core.rmem_max"]`},
+		{"C1 in a uci key", `{"schema_version": 1, "host": "local", "openwrt": {"network": {"network.wg\u009b2J.proto": "wireguard"}}}`,
+			"snapshot: openwrt.network: key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,6 +75,12 @@ func TestReadSnapshotLimits(t *testing.T) {
 	valid := `{"schema_version": 1, "host": "ssh:root@golem"}`
 	if _, err := ReadSnapshot(strings.NewReader(valid)); err != nil {
 		t.Fatalf("valid snapshot: %v", err)
+	}
+	// mwan3 status is text of several lines; tabs are fine anywhere (sysctl prints them).
+	lines := `{"schema_version": 1, "host": "local", "sysctls": {"net.ipv4.tcp_rmem": "4096\t131072\t6291456"},
+	  "openwrt": {"network": {}, "mwan3_status": "Interface status:\n interface wan is online"}}`
+	if _, err := ReadSnapshot(strings.NewReader(lines)); err != nil {
+		t.Errorf("snapshot with mwan3 status lines and tabs: %v", err)
 	}
 	big := io.MultiReader(io.LimitReader(spaces{}, MaxBytes), strings.NewReader(valid))
 	_, err := ReadSnapshot(big)

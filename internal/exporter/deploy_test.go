@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -87,9 +88,13 @@ func TestDeployUsesExportedMetrics(t *testing.T) {
 	}
 }
 
+// runbookBase is where the alerts' runbook_url pages are: absolute, as
+// Alertmanager and its receivers cannot resolve a path in the repository.
+const runbookBase = "https://github.com/wgperf/wgperf/blob/main/"
+
 // TestAlertsExplainTheirFinding: every alert about a finding points to its
-// explanation, the command and the docs page (which exists); the catch-all
-// alert points to the page of whichever finding fired it.
+// explanation, the command and the docs page (runbook_url, whose page
+// exists); the catch-all alert points to the page of whichever finding fired it.
 func TestAlertsExplainTheirFinding(t *testing.T) {
 	var rules struct {
 		Groups []struct {
@@ -115,7 +120,7 @@ func TestAlertsExplainTheirFinding(t *testing.T) {
 			case strings.Contains(r.Expr, "wgperf_finding"):
 				id = anyID
 			}
-			explain, docs := r.Annotations["explain"], r.Annotations["docs"]
+			explain, docs := r.Annotations["explain"], strings.TrimPrefix(r.Annotations["runbook_url"], runbookBase)
 			if id == "" && explain == "" {
 				continue // about the exporter or a metric, not one finding
 			}
@@ -124,7 +129,7 @@ func TestAlertsExplainTheirFinding(t *testing.T) {
 			}
 			explained++
 			if explain != "wgperf explain "+id || docs != "docs/findings/"+id+".md" {
-				t.Errorf("%s: annotations explain %q, docs %q; want \"wgperf explain %s\" and \"docs/findings/%s.md\"", r.Alert, explain, docs, id, id)
+				t.Errorf("%s: annotations explain %q, runbook_url %q; want \"wgperf explain %s\" and \"%sdocs/findings/%s.md\"", r.Alert, explain, r.Annotations["runbook_url"], id, runbookBase, id)
 			}
 			if id == anyID {
 				continue
@@ -228,58 +233,6 @@ func TestSystemdUnit(t *testing.T) {
 	}
 }
 
-// TestOpenWrtInitScript runs the procd script's start_service under stubs of
-// rc.common's helpers and checks the command procd would run.
-func TestOpenWrtInitScript(t *testing.T) {
-	script, err := filepath.Abs(filepath.Join(deployDir, "openwrt", "wgperf-exporter"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stubs := `
-config_load() { :; }
-config_get() { eval "$1=\${CFG_$3:-\$4}"; }
-config_get_bool() { eval "$1=\${CFG_$3:-\$4}"; }
-procd_open_instance() { echo open; }
-procd_set_param() { echo "param $*"; }
-procd_close_instance() { echo close; }
-. "$1"
-start_service
-`
-	names := filepath.Join(t.TempDir(), "network")
-	if err := os.WriteFile(names, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		env  []string
-		want string
-	}{
-		{nil, "param command /usr/bin/wgperf exporter --listen :9723 --interval 30s"},
-		{[]string{"CFG_listen=127.0.0.1:9100", "CFG_interval=1m"}, "param command /usr/bin/wgperf exporter --listen 127.0.0.1:9100 --interval 1m"},
-		{[]string{"CFG_web_config=/etc/wgperf/web-config.yml"},
-			"param command /usr/bin/wgperf exporter --listen :9723 --interval 30s --web.config.file /etc/wgperf/web-config.yml"},
-		{[]string{"CFG_peer_names=" + names}, "param command /usr/bin/wgperf exporter --listen :9723 --interval 30s --peer-names " + names},
-		{[]string{"CFG_peer_names=/nonexistent/network"}, "param command /usr/bin/wgperf exporter --listen :9723 --interval 30s"},
-		{[]string{"CFG_enabled=0"}, ""},
-	} {
-		args := append([]string{}, tc.env...)
-		args = append(args, "sh", "-c", stubs, "sh", script)
-		out, err := target.Local().Run(context.Background(), "env", args...)
-		if err != nil {
-			t.Fatalf("%v: %v", tc.env, err)
-		}
-		got := string(out)
-		if tc.want == "" {
-			if strings.Contains(got, "open") {
-				t.Errorf("%v: disabled exporter still starts:\n%s", tc.env, got)
-			}
-			continue
-		}
-		if !strings.Contains(got, tc.want+"\n") || !strings.Contains(got, "param respawn") {
-			t.Errorf("%v: procd calls\n%s\nwant %q and a respawn policy", tc.env, got, tc.want)
-		}
-	}
-}
-
 // Users read the alerts, dashboards and README; "seed 000" is the project's
 // own filing and means nothing to them: cases are named by what happened.
 func TestNoSeedNumbersForUsers(t *testing.T) {
@@ -304,5 +257,43 @@ func TestNoSeedNumbersForUsers(t *testing.T) {
 				t.Errorf("%s:%d says %q", f, i+1, seed.FindString(line))
 			}
 		}
+	}
+}
+
+// Per-peer panels show the peer's name from --peer-names (its key when it has
+// none), and every panel's query parses: promtool checks them as rules.
+func TestGrafanaPanelsNamePeers(t *testing.T) {
+	testutil.RequireTools(t, "promtool")
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr, LegendFormat string }
+		}
+	}
+	if err := json.Unmarshal([]byte(readDeploy(t, "grafana/wgperf.json")), &dash); err != nil {
+		t.Fatal(err)
+	}
+	var rules strings.Builder
+	rules.WriteString("groups:\n  - name: panels\n    rules:\n")
+	n := 0
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			if strings.Contains(tg.LegendFormat, "{{peer}}") {
+				t.Errorf("panel %q labels series with the public key: %q", p.Title, tg.LegendFormat)
+			}
+			if strings.Contains(tg.LegendFormat, "{{name}}") && !strings.Contains(tg.Expr, "group_left(name)") {
+				t.Errorf("panel %q shows {{name}} without joining wgperf_wireguard_peer_info", p.Title)
+			}
+			expr := strings.NewReplacer("$__rate_interval", "5m", "$instance", ".*").Replace(tg.Expr)
+			n++
+			fmt.Fprintf(&rules, "      - record: panel:%d\n        expr: %q\n", n, expr)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "panels.yml")
+	if err := os.WriteFile(path, []byte(rules.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := target.Local().Run(context.Background(), "promtool", "check", "rules", path); err != nil {
+		t.Errorf("promtool check rules (the dashboard's queries): %v\n%s", err, out)
 	}
 }

@@ -16,10 +16,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	goruntime "runtime"
 	"sync/atomic"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/buildinfo"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
@@ -190,12 +190,11 @@ func (e *Exporter) writeMetrics(w io.Writer, extra ...metric) error {
 }
 
 // buildInfo is wgperf_build_info, the series dashboards join on to show
-// which version each exporter runs.
+// which build each exporter runs, with the labels of every Prometheus
+// exporter's build_info.
 func buildInfo(version string) metric {
-	if version == "" {
-		version = "unknown"
-	}
-	return constMetric(descBuildInfo, gauge, 1, version, goruntime.Version())
+	i := buildinfo.Read(version)
+	return constMetric(descBuildInfo, gauge, 1, i.Version, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags)
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/wgperf/wgperf/internal/buildinfo"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
@@ -259,11 +260,14 @@ func TestHandshakeAge(t *testing.T) {
 // /metrics carries wgperf_build_info and the /probe counters next to the
 // process metrics, whatever the watched host does.
 func TestHandlerServesBuildInfoAndProbeCounters(t *testing.T) {
+	buildinfo.Revision, buildinfo.Branch, buildinfo.BuildDate = "0123abc", "main", "2026-11-23T20:00:00Z"
+	t.Cleanup(func() { buildinfo.Revision, buildinfo.Branch, buildinfo.BuildDate = "", "", "" })
 	e := New(target.Local(), Options{Version: "v1.2.3"})
 	url := testServer(t, &Site{Exporter: e, Prober: NewProber(ProbeOptions{})})
 	_, body := get(t, url+"/metrics")
 	for _, want := range []string{
-		`wgperf_build_info{goversion="` + runtime.Version() + `",version="v1.2.3"} 1`,
+		`wgperf_build_info{branch="main",builddate="2026-11-23T20:00:00Z",goarch="` + runtime.GOARCH + `",goos="linux",goversion="` + runtime.Version() +
+			`",revision="0123abc",tags="` + buildinfo.Read("").Tags + `",version="v1.2.3"} 1`,
 		`wgperf_probe_requests_total{result="refused"} 0`,
 		`wgperf_probe_cache_targets 0`,
 		`wgperf_collect_success 0`,

@@ -56,7 +56,8 @@ var (
 
 // The exporter process itself, served at /metrics in every mode.
 var (
-	descBuildInfo      = desc("build_info", "wgperf's version and the Go version it was built with (always 1).", "version", "goversion")
+	descBuildInfo = desc("build_info", "Which wgperf build runs: version, VCS revision and branch, build (commit) date, Go version, platform and build tags (always 1).",
+		"version", "revision", "branch", "builddate", "goversion", "goos", "goarch", "tags")
 	descProbes         = desc("probe_requests_total", "/probe requests, by how they were answered: cached (a collection younger than --probe.cache-ttl), collected, or refused (target not allowed or not valid).", "result")
 	descProbeCacheSize = desc("probe_cache_targets", "Targets whose latest collection the /probe cache holds (at most --probe.cache-size).")
 )

@@ -5,9 +5,10 @@ import (
 	"container/list"
 	"context"
 	"fmt"
+	"math"
 	"net/url"
-	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,16 +26,21 @@ const (
 	DefaultProbeCacheTTL   = 25 * time.Second
 	DefaultProbeCacheSize  = 512
 	DefaultProbeConcurrent = 8
+	// MinProbeTimeout is the shortest collection a scrape's timeout header
+	// can ask for.
+	MinProbeTimeout = time.Second
 )
 
 // ProbeOptions tune a Prober.
 type ProbeOptions struct {
-	// Allow lists the target specs /probe may collect, as path.Match patterns
-	// ("ssh:root@*", "netns:site-*"). A scraper can otherwise make a root
-	// process ssh anywhere with root's keys, so nothing is allowed by default.
+	// Allow lists the targets /probe may collect: "local", "netns:GLOB" or
+	// "ssh:[USER@]HOST[:PORT]", matched on the parsed target (allow.go: the
+	// host label by label or as a prefix, 10.0.0.0/24; a part left out admits
+	// any). A scraper can otherwise make a root process ssh anywhere with
+	// root's keys, so nothing is allowed by default.
 	Allow []string
 	// Timeout bounds one collection; Prometheus' scrape timeout, when sent,
-	// lowers it. 0 means DefaultProbeTimeout.
+	// lowers it (to MinProbeTimeout at least). 0 means DefaultProbeTimeout.
 	Timeout time.Duration
 	// CacheTTL is how long a collection (or a failure) answers scrapes of
 	// its target; 0 means DefaultProbeCacheTTL.
@@ -57,8 +63,9 @@ type ProbeOptions struct {
 // Collections are cached per target for CacheTTL and shared by concurrent
 // scrapes of the same target.
 type Prober struct {
-	opts ProbeOptions
-	sem  chan struct{}
+	opts  ProbeOptions
+	rules []allowRule
+	sem   chan struct{}
 
 	mu      sync.Mutex
 	entries map[string]*list.Element // spec -> *probeEntry in lru
@@ -78,6 +85,10 @@ type probeEntry struct {
 	ready chan struct{}
 	r     *round
 	at    time.Time // when the collection finished
+	// cutShort marks a failure that a scraper's shorter timeout caused: it
+	// answers the scrapes that shared it and is never served from the cache,
+	// so one scraper's header cannot fail the target for the others.
+	cutShort bool
 }
 
 // NewProber returns a Prober; nothing is collected until a scrape asks.
@@ -101,6 +112,11 @@ func NewProber(opts ProbeOptions) *Prober {
 		opts.Now = time.Now
 	}
 	p := &Prober{opts: opts, sem: make(chan struct{}, opts.Concurrent), entries: map[string]*list.Element{}, lru: list.New()}
+	for _, pattern := range opts.Allow {
+		if r, err := parseAllow(pattern); err == nil { // CheckAllow refused the others at start
+			p.rules = append(p.rules, r)
+		}
+	}
 	p.collectFn = func(ctx context.Context, t target.Target, timeout time.Duration, pl peerLabels) *round {
 		return collectRound(ctx, t, timeout, opts.Now, opts.Checks, pl)
 	}
@@ -110,16 +126,16 @@ func NewProber(opts ProbeOptions) *Prober {
 // CheckAllow validates allow patterns, so a typo fails at start, not per scrape.
 func CheckAllow(patterns []string) error {
 	for _, p := range patterns {
-		if _, err := path.Match(p, ""); err != nil {
-			return fmt.Errorf("--probe.allow %q: %v", p, err)
+		if _, err := parseAllow(p); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 func (p *Prober) allowed(spec string) bool {
-	for _, pat := range p.opts.Allow {
-		if ok, _ := path.Match(pat, spec); ok {
+	for _, r := range p.rules {
+		if r.admits(spec) {
 			return true
 		}
 	}
@@ -141,19 +157,17 @@ func (p *Prober) answer(ctx context.Context, query url.Values, scrapeTimeout str
 		p.refused.Add(1)
 		return textReply(statusBadRequest, err.Error())
 	}
+	// ssh splits user and host at the last "@": a user holding one reads as
+	// an address to a person and as another host to ssh.
+	if a, err := target.ParseSSHAddress(spec); err == nil && strings.Contains(a.User, "@") {
+		p.refused.Add(1)
+		return textReply(statusBadRequest, fmt.Sprintf("target %q: a user may not contain @ (want ssh:[user@]host[:port])", spec))
+	}
 	if !p.allowed(t.String()) {
 		p.refused.Add(1)
 		return textReply(statusForbidden, fmt.Sprintf("target %q is not allowed: start the exporter with --probe.allow matching it", spec))
 	}
-	timeout := p.opts.Timeout
-	if scrapeTimeout != "" {
-		// Answer before Prometheus gives up, so a slow router reads as a
-		// failed collection rather than a down exporter.
-		if v, err := strconv.ParseFloat(scrapeTimeout, 64); err == nil && v > 0 {
-			timeout = min(timeout, time.Duration(max(v-0.5, v/2)*float64(time.Second)))
-		}
-	}
-	r, at, err := p.get(ctx, t, timeout)
+	r, at, err := p.get(ctx, t, p.collectTimeout(scrapeTimeout))
 	if err != nil {
 		return textReply(statusUnavailable, err.Error())
 	}
@@ -168,6 +182,23 @@ func (p *Prober) answer(ctx context.Context, query url.Values, scrapeTimeout str
 	return reply{status: statusOK, contentType: contentType, body: b.Bytes()}
 }
 
+// collectTimeout is how long a collection asked for by a scrape may take:
+// Prometheus' X-Prometheus-Scrape-Timeout-Seconds header shortens
+// opts.Timeout so the answer comes before Prometheus gives up (a slow router
+// then reads as a failed collection rather than a down exporter), never below
+// MinProbeTimeout; a header that is not a positive finite number is ignored.
+func (p *Prober) collectTimeout(header string) time.Duration {
+	v, err := strconv.ParseFloat(strings.TrimSpace(header), 64)
+	if header == "" || err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+		return p.opts.Timeout
+	}
+	v = max(v-0.5, v/2) // the answer still has to travel
+	if v >= p.opts.Timeout.Seconds() {
+		return p.opts.Timeout
+	}
+	return min(max(time.Duration(v*float64(time.Second)), MinProbeTimeout), p.opts.Timeout)
+}
+
 // get returns t's cached collection, or collects it: one collection per
 // target at a time, whoever asks.
 func (p *Prober) get(ctx context.Context, t target.Target, timeout time.Duration) (*round, time.Time, error) {
@@ -180,7 +211,7 @@ func (p *Prober) get(ctx context.Context, t target.Target, timeout time.Duration
 		e = el.Value.(*probeEntry)
 		select {
 		case <-e.ready:
-			if now.Sub(e.at) < p.opts.CacheTTL {
+			if now.Sub(e.at) < p.opts.CacheTTL && !e.cutShort {
 				p.mu.Unlock()
 				p.cached.Add(1)
 				return e.r, e.at, nil
@@ -230,6 +261,7 @@ func (p *Prober) collect(t target.Target, e *probeEntry, timeout time.Duration) 
 	if r.err != nil {
 		p.opts.Logf("probe %v", r.err)
 	}
+	e.cutShort = r.err != nil && ctx.Err() != nil && timeout < p.opts.Timeout
 	e.r, e.at = r, p.opts.Now()
 	close(e.ready)
 }

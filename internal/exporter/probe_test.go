@@ -3,11 +3,13 @@ package exporter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,5 +197,122 @@ func TestProbeHonoursScrapeTimeout(t *testing.T) {
 	}
 	if sampleValue(t, body, "wgperf_collect_success") != 0 {
 		t.Errorf("hung collection reported as a success:\n%s", body)
+	}
+}
+
+// The allow-list judges what ssh will dial (user, host, port), not the text
+// of the spec: a second "@" or a longer host name must not slip through a
+// pattern that reads right to a person.
+func TestProbeAllowMatchesParsedTarget(t *testing.T) {
+	allow := []string{"ssh:root@10.0.0.*", "ssh:*@gw-?.example.net:2222", "ssh:admin@192.168.8.0/24", "ssh:[fd00::1]", "netns:site-*", "ssh:ops@*"}
+	p, srv, _ := fakeProber(t, ProbeOptions{Allow: allow}, nil, nil)
+	for _, tc := range []struct {
+		spec string
+		code int
+	}{
+		{"ssh:root@10.0.0.5", http.StatusOK},
+		{"ssh:root@10.0.0.5:2200", http.StatusOK},                 // no port in the pattern: any port
+		{"ssh:root@10.0.0.1@evil.example", http.StatusBadRequest}, // user "root@10.0.0.1", host evil.example
+		{"ssh:root@10.0.0.5.evil.example", http.StatusForbidden},  // * stays inside one label
+		{"ssh:10.0.0.5", http.StatusForbidden},                    // no user: the ssh config's, not root
+		{"ssh:admin@10.0.0.5", http.StatusForbidden},
+		{"ssh:gw-1.example.net:2222", http.StatusOK},
+		{"ssh:deploy@gw-2.example.net:2222", http.StatusOK},
+		{"ssh:deploy@gw-2.example.net", http.StatusForbidden}, // port 22, not 2222
+		{"ssh:deploy@gw-2.example.net.evil:2222", http.StatusForbidden},
+		{"ssh:admin@192.168.8.200", http.StatusOK},
+		{"ssh:admin@192.168.9.1", http.StatusForbidden},
+		{"ssh:admin@router.lan", http.StatusForbidden}, // a prefix admits addresses, not names
+		{"ssh:[fd00::1]", http.StatusOK},
+		{"ssh:[fd00:0::1]:22", http.StatusOK}, // the same address spelled otherwise
+		{"ssh:[fd00::2]", http.StatusForbidden},
+		{"netns:site-a", http.StatusOK},
+		{"netns:other", http.StatusForbidden},
+		{"ssh:ops@anything.example", http.StatusOK},
+		{"local", http.StatusForbidden},
+	} {
+		if code, body := get(t, probeURL(srv, tc.spec)); code != tc.code {
+			t.Errorf("target %q: HTTP %d, want %d: %s", tc.spec, code, tc.code, body)
+		}
+	}
+	if got := p.runs.Load(); got != 9 {
+		t.Errorf("%d collections, want 9 (one per admitted target)", got)
+	}
+	for _, bad := range []string{"ssh:root@a@b", "ssh:root@[fd00::1", "ssh:h:99999", "ssh:fd00::*", "ssh:10.0.0.0/33", "http:x", "netns:", "ssh:[a-"} {
+		if err := CheckAllow([]string{bad}); err == nil {
+			t.Errorf("CheckAllow(%q) accepted a bad pattern", bad)
+		}
+	}
+}
+
+// A scrape's X-Prometheus-Scrape-Timeout-Seconds header can shorten a
+// collection, within bounds: a nanosecond or +Inf must not make the
+// collection fail at once.
+func TestProbeScrapeTimeoutIsClamped(t *testing.T) {
+	p, srv, clock := fakeProber(t, ProbeOptions{Allow: []string{"ssh:*"}, Timeout: 20 * time.Second}, nil, nil)
+	var mu sync.Mutex
+	var got time.Duration
+	inner := p.collectFn
+	p.collectFn = func(ctx context.Context, tg target.Target, timeout time.Duration, pl peerLabels) *round {
+		deadline, _ := ctx.Deadline()
+		mu.Lock()
+		got = time.Until(deadline).Round(100 * time.Millisecond)
+		mu.Unlock()
+		return inner(ctx, tg, timeout, pl)
+	}
+	for _, tc := range []struct {
+		header string
+		want   time.Duration
+	}{
+		{"0.000000001", MinProbeTimeout},
+		{"+Inf", 20 * time.Second},
+		{"NaN", 20 * time.Second},
+		{"-3", 20 * time.Second},
+		{"1e300", 20 * time.Second},
+		{"soon", 20 * time.Second},
+		{"10", 9500 * time.Millisecond},
+	} {
+		clock.Add(time.Hour) // past the cache TTL: every scrape collects
+		code, body := get(t, probeURL(srv, "ssh:root@r1"), "X-Prometheus-Scrape-Timeout-Seconds", tc.header)
+		mu.Lock()
+		d := got
+		mu.Unlock()
+		if code != http.StatusOK || sampleValue(t, body, "wgperf_collect_success") != 1 {
+			t.Errorf("header %q: HTTP %d, collection failed:\n%s", tc.header, code, body)
+		}
+		if d < tc.want-200*time.Millisecond || d > tc.want {
+			t.Errorf("header %q: the collection got %s, want %s", tc.header, d, tc.want)
+		}
+	}
+}
+
+// A collection that failed because one scraper asked for a short timeout
+// answers that scrape only: the next scraper collects again instead of
+// being served the failure for the cache TTL.
+func TestProbeDeadlineFailureIsNotCached(t *testing.T) {
+	p, srv, _ := fakeProber(t, ProbeOptions{Allow: []string{"ssh:*"}, Timeout: 20 * time.Second, CacheTTL: time.Hour}, nil, nil)
+	var slow atomic.Bool
+	slow.Store(true)
+	inner := p.collectFn
+	p.collectFn = func(ctx context.Context, tg target.Target, timeout time.Duration, pl peerLabels) *round {
+		if slow.Load() {
+			<-ctx.Done() // a router slower than the scraper's timeout
+			return &round{err: fmt.Errorf("%s: %w", tg, ctx.Err())}
+		}
+		return inner(ctx, tg, timeout, pl)
+	}
+	_, body := get(t, probeURL(srv, "ssh:root@r1"), "X-Prometheus-Scrape-Timeout-Seconds", "0.000000001")
+	if sampleValue(t, body, "wgperf_collect_success") != 0 {
+		t.Fatalf("the cut-short collection reads as a success:\n%s", body)
+	}
+	slow.Store(false)
+	_, body = get(t, probeURL(srv, "ssh:root@r1"))
+	if sampleValue(t, body, "wgperf_collect_success") != 1 || p.runs.Load() != 2 {
+		t.Errorf("the next scrape was served the cut-short failure (%d collections):\n%s", p.runs.Load(), body)
+	}
+	// A failure under the exporter's own timeout is cached as before.
+	_, body = get(t, probeURL(srv, "ssh:root@r1"))
+	if p.runs.Load() != 2 || sampleValue(t, body, "wgperf_collect_success") != 1 {
+		t.Errorf("a successful collection was not cached (%d collections)", p.runs.Load())
 	}
 }

@@ -71,13 +71,21 @@ func acceptsGzip(header string) bool {
 	return false
 }
 
-// Serve serves s on ln until ctx ends. With webConfig it serves through
+// Serve serves s on every listener until ctx ends or one fails. With webConfig it serves through
 // exporter-toolkit's web package: HTTPS with the configured certificate,
 // basic auth with bcrypt-hashed passwords, both re-read as the file changes.
 // The metrics name peers' public keys, endpoints and allowed IPs: anything
 // listening beyond loopback should use it. logf gets the server's warnings
 // and errors; nil discards them.
-func Serve(ctx context.Context, ln net.Listener, s *Site, webConfig string, logf func(format string, args ...any)) error {
+func Serve(ctx context.Context, lns []net.Listener, s *Site, webConfig string, logf func(format string, args ...any)) error {
+	return serveAll(ctx, lns, func(ctx context.Context, ln net.Listener) error {
+		return serveHTTP(ctx, ln, s, webConfig, logf)
+	})
+}
+
+// serveHTTP serves one listener with a server of its own (exporter-toolkit
+// sets its server up per listener).
+func serveHTTP(ctx context.Context, ln net.Listener, s *Site, webConfig string, logf func(format string, args ...any)) error {
 	logger := slog.New(slog.DiscardHandler)
 	if logf != nil {
 		logger = slog.New(slog.NewTextHandler(logfWriter(logf), &slog.HandlerOptions{Level: slog.LevelWarn}))

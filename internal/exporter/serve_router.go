@@ -26,11 +26,13 @@ func CheckWebConfig(path string) error {
 	return ErrNoWebConfig
 }
 
-// Serve serves s on ln over plain HTTP until ctx ends; a webConfig is refused
+// Serve serves s on every listener over plain HTTP until ctx ends; a webConfig is refused
 // (see CheckWebConfig). logf gets the server's errors; nil discards them.
-func Serve(ctx context.Context, ln net.Listener, s *Site, webConfig string, logf func(format string, args ...any)) error {
+func Serve(ctx context.Context, lns []net.Listener, s *Site, webConfig string, logf func(format string, args ...any)) error {
 	if err := CheckWebConfig(webConfig); err != nil {
 		return err
 	}
-	return serveTiny(ctx, ln, s, logf)
+	return serveAll(ctx, lns, func(ctx context.Context, ln net.Listener) error {
+		return serveTiny(ctx, ln, s, logf)
+	})
 }

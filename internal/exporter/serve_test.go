@@ -85,7 +85,7 @@ func TestServeTLSAndBasicAuth(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	site := &Site{Landing: "wg_peer_endpoint 1\n"}
-	go func() { served <- Serve(ctx, ln, site, conf, nil) }()
+	go func() { served <- Serve(ctx, []net.Listener{ln}, site, conf, nil) }()
 	defer func() {
 		cancel()
 		if err := <-served; err != nil {

@@ -12,9 +12,10 @@ import (
 // the Prober) and a landing page at /. Both servers, net/http's and the
 // router build's small one, answer through Site.answer.
 type Site struct {
-	Exporter *Exporter
-	Prober   *Prober // nil: /probe is not found
-	Landing  string  // the HTML of /; "" means not found
+	Exporter    *Exporter
+	Prober      *Prober // nil: /probe is not found
+	Landing     string  // the HTML of /; "" means not found
+	MetricsPath string  // where the metrics are (--web.telemetry-path); "" means /metrics
 }
 
 // request is what the exporter's pages read from an HTTP request.
@@ -59,7 +60,7 @@ func (s *Site) answer(ctx context.Context, req request) reply {
 		return textReply(statusMethodNotAllowed, "method not allowed: the exporter answers GET and HEAD")
 	}
 	switch {
-	case req.path == "/metrics" && s.Exporter != nil:
+	case req.path == s.metricsPath() && s.Exporter != nil:
 		extra := append(processMetrics(), buildInfo(s.Exporter.opts.Version))
 		if s.Prober != nil {
 			extra = append(extra, s.Prober.metrics()...)
@@ -75,6 +76,32 @@ func (s *Site) answer(ctx context.Context, req request) reply {
 		return reply{status: statusOK, contentType: "text/html; charset=utf-8", body: []byte(s.Landing)}
 	}
 	return textReply(statusNotFound, "404 page not found")
+}
+
+func (s *Site) metricsPath() string {
+	if s.MetricsPath == "" {
+		return "/metrics"
+	}
+	return s.MetricsPath
+}
+
+// serveAll runs serve on every listener; the first to fail stops the others,
+// and its error is returned once all have returned.
+func serveAll(ctx context.Context, lns []net.Listener, serve func(context.Context, net.Listener) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, len(lns))
+	for _, ln := range lns {
+		go func() { errs <- serve(ctx, ln) }()
+	}
+	var first error
+	for range lns {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+			cancel()
+		}
+	}
+	return first
 }
 
 // Exposed reports whether a listener accepts connections from other hosts

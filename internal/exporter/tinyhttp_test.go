@@ -69,7 +69,7 @@ func TestTinyServerAnswersScrapes(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != contentType ||
-		!strings.Contains(string(body), `wgperf_build_info{goversion=`) || resp.ContentLength != int64(len(body)) {
+		!strings.Contains(string(body), `wgperf_build_info{branch=`) || resp.ContentLength != int64(len(body)) {
 		t.Errorf("GET /metrics: %s %q, %d bytes (Content-Length %d):\n%s", resp.Status, resp.Header.Get("Content-Type"), len(body), resp.ContentLength, body)
 	}
 	for _, tc := range []struct {

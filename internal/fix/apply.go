@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/remedy"
-
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
@@ -43,16 +43,9 @@ func Apply(ctx context.Context, env *Env, p *Plan, opts ApplyOptions) (*Journal,
 		j.Verify = &Verification{Before: before}
 	}
 	if opts.Confirm > 0 {
-		// Arm the watchdog first: if a step cuts our session, it still fires.
+		// With a deadline, the first save arms the watchdog before any step
+		// runs: if a step cuts our session, it still fires.
 		j.ConfirmBy = time.Now().Add(opts.Confirm).UTC()
-		if err := env.saveJournal(ctx, j); err != nil {
-			return nil, err
-		}
-		pid, err := startWatchdog(ctx, env, j.ID, opts.Confirm)
-		if err != nil {
-			return nil, err
-		}
-		j.WatchdogPID = pid
 	}
 	if err := env.saveJournal(ctx, j); err != nil {
 		return nil, err
@@ -231,10 +224,50 @@ func refuseOpenConfirm(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if j.State == StateConfirming && time.Now().After(j.ConfirmBy) {
+		return fmt.Errorf("%s: fix %s was not confirmed by %s and is still in place (its watchdog did not run: a reboot?): run wgperf fix rollback first",
+			env.T, j.ID, j.ConfirmBy.Format(time.RFC3339))
+	}
 	if j.State == StateConfirming {
 		return fmt.Errorf("%s: fix %s awaits confirmation: run wgperf fix confirm (or rollback) first", env.T, j.ID)
 	}
 	return nil
+}
+
+// awaitsConfirm reports whether j was applied with a deadline and neither
+// confirmed nor rolled back: confirming, or cut while applying.
+func awaitsConfirm(j *Journal) bool {
+	return j.State == StateConfirming || (j.State == StateApplying && !j.ConfirmBy.IsZero())
+}
+
+// RollbackUnconfirmed rolls back, newest first, every fix on the target that
+// was applied with a deadline and never confirmed, whatever the clock says,
+// and returns them. It is what runs at boot (deploy/systemd,
+// deploy/openwrt): a reboot ended the watchdogs, so nothing else would roll
+// these back, and an unconfirmed change must not outlive its deadline.
+func RollbackUnconfirmed(ctx context.Context, env *Env) ([]*Journal, error) {
+	ids, err := Journals(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	var done []*Journal
+	var errs []error
+	for i := len(ids) - 1; i >= 0; i-- {
+		j, err := LoadJournal(ctx, env, ids[i])
+		if err != nil {
+			// One damaged journal must not keep the others in place.
+			errs = append(errs, err)
+			continue
+		}
+		if !awaitsConfirm(j) {
+			continue
+		}
+		if err := rollback(ctx, env, j); err != nil {
+			errs = append(errs, fmt.Errorf("fix %s: %w", j.ID, err))
+		}
+		done = append(done, j)
+	}
+	return done, errors.Join(errs...)
 }
 
 // Confirm keeps the changes of the journal awaiting confirmation and stops its watchdog.
@@ -257,6 +290,15 @@ func Confirm(ctx context.Context, env *Env) (*Journal, error) {
 	default:
 		return j, fmt.Errorf("%s: fix %s does not await confirmation (state %s)", env.T, j.ID, j.State)
 	}
+	if time.Now().After(j.ConfirmBy) {
+		// The watchdog did not run (the host rebooted, or it was killed):
+		// a change nobody confirmed in time does not stay.
+		late := fmt.Sprintf("%s: too late, fix %s had to be confirmed by %s", env.T, j.ID, j.ConfirmBy.Format(time.RFC3339))
+		if err := rollback(ctx, env, j); err != nil {
+			return j, fmt.Errorf("%s; rolling it back failed: %v", late, err)
+		}
+		return j, fmt.Errorf("%s: rolled back every change of it", late)
+	}
 	if err := env.T.WriteFile(ctx, env.journalPath(j.ID, ".confirmed"), []byte("confirmed\n"), 0o600); err != nil {
 		return j, err
 	}
@@ -269,4 +311,25 @@ func Confirm(ctx context.Context, env *Env) (*Journal, error) {
 	stopWatchdog(ctx, env, j)
 	j.State = StateConfirmed
 	return j, env.saveJournal(ctx, j)
+}
+
+// bootHooks are where the packages install the boot hook that runs "wgperf
+// fix rollback --unconfirmed" (deploy/systemd, deploy/openwrt), enabled.
+var bootHooks = []string{
+	"/usr/lib/systemd/system/multi-user.target.wants/wgperf-fix-rollback.service",
+	"/lib/systemd/system/multi-user.target.wants/wgperf-fix-rollback.service",
+	"/etc/systemd/system/multi-user.target.wants/wgperf-fix-rollback.service",
+	"/etc/rc.d/S99wgperf-fix-rollback",
+}
+
+// HasBootHook reports whether the target rolls back unconfirmed fixes at
+// boot: without the hook, a reboot before the deadline leaves them in place
+// until the next "wgperf fix confirm" or "fix rollback" there.
+func HasBootHook(ctx context.Context, env *Env) bool {
+	var paths []string
+	for _, p := range bootHooks {
+		paths = append(paths, shell.Quote(env.Path(p)))
+	}
+	_, err := env.Sh(ctx, "for p in "+strings.Join(paths, " ")+`; do [ -e "$p" ] && exit 0; done; exit 1`)
+	return err == nil
 }

@@ -45,8 +45,10 @@ func ReadFindings(r io.Reader) ([]finding.Finding, error) {
 }
 
 // checkFindings refuses findings whose ID, host, interface, peer or action
-// params could not have come from wgperf: they reach plans, scripts and
-// terminals.
+// params could not have come from wgperf, and free text (titles, fix
+// descriptions, by-hand commands, config lines, evidence) with a line break
+// or a control character: they reach plans, scripts and terminals, where a
+// newline would forge a line of the plan.
 func checkFindings(fs []finding.Finding) error {
 	for i, f := range fs {
 		err := shell.FindingID(string(f.ID))
@@ -70,6 +72,9 @@ func checkFindings(fs []finding.Finding) error {
 					err = shell.Line("param "+fx.Action.Kind+"."+k, k+"="+v)
 				}
 			}
+		}
+		if err == nil {
+			err = shell.Fields(f)
 		}
 		if err != nil {
 			return fmt.Errorf("findings file: finding %d: %v", i+1, err)

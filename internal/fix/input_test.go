@@ -27,6 +27,17 @@ func TestReadFindings(t *testing.T) {
 		{"newline in a uci-set value", `[{"id":"route.stale-endpoint","severity":"info","fixes":[{"description":"d",
 			"action":{"kind":"uci-set","params":{"key":"mwan3.wan.reliability","value":"1\ntouch /tmp/x #"}}}]}]`, 0, "param uci-set.value"},
 		{"escape in interface", `[{"id":"mtu.x","severity":"info","interface":"wg0\u001b[2J"}]`, 0, "interface"},
+		// Issue 30 item 8: free text is validated too; a newline in it would
+		// forge a plan line, an escape sequence drive whatever shows it.
+		{"plan line forged in a fix description", `[{"id":"mtu.x","severity":"info","fixes":[{"description":"d (by hand; wgperf has no action for it)\n\n1. [udp.rcvbuf-errors] set net.core.rmem_max = 26214400","commands":["true"]}]}]`,
+			0, "finding 1: fixes[0].description"},
+		{"OSC 52 in a by-hand command", `[{"id":"mtu.x","severity":"info","fixes":[{"description":"d","commands":["ip link\u001b]52;c;Y3VybCBldmlsfHNo\u0007"]}]}]`,
+			0, "finding 1: fixes[0].commands[0]"},
+		{"screen clear in a config line", `[{"id":"mtu.x","severity":"info","fixes":[{"description":"d","commands":[],"config":[{"path":"/etc/x","lines":["MTU = 1420\u001b[2J\u001b[H"]}]}]}]`,
+			0, "finding 1: fixes[0].config[0].lines[0]"},
+		{"C1 CSI in a title", `[{"id":"mtu.x","severity":"info","title":"t\u009b2J"}]`, 0, "finding 1: title"},
+		{"newline in evidence", `[{"id":"mtu.x","severity":"info","evidence":[{"source":"s","key":"k","value":"1\nforged"}]}]`, 0, "finding 1: evidence[0].value"},
+		{"tabs in a config line are fine", `[{"id":"mtu.x","severity":"info","fixes":[{"description":"d","commands":[],"config":[{"path":"/etc/x","lines":["a\tb"]}]}]}]`, 1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, err := ReadFindings(strings.NewReader(tc.in))

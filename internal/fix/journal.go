@@ -14,6 +14,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Where apply records what it changes, on the target itself, so a rollback
@@ -64,6 +65,9 @@ type Journal struct {
 	WatchdogPID int           `json:"watchdog_pid,omitempty"`
 	Entries     []Entry       `json:"entries"`
 	Verify      *Verification `json:"verify,omitempty"`
+
+	// armed is the SHA-256 of the revert script the running watchdog checks.
+	armed string
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -101,9 +105,12 @@ func (e *Env) journalPath(id, suffix string) string {
 // (/var/lib or /etc) with mkdir -p, then wgperf's two directories one level at
 // a time with mkdir -m 700, which refuses an existing name, link or not, and
 // never follows one; it stops at the first symbolic link. Then it prints the
-// user id it runs as and, without following links, the owner, mode and type
-// of the two directories and of any files named after them.
-const trustScript = `create=$1; base=$2; shift 2
+// user id it runs as, why the directories from / down to the system
+// directory cannot be trusted ("ok" when they can: untrustedSh) and, without
+// following links, the owner, mode and type of wgperf's two directories and
+// of any files named after them.
+const trustScript = untrustedSh + `
+create=$1; base=$2; shift 2
 umask 077
 if [ "$create" = 1 ]; then
 	mkdir -p "$base" || exit 1
@@ -112,7 +119,11 @@ if [ "$create" = 1 ]; then
 		[ -e "$d" ] || mkdir -m 700 -- "$d" || exit 1
 	done
 fi
-id -u
+self=$(id -u)
+echo "$self"
+why=
+[ -e "$base" ] && why=$(untrusted "$base" "$self")
+echo "${why:-ok}"
 for p in "$@"; do
 	if [ -e "$p" ] || [ -L "$p" ]; then stat -c '%u %a %F' -- "$p"; else echo missing; fi
 done`
@@ -134,15 +145,25 @@ func (e *Env) trustJournal(ctx context.Context, create bool, files ...string) (b
 	}
 	out, err := e.T.Run(ctx, "sh", append([]string{"-c", trustScript, "sh", flag, path.Dir(paths[0])}, paths...)...)
 	if err != nil {
+		var te *target.Error
+		if errors.As(err, &te) && strings.Contains(strings.ToLower(te.Stderr), "permission denied") {
+			if create {
+				return false, fmt.Errorf("%s: cannot create %s: permission denied; fix --apply needs root", e.T, dir)
+			}
+			return false, fmt.Errorf("%s: cannot read %s: permission denied; wgperf fix needs root", e.T, dir)
+		}
 		return false, fmt.Errorf("journal directory %s: %w", dir, err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(paths)+1 {
+	if len(lines) != len(paths)+2 {
 		return false, fmt.Errorf("%s: checking the journal directory %s: unexpected output %q", e.T, dir, out)
 	}
 	self := strings.TrimSpace(lines[0])
+	if why := lines[1]; why != "ok" {
+		return false, fmt.Errorf("%s: %s: %w: refusing to use the journal in it (wgperf runs its undo lines as root; fix the owner and mode)", e.T, why, ErrUntrustedJournal)
+	}
 	for i, p := range paths {
-		l := lines[i+1]
+		l := lines[i+2]
 		if l == "missing" {
 			if i < 2 {
 				return false, nil // no journal yet (and not asked to create one)
@@ -185,6 +206,10 @@ func (e *Env) trustJournal(ctx context.Context, create bool, files ...string) (b
 // errNoFile is a journal file that is not there.
 var errNoFile = errors.New("no such file")
 
+// saveJournal writes j. While j is applied and not yet confirmed, it also
+// writes the revert script the watchdog runs, rendered from what the journal
+// file says (keys redacted); with a confirm deadline, a script that changed
+// gets a watchdog that checks its new SHA-256 (the previous one is ended).
 func (e *Env) saveJournal(ctx context.Context, j *Journal) error {
 	b, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
@@ -193,19 +218,25 @@ func (e *Env) saveJournal(ctx context.Context, j *Journal) error {
 	if _, err := e.trustJournal(ctx, true); err != nil {
 		return err
 	}
-	if err := e.T.WriteFile(ctx, e.journalPath(j.ID, ".json"), append(b, '\n'), 0o600); err != nil {
-		return err
-	}
 	if j.State == StateConfirming || j.State == StateApplying {
-		// The watchdog runs this script; keep it in step with the journal by
-		// rendering it from what the journal file now says (keys redacted).
 		var saved Journal
 		if err := json.Unmarshal(b, &saved); err != nil {
 			return err
 		}
-		return e.T.WriteFile(ctx, e.journalPath(j.ID, ".revert.sh"), []byte(revertScript(e, &saved)), 0o700)
+		script := revertScript(e, &saved)
+		if err := e.T.WriteFile(ctx, e.journalPath(j.ID, ".revert.sh"), []byte(script), 0o700); err != nil {
+			return err
+		}
+		if hash := revertHash(script); !j.ConfirmBy.IsZero() && hash != j.armed {
+			if err := armWatchdog(ctx, e, j, hash); err != nil {
+				return err
+			}
+			if b, err = json.MarshalIndent(j, "", "  "); err != nil {
+				return err
+			}
+		}
 	}
-	return nil
+	return e.T.WriteFile(ctx, e.journalPath(j.ID, ".json"), append(b, '\n'), 0o600)
 }
 
 // LoadJournal reads one journal; a marker left by the watchdog means it was rolled back.
@@ -228,6 +259,15 @@ func LoadJournal(ctx context.Context, env *Env, id string) (*Journal, error) {
 	}
 	if err := j.check(id); err != nil {
 		return nil, fmt.Errorf("journal %s is damaged: %v", id, err)
+	}
+	if j.State == StateConfirming {
+		// A confirm that wrote its marker counts, also when it was cut
+		// before it saved the journal: the watchdog heeds the marker.
+		if ok, err := env.Exists(ctx, env.journalPath(id, ".confirmed")); err != nil {
+			return nil, err
+		} else if ok {
+			j.State = StateConfirmed
+		}
 	}
 	if j.State != StateRolledBack {
 		if ok, err := env.Exists(ctx, env.journalPath(id, ".reverted")); err != nil {

@@ -57,6 +57,17 @@ func TestRollbackRefusesPlantedJournal(t *testing.T) {
 		{"parent owned by nobody", func(t *testing.T, _, jdir string) { chown(t, filepath.Dir(jdir)) }, true},
 		{"world-writable directory", func(t *testing.T, _, jdir string) { must(t, os.Chmod(jdir, 0o777)) }, true},
 		{"group-writable parent", func(t *testing.T, _, jdir string) { must(t, os.Chmod(filepath.Dir(jdir), 0o770)) }, true},
+		// Issue 30 item 2: every directory above the journal counts, as the
+		// watchdog checks them: one anybody may write lets them swap the
+		// journal directory for their own; a sticky one (/tmp) does not.
+		{"system directory above it world-writable", func(t *testing.T, _, jdir string) {
+			must(t, os.Chmod(filepath.Dir(filepath.Dir(jdir)), 0o777))
+		}, true},
+		{"config root world-writable", func(t *testing.T, root, _ string) { must(t, os.Chmod(root, 0o777)) }, true},
+		{"system directory above it owned by nobody", func(t *testing.T, _, jdir string) { chown(t, filepath.Dir(filepath.Dir(jdir))) }, true},
+		{"control: a sticky world-writable directory above it", func(t *testing.T, _, jdir string) {
+			must(t, os.Chmod(filepath.Dir(filepath.Dir(jdir)), os.ModeSticky|0o777))
+		}, false},
 		{"journal file owned by nobody", func(t *testing.T, _, jdir string) { chown(t, filepath.Join(jdir, plantedID+".json")) }, true},
 		{"world-writable journal file", func(t *testing.T, _, jdir string) {
 			must(t, os.Chmod(filepath.Join(jdir, plantedID+".json"), 0o666))

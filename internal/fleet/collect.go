@@ -139,7 +139,7 @@ func Collect(ctx context.Context, hosts []Host, o Options) ([]*facts.Snapshot, [
 // collectOne collects one host within the host timeout. The timeout is also
 // enforced here, so a collector that ignores its context cannot hold a slot.
 func collectOne(ctx context.Context, h Host, o Options) (*facts.Snapshot, error) {
-	t, err := target.Parse(h.Target)
+	t, err := h.Open()
 	if err != nil {
 		return nil, err
 	}

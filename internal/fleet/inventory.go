@@ -6,11 +6,13 @@ package fleet
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,28 +26,90 @@ type Host struct {
 	Name   string   `json:"name"`             // the inventory's name for it (the spec itself on a plain list)
 	Target string   `json:"target"`           // target spec: local, netns:NAME, ssh:[user@]host[:port]
 	Line   int      `json:"line,omitempty"`   // where the inventory first names it
-	Groups []string `json:"groups,omitempty"` // INI sections it is listed in
+	Groups []string `json:"groups,omitempty"` // groups it is listed in (not their parents)
+	// SSH holds the host's key, ssh options (a ProxyJump through a bastion)
+	// and become, from the inventory's variables; validated.
+	SSH target.HostSSH `json:"-"`
 }
 
-// ReadInventory parses the inventory file at path; errors name the file and
-// line. A .yml, .yaml or .json file is an Ansible YAML inventory (JSON is
-// YAML; ParseYAMLInventory), anything else a list or INI inventory
-// (ParseInventory), as Ansible's inventory plugins pick by extension.
-func ReadInventory(path string) ([]Host, error) {
+// Open returns h's Target.
+func (h Host) Open() (target.Target, error) { return target.ParseWith(h.Target, h.SSH) }
+
+// Inventory is a resolved inventory: its hosts in file order, and the
+// variables it sets that wgperf does not use.
+type Inventory struct {
+	Hosts   []Host
+	Ignored []string // sorted variable names
+}
+
+// Warning is the one line that names the variables wgperf ignored, "" when
+// it ignored none: an inventory is never read with settings silently dropped.
+func (inv *Inventory) Warning() string {
+	if len(inv.Ignored) == 0 {
+		return ""
+	}
+	names := inv.Ignored
+	more := ""
+	if len(names) > 12 {
+		names, more = names[:12], fmt.Sprintf(" and %d more", len(inv.Ignored)-12)
+	}
+	return "inventory: ignored variables (wgperf uses ansible_host, _port, _user, _connection, the ssh key and args, become): " +
+		strings.Join(names, ", ") + more
+}
+
+// LoadOptions tune Load.
+type LoadOptions struct {
+	// Limit keeps the hosts an Ansible --limit pattern selects: group or host
+	// names, globs (web*), ~regex, "!" to exclude, "&" to intersect,
+	// separated by "," or ":". "" keeps every host.
+	Limit string
+}
+
+// Load reads the inventory file at path, with the group_vars/ and
+// host_vars/ folders beside it as Ansible does, resolves every host's
+// variables and applies the limit. A .yml, .yaml or .json file is an Ansible
+// YAML inventory (JSON is YAML; the output of "ansible-inventory --list" is
+// read too), anything else a list or INI inventory, as Ansible's inventory
+// plugins pick by extension. Errors name the file and line; ctx ends a
+// resolution that takes too long.
+func Load(ctx context.Context, path string, o LoadOptions) (*Inventory, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("inventory: %v", err)
 	}
 	defer f.Close()
-	parse := ParseInventory
+	inv := newInventory(ctx)
+	read := inv.read
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yml" || ext == ".yaml" || ext == ".json" {
-		parse = ParseYAMLInventory
+		read = inv.readYAML
 	}
-	hosts, err := parse(f)
+	if err := read(f); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if !inv.listed {
+		if err := inv.readVarDirs(filepath.Dir(path)); err != nil {
+			return nil, err
+		}
+	}
+	out, err := inv.resolve()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return hosts, nil
+	if o.Limit != "" {
+		if out.Hosts, err = inv.limit(out.Hosts, o.Limit); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ReadInventory is Load without a limit, returning the hosts.
+func ReadInventory(path string) ([]Host, error) {
+	inv, err := Load(context.Background(), path, LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return inv.Hosts, nil
 }
 
 // ParseInventory reads hosts, one per line, in either of two forms that may
@@ -54,53 +118,77 @@ func ReadInventory(path string) ([]Host, error) {
 //   - a target spec: "local", "netns:NAME", "ssh:[user@]host[:port]";
 //   - an Ansible INI host line: "name [key=value ...]", read as
 //     ssh:[ansible_user@](ansible_host|name)[:ansible_port] ("name" may carry
-//     ":port"); ansible_connection=local makes it "local".
+//     ":port" and a range, web[01:20]); ansible_connection=local makes it "local".
 //
 // "[group]" starts a section of host lines, "[group:vars]" holds key=value
 // lines for the hosts of the group (and of its children), "[group:children]"
-// names child groups; "[all:vars]" applies to every host. Host variables win
-// over group variables, a child group's over its parent's. "#" and ";" start
-// comments. A host listed twice (by name or by resulting target) is kept once,
-// at its first line. Between sibling groups that set the same variable, the
-// group whose name sorts last wins, as in Ansible. Errors name the line.
+// names child groups; "[all:vars]" applies to every host. Variables resolve
+// as Ansible resolves them (resolve). "#" and ";" start comments. A host
+// listed twice (by name or by resulting target) is kept once, at its first
+// line. Errors name the line.
 func ParseInventory(r io.Reader) ([]Host, error) {
-	inv := &inventory{groups: map[string]*group{}}
+	inv := newInventory(context.Background())
 	if err := inv.read(r); err != nil {
 		return nil, err
 	}
-	return inv.resolve()
+	out, err := inv.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return out.Hosts, nil
 }
 
 type group struct {
-	vars     map[string]string
+	vars     map[string]string // from the inventory file
+	fileVars map[string]string // from group_vars/
 	children []string
+	parents  []string
+	depth    int // longest path from "all"; -1 until computed
 }
 
 type hostEntry struct {
-	name   string
-	line   int
-	vars   map[string]string // host variables
-	groups []string
-	spec   bool // the name is a target spec, not an Ansible host
+	name     string
+	line     int
+	vars     map[string]string // host variables from the inventory file
+	fileVars map[string]string // from host_vars/
+	groups   []string
+	spec     bool // the name is a target spec, not an Ansible host
+	// merged are the variables as resolved, set by ansible-inventory --list
+	// output (which has resolved them already).
+	merged map[string]string
 }
 
 type inventory struct {
+	ctx    context.Context
 	groups map[string]*group
 	hosts  []*hostEntry
 	byName map[string]*hostEntry
+	listed bool // read from ansible-inventory --list: variables come resolved
+}
+
+func newInventory(ctx context.Context) *inventory {
+	return &inventory{ctx: ctx, groups: map[string]*group{}, byName: map[string]*hostEntry{}}
 }
 
 func (inv *inventory) group(name string) *group {
 	g := inv.groups[name]
 	if g == nil {
-		g = &group{vars: map[string]string{}}
+		g = &group{vars: map[string]string{}, depth: -1}
 		inv.groups[name] = g
 	}
 	return g
 }
 
+// addChild records parent -> child once.
+func (inv *inventory) addChild(parent, child string) {
+	p, c := inv.group(parent), inv.group(child)
+	if !contains(p.children, child) {
+		p.children = append(p.children, child)
+		c.parents = append(c.parents, parent)
+	}
+}
+
 func (inv *inventory) read(r io.Reader) error {
-	inv.byName = map[string]*hostEntry{}
 	section, kind := "ungrouped", "hosts"
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -139,9 +227,10 @@ func (inv *inventory) read(r io.Reader) error {
 			if strings.ContainsAny(line, " \t=") {
 				return fmt.Errorf("line %d: [%s:children] wants one group name per line, got %q", n, section, line)
 			}
-			g := inv.group(section)
-			g.children = append(g.children, line)
-			inv.group(line)
+			if line == section {
+				return fmt.Errorf("line %d: group %s is its own child", n, section)
+			}
+			inv.addChild(section, line)
 		default:
 			if err := inv.hostLine(n, section, line); err != nil {
 				return fmt.Errorf("line %d: %v", n, err)
@@ -167,7 +256,20 @@ func (inv *inventory) hostLine(n int, section, line string) error {
 		}
 		vars[canonical(k)] = v
 	}
-	return inv.addHost(n, section, name, vars)
+	names, err := expandRange(inv.ctx, name)
+	if err != nil {
+		return fmt.Errorf("host %s: %v", name, err)
+	}
+	for _, h := range names {
+		hv := make(map[string]string, len(vars))
+		for k, v := range vars {
+			hv[k] = v
+		}
+		if err := inv.addHost(n, section, h, hv); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addHost records a host of an INI line or a YAML hosts: entry.
@@ -177,9 +279,6 @@ func (inv *inventory) addHost(n int, section, name string, vars map[string]strin
 		return fmt.Errorf("%s is a target spec and takes no variables (write an Ansible host name to use them)", name)
 	}
 	if !spec {
-		if strings.Contains(name, "[") {
-			return fmt.Errorf("host %s: host ranges are not supported; list the hosts one per line", name)
-		}
 		// Ansible reads "host:port" as host with a host variable ansible_port.
 		if h, p, err := net.SplitHostPort(name); err == nil {
 			if _, err := strconv.Atoi(p); err != nil {
@@ -202,118 +301,422 @@ func (inv *inventory) addHost(n int, section, name string, vars map[string]strin
 	}
 	if !contains(h.groups, section) {
 		h.groups = append(h.groups, section)
+		inv.group(section)
 	}
 	return nil
 }
 
-func (inv *inventory) resolve() ([]Host, error) {
-	var out []Host
-	seen := map[string]int{} // target spec -> index in out
+// resolve gives every host its variables as Ansible does, and its target.
+// A host's groups are the ones it is listed in and all their ancestors, "all"
+// included, ordered by depth (the longest path from "all"), then
+// ansible_group_priority, then name; later ones win. In Ansible's default
+// precedence the inventory file's group variables come first (in that
+// order), then group_vars/all, then group_vars/ of the other groups (in
+// that order), then the file's host variables, then host_vars/. Depths and
+// ancestors are computed once per group, so nested :children diamonds cost
+// their size, not their number of paths; a cycle is an error.
+func (inv *inventory) resolve() (*Inventory, error) {
+	if err := inv.computeDepths(); err != nil {
+		return nil, err
+	}
+	ancestors := map[string][]string{}
+	var ancestorsOf func(g string) []string
+	ancestorsOf = func(g string) []string {
+		if a, ok := ancestors[g]; ok {
+			return a
+		}
+		set := map[string]bool{g: true}
+		for _, p := range inv.groups[g].parents {
+			for _, a := range ancestorsOf(p) {
+				set[a] = true
+			}
+		}
+		out := keys(set)
+		ancestors[g] = out
+		return out
+	}
+	out := &Inventory{}
+	ignored := map[string]bool{}
+	seen := map[string]int{} // target spec -> index in out.Hosts
 	for _, h := range inv.hosts {
+		if err := inv.ctx.Err(); err != nil {
+			return nil, err
+		}
 		var spec string
+		var ssh target.HostSSH
 		if h.spec {
 			spec = h.name
 		} else {
-			vars := map[string]string{}
-			inv.groupVars("all", vars, map[string]bool{})
-			for _, g := range sorted(h.groups) {
-				inv.groupVars(g, vars, map[string]bool{})
+			vars := h.merged
+			if vars == nil {
+				set := map[string]bool{"all": true}
+				for _, g := range h.groups {
+					for _, a := range ancestorsOf(g) {
+						set[a] = true
+					}
+				}
+				vars = inv.hostVars(h, inv.sortGroups(keys(set)))
 			}
-			for k, v := range h.vars {
-				vars[k] = v
-			}
+			var used map[string]bool
 			var err error
-			if spec, err = sshSpec(h.name, vars); err != nil {
+			if spec, ssh, used, err = hostSettings(h.name, vars); err != nil {
 				return nil, fmt.Errorf("line %d: host %s: %v", h.line, h.name, err)
 			}
+			for k := range vars {
+				if !used[k] && !internalVar[k] {
+					ignored[k] = true
+				}
+			}
 		}
-		if _, err := target.Parse(spec); err != nil {
+		if _, err := target.ParseWith(spec, ssh); err != nil {
 			return nil, fmt.Errorf("line %d: %v", h.line, err)
 		}
 		var groups []string
 		for _, g := range h.groups {
-			if g != "ungrouped" {
+			if g != "ungrouped" && g != "all" {
 				groups = append(groups, g)
 			}
 		}
 		if i, dup := seen[spec]; dup {
 			for _, g := range groups {
-				if !contains(out[i].Groups, g) {
-					out[i].Groups = append(out[i].Groups, g)
+				if !contains(out.Hosts[i].Groups, g) {
+					out.Hosts[i].Groups = append(out.Hosts[i].Groups, g)
 				}
 			}
 			continue
 		}
-		seen[spec] = len(out)
-		out = append(out, Host{Name: h.name, Target: spec, Line: h.line, Groups: groups})
+		seen[spec] = len(out.Hosts)
+		out.Hosts = append(out.Hosts, Host{Name: h.name, Target: spec, Line: h.line, Groups: groups, SSH: ssh})
 	}
-	if len(out) == 0 {
+	if len(out.Hosts) == 0 {
 		return nil, fmt.Errorf("the inventory names no host")
 	}
+	out.Ignored = keys(ignored)
 	return out, nil
 }
 
-// groupVars merges the variables of g's parents, then g's own, into vars, so
-// a child group's values win over its parent's.
-func (inv *inventory) groupVars(g string, vars map[string]string, visiting map[string]bool) {
-	if visiting[g] {
-		return // a cycle of :children sections
-	}
-	visiting[g] = true
-	for _, parent := range sorted(keys(inv.groups)) {
-		if contains(inv.groups[parent].children, g) {
-			inv.groupVars(parent, vars, visiting)
-		}
-	}
-	if grp := inv.groups[g]; grp != nil {
-		for k, v := range grp.vars {
+// internalVar are variables Ansible sets itself in ansible-inventory's output.
+var internalVar = map[string]bool{"inventory_file": true, "inventory_dir": true, "inventory_hostname": true,
+	"inventory_hostname_short": true, "group_names": true, "groups": true, "playbook_dir": true, "ansible_group_priority": true}
+
+// hostVars merges a host's variables in Ansible's default precedence;
+// groups are sorted already.
+func (inv *inventory) hostVars(h *hostEntry, groups []string) map[string]string {
+	vars := map[string]string{}
+	merge := func(m map[string]string) {
+		for k, v := range m {
 			vars[k] = v
 		}
 	}
-	delete(visiting, g)
+	for _, g := range groups {
+		merge(inv.groups[g].vars)
+	}
+	merge(inv.groups["all"].fileVars)
+	for _, g := range groups {
+		if g != "all" {
+			merge(inv.groups[g].fileVars)
+		}
+	}
+	merge(h.vars)
+	merge(h.fileVars)
+	return vars
 }
 
-// sshSpec turns an Ansible host and its variables into a target spec.
-func sshSpec(name string, vars map[string]string) (string, error) {
-	conn := vars["ansible_connection"]
+// computeDepths sets every group's depth, the longest path to it from
+// "all" (a group without parents hangs under "all"), each group visited once.
+func (inv *inventory) computeDepths() error {
+	inv.group("all")
+	const visiting = -2
+	var depth func(name string, path []string) error
+	depth = func(name string, path []string) error {
+		g := inv.groups[name]
+		switch {
+		case g.depth >= 0:
+			return nil
+		case g.depth == visiting:
+			// path runs child to parent: print it parent to child, as :children reads.
+			cycle := append(append([]string(nil), path[slices.Index(path, name):]...), name)
+			slices.Reverse(cycle)
+			return fmt.Errorf("groups form a cycle: %s", strings.Join(cycle, " → "))
+		}
+		if err := inv.ctx.Err(); err != nil {
+			return err
+		}
+		g.depth = visiting
+		d := 0
+		if name != "all" {
+			d = 1
+			for _, p := range g.parents {
+				if err := depth(p, append(path, name)); err != nil {
+					return err
+				}
+				d = max(d, inv.groups[p].depth+1)
+			}
+		}
+		g.depth = d
+		return nil
+	}
+	for _, name := range sorted(keys(inv.groups)) {
+		if err := depth(name, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortGroups orders groups as Ansible merges them: by depth, then
+// ansible_group_priority, then name.
+func (inv *inventory) sortGroups(names []string) []string {
+	prio := func(g string) int {
+		v := inv.groups[g].vars["ansible_group_priority"]
+		if fv, ok := inv.groups[g].fileVars["ansible_group_priority"]; ok {
+			v = fv
+		}
+		p, err := strconv.Atoi(v)
+		if err != nil {
+			return 1
+		}
+		return p
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := inv.groups[names[i]], inv.groups[names[j]]
+		if a.depth != b.depth {
+			return a.depth < b.depth
+		}
+		if pa, pb := prio(names[i]), prio(names[j]); pa != pb {
+			return pa < pb
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// hostSettings turns an Ansible host and its variables into a target spec
+// and its ssh settings, and says which variables it used.
+func hostSettings(name string, vars map[string]string) (string, target.HostSSH, map[string]bool, error) {
+	used := map[string]bool{}
+	get := func(k string) string {
+		if _, ok := vars[k]; ok {
+			used[k] = true
+		}
+		return vars[k]
+	}
+	var ssh target.HostSSH
+	conn := get("ansible_connection")
 	switch conn {
 	case "local":
-		return "local", nil
+		return "local", ssh, used, nil
 	case "", "ssh", "smart", "paramiko":
 	default:
-		return "", fmt.Errorf("ansible_connection=%s is not supported (wgperf reaches hosts with ssh or runs locally)", conn)
+		return "", ssh, nil, fmt.Errorf("ansible_connection=%s is not supported (wgperf reaches hosts with ssh or runs locally)", conn)
 	}
 	addr, port := name, ""
-	if v := vars["ansible_host"]; v != "" {
+	if v := get("ansible_host"); v != "" {
 		addr = v
 	}
-	if v := vars["ansible_port"]; v != "" {
+	if v := get("ansible_port"); v != "" {
 		port = v
 	}
 	if port != "" {
 		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-			return "", fmt.Errorf("bad port %q", port)
+			return "", ssh, nil, fmt.Errorf("bad port %q", port)
 		}
 	}
 	// An inventory is someone else's text: "-oProxyCommand=..." as a host or
 	// user must never reach ssh.
 	if err := shell.Host(addr); err != nil {
-		return "", fmt.Errorf("ansible_host: %v", err)
+		return "", ssh, nil, fmt.Errorf("ansible_host: %v", err)
 	}
 	spec := "ssh:"
-	if u := vars["ansible_user"]; u != "" {
-		if err := shell.User(u); err != nil {
-			return "", fmt.Errorf("ansible_user: %v", err)
+	if u := get("ansible_user"); u != "" {
+		if err := shell.User(u); err != nil || strings.Contains(u, "@") {
+			return "", ssh, nil, fmt.Errorf("ansible_user %q: not a user name", u)
 		}
 		spec += u + "@"
 	}
-	if port != "" {
-		return spec + net.JoinHostPort(addr, port), nil
+	switch {
+	case port != "":
+		spec += net.JoinHostPort(addr, port)
+	case strings.Contains(addr, ":"): // a bare IPv6 address
+		spec += "[" + addr + "]"
+	default:
+		spec += addr
 	}
-	if strings.Contains(addr, ":") { // a bare IPv6 address
-		return spec + "[" + addr + "]", nil
+
+	if key := get("ansible_ssh_private_key_file"); key != "" {
+		if strings.HasPrefix(key, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				key = filepath.Join(home, key[2:])
+			}
+		}
+		ssh.IdentityFile = key
 	}
-	return spec + addr, nil
+	for _, k := range []string{"ansible_ssh_common_args", "ansible_ssh_extra_args"} {
+		opts, err := sshArgs(get(k))
+		if err != nil {
+			return "", ssh, nil, fmt.Errorf("%s: %v", k, err)
+		}
+		ssh.Options = append(ssh.Options, opts...)
+	}
+	if v := get("ansible_become"); v != "" {
+		b, ok := ansibleBool(v)
+		if !ok {
+			return "", ssh, nil, fmt.Errorf("ansible_become=%q: want true or false", v)
+		}
+		ssh.Become = b
+	}
+	if ssh.Become {
+		if m := get("ansible_become_method"); m != "" && m != "sudo" {
+			return "", ssh, nil, fmt.Errorf("ansible_become_method=%s is not supported: wgperf becomes root with sudo -n (passwordless sudo)", m)
+		}
+		ssh.BecomeUser = get("ansible_become_user")
+	}
+	if err := target.CheckHostSSH(ssh); err != nil {
+		return "", ssh, nil, err
+	}
+	return spec, ssh, used, nil
+}
+
+// ansibleBool reads a boolean as Ansible does.
+func ansibleBool(v string) (bool, bool) {
+	switch strings.ToLower(v) {
+	case "true", "yes", "on", "1", "y", "t":
+		return true, true
+	case "false", "no", "off", "0", "n", "f":
+		return false, true
+	}
+	return false, false
+}
+
+// sshArgs reads ansible_ssh_common_args (or _extra_args) into ssh -o
+// settings: -o Key=Value (or "Key Value"), -J jumps, -p, -4, -6, -C. Anything
+// else is refused, naming it; target.CheckHostSSH judges the settings.
+func sshArgs(s string) ([]string, error) {
+	words, err := splitWords(s)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		value := func(flag string) (string, error) {
+			if len(w) > 2 {
+				return w[2:], nil
+			}
+			if i+1 >= len(words) {
+				return "", fmt.Errorf("%s wants a value", flag)
+			}
+			i++
+			return words[i], nil
+		}
+		switch {
+		case strings.HasPrefix(w, "-o"):
+			v, err := value("-o")
+			if err != nil {
+				return nil, err
+			}
+			k, val, ok := strings.Cut(v, "=")
+			if !ok {
+				k, val, ok = strings.Cut(strings.TrimSpace(v), " ")
+			}
+			if !ok {
+				return nil, fmt.Errorf("-o %q: want Key=Value", v)
+			}
+			out = append(out, strings.TrimSpace(k)+"="+strings.TrimSpace(val))
+		case strings.HasPrefix(w, "-J"):
+			v, err := value("-J")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, "ProxyJump="+v)
+		case strings.HasPrefix(w, "-p"):
+			v, err := value("-p")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, "Port="+v)
+		case w == "-4":
+			out = append(out, "AddressFamily=inet")
+		case w == "-6":
+			out = append(out, "AddressFamily=inet6")
+		case w == "-C":
+			out = append(out, "Compression=yes")
+		default:
+			return nil, fmt.Errorf("ssh argument %q is not accepted (wgperf takes -o Key=Value, -J, -p, -4, -6 and -C from an inventory)", w)
+		}
+	}
+	return out, nil
+}
+
+// readVarDirs reads group_vars/ and host_vars/ beside the inventory, as
+// Ansible's host_group_vars plugin does: for a group or host NAME, the file
+// NAME, NAME.yml, NAME.yaml or NAME.json, or every such file in a folder
+// NAME/ (in name order, later files winning).
+func (inv *inventory) readVarDirs(dir string) error {
+	load := func(kind, name string) (map[string]string, error) {
+		if strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+			return nil, nil // not a name Ansible would look up either
+		}
+		var files []string
+		base := filepath.Join(dir, kind, name)
+		for _, ext := range []string{"", ".yml", ".yaml", ".json"} {
+			if fi, err := os.Stat(base + ext); err == nil && fi.Mode().IsRegular() {
+				files = append(files, base+ext)
+			}
+		}
+		if fi, err := os.Stat(base); err == nil && fi.IsDir() {
+			_ = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+				ext := filepath.Ext(p)
+				if err == nil && d.Type().IsRegular() && (ext == "" || ext == ".yml" || ext == ".yaml" || ext == ".json") {
+					files = append(files, p)
+				}
+				return nil
+			})
+		}
+		if len(files) == 0 {
+			return nil, nil
+		}
+		vars := map[string]string{}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			if len(b) > 1<<20 {
+				return nil, fmt.Errorf("%s: larger than 1 MiB", f)
+			}
+			v, err := parseVarsFile(f, b)
+			if err != nil {
+				return nil, err
+			}
+			for k, val := range v {
+				vars[k] = val
+			}
+		}
+		return vars, nil
+	}
+	inv.group("all")
+	for _, name := range keys(inv.groups) {
+		v, err := load("group_vars", name)
+		if err != nil {
+			return err
+		}
+		inv.groups[name].fileVars = v
+	}
+	for _, h := range inv.hosts {
+		if h.spec {
+			continue
+		}
+		v, err := load("host_vars", h.name)
+		if err != nil {
+			return err
+		}
+		h.fileVars = v
+		if err := inv.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // isSpec reports whether a host word is already a wgperf target spec.
@@ -390,6 +793,8 @@ func canonical(key string) string {
 		return "ansible_port"
 	case "ansible_ssh_user":
 		return "ansible_user"
+	case "ansible_private_key_file":
+		return "ansible_ssh_private_key_file"
 	}
 	return key
 }
@@ -400,11 +805,12 @@ func sorted(list []string) []string {
 	return out
 }
 
-func keys(m map[string]*group) []string {
+func keys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }
 

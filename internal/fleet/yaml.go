@@ -3,8 +3,10 @@
 package fleet
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -24,29 +26,110 @@ const yamlInventories = true
 //	      vars: {ansible_user: admin}
 //
 // Every top-level key is a group; a group has hosts (a map of host name to its
-// variables, or nothing), vars and children (a map of groups of the same
-// shape). Variables resolve as in the INI form (host over child group over
-// parent group over all), host names and values pass the same validation, and
-// errors name the line.
+// variables, or nothing; names may hold ranges, web[01:20]), vars and
+// children (a map of groups of the same shape). The JSON "ansible-inventory
+// --list" prints (a "_meta" with every host's resolved variables, groups
+// with lists of hosts and children) is read too. Variables resolve as in
+// the INI form, host names and values pass the same validation, and errors
+// name the line.
 func ParseYAMLInventory(r io.Reader) ([]Host, error) {
+	inv := newInventory(context.Background())
+	if err := inv.readYAML(r); err != nil {
+		return nil, err
+	}
+	out, err := inv.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return out.Hosts, nil
+}
+
+func (inv *inventory) readYAML(r io.Reader) error {
 	var doc yaml.Node
 	if err := yaml.NewDecoder(r).Decode(&doc); err != nil {
 		if err == io.EOF {
-			return nil, fmt.Errorf("the inventory names no host")
+			return fmt.Errorf("the inventory names no host")
 		}
-		return nil, fmt.Errorf("YAML: %v", err)
+		return fmt.Errorf("YAML: %v", err)
 	}
-	inv := &inventory{groups: map[string]*group{}, byName: map[string]*hostEntry{}}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("line %d: want a map of groups (all:, or group names) at the top", root.Line)
+		return fmt.Errorf("line %d: want a map of groups (all:, or group names) at the top", root.Line)
 	}
-	if err := forEach(root, func(name string, _ *yaml.Node, g *yaml.Node) error {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "_meta" {
+			return inv.readListed(root)
+		}
+	}
+	return forEach(root, func(name string, _ *yaml.Node, g *yaml.Node) error {
 		return inv.yamlGroup(name, g)
-	}); err != nil {
-		return nil, err
+	})
+}
+
+// readListed reads "ansible-inventory --list" output: groups list their
+// hosts and children, and _meta.hostvars holds each host's variables as
+// Ansible resolved them (group_vars/ and host_vars/ included).
+func (inv *inventory) readListed(root *yaml.Node) error {
+	inv.listed = true
+	hostvars := map[string]map[string]string{}
+	err := forEach(root, func(name string, _ *yaml.Node, g *yaml.Node) error {
+		if name == "_meta" {
+			return forEach(g, func(key string, _ *yaml.Node, v *yaml.Node) error {
+				if key != "hostvars" || isNull(v) {
+					return nil
+				}
+				return forEach(v, func(host string, _ *yaml.Node, hv *yaml.Node) error {
+					vars, err := yamlVars(host, hv)
+					hostvars[host] = vars
+					return err
+				})
+			})
+		}
+		inv.group(name)
+		return forEach(g, func(key string, _ *yaml.Node, v *yaml.Node) error {
+			if v.Kind != yaml.SequenceNode {
+				return nil // vars of an --export listing: _meta has them resolved
+			}
+			for _, item := range v.Content {
+				switch key {
+				case "hosts":
+					if err := inv.addHost(item.Line, name, item.Value, map[string]string{}); err != nil {
+						return fmt.Errorf("line %d: %v", item.Line, err)
+					}
+				case "children":
+					inv.addChild(name, item.Value)
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return err
 	}
-	return inv.resolve()
+	for _, h := range inv.hosts {
+		h.merged = hostvars[h.name]
+		if h.merged == nil {
+			h.merged = map[string]string{}
+		}
+	}
+	return nil
+}
+
+// parseVarsFile reads a group_vars/ or host_vars/ file: a YAML (or JSON) map
+// of variables.
+func parseVarsFile(path string, data []byte) (map[string]string, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: YAML: %v", path, err)
+	}
+	if len(doc.Content) == 0 {
+		return map[string]string{}, nil
+	}
+	vars, err := yamlVars(path, doc.Content[0])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return vars, nil
 }
 
 // yamlGroup reads one group's hosts, vars and children.
@@ -72,12 +155,18 @@ func (inv *inventory) yamlGroup(name string, g *yaml.Node) error {
 				return fmt.Errorf("line %d: %s.hosts: want a map of host names (a list is not Ansible's format)", v.Line, name)
 			}
 			return forEach(v, func(host string, hk, hv *yaml.Node) error {
-				vars, err := yamlVars(host, hv)
+				names, err := expandRange(inv.ctx, host)
 				if err != nil {
-					return err
+					return fmt.Errorf("line %d: host %s: %v", hk.Line, host, err)
 				}
-				if err := inv.addHost(hk.Line, section, host, vars); err != nil {
-					return fmt.Errorf("line %d: %v", hk.Line, err)
+				for _, name := range names {
+					vars, err := yamlVars(name, hv)
+					if err != nil {
+						return err
+					}
+					if err := inv.addHost(hk.Line, section, name, vars); err != nil {
+						return fmt.Errorf("line %d: %v", hk.Line, err)
+					}
 				}
 				return nil
 			})
@@ -101,10 +190,7 @@ func (inv *inventory) yamlGroup(name string, g *yaml.Node) error {
 				if child == name {
 					return fmt.Errorf("line %d: group %s is its own child", cv.Line, name)
 				}
-				grp := inv.group(name)
-				if !contains(grp.children, child) {
-					grp.children = append(grp.children, child)
-				}
+				inv.addChild(name, child)
 				return inv.yamlGroup(child, cv)
 			})
 		}
@@ -128,10 +214,11 @@ func yamlVars(owner string, n *yaml.Node) (map[string]string, error) {
 			vars[key] = v.Value
 			return nil
 		}
-		switch key {
-		case "ansible_host", "ansible_port", "ansible_user", "ansible_connection":
+		if strings.HasPrefix(key, "ansible_") && v.Kind != yaml.ScalarNode {
 			return fmt.Errorf("line %d: %s: %s must be a plain value", v.Line, owner, key)
 		}
+		// A list or map for other tools: wgperf names it among the ignored.
+		vars[key] = ""
 		return nil
 	})
 	return vars, err

@@ -4,6 +4,7 @@ package fleet
 
 import (
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -11,7 +12,14 @@ import (
 // binary): a router is seldom where a fleet's inventory lives.
 const yamlInventories = false
 
+var errNoYAML = errors.New("YAML and JSON inventories are not in the router build: use an INI or list inventory (hosts.ini), or the full build")
+
 // ParseYAMLInventory refuses, in one line, what the full build would read.
-func ParseYAMLInventory(io.Reader) ([]Host, error) {
-	return nil, errors.New("YAML and JSON inventories are not in the router build: use an INI or list inventory (hosts.ini), or the full build")
+func ParseYAMLInventory(io.Reader) ([]Host, error) { return nil, errNoYAML }
+
+func (inv *inventory) readYAML(io.Reader) error { return errNoYAML }
+
+// parseVarsFile refuses group_vars/ and host_vars/ files, which are YAML.
+func parseVarsFile(path string, _ []byte) (map[string]string, error) {
+	return nil, fmt.Errorf("%s: group_vars/ and host_vars/ are YAML, which the router build leaves out: use the full build", path)
 }

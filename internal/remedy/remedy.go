@@ -142,8 +142,6 @@ func (p params) int(key string) (int, error) {
 }
 
 var (
-	uciKeyRE  = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_@\[\]-]+\.[A-Za-z0-9_-]+$`)
-	uciSecRE  = regexp.MustCompile(`^[A-Za-z0-9_@\[\]-]+$`)
 	nftNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 	numberRE  = regexp.MustCompile(`^[0-9]{1,9}$`)
 	hexMaskRE = regexp.MustCompile(`^[0-9a-fA-F][0-9a-fA-F,]{0,63}$`)
@@ -158,6 +156,19 @@ func checkIface(what, name string) error {
 		return fmt.Errorf("%s %q is not a valid interface name", what, name)
 	}
 	return nil
+}
+
+// uciSectionOf is the uci section that configures device: section when it is
+// given (it must be one), or the device's own name when that can be a uci
+// section ("wg0"; not "wg-site", which uci would refuse), else "" (none).
+func uciSectionOf(device, section string) (string, error) {
+	if section != "" {
+		return section, shell.UCISection(section)
+	}
+	if shell.UCISection(device) == nil {
+		return device, nil
+	}
+	return "", nil
 }
 
 // checkText refuses control characters (newlines above all: they would end a

@@ -1,11 +1,15 @@
 package remedy
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // must returns a function that fails t when a constructor refuses.
@@ -213,5 +217,56 @@ func TestNotrackPersistsForFw4(t *testing.T) {
 	}
 	if d := cmp.Diff(want[:2], cfg[2].Lines); d != "" {
 		t.Errorf("sysupgrade.conf lines (-want +got):\n%s", d)
+	}
+}
+
+// TestUCIKeyGrammarIsShells is issue 30 item 11: a uci-set action (from a
+// findings file, through Parse) accepts exactly the keys shell.UCIKey does —
+// a leading "-" that uci would read as an option above all — and a section
+// for wg-mtu or endpoint-route is a section that grammar allows.
+func TestUCIKeyGrammarIsShells(t *testing.T) {
+	for _, key := range []string{
+		"network.wg0.mtu", "firewall.@defaults[0].flow_offloading", "network.@interface[-1].mtu", "banip.global.ban_icmplimit",
+		"-network.wg0.mtu", "-c.x.y", "network.-wg0.mtu", "network.wg0.-mtu", "network.wg-0.mtu", "network.wg0.mt-u",
+		"network.@[0].mtu", "network.wg0", "network..mtu", "network.wg0.mtu.x", "net-work.wg0.mtu",
+	} {
+		_, err := Parse(finding.Action{Kind: KindUCISet, Params: map[string]string{"key": key, "value": "1"}})
+		want := shell.UCIKey(key)
+		if (err == nil) != (want == nil) {
+			t.Errorf("uci-set key %q: Parse says %v, shell.UCIKey says %v", key, err, want)
+		}
+	}
+	for _, a := range []finding.Action{
+		{Kind: KindWGMTU, Params: map[string]string{"interface": "wg0", "mtu": "1420", "uci_section": "-wg0"}},
+		{Kind: KindWGMTU, Params: map[string]string{"interface": "wg0", "mtu": "1420", "uci_section": "wg-0"}},
+		{Kind: KindEndpointRoute, Params: map[string]string{"endpoint": "192.0.2.7", "uci_interface": "wg-0"}},
+	} {
+		if _, err := Parse(a); err == nil {
+			t.Errorf("%s %v: accepted a uci section outside uci's grammar", a.Kind, a.Params)
+		}
+	}
+	// A device whose name is no uci section is persisted by wg-quick only.
+	r, err := WGMTU("wg-site", 1420, OpenWrt, "")
+	if err != nil || strings.Contains(strings.Join(r.Commands(), "\n"), "uci") || r.Params()["uci_section"] != "" {
+		t.Errorf("WGMTU(wg-site) = %v, %v: want no uci command", r, err)
+	}
+}
+
+// TestHeredocHoldsNoRawControls: a file with carriage returns or escape
+// sequences (a wg-quick config edited on Windows) is written by a line that
+// shows them escaped, and the shell still writes it byte for byte.
+func TestHeredocHoldsNoRawControls(t *testing.T) {
+	for _, data := range []string{"[Interface]\r\nMTU = 1420\r\n", "a\x1b]52;c;eA==\x07\n", "plain\n", "no newline", "\xff\xfe latin\n"} {
+		path := filepath.Join(t.TempDir(), "f")
+		line := Heredoc(path, []byte(data))
+		if shell.Terminal(line) != line {
+			t.Errorf("raw control characters in %q", line)
+		}
+		if out, err := exec.Command("sh", "-c", line).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v %s", line, err, out)
+		}
+		if got, _ := os.ReadFile(path); string(got) != data {
+			t.Errorf("%s wrote %q, want %q", line, got, data)
+		}
 	}
 }

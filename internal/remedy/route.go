@@ -102,7 +102,7 @@ func newEndpointRoute(endpoint, table, uciIface string) (*endpointRoute, error) 
 	if !wordRE.MatchString(table) {
 		return nil, fmt.Errorf("routing table %q is not valid", table)
 	}
-	if uciIface != "" && !ifupRE.MatchString(uciIface) {
+	if uciIface != "" && (!ifupRE.MatchString(uciIface) || shell.UCISection(uciIface) != nil) {
 		return nil, fmt.Errorf("uci interface %q is not valid", uciIface)
 	}
 	return &endpointRoute{endpoint: addr.String(), table: table, uciIface: uciIface}, nil

@@ -58,9 +58,14 @@ func (s *Step) merge(b Step) {
 }
 
 // Heredoc is the shell that writes data to path exactly: a quoted
-// here-document when the text allows it, printf otherwise.
+// here-document when the text allows it, printf otherwise. The lines it
+// returns hold no raw control character but newline and tab (shell.Printf),
+// as a printed script must not.
 func Heredoc(path string, data []byte) string {
 	s := string(data)
+	if shell.Terminal(s) != s {
+		return shell.Printf(s) + " > " + shell.Join(path)
+	}
 	if strings.HasSuffix(s, "\n") && !strings.Contains(s, "\nWGPERF_EOF\n") && !strings.HasPrefix(s, "WGPERF_EOF\n") {
 		return "cat > " + shell.Join(path) + " <<'WGPERF_EOF'\n" + s + "WGPERF_EOF"
 	}

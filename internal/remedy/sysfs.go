@@ -124,11 +124,9 @@ func BondHash(bond, policy string, platform Platform, uciSection string) (Remedy
 	if !bondPolicies[policy] {
 		return nil, fmt.Errorf("xmit_hash_policy %q is not valid", policy)
 	}
-	if uciSection == "" {
-		uciSection = bond
-	}
-	if !uciSecRE.MatchString(uciSection) {
-		return nil, fmt.Errorf("uci section %q is not valid", uciSection)
+	uciSection, err := uciSectionOf(bond, uciSection)
+	if err != nil {
+		return nil, err
 	}
 	a := &bondHash{bond: bond, policy: policy}
 	cmds := []string{shell.Join("ip", "link", "set", "dev", bond, "type", "bond", "xmit_hash_policy", policy)}
@@ -136,7 +134,7 @@ func BondHash(bond, policy string, platform Platform, uciSection string) (Remedy
 		{Path: "/etc/network/interfaces (iface " + bond + ")", Lines: []string{"bond-xmit-hash-policy " + policy}},
 		{Path: "/etc/systemd/network/" + bond + ".netdev [Bond]", Lines: []string{"TransmitHashPolicy=" + policy}},
 	}
-	if platform == OpenWrt {
+	if platform == OpenWrt && uciSection != "" {
 		cmds = append(cmds, shell.Join("uci", "set", "network."+uciSection+".xmit_hash_policy="+policy), "uci commit network")
 		cfg = []finding.ConfigSnippet{{Path: "/etc/config/network (interface " + uciSection + ")", Lines: []string{"option xmit_hash_policy '" + policy + "'"}}}
 	}

@@ -38,7 +38,9 @@ func UCISet(key, value, restart string) (Remedy, error) {
 }
 
 func newUCISet(key, value, restart string) (*uciSet, error) {
-	if !uciKeyRE.MatchString(key) || len(key) > 128 {
+	// shell.UCIKey is the one uci key grammar (no leading "-" a command would
+	// read as an option).
+	if err := shell.UCIKey(key); err != nil || len(key) > 128 {
 		return nil, fmt.Errorf("uci key %q: want config.section.option", key)
 	}
 	if err := checkText("uci value", value); err != nil {

@@ -22,7 +22,7 @@ const (
 type wgMTU struct {
 	iface      string
 	mtu        int
-	uciSection string // OpenWrt network section of the interface
+	uciSection string // OpenWrt network section of the interface; "" when none can be
 }
 
 // WGMTU sets a WireGuard interface's MTU (1280..9000: IPv6 needs 1280).
@@ -37,8 +37,12 @@ func WGMTU(iface string, mtu int, platform Platform, uciSection string) (Remedy,
 	uciSection = a.uciSection
 	m := strconv.Itoa(mtu)
 	ip := shell.Join("ip", "link", "set", "dev", iface, "mtu", m)
-	uciCmd := shell.Join("uci", "set", "network."+uciSection+".mtu="+m)
 	wgQuick := finding.ConfigSnippet{Path: "/etc/wireguard/" + iface + ".conf [Interface]", Lines: []string{"MTU = " + m}}
+	if uciSection == "" {
+		// No uci section can be called like this device: wg-quick only.
+		return shown{a, []string{ip}, []finding.ConfigSnippet{wgQuick}}, nil
+	}
+	uciCmd := shell.Join("uci", "set", "network."+uciSection+".mtu="+m)
 	uciConf := finding.ConfigSnippet{Path: "/etc/config/network (interface " + uciSection + ")", Lines: []string{"option mtu '" + m + "'"}}
 	switch platform {
 	case OpenWrt:
@@ -56,11 +60,9 @@ func newWGMTU(iface string, mtu int, uciSection string) (*wgMTU, error) {
 	if mtu < 1280 || mtu > 9000 {
 		return nil, fmt.Errorf("mtu %d: want 1280..9000 (IPv6 needs at least 1280)", mtu)
 	}
-	if uciSection == "" {
-		uciSection = iface
-	}
-	if !uciSecRE.MatchString(uciSection) {
-		return nil, fmt.Errorf("uci section %q is not valid", uciSection)
+	uciSection, err := uciSectionOf(iface, uciSection)
+	if err != nil {
+		return nil, err
 	}
 	return &wgMTU{iface: iface, mtu: mtu, uciSection: uciSection}, nil
 }
@@ -81,7 +83,7 @@ func parseWGMTU(p params) (Remedy, error) {
 // for a device whose network section is called otherwise.
 func (a *wgMTU) Params() map[string]string {
 	p := map[string]string{"interface": a.iface, "mtu": strconv.Itoa(a.mtu)}
-	if a.uciSection != a.iface {
+	if a.uciSection != "" && a.uciSection != a.iface {
 		p["uci_section"] = a.uciSection
 	}
 	return p
@@ -125,7 +127,7 @@ func (a *wgMTU) Plan(ctx context.Context, env *Env) (Step, error) {
 		}
 		persisted = true
 	}
-	if env.Platform == OpenWrt {
+	if env.Platform == OpenWrt && a.uciSection != "" {
 		if _, err := env.T.Run(ctx, "uci", "-q", "get", "network."+a.uciSection); err == nil {
 			sub, err := (&uciSet{key: "network." + a.uciSection + ".mtu", value: strconv.Itoa(a.mtu)}).Plan(ctx, env)
 			if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // Document is everything one HTML report shows. "bench", "mtu", "diagnose"
@@ -250,9 +251,16 @@ func WriteHTML(w io.Writer, doc Document) error {
 	}
 	v.Fonts = template.CSS(chartFonts) // trusted: a constant
 	// Render fully before writing, so a template error leaves no half page.
+	// html/template quotes markup, not control characters: foreign text's
+	// escape sequences are shown escaped, as on every output, for whoever
+	// cats the file in a terminal.
 	var b bytes.Buffer
-	if err := page.Execute(&b, v); err != nil {
+	tw := shell.NewTerminalWriter(&b)
+	if err := page.Execute(tw, v); err != nil {
 		return fmt.Errorf("render report: %w", err)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
 	}
 	_, err = b.WriteTo(w)
 	return err

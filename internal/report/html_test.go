@@ -9,6 +9,7 @@ import (
 	"flag"
 	"image/color"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
@@ -640,5 +642,54 @@ func contrast(a, b string) float64 {
 func TestTemplateNamesNoSeeds(t *testing.T) {
 	if m := regexp.MustCompile(`(?i)\bseeds?\b`).FindString(htmlTemplate); m != "" {
 		t.Errorf("html.tmpl says %q", m)
+	}
+}
+
+// endlessSpaces is a reader of n blanks (valid JSON padding) that counts what
+// was taken from it.
+type endlessSpaces struct{ left, read int64 }
+
+func (r *endlessSpaces) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		return 0, io.EOF
+	}
+	n := int64(len(p))
+	if n > r.left {
+		n = r.left
+	}
+	for i := range p[:n] {
+		p[i] = ' '
+	}
+	r.left -= n
+	r.read += n
+	return int(n), nil
+}
+
+// TestReadDocumentRefusesOversize is issue 30 item 9: "report --from" reads at
+// most document.MaxBytes (64 MiB, the cap of every reader) and says so in
+// one line, instead of reading all of /dev/zero.
+func TestReadDocumentRefusesOversize(t *testing.T) {
+	in := &endlessSpaces{left: 80 << 20}
+	_, err := ReadDocument(in)
+	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("ReadDocument(80 MiB) = %v, want one line saying it is larger than 64 MiB", err)
+	}
+	if in.read > 64<<20+64<<10 {
+		t.Errorf("read %d bytes of the input, want at most about 64 MiB", in.read)
+	}
+}
+
+// TestWriteHTMLEscapesControls is issue 30 item 8 for HTML: a host's text
+// with an OSC 52 clipboard write, a screen clear or a C1 CSI in it reaches
+// the file escaped, so "cat report.html" in a terminal obeys none of them.
+func TestWriteHTMLEscapesControls(t *testing.T) {
+	evil := "gw\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[2J\u009b2J"
+	page := render(t, Document{Title: evil, Findings: []finding.Finding{{ID: "mtu.x", Title: evil, Host: "local",
+		Evidence: []finding.Evidence{{Source: "ip link", Key: "name", Value: evil}}}}})
+	if i := strings.IndexFunc(page, func(r rune) bool { return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) }); i >= 0 {
+		t.Errorf("raw control character %q in the page at %d: %q", page[i], i, page[max(0, i-20):min(len(page), i+20)])
+	}
+	if !strings.Contains(page, `gw\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[2J\u009b2J`) {
+		t.Error("the title is not in the page, escaped")
 	}
 }

@@ -36,6 +36,32 @@ func Join(name string, args ...string) string {
 	return strings.Join(parts, " ")
 }
 
+// Printf is a printf(1) command line that prints s exactly. Control
+// characters other than newline and tab, and bytes that are not UTF-8, are
+// spelled out in octal (printf %b reads them back), so the line holds none of
+// them raw: a script that writes a file with a carriage return or an escape
+// sequence in it stays readable, and shows the same on any output.
+func Printf(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case (r == utf8.RuneError && n <= 1) || isControl(r):
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\0%03o`, c)
+			}
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return "printf '%b' " + Quote(b.String())
+}
+
 // Comment makes s safe to print after "#" on one line of a shell script:
 // newlines, carriage returns and every other control character are shown
 // escaped ("\n", "\x1b"), as is invalid UTF-8, so the comment cannot end early.
@@ -67,17 +93,24 @@ func escape(s string, keepLines bool) string {
 		case r == '\t':
 			b.WriteString(`\t`)
 		case isControl(r):
-			if r < 0x100 {
-				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
+			b.WriteString(escapeRune(r))
 		default:
 			b.WriteRune(r)
 		}
 		i += n
 	}
 	return b.String()
+}
+
+// escapeRune spells out a control character: \xHH for C0 (as in the
+// shell's $'...'), \uHHHH from DEL on. JSON reads \uHHHH as the character
+// itself, so a JSON document passed through TerminalWriter keeps its values
+// (encoding/json already escapes C0; DEL, C1 and bidi controls it leaves raw).
+func escapeRune(r rune) string {
+	if r < 0x20 {
+		return fmt.Sprintf(`\x%02x`, r)
+	}
+	return fmt.Sprintf(`\u%04x`, r)
 }
 
 func clean(s string, keepLines bool) bool {

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"os/exec"
 	"strings"
@@ -71,7 +72,7 @@ func TestTerminalEscapesControlsKeepsLines(t *testing.T) {
 		"line1\n\tline2":    "line1\n\tline2",
 		"\x1b]0;owned\x07x": `\x1b]0;owned\x07x`,
 		"a\x9b2Jb":          `a\x9b2Jb`,
-		"csi \u009b2J":      `csi \x9b2J`,
+		"csi \u009b2J":      `csi \u009b2J`,
 		"rtl \u202etxt.exe": `rtl \u202etxt.exe`,
 		"cr\rhidden":        `cr\rhidden`,
 		"café":              "café",
@@ -134,8 +135,53 @@ func TestTerminalWriter(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := "\x1b[31mred\x1b[0m eth0\\x1b]0;pwned\\x07 \\x1b[8mhidden\x1b[0m café \\x9b2J\n\\x1b"
+	want := "\x1b[31mred\x1b[0m eth0\\x1b]0;pwned\\x07 \\x1b[8mhidden\x1b[0m café \\u009b2J\n\\x1b"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
+	}
+}
+
+// TestTerminalWriterKeepsJSON: a JSON document whose strings hold the
+// controls encoding/json leaves raw (DEL, C1, bidi overrides) comes out of
+// TerminalWriter with none of them raw, and decodes to the same values.
+func TestTerminalWriterKeepsJSON(t *testing.T) {
+	in := map[string]string{"host": "a\u007fb\u009b2J\u202ec\u0085d", "plain": "é\tx"}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	w := NewTerminalWriter(&b)
+	_, _ = w.Write(raw)
+	_ = w.Flush()
+	if !printable(strings.ReplaceAll(b.String(), "\t", "")) {
+		t.Errorf("raw control characters in %q", b.String())
+	}
+	var out map[string]string
+	if err := json.Unmarshal([]byte(b.String()), &out); err != nil || out["host"] != in["host"] || out["plain"] != in["plain"] {
+		t.Errorf("decoded %q, %v; want %q", out, err, in)
+	}
+}
+
+// TestPrintfRoundTripsThroughSh: Printf's line prints the text exactly, in
+// dash and in BusyBox sh, and holds no raw control character but newline and
+// tab (so a printed script shows the same on every output).
+func TestPrintfRoundTripsThroughSh(t *testing.T) {
+	shells := [][]string{{"sh", "-c"}}
+	if _, err := exec.LookPath("busybox"); err == nil {
+		shells = append(shells, []string{"busybox", "sh", "-c"})
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 200 {
+		s := randomHostile(r) + "%d%%s\\0101"
+		line := Printf(s)
+		if Terminal(line) != line {
+			t.Fatalf("raw control characters in %q", line)
+		}
+		sh := shells[i%len(shells)]
+		out, err := exec.Command(sh[0], append(sh[1:], line)...).Output()
+		if err != nil || string(out) != s {
+			t.Fatalf("%s %s = %q, %v; want %q", sh[0], line, out, err, s)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -11,11 +12,14 @@ import (
 // that foreign text might carry is shown escaped.
 var sgrKept = []string{"\x1b[0m", "\x1b[1m", "\x1b[2m", "\x1b[22m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[34m", "\x1b[36m", "\x1b[39m"}
 
-// TerminalWriter is an io.Writer for a terminal that passes text, newlines,
-// tabs and wgperf's own colours through and escapes every other control
-// character as Terminal does. It keeps an incomplete UTF-8 character or
-// colour sequence at the end of a write for the next one; Flush writes it out.
+// TerminalWriter is an io.Writer for wgperf's standard output, a terminal or
+// not (| tee, > file), that passes text, newlines, tabs and wgperf's own
+// colours through and escapes every other control character as Terminal
+// does. JSON passes with its values intact (see escapeRune). It keeps an
+// incomplete UTF-8 character or colour sequence at the end of a write for
+// the next one; Flush writes it out.
 type TerminalWriter struct {
+	mu      sync.Mutex // progress lines may come from several goroutines
 	w       io.Writer
 	pending []byte
 }
@@ -24,6 +28,8 @@ type TerminalWriter struct {
 func NewTerminalWriter(w io.Writer) *TerminalWriter { return &TerminalWriter{w: w} }
 
 func (t *TerminalWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	buf := append(t.pending, p...)
 	t.pending = nil
 	out := make([]byte, 0, len(buf))
@@ -43,7 +49,7 @@ func (t *TerminalWriter) Write(p []byte) (int, error) {
 		}
 		if c < utf8.RuneSelf {
 			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
-				out = fmt.Appendf(out, `\x%02x`, c)
+				out = append(out, escapeRune(rune(c))...)
 			} else {
 				out = append(out, c)
 			}
@@ -73,6 +79,8 @@ func (t *TerminalWriter) Write(p []byte) (int, error) {
 
 // Flush writes out what Write kept back, escaped.
 func (t *TerminalWriter) Flush() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if len(t.pending) == 0 {
 		return nil
 	}

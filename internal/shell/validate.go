@@ -17,8 +17,11 @@ var (
 	hostRE = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_.-]{0,252})$`)
 	// User names as useradd and Active Directory allow them.
 	userRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.@-]{0,63}\$?$`)
-	// uci: config.section.option, the section a name or @type[index].
-	uciKeyRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*\.([A-Za-z0-9_]+|@[A-Za-z0-9_]+\[-?[0-9]+\])\.[A-Za-z0-9_]+$`)
+	// uci: config.section.option, the section a name or @type[index] (names
+	// as uci itself validates them: letters, digits and "_").
+	uciSectionPat = `([A-Za-z0-9_]+|@[A-Za-z0-9_]+\[-?[0-9]+\])`
+	uciKeyRE      = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*\.` + uciSectionPat + `\.[A-Za-z0-9_]+$`)
+	uciSectionRE  = regexp.MustCompile(`^` + uciSectionPat + `$`)
 	// Finding IDs as in the catalog: area.name.
 	findingIDRE = regexp.MustCompile(`^[a-z][a-z0-9]*\.[a-z0-9][a-z0-9-]*$`)
 	// sysctl names in dotted form (net.ipv4.tcp_rmem, net.ipv4.conf.wg0.mtu).
@@ -52,6 +55,10 @@ func User(s string) error { return match("user", s, userRE) }
 
 // UCIKey checks an OpenWrt uci option path: config.section.option.
 func UCIKey(s string) error { return match("uci key", s, uciKeyRE) }
+
+// UCISection checks an OpenWrt uci section as it appears in a key: a name
+// or @type[index].
+func UCISection(s string) error { return match("uci section", s, uciSectionRE) }
 
 // UCIValue checks a uci option value: printable UTF-8 on one line, at most
 // 1024 bytes. Shell metacharacters are fine (Quote handles them); line breaks

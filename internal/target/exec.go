@@ -54,17 +54,25 @@ func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, ar
 		return nil, err
 	}
 	defer release()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	// Output beyond MaxOutput (or the context's read budget) stops the
+	// command: a host printing without end costs time, not memory.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout := newLimitedBuffer(ctx, stop)
+	stderr := &tailBuffer{max: 8 << 10} // the reason is in its last lines
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
-	if err == nil {
-		return stdout.Bytes(), nil
+	if cut := stdout.err(); cut != nil {
+		return stdout.buf.Bytes(), t.fail(name, args, cut, "")
 	}
-	return stdout.Bytes(), t.fail(name, args, err, stderr.String())
+	if err == nil {
+		return stdout.buf.Bytes(), nil
+	}
+	return stdout.buf.Bytes(), t.fail(name, args, err, stderr.String())
 }
 
 func (t *argvTarget) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, name string, args ...string) error {
@@ -156,10 +164,15 @@ var local = &localTarget{argvTarget{spec: "local", wrap: func(_ []string, name s
 // Local is the machine wgperf runs on.
 func Local() Target { return local }
 
-func (t *localTarget) ReadFile(_ context.Context, path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+func (t *localTarget) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, &Error{Target: t.spec, Command: "read " + path, ExitCode: -1, Err: err}
+	}
+	defer f.Close()
+	b, err := readLimited(ctx, f)
+	if err != nil {
+		return b, &Error{Target: t.spec, Command: "read " + path, ExitCode: -1, Err: err}
 	}
 	return b, nil
 }

@@ -22,17 +22,55 @@ var SSHOptions []string
 // prefix it with "ip netns exec NS" to dial a host inside a lab namespace.
 var SSHCommand = []string{"ssh"}
 
-// sshSpec is a parsed ssh:[user@]host[:port].
+// sshSpec is a parsed ssh:[user@]host[:port] and the host's own settings.
 type sshSpec struct {
 	User, Host string
 	Port       int
+	Opts       HostSSH
 }
 
-func parseSSH(spec string) (Target, error) {
+// HostSSH are one host's ssh settings beyond the spec, as an inventory
+// gives them (Ansible's ansible_ssh_private_key_file, ansible_ssh_common_args,
+// become). Every field must have passed CheckHostSSH: they reach ssh's
+// command line.
+type HostSSH struct {
+	IdentityFile string   // ssh -i
+	Options      []string // ssh -o Key=Value, ProxyJump among them
+	// Become runs every command through "sudo -n -u BecomeUser --" on the
+	// host (passwordless sudo: BatchMode cannot answer a prompt), for hosts
+	// that refuse root logins. BecomeUser "" is root.
+	Become     bool
+	BecomeUser string
+}
+
+// IsZero reports whether o changes nothing.
+func (o HostSSH) IsZero() bool {
+	return o.IdentityFile == "" && len(o.Options) == 0 && !o.Become && o.BecomeUser == ""
+}
+
+// ParseWith is Parse for an ssh target with its host's own settings; a
+// local or netns target takes none.
+func ParseWith(spec string, o HostSSH) (Target, error) {
+	if o.IsZero() {
+		return Parse(spec)
+	}
+	if !strings.HasPrefix(spec, "ssh:") {
+		return nil, fmt.Errorf("target %q: ssh settings (key, options, become) apply to ssh targets only", spec)
+	}
+	if err := CheckHostSSH(o); err != nil {
+		return nil, fmt.Errorf("target %q: %v", spec, err)
+	}
+	return parseSSHWith(spec, o)
+}
+
+func parseSSH(spec string) (Target, error) { return parseSSHWith(spec, HostSSH{}) }
+
+func parseSSHWith(spec string, o HostSSH) (Target, error) {
 	s, err := parseSSHSpec(strings.TrimPrefix(spec, "ssh:"))
 	if err != nil {
 		return nil, fmt.Errorf("target %q: %v", spec, err)
 	}
+	s.Opts = o
 	return &argvTarget{
 		spec:    spec,
 		wrap:    s.argv,
@@ -40,6 +78,28 @@ func parseSSH(spec string) (Target, error) {
 		// A remote shell reports a missing program with exit status 127.
 		missing: func(code int, _ string) bool { return code == 127 },
 	}, nil
+}
+
+// SSHAddress is who an ssh target logs in as, and where.
+type SSHAddress struct {
+	User string // "" leaves it to the ssh config
+	Host string // a host name, IPv4 or IPv6 address (without brackets)
+	Port int    // 0 leaves it to the ssh config
+}
+
+// ParseSSHAddress parses "ssh:[user@]host[:port]" exactly as Parse does and
+// returns its parts, so a caller can judge a target by what ssh will dial
+// rather than by the spec's text.
+func ParseSSHAddress(spec string) (SSHAddress, error) {
+	rest, ok := strings.CutPrefix(spec, "ssh:")
+	if !ok {
+		return SSHAddress{}, fmt.Errorf("target %q: want ssh:[user@]host[:port]", spec)
+	}
+	s, err := parseSSHSpec(rest)
+	if err != nil {
+		return SSHAddress{}, fmt.Errorf("target %q: %v", spec, err)
+	}
+	return SSHAddress{User: s.User, Host: s.Host, Port: s.Port}, nil
 }
 
 func parseSSHSpec(rest string) (sshSpec, error) {
@@ -84,7 +144,15 @@ func parseSSHSpec(rest string) (sshSpec, error) {
 func (s sshSpec) argv(extra []string, name string, args []string) []string {
 	argv := append(append(append([]string{}, SSHCommand...), sshBaseOptions()...), extra...)
 	// ssh hands the remote shell one string, so quote each word ourselves.
-	return append(append(argv, s.destination()...), commandLine(name, args))
+	line := commandLine(name, args)
+	if s.Opts.Become {
+		user := s.Opts.BecomeUser
+		if user == "" {
+			user = "root"
+		}
+		line = commandLine("sudo", []string{"-n", "-u", user, "--"}) + " " + line
+	}
+	return append(append(argv, s.destination()...), line)
 }
 
 // sshBaseOptions are the options every ssh call gets.
@@ -101,6 +169,12 @@ func sshBaseOptions() []string {
 // not be read as one.
 func (s sshSpec) destination() []string {
 	var argv []string
+	if s.Opts.IdentityFile != "" {
+		argv = append(argv, "-i", s.Opts.IdentityFile)
+	}
+	for _, o := range s.Opts.Options {
+		argv = append(argv, "-o", o)
+	}
 	if s.Port != 0 {
 		argv = append(argv, "-p", strconv.Itoa(s.Port))
 	}

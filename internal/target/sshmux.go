@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -67,7 +66,8 @@ func muxFor(s sshSpec) (*muxHost, error) {
 		muxState.dir = dir
 		muxState.hosts = map[string]*muxHost{}
 	}
-	key := fmt.Sprintf("%s@%s:%d", s.User, s.Host, s.Port)
+	// Another key, jump host or sudo is another connection.
+	key := fmt.Sprintf("%s@%s:%d %v", s.User, s.Host, s.Port, s.Opts)
 	h := muxState.hosts[key]
 	if h == nil {
 		// Short names: a unix socket path is limited to 108 bytes.
@@ -129,8 +129,8 @@ func (h *muxHost) ensure(ctx context.Context) (string, error) {
 		"-o", fmt.Sprintf("ControlPersist=%d", int(SSHControlPersist.Seconds())), "-f", "-N")
 	argv = append(argv, h.spec.destination()...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &tailBuffer{max: 8 << 10} // a server's pre-login banner has no size limit
+	cmd.Stderr = stderr
 	// Should a master keep the pipe open anyway, do not wait for it.
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()

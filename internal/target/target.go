@@ -64,7 +64,24 @@ func (e *Error) Error() string {
 	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 		msg = strings.TrimSpace(msg[i+1:])
 	}
-	return fmt.Sprintf("%s: %s: %s", e.Target, e.Command, msg)
+	return fmt.Sprintf("%s: %s: %s", e.Target, shortCommand(e.Command), msg)
+}
+
+// maxCommandShown is how much of a command an error shows.
+const maxCommandShown = 100
+
+// shortCommand is a command as an error names it: one line of at most
+// maxCommandShown characters. A shell script shows its start, never its
+// whole source (Command keeps it all).
+func shortCommand(c string) string {
+	first, _, multi := strings.Cut(c, "\n")
+	if r := []rune(first); len(r) > maxCommandShown {
+		first, multi = string(r[:maxCommandShown]), true
+	}
+	if multi {
+		return strings.TrimSpace(first) + " …"
+	}
+	return first
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -185,3 +185,22 @@ func TestSweepSocketDirs(t *testing.T) {
 		t.Errorf("live process's directory removed: %v", err)
 	}
 }
+
+// TestErrorIsOneLine is issue 30 item 11: a failed shell script on a target is
+// one line naming the start of the command and the reason, never a dump of
+// the script (non-root "fix --apply" printed 14 lines of sh -c source).
+func TestErrorIsOneLine(t *testing.T) {
+	script := "umask 077\nmkdir -p \"$1\" || exit 1\n" + strings.Repeat("echo padding\n", 20) + "echo 'the reason' >&2; exit 1"
+	_, err := Local().Run(context.Background(), "sh", "-c", script, "sh", "/x")
+	if err == nil || strings.Contains(err.Error(), "\n") || len(err.Error()) > 160 {
+		t.Fatalf("err = %q, want one short line", err)
+	}
+	if want := "local: sh -c 'umask 077 …: the reason"; err.Error() != want {
+		t.Errorf("err = %q, want %q", err, want)
+	}
+	long := strings.Repeat("x", 300)
+	_, err = Local().Run(context.Background(), "sh", "-c", "echo no >&2; exit 2", long)
+	if err == nil || strings.Contains(err.Error(), long) || !strings.HasSuffix(err.Error(), " …: no") {
+		t.Errorf("err = %q, want the command cut at 100 characters", err)
+	}
+}

@@ -66,6 +66,9 @@ type Run struct {
 	Server HostDelta     `json:"server"`
 	// Notes attribute a slow run to what the counters saw.
 	Notes []string `json:"notes,omitempty"`
+	// IperfJSON is the file that holds the run's iperf3 -J document
+	// (bench --iperf3-json DIR), as written.
+	IperfJSON string `json:"iperf3_json,omitempty"`
 }
 
 // Stats summarise a run's measured (non-omitted) intervals.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -27,6 +29,9 @@ type Config struct {
 	// Timeout bounds each run (0: iperf's default, Omit+Seconds+20 s, room
 	// for slow ssh hosts); a run past it has stalled, as over a black hole.
 	Timeout time.Duration
+	// IperfJSONDir, when set, receives each run's iperf3 -J document as
+	// NN-PATH-DIRECTION-Nstreams[-udp].json, for tools that read iperf3's own JSON.
+	IperfJSONDir string
 }
 
 // Plan lists the runs of a bench, tunnel and underlay side by side so both see
@@ -110,6 +115,12 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 		if c.Progress != nil {
 			fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", run.Result.Mbit())
 		}
+		if c.IperfJSONDir != "" {
+			if run.IperfJSON, err = writeIperfJSON(c.IperfJSONDir, i+1, spec, run.Result.Raw); err != nil {
+				rep.Elapsed = time.Since(start).Seconds()
+				return rep, err
+			}
+		}
 		rep.Runs = append(rep.Runs, run)
 	}
 	Analyze(rep)
@@ -153,4 +164,17 @@ func takeSamples(ctx context.Context, client, server target.Target, named bool) 
 	c := TakeSample(ctx, client, named)
 	<-done
 	return c, s
+}
+
+// writeIperfJSON keeps one run's iperf3 -J document in dir.
+func writeIperfJSON(dir string, n int, spec Spec, raw []byte) (string, error) {
+	name := fmt.Sprintf("%02d-%s-%s-%dstreams", n, spec.Path, spec.Direction, spec.Streams)
+	if spec.UDPMbit > 0 {
+		name += "-udp"
+	}
+	path := filepath.Join(dir, name+".json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		return "", fmt.Errorf("--iperf3-json: %v", err)
+	}
+	return path, nil
 }

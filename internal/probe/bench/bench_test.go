@@ -368,3 +368,27 @@ func TestCommas(t *testing.T) {
 		}
 	}
 }
+
+// --iperf3-json keeps each run's raw iperf3 document under a name that says
+// which run it was.
+func TestWriteIperfJSON(t *testing.T) {
+	dir := t.TempDir()
+	raw := []byte(`{"start":{},"intervals":[],"end":{}}`)
+	path, err := writeIperfJSON(dir, 3, Spec{Path: PathTunnel, Direction: Download, Streams: 4}, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "03-tunnel-download-4streams.json"); path != want {
+		t.Errorf("wrote %s, want %s", path, want)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(raw) {
+		t.Errorf("file holds %q", b)
+	}
+	path, _ = writeIperfJSON(dir, 9, Spec{Path: PathTunnel, Direction: Upload, Streams: 1, UDPMbit: 20}, raw)
+	if filepath.Base(path) != "09-tunnel-upload-1streams-udp.json" {
+		t.Errorf("UDP run written as %s", path)
+	}
+	if _, err := writeIperfJSON(filepath.Join(dir, "missing", "x"), 1, Spec{}, raw); err == nil || !strings.Contains(err.Error(), "--iperf3-json") {
+		t.Errorf("unwritable folder: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -23,9 +24,13 @@ type Result struct {
 	Seconds    float64 `json:"seconds"`              // measured duration after --omit
 	Congestion string  `json:"congestion,omitempty"` // sender's TCP congestion control, e.g. "cubic"
 
-	// SentMbit and ReceivedMbit are the whole-test rates (omitted seconds excluded).
+	// SentMbit and ReceivedMbit are the whole-test rates (omitted seconds
+	// excluded); SentBps and ReceivedBps the same in bits per second, as
+	// iperf3's own JSON gives them (bits_per_second).
 	SentMbit     float64 `json:"sent_mbit"`
 	ReceivedMbit float64 `json:"received_mbit"`
+	SentBps      float64 `json:"sent_bps"`
+	ReceivedBps  float64 `json:"received_bps"`
 	Retransmits  int64   `json:"retransmits"`
 
 	// UDP only: what the receiver saw.
@@ -40,6 +45,10 @@ type Result struct {
 
 	// Intervals are the sender's per-interval figures, omitted ones included and flagged.
 	Intervals []Interval `json:"intervals"`
+
+	// Raw is the iperf3 -J document the result was read from (Run keeps it;
+	// bench --iperf3-json writes it out), not part of wgperf's own JSON.
+	Raw []byte `json:"-"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -57,6 +66,7 @@ type Interval struct {
 	Start       float64 `json:"start"` // seconds since the (omit or measured) phase began
 	End         float64 `json:"end"`
 	Mbit        float64 `json:"mbit"` // all streams together
+	Bps         float64 `json:"bps"`  // the same in bits per second
 	Retransmits int64   `json:"retransmits"`
 	// Cwnd is each TCP stream's congestion window in bytes at the interval's end.
 	Cwnd    []int64 `json:"cwnd,omitempty"`
@@ -173,7 +183,7 @@ func Parse(r io.Reader) (*Result, error) {
 		senderIntervals = doc.ServerOutput.Intervals
 	}
 	for _, ri := range senderIntervals {
-		iv := Interval{Start: ri.Sum.Start, End: ri.Sum.End, Mbit: ri.Sum.BitsPerSecond / 1e6,
+		iv := Interval{Start: ri.Sum.Start, End: ri.Sum.End, Mbit: ri.Sum.BitsPerSecond / 1e6, Bps: ri.Sum.BitsPerSecond,
 			Retransmits: ri.Sum.Retransmits, Omitted: ri.Sum.Omitted}
 		for _, s := range ri.Streams {
 			if s.SndCwnd != nil {
@@ -212,6 +222,8 @@ func Parse(r io.Reader) (*Result, error) {
 			res.ReceivedMbit = res.SentMbit * float64(res.Packets-res.LostPackets) / float64(res.Packets)
 		}
 	}
+	// iperf3's unit, for those who read its own JSON beside ours.
+	res.SentBps, res.ReceivedBps = math.Round(res.SentMbit*1e6), math.Round(res.ReceivedMbit*1e6)
 	res.Congestion = end.SenderCC
 	if end.CPU != nil {
 		// host_total is this client; remote_total the server.

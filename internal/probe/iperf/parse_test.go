@@ -1,7 +1,9 @@
 package iperf
 
 import (
+	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,5 +129,41 @@ func TestClientArgs(t *testing.T) {
 	want = "-c 10.77.0.2 -p 6000 -J --get-server-output -t 2 --connect-timeout 3000 -u -b 20M"
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
+	}
+}
+
+// Beside the Mbit figures, rates are in bits per second, iperf3's own unit:
+// the whole test's as iperf3 summed them, each interval's as it reported it.
+func TestParseKeepsBitsPerSecond(t *testing.T) {
+	r := parseFile(t, "tcp-upload.json")
+	var doc struct {
+		Intervals []struct {
+			Sum struct {
+				BitsPerSecond float64 `json:"bits_per_second"`
+			} `json:"sum"`
+		} `json:"intervals"`
+		End struct {
+			SumSent struct {
+				BitsPerSecond float64 `json:"bits_per_second"`
+			} `json:"sum_sent"`
+		} `json:"end"`
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "probe", "iperf", "tcp-upload.json"))
+	if err != nil || json.Unmarshal(b, &doc) != nil {
+		t.Fatal(err)
+	}
+	if r.SentBps != math.Round(doc.End.SumSent.BitsPerSecond) || r.ReceivedBps != math.Round(r.ReceivedMbit*1e6) || r.SentBps == 0 {
+		t.Errorf("sent %v bps (iperf3: %v), received %v bps for %v Mbit/s", r.SentBps, doc.End.SumSent.BitsPerSecond, r.ReceivedBps, r.ReceivedMbit)
+	}
+	for i, iv := range r.Intervals {
+		if iv.Bps != doc.Intervals[i].Sum.BitsPerSecond {
+			t.Errorf("interval %d: %v bps, iperf3 said %v", i, iv.Bps, doc.Intervals[i].Sum.BitsPerSecond)
+		}
+	}
+	out, _ := json.Marshal(r)
+	for _, field := range []string{`"sent_bps":`, `"received_bps":`, `"bps":`} {
+		if !strings.Contains(string(out), field) {
+			t.Errorf("JSON lacks %s: %s", field, out)
+		}
 	}
 }

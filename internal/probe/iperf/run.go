@@ -235,6 +235,7 @@ func runClient(ctx context.Context, client, server target.Target, srv *Server, t
 	for {
 		out, runErr = client.Run(ctx, "iperf3", ClientArgs(t)...)
 		if res, err = Parse(bytes.NewReader(out)); err == nil {
+			res.Raw = out
 			return res, nil
 		}
 		refused := errors.As(err, &ie) && strings.Contains(ie.Message, "Connection refused")

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// freeAddr is a loopback address nothing listens on right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startExporter runs "wgperf exporter args..." (through sh when wrap is set,
+// for socket activation) and returns its standard error as it comes.
+func startExporter(t *testing.T, extra []*os.File, env []string, argv ...string) *bufio.Scanner {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(append(os.Environ(), "WGPERF_TEST_MAIN=1"), env...)
+	cmd.ExtraFiles = extra
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return bufio.NewScanner(stderr)
+}
+
+// scrape GETs url until the exporter answers (it collects before it serves).
+func scrape(t *testing.T, url string) (int, string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get(url)
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	t.Fatalf("%s: no answer within 30 s", url)
+	return 0, ""
+}
+
+// The exporter takes node_exporter's (exporter-toolkit's) web and log flags,
+// which Ansible roles, NixOS modules and compose files template.
+func TestExporterAcceptsNodeExporterFlags(t *testing.T) {
+	a, b := freeAddr(t), freeAddr(t)
+	log := startExporter(t, nil, nil, os.Args[0], "exporter", "--web.listen-address", a, "--listen", b,
+		"--web.telemetry-path", "/wg", "--log.level", "debug", "--log.format", "json", "--interval", "1m")
+	for _, addr := range []string{a, b} {
+		if code, body := scrape(t, "http://"+addr+"/wg"); code != http.StatusOK || !strings.Contains(body, "wgperf_build_info{") {
+			t.Errorf("%s/wg: HTTP %d:\n%.300s", addr, code, body)
+		}
+	}
+	if code, _ := scrape(t, "http://"+a+"/metrics"); code != http.StatusNotFound {
+		t.Errorf("/metrics answered %d with --web.telemetry-path /wg, want 404", code)
+	}
+	levels := map[string]bool{}
+	for i := 0; i < 4 && log.Scan(); i++ {
+		var line struct{ Time, Level, Msg string }
+		if err := json.Unmarshal(log.Bytes(), &line); err != nil || line.Time == "" || line.Msg == "" {
+			t.Fatalf("--log.format json wrote %q (%v)", log.Text(), err)
+		}
+		levels[line.Level] = true
+	}
+	if !levels["debug"] || !levels["info"] {
+		t.Errorf("--log.level debug logged levels %v, want debug and info", levels)
+	}
+
+	// A systemd .socket unit hands the listening socket over as descriptor 3.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	defer f.Close()
+	// LISTEN_PID must name the exporter: the shell's pid, which exec keeps.
+	log = startExporter(t, []*os.File{f}, []string{"LISTEN_FDS=1"}, "sh", "-c", `LISTEN_PID=$$ exec "$0" "$@"`,
+		os.Args[0], "exporter", "--web.systemd-socket", "--interval", "1m")
+	if code, body := scrape(t, "http://"+addr+"/metrics"); code != http.StatusOK || !strings.Contains(body, "wgperf_build_info{") {
+		t.Errorf("--web.systemd-socket: HTTP %d:\n%.300s", code, body)
+	}
+	if log.Scan() && !strings.HasPrefix(log.Text(), "time=") {
+		t.Errorf("logfmt line %q", log.Text())
+	}
+
+	for _, bad := range [][]string{{"--log.level", "loud"}, {"--log.format", "xml"}, {"--web.telemetry-path", "metrics"}} {
+		code, stderr := wgperf(t, nil, append([]string{"exporter"}, bad...)...)
+		if code != exitFailed || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("exporter %v: exit %d, %q; want 3 and one line naming the flag", bad, code, stderr)
+		}
+	}
+}

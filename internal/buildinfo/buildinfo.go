@@ -1,0 +1,74 @@
+// Package buildinfo says which build of wgperf runs: its version, VCS
+// revision and branch, build date, Go version, platform and build tags, for
+// "wgperf version", "wgperf exporter --version" and wgperf_build_info. It
+// mirrors prometheus/common/version (the same facts, the same --version text)
+// without linking it, which the router build must not.
+//
+// The release sets the variables with -ldflags -X
+// github.com/wgperf/wgperf/internal/buildinfo.Revision=...; a plain go build
+// in a git checkout records the revision and commit time itself, which fill
+// in what -X left empty.
+package buildinfo
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// Set at link time (-X); empty when not.
+var (
+	Revision  string
+	Branch    string
+	BuildDate string // the commit's time, so a rebuild gives the same binary
+)
+
+// Info is one build's identity.
+type Info struct {
+	Version, Revision, Branch, BuildDate string
+	GoVersion, GOOS, GOARCH, Tags        string
+}
+
+// Read returns this binary's Info; version is main's -X main.version.
+func Read(version string) Info {
+	i := Info{Version: version, Revision: Revision, Branch: Branch, BuildDate: BuildDate,
+		GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
+	modified := false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if i.Revision == "" {
+					i.Revision = s.Value
+				}
+			case "vcs.time":
+				if i.BuildDate == "" {
+					i.BuildDate = s.Value
+				}
+			case "vcs.modified":
+				modified = s.Value == "true"
+			case "-tags":
+				i.Tags = s.Value
+			}
+		}
+	}
+	if modified && Revision == "" {
+		i.Revision += "-modified"
+	}
+	for _, f := range []*string{&i.Version, &i.Revision, &i.BuildDate} {
+		if *f == "" {
+			*f = "unknown"
+		}
+	}
+	return i
+}
+
+// Print is the --version text of the Prometheus exporters (node_exporter's).
+func (i Info) Print(program string) string {
+	return strings.TrimSpace(fmt.Sprintf(`%s, version %s (branch: %s, revision: %s)
+  build date:       %s
+  go version:       %s
+  platform:         %s/%s
+  tags:             %s`, program, i.Version, i.Branch, i.Revision, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags))
+}

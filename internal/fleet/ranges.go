@@ -1,0 +1,96 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// MaxHosts bounds how many hosts an inventory may expand to: ranges are
+// someone else's text, and web[0:99999999] must not eat the machine.
+const MaxHosts = 100_000
+
+// rangeRE is Ansible's host range: [begin:end] or [begin:end:step], numbers
+// (01 keeps its width) or single letters. An IPv6 address in brackets is not one.
+var rangeRE = regexp.MustCompile(`\[([0-9]*|[a-zA-Z]):([0-9]+|[a-zA-Z])(?::([0-9]+))?\]`)
+
+// expandRange expands every range in a host name, as Ansible does:
+// web[01:03] is web01, web02, web03; db-[a:c] is db-a, db-b, db-c;
+// n[0:10:5] is n0, n5, n10. Several ranges multiply.
+func expandRange(ctx context.Context, name string) ([]string, error) {
+	out := []string{name}
+	for {
+		loc := rangeRE.FindStringSubmatchIndex(out[0])
+		if loc == nil {
+			return out, nil
+		}
+		var next []string
+		for _, n := range out {
+			m := rangeRE.FindStringSubmatch(n)
+			head, tail := n[:strings.Index(n, m[0])], n[strings.Index(n, m[0])+len(m[0]):]
+			seq, err := rangeSeq(m[1], m[2], m[3])
+			if err != nil {
+				return nil, fmt.Errorf("range %s: %v", m[0], err)
+			}
+			if len(next)+len(seq) > MaxHosts {
+				return nil, fmt.Errorf("range %s: more than %d hosts", m[0], MaxHosts)
+			}
+			for _, s := range seq {
+				next = append(next, head+s+tail)
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		out = next
+	}
+}
+
+// rangeSeq lists one range's values.
+func rangeSeq(begin, end, step string) ([]string, error) {
+	st := 1
+	if step != "" {
+		var err error
+		if st, err = strconv.Atoi(step); err != nil || st < 1 {
+			return nil, fmt.Errorf("bad step %q", step)
+		}
+	}
+	var out []string
+	if isLetter(end) {
+		if begin == "" || !isLetter(begin) || begin[0] > end[0] {
+			return nil, fmt.Errorf("want letters, begin before end")
+		}
+		for c := int(begin[0]); c <= int(end[0]); c += st {
+			out = append(out, string(rune(c)))
+		}
+		return out, nil
+	}
+	if begin == "" {
+		begin = "0"
+	}
+	b, err1 := strconv.Atoi(begin)
+	e, err2 := strconv.Atoi(end)
+	if err1 != nil || err2 != nil || b > e {
+		return nil, fmt.Errorf("want numbers, begin before end")
+	}
+	if (e-b)/st+1 > MaxHosts {
+		return nil, fmt.Errorf("more than %d hosts", MaxHosts)
+	}
+	width := 0
+	if len(begin) > 1 && begin[0] == '0' {
+		if len(begin) != len(end) {
+			return nil, fmt.Errorf("a zero-padded range wants begin and end of one width")
+		}
+		width = len(begin)
+	}
+	for i := b; i <= e; i += st {
+		out = append(out, fmt.Sprintf("%0*d", width, i))
+	}
+	return out, nil
+}
+
+func isLetter(s string) bool {
+	return len(s) == 1 && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
+}
