@@ -1,10 +1,8 @@
 package collect
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -24,26 +22,6 @@ func addCorpus(f *testing.F, globs ...string) {
 			f.Add(b)
 		}
 	}
-}
-
-func FuzzParseUCI(f *testing.F) {
-	addCorpus(f, "openwrt/uci-show-*")
-	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := ParseUCI(bytes.NewReader(b))
-		if err != nil {
-			return
-		}
-		for k, v := range m {
-			if !uciKeptKey(k, v) || strings.HasSuffix(k, ".private_key") || strings.HasSuffix(k, ".preshared_key") {
-				t.Errorf("%s=%q kept: not on the allow-list", k, v)
-			}
-		}
-	})
-}
-
-func FuzzParseMwan3Events(f *testing.F) {
-	addCorpus(f, "openwrt/logread-*")
-	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseMwan3Events(bytes.NewReader(b)) })
 }
 
 func FuzzParseBatch(f *testing.F) {

@@ -210,3 +210,23 @@ func FuzzParseIPAddr(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseUCI(f *testing.F) {
+	addCorpus(f, "openwrt/uci-show-*")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := ParseUCI(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for k, v := range m {
+			if !uciKeptKey(k, v) || strings.HasSuffix(k, ".private_key") || strings.HasSuffix(k, ".preshared_key") {
+				t.Errorf("%s=%q kept: not on the allow-list", k, v)
+			}
+		}
+	})
+}
+
+func FuzzParseMwan3Events(f *testing.F) {
+	addCorpus(f, "openwrt/logread-*")
+	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseMwan3Events(bytes.NewReader(b)) })
+}
