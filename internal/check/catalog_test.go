@@ -160,3 +160,16 @@ func TestAllows(t *testing.T) {
 		}
 	}
 }
+
+// entryID is the ID of the catalog entry that names a check (tests run a
+// check's value, which takes its ID from its entry).
+func entryID(t *testing.T, names func(Entry) bool) finding.ID {
+	t.Helper()
+	for _, e := range Catalog {
+		if names(e) {
+			return e.ID
+		}
+	}
+	t.Fatal("the check is in no catalog entry")
+	return ""
+}

@@ -68,14 +68,7 @@ type checkCase struct {
 func runCases(t *testing.T, check *Check, cases []checkCase) {
 	t.Helper()
 	c := *check
-	for _, e := range Catalog {
-		if e.Check == check {
-			c.ID = e.ID
-		}
-	}
-	if c.ID == "" {
-		t.Fatal("the check is in no catalog entry")
-	}
+	c.ID = entryID(t, func(e Entry) bool { return e.Check == check })
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, err := c.Run(tc.snap, tc.opts)

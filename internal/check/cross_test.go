@@ -32,14 +32,7 @@ type crossCase struct {
 func runCrossCases(t *testing.T, check *CrossCheck, cases []crossCase) {
 	t.Helper()
 	c := *check
-	for _, e := range Catalog {
-		if e.Cross == check {
-			c.ID = e.ID
-		}
-	}
-	if c.ID == "" {
-		t.Fatal("the cross-host check is in no catalog entry")
-	}
+	c.ID = entryID(t, func(e Entry) bool { return e.Cross == check })
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := c.Run(tc.snaps, Options{})

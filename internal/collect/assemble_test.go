@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 // newTestCollector assembles a snapshot from canned source outputs, as if the
@@ -15,7 +16,7 @@ func newTestCollector(res map[string]cmdResult) *collector {
 
 func TestWireGuardKeepsOnlyThisNamespace(t *testing.T) {
 	c := newTestCollector(map[string]cmdResult{
-		"wg":     {Out: string(readTestdata(t, "wg", "dump-lab-shared-socket-dir"))},
+		"wg":     {Out: string(testutil.ReadTestdata(t, "collect", "wg", "dump-lab-shared-socket-dir"))},
 		"wgsock": {Out: "wg-lt1-a\nwg-wgc1-a\nwg-wgc1-b\nwgc-wga\n"},
 	})
 	c.snap.Links = []facts.Link{{Name: "lo", MTU: 65536}, {Name: "eth0", MTU: 1500, Kind: "veth"}, {Name: "wg-wgc1-a", MTU: 1420, Kind: "tun"}}
@@ -38,10 +39,10 @@ func TestWireGuardKeepsOnlyThisNamespace(t *testing.T) {
 
 func TestFirewallDropsIptablesNftDuplicates(t *testing.T) {
 	c := newTestCollector(map[string]cmdResult{
-		"nft-json":  {Out: string(readTestdata(t, "nft", "ruleset-banip-iptables-nft.json"))},
-		"nft-text":  {Out: string(readTestdata(t, "nft", "ruleset-banip-iptables-nft.txt"))},
-		"iptables":  {Out: string(readTestdata(t, "iptables", "iptables-save-c.txt"))},
-		"ip6tables": {Out: string(readTestdata(t, "iptables", "ip6tables-save-c.txt"))},
+		"nft-json":  {Out: string(testutil.ReadTestdata(t, "collect", "nft", "ruleset-banip-iptables-nft.json"))},
+		"nft-text":  {Out: string(testutil.ReadTestdata(t, "collect", "nft", "ruleset-banip-iptables-nft.txt"))},
+		"iptables":  {Out: string(testutil.ReadTestdata(t, "collect", "iptables", "iptables-save-c.txt"))},
+		"ip6tables": {Out: string(testutil.ReadTestdata(t, "collect", "iptables", "ip6tables-save-c.txt"))},
 	})
 	c.firewall(nil)
 	fw := c.snap.Firewall

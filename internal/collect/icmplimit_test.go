@@ -10,6 +10,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 // loadICMPForm reads one recorded ICMP-limit form the way the collector does:
@@ -17,11 +18,11 @@ import (
 func loadICMPForm(t *testing.T, form string) facts.Firewall {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "collect", "icmplimit")
-	fw, err := parse.ParseNftFirewall(openTestdata(t, "icmplimit", form+".nft.json"))
+	fw, err := parse.ParseNftFirewall(testutil.OpenTestdata(t, "collect", "icmplimit", form+".nft.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts, err := parse.ParseNftText(openTestdata(t, "icmplimit", form+".nft.txt"))
+	texts, err := parse.ParseNftText(testutil.OpenTestdata(t, "collect", "icmplimit", form+".nft.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
