@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -88,6 +89,9 @@ func writeHTMLReport(path string, doc report.Document) error {
 		doc.Generated = time.Now()
 	}
 	if err := report.WriteHTMLFile(path, doc); err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = fmt.Errorf("--html: %w", err)
+		}
 		return couldNotRun(err)
 	}
 	return nil

@@ -266,16 +266,14 @@ func WriteHTML(w io.Writer, doc Document) error {
 	return err
 }
 
-// WriteHTMLFile writes doc to path, for commands with an --html FILE flag.
+// WriteHTMLFile writes doc to path, for commands with an --html FILE flag;
+// the error of writing the file is the *fs.PathError os.WriteFile returns.
 func WriteHTMLFile(path string, doc Document) error {
 	var b bytes.Buffer
 	if err := WriteHTML(&b, doc); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("--html: %w", err)
-	}
-	return nil
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // barSet is one series of a grouped bar chart: outlined (what was, or what
