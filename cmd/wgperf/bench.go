@@ -58,7 +58,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
 			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
 			if err := cfg.Discover(ctx, !noUnderlay); err != nil {
-				return couldNotRun(err)
+				return couldNotRun(withAddrHint(err))
 			}
 			if w := progressTo(); w != nil {
 				cfg.Progress = w

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/discover"
 )
 
 // fix --from reads findings from a diagnose or doctor report, and from a
@@ -33,6 +36,23 @@ func TestReadFixFrom(t *testing.T) {
 		fs, err := readFixFrom(p)
 		if err != nil || len(fs) == 0 || fs[0].ID != "route.stale-endpoint" {
 			t.Errorf("%s: %+v, %v: want the checks' findings on the snapshot", p, fs, err)
+		}
+	}
+}
+
+// A tunnel that cannot be found is worded with the flags of the command that
+// looked: bench, mtu and shape-sweep take the addresses instead.
+func TestWithAddrHint(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&discover.NotFoundError{Reason: "the client has no WireGuard interface"}, "the client has no WireGuard interface: give --tunnel-addr and --underlay-addr"},
+		{&discover.NotFoundError{Reason: "found the server as peer of wg0, but not its tunnel address", TunnelOnly: true}, "found the server as peer of wg0, but not its tunnel address: give --tunnel-addr"},
+		{errors.New("ssh: connect refused"), "ssh: connect refused"},
+	} {
+		if got := withAddrHint(tc.err).Error(); got != tc.want {
+			t.Errorf("%q, want %q", got, tc.want)
 		}
 	}
 }

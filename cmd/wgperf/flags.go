@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/wgperf/wgperf/internal/discover"
 )
 
 // Flag values that parse but mean nothing are refused before a command runs
@@ -178,4 +180,16 @@ func runSecondsFlag(f *pflag.FlagSet, p *int, name string, def int, usage string
 // aliasFlag makes old an accepted, hidden spelling of a renamed flag.
 func aliasFlag(f *pflag.FlagSet, old, name string) {
 	f.AddFlag(&pflag.Flag{Name: old, Usage: "same as --" + name, Value: f.Lookup(name).Value, Hidden: true})
+}
+
+// withAddrHint names the flags that replace a tunnel discovery that failed.
+func withAddrHint(err error) error {
+	var nf *discover.NotFoundError
+	switch {
+	case !errors.As(err, &nf):
+		return err
+	case nf.TunnelOnly:
+		return fmt.Errorf("%w: give --tunnel-addr", err)
+	}
+	return fmt.Errorf("%w: give --tunnel-addr and --underlay-addr", err)
 }

@@ -57,7 +57,7 @@ found, 3 could not run.`,
 				}
 				cfg.Server = server
 				if err := cfg.Discover(ctx); err != nil {
-					return couldNotRun(err)
+					return couldNotRun(withAddrHint(err))
 				}
 			}
 			if capture && htmlPath != "" {

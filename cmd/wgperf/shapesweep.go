@@ -52,7 +52,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			cfg.Client, cfg.Server = client, server
 			if err := cfg.Discover(ctx); err != nil {
-				return couldNotRun(err)
+				return couldNotRun(withAddrHint(err))
 			}
 			if w := progressTo(); w != nil {
 				cfg.Progress = w

@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -65,8 +66,9 @@ func TestMatch(t *testing.T) {
 		t.Errorf("b -> a: %+v, want %+v", got, want)
 	}
 	// A client whose WireGuard interfaces all live in other namespaces has none.
-	if _, err := Match(aWG, []Link{{Name: "lo"}}, bWG, bLinks); err == nil || !strings.Contains(err.Error(), "--tunnel-addr") {
-		t.Errorf("no interface on the client: err = %v", err)
+	var nf *NotFoundError
+	if _, err := Match(aWG, []Link{{Name: "lo"}}, bWG, bLinks); !errors.As(err, &nf) || !strings.Contains(err.Error(), "no WireGuard interface") {
+		t.Errorf("no interface on the client: err = %v, want a NotFoundError", err)
 	}
 	// A server that is none of the client's peers.
 	if _, err := Match(aWG, aLinks, nil, []Link{{Name: "eth0", Addrs: []string{"192.0.2.9"}}}); err == nil {
