@@ -134,7 +134,11 @@ func TestReportGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			testutil.Golden(t, filepath.Join("testdata", tc.name+".txt"), text.Bytes())
-			js, err := json.MarshalIndent(r, "", "  ")
+			held := *r
+			if tc.name != "blackhole" {
+				held.Bench = nil // the recorded bench, held once (blackhole) is enough
+			}
+			js, err := json.MarshalIndent(&held, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,6 +149,9 @@ func TestReportGolden(t *testing.T) {
 			}
 			rem, _ := json.MarshalIndent(remaining, "", "  ")
 			testutil.Golden(t, filepath.Join("testdata", tc.name+".remaining.json"), append(rem, '\n'))
+			if tc.name != "blackhole" && tc.name != "fixed" {
+				return // one page of a diagnosis and one of a fix hold the HTML document
+			}
 			doc := r.Document()
 			doc.Generated = time.Date(2026, 4, 7, 19, 56, 0, 0, time.UTC)
 			var page bytes.Buffer
