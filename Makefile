@@ -2,9 +2,10 @@
 GO      ?= go
 BIN     := bin/wgperf
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
+# staticcheck at a pinned release (go run builds it once into the module and build caches).
+STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help deps build router router-size test lint demo bench docs man clean release-snapshot
+.PHONY: help deps build router router-size test unit lint demo bench docs man clean release-snapshot
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-17s %s\n", $$1, $$2}'
@@ -21,14 +22,15 @@ router: ## stripped router builds (no lab, no charts) for mipsle, mips, armv7, a
 router-size: ## where the mipsle router build's bytes go, by dependency (REV=v1.0 adds that revision's column)
 	./scripts/router-size.sh $(REV)
 
-test: deps build ## run every test, root lab tests included (as root), plus short fuzz runs beside them
-	$(GO) vet ./...
+test: deps build lint ## lint, then every test, root lab tests included (as root), plus short fuzz runs beside them
 	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) ./scripts/test.sh 20000
 
-lint: ## gofmt, go vet, staticcheck
+unit: ## the tests that need no root (root lab tests skip, also as root), in under a minute
+	WGPERF_UNIT=1 $(GO) test -short -count=1 ./...
+
+lint: ## gofmt, go vet, staticcheck (pinned)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
-	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
 	$(STATICCHECK) ./...
 
 demo: deps build ## diagnose and fix two real cases on the built-in lab (root)
@@ -37,10 +39,11 @@ demo: deps build ## diagnose and fix two real cases on the built-in lab (root)
 bench: build ## print the speed figures (go test -bench)
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./...
 
-docs: ## regenerate docs/findings (a page per finding ID) from the binary's catalog
+docs: ## regenerate docs/findings (a page per finding ID) and the schema's ID and fix kind lists from the finding catalog
 	rm -f docs/findings/*.md
 	mkdir -p docs/findings
 	$(GO) run ./cmd/wgperf checks --markdown docs/findings
+	$(GO) test -count=1 -run '^TestSchemaEnumsMatchCode$$' ./cmd/wgperf -update
 
 man: ## write man pages (roff) of wgperf and every subcommand into bin/man (read one: man -l bin/man/wgperf.1)
 	rm -rf bin/man

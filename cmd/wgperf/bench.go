@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -57,7 +58,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
 			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
 			if err := cfg.Discover(ctx, !noUnderlay); err != nil {
-				return couldNotRun(err)
+				return couldNotRun(withAddrHint(err))
 			}
 			if w := progressTo(); w != nil {
 				cfg.Progress = w
@@ -71,7 +72,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), "bench", rep, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), document.Bench, rep, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -39,10 +40,10 @@ Nothing on the host is changed.`,
 				return couldNotRun(err)
 			}
 			var raw, buf bytes.Buffer
-			if err := collect.WriteSnapshot(&raw, snap); err != nil {
+			if err := document.WriteSnapshot(&raw, snap); err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeDocument(&buf, "snapshot", raw.Bytes()); err != nil {
+			if err := document.WriteJSON(&buf, document.Snapshot, version, raw.Bytes()); err != nil {
 				return couldNotRun(err)
 			}
 			if output == "" || output == "-" {

@@ -8,8 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/wgperf/wgperf/internal/check"
 )
 
 // addCompletions makes shell completion ("wgperf completion bash") offer
@@ -23,7 +21,7 @@ func addCompletions(root *cobra.Command) {
 			case "host", "client", "server":
 				_ = c.RegisterFlagCompletionFunc(f.Name, completeTargets)
 			case "only":
-				_ = c.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(check.Catalog, cobra.ShellCompDirectiveNoFileComp))
+				_ = c.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(catalogIDs(), cobra.ShellCompDirectiveNoFileComp))
 			}
 		})
 		for _, sub := range c.Commands() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/diagnose"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/report"
@@ -146,7 +147,7 @@ func renderDiagnosis(w io.Writer, d diagnose.Diagnosis, fl *diagnose.Fleet, asJS
 	o := diagnose.TextOptions{Color: useColor(w)}
 	switch {
 	case fl != nil && asJSON:
-		return writeJSON(w, "diagnose-fleet", fl)
+		return writeJSON(w, document.DiagnoseFleet, fl)
 	case fl != nil:
 		return fl.WriteText(w, o)
 	case asJSON:
@@ -154,7 +155,7 @@ func renderDiagnosis(w io.Writer, d diagnose.Diagnosis, fl *diagnose.Fleet, asJS
 		if err := diagnose.WriteJSON(&buf, d); err != nil {
 			return err
 		}
-		return writeDocument(w, "diagnose", buf.Bytes())
+		return document.WriteJSON(w, document.Diagnose, version, buf.Bytes())
 	}
 	return diagnose.WriteText(w, d, o)
 }

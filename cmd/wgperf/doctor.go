@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/doctor"
-	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/report"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -60,9 +58,6 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 					return couldNotRun(err)
 				}
 			}
-			if cfg.Seconds < 1 || cfg.Seconds > 60 {
-				return couldNotRun(fmt.Errorf("--time %d: want 1..60 seconds", cfg.Seconds))
-			}
 			if cfg.Fix && cfg.Server == nil {
 				return couldNotRun(fmt.Errorf("--fix needs --server: a fix is kept only if the tunnel to the other end measures faster"))
 			}
@@ -71,11 +66,11 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), "doctor", rep, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), document.Doctor, rep, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, doctorDocument(rep)); err != nil {
+				if err := writeHTMLReport(htmlPath, rep.Document()); err != nil {
 					return err
 				}
 			}
@@ -88,7 +83,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	f := cmd.Flags()
 	f.StringVar(&clientSpec, "client", "local", "one end of the tunnel (it runs the iperf3 client): local, netns:NAME, ssh:[user@]host[:port]")
 	f.StringVar(&serverSpec, "server", "", "the other end (runs the iperf3 server); without it only one-ended checks run")
-	secondsFlag(f, &cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
+	runSecondsFlag(f, &cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
 	f.IntVar(&cfg.Port, "port", 0, "port of the iperf3 server doctor starts (default 5299)")
 	f.BoolVar(&cfg.Fix, "fix", false, "apply the top cause's fix (verified, with a confirm window), bench again")
 	f.DurationVar(&cfg.Confirm, "confirm", doctor.DefaultConfirm, "with --fix: roll back on the host unless confirmed within this time")
@@ -97,34 +92,4 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON (kind \"doctor\", schema_version)")
 	addHTMLFlag(cmd, &htmlPath)
 	return cmd
-}
-
-// doctorDocument is the HTML report of a doctor run: the ranked causes first,
-// then the symptoms, the bench (before and after a fix) and the MTU search.
-func doctorDocument(r *doctor.Report) report.Document {
-	title := fmt.Sprintf("wgperf doctor: %s", r.Client)
-	hosts := r.Hosts
-	if r.Server != "" {
-		title += " → " + r.Server
-	}
-	title += ": " + r.Status
-	if v := r.Verdict(); v != nil {
-		title += " — " + v.Finding.ID
-	}
-	fs := []finding.Finding{}
-	for _, c := range r.Causes {
-		fs = append(fs, c.Finding)
-	}
-	for _, f := range r.Findings {
-		if doctor.Symptom(f.ID) {
-			fs = append(fs, f)
-		}
-	}
-	doc := report.Document{Title: title, Generated: time.Now(), Hosts: hosts, Findings: fs, Skipped: r.Skipped, MTU: r.MTU}
-	if r.Fix != nil && r.Fix.AfterBench != nil {
-		doc.Runs = append(report.BenchRuns(r.Bench, report.LabelBefore), report.BenchRuns(r.Fix.AfterBench, report.LabelAfter)...)
-	} else {
-		doc.Runs = report.BenchRuns(r.Bench, "")
-	}
-	return doc
 }

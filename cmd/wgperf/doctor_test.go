@@ -5,12 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/wgperf/wgperf/internal/doctor"
-	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/probe/bench"
-	"github.com/wgperf/wgperf/internal/probe/iperf"
-	"github.com/wgperf/wgperf/internal/report"
 )
 
 // doctor's flag contract: bad input exits 3 with one error line, before any
@@ -45,11 +39,13 @@ func TestDoctorFlags(t *testing.T) {
 
 // Without --server, doctor collects this host, says the throughput could not
 // be judged, and prints versioned JSON; its exit code follows the findings.
+// Collecting this host cannot fail (a missing source is a note in the
+// snapshot), so exit 3 is the failure this test is here to catch.
 func TestDoctorOneEndJSON(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := run([]string{"doctor", "--json"}, &out, &errOut)
 	if code == exitFailed {
-		t.Skipf("this host could not be collected: %s", errOut.String())
+		t.Fatalf("doctor on this host could not run (exit %d): %s", code, errOut.String())
 	}
 	var rep struct {
 		Kind          string   `json:"kind"`
@@ -84,43 +80,5 @@ func TestDoctorOneEndJSON(t *testing.T) {
 	}
 	if code != worst {
 		t.Errorf("exit %d, want %d from the findings", code, worst)
-	}
-}
-
-// The HTML report of a doctor run lists the verdict first, then the other
-// causes and the symptoms, with the bench runs before and after a fix.
-func TestDoctorDocument(t *testing.T) {
-	res := &iperf.Result{Protocol: "tcp", SentMbit: 100, ReceivedMbit: 100, Intervals: []iperf.Interval{{Start: 0, End: 1, Mbit: 100}}}
-	b := &bench.Report{Runs: []bench.Run{{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Upload, Streams: 1}, Result: res}}}
-	rep := &doctor.Report{Client: "ssh:a", Server: "ssh:b", Status: doctor.StatusSlow, Bench: b,
-		Causes: []doctor.Cause{
-			{Finding: finding.Finding{ID: "route.stale-endpoint", Severity: finding.Critical, Host: "ssh:a", Title: "stale"}},
-			{Finding: finding.Finding{ID: "cpu.saturated", Severity: finding.Warning, Host: "ssh:b", Title: "cpu"}},
-		},
-		Findings: []finding.Finding{
-			{ID: "cpu.saturated", Severity: finding.Warning, Host: "ssh:b"},
-			{ID: "route.stale-endpoint", Severity: finding.Critical, Host: "ssh:a"},
-			{ID: "throughput.tunnel-ratio", Severity: finding.Warning, Host: "ssh:a"},
-		},
-		Fix: &doctor.FixOutcome{AfterBench: b},
-	}
-	doc := doctorDocument(rep)
-	var got []string
-	for _, f := range doc.Findings {
-		got = append(got, f.ID)
-	}
-	if strings.Join(got, " ") != "route.stale-endpoint cpu.saturated throughput.tunnel-ratio" {
-		t.Errorf("findings %v: want the causes in rank order, then the symptoms", got)
-	}
-	if !strings.Contains(doc.Title, "slow — route.stale-endpoint") || len(doc.Runs) != 2 ||
-		doc.Runs[0].Label != report.LabelBefore || doc.Runs[1].Label != report.LabelAfter {
-		t.Errorf("title %q, runs %+v", doc.Title, doc.Runs)
-	}
-	var html bytes.Buffer
-	if err := report.WriteHTML(&html, doc); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(html.String(), "route.stale-endpoint") {
-		t.Errorf("HTML without the verdict")
 	}
 }

@@ -18,9 +18,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -29,7 +29,7 @@ import (
 )
 
 // document is one JSON document as wgperf printed it.
-type document struct {
+type printedDoc struct {
 	from string // the command line or fixture it came from, for messages
 	kind string
 	json []byte
@@ -40,12 +40,12 @@ type document struct {
 
 var (
 	docsOnce sync.Once
-	docs     []document
+	docs     []printedDoc
 	docsErr  []string
 )
 
 // documents returns every document, made once for all the tests that read them.
-func documents(t *testing.T) []document {
+func documents(t *testing.T) []printedDoc {
 	t.Helper()
 	docsOnce.Do(func() {
 		docs, docsErr = makeDocuments()
@@ -65,7 +65,7 @@ func testdata(parts ...string) string {
 
 // docMaker collects documents and the errors met making them.
 type docMaker struct {
-	docs []document
+	docs []printedDoc
 	errs []string
 	tmp  string
 }
@@ -82,18 +82,18 @@ func (m *docMaker) cli(kind string, args ...string) []byte {
 		m.fail("wgperf %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
 		return nil
 	}
-	m.docs = append(m.docs, document{from: "wgperf " + strings.Join(args, " "), kind: kind, json: out.Bytes()})
+	m.docs = append(m.docs, printedDoc{from: "wgperf " + strings.Join(args, " "), kind: kind, json: out.Bytes()})
 	return out.Bytes()
 }
 
 // value prints v as the command printing kind does (writeResult with --json).
 func (m *docMaker) value(kind, from string, v any) {
 	var out bytes.Buffer
-	if err := writeJSON(&out, kind, v); err != nil {
+	if err := writeJSON(&out, document.Kind(kind), v); err != nil {
 		m.fail("%s: %v", from, err)
 		return
 	}
-	m.docs = append(m.docs, document{from: from, kind: kind, json: out.Bytes()})
+	m.docs = append(m.docs, printedDoc{from: from, kind: kind, json: out.Bytes()})
 }
 
 // raw gives a recorded document (no header) the header its command adds today.
@@ -104,11 +104,11 @@ func (m *docMaker) raw(kind, path string, recorded bool) {
 		return
 	}
 	var out bytes.Buffer
-	if err := writeDocument(&out, kind, b); err != nil {
+	if err := document.WriteJSON(&out, document.Kind(kind), version, b); err != nil {
 		m.fail("%s: %v", path, err)
 		return
 	}
-	m.docs = append(m.docs, document{from: path, kind: kind, json: out.Bytes(), recorded: recorded})
+	m.docs = append(m.docs, printedDoc{from: path, kind: kind, json: out.Bytes(), recorded: recorded})
 }
 
 func (m *docMaker) open(parts ...string) *os.File {
@@ -120,7 +120,7 @@ func (m *docMaker) open(parts ...string) *os.File {
 	return f
 }
 
-func makeDocuments() ([]document, []string) {
+func makeDocuments() ([]printedDoc, []string) {
 	tmp, err := os.MkdirTemp("", "wgperf-documents-")
 	if err != nil {
 		return nil, []string{err.Error()}
@@ -155,7 +155,7 @@ func (m *docMaker) diagnoseDocs() {
 			}
 		}
 	}
-	m.raw("diagnose", testdata("check", "report", "diagnosis.json"), false)
+	m.raw("diagnose", filepath.Join("..", "..", "internal", "diagnose", "testdata", "diagnosis.json"), false)
 	// A fleet with one host that cannot answer: a namespace that does not exist.
 	inv := filepath.Join(m.tmp, "hosts.txt")
 	if err := os.WriteFile(inv, []byte("# schema test\nnetns:wgperf-no-such-ns\n"), 0o600); err != nil {
@@ -172,7 +172,7 @@ func exists(path string) bool {
 
 func (m *docMaker) catalogDocs() {
 	m.cli("checks", "checks", "--json")
-	for _, id := range check.Catalog {
+	for _, id := range catalogIDs() {
 		m.cli("explanation", "explain", id, "--json")
 	}
 }
@@ -250,23 +250,23 @@ func (m *docMaker) snapshotDocs() {
 		if r == nil {
 			continue
 		}
-		s, err := collect.ReadSnapshot(r)
+		s, err := document.ReadSnapshot(r)
 		r.Close()
 		if err != nil {
 			m.fail("%s: %v", f, err)
 			continue
 		}
 		var buf bytes.Buffer
-		if err := collect.WriteSnapshot(&buf, s); err != nil {
+		if err := document.WriteSnapshot(&buf, s); err != nil {
 			m.fail("%s: %v", f, err)
 			continue
 		}
 		var out bytes.Buffer
-		if err := writeDocument(&out, "snapshot", buf.Bytes()); err != nil {
+		if err := document.WriteJSON(&out, "snapshot", version, buf.Bytes()); err != nil {
 			m.fail("%s: %v", f, err)
 			continue
 		}
-		m.docs = append(m.docs, document{from: "collect of " + f, kind: "snapshot", json: out.Bytes()})
+		m.docs = append(m.docs, printedDoc{from: "collect of " + f, kind: "snapshot", json: out.Bytes()})
 	}
 }
 
@@ -288,26 +288,26 @@ func (m *docMaker) sample(when string) bench.Sample {
 	var err error
 	read := func(name string) *os.File { return m.open("probe", "counters", when+"-"+name) }
 	if f := read("snmp.txt"); f != nil {
-		s.SNMP, err = collect.ParseSNMP(f)
+		s.SNMP, err = parse.ParseSNMP(f)
 		f.Close()
 	}
 	if f := read("softnet_stat.txt"); f != nil && err == nil {
-		s.Softnet, err = collect.ParseSoftnet(f)
+		s.Softnet, err = parse.ParseSoftnet(f)
 		f.Close()
 	}
 	if f := read("stat.txt"); f != nil && err == nil {
-		s.CPU, err = collect.ParseProcStat(f)
+		s.CPU, err = parse.ParseProcStat(f)
 		f.Close()
 	}
 	// Interface and firewall drops recorded on other lab nodes, so that the
 	// document's drop lists are not empty.
 	if f := m.open("probe", "counters", "flood-a-"+when+"-net_dev.txt"); f != nil && err == nil {
-		s.NetDev, err = collect.ParseNetDev(f)
+		s.NetDev, err = parse.ParseNetDev(f)
 		f.Close()
 	}
 	if f := m.open("probe", "counters", "drop-b-"+when+".nft.json"); f != nil && err == nil {
 		var fw facts.Firewall
-		fw, err = collect.ParseNftFirewall(f)
+		fw, err = parse.ParseNftFirewall(f)
 		s.Firewall = &fw
 		f.Close()
 	}
@@ -439,7 +439,7 @@ func (m *docMaker) icmpBurstDocs() {
 			return facts.Firewall{}
 		}
 		defer f.Close()
-		r, err := collect.ParseNftFirewall(f)
+		r, err := parse.ParseNftFirewall(f)
 		if err != nil {
 			m.fail("%s: %v", name, err)
 		}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/diagnose"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/report"
@@ -98,7 +102,7 @@ always needs --host.`,
 	cmd.Flags().BoolVar(&f.verify, "verify", false, "with --apply: measure before and after, keep the changes only if throughput improved")
 	cmd.Flags().StringVar(&f.peer, "server", "", "with --verify: the far end of the tunnel, where iperf3 runs as the server (default in a wgperf lab: the other site)")
 	aliasFlag(cmd.Flags(), "peer", "server")
-	secondsFlag(cmd.Flags(), &f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	runSecondsFlag(cmd.Flags(), &f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().StringVar(&f.html, "html", "", "with --verify: also write a self-contained HTML report of the change and its measurements to this file")
 
 	cmd.AddCommand(&cobra.Command{
@@ -211,19 +215,18 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	if f.html != "" && !f.verify {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--html needs --apply --verify (it reports the measurements before and after the change)")}
 	}
-	if f.seconds < 1 || f.seconds > 60 {
-		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--time %d: want 1..60 seconds", f.seconds)}
-	}
 	if f.script && f.apply {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--print-script prints the plan for applying by hand; it does not go with --apply")}
 	}
-	if err := fix.CheckFrom(f.from, cmd.Flags().Changed("host"), f.apply); err != nil {
-		return couldNotRun(err)
+	// A file names hosts, but wgperf connects to (and changes) only a host
+	// named on the command line.
+	if f.from != "" && f.apply && !cmd.Flags().Changed("host") {
+		return couldNotRun(fmt.Errorf("--apply with --from needs --host: wgperf changes only a host named on the command line, never one named inside %s", f.from))
 	}
-	var src *fix.Source
+	var fromFile []finding.Finding
 	if f.from != "" {
 		var err error
-		if src, err = fix.ReadSource(f.from); err != nil {
+		if fromFile, err = readFixFrom(f.from); err != nil {
 			return couldNotRun(err)
 		}
 	}
@@ -235,33 +238,54 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	var peer target.Target
 	if f.verify {
 		// Before any work: without a far end there is nothing to measure against.
-		if peer, err = verify.Peer(env.T, f.peer); err != nil {
+		if peer, err = verifyPeer(env.T, f.peer); err != nil {
 			return couldNotRun(err)
 		}
 	}
 	progress := progressLines()
 	var findings []finding.Finding
-	if src != nil {
-		findings, err = src.For(env.T.String())
+	if f.from != "" {
+		if findings, err = fix.ForHost(fromFile, env.T.String()); err != nil {
+			return couldNotRun(fmt.Errorf("--from %s: %v", f.from, err))
+		}
 	} else {
 		progress("collecting facts from " + env.T.String())
-		findings, err = fix.Diagnose(ctx, env.T)
-	}
-	if err != nil {
-		return couldNotRun(err)
+		if findings, err = diagnose.Target(ctx, env.T); err != nil {
+			return couldNotRun(err)
+		}
 	}
 	progress("reading the current state of " + env.T.String())
-	plan, err := fix.PlanFindings(ctx, env, findings, f.only)
-	if err != nil {
+	rec := &verify.Record{}
+	req := fix.Request{Env: env, Findings: findings, Only: onlyIDs(f.only), Apply: f.apply, Confirm: f.confirm, Progress: progress}
+	if f.verify {
+		req.Verify = func(ctx context.Context, p *fix.Plan) (fix.Measure, error) {
+			vc := verify.Config{Host: env.T, Peer: peer, Seconds: f.seconds, Record: rec}
+			if w := progressTo(); w != nil {
+				vc.Progress = w
+			}
+			progress("finding the tunnel between " + env.T.String() + " and " + peer.String())
+			m, err := verify.New(ctx, p, vc)
+			if err != nil {
+				return nil, fmt.Errorf("--verify: %w", err)
+			}
+			return m, nil
+		}
+	}
+	res, err := fix.Run(ctx, req)
+	var missing *fix.NoSuchFindingError
+	switch {
+	case errors.As(err, &missing):
+		return couldNotRun(fmt.Errorf("--only %w", err))
+	case res == nil:
 		return couldNotRun(err)
 	}
-	out := cmd.OutOrStdout()
+	out, plan, j := cmd.OutOrStdout(), res.Plan, res.Journal
 	switch {
 	case f.script:
 		return plan.WriteScript(out)
 	case !f.apply:
 		if f.jsonOut {
-			return writeJSON(out, "fix-plan", plan)
+			return writeJSON(out, document.FixPlan, plan)
 		}
 		if err := plan.WriteText(out); err != nil {
 			return err
@@ -270,27 +294,13 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 			_, err = fmt.Fprintf(out, "\nNothing was changed. To apply: wgperf fix --host %s%s --apply [--confirm 60s]\n", env.T, onlyFlag(f.only))
 		}
 		return err
-	}
-	if plan.Pending() == 0 {
+	case plan.Pending() == 0:
 		if f.jsonOut {
-			return writeJSON(out, "fix-plan", plan)
+			return writeJSON(out, document.FixPlan, plan)
 		}
 		_, err := fmt.Fprintf(out, "Nothing to change on %s: every fix is already in place.\n", env.T)
 		return err
 	}
-	opts := fix.ApplyOptions{Confirm: f.confirm, Progress: progress}
-	rec := &verify.Record{}
-	if f.verify {
-		vc := verify.Config{Host: env.T, Peer: peer, Seconds: f.seconds, Record: rec}
-		if w := progressTo(); w != nil {
-			vc.Progress = w
-		}
-		progress("finding the tunnel between " + env.T.String() + " and " + peer.String())
-		if opts.Verify, err = verify.New(ctx, plan, vc); err != nil {
-			return couldNotRun(err)
-		}
-	}
-	j, err := fix.Apply(ctx, env, plan, opts)
 	result := reportApply(out, f, env.T, j, err)
 	if err == nil && j.State == fix.StateConfirming && !f.jsonOut {
 		if fix.HasBootHook(ctx, env) {
@@ -301,7 +311,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	}
 	if j != nil && f.html != "" {
 		// Also when the change was rolled back or failed: the page says what was tried and measured.
-		herr := writeHTMLReport(f.html, report.FromFix(j, fixedFindings(findings, j), rec.Benches, rec.MTU))
+		herr := writeHTMLReport(f.html, report.FromFix(j, j.Fixed(findings), rec.Benches, rec.MTU))
 		if herr != nil && result == nil {
 			return herr
 		}
@@ -310,6 +320,49 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		}
 	}
 	return result
+}
+
+// readFixFrom reads --from FILE once: the findings of a "wgperf diagnose
+// --json" or "doctor --json" report, or those the checks find on a "wgperf
+// collect" snapshot. The hosts it names are never contacted.
+func readFixFrom(path string) ([]finding.Finding, error) {
+	var file io.ReadCloser = io.NopCloser(os.Stdin) // "-"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("--from: %v", err)
+		}
+		file = f
+	}
+	defer file.Close()
+	doc, err := document.Read(file, "--from "+path)
+	if err != nil {
+		return nil, err
+	}
+	if doc.Kind == document.Snapshot {
+		snap, err := document.DecodeSnapshot(doc.Data)
+		if err != nil {
+			return nil, fmt.Errorf("--from %s: %v", path, err)
+		}
+		return diagnose.Findings(snap), nil
+	}
+	fs, err := fix.ReadFindings(bytes.NewReader(doc.Data))
+	if err != nil {
+		return nil, fmt.Errorf("--from %s: %v", path, err)
+	}
+	return fs, nil
+}
+
+// verifyPeer is where --verify measures to: --server when given, else, for a
+// node of a wgperf lab, the node at the other end of its tunnel.
+func verifyPeer(host target.Target, spec string) (target.Target, error) {
+	if spec != "" {
+		return target.Parse(spec)
+	}
+	if peer, ok := labPeer(host); ok {
+		return peer, nil
+	}
+	return nil, fmt.Errorf("--verify needs --server: the far end of the tunnel on %s, where iperf3 runs as the server (e.g. --server ssh:root@site-b)", host)
 }
 
 // reportApply prints what an apply did and returns its outcome: an error
@@ -336,19 +389,11 @@ func reportApply(out io.Writer, f *fixFlags, t target.Target, j *fix.Journal, er
 	return printJournal(out, f, j, msg)
 }
 
-// fixedFindings are the findings an apply's steps remedied.
-func fixedFindings(fs []finding.Finding, j *fix.Journal) []finding.Finding {
-	ids := map[string]bool{}
-	for _, e := range j.Entries {
-		for _, id := range e.Findings {
-			ids[id] = true
-		}
-	}
-	var out []finding.Finding
-	for _, x := range fs {
-		if ids[x.ID] {
-			out = append(out, x)
-		}
+// onlyIDs are the finding IDs --only names.
+func onlyIDs(only []string) []finding.ID {
+	var out []finding.ID
+	for _, id := range only {
+		out = append(out, finding.ID(id))
 	}
 	return out
 }
@@ -363,7 +408,7 @@ func onlyFlag(only []string) string {
 // printJournal reports what an apply, confirm or rollback did, then msg.
 func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
 	if f.jsonOut {
-		return writeJSON(w, "fix-journal", j)
+		return writeJSON(w, document.FixJournal, j)
 	}
 	if err := j.WriteText(w); err != nil || msg == "" {
 		return err
@@ -425,11 +470,11 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 	cmd.Flags().StringVar(&root, "root", "/", "root of the configuration files on the target (for tests)")
 	_ = cmd.Flags().MarkHidden("root")
 	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing wg-quick tunnel to multiply")
-	cmd.Flags().IntVar(&tunnels, "tunnels", 2, "number of tunnels (2..16)")
+	intFlag(cmd.Flags(), &tunnels, "tunnels", 2, 2, 16, "number of tunnels (2..16)")
 	cmd.Flags().StringSliceVar(&networks, "network", nil, "remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
 	cmd.Flags().BoolVar(&apply, "apply", false, "build the tunnels and the multipath route (wgperf lab only)")
 	cmd.Flags().BoolVar(&measure, "verify", false, "with --apply: measure parallel-stream throughput before and after")
-	secondsFlag(cmd.Flags(), &seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	runSecondsFlag(cmd.Flags(), &seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --apply: print the result as JSON")
 	return cmd

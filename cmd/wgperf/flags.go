@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/wgperf/wgperf/internal/discover"
 )
 
 // Flag values that parse but mean nothing are refused before a command runs
@@ -41,6 +43,11 @@ func checkFlags(cmd *cobra.Command, _ []string) error {
 }
 
 func checkFlag(f *pflag.Flag) error {
+	if r, ok := f.Value.(ranged); ok {
+		if err := r.inRange(f.Name); err != nil {
+			return err
+		}
+	}
 	switch v := f.Value.(type) {
 	case pflag.SliceValue:
 		if targetFlags[f.Name] {
@@ -80,12 +87,56 @@ func checkFlag(f *pflag.Flag) error {
 	return nil
 }
 
+// ranged is a flag value that holds its own range; checkFlags asks it.
+type ranged interface {
+	inRange(name string) error // one line naming the flag and the range
+}
+
 // unitValue is a length of time kept as a whole number of unit (seconds,
 // milliseconds) that reads like every other time flag: a Go duration
-// ("10s", "6ms") or, as before, a bare number in unit ("10").
+// ("10s", "6ms") or, as before, a bare number in unit ("10"). With hi > 0 it
+// holds to lo..hi units.
 type unitValue struct {
-	p    *int
-	unit time.Duration
+	p      *int
+	unit   time.Duration
+	lo, hi int
+}
+
+func (v unitValue) inRange(name string) error {
+	if v.hi > 0 && (*v.p < v.lo || *v.p > v.hi) {
+		return fmt.Errorf("--%s %d: want %d..%d seconds", name, *v.p, v.lo, v.hi)
+	}
+	return nil
+}
+
+// intValue is a whole number held to lo..hi.
+type intValue struct {
+	p      *int
+	lo, hi int
+}
+
+func (v intValue) String() string { return strconv.Itoa(*v.p) }
+func (v intValue) Type() string   { return "int" }
+func (v intValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q: want a whole number", s)
+	}
+	*v.p = n
+	return nil
+}
+
+func (v intValue) inRange(name string) error {
+	if *v.p < v.lo || *v.p > v.hi {
+		return fmt.Errorf("--%s %d: want %d..%d", name, *v.p, v.lo, v.hi)
+	}
+	return nil
+}
+
+// intFlag defines a whole-number flag held to lo..hi.
+func intFlag(f *pflag.FlagSet, p *int, name string, def, lo, hi int, usage string) {
+	*p = def
+	f.Var(intValue{p, lo, hi}, name, usage)
 }
 
 func (v unitValue) String() string { return (time.Duration(*v.p) * v.unit).String() }
@@ -117,10 +168,28 @@ func parseDuration(s string, unit time.Duration) (time.Duration, error) {
 // secondsFlag defines a time flag kept in whole seconds.
 func secondsFlag(f *pflag.FlagSet, p *int, name string, def int, usage string) {
 	*p = def
-	f.Var(unitValue{p, time.Second}, name, usage)
+	f.Var(unitValue{p: p, unit: time.Second}, name, usage)
+}
+
+// runSecondsFlag is a time flag of measuring runs: 1 to 60 whole seconds.
+func runSecondsFlag(f *pflag.FlagSet, p *int, name string, def int, usage string) {
+	*p = def
+	f.Var(unitValue{p: p, unit: time.Second, lo: 1, hi: 60}, name, usage)
 }
 
 // aliasFlag makes old an accepted, hidden spelling of a renamed flag.
 func aliasFlag(f *pflag.FlagSet, old, name string) {
 	f.AddFlag(&pflag.Flag{Name: old, Usage: "same as --" + name, Value: f.Lookup(name).Value, Hidden: true})
+}
+
+// withAddrHint names the flags that replace a tunnel discovery that failed.
+func withAddrHint(err error) error {
+	var nf *discover.NotFoundError
+	switch {
+	case !errors.As(err, &nf):
+		return err
+	case nf.TunnelOnly:
+		return fmt.Errorf("%w: give --tunnel-addr", err)
+	}
+	return fmt.Errorf("%w: give --tunnel-addr and --underlay-addr", err)
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/diagnose"
+	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
@@ -140,7 +142,7 @@ func TestEveryRendererEscapesForeignText(t *testing.T) {
 		return v
 	}
 	journal := &fix.Journal{ID: "20260101T000000.000000000Z", Host: "local", State: fix.StateConfirming,
-		Entries: []fix.Entry{{Findings: []string{"mtu.tunnel-too-large"}, Description: "set the MTU of wg0" + evil, Status: fix.EntryApplied,
+		Entries: []fix.Entry{{Findings: []finding.ID{"mtu.tunnel-too-large"}, Description: "set the MTU of wg0" + evil, Status: fix.EntryApplied,
 			Error: "ssh: " + evil}}}
 	for _, tc := range []struct {
 		name string
@@ -154,7 +156,7 @@ func TestEveryRendererEscapesForeignText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
 			out := &stdoutWriter{TerminalWriter: shell.NewTerminalWriter(&b)}
-			if err := writeResult(out, tc.name, tc.v, false); err != nil {
+			if err := writeResult(out, document.Kind(tc.name), tc.v, false); err != nil {
 				t.Fatal(err)
 			}
 			if err := out.Flush(); err != nil {
@@ -169,7 +171,7 @@ func TestEveryRendererEscapesForeignText(t *testing.T) {
 		})
 	}
 	var d diagnose.Diagnosis
-	load("../../testdata/check/report/diagnosis.json", "netns:wgl-wgd4", &d)
+	load("../../internal/diagnose/testdata/diagnosis.json", "netns:wgl-wgd4", &d)
 	var b bytes.Buffer
 	out := &stdoutWriter{TerminalWriter: shell.NewTerminalWriter(&b)}
 	if err := renderDiagnosis(out, d, nil, false); err != nil {

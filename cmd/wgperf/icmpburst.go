@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -50,7 +51,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), "icmp-burst", res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), document.ICMPBurst, res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {

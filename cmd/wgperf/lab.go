@@ -10,13 +10,15 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/lab"
-	"github.com/wgperf/wgperf/internal/verify"
+	"github.com/wgperf/wgperf/internal/report"
+	"github.com/wgperf/wgperf/internal/scenario"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // labName is the --name of every lab subcommand.
@@ -55,7 +57,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.Underlay.RateMbit, "rate", 200, "underlay rate in Mbit/s (tbf); 0 = unshaped")
 	f.IntVar(&cfg.Underlay.LossPct, "loss", 0, "random loss of underlay UDP datagrams, percent")
 	cfg.Underlay.DelayMs = 0
-	f.Var(unitValue{&cfg.Underlay.DelayMs, time.Millisecond}, "delay", "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
+	f.Var(unitValue{p: &cfg.Underlay.DelayMs, unit: time.Millisecond}, "delay", "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
 	f.IntVar(&cfg.Backup.RateMbit, "backup-rate", 20, "multi-wan backup uplink rate in Mbit/s")
 	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
@@ -134,60 +136,6 @@ func labStatusCmd() *cobra.Command {
 			return printLabStatus(cmd.Context(), cmd.OutOrStdout(), l)
 		},
 	}
-}
-
-func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab) error {
-	st, err := l.Status(ctx)
-	if err != nil {
-		return err
-	}
-	c := l.Config
-	fmt.Fprintf(w, "lab %s (%s), up since %s\n", c.Name, c.Topology, l.Created.Local().Format("15:04:05"))
-	fmt.Fprintf(w, "WireGuard: %s\n", l.ImplementationText())
-	if c.Underlay.DelayMs > 0 {
-		fmt.Fprintf(w, "delay: %d ms each way by %s\n", c.Underlay.DelayMs, l.DelayBy)
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tNAMESPACE\tWIREGUARD\tTUNNEL\tUNDERLAY\tPROCESS")
-	for _, n := range st.Nodes {
-		proc := "-"
-		switch {
-		case n.WGInterface != "" && c.WireGuard == lab.Kernel:
-			proc = "kernel"
-			if !n.Running {
-				proc += " (link gone)"
-			}
-		case n.WGInterface != "":
-			proc = fmt.Sprintf("pid %d", n.PID)
-			if !n.Running {
-				proc += " (not running)"
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Netns, dash(n.WGInterface), dash(n.TunnelAddr), dash(n.UnderlayAddr), proc)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "INTERFACE\tPEER\tENDPOINT\tLATEST HANDSHAKE\tRX\tTX")
-	for _, p := range st.Peers {
-		fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\t%d B\t%d B\n", p.Interface, p.PublicKey[:8], dash(p.Endpoint), p.Handshake, p.RxBytes, p.TxBytes)
-	}
-	tw.Flush()
-	if len(st.Shaping) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "SHAPING")
-		for _, s := range st.Shaping {
-			fmt.Fprintf(w, "  %s\n", s)
-		}
-	}
-	return nil
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func labExecCmd() *cobra.Command {
@@ -273,12 +221,12 @@ const buildFlavor = ""
 
 // applyLabECMP is "fix ecmp --apply": it builds the tunnels in a lab.
 func applyLabECMP(cmd *cobra.Command, host string, tunnels, seconds, streams int, measure, asJSON bool) error {
-	res, err := verify.ApplyLabECMP(cmd.Context(), host, verify.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
+	res, err := scenario.ApplyLabECMP(cmd.Context(), host, scenario.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
 		Verify: measure, Progress: progressLines()})
 	if err != nil {
 		return couldNotRun(err)
 	}
-	return writeResult(cmd.OutOrStdout(), "fix-ecmp", res, asJSON)
+	return writeResult(cmd.OutOrStdout(), document.FixECMP, res, asJSON)
 }
 
 // implValue is --wireguard: the lab's WireGuard implementation.
@@ -290,7 +238,9 @@ func (v implValue) String() string {
 	}
 	return string(*v.p)
 }
+
 func (v implValue) Type() string { return "string" }
+
 func (v implValue) Set(s string) error {
 	impl, err := lab.ParseImplementation(s)
 	if err != nil {
@@ -298,4 +248,19 @@ func (v implValue) Set(s string) error {
 	}
 	*v.p = impl
 	return nil
+}
+
+// labRunReport is the report of "lab run --json" (report --from).
+func labRunReport(d *document.Doc) (report.Document, error) { return scenario.ReadReport(d) }
+
+// labPeer is, for site A or B of a wgperf lab, the other site.
+func labPeer(host target.Target) (target.Target, bool) { return lab.PeerOf(host.String()) }
+
+// printLabStatus reads a lab's status and prints it.
+func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab) error {
+	st, err := l.Status(ctx)
+	if err != nil {
+		return err
+	}
+	return l.WriteStatus(w, st)
 }

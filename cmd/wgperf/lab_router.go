@@ -3,9 +3,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/report"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // buildFlavor names this build in "wgperf version".
@@ -23,6 +27,14 @@ func labCmd() *cobra.Command {
 		RunE:               func(*cobra.Command, []string) error { return couldNotRun(errNotInRouterBuild) },
 	}
 }
+
+// labRunReport: the router build has no lab, so no lab run results.
+func labRunReport(*document.Doc) (report.Document, error) {
+	return report.Document{}, errors.New("lab run results: the lab is not in the router build of wgperf")
+}
+
+// labPeer: the router build has no lab, so --verify always names its peer.
+func labPeer(target.Target) (target.Target, bool) { return nil, false }
 
 func applyLabECMP(*cobra.Command, string, int, int, int, bool, bool) error {
 	return couldNotRun(fmt.Errorf("fix ecmp --apply builds tunnels in a wgperf lab: %w", errNotInRouterBuild))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/report"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/scenario"
 )
 
@@ -83,40 +83,16 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 			if story != nil {
 				opts.Log = story
 			}
-			var results []*scenario.Result
-			failed := 0
-			for _, sc := range scs {
-				if story != nil {
-					fmt.Fprintf(story, "== %s: %s\n", sc.Name, sc.Symptom)
-				}
-				res, err := scenario.Play(cmd.Context(), sc, opts)
-				if err != nil {
-					res.Why = err.Error()
-					res.Pass = false
-				}
-				if !res.Pass && !res.Skipped {
-					failed++
-				}
-				results = append(results, res)
-				if story != nil {
-					verdict := "PASS"
-					if res.Skipped {
-						verdict = "SKIP: " + res.Why
-					} else if !res.Pass {
-						verdict = "FAIL: " + res.Why
-					}
-					fmt.Fprintf(story, "  %s (%.0f s)\n\n", verdict, res.Seconds)
-				}
-			}
+			results, failed := scenario.PlayAll(cmd.Context(), scs, opts)
 			if asJSON {
-				if err := writeJSON(out, "lab-run", map[string]any{"scenarios": results}); err != nil {
+				if err := writeJSON(out, document.LabRun, map[string]any{"scenarios": results}); err != nil {
 					return err
 				}
 			} else {
 				scenario.WriteTable(out, results, useColor(out))
 			}
 			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, report.FromScenarios(results)); err != nil {
+				if err := writeHTMLReport(htmlPath, scenario.Report(results)); err != nil {
 					return err
 				}
 			}

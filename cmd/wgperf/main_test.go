@@ -15,10 +15,19 @@ func snapshot(name string) string { return filepath.Join("..", "..", "testdata",
 // one "wgperf: ..." line on stderr. Nothing here needs root, a network or a
 // host other than reading local state.
 func TestCLIContract(t *testing.T) {
-	bad := filepath.Join(t.TempDir(), "bad.json")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"findings": `), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	noScenarios, badScenario := filepath.Join(dir, "none.json"), filepath.Join(dir, "fast.json")
+	if err := os.WriteFile(noScenarios, []byte(`{"scenarios": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(badScenario, []byte(`{"scenarios": [{"before": {"tunnel_mbit": "fast"}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "report.html")
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -48,8 +57,10 @@ func TestCLIContract(t *testing.T) {
 		{"fix html without verify", []string{"fix", "--apply", "--html", "x.html"}, exitFailed, "", "--html needs --apply --verify"},
 		{"script and apply", []string{"fix", "--print-script", "--apply"}, exitFailed, "", "does not go with --apply"},
 		{"fix --time out of range", []string{"fix", "--time", "0"}, exitFailed, "", "--time 0: want 1..60 seconds"},
-		{"fix --from a truncated file", []string{"fix", "--from", bad}, exitFailed, "", "--from " + bad + ": findings file"},
+		{"fix --from a truncated file", []string{"fix", "--from", bad}, exitFailed, "", "--from " + bad + ": malformed JSON"},
 		{"fix --from a missing file", []string{"fix", "--from", "/nonexistent/f.json"}, exitFailed, "", "--from: open /nonexistent/f.json"},
+		{"report of a lab run without scenarios", []string{"report", "--from", noScenarios, "--html", html}, exitFailed, "", noScenarios + ": lab run results: no scenarios"},
+		{"report of a lab run with a bad figure", []string{"report", "--from", badScenario, "--html", html}, exitFailed, "", `lab run results: field "scenarios.before.tunnel_mbit"`},
 		{"ecmp apply outside a lab", []string{"fix", "ecmp", "--apply", "--host", "local"}, exitFailed, "", "builds tunnels only in a wgperf lab"},
 		{"ecmp verify without apply", []string{"fix", "ecmp", "--verify"}, exitFailed, "", "--verify needs --apply"},
 		{"bench needs a server", []string{"bench"}, exitFailed, "", `required flag(s) "server" not set`},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -56,7 +57,7 @@ found, 3 could not run.`,
 				}
 				cfg.Server = server
 				if err := cfg.Discover(ctx); err != nil {
-					return couldNotRun(err)
+					return couldNotRun(withAddrHint(err))
 				}
 			}
 			if capture && htmlPath != "" {
@@ -77,7 +78,7 @@ found, 3 could not run.`,
 				if err != nil {
 					return couldNotRun(err)
 				}
-				if err := writeResult(cmd.OutOrStdout(), "mtu-capture", res, asJSON); err != nil {
+				if err := writeResult(cmd.OutOrStdout(), document.MTUCapture, res, asJSON); err != nil {
 					return couldNotRun(err)
 				}
 				return findingsExit(res.Findings)
@@ -92,7 +93,7 @@ found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), "mtu", res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), document.MTU, res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"golang.org/x/term"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
 )
@@ -28,54 +26,9 @@ func progressTo() io.Writer {
 // stderrProgress is standard error for progress lines, foreign text escaped.
 var stderrProgress = shell.NewTerminalWriter(os.Stderr)
 
-// writeJSON prints v as indented JSON, the --json output of every command.
-func writeJSON(w io.Writer, kind string, v any) error {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return writeDocument(w, kind, raw)
-}
-
-// jsonSchemaVersion versions every JSON document wgperf prints; it grows
-// when a field changes meaning or goes away (new fields do not bump it).
-const jsonSchemaVersion = 1
-
-// writeDocument prints a JSON object as a wgperf document: what it is
-// (kind), which schema and wgperf wrote it and when, then its own fields.
-// Fields the object already has (a snapshot's schema_version) stay as they are.
-func writeDocument(w io.Writer, kind string, raw []byte) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) < 2 || raw[0] != '{' {
-		return fmt.Errorf("internal error: %s output is not a JSON object", kind)
-	}
-	var have map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &have); err != nil {
-		return err
-	}
-	var head bytes.Buffer
-	head.WriteByte('{')
-	for _, kv := range []struct {
-		key string
-		val any
-	}{{"schema_version", jsonSchemaVersion}, {"kind", kind}, {"wgperf_version", version}, {"generated_at", time.Now().UTC().Format(time.RFC3339)}} {
-		if _, ok := have[kv.key]; ok {
-			continue
-		}
-		b, _ := json.Marshal(kv.val)
-		fmt.Fprintf(&head, "%q:%s,", kv.key, b)
-	}
-	body := raw[1:]
-	if len(have) == 0 {
-		head.Truncate(head.Len() - 1) // no fields follow the last comma
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, append(head.Bytes(), body...), "", "  "); err != nil {
-		return err
-	}
-	out.WriteByte('\n')
-	_, err := w.Write(out.Bytes())
-	return err
+// writeJSON prints v as a document of kind, the --json output of every command.
+func writeJSON(w io.Writer, kind document.Kind, v any) error {
+	return document.Write(w, kind, version, v)
 }
 
 // progressLines returns a func printing "wgperf: LINE" progress where
@@ -92,7 +45,7 @@ func progressLines() func(string) {
 type textWriter interface{ WriteText(io.Writer) error }
 
 // writeResult prints a command's result as JSON or as text.
-func writeResult(w io.Writer, kind string, r textWriter, asJSON bool) error {
+func writeResult(w io.Writer, kind document.Kind, r textWriter, asJSON bool) error {
 	if asJSON {
 		return writeJSON(w, kind, r)
 	}

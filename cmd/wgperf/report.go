@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/report"
 )
 
@@ -58,7 +60,17 @@ func readResults(stdin io.Reader, path string) (*report.Document, error) {
 		defer f.Close()
 		r = f
 	}
-	doc, err := report.ReadDocument(r)
+	d, err := document.Read(r, "results")
+	if err == nil && d.Kind == document.LabRun {
+		var doc report.Document
+		if doc, err = labRunReport(d); err == nil {
+			return &doc, nil
+		}
+	}
+	var doc *report.Document
+	if err == nil {
+		doc, err = report.FromDocument(d)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -77,6 +89,9 @@ func writeHTMLReport(path string, doc report.Document) error {
 		doc.Generated = time.Now()
 	}
 	if err := report.WriteHTMLFile(path, doc); err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = fmt.Errorf("--html: %w", err)
+		}
 		return couldNotRun(err)
 	}
 	return nil

@@ -9,14 +9,16 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 // schemaBase is the $id prefix of the files in schemas/.
@@ -165,29 +167,12 @@ func TestSchemasValidateDocuments(t *testing.T) {
 	}
 }
 
-// printedKinds are the kinds the commands pass to writeJSON, writeResult
-// and writeDocument.
+// printedKinds are the kinds wgperf writes.
 func printedKinds(t *testing.T) []string {
 	t.Helper()
-	paths, _ := filepath.Glob("*.go")
-	re := regexp.MustCompile(`write(?:JSON|Result|Document)\(.*?, "([a-z-]+)"`)
 	var kinds []string
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range re.FindAllSubmatch(b, -1) {
-			if k := string(m[1]); !slices.Contains(kinds, k) {
-				kinds = append(kinds, k)
-			}
-		}
-	}
-	if len(kinds) < 10 {
-		t.Fatalf("found only the kinds %v in the commands' sources", kinds)
+	for _, k := range document.Kinds {
+		kinds = append(kinds, string(k))
 	}
 	return kinds
 }
@@ -197,7 +182,7 @@ func printedKinds(t *testing.T) []string {
 func TestSchemasRejectBrokenDocuments(t *testing.T) {
 	files := schemaFiles(t)
 	strict, published := compileSchemas(t, files, true), compileSchemas(t, files, false)
-	byKind := map[string]document{}
+	byKind := map[string]printedDoc{}
 	for _, d := range documents(t) {
 		// The first document of each kind that has findings with evidence, or else the first.
 		if old, ok := byKind[d.kind]; !ok || (!bytes.Contains(old.json, []byte(`"evidence": [`)) && bytes.Contains(d.json, []byte(`"evidence": [`))) {
@@ -273,8 +258,12 @@ func TestSchemasRejectBrokenDocuments(t *testing.T) {
 }
 
 // TestSchemaEnumsMatchCode: the IDs, fix kinds and evidence units the
-// schemas list are those this wgperf has.
+// schemas list are those this wgperf has: the finding catalog's, remedy's and
+// finding's. With -update (make docs) it writes them into the schema.
 func TestSchemaEnumsMatchCode(t *testing.T) {
+	if testutil.Update() {
+		writeSchemaEnums(t, map[string][]string{"finding_id": catalogIDs(), "action_kind": remedy.Kinds()})
+	}
 	defs := schemaFiles(t)["common.schema.json"].(map[string]any)["$defs"].(map[string]any)
 	enum := func(name string) []string {
 		var out []string
@@ -291,14 +280,41 @@ func TestSchemaEnumsMatchCode(t *testing.T) {
 		def  string
 		code []string
 	}{
-		{"finding_id", check.Catalog},
+		{"finding_id", catalogIDs()},
 		{"action_kind", remedy.Kinds()},
 		{"unit", units},
 	} {
 		got, want := slices.Sorted(slices.Values(enum(tc.def))), slices.Sorted(slices.Values(tc.code))
 		if !slices.Equal(got, want) {
-			t.Errorf("common.schema.json $defs/%s enum %v\nthe code has %v", tc.def, got, want)
+			t.Errorf("common.schema.json $defs/%s enum %v\nthe code has %v (make docs writes them)", tc.def, got, want)
 		}
+	}
+}
+
+// writeSchemaEnums replaces the enum of each named $defs entry of
+// schemas/common.schema.json with values, in order, keeping the file's layout.
+func writeSchemaEnums(t *testing.T, enums map[string][]string) {
+	t.Helper()
+	path := filepath.Join(schemaDir, "common.schema.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, values := range enums {
+		re := regexp.MustCompile(`(?s)(\n(\s*)"` + regexp.QuoteMeta(name) + `": \{\n\s*"enum": \[\n).*?(\n\s*\],)`)
+		m := re.FindSubmatchIndex(b)
+		if m == nil {
+			t.Fatalf("%s: no $defs/%s enum", path, name)
+		}
+		indent := string(b[m[4]:m[5]]) + "    "
+		quoted := make([]string, len(values))
+		for i, v := range slices.Sorted(slices.Values(values)) {
+			quoted[i] = indent + strconv.Quote(v)
+		}
+		b = slices.Concat(b[:m[3]], []byte(strings.Join(quoted, ",\n")), b[m[6]:])
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

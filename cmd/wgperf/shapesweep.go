@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -51,7 +52,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			cfg.Client, cfg.Server = client, server
 			if err := cfg.Discover(ctx); err != nil {
-				return couldNotRun(err)
+				return couldNotRun(withAddrHint(err))
 			}
 			if w := progressTo(); w != nil {
 				cfg.Progress = w
@@ -60,7 +61,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), "shape-sweep", res, asJSON); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), document.ShapeSweep, res, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {

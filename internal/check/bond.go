@@ -9,14 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// Catalog IDs this file's checks report.
-const (
-	idBondHashPolicy = "bond.hash-policy"
-)
-
 var bondHashPolicy = Check{
-	ID:    idBondHashPolicy,
-	Title: "802.3ad bond hashes on layer 2, so the tunnel uses one link",
 	Doc: `Fires for every bond in 802.3ad (LACP) mode whose xmit_hash_policy is
 layer2 or layer2+3. Both ignore ports, and a WireGuard tunnel is one address
 pair, so all of its packets — and those of several tunnels on different ports
@@ -46,7 +39,7 @@ func runBondHashPolicy(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			sev = finding.Warning
 		}
 		out = append(out, finding.Finding{
-			ID:        idBondHashPolicy,
+			ID:        BondHashPolicy,
 			Severity:  sev,
 			Host:      hostName(s),
 			Interface: l.Name,

@@ -4,8 +4,10 @@
 // so every check is table-tested on recorded or hand-built snapshots.
 //
 // Per-host checks look at one snapshot; cross-host checks look at several and
-// match the two ends of a tunnel by public key. The registry (registry.go) lists
-// both explicitly, sorted by ID, and Catalog is derived from them.
+// match the two ends of a tunnel by public key. The finding catalog
+// (catalog.go) names, per finding ID, the check and cross-host check that
+// report it, beside everything else known about the ID; Checks and
+// CrossChecks are derived from it.
 package check
 
 import (
@@ -18,10 +20,10 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
-// Check inspects one host's snapshot.
+// Check inspects one host's snapshot. Its catalog entry gives it its ID and
+// title.
 type Check struct {
-	ID    string // stable catalog ID, e.g. "mtu.tunnel-too-large"
-	Title string // one line
+	ID finding.ID // its catalog entry's (set by Checks)
 	// Doc says what the check looks at, the threshold it applies and why,
 	// naming the real case the rule comes from.
 	Doc string
@@ -32,7 +34,7 @@ type Check struct {
 
 // CrossCheck inspects several hosts together, e.g. both ends of a tunnel.
 type CrossCheck struct {
-	ID    string
+	ID    finding.ID // its catalog entry's (set by CrossChecks)
 	Title string
 	Doc   string
 	Run   func(snaps []*facts.Snapshot, o Options) []finding.Finding
@@ -97,9 +99,9 @@ func skipf(format string, args ...any) error {
 
 // Skip records a check that did not run on a host.
 type Skip struct {
-	Check  string `json:"check"`
-	Host   string `json:"host"`
-	Reason string `json:"reason"`
+	Check  finding.ID `json:"check"`
+	Host   string     `json:"host"`
+	Reason string     `json:"reason"`
 }
 
 // Result is what running the registry over some snapshots produced.

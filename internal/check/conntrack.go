@@ -10,18 +10,10 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// Catalog IDs this file's checks report.
-const (
-	idConntrackTablePressure = "conntrack.table-pressure"
-	idConntrackTunnelTracked = "conntrack.tunnel-tracked"
-)
-
 // conntrackPressure is the fill level at which the table counts as near full.
 const conntrackPressure = 0.8
 
 var conntrackTablePressure = Check{
-	ID:    idConntrackTablePressure,
-	Title: "Connection tracking table near full or dropping entries",
 	Doc: `Fires when nf_conntrack_count is at least 80% of nf_conntrack_max, or when
 conntrack -S shows insert_failed, drop or early_drop above 0 — new flows were
 refused or old ones evicted. Critical when the table is full. The tuning guide: with
@@ -53,7 +45,7 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 		title += fmt.Sprintf(", %d entries refused or evicted", lost)
 	}
 	f := finding.Finding{
-		ID:       idConntrackTablePressure,
+		ID:       ConntrackTablePressure,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    title,
@@ -77,8 +69,6 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 }
 
 var conntrackTunnelTracked = Check{
-	ID:    idConntrackTunnelTracked,
-	Title: "Tunnel traffic is connection-tracked although nothing needs it",
 	Doc: `Info. Fires when conntrack is loaded, a WireGuard interface's traffic and
 its UDP listen port have no NOTRACK rule, and no NAT rule (masquerade, snat,
 dnat) matches that interface or all interfaces. The tuning guide: tracking costs
@@ -105,7 +95,7 @@ func runConntrackTunnelTracked(s *facts.Snapshot, _ Options) ([]finding.Finding,
 			continue
 		}
 		out = append(out, finding.Finding{
-			ID:        idConntrackTunnelTracked,
+			ID:        ConntrackTunnelTracked,
 			Severity:  finding.Info,
 			Host:      hostName(s),
 			Interface: w.Name,

@@ -68,7 +68,6 @@ func pairTunnels(snaps []*facts.Snapshot) []tunnelPair {
 }
 
 var crossMTU = CrossCheck{
-	ID:    finding.MTUTunnelTooLarge,
 	Title: "The two ends of a tunnel disagree on its MTU",
 	Doc: `Matches both ends of each tunnel by public key. When their MTUs differ,
 the narrowest underlay of the connection includes the other end's uplink: if
@@ -104,7 +103,7 @@ func runCrossMTU(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 				"they arrive fragmented or not at all.", hostName(big.snap), big.iface.MTU, hostName(small.snap), lim.dev, lim.allowed, lim.devMTU, lim.overhead)
 		}
 		out = append(out, finding.Finding{
-			ID:        finding.MTUTunnelTooLarge,
+			ID:        MTUTunnelTooLarge,
 			Severity:  sev,
 			Host:      hostName(big.snap),
 			Interface: big.iface.Name,
@@ -120,7 +119,6 @@ func runCrossMTU(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 }
 
 var crossHandshake = CrossCheck{
-	ID:    idWGHandshakeStale,
 	Title: "Only one end of a tunnel knows the other, or only one saw a handshake",
 	Doc: `Matches both ends of each tunnel by public key. Critical when one end lists
 the other as a peer but the other end has no peer with this end's key: its
@@ -137,7 +135,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 		a, b := p.a, p.b
 		if !p.bKnowsA {
 			out = append(out, finding.Finding{
-				ID:        idWGHandshakeStale,
+				ID:        WGHandshakeStale,
 				Severity:  finding.Critical,
 				Host:      hostName(b.snap),
 				Interface: b.iface.Name,
@@ -167,7 +165,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 			stale, live = a, b
 		}
 		out = append(out, finding.Finding{
-			ID:        idWGHandshakeStale,
+			ID:        WGHandshakeStale,
 			Severity:  finding.Warning,
 			Host:      hostName(stale.snap),
 			Interface: stale.iface.Name,

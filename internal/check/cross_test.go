@@ -29,8 +29,10 @@ type crossCase struct {
 	assert func(t *testing.T, fs []finding.Finding)
 }
 
-func runCrossCases(t *testing.T, c CrossCheck, cases []crossCase) {
+func runCrossCases(t *testing.T, check *CrossCheck, cases []crossCase) {
 	t.Helper()
+	c := *check
+	c.ID = entryID(t, func(e Entry) bool { return e.Cross == check })
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := c.Run(tc.snaps, Options{})
@@ -45,14 +47,14 @@ func runCrossCases(t *testing.T, c CrossCheck, cases []crossCase) {
 			if tc.assert != nil {
 				tc.assert(t, fs)
 			}
-			record("cross:"+c.ID, len(fs) > 0)
+			record("cross:"+string(c.ID), len(fs) > 0)
 		})
 	}
 }
 
 func TestCrossMTU(t *testing.T) {
 	a, b := healthyHost(), siteB(t)
-	runCrossCases(t, crossMTU, []crossCase{
+	runCrossCases(t, &crossMTU, []crossCase{
 		{name: "both 1420", snaps: []*facts.Snapshot{a, b}},
 		{name: "unrelated hosts", snaps: []*facts.Snapshot{a, with(t, b, func(s *facts.Snapshot) {
 			s.WireGuard[0].PublicKey, s.WireGuard[0].Peers[0].PublicKey = "CCCC", "EEEE"
@@ -81,7 +83,7 @@ func TestCrossMTU(t *testing.T) {
 
 func TestCrossHandshake(t *testing.T) {
 	a, b := healthyHost(), siteB(t)
-	runCrossCases(t, crossHandshake, []crossCase{
+	runCrossCases(t, &crossHandshake, []crossCase{
 		{name: "both live", snaps: []*facts.Snapshot{a, b}},
 		{name: "B lost A's key", snaps: []*facts.Snapshot{a, with(t, b, func(s *facts.Snapshot) {
 			s.WireGuard[0].Peers[0].PublicKey = "DDDDddddDDDDddddDDDDddddDDDDddddDDDDddddDDD="
@@ -134,7 +136,7 @@ func TestCrossDelivery(t *testing.T) {
 	quietA, quietB := reverse(20e3, 20e3)     // keepalives only: nothing to compare with
 	symA, symB := with(t, a, func(s *facts.Snapshot) { s.WireGuard[0].Peers[0].TxBytes = 125610032 }),
 		with(t, b, func(s *facts.Snapshot) { s.WireGuard[0].Peers[0].RxBytes = 121648848 }) // 3.2% vs the recorded 3.1%
-	runCrossCases(t, crossDelivery, []crossCase{
+	runCrossCases(t, &crossDelivery, []crossCase{
 		{name: "recorded lossy lab: A -> B lost 19.7%", snaps: []*facts.Snapshot{a, b}, want: sev(warning),
 			assert: func(t *testing.T, fs []finding.Finding) {
 				f := fs[0]

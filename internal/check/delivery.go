@@ -26,7 +26,6 @@ const (
 )
 
 var crossDelivery = CrossCheck{
-	ID:    finding.ThroughputAsymmetric,
 	Title: "One direction of a tunnel loses what the other delivers",
 	Doc: `Matches both ends of each tunnel by public key and compares their WireGuard
 transfer counters: what A counts as sent to B against what B counts as received
@@ -94,7 +93,7 @@ func deliveryFinding(d, rev delivery) (finding.Finding, bool) {
 	}
 	from, to := hostName(d.from.snap), hostName(d.to.snap)
 	return finding.Finding{
-		ID:        finding.ThroughputAsymmetric,
+		ID:        ThroughputAsymmetric,
 		Severity:  finding.Warning,
 		Host:      from,
 		Interface: d.from.iface.Name,

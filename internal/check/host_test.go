@@ -7,11 +7,12 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 func TestUDPRcvbufErrors(t *testing.T) {
 	h := healthyHost()
-	runCases(t, udpRcvbufErrors, []checkCase{
+	runCases(t, &udpRcvbufErrors, []checkCase{
 		{name: "no errors", snap: h},
 		{name: "relay case: receive errors with 208 KiB rmem_max", snap: with(t, h, func(s *facts.Snapshot) { s.Counters.SNMP["Udp"]["RcvbufErrors"] = 9312 }),
 			want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
@@ -21,7 +22,7 @@ func TestUDPRcvbufErrors(t *testing.T) {
 					t.Errorf("fixes %+v", f.Fixes)
 				}
 				a := f.Fixes[1].Action
-				if a.Kind != finding.ActSysctl || a.Params["key"] != "net.core.rmem_default" || a.Params["value"] != "26214400" {
+				if a.Kind != remedy.KindSysctl || a.Params["key"] != "net.core.rmem_default" || a.Params["value"] != "26214400" {
 					t.Errorf("action %+v", a)
 				}
 			}},
@@ -52,7 +53,7 @@ func TestUDPRcvbufErrors(t *testing.T) {
 
 func TestBacklogDrops(t *testing.T) {
 	h := healthyHost()
-	runCases(t, backlogDrops, []checkCase{
+	runCases(t, &backlogDrops, []checkCase{
 		{name: "nothing dropped", snap: h},
 		{name: "drops on cpu2", snap: with(t, h, func(s *facts.Snapshot) { s.Softnet[2].Dropped = 412 }), want: sev(warning),
 			assert: func(t *testing.T, fs []finding.Finding) {
@@ -79,14 +80,14 @@ func TestSoftirqImbalance(t *testing.T) {
 		s.Softnet = []facts.SoftnetCPU{{CPU: 0, Processed: 3000000}, {CPU: 1, Processed: 5000000},
 			{CPU: 2, Processed: 33700000, TimeSqueeze: 5210}, {CPU: 3, Processed: 4000000}}
 	})
-	runCases(t, softirqImbalance, []checkCase{
+	runCases(t, &softirqImbalance, []checkCase{
 		{name: "balanced", snap: h},
 		{name: "relay case: CPU 2 does the work and runs out of budget", snap: relayNAS, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
 			if !strings.Contains(f.Title, "CPU 2") {
 				t.Errorf("title %q", f.Title)
 			}
-			if len(f.Fixes) != 1 || f.Fixes[0].Action.Kind != finding.ActRPS || f.Fixes[0].Action.Params["device"] != "eth0" || f.Fixes[0].Action.Params["mask"] != "f" {
+			if len(f.Fixes) != 1 || f.Fixes[0].Action.Kind != remedy.KindRPS || f.Fixes[0].Action.Params["device"] != "eth0" || f.Fixes[0].Action.Params["mask"] != "f" {
 				t.Errorf("fixes %+v", f.Fixes)
 			}
 		}},
@@ -107,7 +108,7 @@ func TestSoftirqImbalance(t *testing.T) {
 func TestCongestionControl(t *testing.T) {
 	h := healthyHost()
 	lossy := func(s *facts.Snapshot) { s.Counters.SNMP["Tcp"]["RetransSegs"] = 25000 } // 5% of 500000
-	runCases(t, congestionControl, []checkCase{
+	runCases(t, &congestionControl, []checkCase{
 		{name: "bbr with loss", snap: with(t, h, lossy)},
 		{name: "cubic without loss", snap: with(t, h, func(s *facts.Snapshot) { s.Sysctls["net.ipv4.tcp_congestion_control"] = "cubic" })},
 		{name: "cubic with 5% retransmissions", snap: with(t, h, func(s *facts.Snapshot) {
@@ -115,7 +116,7 @@ func TestCongestionControl(t *testing.T) {
 			s.Sysctls["net.ipv4.tcp_congestion_control"] = "cubic"
 		}), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			fix := fs[0].Fixes[0]
-			if fix.Commands[0] != "sysctl -w net.ipv4.tcp_congestion_control=bbr" || fix.Action.Kind != finding.ActCongestion || fix.Action.Params["algorithm"] != "bbr" {
+			if fix.Commands[0] != "sysctl -w net.ipv4.tcp_congestion_control=bbr" || fix.Action.Kind != remedy.KindCongestion || fix.Action.Params["algorithm"] != "bbr" {
 				t.Errorf("fix %+v", fix)
 			}
 			if fs[0].Evidence[1].Value != "25000/500000 = 5.00%" {
@@ -143,7 +144,7 @@ func TestCongestionControl(t *testing.T) {
 
 func TestBuffersSmall(t *testing.T) {
 	h := healthyHost()
-	runCases(t, buffersSmall, []checkCase{
+	runCases(t, &buffersSmall, []checkCase{
 		{name: "defaults cover 1 Gbit/s × 20 ms", snap: h},
 		{name: "10 Gbit/s × 20 ms needs 25 MB", snap: h, opts: Options{PathRateMbit: 10000, PathRTT: 20 * time.Millisecond}, want: sev(warning, warning),
 			assert: func(t *testing.T, fs []finding.Finding) {
@@ -167,7 +168,7 @@ func TestBuffersSmall(t *testing.T) {
 
 func TestConntrackTablePressure(t *testing.T) {
 	h := with(t, healthyHost(), func(s *facts.Snapshot) { s.Conntrack = &facts.Conntrack{Count: 1200, Max: 65536, Buckets: 16384} })
-	runCases(t, conntrackTablePressure, []checkCase{
+	runCases(t, &conntrackTablePressure, []checkCase{
 		{name: "plenty of room", snap: h},
 		{name: "not loaded", snap: healthyHost()},
 		{name: "85% full", snap: with(t, h, func(s *facts.Snapshot) { s.Conntrack.Count, s.Conntrack.Max = 218, 256 }), want: sev(warning),
@@ -176,7 +177,7 @@ func TestConntrackTablePressure(t *testing.T) {
 				if f.Fixes[0].Action.Params["key"] != "net.netfilter.nf_conntrack_max" || f.Fixes[0].Action.Params["value"] != "262144" {
 					t.Errorf("fix %+v", f.Fixes[0].Action)
 				}
-				if len(f.Fixes) != 2 || f.Fixes[1].Action.Kind != finding.ActNoTrack {
+				if len(f.Fixes) != 2 || f.Fixes[1].Action.Kind != remedy.KindNoTrack {
 					t.Errorf("want a notrack fix for wg0: %+v", f.Fixes)
 				}
 			}},
@@ -190,10 +191,10 @@ func TestConntrackTablePressure(t *testing.T) {
 
 func TestConntrackTunnelTracked(t *testing.T) {
 	h := with(t, healthyHost(), func(s *facts.Snapshot) { s.Conntrack = &facts.Conntrack{Count: 12, Max: 65536} })
-	runCases(t, conntrackTunnelTracked, []checkCase{
+	runCases(t, &conntrackTunnelTracked, []checkCase{
 		{name: "tracked, no NAT", snap: h, want: sev(info), assert: func(t *testing.T, fs []finding.Finding) {
 			a := fs[0].Fixes[0].Action
-			if a.Kind != finding.ActNoTrack || a.Params["interface"] != "wg0" || a.Params["port"] != "51820" {
+			if a.Kind != remedy.KindNoTrack || a.Params["interface"] != "wg0" || a.Params["port"] != "51820" {
 				t.Errorf("action %+v", a)
 			}
 		}},
@@ -225,11 +226,11 @@ func TestBondHashPolicy(t *testing.T) {
 		s.Routes[0].Dev = "bond0"
 		s.Endpoints[0].Dev = "bond0"
 	})
-	runCases(t, bondHashPolicy, []checkCase{
+	runCases(t, &bondHashPolicy, []checkCase{
 		{name: "no bond", snap: healthyHost()},
 		{name: "ECMP over bonding: layer2 on the uplink bond", snap: bonded, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			fix := fs[0].Fixes[0]
-			if fix.Commands[0] != "ip link set dev bond0 type bond xmit_hash_policy layer3+4" || fix.Action.Kind != finding.ActBondHash ||
+			if fix.Commands[0] != "ip link set dev bond0 type bond xmit_hash_policy layer3+4" || fix.Action.Kind != remedy.KindBondHash ||
 				fix.Action.Params["bond"] != "bond0" || fix.Action.Params["policy"] != "layer3+4" {
 				t.Errorf("fix %+v", fix)
 			}
@@ -246,7 +247,7 @@ func TestBondHashPolicy(t *testing.T) {
 
 func TestHandshakeStale(t *testing.T) {
 	h := healthyHost()
-	runCases(t, wgHandshakeStale, []checkCase{
+	runCases(t, &wgHandshakeStale, []checkCase{
 		{name: "40 s ago", snap: h},
 		{name: "10 min ago with keepalive", snap: with(t, h, func(s *facts.Snapshot) {
 			s.WireGuard[0].Peers[0].LatestHandshake = testNow.Add(-10 * time.Minute)
@@ -281,7 +282,7 @@ func TestHandshakeStale(t *testing.T) {
 
 func TestUserspace(t *testing.T) {
 	h := healthyHost()
-	runCases(t, wgUserspace, []checkCase{
+	runCases(t, &wgUserspace, []checkCase{
 		{name: "kernel", snap: h},
 		{name: "wireguard-go on a tun", snap: with(t, h, func(s *facts.Snapshot) {
 			s.WireGuard[0].Implementation = "userspace"

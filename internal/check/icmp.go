@@ -15,8 +15,6 @@ import (
 const icmpLimitRaised = 250
 
 var icmpRateLimitDrops = Check{
-	ID:    finding.ICMPRatelimitDrops,
-	Title: "An ICMP rate-limit rule has dropped packets on an uplink",
 	Doc: `Looks for rate limits on ICMP (or ICMPv6) in every form firewalls write
 them, on an uplink (no input interface match, or one that covers the device of a
 default or endpoint route), and for the counter of what drops their excess:
@@ -120,7 +118,7 @@ func icmpFinding(s *facts.Snapshot, l icmplimit.Limiter, iif string) finding.Fin
 		}
 	}
 	f := finding.Finding{
-		ID:       finding.ICMPRatelimitDrops,
+		ID:       ICMPRatelimitDrops,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("ICMP rate limit (%s) in %s %s/%s dropped %d packets on %s", limitText(r), r.Family, r.Table, r.Chain, l.Packets, where),

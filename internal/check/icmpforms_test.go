@@ -10,6 +10,8 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // icmpFormHost is the recording namespace with one recorded ICMP-limit form
@@ -36,22 +38,22 @@ func icmpFormHostVia(t *testing.T, form, uplink string) *facts.Snapshot {
 		return f, true
 	}
 	f, _ := read(".nft.json")
-	nft, err := collect.ParseNftFirewall(f)
+	nft, err := parse.ParseNftFirewall(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f, _ = read(".nft.txt")
-	texts, err := collect.ParseNftText(f)
+	texts, err := parse.ParseNftText(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range nft.Rules {
-		nft.Rules[i].Text = texts[collect.NftRuleKey(r.Family, r.Table, r.Chain, fmt.Sprint(r.Handle))]
+		nft.Rules[i].Text = texts[parse.NftRuleKey(r.Family, r.Table, r.Chain, fmt.Sprint(r.Handle))]
 	}
 	var ipt collect.IptablesView
 	for _, fam := range []struct{ file, family string }{{".iptables-save.txt", "ip"}, {".ip6tables-save.txt", "ip6"}} {
 		if f, ok := read(fam.file); ok {
-			rules, chains, nf, err := collect.ParseIptablesSave(f, fam.family)
+			rules, chains, nf, err := parse.ParseIptablesSave(f, fam.family)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +118,7 @@ func TestICMPLimitForms(t *testing.T) {
 		if strings.Contains(tc.form, "forward") {
 			uplink = "veth-ac" // A forwards to C through veth-ac, its way out
 		}
-		runCases(t, icmpRateLimitDrops, []checkCase{{name: tc.form, snap: icmpFormHostVia(t, tc.form, uplink), want: sev(tc.sev),
+		runCases(t, &icmpRateLimitDrops, []checkCase{{name: tc.form, snap: icmpFormHostVia(t, tc.form, uplink), want: sev(tc.sev),
 			assert: func(t *testing.T, fs []finding.Finding) {
 				f := fs[0]
 				if !strings.Contains(f.Title, tc.title) {
@@ -137,7 +139,7 @@ func TestICMPLimitForms(t *testing.T) {
 				if got := f.Fixes[0].Commands[0]; got != tc.fix {
 					t.Errorf("fix\n got %s\nwant %s", got, tc.fix)
 				}
-				if got := f.Fixes[0].Action != nil && f.Fixes[0].Action.Kind == finding.ActICMPLimit; got != tc.action {
+				if got := f.Fixes[0].Action != nil && f.Fixes[0].Action.Kind == remedy.KindICMPLimit; got != tc.action {
 					t.Errorf("applicable fix %v, want %v", got, tc.action)
 				}
 			}}})
@@ -151,7 +153,7 @@ func TestICMPLimitFormsNotDropped(t *testing.T) {
 		change(&s.Firewall)
 		return s
 	}
-	runCases(t, icmpRateLimitDrops, []checkCase{
+	runCases(t, &icmpRateLimitDrops, []checkCase{
 		{name: "accept, then an accept of all ICMP: nothing dropped", snap: host("nft-accept-then-drop", func(fw *facts.Firewall) {
 			fw.Rules[1].Verdict = "accept"
 		})},

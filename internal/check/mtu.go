@@ -11,11 +11,6 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// Catalog IDs this file's checks report.
-const (
-	idMTUMSSClampMissing = "mtu.mss-clamp-missing"
-)
-
 // WireGuard's encapsulation overhead: outer IP header + UDP 8 + WireGuard 32.
 const (
 	overheadIPv4 = 60 // 20 + 8 + 32
@@ -23,8 +18,6 @@ const (
 )
 
 var tunnelTooLarge = Check{
-	ID:    finding.MTUTunnelTooLarge,
-	Title: "WireGuard MTU larger than the underlay allows",
 	Doc: `For each WireGuard interface, finds the link every peer's endpoint route
 leaves by (ip route get <endpoint>) and compares the interface MTU with that
 link's MTU minus WireGuard's overhead: 60 bytes for an IPv4 outer header, 80 for
@@ -89,7 +82,7 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			ipv = "IPv6"
 		}
 		out = append(out, finding.Finding{
-			ID:        finding.MTUTunnelTooLarge,
+			ID:        MTUTunnelTooLarge,
 			Severity:  finding.Critical,
 			Host:      hostName(s),
 			Interface: w.Name,
@@ -110,8 +103,6 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 }
 
 var mssClampMissing = Check{
-	ID:    idMTUMSSClampMissing,
-	Title: "Forwarded TCP enters a smaller-MTU tunnel without MSS clamping",
 	Doc: `When the host forwards packets (net.ipv4.ip_forward = 1) and a WireGuard
 interface's MTU is below the largest MTU of its LAN links (up, not an uplink;
 the uplinks count too when a NAT rule sends tunnel clients out by them), TCP
@@ -147,7 +138,7 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		}
 		mss := w.MTU - 40
 		out = append(out, finding.Finding{
-			ID:        idMTUMSSClampMissing,
+			ID:        MTUMSSClampMissing,
 			Severity:  finding.Warning,
 			Host:      hostName(s),
 			Interface: w.Name,

@@ -6,11 +6,12 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 func TestTunnelTooLarge(t *testing.T) {
 	h := healthyHost()
-	runCases(t, tunnelTooLarge, []checkCase{
+	runCases(t, &tunnelTooLarge, []checkCase{
 		{name: "1420 over a 1500 IPv4 uplink fits", snap: h},
 		{name: "PPPoE 1492 uplink: 1420 + 60 fits", snap: with(t, h, func(s *facts.Snapshot) { s.Links[1].MTU = 1492 })},
 		{name: "1480 over a 1500 IPv4 uplink", snap: with(t, h, func(s *facts.Snapshot) { s.WireGuard[0].MTU = 1480 }), want: sev(critical),
@@ -24,7 +25,7 @@ func TestTunnelTooLarge(t *testing.T) {
 					fix.Config[0].Path != "/etc/wireguard/wg0.conf [Interface]" {
 					t.Errorf("fix %+v", fix)
 				}
-				if fix.Action.Kind != finding.ActWGMTU || fix.Action.Params["interface"] != "wg0" || fix.Action.Params["mtu"] != "1440" {
+				if fix.Action.Kind != remedy.KindWGMTU || fix.Action.Params["interface"] != "wg0" || fix.Action.Params["mtu"] != "1440" {
 					t.Errorf("action %+v", fix.Action)
 				}
 			}},
@@ -56,7 +57,7 @@ func TestTunnelTooLarge(t *testing.T) {
 func TestMSSClampMissing(t *testing.T) {
 	h := healthyHost()
 	noClamp := with(t, h, func(s *facts.Snapshot) { s.Firewall.Rules = nil })
-	runCases(t, mssClampMissing, []checkCase{
+	runCases(t, &mssClampMissing, []checkCase{
 		{name: "clamp rule on oifname wg0", snap: h},
 		{name: "router without a clamp", snap: noClamp, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			fix := fs[0].Fixes[0]
@@ -70,7 +71,7 @@ func TestMSSClampMissing(t *testing.T) {
 					t.Errorf("command %d = %s, want %s", i, fix.Commands[i], w)
 				}
 			}
-			if fix.Action.Kind != finding.ActMSSClamp || fix.Action.Params["oif"] != "wg0" || fix.Action.Params["mss"] != "pmtu" {
+			if fix.Action.Kind != remedy.KindMSSClamp || fix.Action.Params["oif"] != "wg0" || fix.Action.Params["mss"] != "pmtu" {
 				t.Errorf("action %+v", fix.Action)
 			}
 			if !strings.Contains(fs[0].Title, "eth1 MTU 1500") {

@@ -6,13 +6,14 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // The multi-WAN stale endpoint route case's router, transcribed from its report: the WireGuard endpoint
 // pinned to the 5G backup, banIP's ICMP limit with 8951 drops on the fiber.
 func TestStaleEndpoint(t *testing.T) {
 	golem := loadSnapshot(t, "seed000-golem.json")
-	runCases(t, staleEndpoint, []checkCase{
+	runCases(t, &staleEndpoint, []checkCase{
 		{name: "multi-WAN stale endpoint route: pinned to the 5G backup", snap: golem, want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
 			if f.Interface != "wg" || !strings.Contains(f.Title, "46.38.233.77") || !strings.Contains(f.Title, "192.168.253.254") {
@@ -29,7 +30,7 @@ func TestStaleEndpoint(t *testing.T) {
 			if fix.Commands[0] != "uci set network.wg.nohostroute=1" || fix.Commands[2] != "ifdown wg && ifup wg" {
 				t.Errorf("commands %q", fix.Commands)
 			}
-			if fix.Action.Kind != finding.ActEndpointRoute || fix.Action.Params["endpoint"] != "46.38.233.77" ||
+			if fix.Action.Kind != remedy.KindEndpointRoute || fix.Action.Params["endpoint"] != "46.38.233.77" ||
 				fix.Action.Params["uci_interface"] != "wg" || fix.Action.Params["table"] != "main" {
 				t.Errorf("action %+v", fix.Action)
 			}
@@ -131,14 +132,14 @@ func TestStaleEndpoint(t *testing.T) {
 
 func TestICMPRateLimitDrops(t *testing.T) {
 	golem := loadSnapshot(t, "seed000-golem.json")
-	runCases(t, icmpRateLimitDrops, []checkCase{
+	runCases(t, &icmpRateLimitDrops, []checkCase{
 		{name: "multi-WAN stale endpoint route: banIP cnt_icmpflood 8951 on eth1", snap: golem, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
 			if !strings.Contains(f.Title, "dropped 8951 packets on eth1") {
 				t.Errorf("title %q", f.Title)
 			}
 			fix := f.Fixes[0]
-			if fix.Commands[0] != "uci set banip.global.ban_icmplimit=250" || fix.Action.Kind != finding.ActICMPLimit ||
+			if fix.Commands[0] != "uci set banip.global.ban_icmplimit=250" || fix.Action.Kind != remedy.KindICMPLimit ||
 				fix.Action.Params["rate"] != "250" || fix.Action.Params["banip"] != "1" {
 				t.Errorf("fix %+v %+v", fix.Commands, fix.Action)
 			}
@@ -215,7 +216,7 @@ func TestRecordedLabSnapshots(t *testing.T) {
 func TestRecordedLabCases(t *testing.T) {
 	healthy := loadSnapshot(t, "lab-healthy-a.json")
 	broken := loadSnapshot(t, "lab-mtu1480-icmplimit-lan-a.json")
-	runCases(t, icmpRateLimitDrops, []checkCase{
+	runCases(t, &icmpRateLimitDrops, []checkCase{
 		{name: "lab: banIP-style rule, 25 replies dropped", snap: broken, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			want := `nft 'replace rule inet banIP pre-routing handle 4 iifname "eth0" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 250/second counter name "cnt_icmpflood" drop'`
 			if got := fs[0].Fixes[0].Commands[0]; got != want {
@@ -224,27 +225,27 @@ func TestRecordedLabCases(t *testing.T) {
 		}},
 		{name: "lab: no firewall rules", snap: healthy},
 	})
-	runCases(t, tunnelTooLarge, []checkCase{
+	runCases(t, &tunnelTooLarge, []checkCase{
 		{name: "lab: 1480 over veth 1500", snap: broken, want: sev(critical)},
 		{name: "lab: 1420", snap: healthy},
 	})
-	runCases(t, mssClampMissing, []checkCase{
+	runCases(t, &mssClampMissing, []checkCase{
 		{name: "lab: A forwards lan0 into the tunnel", snap: broken, want: sev(warning)},
 		{name: "lab: A does not forward", snap: healthy},
 	})
-	runCases(t, staleEndpoint, []checkCase{
+	runCases(t, &staleEndpoint, []checkCase{
 		{name: "lab: multi-wan via backup", snap: loadSnapshot(t, "lab-multiwan-stale-a.json"), want: sev(critical)},
 		{name: "lab: site-to-site without host route", snap: healthy},
 	})
-	runCases(t, wgUserspace, []checkCase{{name: "lab: wireguard-go", snap: healthy, want: sev(info)}})
-	runCases(t, conntrackTunnelTracked, []checkCase{{name: "lab: conntrack loaded, no rules", snap: healthy, want: sev(info)}})
+	runCases(t, &wgUserspace, []checkCase{{name: "lab: wireguard-go", snap: healthy, want: sev(info)}})
+	runCases(t, &conntrackTunnelTracked, []checkCase{{name: "lab: conntrack loaded, no rules", snap: healthy, want: sev(info)}})
 }
 
 // The lab with 3% underlay loss and WireGuard sockets capped at 64 KiB, after a
 // 2 s TCP run (BBR, 1276 retransmissions) and a 400 Mbit/s UDP burst.
 func TestRecordedLossyLab(t *testing.T) {
 	a, b := loadSnapshot(t, "lab-loss3-udpbuf64k-a.json"), loadSnapshot(t, "lab-loss3-udpbuf64k-b.json")
-	runCases(t, udpRcvbufErrors, []checkCase{
+	runCases(t, &udpRcvbufErrors, []checkCase{
 		{name: "lab: B's small buffers overflowed", snap: b, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			if fs[0].Evidence[0].Value != "1307" {
 				t.Errorf("evidence %+v", fs[0].Evidence[0])
@@ -252,7 +253,7 @@ func TestRecordedLossyLab(t *testing.T) {
 		}},
 		{name: "lab: A sent, nothing overflowed", snap: a},
 	})
-	runCases(t, congestionControl, []checkCase{
+	runCases(t, &congestionControl, []checkCase{
 		{name: "lab: BBR keeps quiet despite retransmissions", snap: a},
 		{name: "lab: the same counters under CUBIC", snap: with(t, a, func(s *facts.Snapshot) {
 			s.Sysctls["net.ipv4.tcp_congestion_control"] = "cubic"

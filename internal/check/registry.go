@@ -6,70 +6,76 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
-// Checks is every per-host check, sorted by ID. Adding a check means adding it
-// here; the registry test holds it to the catalog and demands a table test.
-var Checks = []Check{
-	bondHashPolicy,
-	conntrackTablePressure,
-	conntrackTunnelTracked,
-	softirqImbalance,
-	icmpRateLimitDrops,
-	mssClampMissing,
-	tunnelTooLarge,
-	backlogDrops,
-	staleEndpoint,
-	buffersSmall,
-	congestionControl,
-	udpRcvbufErrors,
-	wgHandshakeStale,
-	wgUserspace,
-}
-
-// CrossChecks compare several hosts (both ends of a tunnel), sorted by ID.
-var CrossChecks = []CrossCheck{
-	crossMTU,
-	crossDelivery,
-	crossHandshake,
-}
-
-// ProbeIDs are the IDs only active probes report (bench, mtu, shape-sweep);
-// every other probe finding shares its ID with a check.
-var ProbeIDs = []string{
-	finding.CPUSaturated,
-	finding.MTUPMTUDBlackhole,
-	finding.ThroughputOscillation,
-	finding.ThroughputTunnelRatio,
-}
-
-// Catalog is the finding catalog: every ID a check, cross-host check or probe
-// may report, sorted, derived from the registry and ProbeIDs. IDs are stable;
-// JSON consumers rely on them.
-var Catalog = catalog()
-
-func catalog() []string {
-	ids := slices.Clone(ProbeIDs)
-	for _, c := range Checks {
-		ids = append(ids, c.ID)
+// Checks is every per-host check, sorted by ID: those the catalog names.
+var Checks = func() []Check {
+	var out []Check
+	for _, e := range Catalog {
+		if e.Check != nil {
+			c := *e.Check
+			c.ID = e.ID
+			out = append(out, c)
+		}
 	}
-	for _, c := range CrossChecks {
-		ids = append(ids, c.ID)
+	return out
+}()
+
+// CrossChecks compare several hosts (both ends of a tunnel), sorted by ID:
+// those the catalog names.
+var CrossChecks = func() []CrossCheck {
+	var out []CrossCheck
+	for _, e := range Catalog {
+		if e.Cross != nil {
+			c := *e.Cross
+			c.ID = e.ID
+			out = append(out, c)
+		}
 	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
+	return out
+}()
+
+// IDs lists every catalog ID, sorted.
+func IDs() []finding.ID {
+	out := make([]finding.ID, len(Catalog))
+	for i, e := range Catalog {
+		out[i] = e.ID
+	}
+	return out
+}
+
+// Lookup returns the catalog entry of id.
+func Lookup(id finding.ID) (Entry, bool) {
+	i, ok := slices.BinarySearchFunc(Catalog, id, func(e Entry, id finding.ID) int {
+		switch {
+		case e.ID < id:
+			return -1
+		case e.ID > id:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return Entry{}, false
+	}
+	return Catalog[i], true
 }
 
 // InCatalog reports whether id is a catalog ID.
-func InCatalog(id string) bool {
-	_, ok := slices.BinarySearch(Catalog, id)
+func InCatalog(id finding.ID) bool {
+	_, ok := Lookup(id)
 	return ok
 }
 
-// Lookup returns the per-host check with the given ID.
-func Lookup(id string) (Check, bool) {
-	for _, c := range Checks {
-		if c.ID == id {
-			return c, true
-		}
+// Allows reports whether a finding of id may carry the action (Entry.Allows);
+// an ID outside the catalog allows none.
+func Allows(id finding.ID, a finding.Action) error {
+	e, ok := Lookup(id)
+	if !ok {
+		return &UnknownIDError{ID: id}
 	}
-	return Check{}, false
+	return e.Allows(a)
 }
+
+// UnknownIDError is an ID that is not in the catalog.
+type UnknownIDError struct{ ID finding.ID }
+
+func (e *UnknownIDError) Error() string { return "finding " + string(e.ID) + " is not in the catalog" }

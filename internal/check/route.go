@@ -10,14 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// Catalog IDs this file's checks report.
-const (
-	idRouteStaleEndpoint = "route.stale-endpoint"
-)
-
 var staleEndpoint = Check{
-	ID:    idRouteStaleEndpoint,
-	Title: "Endpoint host route pinned to an uplink that is not the preferred one",
 	Doc: `For each peer endpoint, looks for a host route to it in the main table with
 protocol static and a gateway, and compares that gateway with the preferred
 default route's (lowest metric, link up, not linkdown). A different gateway means
@@ -137,7 +130,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 		detail += " BusyBox ip prints no route protocols, so this host route was taken for netifd's (proto static) by its gateway alone; opkg install ip-full shows the protocol."
 	}
 	f := finding.Finding{
-		ID:        idRouteStaleEndpoint,
+		ID:        RouteStaleEndpoint,
 		Severity:  finding.Critical,
 		Host:      hostName(s),
 		Interface: e.Interface,

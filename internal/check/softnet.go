@@ -9,18 +9,10 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// Catalog IDs this file's checks report.
-const (
-	idCPUSoftirqImbalance = "cpu.softirq-imbalance"
-	idNetBacklogDrops     = "net.backlog-drops"
-)
-
 // backlogTarget is the netdev_max_backlog the relay case raised Synology's 1000 to.
 const backlogTarget = 5000
 
 var backlogDrops = Check{
-	ID:    idNetBacklogDrops,
-	Title: "Packets dropped at a full per-CPU backlog queue",
 	Doc: `Sums the "dropped" column of /proc/net/softnet_stat: packets the kernel
 discarded because a CPU's input backlog (net.core.netdev_max_backlog packets)
 was full. Any drop above 0 fires. The tuning guide and the relay case raise netdev_max_backlog
@@ -44,7 +36,7 @@ func runBacklogDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       idNetBacklogDrops,
+		ID:       NetBacklogDrops,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("%d packets dropped at full backlog queues", total),
@@ -73,8 +65,6 @@ const (
 )
 
 var softirqImbalance = Check{
-	ID:    idCPUSoftirqImbalance,
-	Title: "Packet processing piles onto one CPU",
 	Doc: `Compares the per-CPU "processed" counts of /proc/net/softnet_stat: when the
 busiest CPU handled at least 4× the mean of the other CPUs (over at least
 100000 packets), receive processing is not spread. Warning when that CPU also
@@ -113,7 +103,7 @@ func runSoftirqImbalance(s *facts.Snapshot, _ Options) ([]finding.Finding, error
 		sev = finding.Warning
 	}
 	f := finding.Finding{
-		ID:       idCPUSoftirqImbalance,
+		ID:       CPUSoftirqImbalance,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("CPU %d processed %.0f%% of received packets (%.1f× the other CPUs' mean)", busiest.CPU, 100*float64(busiest.Processed)/float64(total), ratio),

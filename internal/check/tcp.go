@@ -9,11 +9,6 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// Catalog IDs this file's checks report.
-const (
-	idTCPBuffersSmall = "tcp.buffers-small"
-)
-
 // Loss thresholds for tcp.congestion-control: retransmitted segments as a
 // share of sent segments, over enough segments to mean something.
 const (
@@ -22,8 +17,6 @@ const (
 )
 
 var congestionControl = Check{
-	ID:    finding.TCPCongestionControl,
-	Title: "Loss-based congestion control (CUBIC/Reno) on a host that sees loss",
 	Doc: `Fires when net.ipv4.tcp_congestion_control is cubic or reno and the host's
 TCP retransmits at least 1% of the segments it sends (Tcp RetransSegs / OutSegs
 in /proc/net/snmp, over at least 1000 segments). The tuning guide: CUBIC is a poor fit
@@ -56,7 +49,7 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       finding.TCPCongestionControl,
+		ID:       TCPCongestionControl,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("TCP uses %s and retransmits %.1f%% of its segments", cc, 100*ratio),
@@ -80,8 +73,6 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 }
 
 var buffersSmall = Check{
-	ID:    idTCPBuffersSmall,
-	Title: "TCP buffer maximum below the path's bandwidth-delay product",
 	Doc: `Compares the maximum (third value) of net.ipv4.tcp_rmem and tcp_wmem with
 the bandwidth-delay product of the path TCP should fill — by default 1 Gbit/s ×
 20 ms = 2.5 MB, set with --rate and --rtt. A window cannot exceed the buffer,
@@ -111,7 +102,7 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 			dir = "send"
 		}
 		out = append(out, finding.Finding{
-			ID:       idTCPBuffersSmall,
+			ID:       TCPBuffersSmall,
 			Severity: finding.Warning,
 			Host:     hostName(s),
 			Title:    fmt.Sprintf("TCP %s buffer maximum %s is below the path's BDP (%s)", dir, mib(t[2]), mib(bdp)),

@@ -13,8 +13,6 @@ import (
 const udpBufferTarget = remedy.UDPBuffer
 
 var udpRcvbufErrors = Check{
-	ID:    finding.UDPRcvbufErrors,
-	Title: "UDP datagrams dropped because socket buffers were full",
 	Doc: `Reads Udp RcvbufErrors and SndbufErrors from /proc/net/snmp: any count
 above 0 means datagrams — WireGuard's encrypted packets among them — were
 dropped at a full socket buffer. Compares net.core.rmem_max/rmem_default (and
@@ -40,7 +38,7 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       finding.UDPRcvbufErrors,
+		ID:       UDPRcvbufErrors,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("UDP buffer overflows: %d receive, %d send errors", rcv, snd),

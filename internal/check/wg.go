@@ -10,20 +10,12 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
-// Catalog IDs this file's checks report.
-const (
-	idWGHandshakeStale = "wg.handshake-stale"
-	idWGUserspace      = "wg.userspace"
-)
-
 // handshakeStale is how old a handshake may be. WireGuard re-keys every 2
 // minutes while traffic flows and refuses a session after 3 (RejectAfterTime),
 // so a live peer never shows an older one.
 const handshakeStale = 3 * time.Minute
 
 var wgHandshakeStale = Check{
-	ID:    idWGHandshakeStale,
-	Title: "Peer's latest handshake is old or missing",
 	Doc: `For every peer with an endpoint, compares the latest handshake with the
 snapshot time: older than 3 minutes (WireGuard's RejectAfterTime) or never.
 Critical when traffic is expected — persistent keepalive is on, or the host has
@@ -69,7 +61,7 @@ func runHandshakeStale(s *facts.Snapshot, o Options) ([]finding.Finding, error) 
 				seen = seen.Of(age.Truncate(time.Second).Seconds(), finding.Seconds)
 			}
 			out = append(out, finding.Finding{
-				ID:        idWGHandshakeStale,
+				ID:        WGHandshakeStale,
 				Severity:  sev,
 				Host:      hostName(s),
 				Interface: w.Name,
@@ -133,8 +125,6 @@ func portOnly(endpoint string) string {
 }
 
 var wgUserspace = Check{
-	ID:    idWGUserspace,
-	Title: "WireGuard served by a userspace implementation",
 	Doc: `Info. Fires for every WireGuard interface whose implementation is
 userspace (a TUN device served by wireguard-go, boringtun...). Every packet
 crosses into a process and back, so the ceiling is lower and it depends on that
@@ -157,7 +147,7 @@ func runUserspace(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 			kind = l.Kind
 		}
 		out = append(out, finding.Finding{
-			ID:        idWGUserspace,
+			ID:        WGUserspace,
 			Severity:  finding.Info,
 			Host:      hostName(s),
 			Interface: w.Name,

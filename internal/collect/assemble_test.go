@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 // newTestCollector assembles a snapshot from canned source outputs, as if the
@@ -15,11 +16,11 @@ func newTestCollector(res map[string]cmdResult) *collector {
 
 func TestWireGuardKeepsOnlyThisNamespace(t *testing.T) {
 	c := newTestCollector(map[string]cmdResult{
-		"wg":     {Out: string(readTestdata(t, "wg", "dump-lab-shared-socket-dir"))},
+		"wg":     {Out: string(testutil.ReadTestdata(t, "collect", "wg", "dump-lab-shared-socket-dir"))},
 		"wgsock": {Out: "wg-lt1-a\nwg-wgc1-a\nwg-wgc1-b\nwgc-wga\n"},
 	})
 	c.snap.Links = []facts.Link{{Name: "lo", MTU: 65536}, {Name: "eth0", MTU: 1500, Kind: "veth"}, {Name: "wg-wgc1-a", MTU: 1420, Kind: "tun"}}
-	c.wireguard()
+	c.wireguard(nil)
 	if len(c.snap.WireGuard) != 1 {
 		t.Fatalf("kept %d interfaces, want only wg-wgc1-a: %+v", len(c.snap.WireGuard), c.snap.WireGuard)
 	}
@@ -30,7 +31,7 @@ func TestWireGuardKeepsOnlyThisNamespace(t *testing.T) {
 
 	c = newTestCollector(map[string]cmdResult{"wg": {Out: "wg0\tPRIV\tPUB\t51820\toff\n"}, "wgsock": {}})
 	c.snap.Links = []facts.Link{{Name: "wg0", MTU: 1420, Kind: "wireguard"}}
-	c.wireguard()
+	c.wireguard(nil)
 	if len(c.snap.WireGuard) != 1 || c.snap.WireGuard[0].Implementation != "kernel" {
 		t.Errorf("kernel wg0 = %+v", c.snap.WireGuard)
 	}
@@ -38,12 +39,12 @@ func TestWireGuardKeepsOnlyThisNamespace(t *testing.T) {
 
 func TestFirewallDropsIptablesNftDuplicates(t *testing.T) {
 	c := newTestCollector(map[string]cmdResult{
-		"nft-json":  {Out: string(readTestdata(t, "nft", "ruleset-banip-iptables-nft.json"))},
-		"nft-text":  {Out: string(readTestdata(t, "nft", "ruleset-banip-iptables-nft.txt"))},
-		"iptables":  {Out: string(readTestdata(t, "iptables", "iptables-save-c.txt"))},
-		"ip6tables": {Out: string(readTestdata(t, "iptables", "ip6tables-save-c.txt"))},
+		"nft-json":  {Out: string(testutil.ReadTestdata(t, "collect", "nft", "ruleset-banip-iptables-nft.json"))},
+		"nft-text":  {Out: string(testutil.ReadTestdata(t, "collect", "nft", "ruleset-banip-iptables-nft.txt"))},
+		"iptables":  {Out: string(testutil.ReadTestdata(t, "collect", "iptables", "iptables-save-c.txt"))},
+		"ip6tables": {Out: string(testutil.ReadTestdata(t, "collect", "iptables", "ip6tables-save-c.txt"))},
 	})
-	c.firewall()
+	c.firewall(nil)
 	fw := c.snap.Firewall
 	if !fw.Nftables || !fw.Iptables || len(fw.Counters) != 1 {
 		t.Errorf("nftables=%v iptables=%v counters=%v", fw.Nftables, fw.Iptables, fw.Counters)
@@ -72,7 +73,7 @@ func TestMissingToolsBecomeNotes(t *testing.T) {
 		"iptables":  {Code: 127},
 		"ip6tables": {Code: 1, Stderr: "ip6tables-save v1.8.9: can't initialize\nPermission denied (you must be root)"},
 	})
-	c.firewall()
+	c.firewall(nil)
 	want := map[string]string{"nft": "nft not installed", "iptables-save": "iptables-save not installed",
 		"ip6tables-save": "Permission denied (you must be root)"}
 	got := map[string]string{}

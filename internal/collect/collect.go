@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/facts"
-	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -27,31 +25,9 @@ type Options struct {
 }
 
 // MaxReadBytes bounds what one collection reads from a host, all commands
-// together: the snapshot it makes must stay under MaxSnapshotBytes to be
+// together: the snapshot it makes must stay under document.MaxBytes to be
 // read back, and real hosts print a few MiB at most.
 const MaxReadBytes = 64 << 20
-
-// procFiles are read in one grep on the target, besides the sysctls.
-var procFiles = []string{
-	"/proc/net/snmp",
-	"/proc/net/netstat",
-	"/proc/net/softnet_stat",
-	"/proc/stat",
-	"/proc/interrupts",
-	"/proc/net/stat/nf_conntrack",
-	"/proc/sys/kernel/hostname",
-	"/etc/os-release",
-	"/etc/openwrt_release",
-}
-
-// sysfsGlobs are expanded by the target's shell; a glob that matches nothing
-// stays literal and grep reports it missing, which is fine.
-var sysfsGlobs = []string{
-	"/sys/class/net/*/queues/rx-*/rps_cpus",
-	"/sys/class/net/*/bonding/mode",
-	"/sys/class/net/*/bonding/xmit_hash_policy",
-	"/sys/class/net/*/bonding/slaves",
-}
 
 // Collect reads everything wgperf knows how to read from t. It fails only when
 // t cannot be reached at all; every other problem becomes a Note.
@@ -92,10 +68,7 @@ func Collect(ctx context.Context, t target.Target, opts Options) (*facts.Snapsho
 		Notes:         []facts.Note{},
 	}}
 
-	groups := [][]shellCmd{c.systemCmds(), c.networkCmds()}
-	if !opts.SkipFirewall {
-		groups = append(groups, c.firewallCmds())
-	}
+	groups := batches(opts.SkipFirewall)
 	results := make([]map[string]cmdResult, len(groups))
 	var wg sync.WaitGroup
 	for i, g := range groups {
@@ -227,114 +200,4 @@ func ifInstalled(prog, script string) string {
 // onOpenWrt wraps a snippet that only makes sense on OpenWrt.
 func onOpenWrt(script string) string {
 	return "if [ -e /etc/openwrt_release ]; then " + script + "; else skip; fi"
-}
-
-func (c *collector) systemCmds() []shellCmd {
-	files := append([]string{}, procFiles...)
-	for _, k := range Sysctls {
-		files = append(files, sysctlPath(k))
-	}
-	quoted := make([]string, len(files))
-	for i, f := range files {
-		quoted[i] = shell.Join(f)
-	}
-	return []shellCmd{
-		// grep exits 2 when some file is missing; that is expected, so force 0.
-		{"files", "grep -H '' -- " + strings.Join(quoted, " ") + " " + strings.Join(sysfsGlobs, " ") + " 2>&1; true"},
-		{"wg", ifInstalled("wg", "wg show all dump")},
-		{"wgsock", `for s in /var/run/wireguard/*.sock; do [ -S "$s" ] && { s=${s##*/}; echo "${s%.sock}"; }; done; true`},
-		{"uci-network", onOpenWrt(ifInstalled("uci", "uci -q show network"))},
-		{"uci-mwan3", onOpenWrt("if [ -e /etc/config/mwan3 ]; then uci -q show mwan3; else skip; fi")},
-		{"uci-banip", onOpenWrt("if [ -e /etc/config/banip ]; then uci -q show banip; else skip; fi")},
-		{"mwan3-status", onOpenWrt("if command -v mwan3 >/dev/null 2>&1; then mwan3 status; else skip; fi")},
-		{"logread", onOpenWrt(ifInstalled("logread", "logread -e mwan3track"))},
-	}
-}
-
-func (c *collector) networkCmds() []shellCmd {
-	return []shellCmd{
-		{"link", ipJSONOr("ip -j -d link show", "ip -o link show")},
-		{"route4", ipJSONOr("ip -j -4 route show table all", "ip -4 route show table all")},
-		{"route6", ipJSONOr("ip -j -6 route show table all", "ip -6 route show table all")},
-		{"rule4", ipJSONOr("ip -j -4 rule show", "ip -4 rule show")},
-		{"rule6", ipJSONOr("ip -j -6 rule show", "ip -6 rule show")},
-		{"ethtool", ifInstalled("ethtool", `for d in /sys/class/net/*; do d=${d##*/}; [ "$d" = lo ] && continue; printf '@@dev %s\n' "$d"; ethtool -k "$d" 2>/dev/null; done; true`)},
-	}
-}
-
-func (c *collector) firewallCmds() []shellCmd {
-	return []shellCmd{
-		{"nft-json", ifInstalled("nft", "nft -j list ruleset")},
-		{"nft-text", ifInstalled("nft", "nft -a list ruleset")},
-		{"iptables", ifInstalled("iptables-save", "iptables-save -c")},
-		{"ip6tables", ifInstalled("ip6tables-save", "ip6tables-save -c")},
-		{"conntrack", ifInstalled("conntrack", "conntrack -S")},
-	}
-}
-
-// routeEndpoints asks the kernel which route each peer endpoint takes, in one
-// more round trip.
-func (c *collector) routeEndpoints(ctx context.Context) {
-	type ep struct{ iface, peer, addr string }
-	var eps []ep
-	seen := map[string]bool{}
-	var cmds []shellCmd
-	for _, w := range c.snap.WireGuard {
-		for _, p := range w.Peers {
-			host, _, err := net.SplitHostPort(p.Endpoint)
-			if err != nil || net.ParseIP(host) == nil {
-				continue
-			}
-			eps = append(eps, ep{w.Name, p.PublicKey, host})
-			if !seen[host] {
-				seen[host] = true
-				get := "ip route get " + shell.Quote(host)
-				cmds = append(cmds, shellCmd{"get" + strconv.Itoa(len(cmds)), ipJSONOr("ip -j "+strings.TrimPrefix(get, "ip "), get)})
-			}
-		}
-	}
-	if len(cmds) == 0 {
-		return
-	}
-	res, err := runBatch(ctx, c.t, cmds)
-	if err != nil {
-		c.note("ip route get", oneLine(err))
-		return
-	}
-	byAddr := map[string]cmdResult{}
-	i := 0
-	for _, e := range eps {
-		if _, ok := byAddr[e.addr]; !ok {
-			byAddr[e.addr] = res["get"+strconv.Itoa(i)]
-			i++
-		}
-	}
-	for _, e := range eps {
-		r := byAddr[e.addr]
-		if r.Code != 0 {
-			c.note("ip route get "+e.addr, firstNonEmpty(lastLine(r.Stderr), "no route"))
-			continue
-		}
-		var dev, gw, src string
-		var err error
-		if text, ok := cutIPText(r.Out); ok {
-			dev, gw, src, err = ParseRouteGetText(strings.NewReader(text))
-		} else {
-			dev, gw, src, err = ParseRouteGet(strings.NewReader(r.Out))
-		}
-		if err != nil {
-			c.note("ip route get "+e.addr, err.Error())
-			continue
-		}
-		c.snap.Endpoints = append(c.snap.Endpoints, facts.EndpointRoute{Interface: e.iface, Peer: e.peer, Endpoint: e.addr, Dev: dev, Gateway: gw, Src: src})
-	}
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
@@ -129,10 +130,10 @@ func TestCollectNetns(t *testing.T) {
 
 	// The snapshot survives a write/read round trip.
 	var buf bytes.Buffer
-	if err := WriteSnapshot(&buf, snap); err != nil {
+	if err := document.WriteSnapshot(&buf, snap); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadSnapshot(&buf)
+	back, err := document.ReadSnapshot(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}

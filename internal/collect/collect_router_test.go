@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
@@ -102,11 +103,11 @@ func TestCollectOpenWrtRouter(t *testing.T) {
 		t.Errorf("links (-iproute2 +busybox):\n%s", d)
 	}
 	// Addresses, as bench and shape-sweep look for the tunnel.
-	addrs, err := collect.Addresses(ctx, remote)
+	addrs, err := discover.Addresses(ctx, remote)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fullAddrs, err := collect.Addresses(ctx, l.Target("a"))
+	fullAddrs, err := discover.Addresses(ctx, l.Target("a"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
 // Package collect reads what wgperf needs to know about a host through a
 // target.Target and returns it as a facts.Snapshot.
 //
-// Each source has a ParseX(io.Reader) function, separate from fetching, that is
-// table-tested on real output recorded into testdata/collect/. Collect runs the
-// sources concurrently; a source that fails becomes a facts.Note, never an error,
-// so a snapshot from a half-broken host is still useful.
+// Collect runs the sources' commands in a few shell batches and hands each
+// source's output to its parser (package parse); a source that fails becomes
+// a facts.Note, never an error, so a snapshot from a half-broken host is
+// still useful. ReadFirewall reads the firewall alone, for probes that
+// compare its counters before and after a test.
 package collect

@@ -5,12 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -26,7 +25,7 @@ func ReadFirewall(ctx context.Context, t target.Target) (*facts.Firewall, string
 
 // ReadFirewallCounters is ReadFirewall without the rules' texts ("nft -a list
 // ruleset"): a read that is only compared with a later one needs its counters
-// alone, as FirewallGrown matches rules by RuleKey and names them from the
+// alone, as firewall.FirewallGrown matches rules by firewall.RuleKey and names them from the
 // later read. One command fewer on the target, per read.
 func ReadFirewallCounters(ctx context.Context, t target.Target) (*facts.Firewall, string) {
 	return readFirewall(ctx, t, false)
@@ -40,7 +39,7 @@ func readFirewall(ctx context.Context, t target.Target, texts bool) (*facts.Fire
 		if err != nil {
 			continue // not installed, or no iptables: nft's view is all there is
 		}
-		rules, chains, nf, err := ParseIptablesSave(bytes.NewReader(out), fam.family)
+		rules, chains, nf, err := parse.ParseIptablesSave(bytes.NewReader(out), fam.family)
 		if err != nil {
 			note += fmt.Sprintf("%s unreadable: %v. ", fam.tool, err)
 			continue
@@ -65,7 +64,7 @@ func readNft(ctx context.Context, t target.Target, texts bool) (*facts.Firewall,
 	case err != nil:
 		return nil, fmt.Sprintf("nft -j list ruleset failed: %v. ", err)
 	}
-	fw, err := ParseNftFirewall(bytes.NewReader(out))
+	fw, err := parse.ParseNftFirewall(bytes.NewReader(out))
 	if err != nil {
 		return nil, fmt.Sprintf("nft ruleset unreadable: %v. ", err)
 	}
@@ -80,131 +79,96 @@ func readNft(ctx context.Context, t target.Target, texts bool) (*facts.Firewall,
 
 // withNftTexts fills the rules' Text from "nft -a list ruleset" output.
 func withNftTexts(fw *facts.Firewall, r io.Reader) error {
-	texts, err := ParseNftText(r)
+	texts, err := parse.ParseNftText(r)
 	for i, rule := range fw.Rules {
-		fw.Rules[i].Text = texts[NftRuleKey(rule.Family, rule.Table, rule.Chain, strconv.Itoa(rule.Handle))]
+		fw.Rules[i].Text = texts[parse.NftRuleKey(rule.Family, rule.Table, rule.Chain, strconv.Itoa(rule.Handle))]
 	}
 	return err
 }
 
-// RuleKey names a rule across two reads of a ruleset: nft by handle, iptables
-// by position.
-func RuleKey(r facts.FirewallRule) string {
-	return fmt.Sprintf("%s %s %s %s %d/%d", r.Backend, r.Family, r.Table, r.Chain, r.Handle, r.Position)
+// firewallSource is the firewall: nft's ruleset (with each rule's text) and
+// what iptables-save and ip6tables-save print, joined (MergeFirewall).
+var firewallSource = source{
+	batch: firewallBatch,
+	cmds: []shellCmd{
+		{"nft-json", ifInstalled("nft", "nft -j list ruleset")},
+		{"nft-text", ifInstalled("nft", "nft -a list ruleset")},
+		{"iptables", ifInstalled("iptables-save", "iptables-save -c")},
+		{"ip6tables", ifInstalled("ip6tables-save", "ip6tables-save -c")},
+	},
+	assemble: (*collector).firewall,
 }
 
-// ChainKey names a chain across two reads of a ruleset.
-func ChainKey(c facts.FirewallChain) string {
-	return fmt.Sprintf("%s %s %s %s", c.Backend, c.Family, c.Table, c.Name)
-}
-
-// FirewallGrowth is a firewall rule, chain policy or named counter whose
-// packet count rose between two reads of a ruleset.
-type FirewallGrowth struct {
-	Rule    *facts.FirewallRule  `json:"rule,omitempty"`
-	Policy  *facts.FirewallChain `json:"policy,omitempty"`  // a base chain whose drop policy counter grew (iptables)
-	Counter string               `json:"counter,omitempty"` // "family table name" of a named counter
-	Packets uint64               `json:"packets"`           // growth between the reads
-}
-
-// FirewallGrown lists the counted rules, drop policies and named counters
-// whose packet count rose from before to after, most packets first. A named
-// counter is listed through the rule that feeds it (which names the counter
-// and says what it matched), not a second time on its own. Rules and chains
-// are matched by RuleKey and ChainKey; one that is new in after is left out,
-// since its whole count may predate the first read.
-func FirewallGrown(before, after facts.Firewall) []FirewallGrowth {
-	prev := map[string]uint64{}
-	for _, r := range before.Rules {
-		prev[RuleKey(r)] = r.Packets
-	}
-	prevP := map[string]uint64{}
-	for _, c := range before.Chains {
-		prevP[ChainKey(c)] = c.Packets
-	}
-	prevC := map[string]uint64{}
-	for _, c := range before.Counters {
-		prevC[counterKey(c)] = c.Packets
-	}
-	var out []FirewallGrowth
-	fed := map[string]bool{} // named counters a grown rule already stands for
-	for _, r := range after.Rules {
-		p, ok := prev[RuleKey(r)]
-		if !ok || !r.HasCounter || r.Packets <= p {
+func (c *collector) firewall(map[string]*fileRead) {
+	var ipt IptablesView
+	for _, fam := range []struct{ key, family, source string }{{"iptables", "ip", "iptables-save"}, {"ip6tables", "ip6", "ip6tables-save"}} {
+		out, ok := c.output(fam.key, fam.source)
+		if !ok {
 			continue
 		}
-		r := r
-		g := FirewallGrowth{Rule: &r, Packets: r.Packets - p}
-		if r.CounterName != "" {
-			g.Counter = r.Family + " " + r.Table + " " + r.CounterName
-			fed[g.Counter] = true
-		}
-		out = append(out, g)
-	}
-	for _, c := range after.Chains {
-		p, ok := prevP[ChainKey(c)]
-		if !ok || !c.HasCounter || c.Policy != "drop" || c.Packets <= p {
+		rules, chains, nf, err := parse.ParseIptablesSave(strings.NewReader(out), fam.family)
+		if err != nil {
+			c.note(fam.source, err.Error())
 			continue
 		}
-		c := c
-		out = append(out, FirewallGrowth{Policy: &c, Packets: c.Packets - p})
+		ipt.NfBackend = ipt.NfBackend || nf
+		ipt.Rules = append(ipt.Rules, rules...)
+		ipt.Chains = append(ipt.Chains, chains...)
 	}
-	for _, c := range after.Counters {
-		k := counterKey(c)
-		if p, ok := prevC[k]; ok && c.Packets > p && !fed[k] {
-			out = append(out, FirewallGrowth{Counter: k, Packets: c.Packets - p})
+	var nft *facts.Firewall
+	if out, ok := c.output("nft-json", "nft"); ok {
+		fw, err := parse.ParseNftFirewall(strings.NewReader(out))
+		if err != nil {
+			c.note("nft", err.Error())
+		} else {
+			if t, ok := c.output("nft-text", "nft -a"); ok {
+				if err := withNftTexts(&fw, strings.NewReader(t)); err != nil {
+					c.note("nft -a", err.Error())
+				}
+			}
+			nft = &fw
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Packets > out[j].Packets })
-	return out
+	c.snap.Firewall = MergeFirewall(nft, ipt)
 }
 
-func counterKey(c facts.NamedCounter) string { return c.Family + " " + c.Table + " " + c.Name }
+// iptablesTables are the tables iptables-nft creates in nftables.
+var iptablesTables = map[string]bool{"filter": true, "nat": true, "mangle": true, "raw": true, "security": true}
 
-// Drops reports whether the growth counts packets the firewall threw away: a
-// rule whose verdict is drop or reject, or a chain's drop policy.
-func (g FirewallGrowth) Drops() bool {
-	return g.Policy != nil || (g.Rule != nil && (g.Rule.Verdict == "drop" || g.Rule.Verdict == "reject"))
+// IptablesView is what iptables-save and ip6tables-save print.
+type IptablesView struct {
+	Rules     []facts.FirewallRule
+	Chains    []facts.FirewallChain
+	NfBackend bool // iptables-nft: its tables are in nft's ruleset too
 }
 
-// String names the counter for people: the rule (DescribeRule), the chain
-// policy or the named counter.
-func (g FirewallGrowth) String() string {
-	switch {
-	case g.Policy != nil:
-		c := g.Policy
-		return fmt.Sprintf("%s %s %s policy %s", c.Family, c.Table, c.Name, strings.ToUpper(c.Policy))
-	case g.Rule != nil:
-		return DescribeRule(*g.Rule)
+// MergeFirewall joins nft's ruleset (nil when nft did not answer) with
+// iptables-save's. iptables-nft tables show up in both tools; iptables-save
+// reads them better (rule positions, policy counters), so nft's copy of them
+// is left out.
+func MergeFirewall(nft *facts.Firewall, ipt IptablesView) facts.Firewall {
+	var fw facts.Firewall
+	fw.Iptables = len(ipt.Rules) > 0
+	dup := func(family, table string) bool {
+		return fw.Iptables && ipt.NfBackend && (family == "ip" || family == "ip6") && iptablesTables[table]
 	}
-	return g.Counter
-}
-
-// nftCounterValues is the reading nft prints in a rule's counter statement.
-var nftCounterValues = regexp.MustCompile(`\bcounter packets \d+ bytes \d+`)
-
-// DescribeRule names a rule in its chain, as nft and iptables address it
-// (handle or position), with its text, or its limit when the text is unknown.
-// The text leaves out the counter's reading ("counter packets 1977 bytes
-// ..." becomes "counter"): it is the total when the ruleset was read, and
-// next to a growth it would read as a second, different count.
-func DescribeRule(r facts.FirewallRule) string {
-	s := fmt.Sprintf("%s %s %s handle %d", r.Family, r.Table, r.Chain, r.Handle)
-	if r.Backend == "iptables" {
-		s = fmt.Sprintf("%s %s %s rule %d", r.Family, r.Table, r.Chain, r.Position)
-	}
-	switch {
-	case r.Text != "":
-		s += ": " + nftCounterValues.ReplaceAllString(r.Text, "counter")
-	case r.Limit != nil:
-		over := ""
-		if r.Limit.Over {
-			over = "over "
+	if nft != nil {
+		fw.Nftables = true
+		fw.Counters = nft.Counters
+		for _, r := range nft.Rules {
+			if !dup(r.Family, r.Table) {
+				fw.Rules = append(fw.Rules, r)
+			}
 		}
-		s += fmt.Sprintf(": limit rate %s%d/%s burst %d %s", over, r.Limit.Rate, r.Limit.Per, r.Limit.Burst, r.Limit.Unit)
+		for _, ch := range nft.Chains {
+			if !dup(ch.Family, ch.Table) {
+				fw.Chains = append(fw.Chains, ch)
+			}
+		}
 	}
-	if r.CounterName != "" {
-		s += " (counter " + r.CounterName + ")"
+	fw.Rules = append(fw.Rules, ipt.Rules...)
+	if fw.Iptables {
+		fw.Chains = append(fw.Chains, ipt.Chains...)
 	}
-	return s
+	return fw
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 // loadICMPForm reads one recorded ICMP-limit form the way the collector does:
@@ -16,16 +18,16 @@ import (
 func loadICMPForm(t *testing.T, form string) facts.Firewall {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "collect", "icmplimit")
-	fw, err := ParseNftFirewall(openTestdata(t, "icmplimit", form+".nft.json"))
+	fw, err := parse.ParseNftFirewall(testutil.OpenTestdata(t, "collect", "icmplimit", form+".nft.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts, err := ParseNftText(openTestdata(t, "icmplimit", form+".nft.txt"))
+	texts, err := parse.ParseNftText(testutil.OpenTestdata(t, "collect", "icmplimit", form+".nft.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range fw.Rules {
-		fw.Rules[i].Text = texts[NftRuleKey(r.Family, r.Table, r.Chain, fmt.Sprint(r.Handle))]
+		fw.Rules[i].Text = texts[parse.NftRuleKey(r.Family, r.Table, r.Chain, fmt.Sprint(r.Handle))]
 	}
 	var ipt IptablesView
 	for _, fam := range []struct{ file, family string }{{".iptables-save.txt", "ip"}, {".ip6tables-save.txt", "ip6"}} {
@@ -36,7 +38,7 @@ func loadICMPForm(t *testing.T, form string) facts.Firewall {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rules, chains, nf, err := ParseIptablesSave(f, fam.family)
+		rules, chains, nf, err := parse.ParseIptablesSave(f, fam.family)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -1,218 +1,48 @@
 package collect
 
 import (
-	"bufio"
-	"fmt"
-	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/facts"
-	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/parse"
 )
 
-// Sysctls are the kernel settings the seeds' authors read by hand (the tuning guide),
-// by their sysctl(8) name. A key missing on the host is simply absent.
-var Sysctls = []string{
-	"net.ipv4.tcp_congestion_control",
-	"net.ipv4.tcp_available_congestion_control",
-	"net.ipv4.tcp_allowed_congestion_control",
-	"net.core.default_qdisc",
-	"net.core.rmem_default",
-	"net.core.rmem_max",
-	"net.core.wmem_default",
-	"net.core.wmem_max",
-	"net.ipv4.tcp_rmem",
-	"net.ipv4.tcp_wmem",
-	"net.ipv4.udp_mem",
-	"net.core.netdev_budget",
-	"net.core.netdev_budget_usecs",
-	"net.core.dev_weight",
-	"net.core.netdev_max_backlog",
-	"net.core.netdev_tstamp_prequeue",
-	"net.core.rps_sock_flow_entries",
-	"net.ipv4.tcp_mtu_probing",
-	"net.ipv4.tcp_notsent_lowat",
-	"net.ipv4.ip_forward",
-	"net.ipv6.conf.all.forwarding",
-	"net.netfilter.nf_conntrack_max",
-	"net.netfilter.nf_conntrack_buckets",
-	"net.netfilter.nf_conntrack_count",
-	"net.netfilter.nf_conntrack_tcp_be_liberal",
-	"net.netfilter.nf_conntrack_udp_timeout",
-	"net.netfilter.nf_conntrack_udp_timeout_stream",
+// kernelSource is the kernel's packet counters: SNMP and netstat, softnet per
+// CPU and the CPU times.
+var kernelSource = source{
+	files:    []string{"/proc/net/snmp", "/proc/net/netstat", "/proc/net/softnet_stat", "/proc/stat"},
+	assemble: (*collector).kernelCounters,
 }
 
-// sysctlPath maps "net.core.rmem_max" to "/proc/sys/net/core/rmem_max".
-func sysctlPath(key string) string { return "/proc/sys/" + strings.ReplaceAll(key, ".", "/") }
-
-// sysctlValue turns a /proc/sys file's content into the value as sysctl(8)
-// prints it: one line, fields separated by tabs as the kernel wrote them.
-func sysctlValue(content string) string { return strings.TrimRight(content, "\n") }
-
-// netIRQ matches /proc/interrupts names of network queues: "eth0-rx-0",
-// "virtio2-input.0", "mlx5_comp3@pci:...", "iwlwifi", "enp3s0f0-TxRx-1".
-var netIRQ = regexp.MustCompile(`(?i)(-rx|-tx|txrx|-input\.|-output\.|mlx\d_comp|iwlwifi|ath\d|mt76|ethernet|-fp-\d)`)
-
-// ParseInterrupts parses /proc/interrupts and keeps the rows that serve
-// network devices: those whose name mentions one of devices, or looks like a
-// NIC queue. devices may be empty.
-func ParseInterrupts(r io.Reader, devices []string) ([]facts.IRQ, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	if !sc.Scan() {
-		return nil, fmt.Errorf("/proc/interrupts: empty")
-	}
-	ncpu := len(strings.Fields(sc.Text()))
-	if ncpu == 0 || !strings.HasPrefix(strings.Fields(sc.Text())[0], "CPU") {
-		return nil, fmt.Errorf("/proc/interrupts: no CPU header")
-	}
-	out := []facts.IRQ{}
-	for sc.Scan() {
-		irq, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) <= ncpu {
-			continue // ERR:, MIS: and friends have one count and no name
-		}
-		counts := make([]uint64, ncpu)
-		numeric := true
-		for i := range ncpu {
-			n, err := strconv.ParseUint(f[i], 10, 64)
-			if err != nil {
-				numeric = false
-				break
-			}
-			counts[i] = n
-		}
-		if !numeric {
-			continue
-		}
-		name := f[len(f)-1]
-		if !isNetIRQ(name, devices) {
-			continue
-		}
-		out = append(out, facts.IRQ{IRQ: strings.TrimSpace(irq), Name: name, PerCPU: counts})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("/proc/interrupts: %w", err)
-	}
-	return out, nil
-}
-
-func isNetIRQ(name string, devices []string) bool {
-	for _, d := range devices {
-		if d != "" && d != "lo" && (name == d || strings.HasPrefix(name, d+"-") || strings.HasPrefix(name, d+"@")) {
-			return true
+func (c *collector) kernelCounters(files map[string]*fileRead) {
+	var err error
+	if v, ok := c.file(files, "/proc/net/snmp", false); ok {
+		if c.snap.Counters.SNMP, err = parse.ParseSNMP(strings.NewReader(v)); err != nil {
+			c.note("/proc/net/snmp", err.Error())
 		}
 	}
-	return netIRQ.MatchString(name)
-}
-
-// ParseConntrackStat parses /proc/net/stat/nf_conntrack (a header, then one row
-// of hex counters per CPU) and sums the rows.
-func ParseConntrackStat(r io.Reader) (facts.Conntrack, error) {
-	var c facts.Conntrack
-	sc := bufio.NewScanner(r)
-	if !sc.Scan() {
-		return c, fmt.Errorf("nf_conntrack stat: empty")
-	}
-	header := strings.Fields(sc.Text())
-	rows := 0
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
+	if v, ok := c.file(files, "/proc/net/netstat", false); ok {
+		if c.snap.Counters.Netstat, err = parse.ParseSNMP(strings.NewReader(v)); err != nil {
+			c.note("/proc/net/netstat", err.Error())
 		}
-		if len(f) != len(header) {
-			return c, fmt.Errorf("nf_conntrack stat: row has %d columns, header %d", len(f), len(header))
-		}
-		for i, h := range header {
-			v, err := strconv.ParseUint(f[i], 16, 64)
-			if err != nil {
-				return c, fmt.Errorf("nf_conntrack stat: %s: bad hex %q", h, f[i])
-			}
-			addConntrack(&c, h, v)
-		}
-		rows++
 	}
-	if err := sc.Err(); err != nil {
-		return c, fmt.Errorf("nf_conntrack stat: %w", err)
-	}
-	if rows == 0 {
-		return c, fmt.Errorf("nf_conntrack stat: no rows")
-	}
-	return c, nil
-}
-
-// ParseConntrackS parses "conntrack -S": one "cpu=N key=value..." line per CPU,
-// summed.
-func ParseConntrackS(r io.Reader) (facts.Conntrack, error) {
-	var c facts.Conntrack
-	sc := bufio.NewScanner(r)
-	rows := 0
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu=") {
-			continue
-		}
-		for _, kv := range f[1:] {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok {
-				return c, fmt.Errorf("conntrack -S: bad field %q", kv)
-			}
-			n, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return c, fmt.Errorf("conntrack -S: %s: bad number %q", k, v)
-			}
-			addConntrack(&c, k, n)
-		}
-		rows++
-	}
-	if err := sc.Err(); err != nil {
-		return c, fmt.Errorf("conntrack -S: %w", err)
-	}
-	if rows == 0 {
-		return c, fmt.Errorf("conntrack -S: no cpu lines")
-	}
-	return c, nil
-}
-
-func addConntrack(c *facts.Conntrack, key string, v uint64) {
-	switch key {
-	case "insert_failed":
-		c.InsertFailed += v
-	case "drop":
-		c.Drop += v
-	case "early_drop":
-		c.EarlyDrop += v
-	case "invalid":
-		c.Invalid += v
-	}
-}
-
-// ParseOSRelease returns PRETTY_NAME from /etc/os-release, or DISTRIB_DESCRIPTION
-// from /etc/openwrt_release.
-func ParseOSRelease(r io.Reader) (string, error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if !ok || (k != "PRETTY_NAME" && k != "DISTRIB_DESCRIPTION") {
-			continue
-		}
-		if uq, err := strconv.Unquote(v); err == nil {
-			v = uq
+	if v, ok := c.file(files, "/proc/net/softnet_stat", false); ok {
+		if rows, err := parse.ParseSoftnet(strings.NewReader(v)); err != nil {
+			c.note("/proc/net/softnet_stat", err.Error())
 		} else {
-			v = strings.Trim(v, `'"`)
+			c.snap.Softnet = rows
 		}
-		// Unquoting can make "\n" a newline: keep the name on one line.
-		return shell.Comment(v), nil
 	}
-	if err := sc.Err(); err != nil {
-		return "", err
+	if v, ok := c.file(files, "/proc/stat", false); ok {
+		if cpus, err := parse.ParseProcStat(strings.NewReader(v)); err != nil {
+			c.note("/proc/stat", err.Error())
+		} else {
+			// The aggregate "cpu" line is kept first; the CPU count excludes it.
+			c.snap.CPU = cpus
+			for _, cpu := range cpus {
+				if cpu.CPU != "cpu" {
+					c.snap.System.CPUs++
+				}
+			}
+		}
 	}
-	return "", fmt.Errorf("os-release: no PRETTY_NAME or DISTRIB_DESCRIPTION")
 }

@@ -1,118 +1,54 @@
 package collect
 
 import (
-	"bufio"
-	"fmt"
-	"io"
-	"regexp"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
 )
 
-// uciKept lists, per config, the only uci options a snapshot keeps: those
-// the checks and fixes read, and a few that say how the tunnel and the
-// uplinks are wired. Anything else (PPPoE passwords in pppd_options, DDNS
-// update keys, API keys, peer notes...) never leaves the host, whatever it is
-// called. Section lines ("network.wg=interface") are kept for every config.
-var uciKept = map[string]map[string]bool{
-	"network": setOf("proto", "device", "ifname", "type", "mtu", "metric", "nohostroute", "packet_steering",
-		"xmit_hash_policy", "listen_port", "endpoint_host", "endpoint_port", "route_allowed_ips", "persistent_keepalive"),
-	"mwan3": setOf("interface", "enabled", "family", "track_ip", "track_method", "reliability", "count",
-		"interval", "down", "up"),
-	"banip": setOf("ban_enabled", "ban_icmplimit"),
+// openwrtSource is OpenWrt's configuration wgperf reads (network, mwan3,
+// banIP), mwan3's status and its tracker's log lines; nothing on other hosts.
+var openwrtSource = source{
+	cmds: []shellCmd{
+		{"uci-network", onOpenWrt(ifInstalled("uci", "uci -q show network"))},
+		{"uci-mwan3", onOpenWrt("if [ -e /etc/config/mwan3 ]; then uci -q show mwan3; else skip; fi")},
+		{"uci-banip", onOpenWrt("if [ -e /etc/config/banip ]; then uci -q show banip; else skip; fi")},
+		{"mwan3-status", onOpenWrt("if command -v mwan3 >/dev/null 2>&1; then mwan3 status; else skip; fi")},
+		{"logread", onOpenWrt(ifInstalled("logread", "logread -e mwan3track"))},
+	},
+	assemble: (*collector).openwrt,
 }
 
-func setOf(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
+func (c *collector) openwrt(map[string]*fileRead) {
+	if c.res["uci-network"].Code == codeSkipped {
+		return
 	}
-	return m
-}
-
-// uciKeptKey reports whether a snapshot may keep a "uci show" line: a
-// section line (config.section=type) whose value is a type name, or an
-// option uciKept lists for its config.
-func uciKeptKey(key, value string) bool {
-	parts := strings.Split(key, ".")
-	switch len(parts) {
-	case 2:
-		return uciTypeRE.MatchString(value)
-	case 3:
-		return uciKept[parts[0]][parts[2]]
+	ow := &facts.OpenWrt{Network: map[string]string{}}
+	for _, src := range []struct {
+		key string
+		dst *map[string]string
+	}{{"uci-network", &ow.Network}, {"uci-mwan3", &ow.Mwan3}, {"uci-banip", &ow.Banip}} {
+		source := "uci show " + strings.TrimPrefix(src.key, "uci-")
+		if out, ok := c.output(src.key, source); ok {
+			m, err := parse.ParseUCI(strings.NewReader(out))
+			if err != nil {
+				c.note(source, err.Error())
+				continue
+			}
+			*src.dst = m
+		}
 	}
-	return false
-}
-
-// uciTypeRE is a section type as uci names it ("interface", "wireguard_wg0").
-var uciTypeRE = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
-
-// ParseUCI parses "uci show CONFIG": lines "config.section.option='value'" and
-// "config.section=type". List values ("'a' 'b'") become space-separated.
-// Only section lines and the options on uciKept's allow-list are kept: a
-// snapshot is meant to be sent to someone else, and a deny-list of secret
-// names always misses one (updatekey, pppd_options 'password ...').
-func ParseUCI(r io.Reader) (map[string]string, error) {
-	out := map[string]string{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		key, raw, ok := strings.Cut(line, "=")
-		if !ok || key == "" || strings.ContainsAny(key, " '\"") || slices.Contains(strings.Split(key, "."), "") {
-			// uci names every part of a key; an empty one (".private_key")
-			// would also slip past the secret filter, which reads the parts.
-			return nil, fmt.Errorf("uci show line %d: want config.section[.option]=value, got %q", n, line)
-		}
-		vals, err := uciValues(raw)
+	if out, ok := c.output("mwan3-status", "mwan3 status"); ok {
+		ow.Mwan3Status = strings.TrimSpace(out)
+	}
+	if out, ok := c.output("logread", "logread"); ok {
+		ev, err := parse.ParseMwan3Events(strings.NewReader(out))
 		if err != nil {
-			return nil, fmt.Errorf("uci show line %d: %v", n, err)
-		}
-		if v := strings.Join(vals, " "); uciKeptKey(key, v) {
-			out[key] = v
+			c.note("logread", err.Error())
+		} else {
+			ow.Events = ev
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("uci show: %w", err)
-	}
-	return out, nil
-}
-
-// uciValues unquotes uci's shell quoting: 'a b' 'c', with ' written as '\”.
-func uciValues(s string) ([]string, error) { return splitWords(s, '\'') }
-
-// mwan3Event matches mwan3track's state changes, e.g.
-// "Sat Apr  5 06:53:12 2026 user.notice mwan3track[4321]: Interface wan (eth1) is offline".
-var mwan3Event = regexp.MustCompile(`^(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}) \S+ mwan3track\[\d+\]: Interface (\S+) \(([^)]*)\) is (online|offline)`)
-
-// ParseMwan3Events picks mwan3track's "Interface X (dev) is online|offline"
-// lines out of logread output. logread prints the router's local time without a
-// zone; times are kept as printed and labelled UTC.
-func ParseMwan3Events(r io.Reader) ([]facts.LinkEvent, error) {
-	out := []facts.LinkEvent{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		m := mwan3Event.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		ts, err := time.Parse("Mon Jan _2 15:04:05 2006", m[1])
-		if err != nil {
-			return nil, fmt.Errorf("logread: bad time %q: %v", m[1], err)
-		}
-		out = append(out, facts.LinkEvent{Time: ts, Interface: m[2], Device: m[3], State: m[4]})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("logread: %w", err)
-	}
-	return out, nil
+	c.snap.OpenWrt = ow
 }

@@ -17,9 +17,11 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Options tune a diagnosis.
@@ -183,7 +185,7 @@ func readFile(path string) (*facts.Snapshot, error) {
 		return nil, fmt.Errorf("read snapshot: %v", err)
 	}
 	defer f.Close()
-	s, err := collect.ReadSnapshot(f)
+	s, err := document.ReadSnapshot(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -196,4 +198,20 @@ func openFrom(path string) (io.ReadCloser, error) {
 		return io.NopCloser(os.Stdin), nil
 	}
 	return os.Open(path)
+}
+
+// Target collects one host now and runs every check on it: the findings
+// "wgperf fix" plans for when no file names them.
+func Target(ctx context.Context, t target.Target) ([]finding.Finding, error) {
+	snap, err := collect.Collect(ctx, t, collect.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return Findings(snap), nil
+}
+
+// Findings are what every check finds on one snapshot ("fix --from" a
+// "wgperf collect" file).
+func Findings(snap *facts.Snapshot) []finding.Finding {
+	return check.Run([]*facts.Snapshot{snap}, check.Options{}).Findings
 }

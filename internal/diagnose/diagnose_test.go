@@ -71,7 +71,7 @@ func BenchmarkDiagnoseLocal(b *testing.B) {
 	}
 }
 
-func hasID(d Diagnosis, id string, sev finding.Severity) bool {
+func hasID(d Diagnosis, id finding.ID, sev finding.Severity) bool {
 	for _, f := range d.Findings {
 		if f.ID == id && f.Severity == sev {
 			return true
@@ -83,7 +83,7 @@ func hasID(d Diagnosis, id string, sev finding.Severity) bool {
 func idsOf(d Diagnosis) []string {
 	var out []string
 	for _, f := range d.Findings {
-		out = append(out, f.ID+"/"+f.Severity.String()+"@"+f.Host)
+		out = append(out, string(f.ID)+"/"+f.Severity.String()+"@"+f.Host)
 	}
 	return out
 }
@@ -133,7 +133,7 @@ func sh(t *testing.T, l *lab.Lab, node string, argv ...string) string {
 }
 
 // requireFinding fails unless d reports id at severity warning or above on host.
-func requireFinding(t *testing.T, d Diagnosis, id, host string) finding.Finding {
+func requireFinding(t *testing.T, d Diagnosis, id finding.ID, host string) finding.Finding {
 	t.Helper()
 	for _, f := range d.Findings {
 		if f.ID == id && f.Host == host && f.Severity >= finding.Warning {

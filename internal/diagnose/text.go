@@ -114,7 +114,7 @@ func writeHint(w io.Writer, d Diagnosis, o TextOptions) error {
 		}
 	}
 	p.line("")
-	p.line(p.paint(ansiDim, "details: wgperf explain "+first+more))
+	p.line(p.paint(ansiDim, "details: wgperf explain "+string(first)+more))
 	return p.err
 }
 
@@ -246,7 +246,7 @@ func (p *printer) finding(f finding.Finding) {
 		where = append(where, "peer "+shortKey(f.Peer))
 	}
 	p.line("")
-	p.line("  " + p.paint(severityColor(f.Severity), "["+f.ID+"]") + " " + p.paint(ansiDim, strings.Join(where, " ")))
+	p.line("  " + p.paint(severityColor(f.Severity), "["+string(f.ID)+"]") + " " + p.paint(ansiDim, strings.Join(where, " ")))
 	p.line("  " + p.paint(ansiBold, f.Title))
 	for _, l := range wrap(f.Detail, p.o.Width-4) {
 		p.line("    " + l)

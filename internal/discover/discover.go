@@ -10,13 +10,13 @@ import (
 	"net"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Link is an interface and its addresses, from "ip -j addr" or BusyBox ip's text.
-type Link = collect.LinkAddrs
+type Link = parse.LinkAddrs
 
 // Endpoints is what bench needs to know about a client/server pair.
 type Endpoints struct {
@@ -25,6 +25,16 @@ type Endpoints struct {
 	ClientInterface string
 	ServerInterface string
 }
+
+// NotFoundError says why the tunnel between two hosts could not be found;
+// a command that takes the addresses as flags says which to give.
+type NotFoundError struct {
+	Reason string
+	// TunnelOnly: the underlay address was found, the tunnel address is missing.
+	TunnelOnly bool
+}
+
+func (e *NotFoundError) Error() string { return e.Reason }
 
 // Match finds, among the client's WireGuard interfaces, the peer that is the
 // server: its endpoint is one of the server's addresses, or its key is a
@@ -35,7 +45,7 @@ func Match(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts.WG
 	clientWG = onHost(clientWG, clientLinks)
 	serverWG = onHost(serverWG, serverLinks)
 	if len(clientWG) == 0 {
-		return Endpoints{}, fmt.Errorf("the client has no WireGuard interface: give --tunnel-addr and --underlay-addr")
+		return Endpoints{}, &NotFoundError{Reason: "the client has no WireGuard interface"}
 	}
 	serverAddr := map[string]string{} // address -> link
 	for _, l := range serverLinks {
@@ -66,13 +76,13 @@ func Match(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts.WG
 				ep.TunnelAddr = allowedAddrOnServer(p.AllowedIPs, serverAddr)
 			}
 			if ep.TunnelAddr == "" {
-				return ep, fmt.Errorf("found the server as peer of %s, but not its tunnel address: give --tunnel-addr", w.Name)
+				return ep, &NotFoundError{Reason: fmt.Sprintf("found the server as peer of %s, but not its tunnel address", w.Name), TunnelOnly: true}
 			}
 			return ep, nil
 		}
 	}
-	return Endpoints{}, fmt.Errorf("no peer of the client's WireGuard interfaces (%s) has its endpoint on the server or the server's key: give --tunnel-addr and --underlay-addr",
-		names(clientWG))
+	return Endpoints{}, &NotFoundError{Reason: fmt.Sprintf("no peer of the client's WireGuard interfaces (%s) has its endpoint on the server or the server's key",
+		names(clientWG))}
 }
 
 func onHost(ws []facts.WGInterface, links []Link) []facts.WGInterface {
@@ -144,18 +154,18 @@ func Tunnel(ctx context.Context, client, server target.Target) (Endpoints, error
 }
 
 func wgState(ctx context.Context, t target.Target) ([]facts.WGInterface, []Link, error) {
-	links, err := collect.Addresses(ctx, t)
+	links, err := Addresses(ctx, t)
 	if err != nil {
 		return nil, nil, err
 	}
 	out, err := t.Run(ctx, "wg", "show", "all", "dump")
 	if err != nil {
 		if target.IsNotFound(err) {
-			return nil, links, fmt.Errorf("wg is not installed on %s (apt-get install wireguard-tools): give --tunnel-addr and --underlay-addr", t)
+			return nil, links, &NotFoundError{Reason: fmt.Sprintf("wg is not installed on %s (apt-get install wireguard-tools)", t)}
 		}
 		return nil, links, err
 	}
-	wg, err := collect.ParseWGDump(bytes.NewReader(out))
+	wg, err := parse.ParseWGDump(bytes.NewReader(out))
 	if err != nil {
 		return nil, links, fmt.Errorf("%s: %w", t, err)
 	}

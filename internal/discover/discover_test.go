@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/parse"
 )
 
 // Recorded in a lab "wgb0" while another lab ("lc") was up: wg show all dump in
@@ -26,7 +27,7 @@ func loadNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	wg, err := collect.ParseWGDump(f)
+	wg, err := parse.ParseWGDump(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func loadNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	links, err := collect.ParseIPAddr(g)
+	links, err := parse.ParseIPAddr(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +66,9 @@ func TestMatch(t *testing.T) {
 		t.Errorf("b -> a: %+v, want %+v", got, want)
 	}
 	// A client whose WireGuard interfaces all live in other namespaces has none.
-	if _, err := Match(aWG, []Link{{Name: "lo"}}, bWG, bLinks); err == nil || !strings.Contains(err.Error(), "--tunnel-addr") {
-		t.Errorf("no interface on the client: err = %v", err)
+	var nf *NotFoundError
+	if _, err := Match(aWG, []Link{{Name: "lo"}}, bWG, bLinks); !errors.As(err, &nf) || !strings.Contains(err.Error(), "no WireGuard interface") {
+		t.Errorf("no interface on the client: err = %v, want a NotFoundError", err)
 	}
 	// A server that is none of the client's peers.
 	if _, err := Match(aWG, aLinks, nil, []Link{{Name: "eth0", Addrs: []string{"192.0.2.9"}}}); err == nil {
@@ -90,8 +92,8 @@ func TestMatchFromBusyBoxText(t *testing.T) {
 		}
 		return links
 	}
-	text := read("ip-addr.txt", collect.ParseIPAddrText)
-	if d := cmp.Diff(read("ip-addr.json", collect.ParseIPAddr), text); d != "" {
+	text := read("ip-addr.txt", parse.ParseIPAddrText)
+	if d := cmp.Diff(read("ip-addr.json", parse.ParseIPAddr), text); d != "" {
 		t.Fatalf("BusyBox text and iproute2 JSON differ (-json +text):\n%s", d)
 	}
 	router := []facts.WGInterface{{Name: "wg_rtrec_a", PublicKey: "A=", Peers: []facts.WGPeer{{PublicKey: "B=", Endpoint: "203.0.113.2:51820", AllowedIPs: []string{"10.77.0.2/32"}}}}}

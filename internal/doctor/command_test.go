@@ -5,14 +5,16 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // The verdict's command: --verify only where a bench can see the gain,
 // --from the saved report where only a probe proved the finding.
 func TestCommand(t *testing.T) {
-	withFix := func(id, host string) finding.Finding {
-		return finding.Finding{ID: id, Host: host, Fixes: []finding.Fix{{Action: &finding.Action{Kind: finding.ActSysctl}}}}
+	withFix := func(id finding.ID, host string) finding.Finding {
+		return finding.Finding{ID: id, Host: host, Fixes: []finding.Fix{{Action: &finding.Action{Kind: remedy.KindSysctl}}}}
 	}
 	route := withFix("route.stale-endpoint", "ssh:root@golem")
 	icmp := withFix("icmp.ratelimit-drops", "ssh:root@golem")
@@ -41,15 +43,15 @@ func TestCommand(t *testing.T) {
 // on the other end too (both ends of a black-holed tunnel lower their MTU).
 func TestFixSteps(t *testing.T) {
 	act := func(kind string) []finding.Fix { return []finding.Fix{{Action: &finding.Action{Kind: kind}}} }
-	cause := func(id, host string, sev finding.Severity, kind string) Cause {
+	cause := func(id finding.ID, host string, sev finding.Severity, kind string) Cause {
 		return Cause{Finding: finding.Finding{ID: id, Host: host, Severity: sev, Fixes: act(kind)}, Command: "wgperf fix ..."}
 	}
-	hole := cause("mtu.pmtud-blackhole", "a", finding.Critical, finding.ActWGMTU)
-	big := cause("mtu.tunnel-too-large", "b", finding.Critical, finding.ActWGMTU)
-	bigA := cause("mtu.tunnel-too-large", "a", finding.Critical, finding.ActWGMTU)
-	route := cause("route.stale-endpoint", "a", finding.Critical, finding.ActEndpointRoute)
-	icmp := cause("icmp.ratelimit-drops", "a", finding.Warning, finding.ActICMPLimit)
-	warnMTU := cause("mtu.mss-clamp-missing", "b", finding.Warning, finding.ActWGMTU)
+	hole := cause("mtu.pmtud-blackhole", "a", finding.Critical, remedy.KindWGMTU)
+	big := cause("mtu.tunnel-too-large", "b", finding.Critical, remedy.KindWGMTU)
+	bigA := cause("mtu.tunnel-too-large", "a", finding.Critical, remedy.KindWGMTU)
+	route := cause("route.stale-endpoint", "a", finding.Critical, remedy.KindEndpointRoute)
+	icmp := cause("icmp.ratelimit-drops", "a", finding.Warning, remedy.KindICMPLimit)
+	warnMTU := cause("mtu.mss-clamp-missing", "b", finding.Warning, remedy.KindWGMTU)
 	for _, tc := range []struct {
 		name   string
 		causes []Cause
@@ -61,7 +63,7 @@ func TestFixSteps(t *testing.T) {
 	} {
 		var got []string
 		for _, st := range fixSteps(tc.causes[0], tc.causes) {
-			got = append(got, st.Host+":"+strings.Join(st.IDs, ","))
+			got = append(got, st.Host+":"+finding.JoinIDs(st.IDs, ","))
 		}
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%s: steps %q, want %q", tc.name, strings.Join(got, " "), tc.want)
@@ -72,13 +74,13 @@ func TestFixSteps(t *testing.T) {
 // The exit status after --fix judges what remains: a kept, confirmed fix takes
 // its findings out, and the slowness with them once the bench after it is healthy.
 func TestRemaining(t *testing.T) {
-	f := func(id, host string) finding.Finding {
+	f := func(id finding.ID, host string) finding.Finding {
 		return finding.Finding{ID: id, Host: host, Severity: finding.Critical}
 	}
 	findings := []finding.Finding{f("mtu.pmtud-blackhole", "a"), f("mtu.tunnel-too-large", "b"), f("throughput.tunnel-ratio", "a"), f("udp.rcvbuf-errors", "b")}
-	healthy := &Measured{Benched: true, Expected: 0.9, Up: DirRate{95, 100}, Down: DirRate{94, 100}}
-	slow := &Measured{Benched: true, Expected: 0.9, Up: DirRate{95, 100}, Down: DirRate{40, 100}}
-	steps := []FixStep{{Host: "a", IDs: []string{"mtu.pmtud-blackhole"}}, {Host: "b", IDs: []string{"mtu.tunnel-too-large"}}}
+	healthy := &Measured{Benched: true, Expected: 0.9, Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: 95, Underlay: 100}, Down: bench.DirRate{Tunnel: 94, Underlay: 100}}}
+	slow := &Measured{Benched: true, Expected: 0.9, Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: 95, Underlay: 100}, Down: bench.DirRate{Tunnel: 40, Underlay: 100}}}
+	steps := []FixStep{{Host: "a", IDs: []finding.ID{"mtu.pmtud-blackhole"}}, {Host: "b", IDs: []finding.ID{"mtu.tunnel-too-large"}}}
 	for _, tc := range []struct {
 		name string
 		fix  *FixOutcome
@@ -93,7 +95,7 @@ func TestRemaining(t *testing.T) {
 		r := &Report{Findings: findings, Fix: tc.fix}
 		var got []string
 		for _, x := range r.Remaining() {
-			got = append(got, x.ID)
+			got = append(got, string(x.ID))
 		}
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%s: remaining %q, want %q", tc.name, strings.Join(got, " "), tc.want)

@@ -205,13 +205,13 @@ func status(fs []finding.Finding, m Measured) string {
 	case m.Stalled:
 		return StatusSlow
 	}
-	for _, d := range []DirRate{m.Up, m.Down} {
+	for _, d := range []bench.DirRate{m.Up, m.Down} {
 		if d.Underlay > 0 && d.Ratio() < m.Expected {
 			return StatusSlow
 		}
 	}
 	for _, f := range fs {
-		if f.Severity == finding.Critical && hidden[f.ID] {
+		if f.Severity == finding.Critical && hidden(f.ID) {
 			return StatusSlow
 		}
 	}
@@ -256,7 +256,7 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 			r.NotJudged = append(r.NotJudged, "throughput: the bench stopped early: "+err.Error())
 		}
 	}
-	r.Measured.Up, r.Measured.Down = rates(r.Bench)
+	r.Measured.Throughput = r.Bench.Throughput()
 	if r.Bench == nil {
 		return nil
 	}
@@ -268,28 +268,6 @@ func (r *Report) benchConfig(c *Config) bench.Config {
 		ClientInterface: r.endpoints.ClientInterface, ServerInterface: r.endpoints.ServerInterface,
 		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port}
 	return bc
-}
-
-// rates reads the single-stream TCP figures of a bench per direction.
-func rates(b *bench.Report) (up, down DirRate) {
-	if b == nil {
-		return
-	}
-	for _, run := range b.Runs {
-		if run.Streams != 1 || run.UDPMbit > 0 || run.Result == nil {
-			continue
-		}
-		d := &up
-		if run.Direction == bench.Download {
-			d = &down
-		}
-		if run.Path == bench.PathTunnel {
-			d.Tunnel = run.Stats.Mbit
-		} else {
-			d.Underlay = run.Stats.Mbit
-		}
-	}
-	return
 }
 
 // probe runs one targeted probe and returns what it proved.
@@ -315,7 +293,7 @@ func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, snaps []*fac
 	run.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		run.Error = err.Error()
-		r.NotJudged = append(r.NotJudged, p.Probe+" could not run: "+err.Error())
+		r.NotJudged = append(r.NotJudged, string(p.Probe)+" could not run: "+err.Error())
 	}
 	r.Probes = append(r.Probes, run)
 	return fs
@@ -380,7 +358,9 @@ func clientSnap(snaps []*facts.Snapshot, host string) *facts.Snapshot {
 	return nil
 }
 
-func key(f finding.Finding) string { return f.ID + "|" + f.Host + "|" + f.Interface + "|" + f.Peer }
+func key(f finding.Finding) string {
+	return string(f.ID) + "|" + f.Host + "|" + f.Interface + "|" + f.Peer
+}
 
 // command is the exact "wgperf fix" line for a cause with an automatic fix.
 // Findings only a probe proved are not found again by fix's own collection:
@@ -393,8 +373,8 @@ func (r *Report) command(f finding.Finding) string {
 	if !r.passive[key(f)] {
 		cmd += " --from doctor.json"
 	}
-	cmd += " --only " + f.ID + " --apply"
-	if peer := r.peerOf(f.Host); peer != "" && !unmeasured[f.ID] {
+	cmd += " --only " + string(f.ID) + " --apply"
+	if peer := r.peerOf(f.Host); peer != "" && !unmeasured(f.ID) {
 		cmd += " --verify --server " + peer
 	}
 	return cmd + " --confirm 60s"

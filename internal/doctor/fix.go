@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/finding"
@@ -23,14 +22,14 @@ import (
 // and, when the same remedy is critical on the other end too (a WireGuard MTU
 // both ends must lower), there as well — and the bench again.
 type FixOutcome struct {
-	Host    string    `json:"host"` // the verdict's host and finding
-	ID      string    `json:"id"`
-	Steps   []FixStep `json:"steps"`
-	Applied bool      `json:"applied"`   // every step was applied
-	Kept    bool      `json:"kept"`      // and --verify kept each
-	Confirm bool      `json:"confirmed"` // doctor confirmed them (the hosts answered a bench after the change)
-	Before  Measured  `json:"before"`
-	After   *Measured `json:"after,omitempty"`
+	Host    string     `json:"host"` // the verdict's host and finding
+	ID      finding.ID `json:"id"`
+	Steps   []FixStep  `json:"steps"`
+	Applied bool       `json:"applied"`   // every step was applied
+	Kept    bool       `json:"kept"`      // and --verify kept each
+	Confirm bool       `json:"confirmed"` // doctor confirmed them (the hosts answered a bench after the change)
+	Before  Measured   `json:"before"`
+	After   *Measured  `json:"after,omitempty"`
 	// AfterBench is the full bench after the fix.
 	AfterBench *bench.Report `json:"after_bench,omitempty"`
 	Note       string        `json:"note,omitempty"`
@@ -39,7 +38,7 @@ type FixOutcome struct {
 // FixStep is the fix applied on one host.
 type FixStep struct {
 	Host    string       `json:"host"`
-	IDs     []string     `json:"ids"`
+	IDs     []finding.ID `json:"ids"`
 	Applied bool         `json:"applied"`
 	Kept    bool         `json:"kept"`
 	Journal *fix.Journal `json:"journal,omitempty"`
@@ -61,7 +60,7 @@ func fixSteps(v Cause, causes []Cause) []FixStep {
 			kinds[f.Action.Kind] = true
 		}
 	}
-	steps := []FixStep{{Host: v.Finding.Host, IDs: []string{v.Finding.ID}}}
+	steps := []FixStep{{Host: v.Finding.Host, IDs: []finding.ID{v.Finding.ID}}}
 	for _, c := range causes {
 		if c.Command == "" || c.Finding.Severity != finding.Critical {
 			continue
@@ -96,7 +95,7 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 	out := &FixOutcome{Host: v.Finding.Host, ID: v.Finding.ID, Before: r.Measured, Steps: []FixStep{}}
 	r.Fix = out
 	if v.Command == "" {
-		out.Note = "no automatic fix for " + v.Finding.ID + "; follow its fixes by hand"
+		out.Note = "no automatic fix for " + string(v.Finding.ID) + "; follow its fixes by hand"
 		return
 	}
 	if r.peerOf(v.Finding.Host) == "" {
@@ -111,8 +110,8 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 	// Doctor's bench (and path MTU search) is the first step's "before", and
 	// each step's verified "after" the next one's: nothing changes between.
 	var now *tunnelNow
-	if up, down, ok := verify.TunnelRates(r.Bench); ok && r.Measured.Benched {
-		now = &tunnelNow{up: up, down: down, source: "doctor's bench"}
+	if t := r.Bench.Throughput(); r.Bench.TunnelMeasured() && r.Measured.Benched {
+		now = &tunnelNow{up: t.Up.Tunnel, down: t.Down.Tunnel, source: "doctor's bench"}
 	}
 	for _, st := range fixSteps(*v, r.Causes) {
 		now = r.applyStep(ctx, c, &st, confirm, now)
@@ -135,7 +134,7 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 	after, err := bench.Measure(ctx, bc)
 	m := r.Measured
 	m.Stalled = errors.Is(err, iperf.ErrStalled)
-	m.Up, m.Down = rates(after)
+	m.Throughput = after.Throughput()
 	out.After, out.AfterBench = &m, after
 	if err != nil {
 		out.Note = fmt.Sprintf("the bench after the fix failed (%v): changes not yet confirmed are rolled back on their hosts when the %s window ends", err, confirm)
@@ -206,53 +205,50 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 			mine = append(mine, f)
 		}
 	}
-	plan, err := fix.PlanFindings(ctx, env, mine, st.IDs)
-	if err != nil {
-		return fail(err)
+	record := &verify.Record{}
+	res, err := fix.Run(ctx, fix.Request{Env: env, Findings: mine, Only: st.IDs, Apply: true, Confirm: confirm, ConfirmKept: true, Progress: c.Progress,
+		Verify: func(ctx context.Context, p *fix.Plan) (m fix.Measure, err error) {
+			// A fix the bench cannot see improving is kept on the confirm window alone.
+			if !slices.ContainsFunc(st.IDs, unmeasured) {
+				vc := verify.Config{Host: host, Peer: peer, Seconds: c.Seconds, Port: c.Port, Progress: progressWriter(c.Progress),
+					Record: record, Prior: r.prior(now, st.Host)}
+				if m, err = verify.New(ctx, p, vc); err != nil {
+					return nil, fmt.Errorf("verify: %w", err)
+				}
+			}
+			c.progress("fix: applying %s on %s (verified, rolled back unless confirmed within %s)", finding.JoinIDs(st.IDs, ", "), host, confirm)
+			return m, nil
+		}})
+	if res != nil {
+		st.Journal = res.Journal
 	}
-	if plan.Pending() == 0 {
+	switch {
+	case err != nil:
+		return fail(err)
+	case res.Journal == nil:
 		st.Applied, st.Kept, st.Note = true, true, "every change is already in place"
 		return now
 	}
-	var measure fix.Measure
-	record := &verify.Record{}
-	if !slices.ContainsFunc(st.IDs, func(id string) bool { return unmeasured[id] }) {
-		// A fix the bench cannot see improving is kept on the confirm window alone.
-		vc := verify.Config{Host: host, Peer: peer, Seconds: c.Seconds, Port: c.Port, Progress: progressWriter(c.Progress),
-			Record: record, Prior: r.prior(now, st.Host)}
-		if measure, err = verify.New(ctx, plan, vc); err != nil {
-			return fail(err)
-		}
-	}
-	c.progress("fix: applying %s on %s (verified, rolled back unless confirmed within %s)", strings.Join(st.IDs, ", "), host, confirm)
-	j, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{Confirm: confirm, Verify: measure, Progress: c.Progress})
-	st.Journal = j
-	if err != nil {
-		return fail(err)
-	}
+	j := res.Journal
 	st.Applied, st.env = true, env
 	st.Kept = j.Verify == nil || j.Verify.Kept
 	if !st.Kept {
 		st.Note = "it did not improve the tunnel's throughput: every change was rolled back"
 		return nil
 	}
-	if j.Verify != nil {
-		// The verification measured through the tunnel after the change: the
-		// host answers, which is what the window guards. Confirming now also
-		// lets the next host's fix start (one open fix per journal).
-		if _, err := fix.Confirm(ctx, env); err != nil {
-			return fail(fmt.Errorf("confirm: %w", err))
-		}
-		st.confirmed = true
-	}
-	up, down, ok := record.Last()
+	// A verification measured through the tunnel after the change: the host
+	// answers, which is what the window guards, and Run confirmed it. That
+	// also lets the next host's fix start (one open fix per journal).
+	st.confirmed = res.Confirmed
+	last, ok := record.Last()
+	up, down := last.Up.Tunnel, last.Down.Tunnel
 	if !ok {
 		return nil // changed, not measured: the next step measures its own "before"
 	}
 	if st.Host != r.Client {
 		up, down = down, up
 	}
-	return &tunnelNow{up: up, down: down, source: "the verification after " + strings.Join(st.IDs, ", ") + " on " + st.Host}
+	return &tunnelNow{up: up, down: down, source: "the verification after " + finding.JoinIDs(st.IDs, ", ") + " on " + st.Host}
 }
 
 // progressWriter turns a line callback into the io.Writer the probes print
@@ -293,13 +289,13 @@ func (r *Report) Remaining() []finding.Finding {
 	fixed := map[string]bool{}
 	for _, st := range f.Steps {
 		for _, id := range st.IDs {
-			fixed[st.Host+" "+id] = true
+			fixed[st.Host+" "+string(id)] = true
 		}
 	}
 	healthyAfter := Healthy(nil, *f.After)
 	out := []finding.Finding{}
 	for _, x := range r.Findings {
-		if fixed[x.Host+" "+x.ID] || (healthyAfter && Symptom(x.ID)) {
+		if fixed[x.Host+" "+string(x.ID)] || (healthyAfter && Symptom(x.ID)) {
 			continue
 		}
 		out = append(out, x)

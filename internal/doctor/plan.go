@@ -4,23 +4,25 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 )
 
-// Targeted probes doctor may run when the evidence calls for them.
+// Targeted probes doctor may run when the evidence calls for them (the
+// finding catalog says which findings call for which).
 const (
-	ProbeMTU       = "mtu"         // DF search to the endpoint (+ MSS stepping through the tunnel with a server)
-	ProbeICMPBurst = "icmp-burst"  // one-shot vs persistent pings to the health-check targets
-	ProbeShaping   = "shape-sweep" // tbf caps on the tunnel when throughput oscillates
+	ProbeMTU       = check.ProbeMTU
+	ProbeICMPBurst = check.ProbeICMPBurst
+	ProbeShaping   = check.ProbeShaping
 )
 
 // ProbePlan is one targeted probe and the evidence that called for it.
 type ProbePlan struct {
-	Probe   string   `json:"probe"`
-	Why     string   `json:"why"`
-	Targets []string `json:"targets,omitempty"` // icmp-burst: the addresses health checks ping
+	Probe   check.Probe `json:"probe"`
+	Why     string      `json:"why"`
+	Targets []string    `json:"targets,omitempty"` // icmp-burst: the addresses health checks ping
 }
 
 // Healthy reports whether the tunnel is healthy: every measured direction at
@@ -32,13 +34,13 @@ func Healthy(fs []finding.Finding, m Measured) bool {
 	if !m.Benched || m.Stalled {
 		return false
 	}
-	for _, d := range []DirRate{m.Up, m.Down} {
+	for _, d := range []bench.DirRate{m.Up, m.Down} {
 		if d.Underlay <= 0 || d.Ratio() < m.Expected {
 			return false
 		}
 	}
 	for _, f := range fs {
-		if f.Severity == finding.Critical || (f.Severity == finding.Warning && hidden[f.ID]) {
+		if f.Severity == finding.Critical || (f.Severity == finding.Warning && hidden(f.ID)) {
 			return false
 		}
 	}
@@ -67,7 +69,7 @@ func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Repor
 	if why, targets := healthChecks(client); why != "" && len(targets) > 0 {
 		out = append(out, ProbePlan{Probe: ProbeICMPBurst, Why: why, Targets: targets})
 	}
-	if !healthy && m.Benched && slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == "throughput.oscillation" }) {
+	if !healthy && m.Benched && slices.ContainsFunc(fs, func(f finding.Finding) bool { return doctorOf(f.ID).Calls == ProbeShaping }) {
 		out = append(out, ProbePlan{Probe: ProbeShaping, Why: "throughput collapses periodically (throughput.oscillation): a tbf cap below the knee may hold steadier"})
 	}
 	return out
@@ -81,8 +83,8 @@ func mtuReason(fs []finding.Finding, m Measured, rep *bench.Report) string {
 		return "a bulk transfer through the tunnel stalled while the underlay carried traffic"
 	}
 	for _, f := range fs {
-		if strings.HasPrefix(f.ID, "mtu.") {
-			return f.ID + " reported: " + f.Title
+		if doctorOf(f.ID).Calls == ProbeMTU {
+			return string(f.ID) + " reported: " + f.Title
 		}
 	}
 	if rep != nil {

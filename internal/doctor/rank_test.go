@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -22,7 +22,7 @@ func readSnap(t *testing.T, name string) *facts.Snapshot {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := collect.ReadSnapshot(f)
+	s, err := document.ReadSnapshot(f)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -41,13 +41,13 @@ func checked(t *testing.T, names ...string) ([]finding.Finding, []*facts.Snapsho
 
 func measured(client, server string, up, upU, down, downU float64) Measured {
 	return Measured{Benched: true, Client: client, Server: server, Expected: bench.SingleHopRatio,
-		Up: DirRate{Tunnel: up, Underlay: upU}, Down: DirRate{Tunnel: down, Underlay: downU}}
+		Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: up, Underlay: upU}, Down: bench.DirRate{Tunnel: down, Underlay: downU}}}
 }
 
 func ids(cs []Cause) []string {
 	var out []string
 	for _, c := range cs {
-		out = append(out, c.Finding.ID+"@"+c.Finding.Host)
+		out = append(out, string(c.Finding.ID)+"@"+c.Finding.Host)
 	}
 	return out
 }
@@ -126,7 +126,7 @@ func TestRank(t *testing.T) {
 			}
 			last := 0
 			for _, id := range tc.after {
-				i := slices.IndexFunc(causes, func(c Cause) bool { return c.Finding.ID == id })
+				i := slices.IndexFunc(causes, func(c Cause) bool { return string(c.Finding.ID) == id })
 				if i < 0 {
 					t.Errorf("%s not ranked (%v)", id, got)
 					continue
@@ -171,7 +171,7 @@ func TestPlanProbes(t *testing.T) {
 	probes := func(ps []ProbePlan) string {
 		var out []string
 		for _, p := range ps {
-			out = append(out, p.Probe+strings.Join(append([]string{""}, p.Targets...), " "))
+			out = append(out, string(p.Probe)+strings.Join(append([]string{""}, p.Targets...), " "))
 		}
 		return strings.Join(out, "; ")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -75,7 +76,7 @@ func TestDoctorFixBlackHoleLab(t *testing.T) {
 	if f == nil || !f.Applied || !f.Kept || !f.Confirm || f.After == nil || len(f.Steps) != 2 {
 		t.Fatalf("fix %+v", f)
 	}
-	for _, d := range []DirRate{f.After.Up, f.After.Down} {
+	for _, d := range []bench.DirRate{f.After.Up, f.After.Down} {
 		if d.Ratio() < 0.8 {
 			t.Errorf("after the fix: tunnel %.1f of underlay %.1f Mbit/s", d.Tunnel, d.Underlay)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 )
 
 // WriteText renders the report for a person: the status and the measured
@@ -138,7 +139,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			case !st.Kept:
 				state = "rolled back"
 			}
-			p("  %s: %s: %s", st.Host, strings.Join(st.IDs, ", "), state)
+			p("  %s: %s: %s", st.Host, finding.JoinIDs(st.IDs, ", "), state)
 			if j := st.Journal; j != nil && j.Verify != nil {
 				p("    verify: before %s; after %s", j.Verify.Before.Detail, j.Verify.After.Detail)
 			}
@@ -187,7 +188,7 @@ func slowLine(m Measured) string {
 	}
 	for _, d := range []struct {
 		n string
-		r DirRate
+		r bench.DirRate
 	}{{"upload", m.Up}, {"download", m.Down}} {
 		if d.r.Underlay > 0 && d.r.Ratio() < m.Expected {
 			parts = append(parts, fmt.Sprintf("%s tunnel %.0f%% of the underlay", d.n, d.r.Ratio()*100))

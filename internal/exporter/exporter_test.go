@@ -3,7 +3,6 @@ package exporter
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,13 +18,12 @@ import (
 
 	"github.com/wgperf/wgperf/internal/buildinfo"
 	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden .prom files in testdata/exporter")
 
 func readFixture(t testing.TB, name string) *facts.Snapshot {
 	t.Helper()
@@ -34,7 +32,7 @@ func readFixture(t testing.TB, name string) *facts.Snapshot {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := collect.ReadSnapshot(f)
+	s, err := document.ReadSnapshot(f)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -151,19 +149,7 @@ func TestMetricsGolden(t *testing.T) {
 			e := newLocal()
 			e.store(snap, check.Run([]*facts.Snapshot{snap}, check.Options{}), 1500*time.Millisecond, nil)
 			got := scrape(t, e)
-			golden := filepath.Join("..", "..", "testdata", "exporter", name+".prom")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("metrics differ from %s (-want +got):\n%s", golden, diff)
-			}
+			testutil.Golden(t, filepath.Join("testdata", name+".prom"), []byte(got))
 		})
 	}
 }

@@ -2,7 +2,6 @@ package exporter
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,12 +12,12 @@ import (
 	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
 
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
-
-var record = flag.Bool("record", false, "record the fixture snapshots in testdata/exporter from real labs (root)")
 
 // staleRouteCmd pins A's route to B's endpoint on the backup uplink, as netifd
 // did in seed 000 when WireGuard came up while the fiber was down.
@@ -55,10 +54,10 @@ func addPeers(t testing.TB, tg target.Target, iface string, n int) {
 }
 
 // TestRecordFixtures refreshes testdata/exporter/*.json from real labs; it
-// runs only with -record.
+// runs only with -update (as root).
 func TestRecordFixtures(t *testing.T) {
-	if !*record {
-		t.Skip("fixtures are recorded with -record")
+	if !testutil.Update() {
+		t.Skip("fixtures are recorded with -update")
 	}
 	l := labtest.Up(t, lab.Config{Name: "wgx0", Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, ICMPLimit: 10})
 	breakMultiWAN(t, l)
@@ -75,7 +74,7 @@ func TestRecordFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := collect.WriteSnapshot(f, snap); err != nil {
+		if err := document.WriteSnapshot(f, snap); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.Close(); err != nil {

@@ -158,7 +158,7 @@ func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []metric {
 	for _, f := range res.Findings {
 		// Two findings of one check on the same interface and peer (say, one
 		// per endpoint address) are one alert; a repeated series would fail the scrape.
-		key := [4]string{f.ID, f.Severity.String(), f.Interface, f.Peer}
+		key := [4]string{string(f.ID), f.Severity.String(), f.Interface, f.Peer}
 		if seenFinding[key] {
 			continue
 		}
@@ -172,7 +172,7 @@ func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []metric {
 
 	skipped := map[string]bool{}
 	for _, sk := range res.Skipped {
-		skipped[sk.Check] = true
+		skipped[string(sk.Check)] = true
 	}
 	names := make([]string, 0, len(skipped))
 	for n := range skipped {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/target"
@@ -208,7 +209,7 @@ func lostNotes(t *testing.T, free, jailed string) []string {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		s, err := collect.ReadSnapshot(f)
+		s, err := document.ReadSnapshot(f)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}

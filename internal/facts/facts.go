@@ -277,7 +277,7 @@ type Conntrack struct {
 // OpenWrt holds the uci configuration and logs of an OpenWrt router.
 type OpenWrt struct {
 	// uci show network, mwan3 and banip: section lines and the options
-	// collect.ParseUCI allow-lists only ("network.wg.nohostroute" -> "1").
+	// parse.ParseUCI allow-lists only ("network.wg.nohostroute" -> "1").
 	Network     map[string]string `json:"network"`
 	Mwan3       map[string]string `json:"mwan3,omitempty"`
 	Banip       map[string]string `json:"banip,omitempty"`

@@ -8,7 +8,21 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 )
+
+// ID is a finding's stable catalog ID, "area.name" ("mtu.pmtud-blackhole").
+// Package check defines one constant per ID with its catalog entry.
+type ID string
+
+// JoinIDs lists IDs with sep between them.
+func JoinIDs(ids []ID, sep string) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, sep)
+}
 
 // Severity orders findings; the zero value is Info.
 type Severity int
@@ -131,8 +145,9 @@ type ConfigSnippet struct {
 }
 
 // Action names a change "wgperf fix" knows how to apply and roll back.
-// Kinds and their params are defined by package remedy (e.g. Kind "sysctl",
-// Params {"key": "net.core.rmem_max", "value": "26214400"}).
+// Kinds and their params are defined by package remedy, each beside its
+// constructor (remedy.KindSysctl: Params {"key": "net.core.rmem_max",
+// "value": "26214400"}).
 type Action struct {
 	Kind   string            `json:"kind"`
 	Params map[string]string `json:"params"`
@@ -140,7 +155,7 @@ type Action struct {
 
 // Finding is one diagnosed problem (or noteworthy fact) on a host.
 type Finding struct {
-	ID        string     `json:"id"`
+	ID        ID         `json:"id"`
 	Severity  Severity   `json:"severity"`
 	Host      string     `json:"host"`
 	Interface string     `json:"interface,omitempty"`
@@ -229,30 +244,16 @@ func Worst(fs []Finding) (Severity, bool) {
 	return w, true
 }
 
-// Action kinds. Package remedy builds each one (runtime change, persistent
-// config, plan with its undo); checks and probes get them from its constructors.
-// Params are listed beside each kind; all values are strings.
-const (
-	ActSysctl        = "sysctl"             // key, value
-	ActWGMTU         = "wg-mtu"             // interface, mtu; optional uci_section (OpenWrt, when not the interface name)
-	ActMSSClamp      = "mss-clamp"          // oif (tunnel interface), mss ("pmtu" to clamp to route MTU, or a number)
-	ActNoTrack       = "notrack"            // interface, port (WireGuard listen port)
-	ActCongestion    = "congestion-control" // algorithm (e.g. "bbr"); adds fq as default_qdisc on kernels < 4.20
-	ActEndpointRoute = "endpoint-route"     // endpoint, table; optional uci_interface (OpenWrt: set nohostroute=1), or via and dev (re-point instead of delete)
-	ActICMPLimit     = "icmp-limit"         // rate (packets/second); family, table, chain, handle of the nft rule, or banip=1
-	ActRPS           = "rps"                // device, mask (hex CPU mask for every rx queue)
-	ActBondHash      = "bond-hash"          // bond, policy (e.g. "layer3+4")
-	ActTBFCap        = "tbf-cap"            // device, rate (e.g. "150mbit")
-	ActUCISet        = "uci-set"            // key (e.g. "network.wg.nohostroute"), value, restart (optional init script or "ifup:wg")
-)
-
 // Merge folds findings about the same thing — same ID, host, interface and
 // peer, as when a probe and a passive check both see UDP buffer drops — into
 // one: the more severe (or, at equal severity, the first) keeps its title and
 // detail, and the other's evidence and fixes are added where they are new.
 // Order is that of each group's first finding.
 func Merge(fs []Finding) []Finding {
-	type key struct{ id, host, iface, peer string }
+	type key struct {
+		id                ID
+		host, iface, peer string
+	}
 	at := map[key]int{}
 	var out []Finding
 	for _, f := range fs {

@@ -33,7 +33,7 @@ func Apply(ctx context.Context, env *Env, p *Plan, opts ApplyOptions) (*Journal,
 	}
 	j := &Journal{ID: newJournalID(time.Now()), Host: env.T.String(), Started: time.Now().UTC(), State: StateApplying}
 	for _, it := range p.Items {
-		j.Entries = append(j.Entries, Entry{Findings: it.Findings, Description: it.act.Describe(), Status: EntryPlanned})
+		j.Entries = append(j.Entries, Entry{Findings: it.Findings, Description: it.rem.Describe(), Status: EntryPlanned})
 	}
 	if opts.Verify != nil {
 		before, err := opts.Verify(ctx)
@@ -52,7 +52,7 @@ func Apply(ctx context.Context, env *Env, p *Plan, opts ApplyOptions) (*Journal,
 	}
 	for i, it := range p.Items {
 		e := &j.Entries[i]
-		st, err := it.act.Plan(ctx, env.fresh())
+		st, err := it.rem.Plan(ctx, env.Env.Fresh())
 		if err != nil {
 			return j, abort(ctx, env, j, e, err)
 		}
@@ -118,7 +118,7 @@ func abort(ctx context.Context, env *Env, j *Journal, e *Entry, cause error) err
 // execute writes a step's files, then runs its commands.
 func execute(ctx context.Context, env *Env, st Step) error {
 	for _, f := range st.Files {
-		if _, err := env.sh(ctx, "mkdir -p "+shell.Join(dir(f.Path))); err != nil {
+		if _, err := env.Sh(ctx, "mkdir -p "+shell.Join(remedy.Dir(f.Path))); err != nil {
 			return err
 		}
 		if err := env.T.WriteFile(ctx, f.Path, f.New, fileModeOf(f)); err != nil {
@@ -126,7 +126,7 @@ func execute(ctx context.Context, env *Env, st Step) error {
 		}
 	}
 	for _, c := range st.Commands {
-		if _, err := env.sh(ctx, c); err != nil {
+		if _, err := env.Sh(ctx, c); err != nil {
 			return err
 		}
 	}
@@ -138,7 +138,7 @@ func execute(ctx context.Context, env *Env, st Step) error {
 func revertStep(ctx context.Context, env *Env, st Step, bestEffort bool) error {
 	var errs []error
 	for _, c := range st.Undo {
-		if _, err := env.sh(ctx, c); err != nil && !bestEffort {
+		if _, err := env.Sh(ctx, c); err != nil && !bestEffort {
 			errs = append(errs, err)
 		}
 	}
@@ -147,7 +147,7 @@ func revertStep(ctx context.Context, env *Env, st Step, bestEffort bool) error {
 		if f.Existed {
 			err = restoreFile(ctx, env, f)
 		} else {
-			_, err = env.sh(ctx, "rm -f "+shell.Join(f.Path))
+			_, err = env.Sh(ctx, "rm -f "+shell.Join(f.Path))
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -303,7 +303,7 @@ func Confirm(ctx context.Context, env *Env) (*Journal, error) {
 		return j, err
 	}
 	// The watchdog may have fired between our read and the write above.
-	if ok, err := env.exists(ctx, env.journalPath(j.ID, ".reverted")); err != nil {
+	if ok, err := env.Exists(ctx, env.journalPath(j.ID, ".reverted")); err != nil {
 		return j, err
 	} else if ok {
 		return j, fmt.Errorf("%s: too late, fix %s was already rolled back", env.T, j.ID)
@@ -330,6 +330,6 @@ func HasBootHook(ctx context.Context, env *Env) bool {
 	for _, p := range bootHooks {
 		paths = append(paths, shell.Quote(env.Path(p)))
 	}
-	_, err := env.sh(ctx, "for p in "+strings.Join(paths, " ")+`; do [ -e "$p" ] && exit 0; done; exit 1`)
+	_, err := env.Sh(ctx, "for p in "+strings.Join(paths, " ")+`; do [ -e "$p" ] && exit 0; done; exit 1`)
 	return err == nil
 }

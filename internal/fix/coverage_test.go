@@ -9,8 +9,8 @@ import (
 
 // rootTestedElsewhere are the kinds rootActions leaves out, and why.
 var rootTestedElsewhere = map[string]string{
-	finding.ActUCISet:   "TestUCIApplyRollback runs uci on a stub",
-	finding.ActBondHash: "no bonding module in the test kernel: the plan goldens only",
+	remedy.KindUCISet:   "TestUCIApplyRollback runs uci on a stub",
+	remedy.KindBondHash: "no bonding module in the test kernel: the plan goldens only",
 }
 
 // TestEveryKindIsCovered holds a new fix kind to the same bar as the others:

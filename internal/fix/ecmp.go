@@ -136,7 +136,7 @@ type NamedConfig struct {
 // one multipath route over them with the kernel hashing on layer 4.
 func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 	if in.Tunnels < 2 || in.Tunnels > 16 {
-		return nil, fmt.Errorf("--tunnels %d: want 2..16", in.Tunnels)
+		return nil, fmt.Errorf("%d tunnels: want 2..16", in.Tunnels)
 	}
 	c := in.Conf
 	if len(c.Peers) != 1 {

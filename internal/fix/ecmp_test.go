@@ -9,7 +9,7 @@ import (
 )
 
 func TestPlanECMPGolden(t *testing.T) {
-	f, err := os.Open(filepath.Join(testdata, "wg0-site-a.conf"))
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "fix", "wg0-site-a.conf"))
 	if err != nil {
 		t.Fatal(err)
 	}

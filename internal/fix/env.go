@@ -7,18 +7,7 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// Platform decides how a fix is made persistent.
-type Platform = remedy.Platform
-
-const (
-	Linux   = remedy.Linux
-	OpenWrt = remedy.OpenWrt
-)
-
-// SysctlConf is the file wgperf owns for persistent sysctls.
-const SysctlConf = remedy.SysctlConf
-
-// Env is where actions run: the remedy planning environment (target,
+// Env is where a fix runs: the remedy planning environment (target,
 // platform, kernel, config root) plus what the journal needs.
 type Env struct {
 	remedy.Env
@@ -35,12 +24,3 @@ func Detect(ctx context.Context, t target.Target, root string) (*Env, error) {
 	}
 	return &Env{Env: *e}, nil
 }
-
-func (e *Env) sh(ctx context.Context, line string) ([]byte, error) { return e.Env.Sh(ctx, line) }
-
-func (e *Env) exists(ctx context.Context, p string) (bool, error) { return e.Env.Exists(ctx, p) }
-
-// fresh returns a copy of e that plans against the host as it is now.
-func (e *Env) fresh() *Env { return &Env{Env: *e.Env.Fresh(), journalOK: e.journalOK} }
-
-func dir(p string) string { return remedy.Dir(p) }

@@ -12,6 +12,7 @@ import (
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -41,14 +42,14 @@ func TestSysctlOverSSH(t *testing.T) {
 		want = "8191"
 	}
 	root := t.TempDir()
-	conf := filepath.Join(root, fix.SysctlConf)
+	conf := filepath.Join(root, remedy.SysctlConf)
 
 	env, err := fix.Detect(ctx, remote, root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := finding.Finding{ID: "test.sysctl", Severity: finding.Warning, Title: "test sysctl", Host: remote.String(),
-		Fixes: []finding.Fix{{Description: "raise " + key, Action: &finding.Action{Kind: finding.ActSysctl, Params: map[string]string{"key": key, "value": want}}}}}
+		Fixes: []finding.Fix{{Description: "raise " + key, Action: &finding.Action{Kind: remedy.KindSysctl, Params: map[string]string{"key": key, "value": want}}}}}
 	items, manual, err := fix.Select([]finding.Finding{f}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ func ReadFindings(r io.Reader) ([]finding.Finding, error) {
 // newline would forge a line of the plan.
 func checkFindings(fs []finding.Finding) error {
 	for i, f := range fs {
-		err := shell.FindingID(f.ID)
+		err := shell.FindingID(string(f.ID))
 		if err == nil && f.Host != "" {
 			_, err = target.Parse(f.Host)
 		}
@@ -79,16 +79,6 @@ func checkFindings(fs []finding.Finding) error {
 		if err != nil {
 			return fmt.Errorf("findings file: finding %d: %v", i+1, err)
 		}
-	}
-	return nil
-}
-
-// CheckFrom enforces that "fix --from FILE" is offline unless told: a file
-// names hosts, but wgperf connects to (and with --apply changes) only a host
-// named on the command line.
-func CheckFrom(from string, hostGiven, apply bool) error {
-	if from != "" && apply && !hostGiven {
-		return fmt.Errorf("--apply with --from needs --host: wgperf changes only a host named on the command line, never one named inside %s", from)
 	}
 	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -81,16 +83,16 @@ func (j Journal) MarshalJSON() ([]byte, error) {
 
 // Entry is one item of a journal.
 type Entry struct {
-	Findings    []string `json:"findings"`
-	Description string   `json:"description"`
-	Status      string   `json:"status"`
-	Step        Step     `json:"step"`
-	Error       string   `json:"error,omitempty"`
+	Findings    []finding.ID `json:"findings"`
+	Description string       `json:"description"`
+	Status      string       `json:"status"`
+	Step        Step         `json:"step"`
+	Error       string       `json:"error,omitempty"`
 }
 
 // journalDir is the journal directory on the target, under Root.
 func (e *Env) journalDir() string {
-	if e.Platform == OpenWrt {
+	if e.Platform == remedy.OpenWrt {
 		return e.Path(OpenWrtJournalDir)
 	}
 	return e.Path(JournalDir)
@@ -262,14 +264,14 @@ func LoadJournal(ctx context.Context, env *Env, id string) (*Journal, error) {
 	if j.State == StateConfirming {
 		// A confirm that wrote its marker counts, also when it was cut
 		// before it saved the journal: the watchdog heeds the marker.
-		if ok, err := env.exists(ctx, env.journalPath(id, ".confirmed")); err != nil {
+		if ok, err := env.Exists(ctx, env.journalPath(id, ".confirmed")); err != nil {
 			return nil, err
 		} else if ok {
 			j.State = StateConfirmed
 		}
 	}
 	if j.State != StateRolledBack {
-		if ok, err := env.exists(ctx, env.journalPath(id, ".reverted")); err != nil {
+		if ok, err := env.Exists(ctx, env.journalPath(id, ".reverted")); err != nil {
 			return nil, err
 		} else if ok {
 			j.State = StateRolledBack

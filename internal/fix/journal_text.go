@@ -3,14 +3,15 @@ package fix
 import (
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/wgperf/wgperf/internal/finding"
 )
 
 // WriteText reports what an apply, confirm or rollback did, step by step,
 // and the verification when there was one.
 func (j *Journal) WriteText(w io.Writer) error {
 	for i, e := range j.Entries {
-		line := fmt.Sprintf("%2d. %-8s [%s] %s", i+1, e.Status, strings.Join(e.Findings, ", "), e.Description)
+		line := fmt.Sprintf("%2d. %-8s [%s] %s", i+1, e.Status, finding.JoinIDs(e.Findings, ", "), e.Description)
 		if e.Error != "" {
 			line += ": " + e.Error
 		}

@@ -86,7 +86,7 @@ func TestRollbackRefusesPlantedJournal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: Linux}}
+			env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: remedy.Linux}}
 			jdir := env.journalDir()
 			pwned := plant(t, root, jdir)
 			tc.arrange(t, root, jdir)
@@ -123,9 +123,9 @@ func must(t *testing.T, err error) {
 // OpenWrt's overlay (/etc/wgperf), never under /var (a link to /tmp there).
 func TestJournalCreatedPrivateAndPersistent(t *testing.T) {
 	for _, tc := range []struct {
-		platform Platform
+		platform remedy.Platform
 		dir      string
-	}{{Linux, "/var/lib/wgperf/journal"}, {OpenWrt, "/etc/wgperf/journal"}} {
+	}{{remedy.Linux, "/var/lib/wgperf/journal"}, {remedy.OpenWrt, "/etc/wgperf/journal"}} {
 		root := t.TempDir()
 		env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: tc.platform}}
 		j, err := Apply(context.Background(), env, &Plan{}, ApplyOptions{})
@@ -161,7 +161,7 @@ func TestLoadJournalChecksContent(t *testing.T) {
 		{"unknown status", `{"id": "` + plantedID + `", "state": "applied", "entries": [{"status": "x"}]}`, "unknown status"},
 	} {
 		root := t.TempDir()
-		env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: Linux}}
+		env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: remedy.Linux}}
 		must(t, os.MkdirAll(env.journalDir(), 0o700))
 		must(t, os.WriteFile(env.journalPath(plantedID, ".json"), []byte(tc.json), 0o600))
 		if _, err := LoadJournal(context.Background(), env, plantedID); err == nil || !strings.Contains(err.Error(), tc.want) {

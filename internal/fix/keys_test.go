@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 
 	"context"
@@ -71,9 +72,9 @@ func TestJournalAndRevertScriptHoldNoKeys(t *testing.T) {
 	conf := filepath.Join(root, "etc/wireguard/wg0.conf")
 	must(t, os.MkdirAll(filepath.Dir(conf), 0o700))
 	pwned := filepath.Join(root, "PWNED")
-	env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: Linux}}
+	env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: remedy.Linux}}
 	j := &Journal{ID: newJournalID(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)), Host: "local\ntouch " + pwned + " #", State: StateConfirming,
-		Entries: []Entry{{Findings: []string{"mtu.tunnel-too-large"}, Status: EntryApplied,
+		Entries: []Entry{{Findings: []finding.ID{"mtu.tunnel-too-large"}, Status: EntryApplied,
 			Description: "set MTU\ntouch " + pwned + " #\r\x1b[2K",
 			Step: Step{Kind: "wg-mtu", Undo: []string{"true"},
 				Files: []FileChange{{Path: conf, Existed: true, Old: []byte(keyedOld), New: []byte(keyedNew), Mode: 0o600}}}}}}

@@ -4,38 +4,35 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
-	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // Item is one action of a plan and the findings that asked for it.
 type Item struct {
-	Findings    []string       `json:"findings"`
+	Findings    []finding.ID   `json:"findings"`
 	Description string         `json:"description"` // the finding's verb phrase
 	Action      finding.Action `json:"action"`
-	act         Action         // built from Action
+	rem         remedy.Remedy  // built from Action
 	Step        Step           `json:"step"`
 }
 
 // Manual is a fix without an Action: wgperf can only show its commands.
 type Manual struct {
-	Finding string      `json:"finding"`
+	Finding finding.ID  `json:"finding"`
 	Fix     finding.Fix `json:"fix"`
 }
 
 // Plan is everything "wgperf fix" would do on one host, read but not applied.
 type Plan struct {
-	Host     string   `json:"host"`
-	Platform Platform `json:"platform"`
-	Kernel   string   `json:"kernel"`
-	Items    []Item   `json:"items"`
-	Manual   []Manual `json:"manual,omitempty"`
+	Host     string          `json:"host"`
+	Platform remedy.Platform `json:"platform"`
+	Kernel   string          `json:"kernel"`
+	Items    []Item          `json:"items"`
+	Manual   []Manual        `json:"manual,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -50,24 +47,20 @@ func (p Plan) MarshalJSON() ([]byte, error) {
 
 // Select turns findings' fixes into plan items: one per distinct action (the
 // first fix with an Action of each finding), in finding order. only, when not
-// empty, keeps the findings with those IDs; an unknown ID is an error so a
-// typo does not silently plan nothing.
-func Select(fs []finding.Finding, only []string) ([]Item, []Manual, error) {
-	want := map[string]bool{}
+// empty, keeps the findings with those IDs; an unknown ID is a
+// *NoSuchFindingError so a typo does not silently plan nothing.
+func Select(fs []finding.Finding, only []finding.ID) ([]Item, []Manual, error) {
+	want := map[finding.ID]bool{}
 	for _, id := range only {
-		want[strings.TrimSpace(id)] = true
+		want[finding.ID(strings.TrimSpace(string(id)))] = true
 	}
-	seen := map[string]bool{}
+	seen := map[finding.ID]bool{}
 	for _, f := range fs {
 		seen[f.ID] = true
 	}
-	for id := range want {
+	for _, id := range sortedKeys(want) {
 		if !seen[id] {
-			found := strings.Join(sortedKeys(seen), ", ")
-			if found == "" {
-				found = "none"
-			}
-			return nil, nil, fmt.Errorf("--only %s: no such finding on this host (found: %s)", id, found)
+			return nil, nil, &NoSuchFindingError{ID: id, Found: sortedKeys(seen)}
 		}
 	}
 	var items []Item
@@ -84,7 +77,7 @@ func Select(fs []finding.Finding, only []string) ([]Item, []Manual, error) {
 				}
 				continue
 			}
-			act, err := New(*fx.Action)
+			rem, err := remedy.Parse(*fx.Action)
 			if err != nil {
 				return nil, nil, fmt.Errorf("finding %s: %w", f.ID, err)
 			}
@@ -96,7 +89,7 @@ func Select(fs []finding.Finding, only []string) ([]Item, []Manual, error) {
 				break
 			}
 			byKey[key] = len(items)
-			items = append(items, Item{Findings: []string{f.ID}, Description: fx.Description, Action: *fx.Action, act: act})
+			items = append(items, Item{Findings: []finding.ID{f.ID}, Description: fx.Description, Action: *fx.Action, rem: rem})
 			break
 		}
 	}
@@ -108,12 +101,12 @@ func actionKey(a finding.Action) string {
 	return string(b)
 }
 
-func sortedKeys(m map[string]bool) []string {
-	var k []string
-	for s := range m {
-		k = append(k, s)
+func sortedKeys(m map[finding.ID]bool) []finding.ID {
+	k := make([]finding.ID, 0, len(m))
+	for id := range m {
+		k = append(k, id)
 	}
-	sort.Strings(k)
+	slices.Sort(k)
 	return k
 }
 
@@ -121,16 +114,16 @@ func sortedKeys(m map[string]bool) []string {
 // files the earlier ones would write. It changes nothing.
 func MakePlan(ctx context.Context, env *Env, items []Item, manual []Manual) (*Plan, error) {
 	p := &Plan{Host: env.T.String(), Platform: env.Platform, Kernel: env.Kernel, Manual: manual}
-	penv := env.fresh()
+	penv := env.Env.Fresh()
 	for _, it := range items {
-		if it.act == nil {
-			a, err := New(it.Action)
+		if it.rem == nil {
+			r, err := remedy.Parse(it.Action)
 			if err != nil {
 				return nil, err
 			}
-			it.act = a
+			it.rem = r
 		}
-		st, err := it.act.Plan(ctx, penv)
+		st, err := it.rem.Plan(ctx, penv)
 		if err != nil {
 			return nil, fmt.Errorf("plan %s: %w", it.Action.Kind, err)
 		}
@@ -149,173 +142,4 @@ func (p *Plan) Pending() int {
 		}
 	}
 	return n
-}
-
-func (p *Plan) platformName() string {
-	if p.Platform == OpenWrt {
-		return "OpenWrt"
-	}
-	return "Linux"
-}
-
-// WriteText prints the plan for a person: what, why, exact commands, files
-// touched (as a line diff) and how each step is undone.
-func (p *Plan) WriteText(w io.Writer) error {
-	pw := &errWriter{w: w}
-	pw.printf("Fix plan for %s (%s, kernel %s): %d to change, %d already in place.\n",
-		p.Host, p.platformName(), p.Kernel, p.Pending(), len(p.Items)-p.Pending())
-	for i, it := range p.Items {
-		st := it.Step
-		pw.printf("\n%d. [%s] %s\n", i+1, strings.Join(it.Findings, ", "), it.act.Describe())
-		if it.Description != "" {
-			pw.printf("   why: %s\n", it.Description)
-		}
-		pw.printf("   now: %s\n", st.Summary)
-		if st.Done {
-			pw.printf("   already in place, nothing to do\n")
-			continue
-		}
-		for _, f := range st.Files {
-			state := "edit"
-			if !f.Existed {
-				state = "new"
-			}
-			pw.printf("   file %s (%s):\n", f.Path, state)
-			for _, l := range lineDiff(f.Old, f.New) {
-				pw.printf("     %s\n", l)
-			}
-		}
-		if len(st.Commands) > 0 {
-			pw.printf("   run:\n")
-			for _, c := range st.Commands {
-				pw.printf("     %s\n", indentMore(c, "     "))
-			}
-		}
-		if len(st.Undo) > 0 || len(st.Files) > 0 {
-			pw.printf("   undo:\n")
-			for _, c := range st.Undo {
-				pw.printf("     %s\n", indentMore(c, "     "))
-			}
-			for _, f := range st.Files {
-				if f.Existed {
-					pw.printf("     restore %s\n", f.Path)
-				} else {
-					pw.printf("     rm %s\n", f.Path)
-				}
-			}
-		}
-		for _, n := range st.Notes {
-			pw.printf("   note: %s\n", n)
-		}
-	}
-	for _, m := range p.Manual {
-		pw.printf("\n- [%s] %s (by hand; wgperf has no action for it)\n", m.Finding, m.Fix.Description)
-		for _, c := range m.Fix.Commands {
-			pw.printf("     %s\n", c)
-		}
-		for _, c := range m.Fix.Config {
-			pw.printf("   in %s:\n", c.Path)
-			for _, l := range c.Lines {
-				pw.printf("     %s\n", l)
-			}
-		}
-	}
-	return pw.err
-}
-
-func indentMore(s, ind string) string { return strings.ReplaceAll(s, "\n", "\n"+ind) }
-
-// lineDiff shows the lines new adds ("+") and old loses ("-"), in file order.
-func lineDiff(old, new []byte) []string {
-	o, n := splitLines(string(old)), splitLines(string(new))
-	inOld, inNew := map[string]int{}, map[string]int{}
-	for _, l := range o {
-		inOld[l]++
-	}
-	for _, l := range n {
-		inNew[l]++
-	}
-	var out []string
-	for _, l := range o {
-		if inNew[l] == 0 {
-			out = append(out, "- "+l)
-		}
-	}
-	for _, l := range n {
-		if inOld[l] == 0 {
-			out = append(out, "+ "+l)
-		}
-	}
-	return out
-}
-
-// WriteScript prints the plan as a POSIX shell script for people who apply
-// changes by hand; each step's rollback is in comments below it.
-func (p *Plan) WriteScript(w io.Writer) error {
-	pw := &errWriter{w: w}
-	pw.printf("#!/bin/sh\n# wgperf fix plan for %s (%s, kernel %s).\n", shell.Comment(p.Host), p.platformName(), shell.Comment(p.Kernel))
-	pw.printf("# Review it, then run it as root on that host. Each step's rollback is in the comments below it.\nset -eu\n")
-	for i, it := range p.Items {
-		st := it.Step
-		pw.printf("\n# %d. [%s] %s\n", i+1, shell.Comment(strings.Join(it.Findings, ", ")), shell.Comment(it.act.Describe()))
-		pw.printf("#    now: %s\n", shell.Comment(st.Summary))
-		if st.Done {
-			pw.printf("#    already in place, nothing to do\n")
-			continue
-		}
-		for _, n := range st.Notes {
-			pw.printf("#    note: %s\n", shell.Comment(n))
-		}
-		for _, f := range st.Files {
-			if len(f.Edit) > 0 {
-				for _, e := range f.Edit {
-					pw.printf("%s\n", e)
-				}
-				continue
-			}
-			pw.printf("mkdir -p %s\n%s\n", shell.Join(dir(f.Path)), heredoc(f.Path, f.New))
-		}
-		for _, c := range st.Commands {
-			pw.printf("%s\n", c)
-		}
-		pw.printf("# rollback:\n")
-		for _, c := range st.Undo {
-			for _, line := range strings.Split(c, "\n") {
-				pw.printf("#   %s\n", shell.Comment(line))
-			}
-		}
-		for _, f := range st.Files {
-			if !f.Existed {
-				pw.printf("#   rm -f %s\n", shell.Comment(shell.Quote(f.Path)))
-				continue
-			}
-			pw.printf("#   restore %s to its previous content:\n", shell.Comment(f.Path))
-			for _, l := range lineDiff(f.New, f.Old) {
-				pw.printf("#     %s\n", shell.Comment(l))
-			}
-		}
-	}
-	return pw.err
-}
-
-func heredoc(path string, data []byte) string { return remedy.Heredoc(path, data) }
-
-// splitLines splits text into lines without a trailing empty one.
-func splitLines(s string) []string {
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, a ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, a...)
-	}
 }

@@ -3,31 +3,27 @@ package fix
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/fix")
-
-const testdata = "../../testdata/fix"
 
 func recorded(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testdata, "recorded", name))
+	b, err := os.ReadFile(filepath.Join("testdata", "recorded", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
 }
 
-func fx(id, desc, kind string, kv ...string) finding.Finding {
+func fx(id finding.ID, desc, kind string, kv ...string) finding.Finding {
 	p := map[string]string{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		p[kv[i]] = kv[i+1]
@@ -37,26 +33,26 @@ func fx(id, desc, kind string, kv ...string) finding.Finding {
 }
 
 // linuxHost is a Debian-like host on kernel 4.19 with nft and /etc/nftables.conf.
-func linuxHost(t *testing.T) *fakeHost {
+func linuxHost(t *testing.T) *targettest.Host {
 	h := newFakeHost("ssh:root@gw")
-	h.on("uname -r", "4.19.0-27-amd64\n")
-	h.on("sh -c 'command -v nft'", "/usr/sbin/nft\n")
-	h.files["/etc/nftables.conf"] = "#!/usr/sbin/nft -f\n\nflush ruleset\n"
-	h.on("sysctl -n net.core.rmem_max", "212992\n")
-	h.on("sysctl -n net.core.somaxconn", "4096\n")
-	h.files[SysctlConf] = "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\nnet.core.somaxconn = 4096\n"
-	h.on("sysctl -n net.ipv4.tcp_rmem", recorded(t, "sysctl-tcp_rmem.txt"))
-	h.on("sysctl -n net.ipv4.tcp_available_congestion_control", "reno cubic\n")
-	h.on("sysctl -n net.ipv4.tcp_congestion_control", "cubic\n")
-	h.on("sysctl -n net.core.default_qdisc", "pfifo_fast\n")
-	h.fail("nft list table inet wgperf", 1)
-	h.answers["nft list table inet wgperf"] = answer{code: 1, out: recorded(t, "nft-no-table.stderr")}
-	h.on("ip route show table main exact 46.38.233.77", recorded(t, "ip-route-exact-stale.txt"))
-	h.on("nft -a list chain inet banIP pre-routing", recorded(t, "nft-list-chain-banip.txt"))
-	h.on("ls /sys/class/net/eth1/queues", recorded(t, "queues.txt"))
-	h.files["/sys/class/net/eth1/queues/rx-0/rps_cpus"] = recorded(t, "rps_cpus.txt")
-	h.files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
-	h.on("tc qdisc show dev eth1 root", recorded(t, "tc-root-tbf.txt"))
+	h.On("uname -r", "4.19.0-27-amd64\n")
+	h.On("sh -c 'command -v nft'", "/usr/sbin/nft\n")
+	h.Files["/etc/nftables.conf"] = "#!/usr/sbin/nft -f\n\nflush ruleset\n"
+	h.On("sysctl -n net.core.rmem_max", "212992\n")
+	h.On("sysctl -n net.core.somaxconn", "4096\n")
+	h.Files[remedy.SysctlConf] = "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\nnet.core.somaxconn = 4096\n"
+	h.On("sysctl -n net.ipv4.tcp_rmem", recorded(t, "sysctl-tcp_rmem.txt"))
+	h.On("sysctl -n net.ipv4.tcp_available_congestion_control", "reno cubic\n")
+	h.On("sysctl -n net.ipv4.tcp_congestion_control", "cubic\n")
+	h.On("sysctl -n net.core.default_qdisc", "pfifo_fast\n")
+	h.Fail("nft list table inet wgperf", 1)
+	h.Answers["nft list table inet wgperf"] = targettest.Answer{Code: 1, Stderr: recorded(t, "nft-no-table.stderr")}
+	h.On("ip route show table main exact 46.38.233.77", recorded(t, "ip-route-exact-stale.txt"))
+	h.On("nft -a list chain inet banIP pre-routing", recorded(t, "nft-list-chain-banip.txt"))
+	h.On("ls /sys/class/net/eth1/queues", recorded(t, "queues.txt"))
+	h.Files["/sys/class/net/eth1/queues/rx-0/rps_cpus"] = recorded(t, "rps_cpus.txt")
+	h.Files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
+	h.On("tc qdisc show dev eth1 root", recorded(t, "tc-root-tbf.txt"))
 	return h
 }
 
@@ -64,74 +60,74 @@ func linuxFindings() []finding.Finding {
 	manual := finding.Finding{ID: "cpu.saturated", Severity: finding.Warning, Fixes: []finding.Fix{{
 		Description: "spread interrupts over more cores", Commands: []string{"systemctl enable --now irqbalance"}}}}
 	return []finding.Finding{
-		fx("udp.rcvbuf-errors", "raise the UDP receive buffer limit", finding.ActSysctl, "key", "net.core.rmem_max", "value", "26214400"),
-		fx("tcp.buffers-small", "raise TCP buffer limits to the path's BDP", finding.ActSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 67108864"),
-		fx("net.backlog-drops", "keep somaxconn (already set)", finding.ActSysctl, "key", "net.core.somaxconn", "value", "4096"),
-		fx("tcp.congestion-control", "use BBR", finding.ActCongestion, "algorithm", "bbr"),
-		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", finding.ActMSSClamp, "oif", "wg0", "mss", "pmtu"),
-		fx("conntrack.tunnel-tracked", "skip conntrack for the tunnel", finding.ActNoTrack, "interface", "wg0", "port", "51820"),
-		fx("route.stale-endpoint", "let the endpoint follow the default route", finding.ActEndpointRoute, "endpoint", "46.38.233.77:51820", "table", "main"),
-		fx("icmp.ratelimit-drops", "raise the ICMP flood limit", finding.ActICMPLimit, "rate", "250", "family", "inet", "table", "banIP", "chain", "pre-routing", "handle", "4"),
-		fx("cpu.softirq-imbalance", "spread receive processing", finding.ActRPS, "device", "eth1", "mask", "3"),
-		fx("bond.hash-policy", "hash the bond on layer 3+4", finding.ActBondHash, "bond", "bond0", "policy", "layer3+4"),
-		fx("throughput.oscillation", "cap below the collapse", finding.ActTBFCap, "device", "eth1", "rate", "150mbit"),
+		fx("udp.rcvbuf-errors", "raise the UDP receive buffer limit", remedy.KindSysctl, "key", "net.core.rmem_max", "value", "26214400"),
+		fx("tcp.buffers-small", "raise TCP buffer limits to the path's BDP", remedy.KindSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 67108864"),
+		fx("net.backlog-drops", "keep somaxconn (already set)", remedy.KindSysctl, "key", "net.core.somaxconn", "value", "4096"),
+		fx("tcp.congestion-control", "use BBR", remedy.KindCongestion, "algorithm", "bbr"),
+		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0", "mss", "pmtu"),
+		fx("conntrack.tunnel-tracked", "skip conntrack for the tunnel", remedy.KindNoTrack, "interface", "wg0", "port", "51820"),
+		fx("route.stale-endpoint", "let the endpoint follow the default route", remedy.KindEndpointRoute, "endpoint", "46.38.233.77:51820", "table", "main"),
+		fx("icmp.ratelimit-drops", "raise the ICMP flood limit", remedy.KindICMPLimit, "rate", "250", "family", "inet", "table", "banIP", "chain", "pre-routing", "handle", "4"),
+		fx("cpu.softirq-imbalance", "spread receive processing", remedy.KindRPS, "device", "eth1", "mask", "3"),
+		fx("bond.hash-policy", "hash the bond on layer 3+4", remedy.KindBondHash, "bond", "bond0", "policy", "layer3+4"),
+		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "eth1", "rate", "150mbit"),
 		manual,
 	}
 }
 
 // wgQuickHost has /etc/wireguard/wg0.conf (with keys the plan must not print).
-func wgQuickHost(t *testing.T) *fakeHost {
+func wgQuickHost(t *testing.T) *targettest.Host {
 	h := newFakeHost("local")
-	h.on("uname -r", "6.1.0-18-amd64\n")
-	h.fail("sh -c 'command -v nft'", 1)
-	h.files["/sys/class/net/wg0/mtu"] = "1420\n"
-	h.files["/etc/wireguard/wg0.conf"] = "[Interface]\nPrivateKey = SECRETprivatekeySECRET=\nAddress = 10.8.0.1/24\nListenPort = 51820\nMTU = 1420\n\n[Peer]\nPublicKey = peerpublickey=\nAllowedIPs = 10.8.0.2/32\n"
-	h.on("tc qdisc show dev wg0 root", "qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 \n")
-	h.fail("iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu", 1)
-	h.answers["sh -c 'iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu'"] = answer{code: 1}
+	h.On("uname -r", "6.1.0-18-amd64\n")
+	h.Fail("sh -c 'command -v nft'", 1)
+	h.Files["/sys/class/net/wg0/mtu"] = "1420\n"
+	h.Files["/etc/wireguard/wg0.conf"] = "[Interface]\nPrivateKey = SECRETprivatekeySECRET=\nAddress = 10.8.0.1/24\nListenPort = 51820\nMTU = 1420\n\n[Peer]\nPublicKey = peerpublickey=\nAllowedIPs = 10.8.0.2/32\n"
+	h.On("tc qdisc show dev wg0 root", "qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 \n")
+	h.Fail("iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu", 1)
+	h.Answers["sh -c 'iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu'"] = targettest.Answer{Code: 1}
 	return h
 }
 
 func wgQuickFindings() []finding.Finding {
 	return []finding.Finding{
-		fx("mtu.tunnel-too-large", "lower the tunnel MTU below the underlay", finding.ActWGMTU, "interface", "wg0", "mtu", "1380"),
-		fx("throughput.oscillation", "cap below the collapse", finding.ActTBFCap, "device", "wg0", "rate", "150mbit"),
-		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", finding.ActMSSClamp, "oif", "wg0"),
+		fx("mtu.tunnel-too-large", "lower the tunnel MTU below the underlay", remedy.KindWGMTU, "interface", "wg0", "mtu", "1380"),
+		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "wg0", "rate", "150mbit"),
+		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0"),
 	}
 }
 
 // openWrtHost is a router like golem in the multi-WAN stale endpoint route case.
-func openWrtHost(t *testing.T) *fakeHost {
+func openWrtHost(t *testing.T) *targettest.Host {
 	h := newFakeHost("ssh:root@golem")
-	h.on("uname -r", "5.15.150\n")
-	h.on("sh -c 'command -v nft'", "/usr/sbin/nft\n")
-	h.files["/etc/openwrt_release"] = "DISTRIB_ID='OpenWrt'\n"
-	h.files["/etc/sysupgrade.conf"] = "## Files and folders a sysupgrade keeps, one a line.\n\n# /etc/example.conf\n"
-	h.on("ip route show table main exact 46.38.233.77", "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static metric 20 \n")
-	h.fail("uci -q get network.wg.nohostroute", 1)
-	h.on("uci -q get banip.global.ban_icmplimit", "25\n")
-	h.on("uci -q get network.wg", "interface\n")
-	h.on("uci -q get network.wg.mtu", "1420\n")
-	h.files["/sys/class/net/wg/mtu"] = "1420\n"
-	h.answers["nft list table inet wgperf"] = answer{code: 1, out: recorded(t, "nft-no-table.stderr")}
-	h.on("uci -q get mwan3.wan.reliability", "2\n")
+	h.On("uname -r", "5.15.150\n")
+	h.On("sh -c 'command -v nft'", "/usr/sbin/nft\n")
+	h.Files["/etc/openwrt_release"] = "DISTRIB_ID='OpenWrt'\n"
+	h.Files["/etc/sysupgrade.conf"] = "## Files and folders a sysupgrade keeps, one a line.\n\n# /etc/example.conf\n"
+	h.On("ip route show table main exact 46.38.233.77", "46.38.233.77 via 192.168.253.254 dev br-lan.253 proto static metric 20 \n")
+	h.Fail("uci -q get network.wg.nohostroute", 1)
+	h.On("uci -q get banip.global.ban_icmplimit", "25\n")
+	h.On("uci -q get network.wg", "interface\n")
+	h.On("uci -q get network.wg.mtu", "1420\n")
+	h.Files["/sys/class/net/wg/mtu"] = "1420\n"
+	h.Answers["nft list table inet wgperf"] = targettest.Answer{Code: 1, Stderr: recorded(t, "nft-no-table.stderr")}
+	h.On("uci -q get mwan3.wan.reliability", "2\n")
 	return h
 }
 
 func openWrtFindings() []finding.Finding {
 	return []finding.Finding{
-		fx("route.stale-endpoint", "stop netifd pinning the endpoint route", finding.ActEndpointRoute, "endpoint", "46.38.233.77", "uci_interface", "wg"),
-		fx("icmp.ratelimit-drops", "raise banIP's ICMP limit", finding.ActICMPLimit, "rate", "250", "banip", "1"),
-		fx("mtu.tunnel-too-large", "lower the tunnel MTU", finding.ActWGMTU, "interface", "wg", "mtu", "1412"),
-		fx("mtu.mss-clamp-missing", "clamp MSS", finding.ActMSSClamp, "oif", "wg"),
-		fx("route.stale-endpoint", "keep mwan3 from flapping", finding.ActUCISet, "key", "mwan3.wan.reliability", "value", "1", "restart", "mwan3"),
+		fx("route.stale-endpoint", "stop netifd pinning the endpoint route", remedy.KindEndpointRoute, "endpoint", "46.38.233.77", "uci_interface", "wg"),
+		fx("icmp.ratelimit-drops", "raise banIP's ICMP limit", remedy.KindICMPLimit, "rate", "250", "banip", "1"),
+		fx("mtu.tunnel-too-large", "lower the tunnel MTU", remedy.KindWGMTU, "interface", "wg", "mtu", "1412"),
+		fx("mtu.mss-clamp-missing", "clamp MSS", remedy.KindMSSClamp, "oif", "wg"),
+		fx("route.stale-endpoint", "keep mwan3 from flapping", remedy.KindUCISet, "key", "mwan3.wan.reliability", "value", "1", "restart", "mwan3"),
 	}
 }
 
 func TestPlanGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		host     func(*testing.T) *fakeHost
+		host     func(*testing.T) *targettest.Host
 		findings []finding.Finding
 	}{
 		{"linux", linuxHost, linuxFindings()},
@@ -168,7 +164,7 @@ func TestPlanGolden(t *testing.T) {
 				}
 			}
 			// Planning only reads: every command run must be a read.
-			for _, c := range h.ran {
+			for _, c := range h.Ran() {
 				if isWrite(c) {
 					t.Errorf("planning ran a command that changes the host: %s", c)
 				}
@@ -188,27 +184,15 @@ func isWrite(c string) bool {
 	return false
 }
 
+// golden compares got with testdata/name (go test -update rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join(testdata, name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), []byte(got))
 }
 
 func TestSelect(t *testing.T) {
 	fs := linuxFindings()
-	fs = append(fs, fx("udp.rcvbuf-errors", "same action again", finding.ActSysctl, "key", "net.core.rmem_max", "value", "26214400"))
+	fs = append(fs, fx("udp.rcvbuf-errors", "same action again", remedy.KindSysctl, "key", "net.core.rmem_max", "value", "26214400"))
 	items, manual, err := Select(fs, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -216,11 +200,11 @@ func TestSelect(t *testing.T) {
 	if len(items) != 11 || len(manual) != 1 {
 		t.Errorf("got %d items and %d manual fixes, want 11 and 1 (duplicate action merged)", len(items), len(manual))
 	}
-	items, _, err = Select(fs, []string{"route.stale-endpoint"})
-	if err != nil || len(items) != 1 || items[0].Action.Kind != finding.ActEndpointRoute {
+	items, _, err = Select(fs, []finding.ID{"route.stale-endpoint"})
+	if err != nil || len(items) != 1 || items[0].Action.Kind != remedy.KindEndpointRoute {
 		t.Errorf("--only route.stale-endpoint: got %+v, %v", items, err)
 	}
-	if _, _, err := Select(fs, []string{"route.stale-endpiont"}); err == nil || !strings.Contains(err.Error(), "no such finding") {
+	if _, _, err := Select(fs, []finding.ID{"route.stale-endpiont"}); err == nil || !strings.Contains(err.Error(), "no such finding") {
 		t.Errorf("--only with a typo: got %v, want a no-such-finding error", err)
 	}
 }
@@ -228,22 +212,22 @@ func TestSelect(t *testing.T) {
 func TestNewRejectsBadParams(t *testing.T) {
 	for _, a := range []finding.Action{
 		{Kind: "reboot"},
-		{Kind: finding.ActSysctl, Params: map[string]string{"key": "net.core.rmem_max; rm -rf /", "value": "1"}},
-		{Kind: finding.ActSysctl, Params: map[string]string{"key": "net.core.rmem_max"}},
-		{Kind: finding.ActWGMTU, Params: map[string]string{"interface": "wg0", "mtu": "1000"}},
-		{Kind: finding.ActMSSClamp, Params: map[string]string{"oif": "wg0", "mss": "big"}},
-		{Kind: finding.ActEndpointRoute, Params: map[string]string{"endpoint": "vpn.example.com"}},
-		{Kind: finding.ActICMPLimit, Params: map[string]string{"rate": "250"}},
-		{Kind: finding.ActTBFCap, Params: map[string]string{"device": "wg0", "rate": "fast"}},
-		{Kind: finding.ActUCISet, Params: map[string]string{"key": "network.wg.nohostroute", "value": "1", "restart": "ifup:wg; reboot"}},
-		{Kind: finding.ActRPS, Params: map[string]string{"device": "eth0", "mask": "xyz"}},
+		{Kind: remedy.KindSysctl, Params: map[string]string{"key": "net.core.rmem_max; rm -rf /", "value": "1"}},
+		{Kind: remedy.KindSysctl, Params: map[string]string{"key": "net.core.rmem_max"}},
+		{Kind: remedy.KindWGMTU, Params: map[string]string{"interface": "wg0", "mtu": "1000"}},
+		{Kind: remedy.KindMSSClamp, Params: map[string]string{"oif": "wg0", "mss": "big"}},
+		{Kind: remedy.KindEndpointRoute, Params: map[string]string{"endpoint": "vpn.example.com"}},
+		{Kind: remedy.KindICMPLimit, Params: map[string]string{"rate": "250"}},
+		{Kind: remedy.KindTBFCap, Params: map[string]string{"device": "wg0", "rate": "fast"}},
+		{Kind: remedy.KindUCISet, Params: map[string]string{"key": "network.wg.nohostroute", "value": "1", "restart": "ifup:wg; reboot"}},
+		{Kind: remedy.KindRPS, Params: map[string]string{"device": "eth0", "mask": "xyz"}},
 	} {
-		if _, err := New(a); err == nil {
-			t.Errorf("New(%v) accepted bad params", a)
+		if _, err := remedy.Parse(a); err == nil {
+			t.Errorf("Parse(%v) accepted bad params", a)
 		}
 	}
-	for _, k := range Kinds() {
-		if _, err := New(finding.Action{Kind: k}); err == nil || strings.Contains(err.Error(), "unknown") {
+	for _, k := range remedy.Kinds() {
+		if _, err := remedy.Parse(finding.Action{Kind: k}); err == nil || strings.Contains(err.Error(), "unknown") {
 			t.Errorf("kind %s: want a missing-param error, got %v", k, err)
 		}
 	}
@@ -267,7 +251,7 @@ func TestKernelAtLeast(t *testing.T) {
 func TestScriptCommentsHoldRemoteText(t *testing.T) {
 	ctx := context.Background()
 	h := openWrtHost(t)
-	h.on("uci -q get mwan3.wan.reliability", "2\ntouch /tmp/wgperf-injected #\n")
+	h.On("uci -q get mwan3.wan.reliability", "2\ntouch /tmp/wgperf-injected #\n")
 	env, err := Detect(ctx, h, "/")
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // hostilePieces are what an attacker writes into a findings file.
@@ -34,7 +36,7 @@ func hostileText(r *rand.Rand) string {
 func TestFindingsFileToScriptProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 12))
 	hosts := []struct {
-		host func(*testing.T) *fakeHost
+		host func(*testing.T) *targettest.Host
 		fs   func() []finding.Finding
 	}{{linuxHost, linuxFindings}, {wgQuickHost, wgQuickFindings}}
 	accepted, refused := 0, 0
@@ -45,7 +47,7 @@ func TestFindingsFileToScriptProperty(t *testing.T) {
 		evil := hostileText(r)
 		switch r.IntN(8) {
 		case 0:
-			f.ID += evil
+			f.ID += finding.ID(evil)
 		case 1:
 			f.Host = evil
 		case 2:
@@ -113,7 +115,7 @@ func TestFindingsFileToScriptProperty(t *testing.T) {
 			lines = append(lines, it.Step.Commands...)
 			for _, f := range it.Step.Files {
 				lines = append(lines, f.Edit...)
-				lines = append(lines, "mkdir -p "+shell.Quote(dir(f.Path)), heredoc(f.Path, f.New))
+				lines = append(lines, "mkdir -p "+shell.Quote(remedy.Dir(f.Path)), remedy.Heredoc(f.Path, f.New))
 			}
 			for _, l := range lines {
 				for _, part := range strings.Split(l, "\n") {

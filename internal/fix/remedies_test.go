@@ -8,28 +8,33 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/firewall"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // TestEveryProducedRemedyPlans feeds every fix the checks produce on
 // testdata/snapshots, and every fix the probes produce on their recorded
 // fixtures, through the apply engine's Select and MakePlan, on a Linux and an
 // OpenWrt host that answer every read. A remedy a check or probe suggests but
-// "wgperf fix" cannot plan fails here.
+// "wgperf fix" cannot plan fails here, and so does a finding its catalog
+// entry does not describe: a severity outside its range, an action it does
+// not allow.
 func TestEveryProducedRemedyPlans(t *testing.T) {
 	sources := map[string][]finding.Finding{}
 	snaps, err := filepath.Glob("../../testdata/snapshots/*.json")
@@ -50,14 +55,20 @@ func TestEveryProducedRemedyPlans(t *testing.T) {
 	kinds := map[string]bool{}
 	for name, fs := range sources {
 		for _, f := range fs {
-			if !check.InCatalog(f.ID) {
+			e, ok := check.Lookup(f.ID)
+			if !ok {
 				t.Errorf("%s: finding ID %q is not in the catalog", name, f.ID)
+			} else if !slices.Contains(e.Severities, f.Severity) {
+				t.Errorf("%s: %s is %s, outside its catalog range %v", name, f.ID, f.Severity, e.Severities)
 			}
 			for _, fx := range f.Fixes {
 				if fx.Action == nil {
 					continue
 				}
 				kinds[fx.Action.Kind] = true
+				if err := check.Allows(f.ID, *fx.Action); err != nil {
+					t.Errorf("%s: the catalog does not allow what wgperf proposed: %v", name, err)
+				}
 				// The constructor's params are canonical: parsing them back
 				// gives the same value, so what JSON carries is what fix plans.
 				r, err := remedy.Parse(*fx.Action)
@@ -85,7 +96,7 @@ func TestEveryProducedRemedyPlans(t *testing.T) {
 			t.Errorf("%s: select: %v", name, err)
 			continue
 		}
-		for _, host := range []func() *fakeHost{anyLinuxHost, anyOpenWrtHost} {
+		for _, host := range []func() *targettest.Host{anyLinuxHost, anyOpenWrtHost} {
 			h := host()
 			env, err := Detect(context.Background(), h, "/")
 			if err != nil {
@@ -93,24 +104,24 @@ func TestEveryProducedRemedyPlans(t *testing.T) {
 			}
 			p, err := MakePlan(context.Background(), env, items, manual)
 			if err != nil {
-				t.Errorf("%s on %s: %v", name, h.spec, err)
+				t.Errorf("%s on %s: %v", name, h.Spec, err)
 				continue
 			}
-			checkDisplayedFiles(t, name+" on "+h.spec, each, p)
+			checkDisplayedFiles(t, name+" on "+h.Spec, each, p)
 			var buf bytes.Buffer
 			if err := p.WriteScript(&buf); err != nil {
-				t.Errorf("%s on %s: script: %v", name, h.spec, err)
+				t.Errorf("%s on %s: script: %v", name, h.Spec, err)
 			}
-			for _, c := range h.ran {
+			for _, c := range h.Ran() {
 				if isWrite(c) {
-					t.Errorf("%s on %s: planning ran a command that changes the host: %s", name, h.spec, c)
+					t.Errorf("%s on %s: planning ran a command that changes the host: %s", name, h.Spec, c)
 				}
 			}
 		}
 	}
 	// The fixtures must keep exercising most kinds, or this test proves little.
-	for _, k := range []string{finding.ActSysctl, finding.ActCongestion, finding.ActWGMTU, finding.ActMSSClamp,
-		finding.ActEndpointRoute, finding.ActICMPLimit, finding.ActTBFCap} {
+	for _, k := range []string{remedy.KindSysctl, remedy.KindCongestion, remedy.KindWGMTU, remedy.KindMSSClamp,
+		remedy.KindEndpointRoute, remedy.KindICMPLimit, remedy.KindTBFCap} {
 		if !kinds[k] {
 			t.Errorf("no check or probe fixture produced a %s fix", k)
 		}
@@ -186,14 +197,14 @@ func probeFindings(t *testing.T) map[string][]finding.Finding {
 	out["mtu capture"] = capRes.Findings
 
 	// icmp-burst: the recorded banIP limit rule grew while one-shot pings failed.
-	rules, _, err := collect.ParseNftRuleset(open("icmpburst", "nft-after.json"))
+	rules, _, err := parse.ParseNftRuleset(open("icmpburst", "nft-after.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	burst := &icmpburst.Result{Host: "netns:a", OneShot: icmpburst.Mode{Sent: 30, Failed: 5}, Persistent: icmpburst.Mode{Sent: 15}}
 	for i, r := range rules {
 		if r.Limit != nil {
-			burst.Grew = append(burst.Grew, icmpburst.CounterGrowth{FirewallGrowth: collect.FirewallGrowth{Rule: &rules[i], Packets: 5}})
+			burst.Grew = append(burst.Grew, icmpburst.CounterGrowth{FirewallGrowth: firewall.FirewallGrowth{Rule: &rules[i], Packets: 5}})
 		}
 	}
 	if len(burst.Grew) == 0 {
@@ -226,18 +237,18 @@ var (
 // anyHost answers every read a plan makes with a plausible value: links
 // exist with MTU 1500, sysctls are 0 (CUBIC on a 4.19 kernel), a host route
 // to every endpoint, an ICMP limit rule at every handle, no wgperf table.
-func anyHost(spec string) *fakeHost {
+func anyHost(spec string) *targettest.Host {
 	h := newFakeHost(spec)
-	h.on("uname -r", "4.19.0-27-amd64\n")
-	h.on("sh -c 'command -v nft'", "/usr/sbin/nft\n")
-	h.answers["nft list table inet wgperf"] = answer{code: 1, out: "Error: No such file or directory\n"}
-	h.on("sysctl -n net.ipv4.tcp_available_congestion_control", "reno cubic\n")
-	h.fallback = func(line string) (answer, bool) {
+	h.On("uname -r", "4.19.0-27-amd64\n")
+	h.On("sh -c 'command -v nft'", "/usr/sbin/nft\n")
+	h.Answers["nft list table inet wgperf"] = targettest.Answer{Code: 1, Stderr: "Error: No such file or directory\n"}
+	h.On("sysctl -n net.ipv4.tcp_available_congestion_control", "reno cubic\n")
+	h.Fallback = func(line string) (targettest.Answer, bool) {
 		switch {
 		case sysctlRead.MatchString(line):
-			return answer{out: "0\n"}, true
+			return targettest.Answer{Out: "0\n"}, true
 		case routeRE.MatchString(line):
-			return answer{out: routeRE.FindStringSubmatch(line)[1] + " via 192.0.2.1 dev eth0 proto static \n"}, true
+			return targettest.Answer{Out: routeRE.FindStringSubmatch(line)[1] + " via 192.0.2.1 dev eth0 proto static \n"}, true
 		case handleRE.MatchString(line):
 			var b strings.Builder
 			m := handleRE.FindStringSubmatch(line)
@@ -245,36 +256,36 @@ func anyHost(spec string) *fakeHost {
 			for i := 0; i < 1000; i++ {
 				fmt.Fprintf(&b, "\t\tmeta l4proto icmp limit rate over 25/second burst 5 packets drop # handle %d\n", i)
 			}
-			return answer{out: b.String() + "\t}\n}\n"}, true
+			return targettest.Answer{Out: b.String() + "\t}\n}\n"}, true
 		case strings.HasPrefix(line, "ls /sys/class/net/"):
-			return answer{out: "rx-0\ntx-0\n"}, true
+			return targettest.Answer{Out: "rx-0\ntx-0\n"}, true
 		case strings.HasPrefix(line, "tc qdisc show dev "):
-			return answer{out: "qdisc noqueue 0: root refcnt 2 \n"}, true
+			return targettest.Answer{Out: "qdisc noqueue 0: root refcnt 2 \n"}, true
 		case strings.HasPrefix(line, "uci -q get "):
-			return answer{code: 1}, true
+			return targettest.Answer{Code: 1}, true
 		case strings.HasPrefix(line, "sh -c 'iptables "):
-			return answer{code: 1}, true
+			return targettest.Answer{Code: 1}, true
 		case strings.HasPrefix(line, "read /sys/class/net/") && strings.HasSuffix(line, "/mtu"):
-			return answer{out: "1500\n"}, true
+			return targettest.Answer{Out: "1500\n"}, true
 		case strings.HasSuffix(line, "/rps_cpus"):
-			return answer{out: "0\n"}, true
+			return targettest.Answer{Out: "0\n"}, true
 		case strings.HasSuffix(line, "/xmit_hash_policy"):
-			return answer{out: "layer2 0\n"}, true
+			return targettest.Answer{Out: "layer2 0\n"}, true
 		}
-		return answer{}, false
+		return targettest.Answer{}, false
 	}
 	return h
 }
 
-func anyLinuxHost() *fakeHost {
+func anyLinuxHost() *targettest.Host {
 	h := anyHost("ssh:root@linux")
-	h.files["/etc/nftables.conf"] = "#!/usr/sbin/nft -f\n\nflush ruleset\n"
+	h.Files["/etc/nftables.conf"] = "#!/usr/sbin/nft -f\n\nflush ruleset\n"
 	return h
 }
 
-func anyOpenWrtHost() *fakeHost {
+func anyOpenWrtHost() *targettest.Host {
 	h := anyHost("ssh:root@openwrt")
-	h.files["/etc/openwrt_release"] = "DISTRIB_ID='OpenWrt'\n"
+	h.Files["/etc/openwrt_release"] = "DISTRIB_ID='OpenWrt'\n"
 	return h
 }
 
@@ -286,14 +297,14 @@ func TestWGMTUPersistsInTheUCISection(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := openWrtHost(t)
-	h.files["/sys/class/net/wg0/mtu"] = "1420\n"
-	h.on("uci -q get network.wgsite", "interface\n")
-	h.on("uci -q get network.wgsite.mtu", "1420\n")
+	h.Files["/sys/class/net/wg0/mtu"] = "1420\n"
+	h.On("uci -q get network.wgsite", "interface\n")
+	h.On("uci -q get network.wgsite.mtu", "1420\n")
 	env, err := Detect(context.Background(), h, "/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := PlanFindings(context.Background(), env, []finding.Finding{{ID: finding.MTUTunnelTooLarge,
+	p, err := PlanFindings(context.Background(), env, []finding.Finding{{ID: check.MTUTunnelTooLarge,
 		Fixes: []finding.Fix{remedy.Fix("lower it", r)}}}, nil)
 	if err != nil {
 		t.Fatal(err)

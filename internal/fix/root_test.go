@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
@@ -104,7 +105,7 @@ func (h *labHost) state(t *testing.T) string {
 }
 
 func act(kind string, kv ...string) finding.Finding {
-	return fx("test."+kind, "test "+kind, kind, kv...)
+	return fx(finding.ID("test."+kind), "test "+kind, kind, kv...)
 }
 
 // rootActions are the kinds that run on this host's own tools in a namespace.
@@ -112,16 +113,16 @@ func act(kind string, kv ...string) finding.Finding {
 // kernel has no bonding module.
 func rootActions() []finding.Finding {
 	return []finding.Finding{
-		act(finding.ActSysctl, "key", "net.core.somaxconn", "value", "8192"),
-		act(finding.ActSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 67108864"),
-		act(finding.ActCongestion, "algorithm", "reno"),
-		act(finding.ActWGMTU, "interface", "v0", "mtu", "1380"),
-		act(finding.ActMSSClamp, "oif", "v0", "mss", "pmtu"),
-		act(finding.ActNoTrack, "interface", "v0", "port", "51820"),
-		act(finding.ActEndpointRoute, "endpoint", "46.38.233.77:51820"),
-		act(finding.ActICMPLimit, "rate", "250", "family", "inet", "table", "banIP", "chain", "pre-routing", "handle", "4"),
-		act(finding.ActRPS, "device", "v0", "mask", "3"),
-		act(finding.ActTBFCap, "device", "v0", "rate", "150mbit"),
+		act(remedy.KindSysctl, "key", "net.core.somaxconn", "value", "8192"),
+		act(remedy.KindSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 67108864"),
+		act(remedy.KindCongestion, "algorithm", "reno"),
+		act(remedy.KindWGMTU, "interface", "v0", "mtu", "1380"),
+		act(remedy.KindMSSClamp, "oif", "v0", "mss", "pmtu"),
+		act(remedy.KindNoTrack, "interface", "v0", "port", "51820"),
+		act(remedy.KindEndpointRoute, "endpoint", "46.38.233.77:51820"),
+		act(remedy.KindICMPLimit, "rate", "250", "family", "inet", "table", "banIP", "chain", "pre-routing", "handle", "4"),
+		act(remedy.KindRPS, "device", "v0", "mask", "3"),
+		act(remedy.KindTBFCap, "device", "v0", "rate", "150mbit"),
 	}
 }
 
@@ -130,7 +131,7 @@ func rootActions() []finding.Finding {
 // applied and rolled back one at a time only.
 func rootAlternatives() []finding.Finding {
 	return []finding.Finding{
-		act(finding.ActEndpointRoute, "endpoint", "46.38.233.77", "via", "192.0.2.254", "dev", "v0"),
+		act(remedy.KindEndpointRoute, "endpoint", "46.38.233.77", "via", "192.0.2.254", "dev", "v0"),
 	}
 }
 
@@ -185,10 +186,10 @@ func TestUCIApplyRollback(t *testing.T) {
 		key, value   string
 		wantRestarts string
 	}{
-		{act(finding.ActUCISet, "key", "banip.global.ban_icmplimit", "value", "250"), "banip.global.ban_icmplimit", "250", ""},
-		{act(finding.ActUCISet, "key", "network.wg.mtu", "value", "1412", "restart", "ifup:wg"), "network.wg.mtu", "1412",
+		{act(remedy.KindUCISet, "key", "banip.global.ban_icmplimit", "value", "250"), "banip.global.ban_icmplimit", "250", ""},
+		{act(remedy.KindUCISet, "key", "network.wg.mtu", "value", "1412", "restart", "ifup:wg"), "network.wg.mtu", "1412",
 			"ifdown wg\nifup wg\nifdown wg\nifup wg\n"},
-		{act(finding.ActEndpointRoute, "endpoint", "46.38.233.77:51820", "uci_interface", "wg"), "network.wg.nohostroute", "1",
+		{act(remedy.KindEndpointRoute, "endpoint", "46.38.233.77:51820", "uci_interface", "wg"), "network.wg.nohostroute", "1",
 			"ifdown wg\nifup wg\nifdown wg\nifup wg\n"},
 	} {
 		t.Run(actionName(tc.f), func(t *testing.T) {

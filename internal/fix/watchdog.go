@@ -94,7 +94,7 @@ func armWatchdog(ctx context.Context, env *Env, j *Journal, script string) error
 		"h=$(sha256sum < " + shell.Quote(env.journalPath(j.ID, ".revert.sh")) + ") && h=${h%% *} || exit 1\n" +
 		"cd / && if command -v setsid >/dev/null 2>&1; then setsid " + args + " </dev/null >/dev/null 2>&1 & else nohup " + args + " </dev/null >/dev/null 2>&1 & fi; echo $!\n" +
 		stopLine(j)
-	out, err := env.sh(ctx, line)
+	out, err := env.Sh(ctx, line)
 	if err != nil {
 		return fmt.Errorf("arm the confirm watchdog: %w", err)
 	}
@@ -120,7 +120,7 @@ func stopLine(j *Journal) string {
 // stopWatchdog ends j's watchdog if it still runs.
 func stopWatchdog(ctx context.Context, env *Env, j *Journal) {
 	if line := stopLine(j); line != "" {
-		_, _ = env.sh(ctx, line)
+		_, _ = env.Sh(ctx, line)
 	}
 }
 
@@ -148,13 +148,13 @@ func revertScript(env *Env, j *Journal) string {
 			}
 			old := remedy.RedactKeys(f.Old)
 			if !remedy.HasRedacted(old) {
-				fmt.Fprintf(&b, "%s\nchmod %o %s\n", heredoc(f.Path, old), fileModeOf(f), shell.Quote(f.Path))
+				fmt.Fprintf(&b, "%s\nchmod %o %s\n", remedy.Heredoc(f.Path, old), fileModeOf(f), shell.Quote(f.Path))
 				continue
 			}
 			// The journal holds no keys: merge the live file's key lines into the saved content.
 			tmp := f.Path + ".wgperf-undo"
 			fmt.Fprintf(&b, "%s\nawk -v mark=%s %s %s %s > %s && chmod %o %s && mv -f %s %s || echo %s >&2\nrm -f %s %s\n",
-				heredoc(tmp, old), shell.Quote(remedy.KeyMark), shell.Quote(restoreAwk), shell.Quote(f.Path), shell.Quote(tmp),
+				remedy.Heredoc(tmp, old), shell.Quote(remedy.KeyMark), shell.Quote(restoreAwk), shell.Quote(f.Path), shell.Quote(tmp),
 				shell.Quote(tmp+".new"), fileModeOf(f), shell.Quote(tmp+".new"), shell.Quote(tmp+".new"), shell.Quote(f.Path),
 				shell.Quote("wgperf: undo failed: restore "+f.Path), shell.Quote(tmp), shell.Quote(tmp+".new"))
 		}

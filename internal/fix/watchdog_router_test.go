@@ -10,6 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -41,11 +42,11 @@ func TestWatchdogOnBusyBoxRouter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env.Platform != fix.OpenWrt {
+	if env.Platform != remedy.OpenWrt {
 		t.Fatalf("platform %s, want openwrt", env.Platform)
 	}
 	f := finding.Finding{ID: "icmp.ratelimit-drops", Severity: finding.Warning, Title: "t", Host: remote.String(),
-		Fixes: []finding.Fix{{Description: "raise it", Action: &finding.Action{Kind: finding.ActUCISet, Params: map[string]string{"key": key, "value": "250"}}}}}
+		Fixes: []finding.Fix{{Description: "raise it", Action: &finding.Action{Kind: remedy.KindUCISet, Params: map[string]string{"key": key, "value": "250"}}}}}
 	plan, err := fix.PlanFindings(ctx, env, []finding.Finding{f}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/parse"
 )
 
 // Status is what "lab status" shows.
@@ -53,7 +53,7 @@ func (l *Lab) Status(ctx context.Context) (*Status, error) {
 			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 				all.WriteString(n.WGInterface + "\t" + line + "\n")
 			}
-			ifaces, err := collect.ParseWGDump(&all)
+			ifaces, err := parse.ParseWGDump(&all)
 			if err != nil {
 				return nil, err
 			}

@@ -11,6 +11,11 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
+// Fix kinds of this file, with their params (all strings).
+const (
+	KindICMPLimit = "icmp-limit" // rate (packets/second); family, table, chain, handle of the nft rule, or banip=1, or backend=iptables with family, table, chain and rule
+)
+
 // icmpLimit raises a firewall ICMP rate limit that drops health-check replies
 // (multi-WAN failover on dropped pings): banIP's ban_icmplimit through uci,
 // or one nftables rule by handle.
@@ -148,7 +153,7 @@ func (a *icmpLimit) Params() map[string]string {
 	return map[string]string{"rate": strconv.Itoa(a.rate), "family": a.family, "table": a.table, "chain": a.chain, "handle": a.handle}
 }
 
-func (a *icmpLimit) Kind() string { return finding.ActICMPLimit }
+func (a *icmpLimit) Kind() string { return KindICMPLimit }
 
 func (a *icmpLimit) Describe() string {
 	if a.banip {

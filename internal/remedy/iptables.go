@@ -124,7 +124,7 @@ func parseIptablesLimit(p params, rate int) (Remedy, error) {
 	return shown{planner: a}, nil
 }
 
-func (a *iptLimit) Kind() string { return finding.ActICMPLimit }
+func (a *iptLimit) Kind() string { return KindICMPLimit }
 
 func (a *iptLimit) Params() map[string]string {
 	return map[string]string{"rate": strconv.Itoa(a.rate), "backend": "iptables", "family": a.family,

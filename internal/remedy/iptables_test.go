@@ -9,22 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/shell"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
-
-// savedHost answers "iptables-save -t filter" with a recorded file and refuses the rest.
-type savedHost struct {
-	target.Target // nil: any other call panics, so the plan is read-only by construction
-	save          []byte
-	calls         []string
-}
-
-func (h *savedHost) String() string { return "netns:wgicmp-a" }
-func (h *savedHost) Run(_ context.Context, name string, args ...string) ([]byte, error) {
-	h.calls = append(h.calls, shell.Join(name, args...))
-	return h.save, nil
-}
 
 func TestIptablesLimit(t *testing.T) {
 	m := must(t)
@@ -82,19 +68,21 @@ func TestIptablesLimitPlan(t *testing.T) {
 	}
 	r := must(t)(IptablesLimit(IptablesRule{Family: "ip", Table: "filter", Chain: "INPUT", Position: 7,
 		Text: "-A INPUT -p icmp -m icmp --icmp-type 0 -m limit --limit 10/sec -j ACCEPT"}, 250))
-	h := &savedHost{save: save}
+	// The host answers iptables-save and nothing else: the plan only reads.
+	h := targettest.New("netns:wgicmp-a")
+	h.On("iptables-save -t filter", string(save))
 	st, err := r.Plan(context.Background(), &Env{T: h, Root: "/"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Step{Kind: finding.ActICMPLimit, Summary: "ICMP limit 10/sec -> 250/sec (iptables -t filter, rule 1 of INPUT)",
+	want := Step{Kind: KindICMPLimit, Summary: "ICMP limit 10/sec -> 250/sec (iptables -t filter, rule 1 of INPUT)",
 		Notes:    st.Notes,
 		Commands: []string{"iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 250/sec -j ACCEPT"},
 		Undo:     []string{"iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 10/sec -j ACCEPT"}}
 	if d := cmp.Diff(want, st); d != "" {
 		t.Errorf("step (-want +got)\n%s", d)
 	}
-	if d := cmp.Diff([]string{"iptables-save -t filter"}, h.calls); d != "" {
+	if d := cmp.Diff([]string{"iptables-save -t filter"}, h.Ran()); d != "" {
 		t.Errorf("calls (-want +got)\n%s", d)
 	}
 	gone := must(t)(IptablesLimit(IptablesRule{Family: "ip", Table: "filter", Chain: "INPUT", Position: 1,

@@ -12,6 +12,12 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
+// Fix kinds of this file, with their params (all strings).
+const (
+	KindMSSClamp = "mss-clamp" // oif (tunnel interface), mss ("pmtu" to clamp to route MTU, or a number)
+	KindNoTrack  = "notrack"   // interface, port (WireGuard listen port)
+)
+
 // NftTable is the nftables table wgperf owns; every firewall fix is a chain in it.
 const NftTable = "wgperf"
 
@@ -254,7 +260,7 @@ func parseMSSClamp(p params) (Remedy, error) {
 
 func (a *mssClamp) Params() map[string]string { return map[string]string{"oif": a.oif, "mss": a.mss} }
 
-func (a *mssClamp) Kind() string { return finding.ActMSSClamp }
+func (a *mssClamp) Kind() string { return KindMSSClamp }
 
 func (a *mssClamp) Describe() string {
 	if a.mss == "pmtu" {
@@ -387,7 +393,7 @@ func (a *noTrack) Params() map[string]string {
 	return map[string]string{"interface": a.iface, "port": a.port}
 }
 
-func (a *noTrack) Kind() string { return finding.ActNoTrack }
+func (a *noTrack) Kind() string { return KindNoTrack }
 
 func (a *noTrack) Describe() string {
 	return fmt.Sprintf("stop connection tracking for traffic in %s and its UDP port %s", a.iface, a.port)

@@ -25,7 +25,7 @@ import (
 
 // Remedy is one change wgperf can show, apply and undo.
 type Remedy interface {
-	Kind() string              // one of the finding.Act* kinds
+	Kind() string              // one of the Kind* constants, each beside its constructor
 	Describe() string          // one line: what and why
 	Params() map[string]string // the finding.Action params Parse reads back
 	Commands() []string        // shell lines a person runs for the runtime change
@@ -91,17 +91,17 @@ func Parse(a finding.Action) (Remedy, error) {
 
 // parsers read each kind's params; Kinds lists their keys.
 var parsers = map[string]func(params) (Remedy, error){
-	finding.ActSysctl:        parseSysctl,
-	finding.ActCongestion:    parseCongestion,
-	finding.ActWGMTU:         parseWGMTU,
-	finding.ActMSSClamp:      parseMSSClamp,
-	finding.ActNoTrack:       parseNotrack,
-	finding.ActEndpointRoute: parseEndpointRoute,
-	finding.ActICMPLimit:     parseICMPLimit,
-	finding.ActRPS:           parseRPS,
-	finding.ActBondHash:      parseBondHash,
-	finding.ActTBFCap:        parseTBF,
-	finding.ActUCISet:        parseUCISet,
+	KindSysctl:        parseSysctl,
+	KindCongestion:    parseCongestion,
+	KindWGMTU:         parseWGMTU,
+	KindMSSClamp:      parseMSSClamp,
+	KindNoTrack:       parseNotrack,
+	KindEndpointRoute: parseEndpointRoute,
+	KindICMPLimit:     parseICMPLimit,
+	KindRPS:           parseRPS,
+	KindBondHash:      parseBondHash,
+	KindTBFCap:        parseTBF,
+	KindUCISet:        parseUCISet,
 }
 
 // Kinds lists every action kind Parse accepts, sorted.
@@ -142,9 +142,6 @@ func (p params) int(key string) (int, error) {
 }
 
 var (
-	ifaceRE   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.@:-]{0,14}$`)
-	sysctlRE  = regexp.MustCompile(`^[a-z0-9_]+(\.[A-Za-z0-9_-]+)+$`)
-	sysValRE  = regexp.MustCompile(`^[A-Za-z0-9_.,:+ -]{1,256}$`)
 	nftNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 	numberRE  = regexp.MustCompile(`^[0-9]{1,9}$`)
 	hexMaskRE = regexp.MustCompile(`^[0-9a-fA-F][0-9a-fA-F,]{0,63}$`)
@@ -152,9 +149,10 @@ var (
 )
 
 // checkIface validates a network interface name as the kernel would accept
-// it, and refuses a leading "-" that a command would read as an option.
+// it, and refuses a leading "-" that a command would read as an option
+// (shell.Iface's grammar).
 func checkIface(what, name string) error {
-	if !ifaceRE.MatchString(name) {
+	if shell.Iface(name) != nil {
 		return fmt.Errorf("%s %q is not a valid interface name", what, name)
 	}
 	return nil

@@ -188,7 +188,7 @@ func TestFixesDropsARefusedRemedy(t *testing.T) {
 	}
 	r, err = WGMTU("wg0", 1420, Linux, "")
 	fs := Fixes("lower it", r, err)
-	if len(fs) != 1 || fs[0].Action == nil || fs[0].Action.Kind != finding.ActWGMTU || fs[0].Description != "lower it" {
+	if len(fs) != 1 || fs[0].Action == nil || fs[0].Action.Kind != KindWGMTU || fs[0].Description != "lower it" {
 		t.Errorf("fixes %+v", fs)
 	}
 }
@@ -230,16 +230,16 @@ func TestUCIKeyGrammarIsShells(t *testing.T) {
 		"-network.wg0.mtu", "-c.x.y", "network.-wg0.mtu", "network.wg0.-mtu", "network.wg-0.mtu", "network.wg0.mt-u",
 		"network.@[0].mtu", "network.wg0", "network..mtu", "network.wg0.mtu.x", "net-work.wg0.mtu",
 	} {
-		_, err := Parse(finding.Action{Kind: finding.ActUCISet, Params: map[string]string{"key": key, "value": "1"}})
+		_, err := Parse(finding.Action{Kind: KindUCISet, Params: map[string]string{"key": key, "value": "1"}})
 		want := shell.UCIKey(key)
 		if (err == nil) != (want == nil) {
 			t.Errorf("uci-set key %q: Parse says %v, shell.UCIKey says %v", key, err, want)
 		}
 	}
 	for _, a := range []finding.Action{
-		{Kind: finding.ActWGMTU, Params: map[string]string{"interface": "wg0", "mtu": "1420", "uci_section": "-wg0"}},
-		{Kind: finding.ActWGMTU, Params: map[string]string{"interface": "wg0", "mtu": "1420", "uci_section": "wg-0"}},
-		{Kind: finding.ActEndpointRoute, Params: map[string]string{"endpoint": "192.0.2.7", "uci_interface": "wg-0"}},
+		{Kind: KindWGMTU, Params: map[string]string{"interface": "wg0", "mtu": "1420", "uci_section": "-wg0"}},
+		{Kind: KindWGMTU, Params: map[string]string{"interface": "wg0", "mtu": "1420", "uci_section": "wg-0"}},
+		{Kind: KindEndpointRoute, Params: map[string]string{"endpoint": "192.0.2.7", "uci_interface": "wg-0"}},
 	} {
 		if _, err := Parse(a); err == nil {
 			t.Errorf("%s %v: accepted a uci section outside uci's grammar", a.Kind, a.Params)

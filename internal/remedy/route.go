@@ -10,6 +10,11 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
+// Fix kinds of this file, with their params (all strings).
+const (
+	KindEndpointRoute = "endpoint-route" // endpoint, table; optional uci_interface (OpenWrt: set nohostroute=1), or via and dev (re-point instead of delete)
+)
+
 // endpointRoute removes a pinned host route to a peer's endpoint so the
 // endpoint follows the default route again (multi-WAN stale endpoint route);
 // on OpenWrt it also sets nohostroute=1 on the interface so netifd stops
@@ -136,7 +141,7 @@ func (a *endpointRoute) Params() map[string]string {
 	return p
 }
 
-func (a *endpointRoute) Kind() string { return finding.ActEndpointRoute }
+func (a *endpointRoute) Kind() string { return KindEndpointRoute }
 
 func (a *endpointRoute) Describe() string {
 	if a.via != "" {

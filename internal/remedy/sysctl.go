@@ -11,6 +11,12 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
+// Fix kinds of this file, with their params (all strings).
+const (
+	KindSysctl     = "sysctl"             // key, value
+	KindCongestion = "congestion-control" // algorithm (e.g. "bbr"); adds fq as default_qdisc on kernels < 4.20
+)
+
 // SysctlConf is the file wgperf owns for persistent sysctls.
 const SysctlConf = "/etc/sysctl.d/90-wgperf.conf"
 
@@ -28,11 +34,11 @@ func Sysctl(key, value string) (Remedy, error) {
 }
 
 func newSysctl(key, value string) (*sysctl, error) {
-	if !sysctlRE.MatchString(key) || len(key) > 128 {
+	if shell.SysctlName(key) != nil || len(key) > 128 {
 		return nil, fmt.Errorf("sysctl name %q is not valid", key)
 	}
 	v := normSysctl(value)
-	if !sysValRE.MatchString(v) {
+	if shell.SysctlValue(v) != nil {
 		return nil, fmt.Errorf("sysctl %s value %q is not valid", key, value)
 	}
 	return &sysctl{key: key, value: v}, nil
@@ -55,7 +61,7 @@ func (a *sysctl) Params() map[string]string { return map[string]string{"key": a.
 func (a *sysctl) command() string  { return shell.Join("sysctl", "-w", a.key+"="+a.value) }
 func (a *sysctl) confLine() string { return a.key + " = " + a.value }
 
-func (a *sysctl) Kind() string { return finding.ActSysctl }
+func (a *sysctl) Kind() string { return KindSysctl }
 
 func (a *sysctl) Describe() string {
 	return fmt.Sprintf("set %s = %s now and in %s", a.key, a.value, SysctlConf)
@@ -170,7 +176,7 @@ func parseCongestion(p params) (Remedy, error) {
 
 func (a *congestion) Params() map[string]string { return map[string]string{"algorithm": a.algorithm} }
 
-func (a *congestion) Kind() string { return finding.ActCongestion }
+func (a *congestion) Kind() string { return KindCongestion }
 
 func (a *congestion) Describe() string {
 	return fmt.Sprintf("use %s congestion control (fq as default qdisc on kernels before 4.20)", a.algorithm)

@@ -10,6 +10,12 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
+// Fix kinds of this file, with their params (all strings).
+const (
+	KindRPS      = "rps"       // device, mask (hex CPU mask for every rx queue)
+	KindBondHash = "bond-hash" // bond, policy (e.g. "layer3+4")
+)
+
 // WriteSysfs is the shell line that writes value to a sysfs or procfs file.
 func WriteSysfs(path, value string) string {
 	return "echo " + shell.Join(value) + " > " + shell.Join(path)
@@ -56,7 +62,7 @@ func (a *rps) Params() map[string]string {
 	return map[string]string{"device": a.device, "mask": a.mask}
 }
 
-func (a *rps) Kind() string { return finding.ActRPS }
+func (a *rps) Kind() string { return KindRPS }
 
 func (a *rps) Describe() string {
 	return fmt.Sprintf("spread receive processing of %s over CPUs %s (RPS) so one core does not take every packet", a.device, a.mask)
@@ -151,7 +157,7 @@ func (a *bondHash) Params() map[string]string {
 	return map[string]string{"bond": a.bond, "policy": a.policy}
 }
 
-func (a *bondHash) Kind() string { return finding.ActBondHash }
+func (a *bondHash) Kind() string { return KindBondHash }
 
 func (a *bondHash) Describe() string {
 	return fmt.Sprintf("set xmit_hash_policy of %s to %s so flows spread over all bond links", a.bond, a.policy)

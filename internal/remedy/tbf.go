@@ -12,6 +12,11 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
+// Fix kinds of this file, with their params (all strings).
+const (
+	KindTBFCap = "tbf-cap" // device, rate (e.g. "150mbit")
+)
+
 // tbfCap shapes a device with a token bucket just below the rate where
 // throughput starts to collapse: steady beats peaky.
 type tbfCap struct {
@@ -67,7 +72,7 @@ func (a *tbfCap) Params() map[string]string {
 	return map[string]string{"device": a.device, "rate": a.rate}
 }
 
-func (a *tbfCap) Kind() string { return finding.ActTBFCap }
+func (a *tbfCap) Kind() string { return KindTBFCap }
 
 func (a *tbfCap) Describe() string {
 	return fmt.Sprintf("cap %s at %s with a token bucket, below the rate where throughput collapses", a.device, a.rate)

@@ -7,9 +7,13 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Fix kinds of this file, with their params (all strings).
+const (
+	KindUCISet = "uci-set" // key (e.g. "network.wg.nohostroute"), value, restart (optional init script or "ifup:wg")
 )
 
 // uciSet changes one OpenWrt uci option, commits it, and restarts what reads it
@@ -93,7 +97,7 @@ func restartCommand(r string) (string, error) {
 	return "/etc/init.d/" + name + " restart", nil
 }
 
-func (a *uciSet) Kind() string { return finding.ActUCISet }
+func (a *uciSet) Kind() string { return KindUCISet }
 
 func (a *uciSet) Describe() string {
 	s := fmt.Sprintf("uci set %s=%s and commit", a.key, a.value)

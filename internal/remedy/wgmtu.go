@@ -12,6 +12,11 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
+// Fix kinds of this file, with their params (all strings).
+const (
+	KindWGMTU = "wg-mtu" // interface, mtu; optional uci_section (OpenWrt, when not the interface name)
+)
+
 // wgMTU sets a WireGuard interface's MTU now, in its wg-quick config when it
 // has one, and in uci on OpenWrt.
 type wgMTU struct {
@@ -84,7 +89,7 @@ func (a *wgMTU) Params() map[string]string {
 	return p
 }
 
-func (a *wgMTU) Kind() string { return finding.ActWGMTU }
+func (a *wgMTU) Kind() string { return KindWGMTU }
 
 func (a *wgMTU) Describe() string {
 	return fmt.Sprintf("set the MTU of %s to %d so tunnel packets fit the narrowest underlay link", a.iface, a.mtu)

@@ -1,15 +1,14 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/diagnose"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/fleet"
@@ -18,11 +17,6 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 )
-
-// MaxDocumentBytes bounds what ReadDocument reads, as for snapshots and
-// findings files: a lab run with every scenario is a few MiB, and a file
-// from someone else (or /dev/zero) must not cost a gigabyte of memory.
-const MaxDocumentBytes = 64 << 20
 
 // FromDiagnosis is the report of "wgperf diagnose": findings, hosts and the
 // checks that could not run.
@@ -119,43 +113,29 @@ func orEmpty(fs []finding.Finding) []finding.Finding {
 }
 
 // ReadDocument reads the JSON one of "wgperf bench", "mtu", "diagnose" (also
-// with --inventory), "icmp-burst", "shape-sweep" or "lab run" printed with
-// --json and returns its report. A document names what it is in "kind", and
-// that decides how it is read; one without (written before documents carried
-// a kind, or recorded by hand) is told by its fields. Malformed input, a kind
-// that has no report and JSON that is none of them are refused, and so is
-// input over MaxDocumentBytes, before more of it is read.
+// with --inventory), "icmp-burst" or "shape-sweep" printed with --json and
+// returns its report ("lab run"'s is scenario.ReadReport). A document names
+// what it is in "kind", and that decides how it is read (document.Read); one
+// without is told by its fields. Malformed input, input over
+// document.MaxBytes, a kind that has no report here and JSON that is none of
+// them are refused.
 func ReadDocument(r io.Reader) (*Document, error) {
-	data, err := collect.ReadLimited(r, MaxDocumentBytes, "results")
+	d, err := document.Read(r, "results")
 	if err != nil {
 		return nil, err
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("results: empty input")
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return nil, jsonError("results", err)
-	}
-	var kind string
-	if k, ok := fields["kind"]; ok {
-		if err := json.Unmarshal(k, &kind); err != nil || kind == "" {
-			return nil, fmt.Errorf("results: \"kind\" is %s, not the name of a wgperf document", k)
-		}
-	} else if kind = guessKind(fields); kind == "" {
-		return nil, errors.New("results: not the JSON of wgperf bench, mtu, diagnose, icmp-burst, shape-sweep or lab run")
-	}
+	return FromDocument(d)
+}
+
+// FromDocument is ReadDocument of a document already read.
+func FromDocument(d *document.Doc) (*Document, error) {
+	data, kind := d.Data, string(d.Kind)
 	var doc Document
 	switch kind {
-	case "lab-run":
-		var err error
-		if doc, err = fromLabRunJSON(data); err != nil {
-			return nil, err
-		}
 	case "bench":
 		var rep bench.Report
 		if err := json.Unmarshal(data, &rep); err != nil {
-			return nil, jsonError("bench results", err)
+			return nil, document.JSONError("bench results", err)
 		}
 		if len(BenchRuns(&rep, "")) == 0 {
 			return nil, errors.New("bench results: no finished runs")
@@ -164,32 +144,32 @@ func ReadDocument(r io.Reader) (*Document, error) {
 	case "icmp-burst":
 		var res icmpburst.Result
 		if err := json.Unmarshal(data, &res); err != nil {
-			return nil, jsonError("icmp-burst results", err)
+			return nil, document.JSONError("icmp-burst results", err)
 		}
 		doc = FromICMPBurst(&res)
 	case "shape-sweep":
 		var res shaping.Result
 		if err := json.Unmarshal(data, &res); err != nil {
-			return nil, jsonError("shape-sweep results", err)
+			return nil, document.JSONError("shape-sweep results", err)
 		}
 		doc = FromShapeSweep(&res)
 	case "mtu":
 		var res mtu.Result
 		if err := json.Unmarshal(data, &res); err != nil {
-			return nil, jsonError("mtu results", err)
+			return nil, document.JSONError("mtu results", err)
 		}
 		doc = FromMTU(&res)
 	case "diagnose", "diagnose-fleet":
 		var d diagnose.Diagnosis
 		if err := json.Unmarshal(data, &d); err != nil {
-			return nil, jsonError("diagnose results", err)
+			return nil, document.JSONError("diagnose results", err)
 		}
 		// "diagnose --inventory" adds the hosts it could not reach.
 		var inv struct {
 			Unreachable []fleet.Unreachable `json:"unreachable"`
 		}
 		if err := json.Unmarshal(data, &inv); err != nil {
-			return nil, jsonError("diagnose results", err)
+			return nil, document.JSONError("diagnose results", err)
 		}
 		doc = FromDiagnosis(d)
 		doc.Unreachable = inv.Unreachable
@@ -201,46 +181,4 @@ func ReadDocument(r io.Reader) (*Document, error) {
 		return nil, fmt.Errorf("results: %q output has no report here (report reads bench, mtu, diagnose, icmp-burst, shape-sweep and lab run --json; doctor and fix --verify write their own with --html)", kind)
 	}
 	return &doc, nil
-}
-
-// guessKind tells the kind of a document without one by its fields, as
-// those commands wrote them before documents carried a kind; "" when
-// none fits.
-func guessKind(fields map[string]json.RawMessage) string {
-	has := func(names ...string) bool {
-		for _, n := range names {
-			if _, ok := fields[n]; !ok {
-				return false
-			}
-		}
-		return true
-	}
-	switch {
-	case has("scenarios"):
-		return "lab-run"
-	case has("runs", "cells", "tunnel_addr"):
-		return "bench"
-	case has("one_shot", "persistent"):
-		return "icmp-burst"
-	case has("steps", "recommended_cap_mbit"):
-		return "shape-sweep"
-	case has("probes", "path_mtu"):
-		return "mtu"
-	case has("findings"):
-		return "diagnose"
-	}
-	return ""
-}
-
-// jsonError says where JSON went wrong in one line.
-func jsonError(what string, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Errorf("%s: malformed JSON at byte %d: %v", what, syn.Offset, err)
-	case errors.As(err, &typ):
-		return fmt.Errorf("%s: field %q: want %s, got JSON %s", what, typ.Field, typ.Type, typ.Value)
-	}
-	return fmt.Errorf("%s: %v", what, err)
 }

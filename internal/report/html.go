@@ -19,6 +19,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/fleet"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
@@ -28,7 +29,7 @@ import (
 
 // Document is everything one HTML report shows. "bench", "mtu", "diagnose"
 // and "lab run" each fill the parts they have (see FromBench, FromMTU,
-// FromDiagnosis, FromScenarios); empty parts are left out.
+// FromDiagnosis, scenario.Report); empty parts are left out.
 type Document struct {
 	Title     string            `json:"title,omitempty"`
 	Generated time.Time         `json:"generated,omitempty"`
@@ -92,35 +93,21 @@ func (r BenchRun) Name() string {
 	return n
 }
 
-// Throughput is tunnel and underlay Mbit/s at one moment of a scenario.
-type Throughput struct {
-	Tunnel   float64 `json:"tunnel_mbit"`
-	Underlay float64 `json:"underlay_mbit"`
-}
-
-// Ratio is tunnel/underlay, 0 when the underlay was not measured.
-func (t Throughput) Ratio() float64 {
-	if t.Underlay <= 0 {
-		return 0
-	}
-	return t.Tunnel / t.Underlay
-}
-
 // ScenarioResult is one lab scenario: what broke, what wgperf found and fixed,
 // and the throughput before and after.
 type ScenarioResult struct {
-	Name    string `json:"name"`
-	Case    string `json:"case,omitempty"`
-	Symptom string `json:"symptom"`
-	Finding string `json:"finding"` // the finding ID the scenario must produce
-	Found   bool   `json:"found"`
+	Name    string     `json:"name"`
+	Case    string     `json:"case,omitempty"`
+	Symptom string     `json:"symptom"`
+	Finding finding.ID `json:"finding"` // the finding ID the scenario must produce
+	Found   bool       `json:"found"`
 	// Evidence holds the findings with that ID, their evidence and fixes.
 	Evidence   []finding.Finding `json:"evidence,omitempty"`
 	Unexpected []string          `json:"unexpected,omitempty"`
 	Probes     []string          `json:"probes,omitempty"` // headlines of the active probes
 	Fix        []string          `json:"fix,omitempty"`    // commands applied
-	Before     Throughput        `json:"before"`
-	After      Throughput        `json:"after"`
+	Before     bench.DirRate     `json:"before"`           // the upload's, tunnel and underlay
+	After      bench.DirRate     `json:"after"`
 	// Runs are the per-second runs before and after the fix (labelled).
 	Runs    []BenchRun  `json:"runs,omitempty"`
 	MTU     *mtu.Result `json:"mtu,omitempty"`
@@ -147,6 +134,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"change":   func(before, after float64) string { return fmt.Sprintf("%+.1f%%", (after/before-1)*100) },
 	"ratio":    func(v float64) string { return fmt.Sprintf("%.2f×", v) },
 	"join":     strings.Join,
+	"joinIDs":  finding.JoinIDs,
 	"severity": func(s finding.Severity) string { return s.String() },
 	"time":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 }).Parse(htmlTemplate))
@@ -278,16 +266,14 @@ func WriteHTML(w io.Writer, doc Document) error {
 	return err
 }
 
-// WriteHTMLFile writes doc to path, for commands with an --html FILE flag.
+// WriteHTMLFile writes doc to path, for commands with an --html FILE flag;
+// the error of writing the file is the *fs.PathError os.WriteFile returns.
 func WriteHTMLFile(path string, doc Document) error {
 	var b bytes.Buffer
 	if err := WriteHTML(&b, doc); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("--html: %w", err)
-	}
-	return nil
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // barSet is one series of a grouped bar chart: outlined (what was, or what

@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,8 +14,6 @@ import (
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
-var recordHTML = flag.Bool("record-html", false, "record testdata/report/bench.json and mtu.json from a real lab (root, iperf3)")
-
 // TestRecordHTMLFixture records what "wgperf bench --json" and "wgperf mtu
 // --json" print (the same values, encoded the same way) on a lossy lab — 2% of
 // forwarded UDP dropped, so the tunnel suffers and the underlay's TCP does
@@ -27,8 +24,8 @@ var recordHTML = flag.Bool("record-html", false, "record testdata/report/bench.j
 //	go build -o /tmp/wgh/wgperf ./cmd/wgperf
 //	/tmp/wgh/wgperf lab run pmtud-blackhole lossy-cubic --time 2 --json --name wgh1 > testdata/report/labrun.json
 func TestRecordHTMLFixture(t *testing.T) {
-	if !*recordHTML {
-		t.Skip("the fixtures are recorded with -record-html")
+	if !testutil.Update() {
+		t.Skip("the fixtures are recorded with -update (root, iperf3)")
 	}
 	testutil.RequireTools(t, "iperf3")
 	l := labtest.Up(t, lab.Config{Name: "wgh2", Underlay: lab.Shape{RateMbit: 200, LossPct: 2}, PathMTU: 1400, WGMTU: 1340})

@@ -5,6 +5,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"image/color"
 	"image/png"
@@ -21,8 +22,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/diagnose"
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -49,6 +50,22 @@ func readFixture(t testing.TB, name string) *Document {
 	return doc
 }
 
+// labRunDoc is the report of a recorded "lab run --json"
+// (testdata/report/labrun.json) as package scenario makes it: its
+// TestReportGolden keeps testdata/report/labrun.document.json current.
+func labRunDoc(t testing.TB) *Document {
+	t.Helper()
+	b, err := os.ReadFile(fixture("labrun.document.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc Document
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return &doc
+}
+
 // diagnosisJSON is "diagnose --json" of the broken multi-wan lab the exporter
 // tests use: a critical stale route and ICMP rate-limit drops.
 func diagnosisJSON(t testing.TB) []byte {
@@ -58,7 +75,7 @@ func diagnosisJSON(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	defer sf.Close()
-	snap, err := collect.ReadSnapshot(sf)
+	snap, err := document.ReadSnapshot(sf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +152,7 @@ func lacks(t *testing.T, page string, wants ...string) {
 // scenario its symptom, the finding with evidence, the fix applied, the
 // before/after figures, charts of the tunnel before and after, and the MTU search.
 func TestLabRunReport(t *testing.T) {
-	doc := readFixture(t, "labrun.json")
+	doc := labRunDoc(t)
 	if len(doc.Scenarios) != 2 {
 		t.Fatalf("%d scenarios, want 2", len(doc.Scenarios))
 	}
@@ -250,7 +267,7 @@ func TestDiagnoseReport(t *testing.T) {
 func TestWriteHTMLEscapes(t *testing.T) {
 	page := render(t, Document{
 		Title:     `<script>alert(1)</script>`,
-		Scenarios: []ScenarioResult{{Name: `<img src=x onerror=alert(1)>`, Before: Throughput{Tunnel: 10}, After: Throughput{Tunnel: 20}}},
+		Scenarios: []ScenarioResult{{Name: `<img src=x onerror=alert(1)>`, Before: bench.DirRate{Tunnel: 10}, After: bench.DirRate{Tunnel: 20}}},
 	})
 	walk(t, page, func(n *html.Node) {
 		if n.Data == "script" || n.Data == "img" {
@@ -294,7 +311,6 @@ func TestReadDocumentDetects(t *testing.T) {
 		file string
 		ok   func(*Document) bool
 	}{
-		{"labrun.json", func(d *Document) bool { return len(d.Scenarios) == 2 && len(d.Scenarios[0].Runs) == 8 }},
 		{"bench.json", func(d *Document) bool { return len(d.Runs) > 0 && d.MTU == nil && len(d.Scenarios) == 0 }},
 		{"mtu.json", func(d *Document) bool { return d.MTU != nil && len(d.MTU.Probes) > 0 && d.Runs == nil }},
 	} {
@@ -330,17 +346,17 @@ func TestReadDocumentErrors(t *testing.T) {
 	for _, tc := range []struct{ in, err string }{
 		{"", "results: empty input"},
 		{"{", "results: malformed JSON"},
-		{"[1, 2]", "results: field"},
+		{"[1, 2]", `results: "findings" output has no report here`},
 		{`{"findings": 3}`, `diagnose results: field "findings"`},
-		{`{"schema_version": 1, "host": "local"}`, "not the JSON of wgperf bench, mtu, diagnose, icmp-burst, shape-sweep or lab run"},
-		{`{"scenarios": []}`, "lab run results: no scenarios"},
+		{`{"schema_version": 1, "host": "local"}`, `results: not the JSON of a wgperf document (no "kind", and not the fields of one)`},
+		{`{"schema_version": 1, "host": "local", "collected_at": "2026-04-07T19:56:00Z"}`, "wgperf diagnose --from FILE --html"},
 		{`{"schema_version": 1, "kind": "fix-plan", "items": []}`, `"fix-plan" output has no report here`},
 		{`{"schema_version": 1, "kind": "doctor", "findings": []}`, `run wgperf doctor with --html FILE`},
 		{`{"schema_version": 1, "kind": "checks", "findings": []}`, `"checks" output has no report here`},
 		{`{"schema_version": 1, "kind": "snapshot", "host": "local"}`, "wgperf diagnose --from FILE --html"},
 		{`{"kind": 7, "findings": []}`, `"kind" is 7, not the name of a wgperf document`},
 		{`{"kind": "bench", "findings": []}`, "bench results: no finished runs"},
-		{`{"scenarios": [{"before": {"tunnel_mbit": "fast"}}]}`, `lab run results: field "scenarios.before.tunnel_mbit"`},
+		{`{"scenarios": []}`, `"lab-run" output has no report here`}, // scenario.ReadReport makes it
 		{`{"tunnel_addr": "10.0.0.2", "cells": [], "runs": [{"path": "tunnel", "error": "refused"}]}`, "bench results: no finished runs"},
 	} {
 		_, err := ReadDocument(strings.NewReader(tc.in))
@@ -357,7 +373,7 @@ func browser(t *testing.T, args ...string) (stdout, stderr string) {
 	testutil.RequireTools(t, "chromium")
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	doc := readFixture(t, "labrun.json")
+	doc := labRunDoc(t)
 	doc.Generated = time.Date(2026, 11, 22, 0, 56, 0, 0, time.UTC)
 	if err := WriteHTMLFile(page, *doc); err != nil {
 		t.Fatal(err)
@@ -384,7 +400,7 @@ func TestBrowserRenders(t *testing.T) {
 	// The demo report (make demo writes a lab run report like this one) was
 	// 575 KB when it embedded a font; it must stay small enough to mail.
 	var page bytes.Buffer
-	doc := readFixture(t, "labrun.json")
+	doc := labRunDoc(t)
 	if err := WriteHTML(&page, *doc); err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +482,7 @@ func TestScreenshot(t *testing.T) {
 // TestChartIntervalsDropSliver: the recorded lossy-cubic download after the
 // fix ends with a 25 ms interval at 410 Mbit/s over a 200 Mbit/s link.
 func TestChartIntervalsDropSliver(t *testing.T) {
-	doc := readFixture(t, "labrun.json")
+	doc := labRunDoc(t)
 	var run *BenchRun
 	for i, r := range doc.Scenarios[1].Runs {
 		if r.Path == PathTunnel && r.Direction == Download && r.Label == LabelAfter {
@@ -490,7 +506,7 @@ func TestChartIntervalsDropSliver(t *testing.T) {
 // TestChartsUseThePageFont: no font is embedded; chart text asks for the
 // page's own font stack, whose first faces have the metrics gonum measured with.
 func TestChartsUseThePageFont(t *testing.T) {
-	page := render(t, *readFixture(t, "labrun.json"))
+	page := render(t, *labRunDoc(t))
 	if strings.Contains(page, "@font-face") || strings.Contains(page, "base64") {
 		t.Error("the page embeds a font")
 	}
@@ -518,8 +534,8 @@ func TestChartsUseThePageFont(t *testing.T) {
 // every line chart lists as many legend entries (outside the chart) as it
 // draws series.
 func TestReportAccessible(t *testing.T) {
-	pages := map[string]string{"shape sweep": render(t, sweepDoc(t)), "fix --verify": render(t, fixDoc(t))}
-	for _, name := range []string{"labrun.json", "bench.json", "mtu.json", "icmp-burst.json"} {
+	pages := map[string]string{"shape sweep": render(t, sweepDoc(t)), "fix --verify": render(t, fixDoc(t)), "lab run": render(t, *labRunDoc(t))}
+	for _, name := range []string{"bench.json", "mtu.json", "icmp-burst.json"} {
 		pages[name] = render(t, *readFixture(t, name))
 	}
 	for fixture, page := range pages {
@@ -650,7 +666,7 @@ func (r *endlessSpaces) Read(p []byte) (int, error) {
 }
 
 // TestReadDocumentRefusesOversize is issue 30 item 9: "report --from" reads at
-// most MaxDocumentBytes (64 MiB, the cap of every other reader) and says so in
+// most document.MaxBytes (64 MiB, the cap of every reader) and says so in
 // one line, instead of reading all of /dev/zero.
 func TestReadDocumentRefusesOversize(t *testing.T) {
 	in := &endlessSpaces{left: 80 << 20}

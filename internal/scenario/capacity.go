@@ -55,6 +55,37 @@ func Play(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	return again, err
 }
 
+// PlayAll plays the scenarios in order (Play), telling each one's story on
+// opts.Log when it is set: its symptom, what it did and its verdict. It
+// returns every result, a scenario that could not be played included (it
+// fails saying why), and how many failed; a skipped one does not.
+func PlayAll(ctx context.Context, scs []Scenario, opts Options) (results []*Result, failed int) {
+	for _, sc := range scs {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, "== %s: %s\n", sc.Name, sc.Symptom)
+		}
+		res, err := Play(ctx, sc, opts)
+		if err != nil {
+			res.Why = err.Error()
+			res.Pass = false
+		}
+		if !res.Pass && !res.Skipped {
+			failed++
+		}
+		results = append(results, res)
+		if opts.Log != nil {
+			verdict := "PASS"
+			if res.Skipped {
+				verdict = "SKIP: " + res.Why
+			} else if !res.Pass {
+				verdict = "FAIL: " + res.Why
+			}
+			fmt.Fprintf(opts.Log, "  %s (%.0f s)\n\n", verdict, res.Seconds)
+		}
+	}
+	return results, failed
+}
+
 // sizeLab measures (or recalls) the capacity for sc's shape and returns the
 // lab config to build, shaped to fit this machine.
 func sizeLab(ctx context.Context, sc Scenario, opts Options) (lab.Config, Sizing, error) {

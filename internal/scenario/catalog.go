@@ -9,6 +9,7 @@ package scenario
 
 import (
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab"
 )
 
@@ -60,12 +61,12 @@ type Scenario struct {
 	// (an ICMP limit does not cost throughput, so only its probe can prove it).
 	Recheck bool
 	// Expect is the finding ID that must be reported ("" for none: healthy, ecmp).
-	Expect string
+	Expect finding.ID
 	// Also lists IDs the breakage legitimately causes besides Expect.
-	Also []string
+	Also []finding.ID
 	// FixIDs are the findings whose fixes are applied, on every host that
 	// reported them (default: Expect alone).
-	FixIDs []string
+	FixIDs []finding.ID
 	// Client and Server are the nodes the tunnel measurement runs between
 	// (default "a" to "b"; LAN hosts measure host to host across both sites).
 	Client, Server string
@@ -119,11 +120,11 @@ var Catalog = []Scenario{
 		// A 1400-byte hop mid-path whose router drops ICMP frag-needed.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true},
 		Probes: []Probe{ProbeMTU},
-		Expect: "mtu.pmtud-blackhole",
+		Expect: check.MTUPMTUDBlackhole,
 		// B sits on the narrow link and can see it locally; both ends need the
 		// smaller MTU, or the black hole stays open from B to A.
-		Also:   []string{"mtu.tunnel-too-large"},
-		FixIDs: []string{"mtu.pmtud-blackhole", "mtu.tunnel-too-large"},
+		Also:   []finding.ID{check.MTUTunnelTooLarge},
+		FixIDs: []finding.ID{check.MTUPMTUDBlackhole, check.MTUTunnelTooLarge},
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseRemoteUsers,
@@ -132,7 +133,7 @@ var Catalog = []Scenario{
 		// wireguard-go fragments single sends too but its batched (UDP GSO) sends
 		// of oversized segments are refused by the kernel, so the lab crawls harder.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500},
-		Expect: "mtu.tunnel-too-large",
+		Expect: check.MTUTunnelTooLarge,
 	},
 	{
 		Name: "udp-rcvbuf", Case: caseRemoteUsers,
@@ -152,10 +153,10 @@ var Catalog = []Scenario{
 			on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"),
 			on("b", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"),
 		},
-		Expect: "udp.rcvbuf-errors",
+		Expect: check.UDPRcvbufErrors,
 		NotOn:  map[lab.Implementation]string{lab.Kernel: "kernel WireGuard receives through the UDP stack's encapsulation hook, not a socket queue: it has no receive buffer to overflow (its receive-side overload is the backlog)"},
 		// CUBIC losing to those drops is a true finding too; the buffers are the cause.
-		Also: []string{"tcp.congestion-control"},
+		Also: []finding.ID{check.TCPCongestionControl},
 		// A new rmem_max only reaches sockets opened after it: re-bind the
 		// tunnel's socket (setting the listen port does), as a service restart would.
 		// Both ends receive (upload and download), so both re-bind.
@@ -167,7 +168,7 @@ var Catalog = []Scenario{
 		Lab:     lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
 		// netifd's host route, created while the primary was down, never re-evaluated.
 		Break:  []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1", "proto", "static", "metric", "20")},
-		Expect: "route.stale-endpoint",
+		Expect: check.RouteStaleEndpoint,
 	},
 	{
 		Name: "icmp-ratelimit", Case: caseMultiWAN,
@@ -178,7 +179,7 @@ var Catalog = []Scenario{
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 6}, ICMPLimit: 25},
 		Probes:  []Probe{ProbeICMPBurst},
 		Recheck: true,
-		Expect:  "icmp.ratelimit-drops",
+		Expect:  check.ICMPRatelimitDrops,
 	},
 	{
 		Name: "icmp-ratelimit-iptables", Case: caseMultiWAN,
@@ -189,7 +190,7 @@ var Catalog = []Scenario{
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 6}, ICMPLimit: 25, ICMPLimitStyle: lab.ICMPLimitIptables},
 		Probes:  []Probe{ProbeICMPBurst},
 		Recheck: true,
-		Expect:  "icmp.ratelimit-drops",
+		Expect:  check.ICMPRatelimitDrops,
 	},
 	{
 		Name: "lossy-cubic", Case: caseTuning,
@@ -198,7 +199,7 @@ var Catalog = []Scenario{
 		// A child namespace may only pick algorithms the host allows.
 		HostSysctls: map[string]string{"net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
 		Break:       []Command{on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic")},
-		Expect:      "tcp.congestion-control",
+		Expect:      check.TCPCongestionControl,
 		// Only A's sender runs CUBIC; B sends with BBR before and after.
 		UploadOnly: true,
 	},
@@ -210,7 +211,7 @@ var Catalog = []Scenario{
 		HostSysctls: map[string]string{"net.netfilter.nf_conntrack_max": "256"},
 		Break:       []Command{on("b", "nft", "add table inet hub; add chain inet hub input { type filter hook input priority 0; ct state established,related accept; }")},
 		Probes:      []Probe{ProbeFlows},
-		Expect:      "conntrack.table-pressure",
+		Expect:      check.ConntrackTablePressure,
 	},
 	{
 		Name: "mss-clamp-missing", Case: casePMTUD,
@@ -221,7 +222,7 @@ var Catalog = []Scenario{
 			on("a", "nft", blockICMPErrors),
 			on("b", "nft", blockICMPErrors),
 		},
-		Expect: "mtu.mss-clamp-missing",
+		Expect: check.MTUMSSClampMissing,
 		Client: "lan", Server: "lanb",
 	},
 	{
@@ -231,7 +232,7 @@ var Catalog = []Scenario{
 		ECMP:    2, MinScaling: 1.7,
 		// ecmpStreams flows filling one shaped uplink overflow its shaper: A's
 		// tunnel sends more than B receives, a true symptom of the slow path.
-		Also: []string{"throughput.asymmetric"},
+		Also: []finding.ID{check.ThroughputAsymmetric},
 	},
 }
 

@@ -78,38 +78,8 @@ func (r *runner) measureTunnel(ctx context.Context, withUnderlay bool) (rep *ben
 	if rep, err = bench.Measure(ctx, cfg); err != nil {
 		return nil, 0, 0, err
 	}
-	for _, run := range rep.Runs {
-		if run.Path != bench.PathTunnel || run.Streams != 1 || run.UDPMbit > 0 || run.Result == nil {
-			continue
-		}
-		if run.Direction == bench.Upload {
-			up = run.Result.ReceivedMbit
-		} else {
-			down = run.Result.ReceivedMbit
-		}
-	}
-	return rep, up, down, nil
-}
-
-// benchUnderlay is the single-stream underlay of a bench report, measured
-// beside its tunnel runs; ok is false unless it measured both ways (LAN
-// hosts and ECMP benches have no underlay runs).
-func benchUnderlay(rep *bench.Report) (up, down float64, ok bool) {
-	if rep == nil {
-		return 0, 0, false
-	}
-	for _, run := range rep.Runs {
-		if run.Path != bench.PathUnderlay || run.Streams != 1 || run.UDPMbit > 0 || run.Result == nil {
-			continue
-		}
-		if run.Direction == bench.Upload {
-			up = run.Result.ReceivedMbit
-		} else {
-			down = run.Result.ReceivedMbit
-		}
-	}
-	// A bench stopped early (a stalled tunnel run) may have measured one way.
-	return up, down, up > 0 && down > 0
+	t := rep.Throughput()
+	return rep, t.Up.Tunnel, t.Down.Tunnel, nil
 }
 
 // iperf runs one TCP test and returns the receiver's rate in Mbit/s. A black

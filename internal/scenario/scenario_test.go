@@ -12,7 +12,6 @@ import (
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/probe/bench"
-	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -34,7 +33,7 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		if s.Case == "" || s.Symptom == "" {
 			t.Errorf("%s: needs the case it reproduces and its symptom", s.Name)
 		}
-		for _, id := range append([]string{s.Expect}, s.Also...) {
+		for _, id := range append([]finding.ID{s.Expect}, s.Also...) {
 			if id != "" && !check.InCatalog(id) {
 				t.Errorf("%s: %s is not a catalog finding ID", s.Name, id)
 			}
@@ -60,39 +59,39 @@ func TestJudge(t *testing.T) {
 		why  string
 	}{
 		{"fixed", Scenario{Expect: "mtu.tunnel-too-large"},
-			Result{Found: true, Doctor: &DoctorVerdict{First: "mtu.tunnel-too-large"}, After: Measurement{Tunnel: 183, Underlay: 191}}, true, ""},
+			Result{Found: true, Doctor: &DoctorVerdict{First: "mtu.tunnel-too-large"}, After: measured(183, 191, 0, 0)}, true, ""},
 		{"doctor ranked a consequence first", Scenario{Expect: "udp.rcvbuf-errors"},
-			Result{Found: true, Doctor: &DoctorVerdict{First: "tcp.congestion-control"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor ranked tcp.congestion-control first, want udp.rcvbuf-errors"},
+			Result{Found: true, Doctor: &DoctorVerdict{First: "tcp.congestion-control"}, After: measured(183, 191, 0, 0)}, false, "doctor ranked tcp.congestion-control first, want udp.rcvbuf-errors"},
 		{"doctor skipped the probe the case needs", Scenario{Expect: "mtu.pmtud-blackhole", Probes: []Probe{ProbeMTU}},
-			Result{Found: true, Doctor: &DoctorVerdict{First: "mtu.pmtud-blackhole"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor did not run the mtu probe"},
+			Result{Found: true, Doctor: &DoctorVerdict{First: "mtu.pmtud-blackhole"}, After: measured(183, 191, 0, 0)}, false, "doctor did not run the mtu probe"},
 		{"a workload is not doctor's to run", Scenario{Expect: "conntrack.table-pressure", Probes: []Probe{ProbeFlows}},
-			Result{Found: true, Doctor: &DoctorVerdict{First: "conntrack.table-pressure"}, After: Measurement{Tunnel: 183, Underlay: 191}}, true, ""},
+			Result{Found: true, Doctor: &DoctorVerdict{First: "conntrack.table-pressure"}, After: measured(183, 191, 0, 0)}, true, ""},
 		{"healthy", Scenario{},
-			Result{Found: true, Doctor: &DoctorVerdict{Status: "healthy"}, After: Measurement{Tunnel: 183, Underlay: 191}}, true, ""},
+			Result{Found: true, Doctor: &DoctorVerdict{Status: "healthy"}, After: measured(183, 191, 0, 0)}, true, ""},
 		{"healthy but doctor probed", Scenario{},
-			Result{Found: true, Doctor: &DoctorVerdict{Status: "healthy"}, Probes: []ProbeResult{{ProbeMTU, ""}}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor ran 1 targeted probes on a healthy tunnel"},
+			Result{Found: true, Doctor: &DoctorVerdict{Status: "healthy"}, Probes: []ProbeResult{{ProbeMTU, ""}}, After: measured(183, 191, 0, 0)}, false, "doctor ran 1 targeted probes on a healthy tunnel"},
 		{"healthy but doctor says slow", Scenario{},
-			Result{Found: true, Doctor: &DoctorVerdict{Status: "slow"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "doctor said slow on a healthy tunnel"},
+			Result{Found: true, Doctor: &DoctorVerdict{Status: "slow"}, After: measured(183, 191, 0, 0)}, false, "doctor said slow on a healthy tunnel"},
 		{"missed", Scenario{Expect: "mtu.tunnel-too-large"},
-			Result{After: Measurement{Tunnel: 183, Underlay: 191}}, false, "mtu.tunnel-too-large not reported"},
+			Result{After: measured(183, 191, 0, 0)}, false, "mtu.tunnel-too-large not reported"},
 		{"fix did not help", Scenario{Expect: "tcp.congestion-control"},
-			Result{Found: true, After: Measurement{Tunnel: 3.4, Underlay: 191}}, false, "after-fix ratio 0.02 < 0.90"},
+			Result{Found: true, After: measured(3.4, 191, 0, 0)}, false, "after-fix ratio 0.02 < 0.90"},
 		{"unexpected critical", Scenario{},
-			Result{Found: false, Unexpected: []string{"route.stale-endpoint on a"}, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "unexpected: route.stale-endpoint on a"},
+			Result{Found: false, Unexpected: []string{"route.stale-endpoint on a"}, After: measured(183, 191, 0, 0)}, false, "unexpected: route.stale-endpoint on a"},
 		{"download still broken", Scenario{Expect: "mtu.pmtud-blackhole"},
-			Result{Found: true, After: Measurement{Tunnel: 182, Underlay: 191, TunnelDown: 0.07, UnderlayDown: 191}}, false, "after-fix ratio 0.00 < 0.90"},
+			Result{Found: true, After: measured(182, 191, 0.07, 191)}, false, "after-fix ratio 0.00 < 0.90"},
 		{"upload-only scenario ignores the download", Scenario{Expect: "tcp.congestion-control", UploadOnly: true},
-			Result{Found: true, Doctor: &DoctorVerdict{First: "tcp.congestion-control"}, After: Measurement{Tunnel: 182, Underlay: 191, TunnelDown: 150, UnderlayDown: 191}}, true, ""},
+			Result{Found: true, Doctor: &DoctorVerdict{First: "tcp.congestion-control"}, After: measured(182, 191, 150, 191)}, true, ""},
 		{"probe still proves it after the fix", Scenario{Expect: "icmp.ratelimit-drops", Recheck: true},
-			Result{Found: true, StillFound: true, After: Measurement{Tunnel: 183, Underlay: 191}}, false, "icmp.ratelimit-drops still proven after the fix"},
+			Result{Found: true, StillFound: true, After: measured(183, 191, 0, 0)}, false, "icmp.ratelimit-drops still proven after the fix"},
 		{"ecmp scales", Scenario{ECMP: 2, MinScaling: 1.7},
-			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}, TunnelShares: []float64{0.49, 0.51}}, true, ""},
+			Result{Found: true, Before: measured(92, 0, 0, 0), After: measured(183, 0, 0, 0), TunnelShares: []float64{0.49, 0.51}}, true, ""},
 		{"ecmp flat", Scenario{ECMP: 2, MinScaling: 1.7},
-			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 95}, TunnelShares: []float64{0.5, 0.5}}, false, "ECMP scaling 1.03x < 1.70x"},
+			Result{Found: true, Before: measured(92, 0, 0, 0), After: measured(95, 0, 0, 0), TunnelShares: []float64{0.5, 0.5}}, false, "ECMP scaling 1.03x < 1.70x"},
 		{"ecmp scaled but one tunnel idle", Scenario{ECMP: 2, MinScaling: 1.7},
-			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}, TunnelShares: []float64{0.98, 0.02}}, false, "tunnel 1 carried 2% of the bytes (fair share 50%)"},
+			Result{Found: true, Before: measured(92, 0, 0, 0), After: measured(183, 0, 0, 0), TunnelShares: []float64{0.98, 0.02}}, false, "tunnel 1 carried 2% of the bytes (fair share 50%)"},
 		{"ecmp spread not measured", Scenario{ECMP: 2, MinScaling: 1.7},
-			Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}}, false, "traffic measured on 0 of 2 tunnels"},
+			Result{Found: true, Before: measured(92, 0, 0, 0), After: measured(183, 0, 0, 0)}, false, "traffic measured on 0 of 2 tunnels"},
 	}
 	for _, tt := range tests {
 		r := &runner{sc: tt.sc, res: &tt.res}
@@ -155,7 +154,7 @@ func TestScenarios(t *testing.T) {
 				t.Errorf("%s not reported; findings: %v", sc.Expect, ids(res.Findings))
 			}
 			for _, f := range res.Findings {
-				if f.Severity == finding.Critical && f.ID != sc.Expect && !slices.Contains(sc.Also, f.ID) && !strings.HasPrefix(f.ID, "throughput.") && !Environment(f.ID) {
+				if f.Severity == finding.Critical && f.ID != sc.Expect && !slices.Contains(sc.Also, f.ID) && !symptom(f.ID) && !Environment(f.ID) {
 					t.Errorf("unexpected critical %s on %s: %s", f.ID, f.Host, f.Title)
 				}
 			}
@@ -189,7 +188,7 @@ func skipInLane(lane string, sc Scenario) string {
 func ids(fs []finding.Finding) []string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.ID+"/"+f.Severity.String())
+		out = append(out, string(f.ID)+"/"+f.Severity.String())
 	}
 	return out
 }
@@ -206,32 +205,10 @@ func TestShares(t *testing.T) {
 	}
 }
 
-func TestBenchUnderlay(t *testing.T) {
-	run := func(path, dir string, streams int, mbit float64) bench.Run {
-		return bench.Run{Spec: bench.Spec{Path: path, Direction: dir, Streams: streams}, Result: &iperf.Result{ReceivedMbit: mbit}}
-	}
-	rep := &bench.Report{Runs: []bench.Run{
-		run(bench.PathTunnel, bench.Upload, 1, 91), run(bench.PathUnderlay, bench.Upload, 1, 95.6),
-		run(bench.PathTunnel, bench.Download, 1, 90), run(bench.PathUnderlay, bench.Download, 1, 95.3),
-		run(bench.PathUnderlay, bench.Upload, 4, 96),
-	}}
-	if up, down, ok := benchUnderlay(rep); !ok || up != 95.6 || down != 95.3 {
-		t.Errorf("benchUnderlay = %v %v %v, want 95.6 95.3 true", up, down, ok)
-	}
-	// LAN hosts: the bench had no underlay runs, the scenario measures it.
-	tunnelOnly := &bench.Report{Runs: rep.Runs[:1]}
-	if _, _, ok := benchUnderlay(tunnelOnly); ok {
-		t.Error("a bench without underlay runs reported an underlay")
-	}
-	if _, _, ok := benchUnderlay(nil); ok {
-		t.Error("no bench reported an underlay")
-	}
-}
-
 func TestWriteTable(t *testing.T) {
 	results := []*Result{
 		{Scenario: "udp-rcvbuf", Symptom: "tunnel crawls", Expect: "udp.rcvbuf-errors", Found: true, Doctor: &DoctorVerdict{Status: "slow", First: "udp.rcvbuf-errors"}, Fix: []string{"sysctl -w net.core.rmem_max=26214400"},
-			Before: Measurement{Tunnel: 19, Underlay: 96}, After: Measurement{Tunnel: 92, Underlay: 96}, Sizing: Sizing{RateMbit: 100}, Seconds: 75, Pass: true},
+			Before: measured(19, 96, 0, 0), After: measured(92, 96, 0, 0), Sizing: Sizing{RateMbit: 100}, Seconds: 75, Pass: true},
 		{Scenario: "ecmp", Skipped: true, Why: "skipped: too slow"},
 	}
 	var b strings.Builder
@@ -244,8 +221,8 @@ func TestWriteTable(t *testing.T) {
 }
 
 func TestScoreRanksWhatJudgeLooksAt(t *testing.T) {
-	worse := Measurement{Tunnel: 90, Underlay: 96, TunnelDown: 70, UnderlayDown: 96}
-	better := Measurement{Tunnel: 80, Underlay: 96, TunnelDown: 90, UnderlayDown: 96}
+	worse := measured(90, 96, 70, 96)
+	better := measured(80, 96, 90, 96)
 	r := &runner{sc: Scenario{}, res: &Result{}}
 	if r.score(better, nil) <= r.score(worse, nil) {
 		t.Error("both directions: the measurement with the better worst direction must rank first")
@@ -254,8 +231,8 @@ func TestScoreRanksWhatJudgeLooksAt(t *testing.T) {
 	if r.score(worse, nil) <= r.score(better, nil) {
 		t.Error("upload-only: the better upload must rank first")
 	}
-	r = &runner{sc: Scenario{ECMP: 2}, res: &Result{Before: Measurement{Tunnel: 90}}}
-	if r.score(Measurement{Tunnel: 180}, []float64{0.5, 0.5}) <= r.score(Measurement{Tunnel: 185}, []float64{0.9, 0.1}) {
+	r = &runner{sc: Scenario{ECMP: 2}, res: &Result{Before: measured(90, 0, 0, 0)}}
+	if r.score(measured(180, 0, 0, 0), []float64{0.5, 0.5}) <= r.score(measured(185, 0, 0, 0), []float64{0.9, 0.1}) {
 		t.Error("ECMP: an even spread must outrank a lopsided one of about the same total")
 	}
 }
@@ -295,15 +272,15 @@ func TestShortOfHealthy(t *testing.T) {
 		res   Result
 		again bool
 	}{
-		{"healthy figure", fixed, Result{Found: true, After: Measurement{Tunnel: 183, Underlay: 191, TunnelDown: 183, UnderlayDown: 191}}, false},
-		{"passed, a way below a healthy tunnel", fixed, Result{Found: true, After: Measurement{Tunnel: 183, Underlay: 191, TunnelDown: 179.1, UnderlayDown: 191}}, true},
-		{"fell short of the pass mark", fixed, Result{Found: true, After: Measurement{Tunnel: 150, Underlay: 191, TunnelDown: 183, UnderlayDown: 191}}, true},
-		{"finding not found", fixed, Result{After: Measurement{Tunnel: 150, Underlay: 191}}, false},
-		{"still found after the fix", fixed, Result{Found: true, StillFound: true, After: Measurement{Tunnel: 150, Underlay: 191}}, false},
-		{"unexpected finding", fixed, Result{Found: true, Unexpected: []string{"x"}, After: Measurement{Tunnel: 150, Underlay: 191}}, false},
-		{"doctor ranked another cause first", fixed, Result{Found: true, Doctor: &DoctorVerdict{First: "x"}, After: Measurement{Tunnel: 150, Underlay: 191}}, false},
-		{"upload only", Scenario{Expect: "tcp.congestion-control", UploadOnly: true}, Result{Found: true, After: Measurement{Tunnel: 183, Underlay: 191, TunnelDown: 100, UnderlayDown: 191}}, false},
-		{"ecmp", Scenario{ECMP: 2, MinScaling: 1.7}, Result{Found: true, Before: Measurement{Tunnel: 92}, After: Measurement{Tunnel: 183}, TunnelShares: []float64{0.5, 0.5}}, false},
+		{"healthy figure", fixed, Result{Found: true, After: measured(183, 191, 183, 191)}, false},
+		{"passed, a way below a healthy tunnel", fixed, Result{Found: true, After: measured(183, 191, 179.1, 191)}, true},
+		{"fell short of the pass mark", fixed, Result{Found: true, After: measured(150, 191, 183, 191)}, true},
+		{"finding not found", fixed, Result{After: measured(150, 191, 0, 0)}, false},
+		{"still found after the fix", fixed, Result{Found: true, StillFound: true, After: measured(150, 191, 0, 0)}, false},
+		{"unexpected finding", fixed, Result{Found: true, Unexpected: []string{"x"}, After: measured(150, 191, 0, 0)}, false},
+		{"doctor ranked another cause first", fixed, Result{Found: true, Doctor: &DoctorVerdict{First: "x"}, After: measured(150, 191, 0, 0)}, false},
+		{"upload only", Scenario{Expect: "tcp.congestion-control", UploadOnly: true}, Result{Found: true, After: measured(183, 191, 100, 191)}, false},
+		{"ecmp", Scenario{ECMP: 2, MinScaling: 1.7}, Result{Found: true, Before: measured(92, 0, 0, 0), After: measured(183, 0, 0, 0), TunnelShares: []float64{0.5, 0.5}}, false},
 	} {
 		if tt.res.Doctor == nil {
 			tt.res.Doctor = &DoctorVerdict{First: tt.sc.Expect}
@@ -314,6 +291,11 @@ func TestShortOfHealthy(t *testing.T) {
 			t.Errorf("%s: measure again %v, want %v (%q)", tt.name, got, tt.again, r.shortOfHealthy())
 		}
 	}
+}
+
+// measured is a Measurement: upload then download, tunnel then underlay.
+func measured(up, upUnder, down, downUnder float64) Measurement {
+	return Measurement{bench.Throughput{Up: bench.DirRate{Tunnel: up, Underlay: upUnder}, Down: bench.DirRate{Tunnel: down, Underlay: downUnder}}}
 }
 
 // The lab's congestion control is added to the host's allowed list only

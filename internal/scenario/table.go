@@ -14,13 +14,13 @@ func WriteTable(w io.Writer, results []*Result, color bool) {
 	for _, r := range results {
 		found := "-"
 		if r.Expect != "" {
-			found = r.Expect
+			found = string(r.Expect)
 			if !r.Found {
 				found += " (missed)"
 			}
 		}
 		d := r.DoctorSays()
-		first := orDefault(d.First, orDefault(d.Status, "-"))
+		first := orDefault(string(d.First), orDefault(d.Status, "-"))
 		fixDesc := "-"
 		if len(r.Fix) > 0 {
 			fixDesc = r.Fix[0]
@@ -32,10 +32,10 @@ func WriteTable(w io.Writer, results []*Result, color bool) {
 			}
 		}
 		ratio := fmt.Sprintf("%.2f → %.2f", r.Before.Worst(), r.After.Worst())
-		tunnel := fmt.Sprintf("%.0f → %.0f Mbit/s", r.Before.Tunnel, r.After.Tunnel)
+		tunnel := fmt.Sprintf("%.0f → %.0f Mbit/s", r.Before.Up.Tunnel, r.After.Up.Tunnel)
 		if r.VerdictOnly {
 			ratio = fmt.Sprintf("%.2f (verdict only)", r.Before.Worst())
-			tunnel = fmt.Sprintf("%.0f Mbit/s", r.Before.Tunnel)
+			tunnel = fmt.Sprintf("%.0f Mbit/s", r.Before.Up.Tunnel)
 		}
 		if r.Scaling() > 0 && r.Scenario == "ecmp" {
 			ratio = fmt.Sprintf("scaling %.2f×", r.Scaling())

@@ -5,7 +5,7 @@
 // make foreign text safe to show: after a "#" in a script, where a newline
 // would end the comment and start a command, and on a terminal, where an
 // escape sequence would drive the terminal. The validators (Iface, Host,
-// User, UCIKey, UCIValue, SysctlName, SysctlValue) accept only the grammar of
+// User, UCIKey, UCISection, SysctlName, SysctlValue) accept only the grammar of
 // one kind of value and name that kind in their error.
 package shell
 

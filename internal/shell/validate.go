@@ -27,7 +27,7 @@ var (
 	// sysctl names in dotted form (net.ipv4.tcp_rmem, net.ipv4.conf.wg0.mtu).
 	sysctlNameRE = regexp.MustCompile(`^[a-z0-9_]+(\.[A-Za-z0-9_:@-]+)+$`)
 	// sysctl values: numbers and words separated by blanks (tcp_rmem, bbr, "cubic reno").
-	sysctlValueRE = regexp.MustCompile(`^[A-Za-z0-9_.:,-]+([ \t]+[A-Za-z0-9_.:,-]+)*$`)
+	sysctlValueRE = regexp.MustCompile(`^[A-Za-z0-9_.:,+-]+([ \t]+[A-Za-z0-9_.:,+-]+)*$`)
 )
 
 // Iface checks a network interface name.
@@ -59,19 +59,6 @@ func UCIKey(s string) error { return match("uci key", s, uciKeyRE) }
 // UCISection checks an OpenWrt uci section as it appears in a key: a name
 // or @type[index].
 func UCISection(s string) error { return match("uci section", s, uciSectionRE) }
-
-// UCIValue checks a uci option value: printable UTF-8 on one line, at most
-// 1024 bytes. Shell metacharacters are fine (Quote handles them); line breaks
-// and control characters are not, as uci would store them in its file.
-func UCIValue(s string) error {
-	if len(s) > 1024 {
-		return fmt.Errorf("uci value too long (%d bytes, at most 1024)", len(s))
-	}
-	if !printable(s) {
-		return fmt.Errorf("uci value %q: control characters or invalid UTF-8", s)
-	}
-	return nil
-}
 
 // Line checks that s is one printable line of UTF-8: no newline, no control
 // character (kind names the field in the error).

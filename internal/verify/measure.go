@@ -1,7 +1,6 @@
 // Package verify measures a tunnel around a change: the before/after figure
-// "wgperf fix --verify" keeps or rolls back a fix by, the far end it measures
-// against, and the lab ECMP build with its scaling. Package fix takes the
-// measurement as a function and imports no probe.
+// "wgperf fix --verify" and doctor --fix keep or roll back a fix by. Package
+// fix takes the measurement as a function and imports no probe.
 package verify
 
 import (
@@ -14,11 +13,11 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/discover"
-	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -73,7 +72,7 @@ func IsMTUPlan(p *fix.Plan) bool {
 		if it.Step.Done {
 			continue
 		}
-		if it.Action.Kind == finding.ActWGMTU || it.Action.Kind == finding.ActMSSClamp {
+		if it.Action.Kind == remedy.KindWGMTU || it.Action.Kind == remedy.KindMSSClamp {
 			return true
 		}
 	}
@@ -90,7 +89,7 @@ func New(ctx context.Context, p *fix.Plan, c Config) (fix.Measure, error) {
 	}
 	ep, err := discover.Tunnel(ctx, c.Host, c.Peer)
 	if err != nil {
-		return nil, fmt.Errorf("--verify: %s to %s: %w", c.Host, c.Peer, err)
+		return nil, fmt.Errorf("%s to %s: %w", c.Host, c.Peer, err)
 	}
 	if IsMTUPlan(p) {
 		return mtuMeasure(c, ep), nil
@@ -116,18 +115,8 @@ func benchMeasure(c Config, ep discover.Endpoints) fix.Measure {
 			return fix.Measurement{}, err
 		}
 		c.record(rep)
-		var up, down float64
-		for _, r := range rep.Runs {
-			if r.Path != bench.PathTunnel || r.Streams != 1 || r.UDPMbit > 0 {
-				continue
-			}
-			if r.Direction == bench.Upload {
-				up = r.Stats.Mbit
-			} else {
-				down = r.Stats.Mbit
-			}
-		}
-		return throughput(up, down, ep.TunnelAddr, ""), nil
+		t := rep.Throughput()
+		return throughput(t.Up.Tunnel, t.Down.Tunnel, ep.TunnelAddr, ""), nil
 	}
 }
 
@@ -214,41 +203,12 @@ func throughput(up, down float64, addr, extra string) fix.Measurement {
 	return fix.Measurement{Name: throughputName, Value: (up + down) / 2, Unit: "Mbit/s", Detail: d}
 }
 
-// TunnelRates reads a bench's single-stream TCP figures through the tunnel,
-// its client sending (up) and receiving (down), in Mbit/s; a run that stalled
-// counts as 0, as an MTU fix's measurement counts it. ok is false unless both
-// directions ran.
-func TunnelRates(rep *bench.Report) (up, down float64, ok bool) {
-	if rep == nil {
-		return 0, 0, false
-	}
-	var seen [2]bool
-	for _, r := range rep.Runs {
-		if r.Path != bench.PathTunnel || r.Streams != 1 || r.UDPMbit > 0 {
-			continue
-		}
-		var mbit float64
-		switch {
-		case r.Result != nil:
-			mbit = r.Stats.Mbit
-		case strings.Contains(r.Error, iperf.ErrStalled.Error()):
-		default:
-			continue
-		}
-		if r.Direction == bench.Upload {
-			up, seen[0] = mbit, true
-		} else {
-			down, seen[1] = mbit, true
-		}
-	}
-	return up, down, seen[0] && seen[1]
-}
-
-// Last is the tunnel as the last measurement left it (TunnelRates of its
-// bench); ok is false when nothing was recorded.
-func (r *Record) Last() (up, down float64, ok bool) {
+// Last is the tunnel as the last measurement left it; ok is false when
+// nothing was recorded or its tunnel runs neither finished nor stalled.
+func (r *Record) Last() (t bench.Throughput, ok bool) {
 	if r == nil || len(r.Benches) == 0 {
-		return 0, 0, false
+		return bench.Throughput{}, false
 	}
-	return TunnelRates(r.Benches[len(r.Benches)-1])
+	last := r.Benches[len(r.Benches)-1]
+	return last.Throughput(), last.TunnelMeasured()
 }

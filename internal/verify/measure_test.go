@@ -2,17 +2,14 @@ package verify
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
-	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -25,57 +22,16 @@ func TestIsMTUPlan(t *testing.T) {
 		items []fix.Item
 		want  bool
 	}{
-		{"wg-mtu", []fix.Item{item(finding.ActSysctl, false), item(finding.ActWGMTU, false)}, true},
-		{"mss clamp", []fix.Item{item(finding.ActMSSClamp, false)}, true},
-		{"MTU already in place", []fix.Item{item(finding.ActWGMTU, true), item(finding.ActCongestion, false)}, false},
-		{"congestion only", []fix.Item{item(finding.ActCongestion, false)}, false},
+		{"wg-mtu", []fix.Item{item(remedy.KindSysctl, false), item(remedy.KindWGMTU, false)}, true},
+		{"mss clamp", []fix.Item{item(remedy.KindMSSClamp, false)}, true},
+		{"MTU already in place", []fix.Item{item(remedy.KindWGMTU, true), item(remedy.KindCongestion, false)}, false},
+		{"congestion only", []fix.Item{item(remedy.KindCongestion, false)}, false},
 		{"empty", nil, false},
 	}
 	for _, tt := range tests {
 		if got := IsMTUPlan(&fix.Plan{Items: tt.items}); got != tt.want {
 			t.Errorf("%s: IsMTUPlan = %v, want %v", tt.name, got, tt.want)
 		}
-	}
-}
-
-// TunnelRates reads the single-stream TCP runs through the tunnel of a
-// recorded bench (lab, 200 Mbit/s), leaving parallel, UDP and underlay runs;
-// a stalled run counts as 0, any other failed run as not measured.
-func TestTunnelRates(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "report", "bench.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep bench.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
-	up, down, ok := TunnelRates(&rep)
-	if !ok || int(up) != 180 || int(down) != 181 {
-		t.Errorf("recorded bench: up %.1f down %.1f ok %v, want 180.x 181.x", up, down, ok)
-	}
-
-	stalled := bench.Run{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Download, Streams: 1},
-		Error: "netns:a: iperf3 stalled: the test to 10.77.0.2 did not finish within 11s"}
-	refused := stalled
-	refused.Error = "netns:a: cannot reach the iperf3 server"
-	upRun := rep.Runs[0]
-	for _, tt := range []struct {
-		name string
-		runs []bench.Run
-		ok   bool
-	}{
-		{"download stalled", []bench.Run{upRun, stalled}, true},
-		{"download failed otherwise", []bench.Run{upRun, refused}, false},
-		{"upload only", []bench.Run{upRun}, false},
-	} {
-		up, down, ok := TunnelRates(&bench.Report{Runs: tt.runs})
-		if ok != tt.ok || (ok && (int(up) != 180 || down != 0)) {
-			t.Errorf("%s: up %.1f down %.1f ok %v, want ok %v", tt.name, up, down, ok, tt.ok)
-		}
-	}
-	if _, _, ok := TunnelRates(nil); ok {
-		t.Error("no bench: ok")
 	}
 }
 

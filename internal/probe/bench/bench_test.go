@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 func testdata(parts ...string) string {
@@ -65,7 +66,7 @@ func report(runs ...Run) *Report {
 func ids(fs []finding.Finding) string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.Severity.String()+" "+f.ID+"@"+f.Host)
+		out = append(out, f.Severity.String()+" "+string(f.ID)+"@"+f.Host)
 	}
 	return strings.Join(out, ", ")
 }
@@ -112,7 +113,7 @@ func TestAnalyze(t *testing.T) {
 					t.Errorf("ratio finding %q on %q", f.Title, f.Interface)
 				}
 				cc := r.Findings[1]
-				if cc.Fixes[0].Action == nil || cc.Fixes[0].Action.Kind != finding.ActCongestion || cc.Fixes[0].Action.Params["algorithm"] != "bbr" {
+				if cc.Fixes[0].Action == nil || cc.Fixes[0].Action.Kind != remedy.KindCongestion || cc.Fixes[0].Action.Params["algorithm"] != "bbr" {
 					t.Errorf("congestion fix %+v", cc.Fixes[0])
 				}
 			},
@@ -189,7 +190,7 @@ func TestAnalyze(t *testing.T) {
 						tbf = fx.Action
 					}
 				}
-				if tbf == nil || tbf.Kind != finding.ActTBFCap || tbf.Params["device"] != "wg-a" || tbf.Params["rate"] != "120mbit" {
+				if tbf == nil || tbf.Kind != remedy.KindTBFCap || tbf.Params["device"] != "wg-a" || tbf.Params["rate"] != "120mbit" {
 					t.Errorf("tbf fix = %+v, want wg-a at 120mbit", tbf)
 				}
 			},
@@ -328,13 +329,13 @@ func TestDelta(t *testing.T) {
 	sample := func(when string) Sample {
 		var s Sample
 		var err error
-		if s.SNMP, err = collect.ParseSNMP(bytes.NewReader(read(when + "-snmp.txt"))); err != nil {
+		if s.SNMP, err = parse.ParseSNMP(bytes.NewReader(read(when + "-snmp.txt"))); err != nil {
 			t.Fatal(err)
 		}
-		if s.Softnet, err = collect.ParseSoftnet(bytes.NewReader(read(when + "-softnet_stat.txt"))); err != nil {
+		if s.Softnet, err = parse.ParseSoftnet(bytes.NewReader(read(when + "-softnet_stat.txt"))); err != nil {
 			t.Fatal(err)
 		}
-		if s.CPU, err = collect.ParseProcStat(bytes.NewReader(read(when + "-stat.txt"))); err != nil {
+		if s.CPU, err = parse.ParseProcStat(bytes.NewReader(read(when + "-stat.txt"))); err != nil {
 			t.Fatal(err)
 		}
 		return s

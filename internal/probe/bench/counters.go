@@ -8,6 +8,8 @@ import (
 
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/firewall"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -37,16 +39,16 @@ const (
 func TakeSample(ctx context.Context, t target.Target, named bool) Sample {
 	var s Sample
 	if b, err := t.ReadFile(ctx, "/proc/net/snmp"); err == nil {
-		s.SNMP, _ = collect.ParseSNMP(bytes.NewReader(b))
+		s.SNMP, _ = parse.ParseSNMP(bytes.NewReader(b))
 	}
 	if b, err := t.ReadFile(ctx, "/proc/net/softnet_stat"); err == nil {
-		s.Softnet, _ = collect.ParseSoftnet(bytes.NewReader(b))
+		s.Softnet, _ = parse.ParseSoftnet(bytes.NewReader(b))
 	}
 	if b, err := t.ReadFile(ctx, "/proc/stat"); err == nil {
-		s.CPU, _ = collect.ParseProcStat(bytes.NewReader(b))
+		s.CPU, _ = parse.ParseProcStat(bytes.NewReader(b))
 	}
 	if b, err := t.ReadFile(ctx, "/proc/net/dev"); err == nil {
-		s.NetDev, _ = collect.ParseNetDev(bytes.NewReader(b))
+		s.NetDev, _ = parse.ParseNetDev(bytes.NewReader(b))
 	}
 	if named {
 		s.Firewall, _ = collect.ReadFirewall(ctx, t)
@@ -72,7 +74,7 @@ type HostDelta struct {
 	// Interfaces are those whose drop or error counters grew (/proc/net/dev).
 	Interfaces []InterfaceGrowth `json:"interface_drops"`
 	// Firewall are the drop and reject rules and drop policies whose counters grew.
-	Firewall []collect.FirewallGrowth `json:"firewall_drops"`
+	Firewall []firewall.FirewallGrowth `json:"firewall_drops"`
 }
 
 // SoftnetGrowth is what one CPU's softnet counters did during a run.
@@ -105,7 +107,7 @@ func (d HostDelta) MarshalJSON() ([]byte, error) {
 		p.Interfaces = []InterfaceGrowth{}
 	}
 	if p.Firewall == nil {
-		p.Firewall = []collect.FirewallGrowth{}
+		p.Firewall = []firewall.FirewallGrowth{}
 	}
 	return json.Marshal(p)
 }
@@ -138,7 +140,7 @@ func Delta(host string, before, after Sample) HostDelta {
 	d.softnet(before.Softnet, after.Softnet)
 	d.Interfaces = interfaceGrowth(before.NetDev, after.NetDev)
 	if before.Firewall != nil && after.Firewall != nil {
-		for _, g := range collect.FirewallGrown(*before.Firewall, *after.Firewall) {
+		for _, g := range firewall.FirewallGrown(*before.Firewall, *after.Firewall) {
 			if g.Drops() {
 				d.Firewall = append(d.Firewall, g)
 			}

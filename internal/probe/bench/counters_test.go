@@ -3,60 +3,41 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
-	"github.com/wgperf/wgperf/internal/shell"
-	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/firewall"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // recordedHost answers TakeSample's reads (files and commands) from outputs
-// recorded on a lab node; what was not recorded is "not installed".
-type recordedHost struct {
-	target.Target // the other methods are not called
-	name          string
-	outputs       map[string]string // path or command line -> file in testdata/probe
-}
-
-func (h recordedHost) String() string { return h.name }
-
-func (h recordedHost) ReadFile(_ context.Context, path string) ([]byte, error) {
-	return h.output(path)
-}
-
-func (h recordedHost) Run(_ context.Context, name string, args ...string) ([]byte, error) {
-	return h.output(shell.Join(name, args...))
-}
-
-func (h recordedHost) output(key string) ([]byte, error) {
-	f, ok := h.outputs[key]
-	if !ok {
-		return nil, fmt.Errorf("%s: %w", key, target.ErrNotFound)
+// recorded on a lab node (path or command line -> file in testdata/probe);
+// what was not recorded is "not installed".
+func recordedHost(t *testing.T, name string, outputs map[string]string) *targettest.Host {
+	t.Helper()
+	h := targettest.New(name)
+	for key, file := range outputs {
+		b, err := os.ReadFile(testdata(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(key, "/") {
+			h.Files[key] = string(b)
+		} else {
+			h.On(key, string(b))
+		}
 	}
-	return os.ReadFile(testdata(f))
+	return h
 }
 
 // recordedDelta samples h before and after, each answered from its own recordings.
 func recordedDelta(t *testing.T, name string, before, after map[string]string) HostDelta {
 	t.Helper()
 	ctx := context.Background()
-	return Delta(name, TakeSample(ctx, recordedHost{name: name, outputs: before}, Baseline), TakeSample(ctx, recordedHost{name: name, outputs: after}, Named))
-}
-
-// countingHost records the commands a sample runs.
-type countingHost struct {
-	recordedHost
-	ran *[]string
-}
-
-func (h countingHost) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	*h.ran = append(*h.ran, shell.Join(name, args...))
-	return h.recordedHost.Run(ctx, name, args...)
+	return Delta(name, TakeSample(ctx, recordedHost(t, name, before), Baseline), TakeSample(ctx, recordedHost(t, name, after), Named))
 }
 
 // The sample before a run reads counters only; the one after it also reads
@@ -67,8 +48,9 @@ func TestBaselineSkipsRuleTexts(t *testing.T) {
 		named bool
 		texts bool
 	}{{Baseline, false}, {Named, true}} {
-		var ran []string
-		s := TakeSample(context.Background(), countingHost{recordedHost{name: "b", outputs: outputs}, &ran}, tt.named)
+		h := recordedHost(t, "b", outputs)
+		s := TakeSample(context.Background(), h, tt.named)
+		ran := h.Ran()
 		if s.Firewall == nil {
 			t.Fatalf("named %v: no firewall read", tt.named)
 		}
@@ -229,7 +211,7 @@ func TestHostDeltaJSONLists(t *testing.T) {
 		}
 	}
 	// A firewall drop keeps icmp-burst's shape: the rule, and the packets it dropped.
-	d := HostDelta{Firewall: []collect.FirewallGrowth{{Rule: &facts.FirewallRule{Backend: "nft", Verdict: "drop"}, Packets: 3}}}
+	d := HostDelta{Firewall: []firewall.FirewallGrowth{{Rule: &facts.FirewallRule{Backend: "nft", Verdict: "drop"}, Packets: 3}}}
 	if b, _ = json.Marshal(d); !strings.Contains(string(b), `"firewall_drops":[{"rule":{"backend":"nft"`) || !strings.Contains(string(b), `"packets":3}]`) {
 		t.Errorf("firewall drops: %s", b)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -60,7 +61,7 @@ func ratioFindings(r *Report) []finding.Finding {
 			sev = finding.Critical
 		}
 		f := finding.Finding{
-			ID: finding.ThroughputTunnelRatio, Severity: sev, Host: r.sender(c.Direction), Interface: r.senderInterface(c.Direction),
+			ID: check.ThroughputTunnelRatio, Severity: sev, Host: r.sender(c.Direction), Interface: r.senderInterface(c.Direction),
 			Title: fmt.Sprintf("Tunnel %s (%s) reaches %.0f%% of the underlay: %s vs %s",
 				c.Direction, streamsWord(c.Streams), 100*c.Ratio, mbit(c.TunnelMbit), mbit(c.UnderlayMbit)),
 			Detail: fmt.Sprintf("A healthy WireGuard tunnel carries at least %.0f%% of the link under it; the difference is lost to something this host or the path does to tunnel packets.", 100*c.Expected),
@@ -120,7 +121,7 @@ func asymmetryFindings(r *Report) []finding.Finding {
 			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "retransmits (" + slow.Direction + ")", Value: commas(slow.Stats.Retransmits)}.Of(float64(slow.Stats.Retransmits), finding.Packets))
 		}
 		out = append(out, finding.Finding{
-			ID: finding.ThroughputAsymmetric, Severity: finding.Warning, Host: r.sender(slow.Direction), Interface: r.senderInterface(slow.Direction),
+			ID: check.ThroughputAsymmetric, Severity: finding.Warning, Host: r.sender(slow.Direction), Interface: r.senderInterface(slow.Direction),
 			Title: fmt.Sprintf("Tunnel %s is %.0f%% of %s (%s vs %s)", slow.Direction, 100*slow.Stats.Mbit/fast.Stats.Mbit,
 				fast.Direction, mbit(slow.Stats.Mbit), mbit(fast.Stats.Mbit)),
 			Detail: "One direction far slower than the other points at something one-sided: a path MTU black hole in that direction, " +
@@ -160,7 +161,7 @@ func oscillationFindings(r *Report) []finding.Finding {
 			capMbit = 10
 		}
 		f := finding.Finding{
-			ID: finding.ThroughputOscillation, Severity: finding.Warning, Host: r.sender(run.Direction), Interface: dev,
+			ID: check.ThroughputOscillation, Severity: finding.Warning, Host: r.sender(run.Direction), Interface: dev,
 			Title: fmt.Sprintf("Tunnel %s (%s) collapses periodically: %d drops below %.0f%% of its peak, rate varies %.0f%%",
 				run.Direction, streamsWord(run.Streams), run.Stats.Collapses, 100*CollapseFraction, 100*run.Stats.CV),
 			Detail: "The rate climbs until something saturates (a CPU, a queue), collapses and recovers. A steady rate just below " +
@@ -261,7 +262,7 @@ func congestionFindings(r *Report) []finding.Finding {
 		// modprobe, and the fq qdisc for kernels before 4.20.
 		bbr, err := remedy.Congestion("bbr", true, "")
 		out = append(out, finding.Finding{
-			ID: finding.TCPCongestionControl, Severity: finding.Warning, Host: host,
+			ID: check.TCPCongestionControl, Severity: finding.Warning, Host: host,
 			Title:    title,
 			Detail:   "Loss-based congestion control halves its window at every lost tunnel packet and climbs back slowly; BBR paces by measured bandwidth and keeps the rate through random loss.",
 			Evidence: evidence,
@@ -328,7 +329,7 @@ func hostFindings(r *Report) []finding.Finding {
 		// only the host's facts tell the two apart. The runs' notes still say it.
 		if a.rcv > 0 {
 			f := finding.Finding{
-				ID: finding.UDPRcvbufErrors, Severity: finding.Warning, Host: h,
+				ID: check.UDPRcvbufErrors, Severity: finding.Warning, Host: h,
 				Title:  fmt.Sprintf("UDP buffers overflowed under tunnel load: %s receive, %s send errors", commas(a.rcv), commas(a.snd)),
 				Detail: "Every error is a WireGuard packet the kernel dropped because a socket buffer was full; TCP inside the tunnel reads it as congestion.",
 				Evidence: []finding.Evidence{
@@ -344,7 +345,7 @@ func hostFindings(r *Report) []finding.Finding {
 		}
 		if a.cpu >= CPUSaturatedPercent {
 			out = append(out, finding.Finding{
-				ID: finding.CPUSaturated, Severity: finding.Warning, Host: h,
+				ID: check.CPUSaturated, Severity: finding.Warning, Host: h,
 				Title:  fmt.Sprintf("CPU %d was %.0f%% busy during the %s run", a.cpuIdx, a.cpu, a.cpuRun),
 				Detail: "Encryption and packet processing need a CPU; one at its limit is the tunnel's ceiling whatever the link can do.",
 				Evidence: []finding.Evidence{

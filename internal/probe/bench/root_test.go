@@ -57,7 +57,7 @@ func TestBenchHealthyLab(t *testing.T) {
 		}
 	}
 	for _, f := range rep.Findings {
-		if strings.HasPrefix(f.ID, "throughput.") {
+		if strings.HasPrefix(string(f.ID), "throughput.") {
 			t.Errorf("healthy lab: %s %s", f.ID, f.Title)
 		}
 	}

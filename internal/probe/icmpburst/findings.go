@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/firewall"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
@@ -21,7 +22,7 @@ func Findings(r *Result) []finding.Finding {
 		return nil
 	}
 	f := finding.Finding{
-		ID: finding.ICMPRatelimitDrops, Severity: finding.Warning, Host: r.Host,
+		ID: check.ICMPRatelimitDrops, Severity: finding.Warning, Host: r.Host,
 		Title: fmt.Sprintf("One-shot pings fail %d/%d, a persistent ping %d/%d: a rate limiter drops reply bursts",
 			one.Failed, one.Sent, per.Failed, per.Sent),
 		Detail: "Health checkers (mwan3, keepalived, monitoring) spawn one ping per check; their replies arrive in bursts that an ICMP " +
@@ -48,7 +49,7 @@ func Findings(r *Result) []finding.Finding {
 	}
 	for _, u := range r.Uncounted {
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "nft -j list ruleset", Key: "ICMP limit whose drops nothing counts",
-			Value: collect.DescribeRule(u.Limit) + ", excess dropped by " + u.dropper()})
+			Value: firewall.DescribeRule(u.Limit) + ", excess dropped by " + u.dropper()})
 		f.Fixes = append(f.Fixes, countFix(u)...)
 		f.Fixes = append(f.Fixes, raiseFix(CounterGrowth{Limit: &u.Limit})...)
 	}
@@ -90,7 +91,7 @@ func (u Uncounted) dropper() string {
 		return fmt.Sprintf("the %s policy of %s %s %s", strings.ToUpper(u.Policy.Policy), u.Policy.Family, u.Policy.Table, u.Policy.Name)
 	}
 	if u.Drop != nil {
-		return collect.DescribeRule(*u.Drop)
+		return firewall.DescribeRule(*u.Drop)
 	}
 	return "an unknown rule"
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/firewall"
 	"github.com/wgperf/wgperf/internal/icmplimit"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
@@ -62,7 +63,7 @@ func (m Mode) Rate() float64 {
 // CounterGrowth is a firewall rule, chain policy or named counter that grew
 // during the test, with the ICMP limit whose excess it counts.
 type CounterGrowth struct {
-	collect.FirewallGrowth
+	firewall.FirewallGrowth
 	// Limit is the ICMP rate limit whose excess this counter counts: the rule
 	// itself for "limit rate over ... drop", the accept rule before a drop or
 	// a drop policy otherwise; nil when the counter counts no limit's drops.
@@ -263,7 +264,7 @@ func UncountedLimits(fw facts.Firewall) []Uncounted {
 }
 
 // Grown lists the rules, chain policies and named counters whose packet
-// count rose between two rulesets (collect.FirewallGrown), each with the ICMP
+// count rose between two rulesets (firewall.FirewallGrown), each with the ICMP
 // limit whose excess it counts (icmplimit.Find on the later ruleset).
 func Grown(before, after facts.Firewall) []CounterGrowth {
 	limitOf, policyOf := map[string]*facts.FirewallRule{}, map[string]*facts.FirewallRule{}
@@ -271,34 +272,34 @@ func Grown(before, after facts.Firewall) []CounterGrowth {
 		lim := l.Rule
 		switch {
 		case l.Counter != nil:
-			limitOf[collect.RuleKey(*l.Counter)] = &lim
+			limitOf[firewall.RuleKey(*l.Counter)] = &lim
 		case l.Policy != nil:
-			policyOf[collect.ChainKey(*l.Policy)] = &lim
+			policyOf[firewall.ChainKey(*l.Policy)] = &lim
 		}
 	}
 	var out []CounterGrowth
-	for _, g := range collect.FirewallGrown(before, after) {
+	for _, g := range firewall.FirewallGrown(before, after) {
 		c := CounterGrowth{FirewallGrowth: g}
 		switch {
 		case g.Rule != nil:
-			c.Limit = limitOf[collect.RuleKey(*g.Rule)]
+			c.Limit = limitOf[firewall.RuleKey(*g.Rule)]
 		case g.Policy != nil:
-			c.Limit = policyOf[collect.ChainKey(*g.Policy)]
+			c.Limit = policyOf[firewall.ChainKey(*g.Policy)]
 		}
 		out = append(out, c)
 	}
 	return out
 }
 
-// String names the counter (collect.FirewallGrowth.String) and the limit
+// String names the counter (firewall.FirewallGrowth.String) and the limit
 // whose excess it drops.
 func (g CounterGrowth) String() string {
 	s := g.FirewallGrowth.String()
 	switch {
 	case g.Limit == nil, g.Rule == nil && g.Policy == nil:
 		return s
-	case g.Rule != nil && collect.RuleKey(*g.Limit) == collect.RuleKey(*g.Rule):
+	case g.Rule != nil && firewall.RuleKey(*g.Limit) == firewall.RuleKey(*g.Rule):
 		return s // the limit drops its own excess
 	}
-	return s + " (drops what " + collect.DescribeRule(*g.Limit) + " does not accept)"
+	return s + " (drops what " + firewall.DescribeRule(*g.Limit) + " does not accept)"
 }

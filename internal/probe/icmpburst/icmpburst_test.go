@@ -2,7 +2,6 @@ package icmpburst
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,9 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 func open(t *testing.T, name string) *os.File {
@@ -25,7 +27,7 @@ func open(t *testing.T, name string) *os.File {
 }
 
 func load(t *testing.T, name string) facts.Firewall {
-	fw, err := collect.ParseNftFirewall(open(t, name))
+	fw, err := parse.ParseNftFirewall(open(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +36,11 @@ func load(t *testing.T, name string) facts.Firewall {
 
 // loadIptables reads a recorded nft -j and iptables-save -c pair as collect.ReadFirewall does.
 func loadIptables(t *testing.T, name string) facts.Firewall {
-	nft, err := collect.ParseNftFirewall(open(t, name+".nft.json"))
+	nft, err := parse.ParseNftFirewall(open(t, name+".nft.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, chains, nf, err := collect.ParseIptablesSave(open(t, name+".iptables-save.txt"), "ip")
+	rules, chains, nf, err := parse.ParseIptablesSave(open(t, name+".iptables-save.txt"), "ip")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestGrownAcceptUnderLimit(t *testing.T) {
 			if len(fs) != 1 || len(fs[0].Fixes) != 2 {
 				t.Fatalf("findings %+v: want one with the raise and the search fix", fs)
 			}
-			if fx := fs[0].Fixes[0]; fx.Commands[0] != tc.fix || fx.Action == nil || fx.Action.Kind != finding.ActICMPLimit {
+			if fx := fs[0].Fixes[0]; fx.Commands[0] != tc.fix || fx.Action == nil || fx.Action.Kind != remedy.KindICMPLimit {
 				t.Errorf("fix %q %+v, want %q", fx.Commands, fx.Action, tc.fix)
 			}
 			// Evidence: the two ping modes and the drop counter; the accept
@@ -134,7 +136,7 @@ func TestRecordedExperiment(t *testing.T) {
 			act = fx.Action
 		}
 	}
-	if act == nil || act.Kind != finding.ActICMPLimit || act.Params["rate"] != "250" || act.Params["handle"] == "0" {
+	if act == nil || act.Kind != remedy.KindICMPLimit || act.Params["rate"] != "250" || act.Params["handle"] == "0" {
 		t.Errorf("limit fix %+v", act)
 	}
 }
@@ -182,7 +184,7 @@ func TestFindingsNameUncountedLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer j.Close()
-			fw, err := collect.ParseNftFirewall(j)
+			fw, err := parse.ParseNftFirewall(j)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,12 +193,12 @@ func TestFindingsNameUncountedLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer txt.Close()
-			texts, err := collect.ParseNftText(txt)
+			texts, err := parse.ParseNftText(txt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, r := range fw.Rules {
-				fw.Rules[i].Text = texts[collect.NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
+				fw.Rules[i].Text = texts[parse.NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
 			}
 			res := &Result{Host: "netns:wgicmp-a", OneShot: Mode{Sent: 30, Failed: 6}, Persistent: Mode{Sent: 15}, Uncounted: UncountedLimits(fw)}
 			fs := Findings(res)
@@ -218,15 +220,13 @@ func TestFindingsNameUncountedLimits(t *testing.T) {
 	}
 }
 
-var recordReport = flag.Bool("record-report", false, "write testdata/report/icmp-burst.json from the recorded experiment")
-
 // TestRecordReportFixture writes what "icmp-burst --json" prints for the
 // experiment TestRecordedExperiment reads (one-shot pings to R and B, a
 // persistent ping to B, the banIP counter before and after) as
 // testdata/report/icmp-burst.json, which the HTML report tests render.
 func TestRecordReportFixture(t *testing.T) {
-	if !*recordReport {
-		t.Skip("the fixture is written with -record-report")
+	if !testutil.Update() {
+		t.Skip("the fixture is written with -update")
 	}
 	targets := []string{"198.51.100.1", "203.0.113.2"}
 	sent, recv, err := ParsePingStats(open(t, "persistent.txt"))

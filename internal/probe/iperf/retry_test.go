@@ -9,24 +9,21 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
-// scriptedClient answers "iperf3 -c" with recorded outputs in turn and
-// "iperf3 --version" with success.
-type scriptedClient struct {
-	target.Target
-	outputs [][]byte
-	calls   int
-}
-
-func (c *scriptedClient) String() string { return "netns:client" }
-func (c *scriptedClient) Run(_ context.Context, name string, args ...string) ([]byte, error) {
-	if len(args) > 0 && args[0] == "--version" {
-		return []byte("iperf 3.12\n"), nil
+// scriptedClient answers "iperf3 -c" with recorded outputs in turn, each
+// with iperf3's failing exit, and "iperf3 --version" with success; calls
+// counts the "-c" runs.
+func scriptedClient(outputs ...[]byte) (h *targettest.Host, calls *int) {
+	h, calls = targettest.New("netns:client"), new(int)
+	h.On("iperf3 --version", "iperf 3.12\n")
+	h.Fallback = func(string) (targettest.Answer, bool) {
+		out := outputs[min(*calls, len(outputs)-1)]
+		*calls++
+		return targettest.Answer{Out: string(out), Code: 1}, true
 	}
-	out := c.outputs[min(c.calls, len(c.outputs)-1)]
-	c.calls++
-	return out, &target.Error{Target: c.String(), Command: name, ExitCode: 1}
+	return h, calls
 }
 
 func recorded(t *testing.T, name string) []byte {
@@ -49,17 +46,17 @@ func TestClientRetriesWhileServerStarts(t *testing.T) {
 	srv := &Server{target: target.Local(), port: DefaultPort, proc: proc}
 	refused, ok := recorded(t, "error-refused.json"), recorded(t, "tcp-upload.json")
 
-	c := &scriptedClient{outputs: [][]byte{refused, refused, ok}}
+	c, calls := scriptedClient(refused, refused, ok)
 	res, err := runClient(context.Background(), c, target.Local(), srv, Test{Addr: "10.77.0.2", Seconds: 1})
-	if err != nil || res == nil || c.calls != 3 {
-		t.Fatalf("after two refusals: calls %d, err %v", c.calls, err)
+	if err != nil || res == nil || *calls != 3 {
+		t.Fatalf("after two refusals: calls %d, err %v", *calls, err)
 	}
 
 	// Once the server has exited, a refusal is final at once.
 	_ = proc.Stop(time.Second)
-	c = &scriptedClient{outputs: [][]byte{refused}}
+	c, calls = scriptedClient(refused)
 	_, err = runClient(context.Background(), c, target.Local(), srv, Test{Addr: "10.77.0.2", Seconds: 1})
-	if err == nil || !strings.Contains(err.Error(), "cannot reach the iperf3 server") || c.calls != 1 {
-		t.Errorf("server gone: calls %d, err %v", c.calls, err)
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the iperf3 server") || *calls != 1 {
+		t.Errorf("server gone: calls %d, err %v", *calls, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -72,16 +73,9 @@ func TestRunAndErrors(t *testing.T) {
 	}
 }
 
-// missing is a target without iperf3.
-type missing struct{ target.Target }
-
-func (missing) String() string { return "ssh:router" }
-func (missing) Run(context.Context, string, ...string) ([]byte, error) {
-	return nil, &target.Error{Target: "ssh:router", Command: "iperf3 --version", ExitCode: 127, Err: target.ErrNotFound}
-}
-
+// A target without iperf3 gets the one line that says how to install it.
 func TestCheckMissing(t *testing.T) {
-	err := Check(context.Background(), missing{})
+	err := Check(context.Background(), targettest.New("ssh:router"))
 	if err == nil || !strings.Contains(err.Error(), "apt-get install iperf3") || !strings.Contains(err.Error(), "opkg install iperf3") {
 		t.Errorf("err = %v", err)
 	}

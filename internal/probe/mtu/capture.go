@@ -12,9 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/clock"
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -224,7 +225,7 @@ func CaptureFindings(r *CaptureResult) []finding.Finding {
 	m := strconv.Itoa(r.WGMTU)
 	fix, err := remedy.WGMTU(r.ClientInterface, r.WGMTU, remedy.Unknown, "")
 	return []finding.Finding{{
-		ID: finding.MTUTunnelTooLarge, Severity: finding.Warning, Host: r.Client, Interface: r.ClientInterface,
+		ID: check.MTUTunnelTooLarge, Severity: finding.Warning, Host: r.Client, Interface: r.ClientInterface,
 		Title: fmt.Sprintf("WireGuard MTU %d on %s is above the %d the negotiated MSS leaves room for", r.ClientWGMTU, r.ClientInterface, r.WGMTU),
 		Detail: fmt.Sprintf("A TCP handshake over the underlay to %s negotiated MSS %d, so the narrowest link carries %d-byte packets (MSS + %d). "+
 			"WireGuard adds %d bytes, so tunnel packets above %d bytes are fragmented or dropped.", r.Addr, r.NarrowestMSS, r.PathMTU, hdr, over, r.WGMTU),
@@ -321,15 +322,15 @@ func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 // routeDev is the interface (and source address) t uses towards addr.
 func routeDev(ctx context.Context, t target.Target, addr string) (dev, src string, err error) {
 	out, err := t.Run(ctx, "ip", "-j", "route", "get", addr)
-	parse := collect.ParseRouteGet
+	read := parse.ParseRouteGet
 	if err != nil {
 		// BusyBox ip (a router without ip-full) has no -j: read its text.
 		if out, err = t.Run(ctx, "ip", "route", "get", addr); err != nil {
 			return "", "", fmt.Errorf("no route to %s on %s: %w", addr, t, err)
 		}
-		parse = collect.ParseRouteGetText
+		read = parse.ParseRouteGetText
 	}
-	dev, _, src, err = parse(bytes.NewReader(out))
+	dev, _, src, err = read(bytes.NewReader(out))
 	if err != nil {
 		return "", "", fmt.Errorf("%s: %w", t, err)
 	}

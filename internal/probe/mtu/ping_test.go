@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // Recorded with iputils ping in a lab whose R—B link has MTU 1400.
@@ -53,10 +54,10 @@ func TestFindings(t *testing.T) {
 	}
 	var wgmtu, clamp *finding.Action
 	for _, fx := range fs[0].Fixes {
-		if fx.Action != nil && fx.Action.Kind == finding.ActWGMTU {
+		if fx.Action != nil && fx.Action.Kind == remedy.KindWGMTU {
 			wgmtu = fx.Action
 		}
-		if fx.Action != nil && fx.Action.Kind == finding.ActMSSClamp {
+		if fx.Action != nil && fx.Action.Kind == remedy.KindMSSClamp {
 			clamp = fx.Action
 		}
 	}

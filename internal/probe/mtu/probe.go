@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -253,15 +253,15 @@ func ping(ctx context.Context, t target.Target, addr string, payload int, v6 boo
 // routeMTU is the MTU of the client's interface towards addr.
 func routeMTU(ctx context.Context, t target.Target, addr string) (int, error) {
 	out, err := t.Run(ctx, "ip", "-j", "route", "get", addr)
-	parse := collect.ParseRouteGet
+	read := parse.ParseRouteGet
 	if err != nil {
 		// BusyBox ip (a router without ip-full) has no -j: read its text.
 		if out, err = t.Run(ctx, "ip", "route", "get", addr); err != nil {
 			return 0, fmt.Errorf("no route to %s on %s: %w", addr, t, err)
 		}
-		parse = collect.ParseRouteGetText
+		read = parse.ParseRouteGetText
 	}
-	dev, _, _, err := parse(bytes.NewReader(out))
+	dev, _, _, err := read(bytes.NewReader(out))
 	if err != nil {
 		return 0, err
 	}

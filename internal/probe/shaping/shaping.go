@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -230,7 +231,7 @@ func Findings(r *Result) []finding.Finding {
 	}
 	tbf, err := remedy.TBF(r.Device, strconv.Itoa(r.Recommended)+"mbit")
 	return []finding.Finding{{
-		ID: finding.ThroughputOscillation, Severity: finding.Warning, Host: r.Client, Interface: r.Device,
+		ID: check.ThroughputOscillation, Severity: finding.Warning, Host: r.Client, Interface: r.Device,
 		Title: fmt.Sprintf("Capped at %d Mbit/s the tunnel is steadier: %.1f Mbit/s (cv %.2f) vs %.1f Mbit/s uncapped (cv %.2f, %d collapses)",
 			r.Recommended, capped.Stats.Mbit, capped.Stats.CV, un.Stats.Mbit, un.Stats.CV, un.Stats.Collapses),
 		Detail: "Uncapped, the sender overruns something on the path and the rate collapses and recovers; a token bucket just below the knee keeps it steady.",

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 func step(capMbit int, mbit, cv float64, collapses int) Step {
@@ -66,7 +66,7 @@ func TestFindingsOnlyWithACap(t *testing.T) {
 	r := &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 165, 0.35, 3), step(150, 142, 0.02, 0)}}
 	r.Recommended = Recommend(r.Steps)
 	fs := Findings(r)
-	if len(fs) != 1 || fs[0].Fixes[0].Action.Kind != finding.ActTBFCap || fs[0].Fixes[0].Action.Params["rate"] != "150mbit" {
+	if len(fs) != 1 || fs[0].Fixes[0].Action.Kind != remedy.KindTBFCap || fs[0].Fixes[0].Action.Params["rate"] != "150mbit" {
 		t.Errorf("findings %+v", fs)
 	}
 	r = &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 190, 0.02, 0)}}

@@ -1,0 +1,493 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
+)
+
+// Finding IDs, one per catalog entry. IDs are stable: JSON consumers,
+// alerts, docs and "wgperf fix --only" rely on them.
+const (
+	BondHashPolicy         finding.ID = "bond.hash-policy"
+	ConntrackTablePressure finding.ID = "conntrack.table-pressure"
+	ConntrackTunnelTracked finding.ID = "conntrack.tunnel-tracked"
+	CPUSaturated           finding.ID = "cpu.saturated"
+	CPUSoftirqImbalance    finding.ID = "cpu.softirq-imbalance"
+	ICMPRatelimitDrops     finding.ID = "icmp.ratelimit-drops"
+	MTUMSSClampMissing     finding.ID = "mtu.mss-clamp-missing"
+	MTUPMTUDBlackhole      finding.ID = "mtu.pmtud-blackhole"
+	MTUTunnelTooLarge      finding.ID = "mtu.tunnel-too-large"
+	NetBacklogDrops        finding.ID = "net.backlog-drops"
+	RouteStaleEndpoint     finding.ID = "route.stale-endpoint"
+	TCPBuffersSmall        finding.ID = "tcp.buffers-small"
+	TCPCongestionControl   finding.ID = "tcp.congestion-control"
+	ThroughputAsymmetric   finding.ID = "throughput.asymmetric"
+	ThroughputOscillation  finding.ID = "throughput.oscillation"
+	ThroughputTunnelRatio  finding.ID = "throughput.tunnel-ratio"
+	UDPRcvbufErrors        finding.ID = "udp.rcvbuf-errors"
+	WGHandshakeStale       finding.ID = "wg.handshake-stale"
+	WGUserspace            finding.ID = "wg.userspace"
+)
+
+// The real investigations the catalog comes from, named by what happened (the
+// README's case list uses the same words; the lab's scenarios reproduce them).
+const (
+	CaseMultiWAN    = "multi-WAN router: endpoint route stuck on the backup uplink"
+	CasePMTUD       = "PMTUD black hole between two sites with ICMP blocked"
+	CaseTuning      = "tunnel below 90% of its link (tuning guide)"
+	CaseECMP        = "more than one link's worth: ECMP over several tunnels and a bond"
+	CaseRemoteUsers = "remote users at 5 Mbit/s over a 400 Mbit/s path"
+)
+
+// Cases lists the case names, in the README's order.
+var Cases = []string{CaseMultiWAN, CasePMTUD, CaseTuning, CaseECMP, CaseRemoteUsers}
+
+// costsThroughFailures is the gain of a cause no steady-rate figure shows.
+const costsThroughFailures = "not visible in the bench: it costs through failovers or failed connections, not the steady rate"
+
+// Values of remedy params the catalog names more than once.
+var (
+	wgInterface     = Named("the WireGuard interface")
+	uciSectionParam = Named("its OpenWrt network section").Optional()
+	notrack         = Remedy{Kind: remedy.KindNoTrack, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535)}}
+	rps             = Remedy{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("the receiving device"), "mask": Named("a hex CPU mask")}}
+)
+
+// maxInt is the largest value the kernel takes for an int sysctl.
+const maxInt = 1<<31 - 1
+
+// exampleHost is the host the example fixes are written for: a Linux host
+// (not OpenWrt), whose remedies are the plain ones.
+var exampleHost = &facts.Snapshot{}
+
+const (
+	exampleEndpoint = "203.0.113.2"
+	exampleGateway  = "192.0.2.1"
+)
+
+var exampleWG = facts.WGInterface{Name: "wg0", ListenPort: 51820}
+
+// Catalog is every finding ID wgperf reports, sorted by ID. A new finding is
+// its check (or the probe that reports it) and its entry here.
+var Catalog = []Entry{
+	{
+		ID:         BondHashPolicy,
+		Title:      "802.3ad bond hashes on layer 2, so the tunnel uses one link",
+		Check:      &bondHashPolicy,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `A bond adds capacity only for traffic its hash spreads over the links. A
+WireGuard tunnel is one address pair, so with layer2 hashing it never gets more
+than one link's speed, however many links the bond has.`,
+		Cases:  []string{CaseECMP},
+		Doctor: Doctor{Role: Cause, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindBondHash, Params: map[string]Values{"bond": Named("a bond device"), "policy": OneOf("layer3+4")}},
+		},
+		Example: Example{
+			Host:  "bond0 is an 802.3ad bond hashing on layer2",
+			Fixes: func() []finding.Fix { return bondHashFix(exampleHost, "bond0") },
+		},
+	},
+	{
+		ID:         ConntrackTablePressure,
+		Title:      "Connection tracking table near full or dropping entries",
+		Check:      &conntrackTablePressure,
+		Severities: []finding.Severity{finding.Warning, finding.Critical},
+		Why: `A full table makes the kernel refuse new flows or evict live ones: new
+connections through the tunnel time out while the old ones keep working, which
+looks like an intermittent network fault.`,
+		Cases: []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly,
+			RefusesNewFlows: true},
+		Remedies: []Remedy{
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": Between(262144, maxInt)}},
+			notrack,
+		},
+		Example: Example{
+			Host: "nf_conntrack_max is 65536, and wg0 (UDP port 51820) is tracked although no NAT rule needs it",
+			Fixes: func() []finding.Fix {
+				return append(sysctlFix("Raise nf_conntrack_max from 65536 to 262144 (set in the initial network namespace)",
+					"net.netfilter.nf_conntrack_max", "262144"), notrackFix(exampleHost, exampleWG)...)
+			},
+		},
+	},
+	{
+		ID:         ConntrackTunnelTracked,
+		Title:      "Tunnel traffic is connection-tracked although nothing needs it",
+		Check:      &conntrackTunnelTracked,
+		Severities: []finding.Severity{finding.Info},
+		Why: `Tracking costs a table entry and per-packet work for every flow in the
+tunnel. On a busy hub that is CPU time and table space spent for nothing, and it
+brings the table closer to full (conntrack.table-pressure).`,
+		Cases:    []string{CaseTuning},
+		Doctor:   Doctor{Role: Cause, Impact: 0.05, Side: Both, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{notrack},
+		Example: Example{
+			Host:  "wg0 listens on UDP port 51820 and no NAT rule matches it",
+			Fixes: func() []finding.Fix { return notrackFix(exampleHost, exampleWG) },
+		},
+	},
+	{
+		ID:    CPUSaturated,
+		Title: "A CPU is the ceiling: above 90% busy while the tunnel carries traffic",
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Samples /proc/stat on both ends while the tunnel
+carries a bench run. A CPU above 90% busy during a tunnel run is the ceiling:
+encryption and packet processing for a userspace or single-queue tunnel pile
+onto one core, so the tunnel cannot go faster however the network is tuned.
+The tuning guide's first question. Fix: spread the load (RPS, IRQ affinity),
+or accept the ceiling; in a lab that shares one machine, it describes the
+machine rather than the tunnel.`}},
+		Severities: []finding.Severity{finding.Warning},
+		Why: `When a CPU is the ceiling, no network tuning makes the tunnel faster: the
+other findings' gains are capped by it. The way out is spreading the work or a
+faster WireGuard implementation.`,
+		Cases:    []string{CaseTuning},
+		Doctor:   Doctor{Role: Environment, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{rps},
+		Example: Example{
+			Host: "a 4-CPU host whose receive processing for eth0 runs on one CPU",
+			Fixes: func() []finding.Fix {
+				return append([]finding.Fix{{
+					Description: "See what keeps the CPU busy (the WireGuard process, softirq, another program) during a transfer",
+					Commands:    []string{"top -b -n 1 -H | head -20", "cat /proc/net/softnet_stat"},
+				}}, rpsFix(exampleHost, "eth0", cpuMask(4))...)
+			},
+		},
+	},
+	{
+		ID:         CPUSoftirqImbalance,
+		Title:      "Packet processing piles onto one CPU",
+		Check:      &softirqImbalance,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `Receive processing for the whole tunnel runs on one CPU. When that CPU
+saturates, its backlog overflows, packets are dropped and TCP backs off, so
+throughput oscillates while the other CPUs idle.`,
+		Cases:    []string{CaseRemoteUsers},
+		Doctor:   Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{rps},
+		Example: Example{
+			Host:  "a 4-CPU host whose uplink eth0 has no RPS mask",
+			Fixes: func() []finding.Fix { return rpsFix(exampleHost, "eth0", cpuMask(4)) },
+		},
+	},
+	{
+		ID:         ICMPRatelimitDrops,
+		Title:      "An ICMP rate-limit rule has dropped packets on an uplink",
+		Check:      &icmpRateLimitDrops,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `Health checks (mwan3, keepalived, monitoring) send short bursts of pings. A
+limiter that drops their replies makes a good uplink look dead, so failover
+moves the traffic, and the tunnel's endpoint route with it, onto the slow
+backup.`,
+		Cases:  []string{CaseMultiWAN},
+		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly},
+		Remedies: []Remedy{
+			{Kind: remedy.KindICMPLimit, Params: map[string]Values{
+				"rate": OneOf(itoa(icmpLimitRaised)),
+				// banIP's uci option, an nft rule by handle, or an iptables rule by its text
+				"banip": OneOf("1").Optional(), "backend": OneOf("iptables").Optional(),
+				"family": Named("a firewall family").Optional(), "table": Named("a firewall table").Optional(),
+				"chain": Named("a firewall chain").Optional(), "handle": Between(1, maxInt).Optional(),
+				"rule": Named("the iptables rule with the limit").Optional(),
+			}},
+		},
+		Example: Example{
+			Host: `the nft rule "icmp type echo-reply limit rate 25/second burst 5 packets accept" (handle 42 in inet fw4 input_wan) lets the excess fall through to a drop; or banIP's ICMP limit on OpenWrt`,
+			Fixes: func() []finding.Fix {
+				rule := facts.FirewallRule{Backend: "nft", Family: "inet", Table: "fw4", Chain: "input_wan", Handle: 42,
+					Text: "icmp type echo-reply limit rate 25/second burst 5 packets accept"}
+				out := raiseFixes(exampleHost, rule)
+				rem, err := remedy.BanIPLimit(icmpLimitRaised)
+				return append(out, fixes(fmt.Sprintf("Raise banIP's ICMP limit to %d/second", icmpLimitRaised), rem, err)...)
+			},
+		},
+	},
+	{
+		ID:         MTUMSSClampMissing,
+		Title:      "Forwarded TCP enters a smaller-MTU tunnel without MSS clamping",
+		Check:      &mssClampMissing,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `Hosts behind the gateway choose their TCP segment size from their own LAN
+MTU. Without a clamp their full-size segments do not fit the tunnel, and they
+depend on ICMP "fragmentation needed" getting back to them: where it is
+blocked, transfers stall right after the handshake.`,
+		Cases: []string{CasePMTUD, CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.7, Side: Both, Bench: NotInBench, Verify: ConfirmOnly, Calls: ProbeMTU,
+			Gain: "hosts behind the gateways get bulk TCP through the tunnel again " +
+				"(the gateways' own bench cannot show it: their connections already fit the tunnel's MTU)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": OneOf("pmtu")}},
+		},
+		Example: Example{
+			Host:  "the host forwards its LAN (MTU 1500) into wg0 (MTU 1420)",
+			Fixes: func() []finding.Fix { return mssClampFix(exampleHost, "wg0") },
+		},
+	},
+	{
+		ID:    MTUPMTUDBlackhole,
+		Title: "PMTUD black hole: large packets vanish and no ICMP says why",
+		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor, lab run)", Doc: `Sends don't-fragment probes towards the peer's endpoint
+(ping -M do, or BusyBox traceroute -F on a router) at likely path MTUs, then
+bisects; large probes that vanish without an ICMP "fragmentation needed" mean
+a PMTUD black hole. Through the tunnel, TCP MSS stepping proves the cliff:
+one MSS runs, one byte more collapses. The case: between two sites with ICMP
+blocked, one direction ran at full speed and the other at 30 KB/s. Fix: a
+WireGuard MTU that fits the path (path MTU - 60 for IPv4, - 80 for IPv6) on
+both ends, and an MSS clamp where the gateways forward LAN traffic.`}},
+		Severities: []finding.Severity{finding.Critical},
+		Why: `Small packets (ssh, pings, TCP handshakes) pass, so the tunnel looks up, but
+every full-size packet vanishes: bulk transfers stall or crawl, often in one
+direction only, and nothing reports an error.`,
+		Cases:  []string{CasePMTUD},
+		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
+		Remedies: []Remedy{
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000))}},
+		},
+		Example: Example{
+			Host: "the path to the peer carries 1400-byte packets and drops larger ones without a word",
+			Fixes: func() []finding.Fix {
+				return append(wgMTUFix(exampleHost, "wg0", 1340, "Set the WireGuard MTU to 1340 on both ends"), mssClampFix(exampleHost, "wg0")...)
+			},
+		},
+	},
+	{
+		ID:         MTUTunnelTooLarge,
+		Title:      "WireGuard MTU larger than the underlay allows",
+		Check:      &tunnelTooLarge,
+		Cross:      &crossMTU,
+		Severities: []finding.Severity{finding.Info, finding.Warning, finding.Critical},
+		Why: `Every full-size packet the tunnel sends is too big for the link under it, so
+it is fragmented (two packets for one, and losing either loses both) or
+dropped; throughput falls to a fraction of the link.`,
+		Cases:  []string{CaseRemoteUsers, CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
+		Remedies: []Remedy{
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
+		},
+		Example: Example{
+			Host: "wg0 has MTU 1500 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
+			Fixes: func() []finding.Fix {
+				return wgMTUFix(exampleHost, "wg0", 1440, "Lower wg0's MTU to 1440 (on both ends of the tunnel)")
+			},
+		},
+	},
+	{
+		ID:         NetBacklogDrops,
+		Title:      "Packets dropped at a full per-CPU backlog queue",
+		Check:      &backlogDrops,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `These packets are dropped before any protocol sees them: WireGuard's
+datagrams lost on the receiving host, which TCP inside the tunnel reads as
+congestion and backs off from.`,
+		Cases:  []string{CaseTuning, CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.55, Side: Receiver, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": Between(backlogTarget, maxInt)}},
+		},
+		Example: Example{
+			Host: "net.core.netdev_max_backlog is 1000, the default",
+			Fixes: func() []finding.Fix {
+				return sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", backlogTarget), "net.core.netdev_max_backlog", itoa(backlogTarget))
+			},
+		},
+	},
+	{
+		ID:         RouteStaleEndpoint,
+		Title:      "Endpoint host route pinned to an uplink that is not the preferred one",
+		Check:      &staleEndpoint,
+		Severities: []finding.Severity{finding.Critical},
+		Why: `The tunnel runs over whatever uplink that host route names, so a stale one
+keeps it on the slow backup long after the fast uplink is back, for months,
+with nothing alerting.`,
+		Cases: []string{CaseMultiWAN},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: NotInBench, Verify: Measured,
+			Gain: "the tunnel moves to the preferred uplink: its rate instead of the backup's " +
+				"(the underlay bench to the endpoint follows the same stale route, so it cannot show the difference)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
+				"endpoint": Named("the peer's endpoint address"), "table": Named("the routing table of the host route"),
+				// re-pointed at the preferred uplink, or on OpenWrt no host route at all
+				"via": Named("the preferred default route's gateway").Optional(), "dev": Named("its device").Optional(),
+				"uci_interface": Named("the WireGuard interface's uci section").Optional(),
+			}},
+		},
+		Example: Example{
+			Host: "the endpoint " + exampleEndpoint + " is pinned via " + exampleGateway + " dev eth1 (the backup) while eth0 is the preferred uplink; on OpenWrt, the WireGuard interface wg0",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.RouteDel(exampleEndpoint, remedy.Route{Dst: exampleEndpoint, Via: exampleGateway, Dev: "eth1"})
+				out := fixes("Delete the stale host route so the endpoint follows the preferred default route", r, err)
+				r, err = remedy.NoHostRoute(exampleEndpoint, "wg0")
+				return append(out, fixes("On OpenWrt: stop netifd pinning a host route to the endpoint (split tunnel)", r, err)...)
+			},
+		},
+	},
+	{
+		ID:         TCPBuffersSmall,
+		Title:      "TCP buffer maximum below the path's bandwidth-delay product",
+		Check:      &buffersSmall,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `TCP cannot have more data in flight than its buffer, so one connection tops
+out at buffer / round-trip time: 4 MiB over 50 ms is about 670 Mbit/s, however
+fast the tunnel is.`,
+		Cases:  []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Both, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt)}},
+		},
+		Example: Example{
+			Host: fmt.Sprintf("net.ipv4.tcp_rmem is \"4096 131072 1048576\" and the path is %s", Options{}.pathDescription()),
+			Fixes: func() []finding.Fix {
+				want := tcpBufferWant(Options{}.bdpBytes())
+				return sysctlFix(fmt.Sprintf("Raise the receive buffer maximum to %s", mib(want)), "net.ipv4.tcp_rmem", fmt.Sprintf("4096 131072 %d", want))
+			},
+		},
+	},
+	{
+		ID:         TCPCongestionControl,
+		Title:      "Loss-based congestion control (CUBIC/Reno) on a host that sees loss",
+		Check:      &congestionControl,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `CUBIC and Reno halve their window at every loss and grow it back slowly.
+Through a tunnel with a little loss the window never gets large, so a long path
+carries a fraction of what it could.`,
+		Cases:  []string{CaseTuning, CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Sender, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindCongestion, Params: map[string]Values{"algorithm": OneOf("bbr")}},
+		},
+		Example: Example{
+			Host: "a Linux 6.1 sender using cubic, with tcp_bbr available",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.Congestion("bbr", false, "6.1.0")
+				return fixes("Switch TCP congestion control to BBR", r, err)
+			},
+		},
+	},
+	{
+		ID:         ThroughputAsymmetric,
+		Title:      "One direction of a tunnel loses what the other delivers",
+		Cross:      &crossDelivery,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `Loss in one direction only points at that direction's path or receiver: a
+hop whose ICMP is blocked, a receiver dropping UDP. The slow direction is often
+the one users notice (uploads, backups).`,
+		Cases:  []string{CaseMultiWAN, CasePMTUD, CaseRemoteUsers},
+		Doctor: Doctor{Role: Symptom},
+		Example: Example{
+			Host:  "ssh:root@site-a sends to ssh:root@site-b and loses 5%",
+			Fixes: func() []finding.Fix { return []finding.Fix{deliveryFix("ssh:root@site-a", "ssh:root@site-b")} },
+		},
+	},
+	{
+		ID:    ThroughputOscillation,
+		Title: "Throughput collapses periodically on a shaped uplink",
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench / shape-sweep", Doc: `Reads iperf3's per-second intervals: throughput that
+collapses periodically (a sawtooth of loss and recovery) on a shaped uplink.
+The case: remote users' uploads swung between full rate and a fraction every
+15-20 s. Fix: a tbf cap just below the knee (wgperf shape-sweep finds it),
+which trades a little peak for a steady rate.`}},
+		Severities: []finding.Severity{finding.Warning},
+		Why: `A sawtooth of collapse and recovery averages well below the link, and users
+see stalls every few seconds. A steady rate a little below the peak moves more
+data.`,
+		Cases:  []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Symptom, Calls: ProbeShaping},
+		Remedies: []Remedy{
+			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface"), "rate": Named("a tc rate below the collapse")}},
+		},
+		Example: Example{
+			Host: "wg0 on the sender collapses above about 220 Mbit/s",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.TBF("wg0", "200mbit")
+				return append([]finding.Fix{{
+					Description: "Find the most stable rate cap on the sender's tunnel interface",
+					Commands:    []string{"wgperf shape-sweep --client ssh:root@site-a --server ssh:root@site-b"},
+				}}, fixes("Cap wg0 at 200 Mbit/s, below the collapse", r, err)...)
+			},
+		},
+	},
+	{
+		ID:    ThroughputTunnelRatio,
+		Title: "The tunnel carries less than 90% of the link under it",
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Runs iperf3 through the tunnel and around it (to the
+peer's endpoint address), both directions, single and parallel streams. A
+healthy single-hop tunnel carries at least 90% of the link under it (the
+tuning guide's rule; 50% of the worst hop over several hops). Below that it is
+a symptom: wgperf doctor ranks the causes the other findings name.`}},
+		Severities: []finding.Severity{finding.Warning, finding.Critical},
+		Why: `It is the symptom people notice: the tunnel is slower than the link under it.
+It names no cause by itself; the other findings on the same hosts, ranked by
+wgperf doctor, say which one costs the throughput.`,
+		Cases:  []string{CaseTuning},
+		Doctor: Doctor{Role: Symptom},
+		Example: Example{
+			Host: "the tunnel from ssh:root@site-a to ssh:root@site-b carries 40% of the underlay",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{{
+					Description: "Rank the causes on both ends",
+					Commands:    []string{"wgperf doctor --client ssh:root@site-a --server ssh:root@site-b"},
+				}}
+			},
+		},
+	},
+	{
+		ID:         UDPRcvbufErrors,
+		Title:      "UDP datagrams dropped because socket buffers were full",
+		Check:      &udpRcvbufErrors,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `Each drop is a WireGuard packet lost before it is decrypted. TCP inside the
+tunnel takes it for congestion and slows down, so a small socket buffer caps the
+tunnel far below the link.`,
+		Cases:  []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.6, Side: Receiver, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindSysctl, Params: map[string]Values{
+				"key":   OneOf("net.core.rmem_max", "net.core.rmem_default", "net.core.wmem_max", "net.core.wmem_default"),
+				"value": OneOf(itoa(udpBufferTarget)),
+			}},
+		},
+		Example: Example{
+			Host: "net.core.rmem_max and rmem_default are 212992 (208 KiB)",
+			Fixes: func() []finding.Fix {
+				var out []finding.Fix
+				for _, k := range []string{"net.core.rmem_max", "net.core.rmem_default"} {
+					out = append(out, sysctlFix(fmt.Sprintf("Raise %s from %s to %s", k, mib(212992), mib(udpBufferTarget)), k, itoa(udpBufferTarget))...)
+				}
+				return out
+			},
+		},
+	},
+	{
+		ID:         WGHandshakeStale,
+		Title:      "Peer's latest handshake is old or missing",
+		Check:      &wgHandshakeStale,
+		Cross:      &crossHandshake,
+		Severities: []finding.Severity{finding.Info, finding.Warning, finding.Critical},
+		Why: `Without a handshake in the last 3 minutes WireGuard has no valid session:
+nothing passes through the tunnel to that peer until one completes.`,
+		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: InBench, Verify: Measured},
+		Example: Example{
+			Host:  "peer " + exampleEndpoint + ":51820 of wg0 has not completed a handshake",
+			Fixes: func() []finding.Fix { return []finding.Fix{handshakeFix("wg0", exampleEndpoint+":51820")} },
+		},
+	},
+	{
+		ID:         WGUserspace,
+		Title:      "WireGuard served by a userspace implementation",
+		Check:      &wgUserspace,
+		Severities: []finding.Severity{finding.Info},
+		Why: `Every packet crosses between the kernel and a process, so the tunnel's
+ceiling is that process's CPU; the same hardware carries more with the kernel
+module.`,
+		Cases:  []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.05, Side: Both, Bench: InBench, Verify: Measured},
+		Example: Example{
+			Host:  "wg0 is served by wireguard-go on a Linux 6.1 host",
+			Fixes: func() []finding.Fix { return []finding.Fix{userspaceFix("wg0")} },
+		},
+	},
+}

@@ -1,0 +1,58 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// WriteStatus prints the lab and st (its Status) for "lab status" and "lab up".
+func (l *Lab) WriteStatus(w io.Writer, st *Status) error {
+	c := l.Config
+	fmt.Fprintf(w, "lab %s (%s), up since %s\n", c.Name, c.Topology, l.Created.Local().Format("15:04:05"))
+	fmt.Fprintf(w, "WireGuard: %s\n", l.ImplementationText())
+	if c.Underlay.DelayMs > 0 {
+		fmt.Fprintf(w, "delay: %d ms each way by %s\n", c.Underlay.DelayMs, l.DelayBy)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tNAMESPACE\tWIREGUARD\tTUNNEL\tUNDERLAY\tPROCESS")
+	for _, n := range st.Nodes {
+		proc := "-"
+		switch {
+		case n.WGInterface != "" && c.WireGuard == Kernel:
+			proc = "kernel"
+			if !n.Running {
+				proc += " (link gone)"
+			}
+		case n.WGInterface != "":
+			proc = fmt.Sprintf("pid %d", n.PID)
+			if !n.Running {
+				proc += " (not running)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Netns, dash(n.WGInterface), dash(n.TunnelAddr), dash(n.UnderlayAddr), proc)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "INTERFACE\tPEER\tENDPOINT\tLATEST HANDSHAKE\tRX\tTX")
+	for _, p := range st.Peers {
+		fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\t%d B\t%d B\n", p.Interface, p.PublicKey[:8], dash(p.Endpoint), p.Handshake, p.RxBytes, p.TxBytes)
+	}
+	tw.Flush()
+	if len(st.Shaping) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "SHAPING")
+		for _, s := range st.Shaping {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,119 @@
+package parse
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/shell"
+)
+
+// uciKept lists, per config, the only uci options a snapshot keeps: those
+// the checks and fixes read, and a few that say how the tunnel and the
+// uplinks are wired. Anything else (PPPoE passwords in pppd_options, DDNS
+// update keys, API keys, peer notes...) never leaves the host, whatever it is
+// called. Section lines ("network.wg=interface") are kept for every config.
+var uciKept = map[string]map[string]bool{
+	"network": setOf("proto", "device", "ifname", "type", "mtu", "metric", "nohostroute", "packet_steering",
+		"xmit_hash_policy", "listen_port", "endpoint_host", "endpoint_port", "route_allowed_ips", "persistent_keepalive"),
+	"mwan3": setOf("interface", "enabled", "family", "track_ip", "track_method", "reliability", "count",
+		"interval", "down", "up"),
+	"banip": setOf("ban_enabled", "ban_icmplimit"),
+}
+
+func setOf(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// uciKeptKey reports whether a snapshot may keep a "uci show" line: a
+// section line (config.section=type) whose value is a type name, or an
+// option uciKept lists for its config.
+func uciKeptKey(key, value string) bool {
+	parts := strings.Split(key, ".")
+	switch len(parts) {
+	case 2:
+		return uciTypeRE.MatchString(value)
+	case 3:
+		return uciKept[parts[0]][parts[2]]
+	}
+	return false
+}
+
+// uciTypeRE is a section type as uci names it ("interface", "wireguard_wg0").
+var uciTypeRE = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+
+// ParseUCI parses "uci show CONFIG": lines "config.section.option='value'" and
+// "config.section=type". List values ("'a' 'b'") become space-separated.
+// Only section lines and the options on uciKept's allow-list are kept: a
+// snapshot is meant to be sent to someone else, and a deny-list of secret
+// names always misses one (updatekey, pppd_options 'password ...').
+func ParseUCI(r io.Reader) (map[string]string, error) {
+	out := map[string]string{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		key, raw, ok := strings.Cut(line, "=")
+		if !ok || key == "" || strings.ContainsAny(key, " '\"") || slices.Contains(strings.Split(key, "."), "") {
+			// uci names every part of a key; an empty one (".private_key")
+			// would also slip past the secret filter, which reads the parts.
+			return nil, fmt.Errorf("uci show line %d: want config.section[.option]=value, got %q", n, line)
+		}
+		vals, err := uciValues(raw)
+		if err != nil {
+			return nil, fmt.Errorf("uci show line %d: %v", n, err)
+		}
+		if v := strings.Join(vals, " "); uciKeptKey(key, v) {
+			out[key] = v
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("uci show: %w", err)
+	}
+	return out, nil
+}
+
+// uciValues unquotes uci's shell quoting: 'a b' 'c', with ' written as '\”.
+func uciValues(s string) ([]string, error) { return shell.Split(s, '\'') }
+
+// mwan3Event matches mwan3track's state changes, e.g.
+// "Sat Apr  5 06:53:12 2026 user.notice mwan3track[4321]: Interface wan (eth1) is offline".
+var mwan3Event = regexp.MustCompile(`^(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}) \S+ mwan3track\[\d+\]: Interface (\S+) \(([^)]*)\) is (online|offline)`)
+
+// ParseMwan3Events picks mwan3track's "Interface X (dev) is online|offline"
+// lines out of logread output. logread prints the router's local time without a
+// zone; times are kept as printed and labelled UTC.
+func ParseMwan3Events(r io.Reader) ([]facts.LinkEvent, error) {
+	out := []facts.LinkEvent{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		m := mwan3Event.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		ts, err := time.Parse("Mon Jan _2 15:04:05 2006", m[1])
+		if err != nil {
+			return nil, fmt.Errorf("logread: bad time %q: %v", m[1], err)
+		}
+		out = append(out, facts.LinkEvent{Time: ts, Interface: m[2], Device: m[3], State: m[4]})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("logread: %w", err)
+	}
+	return out, nil
+}

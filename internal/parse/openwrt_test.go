@@ -1,0 +1,118 @@
+package parse
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wgperf/wgperf/internal/facts"
+)
+
+func TestParseUCI(t *testing.T) {
+	raw := readTestdata(t, "openwrt", "uci-show-network.txt")
+	m, err := ParseUCI(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]string{
+		"network.wg":                                 "interface",
+		"network.wg.proto":                           "wireguard",
+		"network.wan.metric":                         "10",
+		"network.@device[0].type":                    "bridge",
+		"network.@wireguard_wg[0]":                   "wireguard_wg",
+		"network.@wireguard_wg[0].endpoint_host":     "46.38.233.77",
+		"network.@wireguard_wg[0].route_allowed_ips": "1",
+	}
+	for k, want := range tests {
+		if m[k] != want {
+			t.Errorf("%s = %q, want %q", k, m[k], want)
+		}
+	}
+	for _, k := range []string{"network.wg.nohostroute", "network.@wireguard_wg[0].note", "network.lan.ipaddr"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("%s: not set in the sample, or not on the allow-list", k)
+		}
+	}
+	for _, secret := range []string{"oKx3Y9y1bK0eK3aWq6Yz3Xf2f3D4c5B6a7Z8y9X0w1E=", "cHJlc2hhcmVka2V5cHJlc2hhcmVka2V5cHJlc2hhcmU="} {
+		for k, v := range m {
+			if strings.Contains(v, secret) {
+				t.Errorf("secret kept under %s", k)
+			}
+		}
+	}
+	banip, err := ParseUCI(openTestdata(t, "openwrt", "uci-show-banip.txt"))
+	if err != nil || banip["banip.global.ban_icmplimit"] != "25" {
+		t.Errorf("banip = %v, %v", banip, err)
+	}
+	if _, err := ParseUCI(strings.NewReader("network.wg.proto='wireguard\n")); err == nil {
+		t.Error("unterminated quote: want an error")
+	}
+}
+
+func TestParseMwan3Events(t *testing.T) {
+	ev, err := ParseMwan3Events(openTestdata(t, "openwrt", "logread-mwan3track.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) != 8 {
+		t.Fatalf("%d events, want 8 (check failures are not state changes)", len(ev))
+	}
+	want := facts.LinkEvent{Time: time.Date(2026, 2, 4, 22, 30, 41, 0, time.UTC), Interface: "wan", Device: "eth1", State: "offline"}
+	if d := cmp.Diff(want, ev[0]); d != "" {
+		t.Errorf("(-want +got)\n%s", d)
+	}
+	if ev[4].Interface != "wan5g" || ev[4].Device != "br-lan.253" {
+		t.Errorf("5G event = %+v", ev[4])
+	}
+}
+
+// TestParseUCIKeepsOnlyTheAllowList is issue 30 item 7 (hole 6 of the first
+// round): a snapshot keeps section lines and the options the checks read,
+// nothing else, whatever an option is called: DDNS update keys, auth and API
+// keys, pppd_options with a password, notes.
+func TestParseUCIKeepsOnlyTheAllowList(t *testing.T) {
+	in := `network.wan=interface
+network.wan.proto='pppoe'
+network.wan.device='eth1'
+network.wan.username='alice'
+network.wan.password='pppoe-SECRET-1'
+network.wan.pppd_options='debug user alice password SECRET-2'
+network.wan.updatekey='SECRET-3'
+network.wan.authkey='SECRET-4'
+network.wan.apikey='SECRET-5'
+network.lte.pincode='SECRET-6'
+network.wg.private_key='SECRET-7'
+network.wg.mtu='1420'
+network.@wireguard_wg[0]=wireguard_wg
+network.@wireguard_wg[0].preshared_key='SECRET-8'
+network.@wireguard_wg[0].description='SECRET-9 (Alice'\''s laptop)'
+network.@wireguard_wg[0].persistent_keepalive='25'
+network.vpn.ca_key_pass='SECRET-10'
+mwan3.wan=interface
+mwan3.wan.track_ip='1.1.1.1' '8.8.8.8'
+mwan3.wan.notify_secret='SECRET-11'
+banip.global=banip
+banip.global.ban_icmplimit='25'
+banip.global.ban_apikey='SECRET-12'
+ddns.myddns.password='SECRET-13'
+`
+	m, err := ParseUCI(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range m {
+		if strings.Contains(v, "SECRET") {
+			t.Errorf("%s kept: %q", k, v)
+		}
+	}
+	want := map[string]string{
+		"network.wan": "interface", "network.wan.proto": "pppoe", "network.wan.device": "eth1", "network.wg.mtu": "1420",
+		"network.@wireguard_wg[0]": "wireguard_wg", "network.@wireguard_wg[0].persistent_keepalive": "25",
+		"mwan3.wan": "interface", "mwan3.wan.track_ip": "1.1.1.1 8.8.8.8", "banip.global": "banip", "banip.global.ban_icmplimit": "25",
+	}
+	if d := cmp.Diff(want, m); d != "" {
+		t.Errorf("kept (-want +got):\n%s", d)
+	}
+}

@@ -1,0 +1,180 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/doctor"
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
+// HealthyRatio is what a healthy lab tunnel measures against its underlay:
+// its headers (60 bytes of a 1480-byte datagram, and a smaller TCP payload)
+// cap it near 0.957.
+const HealthyRatio = 0.95
+
+// shortOfHealthy says why the after-fix measurement is worth taking again:
+// a fix that was proven (its finding found, gone after it, nothing
+// unexpected) but a tunnel that measured below the pass mark, or below what a
+// healthy tunnel of the lab's shape measures. "" when it is not (doctor's
+// wrong answer is not a throughput shortfall).
+func (r *runner) shortOfHealthy() string {
+	res := r.res
+	if !res.Found || len(res.Unexpected) > 0 || res.StillFound || res.DoctorMissed != "" {
+		return ""
+	}
+	if !res.Pass {
+		return res.Why
+	}
+	if r.sc.ECMP > 1 {
+		return ""
+	}
+	ratio := res.After.Worst()
+	if r.sc.UploadOnly {
+		ratio = res.After.Up.Ratio()
+	}
+	if ratio < HealthyRatio {
+		return fmt.Sprintf("ratio %.2f, a healthy tunnel of this shape measures %.2f", ratio, HealthyRatio)
+	}
+	return ""
+}
+
+// score ranks two after-fix measurements by what judge looks at.
+func (r *runner) score(m Measurement, shares []float64) float64 {
+	switch {
+	case r.sc.ECMP > 1:
+		if len(shares) == 0 || m.Up.Tunnel <= 0 || r.res.Before.Up.Tunnel <= 0 {
+			return 0
+		}
+		return m.Up.Tunnel / r.res.Before.Up.Tunnel * slices.Min(shares)
+	case r.sc.UploadOnly:
+		return m.Up.Ratio()
+	}
+	return m.Worst()
+}
+
+// classify sorts doctor's findings into the expected one, the ones the case
+// legitimately causes, the machine's, and unexpected ones.
+func (r *runner) classify(fs []finding.Finding) {
+	r.res.Findings = fs
+	for _, f := range r.res.Findings {
+		switch {
+		case f.ID == r.sc.Expect:
+			r.res.Found = true
+			r.logf("found %s on %s: %s", f.ID, f.Host, f.Title)
+		case slices.Contains(r.sc.Also, f.ID) || symptom(f.ID):
+		case Environment(f.ID):
+			r.res.Environment = append(r.res.Environment, string(f.ID)+" on "+f.Host)
+			r.logf("this machine: %s on %s: %s (reported, not judged: the lab shares the machine's CPUs)", f.ID, f.Host, f.Title)
+		case f.Severity >= finding.Warning:
+			r.res.Unexpected = append(r.res.Unexpected, string(f.ID)+" on "+f.Host)
+		}
+	}
+	if r.sc.Expect == "" {
+		r.res.Found = len(r.res.Unexpected) == 0
+	}
+}
+
+// Environment reports whether a finding describes the machine the lab runs
+// on rather than the case (check.Environment): every lab node shares its
+// CPUs, so a busy machine saturates them whatever the scenario does.
+func Environment(id finding.ID) bool { return role(id) == check.Environment }
+
+// symptom reports whether id describes slowness itself rather than a cause:
+// throughput itself is judged by the ratio after the fix (healthy: the only
+// measurement), not as a finding.
+func symptom(id finding.ID) bool { return role(id) == check.Symptom }
+
+func role(id finding.ID) check.Role {
+	e, _ := check.Lookup(id)
+	return e.Doctor.Role
+}
+
+// judge decides whether the scenario proved its case.
+func (r *runner) judge() {
+	res := r.res
+	var why []string
+	if !res.Found {
+		if r.sc.Expect != "" {
+			why = append(why, string(r.sc.Expect)+" not reported")
+		}
+	}
+	if len(res.Unexpected) > 0 {
+		why = append(why, "unexpected: "+strings.Join(res.Unexpected, ", "))
+	}
+	doc := r.judgeDoctor()
+	res.DoctorMissed = strings.Join(doc, "; ")
+	why = append(why, doc...)
+	if res.StillFound {
+		why = append(why, string(r.sc.Expect)+" still proven after the fix")
+	}
+	if r.sc.ECMP > 1 {
+		if s := res.Scaling(); s < r.sc.MinScaling {
+			why = append(why, fmt.Sprintf("ECMP scaling %.2fx < %.2fx", s, r.sc.MinScaling))
+		}
+		fair := 1 / float64(r.sc.ECMP)
+		if len(res.TunnelShares) != r.sc.ECMP {
+			why = append(why, fmt.Sprintf("traffic measured on %d of %d tunnels", len(res.TunnelShares), r.sc.ECMP))
+		}
+		for i, sh := range res.TunnelShares {
+			if sh < minECMPShare*fair {
+				why = append(why, fmt.Sprintf("tunnel %d carried %.0f%% of the bytes (fair share %.0f%%)", i, sh*100, fair*100))
+			}
+		}
+	} else {
+		min := r.sc.MinRatio
+		if min == 0 {
+			min = 0.9
+		}
+		ratio := res.After.Worst()
+		if r.sc.UploadOnly {
+			ratio = res.After.Up.Ratio()
+		}
+		if ratio < min {
+			why = append(why, fmt.Sprintf("after-fix ratio %.2f < %.2f", ratio, min))
+		}
+	}
+	res.Pass = len(why) == 0
+	res.Why = strings.Join(why, "; ")
+}
+
+// judgeVerdict decides a VerdictOnly run: the expected finding reported,
+// nothing unexpected, and doctor's answer right.
+func (r *runner) judgeVerdict() {
+	var why []string
+	if !r.res.Found && r.sc.Expect != "" {
+		why = append(why, string(r.sc.Expect)+" not reported")
+	}
+	if len(r.res.Unexpected) > 0 {
+		why = append(why, "unexpected: "+strings.Join(r.res.Unexpected, ", "))
+	}
+	doc := r.judgeDoctor()
+	r.res.DoctorMissed = strings.Join(doc, "; ")
+	why = append(why, doc...)
+	r.res.Pass, r.res.Why = len(why) == 0, strings.Join(why, "; ")
+}
+
+// judgeDoctor checks doctor's answer on the broken lab: the case's cause
+// ranked first, and the targeted probes the case needs chosen; on the healthy
+// lab, "healthy" and no probe at all.
+func (r *runner) judgeDoctor() []string {
+	d, sc := r.res.DoctorSays(), r.sc
+	var why []string
+	switch {
+	case sc.Expect != "" && d.First != sc.Expect:
+		why = append(why, fmt.Sprintf("doctor ranked %s first, want %s", orDefault(d.First, "nothing"), sc.Expect))
+	case sc.Expect == "" && sc.ECMP == 0 && d.Status != doctor.StatusHealthy:
+		why = append(why, fmt.Sprintf("doctor said %s on a healthy tunnel", d.Status))
+	}
+	for _, p := range sc.Probes {
+		if targeted(p) && !slices.ContainsFunc(r.res.Probes, func(pr ProbeResult) bool { return pr.Probe == p }) {
+			why = append(why, fmt.Sprintf("doctor did not run the %s probe", p))
+		}
+	}
+	if sc.Expect == "" && sc.ECMP == 0 && len(r.res.Probes) > 0 {
+		why = append(why, fmt.Sprintf("doctor ran %d targeted probes on a healthy tunnel", len(r.res.Probes)))
+	}
+	return why
+}

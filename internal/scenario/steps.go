@@ -1,0 +1,206 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/doctor"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// measureAfter measures the tunnel after the fix against the underlay
+// measured before it (before the breakage, or beside the tunnel in doctor's
+// bench): no fix changes the link under the tunnel, and two runs fewer per
+// measurement keep the lab fast.
+func (r *runner) measureAfter(ctx context.Context) error {
+	var err error
+	if r.res.BenchAfter, r.res.After.Up.Tunnel, r.res.After.Down.Tunnel, err = r.measureTunnel(ctx, false); err != nil {
+		return err
+	}
+	r.res.After.Up.Underlay, r.res.After.Down.Underlay = r.res.Before.Up.Underlay, r.res.Before.Down.Underlay
+	r.logf("after:  %s", r.res.After)
+	if len(r.res.TunnelShares) > 1 {
+		var parts []string
+		for i, sh := range r.res.TunnelShares {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", r.lab.Tunnels[i].IfA, sh*100))
+		}
+		r.logf("spread over the tunnels (their WireGuard tx counters): %s", strings.Join(parts, ", "))
+	}
+	return nil
+}
+
+// argv expands {wg} in a scenario command to the node's WireGuard interface.
+func (r *runner) argv(c Command) []string {
+	argv := slices.Clone(c.Argv)
+	for i, a := range argv {
+		argv[i] = strings.ReplaceAll(a, "{wg}", r.lab.WGInterface(c.Node))
+	}
+	return argv
+}
+
+// exec logs and runs a scenario command; step says which part of the story it is.
+func (r *runner) exec(ctx context.Context, step string, c Command) error {
+	argv := r.argv(c)
+	r.logf("%s: %s: %s", step, c.Node, strings.Join(argv, " "))
+	_, err := r.lab.Target(c.Node).Run(ctx, argv[0], argv[1:]...)
+	return err
+}
+
+// probes runs the scenario's active measurements that pass the filter and
+// returns their headlines and what they prove; step names the moment in the
+// story ("load" before doctor looks, "recheck" after the fix).
+func (r *runner) probes(ctx context.Context, step string, filter func(Probe) bool) ([]ProbeResult, []finding.Finding, error) {
+	var results []ProbeResult
+	var found []finding.Finding
+	for _, p := range r.sc.Probes {
+		if !filter(p) {
+			continue
+		}
+		fs, summary, err := r.probe(ctx, p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s %s: %w", step, p, err)
+		}
+		results = append(results, ProbeResult{p, summary})
+		r.logf("%s %s: %s", step, p, summary)
+		found = append(found, fs...)
+	}
+	return results, found, nil
+}
+
+// workload is a probe that loads the network the way its users do rather
+// than measuring it; targeted are the probes doctor must choose itself.
+func workload(p Probe) bool { return p == ProbeFlows }
+func targeted(p Probe) bool { return !workload(p) }
+
+// doctor runs "wgperf doctor --client A --server B" on the broken lab and
+// keeps its findings, probes, bench and verdict: the scenario proves the
+// command users run, not a chain of its own.
+func (r *runner) doctor(ctx context.Context) error {
+	rep, err := doctor.Run(ctx, doctor.Config{
+		// Doctor runs as users run it: its default bench length (shorter
+		// measurements when lab run's own are shorter).
+		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: min(r.opts.Seconds, doctor.DefaultSeconds),
+		Progress: func(s string) { r.logf("doctor: %s", s) },
+	})
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	d := &DoctorVerdict{Status: rep.Status, Seconds: rep.Seconds, Causes: []finding.ID{}}
+	r.res.Doctor = d
+	for _, c := range rep.Causes {
+		if Environment(c.Finding.ID) {
+			continue // the machine's CPUs, not the case
+		}
+		// The verdict, as doctor prints it: none on a healthy tunnel or for notes.
+		if d.First == "" && len(d.Causes) == 0 && rep.Status != doctor.StatusHealthy && c.Finding.Severity >= finding.Warning {
+			d.First = c.Finding.ID
+		}
+		d.Causes = append(d.Causes, c.Finding.ID)
+	}
+	for _, p := range rep.Probes {
+		summary := p.Summary
+		if p.Error != "" {
+			summary = "failed: " + p.Error
+		}
+		r.res.Probes = append(r.res.Probes, ProbeResult{Probe(p.Probe), summary})
+		r.logf("doctor ran %s (%s): %s", p.Probe, p.Why, summary)
+	}
+	r.res.MTU = rep.MTU
+	r.res.BenchBefore = rep.Bench
+	r.res.Before.Up.Tunnel, r.res.Before.Down.Tunnel = rep.Measured.Up.Tunnel, rep.Measured.Down.Tunnel
+	if r.opts.Log != nil {
+		var text strings.Builder
+		if err := rep.WriteText(&text); err == nil {
+			r.logf("doctor says:\n    %s", strings.ReplaceAll(strings.TrimRight(text.String(), "\n"), "\n", "\n    "))
+		}
+	}
+	r.classify(rep.Findings)
+	return nil
+}
+
+// fix applies the remedy wgperf proposes for the expected finding on every host
+// that reported it, the way "wgperf fix --only ID --apply" does, with the
+// persistent config written under the lab's folder instead of the host's /etc.
+func (r *runner) fix(ctx context.Context) error {
+	if r.sc.ECMP > 1 {
+		ran, err := r.lab.ECMP(ctx, r.sc.ECMP)
+		r.res.Fix = ran
+		for _, c := range ran {
+			r.logf("fix: a: %s", c)
+		}
+		return err
+	}
+	if r.sc.Expect == "" || !r.res.Found {
+		return nil
+	}
+	fixIDs := r.sc.FixIDs
+	if len(fixIDs) == 0 {
+		fixIDs = []finding.ID{r.sc.Expect}
+	}
+	byHost := map[string][]finding.Finding{}
+	var hosts []string
+	for _, f := range r.res.Findings {
+		if !slices.Contains(fixIDs, f.ID) {
+			continue
+		}
+		if _, ok := byHost[f.Host]; !ok {
+			hosts = append(hosts, f.Host)
+		}
+		byHost[f.Host] = append(byHost[f.Host], f)
+	}
+	for _, host := range hosts {
+		t, err := target.Parse(host)
+		if err != nil {
+			return err
+		}
+		items, _, err := fix.Select(byHost[host], nil)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			return fmt.Errorf("no automatic fix for %s on %s", finding.JoinIDs(fixIDs, ", "), host)
+		}
+		env, err := fix.Detect(ctx, r.fixTarget(t, items), r.root)
+		if err != nil {
+			return err
+		}
+		res, err := fix.Run(ctx, fix.Request{Env: env, Findings: byHost[host], Apply: true})
+		if res != nil {
+			for _, it := range res.Plan.Items {
+				for _, c := range it.Step.Commands {
+					r.res.Fix = append(r.res.Fix, c)
+					r.logf("fix: %s: %s", env.T, c)
+				}
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, c := range r.sc.AfterFix {
+		if err := r.exec(ctx, "then", c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fixTarget sends sysctls that a child namespace only mirrors (net.core.rmem_*,
+// nf_conntrack_max) to the initial namespace, where a real host would set them.
+// Run restores those values afterwards.
+func (r *runner) fixTarget(t target.Target, items []fix.Item) target.Target {
+	for _, it := range items {
+		key := it.Action.Params["key"]
+		if it.Action.Kind == remedy.KindSysctl && (strings.HasPrefix(key, "net.core.") || key == "net.netfilter.nf_conntrack_max") {
+			if _, tracked := r.sc.HostSysctls[key]; tracked {
+				return target.Local()
+			}
+		}
+	}
+	return t
+}
