@@ -53,6 +53,7 @@ func linuxHost(t *testing.T) *targettest.Host {
 	h.Files["/sys/class/net/eth1/queues/rx-0/rps_cpus"] = recorded(t, "rps_cpus.txt")
 	h.Files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
 	h.On("tc qdisc show dev eth1 root", recorded(t, "tc-root-tbf.txt"))
+	h.On("nft -a list chain inet site out", recorded(t, "nft-list-chain-site-out.txt"))
 	return h
 }
 
@@ -71,6 +72,7 @@ func linuxFindings() []finding.Finding {
 		fx("cpu.softirq-imbalance", "spread receive processing", remedy.KindRPS, "device", "eth1", "mask", "3"),
 		fx("bond.hash-policy", "hash the bond on layer 3+4", remedy.KindBondHash, "bond", "bond0", "policy", "layer3+4"),
 		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "eth1", "rate", "150mbit"),
+		fx("icmp.frag-needed-dropped", "let frag-needed through", remedy.KindPMTUDAllow, "icmp", "frag-needed", "family", "inet", "table", "site", "chain", "out", "handle", "2"),
 		manual,
 	}
 }
@@ -85,6 +87,7 @@ func wgQuickHost(t *testing.T) *targettest.Host {
 	h.On("tc qdisc show dev wg0 root", "qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 \n")
 	h.Fail("iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu", 1)
 	h.Answers["sh -c 'iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu'"] = targettest.Answer{Code: 1}
+	h.On("iptables-save -t filter", recorded(t, "iptables-save-filter-output-drop.txt"))
 	return h
 }
 
@@ -93,6 +96,8 @@ func wgQuickFindings() []finding.Finding {
 		fx("mtu.tunnel-too-large", "lower the tunnel MTU below the underlay", remedy.KindWGMTU, "interface", "wg0", "mtu", "1380"),
 		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "wg0", "rate", "150mbit"),
 		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0"),
+		fx("icmp.frag-needed-dropped", "let frag-needed through", remedy.KindPMTUDAllow, "icmp", "frag-needed", "backend", "iptables",
+			"family", "ip", "table", "filter", "chain", "OUTPUT", "rule", "-A OUTPUT -p icmp -m icmp --icmp-type 3/4 -j DROP"),
 	}
 }
 

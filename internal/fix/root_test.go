@@ -38,6 +38,12 @@ ip addr add 192.0.2.1/24 dev v0
 ip route add default via 192.0.2.254
 ip route add 46.38.233.77 via 192.0.2.9 dev v0 proto static metric 20
 nft -f - <<'NFT'
+table inet site {
+	chain out {
+		type filter hook output priority 0; policy accept;
+		icmp type destination-unreachable drop
+	}
+}
 table inet banIP {
 	counter cnt_icmpflood { }
 	chain pre-routing {
@@ -46,6 +52,7 @@ table inet banIP {
 	}
 }
 NFT
+iptables -A OUTPUT -p icmp --icmp-type fragmentation-needed -j DROP
 `
 
 const labState = `nft list ruleset; echo ---; ip route show table all; echo ---; ip link show; echo ---; tc qdisc show; echo ---
@@ -55,7 +62,7 @@ cat /sys/class/net/v0/queues/rx-0/rps_cpus`
 func newLabHost(t *testing.T) *labHost {
 	t.Helper()
 	testutil.RequireRoot(t)
-	testutil.RequireTools(t, "ip", "nft", "tc", "sysctl")
+	testutil.RequireTools(t, "ip", "nft", "tc", "sysctl", "iptables")
 	ns := fmt.Sprintf("wgf-%d-%d", os.Getpid(), nsSeq.Add(1))
 	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
 		t.Fatalf("ip netns add %s: %v: %s", ns, err, out)
@@ -123,6 +130,9 @@ func rootActions() []finding.Finding {
 		act(remedy.KindICMPLimit, "rate", "250", "family", "inet", "table", "banIP", "chain", "pre-routing", "handle", "4"),
 		act(remedy.KindRPS, "device", "v0", "mask", "3"),
 		act(remedy.KindTBFCap, "device", "v0", "rate", "150mbit"),
+		act(remedy.KindPMTUDAllow, "icmp", "frag-needed", "family", "inet", "table", "site", "chain", "out", "handle", "2"),
+		act(remedy.KindPMTUDAllow, "icmp", "frag-needed", "backend", "iptables", "family", "ip", "table", "filter", "chain", "OUTPUT",
+			"rule", "-A OUTPUT -p icmp -m icmp --icmp-type 3/4 -j DROP"),
 	}
 }
 

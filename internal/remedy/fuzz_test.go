@@ -45,6 +45,9 @@ func FuzzConstructors(f *testing.F) {
 		keep(UCISet(s, "1", ""))
 		keep(UCISet("network.wg.mtu", s, ""))
 		keep(UCISet("network.wg.mtu", "1", s))
+		keep(NftAllowPMTUD(NftRule{Family: "inet", Table: s, Chain: "c", Handle: 1}, []string{FragNeeded}))
+		keep(NftAllowPMTUD(NftRule{Family: "inet", Table: "t", Chain: "c", Handle: 1}, strings.Split(s, ",")))
+		keep(IptablesAllowPMTUD(IptablesRule{Family: "ip", Table: "filter", Chain: "INPUT", Position: 1, Text: s}))
 		for _, r := range rs {
 			texts := append(r.Commands(), r.Describe())
 			for _, c := range r.Config() {

@@ -102,6 +102,7 @@ var parsers = map[string]func(params) (Remedy, error){
 	KindBondHash:      parseBondHash,
 	KindTBFCap:        parseTBF,
 	KindUCISet:        parseUCISet,
+	KindPMTUDAllow:    parsePMTUDAllow,
 }
 
 // Kinds lists every action kind Parse accepts, sorted.

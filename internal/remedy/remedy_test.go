@@ -63,6 +63,30 @@ func TestConstructorsRefuseBadValues(t *testing.T) {
 		"uci restart of any program": func() error { _, err := UCISet("network.wg.mtu", "1", "/tmp/evil"); return err }(),
 		"uci restart out of init.d":  func() error { _, err := UCISet("network.wg.mtu", "1", "/etc/init.d/../../tmp/evil"); return err }(),
 		"congestion with a space":    func() error { _, err := Congestion("bbr x", true, ""); return err }(),
+		"pmtud icmp unknown": func() error {
+			_, err := NftAllowPMTUD(NftRule{"inet", "filter", "input", 3, ""}, []string{"echo-reply"})
+			return err
+		}(),
+		"pmtud icmpv6 in family ip": func() error {
+			_, err := NftAllowPMTUD(NftRule{"ip", "filter", "input", 3, ""}, []string{PacketTooBig})
+			return err
+		}(),
+		"pmtud chain with a space": func() error {
+			_, err := NftAllowPMTUD(NftRule{"inet", "filter", "in put", 3, ""}, []string{FragNeeded})
+			return err
+		}(),
+		"pmtud handle 0": func() error {
+			_, err := NftAllowPMTUD(NftRule{"inet", "filter", "input", 0, ""}, []string{FragNeeded})
+			return err
+		}(),
+		"pmtud iptables rule of another chain": func() error {
+			_, err := IptablesAllowPMTUD(IptablesRule{"ip", "filter", "INPUT", 1, "-A OUTPUT -p icmp -j DROP"})
+			return err
+		}(),
+		"pmtud iptables rule with a newline": func() error {
+			_, err := IptablesAllowPMTUD(IptablesRule{"ip", "filter", "INPUT", 1, "-A INPUT -p icmp -j DROP\nreboot"})
+			return err
+		}(),
 	} {
 		if err == nil {
 			t.Errorf("%s: accepted", name)
@@ -88,6 +112,8 @@ func TestParseRoundTrips(t *testing.T) {
 		m(BondHash("bond0", "layer3+4", Linux, "")),
 		m(TBF("eth1", "150Mbit")),
 		m(UCISet("mwan3.wan.reliability", "1", "mwan3")),
+		m(NftAllowPMTUD(NftRule{"inet", "filter", "forward", 3, "meta l4proto { icmp, ipv6-icmp } drop"}, []string{PacketTooBig, FragNeeded})),
+		m(IptablesAllowPMTUD(IptablesRule{"ip6", "filter", "FORWARD", 1, "-A FORWARD -p ipv6-icmp -m icmp6 --icmpv6-type 2 -j DROP"})),
 	} {
 		p, err := Parse(finding.Action{Kind: r.Kind(), Params: r.Params()})
 		if err != nil {

@@ -148,3 +148,10 @@ echo layer3+4 > /sys/class/net/bond0/bonding/xmit_hash_policy
 tc qdisc replace dev eth1 root tbf rate 150mbit burst 184kb latency 400ms
 # rollback:
 #   tc qdisc replace dev eth1 root tbf rate 200Mbit burst 262125b lat 50ms
+
+# 12. [icmp.frag-needed-dropped] let ICMP frag-needed through before nft rule inet site out handle 2, so path MTU discovery works again
+#    now: accept ICMP frag-needed before inet site out handle 2
+#    note: runtime only: add the accept before the drop where your firewall configuration defines it, or it is gone at the next firewall reload
+nft 'insert rule inet site out position 2 icmp type destination-unreachable icmp code frag-needed accept comment "wgperf pmtud"'
+# rollback:
+#   for h in $(nft -a list chain inet site out | sed -n 's/.*comment "wgperf pmtud" # handle \([0-9][0-9]*\)$/\1/p'); do nft delete rule inet site out handle "$h"; done

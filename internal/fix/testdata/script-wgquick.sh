@@ -30,3 +30,10 @@ tc qdisc replace dev wg0 root tbf rate 150mbit burst 184kb latency 400ms
 iptables -t mangle -A POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu
 # rollback:
 #   iptables -t mangle -D POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu
+
+# 4. [icmp.frag-needed-dropped] let ICMP frag-needed through before iptables rule "-A OUTPUT -p icmp -m icmp --icmp-type 3/4 -j DROP" (table filter), so path MTU discovery works again
+#    now: accept ICMP frag-needed before rule 1 of OUTPUT (iptables -t filter)
+#    note: runtime only: add the accept before the drop where the rule is defined (iptables-persistent, firewall script), or it is gone at the next firewall reload
+iptables -t filter -I OUTPUT 1 -p icmp -m icmp --icmp-type fragmentation-needed -m comment --comment 'wgperf pmtud' -j ACCEPT
+# rollback:
+#   iptables -t filter -D OUTPUT -p icmp -m icmp --icmp-type fragmentation-needed -m comment --comment 'wgperf pmtud' -j ACCEPT
