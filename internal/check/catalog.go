@@ -16,6 +16,7 @@ const (
 	ConntrackTunnelTracked finding.ID = "conntrack.tunnel-tracked"
 	CPUSaturated           finding.ID = "cpu.saturated"
 	CPUSoftirqImbalance    finding.ID = "cpu.softirq-imbalance"
+	ICMPFragNeededDropped  finding.ID = "icmp.frag-needed-dropped"
 	ICMPRatelimitDrops     finding.ID = "icmp.ratelimit-drops"
 	MTUMSSClampMissing     finding.ID = "mtu.mss-clamp-missing"
 	MTUPMTUDBlackhole      finding.ID = "mtu.pmtud-blackhole"
@@ -171,6 +172,39 @@ throughput oscillates while the other CPUs idle.`,
 		Example: Example{
 			Host:  "a 4-CPU host whose uplink eth0 has no RPS mask",
 			Fixes: func() []finding.Fix { return rpsFix(exampleHost, "eth0", cpuMask(4)) },
+		},
+	},
+	{
+		ID:         ICMPFragNeededDropped,
+		Title:      "A firewall rule drops the ICMP errors path MTU discovery needs",
+		Check:      &icmpFragNeededDropped,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `Path MTU discovery is how a sender learns that its packets are too big for
+a hop: the hop drops them and answers "fragmentation needed" (ICMPv6 "packet too
+big"). Drop that answer and large packets vanish without a word: bulk TCP
+stalls while ssh and pings work. Lowering the MTU or clamping the MSS works
+around it for the traffic they cover; letting these errors through cures it
+for every sender.`,
+		Cases: []string{CasePMTUD},
+		Doctor: Doctor{Role: Cause, Impact: 0.7, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "senders learn the path MTU again: large packets through narrower hops (the tunnel's, for hosts behind it) " +
+				"stop vanishing (a bench between the tunnel's ends may not show it: their own packets may fit)",
+			Underlies: []finding.ID{MTUPMTUDBlackhole, MTUMSSClampMissing}},
+		Remedies: []Remedy{
+			{Kind: remedy.KindPMTUDAllow, Params: map[string]Values{
+				"icmp":   OneOf(remedy.FragNeeded, remedy.PacketTooBig, remedy.FragNeeded+","+remedy.PacketTooBig),
+				"family": OneOf("ip", "ip6", "inet"), "table": Named("the dropping rule's table"), "chain": Named("its chain"),
+				// an nft rule by handle, or an iptables rule by its text
+				"handle": Between(1, maxInt).Optional(), "backend": OneOf("iptables").Optional(),
+				"rule": Named("the iptables rule that drops them").Optional(),
+			}},
+		},
+		Example: Example{
+			Host: `the nft rule "icmp type destination-unreachable drop" (handle 7 in inet filter output) drops the "fragmentation needed" a gateway sends its LAN hosts`,
+			Fixes: func() []finding.Fix {
+				return ptbAllowFixes(facts.FirewallRule{Backend: "nft", Family: "inet", Table: "filter", Chain: "output", Handle: 7,
+					Text: "icmp type destination-unreachable drop"}, []string{remedy.FragNeeded})
+			},
 		},
 	},
 	{

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -88,11 +89,16 @@ func checkDoctor(t *testing.T, e Entry) {
 			t.Errorf("%s: a note (info only) costs at most 0.05, not %g", e.ID, d.Impact)
 		}
 	case Symptom:
-		if d != (Doctor{Role: Symptom, Calls: d.Calls}) {
+		if !reflect.DeepEqual(d, Doctor{Role: Symptom, Calls: d.Calls}) {
 			t.Errorf("%s: a symptom is ranked by nothing but its role: %+v", e.ID, d)
 		}
 	default:
 		t.Errorf("%s: no role", e.ID)
+	}
+	for _, id := range d.Underlies {
+		if id == e.ID || !InCatalog(id) {
+			t.Errorf("%s: underlies %s, which is not another catalog ID", e.ID, id)
+		}
 	}
 	if d.RefusesNewFlows && !slices.Contains(e.Severities, finding.Critical) {
 		t.Errorf("%s: refuses new flows at critical severity, which it never has", e.ID)

@@ -125,6 +125,12 @@ type Doctor struct {
 	Verify Verify
 	// Calls is the targeted probe its report calls for on a slow tunnel ("" for none).
 	Calls Probe
+	// Underlies are the findings this cause brings about, whose fixes work
+	// around it (a rule dropping ICMP frag-needed makes the black hole that a
+	// lower MTU or an MSS clamp works around): where both are reported, doctor
+	// ranks it first, with the share it explains, so the cure comes before
+	// the workaround.
+	Underlies []finding.ID
 	// RefusesNewFlows: at critical severity the kernel drops the packets of
 	// every new flow, the bench's and the probes' included (a full conntrack
 	// table), so it explains all of what they saw.

@@ -25,7 +25,17 @@ func icmpFormHost(t *testing.T, form string) *facts.Snapshot {
 // icmpFormHostVia is icmpFormHost with its default route on uplink.
 func icmpFormHostVia(t *testing.T, form, uplink string) *facts.Snapshot {
 	t.Helper()
-	dir := filepath.Join("..", "..", "testdata", "collect", "icmplimit")
+	return &facts.Snapshot{Host: "netns:wgicmp-a", Firewall: recordedFirewall(t, "icmplimit", form),
+		Routes: []facts.Route{{Family: "inet", Table: "main", Dst: "default", Dev: uplink}}}
+}
+
+// recordedFirewall is one recorded firewall form of testdata/collect/DIR
+// (FORM.nft.json, FORM.nft.txt, and FORM.iptables-save.txt and
+// FORM.ip6tables-save.txt where iptables wrote it), read as the collector
+// reads it.
+func recordedFirewall(t *testing.T, dir, form string) facts.Firewall {
+	t.Helper()
+	dir = filepath.Join("..", "..", "testdata", "collect", dir)
 	read := func(name string) (*os.File, bool) {
 		f, err := os.Open(filepath.Join(dir, form+name))
 		if os.IsNotExist(err) {
@@ -60,8 +70,7 @@ func icmpFormHostVia(t *testing.T, form, uplink string) *facts.Snapshot {
 			ipt.Rules, ipt.Chains, ipt.NfBackend = append(ipt.Rules, rules...), append(ipt.Chains, chains...), ipt.NfBackend || nf
 		}
 	}
-	return &facts.Snapshot{Host: "netns:wgicmp-a", Firewall: collect.MergeFirewall(&nft, ipt),
-		Routes: []facts.Route{{Family: "inet", Table: "main", Dst: "default", Dev: uplink}}}
+	return collect.MergeFirewall(&nft, ipt)
 }
 
 // TestICMPLimitForms: every recorded form raises icmp.ratelimit-drops,

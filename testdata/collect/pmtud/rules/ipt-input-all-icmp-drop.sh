@@ -1,0 +1,1 @@
+iptables -A INPUT -p icmp -j DROP

@@ -1,0 +1,1 @@
+iptables -A OUTPUT -p icmp --icmp-type fragmentation-needed -j DROP
