@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -101,6 +102,7 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 		c.Gain = gain(c, m)
 		out = append(out, c)
 	}
+	liftUnderlying(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		// A full conntrack table drops the packets every measurement and probe
 		// sends on a new flow: what they saw follows from it.
@@ -110,9 +112,37 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
 		}
+		// The cure before the workaround it makes unnecessary.
+		if a, b := underlies(out[i].Finding, out[j].Finding), underlies(out[j].Finding, out[i].Finding); a != b {
+			return a
+		}
 		return impactOf(out[i].Finding) > impactOf(out[j].Finding)
 	})
 	return out
+}
+
+// liftUnderlying gives a cause the share and score of the findings it brings
+// about (check.Doctor.Underlies) when those are reported too: it explains
+// what they explain, and its fix cures what theirs work around. Severity
+// stays its own, so the lift goes no higher than their score.
+func liftUnderlying(cs []Cause) {
+	for i := range cs {
+		for _, o := range cs {
+			if !underlies(cs[i].Finding, o.Finding) {
+				continue
+			}
+			cs[i].Explains = max(cs[i].Explains, o.Explains)
+			cs[i].Score = max(cs[i].Score, o.Score)
+			if o.Gain != "" && cs[i].Gain != o.Gain && doctorOf(cs[i].Finding.ID).Bench == check.NotInBench {
+				cs[i].Gain = o.Gain
+			}
+		}
+	}
+}
+
+// underlies reports whether a is a root cause of b (its entry names b's ID).
+func underlies(a, b finding.Finding) bool {
+	return slices.Contains(doctorOf(a.ID).Underlies, b.ID)
 }
 
 // impactOf is a finding's impact: its catalog entry's, at most 0.05 for a
