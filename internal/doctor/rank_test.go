@@ -101,6 +101,19 @@ func TestRank(t *testing.T) {
 			first: "mtu.pmtud-blackhole@" + a4, status: StatusSlow, after: []string{"mtu.tunnel-too-large", "conntrack.table-pressure"},
 		},
 		{
+			name:  "gateways dropping the frag-needed their LAN hosts need: the cure before the MSS clamp that works around it",
+			snaps: []string{"lab-lan-fragblocked-a", "lab-lan-fragblocked-b"},
+			m:     measured("netns:wgl-rc4-a", "netns:wgl-rc4-b", 183, 191, 180, 191),
+			first: "icmp.frag-needed-dropped@netns:wgl-rc4-a", status: StatusProblems, after: []string{"mtu.mss-clamp-missing"},
+		},
+		{
+			name:  "a black hole the probe proved, behind a rule that drops frag-needed: the cure before the MTU workaround",
+			snaps: []string{"lab-lan-fragblocked-a"},
+			extra: []finding.Finding{{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: "netns:wgl-rc4-a", Title: "black hole"}},
+			m:     Measured{Benched: true, Client: "netns:wgl-rc4-a", Server: "netns:wgl-rc4-b", Expected: 0.9, Stalled: true},
+			first: "icmp.frag-needed-dropped@netns:wgl-rc4-a", status: StatusSlow, after: []string{"mtu.pmtud-blackhole", "mtu.mss-clamp-missing"},
+		},
+		{
 			name:  "healthy lab: only notes, healthy",
 			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, m: measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 180, 190, 181, 190),
 			status: StatusHealthy,
