@@ -18,6 +18,7 @@ const (
 	CPUSoftirqImbalance    finding.ID = "cpu.softirq-imbalance"
 	ICMPFragNeededDropped  finding.ID = "icmp.frag-needed-dropped"
 	ICMPRatelimitDrops     finding.ID = "icmp.ratelimit-drops"
+	MTUMSSClampIPv6        finding.ID = "mtu.mss-clamp-ipv6"
 	MTUMSSClampMissing     finding.ID = "mtu.mss-clamp-missing"
 	MTUPMTUDBlackhole      finding.ID = "mtu.pmtud-blackhole"
 	MTUTunnelTooLarge      finding.ID = "mtu.tunnel-too-large"
@@ -236,6 +237,30 @@ backup.`,
 				out := raiseFixes(exampleHost, rule)
 				rem, err := remedy.BanIPLimit(icmpLimitRaised)
 				return append(out, fixes(fmt.Sprintf("Raise banIP's ICMP limit to %d/second", icmpLimitRaised), rem, err)...)
+			},
+		},
+	},
+	{
+		ID:         MTUMSSClampIPv6,
+		Title:      "A fixed MSS clamp is too large for IPv6 inside the tunnel",
+		Check:      &mssClampIPv6,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `IPv6 headers take 20 bytes more than IPv4's, so the MSS that fits a tunnel is
+its MTU - 40 for IPv4 but MTU - 60 for IPv6. A clamp fixed at the IPv4 value
+lets full-size IPv6 segments through that the tunnel cannot carry, and IPv6 is
+never fragmented on the way: IPv6 transfers stall wherever "packet too big"
+does not get back, while IPv4 works and hides the fault.`,
+		Cases: []string{CasePMTUD, CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.7, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "IPv6 hosts behind the gateways get bulk TCP through the tunnel again (a bench over IPv4 cannot show it)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": OneOf("pmtu")}},
+		},
+		Example: Example{
+			Host: `wg0 (MTU 1420) carries IPv6, and "oifname wg0 tcp flags syn / syn,rst tcp option maxseg size set 1380" clamps it: right for IPv4, 20 bytes too much for IPv6`,
+			Fixes: func() []finding.Fix {
+				rem, err := remedy.MSSClamp("wg0", 0, platform(exampleHost))
+				return fixes("Clamp the MSS of TCP into wg0 to the route MTU as well: IPv4 keeps 1380, IPv6 gets 1360", rem, err)
 			},
 		},
 	},
