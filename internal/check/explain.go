@@ -84,12 +84,16 @@ func Explanations() []Explanation {
 // Suggest lists catalog IDs that contain s, for an ID typed wrong.
 func Suggest(s string) []finding.ID {
 	s = strings.ToLower(s)
-	var out []finding.ID
+	var close, area []finding.ID
 	for _, e := range Catalog {
 		id := string(e.ID)
-		if strings.Contains(id, s) || strings.Contains(s, id) || strings.HasPrefix(id, strings.SplitN(s, ".", 2)[0]+".") {
-			out = append(out, e.ID)
+		switch {
+		case strings.Contains(id, s) || strings.Contains(s, id):
+			close = append(close, e.ID)
+		case strings.HasPrefix(id, strings.SplitN(s, ".", 2)[0]+"."):
+			area = append(area, e.ID)
 		}
 	}
-	return out
+	// The IDs that contain what was typed first, then the rest of its area.
+	return append(close, area...)
 }
