@@ -104,8 +104,14 @@ func congestionOf(sc Scenario) string { return orDefault(sc.Lab.Congestion, cata
 // 0.94-0.96 (capacity sizing may still lower it on a slower machine).
 const delayedRate = 100
 
-// blockICMPErrors stops a gateway from telling hosts their packets are too big.
-const blockICMPErrors = "add table inet site; add chain inet site out { type filter hook output priority 0; icmp type destination-unreachable drop; }"
+// blockICMPErrors stops a host from hearing that its packets are too big:
+// ICMP blocked site-wide, on the LAN hosts themselves.
+const blockICMPErrors = "add table inet host; add chain inet host in { type filter hook input priority 0; icmp type destination-unreachable drop; }"
+
+// blockFragNeeded stops a gateway from telling the hosts behind it that their
+// packets are too big for the tunnel (ICMP type 3 code 4, as the PMTUD black
+// hole case's site blocked it).
+const blockFragNeeded = "add table inet site; add chain inet site out { type filter hook output priority 0; icmp type destination-unreachable icmp code frag-needed drop; }"
 
 // Catalog lists the scenarios in the order "lab run --all" runs them.
 var Catalog = []Scenario{
@@ -217,12 +223,30 @@ var Catalog = []Scenario{
 		Name: "mss-clamp-missing", Case: casePMTUD,
 		Symptom: "LAN hosts stall through the gateway's tunnel; the gateway itself is fine",
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}, LAN: true},
-		// ICMP is blocked site-wide, so LAN hosts never learn the tunnel's MTU.
+		// ICMP is blocked site-wide, down to the LAN hosts' own firewalls (which
+		// wgperf does not reach), so they never learn the tunnel's MTU: only
+		// the gateways' clamp helps.
 		Break: []Command{
-			on("a", "nft", blockICMPErrors),
-			on("b", "nft", blockICMPErrors),
+			on("lan", "nft", blockICMPErrors),
+			on("lanb", "nft", blockICMPErrors),
 		},
 		Expect: check.MTUMSSClampMissing,
+		Client: "lan", Server: "lanb",
+	},
+	{
+		Name: "icmp-frag-blocked", Case: casePMTUD,
+		Symptom: "LAN hosts stall through the tunnel: their gateways drop the ICMP that would tell them",
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}, LAN: true},
+		// Each gateway's own firewall drops the "fragmentation needed" it owes
+		// the LAN hosts whose packets do not fit the tunnel: nft on A, the
+		// classic iptables rule on B.
+		Break: []Command{
+			on("a", "nft", blockFragNeeded),
+			on("b", "iptables", "-A", "OUTPUT", "-p", "icmp", "--icmp-type", "fragmentation-needed", "-j", "DROP"),
+		},
+		// The cure ranks before the workaround: letting the errors through, not the clamp.
+		Expect: check.ICMPFragNeededDropped,
+		Also:   []finding.ID{check.MTUMSSClampMissing},
 		Client: "lan", Server: "lanb",
 	},
 	{

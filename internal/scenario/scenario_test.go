@@ -43,7 +43,7 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"healthy", "pmtud-blackhole", "mtu-fragmentation", "udp-rcvbuf", "stale-endpoint-route",
-		"icmp-ratelimit", "icmp-ratelimit-iptables", "lossy-cubic", "conntrack-full", "mss-clamp-missing", "ecmp"} {
+		"icmp-ratelimit", "icmp-ratelimit-iptables", "lossy-cubic", "conntrack-full", "mss-clamp-missing", "icmp-frag-blocked", "ecmp"} {
 		if _, ok := Lookup(want); !ok {
 			t.Errorf("catalog lacks %s", want)
 		}
@@ -119,7 +119,7 @@ func TestScenarios(t *testing.T) {
 			if why := skipInLane(lane, sc); why != "" {
 				t.Skip(why)
 			}
-			if sc.Lab.ICMPLimitStyle == lab.ICMPLimitIptables {
+			if sc.Lab.ICMPLimitStyle == lab.ICMPLimitIptables || usesIptables(sc) {
 				testutil.RequireTools(t, "iptables", "iptables-save")
 			}
 			opts := Options{Exe: exe, LabName: "e2e", Seconds: 2, Capacities: capacities}
@@ -183,6 +183,11 @@ func skipInLane(lane string, sc Scenario) string {
 		return "it leaves the host alone: it plays in the shared lane"
 	}
 	return ""
+}
+
+// usesIptables reports a scenario whose breakage runs iptables.
+func usesIptables(sc Scenario) bool {
+	return slices.ContainsFunc(sc.Break, func(c Command) bool { return len(c.Argv) > 0 && c.Argv[0] == "iptables" })
 }
 
 func ids(fs []finding.Finding) []string {
