@@ -265,6 +265,10 @@ func anyHost(spec string) *targettest.Host {
 			return targettest.Answer{Code: 1}, true
 		case strings.HasPrefix(line, "sh -c 'iptables "):
 			return targettest.Answer{Code: 1}, true
+		case line == "iptables-save -t filter":
+			// the gateway of the recorded LAN lab, whose OUTPUT drops frag-needed
+			b, err := os.ReadFile(filepath.Join("testdata", "recorded", "iptables-save-filter-output-drop.txt"))
+			return targettest.Answer{Out: string(b)}, err == nil
 		case strings.HasPrefix(line, "read /sys/class/net/") && strings.HasSuffix(line, "/mtu"):
 			return targettest.Answer{Out: "1500\n"}, true
 		case strings.HasSuffix(line, "/rps_cpus"):
