@@ -22,6 +22,7 @@ const (
 	MTUMSSClampMissing     finding.ID = "mtu.mss-clamp-missing"
 	MTUPMTUDBlackhole      finding.ID = "mtu.pmtud-blackhole"
 	MTUTunnelTooLarge      finding.ID = "mtu.tunnel-too-large"
+	MTUTunnelTooSmall      finding.ID = "mtu.tunnel-too-small"
 	NetBacklogDrops        finding.ID = "net.backlog-drops"
 	RouteStaleEndpoint     finding.ID = "route.stale-endpoint"
 	TCPBuffersSmall        finding.ID = "tcp.buffers-small"
@@ -331,6 +332,28 @@ dropped; throughput falls to a fraction of the link.`,
 			Host: "wg0 has MTU 1500 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
 			Fixes: func() []finding.Fix {
 				return wgMTUFix(exampleHost, "wg0", 1440, "Lower wg0's MTU to 1440 (on both ends of the tunnel)")
+			},
+		},
+	},
+	{
+		ID:         MTUTunnelTooSmall,
+		Title:      "WireGuard MTU far below what the underlay allows",
+		Check:      &tunnelTooSmall,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `Every tunnel packet pays the same headers and the same per-packet work
+(encryption, interrupts, a trip through a userspace process), so a tunnel MTU
+far below what fits sends more packets for the same data: "1280 to be safe"
+on a 1500-byte path costs about a tenth of a packet-rate-bound tunnel's
+throughput, for no benefit.`,
+		Cases:  []string{CaseRemoteUsers, CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.1, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
+		Remedies: []Remedy{
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
+		},
+		Example: Example{
+			Host: "wg0 has MTU 1280 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
+			Fixes: func() []finding.Fix {
+				return wgMTUFix(exampleHost, "wg0", 1440, "Raise wg0's MTU to 1440 (on both ends of the tunnel)")
 			},
 		},
 	},
