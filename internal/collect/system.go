@@ -62,6 +62,8 @@ var Sysctls = []string{
 	"net.netfilter.nf_conntrack_buckets",
 	"net.netfilter.nf_conntrack_count",
 	"net.netfilter.nf_conntrack_tcp_be_liberal",
+	"net.netfilter.nf_conntrack_tcp_loose",
+	"net.netfilter.nf_conntrack_tcp_ignore_invalid_rst",
 	"net.netfilter.nf_conntrack_udp_timeout",
 	"net.netfilter.nf_conntrack_udp_timeout_stream",
 }

@@ -357,6 +357,12 @@ func TestParseConntrack(t *testing.T) {
 	if err != nil || got != (facts.Conntrack{}) {
 		t.Errorf("recorded conntrack -S = %+v, %v; want all zero", got, err)
 	}
+	// Recorded on a lab host whose table was flushed mid-transfer with
+	// nf_conntrack_tcp_loose=0 (record-invalid.sh): 8 invalid packets per CPU.
+	got, err = ParseConntrackS(openTestdata(t, "conntrack", "conntrack-S-invalid.txt"))
+	if err != nil || got != (facts.Conntrack{Invalid: 16}) {
+		t.Errorf("recorded conntrack -S = %+v, %v; want 16 invalid", got, err)
+	}
 	stat := "entries  clashres found new invalid ignore delete chainlength insert insert_failed drop early_drop icmp_error  expect_new expect_create expect_delete search_restart\n" +
 		"00000010  00000000 00000000 00000000 00000002 00000000 00000000 00000000 00000000 00000001 0000000a 00000003 00000000  00000000 00000000 00000000 00000000\n" +
 		"00000010  00000000 00000000 00000000 00000001 00000000 00000000 00000000 00000000 00000001 00000001 00000000 00000000  00000000 00000000 00000000 00000000\n"
