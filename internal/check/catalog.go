@@ -12,6 +12,7 @@ import (
 // alerts, docs and "wgperf fix --only" rely on them.
 const (
 	BondHashPolicy         finding.ID = "bond.hash-policy"
+	ConntrackInvalidDrops  finding.ID = "conntrack.invalid-drops"
 	ConntrackTablePressure finding.ID = "conntrack.table-pressure"
 	ConntrackTunnelTracked finding.ID = "conntrack.tunnel-tracked"
 	CPUSaturated           finding.ID = "cpu.saturated"
@@ -92,6 +93,36 @@ than one link's speed, however many links the bond has.`,
 		Example: Example{
 			Host:  "bond0 is an 802.3ad bond hashing on layer2",
 			Fixes: func() []finding.Fix { return bondHashFix(exampleHost, "bond0") },
+		},
+	},
+	{
+		ID:         ConntrackInvalidDrops,
+		Title:      "A firewall rule drops packets conntrack marked invalid",
+		Check:      &conntrackInvalidDrops,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `A stateful firewall that drops "invalid" packets drops every packet of a
+connection conntrack can no longer follow: after reordering or losses it did
+not see, or, when it does not pick connections up, after its table was flushed
+or a firewall failed over. Those connections stall or end abruptly while new
+ones work, which looks like a flaky tunnel.`,
+		Cases: []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "connections conntrack loses track of keep working instead of stalling or dying (a short bench seldom meets one)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindSysctl, Params: map[string]Values{
+				"key": OneOf("net.netfilter.nf_conntrack_tcp_loose", "net.netfilter.nf_conntrack_tcp_be_liberal",
+					"net.netfilter.nf_conntrack_tcp_ignore_invalid_rst"),
+				"value": OneOf("1"),
+			}},
+		},
+		Example: Example{
+			Host: `"ct state invalid counter drop" dropped 16 packets after a table flush, with nf_conntrack_tcp_loose and nf_conntrack_tcp_be_liberal at 0`,
+			Fixes: func() []finding.Fix {
+				return append(sysctlFix("Let conntrack pick up connections it has no entry for (the kernel's default): set net.netfilter.nf_conntrack_tcp_loose to 1",
+					"net.netfilter.nf_conntrack_tcp_loose", "1"),
+					sysctlFix("Let conntrack accept TCP segments outside the window it tracked: set net.netfilter.nf_conntrack_tcp_be_liberal to 1",
+						"net.netfilter.nf_conntrack_tcp_be_liberal", "1")...)
+			},
 		},
 	},
 	{

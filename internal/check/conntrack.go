@@ -70,10 +70,12 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 
 var conntrackTunnelTracked = Check{
 	Doc: `Info. Fires when conntrack is loaded, a WireGuard interface's traffic and
-its UDP listen port have no NOTRACK rule, and no NAT rule (masquerade, snat,
-dnat) matches that interface or all interfaces. The tuning guide: tracking costs
-per-packet work and table space; tunnel traffic that no NAT or stateful rule
-needs can skip it with notrack rules in the raw priority.`,
+its UDP listen port have no NOTRACK rule, no NAT rule (masquerade, snat,
+dnat) matches that interface or all interfaces, and no stateful filter decides
+on traffic by its connection state ("ct state established accept" in a chain
+that drops the rest: untracked packets would not match it). The tuning guide:
+tracking costs per-packet work and table space; tunnel traffic that no NAT or
+stateful rule needs can skip it with notrack rules in the raw priority.`,
 	Run: runConntrackTunnelTracked,
 }
 
@@ -131,13 +133,60 @@ func tunnelUntracked(s *facts.Snapshot, w facts.WGInterface) bool {
 }
 
 // tunnelNeedsConntrack reports whether a NAT rule may apply to the tunnel's
-// traffic: one matching its interface, or one matching no interface at all.
+// traffic (one matching its interface, or one matching no interface at all),
+// or a stateful filter decides on it (statefulFilter).
 func tunnelNeedsConntrack(s *facts.Snapshot, iface string) bool {
+	if statefulFilter(s) {
+		return true
+	}
 	for _, r := range s.Firewall.Rules {
 		if !isNATRule(r) {
 			continue
 		}
 		if (r.IIf == "" && r.OIf == "") || (r.IIf != "" && ifaceMatches(r.IIf, iface)) || (r.OIf != "" && ifaceMatches(r.OIf, iface)) {
+			return true
+		}
+	}
+	return false
+}
+
+// statefulFilter reports a filter that lets packets through by their
+// connection state: an accept of "established" packets (nft ct state,
+// iptables --ctstate or --state) in a chain on the input, forward or output
+// path that drops what it does not accept (a drop policy, or a later drop or
+// reject of everything). NOTRACK makes the tunnel's packets "untracked",
+// which that accept no longer matches: they would be dropped.
+func statefulFilter(s *facts.Snapshot) bool {
+	reached := chainHooks(s.Firewall)
+	policy := map[string]string{}
+	for _, c := range s.Firewall.Chains {
+		policy[c.Backend+" "+c.Family+" "+c.Table+" "+c.Name] = strings.ToLower(c.Policy)
+	}
+	stateful := map[string]bool{} // chains with an accept of established packets so far
+	for _, r := range s.Firewall.Rules {
+		k := ruleChainKey(r)
+		if !filterPath(reached[k]) || r.Table == remedy.NftTable {
+			continue
+		}
+		t := strings.ToLower(r.Text)
+		v := strings.ToLower(r.Verdict)
+		switch {
+		case v == "accept" && ctStateMatch(r) && strings.Contains(t, "established"):
+			stateful[k] = true
+			if policy[k] == "drop" {
+				return true
+			}
+		case stateful[k] && (v == "drop" || v == "reject") && r.Protocol == "" && r.IIf == "" && r.OIf == "" && !ctStateMatch(r):
+			return true
+		}
+	}
+	return false
+}
+
+// filterPath reports hooks on the input, forward or output path.
+func filterPath(hooks []string) bool {
+	for _, h := range hooks {
+		if h == "input" || h == "forward" || h == "output" {
 			return true
 		}
 	}

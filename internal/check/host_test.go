@@ -215,7 +215,28 @@ func TestConntrackTunnelTracked(t *testing.T) {
 			s.Firewall = facts.Firewall{}
 			s.Notes = []facts.Note{{Source: "nft", Message: "nft not installed"}}
 		}), skip: true},
+		// NOTRACK makes the tunnel's packets "untracked": a stateful filter
+		// that drops what is not established would drop them.
+		{name: "a stateful filter with a drop policy needs tracking", snap: with(t, h, statefulInput("drop", ""))},
+		{name: "a stateful filter that rejects the rest needs tracking", snap: with(t, h, statefulInput("accept", "reject"))},
+		{name: "an accept of established packets in a chain that accepts the rest does not",
+			snap: with(t, h, statefulInput("accept", "")), want: sev(info)},
 	})
+}
+
+// statefulInput adds an input chain that accepts established packets, with
+// the given policy and, unless "", a last rule of that verdict for everything.
+func statefulInput(policy, last string) func(s *facts.Snapshot) {
+	return func(s *facts.Snapshot) {
+		fw := &s.Firewall
+		fw.Chains = append(fw.Chains, facts.FirewallChain{Backend: "nft", Family: "inet", Table: "filter", Name: "input", Hook: "input", Policy: policy})
+		fw.Rules = append(fw.Rules, facts.FirewallRule{Backend: "nft", Family: "inet", Table: "filter", Chain: "input", Hook: "input", Handle: 3,
+			Text: "ct state established,related accept", Verdict: "accept"})
+		if last != "" {
+			fw.Rules = append(fw.Rules, facts.FirewallRule{Backend: "nft", Family: "inet", Table: "filter", Chain: "input", Hook: "input", Handle: 4,
+				Text: last, Verdict: last})
+		}
+	}
 }
 
 func TestBondHashPolicy(t *testing.T) {
