@@ -35,7 +35,9 @@ func Findings(r *Result) []finding.Finding {
 	}
 	switch {
 	case kernel && len(r.MSSRuns) > 0 && !cliff:
-		f.Severity = finding.Warning
+		// Not the tunnel's cause: a note beside the fragmenting it pays for
+		// (mtu.tunnel-too-large, where a local MTU shows it).
+		f.Severity = finding.Info
 		f.Detail = "Packets with DF set larger than the narrowest hop vanish and no ICMP \"fragmentation needed\" comes back: traffic " +
 			"outside the tunnel that relies on PMTUD stalls there. The tunnel itself passes (MSS stepping found no cliff): kernel " +
 			"WireGuard clears DF on its outer packets, so the narrow hop fragments each full-size one into two, which costs packets " +
