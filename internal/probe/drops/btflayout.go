@@ -51,7 +51,8 @@ func LayoutFromBTF(spec *btf.Spec) (*BTFLayout, error) {
 	}
 	l := &BTFLayout{Reasons: map[uint32]string{}}
 	for _, v := range enum.Values {
-		if name, ok := strings.CutPrefix(v.Name, reasonPrefix); ok && symbolName(name) && v.Value <= 1<<32-1 {
+		// Values from 1<<16 up are the subsystems' space (SKB_DROP_REASON_SUBSYS_MASK), not reasons.
+		if name, ok := strings.CutPrefix(v.Name, reasonPrefix); ok && symbolName(name) && v.Value < 1<<16 {
 			l.Reasons[uint32(v.Value)] = name
 		}
 	}
