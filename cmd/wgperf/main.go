@@ -57,7 +57,7 @@ Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
 	// "wgperf --version" and "wgperf version" say the same.
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.AddCommand(benchCmd(), collectCmd(), checksCmd(), diagnoseCmd(), doctorCmd(), explainCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
-		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd())
+		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd(), dropsCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}

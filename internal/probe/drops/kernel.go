@@ -17,7 +17,7 @@ import (
 
 // MaxEntries bounds the count map: distinct (site, reason, namespace,
 // device) keys, about 100 bytes each. A drop past it is counted as lost.
-const MaxEntries = 4096
+const MaxEntries = MaxCounts
 
 // tracefsRoots are where tracefs is mounted, newest convention first.
 var tracefsRoots = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}

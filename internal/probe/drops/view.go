@@ -178,3 +178,6 @@ func (v *Local) Close() error {
 	v.closed = true
 	return nil
 }
+
+// Built is true: this build carries the drop sampler.
+const Built = true
