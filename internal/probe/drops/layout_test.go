@@ -22,11 +22,11 @@ var recordBTF = flag.String("record-btf", "", "write this kernel's pruned BTF in
 // kernels are the recorded kernels: this machine's and the guest's (the
 // layout before 6.11: no rx_sk, reason at 28; NOT_SPECIFIED was 1).
 var kernels = []struct {
-	release             string
-	record              Record
-	args                Args
-	notSpecified        uint32
-	reasons             int
+	release              string
+	record               Record
+	args                 Args
+	notSpecified         uint32
+	reasons              int
 	pktTooBig, qdiscDrop uint32
 }{
 	{"6.1", Record{Skb: 8, Location: 16, Reason: 28}, Args{Skb: 0, Location: 1, Reason: 2, N: 3}, 1, 66, 64, 45},

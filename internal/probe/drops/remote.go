@@ -32,6 +32,10 @@ const maxLine = 2 << 20
 func Serve(ctx context.Context, in io.Reader, out io.Writer, host target.Target) error {
 	s := ForTarget(ctx, host)
 	defer s.Close()
+	return serve(ctx, in, out, s)
+}
+
+func serve(ctx context.Context, in io.Reader, out io.Writer, s Sampler) error {
 	enc := json.NewEncoder(out)
 	if err := enc.Encode(s.Status()); err != nil {
 		return err
