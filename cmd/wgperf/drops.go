@@ -1,3 +1,5 @@
+//go:build !router
+
 package main
 
 import (
@@ -7,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/target"
@@ -87,9 +88,4 @@ Exit codes: 0 counted, 3 could not run (the line says why).`,
 	f.BoolVar(&serve, drops.ServeFlag[2:], false, "serve this machine's sampler on standard input and output (bench and doctor run it over ssh)")
 	_ = f.MarkHidden(drops.ServeFlag[2:])
 	return cmd
-}
-
-// dropReasonsFlag is bench's and doctor's switch of the kernel drop sampler.
-func dropReasonsFlag(f *pflag.FlagSet, p *bool) {
-	f.BoolVar(p, "drop-reasons", true, "count the kernel's drops by reason on both ends during the bench (wgperf drops; --drop-reasons=false for counters only)")
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 	"io"
 	"os"
 	"os/signal"
@@ -77,8 +78,12 @@ func versionLine() string {
 	if buildFlavor != "" {
 		first += " (" + buildFlavor + ")"
 	}
-	return fmt.Sprintf("%s\n  revision:   %s\n  branch:     %s\n  build date: %s\n  go version: %s\n  platform:   %s/%s\n  tags:       %s",
-		first, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags)
+	sampler := "kernel drop reasons (BPF on skb:kfree_skb: btf, tracepoint)"
+	if !drops.Built {
+		sampler = "none in this build (bench and doctor count drops with counters only; an ssh host's own wgperf can still sample)"
+	}
+	return fmt.Sprintf("%s\n  revision:   %s\n  branch:     %s\n  build date: %s\n  go version: %s\n  platform:   %s/%s\n  tags:       %s\n  drops:      %s",
+		first, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags, sampler)
 }
 
 // stdoutWriter is wgperf's standard output: foreign text escaped, and
