@@ -268,8 +268,11 @@ a PMTUD black hole. Through the tunnel, TCP MSS stepping proves the cliff:
 one MSS runs, one byte more collapses. The case: between two sites with ICMP
 blocked, one direction ran at full speed and the other at 30 KB/s. Fix: a
 WireGuard MTU that fits the path (path MTU - 60 for IPv4, - 80 for IPv6) on
-both ends, and an MSS clamp where the gateways forward LAN traffic.`}},
-		Severities: []finding.Severity{finding.Critical},
+both ends, and an MSS clamp where the gateways forward LAN traffic. On kernel
+WireGuard, whose outer packets carry no DF, a black hole that MSS stepping
+shows the tunnel passing (fragmented at the narrow hop) is a warning: it stalls
+PMTUD traffic outside the tunnel, and the tunnel pays for fragmenting.`}},
+		Severities: []finding.Severity{finding.Warning, finding.Critical},
 		Why: `Small packets (ssh, pings, TCP handshakes) pass, so the tunnel looks up, but
 every full-size packet vanishes: bulk transfers stall or crawl, often in one
 direction only, and nothing reports an error.`,
@@ -287,10 +290,15 @@ direction only, and nothing reports an error.`,
 		},
 	},
 	{
-		ID:         MTUTunnelTooLarge,
-		Title:      "WireGuard MTU larger than the underlay allows",
-		Check:      &tunnelTooLarge,
-		Cross:      &crossMTU,
+		ID:    MTUTunnelTooLarge,
+		Title: "WireGuard MTU larger than the underlay allows",
+		Check: &tunnelTooLarge,
+		Cross: &crossMTU,
+		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor)", Doc: `When the DF probes find the path MTU (the
+narrow hop answers with "fragmentation needed") and TCP through the tunnel still
+collapses above an MSS, the tunnel's packets do not fit a hop its ends cannot see:
+refused with DF set (userspace WireGuard), or fragmented and the fragments lost
+(kernel WireGuard, on a path that drops fragments).`}},
 		Severities: []finding.Severity{finding.Info, finding.Warning, finding.Critical},
 		Why: `Every full-size packet the tunnel sends is too big for the link under it, so
 it is fragmented (two packets for one, and losing either loses both) or

@@ -341,7 +341,7 @@ func TestDelta(t *testing.T) {
 		return s
 	}
 	// Recorded around a 2 Gbit/s UDP iperf3 run into an 8 KiB socket buffer.
-	d := Delta("netns:b", sample("before"), sample("after"))
+	d := Delta(End{Host: "netns:b"}, sample("before"), sample("after"))
 	if d.UDPRcvbufErrors != 9846 || d.UDPInErrors != 9846 || d.UDPSndbufErrors != 0 {
 		t.Errorf("udp delta %+v, want 9846 receive buffer errors", d)
 	}
@@ -356,7 +356,7 @@ func TestDelta(t *testing.T) {
 	if got := d.Attribution("receiver")[0]; got != "receiver (netns:b) dropped 9,846 UDP datagrams: receive buffer full (Udp RcvbufErrors)" {
 		t.Errorf("attribution %q", got)
 	}
-	if z := Delta("x", sample("after"), sample("before")); z.UDPRcvbufErrors != 0 {
+	if z := Delta(End{Host: "x"}, sample("after"), sample("before")); z.UDPRcvbufErrors != 0 {
 		t.Errorf("a counter that went backwards (reset) must count 0, got %d", z.UDPRcvbufErrors)
 	}
 }

@@ -37,7 +37,7 @@ func recordedHost(t *testing.T, name string, outputs map[string]string) *targett
 func recordedDelta(t *testing.T, name string, before, after map[string]string) HostDelta {
 	t.Helper()
 	ctx := context.Background()
-	return Delta(name, TakeSample(ctx, recordedHost(t, name, before), Baseline), TakeSample(ctx, recordedHost(t, name, after), Named))
+	return Delta(End{Host: name}, TakeSample(ctx, recordedHost(t, name, before), Baseline), TakeSample(ctx, recordedHost(t, name, after), Named))
 }
 
 // The sample before a run reads counters only; the one after it also reads
@@ -130,7 +130,7 @@ func TestDeltaLayers(t *testing.T) {
 			delta: func(t *testing.T) HostDelta {
 				before := Sample{Softnet: []facts.SoftnetCPU{{CPU: 0, Dropped: 5, TimeSqueeze: 1}, {CPU: 1}, {CPU: 2, Dropped: 7}}}
 				after := Sample{Softnet: []facts.SoftnetCPU{{CPU: 0, Dropped: 5, TimeSqueeze: 1}, {CPU: 1, Dropped: 1234, TimeSqueeze: 57}, {CPU: 2, Dropped: 7, TimeSqueeze: 3}}}
-				return Delta("netns:b", before, after)
+				return Delta(End{Host: "netns:b"}, before, after)
 			},
 			role: "receiver",
 			want: HostDelta{Host: "netns:b", SoftnetDropped: 1234, TimeSqueeze: 60,
@@ -147,7 +147,7 @@ func TestDeltaLayers(t *testing.T) {
 				before := Sample{NetDev: []facts.NetDev{{Name: "eth0", RxDropped: 10}, {Name: "wg\x1b]0;pwned\a", TxErrors: 1}}}
 				after := Sample{NetDev: []facts.NetDev{{Name: "eth0", RxDropped: 12, RxErrors: 3}, {Name: "wg\x1b]0;pwned\a", TxErrors: 2},
 					{Name: "new0", RxDropped: 99}}}
-				return Delta("netns:b", before, after)
+				return Delta(End{Host: "netns:b"}, before, after)
 			},
 			role: "receiver",
 			want: HostDelta{Host: "netns:b", Interfaces: []InterfaceGrowth{{Interface: "eth0", RxDropped: 2, RxErrors: 3},
@@ -167,7 +167,7 @@ func TestDeltaLayers(t *testing.T) {
 				before := Sample{Firewall: &facts.Firewall{Rules: []facts.FirewallRule{rule}, Chains: []facts.FirewallChain{policy}}}
 				rule.Packets, policy.Packets = 4, 2
 				after := Sample{Firewall: &facts.Firewall{Rules: []facts.FirewallRule{rule}, Chains: []facts.FirewallChain{policy}}}
-				return Delta("netns:b", before, after)
+				return Delta(End{Host: "netns:b"}, before, after)
 			},
 			role:          "receiver",
 			want:          HostDelta{Host: "netns:b"},
