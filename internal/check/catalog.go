@@ -218,7 +218,9 @@ the firewall's findings, CPU_BACKLOG: net.backlog-drops, PKT_TOO_BIG and
 FRAG_REASM_TIMEOUT: the MTU findings) is evidence on that finding; any other
 (rp_filter, no route, a neighbour that never resolved, a qdisc overflowing, a
 TCP segment out of window, a checksum error) is this finding, so no drop stays
-invisible. A warning from 1,000 packets during the tunnel runs.`}},
+invisible. A warning from 1,000 packets with a reason (NOT_SPECIFIED, which
+kernels before 6.x give much that is freed, counts only as a note) during the
+tunnel runs.`}},
 		Severities: []finding.Severity{finding.Info, finding.Warning},
 		Why: `Every packet the kernel drops in the tunnel's path is a retransmission and a
 congestion signal for the TCP inside: counters show that packets died, the

@@ -25,6 +25,9 @@ type Samplers func(context.Context, target.Target) drops.Sampler
 // covers, over the tunnel runs on one host, make kernel.drops a warning.
 const KernelDropWarning = 1000
 
+// unspecified is the reason of a drop the kernel gave none for.
+const unspecified = "NOT_SPECIFIED"
+
 // maxDropNotes is how many reasons a run's notes name per host.
 const maxDropNotes = 3
 
@@ -223,8 +226,12 @@ func kernelDropsFinding(host string, ds []hostDrop) finding.Finding {
 	f := finding.Finding{ID: check.KernelDrops, Severity: finding.Info, Host: host,
 		Detail: "The kernel dropped these packets while the tunnel carried a bench run, for reasons no other finding explains; " +
 			"the reason and the function name where to look (wgperf explain kernel.drops)."}
+	var named uint64 // drops with a reason: NOT_SPECIFIED says nothing, and older kernels free much with it
 	for _, d := range ds {
 		total += d.packets
+		if d.reason != unspecified {
+			named += d.packets
+		}
 		names = append(names, fmt.Sprintf("%s ×%s", d.reason, commas(int64(d.packets))))
 		f.Evidence = append(f.Evidence, d.evidence())
 		if mapped := check.DropReasonFindings[d.reason]; len(mapped) > 0 {
@@ -236,7 +243,7 @@ func kernelDropsFinding(host string, ds []hostDrop) finding.Finding {
 				Value: strings.Join(ids, ", ") + " (none of them found on this host)"})
 		}
 	}
-	if total >= KernelDropWarning {
+	if named >= KernelDropWarning {
 		f.Severity = finding.Warning
 	}
 	if len(names) > maxDropNotes {
