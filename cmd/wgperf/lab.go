@@ -56,11 +56,13 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.StringVar((*string)(&cfg.Topology), "topology", string(lab.SiteToSite), "site-to-site or multi-wan")
 	f.IntVar(&cfg.Underlay.RateMbit, "rate", 200, "underlay rate in Mbit/s (tbf); 0 = unshaped")
 	f.IntVar(&cfg.Underlay.LossPct, "loss", 0, "random loss of underlay UDP datagrams, percent")
+	f.Float64Var(&cfg.Underlay.PathLossPct, "path-loss", 0, "random loss of every packet R forwards, both ways, percent, as on a real WAN (netem: a distro kernel, e.g. in lab vm)")
 	cfg.Underlay.DelayMs = 0
 	f.Var(unitValue{p: &cfg.Underlay.DelayMs, unit: time.Millisecond}, "delay", "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
 	f.IntVar(&cfg.Backup.RateMbit, "backup-rate", 20, "multi-wan backup uplink rate in Mbit/s")
 	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
+	f.BoolVar(&cfg.DropFragments, "drop-fragments", false, "R drops the IP fragments it forwards (needs tc actions: a distro kernel, e.g. in lab vm)")
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
 	f.StringVar(&cfg.ICMPLimitStyle, "icmp-limit-style", "", "how --icmp-limit is written: banip (nft limit rate over ... drop) or iptables (-m limit ... -j ACCEPT, then -j DROP)")
 	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")

@@ -46,6 +46,10 @@ type Shape struct {
 	// kernel has it, else a userspace delay element), so the round trip
 	// grows by twice it.
 	DelayMs int `json:"delay_ms,omitempty"`
+	// PathLossPct is random loss of every packet R forwards, both ways, as on
+	// a real WAN (netem: needs a kernel that has it); LossPct drops only UDP
+	// datagrams, the tunnel's.
+	PathLossPct float64 `json:"path_loss_pct,omitempty"`
 }
 
 // Config describes a lab to build. Zero values give a healthy site-to-site lab.
@@ -62,6 +66,11 @@ type Config struct {
 	// DropFragNeeded makes R drop ICMP "fragmentation needed", turning a narrow
 	// hop into a PMTUD black hole (the PMTUD black hole case).
 	DropFragNeeded bool `json:"drop_frag_needed,omitempty"`
+	// DropFragments makes R drop the IP fragments it forwards (both ways), as
+	// some firewalls and carrier NATs do: with PathMTU, a kernel WireGuard
+	// tunnel's outer packets (DF clear) are fragmented at the narrow hop and
+	// lost. Needs tc actions (act_gact), which a distro kernel has.
+	DropFragments bool `json:"drop_fragments,omitempty"`
 	// ICMPLimit, when > 0, adds the multi-WAN router's banIP rule on A's (primary) uplink:
 	// ICMP above this many packets/second (burst 5) is counted and dropped.
 	ICMPLimit int `json:"icmp_limit,omitempty"`

@@ -82,6 +82,12 @@ type Scenario struct {
 	// NotOn names the WireGuard implementations the case cannot happen on,
 	// and why: lab run skips it there and says so.
 	NotOn map[lab.Implementation]string
+	// On is what the case looks like on one implementation where that
+	// differs from the fields above (the kernel module clears DF on its outer
+	// packets and has no socket queue): Run plays For(implementation).
+	On map[lab.Implementation]Outcome
+	// Latent: see Outcome.Latent (set by For).
+	Latent bool
 	// MinRatio is the after-fix tunnel/underlay ratio the scenario must reach
 	// (default 0.9); MinScaling applies to ECMP instead.
 	MinRatio   float64
@@ -131,6 +137,15 @@ var Catalog = []Scenario{
 		// smaller MTU, or the black hole stays open from B to A.
 		Also:   []finding.ID{check.MTUTunnelTooLarge},
 		FixIDs: []finding.ID{check.MTUPMTUDBlackhole, check.MTUTunnelTooLarge},
+		On: map[lab.Implementation]Outcome{lab.Kernel: {
+			Why: "kernel WireGuard clears DF on its outer packets: the 1400-byte hop fragments them instead of black-holing them, " +
+				"so the tunnel keeps most of its rate and pays for fragmenting; the DF black hole remains for traffic outside the tunnel",
+			Symptom: "the tunnel works, but every full-size packet is fragmented at a narrow hop",
+			Expect:  check.MTUTunnelTooLarge, Also: []finding.ID{check.MTUPMTUDBlackhole}, Latent: true,
+			// A tunnel that keeps its rate calls for no probe; if doctor runs the
+			// MTU search anyway (a slow bench), the DF black hole is a note.
+			Probes: []Probe{},
+		}},
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseRemoteUsers,
@@ -140,6 +155,24 @@ var Catalog = []Scenario{
 		// of oversized segments are refused by the kernel, so the lab crawls harder.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500},
 		Expect: check.MTUTunnelTooLarge,
+		On: map[lab.Implementation]Outcome{lab.Kernel: {
+			Why: "kernel WireGuard clears DF: each 1560-byte outer packet leaves as two fragments and arrives, so the tunnel " +
+				"keeps most of its rate; the MTU finding is the cost (twice the packets, a whole packet lost with either fragment)",
+			Symptom: "every full-size tunnel packet travels as two fragments",
+			Latent:  true,
+		}},
+	},
+	{
+		Name: "fragments-dropped", Case: caseRemoteUsers,
+		Symptom: "ssh works, bulk TCP through the tunnel stalls; DF pings find the path MTU",
+		// The narrow hop answers DF probes with frag-needed (PMTUD works), but
+		// the path loses IP fragments, as some firewalls and carrier NATs do:
+		// kernel WireGuard's outer packets (DF clear) are fragmented there and lost.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragments: true},
+		Probes: []Probe{ProbeMTU},
+		Expect: check.MTUTunnelTooLarge,
+		NotOn: map[lab.Implementation]string{lab.Userspace: "wireguard-go sets DF on its outer packets, so the path never fragments them " +
+			"(pmtud-blackhole is its case), and the lab can drop fragments mid-path only with tc actions, which this kernel lacks"},
 	},
 	{
 		Name: "udp-rcvbuf", Case: caseRemoteUsers,
@@ -210,6 +243,36 @@ var Catalog = []Scenario{
 		UploadOnly: true,
 	},
 	{
+		Name: "receive-backlog", Case: caseRemoteUsers,
+		Symptom: "the tunnel falls short while the receiver's per-CPU backlog overflows",
+		// The remote-users case raised the NAS's netdev_max_backlog from 1000
+		// to 5000 with its buffers. Kernel WireGuard has no socket queue to
+		// overflow; its outer packets arrive one datagram each through the
+		// per-CPU backlog (a veth here, a NIC's RPS elsewhere), where TCP
+		// outside the tunnel arrives in GSO batches: a backlog too short for
+		// its bursts drops the tunnel's packets, not the underlay's. The host's
+		// value (child namespaces share it) is set low and restored.
+		Lab:         lab.Config{Underlay: lab.Shape{RateMbit: 200}},
+		HostSysctls: map[string]string{"net.core.netdev_max_backlog": "8"},
+		Expect:      check.NetBacklogDrops,
+	},
+	{
+		Name: "wan-lossy-cubic", Case: caseTuning,
+		Symptom: "a real WAN (40 ms round trip, 2% loss): both the tunnel and the path crawl with CUBIC",
+		// netem drops 2% of every packet both ways, as a lossy WAN does, and A
+		// sends with CUBIC, a distro's default: the tunnel keeps up with the
+		// underlay's own CUBIC transfer, so the ratio is healthy, yet both crawl.
+		// Doctor names CUBIC as a latent cost; BBR takes the tunnel to what the
+		// path carries with a good sender (the underlay measured before the
+		// breakage, with BBR).
+		Lab:         lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 20, PathLossPct: 2}},
+		HostSysctls: map[string]string{"net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
+		Break:       []Command{on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic")},
+		Expect:      check.TCPCongestionControl,
+		Latent:      true,
+		UploadOnly:  true,
+	},
+	{
 		Name: "conntrack-full", Case: caseTuning,
 		Symptom: "new connections through the hub time out under many flows",
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}},
@@ -258,6 +321,48 @@ var Catalog = []Scenario{
 		// tunnel sends more than B receives, a true symptom of the slow path.
 		Also: []finding.ID{check.ThroughputAsymmetric},
 	},
+}
+
+// Outcome is what a case looks like on one WireGuard implementation: its
+// non-zero fields replace the scenario's.
+type Outcome struct {
+	Why     string // why it differs, for the story
+	Symptom string
+	Expect  finding.ID
+	Also    []finding.ID
+	FixIDs  []finding.ID
+	Probes  []Probe
+	// Latent says the expected finding costs what a short bench may not
+	// show (a fragmenting tunnel keeps most of its rate): doctor may call the
+	// tunnel healthy as long as it reports Expect; if it calls it slow,
+	// Expect must rank first.
+	Latent bool
+}
+
+// For is sc as it plays on implementation impl: On's outcome for it, if
+// any, over the scenario's own.
+func (sc Scenario) For(impl lab.Implementation) Scenario {
+	o, ok := sc.On[impl]
+	if !ok {
+		return sc
+	}
+	if o.Symptom != "" {
+		sc.Symptom = o.Symptom
+	}
+	if o.Expect != "" {
+		sc.Expect = o.Expect
+	}
+	if o.Also != nil {
+		sc.Also = o.Also
+	}
+	if o.FixIDs != nil {
+		sc.FixIDs = o.FixIDs
+	}
+	if o.Probes != nil {
+		sc.Probes = o.Probes
+	}
+	sc.Latent = o.Latent
+	return sc
 }
 
 // Lookup finds a scenario by name.

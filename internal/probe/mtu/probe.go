@@ -33,8 +33,12 @@ type Config struct {
 	Server          target.Target
 	TunnelAddr      string
 	ClientInterface string // the client's WireGuard interface, for fixes
-	Min, Max        int    // bounds of the path MTU search; Max 0: the client's route MTU
-	Retries         int    // boundary re-probes against lost probes (default 2)
+	// Implementation is that interface's WireGuard ("kernel", "userspace",
+	// "" unknown): the kernel module clears DF on its outer packets, so a path
+	// that black-holes DF packets fragments the tunnel's instead of eating them.
+	Implementation string
+	Min, Max       int // bounds of the path MTU search; Max 0: the client's route MTU
+	Retries        int // boundary re-probes against lost probes (default 2)
 	// MSSStep forces MSS stepping; otherwise it runs when DF probes die silently.
 	MSSStep  bool
 	Port     int
@@ -91,6 +95,8 @@ type Result struct {
 	Seconds     float64           `json:"seconds"`
 	Findings    []finding.Finding `json:"findings"`
 	ClientIface string            `json:"client_interface,omitempty"`
+	// Implementation is the client interface's WireGuard, as Config gave it.
+	Implementation string `json:"implementation,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -114,7 +120,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if ip == nil {
 		return nil, fmt.Errorf("%q is not an IP address", c.Addr)
 	}
-	res := &Result{Client: c.Client.String(), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface}
+	res := &Result{Client: c.Client.String(), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface, Implementation: c.Implementation}
 	hdr := 28
 	if res.IPv6 {
 		hdr = 48
@@ -281,9 +287,13 @@ const (
 	ReferenceMSS  = 1200
 	HealthyShare  = 0.5 // a step is healthy at half the reference rate or more
 	mssResolution = 8
-	// mssStall bounds a one-second MSS step: a healthy one ends within about
-	// 1.5 s even on a busy machine, one over a black hole never does.
-	mssStall = 4 * time.Second
+	// mssStall bounds a one-second MSS step once one has finished: a healthy
+	// one ends within about 1.5 s even on a busy machine, one over a black
+	// hole never does. A slow host (a router, an emulated guest) takes longer
+	// to start iperf3 at all: the bound grows to thrice the last step that
+	// finished, and the first step (one expected to run) gets mssFirstStall.
+	mssStall      = 4 * time.Second
+	mssFirstStall = 20 * time.Second
 )
 
 // tcpTimestamps is the option Linux puts on every segment by default:
@@ -312,8 +322,10 @@ func confirmCliff(res *Result, measure func(int) (MSSRun, error)) bool {
 
 func stepMSS(ctx context.Context, c Config, res *Result) error {
 	maxMSS := 1380 // a default 1420 tunnel
+	stall := mssFirstStall
 	measure := func(mss int) (MSSRun, error) {
-		r, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.TunnelAddr, Port: c.Port, Seconds: 1, MSS: mss, Timeout: mssStall})
+		start := time.Now()
+		r, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.TunnelAddr, Port: c.Port, Seconds: 1, MSS: mss, Timeout: stall})
 		run := MSSRun{MSS: mss}
 		switch {
 		case errors.Is(err, iperf.ErrStalled):
@@ -322,6 +334,7 @@ func stepMSS(ctx context.Context, c Config, res *Result) error {
 			return run, err
 		default:
 			run.Mbit = r.Mbit()
+			stall = max(mssStall, 3*time.Since(start))
 		}
 		run.Healthy = res.ReferenceMbit > 0 && run.Mbit >= HealthyShare*res.ReferenceMbit
 		if c.Progress != nil {
