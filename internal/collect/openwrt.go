@@ -49,6 +49,11 @@ func (c *collector) openwrt(map[string]*fileRead) {
 		} else {
 			ow.Events = ev
 		}
+		if checks, err := parse.ParseMwan3Checks(strings.NewReader(out)); err != nil {
+			c.note("logread", err.Error())
+		} else if len(checks) > 0 {
+			ow.Checks = checks
+		}
 	}
 	c.snap.OpenWrt = ow
 }

@@ -328,6 +328,22 @@ type OpenWrt struct {
 	Banip       map[string]string `json:"banip,omitempty"`
 	Mwan3Status string            `json:"mwan3_status,omitempty"`
 	Events      []LinkEvent       `json:"events,omitempty"` // health-check flaps from logread
+	// Checks are mwan3track's failed health checks in logread, per uplink:
+	// they outlive the firewall counters that explain them (a reboot or a
+	// firewall reload resets those).
+	Checks []HealthChecks `json:"health_checks,omitempty"`
+}
+
+// HealthChecks is what mwan3track logged of one uplink's failed health
+// checks ("Check (ping) failed for target ... Current score: N").
+type HealthChecks struct {
+	Interface string    `json:"interface"`
+	Device    string    `json:"device,omitempty"`
+	Failed    int       `json:"failed"`    // failed checks logged
+	Targets   []string  `json:"targets"`   // the addresses whose checks failed, sorted
+	MinScore  int       `json:"min_score"` // the lowest score logged (0 takes the uplink offline)
+	First     time.Time `json:"first"`
+	Last      time.Time `json:"last"`
 }
 
 // LinkEvent is an uplink going online or offline, as mwan3 logs it.

@@ -247,6 +247,18 @@ func FuzzParseUCI(f *testing.F) {
 	})
 }
 
+func FuzzParseMwan3Checks(f *testing.F) {
+	addCorpus(f, "openwrt/logread-*")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checks, err := ParseMwan3Checks(bytes.NewReader(b))
+		for _, c := range checks {
+			if err == nil && (c.Failed < 1 || len(c.Targets) == 0 || c.Last.Before(c.First)) {
+				t.Errorf("inconsistent sums %+v", c)
+			}
+		}
+	})
+}
+
 func FuzzParseMwan3Events(f *testing.F) {
 	addCorpus(f, "openwrt/logread-*")
 	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseMwan3Events(bytes.NewReader(b)) })

@@ -68,6 +68,39 @@ func TestParseMwan3Events(t *testing.T) {
 	}
 }
 
+func TestParseMwan3Checks(t *testing.T) {
+	checks, err := ParseMwan3Checks(openTestdata(t, "openwrt", "logread-mwan3track.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 2, 4, 21, 0, 12, 0, time.UTC)
+	want := []facts.HealthChecks{{Interface: "wan", Device: "eth1", Failed: 2, Targets: []string{"1.1.1.1", "8.8.8.8"}, MinScore: 10, First: at, Last: at}}
+	if d := cmp.Diff(want, checks); d != "" {
+		t.Errorf("transcribed (-want +got)\n%s", d)
+	}
+	// Recorded from the lab's router node: the fiber's score drained to 5
+	// before it went offline, then failed checks at 9-10 after it came back.
+	checks, err = ParseMwan3Checks(openTestdata(t, "openwrt", "logread-mwan3track-lab.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(checks) != 1 {
+		t.Fatalf("%d interfaces, want wan alone: %+v", len(checks), checks)
+	}
+	c := checks[0]
+	if c.Interface != "wan" || c.Device != "eth0" || c.Failed != 18 || c.MinScore != 5 ||
+		strings.Join(c.Targets, " ") != "198.51.100.1 203.0.113.2" || !c.Last.After(c.First) {
+		t.Errorf("recorded = %+v", c)
+	}
+	events, err := ParseMwan3Events(openTestdata(t, "openwrt", "logread-mwan3track-lab.txt"))
+	if err != nil || len(events) != 4 {
+		t.Errorf("recorded events = %+v, %v; want 4 (wan offline, online; wan5g offline, online)", events, err)
+	}
+	if _, err := ParseMwan3Checks(strings.NewReader("Wed Feb 31 21:00:12 2026 user.notice mwan3track[1]: Check (ping) failed for target \"x\" on interface wan (eth1). Current score: 1\n")); err == nil {
+		t.Error("a date that does not exist: want an error")
+	}
+}
+
 // TestParseUCIKeepsOnlyTheAllowList is issue 30 item 7 (hole 6 of the first
 // round): a snapshot keeps section lines and the options the checks read,
 // nothing else, whatever an option is called: DDNS update keys, auth and API
