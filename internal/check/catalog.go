@@ -27,6 +27,7 @@ const (
 	MTUTunnelTooSmall      finding.ID = "mtu.tunnel-too-small"
 	NetBacklogDrops        finding.ID = "net.backlog-drops"
 	RouteStaleEndpoint     finding.ID = "route.stale-endpoint"
+	RouteUplinkFlaps       finding.ID = "route.uplink-flaps"
 	TCPBuffersSmall        finding.ID = "tcp.buffers-small"
 	TCPCongestionControl   finding.ID = "tcp.congestion-control"
 	ThroughputAsymmetric   finding.ID = "throughput.asymmetric"
@@ -478,6 +479,34 @@ with nothing alerting.`,
 				out := fixes("Delete the stale host route so the endpoint follows the preferred default route", r, err)
 				r, err = remedy.NoHostRoute(exampleEndpoint, "wg0")
 				return append(out, fixes("On OpenWrt: stop netifd pinning a host route to the endpoint (split tunnel)", r, err)...)
+			},
+		},
+	},
+	{
+		ID:         RouteUplinkFlaps,
+		Title:      "mwan3 declared the preferred uplink offline, or its health checks keep failing",
+		Check:      &uplinkFlaps,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `Each time mwan3 declares the preferred uplink offline, whatever routes are
+made in that moment go via the backup: a WireGuard interface that comes up
+then gets its endpoint's host route pinned there for good. Health checks that
+fail on a link that works (replies eaten by a firewall limit) bring those
+moments about, and the log keeps the history after a reboot or firewall reload
+has reset every counter that would explain it.`,
+		Cases: []string{CaseMultiWAN},
+		// icmp-burst runs wherever mwan3 tracks uplinks: doctor's plan needs no call.
+		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly},
+		Remedies: []Remedy{
+			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
+				"endpoint": Named("the peer's endpoint address"), "table": OneOf("main"),
+				"uci_interface": Named("the WireGuard interface's uci section"),
+			}},
+		},
+		Example: Example{
+			Host: "OpenWrt with mwan3: the fiber (wan, eth1) was declared offline 3 times and 102,935 of its health checks failed; the WireGuard interface wg has no nohostroute",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.NoHostRoute(exampleEndpoint, "wg")
+				return fixes("Stop netifd pinning a host route to "+exampleEndpoint+" (split tunnel): it then follows mwan3's default route through every flap", r, err)
 			},
 		},
 	},
