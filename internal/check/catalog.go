@@ -26,6 +26,7 @@ const (
 	MTUTunnelTooLarge      finding.ID = "mtu.tunnel-too-large"
 	MTUTunnelTooSmall      finding.ID = "mtu.tunnel-too-small"
 	NetBacklogDrops        finding.ID = "net.backlog-drops"
+	NetSoftirqBudget       finding.ID = "net.softirq-budget"
 	RouteStaleEndpoint     finding.ID = "route.stale-endpoint"
 	RouteUplinkFlaps       finding.ID = "route.uplink-flaps"
 	TCPBuffersSmall        finding.ID = "tcp.buffers-small"
@@ -449,6 +450,32 @@ congestion and backs off from.`,
 			Host: "net.core.netdev_max_backlog is 1000, the default",
 			Fixes: func() []finding.Fix {
 				return sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", backlogTarget), "net.core.netdev_max_backlog", itoa(backlogTarget))
+			},
+		},
+	},
+	{
+		ID:         NetSoftirqBudget,
+		Title:      "Receive processing runs out of its per-round budget",
+		Check:      &softirqBudget,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `Packets a round of receive processing leaves behind wait for the next one
+while more arrive: the per-CPU backlog fills and drops them before WireGuard
+sees them, and TCP inside the tunnel backs off. The tuning guide raises
+netdev_budget first, then spreads the work over CPUs.`,
+		Cases:  []string{CaseTuning, CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Receiver, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindSysctl, Params: map[string]Values{
+				"key":   OneOf("net.core.netdev_budget", "net.core.netdev_budget_usecs"),
+				"value": Between(budgetTarget, maxInt),
+			}},
+			rps,
+		},
+		Example: Example{
+			Host: "net.core.netdev_budget is 300 and netdev_budget_usecs 2000 (the defaults), and time_squeeze grows under tunnel load",
+			Fixes: func() []finding.Fix {
+				return append(sysctlFix("Raise net.core.netdev_budget from 300 to 600", "net.core.netdev_budget", "600"),
+					sysctlFix("Raise net.core.netdev_budget_usecs from 2000 to 4000", "net.core.netdev_budget_usecs", "4000")...)
 			},
 		},
 	},

@@ -290,7 +290,7 @@ func TestRunSkipsAndSorts(t *testing.T) {
 			t.Errorf("skip %+v should name the host and the note's reason", sk)
 		}
 	}
-	if fmt.Sprint(skipped) != "[cpu.softirq-imbalance net.backlog-drops]" {
+	if fmt.Sprint(skipped) != "[cpu.softirq-imbalance net.backlog-drops net.softirq-budget]" {
 		t.Errorf("skipped = %v", skipped)
 	}
 }
