@@ -54,6 +54,7 @@ func linuxHost(t *testing.T) *targettest.Host {
 	h.Files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
 	h.On("tc qdisc show dev eth1 root", recorded(t, "tc-root-tbf.txt"))
 	h.On("nft -a list chain inet site out", recorded(t, "nft-list-chain-site-out.txt"))
+	h.On("ethtool -k eth1", string(testutil.ReadTestdata(t, "collect", "ethtool", "k-host-nic.txt")))
 	return h
 }
 
@@ -73,6 +74,7 @@ func linuxFindings() []finding.Finding {
 		fx("bond.hash-policy", "hash the bond on layer 3+4", remedy.KindBondHash, "bond", "bond0", "policy", "layer3+4"),
 		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "eth1", "rate", "150mbit"),
 		fx("icmp.frag-needed-dropped", "let frag-needed through", remedy.KindPMTUDAllow, "icmp", "frag-needed", "family", "inet", "table", "site", "chain", "out", "handle", "2"),
+		fx("net.udp-offloads", "batch forwarded UDP", remedy.KindOffload, "device", "eth1", "features", "rx-udp-gro-forwarding=on,rx-gro-list=off"),
 		manual,
 	}
 }

@@ -265,6 +265,9 @@ func anyHost(spec string) *targettest.Host {
 			return targettest.Answer{Code: 1}, true
 		case strings.HasPrefix(line, "sh -c 'iptables "):
 			return targettest.Answer{Code: 1}, true
+		case strings.HasPrefix(line, "ethtool -k "):
+			b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "collect", "ethtool", "k-veth.txt"))
+			return targettest.Answer{Out: string(b)}, err == nil
 		case line == "iptables-save -t filter":
 			// the gateway of the recorded LAN lab, whose OUTPUT drops frag-needed
 			b, err := os.ReadFile(filepath.Join("testdata", "recorded", "iptables-save-filter-output-drop.txt"))

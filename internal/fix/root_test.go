@@ -57,12 +57,13 @@ iptables -A OUTPUT -p icmp --icmp-type fragmentation-needed -j DROP
 
 const labState = `nft list ruleset; echo ---; ip route show table all; echo ---; ip link show; echo ---; tc qdisc show; echo ---
 sysctl net.core.somaxconn net.ipv4.tcp_rmem net.ipv4.tcp_congestion_control net.core.default_qdisc
+ethtool -k v0 | grep -E 'udp-gro-forwarding|rx-gro-list|tx-udp-segmentation' 
 cat /sys/class/net/v0/queues/rx-0/rps_cpus`
 
 func newLabHost(t *testing.T) *labHost {
 	t.Helper()
 	testutil.RequireRoot(t)
-	testutil.RequireTools(t, "ip", "nft", "tc", "sysctl", "iptables")
+	testutil.RequireTools(t, "ip", "nft", "tc", "sysctl", "iptables", "ethtool")
 	ns := fmt.Sprintf("wgf-%d-%d", os.Getpid(), nsSeq.Add(1))
 	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
 		t.Fatalf("ip netns add %s: %v: %s", ns, err, out)
@@ -131,6 +132,7 @@ func rootActions() []finding.Finding {
 		act(remedy.KindRPS, "device", "v0", "mask", "3"),
 		act(remedy.KindTBFCap, "device", "v0", "rate", "150mbit"),
 		act(remedy.KindPMTUDAllow, "icmp", "frag-needed", "family", "inet", "table", "site", "chain", "out", "handle", "2"),
+		act(remedy.KindOffload, "device", "v0", "features", "rx-udp-gro-forwarding=on,rx-gro-list=off,tx-udp-segmentation=off"),
 		act(remedy.KindPMTUDAllow, "icmp", "frag-needed", "backend", "iptables", "family", "ip", "table", "filter", "chain", "OUTPUT",
 			"rule", "-A OUTPUT -p icmp -m icmp --icmp-type 3/4 -j DROP"),
 	}

@@ -48,6 +48,8 @@ func FuzzConstructors(f *testing.F) {
 		keep(NftAllowPMTUD(NftRule{Family: "inet", Table: s, Chain: "c", Handle: 1}, []string{FragNeeded}))
 		keep(NftAllowPMTUD(NftRule{Family: "inet", Table: "t", Chain: "c", Handle: 1}, strings.Split(s, ",")))
 		keep(IptablesAllowPMTUD(IptablesRule{Family: "ip", Table: "filter", Chain: "INPUT", Position: 1, Text: s}))
+		keep(Offload(s, []Feature{{Name: "tx-udp-segmentation"}}))
+		keep(Offload("eth0", []Feature{{Name: s, On: true}}))
 		for _, r := range rs {
 			texts := append(r.Commands(), r.Describe())
 			for _, c := range r.Config() {

@@ -103,6 +103,7 @@ var parsers = map[string]func(params) (Remedy, error){
 	KindTBFCap:        parseTBF,
 	KindUCISet:        parseUCISet,
 	KindPMTUDAllow:    parsePMTUDAllow,
+	KindOffload:       parseOffload,
 }
 
 // Kinds lists every action kind Parse accepts, sorted.

@@ -63,6 +63,12 @@ func TestConstructorsRefuseBadValues(t *testing.T) {
 		"uci restart of any program": func() error { _, err := UCISet("network.wg.mtu", "1", "/tmp/evil"); return err }(),
 		"uci restart out of init.d":  func() error { _, err := UCISet("network.wg.mtu", "1", "/etc/init.d/../../tmp/evil"); return err }(),
 		"congestion with a space":    func() error { _, err := Congestion("bbr x", true, ""); return err }(),
+		"offload feature unknown":    func() error { _, err := Offload("eth0", []Feature{{Name: "rx-checksumming"}}); return err }(),
+		"offload feature twice": func() error {
+			_, err := Offload("eth0", []Feature{{Name: "rx-gro-list"}, {Name: "rx-gro-list", On: true}})
+			return err
+		}(),
+		"offload device with a command": func() error { _, err := Offload("eth0;reboot", []Feature{{Name: "rx-gro-list"}}); return err }(),
 		"pmtud icmp unknown": func() error {
 			_, err := NftAllowPMTUD(NftRule{"inet", "filter", "input", 3, ""}, []string{"echo-reply"})
 			return err
@@ -114,6 +120,7 @@ func TestParseRoundTrips(t *testing.T) {
 		m(UCISet("mwan3.wan.reliability", "1", "mwan3")),
 		m(NftAllowPMTUD(NftRule{"inet", "filter", "forward", 3, "meta l4proto { icmp, ipv6-icmp } drop"}, []string{PacketTooBig, FragNeeded})),
 		m(IptablesAllowPMTUD(IptablesRule{"ip6", "filter", "FORWARD", 1, "-A FORWARD -p ipv6-icmp -m icmp6 --icmpv6-type 2 -j DROP"})),
+		m(Offload("eth0", []Feature{{Name: "rx-udp-gro-forwarding", On: true}, {Name: "rx-gro-list"}})),
 	} {
 		p, err := Parse(finding.Action{Kind: r.Kind(), Params: r.Params()})
 		if err != nil {

@@ -155,3 +155,10 @@ tc qdisc replace dev eth1 root tbf rate 150mbit burst 184kb latency 400ms
 nft 'insert rule inet site out position 2 icmp type destination-unreachable icmp code frag-needed accept comment "wgperf pmtud"'
 # rollback:
 #   for h in $(nft -a list chain inet site out | sed -n 's/.*comment "wgperf pmtud" # handle \([0-9][0-9]*\)$/\1/p'); do nft delete rule inet site out handle "$h"; done
+
+# 13. [net.udp-offloads] set eth1's offloads: rx-udp-gro-forwarding on, rx-gro-list off
+#    now: eth1 offloads: rx-udp-gro-forwarding off, rx-gro-list off
+#    note: runtime only: add the ethtool line to eth1's post-up hook, or it is gone when the device comes up again
+ethtool -K eth1 rx-udp-gro-forwarding on
+# rollback:
+#   ethtool -K eth1 rx-udp-gro-forwarding off
