@@ -27,6 +27,7 @@ const (
 	MTUTunnelTooSmall      finding.ID = "mtu.tunnel-too-small"
 	NetBacklogDrops        finding.ID = "net.backlog-drops"
 	NetSoftirqBudget       finding.ID = "net.softirq-budget"
+	NetUDPOffloads         finding.ID = "net.udp-offloads"
 	RouteStaleEndpoint     finding.ID = "route.stale-endpoint"
 	RouteUplinkFlaps       finding.ID = "route.uplink-flaps"
 	TCPBuffersSmall        finding.ID = "tcp.buffers-small"
@@ -476,6 +477,32 @@ netdev_budget first, then spreads the work over CPUs.`,
 			Fixes: func() []finding.Fix {
 				return append(sysctlFix("Raise net.core.netdev_budget from 300 to 600", "net.core.netdev_budget", "600"),
 					sysctlFix("Raise net.core.netdev_budget_usecs from 2000 to 4000", "net.core.netdev_budget_usecs", "4000")...)
+			},
+		},
+	},
+	{
+		ID:         NetUDPOffloads,
+		Title:      "UDP offloads: GRO forwarding off for a userspace tunnel, or UDP GSO on a kernel that breaks it",
+		Check:      &udpOffloads,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `A tunnel's cost is per packet: batching UDP (GSO when sending, GRO when
+receiving or forwarding) lets the kernel and a userspace WireGuard handle many
+packets as one. Forwarded UDP is only batched with rx-udp-gro-forwarding on,
+and on a kernel release that mishandles UDP GSO the same batching loses or
+garbles packets instead.`,
+		Cases:  []string{CaseTuning, CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindOffload, Params: map[string]Values{
+				"device":   Named("the uplink"),
+				"features": OneOf("rx-udp-gro-forwarding=on", "rx-udp-gro-forwarding=on,rx-gro-list=off", "tx-udp-segmentation=off"),
+			}},
+		},
+		Example: Example{
+			Host: "a gateway forwarding into wireguard-go, whose uplink eth0 has rx-udp-gro-forwarding off",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.Offload("eth0", []remedy.Feature{{Name: "rx-udp-gro-forwarding", On: true}, {Name: "rx-gro-list"}})
+				return fixes("Turn UDP GRO forwarding on for eth0 (rx-gro-list off)", r, err)
 			},
 		},
 	},
