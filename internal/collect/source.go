@@ -28,9 +28,9 @@ const (
 )
 
 // sources are assembled in this order: WireGuard keeps only interfaces that
-// are links here (after linkSource), conntrack reads its size from the
+// are links here (after linkSource), link speeds go on those links too, conntrack reads its size from the
 // sysctls (after systemSource).
-var sources = []source{systemSource, kernelSource, linkSource, routeSource, wireguardSource, firewallSource, conntrackSource, openwrtSource}
+var sources = []source{systemSource, kernelSource, linkSource, nicSource, routeSource, wireguardSource, firewallSource, conntrackSource, openwrtSource}
 
 // batches are the sources' snippets by batch, the grep of every source's
 // files first; skipFirewall leaves the firewall batch out.

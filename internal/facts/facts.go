@@ -89,6 +89,10 @@ type Link struct {
 	Bond     *Bond             `json:"bond,omitempty"`
 	Offloads map[string]bool   `json:"offloads,omitempty"` // ethtool -k feature -> on
 	RPSCPUs  map[string]string `json:"rps_cpus,omitempty"` // rx queue -> hex mask from sysfs
+	// SpeedMbit and Duplex are what the device negotiated (sysfs speed and
+	// duplex), where it reports them: the most its link carries.
+	SpeedMbit int    `json:"speed_mbit,omitempty"`
+	Duplex    string `json:"duplex,omitempty"` // full, half
 	// Stats are the device's counters since it was created (ip -s -s -j
 	// link); nil where ip had no statistics (BusyBox ip, older snapshots).
 	Stats *LinkStats `json:"stats,omitempty"`
