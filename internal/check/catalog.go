@@ -26,6 +26,7 @@ const (
 	MTUTunnelTooLarge      finding.ID = "mtu.tunnel-too-large"
 	MTUTunnelTooSmall      finding.ID = "mtu.tunnel-too-small"
 	NetBacklogDrops        finding.ID = "net.backlog-drops"
+	NetLinkSpeed           finding.ID = "net.link-speed"
 	NetSoftirqBudget       finding.ID = "net.softirq-budget"
 	NetUDPOffloads         finding.ID = "net.udp-offloads"
 	RouteStaleEndpoint     finding.ID = "route.stale-endpoint"
@@ -451,6 +452,23 @@ congestion and backs off from.`,
 			Host: "net.core.netdev_max_backlog is 1000, the default",
 			Fixes: func() []finding.Fix {
 				return sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", backlogTarget), "net.core.netdev_max_backlog", itoa(backlogTarget))
+			},
+		},
+	},
+	{
+		ID:         NetLinkSpeed,
+		Title:      "The uplink's negotiated speed is the tunnel's ceiling",
+		Check:      &linkSpeed,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `No tunnel carries more than the link under it: a 1 Gbit/s port under a
+2 Gbit/s plan caps the tunnel near 900 Mbit/s however it is tuned, and a port
+at half duplex halves what is left.`,
+		Cases:  []string{CaseECMP},
+		Doctor: Doctor{Role: Environment, Impact: 0.3, Side: Both, Bench: InBench, Verify: Measured},
+		Example: Example{
+			Host: "eth0 negotiated 1000 Mbit/s under a 2 Gbit/s plan",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{{Description: "See what the port and its partner can negotiate", Commands: []string{"ethtool eth0"}}}
 			},
 		},
 	},
