@@ -29,6 +29,7 @@ const (
 	NetLinkSpeed           finding.ID = "net.link-speed"
 	NetSoftirqBudget       finding.ID = "net.softirq-budget"
 	NetUDPOffloads         finding.ID = "net.udp-offloads"
+	RouteECMPSuggested     finding.ID = "route.ecmp-suggested"
 	RouteStaleEndpoint     finding.ID = "route.stale-endpoint"
 	RouteUplinkFlaps       finding.ID = "route.uplink-flaps"
 	TCPBuffersSmall        finding.ID = "tcp.buffers-small"
@@ -521,6 +522,32 @@ garbles packets instead.`,
 			Fixes: func() []finding.Fix {
 				r, err := remedy.Offload("eth0", []remedy.Feature{{Name: "rx-udp-gro-forwarding", On: true}, {Name: "rx-gro-list"}})
 				return fixes("Turn UDP GRO forwarding on for eth0 (rx-gro-list off)", r, err)
+			},
+		},
+	},
+	{
+		ID:    RouteECMPSuggested,
+		Title: "One tunnel is CPU- or flow-bound on a host with several uplinks or tunnels",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `After its bench, for each end whose tunnel was bound
+to one CPU (cpu.saturated during a tunnel run) or to one flow (with several
+streams measured, one stream below 60% of them), and that has more than one
+default route's uplink or WireGuard interface, suggests spreading the flows
+over several tunnels behind a multipath route, as the ECMP case did (874
+Mbit/s through one tunnel, 1.56 Gbit/s through two). A note: the suggestion
+is where the capacity is, wgperf fix ecmp writes the tunnels.`}},
+		Severities: []finding.Severity{finding.Info},
+		Why: `One tunnel is one peer, one uplink and one flow hash: a CPU at its limit or a
+per-flow cap holds it however much capacity the host has beside it. Several
+tunnels with a multipath route over them add the capacity up.`,
+		Cases:  []string{CaseECMP},
+		Doctor: Doctor{Role: Environment, Impact: 0.05, Side: Both, Bench: InBench, Verify: Measured},
+		Example: Example{
+			Host: "a host with two uplinks whose one tunnel keeps a CPU at 100% while it carries traffic",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{{
+					Description: "Write the tunnels (wg-quick, Table = off) and the multipath route for two tunnels, then measure the scaling",
+					Commands:    []string{"wgperf fix ecmp --tunnels 2"},
+				}}
 			},
 		},
 	},

@@ -33,8 +33,8 @@ var udpOffloads = Check{
 	Doc: `Judges the UDP offloads a tunnel depends on, from ethtool -k:
 - a host that forwards (ip_forward 1) into a userspace WireGuard
   implementation (wireguard-go, boringtun, tailscaled batch UDP with GSO and
-  GRO), whose uplink has rx-udp-gro-forwarding off: forwarded UDP reaches the
-  TUN one packet at a time. A note; the fix is the one Tailscale documents for
+  GRO), whose uplink receives with GRO but has rx-udp-gro-forwarding off:
+  forwarded UDP reaches the TUN one packet at a time. A note; the fix is the one Tailscale documents for
   subnet routers and exit nodes: "ethtool -K DEV rx-udp-gro-forwarding on
   rx-gro-list off".
 - UDP segmentation offload on a kernel release known to mishandle it:
@@ -69,7 +69,8 @@ func runUDPOffloads(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 			if l == nil || isWireGuard(s, dev) {
 				continue
 			}
-			if on, ok := l.Offloads["rx-udp-gro-forwarding"]; ok && !on {
+			// Without GRO itself there is nothing to forward in batches (a veth's default).
+			if on, ok := l.Offloads["rx-udp-gro-forwarding"]; ok && !on && l.Offloads["generic-receive-offload"] {
 				out = append(out, groForwardingFinding(s, l))
 			}
 		}

@@ -10,11 +10,19 @@ import (
 )
 
 // TestUDPOffloads runs on the LAN gateway collected from the lab (it forwards
-// its LAN into wireguard-go; ethtool -k read on its veth uplink: UDP GRO
-// forwarding off, UDP segmentation on), and on it with the kernel releases
-// known to mishandle UDP GSO.
+// its LAN into wireguard-go; ethtool -k read on its veth uplink: GRO and UDP
+// GRO forwarding off, UDP segmentation on), with GRO on as a NIC has it, and
+// with the kernel releases known to mishandle UDP GSO.
 func TestUDPOffloads(t *testing.T) {
-	gw := loadSnapshot(t, "lab-lan-fragblocked-a.json")
+	// The veth does not receive with GRO (its default); a NIC does.
+	veth := loadSnapshot(t, "lab-lan-fragblocked-a.json")
+	gw := with(t, veth, func(s *facts.Snapshot) {
+		for i := range s.Links {
+			if s.Links[i].Name == "eth0" {
+				s.Links[i].Offloads["generic-receive-offload"] = true
+			}
+		}
+	})
 	kernel := func(release, impl string) func(s *facts.Snapshot) {
 		return func(s *facts.Snapshot) {
 			s.System.Kernel = release
@@ -40,6 +48,7 @@ func TestUDPOffloads(t *testing.T) {
 		{name: "forwarding into wireguard-go, GRO forwarding off on the uplink", snap: gw, want: sev(info),
 			assert: action("eth0:rx-udp-gro-forwarding=on,rx-gro-list=off")},
 		{name: "kernel WireGuard: no note", snap: with(t, gw, kernel("6.18.44", "kernel"))},
+		{name: "the uplink does not receive with GRO (the veth as recorded)", snap: veth},
 		{name: "not forwarding", snap: with(t, gw, func(s *facts.Snapshot) { s.Sysctls["net.ipv4.ip_forward"] = "0" })},
 		{name: "GRO forwarding already on", snap: with(t, gw, func(s *facts.Snapshot) {
 			for i := range s.Links {

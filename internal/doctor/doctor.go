@@ -154,6 +154,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	rep.Threshold = fmt.Sprintf("single hop: the tunnel should carry ≥ %.0f%% of the underlay", bench.SingleHopRatio*100)
 	if c.Server != nil {
 		found = append(found, rep.bench(ctx, &c)...)
+		found = append(found, ECMPSuggestions(found, rep.Bench, snaps)...)
 	} else {
 		rep.Threshold = "not applied: without --server nothing was measured"
 		rep.NotJudged = append(rep.NotJudged,
