@@ -256,7 +256,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	}
 	progress("reading the current state of " + env.T.String())
 	rec := &verify.Record{}
-	req := fix.Request{Env: env, Findings: findings, Only: onlyIDs(f.only), Apply: f.apply, Confirm: f.confirm, Progress: progress}
+	req := fix.Request{Env: env, Findings: findings, Only: onlyIDs(f.only), Apply: f.apply, Confirm: f.confirm, FromFile: f.from != "", Progress: progress}
 	if f.verify {
 		req.Verify = func(ctx context.Context, p *fix.Plan) (fix.Measure, error) {
 			vc := verify.Config{Host: env.T, Peer: peer, Seconds: f.seconds, Record: rec}

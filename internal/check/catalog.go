@@ -50,10 +50,12 @@ const costsThroughFailures = "not visible in the bench: it costs through failove
 
 // Values of remedy params the catalog names more than once.
 var (
-	wgInterface     = Named("the WireGuard interface")
-	uciSectionParam = Named("its OpenWrt network section").Optional()
-	notrack         = Remedy{Kind: remedy.KindNoTrack, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535)}}
-	rps             = Remedy{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("the receiving device"), "mask": Named("a hex CPU mask")}}
+	wgInterface     = Named("the WireGuard interface").On(onWireGuard)
+	uciSectionParam = Named("its OpenWrt network section").On(tunnelUCISection).Optional()
+	wgMTU           = Remedy{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000).On(lowersMTU), "uci_section": uciSectionParam}}
+	notrack         = Remedy{Kind: remedy.KindNoTrack, Params: map[string]Values{
+		"interface": Named("the WireGuard interface, which no NAT rule matches").On(untrackable), "port": Between(1, 65535).On(listenPort)}}
+	rps = Remedy{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("an uplink").On(anUplink), "mask": Named("the mask of every CPU").On(allCPUs)}}
 )
 
 // maxInt is the largest value the kernel takes for an int sysctl.
@@ -84,7 +86,7 @@ than one link's speed, however many links the bond has.`,
 		Cases:  []string{CaseECMP},
 		Doctor: Doctor{Role: Cause, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindBondHash, Params: map[string]Values{"bond": Named("a bond device"), "policy": OneOf("layer3+4")}},
+			{Kind: remedy.KindBondHash, Params: map[string]Values{"bond": Named("an 802.3ad bond").On(lacpBond), "policy": OneOf("layer3+4")}},
 		},
 		Example: Example{
 			Host:  "bond0 is an 802.3ad bond hashing on layer2",
@@ -103,7 +105,7 @@ looks like an intermittent network fault.`,
 		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly,
 			RefusesNewFlows: true},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": Between(262144, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": BaseOrDouble(conntrackFloor, conntrackFloor/2, maxInt).On(raises)}},
 			notrack,
 		},
 		Example: Example{
@@ -188,10 +190,10 @@ backup.`,
 			{Kind: remedy.KindICMPLimit, Params: map[string]Values{
 				"rate": OneOf(itoa(icmpLimitRaised)),
 				// banIP's uci option, an nft rule by handle, or an iptables rule by its text
-				"banip": OneOf("1").Optional(), "backend": OneOf("iptables").Optional(),
+				"banip": OneOf("1").On(banIPLimit).Optional(), "backend": OneOf("iptables").Optional(),
 				"family": Named("a firewall family").Optional(), "table": Named("a firewall table").Optional(),
-				"chain": Named("a firewall chain").Optional(), "handle": Between(1, maxInt).Optional(),
-				"rule": Named("the iptables rule with the limit").Optional(),
+				"chain": Named("a firewall chain").Optional(), "handle": Between(1, maxInt).On(limitRule).Optional(),
+				"rule": Named("the iptables rule with the limit").On(limitRule).Optional(),
 			}},
 		},
 		Example: Example{
@@ -244,8 +246,8 @@ direction only, and nothing reports an error.`,
 		Cases:  []string{CasePMTUD},
 		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
 		Remedies: []Remedy{
-			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
-			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000))}},
+			wgMTU,
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000)).On(fitsMSS)}},
 		},
 		Example: Example{
 			Host: "the path to the peer carries 1400-byte packets and drops larger ones without a word",
@@ -263,11 +265,9 @@ direction only, and nothing reports an error.`,
 		Why: `Every full-size packet the tunnel sends is too big for the link under it, so
 it is fragmented (two packets for one, and losing either loses both) or
 dropped; throughput falls to a fraction of the link.`,
-		Cases:  []string{CaseRemoteUsers, CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
-		Remedies: []Remedy{
-			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
-		},
+		Cases:    []string{CaseRemoteUsers, CaseTuning},
+		Doctor:   Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
+		Remedies: []Remedy{wgMTU},
 		Example: Example{
 			Host: "wg0 has MTU 1500 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
 			Fixes: func() []finding.Fix {
@@ -286,7 +286,7 @@ congestion and backs off from.`,
 		Cases:  []string{CaseTuning, CaseRemoteUsers},
 		Doctor: Doctor{Role: Cause, Impact: 0.55, Side: Receiver, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": Between(backlogTarget, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": BaseOrDouble(backlogTarget, backlogTarget, maxInt).On(raises)}},
 		},
 		Example: Example{
 			Host: "net.core.netdev_max_backlog is 1000, the default",
@@ -309,10 +309,11 @@ with nothing alerting.`,
 				"(the underlay bench to the endpoint follows the same stale route, so it cannot show the difference)"},
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
-				"endpoint": Named("the peer's endpoint address"), "table": Named("the routing table of the host route"),
+				"endpoint": Named("a peer's endpoint address").On(endpointFix), "table": OneOf("main"),
 				// re-pointed at the preferred uplink, or on OpenWrt no host route at all
-				"via": Named("the preferred default route's gateway").Optional(), "dev": Named("its device").Optional(),
-				"uci_interface": Named("the WireGuard interface's uci section").Optional(),
+				"via":           Named("the preferred default route's gateway").On(preferredGateway).Optional(),
+				"dev":           Named("its device").On(preferredDev).Optional(),
+				"uci_interface": Named("the WireGuard interface's uci section").On(endpointUCISection).Optional(),
 			}},
 		},
 		Example: Example{
@@ -336,7 +337,7 @@ fast the tunnel is.`,
 		Cases:  []string{CaseTuning},
 		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Both, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt, 1<<20).On(raises)}},
 		},
 		Example: Example{
 			Host: fmt.Sprintf("net.ipv4.tcp_rmem is \"4096 131072 1048576\" and the path is %s", Options{}.pathDescription()),
@@ -397,7 +398,7 @@ data.`,
 		Cases:  []string{CaseRemoteUsers},
 		Doctor: Doctor{Role: Symptom, Calls: ProbeShaping},
 		Remedies: []Remedy{
-			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface"), "rate": Named("a tc rate below the collapse")}},
+			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
 		Example: Example{
 			Host: "wg0 on the sender collapses above about 220 Mbit/s",
@@ -447,7 +448,7 @@ tunnel far below the link.`,
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
 				"key":   OneOf("net.core.rmem_max", "net.core.rmem_default", "net.core.wmem_max", "net.core.wmem_default"),
-				"value": OneOf(itoa(udpBufferTarget)),
+				"value": OneOf(itoa(udpBufferTarget)).On(raises),
 			}},
 		},
 		Example: Example{

@@ -9,7 +9,7 @@ import (
 )
 
 func TestReadFindings(t *testing.T) {
-	const one = `{"id":"route.stale-endpoint","severity":"critical","host":"ssh:root@golem","title":"t","evidence":[],"fixes":[{"description":"d","commands":[],"action":{"kind":"endpoint-route","params":{"endpoint":"46.38.233.77"}}}]}`
+	const one = `{"id":"route.stale-endpoint","severity":"critical","host":"ssh:root@golem","title":"t","evidence":[],"fixes":[{"description":"d","commands":[],"action":{"kind":"endpoint-route","params":{"endpoint":"46.38.233.77","table":"main"}}}]}`
 	for _, tc := range []struct {
 		name, in string
 		want     int
