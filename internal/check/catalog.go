@@ -55,7 +55,6 @@ var (
 	wgMTU           = Remedy{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000).On(lowersMTU), "uci_section": uciSectionParam}}
 	notrack         = Remedy{Kind: remedy.KindNoTrack, Params: map[string]Values{
 		"interface": Named("the WireGuard interface, which no NAT rule matches").On(untrackable), "port": Between(1, 65535).On(listenPort)}}
-	rps = Remedy{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("an uplink").On(anUplink), "mask": Named("the mask of every CPU").On(allCPUs)}}
 )
 
 // maxInt is the largest value the kernel takes for an int sysctl.
@@ -146,16 +145,17 @@ machine rather than the tunnel.`}},
 		Why: `When a CPU is the ceiling, no network tuning makes the tunnel faster: the
 other findings' gains are capped by it. The way out is spreading the work or a
 faster WireGuard implementation.`,
-		Cases:    []string{CaseTuning},
-		Doctor:   Doctor{Role: Environment, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
-		Remedies: []Remedy{rps},
+		Cases:  []string{CaseTuning},
+		Doctor: Doctor{Role: Environment, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
+		// No remedy: the bench names the CPU, not what keeps it busy; when it
+		// is receive processing, cpu.softirq-imbalance proposes RPS.
 		Example: Example{
-			Host: "a 4-CPU host whose receive processing for eth0 runs on one CPU",
+			Host: "a 4-CPU host with one CPU 95% busy during a tunnel run",
 			Fixes: func() []finding.Fix {
-				return append([]finding.Fix{{
+				return []finding.Fix{{
 					Description: "See what keeps the CPU busy (the WireGuard process, softirq, another program) during a transfer",
 					Commands:    []string{"top -b -n 1 -H | head -20", "cat /proc/net/softnet_stat"},
-				}}, rpsFix(exampleHost, "eth0", cpuMask(4))...)
+				}}
 			},
 		},
 	},
@@ -167,9 +167,11 @@ faster WireGuard implementation.`,
 		Why: `Receive processing for the whole tunnel runs on one CPU. When that CPU
 saturates, its backlog overflows, packets are dropped and TCP backs off, so
 throughput oscillates while the other CPUs idle.`,
-		Cases:    []string{CaseRemoteUsers},
-		Doctor:   Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured},
-		Remedies: []Remedy{rps},
+		Cases:  []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("an uplink").On(anUplink), "mask": Named("the mask of every CPU").On(allCPUs)}},
+		},
 		Example: Example{
 			Host:  "a 4-CPU host whose uplink eth0 has no RPS mask",
 			Fixes: func() []finding.Fix { return rpsFix(exampleHost, "eth0", cpuMask(4)) },
@@ -221,7 +223,7 @@ blocked, transfers stall right after the handshake.`,
 			Gain: "hosts behind the gateways get bulk TCP through the tunnel again " +
 				"(the gateways' own bench cannot show it: their connections already fit the tunnel's MTU)"},
 		Remedies: []Remedy{
-			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": OneOf("pmtu")}},
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": Named("the WireGuard interface a LAN forwards into").On(forwardsInto), "mss": OneOf("pmtu")}},
 		},
 		Example: Example{
 			Host:  "the host forwards its LAN (MTU 1500) into wg0 (MTU 1420)",
@@ -246,7 +248,8 @@ direction only, and nothing reports an error.`,
 		Cases:  []string{CasePMTUD},
 		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
 		Remedies: []Remedy{
-			wgMTU,
+			// the probe does not know the host's platform: its fix names no uci section
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": wgMTU.Params["mtu"]}},
 			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000)).On(fitsMSS)}},
 		},
 		Example: Example{

@@ -80,11 +80,15 @@ func onWireGuard(h *facts.Snapshot, _ map[string]string, v string) error {
 	return nil
 }
 
-// untrackable: a WireGuard interface whose traffic no NAT rule needs tracked
-// (without conntrack such a rule stops working).
+// untrackable: a WireGuard interface of a host that tracks connections,
+// whose traffic no NAT rule needs tracked (without conntrack such a rule
+// stops working).
 func untrackable(h *facts.Snapshot, p map[string]string, v string) error {
 	if err := onWireGuard(h, p, v); err != nil {
 		return err
+	}
+	if h.Conntrack == nil {
+		return errors.New("is not tracked: conntrack is not loaded")
 	}
 	if tunnelNeedsConntrack(h, v) {
 		return errors.New("is matched by a NAT rule, which needs its traffic tracked,")
@@ -112,6 +116,21 @@ func lowersMTU(h *facts.Snapshot, p map[string]string, v string) error {
 		return fmt.Errorf("cannot be checked: the MTU of %s is not known", p["interface"])
 	case err != nil || n > cur:
 		return fmt.Errorf("would raise %s's MTU from %d (wgperf only lowers it)", p["interface"], cur)
+	}
+	return nil
+}
+
+// forwardsInto: a WireGuard interface of a host that forwards packets from a
+// LAN (or NATs), where hosts behind it need their MSS clamped.
+func forwardsInto(h *facts.Snapshot, p map[string]string, v string) error {
+	if err := onWireGuard(h, p, v); err != nil {
+		return err
+	}
+	if strings.TrimSpace(h.Sysctls["net.ipv4.ip_forward"]) != "1" {
+		return errors.New("clamps nothing: the host does not forward packets")
+	}
+	if dev, _ := lanLink(h); dev == "" {
+		return errors.New("clamps nothing: no LAN link forwards into it")
 	}
 	return nil
 }
@@ -205,6 +224,9 @@ func endpointFix(h *facts.Snapshot, p map[string]string, v string) error {
 		return errors.New("is not the endpoint of a peer")
 	}
 	e := h.Endpoints[i]
+	if preferredDefault(h, familyOf(e.Endpoint)) == nil {
+		return errors.New("has no default route to follow")
+	}
 	switch _, repoint := p["via"]; {
 	case fullTunnel(h, e.Interface, e.Endpoint):
 		if !repoint {
@@ -266,10 +288,10 @@ func endpointUCISection(h *facts.Snapshot, p map[string]string, v string) error 
 }
 
 // limitRule: an nft rule (by handle) or iptables rule (by its text) of the
-// host in the action's family, table and chain that has a rate limit.
+// host in the action's family, table and chain with an ICMP rate limit.
 func limitRule(h *facts.Snapshot, p map[string]string, v string) error {
 	for _, r := range h.Firewall.Rules {
-		if r.Limit == nil || r.Family != p["family"] || r.Table != p["table"] || r.Chain != p["chain"] {
+		if !icmpLimit(r) || r.Family != p["family"] || r.Table != p["table"] || r.Chain != p["chain"] {
 			continue
 		}
 		if r.Backend == "nft" && p["backend"] == "" && strconv.Itoa(r.Handle) == v ||
@@ -277,13 +299,19 @@ func limitRule(h *facts.Snapshot, p map[string]string, v string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("is not a rule with a rate limit in %s %s %s", p["family"], p["table"], p["chain"])
+	return fmt.Errorf("is not a rule with an ICMP rate limit in %s %s %s", p["family"], p["table"], p["chain"])
+}
+
+// icmpLimit: a rule that rate-limits ICMP, the only limits wgperf raises.
+func icmpLimit(r facts.FirewallRule) bool {
+	p := strings.ToLower(r.Protocol)
+	return r.Limit != nil && (strings.Contains(p, "icmp") || p == "1" || p == "58")
 }
 
 // banIPLimit: an OpenWrt host whose banIP rules have a rate limit.
 func banIPLimit(h *facts.Snapshot, _ map[string]string, _ string) error {
 	for _, r := range h.Firewall.Rules {
-		if r.Limit != nil && isBanIP(h, r) {
+		if icmpLimit(r) && isBanIP(h, r) {
 			return nil
 		}
 	}
