@@ -28,6 +28,7 @@ const (
 	ThroughputOscillation  finding.ID = "throughput.oscillation"
 	ThroughputTunnelRatio  finding.ID = "throughput.tunnel-ratio"
 	UDPRcvbufErrors        finding.ID = "udp.rcvbuf-errors"
+	WGAllowedIPsMismatch   finding.ID = "wg.allowedips-mismatch"
 	WGHandshakeStale       finding.ID = "wg.handshake-stale"
 	WGUserspace            finding.ID = "wg.userspace"
 )
@@ -240,8 +241,11 @@ a PMTUD black hole. Through the tunnel, TCP MSS stepping proves the cliff:
 one MSS runs, one byte more collapses. The case: between two sites with ICMP
 blocked, one direction ran at full speed and the other at 30 KB/s. Fix: a
 WireGuard MTU that fits the path (path MTU - 60 for IPv4, - 80 for IPv6) on
-both ends, and an MSS clamp where the gateways forward LAN traffic.`}},
-		Severities: []finding.Severity{finding.Critical},
+both ends, and an MSS clamp where the gateways forward LAN traffic. On kernel
+WireGuard, whose outer packets carry no DF, a black hole that MSS stepping
+shows the tunnel passing (fragmented at the narrow hop) is info: it stalls PMTUD
+traffic outside the tunnel, and the tunnel pays for fragmenting.`}},
+		Severities: []finding.Severity{finding.Info, finding.Critical},
 		Why: `Small packets (ssh, pings, TCP handshakes) pass, so the tunnel looks up, but
 every full-size packet vanishes: bulk transfers stall or crawl, often in one
 direction only, and nothing reports an error.`,
@@ -260,10 +264,15 @@ direction only, and nothing reports an error.`,
 		},
 	},
 	{
-		ID:         MTUTunnelTooLarge,
-		Title:      "WireGuard MTU larger than the underlay allows",
-		Check:      &tunnelTooLarge,
-		Cross:      &crossMTU,
+		ID:    MTUTunnelTooLarge,
+		Title: "WireGuard MTU larger than the underlay allows",
+		Check: &tunnelTooLarge,
+		Cross: &crossMTU,
+		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor)", Doc: `When the DF probes find the path MTU (the
+narrow hop answers with "fragmentation needed") and TCP through the tunnel still
+collapses above an MSS, the tunnel's packets do not fit a hop its ends cannot see:
+refused with DF set (userspace WireGuard), or fragmented and the fragments lost
+(kernel WireGuard, on a path that drops fragments).`}},
 		Severities: []finding.Severity{finding.Info, finding.Warning, finding.Critical},
 		Why: `Every full-size packet the tunnel sends is too big for the link under it, so
 it is fragmented (two packets for one, and losing either loses both) or
@@ -462,6 +471,29 @@ tunnel far below the link.`,
 					out = append(out, sysctlFix(fmt.Sprintf("Raise %s from %s to %s", k, mib(212992), mib(udpBufferTarget)), k, itoa(udpBufferTarget))...)
 				}
 				return out
+			},
+		},
+	},
+	{
+		ID:         WGAllowedIPsMismatch,
+		Title:      "Kernel WireGuard dropped packets its peers' AllowedIPs do not cover",
+		Check:      &wgAllowedIPsMismatch,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `WireGuard accepts a peer's packet only from the addresses that peer's
+AllowedIPs list, and sends a packet only to a peer whose AllowedIPs cover its
+destination. When the two ends disagree, say a LAN routed into the tunnel on
+one side and missing from the other side's AllowedIPs, that traffic silently
+never arrives while the tunnel's own addresses work.`,
+		Cases: []string{CasePMTUD, CaseECMP},
+		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "traffic between the networks the ends' AllowedIPs disagree on gets through (the bench between the tunnel's own addresses cannot show it)"},
+		Example: Example{
+			Host: "kernel WireGuard wg0 counted 5 rx_frame_errors: a peer sent from 10.99.0.1, outside its AllowedIPs",
+			Fixes: func() []finding.Fix {
+				s := &facts.Snapshot{WireGuard: []facts.WGInterface{{Name: "wg0", Implementation: "kernel"}},
+					Links: []facts.Link{{Name: "wg0", Stats: &facts.LinkStats{RxErrors: 5, RxFrameErrors: 5}}}}
+				fs, _ := runWGAllowedIPsMismatch(s, Options{})
+				return fs[0].Fixes
 			},
 		},
 	},

@@ -314,6 +314,17 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	if mc.Addr == "" {
 		return nil, "", errors.New("no peer endpoint to probe")
 	}
+	if s := clientSnap(snaps, r.Client); s != nil {
+		for _, w := range s.WireGuard {
+			if w.Name == mc.ClientInterface {
+				mc.Implementation = w.Implementation
+			}
+		}
+	}
+	// A tunnel that stalled is stepped through whatever the DF probes say:
+	// a path that answers them with frag-needed can still lose the tunnel's
+	// large packets (kernel WireGuard's fragments, dropped on the way).
+	mc.MSSStep = r.Measured.Stalled
 	res, err := mtu.Run(ctx, mc)
 	if err != nil {
 		return nil, "", err

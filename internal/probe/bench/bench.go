@@ -18,14 +18,17 @@ type Config struct {
 	// TunnelAddr is the server's WireGuard address; UnderlayAddr its address
 	// under the tunnel ("" skips the underlay runs and the ratio).
 	TunnelAddr, UnderlayAddr         string
-	ClientInterface, ServerInterface string // for fixes; may be ""
-	Parallel                         int    // streams of the parallel runs; < 2 skips them
-	Omit, Seconds                    int
-	Quick                            bool    // single stream only, short runs
-	UDPMbit                          float64 // > 0 adds UDP control runs (loss without TCP)
-	Hops                             int     // WireGuard hops between client and server (expectation 50% when > 1)
-	Port                             int
-	Progress                         io.Writer // nil: quiet
+	ClientInterface, ServerInterface string // for fixes and naming counters; may be ""
+	// ClientPort and ServerPort are the ends' WireGuard listen ports (0:
+	// unknown): the counters of the UDP socket bound to one are the tunnel's.
+	ClientPort, ServerPort int
+	Parallel               int // streams of the parallel runs; < 2 skips them
+	Omit, Seconds          int
+	Quick                  bool    // single stream only, short runs
+	UDPMbit                float64 // > 0 adds UDP control runs (loss without TCP)
+	Hops                   int     // WireGuard hops between client and server (expectation 50% when > 1)
+	Port                   int
+	Progress               io.Writer // nil: quiet
 	// Timeout bounds each run (0: iperf's default, Omit+Seconds+20 s, room
 	// for slow ssh hosts); a run past it has stalled, as over a black hole.
 	Timeout time.Duration
@@ -146,8 +149,8 @@ func measure(ctx context.Context, c Config, spec Spec) (Run, error) {
 	}
 	run.Result = res
 	cAfter, sAfter := takeSamples(ctx, c.Client, c.Server, Named)
-	run.Client = Delta(c.Client.String(), cBefore, cAfter)
-	run.Server = Delta(c.Server.String(), sBefore, sAfter)
+	run.Client = Delta(End{c.Client.String(), c.ClientInterface, c.ClientPort}, cBefore, cAfter)
+	run.Server = Delta(End{c.Server.String(), c.ServerInterface, c.ServerPort}, sBefore, sAfter)
 	return run, nil
 }
 

@@ -33,8 +33,12 @@ type Config struct {
 	Server          target.Target
 	TunnelAddr      string
 	ClientInterface string // the client's WireGuard interface, for fixes
-	Min, Max        int    // bounds of the path MTU search; Max 0: the client's route MTU
-	Retries         int    // boundary re-probes against lost probes (default 2)
+	// Implementation is that interface's WireGuard ("kernel", "userspace",
+	// "" unknown): the kernel module clears DF on its outer packets, so a path
+	// that black-holes DF packets fragments the tunnel's instead of eating them.
+	Implementation string
+	Min, Max       int // bounds of the path MTU search; Max 0: the client's route MTU
+	Retries        int // boundary re-probes against lost probes (default 2)
 	// MSSStep forces MSS stepping; otherwise it runs when DF probes die silently.
 	MSSStep  bool
 	Port     int
@@ -91,6 +95,8 @@ type Result struct {
 	Seconds     float64           `json:"seconds"`
 	Findings    []finding.Finding `json:"findings"`
 	ClientIface string            `json:"client_interface,omitempty"`
+	// Implementation is the client interface's WireGuard, as Config gave it.
+	Implementation string `json:"implementation,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -114,7 +120,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if ip == nil {
 		return nil, fmt.Errorf("%q is not an IP address", c.Addr)
 	}
-	res := &Result{Client: c.Client.String(), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface}
+	res := &Result{Client: c.Client.String(), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface, Implementation: c.Implementation}
 	hdr := 28
 	if res.IPv6 {
 		hdr = 48
