@@ -17,6 +17,7 @@ const (
 	CPUSaturated           finding.ID = "cpu.saturated"
 	CPUSoftirqImbalance    finding.ID = "cpu.softirq-imbalance"
 	ICMPRatelimitDrops     finding.ID = "icmp.ratelimit-drops"
+	KernelDrops            finding.ID = "kernel.drops"
 	MTUMSSClampMissing     finding.ID = "mtu.mss-clamp-missing"
 	MTUPMTUDBlackhole      finding.ID = "mtu.pmtud-blackhole"
 	MTUTunnelTooLarge      finding.ID = "mtu.tunnel-too-large"
@@ -207,6 +208,39 @@ backup.`,
 				out := raiseFixes(exampleHost, rule)
 				rem, err := remedy.BanIPLimit(icmpLimitRaised)
 				return append(out, fixes(fmt.Sprintf("Raise banIP's ICMP limit to %d/second", icmpLimitRaised), rem, err)...)
+			},
+		},
+	},
+	{
+		ID:    KernelDrops,
+		Title: "The kernel dropped tunnel traffic for a reason no other finding covers",
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Counts, on both ends while each bench run
+carries traffic, every packet the kernel drops by its drop reason (the
+skb:kfree_skb tracepoint's enum skb_drop_reason, Linux 5.17 and later), the
+kernel function that dropped it and its interface (wgperf drops). A reason
+another finding explains (SOCKET_RCVBUFF: udp.rcvbuf-errors, NETFILTER_DROP:
+the firewall's findings, CPU_BACKLOG: net.backlog-drops, PKT_TOO_BIG and
+FRAG_REASM_TIMEOUT: the MTU findings) is evidence on that finding; any other
+(rp_filter, no route, a neighbour that never resolved, a qdisc overflowing, a
+TCP segment out of window, a checksum error) is this finding, so no drop stays
+invisible. A warning from 1,000 packets with a reason (NOT_SPECIFIED, which
+kernels before 6.x give much that is freed, counts only as a note) during the
+tunnel runs.`}},
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `Every packet the kernel drops in the tunnel's path is a retransmission and a
+congestion signal for the TCP inside: counters show that packets died, the
+kernel's reason shows where and why, and names the setting to look at
+(rp_filter for IP_RPFILTER, the routes for IP_OUTNOROUTES, the qdisc for
+QDISC_DROP).`,
+		Cases:  []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.1, Side: Both, Bench: InBench, Verify: Measured},
+		Example: Example{
+			Host: "netns:b dropped 9,312 packets for IP_RPFILTER in ip_rcv_finish_core on eth0 while receiving the tunnel's download",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{{
+					Description: "Watch the drops by reason while traffic flows, and look at the setting the reason names",
+					Commands:    []string{"wgperf drops --host netns:b --duration 30s"},
+				}}
 			},
 		},
 	},

@@ -60,6 +60,8 @@ type Config struct {
 	FixRoot string        // configuration root for fixes ("" is "/"; tests use a folder)
 	// Progress hears one line per step; nil for none.
 	Progress func(string)
+	// Drops opens a kernel drop sampler on each end for the bench (nil: none).
+	Drops bench.Samplers
 }
 
 func (c *Config) progress(format string, args ...any) {
@@ -180,6 +182,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 
 // judge merges the findings, ranks the causes and sets the status.
 func (r *Report) judge(found []finding.Finding) {
+	// The kernel's drop reasons become evidence on every finding that
+	// explains them, the passive checks' and the probes' too.
+	found = bench.KernelDropFindings(r.Bench, found)
 	r.Findings = finding.Merge(found)
 	finding.Sort(r.Findings)
 	if r.Findings == nil {
@@ -266,7 +271,7 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 func (r *Report) benchConfig(c *Config) bench.Config {
 	bc := bench.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr, UnderlayAddr: r.endpoints.UnderlayAddr,
 		ClientInterface: r.endpoints.ClientInterface, ServerInterface: r.endpoints.ServerInterface,
-		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port}
+		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port, Drops: c.Drops}
 	return bc
 }
 

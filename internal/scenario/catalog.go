@@ -136,6 +136,9 @@ var Catalog = []Scenario{
 				"so the tunnel keeps most of its rate and pays for fragmenting; the DF black hole remains for traffic outside the tunnel",
 			Symptom: "the tunnel works, but every full-size packet is fragmented at a narrow hop",
 			Expect:  check.MTUTunnelTooLarge, Also: []finding.ID{check.MTUPMTUDBlackhole}, Latent: true,
+			// A tunnel that keeps its rate calls for no probe; if doctor runs the
+			// MTU search anyway (a slow bench), the DF black hole is a note.
+			Probes: []Probe{},
 		}},
 	},
 	{

@@ -35,6 +35,8 @@ type Config struct {
 	// IperfJSONDir, when set, receives each run's iperf3 -J document as
 	// NN-PATH-DIRECTION-Nstreams[-udp].json, for tools that read iperf3's own JSON.
 	IperfJSONDir string
+	// Drops opens a kernel drop sampler on each end (nil: none; kerneldrops.go).
+	Drops Samplers
 }
 
 // Plan lists the runs of a bench, tunnel and underlay side by side so both see
@@ -102,12 +104,15 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 			return rep, err
 		}
 	}
+	samplers := openSamplers(ctx, c)
+	defer samplers.Close()
+	rep.KernelDrops = samplers.statuses()
 	plan := Plan(c)
 	for i, spec := range plan {
 		if c.Progress != nil {
 			fmt.Fprintf(c.Progress, "[%d/%d] %s (%ds)... ", i+1, len(plan), spec, c.Omit+c.Seconds)
 		}
-		run, err := measure(ctx, c, spec)
+		run, err := measure(ctx, c, spec, samplers)
 		if err != nil {
 			if c.Progress != nil {
 				fmt.Fprintln(c.Progress, "failed")
@@ -131,7 +136,7 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 	return rep, nil
 }
 
-func measure(ctx context.Context, c Config, spec Spec) (Run, error) {
+func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers) (Run, error) {
 	addr := c.TunnelAddr
 	if spec.Path == PathUnderlay {
 		addr = c.UnderlayAddr
@@ -143,11 +148,13 @@ func measure(ctx context.Context, c Config, spec Spec) (Run, error) {
 		test.Omit = 0 // UDP has no window to warm up
 	}
 	cBefore, sBefore := takeSamples(ctx, c.Client, c.Server, Baseline)
+	dropsBefore := samplers.snapshot(ctx)
 	res, err := iperf.Run(ctx, c.Client, c.Server, test)
 	if err != nil {
 		return run, err
 	}
 	run.Result = res
+	samplers.record(&run, dropsBefore, samplers.snapshot(ctx))
 	cAfter, sAfter := takeSamples(ctx, c.Client, c.Server, Named)
 	run.Client = Delta(End{c.Client.String(), c.ClientInterface, c.ClientPort}, cBefore, cAfter)
 	run.Server = Delta(End{c.Server.String(), c.ServerInterface, c.ServerPort}, sBefore, sAfter)

@@ -287,9 +287,13 @@ const (
 	ReferenceMSS  = 1200
 	HealthyShare  = 0.5 // a step is healthy at half the reference rate or more
 	mssResolution = 8
-	// mssStall bounds a one-second MSS step: a healthy one ends within about
-	// 1.5 s even on a busy machine, one over a black hole never does.
-	mssStall = 4 * time.Second
+	// mssStall bounds a one-second MSS step once one has finished: a healthy
+	// one ends within about 1.5 s even on a busy machine, one over a black
+	// hole never does. A slow host (a router, an emulated guest) takes longer
+	// to start iperf3 at all: the bound grows to thrice the last step that
+	// finished, and the first step (one expected to run) gets mssFirstStall.
+	mssStall      = 4 * time.Second
+	mssFirstStall = 20 * time.Second
 )
 
 // tcpTimestamps is the option Linux puts on every segment by default:
@@ -318,8 +322,10 @@ func confirmCliff(res *Result, measure func(int) (MSSRun, error)) bool {
 
 func stepMSS(ctx context.Context, c Config, res *Result) error {
 	maxMSS := 1380 // a default 1420 tunnel
+	stall := mssFirstStall
 	measure := func(mss int) (MSSRun, error) {
-		r, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.TunnelAddr, Port: c.Port, Seconds: 1, MSS: mss, Timeout: mssStall})
+		start := time.Now()
+		r, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.TunnelAddr, Port: c.Port, Seconds: 1, MSS: mss, Timeout: stall})
 		run := MSSRun{MSS: mss}
 		switch {
 		case errors.Is(err, iperf.ErrStalled):
@@ -328,6 +334,7 @@ func stepMSS(ctx context.Context, c Config, res *Result) error {
 			return run, err
 		default:
 			run.Mbit = r.Mbit()
+			stall = max(mssStall, 3*time.Since(start))
 		}
 		run.Healthy = res.ReferenceMbit > 0 && run.Mbit >= HealthyShare*res.ReferenceMbit
 		if c.Progress != nil {
