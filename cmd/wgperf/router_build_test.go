@@ -33,7 +33,7 @@ func TestRouterBuild(t *testing.T) {
 		}
 	}
 	bin := filepath.Join(t.TempDir(), "wgperf")
-	if out, err := exec.Command("go", "build", "-tags", "router", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", append(append([]string{"build", "-tags", "router"}, routerGCFlags(t)...), "-o", bin, ".")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags router: %v\n%s", err, out)
 	}
 	out, err := exec.Command(bin, "version").Output()
