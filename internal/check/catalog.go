@@ -153,7 +153,7 @@ faster WireGuard implementation.`,
 			Host: "a 4-CPU host whose receive processing for eth0 runs on one CPU",
 			Fixes: func() []finding.Fix {
 				return append([]finding.Fix{{
-					Description: "See what keeps the CPU busy (the WireGuard process, softirq, another program) during a transfer",
+					Description: "See what keeps the CPU busy (a userspace WireGuard process, kernel WireGuard's wg-crypt workers, softirq, another program) during a transfer",
 					Commands:    []string{"top -b -n 1 -H | head -20", "cat /proc/net/softnet_stat"},
 				}}, rpsFix(exampleHost, "eth0", cpuMask(4))...)
 			},
