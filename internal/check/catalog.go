@@ -155,7 +155,7 @@ faster WireGuard implementation.`,
 			Host: "a 4-CPU host with one CPU 95% busy during a tunnel run",
 			Fixes: func() []finding.Fix {
 				return []finding.Fix{{
-					Description: "See what keeps the CPU busy (the WireGuard process, softirq, another program) during a transfer",
+					Description: "See what keeps the CPU busy (a userspace WireGuard process, kernel WireGuard's wg-crypt workers, softirq, another program) during a transfer",
 					Commands:    []string{"top -b -n 1 -H | head -20", "cat /proc/net/softnet_stat"},
 				}}
 			},
