@@ -61,10 +61,11 @@ const costsThroughFailures = "not visible in the bench: it costs through failove
 
 // Values of remedy params the catalog names more than once.
 var (
-	wgInterface     = Named("the WireGuard interface")
-	uciSectionParam = Named("its OpenWrt network section").Optional()
-	notrack         = Remedy{Kind: remedy.KindNoTrack, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535)}}
-	rps             = Remedy{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("the receiving device"), "mask": Named("a hex CPU mask")}}
+	wgInterface     = Named("the WireGuard interface").On(onWireGuard)
+	uciSectionParam = Named("its OpenWrt network section").On(tunnelUCISection).Optional()
+	wgMTU           = Remedy{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000).On(lowersMTU), "uci_section": uciSectionParam}}
+	notrack         = Remedy{Kind: remedy.KindNoTrack, Params: map[string]Values{
+		"interface": Named("the WireGuard interface, which no NAT rule matches").On(untrackable), "port": Between(1, 65535).On(listenPort)}}
 )
 
 // maxInt is the largest value the kernel takes for an int sysctl.
@@ -95,7 +96,7 @@ than one link's speed, however many links the bond has.`,
 		Cases:  []string{CaseECMP},
 		Doctor: Doctor{Role: Cause, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindBondHash, Params: map[string]Values{"bond": Named("a bond device"), "policy": OneOf("layer3+4")}},
+			{Kind: remedy.KindBondHash, Params: map[string]Values{"bond": Named("an 802.3ad bond").On(lacpBond), "policy": OneOf("layer3+4")}},
 		},
 		Example: Example{
 			Host:  "bond0 is an 802.3ad bond hashing on layer2",
@@ -118,7 +119,7 @@ ones work, which looks like a flaky tunnel.`,
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
 				"key": OneOf("net.netfilter.nf_conntrack_tcp_loose", "net.netfilter.nf_conntrack_tcp_be_liberal",
-					"net.netfilter.nf_conntrack_tcp_ignore_invalid_rst"),
+					"net.netfilter.nf_conntrack_tcp_ignore_invalid_rst").On(proposedBy(&conntrackInvalidDrops, remedy.KindSysctl)),
 				"value": OneOf("1"),
 			}},
 		},
@@ -144,7 +145,7 @@ looks like an intermittent network fault.`,
 		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly,
 			RefusesNewFlows: true},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": Between(262144, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": BaseOrDouble(conntrackFloor, conntrackFloor/2, maxInt).On(raises)}},
 			notrack,
 		},
 		Example: Example{
@@ -185,16 +186,17 @@ machine rather than the tunnel.`}},
 		Why: `When a CPU is the ceiling, no network tuning makes the tunnel faster: the
 other findings' gains are capped by it. The way out is spreading the work or a
 faster WireGuard implementation.`,
-		Cases:    []string{CaseTuning},
-		Doctor:   Doctor{Role: Environment, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
-		Remedies: []Remedy{rps},
+		Cases:  []string{CaseTuning},
+		Doctor: Doctor{Role: Environment, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
+		// No remedy: the bench names the CPU, not what keeps it busy; when it
+		// is receive processing, cpu.softirq-imbalance proposes RPS.
 		Example: Example{
-			Host: "a 4-CPU host whose receive processing for eth0 runs on one CPU",
+			Host: "a 4-CPU host with one CPU 95% busy during a tunnel run",
 			Fixes: func() []finding.Fix {
-				return append([]finding.Fix{{
-					Description: "See what keeps the CPU busy (the WireGuard process, softirq, another program) during a transfer",
+				return []finding.Fix{{
+					Description: "See what keeps the CPU busy (a userspace WireGuard process, kernel WireGuard's wg-crypt workers, softirq, another program) during a transfer",
 					Commands:    []string{"top -b -n 1 -H | head -20", "cat /proc/net/softnet_stat"},
-				}}, rpsFix(exampleHost, "eth0", cpuMask(4))...)
+				}}
 			},
 		},
 	},
@@ -206,9 +208,11 @@ faster WireGuard implementation.`,
 		Why: `Receive processing for the whole tunnel runs on one CPU. When that CPU
 saturates, its backlog overflows, packets are dropped and TCP backs off, so
 throughput oscillates while the other CPUs idle.`,
-		Cases:    []string{CaseRemoteUsers},
-		Doctor:   Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured},
-		Remedies: []Remedy{rps},
+		Cases:  []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("an uplink").On(anUplink), "mask": Named("the mask of every CPU").On(allCPUs)}},
+		},
 		Example: Example{
 			Host:  "a 4-CPU host whose uplink eth0 has no RPS mask",
 			Fixes: func() []finding.Fix { return rpsFix(exampleHost, "eth0", cpuMask(4)) },
@@ -232,7 +236,8 @@ for every sender.`,
 			Underlies: []finding.ID{MTUPMTUDBlackhole, MTUMSSClampMissing}},
 		Remedies: []Remedy{
 			{Kind: remedy.KindPMTUDAllow, Params: map[string]Values{
-				"icmp":   OneOf(remedy.FragNeeded, remedy.PacketTooBig, remedy.FragNeeded+","+remedy.PacketTooBig),
+				"icmp": OneOf(remedy.FragNeeded, remedy.PacketTooBig, remedy.FragNeeded+","+remedy.PacketTooBig).
+					On(proposedBy(&icmpFragNeededDropped, remedy.KindPMTUDAllow)),
 				"family": OneOf("ip", "ip6", "inet"), "table": Named("the dropping rule's table"), "chain": Named("its chain"),
 				// an nft rule by handle, or an iptables rule by its text
 				"handle": Between(1, maxInt).Optional(), "backend": OneOf("iptables").Optional(),
@@ -262,10 +267,10 @@ backup.`,
 			{Kind: remedy.KindICMPLimit, Params: map[string]Values{
 				"rate": OneOf(itoa(icmpLimitRaised)),
 				// banIP's uci option, an nft rule by handle, or an iptables rule by its text
-				"banip": OneOf("1").Optional(), "backend": OneOf("iptables").Optional(),
+				"banip": OneOf("1").On(banIPLimit).Optional(), "backend": OneOf("iptables").Optional(),
 				"family": Named("a firewall family").Optional(), "table": Named("a firewall table").Optional(),
-				"chain": Named("a firewall chain").Optional(), "handle": Between(1, maxInt).Optional(),
-				"rule": Named("the iptables rule with the limit").Optional(),
+				"chain": Named("a firewall chain").Optional(), "handle": Between(1, maxInt).On(limitRule).Optional(),
+				"rule": Named("the iptables rule with the limit").On(limitRule).Optional(),
 			}},
 		},
 		Example: Example{
@@ -326,7 +331,8 @@ does not get back, while IPv4 works and hides the fault.`,
 		Doctor: Doctor{Role: Cause, Impact: 0.7, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
 			Gain: "IPv6 hosts behind the gateways get bulk TCP through the tunnel again (a bench over IPv4 cannot show it)"},
 		Remedies: []Remedy{
-			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": OneOf("pmtu")}},
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{
+				"oif": Named("the WireGuard interface").On(proposedBy(&mssClampIPv6, remedy.KindMSSClamp)), "mss": OneOf("pmtu")}},
 		},
 		Example: Example{
 			Host: `wg0 (MTU 1420) carries IPv6, and "oifname wg0 tcp flags syn / syn,rst tcp option maxseg size set 1380" clamps it: right for IPv4, 20 bytes too much for IPv6`,
@@ -350,7 +356,7 @@ blocked, transfers stall right after the handshake.`,
 			Gain: "hosts behind the gateways get bulk TCP through the tunnel again " +
 				"(the gateways' own bench cannot show it: their connections already fit the tunnel's MTU)"},
 		Remedies: []Remedy{
-			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": OneOf("pmtu")}},
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": Named("the WireGuard interface a LAN forwards into").On(forwardsInto), "mss": OneOf("pmtu")}},
 		},
 		Example: Example{
 			Host:  "the host forwards its LAN (MTU 1500) into wg0 (MTU 1420)",
@@ -378,8 +384,9 @@ direction only, and nothing reports an error.`,
 		Cases:  []string{CasePMTUD},
 		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
 		Remedies: []Remedy{
-			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
-			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000))}},
+			// the probe does not know the host's platform: its fix names no uci section
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": wgMTU.Params["mtu"]}},
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000)).On(fitsMSS)}},
 		},
 		Example: Example{
 			Host: "the path to the peer carries 1400-byte packets and drops larger ones without a word",
@@ -402,11 +409,9 @@ refused with DF set (userspace WireGuard), or fragmented and the fragments lost
 		Why: `Every full-size packet the tunnel sends is too big for the link under it, so
 it is fragmented (two packets for one, and losing either loses both) or
 dropped; throughput falls to a fraction of the link.`,
-		Cases:  []string{CaseRemoteUsers, CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
-		Remedies: []Remedy{
-			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
-		},
+		Cases:    []string{CaseRemoteUsers, CaseTuning},
+		Doctor:   Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
+		Remedies: []Remedy{wgMTU},
 		Example: Example{
 			Host: "wg0 has MTU 1500 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
 			Fixes: func() []finding.Fix {
@@ -427,7 +432,8 @@ throughput, for no benefit.`,
 		Cases:  []string{CaseRemoteUsers, CaseTuning},
 		Doctor: Doctor{Role: Cause, Impact: 0.1, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
 		Remedies: []Remedy{
-			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000).On(proposedBy(&tunnelTooSmall, remedy.KindWGMTU)),
+				"uci_section": uciSectionParam}},
 		},
 		Example: Example{
 			Host: "wg0 has MTU 1280 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
@@ -447,7 +453,7 @@ congestion and backs off from.`,
 		Cases:  []string{CaseTuning, CaseRemoteUsers},
 		Doctor: Doctor{Role: Cause, Impact: 0.55, Side: Receiver, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": Between(backlogTarget, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": BaseOrDouble(backlogTarget, backlogTarget, maxInt).On(raises)}},
 		},
 		Example: Example{
 			Host: "net.core.netdev_max_backlog is 1000, the default",
@@ -486,10 +492,11 @@ netdev_budget first, then spreads the work over CPUs.`,
 		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Receiver, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
-				"key":   OneOf("net.core.netdev_budget", "net.core.netdev_budget_usecs"),
+				"key":   OneOf("net.core.netdev_budget", "net.core.netdev_budget_usecs").On(proposedBy(&softirqBudget, remedy.KindSysctl)),
 				"value": Between(budgetTarget, maxInt),
 			}},
-			rps,
+			{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("an uplink").On(proposedBy(&softirqBudget, remedy.KindRPS)),
+				"mask": Named("the mask of every CPU").On(allCPUs)}},
 		},
 		Example: Example{
 			Host: "net.core.netdev_budget is 300 and netdev_budget_usecs 2000 (the defaults), and time_squeeze grows under tunnel load",
@@ -513,8 +520,9 @@ garbles packets instead.`,
 		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
 			{Kind: remedy.KindOffload, Params: map[string]Values{
-				"device":   Named("the uplink"),
-				"features": OneOf("rx-udp-gro-forwarding=on", "rx-udp-gro-forwarding=on,rx-gro-list=off", "tx-udp-segmentation=off"),
+				"device": Named("the uplink"),
+				"features": OneOf("rx-udp-gro-forwarding=on", "rx-udp-gro-forwarding=on,rx-gro-list=off", "tx-udp-segmentation=off").
+					On(proposedBy(&udpOffloads, remedy.KindOffload)),
 			}},
 		},
 		Example: Example{
@@ -565,10 +573,11 @@ with nothing alerting.`,
 				"(the underlay bench to the endpoint follows the same stale route, so it cannot show the difference)"},
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
-				"endpoint": Named("the peer's endpoint address"), "table": Named("the routing table of the host route"),
+				"endpoint": Named("a peer's endpoint address").On(endpointFix), "table": OneOf("main"),
 				// re-pointed at the preferred uplink, or on OpenWrt no host route at all
-				"via": Named("the preferred default route's gateway").Optional(), "dev": Named("its device").Optional(),
-				"uci_interface": Named("the WireGuard interface's uci section").Optional(),
+				"via":           Named("the preferred default route's gateway").On(preferredGateway).Optional(),
+				"dev":           Named("its device").On(preferredDev).Optional(),
+				"uci_interface": Named("the WireGuard interface's uci section").On(endpointUCISection).Optional(),
 			}},
 		},
 		Example: Example{
@@ -598,7 +607,7 @@ has reset every counter that would explain it.`,
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
 				"endpoint": Named("the peer's endpoint address"), "table": OneOf("main"),
-				"uci_interface": Named("the WireGuard interface's uci section"),
+				"uci_interface": Named("the WireGuard interface's uci section").On(proposedBy(&uplinkFlaps, remedy.KindEndpointRoute)),
 			}},
 		},
 		Example: Example{
@@ -620,7 +629,7 @@ fast the tunnel is.`,
 		Cases:  []string{CaseTuning},
 		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Both, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt, 1<<20).On(raises)}},
 		},
 		Example: Example{
 			Host: fmt.Sprintf("net.ipv4.tcp_rmem is \"4096 131072 1048576\" and the path is %s", Options{}.pathDescription()),
@@ -681,7 +690,7 @@ data.`,
 		Cases:  []string{CaseRemoteUsers},
 		Doctor: Doctor{Role: Symptom, Calls: ProbeShaping},
 		Remedies: []Remedy{
-			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface"), "rate": Named("a tc rate below the collapse")}},
+			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
 		Example: Example{
 			Host: "wg0 on the sender collapses above about 220 Mbit/s",
@@ -731,7 +740,7 @@ tunnel far below the link.`,
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
 				"key":   OneOf("net.core.rmem_max", "net.core.rmem_default", "net.core.wmem_max", "net.core.wmem_default"),
-				"value": OneOf(itoa(udpBufferTarget)),
+				"value": OneOf(itoa(udpBufferTarget)).On(raises),
 			}},
 		},
 		Example: Example{

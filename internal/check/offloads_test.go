@@ -9,20 +9,13 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// TestUDPOffloads runs on the LAN gateway collected from the lab (it forwards
-// its LAN into wireguard-go; ethtool -k read on its veth uplink: GRO and UDP
-// GRO forwarding off, UDP segmentation on), with GRO on as a NIC has it, and
-// with the kernel releases known to mishandle UDP GSO.
+// TestUDPOffloads runs on the LAN gateway of a lab, collected after GRO was
+// turned on on its veth uplink as a NIC has it (it forwards its LAN into
+// wireguard-go; UDP GRO forwarding off, UDP segmentation on), on the same
+// gateway with the veth's own GRO off, and with the kernel releases known to
+// mishandle UDP GSO.
 func TestUDPOffloads(t *testing.T) {
-	// The veth does not receive with GRO (its default); a NIC does.
-	veth := loadSnapshot(t, "lab-lan-fragblocked-a.json")
-	gw := with(t, veth, func(s *facts.Snapshot) {
-		for i := range s.Links {
-			if s.Links[i].Name == "eth0" {
-				s.Links[i].Offloads["generic-receive-offload"] = true
-			}
-		}
-	})
+	gw, veth := loadSnapshot(t, "lab-lan-gro-a.json"), loadSnapshot(t, "lab-lan-fragblocked-a.json")
 	kernel := func(release, impl string) func(s *facts.Snapshot) {
 		return func(s *facts.Snapshot) {
 			s.System.Kernel = release
