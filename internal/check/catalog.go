@@ -489,7 +489,9 @@ while more arrive: the per-CPU backlog fills and drops them before WireGuard
 sees them, and TCP inside the tunnel backs off. The tuning guide raises
 netdev_budget first, then spreads the work over CPUs.`,
 		Cases:  []string{CaseTuning, CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Receiver, Bench: InBench, Verify: Measured},
+		// The softnet counters are the machine's, every namespace's together:
+		// the lab, whose nodes share them, reports it without judging it.
+		Doctor: Doctor{Role: Environment, Impact: 0.3, Side: Receiver, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
 				"key":   OneOf("net.core.netdev_budget", "net.core.netdev_budget_usecs").On(proposedBy(&softirqBudget, remedy.KindSysctl)),
