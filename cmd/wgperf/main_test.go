@@ -41,7 +41,7 @@ func TestCLIContract(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, exitFailed, "", `unknown command "frobnicate"`},
 		{"explain", []string{"explain", "route.stale-endpoint"}, exitOK, "wgperf fix --host HOST --only route.stale-endpoint", ""},
 		{"explain a probe's ID", []string{"explain", "mtu.pmtud-blackhole"}, exitOK, "PMTUD black hole", ""},
-		{"explain a typo", []string{"explain", "mtu.blackhole"}, exitFailed, "", "did you mean mtu.mss-clamp-missing, mtu.pmtud-blackhole"},
+		{"explain a typo", []string{"explain", "mtu.blackhole"}, exitFailed, "", "did you mean mtu.pmtud-blackhole, mtu.mss-clamp-ipv6"},
 		{"checks", []string{"checks"}, exitOK, "throughput.tunnel-ratio", ""},
 		{"checks json", []string{"checks", "--json"}, exitOK, `"id": "bond.hash-policy"`, ""},
 		{"unknown flag", []string{"diagnose", "--frob"}, exitFailed, "", "unknown flag: --frob"},

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
@@ -95,8 +96,13 @@ func invalidFinding(s *facts.Snapshot, r facts.FirewallRule, sev finding.Severit
 		if !ok {
 			continue
 		}
-		f.Evidence = append(f.Evidence, finding.Evidence{Source: "sysctl", Key: c.key, Value: strings.TrimSpace(v), Threshold: c.want})
-		if strings.TrimSpace(v) != c.want {
+		v = strings.TrimSpace(v)
+		ev := finding.Evidence{Source: "sysctl", Key: c.key, Value: v, Threshold: c.want}
+		if n, err := strconv.ParseFloat(v, 64); err == nil {
+			ev = ev.Of(n, finding.Flag)
+		}
+		f.Evidence = append(f.Evidence, ev)
+		if v != c.want {
 			f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Let conntrack %s: set %s to %s", c.why, c.key, c.want), c.key, c.want)...)
 		}
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
@@ -84,16 +85,24 @@ func Explanations() []Explanation {
 // Suggest lists catalog IDs that contain s, for an ID typed wrong.
 func Suggest(s string) []finding.ID {
 	s = strings.ToLower(s)
-	var close, area []finding.ID
+	area, _, _ := strings.Cut(s, ".")
+	words := strings.FieldsFunc(s, func(r rune) bool { return r == '.' || r == '-' })
+	var close, kin, same []finding.ID
 	for _, e := range Catalog {
 		id := string(e.ID)
+		shares := slices.ContainsFunc(words, func(w string) bool {
+			return w != area && slices.Contains(strings.FieldsFunc(id, func(r rune) bool { return r == '.' || r == '-' }), w)
+		})
 		switch {
 		case strings.Contains(id, s) || strings.Contains(s, id):
 			close = append(close, e.ID)
-		case strings.HasPrefix(id, strings.SplitN(s, ".", 2)[0]+"."):
-			area = append(area, e.ID)
+		case shares:
+			kin = append(kin, e.ID)
+		case strings.HasPrefix(id, area+"."):
+			same = append(same, e.ID)
 		}
 	}
-	// The IDs that contain what was typed first, then the rest of its area.
-	return append(close, area...)
+	// The IDs that contain what was typed, then those that share a word of
+	// it ("blackhole"), then the rest of its area.
+	return append(append(close, kin...), same...)
 }

@@ -153,7 +153,7 @@ func groForwardingFinding(s *facts.Snapshot, l *facts.Link) finding.Finding {
 			"decides how many packets it handles per byte. With rx-udp-gro-forwarding off, UDP this host forwards arrives one packet " +
 			"at a time; on (with rx-gro-list off, so batches stay ones a TUN can take) the kernel hands it over in batches.",
 		Evidence: []finding.Evidence{
-			{Source: "sysctl", Key: "net.ipv4.ip_forward", Value: "1"},
+			finding.Evidence{Source: "sysctl", Key: "net.ipv4.ip_forward", Value: "1"}.Of(1, finding.Flag),
 			{Source: "ethtool -k " + l.Name, Key: "rx-udp-gro-forwarding", Value: "off", Threshold: "on"},
 			{Source: "wg show", Key: "implementation", Value: "userspace"},
 		},
