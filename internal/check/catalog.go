@@ -488,7 +488,7 @@ at half duplex halves what is left.`,
 while more arrive: the per-CPU backlog fills and drops them before WireGuard
 sees them, and TCP inside the tunnel backs off. The tuning guide raises
 netdev_budget first, then spreads the work over CPUs.`,
-		Cases:  []string{CaseTuning, CaseRemoteUsers},
+		Cases: []string{CaseTuning, CaseRemoteUsers},
 		// The softnet counters are the machine's, every namespace's together:
 		// the lab, whose nodes share them, reports it without judging it.
 		Doctor: Doctor{Role: Environment, Impact: 0.3, Side: Receiver, Bench: InBench, Verify: Measured},
