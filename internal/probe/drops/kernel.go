@@ -12,7 +12,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
-	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
 )
 
 // MaxEntries bounds the count map: distinct (site, reason, namespace,
@@ -50,7 +50,11 @@ func OpenTier(tier string) (*Kernel, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("not root: loading a BPF program needs root (CAP_BPF and CAP_PERFMON)")
 	}
-	_ = rlimit.RemoveMemlock() // kernels before 5.11 account BPF memory to RLIMIT_MEMLOCK
+	// Kernels before 5.11 account BPF memory to RLIMIT_MEMLOCK. Raised here,
+	// when a sampler is wanted, not with cilium/ebpf's rlimit package, whose
+	// init creates a map in every wgperf process, sandboxes without bpf(2)
+	// (the exporter's unit) included.
+	_ = unix.Setrlimit(unix.RLIMIT_MEMLOCK, &unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY})
 	var why []string
 	var layout *BTFLayout
 	spec, err := btf.LoadKernelSpec()
