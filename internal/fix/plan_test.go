@@ -53,6 +53,14 @@ func linuxHost(t *testing.T) *targettest.Host {
 	h.Files["/sys/class/net/eth1/queues/rx-0/rps_cpus"] = recorded(t, "rps_cpus.txt")
 	h.Files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
 	h.On("tc qdisc show dev eth1 root", recorded(t, "tc-root-tbf.txt"))
+	// wg0 is served by a userspace implementation whose socket holds the
+	// default 208 KiB: a raised rmem_max reaches it only when it re-opens.
+	h.Fallback = func(line string) (targettest.Answer, bool) {
+		if strings.Contains(line, "/var/run/wireguard/") {
+			return targettest.Answer{Out: "wg0 51820 425984 425984\n"}, true
+		}
+		return targettest.Answer{}, false
+	}
 	return h
 }
 

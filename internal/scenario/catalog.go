@@ -70,9 +70,6 @@ type Scenario struct {
 	// Client and Server are the nodes the tunnel measurement runs between
 	// (default "a" to "b"; LAN hosts measure host to host across both sites).
 	Client, Server string
-	// AfterFix runs after the fix, for what a user does by hand once the fix is
-	// in (e.g. restarting a service so it picks up new socket limits).
-	AfterFix []Command
 	// ECMP, when > 1, is the number of tunnels the fix spreads flows over (seed
 	// 003); the measurement uses parallel streams to site B's network.
 	ECMP int
@@ -157,10 +154,8 @@ var Catalog = []Scenario{
 		NotOn:  map[lab.Implementation]string{lab.Kernel: "kernel WireGuard receives through the UDP stack's encapsulation hook, not a socket queue: it has no receive buffer to overflow (its receive-side overload is the backlog)"},
 		// CUBIC losing to those drops is a true finding too; the buffers are the cause.
 		Also: []finding.ID{check.TCPCongestionControl},
-		// A new rmem_max only reaches sockets opened after it: re-bind the
-		// tunnel's socket (setting the listen port does), as a service restart would.
-		// Both ends receive (upload and download), so both re-bind.
-		AfterFix: []Command{on("a", "wg", "set", "{wg}", "listen-port", "51820"), on("b", "wg", "set", "{wg}", "listen-port", "51820")},
+		// A new rmem_max only reaches sockets opened after it: the fix itself
+		// re-opens each end's WireGuard socket (both ends receive), no hand step.
 	},
 	{
 		Name: "stale-endpoint-route", Case: caseMultiWAN,

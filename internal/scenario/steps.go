@@ -9,7 +9,6 @@ import (
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
-	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -165,7 +164,7 @@ func (r *runner) fix(ctx context.Context) error {
 		if len(items) == 0 {
 			return fmt.Errorf("no automatic fix for %s on %s", finding.JoinIDs(fixIDs, ", "), host)
 		}
-		env, err := fix.Detect(ctx, r.fixTarget(t, items), r.root)
+		env, err := fix.Detect(ctx, r.fixTarget(t), r.root)
 		if err != nil {
 			return err
 		}
@@ -182,25 +181,24 @@ func (r *runner) fix(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, c := range r.sc.AfterFix {
-		if err := r.exec(ctx, "then", c); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-// fixTarget sends sysctls that a child namespace only mirrors (net.core.rmem_*,
-// nf_conntrack_max) to the initial namespace, where a real host would set them.
-// Run restores those values afterwards.
-func (r *runner) fixTarget(t target.Target, items []fix.Item) target.Target {
-	for _, it := range items {
-		key := it.Action.Params["key"]
-		if it.Action.Kind == remedy.KindSysctl && (strings.HasPrefix(key, "net.core.") || key == "net.netfilter.nf_conntrack_max") {
-			if _, tracked := r.sc.HostSysctls[key]; tracked {
-				return target.Local()
-			}
+// fixTarget is the node t as the host it stands for: the sysctls a child
+// namespace only mirrors (net.core.rmem_*, nf_conntrack_max) that the
+// scenario set on the machine are written there, as a real host would set
+// them, and everything else of the fix (what makes the change reach the
+// node's running tunnel) runs on the node. Run restores those values
+// afterwards.
+func (r *runner) fixTarget(t target.Target) target.Target {
+	mirrors := map[string]bool{}
+	for key := range r.sc.HostSysctls {
+		if strings.HasPrefix(key, "net.core.") || key == "net.netfilter.nf_conntrack_max" {
+			mirrors[key] = true
 		}
 	}
-	return t
+	if len(mirrors) == 0 {
+		return t
+	}
+	return nodeWithHostSysctls{Target: t, host: target.Local(), mirrors: mirrors}
 }
