@@ -36,6 +36,12 @@ func Findings(r *Result) []finding.Finding {
 	}
 	if cliff {
 		var good, bad MSSRun
+		ref := ReferenceMSS
+		for i := len(r.MSSRuns) - 1; i >= 0; i-- {
+			if m := r.MSSRuns[i]; m.Healthy && m.Mbit == r.ReferenceMbit {
+				ref = m.MSS // the first healthy run set the reference rate
+			}
+		}
 		for _, m := range r.MSSRuns {
 			if m.MSS == r.MSSGood {
 				good = m
@@ -47,7 +53,7 @@ func Findings(r *Result) []finding.Finding {
 		f.Evidence = append(f.Evidence,
 			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", good.MSS), Value: fmt.Sprintf("%.1f Mbit/s", good.Mbit)}.Of(good.Mbit, finding.Mbits),
 			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", bad.MSS), Value: fmt.Sprintf("%.1f Mbit/s", bad.Mbit),
-				Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*r.ReferenceMbit, ReferenceMSS)}.Of(bad.Mbit, finding.Mbits))
+				Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*r.ReferenceMbit, ref)}.Of(bad.Mbit, finding.Mbits))
 	}
 	if r.WGMTU > 0 {
 		iface := r.ClientIface
