@@ -233,7 +233,11 @@ blocked, transfers stall right after the handshake.`,
 (ping -M do, or BusyBox traceroute -F on a router) at likely path MTUs, then
 bisects; large probes that vanish without an ICMP "fragmentation needed" mean
 a PMTUD black hole. Through the tunnel, TCP MSS stepping proves the cliff:
-one MSS runs, one byte more collapses. The case: between two sites with ICMP
+one MSS runs, one byte more collapses (WireGuard pads its packets to 16
+bytes, so the cliff falls where the padded packet outgrows the path). When
+doctor's bench saw the underlay's own TCP collapse too, MSS steps to the
+endpoint outside the tunnel prove the hosts' own traffic stalls at the same
+hop. The case: between two sites with ICMP
 blocked, one direction ran at full speed and the other at 30 KB/s. Fix: a
 WireGuard MTU that fits the path (path MTU - 60 for IPv4, - 80 for IPv6) on
 both ends, and an MSS clamp where the gateways forward LAN traffic.`}},
@@ -246,6 +250,8 @@ direction only, and nothing reports an error.`,
 		Remedies: []Remedy{
 			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
 			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000))}},
+			// the hosts' own TCP outside the tunnel, when it stalls at the same hop
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_mtu_probing"), "value": OneOf("1")}},
 		},
 		Example: Example{
 			Host: "the path to the peer carries 1400-byte packets and drops larger ones without a word",

@@ -103,8 +103,9 @@ type Report struct {
 	Fix        *FixOutcome       `json:"fix,omitempty"`
 	Seconds    float64           `json:"seconds"`
 
-	endpoints discover.Endpoints
-	passive   map[string]bool // finding keys the passive checks produced (fix can find them again)
+	endpoints     discover.Endpoints
+	passive       map[string]bool // finding keys the passive checks produced (fix can find them again)
+	mtuFromServer bool            // the path MTU search ran from the server (large packets vanish towards the client)
 }
 
 // Verdict is the top cause, nil when the tunnel is healthy or no warning or
@@ -202,7 +203,7 @@ func status(fs []finding.Finding, m Measured) string {
 		return StatusUnjudged
 	case Healthy(fs, m):
 		return StatusHealthy
-	case m.Stalled:
+	case m.Stalled, len(m.UnderlayFailed) > 0:
 		return StatusSlow
 	}
 	for _, d := range []bench.DirRate{m.Up, m.Down} {
@@ -241,10 +242,16 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 			bench.Analyze(b) // Measure analyses only a finished plan
 		}
 	}
+	stalledUnderlay := ""
 	if err != nil {
 		r.BenchError = err.Error()
 		switch {
 		case errors.Is(err, iperf.ErrStalled):
+			if sp, ok := stalledSpec(bc, r.Bench); ok && sp.Path == bench.PathUnderlay {
+				// The hosts' own TCP stalled: the path, evidence for the MTU probe.
+				stalledUnderlay = sp.Direction
+				break
+			}
 			// A transfer through the tunnel that never finishes is the symptom.
 			r.Measured.Stalled = true
 		case r.Bench == nil:
@@ -257,6 +264,7 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 		}
 	}
 	r.Measured.Throughput = r.Bench.Throughput()
+	r.Measured.UnderlayFailed = underlayFailures(r.Bench, stalledUnderlay)
 	if r.Bench == nil {
 		return nil
 	}
@@ -303,6 +311,16 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	mc := mtu.Config{Client: c.Client, Port: c.Port}
 	if c.Server != nil && r.endpoints.UnderlayAddr != "" {
 		mc.Addr, mc.Server, mc.TunnelAddr, mc.ClientInterface = r.endpoints.UnderlayAddr, c.Server, r.endpoints.TunnelAddr, r.endpoints.ClientInterface
+		// The hosts' own TCP collapsed: step the MSS outside the tunnel too,
+		// from the end whose large packets vanish.
+		mc.Outside = r.Measured.underlayFailed("both")
+		if r.Measured.underlayFailed(bench.Download) && !r.Measured.underlayFailed(bench.Upload) {
+			if back, err := discover.Tunnel(ctx, c.Server, c.Client); err == nil && back.UnderlayAddr != "" {
+				mc = mtu.Config{Client: c.Server, Server: c.Client, Addr: back.UnderlayAddr, TunnelAddr: back.TunnelAddr,
+					ClientInterface: back.ClientInterface, Port: c.Port, Outside: true}
+				r.mtuFromServer = true
+			}
+		}
 	} else if s := clientSnap(snaps, r.Client); s != nil {
 		for _, e := range s.Endpoints {
 			if e.Endpoint != "" {
@@ -320,8 +338,14 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	}
 	r.MTU = res
 	s := fmt.Sprintf("path MTU %d to %s (%d DF probes), black hole %v; WireGuard MTU %d fits", res.PathMTU, res.Addr, len(res.Probes), res.BlackHole, res.WGMTU)
+	if r.mtuFromServer {
+		s = "from " + res.Client + ": " + s
+	}
 	if res.MSSGood > 0 {
 		s += fmt.Sprintf("; MSS %d healthy, %d collapses", res.MSSGood, res.MSSBad)
+	}
+	if res.OutsideBad > 0 {
+		s += fmt.Sprintf("; outside the tunnel MSS %d healthy, %d collapses", res.OutsideGood, res.OutsideBad)
 	}
 	return res.Findings, s, nil
 }

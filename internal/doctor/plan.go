@@ -31,7 +31,7 @@ type ProbePlan struct {
 // would have shown but did not (a CPU near its limit while the tunnel keeps
 // up) is a latent risk, listed but not judged slow. It is pure.
 func Healthy(fs []finding.Finding, m Measured) bool {
-	if !m.Benched || m.Stalled {
+	if !m.Benched || m.Stalled || len(m.UnderlayFailed) > 0 {
 		return false
 	}
 	for _, d := range []bench.DirRate{m.Up, m.Down} {
@@ -78,6 +78,9 @@ func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Repor
 func mtuReason(fs []finding.Finding, m Measured, rep *bench.Report) string {
 	if !m.Benched {
 		return "no server to bench against: a DF search to the peer's endpoint is the path check one end can make"
+	}
+	if len(m.UnderlayFailed) > 0 {
+		return underlayLine(m) + ": a hop that drops large packets stalls the hosts' own TCP too"
 	}
 	if m.Stalled {
 		return "a bulk transfer through the tunnel stalled while the underlay carried traffic"

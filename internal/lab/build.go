@@ -280,6 +280,13 @@ func (l *Lab) applyPolicies(ctx context.Context) error {
 			}
 		}
 	}
+	if n := cfg.SilentHopMTU; n > 0 {
+		rRules = append(rRules, fmt.Sprintf(
+			"chain silent_hop { type filter hook forward priority 5; oifname \"eth-b\" meta length > %d counter drop; }", n))
+		if _, err := l.Target("a").Run(ctx, "ethtool", "-K", "eth0", "tso", "off", "gso", "off", "tx-udp-segmentation", "off"); err != nil && !target.IsNotFound(err) {
+			return err
+		}
+	}
 	if len(rRules) > 0 {
 		rs := "table inet wgperf_lab {\n" + strings.Join(rRules, "\n") + "\n}\n"
 		if _, err := l.Target("r").RunInput(ctx, []byte(rs), "nft", "-f", "-"); err != nil {

@@ -62,6 +62,13 @@ type Config struct {
 	// DropFragNeeded makes R drop ICMP "fragmentation needed", turning a narrow
 	// hop into a PMTUD black hole (the PMTUD black hole case).
 	DropFragNeeded bool `json:"drop_frag_needed,omitempty"`
+	// SilentHopMTU, when > 0, makes R drop, without a word, every packet
+	// larger than this on its way to B: a hop mid-path whose smaller MTU no
+	// router announces (an L2 segment, a carrier's tunnel), while both ends
+	// keep 1500. It hurts the A→B direction only, the underlay's own TCP as
+	// much as the tunnel, and A sends each packet on its own (no segmentation
+	// offload) so the hop judges each by its size.
+	SilentHopMTU int `json:"silent_hop_mtu,omitempty"`
 	// ICMPLimit, when > 0, adds the multi-WAN router's banIP rule on A's (primary) uplink:
 	// ICMP above this many packets/second (burst 5) is counted and dropped.
 	ICMPLimit int `json:"icmp_limit,omitempty"`

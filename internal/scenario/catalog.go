@@ -124,6 +124,18 @@ var Catalog = []Scenario{
 		FixIDs: []finding.ID{check.MTUPMTUDBlackhole, check.MTUTunnelTooLarge},
 	},
 	{
+		Name: "underlay-blackhole", Case: casePMTUD,
+		Symptom: "one direction stalls, through the tunnel and outside it",
+		// A hop mid-path drops every packet above 1400 bytes on its way to B
+		// and no router says why, while both ends keep MTU 1500: the hosts'
+		// own TCP from A to B stalls as much as the tunnel's. Doctor's bench
+		// finds that; the lab's baseline in that direction is the other
+		// way's (both links are shaped alike).
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, SilentHopMTU: 1400},
+		Probes: []Probe{ProbeMTU},
+		Expect: check.MTUPMTUDBlackhole,
+	},
+	{
 		Name: "mtu-fragmentation", Case: caseRemoteUsers,
 		Symptom: "tunnel crawls: its packets no longer fit the link",
 		// Kernel WireGuard fragments the outer packets (the remote-users case's retransmits);

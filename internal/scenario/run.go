@@ -40,6 +40,9 @@ type runner struct {
 	lab  *lab.Lab
 	res  *Result
 	root string // config root for fixes: the lab's own folder, never the host's /etc
+	// underlayFailed are the directions in which doctor's bench found the
+	// underlay's own TCP collapsed (a black hole on the path).
+	underlayFailed []string
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -131,8 +134,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	}
 	if opts.VerdictOnly {
 		r.res.VerdictOnly = true
-		t := r.res.BenchBefore.Throughput()
-		r.res.Before.Up.Underlay, r.res.Before.Down.Underlay = t.Up.Underlay, t.Down.Underlay
+		r.res.Before.Up.Underlay, r.res.Before.Down.Underlay = r.doctorsUnderlay()
 		r.judgeVerdict()
 		return r.res, nil
 	}
@@ -146,9 +148,8 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	if r.res.Before.Up.Underlay == 0 {
 		// A bench stopped by a stalled tunnel run never reached the underlay;
 		// LAN hosts and ECMP benches have none.
-		if b := r.res.BenchBefore; b.UnderlayMeasured() {
-			t := b.Throughput()
-			r.res.Before.Up.Underlay, r.res.Before.Down.Underlay = t.Up.Underlay, t.Down.Underlay
+		if up, down := r.doctorsUnderlay(); up > 0 && down > 0 {
+			r.res.Before.Up.Underlay, r.res.Before.Down.Underlay = up, down
 		} else if r.res.Before.Up.Underlay, r.res.Before.Down.Underlay, err = r.measureUnderlay(ctx); err != nil {
 			return r.res, err
 		}

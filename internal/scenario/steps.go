@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -111,6 +112,7 @@ func (r *runner) doctor(ctx context.Context) error {
 	}
 	r.res.MTU = rep.MTU
 	r.res.BenchBefore = rep.Bench
+	r.underlayFailed = rep.Measured.UnderlayFailed
 	r.res.Before.Up.Tunnel, r.res.Before.Down.Tunnel = rep.Measured.Up.Tunnel, rep.Measured.Down.Tunnel
 	if r.opts.Log != nil {
 		var text strings.Builder
@@ -201,4 +203,20 @@ func (r *runner) fixTarget(t target.Target) target.Target {
 		return t
 	}
 	return nodeWithHostSysctls{Target: t, host: target.Local(), mirrors: mirrors}
+}
+
+// doctorsUnderlay is the link under the tunnel as doctor's bench measured it
+// beside the tunnel. In a direction where the underlay's own TCP collapsed
+// (a black hole on the path, which doctor reports) the lab's link is the
+// same as the other way's: both of R's links are shaped alike.
+func (r *runner) doctorsUnderlay() (up, down float64) {
+	t := r.res.BenchBefore.Throughput()
+	up, down = t.Up.Underlay, t.Down.Underlay
+	if slices.Contains(r.underlayFailed, bench.Upload) {
+		up = down
+	}
+	if slices.Contains(r.underlayFailed, bench.Download) {
+		down = up
+	}
+	return up, down
 }

@@ -43,6 +43,9 @@ type mssSearch struct {
 	top     int // the largest MSS the tunnel itself carries
 	headers int // inner IP + TCP headers: the grid is where MSS+headers is a multiple of 16
 	left    int // runs left
+	// unpadded: segments cross as they are (TCP outside the tunnel), so no
+	// size is likelier than another.
+	unpadded bool
 
 	expectLo, expectHi int // the prediction: expectLo healthy, expectHi collapses
 	good, bad          int // proven: good healthy, bad collapsed (0: none yet)
@@ -56,7 +59,9 @@ func newMSSSearch(lo, hi, floor, top, headers, runs int) *mssSearch {
 	return &mssSearch{floor: floor, top: top, headers: headers, left: runs, expectLo: lo, expectHi: hi, step: 2 * PaddingMultiple}
 }
 
-func (m *mssSearch) onGrid(mss int) bool { return (mss+m.headers)%PaddingMultiple == 0 }
+func (m *mssSearch) onGrid(mss int) bool {
+	return !m.unpadded && (mss+m.headers)%PaddingMultiple == 0
+}
 
 // hasGrid reports a grid size strictly between lo and hi.
 func (m *mssSearch) hasGrid(lo, hi int) bool {

@@ -23,7 +23,6 @@ const (
 	OverheadIPv4 = 60
 	OverheadIPv6 = 80
 	tcpIPv4      = 40 // IPv4 + TCP headers: MSS = MTU - 40
-	tcpIPv6      = 60
 )
 
 // Config is one path MTU probe from Client towards Addr.
@@ -37,7 +36,11 @@ type Config struct {
 	Min, Max        int    // bounds of the path MTU search; Max 0: the client's route MTU
 	Retries         int    // boundary re-probes against lost probes (default 2)
 	// MSSStep forces MSS stepping; otherwise it runs when DF probes die silently.
-	MSSStep  bool
+	MSSStep bool
+	// Outside also steps the MSS of TCP to Addr itself when the DF probes
+	// found a black hole: the hosts' own traffic outside the tunnel crosses
+	// the same hop (doctor asks for it when the underlay's TCP collapsed).
+	Outside  bool
 	Port     int
 	Progress io.Writer
 }
@@ -86,6 +89,11 @@ type Result struct {
 	ReferenceMbit float64  `json:"reference_mbit,omitempty"`
 	MSSGood       int      `json:"mss_good,omitempty"`
 	MSSBad        int      `json:"mss_bad,omitempty"`
+	// Outside the tunnel (Config.Outside): TCP to Addr itself, the largest
+	// healthy MSS and the first that collapsed.
+	OutsideRuns []MSSRun `json:"outside_mss_runs,omitempty"`
+	OutsideGood int      `json:"outside_mss_good,omitempty"`
+	OutsideBad  int      `json:"outside_mss_bad,omitempty"`
 	// MSSError says why MSS stepping could not run (iperf3 missing on the
 	// server, say); the DF search's results stand without it.
 	MSSError    string            `json:"mss_error,omitempty"`
@@ -156,7 +164,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 // a path.
 type prober interface {
 	df(ctx context.Context, size int) (Ping, error)
-	mss(ctx context.Context, mss int) (MSSRun, error)
+	mss(ctx context.Context, addr string, mss int) (MSSRun, error)
 	tunnelMTU(ctx context.Context) int
 	method() string
 }
@@ -219,6 +227,16 @@ func search(ctx context.Context, c Config, res *Result, p prober) error {
 			res.BlackHole = true
 		}
 	}
+	// The hosts' own TCP, with what the budget has left once the tunnel's
+	// cliff is known.
+	if left := ProbeBudget - len(res.Probes) - len(res.MSSRuns); res.BlackHole && res.PathMTU > 0 && c.Outside && c.Server != nil && left > 0 {
+		if err := stepOutside(ctx, c, res, p, min(left, outsideRuns)); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			res.MSSError = err.Error()
+		}
+	}
 	return nil
 }
 
@@ -251,8 +269,8 @@ func (l *liveProber) df(ctx context.Context, size int) (Ping, error) {
 	return p, err
 }
 
-func (l *liveProber) mss(ctx context.Context, mss int) (MSSRun, error) {
-	r, err := iperf.Run(ctx, l.c.Client, l.c.Server, iperf.Test{Addr: l.c.TunnelAddr, Port: l.c.Port, Seconds: 1, MSS: mss, Timeout: mssStall})
+func (l *liveProber) mss(ctx context.Context, addr string, mss int) (MSSRun, error) {
+	r, err := iperf.Run(ctx, l.c.Client, l.c.Server, iperf.Test{Addr: addr, Port: l.c.Port, Seconds: 1, MSS: mss, Timeout: mssStall})
 	run := MSSRun{MSS: mss}
 	switch {
 	case errors.Is(err, iperf.ErrStalled):
@@ -423,7 +441,7 @@ func stepMSS(ctx context.Context, c Config, res *Result, p prober, runs int) err
 		overhead = OverheadIPv6
 	}
 	if ip := net.ParseIP(c.TunnelAddr); ip != nil && ip.To4() == nil {
-		headers = tcpIPv6
+		headers = TCPIPv6Headers
 	}
 	top := tunnelMTU - headers
 	lo, hi := ReferenceMSS, top+1
@@ -434,29 +452,61 @@ func stepMSS(ctx context.Context, c Config, res *Result, p prober, runs int) err
 		}
 	}
 	s := newMSSSearch(lo, hi, min(ReferenceMSS, lo-2*PaddingMultiple), top, headers, runs)
-	best := 0.0
+	runs2, ref, err := runMSS(ctx, c, p, s, c.TunnelAddr, "through the tunnel")
+	res.MSSRuns, res.ReferenceMbit = runs2, ref
+	res.MSSGood, res.MSSBad = s.Result()
+	return err
+}
+
+// outsideRuns bounds the MSS runs outside the tunnel: the DF search names
+// the cliff there exactly (no padding), so two runs prove it.
+const outsideRuns = 3
+
+// stepOutside proves the black hole on the hosts' own TCP: to Addr itself,
+// outside the tunnel, the largest MSS whose segments fit the path MTU runs
+// and one byte more collapses.
+func stepOutside(ctx context.Context, c Config, res *Result, p prober, runs int) error {
+	headers := tcpIPv4
+	if res.IPv6 {
+		headers = TCPIPv6Headers
+	}
+	lo, hi := res.PathMTU-headers, res.SearchMax-headers+1
+	if res.FirstFailed > 0 {
+		hi = res.FirstFailed - headers
+	}
+	s := newMSSSearch(lo, hi, min(ReferenceMSS, lo-2*PaddingMultiple), res.SearchMax-headers, 0, runs)
+	s.unpadded = true
+	done, _, err := runMSS(ctx, c, p, s, c.Addr, "outside the tunnel")
+	res.OutsideRuns = done
+	res.OutsideGood, res.OutsideBad = s.Result()
+	return err
+}
+
+// runMSS runs s's MSS search against addr and returns its runs and the
+// reference rate (the first healthy run's).
+func runMSS(ctx context.Context, c Config, p prober, s *mssSearch, addr, where string) ([]MSSRun, float64, error) {
+	var runs []MSSRun
+	best, ref := 0.0, 0.0
 	for {
 		mss, ok := s.Next()
 		if !ok {
-			break
+			return runs, ref, nil
 		}
-		run, err := p.mss(ctx, mss)
+		run, err := p.mss(ctx, addr, mss)
 		if err != nil {
-			return err
+			return runs, ref, err
 		}
 		run.Healthy = run.Mbit >= max(minHealthyMbit, HealthyShare*best)
 		if run.Healthy {
 			best = max(best, run.Mbit)
-			if res.ReferenceMbit == 0 {
-				res.ReferenceMbit = run.Mbit
+			if ref == 0 {
+				ref = run.Mbit
 			}
 		}
 		if c.Progress != nil {
-			fmt.Fprintf(c.Progress, "MSS %d through the tunnel: %.1f Mbit/s\n", mss, run.Mbit)
+			fmt.Fprintf(c.Progress, "MSS %d %s: %.1f Mbit/s\n", mss, where, run.Mbit)
 		}
-		res.MSSRuns = append(res.MSSRuns, run)
+		runs = append(runs, run)
 		s.Record(mss, run.Healthy)
 	}
-	res.MSSGood, res.MSSBad = s.Result()
-	return nil
 }

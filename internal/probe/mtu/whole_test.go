@@ -20,10 +20,14 @@ type simPath struct {
 	tunnel      int  // the tunnel's MTU
 	noPadding   bool // a sender that does not pad (the prediction is off)
 	offload     int  // bytes segments carry beyond the MSS (offloads, options)
+	outside     bool // doctor asks for MSS steps outside the tunnel too
 	rtt         time.Duration
 	pinger      dfPinger // only its wait: the live prober's learning
 	clock       time.Duration
 }
+
+// simEndpoint is the far end's underlay address.
+const simEndpoint = "203.0.113.2"
 
 // mssRunCost is a one-second iperf3 run with its start and end, measured on
 // the lab (1.03 s healthy or black-holed) with room for a slower host.
@@ -60,8 +64,15 @@ func (p *simPath) crosses(mss int) bool {
 	return inner+OverheadIPv4 <= p.mtu
 }
 
-func (p *simPath) mss(_ context.Context, mss int) (MSSRun, error) {
+func (p *simPath) mss(_ context.Context, addr string, mss int) (MSSRun, error) {
 	p.clock += mssRunCost
+	if addr == simEndpoint {
+		// Outside the tunnel: the segment as it is.
+		if mss+tcpIPv4 <= p.mtu {
+			return MSSRun{MSS: mss, Mbit: 190}, nil
+		}
+		return MSSRun{MSS: mss, Mbit: 0.1}, nil
+	}
 	if p.crosses(mss) {
 		return MSSRun{MSS: mss, Mbit: 180}, nil
 	}
@@ -69,8 +80,8 @@ func (p *simPath) mss(_ context.Context, mss int) (MSSRun, error) {
 }
 
 func (p *simPath) String() string {
-	return fmt.Sprintf("path MTU %d (icmp blocked %v, frag-needed %v), tunnel MTU %d, no padding %v, offload %d, RTT %v",
-		p.mtu, p.icmpBlocked, p.fragNeeded, p.tunnel, p.noPadding, p.offload, p.rtt)
+	return fmt.Sprintf("path MTU %d (icmp blocked %v, frag-needed %v), tunnel MTU %d, no padding %v, offload %d, outside %v, RTT %v",
+		p.mtu, p.icmpBlocked, p.fragNeeded, p.tunnel, p.noPadding, p.offload, p.outside, p.rtt)
 }
 
 // wholeSearch runs Run's search against a simulated path.
@@ -78,7 +89,7 @@ func wholeSearch(t *testing.T, p *simPath) *Result {
 	t.Helper()
 	res := &Result{SearchMin: 576, SearchMax: 1500}
 	// MSS stepping needs a server; the simulated path answers for it.
-	c := Config{Min: 576, Max: 1500, Retries: 1, Server: targettest.New("netns:b"), TunnelAddr: "10.77.0.2"}
+	c := Config{Min: 576, Max: 1500, Retries: 1, Server: targettest.New("netns:b"), Addr: simEndpoint, TunnelAddr: "10.77.0.2", Outside: p.outside}
 	if err := search(context.Background(), c, res, p); err != nil {
 		t.Fatalf("%s: %v", p, err)
 	}
@@ -96,10 +107,12 @@ func TestWholeSearchOnAnyPath(t *testing.T) {
 	worstProbes, worstTime, worstPath := 0, time.Duration(0), ""
 	for _, tunnel := range []int{1420, 1280} {
 		for _, rtt := range []time.Duration{time.Millisecond, 60 * time.Millisecond} {
-			for _, kind := range []string{"black hole", "frag-needed", "icmp blocked", "no padding", "offload"} {
+			for _, kind := range []string{"black hole", "outside too", "frag-needed", "icmp blocked", "no padding", "offload"} {
 				for mtu := 576; mtu <= 1500; mtu++ {
 					p := &simPath{mtu: mtu, tunnel: tunnel, rtt: rtt}
 					switch kind {
+					case "outside too":
+						p.outside = true
 					case "frag-needed":
 						p.fragNeeded = true
 					case "icmp blocked":
@@ -128,7 +141,14 @@ func TestWholeSearchOnAnyPath(t *testing.T) {
 						t.Fatalf("%s: MSS %d healthy and %d collapsed, but the path says otherwise", p, res.MSSGood, res.MSSBad)
 					}
 					cliff := PredictMSSCliff(mtu, tunnel, OverheadIPv4, tcpIPv4)
-					exact := kind == "black hole" && tunnel+OverheadIPv4 > mtu && cliff >= ReferenceMSS-2*PaddingMultiple
+					outsideOK := func(m int) bool { return m+tcpIPv4 <= mtu }
+					if res.OutsideGood > 0 && !outsideOK(res.OutsideGood) || res.OutsideBad > 0 && outsideOK(res.OutsideBad) {
+						t.Fatalf("%s: outside the tunnel MSS %d healthy and %d collapsed, but the path says otherwise", p, res.OutsideGood, res.OutsideBad)
+					}
+					if p.outside && res.BlackHole && res.FirstFailed == res.PathMTU+1 && (res.OutsideGood != res.PathMTU-tcpIPv4 || res.OutsideBad != res.FirstFailed-tcpIPv4) {
+						t.Fatalf("%s: outside the tunnel MSS %d..%d, want %d..%d", p, res.OutsideGood, res.OutsideBad, res.PathMTU-tcpIPv4, res.FirstFailed-tcpIPv4)
+					}
+					exact := (kind == "black hole" || kind == "outside too") && tunnel+OverheadIPv4 > mtu && cliff >= ReferenceMSS-2*PaddingMultiple
 					if exact && (res.MSSGood != cliff || res.MSSBad != cliff+1) {
 						t.Fatalf("%s: MSS cliff %d..%d, want %d..%d (%d DF probes, %d MSS runs)", p, res.MSSGood, res.MSSBad, cliff, cliff+1, len(res.Probes), len(res.MSSRuns))
 					}
