@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ func benchCmd() *cobra.Command {
 		clientSpec, serverSpec string
 		tunnelAddr, underlay   string
 		noUnderlay, quick      bool
+		dropReasons            bool
 		asJSON                 bool
 		htmlPath               string
 		cfg                    bench.Config
@@ -57,6 +59,9 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
 			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
+			if dropReasons {
+				cfg.Drops = drops.ForTarget
+			}
 			if err := cfg.Discover(ctx, !noUnderlay); err != nil {
 				return couldNotRun(withAddrHint(err))
 			}
@@ -88,6 +93,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	f.StringVar(&serverSpec, "server", "", "target that runs the iperf3 server (required)")
 	f.StringVar(&tunnelAddr, "tunnel-addr", "", "the server's WireGuard address (default: found from wg show)")
 	f.StringVar(&underlay, "underlay-addr", "", "the server's address under the tunnel (default: the client's peer endpoint)")
+	dropReasonsFlag(f, &dropReasons)
 	f.BoolVar(&noUnderlay, "no-underlay", false, "measure only the tunnel (no ratio)")
 	f.IntVar(&cfg.Parallel, "parallel", 4, "streams of the parallel runs (1 skips them)")
 	secondsFlag(f, &cfg.Omit, "omit", 0, "seconds of warm-up left out of each run (default 3, 1 with --quick)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ func doctorCmd() *cobra.Command {
 		asJSON                 bool
 		htmlPath               string
 		cfg                    doctor.Config
+		dropReasons            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -62,6 +64,9 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 				return couldNotRun(fmt.Errorf("--fix needs --server: a fix is kept only if the tunnel to the other end measures faster"))
 			}
 			cfg.Client, cfg.Progress = client, progressLines()
+			if dropReasons {
+				cfg.Drops = drops.ForTarget
+			}
 			rep, err := doctor.Run(cmd.Context(), cfg)
 			if err != nil {
 				return couldNotRun(err)
@@ -85,6 +90,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	f.StringVar(&serverSpec, "server", "", "the other end (runs the iperf3 server); without it only one-ended checks run")
 	runSecondsFlag(f, &cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
 	f.IntVar(&cfg.Port, "port", 0, "port of the iperf3 server doctor starts (default 5299)")
+	dropReasonsFlag(f, &dropReasons)
 	f.BoolVar(&cfg.Fix, "fix", false, "apply the top cause's fix (verified, with a confirm window), bench again")
 	f.DurationVar(&cfg.Confirm, "confirm", doctor.DefaultConfirm, "with --fix: roll back on the host unless confirmed within this time")
 	f.StringVar(&cfg.FixRoot, "root", "/", "root of the configuration files on the fixed host (for tests)")

@@ -339,8 +339,8 @@ func (m *docMaker) benchReport() *bench.Report {
 			addr = rep.UnderlayAddr
 		}
 		run := bench.Run{Spec: bench.Spec{Path: r.path, Direction: r.dir, Streams: r.streams, UDPMbit: r.udp}, Addr: addr, Result: m.iperf(r.file)}
-		run.Client = bench.Delta(rep.Client, bench.Sample{}, bench.Sample{})
-		run.Server = bench.Delta(rep.Server, m.sample("before"), m.sample("after"))
+		run.Client = bench.Delta(bench.End{Host: rep.Client}, bench.Sample{}, bench.Sample{})
+		run.Server = bench.Delta(bench.End{Host: rep.Server}, m.sample("before"), m.sample("after"))
 		rep.Runs = append(rep.Runs, run)
 	}
 	bench.Analyze(rep)

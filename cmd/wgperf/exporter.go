@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 	"html"
 	"os"
 	"os/signal"
@@ -19,15 +20,15 @@ import (
 
 func exporterCmd() *cobra.Command {
 	var (
-		listenAddrs, listenAlias []string
-		host, webConfig          string
-		telemetryPath            string
-		systemdSocket            bool
-		logLevel, logFormat      string
-		showVersion              bool
-		interval                 time.Duration
-		peerNames                []string
-		probe                    exporter.ProbeOptions
+		listenAddrs, listenAlias    []string
+		host, webConfig             string
+		telemetryPath               string
+		systemdSocket, collectDrops bool
+		logLevel, logFormat         string
+		showVersion                 bool
+		interval                    time.Duration
+		peerNames                   []string
+		probe                       exporter.ProbeOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -107,13 +108,14 @@ Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are 
 			}
 			probe.Names = names
 			return runExporter(cmd.Context(), t, exporterServing{addrs: addrs, systemdSocket: systemdSocket,
-				telemetryPath: telemetryPath, webConfig: webConfig, log: logger}, interval, probe)
+				telemetryPath: telemetryPath, webConfig: webConfig, log: logger, drops: collectDrops}, interval, probe)
 		},
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&listenAddrs, "web.listen-address", []string{":9723"}, "address to serve the metrics and /probe on (repeatable)")
 	f.StringArrayVar(&listenAlias, "listen", nil, "the same as --web.listen-address")
 	f.StringVar(&telemetryPath, "web.telemetry-path", "/metrics", "path of the exporter's own host metrics")
+	f.BoolVar(&collectDrops, "collector.drops", false, "also export the kernel's drops of --host by reason (wgperf_kernel_drops_total{reason}; a BPF program on skb:kfree_skb, see wgperf drops)")
 	f.BoolVar(&systemdSocket, "web.systemd-socket", false, "serve on the sockets systemd passes in (socket activation) instead of --web.listen-address")
 	f.StringVar(&logLevel, "log.level", "info", "lowest level logged: "+strings.Join(exporter.LogLevels, ", "))
 	f.StringVar(&logFormat, "log.format", "logfmt", "log line format: "+strings.Join(exporter.LogFormats, ", "))
@@ -133,6 +135,7 @@ Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are 
 type exporterServing struct {
 	addrs         []string
 	systemdSocket bool
+	drops         bool // --collector.drops
 	telemetryPath string
 	webConfig     string
 	log           *exporter.Logger
@@ -146,7 +149,15 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 	defer stop()
 
 	log := srv.log
-	e := exporter.New(t, exporter.Options{Interval: interval, Logf: log.Errorf, Names: probe.Names, Version: version})
+	opts := exporter.Options{Interval: interval, Logf: log.Errorf, Names: probe.Names, Version: version}
+	if srv.drops {
+		opts.Drops = drops.ForTarget(ctx, t)
+		defer opts.Drops.Close()
+		if st := opts.Drops.Status(); st.Tier == drops.TierNone {
+			log.Warnf("--collector.drops: %s", st.Line())
+		}
+	}
+	e := exporter.New(t, opts)
 	probe.Logf = log.Errorf
 	prober := exporter.NewProber(probe)
 	bi := buildinfo.Read(version)

@@ -193,3 +193,8 @@ func withAddrHint(err error) error {
 	}
 	return fmt.Errorf("%w: give --tunnel-addr and --underlay-addr", err)
 }
+
+// dropReasonsFlag is bench's and doctor's switch of the kernel drop sampler.
+func dropReasonsFlag(f *pflag.FlagSet, p *bool) {
+	f.BoolVar(p, "drop-reasons", true, "count the kernel's drops by reason on both ends during the bench (wgperf drops; --drop-reasons=false for counters only)")
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 	"io"
 	"os"
 	"os/signal"
@@ -57,7 +58,7 @@ Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
 	// "wgperf --version" and "wgperf version" say the same.
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.AddCommand(benchCmd(), collectCmd(), checksCmd(), diagnoseCmd(), doctorCmd(), explainCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
-		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd())
+		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd(), dropsCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}
@@ -77,8 +78,12 @@ func versionLine() string {
 	if buildFlavor != "" {
 		first += " (" + buildFlavor + ")"
 	}
-	return fmt.Sprintf("%s\n  revision:   %s\n  branch:     %s\n  build date: %s\n  go version: %s\n  platform:   %s/%s\n  tags:       %s",
-		first, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags)
+	sampler := "kernel drop reasons (BPF on skb:kfree_skb: btf, tracepoint)"
+	if !drops.Built {
+		sampler = "none in this build (bench and doctor count drops with counters only; an ssh host's own wgperf can still sample)"
+	}
+	return fmt.Sprintf("%s\n  revision:   %s\n  branch:     %s\n  build date: %s\n  go version: %s\n  platform:   %s/%s\n  tags:       %s\n  drops:      %s",
+		first, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags, sampler)
 }
 
 // stdoutWriter is wgperf's standard output: foreign text escaped, and

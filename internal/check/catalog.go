@@ -17,6 +17,7 @@ const (
 	CPUSaturated           finding.ID = "cpu.saturated"
 	CPUSoftirqImbalance    finding.ID = "cpu.softirq-imbalance"
 	ICMPRatelimitDrops     finding.ID = "icmp.ratelimit-drops"
+	KernelDrops            finding.ID = "kernel.drops"
 	MTUMSSClampMissing     finding.ID = "mtu.mss-clamp-missing"
 	MTUPMTUDBlackhole      finding.ID = "mtu.pmtud-blackhole"
 	MTUTunnelTooLarge      finding.ID = "mtu.tunnel-too-large"
@@ -28,6 +29,7 @@ const (
 	ThroughputOscillation  finding.ID = "throughput.oscillation"
 	ThroughputTunnelRatio  finding.ID = "throughput.tunnel-ratio"
 	UDPRcvbufErrors        finding.ID = "udp.rcvbuf-errors"
+	WGAllowedIPsMismatch   finding.ID = "wg.allowedips-mismatch"
 	WGHandshakeStale       finding.ID = "wg.handshake-stale"
 	WGUserspace            finding.ID = "wg.userspace"
 )
@@ -206,6 +208,39 @@ backup.`,
 		},
 	},
 	{
+		ID:    KernelDrops,
+		Title: "The kernel dropped tunnel traffic for a reason no other finding covers",
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Counts, on both ends while each bench run
+carries traffic, every packet the kernel drops by its drop reason (the
+skb:kfree_skb tracepoint's enum skb_drop_reason, Linux 5.17 and later), the
+kernel function that dropped it and its interface (wgperf drops). A reason
+another finding explains (SOCKET_RCVBUFF: udp.rcvbuf-errors, NETFILTER_DROP:
+the firewall's findings, CPU_BACKLOG: net.backlog-drops, PKT_TOO_BIG and
+FRAG_REASM_TIMEOUT: the MTU findings) is evidence on that finding; any other
+(rp_filter, no route, a neighbour that never resolved, a qdisc overflowing, a
+TCP segment out of window, a checksum error) is this finding, so no drop stays
+invisible. A warning from 1,000 packets with a reason (NOT_SPECIFIED, which
+kernels before 6.x give much that is freed, counts only as a note) during the
+tunnel runs.`}},
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `Every packet the kernel drops in the tunnel's path is a retransmission and a
+congestion signal for the TCP inside: counters show that packets died, the
+kernel's reason shows where and why, and names the setting to look at
+(rp_filter for IP_RPFILTER, the routes for IP_OUTNOROUTES, the qdisc for
+QDISC_DROP).`,
+		Cases:  []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.1, Side: Both, Bench: InBench, Verify: Measured},
+		Example: Example{
+			Host: "netns:b dropped 9,312 packets for IP_RPFILTER in ip_rcv_finish_core on eth0 while receiving the tunnel's download",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{{
+					Description: "Watch the drops by reason while traffic flows, and look at the setting the reason names",
+					Commands:    []string{"wgperf drops --host netns:b --duration 30s"},
+				}}
+			},
+		},
+	},
+	{
 		ID:         MTUMSSClampMissing,
 		Title:      "Forwarded TCP enters a smaller-MTU tunnel without MSS clamping",
 		Check:      &mssClampMissing,
@@ -240,8 +275,11 @@ endpoint outside the tunnel prove the hosts' own traffic stalls at the same
 hop. The case: between two sites with ICMP
 blocked, one direction ran at full speed and the other at 30 KB/s. Fix: a
 WireGuard MTU that fits the path (path MTU - 60 for IPv4, - 80 for IPv6) on
-both ends, and an MSS clamp where the gateways forward LAN traffic.`}},
-		Severities: []finding.Severity{finding.Critical},
+both ends, and an MSS clamp where the gateways forward LAN traffic. On kernel
+WireGuard, whose outer packets carry no DF, a black hole that MSS stepping
+shows the tunnel passing (fragmented at the narrow hop) is info: it stalls PMTUD
+traffic outside the tunnel, and the tunnel pays for fragmenting.`}},
+		Severities: []finding.Severity{finding.Info, finding.Critical},
 		Why: `Small packets (ssh, pings, TCP handshakes) pass, so the tunnel looks up, but
 every full-size packet vanishes: bulk transfers stall or crawl, often in one
 direction only, and nothing reports an error.`,
@@ -261,10 +299,15 @@ direction only, and nothing reports an error.`,
 		},
 	},
 	{
-		ID:         MTUTunnelTooLarge,
-		Title:      "WireGuard MTU larger than the underlay allows",
-		Check:      &tunnelTooLarge,
-		Cross:      &crossMTU,
+		ID:    MTUTunnelTooLarge,
+		Title: "WireGuard MTU larger than the underlay allows",
+		Check: &tunnelTooLarge,
+		Cross: &crossMTU,
+		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor)", Doc: `When the DF probes find the path MTU (the
+narrow hop answers with "fragmentation needed") and TCP through the tunnel still
+collapses above an MSS, the tunnel's packets do not fit a hop its ends cannot see:
+refused with DF set (userspace WireGuard), or fragmented and the fragments lost
+(kernel WireGuard, on a path that drops fragments).`}},
 		Severities: []finding.Severity{finding.Info, finding.Warning, finding.Critical},
 		Why: `Every full-size packet the tunnel sends is too big for the link under it, so
 it is fragmented (two packets for one, and losing either loses both) or
@@ -464,6 +507,29 @@ tunnel far below the link.`,
 					out = append(out, sysctlFix(fmt.Sprintf("Raise %s from %s to %s", k, mib(212992), mib(udpBufferTarget)), k, itoa(udpBufferTarget))...)
 				}
 				return out
+			},
+		},
+	},
+	{
+		ID:         WGAllowedIPsMismatch,
+		Title:      "Kernel WireGuard dropped packets its peers' AllowedIPs do not cover",
+		Check:      &wgAllowedIPsMismatch,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `WireGuard accepts a peer's packet only from the addresses that peer's
+AllowedIPs list, and sends a packet only to a peer whose AllowedIPs cover its
+destination. When the two ends disagree, say a LAN routed into the tunnel on
+one side and missing from the other side's AllowedIPs, that traffic silently
+never arrives while the tunnel's own addresses work.`,
+		Cases: []string{CasePMTUD, CaseECMP},
+		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "traffic between the networks the ends' AllowedIPs disagree on gets through (the bench between the tunnel's own addresses cannot show it)"},
+		Example: Example{
+			Host: "kernel WireGuard wg0 counted 5 rx_frame_errors: a peer sent from 10.99.0.1, outside its AllowedIPs",
+			Fixes: func() []finding.Fix {
+				s := &facts.Snapshot{WireGuard: []facts.WGInterface{{Name: "wg0", Implementation: "kernel"}},
+					Links: []facts.Link{{Name: "wg0", Stats: &facts.LinkStats{RxErrors: 5, RxFrameErrors: 5}}}}
+				fs, _ := runWGAllowedIPsMismatch(s, Options{})
+				return fs[0].Fixes
 			},
 		},
 	},

@@ -274,13 +274,13 @@ const (
 )
 
 func TestRunSkipsAndSorts(t *testing.T) {
-	s := healthyHost()
+	s := withUserspace(t, healthyHost())
 	s.Softnet = nil
 	s.Notes = []facts.Note{{Source: "/proc/net/softnet_stat", Message: "permission denied"}}
 	s.Counters.SNMP["Udp"]["RcvbufErrors"] = 7
 	s.WireGuard[0].MTU = 1480
 	r := Run([]*facts.Snapshot{s}, Options{})
-	if got := ids(r.Findings); fmt.Sprint(got) != "[mtu.tunnel-too-large/critical udp.rcvbuf-errors/warning]" {
+	if got := ids(r.Findings); fmt.Sprint(got) != "[mtu.tunnel-too-large/critical udp.rcvbuf-errors/warning wg.userspace/info]" {
 		t.Errorf("findings = %v", got)
 	}
 	var skipped []string

@@ -11,7 +11,10 @@ import (
 )
 
 func TestUDPRcvbufErrors(t *testing.T) {
-	h := healthyHost()
+	// The relay case's NAS ran WireGuard in userspace (Synology DSM 7): its
+	// socket is the tunnel's, and its buffers are the host's to raise.
+	h := withUserspace(t, healthyHost())
+	kernel := healthyHost()
 	runCases(t, &udpRcvbufErrors, []checkCase{
 		{name: "no errors", snap: h},
 		{name: "relay case: receive errors with 208 KiB rmem_max", snap: with(t, h, func(s *facts.Snapshot) { s.Counters.SNMP["Udp"]["RcvbufErrors"] = 9312 }),
@@ -26,6 +29,39 @@ func TestUDPRcvbufErrors(t *testing.T) {
 					t.Errorf("action %+v", a)
 				}
 			}},
+		{name: "userspace: the tunnel's own socket dropped", snap: with(t, h, func(s *facts.Snapshot) {
+			s.Counters.SNMP["Udp"]["RcvbufErrors"] = 9312
+			s.UDPSockets = []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Drops: 9300, Inode: 7}, {Family: "inet", LocalPort: 53, Drops: 12, Inode: 8}}
+		}), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+			last := fs[0].Evidence[2]
+			if last.Key != "drops of the tunnel's socket" || last.Value != "9300" || fs[0].Fixes[0].Action == nil {
+				t.Errorf("evidence %+v fixes %+v", last, fs[0].Fixes)
+			}
+		}},
+		{name: "userspace: only another socket dropped (a measurement's own)", snap: with(t, h, func(s *facts.Snapshot) {
+			s.Counters.SNMP["Udp"]["RcvbufErrors"] = 197
+			s.UDPSockets = []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 7}, {Family: "inet", LocalPort: 5201, Drops: 197, Inode: 9}}
+		}), want: sev(info), assert: func(t *testing.T, fs []finding.Finding) {
+			if !strings.Contains(fs[0].Detail, "port 5201: 197") || fs[0].Fixes[0].Action != nil {
+				t.Errorf("detail %q fixes %+v: want the socket named and no buffer to raise", fs[0].Detail, fs[0].Fixes)
+			}
+		}},
+		{name: "kernel WireGuard: never the tunnel's, never an rmem fix", snap: with(t, kernel, func(s *facts.Snapshot) {
+			s.Counters.SNMP["Udp"]["RcvbufErrors"] = 9312
+		}), want: sev(info), assert: func(t *testing.T, fs []finding.Finding) {
+			f := fs[0]
+			if !strings.Contains(f.Detail, "encapsulation hook") || len(f.Fixes) != 1 || f.Fixes[0].Action != nil {
+				t.Errorf("detail %q fixes %+v", f.Detail, f.Fixes)
+			}
+		}},
+		{name: "kernel WireGuard: iperf3's test socket overflowed", snap: with(t, kernel, func(s *facts.Snapshot) {
+			s.Counters.SNMP["Udp"]["RcvbufErrors"] = 197
+			s.UDPSockets = []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 7}, {Family: "inet", LocalPort: 5201, Drops: 197, Inode: 9}}
+		}), want: sev(info), assert: func(t *testing.T, fs []finding.Finding) {
+			if !strings.Contains(fs[0].Detail, "port 5201: 197") {
+				t.Errorf("detail %q", fs[0].Detail)
+			}
+		}},
 		{name: "buffers already large: point at the CPU", snap: with(t, h, func(s *facts.Snapshot) {
 			s.Counters.SNMP["Udp"]["SndbufErrors"] = 3
 			s.Sysctls["net.core.wmem_max"], s.Sysctls["net.core.wmem_default"] = "33554432", "33554432"
@@ -48,6 +84,19 @@ func TestUDPRcvbufErrors(t *testing.T) {
 			s.Links = append(s.Links, facts.Link{Name: "wan5g", MTU: 1500, Qdisc: "tbf", State: "UP"})
 		}), want: sev(warning)},
 		{name: "snmp unreadable", snap: with(t, h, func(s *facts.Snapshot) { s.Counters = facts.Counters{} }), skip: true},
+	})
+}
+
+// withUserspace makes a host's WireGuard interface a userspace one (a TUN
+// served by wireguard-go or a vendor daemon).
+func withUserspace(t *testing.T, s *facts.Snapshot) *facts.Snapshot {
+	return with(t, s, func(s *facts.Snapshot) {
+		s.WireGuard[0].Implementation = "userspace"
+		for i := range s.Links {
+			if s.Links[i].Name == s.WireGuard[0].Name {
+				s.Links[i].Kind = "tun"
+			}
+		}
 	})
 }
 

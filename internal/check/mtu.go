@@ -23,7 +23,14 @@ leaves by (ip route get <endpoint>) and compares the interface MTU with that
 link's MTU minus WireGuard's overhead: 60 bytes for an IPv4 outer header, 80 for
 IPv6. The narrowest uplink decides. A larger tunnel MTU makes every full-size
 packet too big for the underlay, so it is fragmented or dropped; the 5 Mbit/s relay case went
-from 5 to 53 Mbit/s by fixing this alone, and the tuning guide gives the 60/80 rule.`,
+from 5 to 53 Mbit/s by fixing this alone, and the tuning guide gives the 60/80 rule.
+
+What happens depends on the implementation. wireguard-go and other userspace
+implementations set DF on their outer packets: the oversized ones are refused
+and bulk transfers stall (critical). Kernel WireGuard clears DF: the host
+fragments each full-size packet into two, which works at the cost of twice the
+packets and a whole packet lost with any fragment, and stalls only where the
+path drops fragments (warning: the bench and the MTU probe say which).`,
 	Run: runTunnelTooLarge,
 }
 
@@ -81,16 +88,24 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 		if lim.overhead == overheadIPv6 {
 			ipv = "IPv6"
 		}
+		sev, fate := finding.Critical, "is fragmented or dropped"
+		switch w.Implementation {
+		case "kernel":
+			sev, fate = finding.Warning, "leaves as two fragments: kernel WireGuard clears DF on its outer packets, so the tunnel "+
+				"works at the cost of twice the packets, a whole packet lost with either fragment, and a stall wherever the path drops fragments"
+		case "userspace":
+			fate = "is refused: a userspace WireGuard sets DF on its outer packets, so bulk transfers stall"
+		}
 		out = append(out, finding.Finding{
 			ID:        MTUTunnelTooLarge,
-			Severity:  finding.Critical,
+			Severity:  sev,
 			Host:      hostName(s),
 			Interface: w.Name,
 			Peer:      lim.peer,
 			Title:     fmt.Sprintf("%s MTU %d is larger than %s allows (%d)", w.Name, w.MTU, lim.dev, lim.allowed),
 			Detail: fmt.Sprintf("Traffic to endpoint %s leaves by %s (MTU %d). With an %s outer header WireGuard adds %d bytes, "+
-				"so a full-size %d-byte tunnel packet becomes %d bytes on %s and is fragmented or dropped.",
-				lim.endpoint, lim.dev, lim.devMTU, ipv, lim.overhead, w.MTU, w.MTU+lim.overhead, lim.dev),
+				"so a full-size %d-byte tunnel packet becomes %d bytes on %s and %s.",
+				lim.endpoint, lim.dev, lim.devMTU, ipv, lim.overhead, w.MTU, w.MTU+lim.overhead, lim.dev, fate),
 			Evidence: []finding.Evidence{
 				finding.Evidence{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("<= %d (%s mtu %d − %d %s overhead)", lim.allowed, lim.dev, lim.devMTU, lim.overhead, ipv)}.Of(float64(w.MTU), finding.Bytes),
 				{Source: "ip route get " + lim.endpoint, Key: "dev", Value: lim.dev},

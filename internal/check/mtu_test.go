@@ -14,9 +14,21 @@ func TestTunnelTooLarge(t *testing.T) {
 	runCases(t, &tunnelTooLarge, []checkCase{
 		{name: "1420 over a 1500 IPv4 uplink fits", snap: h},
 		{name: "PPPoE 1492 uplink: 1420 + 60 fits", snap: with(t, h, func(s *facts.Snapshot) { s.Links[1].MTU = 1492 })},
-		{name: "1480 over a 1500 IPv4 uplink", snap: with(t, h, func(s *facts.Snapshot) { s.WireGuard[0].MTU = 1480 }), want: sev(critical),
+		{name: "userspace: 1480 over a 1500 IPv4 uplink stalls", snap: with(t, withUserspace(t, h), func(s *facts.Snapshot) { s.WireGuard[0].MTU = 1480 }),
+			want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+				if !strings.Contains(fs[0].Detail, "is refused") {
+					t.Errorf("detail %q: want the DF refusal of a userspace implementation", fs[0].Detail)
+				}
+			}},
+		{name: "unknown implementation: fragmented or dropped", snap: with(t, h, func(s *facts.Snapshot) {
+			s.WireGuard[0].MTU, s.WireGuard[0].Implementation = 1480, ""
+		}), want: sev(critical)},
+		{name: "kernel: 1480 over a 1500 IPv4 uplink fragments", snap: with(t, h, func(s *facts.Snapshot) { s.WireGuard[0].MTU = 1480 }), want: sev(warning),
 			assert: func(t *testing.T, fs []finding.Finding) {
 				f := fs[0]
+				if !strings.Contains(f.Detail, "two fragments") {
+					t.Errorf("detail %q: want the kernel's fragmentation", f.Detail)
+				}
 				if f.Evidence[0].Threshold != "<= 1440 (eth0 mtu 1500 − 60 IPv4 overhead)" {
 					t.Errorf("threshold %q", f.Evidence[0].Threshold)
 				}
@@ -32,7 +44,7 @@ func TestTunnelTooLarge(t *testing.T) {
 		{name: "IPv6 endpoint costs 80: 1440 over 1500 is too large", snap: with(t, h, func(s *facts.Snapshot) {
 			s.WireGuard[0].MTU = 1440
 			s.Endpoints[0].Endpoint = "2001:db8::2"
-		}), want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+		}), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			if !strings.Contains(fs[0].Evidence[0].Threshold, "80 IPv6 overhead") || fs[0].Fixes[0].Action.Params["mtu"] != "1420" {
 				t.Errorf("evidence %+v action %+v", fs[0].Evidence[0], fs[0].Fixes[0].Action)
 			}
@@ -40,7 +52,7 @@ func TestTunnelTooLarge(t *testing.T) {
 		{name: "narrow 1400 uplink on OpenWrt: uci too", snap: with(t, h, func(s *facts.Snapshot) {
 			s.Links[1].MTU = 1400
 			s.OpenWrt = &facts.OpenWrt{Network: map[string]string{"network.wg0": "interface", "network.wg0.proto": "wireguard"}}
-		}), want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+		}), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			cmds := strings.Join(fs[0].Fixes[0].Commands, "; ")
 			if cmds != "ip link set dev wg0 mtu 1340; uci set network.wg0.mtu=1340; uci commit network" {
 				t.Errorf("commands %q", cmds)

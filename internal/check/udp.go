@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
@@ -24,7 +25,16 @@ its own size, bounded by rmem_max unless it runs as root.
 Linux also counts a send that failed with ENOBUFS as SndbufErrors, and a full
 egress queue (a tbf or htb shaper on a slow uplink) returns ENOBUFS: send
 errors alone on a host that shapes a link are reported as info, naming the
-shaper, since raising wmem would not help there.`,
+shaper, since raising wmem would not help there.
+
+The drops are pinned to a socket where /proc/net/udp was read: its drops
+column names the socket that overflowed, and a socket bound to a WireGuard
+interface's listen port is the tunnel's. When the tunnel's socket dropped
+nothing, the finding is a note about another socket (often a measurement's
+own) with no buffer to raise for the tunnel. Kernel WireGuard receives
+through the UDP stack's encapsulation hook and sends without a socket buffer,
+so on a host whose tunnels are all kernel WireGuard these counters are never
+the tunnel's.`,
 	Run: runUDPRcvbufErrors,
 }
 
@@ -36,6 +46,9 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 	}
 	if rcv <= 0 && snd <= 0 {
 		return nil, nil
+	}
+	if note, ok := notTheTunnels(s, rcv, snd); ok {
+		return []finding.Finding{note}, nil
 	}
 	f := finding.Finding{
 		ID:       UDPRcvbufErrors,
@@ -62,6 +75,10 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 			}}
 			return []finding.Finding{f}, nil
 		}
+	}
+	if drops, ok := tunnelSocketDrops(s); ok {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "/proc/net/udp", Key: "drops of the tunnel's socket",
+			Value: utoa(drops), Threshold: "0"}.Of(float64(drops), finding.Packets))
 	}
 	type knob struct {
 		key  string
@@ -90,6 +107,91 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		})
 	}
 	return []finding.Finding{f}, nil
+}
+
+// tunnelPorts are the listen ports of the host's WireGuard interfaces.
+func tunnelPorts(s *facts.Snapshot) map[int]string {
+	out := map[int]string{}
+	for _, w := range s.WireGuard {
+		if w.ListenPort > 0 {
+			out[w.ListenPort] = w.Name
+		}
+	}
+	return out
+}
+
+// kernelOnly reports a host whose WireGuard interfaces are all the kernel's.
+func kernelOnly(s *facts.Snapshot) bool {
+	for _, w := range s.WireGuard {
+		if w.Implementation != "kernel" {
+			return false
+		}
+	}
+	return len(s.WireGuard) > 0
+}
+
+// tunnelSocketDrops sums the drops of the sockets bound to a tunnel's
+// listen port; ok is false when the sockets were not collected.
+func tunnelSocketDrops(s *facts.Snapshot) (uint64, bool) {
+	if s.UDPSockets == nil || len(s.WireGuard) == 0 {
+		return 0, false
+	}
+	ports := tunnelPorts(s)
+	var n uint64
+	for _, sock := range s.UDPSockets {
+		if _, ok := ports[sock.LocalPort]; ok {
+			n += sock.Drops
+		}
+	}
+	return n, true
+}
+
+// notTheTunnels is the note for buffer errors that cannot be the tunnel's:
+// every tunnel is kernel WireGuard (no socket queue, no socket send
+// buffer), or the sockets show the tunnel's own dropped nothing.
+func notTheTunnels(s *facts.Snapshot, rcv, snd int64) (finding.Finding, bool) {
+	tunnel, known := tunnelSocketDrops(s)
+	kernel := kernelOnly(s)
+	if !kernel && (!known || tunnel > 0 || rcv <= 0) {
+		return finding.Finding{}, false
+	}
+	var others []string
+	for _, sock := range s.UDPSockets {
+		if _, ok := tunnelPorts(s)[sock.LocalPort]; !ok && sock.Drops > 0 {
+			others = append(others, fmt.Sprintf("port %d: %d", sock.LocalPort, sock.Drops))
+		}
+	}
+	where := "sockets that are gone (a measurement's own, or a program that exited)"
+	if len(others) > 0 {
+		where = "other sockets (" + strings.Join(others, ", ") + ")"
+	}
+	why := "The tunnel's own socket dropped nothing"
+	if kernel {
+		why = "Kernel WireGuard receives through the UDP stack's encapsulation hook and sends without a socket buffer, so none of " +
+			"these are the tunnel's packets"
+	}
+	f := finding.Finding{
+		ID:       UDPRcvbufErrors,
+		Severity: finding.Info,
+		Host:     hostName(s),
+		Title:    fmt.Sprintf("UDP buffer overflows (%d receive, %d send errors), not on the tunnel's socket", rcv, snd),
+		Detail:   why + ": the drops were on " + where + ". Raising the buffer limits would not speed up the tunnel.",
+		Evidence: []finding.Evidence{
+			finding.Evidence{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors", Value: itoa(rcv), Threshold: "0"}.Of(float64(rcv), finding.Packets),
+			finding.Evidence{Source: "/proc/net/snmp", Key: "Udp SndbufErrors", Value: itoa(snd), Threshold: "0"}.Of(float64(snd), finding.Packets),
+		},
+		Fixes: []finding.Fix{{
+			Description: "See which program owns the socket that dropped (its buffer is that program's to size)",
+			Commands:    []string{"ss -uanpm", "grep Udp: /proc/net/snmp"},
+		}},
+	}
+	if known {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "/proc/net/udp", Key: "drops of the tunnel's socket", Value: utoa(tunnel), Threshold: "0"}.Of(float64(tunnel), finding.Packets))
+	}
+	if kernel {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip -d link", Key: "implementation", Value: "kernel WireGuard (no socket queue)"})
+	}
+	return f, true
 }
 
 // shapedLinks lists links whose root qdisc is a rate shaper.

@@ -7,9 +7,9 @@ import (
 )
 
 // kernelSource is the kernel's packet counters: SNMP and netstat, softnet per
-// CPU and the CPU times.
+// CPU, the CPU times, and the UDP sockets with their drops.
 var kernelSource = source{
-	files:    []string{"/proc/net/snmp", "/proc/net/netstat", "/proc/net/softnet_stat", "/proc/stat"},
+	files:    []string{"/proc/net/snmp", "/proc/net/netstat", "/proc/net/softnet_stat", "/proc/stat", "/proc/net/udp", "/proc/net/udp6"},
 	assemble: (*collector).kernelCounters,
 }
 
@@ -30,6 +30,16 @@ func (c *collector) kernelCounters(files map[string]*fileRead) {
 			c.note("/proc/net/softnet_stat", err.Error())
 		} else {
 			c.snap.Softnet = rows
+		}
+	}
+	for _, f := range []struct{ path, family string }{{"/proc/net/udp", "inet"}, {"/proc/net/udp6", "inet6"}} {
+		// A kernel without IPv6 has no udp6: not worth a note.
+		if v, ok := c.file(files, f.path, f.family == "inet6"); ok {
+			if socks, err := parse.ParseProcNetUDP(strings.NewReader(v), f.family); err != nil {
+				c.note(f.path, err.Error())
+			} else {
+				c.snap.UDPSockets = append(c.snap.UDPSockets, socks...)
+			}
 		}
 	}
 	if v, ok := c.file(files, "/proc/stat", false); ok {

@@ -22,7 +22,9 @@ var linkSource = source{
 		"/sys/class/net/*/bonding/slaves",
 	},
 	cmds: []shellCmd{
-		{"link", parse.IPJSONOr("ip -j -d link show", "ip -o link show")},
+		// -s -s: the counters with the kernel's error breakdown (kernel
+		// WireGuard's own rejects are counted there and nowhere else).
+		{"link", parse.IPJSONOr("ip -s -s -j -d link show", "ip -o link show")},
 		{"ethtool", ifInstalled("ethtool", `for d in /sys/class/net/*; do d=${d##*/}; [ "$d" = lo ] && continue; printf '@@dev %s\n' "$d"; ethtool -k "$d" 2>/dev/null; done; true`)},
 	},
 	assemble: (*collector).links,

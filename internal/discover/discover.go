@@ -24,6 +24,9 @@ type Endpoints struct {
 	UnderlayAddr    string // the server's endpoint address, as the client's peer names it
 	ClientInterface string
 	ServerInterface string
+	// ClientPort and ServerPort are the interfaces' listen ports: a UDP
+	// socket bound to one is that tunnel end's.
+	ClientPort, ServerPort int
 }
 
 // NotFoundError says why the tunnel between two hosts could not be found;
@@ -64,12 +67,12 @@ func Match(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts.WG
 			if _, addrMatch := serverAddr[host]; !addrMatch && !keyMatch {
 				continue
 			}
-			ep := Endpoints{ClientInterface: w.Name}
+			ep := Endpoints{ClientInterface: w.Name, ClientPort: w.ListenPort}
 			if _, ok := serverAddr[host]; ok {
 				ep.UnderlayAddr = host
 			}
 			if keyMatch {
-				ep.ServerInterface = sw.Name
+				ep.ServerInterface, ep.ServerPort = sw.Name, sw.ListenPort
 				ep.TunnelAddr = firstIPv4(serverLinks, sw.Name)
 			}
 			if ep.TunnelAddr == "" {

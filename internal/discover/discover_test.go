@@ -53,7 +53,7 @@ func TestMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Endpoints{TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2", ClientInterface: "wg-wgb0-a", ServerInterface: "wg-wgb0-b"}
+	want := Endpoints{TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2", ClientInterface: "wg-wgb0-a", ServerInterface: "wg-wgb0-b", ClientPort: 51820, ServerPort: 51820}
 	if got != want {
 		t.Errorf("a -> b: %+v, want %+v", got, want)
 	}
@@ -61,7 +61,7 @@ func TestMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = Endpoints{TunnelAddr: "10.77.0.1", UnderlayAddr: "198.51.100.2", ClientInterface: "wg-wgb0-b", ServerInterface: "wg-wgb0-a"}
+	want = Endpoints{TunnelAddr: "10.77.0.1", UnderlayAddr: "198.51.100.2", ClientInterface: "wg-wgb0-b", ServerInterface: "wg-wgb0-a", ClientPort: 51820, ServerPort: 51820}
 	if got != want {
 		t.Errorf("b -> a: %+v, want %+v", got, want)
 	}

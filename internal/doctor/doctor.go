@@ -60,6 +60,8 @@ type Config struct {
 	FixRoot string        // configuration root for fixes ("" is "/"; tests use a folder)
 	// Progress hears one line per step; nil for none.
 	Progress func(string)
+	// Drops opens a kernel drop sampler on each end for the bench (nil: none).
+	Drops bench.Samplers
 }
 
 func (c *Config) progress(format string, args ...any) {
@@ -181,6 +183,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 
 // judge merges the findings, ranks the causes and sets the status.
 func (r *Report) judge(found []finding.Finding) {
+	// The kernel's drop reasons become evidence on every finding that
+	// explains them, the passive checks' and the probes' too.
+	found = bench.KernelDropFindings(r.Bench, found)
 	r.Findings = finding.Merge(found)
 	finding.Sort(r.Findings)
 	if r.Findings == nil {
@@ -274,7 +279,7 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 func (r *Report) benchConfig(c *Config) bench.Config {
 	bc := bench.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr, UnderlayAddr: r.endpoints.UnderlayAddr,
 		ClientInterface: r.endpoints.ClientInterface, ServerInterface: r.endpoints.ServerInterface,
-		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port}
+		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port, Drops: c.Drops}
 	return bc
 }
 
@@ -332,6 +337,17 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	if mc.Addr == "" {
 		return nil, "", errors.New("no peer endpoint to probe")
 	}
+	if s := clientSnap(snaps, mc.Client.String()); s != nil {
+		for _, w := range s.WireGuard {
+			if w.Name == mc.ClientInterface {
+				mc.Implementation = w.Implementation
+			}
+		}
+	}
+	// A tunnel that stalled is stepped through whatever the DF probes say:
+	// a path that answers them with frag-needed can still lose the tunnel's
+	// large packets (kernel WireGuard's fragments, dropped on the way).
+	mc.MSSStep = r.Measured.Stalled || r.Measured.underlayFailed("both")
 	res, err := mtu.Run(ctx, mc)
 	if err != nil {
 		return nil, "", err

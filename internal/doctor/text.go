@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"github.com/wgperf/wgperf/internal/shell"
 	"io"
 	"strings"
 
@@ -42,6 +43,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if r.BenchError != "" {
 		p("  bench stopped: %s", r.BenchError)
+	}
+	if r.Bench != nil {
+		for _, s := range r.Bench.KernelDrops {
+			p("  %s", shell.Comment(s.Line()))
+		}
 	}
 	if v := r.Verdict(); v != nil {
 		f := v.Finding

@@ -15,6 +15,7 @@ package exporter
 import (
 	"context"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 	"io"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,8 @@ type Options struct {
 	Names PeerNames
 	// Version is reported by wgperf_build_info.
 	Version string
+	// Drops counts the host's kernel drops by reason (--collector.drops); nil for none.
+	Drops drops.Sampler
 }
 
 // Exporter watches one host. Its host metrics are gathered and rendered when
@@ -178,7 +181,7 @@ func (e *Exporter) selfMetrics() []metric {
 // moment (the process's, a Prober's counters), gathered now, with the host
 // metrics rendered when the latest collection finished, in the text format.
 func (e *Exporter) writeMetrics(w io.Writer, extra ...metric) error {
-	own, err := gather(append(e.selfMetrics(), extra...))
+	own, err := gather(append(append(e.selfMetrics(), extra...), dropMetrics(context.Background(), e.opts.Drops)...))
 	if err != nil {
 		return err
 	}

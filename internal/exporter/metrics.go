@@ -70,6 +70,7 @@ var allDescs = append(selfDescs[:len(selfDescs):len(selfDescs)],
 	descUDPRcvbuf, descUDPSndbuf, descUDPInErrors, descTCPRetrans, descTCPOutSegs,
 	descSoftnetProc, descSoftnetDrop, descSoftnetSqz,
 	descFinding, descFindings, descCheckSkipped,
+	descKernelDrops, descKernelDropsLost, descKernelDropsTier,
 )
 
 // peerLabels names peers and bounds their endpoint labels' churn.

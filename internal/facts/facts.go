@@ -24,12 +24,15 @@ type Snapshot struct {
 	Sysctls   map[string]string `json:"sysctls"`   // key as in sysctl(8), value as printed
 	Counters  Counters          `json:"counters"`  // /proc/net/snmp and netstat
 	Softnet   []SoftnetCPU      `json:"softnet"`   // /proc/net/softnet_stat
-	CPU       []CPUTimes        `json:"cpu"`       // /proc/stat, one per CPU ("cpu0"...)
-	IRQs      []IRQ             `json:"irqs"`      // /proc/interrupts rows for network devices
-	Firewall  Firewall          `json:"firewall"`  // nftables and iptables
-	Conntrack *Conntrack        `json:"conntrack"` // nil when conntrack is not loaded
-	OpenWrt   *OpenWrt          `json:"openwrt"`   // nil off OpenWrt
-	Notes     []Note            `json:"notes"`     // what could not be collected, and why
+	// UDPSockets are the host's bound UDP sockets with their drops
+	// (/proc/net/udp, udp6); nil when not collected (older snapshots).
+	UDPSockets []UDPSocket `json:"udp_sockets,omitempty"`
+	CPU        []CPUTimes  `json:"cpu"`       // /proc/stat, one per CPU ("cpu0"...)
+	IRQs       []IRQ       `json:"irqs"`      // /proc/interrupts rows for network devices
+	Firewall   Firewall    `json:"firewall"`  // nftables and iptables
+	Conntrack  *Conntrack  `json:"conntrack"` // nil when conntrack is not loaded
+	OpenWrt    *OpenWrt    `json:"openwrt"`   // nil off OpenWrt
+	Notes      []Note      `json:"notes"`     // what could not be collected, and why
 
 	// IPText says ip had no JSON (BusyBox ip: OpenWrt without ip-full) and its
 	// text was read: routes carry no protocol and no multipath hops, links no kind.
@@ -86,6 +89,44 @@ type Link struct {
 	Bond     *Bond             `json:"bond,omitempty"`
 	Offloads map[string]bool   `json:"offloads,omitempty"` // ethtool -k feature -> on
 	RPSCPUs  map[string]string `json:"rps_cpus,omitempty"` // rx queue -> hex mask from sysfs
+	// Stats are the device's counters since it was created (ip -s -s -j
+	// link); nil where ip had no statistics (BusyBox ip, older snapshots).
+	Stats *LinkStats `json:"stats,omitempty"`
+}
+
+// LinkStats are a device's packet counters with the kernel's breakdown of
+// errors. Kernel WireGuard counts its own rejects here and nowhere else:
+// rx_frame_errors for a packet whose inner source is outside the peer's
+// AllowedIPs (or is not IP), rx_length_errors for a bad inner length,
+// tx_errors for a packet no peer's AllowedIPs cover or whose peer has no
+// endpoint, tx_dropped for packets queued while no session came up.
+type LinkStats struct {
+	RxPackets      uint64 `json:"rx_packets"`
+	RxErrors       uint64 `json:"rx_errors"`
+	RxDropped      uint64 `json:"rx_dropped"`
+	RxFrameErrors  uint64 `json:"rx_frame_errors"`
+	RxLengthErrors uint64 `json:"rx_length_errors"`
+	RxOverErrors   uint64 `json:"rx_over_errors"`
+	RxCRCErrors    uint64 `json:"rx_crc_errors"`
+	RxFIFOErrors   uint64 `json:"rx_fifo_errors"`
+	RxMissed       uint64 `json:"rx_missed_errors"`
+	TxPackets      uint64 `json:"tx_packets"`
+	TxErrors       uint64 `json:"tx_errors"`
+	TxDropped      uint64 `json:"tx_dropped"`
+	TxCarrier      uint64 `json:"tx_carrier_errors"`
+	TxFIFOErrors   uint64 `json:"tx_fifo_errors"`
+}
+
+// UDPSocket is one row of /proc/net/udp or udp6: a bound UDP socket and the
+// datagrams it dropped (a full receive buffer, mostly). A socket bound to a
+// WireGuard interface's listen port is that tunnel's; kernel WireGuard's
+// receives through an encapsulation hook and never queues, so its drops stay 0.
+type UDPSocket struct {
+	Family    string `json:"family"` // inet or inet6
+	LocalPort int    `json:"local_port"`
+	RxQueue   uint64 `json:"rx_queue"` // bytes waiting now
+	Drops     uint64 `json:"drops"`
+	Inode     uint64 `json:"inode"`
 }
 
 // Bond is a bonding master's configuration.
@@ -163,6 +204,10 @@ type NetDev struct {
 	RxPackets uint64 `json:"rx_packets"`
 	RxErrors  uint64 `json:"rx_errors"`
 	RxDropped uint64 `json:"rx_dropped"`
+	// RxFrame is the "frame" column: frame, length, overrun and CRC errors
+	// together. Kernel WireGuard counts its rejects from peers there (an inner
+	// source outside the peer's AllowedIPs, a packet that is not IP, a bad length).
+	RxFrame   uint64 `json:"rx_frame_errors,omitempty"`
 	TxBytes   uint64 `json:"tx_bytes"`
 	TxPackets uint64 `json:"tx_packets"`
 	TxErrors  uint64 `json:"tx_errors"`

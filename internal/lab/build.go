@@ -287,6 +287,11 @@ func (l *Lab) applyPolicies(ctx context.Context) error {
 			return err
 		}
 	}
+	if cfg.DropFragments {
+		if err := l.dropFragments(ctx); err != nil {
+			return err
+		}
+	}
 	if len(rRules) > 0 {
 		rs := "table inet wgperf_lab {\n" + strings.Join(rRules, "\n") + "\n}\n"
 		if _, err := l.Target("r").RunInput(ctx, []byte(rs), "nft", "-f", "-"); err != nil {
@@ -319,6 +324,26 @@ func (l *Lab) applyPolicies(ctx context.Context) error {
 `, cfg.ICMPLimit)
 		if _, err := l.Target("a").RunInput(ctx, []byte(rs), "nft", "-f", "-"); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// dropFragments makes R drop every first fragment (MF set) leaving by its
+// links, so no fragmented packet can be reassembled. It filters at egress,
+// after R's own fragmenting at a narrow hop, where netfilter cannot see
+// (its hooks run before fragmentation).
+func (l *Lab) dropFragments(ctx context.Context) error {
+	r := l.Target("r")
+	for _, ifname := range []string{"eth-a", "eth-b"} {
+		for _, argv := range [][]string{
+			{"qdisc", "add", "dev", ifname, "clsact"},
+			// IPv4 flags and fragment offset are the 16 bits at byte 6; 0x2000 is "more fragments".
+			{"filter", "add", "dev", ifname, "egress", "protocol", "ip", "u32", "match", "u16", "0x2000", "0x2000", "at", "6", "action", "drop"},
+		} {
+			if _, err := r.Run(ctx, "tc", argv...); err != nil {
+				return fmt.Errorf("drop fragments on R's %s (this kernel needs tc actions, act_gact): %w", ifname, err)
+			}
 		}
 	}
 	return nil

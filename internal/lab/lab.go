@@ -69,6 +69,11 @@ type Config struct {
 	// much as the tunnel, and A sends each packet on its own (no segmentation
 	// offload) so the hop judges each by its size.
 	SilentHopMTU int `json:"silent_hop_mtu,omitempty"`
+	// DropFragments makes R drop the IP fragments it forwards (both ways), as
+	// some firewalls and carrier NATs do: with PathMTU, a kernel WireGuard
+	// tunnel's outer packets (DF clear) are fragmented at the narrow hop and
+	// lost. Needs tc actions (act_gact), which a distro kernel has.
+	DropFragments bool `json:"drop_fragments,omitempty"`
 	// ICMPLimit, when > 0, adds the multi-WAN router's banIP rule on A's (primary) uplink:
 	// ICMP above this many packets/second (burst 5) is counted and dropped.
 	ICMPLimit int `json:"icmp_limit,omitempty"`

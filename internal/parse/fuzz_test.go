@@ -71,6 +71,27 @@ func FuzzParseNetDev(f *testing.F) {
 	})
 }
 
+// FuzzParseProcNetUDP holds the parser to its contract: an error in one
+// line, or sockets with a port that fits 16 bits.
+func FuzzParseProcNetUDP(f *testing.F) {
+	addCorpus(f, "proc/udp*")
+	addCorpus(f, "kernelwg/proc-net-udp*")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		socks, err := ParseProcNetUDP(bytes.NewReader(b), "inet")
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+			return
+		}
+		for _, s := range socks {
+			if s.LocalPort < 0 || s.LocalPort > 65535 || s.Family != "inet" {
+				t.Fatalf("socket %+v", s)
+			}
+		}
+	})
+}
+
 func FuzzParseProcStat(f *testing.F) {
 	addCorpus(f, "proc/stat*")
 	f.Fuzz(func(t *testing.T, b []byte) {

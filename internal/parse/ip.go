@@ -24,9 +24,45 @@ type ipLink struct {
 			XmitHashPolicy string `json:"xmit_hash_policy"`
 		} `json:"info_data"`
 	} `json:"linkinfo"`
+	// Stats64 comes with -s -s: the counters and their error breakdown.
+	Stats64 *struct {
+		Rx struct {
+			Packets      uint64 `json:"packets"`
+			Errors       uint64 `json:"errors"`
+			Dropped      uint64 `json:"dropped"`
+			OverErrors   uint64 `json:"over_errors"`
+			LengthErrors uint64 `json:"length_errors"`
+			CRCErrors    uint64 `json:"crc_errors"`
+			FrameErrors  uint64 `json:"frame_errors"`
+			FIFOErrors   uint64 `json:"fifo_errors"`
+			MissedErrors uint64 `json:"missed_errors"`
+		} `json:"rx"`
+		Tx struct {
+			Packets       uint64 `json:"packets"`
+			Errors        uint64 `json:"errors"`
+			Dropped       uint64 `json:"dropped"`
+			CarrierErrors uint64 `json:"carrier_errors"`
+			FIFOErrors    uint64 `json:"fifo_errors"`
+		} `json:"tx"`
+	} `json:"stats64"`
 }
 
-// ParseIPLink parses "ip -j -d link". Bond slaves are listed on their master,
+// stats lifts the -s -s counters out of l, nil without them.
+func (l ipLink) stats() *facts.LinkStats {
+	st := l.Stats64
+	if st == nil {
+		return nil
+	}
+	return &facts.LinkStats{
+		RxPackets: st.Rx.Packets, RxErrors: st.Rx.Errors, RxDropped: st.Rx.Dropped,
+		RxFrameErrors: st.Rx.FrameErrors, RxLengthErrors: st.Rx.LengthErrors, RxOverErrors: st.Rx.OverErrors,
+		RxCRCErrors: st.Rx.CRCErrors, RxFIFOErrors: st.Rx.FIFOErrors, RxMissed: st.Rx.MissedErrors,
+		TxPackets: st.Tx.Packets, TxErrors: st.Tx.Errors, TxDropped: st.Tx.Dropped,
+		TxCarrier: st.Tx.CarrierErrors, TxFIFOErrors: st.Tx.FIFOErrors,
+	}
+}
+
+// ParseIPLink parses "ip -j -d link" (with -s -s, the counters too). Bond slaves are listed on their master,
 // whose mode and hash policy come from linkinfo (sysfs fills them when absent).
 func ParseIPLink(r io.Reader) ([]facts.Link, error) {
 	var raw []ipLink
@@ -39,7 +75,7 @@ func ParseIPLink(r io.Reader) ([]facts.Link, error) {
 		if l.Name == "" {
 			return nil, fmt.Errorf("ip -j link: link %d has no name", l.Index)
 		}
-		link := facts.Link{Name: l.Name, Index: l.Index, MTU: l.MTU, State: l.Operstate, Master: l.Master, Qdisc: l.Qdisc}
+		link := facts.Link{Name: l.Name, Index: l.Index, MTU: l.MTU, State: l.Operstate, Master: l.Master, Qdisc: l.Qdisc, Stats: l.stats()}
 		if l.LinkInfo != nil {
 			link.Kind = l.LinkInfo.Kind
 			if link.Kind == "bond" {

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -239,6 +240,72 @@ func netDevRow(line string, rx, tx []string) (facts.NetDev, error) {
 		}
 	}
 	return facts.NetDev{Name: name,
-		RxBytes: v["rx bytes"], RxPackets: v["rx packets"], RxErrors: v["rx errs"], RxDropped: v["rx drop"],
+		RxBytes: v["rx bytes"], RxPackets: v["rx packets"], RxErrors: v["rx errs"], RxDropped: v["rx drop"], RxFrame: v["rx frame"],
 		TxBytes: v["tx bytes"], TxPackets: v["tx packets"], TxErrors: v["tx errs"], TxDropped: v["tx drop"]}, nil
+}
+
+// ParseProcNetUDP parses /proc/net/udp or /proc/net/udp6 (family "inet" or
+// "inet6"): one bound socket a row, columns found by the header's names
+// (local_address, rx_queue, inode, drops). The local address's port is
+// printed in host order whatever the machine; the address itself in the
+// machine's byte order, which the text does not say, so only the port is kept.
+func ParseProcNetUDP(r io.Reader, family string) ([]facts.UDPSocket, error) {
+	name := "/proc/net/udp"
+	if family == "inet6" {
+		name += "6"
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	if !sc.Scan() {
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return nil, fmt.Errorf("%s: no header", name)
+	}
+	// "sl local_address rem_address st tx_queue rx_queue tr tm->when ..." names
+	// tx_queue and rx_queue apart; rows print them as one "tx:rx" field, and
+	// "tr tm->when" likewise as one: map header words to row fields.
+	col := map[string]int{}
+	field := 0
+	for _, w := range strings.Fields(sc.Text()) {
+		switch w {
+		case "rx_queue", "tm->when":
+			col[w] = field - 1 // printed together with the word before it
+			continue
+		}
+		col[w] = field
+		field++
+	}
+	for _, w := range []string{"local_address", "rx_queue", "inode", "drops"} {
+		if _, ok := col[w]; !ok {
+			return nil, fmt.Errorf("%s: header %q lacks %q", name, sc.Text(), w)
+		}
+	}
+	out := []facts.UDPSocket{}
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != field {
+			return nil, fmt.Errorf("%s: row %q has %d fields, the header names %d", name, sc.Text(), len(f), field)
+		}
+		_, port, ok := strings.Cut(f[col["local_address"]], ":")
+		p, err := strconv.ParseUint(port, 16, 16)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("%s: local address %q", name, f[col["local_address"]])
+		}
+		_, rxq, _ := strings.Cut(f[col["rx_queue"]], ":")
+		queued, err1 := strconv.ParseUint(rxq, 16, 64)
+		inode, err2 := strconv.ParseUint(f[col["inode"]], 10, 64)
+		drops, err3 := strconv.ParseUint(f[col["drops"]], 10, 64)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return nil, fmt.Errorf("%s: row %q: %w", name, sc.Text(), err)
+		}
+		out = append(out, facts.UDPSocket{Family: family, LocalPort: int(p), RxQueue: queued, Drops: drops, Inode: inode})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
 }

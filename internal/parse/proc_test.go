@@ -240,3 +240,45 @@ func TestParseNetDevErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestParseProcNetUDP(t *testing.T) {
+	tests := []struct {
+		name, family string
+		in           []byte
+		want         []facts.UDPSocket
+	}{
+		{
+			// A socket with a 4 KiB buffer that 200 datagrams overflowed, and an unbound sender.
+			name: "recorded drops", family: "inet", in: readTestdata(t, "proc", "udp.drops"),
+			want: []facts.UDPSocket{
+				{Family: "inet", LocalPort: 5201, RxQueue: 0x1b00, Drops: 197, Inode: 924170},
+				{Family: "inet", LocalPort: 58401, Inode: 924172},
+			},
+		},
+		{name: "recorded udp6", family: "inet6", in: readTestdata(t, "proc", "udp6"),
+			want: []facts.UDPSocket{{Family: "inet6", LocalPort: 51820, Inode: 924171}}},
+		{
+			// Kernel WireGuard's socket: it receives through the encapsulation hook, never queues, never drops.
+			name: "kernel WireGuard", family: "inet", in: readTestdata(t, "kernelwg", "proc-net-udp"),
+			want: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 11679}},
+		},
+		{name: "no sockets", family: "inet", in: []byte("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n"),
+			want: []facts.UDPSocket{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseProcNetUDP(strings.NewReader(string(tt.in)), tt.family)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("(-want +got)\n%s", d)
+			}
+		})
+	}
+	for _, bad := range []string{"", "sl local_address\n", "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n 1: 0100007F:ZZZZ 00000000:0000 07 00000000:00000000 00:00000000 00000000 0 0 1 2 0 0\n"} {
+		if _, err := ParseProcNetUDP(strings.NewReader(bad), "inet"); err == nil {
+			t.Errorf("ParseProcNetUDP(%q): no error", bad)
+		}
+	}
+}

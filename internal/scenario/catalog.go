@@ -79,6 +79,12 @@ type Scenario struct {
 	// NotOn names the WireGuard implementations the case cannot happen on,
 	// and why: lab run skips it there and says so.
 	NotOn map[lab.Implementation]string
+	// On is what the case looks like on one implementation where that
+	// differs from the fields above (the kernel module clears DF on its outer
+	// packets and has no socket queue): Run plays For(implementation).
+	On map[lab.Implementation]Outcome
+	// Latent: see Outcome.Latent (set by For).
+	Latent bool
 	// MinRatio is the after-fix tunnel/underlay ratio the scenario must reach
 	// (default 0.9); MinScaling applies to ECMP instead.
 	MinRatio   float64
@@ -122,6 +128,15 @@ var Catalog = []Scenario{
 		// smaller MTU, or the black hole stays open from B to A.
 		Also:   []finding.ID{check.MTUTunnelTooLarge},
 		FixIDs: []finding.ID{check.MTUPMTUDBlackhole, check.MTUTunnelTooLarge},
+		On: map[lab.Implementation]Outcome{lab.Kernel: {
+			Why: "kernel WireGuard clears DF on its outer packets: the 1400-byte hop fragments them instead of black-holing them, " +
+				"so the tunnel keeps most of its rate and pays for fragmenting; the DF black hole remains for traffic outside the tunnel",
+			Symptom: "the tunnel works, but every full-size packet is fragmented at a narrow hop",
+			Expect:  check.MTUTunnelTooLarge, Also: []finding.ID{check.MTUPMTUDBlackhole}, Latent: true,
+			// A tunnel that keeps its rate calls for no probe; if doctor runs the
+			// MTU search anyway (a slow bench), the DF black hole is a note.
+			Probes: []Probe{},
+		}},
 	},
 	{
 		Name: "underlay-blackhole", Case: casePMTUD,
@@ -143,6 +158,24 @@ var Catalog = []Scenario{
 		// of oversized segments are refused by the kernel, so the lab crawls harder.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500},
 		Expect: check.MTUTunnelTooLarge,
+		On: map[lab.Implementation]Outcome{lab.Kernel: {
+			Why: "kernel WireGuard clears DF: each 1560-byte outer packet leaves as two fragments and arrives, so the tunnel " +
+				"keeps most of its rate; the MTU finding is the cost (twice the packets, a whole packet lost with either fragment)",
+			Symptom: "every full-size tunnel packet travels as two fragments",
+			Latent:  true,
+		}},
+	},
+	{
+		Name: "fragments-dropped", Case: caseRemoteUsers,
+		Symptom: "ssh works, bulk TCP through the tunnel stalls; DF pings find the path MTU",
+		// The narrow hop answers DF probes with frag-needed (PMTUD works), but
+		// the path loses IP fragments, as some firewalls and carrier NATs do:
+		// kernel WireGuard's outer packets (DF clear) are fragmented there and lost.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragments: true},
+		Probes: []Probe{ProbeMTU},
+		Expect: check.MTUTunnelTooLarge,
+		NotOn: map[lab.Implementation]string{lab.Userspace: "wireguard-go sets DF on its outer packets, so the path never fragments them " +
+			"(pmtud-blackhole is its case), and the lab can drop fragments mid-path only with tc actions, which this kernel lacks"},
 	},
 	{
 		Name: "udp-rcvbuf", Case: caseRemoteUsers,
@@ -241,6 +274,48 @@ var Catalog = []Scenario{
 		// tunnel sends more than B receives, a true symptom of the slow path.
 		Also: []finding.ID{check.ThroughputAsymmetric},
 	},
+}
+
+// Outcome is what a case looks like on one WireGuard implementation: its
+// non-zero fields replace the scenario's.
+type Outcome struct {
+	Why     string // why it differs, for the story
+	Symptom string
+	Expect  finding.ID
+	Also    []finding.ID
+	FixIDs  []finding.ID
+	Probes  []Probe
+	// Latent says the expected finding costs what a short bench may not
+	// show (a fragmenting tunnel keeps most of its rate): doctor may call the
+	// tunnel healthy as long as it reports Expect; if it calls it slow,
+	// Expect must rank first.
+	Latent bool
+}
+
+// For is sc as it plays on implementation impl: On's outcome for it, if
+// any, over the scenario's own.
+func (sc Scenario) For(impl lab.Implementation) Scenario {
+	o, ok := sc.On[impl]
+	if !ok {
+		return sc
+	}
+	if o.Symptom != "" {
+		sc.Symptom = o.Symptom
+	}
+	if o.Expect != "" {
+		sc.Expect = o.Expect
+	}
+	if o.Also != nil {
+		sc.Also = o.Also
+	}
+	if o.FixIDs != nil {
+		sc.FixIDs = o.FixIDs
+	}
+	if o.Probes != nil {
+		sc.Probes = o.Probes
+	}
+	sc.Latent = o.Latent
+	return sc
 }
 
 // Lookup finds a scenario by name.

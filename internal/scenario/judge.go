@@ -163,6 +163,11 @@ func (r *runner) judgeDoctor() []string {
 	d, sc := r.res.DoctorSays(), r.sc
 	var why []string
 	switch {
+	case sc.Latent && d.Status == doctor.StatusHealthy:
+		// A cost the bench did not show: healthy is right if doctor still names it.
+		if !slices.Contains(d.Causes, sc.Expect) {
+			why = append(why, fmt.Sprintf("doctor called the tunnel healthy without naming %s", sc.Expect))
+		}
 	case sc.Expect != "" && d.First != sc.Expect:
 		why = append(why, fmt.Sprintf("doctor ranked %s first, want %s", orDefault(d.First, "nothing"), sc.Expect))
 	case sc.Expect == "" && sc.ECMP == 0 && d.Status != doctor.StatusHealthy:

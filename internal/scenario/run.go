@@ -82,6 +82,11 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		r.res.Skipped, r.res.Why = true, fmt.Sprintf("does not apply to %s WireGuard: %s", impl, why)
 		return r.res, nil
 	}
+	if o, ok := sc.On[impl]; ok {
+		sc = sc.For(impl)
+		r.sc, r.res.Symptom, r.res.Expect = sc, sc.Symptom, sc.Expect
+		r.logf("on %s WireGuard: %s", impl, o.Why)
+	}
 
 	cfg, sizing, err := sizeLab(ctx, sc, opts)
 	if err != nil {
@@ -212,6 +217,9 @@ func describeLab(c lab.Config) string {
 	}
 	if c.DropFragNeeded {
 		parts = append(parts, "frag-needed dropped")
+	}
+	if c.DropFragments {
+		parts = append(parts, "fragments dropped")
 	}
 	if c.WGMTU > 0 {
 		parts = append(parts, fmt.Sprintf("WireGuard MTU %d", c.WGMTU))

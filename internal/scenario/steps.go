@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 	"slices"
 	"strings"
 
@@ -86,6 +87,7 @@ func (r *runner) doctor(ctx context.Context) error {
 		// measurements when lab run's own are shorter).
 		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: min(r.opts.Seconds, doctor.DefaultSeconds),
 		Progress: func(s string) { r.logf("doctor: %s", s) },
+		Drops:    drops.ForTarget,
 	})
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)

@@ -67,12 +67,12 @@ func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, ar
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
 	if cut := stdout.err(); cut != nil {
-		return stdout.buf.Bytes(), t.fail(name, args, cut, "")
+		return stdout.Bytes(), t.fail(name, args, cut, "")
 	}
 	if err == nil {
-		return stdout.buf.Bytes(), nil
+		return stdout.Bytes(), nil
 	}
-	return stdout.buf.Bytes(), t.fail(name, args, err, stderr.String())
+	return stdout.Bytes(), t.fail(name, args, err, stderr.String())
 }
 
 func (t *argvTarget) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, name string, args ...string) error {

@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -53,7 +52,7 @@ func (b *budget) take(n int64) int64 {
 // budget. At the limit it keeps what fits, records why it stopped, stops the
 // command through stop and refuses further writes.
 type limitedBuffer struct {
-	buf    bytes.Buffer
+	data   []byte
 	max    int64
 	budget *budget // nil: none
 	stop   func()
@@ -70,7 +69,7 @@ func (w *limitedBuffer) Write(p []byte) (int, error) {
 		return 0, ErrOutputTooLarge
 	}
 	n := int64(len(p))
-	if room := w.max - int64(w.buf.Len()); n > room {
+	if room := w.max - int64(len(w.data)); n > room {
 		n = room
 		w.cut = fmt.Sprintf("more than %d MiB from one command", w.max>>20)
 	}
@@ -80,7 +79,8 @@ func (w *limitedBuffer) Write(p []byte) (int, error) {
 			w.cut = fmt.Sprintf("the %d MiB all commands of this collection may print together are spent", w.budget.size>>20)
 		}
 	}
-	w.buf.Write(p[:n])
+	w.grow(int(n))
+	w.data = append(w.data, p[:n]...)
 	if w.cut != "" {
 		if w.stop != nil {
 			w.stop()
@@ -89,6 +89,23 @@ func (w *limitedBuffer) Write(p []byte) (int, error) {
 	}
 	return int(n), nil
 }
+
+// grow makes room for n more bytes, doubling as a buffer does but never past
+// max: a hostile output costs at most about twice max in allocations, not
+// a doubling past it.
+func (w *limitedBuffer) grow(n int) {
+	need := len(w.data) + n
+	if need <= cap(w.data) {
+		return
+	}
+	size := min(max(2*cap(w.data), need, 64<<10), int(w.max))
+	grown := make([]byte, len(w.data), max(size, need))
+	copy(grown, w.data)
+	w.data = grown
+}
+
+// Bytes is what was kept.
+func (w *limitedBuffer) Bytes() []byte { return w.data }
 
 // err is the reason the output was cut, or nil.
 func (w *limitedBuffer) err() error {
@@ -105,5 +122,5 @@ func readLimited(ctx context.Context, r io.Reader) ([]byte, error) {
 	if _, err := io.Copy(w, r); err != nil && w.cut == "" {
 		return nil, err
 	}
-	return w.buf.Bytes(), w.err()
+	return w.Bytes(), w.err()
 }

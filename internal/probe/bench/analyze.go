@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 )
 
@@ -64,6 +65,10 @@ type Run struct {
 	Stats  Stats         `json:"stats"`
 	Client HostDelta     `json:"client"`
 	Server HostDelta     `json:"server"`
+	// ClientDrops and ServerDrops are the packets each end's kernel dropped
+	// during the run, by reason (none without a sampler; kerneldrops.go).
+	ClientDrops []drops.Count `json:"client_kernel_drops,omitempty"`
+	ServerDrops []drops.Count `json:"server_kernel_drops,omitempty"`
 	// Notes attribute a slow run to what the counters saw.
 	Notes []string `json:"notes,omitempty"`
 	// IperfJSON is the file that holds the run's iperf3 -J document
@@ -115,6 +120,9 @@ type Report struct {
 	Cells           []Cell            `json:"cells"`
 	Findings        []finding.Finding `json:"findings"`
 	Elapsed         float64           `json:"elapsed_secs"`
+	// KernelDrops says how each end's kernel drops were sampled (client,
+	// server), and if not, why; none without a sampler.
+	KernelDrops []drops.Status `json:"kernel_drops,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -158,6 +166,7 @@ func Analyze(r *Report) {
 	fs = append(fs, oscillationFindings(r)...)
 	fs = append(fs, congestionFindings(r)...)
 	fs = append(fs, hostFindings(r)...)
+	fs = KernelDropFindings(r, fs)
 	finding.Sort(fs)
 	r.Findings = fs
 }
@@ -173,6 +182,7 @@ func notes(run *Run) []string {
 	}
 	out = append(out, recv.Attribution("receiver")...)
 	out = append(out, send.Attribution("sender")...)
+	out = append(out, kernelDropNotes(run)...)
 	if run.Result != nil && run.Result.Protocol == "udp" && run.Result.LostPackets > 0 {
 		out = append(out, fmt.Sprintf("receiver lost %s of %s datagrams (%.2f%%)",
 			commas(run.Result.LostPackets), commas(run.Result.Packets), run.Result.LostPercent))

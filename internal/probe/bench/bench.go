@@ -18,20 +18,25 @@ type Config struct {
 	// TunnelAddr is the server's WireGuard address; UnderlayAddr its address
 	// under the tunnel ("" skips the underlay runs and the ratio).
 	TunnelAddr, UnderlayAddr         string
-	ClientInterface, ServerInterface string // for fixes; may be ""
-	Parallel                         int    // streams of the parallel runs; < 2 skips them
-	Omit, Seconds                    int
-	Quick                            bool    // single stream only, short runs
-	UDPMbit                          float64 // > 0 adds UDP control runs (loss without TCP)
-	Hops                             int     // WireGuard hops between client and server (expectation 50% when > 1)
-	Port                             int
-	Progress                         io.Writer // nil: quiet
+	ClientInterface, ServerInterface string // for fixes and naming counters; may be ""
+	// ClientPort and ServerPort are the ends' WireGuard listen ports (0:
+	// unknown): the counters of the UDP socket bound to one are the tunnel's.
+	ClientPort, ServerPort int
+	Parallel               int // streams of the parallel runs; < 2 skips them
+	Omit, Seconds          int
+	Quick                  bool    // single stream only, short runs
+	UDPMbit                float64 // > 0 adds UDP control runs (loss without TCP)
+	Hops                   int     // WireGuard hops between client and server (expectation 50% when > 1)
+	Port                   int
+	Progress               io.Writer // nil: quiet
 	// Timeout bounds each run (0: iperf's default, Omit+Seconds+20 s, room
 	// for slow ssh hosts); a run past it has stalled, as over a black hole.
 	Timeout time.Duration
 	// IperfJSONDir, when set, receives each run's iperf3 -J document as
 	// NN-PATH-DIRECTION-Nstreams[-udp].json, for tools that read iperf3's own JSON.
 	IperfJSONDir string
+	// Drops opens a kernel drop sampler on each end (nil: none; kerneldrops.go).
+	Drops Samplers
 }
 
 // Plan lists the runs of a bench, tunnel and underlay side by side so both see
@@ -99,12 +104,15 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 			return rep, err
 		}
 	}
+	samplers := openSamplers(ctx, c)
+	defer samplers.Close()
+	rep.KernelDrops = samplers.statuses()
 	plan := Plan(c)
 	for i, spec := range plan {
 		if c.Progress != nil {
 			fmt.Fprintf(c.Progress, "[%d/%d] %s (%ds)... ", i+1, len(plan), spec, c.Omit+c.Seconds)
 		}
-		run, err := measure(ctx, c, spec)
+		run, err := measure(ctx, c, spec, samplers)
 		if err != nil {
 			if c.Progress != nil {
 				fmt.Fprintln(c.Progress, "failed")
@@ -128,7 +136,7 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 	return rep, nil
 }
 
-func measure(ctx context.Context, c Config, spec Spec) (Run, error) {
+func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers) (Run, error) {
 	addr := c.TunnelAddr
 	if spec.Path == PathUnderlay {
 		addr = c.UnderlayAddr
@@ -140,14 +148,16 @@ func measure(ctx context.Context, c Config, spec Spec) (Run, error) {
 		test.Omit = 0 // UDP has no window to warm up
 	}
 	cBefore, sBefore := takeSamples(ctx, c.Client, c.Server, Baseline)
+	dropsBefore := samplers.snapshot(ctx)
 	res, err := iperf.Run(ctx, c.Client, c.Server, test)
 	if err != nil {
 		return run, err
 	}
 	run.Result = res
+	samplers.record(&run, dropsBefore, samplers.snapshot(ctx))
 	cAfter, sAfter := takeSamples(ctx, c.Client, c.Server, Named)
-	run.Client = Delta(c.Client.String(), cBefore, cAfter)
-	run.Server = Delta(c.Server.String(), sBefore, sAfter)
+	run.Client = Delta(End{c.Client.String(), c.ClientInterface, c.ClientPort}, cBefore, cAfter)
+	run.Server = Delta(End{c.Server.String(), c.ServerInterface, c.ServerPort}, sBefore, sAfter)
 	return run, nil
 }
 

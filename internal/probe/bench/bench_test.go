@@ -256,6 +256,38 @@ func TestAnalyze(t *testing.T) {
 			},
 		},
 		{
+			name: "kernel WireGuard: receive buffer drops of another socket are a note, with no buffer to raise",
+			rep: func(t *testing.T) *Report {
+				r := run(PathTunnel, Download, 1, recorded(t, healthy))
+				r.Client.UDPRcvbufErrors, r.Client.TunnelPort, r.Client.SocketsKnown = 197, 51820, true
+				r.Client.Sockets = []SocketDrops{{Port: 5201, Family: "inet", Dropped: 197}}
+				return report(r)
+			},
+			want: "info udp.rcvbuf-errors@netns:a",
+			check: func(t *testing.T, r *Report) {
+				f := r.Findings[0]
+				if !strings.Contains(f.Detail, "port 5201: 197") || f.Fixes[0].Action != nil || !strings.Contains(f.Title, "not the tunnel's socket") {
+					t.Errorf("finding %+v: want the other socket named and no rmem fix", f)
+				}
+			},
+		},
+		{
+			name: "userspace WireGuard: the tunnel's own socket dropped",
+			rep: func(t *testing.T) *Report {
+				r := run(PathTunnel, Upload, 1, recorded(t, healthy))
+				r.Server.UDPRcvbufErrors, r.Server.TunnelPort, r.Server.SocketsKnown = 9312, 51820, true
+				r.Server.Sockets = []SocketDrops{{Port: 51820, Family: "inet", Dropped: 9312, Tunnel: true}}
+				return report(r)
+			},
+			want: "warning udp.rcvbuf-errors@netns:b",
+			check: func(t *testing.T, r *Report) {
+				f := r.Findings[0]
+				if f.Evidence[2].Value != "9,312" || f.Fixes[0].Action == nil {
+					t.Errorf("finding %+v: want the tunnel socket's drops and the rmem fix", f)
+				}
+			},
+		},
+		{
 			name: "UDP control run reports loss in notes",
 			rep: func(t *testing.T) *Report {
 				r := run(PathTunnel, Upload, 1, recorded(t, "udp-20m-loss3.json"))
@@ -341,7 +373,7 @@ func TestDelta(t *testing.T) {
 		return s
 	}
 	// Recorded around a 2 Gbit/s UDP iperf3 run into an 8 KiB socket buffer.
-	d := Delta("netns:b", sample("before"), sample("after"))
+	d := Delta(End{Host: "netns:b"}, sample("before"), sample("after"))
 	if d.UDPRcvbufErrors != 9846 || d.UDPInErrors != 9846 || d.UDPSndbufErrors != 0 {
 		t.Errorf("udp delta %+v, want 9846 receive buffer errors", d)
 	}
@@ -356,7 +388,7 @@ func TestDelta(t *testing.T) {
 	if got := d.Attribution("receiver")[0]; got != "receiver (netns:b) dropped 9,846 UDP datagrams: receive buffer full (Udp RcvbufErrors)" {
 		t.Errorf("attribution %q", got)
 	}
-	if z := Delta("x", sample("after"), sample("before")); z.UDPRcvbufErrors != 0 {
+	if z := Delta(End{Host: "x"}, sample("after"), sample("before")); z.UDPRcvbufErrors != 0 {
 		t.Errorf("a counter that went backwards (reset) must count 0, got %d", z.UDPRcvbufErrors)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
@@ -20,6 +21,9 @@ type Sample struct {
 	Softnet []facts.SoftnetCPU
 	CPU     []facts.CPUTimes
 	NetDev  []facts.NetDev
+	// UDPSockets are the bound UDP sockets with their drops: they say which
+	// socket a growth of Udp RcvbufErrors was, the tunnel's or another's.
+	UDPSockets []facts.UDPSocket
 	// Firewall is nil when neither nft nor iptables answered.
 	Firewall *facts.Firewall
 }
@@ -32,7 +36,7 @@ const (
 )
 
 // TakeSample reads /proc/net/snmp, /proc/net/softnet_stat, /proc/stat,
-// /proc/net/dev and the firewall's counters on t, with the rules' texts when
+// /proc/net/dev, /proc/net/udp and udp6 and the firewall's counters on t, with the rules' texts when
 // named (Named, for the sample after a run). A source that cannot be read
 // leaves its part empty: counters are evidence, not a reason to abort a
 // measurement.
@@ -50,6 +54,12 @@ func TakeSample(ctx context.Context, t target.Target, named bool) Sample {
 	if b, err := t.ReadFile(ctx, "/proc/net/dev"); err == nil {
 		s.NetDev, _ = parse.ParseNetDev(bytes.NewReader(b))
 	}
+	for _, f := range []struct{ path, family string }{{"/proc/net/udp", "inet"}, {"/proc/net/udp6", "inet6"}} {
+		if b, err := t.ReadFile(ctx, f.path); err == nil {
+			socks, _ := parse.ParseProcNetUDP(bytes.NewReader(b), f.family)
+			s.UDPSockets = append(s.UDPSockets, socks...)
+		}
+	}
 	if named {
 		s.Firewall, _ = collect.ReadFirewall(ctx, t)
 	} else {
@@ -58,9 +68,21 @@ func TakeSample(ctx context.Context, t target.Target, named bool) Sample {
 	return s
 }
 
+// End is one end of a run: the host, and its WireGuard interface and listen
+// port where known ("" and 0 otherwise).
+type End struct {
+	Host      string
+	Interface string
+	Port      int
+}
+
 // HostDelta is what a host's counters did during one run.
 type HostDelta struct {
-	Host            string    `json:"host"`
+	Host string `json:"host"`
+	// Tunnel and TunnelPort are the host's WireGuard interface and its listen
+	// port, when known: they name its counters in Attribution.
+	Tunnel          string    `json:"tunnel_interface,omitempty"`
+	TunnelPort      int       `json:"tunnel_port,omitempty"`
 	UDPRcvbufErrors int64     `json:"udp_rcvbuf_errors"`
 	UDPSndbufErrors int64     `json:"udp_sndbuf_errors"`
 	UDPInErrors     int64     `json:"udp_in_errors"`
@@ -75,6 +97,20 @@ type HostDelta struct {
 	Interfaces []InterfaceGrowth `json:"interface_drops"`
 	// Firewall are the drop and reject rules and drop policies whose counters grew.
 	Firewall []firewall.FirewallGrowth `json:"firewall_drops"`
+	// Sockets are the UDP sockets whose drops grew, the tunnel's marked: a
+	// growth of RcvbufErrors that no live socket shows was a socket that
+	// closed during the run (a test's own), not the tunnel's.
+	Sockets []SocketDrops `json:"udp_socket_drops"`
+	// SocketsKnown says /proc/net/udp was read before and after the run.
+	SocketsKnown bool `json:"udp_sockets_read,omitempty"`
+}
+
+// SocketDrops is what one UDP socket dropped during a run.
+type SocketDrops struct {
+	Port    int    `json:"port"`
+	Family  string `json:"family"`
+	Dropped uint64 `json:"dropped"`
+	Tunnel  bool   `json:"tunnel"` // bound to the host's WireGuard listen port
 }
 
 // SoftnetGrowth is what one CPU's softnet counters did during a run.
@@ -91,6 +127,9 @@ type InterfaceGrowth struct {
 	TxDropped uint64 `json:"tx_dropped"`
 	RxErrors  uint64 `json:"rx_errors"`
 	TxErrors  uint64 `json:"tx_errors"`
+	// RxFrame are frame, length, overrun and CRC errors: on a kernel
+	// WireGuard interface, packets it rejected from its peers.
+	RxFrame uint64 `json:"rx_frame_errors,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -109,6 +148,9 @@ func (d HostDelta) MarshalJSON() ([]byte, error) {
 	if p.Firewall == nil {
 		p.Firewall = []firewall.FirewallGrowth{}
 	}
+	if p.Sockets == nil {
+		p.Sockets = []SocketDrops{}
+	}
 	return json.Marshal(p)
 }
 
@@ -123,9 +165,9 @@ func (d HostDelta) MaxCPU() (float64, int) {
 	return best, at
 }
 
-// Delta compares two samples of host.
-func Delta(host string, before, after Sample) HostDelta {
-	d := HostDelta{Host: host}
+// Delta compares two samples of one end.
+func Delta(end End, before, after Sample) HostDelta {
+	d := HostDelta{Host: end.Host, Tunnel: end.Interface, TunnelPort: end.Port}
 	snmp := func(group, key string) int64 {
 		v := after.SNMP[group][key] - before.SNMP[group][key]
 		if v < 0 { // counter reset
@@ -139,6 +181,10 @@ func Delta(host string, before, after Sample) HostDelta {
 	d.TCPRetransSegs = snmp("Tcp", "RetransSegs")
 	d.softnet(before.Softnet, after.Softnet)
 	d.Interfaces = interfaceGrowth(before.NetDev, after.NetDev)
+	if before.UDPSockets != nil && after.UDPSockets != nil {
+		d.SocketsKnown = true
+		d.Sockets = socketGrowth(before.UDPSockets, after.UDPSockets, end.Port)
+	}
 	if before.Firewall != nil && after.Firewall != nil {
 		for _, g := range firewall.FirewallGrown(*before.Firewall, *after.Firewall) {
 			if g.Drops() {
@@ -198,12 +244,40 @@ func interfaceGrowth(before, after []facts.NetDev) []InterfaceGrowth {
 			continue
 		}
 		g := InterfaceGrowth{Interface: n.Name, RxDropped: sub(n.RxDropped, p.RxDropped), TxDropped: sub(n.TxDropped, p.TxDropped),
-			RxErrors: sub(n.RxErrors, p.RxErrors), TxErrors: sub(n.TxErrors, p.TxErrors)}
+			RxErrors: sub(n.RxErrors, p.RxErrors), TxErrors: sub(n.TxErrors, p.TxErrors), RxFrame: sub(n.RxFrame, p.RxFrame)}
 		if g != (InterfaceGrowth{Interface: n.Name}) {
 			out = append(out, g)
 		}
 	}
 	return out
+}
+
+// socketGrowth lists the sockets whose drops grew, matched by inode (a port
+// may be rebound); a socket that appeared during the run counts from 0.
+// tunnelPort marks the tunnel's.
+func socketGrowth(before, after []facts.UDPSocket, tunnelPort int) []SocketDrops {
+	prev := map[uint64]uint64{}
+	for _, s := range before {
+		prev[s.Inode] = s.Drops
+	}
+	var out []SocketDrops
+	for _, s := range after {
+		if g := sub(s.Drops, prev[s.Inode]); g > 0 {
+			out = append(out, SocketDrops{Port: s.LocalPort, Family: s.Family, Dropped: g, Tunnel: tunnelPort > 0 && s.LocalPort == tunnelPort})
+		}
+	}
+	return out
+}
+
+// TunnelSocketDrops sums what the tunnel's own sockets dropped.
+func (d HostDelta) TunnelSocketDrops() uint64 {
+	var n uint64
+	for _, s := range d.Sockets {
+		if s.Tunnel {
+			n += s.Dropped
+		}
+	}
+	return n
 }
 
 func busyTicks(c facts.CPUTimes) uint64 {
@@ -227,14 +301,14 @@ func (d HostDelta) Attribution(role string) []string {
 	who := fmt.Sprintf("%s (%s)", role, d.Host)
 	var out []string
 	if d.UDPRcvbufErrors > 0 {
-		out = append(out, fmt.Sprintf("%s dropped %s UDP datagrams: receive buffer full (Udp RcvbufErrors)", who, commas(d.UDPRcvbufErrors)))
+		out = append(out, fmt.Sprintf("%s dropped %s UDP datagrams: receive buffer full (Udp RcvbufErrors)%s", who, commas(d.UDPRcvbufErrors), d.whichSockets()))
 	}
 	if d.UDPSndbufErrors > 0 {
 		out = append(out, fmt.Sprintf("%s dropped %s UDP datagrams: send buffer full (Udp SndbufErrors)", who, commas(d.UDPSndbufErrors)))
 	}
 	out = append(out, d.softnetLines(who)...)
 	for _, n := range d.Interfaces {
-		out = append(out, interfaceLines(who, n)...)
+		out = append(out, interfaceLines(who, n, n.Interface == d.Tunnel && d.Tunnel != "")...)
 	}
 	for _, g := range d.Firewall {
 		out = append(out, fmt.Sprintf("%s dropped %s packets in the firewall: %s", who, commas(int64(g.Packets)), shell.Comment(g.String())))
@@ -264,9 +338,49 @@ func (d HostDelta) softnetLines(who string) []string {
 	return out
 }
 
-// interfaceLines says what one interface dropped or got wrong, a line per counter.
-func interfaceLines(who string, n InterfaceGrowth) []string {
+// whichSockets says which sockets the receive buffer drops were on: the
+// tunnel's, others (by port), or one that closed during the run.
+func (d HostDelta) whichSockets() string {
+	if !d.SocketsKnown || d.UDPRcvbufErrors <= 0 {
+		return ""
+	}
+	var tunnel, others []string
+	for _, s := range d.Sockets {
+		part := fmt.Sprintf("port %d: %s", s.Port, commas(int64(s.Dropped)))
+		if s.Tunnel {
+			tunnel = append(tunnel, part)
+		} else {
+			others = append(others, part)
+		}
+	}
+	switch {
+	case len(tunnel) > 0 && len(others) == 0:
+		return ", on the tunnel's socket (" + strings.Join(tunnel, ", ") + ")"
+	case len(tunnel) > 0:
+		return ", on the tunnel's socket (" + strings.Join(tunnel, ", ") + ") and others (" + strings.Join(others, ", ") + ")"
+	case len(others) > 0:
+		return ", not on the tunnel's socket: on " + strings.Join(others, ", ")
+	}
+	return ", not on a socket still open: one that closed during the run (a test's own), not the tunnel's"
+}
+
+// interfaceLines says what one interface dropped or got wrong, a line per
+// counter; on the tunnel's own interface the errors say what they mean for
+// WireGuard (the kernel module counts its rejects there).
+func interfaceLines(who string, n InterfaceGrowth, tunnel bool) []string {
 	name := shell.Comment(shell.Quote(n.Interface))
+	rxErr, txErr := "had %s receive errors at interface %s", "had %s transmit errors at interface %s"
+	frame := ""
+	if tunnel {
+		txErr = "could not send %s packets into the tunnel at %s: no peer's AllowedIPs cover the destination, or the peer has no endpoint (tx errors)"
+		frame = "rejected %s packets from its peers at %s: an inner source outside the peer's AllowedIPs, not IP, or a bad length (rx frame errors)"
+	}
+	rxErrors := n.RxErrors
+	if tunnel {
+		// The kernel counts each reject in rx_errors and in its kind: say it once.
+		rxErrors = sub(n.RxErrors, n.RxFrame)
+		rxErr = "had %s other receive errors at its WireGuard interface %s"
+	}
 	var out []string
 	for _, c := range []struct {
 		n    uint64
@@ -274,9 +388,13 @@ func interfaceLines(who string, n InterfaceGrowth) []string {
 	}{
 		{n.RxDropped, "dropped %s received packets at interface %s (rx drop)"},
 		{n.TxDropped, "dropped %s outgoing packets at interface %s (tx drop)"},
-		{n.RxErrors, "had %s receive errors at interface %s"},
-		{n.TxErrors, "had %s transmit errors at interface %s"},
+		{rxErrors, rxErr},
+		{n.RxFrame, frame},
+		{n.TxErrors, txErr},
 	} {
+		if c.what == "" {
+			continue
+		}
 		if c.n > 0 {
 			out = append(out, who+" "+fmt.Sprintf(c.what, commas(int64(c.n)), name))
 		}

@@ -37,7 +37,7 @@ func recordedHost(t *testing.T, name string, outputs map[string]string) *targett
 func recordedDelta(t *testing.T, name string, before, after map[string]string) HostDelta {
 	t.Helper()
 	ctx := context.Background()
-	return Delta(name, TakeSample(ctx, recordedHost(t, name, before), Baseline), TakeSample(ctx, recordedHost(t, name, after), Named))
+	return Delta(End{Host: name}, TakeSample(ctx, recordedHost(t, name, before), Baseline), TakeSample(ctx, recordedHost(t, name, after), Named))
 }
 
 // The sample before a run reads counters only; the one after it also reads
@@ -130,7 +130,7 @@ func TestDeltaLayers(t *testing.T) {
 			delta: func(t *testing.T) HostDelta {
 				before := Sample{Softnet: []facts.SoftnetCPU{{CPU: 0, Dropped: 5, TimeSqueeze: 1}, {CPU: 1}, {CPU: 2, Dropped: 7}}}
 				after := Sample{Softnet: []facts.SoftnetCPU{{CPU: 0, Dropped: 5, TimeSqueeze: 1}, {CPU: 1, Dropped: 1234, TimeSqueeze: 57}, {CPU: 2, Dropped: 7, TimeSqueeze: 3}}}
-				return Delta("netns:b", before, after)
+				return Delta(End{Host: "netns:b"}, before, after)
 			},
 			role: "receiver",
 			want: HostDelta{Host: "netns:b", SoftnetDropped: 1234, TimeSqueeze: 60,
@@ -147,7 +147,7 @@ func TestDeltaLayers(t *testing.T) {
 				before := Sample{NetDev: []facts.NetDev{{Name: "eth0", RxDropped: 10}, {Name: "wg\x1b]0;pwned\a", TxErrors: 1}}}
 				after := Sample{NetDev: []facts.NetDev{{Name: "eth0", RxDropped: 12, RxErrors: 3}, {Name: "wg\x1b]0;pwned\a", TxErrors: 2},
 					{Name: "new0", RxDropped: 99}}}
-				return Delta("netns:b", before, after)
+				return Delta(End{Host: "netns:b"}, before, after)
 			},
 			role: "receiver",
 			want: HostDelta{Host: "netns:b", Interfaces: []InterfaceGrowth{{Interface: "eth0", RxDropped: 2, RxErrors: 3},
@@ -159,6 +159,69 @@ func TestDeltaLayers(t *testing.T) {
 			},
 		},
 		{
+			name: "kernel WireGuard's own rejects and unroutable sends, named at its interface",
+			delta: func(t *testing.T) HostDelta {
+				// The kernel counts a reject in rx_errors and in its kind (the frame column).
+				before := Sample{NetDev: []facts.NetDev{{Name: "wg0"}}}
+				after := Sample{NetDev: []facts.NetDev{{Name: "wg0", RxErrors: 5, RxFrame: 5, TxErrors: 2}}}
+				return Delta(End{Host: "netns:b", Interface: "wg0", Port: 51820}, before, after)
+			},
+			role: "receiver",
+			want: HostDelta{Host: "netns:b", Tunnel: "wg0", TunnelPort: 51820,
+				Interfaces: []InterfaceGrowth{{Interface: "wg0", RxErrors: 5, RxFrame: 5, TxErrors: 2}}},
+			wantLines: []string{
+				"receiver (netns:b) rejected 5 packets from its peers at wg0: an inner source outside the peer's AllowedIPs, not IP, or a bad length (rx frame errors)",
+				"receiver (netns:b) could not send 2 packets into the tunnel at wg0: no peer's AllowedIPs cover the destination, or the peer has no endpoint (tx errors)",
+			},
+		},
+		{
+			name: "receive buffer drops on another socket (the test's own), not the tunnel's",
+			delta: func(t *testing.T) HostDelta {
+				before := Sample{SNMP: map[string]map[string]int64{"Udp": {"RcvbufErrors": 3}},
+					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 7}, {Family: "inet", LocalPort: 5201, Inode: 9}}}
+				after := Sample{SNMP: map[string]map[string]int64{"Udp": {"RcvbufErrors": 200}},
+					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 7}, {Family: "inet", LocalPort: 5201, Drops: 197, Inode: 9}}}
+				return Delta(End{Host: "netns:b", Interface: "wg0", Port: 51820}, before, after)
+			},
+			role: "receiver",
+			want: HostDelta{Host: "netns:b", Tunnel: "wg0", TunnelPort: 51820, UDPRcvbufErrors: 197, SocketsKnown: true,
+				Sockets: []SocketDrops{{Port: 5201, Family: "inet", Dropped: 197}}},
+			wantLines: []string{
+				"receiver (netns:b) dropped 197 UDP datagrams: receive buffer full (Udp RcvbufErrors), not on the tunnel's socket: on port 5201: 197",
+			},
+		},
+		{
+			name: "receive buffer drops on the tunnel's socket; a rebound socket counts from 0",
+			delta: func(t *testing.T) HostDelta {
+				before := Sample{SNMP: map[string]map[string]int64{"Udp": {"RcvbufErrors": 0}},
+					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Drops: 40, Inode: 7}}}
+				after := Sample{SNMP: map[string]map[string]int64{"Udp": {"RcvbufErrors": 9312}},
+					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Drops: 9312, Inode: 8}}}
+				return Delta(End{Host: "netns:b", Port: 51820}, before, after)
+			},
+			role: "receiver",
+			want: HostDelta{Host: "netns:b", TunnelPort: 51820, UDPRcvbufErrors: 9312, SocketsKnown: true,
+				Sockets: []SocketDrops{{Port: 51820, Family: "inet", Dropped: 9312, Tunnel: true}}},
+			wantLines: []string{
+				"receiver (netns:b) dropped 9,312 UDP datagrams: receive buffer full (Udp RcvbufErrors), on the tunnel's socket (port 51820: 9,312)",
+			},
+		},
+		{
+			name: "receive buffer drops of a socket that closed during the run",
+			delta: func(t *testing.T) HostDelta {
+				before := Sample{SNMP: map[string]map[string]int64{"Udp": {"RcvbufErrors": 0}},
+					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 7}}}
+				after := Sample{SNMP: map[string]map[string]int64{"Udp": {"RcvbufErrors": 12}},
+					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 7}}}
+				return Delta(End{Host: "netns:b", Port: 51820}, before, after)
+			},
+			role: "receiver",
+			want: HostDelta{Host: "netns:b", TunnelPort: 51820, UDPRcvbufErrors: 12, SocketsKnown: true},
+			wantLines: []string{
+				"receiver (netns:b) dropped 12 UDP datagrams: receive buffer full (Udp RcvbufErrors), not on a socket still open: one that closed during the run (a test's own), not the tunnel's",
+			},
+		},
+		{
 			name: "a drop policy's counter, and a rule text from the host escaped",
 			delta: func(t *testing.T) HostDelta {
 				rule := facts.FirewallRule{Backend: "nft", Family: "inet", Table: "t", Chain: "input", Handle: 7, Verdict: "drop", HasCounter: true,
@@ -167,7 +230,7 @@ func TestDeltaLayers(t *testing.T) {
 				before := Sample{Firewall: &facts.Firewall{Rules: []facts.FirewallRule{rule}, Chains: []facts.FirewallChain{policy}}}
 				rule.Packets, policy.Packets = 4, 2
 				after := Sample{Firewall: &facts.Firewall{Rules: []facts.FirewallRule{rule}, Chains: []facts.FirewallChain{policy}}}
-				return Delta("netns:b", before, after)
+				return Delta(End{Host: "netns:b"}, before, after)
 			},
 			role:          "receiver",
 			want:          HostDelta{Host: "netns:b"},

@@ -23,6 +23,7 @@ func (c *Config) Discover(ctx context.Context, underlay bool) error {
 			c.UnderlayAddr = ep.UnderlayAddr
 		}
 		c.ClientInterface, c.ServerInterface = ep.ClientInterface, ep.ServerInterface
+		c.ClientPort, c.ServerPort = ep.ClientPort, ep.ServerPort
 	}
 	if !underlay {
 		c.UnderlayAddr = ""

@@ -283,6 +283,41 @@ func (r *Report) cellShort(direction string, streams int) *Cell {
 	return nil
 }
 
+// notTheTunnelsSocket is the rcvbuf finding when the sockets show the
+// tunnel's own socket dropped nothing: the datagrams were another socket's
+// (a test's own, or one that closed during the run). It is a note, with no
+// buffer to raise for the tunnel: kernel WireGuard receives through the UDP
+// stack's encapsulation hook and has no socket queue at all.
+func notTheTunnelsSocket(host string, rcv int64, others map[int]uint64) finding.Finding {
+	ports := make([]int, 0, len(others))
+	for p := range others {
+		ports = append(ports, p)
+	}
+	sort.Ints(ports)
+	where := "a socket that closed during the run (a test's own)"
+	var parts []string
+	for _, p := range ports {
+		parts = append(parts, fmt.Sprintf("port %d: %s", p, commas(int64(others[p]))))
+	}
+	if len(parts) > 0 {
+		where = "other sockets (" + strings.Join(parts, ", ") + ")"
+	}
+	return finding.Finding{
+		ID: check.UDPRcvbufErrors, Severity: finding.Info, Host: host,
+		Title: fmt.Sprintf("UDP receive buffers overflowed under tunnel load (%s datagrams), but not the tunnel's socket", commas(rcv)),
+		Detail: "The drops were on " + where + ": the tunnel's own socket dropped nothing, so its buffers are not what limits it. " +
+			"Kernel WireGuard receives through the UDP stack's encapsulation hook and has no socket queue to overflow.",
+		Evidence: []finding.Evidence{
+			finding.Evidence{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: commas(rcv), Threshold: "0"}.Of(float64(rcv), finding.Packets),
+			finding.Evidence{Source: "/proc/net/udp", Key: "drops of the tunnel's socket (growth during tunnel runs)", Value: "0", Threshold: "0"}.Of(0, finding.Packets),
+		},
+		Fixes: []finding.Fix{{
+			Description: "See which program owns the socket that dropped (its receive buffer is that program's to size)",
+			Commands:    []string{"ss -uanpm", "grep Udp: /proc/net/snmp"},
+		}},
+	}
+}
+
 // UDPBufferTarget is the socket buffer limit suggested against drops.
 const UDPBufferTarget = remedy.UDPBuffer
 
@@ -292,11 +327,16 @@ func hostFindings(r *Report) []finding.Finding {
 		cpu      float64
 		cpuIdx   int
 		cpuRun   string
+		// What the sockets say: the tunnel's own drops, other sockets'
+		// by port, and whether every run read them with the tunnel's port known.
+		tunnelDrops uint64
+		others      map[int]uint64
+		attributed  bool
 	}
 	hosts := map[string]*agg{}
 	get := func(h string) *agg {
 		if hosts[h] == nil {
-			hosts[h] = &agg{cpuIdx: -1}
+			hosts[h] = &agg{cpuIdx: -1, others: map[int]uint64{}, attributed: true}
 		}
 		return hosts[h]
 	}
@@ -311,6 +351,14 @@ func hostFindings(r *Report) []finding.Finding {
 			a := get(d.Host)
 			a.rcv += d.UDPRcvbufErrors
 			a.snd += d.UDPSndbufErrors
+			a.attributed = a.attributed && d.SocketsKnown && d.TunnelPort > 0
+			for _, sd := range d.Sockets {
+				if sd.Tunnel {
+					a.tunnelDrops += sd.Dropped
+				} else {
+					a.others[sd.Port] += sd.Dropped
+				}
+			}
 			if b, i := d.MaxCPU(); i >= 0 && b > a.cpu {
 				a.cpu, a.cpuIdx, a.cpuRun = b, i, run.Spec.String()
 			}
@@ -327,7 +375,9 @@ func hostFindings(r *Report) []finding.Finding {
 		// Send errors alone are left to the passive check: Linux counts a send
 		// refused by a full egress queue (a shaped uplink) the same way, and
 		// only the host's facts tell the two apart. The runs' notes still say it.
-		if a.rcv > 0 {
+		if a.rcv > 0 && a.attributed && a.tunnelDrops == 0 {
+			out = append(out, notTheTunnelsSocket(h, a.rcv, a.others))
+		} else if a.rcv > 0 {
 			f := finding.Finding{
 				ID: check.UDPRcvbufErrors, Severity: finding.Warning, Host: h,
 				Title:  fmt.Sprintf("UDP buffers overflowed under tunnel load: %s receive, %s send errors", commas(a.rcv), commas(a.snd)),
@@ -336,6 +386,10 @@ func hostFindings(r *Report) []finding.Finding {
 					finding.Evidence{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: commas(a.rcv), Threshold: "0"}.Of(float64(a.rcv), finding.Packets),
 					finding.Evidence{Source: "/proc/net/snmp", Key: "Udp SndbufErrors (growth during tunnel runs)", Value: commas(a.snd), Threshold: "0"}.Of(float64(a.snd), finding.Packets),
 				},
+			}
+			if a.attributed {
+				f.Evidence = append(f.Evidence, finding.Evidence{Source: "/proc/net/udp", Key: "drops of the tunnel's socket (growth during tunnel runs)",
+					Value: commas(int64(a.tunnelDrops)), Threshold: "0"}.Of(float64(a.tunnelDrops), finding.Packets))
 			}
 			for _, k := range []string{"net.core.rmem_max", "net.core.rmem_default"} {
 				raise, err := remedy.Sysctl(k, fmt.Sprint(UDPBufferTarget))

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // WriteText prints the report as tables: every run, the tunnel/underlay
@@ -16,7 +17,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.UnderlayAddr != "" {
 		fmt.Fprintf(w, ", underlay %s", r.UnderlayAddr)
 	}
-	fmt.Fprintf(w, " (%ds runs after %ds warm-up, %.0fs in all)\n\n", r.Seconds, r.Omit, r.Elapsed)
+	fmt.Fprintf(w, " (%ds runs after %ds warm-up, %.0fs in all)\n", r.Seconds, r.Omit, r.Elapsed)
+	for _, s := range r.KernelDrops {
+		fmt.Fprintln(w, shell.Comment(s.Line()))
+	}
+	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PATH\tDIRECTION\tSTREAMS\tMBIT/S\tRETR\tCWND MIN/MED/MAX\tCV\tNOTES")

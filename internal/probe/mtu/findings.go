@@ -9,19 +9,44 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// Findings turns a probe result into mtu.pmtud-blackhole when large packets
-// vanished without an ICMP frag-needed (DF probes) or TCP collapsed above an
-// MSS through the tunnel. It is pure.
+// Findings turns a probe result into findings. Large DF probes that vanished
+// without an ICMP frag-needed are mtu.pmtud-blackhole: critical when the
+// tunnel's own packets die there too (wireguard-go sets DF; or TCP through
+// the tunnel collapsed above an MSS), a warning when the tunnel is kernel
+// WireGuard and MSS stepping showed it pass (the module clears DF, so the
+// narrow hop fragments its packets instead). A collapse through the tunnel
+// on a path whose DF probes were answered is mtu.tunnel-too-large: the
+// tunnel's MTU does not fit the path, and its packets above it are refused
+// (DF) or their fragments lost. It is pure.
 func Findings(r *Result) []finding.Finding {
 	cliff := r.MSSGood > 0 && r.MSSBad > 0
-	if !r.BlackHole && !cliff {
+	kernel := r.Implementation == "kernel"
+	switch {
+	case !r.BlackHole && !cliff:
 		return nil
+	case !r.BlackHole:
+		return []finding.Finding{tooLargeForPath(r)}
 	}
 	f := finding.Finding{
 		ID: check.MTUPMTUDBlackhole, Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
 		Detail: "Packets larger than the narrowest hop are dropped and the ICMP \"fragmentation needed\" that should tell the sender " +
 			"never arrives, so TCP retransmits the same oversized segments forever. Lower the WireGuard MTU and clamp the MSS, " +
 			"or let ICMP type 3 code 4 (ICMPv6 packet too big) through.",
+	}
+	switch {
+	case kernel && len(r.MSSRuns) > 0 && !cliff:
+		// Not the tunnel's cause: a note beside the fragmenting it pays for
+		// (mtu.tunnel-too-large, where a local MTU shows it).
+		f.Severity = finding.Info
+		f.Detail = "Packets with DF set larger than the narrowest hop vanish and no ICMP \"fragmentation needed\" comes back: traffic " +
+			"outside the tunnel that relies on PMTUD stalls there. The tunnel itself passes (MSS stepping found no cliff): kernel " +
+			"WireGuard clears DF on its outer packets, so the narrow hop fragments each full-size one into two, which costs packets " +
+			"and doubles the harm of any loss. A WireGuard MTU that fits the path ends the fragmenting; letting ICMP type 3 code 4 " +
+			"through ends the black hole."
+	case kernel && cliff:
+		f.Detail = "Packets larger than the narrowest hop vanish and no ICMP \"fragmentation needed\" comes back. Kernel WireGuard " +
+			"clears DF on its outer packets, yet TCP through the tunnel collapses above an MSS: the fragments of its packets are " +
+			"lost on the way too. Lower the WireGuard MTU to fit the path and clamp the MSS; let ICMP type 3 code 4 through."
 	}
 	if r.PathMTU > 0 {
 		f.Title = fmt.Sprintf("PMTUD black hole towards %s: packets above %d bytes vanish without an ICMP frag-needed", r.Addr, r.PathMTU)
@@ -34,43 +59,23 @@ func Findings(r *Result) []finding.Finding {
 		f.Title = fmt.Sprintf("PMTUD black hole through the tunnel: TCP collapses above MSS %d and no DF ping gets through", r.MSSGood)
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ping -M do", Key: "DF probes answered", Value: "none (ICMP blocked?)"})
 	}
-	if cliff {
-		var good, bad MSSRun
-		ref := ReferenceMSS
-		for i := len(r.MSSRuns) - 1; i >= 0; i-- {
-			if m := r.MSSRuns[i]; m.Healthy && m.Mbit == r.ReferenceMbit {
-				ref = m.MSS // the first healthy run set the reference rate
-			}
-		}
+	f.Evidence = append(f.Evidence, mssEvidence(r)...)
+	if kernel && len(r.MSSRuns) > 0 && !cliff {
+		largest := r.MSSRuns[0]
 		for _, m := range r.MSSRuns {
-			if m.MSS == r.MSSGood {
-				good = m
-			}
-			if m.MSS == r.MSSBad {
-				bad = m
+			if m.MSS > largest.MSS {
+				largest = m
 			}
 		}
 		f.Evidence = append(f.Evidence,
-			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", good.MSS), Value: fmt.Sprintf("%.1f Mbit/s", good.Mbit)}.Of(good.Mbit, finding.Mbits),
-			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", bad.MSS), Value: fmt.Sprintf("%.1f Mbit/s", bad.Mbit),
-				Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*r.ReferenceMbit, ref)}.Of(bad.Mbit, finding.Mbits))
+			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel (kernel WireGuard, outer DF clear)", largest.MSS),
+				Value: fmt.Sprintf("%.1f Mbit/s", largest.Mbit)}.Of(largest.Mbit, finding.Mbits))
 	}
 	if outside := outsideCliff(r); len(outside) > 0 {
 		f.Title += "; the hosts' own TCP outside the tunnel stalls there too"
 		f.Evidence = append(f.Evidence, outside...)
 	}
-	if r.WGMTU > 0 {
-		iface := r.ClientIface
-		if iface == "" {
-			iface = "wg0"
-		}
-		// The probe does not know the client's platform: the fix shows the
-		// wg-quick and the OpenWrt way.
-		mtu, err := remedy.WGMTU(iface, r.WGMTU, remedy.Unknown, "")
-		f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU), mtu, err)...)
-		clamp, err := remedy.MSSClamp(iface, r.MSSClamp, remedy.Unknown)
-		f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Clamp the MSS of TCP entering %s to %d, for hosts behind this one", iface, r.MSSClamp), clamp, err)...)
-	}
+	f.Fixes = append(f.Fixes, mtuFixes(r)...)
 	if r.OutsideGood > 0 && r.OutsideBad > 0 {
 		// Linux's own black-hole detection: after a timeout, TCP probes with
 		// smaller segments instead of retransmitting the same ones forever.
@@ -82,6 +87,77 @@ func Findings(r *Result) []finding.Finding {
 		Commands:    []string{"nft insert rule inet filter forward icmp type destination-unreachable icmp code frag-needed accept"},
 	})
 	return []finding.Finding{f}
+}
+
+// tooLargeForPath is mtu.tunnel-too-large proven by the probe: the DF probes
+// found the path MTU (an ICMP frag-needed answered), and TCP through the
+// tunnel collapsed above an MSS that fits it.
+func tooLargeForPath(r *Result) finding.Finding {
+	f := finding.Finding{
+		ID: check.MTUTunnelTooLarge, Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
+		Title: fmt.Sprintf("The tunnel's packets do not fit the path to %s: TCP through it collapses above MSS %d", r.Addr, r.MSSGood),
+		Detail: "The path carries packets up to its MTU and says so (an ICMP \"fragmentation needed\" comes back), but the tunnel's " +
+			"outer packets are larger: with DF set (wireguard-go and other userspace implementations) they are refused, and " +
+			"without it (kernel WireGuard) they are fragmented at the narrow hop and the fragments are lost on the way. Lower the " +
+			"WireGuard MTU to the path MTU minus WireGuard's overhead, on both ends.",
+	}
+	if r.PathMTU > 0 {
+		f.Evidence = append(f.Evidence,
+			finding.Evidence{Source: "ping -M do", Key: "path MTU (largest DF probe that passed)", Value: strconv.Itoa(r.PathMTU) + " bytes"}.Of(float64(r.PathMTU), finding.Bytes))
+	}
+	if r.FragNeededMTU > 0 {
+		f.Evidence = append(f.Evidence,
+			finding.Evidence{Source: "ping -M do", Key: "ICMP frag-needed names MTU", Value: strconv.Itoa(r.FragNeededMTU) + " bytes"}.Of(float64(r.FragNeededMTU), finding.Bytes))
+	}
+	f.Evidence = append(f.Evidence, mssEvidence(r)...)
+	f.Fixes = mtuFixes(r)
+	return f
+}
+
+// mssEvidence is the MSS stepping's cliff: the largest MSS that ran and the
+// smallest that collapsed; none without a cliff.
+func mssEvidence(r *Result) []finding.Evidence {
+	if r.MSSGood <= 0 || r.MSSBad <= 0 {
+		return nil
+	}
+	var good, bad MSSRun
+	ref := ReferenceMSS
+	for i := len(r.MSSRuns) - 1; i >= 0; i-- {
+		if m := r.MSSRuns[i]; m.Healthy && m.Mbit == r.ReferenceMbit {
+			ref = m.MSS // the first healthy run set the reference rate
+		}
+	}
+	for _, m := range r.MSSRuns {
+		if m.MSS == r.MSSGood {
+			good = m
+		}
+		if m.MSS == r.MSSBad {
+			bad = m
+		}
+	}
+	return []finding.Evidence{
+		finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", good.MSS), Value: fmt.Sprintf("%.1f Mbit/s", good.Mbit)}.Of(good.Mbit, finding.Mbits),
+		finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", bad.MSS), Value: fmt.Sprintf("%.1f Mbit/s", bad.Mbit),
+			Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*r.ReferenceMbit, ref)}.Of(bad.Mbit, finding.Mbits),
+	}
+}
+
+// mtuFixes are the WireGuard MTU that fits the path and the MSS clamp behind it.
+func mtuFixes(r *Result) []finding.Fix {
+	var out []finding.Fix
+	if r.WGMTU > 0 {
+		iface := r.ClientIface
+		if iface == "" {
+			iface = "wg0"
+		}
+		// The probe does not know the client's platform: the fix shows the
+		// wg-quick and the OpenWrt way.
+		mtu, err := remedy.WGMTU(iface, r.WGMTU, remedy.Unknown, "")
+		out = append(out, remedy.Fixes(fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU), mtu, err)...)
+		clamp, err := remedy.MSSClamp(iface, r.MSSClamp, remedy.Unknown)
+		out = append(out, remedy.Fixes(fmt.Sprintf("Clamp the MSS of TCP entering %s to %d, for hosts behind this one", iface, r.MSSClamp), clamp, err)...)
+	}
+	return out
 }
 
 // outsideCliff is the evidence that the black hole stalls TCP outside the

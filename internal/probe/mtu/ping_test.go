@@ -3,6 +3,7 @@ package mtu
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/finding"
@@ -67,4 +68,47 @@ func TestFindings(t *testing.T) {
 	if len(fs[0].Evidence) != 5 {
 		t.Errorf("evidence %+v: want DF probes and the MSS cliff", fs[0].Evidence)
 	}
+}
+
+// What a narrow hop does to the tunnel depends on the implementation: kernel
+// WireGuard clears DF on its outer packets, so a DF black hole fragments them
+// instead of eating them; a path that answers DF probes can still lose the
+// tunnel's fragments, which MSS stepping shows.
+func TestFindingsByImplementation(t *testing.T) {
+	hole := Result{Client: "netns:a", ClientIface: "wg-a", Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1401, BlackHole: true,
+		SearchMax: 1500, WGMTU: 1340, MSSClamp: 1300, ReferenceMbit: 60}
+	passes := []MSSRun{{MSS: 1200, Mbit: 60, Healthy: true}, {MSS: 1380, Mbit: 57, Healthy: true}}
+	cliff := []MSSRun{{MSS: 1200, Mbit: 60, Healthy: true}, {MSS: 1288, Mbit: 59, Healthy: true}, {MSS: 1296, Mbit: 0.1}}
+	for _, tt := range []struct {
+		name   string
+		r      Result
+		id     finding.ID
+		sev    finding.Severity
+		detail string
+	}{
+		{"kernel: the tunnel passes a DF black hole, fragmented", with(hole, "kernel", passes, 0, 0),
+			"mtu.pmtud-blackhole", finding.Info, "fragments each full-size one"},
+		{"kernel: the fragments are lost too", with(hole, "kernel", cliff, 1288, 1296),
+			"mtu.pmtud-blackhole", finding.Critical, "fragments of its packets are lost"},
+		{"userspace: a DF black hole stalls it", with(hole, "userspace", cliff, 1288, 1296),
+			"mtu.pmtud-blackhole", finding.Critical, "retransmits the same oversized segments"},
+		{"kernel: PMTUD works, fragments dropped on the path", with(Result{Client: "netns:a", ClientIface: "wg-a", Addr: "203.0.113.2",
+			PathMTU: 1400, FirstFailed: 1401, FragNeededMTU: 1400, SearchMax: 1500, WGMTU: 1340, MSSClamp: 1300, ReferenceMbit: 60}, "kernel", cliff, 1288, 1296),
+			"mtu.tunnel-too-large", finding.Critical, "fragments are lost on the way"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := Findings(&tt.r)
+			if len(fs) != 1 || fs[0].ID != tt.id || fs[0].Severity != tt.sev || !strings.Contains(fs[0].Detail, tt.detail) {
+				t.Fatalf("findings %+v, want one %s %s saying %q", fs, tt.sev, tt.id, tt.detail)
+			}
+			if fs[0].Fixes[0].Action == nil || fs[0].Fixes[0].Action.Kind != remedy.KindWGMTU || fs[0].Fixes[0].Action.Params["mtu"] != "1340" {
+				t.Errorf("first fix %+v, want the WireGuard MTU that fits", fs[0].Fixes[0])
+			}
+		})
+	}
+}
+
+func with(r Result, impl string, runs []MSSRun, good, bad int) Result {
+	r.Implementation, r.MSSRuns, r.MSSGood, r.MSSBad = impl, runs, good, bad
+	return r
 }

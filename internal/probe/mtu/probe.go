@@ -33,8 +33,12 @@ type Config struct {
 	Server          target.Target
 	TunnelAddr      string
 	ClientInterface string // the client's WireGuard interface, for fixes
-	Min, Max        int    // bounds of the path MTU search; Max 0: the client's route MTU
-	Retries         int    // boundary re-probes against lost probes (default 2)
+	// Implementation is that interface's WireGuard ("kernel", "userspace",
+	// "" unknown): the kernel module clears DF on its outer packets, so a path
+	// that black-holes DF packets fragments the tunnel's instead of eating them.
+	Implementation string
+	Min, Max       int // bounds of the path MTU search; Max 0: the client's route MTU
+	Retries        int // boundary re-probes against lost probes (default 2)
 	// MSSStep forces MSS stepping; otherwise it runs when DF probes die silently.
 	MSSStep bool
 	// Outside also steps the MSS of TCP to Addr itself when the DF probes
@@ -100,6 +104,8 @@ type Result struct {
 	Seconds     float64           `json:"seconds"`
 	Findings    []finding.Finding `json:"findings"`
 	ClientIface string            `json:"client_interface,omitempty"`
+	// Implementation is the client interface's WireGuard, as Config gave it.
+	Implementation string `json:"implementation,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -123,7 +129,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if ip == nil {
 		return nil, fmt.Errorf("%q is not an IP address", c.Addr)
 	}
-	res := &Result{Client: c.Client.String(), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface}
+	res := &Result{Client: c.Client.String(), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface, Implementation: c.Implementation}
 	hdr := 28
 	if res.IPv6 {
 		hdr = 48
@@ -246,6 +252,7 @@ type liveProber struct {
 	pinger *dfPinger
 	trace  *tracerouteDF // set when the host's ping cannot forbid fragmentation
 	hdr    int           // IP + ICMP headers: a DF ping's payload is size - hdr
+	stall  time.Duration // how long an MSS step may take before it counts as stalled
 }
 
 func (l *liveProber) method() string {
@@ -270,7 +277,11 @@ func (l *liveProber) df(ctx context.Context, size int) (Ping, error) {
 }
 
 func (l *liveProber) mss(ctx context.Context, addr string, mss int) (MSSRun, error) {
-	r, err := iperf.Run(ctx, l.c.Client, l.c.Server, iperf.Test{Addr: addr, Port: l.c.Port, Seconds: 1, MSS: mss, Timeout: mssStall})
+	if l.stall == 0 {
+		l.stall = mssFirstStall
+	}
+	start := time.Now()
+	r, err := iperf.Run(ctx, l.c.Client, l.c.Server, iperf.Test{Addr: addr, Port: l.c.Port, Seconds: 1, MSS: mss, Timeout: l.stall})
 	run := MSSRun{MSS: mss}
 	switch {
 	case errors.Is(err, iperf.ErrStalled):
@@ -279,6 +290,7 @@ func (l *liveProber) mss(ctx context.Context, addr string, mss int) (MSSRun, err
 		return run, err
 	default:
 		run.Mbit = r.Mbit()
+		l.stall = max(mssStall, 3*time.Since(start))
 	}
 	return run, nil
 }
@@ -421,9 +433,13 @@ const (
 	// minHealthyMbit: a one-second run below it crossed nothing but a few
 	// retransmitted segments (a black hole lets about 0.1 Mbit/s through).
 	minHealthyMbit = 1.0
-	// mssStall bounds a one-second MSS step: a healthy one ends within about
-	// 1.5 s even on a busy machine, one over a black hole usually too.
-	mssStall = 4 * time.Second
+	// mssStall bounds a one-second MSS step once one has finished: a healthy
+	// one ends within about 1.5 s even on a busy machine, one over a black
+	// hole usually too. A slow host (a router, an emulated guest) takes longer
+	// to start iperf3 at all: the bound grows to thrice the last step that
+	// finished, and the first step (one expected to run) gets mssFirstStall.
+	mssStall      = 4 * time.Second
+	mssFirstStall = 20 * time.Second
 	// defaultTunnelMTU is what the search assumes when it cannot read the
 	// client's WireGuard MTU (wg-quick's default).
 	defaultTunnelMTU = 1420

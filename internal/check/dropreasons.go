@@ -1,0 +1,33 @@
+package check
+
+import (
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
+// DropReasonFindings names, for a kernel drop reason (enum skb_drop_reason,
+// without its SKB_DROP_REASON_ prefix), the findings whose cause drops
+// packets for it: the sampler's count becomes evidence on them. A reason
+// no entry names, or whose findings did not fire, is a kernel.drops finding
+// of its own. The names are the kernel's own and stable; their values are
+// not, and are read from the running kernel (internal/probe/drops).
+var DropReasonFindings = map[string][]finding.ID{
+	"SOCKET_RCVBUFF":     {UDPRcvbufErrors},
+	"CPU_BACKLOG":        {NetBacklogDrops, CPUSoftirqImbalance},
+	"NETFILTER_DROP":     {ICMPRatelimitDrops, ConntrackTablePressure, MTUPMTUDBlackhole},
+	"PKT_TOO_BIG":        {MTUTunnelTooLarge, MTUPMTUDBlackhole},
+	"FRAG_REASM_TIMEOUT": {MTUTunnelTooLarge, MTUPMTUDBlackhole},
+	"FRAG_TOO_FAR":       {MTUTunnelTooLarge},
+	"DUP_FRAG":           {MTUTunnelTooLarge},
+	"IP_OUTNOROUTES":     {RouteStaleEndpoint},
+}
+
+// DropReasonNoise are reasons a healthy host drops for in its ordinary
+// course, which cost a tunnel nothing: a connection closing, a socket torn
+// down, a frame for another host on a shared segment.
+var DropReasonNoise = map[string]bool{
+	"TCP_CLOSE":       true,
+	"SOCKET_CLOSE":    true,
+	"QUEUE_PURGE":     true,
+	"OTHERHOST":       true,
+	"UNIX_DISCONNECT": true,
+}
