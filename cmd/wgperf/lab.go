@@ -62,6 +62,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
 	f.IntVar(&cfg.SilentHopMTU, "silent-hop-mtu", 0, "R silently drops packets larger than this on their way to B, both ends keep 1500 (a black hole mid-path, A→B only); 0 = off")
+	f.IntVar(&cfg.UDPPolicePct, "udp-police", 0, "R polices forwarded UDP, each way, to this percent of --rate while TCP runs at the full rate (a carrier that limits UDP); 0 = off")
 	f.BoolVar(&cfg.DropFragments, "drop-fragments", false, "R drops the IP fragments it forwards (needs tc actions: a distro kernel, e.g. in lab vm)")
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
 	f.StringVar(&cfg.ICMPLimitStyle, "icmp-limit-style", "", "how --icmp-limit is written: banip (nft limit rate over ... drop) or iptables (-m limit ... -j ACCEPT, then -j DROP)")

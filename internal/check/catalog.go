@@ -22,6 +22,7 @@ const (
 	MTUPMTUDBlackhole      finding.ID = "mtu.pmtud-blackhole"
 	MTUTunnelTooLarge      finding.ID = "mtu.tunnel-too-large"
 	NetBacklogDrops        finding.ID = "net.backlog-drops"
+	PathUDPPoliced         finding.ID = "path.udp-policed"
 	RouteStaleEndpoint     finding.ID = "route.stale-endpoint"
 	TCPBuffersSmall        finding.ID = "tcp.buffers-small"
 	TCPCongestionControl   finding.ID = "tcp.congestion-control"
@@ -341,6 +342,35 @@ congestion and backs off from.`,
 			Host: "net.core.netdev_max_backlog is 1000, the default",
 			Fixes: func() []finding.Fix {
 				return sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", backlogTarget), "net.core.netdev_max_backlog", itoa(backlogTarget))
+			},
+		},
+	},
+	{
+		ID:    PathUDPPoliced,
+		Title: "The path polices UDP: the tunnel's packets are dropped above a rate TCP is not",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `When the tunnel is slow in a direction and nothing found so far
+explains it, doctor offers UDP outside the tunnel (iperf3 -u to the far end's
+endpoint address) at the rate TCP carried there, for two seconds. Datagrams
+lost on the path (the receiver's own socket drops taken out) above 10% while
+TCP ran at that rate mean the path polices UDP; above 50%, critical. The
+case: over a mobile uplink WireGuard collapsed 175 times while TCP outside it
+ran at full speed. Fix: not on the hosts: another uplink or carrier, a port
+or transport the carrier spares, or a cap below the policer.`}},
+		Severities: []finding.Severity{finding.Warning, finding.Critical},
+		Why: `WireGuard is nothing but UDP to the path. A policer that lets TCP through
+at the link's rate but drops UDP above a lower one leaves the tunnel what it
+allows, and TCP inside the tunnel backs off at every drop; a TCP-only baseline
+outside the tunnel never sees it.`,
+		Cases: []string{CaseMultiWAN},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured},
+		Example: Example{
+			Host: "UDP outside the tunnel loses 75% at the 190 Mbit/s TCP carries; 48 Mbit/s arrive",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{
+					{Description: "Show the carrier UDP policed where TCP runs, and ask them to stop; or move the tunnel to an uplink that does not police it",
+						Commands: []string{"iperf3 -c " + exampleEndpoint + " -u -b 190M -t 10", "iperf3 -c " + exampleEndpoint + " -t 10"}},
+					{Description: "Keep the tunnel under the policer: cap wg0 at 43 Mbit/s", Commands: []string{"tc qdisc replace dev wg0 root tbf rate 43mbit burst 64kb latency 200ms"}},
+				}
 			},
 		},
 	},

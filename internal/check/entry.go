@@ -107,6 +107,9 @@ const (
 	ProbeMTU       Probe = "mtu"         // DF search to the endpoint (+ MSS stepping through the tunnel with a server)
 	ProbeICMPBurst Probe = "icmp-burst"  // one-shot vs persistent pings to the health-check targets
 	ProbeShaping   Probe = "shape-sweep" // tbf caps on the tunnel when throughput oscillates
+	// ProbeUDPOutside offers UDP outside the tunnel at the rate TCP carried
+	// there, in each slow direction: a path that polices UDP.
+	ProbeUDPOutside Probe = "udp-outside"
 )
 
 // Doctor is what drives doctor for one finding ID.

@@ -27,6 +27,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/probe/udppath"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -102,6 +103,8 @@ type Report struct {
 	MTU        *mtu.Result       `json:"mtu,omitempty"`
 	ICMPBurst  *icmpburst.Result `json:"icmp_burst,omitempty"`
 	Shaping    *shaping.Result   `json:"shaping,omitempty"`
+	// UDPOutside are the UDP runs outside the tunnel, one per slow direction.
+	UDPOutside []*udppath.Result `json:"udp_outside,omitempty"`
 	Fix        *FixOutcome       `json:"fix,omitempty"`
 	Seconds    float64           `json:"seconds"`
 
@@ -302,6 +305,8 @@ func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, snaps []*fac
 		}
 	case ProbeShaping:
 		fs, run.Summary, err = r.runShaping(ctx, c)
+	case ProbeUDPOutside:
+		fs, run.Summary, err = r.runUDPOutside(ctx, c, p.Directions)
 	}
 	run.Seconds = time.Since(start).Seconds()
 	if err != nil {

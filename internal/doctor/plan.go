@@ -23,6 +23,8 @@ type ProbePlan struct {
 	Probe   check.Probe `json:"probe"`
 	Why     string      `json:"why"`
 	Targets []string    `json:"targets,omitempty"` // icmp-burst: the addresses health checks ping
+	// Directions are the slow directions udp-outside measures.
+	Directions []string `json:"directions,omitempty"`
 }
 
 // Healthy reports whether the tunnel is healthy: every measured direction at
@@ -68,6 +70,10 @@ func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Repor
 	}
 	if why, targets := healthChecks(client); why != "" && len(targets) > 0 {
 		out = append(out, ProbePlan{Probe: ProbeICMPBurst, Why: why, Targets: targets})
+	}
+	if dirs := udpOutsideDirections(fs, m); !healthy && len(dirs) > 0 {
+		out = append(out, ProbePlan{Probe: ProbeUDPOutside, Directions: dirs,
+			Why: "the tunnel falls short (" + strings.Join(dirs, ", ") + ") and nothing found explains it: a path that polices UDP is invisible to a TCP baseline"})
 	}
 	if !healthy && m.Benched && slices.ContainsFunc(fs, func(f finding.Finding) bool { return doctorOf(f.ID).Calls == ProbeShaping }) {
 		out = append(out, ProbePlan{Probe: ProbeShaping, Why: "throughput collapses periodically (throughput.oscillation): a tbf cap below the knee may hold steadier"})

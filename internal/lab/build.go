@@ -287,6 +287,17 @@ func (l *Lab) applyPolicies(ctx context.Context) error {
 			return err
 		}
 	}
+	if pct := cfg.UDPPolicePct; pct > 0 {
+		if cfg.Underlay.RateMbit <= 0 || pct > 100 {
+			return fmt.Errorf("UDP policing at %d%% needs a shaped underlay (--rate) and a percent in 1..100", pct)
+		}
+		kbytes := max(1, cfg.Underlay.RateMbit*pct*125/100) // Mbit/s → kbytes/s
+		var rules []string
+		for _, in := range []string{"eth-a", "eth-a2", "eth-b"} {
+			rules = append(rules, fmt.Sprintf("iifname %q meta l4proto udp limit rate over %d kbytes/second burst %d kbytes counter drop;", in, kbytes, max(2, kbytes/50)))
+		}
+		rRules = append(rRules, "chain udp_police { type filter hook forward priority 0;\n"+strings.Join(rules, "\n")+"\n}")
+	}
 	if cfg.DropFragments {
 		if err := l.dropFragments(ctx); err != nil {
 			return err

@@ -74,6 +74,11 @@ type Config struct {
 	// tunnel's outer packets (DF clear) are fragmented at the narrow hop and
 	// lost. Needs tc actions (act_gact), which a distro kernel has.
 	DropFragments bool `json:"drop_fragments,omitempty"`
+	// UDPPolicePct, when > 0, makes R police the UDP it forwards, each way, to
+	// this percent of the underlay's rate: a carrier that limits UDP (the
+	// tunnel's and anyone's) while TCP runs at the link's rate. Datagrams
+	// above the rate are dropped (a token bucket of 20 ms, no queue).
+	UDPPolicePct int `json:"udp_police_pct,omitempty"`
 	// ICMPLimit, when > 0, adds the multi-WAN router's banIP rule on A's (primary) uplink:
 	// ICMP above this many packets/second (burst 5) is counted and dropped.
 	ICMPLimit int `json:"icmp_limit,omitempty"`

@@ -31,6 +31,9 @@ const (
 	ProbeMTU       Probe = "mtu"        // path MTU search and MSS stepping from A to B
 	ProbeICMPBurst Probe = "icmp-burst" // the multi-WAN router's one-shot vs persistent pings from A
 	ProbeFlows     Probe = "flows"      // many short connections from A to B
+	// ProbeUDPOutside is doctor's UDP run outside the tunnel at the rate TCP
+	// carried there (a path that polices UDP).
+	ProbeUDPOutside Probe = Probe(check.ProbeUDPOutside)
 )
 
 // The cases the scenarios reproduce (README: Cases wgperf automates), named
@@ -70,6 +73,12 @@ type Scenario struct {
 	// Client and Server are the nodes the tunnel measurement runs between
 	// (default "a" to "b"; LAN hosts measure host to host across both sites).
 	Client, Server string
+	// PathFix, when set, is what fixes the case instead of wgperf fix: the
+	// cause lies on the path, not the hosts (a carrier's UDP policer), so
+	// doctor names it and proposes nothing to apply; the scenario plays the
+	// path's own change (another uplink, the carrier lifting the policer)
+	// and measures again.
+	PathFix []Command
 	// ECMP, when > 1, is the number of tunnels the fix spreads flows over (seed
 	// 003); the measurement uses parallel streams to site B's network.
 	ECMP int
@@ -149,6 +158,19 @@ var Catalog = []Scenario{
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, SilentHopMTU: 1400},
 		Probes: []Probe{ProbeMTU},
 		Expect: check.MTUPMTUDBlackhole,
+	},
+	{
+		Name: "udp-policed", Case: caseMultiWAN,
+		Symptom: "the tunnel crawls over an uplink where TCP outside it runs at full speed",
+		// The multi-WAN router's 5G epilogue: WireGuard collapsed while TCP
+		// outside the tunnel ran. R polices UDP, each way, to a quarter of
+		// the link's rate and lets TCP through at all of it.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, UDPPolicePct: 25},
+		Probes: []Probe{ProbeUDPOutside},
+		Expect: check.PathUDPPoliced,
+		// Nothing on the hosts is the cause: the path stops policing (another
+		// uplink, or the carrier lifts it), and the tunnel gets the link.
+		PathFix: []Command{on("r", "nft", "flush chain inet wgperf_lab udp_police")},
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseRemoteUsers,

@@ -141,6 +141,15 @@ func (r *runner) fix(ctx context.Context) error {
 	if r.sc.Expect == "" || !r.res.Found {
 		return nil
 	}
+	if len(r.sc.PathFix) > 0 {
+		for _, c := range r.sc.PathFix {
+			if err := r.exec(ctx, "the path", c); err != nil {
+				return err
+			}
+			r.res.Fix = append(r.res.Fix, c.Node+": "+strings.Join(r.argv(c), " "))
+		}
+		return nil
+	}
 	fixIDs := r.sc.FixIDs
 	if len(fixIDs) == 0 {
 		fixIDs = []finding.ID{r.sc.Expect}
