@@ -361,7 +361,7 @@ or transport the carrier spares, or a cap below the policer.`}},
 at the link's rate but drops UDP above a lower one leaves the tunnel what it
 allows, and TCP inside the tunnel backs off at every drop; a TCP-only baseline
 outside the tunnel never sees it.`,
-		Cases: []string{CaseMultiWAN},
+		Cases:  []string{CaseMultiWAN},
 		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured},
 		Example: Example{
 			Host: "UDP outside the tunnel loses 75% at the 190 Mbit/s TCP carries; 48 Mbit/s arrive",
