@@ -27,6 +27,7 @@ const (
 	TCPBuffersSmall        finding.ID = "tcp.buffers-small"
 	TCPCongestionControl   finding.ID = "tcp.congestion-control"
 	ThroughputAsymmetric   finding.ID = "throughput.asymmetric"
+	ThroughputCollapseKnee finding.ID = "throughput.collapse-knee"
 	ThroughputOscillation  finding.ID = "throughput.oscillation"
 	ThroughputTunnelRatio  finding.ID = "throughput.tunnel-ratio"
 	UDPRcvbufErrors        finding.ID = "udp.rcvbuf-errors"
@@ -459,6 +460,37 @@ the one users notice (uploads, backups).`,
 		Example: Example{
 			Host:  "ssh:root@site-a sends to ssh:root@site-b and loses 5%",
 			Fixes: func() []finding.Fix { return []finding.Fix{deliveryFix("ssh:root@site-a", "ssh:root@site-b")} },
+		},
+	},
+	{
+		ID:    ThroughputCollapseKnee,
+		Title: "Pushed past a knee the tunnel collapses in cycles; capped below it, it holds steady",
+		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles)", Doc: `Caps the sender's tunnel interface with tbf at a few
+rates below the level a long run climbed to, measures each for longer than
+one collapse cycle, and compares them with the uncapped run: a cap that holds
+a steady rate (per-second rates within 10%, no collapse) where the uncapped
+tunnel collapsed and recovered is the knee's fix. The case: remote users'
+uploads swung between 180 and 90 Mbit/s every 15-20 s as the receiver's one
+CPU saturated; capped at 150 Mbit/s the tunnel held steady. Fix: that cap.`}},
+		Severities: []finding.Severity{finding.Warning},
+		Why: `Something behind the tunnel (a receiver's CPU, a queue) collapses when it is
+pushed past a rate and recovers a few seconds later, so the sender climbs past
+it again and again. The collapses stall what users run (video, backups) and
+cost more than the peaks bring; a rate just below the knee is steadier and
+moves about as much.`,
+		Cases: []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Sender, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "a steady rate just below the knee instead of collapses every few seconds " +
+				"(a long run shows it; a short bench may land on either phase)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface"), "rate": Named("a tc rate below the knee")}},
+		},
+		Example: Example{
+			Host: "wg0 on the sender collapses from 180 to 90 Mbit/s every 15 s; capped at 150 Mbit/s it holds steady",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.TBF("wg0", "150mbit")
+				return fixes("Cap wg0 at 150 Mbit/s, just below the knee", r, err)
+			},
 		},
 	},
 	{

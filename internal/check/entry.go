@@ -110,6 +110,9 @@ const (
 	// ProbeUDPOutside offers UDP outside the tunnel at the rate TCP carried
 	// there, in each slow direction: a path that polices UDP.
 	ProbeUDPOutside Probe = "udp-outside"
+	// ProbeLongRun is a 30-second per-second run and a parallel-stream run in
+	// the slow or unsteady direction: collapse cycles and many flows.
+	ProbeLongRun Probe = "long-run"
 )
 
 // Doctor is what drives doctor for one finding ID.

@@ -55,6 +55,9 @@ type Config struct {
 	Server  target.Target
 	Seconds int // per bench run (default DefaultSeconds)
 	Port    int // iperf3 port (0: the default)
+	// Thorough runs the long run (collapse cycles) and the parallel-stream
+	// run whatever the evidence says.
+	Thorough bool
 	// Fix applies the top cause's remedy (with verification and Confirm) and benches again.
 	Fix     bool
 	Confirm time.Duration // default DefaultConfirm
@@ -103,6 +106,9 @@ type Report struct {
 	MTU        *mtu.Result       `json:"mtu,omitempty"`
 	ICMPBurst  *icmpburst.Result `json:"icmp_burst,omitempty"`
 	Shaping    *shaping.Result   `json:"shaping,omitempty"`
+	// LongRun is the 30-second run and the parallel-stream run, when the
+	// evidence called for them.
+	LongRun *LongRun `json:"long_run,omitempty"`
 	// UDPOutside are the UDP runs outside the tunnel, one per slow direction.
 	UDPOutside []*udppath.Result `json:"udp_outside,omitempty"`
 	Fix        *FixOutcome       `json:"fix,omitempty"`
@@ -176,6 +182,16 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		found = append(found, rep.probe(ctx, &c, p, snaps)...)
 	}
 	if len(plans) > 0 {
+		rep.judge(found)
+	}
+	// What the short probes left unexplained and load-dependent gets the
+	// long run; collapse cycles it finds get the shaping sweep.
+	if why, dir := longRunPlan(rep.Findings, rep.Measured, rep.Bench, snaps, c.Thorough); why != "" && !slices.ContainsFunc(rep.Findings, refusesNewFlows) {
+		found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeLongRun, Why: why, Directions: []string{dir}}, snaps)...)
+		if lr := rep.LongRun; lr != nil && lr.Cycles.Oscillating() && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == ProbeShaping }) {
+			why := fmt.Sprintf("the long run collapses every %.0f s (%.0f%% deep): a tbf cap below the knee may hold steadier", lr.Cycles.PeriodSeconds, 100*lr.Cycles.Depth)
+			found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeShaping, Why: why}, snaps)...)
+		}
 		rep.judge(found)
 	}
 	if c.Fix {
@@ -307,6 +323,8 @@ func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, snaps []*fac
 		fs, run.Summary, err = r.runShaping(ctx, c)
 	case ProbeUDPOutside:
 		fs, run.Summary, err = r.runUDPOutside(ctx, c, p.Directions)
+	case ProbeLongRun:
+		fs, run.Summary, err = r.runLongRun(ctx, c, p.Directions[0])
 	}
 	run.Seconds = time.Since(start).Seconds()
 	if err != nil {
@@ -371,8 +389,13 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	return res.Findings, s, nil
 }
 
-// runShaping sweeps a few tbf caps below the best tunnel rate measured.
+// runShaping sweeps a few tbf caps below the best tunnel rate measured; after
+// a long run that collapsed in cycles, below the level it climbed to, each
+// cap for longer than a cycle, against the long run itself as "uncapped".
 func (r *Report) runShaping(ctx context.Context, c *Config) ([]finding.Finding, string, error) {
+	if lr := r.LongRun; lr != nil && lr.Cycles.Oscillating() {
+		return r.sweepKnee(ctx, c, lr)
+	}
 	top := max(r.Measured.Up.Tunnel, r.Measured.Down.Tunnel)
 	if top < 10 {
 		return nil, "", errors.New("no tunnel rate to size the caps from")
@@ -381,8 +404,34 @@ func (r *Report) runShaping(ctx context.Context, c *Config) ([]finding.Finding, 
 	for i := 1; i <= shapeSweepSteps; i++ {
 		caps = append(caps, int(top*(1-0.1*float64(i))))
 	}
-	res, err := shaping.Run(ctx, shaping.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr,
+	return r.sweep(ctx, shaping.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr,
 		Device: r.endpoints.ClientInterface, Caps: caps, Seconds: c.Seconds, Omit: 1, Port: c.Port})
+}
+
+// kneeCaps are the caps tried below a long run's high level.
+var kneeCaps = []float64{0.9, 0.8}
+
+// sweepKnee caps the long run's sender below the level it climbed to.
+func (r *Report) sweepKnee(ctx context.Context, c *Config, lr *LongRun) ([]finding.Finding, string, error) {
+	sc := shaping.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr, Device: r.endpoints.ClientInterface,
+		Omit: 1, Port: c.Port, Uncapped: &shaping.Step{Stats: lr.Single.Stats, Result: lr.Single.Result}}
+	if lr.Direction == bench.Download {
+		back, err := discover.Tunnel(ctx, c.Server, c.Client)
+		if err != nil {
+			return nil, "", fmt.Errorf("the download's sender: %w", err)
+		}
+		sc.Client, sc.Server, sc.TunnelAddr, sc.Device = c.Server, c.Client, back.TunnelAddr, back.ClientInterface
+	}
+	// Each cap runs for a cycle and a bit: a collapse would show.
+	sc.Seconds = min(max(c.Seconds, int(lr.Cycles.PeriodSeconds)+2), 10)
+	for _, f := range kneeCaps {
+		sc.Caps = append(sc.Caps, int(lr.Cycles.HighMbit*f))
+	}
+	return r.sweep(ctx, sc)
+}
+
+func (r *Report) sweep(ctx context.Context, sc shaping.Config) ([]finding.Finding, string, error) {
+	res, err := shaping.Run(ctx, sc)
 	if err != nil {
 		return nil, "", err
 	}

@@ -231,6 +231,11 @@ func (l *Lab) build(ctx context.Context) error {
 			return err
 		}
 	}
+	if cfg.KneePct > 0 {
+		if err := l.startKnee(ctx); err != nil {
+			return err
+		}
+	}
 	if err := l.startTunnel(ctx); err != nil {
 		return err
 	}

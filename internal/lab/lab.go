@@ -79,6 +79,11 @@ type Config struct {
 	// tunnel's and anyone's) while TCP runs at the link's rate. Datagrams
 	// above the rate are dropped (a token bucket of 20 ms, no queue).
 	UDPPolicePct int `json:"udp_police_pct,omitempty"`
+	// KneePct, when > 0, puts a Knee on R in front of B's WireGuard at this
+	// percent of the underlay's rate: the tunnel's packets from A pass until
+	// a second's worth goes above it, then it collapses to half for a few
+	// seconds and recovers (a receiver whose CPU saturates: collapse cycles).
+	KneePct int `json:"knee_pct,omitempty"`
 	// ICMPLimit, when > 0, adds the multi-WAN router's banIP rule on A's (primary) uplink:
 	// ICMP above this many packets/second (burst 5) is counted and dropped.
 	ICMPLimit int `json:"icmp_limit,omitempty"`
@@ -129,6 +134,7 @@ type Node struct {
 	PublicKey    string `json:"public_key,omitempty"`
 	PID          int    `json:"pid,omitempty"`       // the WireGuard node process
 	DelayPID     int    `json:"delay_pid,omitempty"` // the delay element (router)
+	KneePID      int    `json:"knee_pid,omitempty"`  // the knee (router)
 	SSHPID       int    `json:"ssh_pid,omitempty"`   // the router node's dropbear
 }
 

@@ -34,6 +34,10 @@ const (
 	// ProbeUDPOutside is doctor's UDP run outside the tunnel at the rate TCP
 	// carried there (a path that polices UDP).
 	ProbeUDPOutside Probe = Probe(check.ProbeUDPOutside)
+	// ProbeLongRun is doctor's 30-second and parallel-stream runs, and
+	// ProbeShaping the tbf sweep that follows collapse cycles.
+	ProbeLongRun Probe = Probe(check.ProbeLongRun)
+	ProbeShaping Probe = Probe(check.ProbeShaping)
 )
 
 // The cases the scenarios reproduce (README: Cases wgperf automates), named
@@ -85,6 +89,10 @@ type Scenario struct {
 	// UploadOnly judges only the upload, for breakages of A's sender alone:
 	// the download is still measured and reported.
 	UploadOnly bool
+	// Steady also judges the after-fix upload by its steadiness: no
+	// collapse, per-second rates within shaping.StableCV (a cap below a
+	// knee trades peak for steadiness, so the ratio alone would not prove it).
+	Steady bool
 	// NotOn names the WireGuard implementations the case cannot happen on,
 	// and why: lab run skips it there and says so.
 	NotOn map[lab.Implementation]string
@@ -171,6 +179,23 @@ var Catalog = []Scenario{
 		// Nothing on the hosts is the cause: the path stops policing (another
 		// uplink, or the carrier lifts it), and the tunnel gets the link.
 		PathFix: []Command{on("r", "nft", "flush chain inet wgperf_lab udp_police")},
+	},
+	{
+		Name: "collapse-cycles", Case: caseRemoteUsers,
+		Symptom: "uploads swing between full rate and a fraction every few seconds",
+		// The remote users' NAS: its userspace WireGuard, on one CPU,
+		// collapsed whenever the sender pushed past a knee and recovered
+		// seconds later. R's knee passes A's tunnel packets up to 60% of the
+		// link, then collapses to half for 4 s: cycles of about 6 s that
+		// 3-second runs cannot see and a 30-second run does.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, KneePct: 60},
+		Probes: []Probe{ProbeLongRun, ProbeShaping},
+		Expect: check.ThroughputCollapseKnee,
+		NotOn: map[lab.Implementation]string{lab.Kernel: "the case is a userspace implementation pinned to one CPU; kernel WireGuard " +
+			"spreads its crypto over every CPU's workers, so its receive side does not hit one CPU's knee (its overload is the backlog, found as such)"},
+		// The knee is on A's direction; a cap below it keeps the upload
+		// steady at about 80% of the level the long run climbed to (40-50% of the link).
+		UploadOnly: true, Steady: true, MinRatio: 0.35,
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseRemoteUsers,

@@ -8,6 +8,8 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/shaping"
 )
 
 // HealthyRatio is what a healthy lab tunnel measures against its underlay:
@@ -135,6 +137,9 @@ func (r *runner) judge() {
 		if ratio < min {
 			why = append(why, fmt.Sprintf("after-fix ratio %.2f < %.2f", ratio, min))
 		}
+		if r.sc.Steady {
+			why = append(why, unsteadyAfter(res.BenchAfter)...)
+		}
 	}
 	res.Pass = len(why) == 0
 	res.Why = strings.Join(why, "; ")
@@ -182,4 +187,23 @@ func (r *runner) judgeDoctor() []string {
 		why = append(why, fmt.Sprintf("doctor ran %d targeted probes on a healthy tunnel", len(r.res.Probes)))
 	}
 	return why
+}
+
+// unsteadyAfter says why the after-fix upload is not steady ("" when it is):
+// a collapse, or per-second rates that vary more than shaping.StableCV.
+func unsteadyAfter(b *bench.Report) []string {
+	if b == nil {
+		return []string{"no after-fix bench to judge steadiness by"}
+	}
+	for _, run := range b.Runs {
+		if run.Path != bench.PathTunnel || run.Direction != bench.Upload || run.Streams != 1 || run.Result == nil {
+			continue
+		}
+		if run.Stats.Collapses > 0 || run.Stats.CV > shaping.StableCV {
+			return []string{fmt.Sprintf("after the fix the upload still swings: %d collapses, per-second rates vary %.0f%% (steady: %.0f%%)",
+				run.Stats.Collapses, 100*run.Stats.CV, 100*shaping.StableCV)}
+		}
+		return nil
+	}
+	return []string{"no after-fix upload through the tunnel to judge steadiness by"}
 }
