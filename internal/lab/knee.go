@@ -42,7 +42,7 @@ const (
 func (k *Knee) Pass(now time.Time, size int) bool {
 	k.advance(now)
 	if now.Before(k.until) {
-		rate := float64(k.Mbit) * 1e6 / 8 / 2 // half the knee, in bytes/s
+		rate := float64(k.Mbit) * 1e6 / 8 / 2                             // half the knee, in bytes/s
 		k.tokens = min(k.tokens+rate*now.Sub(k.last).Seconds(), rate/100) // at most 10 ms of burst
 		k.last = now
 		if k.tokens < float64(size) {
