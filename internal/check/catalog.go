@@ -23,6 +23,7 @@ const (
 	MTUTunnelTooLarge      finding.ID = "mtu.tunnel-too-large"
 	NetBacklogDrops        finding.ID = "net.backlog-drops"
 	PathUDPPoliced         finding.ID = "path.udp-policed"
+	RouteEndpointUplink    finding.ID = "route.endpoint-uplink"
 	RouteStaleEndpoint     finding.ID = "route.stale-endpoint"
 	TCPBuffersSmall        finding.ID = "tcp.buffers-small"
 	TCPCongestionControl   finding.ID = "tcp.congestion-control"
@@ -372,6 +373,41 @@ outside the tunnel never sees it.`,
 						Commands: []string{"iperf3 -c " + exampleEndpoint + " -u -b 190M -t 10", "iperf3 -c " + exampleEndpoint + " -t 10"}},
 					{Description: "Keep the tunnel under the policer: cap wg0 at 43 Mbit/s", Commands: []string{"tc qdisc replace dev wg0 root tbf rate 43mbit burst 64kb latency 200ms"}},
 				}
+			},
+		},
+	},
+	{
+		ID:    RouteEndpointUplink,
+		Title: "The tunnel's endpoint is reached over a slower uplink than another one offers",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (the underlay through each uplink)", Doc: `On a host with more than one default route (multi-WAN),
+doctor measures TCP to the far end's endpoint through each uplink the
+endpoint's route does not take (iperf3 --bind-dev) beside the bench's
+underlay run, which follows the tunnel's own route: another uplink carrying
+twice as much means the tunnel rides the slow one, whatever put it there (a
+host route added by hand, a policy rule, a failover policy that never fails
+back), which no passive check can judge. The case: a router's tunnel ran over
+the 5G backup for two months while the fiber was up. Fix: route the endpoint
+through the faster uplink.`}},
+		Severities: []finding.Severity{finding.Critical},
+		Why: `The tunnel runs at the rate of the uplink its endpoint's route takes. When
+that is the slow one, the underlay measured beside the tunnel follows the same
+route, so the tunnel seems to keep up with its link while a faster uplink sits
+idle.`,
+		Cases: []string{CaseMultiWAN},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: NotInBench, Verify: Measured,
+			Gain: "the tunnel moves to the faster uplink: its rate instead of the slower one's " +
+				"(the underlay bench to the endpoint follows the tunnel's own route, so it cannot show the difference)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
+				"endpoint": Named("the peer's endpoint address"), "table": OneOf("main"),
+				"via": Named("the faster uplink's gateway"), "dev": Named("its device"),
+			}},
+		},
+		Example: Example{
+			Host: "the endpoint " + exampleEndpoint + " is reached over eth1 at 19 Mbit/s while eth0 (via 198.51.100.1) reaches it at 190",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.RouteRepoint(exampleEndpoint, remedy.Route{Via: "198.51.100.1", Dev: "eth0"})
+				return fixes("Route the endpoint "+exampleEndpoint+" through eth0 (via 198.51.100.1)", r, err)
 			},
 		},
 	},

@@ -106,6 +106,9 @@ type Report struct {
 	MTU        *mtu.Result       `json:"mtu,omitempty"`
 	ICMPBurst  *icmpburst.Result `json:"icmp_burst,omitempty"`
 	Shaping    *shaping.Result   `json:"shaping,omitempty"`
+	// Uplinks are the client's uplinks, each measured to the endpoint, when
+	// it has more than one.
+	Uplinks []Uplink `json:"uplinks,omitempty"`
 	// LongRun is the 30-second run and the parallel-stream run, when the
 	// evidence called for them.
 	LongRun *LongRun `json:"long_run,omitempty"`
@@ -164,6 +167,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	rep.Threshold = fmt.Sprintf("single hop: the tunnel should carry ≥ %.0f%% of the underlay", bench.SingleHopRatio*100)
 	if c.Server != nil {
 		found = append(found, rep.bench(ctx, &c)...)
+		found = append(found, rep.measureUplinks(ctx, &c, snaps)...)
 	} else {
 		rep.Threshold = "not applied: without --server nothing was measured"
 		rep.NotJudged = append(rep.NotJudged,
@@ -314,7 +318,7 @@ func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, snaps []*fac
 		fs, run.Summary, err = r.runMTU(ctx, c, snaps)
 	case ProbeICMPBurst:
 		var res *icmpburst.Result
-		if res, err = icmpburst.Run(ctx, icmpburst.Config{Host: c.Client, Targets: p.Targets}); err == nil {
+		if res, err = icmpburst.Run(ctx, icmpburst.Config{Host: c.Client, Targets: p.Targets, Interface: p.Interface}); err == nil {
 			r.ICMPBurst, fs = res, res.Findings
 			run.Summary = fmt.Sprintf("one-shot pings failed %d/%d, one persistent ping %d/%d",
 				res.OneShot.Failed, res.OneShot.Sent, res.Persistent.Failed, res.Persistent.Sent)

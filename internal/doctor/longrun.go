@@ -52,8 +52,10 @@ func longRunPlan(fs []finding.Finding, m Measured, rep *bench.Report, snaps []*f
 	if thorough {
 		return "--thorough: collapse cycles and many flows need longer and parallel runs than the bench's", dir
 	}
+	// Slow by the ratio, or unsteady: a cause the ratio cannot show (an ICMP
+	// limit, a stale route) is not what a long run looks for.
 	unsteady := unsteadyRuns(rep)
-	if Healthy(fs, m) && len(unsteady) == 0 {
+	if !shortOfUnderlay(m) && len(unsteady) == 0 {
 		return "", ""
 	}
 	for _, f := range fs {
@@ -72,6 +74,17 @@ func longRunPlan(fs []finding.Finding, m Measured, rep *bench.Report, snaps []*f
 	}
 	return fmt.Sprintf("%d-second runs were %s with nothing found that explains it, and %s: a %d-second run shows collapse cycles a short one cannot, parallel streams what one flow cannot",
 		rep.Seconds, what, evidence, bench.LongSeconds), dir
+}
+
+// shortOfUnderlay reports a direction whose tunnel fell below the expected
+// share of its underlay.
+func shortOfUnderlay(m Measured) bool {
+	for _, d := range []bench.DirRate{m.Up, m.Down} {
+		if d.Underlay > 0 && d.Ratio() < m.Expected {
+			return true
+		}
+	}
+	return false
 }
 
 // worstDirection is the direction with the lower tunnel/underlay ratio (an

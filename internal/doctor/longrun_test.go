@@ -92,4 +92,9 @@ func TestLongRunPlanKeepsHealthyShort(t *testing.T) {
 	if why, _ := longRunPlan(healthyFs, slow, steady, []*facts.Snapshot{}, false); why == "" {
 		t.Errorf("slow, unexplained, userspace: no long run")
 	}
+	// An ICMP limit makes the pair unhealthy, but not slow: no long run.
+	icmp := append(healthyFs, finding.Finding{ID: check.ICMPRatelimitDrops, Severity: finding.Warning, Host: "a"})
+	if why, _ := longRunPlan(icmp, ok, steady, snaps, false); why != "" {
+		t.Errorf("an ICMP limit on a pair at full rate: long run %q", why)
+	}
 }

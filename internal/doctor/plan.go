@@ -23,6 +23,9 @@ type ProbePlan struct {
 	Probe   check.Probe `json:"probe"`
 	Why     string      `json:"why"`
 	Targets []string    `json:"targets,omitempty"` // icmp-burst: the addresses health checks ping
+	// Interface is the uplink icmp-burst pings through: the one whose ICMP
+	// limit the health checks' replies meet.
+	Interface string `json:"interface,omitempty"`
 	// Directions are the slow directions udp-outside measures.
 	Directions []string `json:"directions,omitempty"`
 }
@@ -69,7 +72,7 @@ func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Repor
 		out = append(out, ProbePlan{Probe: ProbeMTU, Why: why})
 	}
 	if why, targets := healthChecks(client); why != "" && len(targets) > 0 {
-		out = append(out, ProbePlan{Probe: ProbeICMPBurst, Why: why, Targets: targets})
+		out = append(out, ProbePlan{Probe: ProbeICMPBurst, Why: why, Targets: targets, Interface: limitedUplink(client)})
 	}
 	if dirs := udpOutsideDirections(fs, m); !healthy && len(dirs) > 0 {
 		out = append(out, ProbePlan{Probe: ProbeUDPOutside, Directions: dirs,
@@ -192,6 +195,21 @@ func endpoint(s *facts.Snapshot) string {
 	for _, e := range s.Endpoints {
 		if e.Endpoint != "" {
 			return e.Endpoint
+		}
+	}
+	return ""
+}
+
+// limitedUplink is the interface an ICMP limit rule of the host matches
+// arriving packets on ("" when none names one): the uplink whose health
+// checks' replies it limits, which icmp-burst pings through.
+func limitedUplink(s *facts.Snapshot) string {
+	if s == nil {
+		return ""
+	}
+	for _, r := range s.Firewall.Rules {
+		if r.Limit != nil && (r.Protocol == "icmp" || r.Protocol == "icmpv6") && r.IIf != "" && !strings.ContainsAny(r.IIf, "*+") {
+			return r.IIf
 		}
 	}
 	return ""

@@ -236,6 +236,11 @@ func (l *Lab) build(ctx context.Context) error {
 			return err
 		}
 	}
+	if cfg.BackgroundPings > 0 {
+		if err := l.startPings(ctx); err != nil {
+			return err
+		}
+	}
 	if err := l.startTunnel(ctx); err != nil {
 		return err
 	}

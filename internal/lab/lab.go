@@ -84,6 +84,11 @@ type Config struct {
 	// a second's worth goes above it, then it collapses to half for a few
 	// seconds and recovers (a receiver whose CPU saturates: collapse cycles).
 	KneePct int `json:"knee_pct,omitempty"`
+	// BackgroundPings, when > 0, runs a monitoring agent's ping on A (one
+	// raw ICMP socket, like telegraf's ping input): this many echo requests
+	// back to back every second to A's gateway, whose replies meet any ICMP
+	// limit on A's uplink before the health checks' do.
+	BackgroundPings int `json:"background_pings,omitempty"`
 	// ICMPLimit, when > 0, adds the multi-WAN router's banIP rule on A's (primary) uplink:
 	// ICMP above this many packets/second (burst 5) is counted and dropped.
 	ICMPLimit int `json:"icmp_limit,omitempty"`

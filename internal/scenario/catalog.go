@@ -258,12 +258,26 @@ var Catalog = []Scenario{
 		Expect: check.RouteStaleEndpoint,
 	},
 	{
+		Name: "slow-uplink", Case: caseMultiWAN,
+		Symptom: "the tunnel keeps up with its underlay, and both crawl on the backup uplink",
+		// A host route to the endpoint added by hand while the fiber was down
+		// (proto boot, not the static one netifd makes): no passive check can
+		// say it is stale, and the underlay measured to the endpoint follows
+		// it too. Only the underlay through each uplink shows the fiber idle.
+		Lab:    lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
+		Break:  []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1")},
+		Expect: check.RouteEndpointUplink,
+	},
+	{
 		Name: "icmp-ratelimit", Case: caseMultiWAN,
 		Symptom: "health-check pings fail now and then on a link with no loss",
 		// The multi-WAN router's ~13 ms round trip paces the one-shot loop as on the real
 		// uplink (~100 replies/s: over 25/s, well under the fixed 250/s); with
 		// the lab's sub-millisecond one, back-to-back pings outrun any limit.
-		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 6}, ICMPLimit: 25},
+		// And a monitoring agent pings too (the case's telegraf): five echo
+		// requests at once every second, whose replies use up the limiter's
+		// burst of 5 just before the health checks' arrive.
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 6}, ICMPLimit: 25, BackgroundPings: 5},
 		Probes:  []Probe{ProbeICMPBurst},
 		Recheck: true,
 		Expect:  check.ICMPRatelimitDrops,
