@@ -55,6 +55,10 @@ type Config struct {
 	Server  target.Target
 	Seconds int // per bench run (default DefaultSeconds)
 	Port    int // iperf3 port (0: the default)
+	// Hops is the number of WireGuard hops between the two ends (a tunnel
+	// over tunnels, a hub): above 1 the tunnel is expected to carry half of
+	// the underlay measured, which stands for the worst hop (0 or 1: one hop).
+	Hops int
 	// Thorough runs the long run (collapse cycles) and the parallel-stream
 	// run whatever the evidence says.
 	Thorough bool
@@ -165,6 +169,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 
 	rep.Measured = Measured{Client: rep.Client, Server: rep.Server, Expected: bench.SingleHopRatio}
 	rep.Threshold = fmt.Sprintf("single hop: the tunnel should carry ≥ %.0f%% of the underlay", bench.SingleHopRatio*100)
+	if c.Hops > 1 {
+		rep.Measured.Expected = bench.MultiHopRatio
+		rep.Threshold = fmt.Sprintf("%d WireGuard hops: the tunnel should carry ≥ %.0f%% of the underlay, measured against the worst hop's (the tuning guide's rule)",
+			c.Hops, bench.MultiHopRatio*100)
+	}
 	if c.Server != nil {
 		found = append(found, rep.bench(ctx, &c)...)
 		found = append(found, rep.measureUplinks(ctx, &c, snaps)...)
@@ -302,7 +311,7 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 func (r *Report) benchConfig(c *Config) bench.Config {
 	bc := bench.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr, UnderlayAddr: r.endpoints.UnderlayAddr,
 		ClientInterface: r.endpoints.ClientInterface, ServerInterface: r.endpoints.ServerInterface,
-		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port, Drops: c.Drops}
+		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port, Drops: c.Drops, Hops: c.Hops}
 	return bc
 }
 
