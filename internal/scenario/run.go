@@ -178,8 +178,9 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	// The verdict is a ratio on a machine the lab shares with whatever else
 	// runs there: a fix that worked but met a busy moment is measured once
 	// more, and the better measurement stands (noise only ever slows a run).
-	// So is a pass below what a healthy tunnel of this shape measures: a
-	// short run that met a busy moment understates what the fix brought back.
+	// So is a pass just above the pass mark, below what a healthy tunnel of
+	// this shape measures: a short run that met a busy moment understates
+	// what the fix brought back.
 	if why := r.shortOfHealthy(); why != "" {
 		r.logf("after-fix measurement fell short (%s): measuring again", why)
 		first, firstBench, firstShares := r.res.After, r.res.BenchAfter, r.res.TunnelShares
