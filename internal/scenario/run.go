@@ -219,6 +219,18 @@ func describeLab(c lab.Config) string {
 	if c.DropFragNeeded {
 		parts = append(parts, "frag-needed dropped")
 	}
+	if c.SilentHopMTU > 0 {
+		parts = append(parts, fmt.Sprintf("a hop towards B silently drops packets above %d bytes", c.SilentHopMTU))
+	}
+	if c.UDPPolicePct > 0 {
+		parts = append(parts, fmt.Sprintf("UDP policed to %d%% of the rate", c.UDPPolicePct))
+	}
+	if c.KneePct > 0 {
+		parts = append(parts, fmt.Sprintf("A's tunnel collapses past %d%% of the rate", c.KneePct))
+	}
+	if c.BackgroundPings > 0 {
+		parts = append(parts, fmt.Sprintf("A's monitoring agent pings %d at once every second", c.BackgroundPings))
+	}
 	if c.DropFragments {
 		parts = append(parts, "fragments dropped")
 	}
