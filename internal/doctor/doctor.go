@@ -176,7 +176,8 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	if c.Server != nil {
 		found = append(found, rep.bench(ctx, &c)...)
-		found = append(found, rep.measureUplinks(ctx, &c, snaps)...)
+		found = rep.measureUplinks(ctx, &c, snaps, found)
+		found = sameLimitOtherEnd(found, snaps)
 	} else {
 		rep.Threshold = "not applied: without --server nothing was measured"
 		rep.NotJudged = append(rep.NotJudged,

@@ -67,10 +67,13 @@ func uplinks(s *facts.Snapshot) []Uplink {
 // tunnel does not take (the bench measured that one), when the client has
 // more than one: the underlay baseline follows the tunnel's own route, so
 // "the tunnel keeps up with the underlay" hides a tunnel on the slow uplink.
-func (r *Report) measureUplinks(ctx context.Context, c *Config, snaps []*facts.Snapshot) []finding.Finding {
+// It returns found with what that proves: a route.stale-endpoint already
+// found gets the measurement as evidence (the stale route is the cause it
+// shows), otherwise route.endpoint-uplink is added.
+func (r *Report) measureUplinks(ctx context.Context, c *Config, snaps []*facts.Snapshot, found []finding.Finding) []finding.Finding {
 	ups := uplinks(clientSnap(snaps, r.Client))
 	if len(ups) < 2 || !r.Measured.Benched || r.Measured.Up.Underlay <= 0 || r.endpoints.UnderlayAddr == "" {
-		return nil
+		return found
 	}
 	dev, _ := routeDev(ctx, c, r.endpoints.UnderlayAddr)
 	for i := range ups {
@@ -88,10 +91,23 @@ func (r *Report) measureUplinks(ctx context.Context, c *Config, snaps []*facts.S
 		u.Mbit = res.Mbit()
 	}
 	r.Uplinks = ups
-	if f := uplinkFinding(r.Client, r.endpoints.UnderlayAddr, r.endpoints.ClientInterface, ups, r.Measured.Up.Tunnel); f != nil {
-		return []finding.Finding{*f}
+	return withUplinkFinding(found, uplinkFinding(r.Client, r.endpoints.UnderlayAddr, r.endpoints.ClientInterface, ups, r.Measured.Up.Tunnel))
+}
+
+// withUplinkFinding adds f (nil: nothing) to found, or its evidence to the
+// route.stale-endpoint of the same host, whose stale route is the cause the
+// measurement shows. It is pure.
+func withUplinkFinding(found []finding.Finding, f *finding.Finding) []finding.Finding {
+	if f == nil {
+		return found
 	}
-	return nil
+	for i, x := range found {
+		if x.ID == check.RouteStaleEndpoint && x.Host == f.Host {
+			found[i].Evidence = append(slices.Clone(x.Evidence), f.Evidence...)
+			return found
+		}
+	}
+	return append(found, *f)
 }
 
 // routeDev is the device the client's route to addr leaves through.

@@ -50,6 +50,13 @@ func TestSlowUplinkRanksFirst(t *testing.T) {
 	if s := status(found, m); s != StatusSlow {
 		t.Errorf("status %s, want %s", s, StatusSlow)
 	}
+	// netifd's static route on the backup is the stale-endpoint case: its
+	// finding names the cause, and gets the measurement as evidence.
+	stale := finding.Finding{ID: check.RouteStaleEndpoint, Severity: finding.Critical, Host: a}
+	got := withUplinkFinding([]finding.Finding{stale}, f)
+	if len(got) != 1 || got[0].ID != check.RouteStaleEndpoint || len(got[0].Evidence) != len(f.Evidence) {
+		t.Errorf("with the stale route: %+v", got)
+	}
 	// Uplinks alike (the ECMP lab's two 100 Mbit/s links): nothing.
 	ups[0].Mbit, ups[1].Mbit = 95, 94
 	if f := uplinkFinding(a, "203.0.113.2", "wg0", ups, 90); f != nil {
