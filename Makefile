@@ -5,7 +5,7 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # staticcheck at a pinned release (go run builds it once into the module and build caches).
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help deps build router router-size test unit lint demo bench docs man clean release-snapshot
+.PHONY: help deps build router router-size test test-kernel unit lint demo demo-kernel bench docs man clean release-snapshot
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-17s %s\n", $$1, $$2}'
@@ -25,6 +25,9 @@ router-size: ## where the mipsle router build's bytes go, by dependency (REV=v1.
 test: deps build lint ## lint, then every test, root lab tests included (as root), plus short fuzz runs beside them
 	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) ./scripts/test.sh 20000
 
+test-kernel: deps build ## play the whole scenario catalog on kernel WireGuard, in a guest kernel that has the module (lab vm; root)
+	$(BIN) lab vm -- $(BIN) lab run --all
+
 unit: ## the tests that need no root (root lab tests skip, also as root), in under a minute
 	WGPERF_UNIT=1 $(GO) test -short -count=1 ./...
 
@@ -35,6 +38,9 @@ lint: ## gofmt, go vet, staticcheck (pinned)
 
 demo: deps build ## diagnose and fix two real cases on the built-in lab (root)
 	./scripts/demo.sh $(BIN)
+
+demo-kernel: deps build ## make demo's cases and the one only kernel WireGuard has, on kernel WireGuard in a guest (lab vm; root)
+	./scripts/demo.sh $(BIN) kernel
 
 bench: build ## print the speed figures (go test -bench)
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./...

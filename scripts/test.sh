@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs every test package in three lanes and two phases.
+# Runs every test package in three lanes and three phases.
 #
 # Phase 1, side by side:
 #   - the test packages one at a time (-p 1: root lab tests of one package
@@ -19,6 +19,9 @@
 # namespaces mirror them, so every lab on the machine would see the change):
 # the scenarios that need host values (WGPERF_SCENARIO_LANE=host) and the
 # diagnose package's conntrack and congestion-control tests.
+# Phase 3, the kernel lane: doctor's verdict on every scenario with kernel
+# WireGuard, in a guest kernel booted under QEMU (TestKernelCatalog); the
+# whole catalog with its fixes is make test-kernel.
 #
 # Usage: scripts/test.sh [fuzz inputs per target]
 set -u
@@ -49,9 +52,13 @@ echo "--- alone: the tests that change host sysctls"
 WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario ./internal/diagnose
 aloneStatus=$?
 
+echo "--- kernel: doctor's verdict on every scenario with kernel WireGuard, in a guest kernel (lab vm)"
+WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 30m -run '^TestKernelCatalog$' ./internal/scenario
+kernelStatus=$?
+
 wait "$beside"
 besideStatus=$?
 beside=
 cat "$log"
 [ "$besideStatus" -eq 0 ] || echo "packaging or fuzz: failed (above)" >&2
-[ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
+[ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]

@@ -10,6 +10,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,14 +19,19 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // document is one JSON document as wgperf printed it.
@@ -170,6 +176,25 @@ func exists(path string) bool {
 	return err == nil
 }
 
+// admittedHere is fs with the actions this host's facts do not admit taken
+// out (fix --from refuses a file that has one: the snapshots' tunnels and
+// routes are not this host's), their by-hand commands kept.
+func admittedHere(m *docMaker, fs []finding.Finding) []finding.Finding {
+	here, err := collect.Collect(context.Background(), target.Local(), collect.Options{})
+	if err != nil {
+		m.fail("collect: %v", err)
+		return fs
+	}
+	for i := range fs {
+		for j, fx := range fs[i].Fixes {
+			if fx.Action != nil && check.AllowsOn(fs[i].ID, *fx.Action, here) != nil {
+				fs[i].Fixes[j].Action = nil
+			}
+		}
+	}
+	return fs
+}
+
 func (m *docMaker) catalogDocs() {
 	m.cli("checks", "checks", "--json")
 	for _, id := range catalogIDs() {
@@ -177,11 +202,27 @@ func (m *docMaker) catalogDocs() {
 	}
 }
 
-// fixDocs plans fixes for this host from the findings of recorded snapshots
-// (renamed to this host) against a scratch root, and rolls back a scratch
+// fixDocs plans fixes for this host against a scratch root: raises any host
+// takes, and the findings of recorded snapshots (renamed to this host, their
+// actions this host does not admit taken out), and rolls back a scratch
 // journal whose only undo line is "true": nothing on the host changes.
 func (m *docMaker) fixDocs() {
 	root := filepath.Join(m.tmp, "root")
+	// A plan with items on any host: raises to the largest values the
+	// findings allow, min and default of tcp_rmem kept as they are here.
+	rmem, err := os.ReadFile("/proc/sys/net/ipv4/tcp_rmem")
+	if f := strings.Fields(string(rmem)); err == nil && len(f) == 3 {
+		raise := filepath.Join(m.tmp, "local-raise.json")
+		doc := `{"findings": [
+		  {"id": "net.backlog-drops", "severity": "warning", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [],
+		   "action": {"kind": "sysctl", "params": {"key": "net.core.netdev_max_backlog", "value": "2147483646"}}}]},
+		  {"id": "tcp.buffers-small", "severity": "warning", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [],
+		   "action": {"kind": "sysctl", "params": {"key": "net.ipv4.tcp_rmem", "value": "` + f[0] + " " + f[1] + ` 2146435072"}}}]}]}`
+		if err := os.WriteFile(raise, []byte(doc), 0o600); err != nil {
+			m.fail("%v", err)
+		}
+		m.cli("fix-plan", "fix", "--host", "local", "--root", root, "--from", raise, "--json")
+	}
 	for _, name := range []string{"lab-loss3-udpbuf64k-a.json", "lab-multiwan-stale-a.json"} {
 		var out, errOut bytes.Buffer
 		if code := run([]string{"diagnose", "--from", snapshot(name), "--json"}, &out, &errOut); code > exitCritical {
@@ -196,8 +237,14 @@ func (m *docMaker) fixDocs() {
 		for _, f := range d["findings"].([]any) {
 			f.(map[string]any)["host"] = "local"
 		}
-		local := filepath.Join(m.tmp, "local-"+name)
 		b, _ := json.Marshal(d)
+		fs, err := fix.ReadFindings(bytes.NewReader(b))
+		if err != nil {
+			m.fail("%v", err)
+			continue
+		}
+		local := filepath.Join(m.tmp, "local-"+name)
+		b, _ = json.Marshal(map[string]any{"findings": admittedHere(m, fs)})
 		if err := os.WriteFile(local, b, 0o600); err != nil {
 			m.fail("%v", err)
 			continue

@@ -77,7 +77,11 @@ Findings come from collecting and checking the host now, or from --from FILE
 (the output of "wgperf diagnose --json", or a "wgperf collect" snapshot).
 wgperf connects only to the host --host names, never to one named inside the
 file: for a file about another host, name it with --host; --apply with --from
-always needs --host.`,
+always needs --host. A file asks only for what wgperf itself would propose:
+each fix must be of a kind and within the values its finding's checks use
+(wgperf explain ID), and is held to facts read from the host first (its own
+WireGuard interfaces, its preferred gateway, a raise of a sysctl's current
+value); anything else is refused in one line before anything is planned.`,
 		Example: `  wgperf fix --host ssh:root@golem
   wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --confirm 60s
   wgperf fix confirm --host ssh:root@golem
@@ -256,7 +260,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	}
 	progress("reading the current state of " + env.T.String())
 	rec := &verify.Record{}
-	req := fix.Request{Env: env, Findings: findings, Only: onlyIDs(f.only), Apply: f.apply, Confirm: f.confirm, Progress: progress}
+	req := fix.Request{Env: env, Findings: findings, Only: onlyIDs(f.only), Apply: f.apply, Confirm: f.confirm, FromFile: f.from != "", Progress: progress}
 	if f.verify {
 		req.Verify = func(ctx context.Context, p *fix.Plan) (fix.Measure, error) {
 			vc := verify.Config{Host: env.T, Peer: peer, Seconds: f.seconds, Record: rec}

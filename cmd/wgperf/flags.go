@@ -76,6 +76,12 @@ func checkFlag(f *pflag.Flag) error {
 		// NaN, Inf and 1e20 parse as floats; in the BDP maths they overflow or
 		// compare false and silently drop a finding.
 		r, err := strconv.ParseFloat(f.Value.String(), 64)
+		if f.Name == "path-loss" {
+			if err != nil || math.IsNaN(r) || r < 0 || r > 100 {
+				return fmt.Errorf("--%s %s: want a percentage from 0 to 100", f.Name, f.Value)
+			}
+			return nil
+		}
 		low := 0.0 // --udp 0: no UDP test
 		if f.Name == "rate" {
 			low = math.SmallestNonzeroFloat64

@@ -56,6 +56,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.StringVar((*string)(&cfg.Topology), "topology", string(lab.SiteToSite), "site-to-site or multi-wan")
 	f.IntVar(&cfg.Underlay.RateMbit, "rate", 200, "underlay rate in Mbit/s (tbf); 0 = unshaped")
 	f.IntVar(&cfg.Underlay.LossPct, "loss", 0, "random loss of underlay UDP datagrams, percent")
+	f.Float64Var(&cfg.Underlay.PathLossPct, "path-loss", 0, "random loss of every packet R forwards, both ways, percent, as on a real WAN (netem: a distro kernel, e.g. in lab vm)")
 	cfg.Underlay.DelayMs = 0
 	f.Var(unitValue{p: &cfg.Underlay.DelayMs, unit: time.Millisecond}, "delay", "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
 	f.IntVar(&cfg.Backup.RateMbit, "backup-rate", 20, "multi-wan backup uplink rate in Mbit/s")

@@ -70,7 +70,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 			}
 			opts.Exe = exe
 			opts.LabName = scenarioLabName(cmd, legacyLabName)
-			if !catalogRates {
+			if !catalogRates && opts.RateMbit == 0 {
 				opts.Capacities = &scenario.Capacities{}
 			}
 			out := cmd.OutOrStdout()
@@ -103,6 +103,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "run every scenario")
+	cmd.Flags().IntVar(&opts.RateMbit, "rate", 0, "shape every underlay at most this many Mbit/s instead of sizing it to this machine (a slower backup keeps its share); 0 sizes")
 	cmd.Flags().BoolVar(&opts.VerdictOnly, "verdict-only", false, "stop after doctor's verdict on the broken lab and judge that alone (no fix, no measurement after it)")
 	cmd.Flags().BoolVar(&catalogRates, "catalog-rates", false, "shape underlays at the catalog's rates instead of sizing them to what a healthy tunnel carries on this machine")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")

@@ -141,16 +141,24 @@ func TestDiagnoseJSON(t *testing.T) {
 func TestFixFromFile(t *testing.T) {
 	dir := t.TempDir()
 	from := filepath.Join(dir, "findings.json")
-	doc := `{"findings": [{"id": "net.backlog-drops", "severity": "warning", "title": "t", "evidence": [],
-	  "fixes": [{"description": "raise it", "commands": [], "action": {"kind": "sysctl", "params": {"key": "net.core.somaxconn", "value": "123457"}}}]}]}`
-	if err := os.WriteFile(from, []byte(doc), 0o600); err != nil {
-		t.Fatal(err)
+	write := func(id, action string) {
+		t.Helper()
+		doc := `{"findings": [{"id": "` + id + `", "severity": "warning", "title": "t", "evidence": [],
+		  "fixes": [{"description": "raise it", "commands": [], "action": ` + action + `}]}]}`
+		if err := os.WriteFile(from, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
+	sysctl := func(key, value string) string {
+		return `{"kind": "sysctl", "params": {"key": "` + key + `", "value": "` + value + `"}}`
+	}
+	// The largest value the finding allows, so it raises whatever this host has.
+	write("net.backlog-drops", sysctl("net.core.netdev_max_backlog", "2147483646"))
 	var out, errOut bytes.Buffer
 	if code := run([]string{"fix", "--host", "local", "--root", dir, "--from", from, "--print-script"}, &out, &errOut); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	if !strings.HasPrefix(out.String(), "#!/bin/sh\n") || !strings.Contains(out.String(), "sysctl -w net.core.somaxconn=123457") {
+	if !strings.HasPrefix(out.String(), "#!/bin/sh\n") || !strings.Contains(out.String(), "sysctl -w net.core.netdev_max_backlog=2147483646") {
 		t.Errorf("script:\n%s", out.String())
 	}
 	out.Reset()
@@ -161,6 +169,29 @@ func TestFixFromFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "etc/sysctl.d/90-wgperf.conf")); !os.IsNotExist(err) {
 		t.Errorf("planning wrote the config file: %v", err)
+	}
+	// Issue 30: a file asks only for what the finding's check proposes. The
+	// backlog finding raises netdev_max_backlog: another sysctl under its ID
+	// is refused in one line, as is a value its check never computes, and
+	// an interface this host does not have (checked on its facts, collected
+	// now). Refused while planning, the step --apply starts with: the test
+	// plans only, so a wgperf without the refusal cannot change this host.
+	for _, tc := range []struct{ id, action, want string }{
+		{"net.backlog-drops", sysctl("net.core.somaxconn", "123457"), `net.backlog-drops: sysctl key="net.core.somaxconn": want one of net.core.netdev_max_backlog`},
+		{"udp.rcvbuf-errors", sysctl("kernel.randomize_va_space", "0"), `key="kernel.randomize_va_space"`},
+		{"net.backlog-drops", sysctl("net.core.netdev_max_backlog", "5001"), `value="5001": want 5000, or an even number in [10000, 2147483647]`},
+		{"mtu.tunnel-too-large", `{"kind": "wg-mtu", "params": {"interface": "wgperf-none0", "mtu": "1280"}}`, `interface="wgperf-none0" is not a WireGuard interface on local`},
+	} {
+		write(tc.id, tc.action)
+		out.Reset()
+		errOut.Reset()
+		code := run([]string{"fix", "--host", "local", "--root", dir, "--from", from}, &out, &errOut)
+		if code != exitFailed || !strings.Contains(errOut.String(), tc.want) || strings.Count(errOut.String(), "\n") != 1 {
+			t.Errorf("%s %s: exit %d, stderr %q; want exit %d and one line with %q", tc.id, tc.action, code, errOut.String(), exitFailed, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "etc/sysctl.d/90-wgperf.conf")); !os.IsNotExist(err) {
+		t.Errorf("a refused file changed the host: %v", err)
 	}
 }
 

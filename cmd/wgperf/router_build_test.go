@@ -4,8 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // TestRouterBuild builds wgperf with -tags router: it must leave out the lab,
@@ -13,7 +16,8 @@ import (
 // its own small server) and with it the TLS stack, and the Prometheus client
 // libraries; say which build it is; answer a lab command and the exporter's
 // --web.config.file in one line with exit status 3; and stay within 8 MB
-// stripped for linux/mipsle softfloat (7,733,441 bytes with Go 1.26).
+// stripped for linux/mipsle softfloat, built as router-build.sh builds it
+// (7,667,905 bytes with Go 1.26).
 func TestRouterBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
@@ -29,7 +33,7 @@ func TestRouterBuild(t *testing.T) {
 		}
 	}
 	bin := filepath.Join(t.TempDir(), "wgperf")
-	if out, err := exec.Command("go", "build", "-tags", "router", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", append(append([]string{"build", "-tags", "router"}, routerGCFlags(t)...), "-o", bin, ".")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags router: %v\n%s", err, out)
 	}
 	out, err := exec.Command(bin, "version").Output()
@@ -54,7 +58,8 @@ func TestRouterBuild(t *testing.T) {
 	}
 
 	mipsle := filepath.Join(t.TempDir(), "wgperf-mipsle")
-	build := exec.Command("go", "build", "-trimpath", "-tags", "router", "-ldflags", "-s -w", "-o", mipsle, ".")
+	args := append([]string{"build", "-trimpath", "-tags", "router"}, routerGCFlags(t)...)
+	build := exec.Command("go", append(args, "-ldflags", "-s -w", "-o", mipsle, ".")...)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=mipsle", "GOMIPS=softfloat")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags router for mipsle: %v\n%s", err, out)
@@ -68,4 +73,61 @@ func TestRouterBuild(t *testing.T) {
 		t.Errorf("router build for mipsle softfloat: %d bytes, over its %d (see scripts/router-size.sh)", fi.Size(), budget)
 	}
 	t.Logf("router build, linux/mipsle softfloat, stripped: %d bytes", fi.Size())
+}
+
+// routerGCFlags are the router build's -gcflags, one per pattern of
+// scripts/router-gcflags.
+func routerGCFlags(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "scripts", "router-gcflags"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, "-gcflags="+l+"=-l")
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("scripts/router-gcflags names no package")
+	}
+	return out
+}
+
+// TestRouterFlagsAgree: the OpenWrt packages' binaries (goreleaser's
+// wgperf-router build) are built with the gcflags make router and
+// TestRouterBuild use.
+func TestRouterFlagsAgree(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conf struct {
+		Builds []struct {
+			ID      string   `yaml:"id"`
+			GCFlags []string `yaml:"gcflags"`
+		} `yaml:"builds"`
+	}
+	if err := yaml.Unmarshal(b, &conf); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range routerGCFlags(t) {
+		want = append(want, strings.TrimPrefix(f, "-gcflags="))
+	}
+	found := false
+	for _, bd := range conf.Builds {
+		if bd.ID == "wgperf-router" {
+			found = true
+			if !slices.Equal(bd.GCFlags, want) {
+				t.Errorf(".goreleaser.yaml's wgperf-router gcflags %q, want scripts/router-gcflags' %q", bd.GCFlags, want)
+			}
+		} else if len(bd.GCFlags) > 0 {
+			t.Errorf("build %s has gcflags %q: only the router build leaves inlining out", bd.ID, bd.GCFlags)
+		}
+	}
+	if !found {
+		t.Error(".goreleaser.yaml has no wgperf-router build")
+	}
 }

@@ -55,10 +55,11 @@ const costsThroughFailures = "not visible in the bench: it costs through failove
 
 // Values of remedy params the catalog names more than once.
 var (
-	wgInterface     = Named("the WireGuard interface")
-	uciSectionParam = Named("its OpenWrt network section").Optional()
-	notrack         = Remedy{Kind: remedy.KindNoTrack, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535)}}
-	rps             = Remedy{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("the receiving device"), "mask": Named("a hex CPU mask")}}
+	wgInterface     = Named("the WireGuard interface").On(onWireGuard)
+	uciSectionParam = Named("its OpenWrt network section").On(tunnelUCISection).Optional()
+	wgMTU           = Remedy{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000).On(lowersMTU), "uci_section": uciSectionParam}}
+	notrack         = Remedy{Kind: remedy.KindNoTrack, Params: map[string]Values{
+		"interface": Named("the WireGuard interface, which no NAT rule matches").On(untrackable), "port": Between(1, 65535).On(listenPort)}}
 )
 
 // maxInt is the largest value the kernel takes for an int sysctl.
@@ -89,7 +90,7 @@ than one link's speed, however many links the bond has.`,
 		Cases:  []string{CaseECMP},
 		Doctor: Doctor{Role: Cause, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindBondHash, Params: map[string]Values{"bond": Named("a bond device"), "policy": OneOf("layer3+4")}},
+			{Kind: remedy.KindBondHash, Params: map[string]Values{"bond": Named("an 802.3ad bond").On(lacpBond), "policy": OneOf("layer3+4")}},
 		},
 		Example: Example{
 			Host:  "bond0 is an 802.3ad bond hashing on layer2",
@@ -108,7 +109,7 @@ looks like an intermittent network fault.`,
 		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly,
 			RefusesNewFlows: true},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": Between(262144, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": BaseOrDouble(conntrackFloor, conntrackFloor/2, maxInt).On(raises)}},
 			notrack,
 		},
 		Example: Example{
@@ -149,16 +150,17 @@ machine rather than the tunnel.`}},
 		Why: `When a CPU is the ceiling, no network tuning makes the tunnel faster: the
 other findings' gains are capped by it. The way out is spreading the work or a
 faster WireGuard implementation.`,
-		Cases:    []string{CaseTuning},
-		Doctor:   Doctor{Role: Environment, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
-		Remedies: []Remedy{rps},
+		Cases:  []string{CaseTuning},
+		Doctor: Doctor{Role: Environment, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
+		// No remedy: the bench names the CPU, not what keeps it busy; when it
+		// is receive processing, cpu.softirq-imbalance proposes RPS.
 		Example: Example{
-			Host: "a 4-CPU host whose receive processing for eth0 runs on one CPU",
+			Host: "a 4-CPU host with one CPU 95% busy during a tunnel run",
 			Fixes: func() []finding.Fix {
-				return append([]finding.Fix{{
-					Description: "See what keeps the CPU busy (the WireGuard process, softirq, another program) during a transfer",
+				return []finding.Fix{{
+					Description: "See what keeps the CPU busy (a userspace WireGuard process, kernel WireGuard's wg-crypt workers, softirq, another program) during a transfer",
 					Commands:    []string{"top -b -n 1 -H | head -20", "cat /proc/net/softnet_stat"},
-				}}, rpsFix(exampleHost, "eth0", cpuMask(4))...)
+				}}
 			},
 		},
 	},
@@ -170,9 +172,11 @@ faster WireGuard implementation.`,
 		Why: `Receive processing for the whole tunnel runs on one CPU. When that CPU
 saturates, its backlog overflows, packets are dropped and TCP backs off, so
 throughput oscillates while the other CPUs idle.`,
-		Cases:    []string{CaseRemoteUsers},
-		Doctor:   Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured},
-		Remedies: []Remedy{rps},
+		Cases:  []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("an uplink").On(anUplink), "mask": Named("the mask of every CPU").On(allCPUs)}},
+		},
 		Example: Example{
 			Host:  "a 4-CPU host whose uplink eth0 has no RPS mask",
 			Fixes: func() []finding.Fix { return rpsFix(exampleHost, "eth0", cpuMask(4)) },
@@ -193,10 +197,10 @@ backup.`,
 			{Kind: remedy.KindICMPLimit, Params: map[string]Values{
 				"rate": OneOf(itoa(icmpLimitRaised)),
 				// banIP's uci option, an nft rule by handle, or an iptables rule by its text
-				"banip": OneOf("1").Optional(), "backend": OneOf("iptables").Optional(),
+				"banip": OneOf("1").On(banIPLimit).Optional(), "backend": OneOf("iptables").Optional(),
 				"family": Named("a firewall family").Optional(), "table": Named("a firewall table").Optional(),
-				"chain": Named("a firewall chain").Optional(), "handle": Between(1, maxInt).Optional(),
-				"rule": Named("the iptables rule with the limit").Optional(),
+				"chain": Named("a firewall chain").Optional(), "handle": Between(1, maxInt).On(limitRule).Optional(),
+				"rule": Named("the iptables rule with the limit").On(limitRule).Optional(),
 			}},
 		},
 		Example: Example{
@@ -257,7 +261,7 @@ blocked, transfers stall right after the handshake.`,
 			Gain: "hosts behind the gateways get bulk TCP through the tunnel again " +
 				"(the gateways' own bench cannot show it: their connections already fit the tunnel's MTU)"},
 		Remedies: []Remedy{
-			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": OneOf("pmtu")}},
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": Named("the WireGuard interface a LAN forwards into").On(forwardsInto), "mss": OneOf("pmtu")}},
 		},
 		Example: Example{
 			Host:  "the host forwards its LAN (MTU 1500) into wg0 (MTU 1420)",
@@ -289,8 +293,9 @@ direction only, and nothing reports an error.`,
 		Cases:  []string{CasePMTUD},
 		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
 		Remedies: []Remedy{
-			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
-			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000))}},
+			// the probe does not know the host's platform: its fix names no uci section
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": wgMTU.Params["mtu"]}},
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000)).On(fitsMSS)}},
 			// the hosts' own TCP outside the tunnel, when it stalls at the same hop
 			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_mtu_probing"), "value": OneOf("1")}},
 		},
@@ -315,11 +320,9 @@ refused with DF set (userspace WireGuard), or fragmented and the fragments lost
 		Why: `Every full-size packet the tunnel sends is too big for the link under it, so
 it is fragmented (two packets for one, and losing either loses both) or
 dropped; throughput falls to a fraction of the link.`,
-		Cases:  []string{CaseRemoteUsers, CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
-		Remedies: []Remedy{
-			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000), "uci_section": uciSectionParam}},
-		},
+		Cases:    []string{CaseRemoteUsers, CaseTuning},
+		Doctor:   Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
+		Remedies: []Remedy{wgMTU},
 		Example: Example{
 			Host: "wg0 has MTU 1500 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
 			Fixes: func() []finding.Fix {
@@ -338,7 +341,7 @@ congestion and backs off from.`,
 		Cases:  []string{CaseTuning, CaseRemoteUsers},
 		Doctor: Doctor{Role: Cause, Impact: 0.55, Side: Receiver, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": Between(backlogTarget, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": BaseOrDouble(backlogTarget, backlogTarget, maxInt).On(raises)}},
 		},
 		Example: Example{
 			Host: "net.core.netdev_max_backlog is 1000, the default",
@@ -399,8 +402,8 @@ idle.`,
 				"(the underlay bench to the endpoint follows the tunnel's own route, so it cannot show the difference)"},
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
-				"endpoint": Named("the peer's endpoint address"), "table": OneOf("main"),
-				"via": Named("the faster uplink's gateway"), "dev": Named("its device"),
+				"endpoint": Named("a peer's endpoint address").On(aPeerEndpoint), "table": OneOf("main"),
+				"via": Named("the faster uplink's gateway").On(uplinkGateway), "dev": Named("its device").On(uplinkDev),
 			}},
 		},
 		Example: Example{
@@ -425,10 +428,11 @@ with nothing alerting.`,
 				"(the underlay bench to the endpoint follows the same stale route, so it cannot show the difference)"},
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
-				"endpoint": Named("the peer's endpoint address"), "table": Named("the routing table of the host route"),
+				"endpoint": Named("a peer's endpoint address").On(endpointFix), "table": OneOf("main"),
 				// re-pointed at the preferred uplink, or on OpenWrt no host route at all
-				"via": Named("the preferred default route's gateway").Optional(), "dev": Named("its device").Optional(),
-				"uci_interface": Named("the WireGuard interface's uci section").Optional(),
+				"via":           Named("the preferred default route's gateway").On(preferredGateway).Optional(),
+				"dev":           Named("its device").On(preferredDev).Optional(),
+				"uci_interface": Named("the WireGuard interface's uci section").On(endpointUCISection).Optional(),
 			}},
 		},
 		Example: Example{
@@ -452,7 +456,7 @@ fast the tunnel is.`,
 		Cases:  []string{CaseTuning},
 		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Both, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt, 1<<20).On(raises)}},
 		},
 		Example: Example{
 			Host: fmt.Sprintf("net.ipv4.tcp_rmem is \"4096 131072 1048576\" and the path is %s", Options{}.pathDescription()),
@@ -519,7 +523,7 @@ moves about as much.`,
 			Gain: "a steady rate just below the knee instead of collapses every few seconds " +
 				"(a long run shows it; a short bench may land on either phase)"},
 		Remedies: []Remedy{
-			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface"), "rate": Named("a tc rate below the knee")}},
+			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
 		Example: Example{
 			Host: "wg0 on the sender collapses from 180 to 90 Mbit/s every 15 s; capped at 150 Mbit/s it holds steady",
@@ -544,7 +548,7 @@ data.`,
 		Cases:  []string{CaseRemoteUsers},
 		Doctor: Doctor{Role: Symptom, Calls: ProbeShaping},
 		Remedies: []Remedy{
-			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface"), "rate": Named("a tc rate below the collapse")}},
+			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
 		Example: Example{
 			Host: "wg0 on the sender collapses above about 220 Mbit/s",
@@ -594,7 +598,7 @@ tunnel far below the link.`,
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
 				"key":   OneOf("net.core.rmem_max", "net.core.rmem_default", "net.core.wmem_max", "net.core.wmem_default"),
-				"value": OneOf(itoa(udpBufferTarget)),
+				"value": OneOf(itoa(udpBufferTarget)).On(raises),
 			}},
 		},
 		Example: Example{

@@ -13,6 +13,10 @@ import (
 // conntrackPressure is the fill level at which the table counts as near full.
 const conntrackPressure = 0.8
 
+// conntrackFloor is the nf_conntrack_max wgperf raises a small table to; a
+// larger one it doubles.
+const conntrackFloor = 262144
+
 var conntrackTablePressure = Check{
 	Doc: `Fires when nf_conntrack_count is at least 80% of nf_conntrack_max, or when
 conntrack -S shows insert_failed, drop or early_drop above 0 — new flows were
@@ -57,7 +61,7 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 			finding.Evidence{Source: "conntrack -S", Key: "insert_failed+drop+early_drop", Value: fmt.Sprintf("%d+%d+%d", ct.InsertFailed, ct.Drop, ct.EarlyDrop), Threshold: "0"}.Of(float64(ct.InsertFailed+ct.Drop+ct.EarlyDrop), finding.Count),
 		},
 	}
-	want := max(ct.Max*2, 262144)
+	want := max(ct.Max*2, conntrackFloor)
 	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise nf_conntrack_max from %d to %d (set in the initial network namespace)", ct.Max, want),
 		"net.netfilter.nf_conntrack_max", itoa(want))...)
 	for _, w := range s.WireGuard {

@@ -2,11 +2,13 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // Entry is everything wgperf knows about one finding ID: what it is called
@@ -144,11 +146,13 @@ type Remedy struct {
 	Params map[string]Values
 }
 
-// Values are what one param of a remedy may be.
+// Values are what one param of a remedy may be: a form any host allows, and
+// with On a rule the host as it is now must meet (AllowsOn).
 type Values struct {
 	what     string // for messages: "one of a, b", "a whole number in [1, 2]"
 	optional bool
 	match    func(string) bool
+	host     HostRule
 }
 
 // OneOf allows exactly these values.
@@ -160,14 +164,14 @@ func OneOf(values ...string) Values {
 func Between(lo, hi int64) Values {
 	return Values{what: fmt.Sprintf("a whole number in [%d, %d]", lo, hi), match: func(s string) bool {
 		n, err := strconv.ParseInt(s, 10, 64)
-		return err == nil && n >= lo && n <= hi
+		return err == nil && strconv.FormatInt(n, 10) == s && n >= lo && n <= hi
 	}}
 }
 
 // Triple allows "min default max" (tcp_rmem, tcp_wmem): three whole numbers,
-// each at least the one before, the max in [lo, hi].
-func Triple(lo, hi int64) Values {
-	return Values{what: fmt.Sprintf(`"min default max" with max in [%d, %d]`, lo, hi), match: func(s string) bool {
+// each at least the one before, the max a multiple of unit in [lo, hi].
+func Triple(lo, hi, unit int64) Values {
+	return Values{what: fmt.Sprintf(`"min default max" with max a multiple of %d in [%d, %d]`, unit, lo, hi), match: func(s string) bool {
 		f := strings.Fields(s)
 		if len(f) != 3 {
 			return false
@@ -180,7 +184,26 @@ func Triple(lo, hi int64) Values {
 			}
 			n[i] = v
 		}
-		return n[2] >= lo && n[2] <= hi
+		return n[2] >= lo && n[2] <= hi && n[2]%unit == 0
+	}}
+}
+
+// BaseOrDouble allows base, or twice a whole number of at least from, up to
+// hi: what a check that raises a limit to base, or doubles one of at least
+// from, can propose.
+func BaseOrDouble(base, from, hi int64) Values {
+	return Values{what: fmt.Sprintf("%d, or an even number in [%d, %d]", base, 2*from, hi), match: func(s string) bool {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return err == nil && strconv.FormatInt(n, 10) == s && (n == base || n%2 == 0 && n >= 2*from && n <= hi)
+	}}
+}
+
+// Mbit allows a tc rate in whole Mbit/s ("150mbit") in [lo, hi].
+func Mbit(lo, hi int64) Values {
+	return Values{what: fmt.Sprintf(`a rate "Nmbit" with N in [%d, %d]`, lo, hi), match: func(s string) bool {
+		n, ok := strings.CutSuffix(s, "mbit")
+		v, err := strconv.ParseInt(n, 10, 64)
+		return ok && err == nil && strconv.FormatInt(v, 10) == n && v >= lo && v <= hi
 	}}
 }
 
@@ -193,6 +216,12 @@ func Named(what string) Values {
 // Either allows what a or b allows.
 func Either(a, b Values) Values {
 	return Values{what: a.what + ", or " + b.what, match: func(s string) bool { return a.match(s) || b.match(s) }}
+}
+
+// On adds a rule the host as it is now must meet (AllowsOn).
+func (v Values) On(rule HostRule) Values {
+	v.host = rule
+	return v
 }
 
 // Optional allows the param to be absent.
@@ -233,5 +262,27 @@ func (e Entry) Allows(a finding.Action) error {
 			return fmt.Errorf("%s: %s needs param %q", e.ID, a.Kind, k)
 		}
 	}
+	// Checks write an action as its remedy does (rem.Params()): one in
+	// another form (a param the kind ignores, a number with a sign) is not
+	// one of theirs.
+	rem, err := remedy.Parse(a)
+	if err != nil {
+		return fmt.Errorf("%s: %v", e.ID, err)
+	}
+	if want := rem.Params(); !maps.Equal(want, a.Params) {
+		return fmt.Errorf("%s: %s %s: wgperf writes this fix as %s", e.ID, a.Kind, paramText(a.Params), paramText(want))
+	}
 	return nil
+}
+
+// paramText is params as "k=v k=v", sorted, values quoted.
+func paramText(p map[string]string) string {
+	var b strings.Builder
+	for i, k := range sortedKeys(p) {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%q", k, p[k])
+	}
+	return b.String()
 }

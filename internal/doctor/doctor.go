@@ -28,6 +28,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/probe/udppath"
+	"github.com/wgperf/wgperf/internal/probe/uplinks"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -112,7 +113,7 @@ type Report struct {
 	Shaping    *shaping.Result   `json:"shaping,omitempty"`
 	// Uplinks are the client's uplinks, each measured to the endpoint, when
 	// it has more than one.
-	Uplinks []Uplink `json:"uplinks,omitempty"`
+	Uplinks []uplinks.Uplink `json:"uplinks,omitempty"`
 	// LongRun is the 30-second run and the parallel-stream run, when the
 	// evidence called for them.
 	LongRun *LongRun `json:"long_run,omitempty"`

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/uplinks"
 )
 
 // The multi-WAN lab's router (recorded): a fiber (eth0, metric 10) and a 5G
@@ -17,14 +18,14 @@ import (
 // static one) explained the crawl.
 func TestSlowUplinkRanksFirst(t *testing.T) {
 	fs, snaps := checked(t, "lab-multiwan-stale-a")
-	ups := uplinks(snaps[0])
+	ups := uplinks.List(snaps[0])
 	if len(ups) != 2 || ups[0].Dev != "eth0" || ups[1].Dev != "eth1" {
 		t.Fatalf("uplinks %+v, want eth0 then eth1", ups)
 	}
 	ups[1].Tunnel, ups[1].Mbit = true, 19.1
 	ups[0].Mbit = 191.1
 	const a = "netns:wgl-fd3-a"
-	f := uplinkFinding(a, "203.0.113.2", "wg-fd3-a", ups, 18.3)
+	f := uplinks.Finding(a, "203.0.113.2", "wg-fd3-a", ups, 18.3)
 	if f == nil || f.ID != check.RouteEndpointUplink || !strings.Contains(f.Title, "over eth1 (19.1 Mbit/s) while eth0 reaches it at 191.1") {
 		t.Fatalf("finding %+v", f)
 	}
@@ -59,7 +60,7 @@ func TestSlowUplinkRanksFirst(t *testing.T) {
 	}
 	// Uplinks alike (the ECMP lab's two 100 Mbit/s links): nothing.
 	ups[0].Mbit, ups[1].Mbit = 95, 94
-	if f := uplinkFinding(a, "203.0.113.2", "wg0", ups, 90); f != nil {
+	if f := uplinks.Finding(a, "203.0.113.2", "wg0", ups, 90); f != nil {
 		t.Errorf("uplinks alike: %s", f.Title)
 	}
 }

@@ -80,6 +80,11 @@ func checkFindings(fs []finding.Finding) error {
 			return fmt.Errorf("findings file: finding %d: %v", i+1, err)
 		}
 	}
+	// Each action only as its finding's catalog entry allows (issue 30);
+	// "fix" then holds them to the target's facts too (Request.FromFile).
+	if err := Admit(fs, nil); err != nil {
+		return fmt.Errorf("findings file: %v", err)
+	}
 	return nil
 }
 

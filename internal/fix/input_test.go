@@ -9,7 +9,7 @@ import (
 )
 
 func TestReadFindings(t *testing.T) {
-	const one = `{"id":"route.stale-endpoint","severity":"critical","host":"ssh:root@golem","title":"t","evidence":[],"fixes":[{"description":"d","commands":[],"action":{"kind":"endpoint-route","params":{"endpoint":"46.38.233.77"}}}]}`
+	const one = `{"id":"route.stale-endpoint","severity":"critical","host":"ssh:root@golem","title":"t","evidence":[],"fixes":[{"description":"d","commands":[],"action":{"kind":"endpoint-route","params":{"endpoint":"46.38.233.77","table":"main"}}}]}`
 	for _, tc := range []struct {
 		name, in string
 		want     int
@@ -37,6 +37,21 @@ func TestReadFindings(t *testing.T) {
 			0, "finding 1: fixes[0].config[0].lines[0]"},
 		{"C1 CSI in a title", `[{"id":"mtu.x","severity":"info","title":"t\u009b2J"}]`, 0, "finding 1: title"},
 		{"newline in evidence", `[{"id":"mtu.x","severity":"info","evidence":[{"source":"s","key":"k","value":"1\nforged"}]}]`, 0, "finding 1: evidence[0].value"},
+		// Issue 30 item 1: an action only as the finding's catalog entry allows.
+		{"a sysctl under the black hole", `[{"id":"mtu.pmtud-blackhole","severity":"critical","fixes":[{"description":"d",
+			"action":{"kind":"sysctl","params":{"key":"kernel.randomize_va_space","value":"0"}}}]}]`, 0,
+			`finding 1: refused, not a fix wgperf proposes: mtu.pmtud-blackhole: sysctl key="kernel.randomize_va_space": want one of net.ipv4.tcp_mtu_probing`},
+		{"a bond policy under the black hole", `[{"id":"mtu.pmtud-blackhole","severity":"critical","fixes":[{"description":"d",
+			"action":{"kind":"bond-hash","params":{"bond":"bond0","policy":"layer3+4"}}}]}]`, 0,
+			`finding 1: refused, not a fix wgperf proposes: mtu.pmtud-blackhole is fixed by wg-mtu, mss-clamp, sysctl, not "bond-hash"`},
+		{"another sysctl under the rcvbuf finding", `[{"id":"udp.rcvbuf-errors","severity":"warning","fixes":[{"description":"d",
+			"action":{"kind":"sysctl","params":{"key":"kernel.randomize_va_space","value":"0"}}}]}]`, 0, `sysctl key="kernel.randomize_va_space": want one of net.core.rmem_max`},
+		{"any uci key with a restart", `[{"id":"route.stale-endpoint","severity":"critical","fixes":[{"description":"d",
+			"action":{"kind":"uci-set","params":{"key":"dropbear.main.PasswordAuth","value":"on","restart":"dropbear"}}}]}]`, 0, `is fixed by endpoint-route, not "uci-set"`},
+		{"modprobe of any tcp_ module", `[{"id":"tcp.congestion-control","severity":"warning","fixes":[{"description":"d",
+			"action":{"kind":"congestion-control","params":{"algorithm":"evil"}}}]}]`, 0, `algorithm="evil": want one of bbr`},
+		{"an ID outside the catalog", `[{"id":"mtu.x","severity":"info","fixes":[{"description":"d",
+			"action":{"kind":"congestion-control","params":{"algorithm":"bbr"}}}]}]`, 0, `finding mtu.x is not in the catalog`},
 		{"tabs in a config line are fine", `[{"id":"mtu.x","severity":"info","fixes":[{"description":"d","commands":[],"config":[{"path":"/etc/x","lines":["a\tb"]}]}]}]`, 1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

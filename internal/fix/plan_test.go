@@ -39,8 +39,8 @@ func linuxHost(t *testing.T) *targettest.Host {
 	h.On("sh -c 'command -v nft'", "/usr/sbin/nft\n")
 	h.Files["/etc/nftables.conf"] = "#!/usr/sbin/nft -f\n\nflush ruleset\n"
 	h.On("sysctl -n net.core.rmem_max", "212992\n")
-	h.On("sysctl -n net.core.somaxconn", "4096\n")
-	h.Files[remedy.SysctlConf] = "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\nnet.core.somaxconn = 4096\n"
+	h.On("sysctl -n net.core.netdev_max_backlog", "5000\n")
+	h.Files[remedy.SysctlConf] = "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\nnet.core.netdev_max_backlog = 5000\n"
 	h.On("sysctl -n net.ipv4.tcp_rmem", recorded(t, "sysctl-tcp_rmem.txt"))
 	h.On("sysctl -n net.ipv4.tcp_available_congestion_control", "reno cubic\n")
 	h.On("sysctl -n net.ipv4.tcp_congestion_control", "cubic\n")
@@ -70,11 +70,11 @@ func linuxFindings() []finding.Finding {
 	return []finding.Finding{
 		fx("udp.rcvbuf-errors", "raise the UDP receive buffer limit", remedy.KindSysctl, "key", "net.core.rmem_max", "value", "26214400"),
 		fx("tcp.buffers-small", "raise TCP buffer limits to the path's BDP", remedy.KindSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 67108864"),
-		fx("net.backlog-drops", "keep somaxconn (already set)", remedy.KindSysctl, "key", "net.core.somaxconn", "value", "4096"),
+		fx("net.backlog-drops", "keep netdev_max_backlog (already set)", remedy.KindSysctl, "key", "net.core.netdev_max_backlog", "value", "5000"),
 		fx("tcp.congestion-control", "use BBR", remedy.KindCongestion, "algorithm", "bbr"),
 		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0", "mss", "pmtu"),
 		fx("conntrack.tunnel-tracked", "skip conntrack for the tunnel", remedy.KindNoTrack, "interface", "wg0", "port", "51820"),
-		fx("route.stale-endpoint", "let the endpoint follow the default route", remedy.KindEndpointRoute, "endpoint", "46.38.233.77:51820", "table", "main"),
+		fx("route.stale-endpoint", "let the endpoint follow the default route", remedy.KindEndpointRoute, "endpoint", "46.38.233.77", "table", "main"),
 		fx("icmp.ratelimit-drops", "raise the ICMP flood limit", remedy.KindICMPLimit, "rate", "250", "family", "inet", "table", "banIP", "chain", "pre-routing", "handle", "4"),
 		fx("cpu.softirq-imbalance", "spread receive processing", remedy.KindRPS, "device", "eth1", "mask", "3"),
 		fx("bond.hash-policy", "hash the bond on layer 3+4", remedy.KindBondHash, "bond", "bond0", "policy", "layer3+4"),
@@ -100,7 +100,7 @@ func wgQuickFindings() []finding.Finding {
 	return []finding.Finding{
 		fx("mtu.tunnel-too-large", "lower the tunnel MTU below the underlay", remedy.KindWGMTU, "interface", "wg0", "mtu", "1380"),
 		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "wg0", "rate", "150mbit"),
-		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0"),
+		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0", "mss", "pmtu"),
 	}
 }
 

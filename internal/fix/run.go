@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
@@ -29,6 +30,11 @@ type Request struct {
 	// measurement through the tunnel after it showed the host still answers,
 	// which is what the confirm window guards.
 	ConfirmKept bool
+	// FromFile: the findings were read from a file (someone else's text).
+	// Before anything is planned, Run collects the host's facts and holds
+	// every selected finding's actions to them (Admit): only what wgperf's
+	// own checks would propose on the host as it is now gets planned.
+	FromFile bool
 	// Progress, when set, hears one line per step.
 	Progress func(string)
 }
@@ -50,7 +56,19 @@ type Outcome struct {
 // not improve the figure has been rolled back when it returns; the Outcome
 // says what it got to also with an error.
 func Run(ctx context.Context, r Request) (*Outcome, error) {
-	plan, err := PlanFindings(ctx, r.Env, r.Findings, r.Only)
+	items, manual, err := Select(r.Findings, r.Only)
+	if err != nil {
+		return nil, err
+	}
+	if r.FromFile {
+		if r.Progress != nil {
+			r.Progress("reading the facts of " + r.Env.T.String() + " to hold the file's fixes to them")
+		}
+		if err := admitOnHost(ctx, r.Env, r.Findings, items); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := MakePlan(ctx, r.Env, items, manual)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +102,34 @@ func PlanFindings(ctx context.Context, env *Env, fs []finding.Finding, only []fi
 		return nil, err
 	}
 	return MakePlan(ctx, env, items, manual)
+}
+
+// admitOnHost collects the host's facts and admits the findings the items
+// were selected from on them.
+func admitOnHost(ctx context.Context, env *Env, fs []finding.Finding, items []Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	host, err := collect.Collect(ctx, env.T, collect.Options{})
+	if err != nil {
+		return fmt.Errorf("reading the host's facts to check the findings against: %w", err)
+	}
+	picked := map[finding.ID]bool{}
+	for _, it := range items {
+		for _, id := range it.Findings {
+			picked[id] = true
+		}
+	}
+	var sel []finding.Finding
+	for _, f := range fs {
+		if picked[f.ID] {
+			sel = append(sel, f)
+		}
+	}
+	if err := Admit(sel, host); err != nil {
+		return fmt.Errorf("findings file: %w", err)
+	}
+	return nil
 }
 
 // Fixed are the findings of fs the journal's steps remedied.

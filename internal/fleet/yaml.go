@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -247,4 +249,75 @@ func forEach(m *yaml.Node, f func(key string, k, v *yaml.Node) error) error {
 
 func isNull(n *yaml.Node) bool {
 	return n == nil || n.Kind == yaml.ScalarNode && (n.Tag == "!!null" || n.Value == "")
+}
+
+// readVarDirs reads group_vars/ and host_vars/ beside the inventory, as
+// Ansible's host_group_vars plugin does: for a group or host NAME, the file
+// NAME, NAME.yml, NAME.yaml or NAME.json, or every such file in a folder
+// NAME/ (in name order, later files winning).
+func (inv *inventory) readVarDirs(dir string) error {
+	load := func(kind, name string) (map[string]string, error) {
+		if strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+			return nil, nil // not a name Ansible would look up either
+		}
+		var files []string
+		base := filepath.Join(dir, kind, name)
+		for _, ext := range []string{"", ".yml", ".yaml", ".json"} {
+			if fi, err := os.Stat(base + ext); err == nil && fi.Mode().IsRegular() {
+				files = append(files, base+ext)
+			}
+		}
+		if fi, err := os.Stat(base); err == nil && fi.IsDir() {
+			_ = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+				ext := filepath.Ext(p)
+				if err == nil && d.Type().IsRegular() && (ext == "" || ext == ".yml" || ext == ".yaml" || ext == ".json") {
+					files = append(files, p)
+				}
+				return nil
+			})
+		}
+		if len(files) == 0 {
+			return nil, nil
+		}
+		vars := map[string]string{}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			if len(b) > 1<<20 {
+				return nil, fmt.Errorf("%s: larger than 1 MiB", f)
+			}
+			v, err := parseVarsFile(f, b)
+			if err != nil {
+				return nil, err
+			}
+			for k, val := range v {
+				vars[k] = val
+			}
+		}
+		return vars, nil
+	}
+	inv.group("all")
+	for _, name := range keys(inv.groups) {
+		v, err := load("group_vars", name)
+		if err != nil {
+			return err
+		}
+		inv.groups[name].fileVars = v
+	}
+	for _, h := range inv.hosts {
+		if h.spec {
+			continue
+		}
+		v, err := load("host_vars", h.name)
+		if err != nil {
+			return err
+		}
+		h.fileVars = v
+		if err := inv.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

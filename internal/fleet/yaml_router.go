@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 )
 
 // The router build leaves the YAML parser out (about 420 KB of a flash-sized
@@ -19,7 +21,15 @@ func ParseYAMLInventory(io.Reader) ([]Host, error) { return nil, errNoYAML }
 
 func (inv *inventory) readYAML(io.Reader) error { return errNoYAML }
 
-// parseVarsFile refuses group_vars/ and host_vars/ files, which are YAML.
-func parseVarsFile(path string, _ []byte) (map[string]string, error) {
-	return nil, fmt.Errorf("%s: group_vars/ and host_vars/ are YAML, which the router build leaves out: use the full build", path)
+// readVarDirs refuses group_vars/ and host_vars/ beside the inventory: their
+// files are YAML, and a host read without its variables could be reached
+// with other settings than Ansible's.
+func (inv *inventory) readVarDirs(dir string) error {
+	for _, kind := range []string{"group_vars", "host_vars"} {
+		path := filepath.Join(dir, kind)
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s: group_vars/ and host_vars/ are YAML, which the router build leaves out: use the full build", path)
+		}
+	}
+	return nil
 }

@@ -226,7 +226,13 @@ func (l *Lab) build(ctx context.Context) error {
 	if err := l.applyPolicies(ctx); err != nil {
 		return err
 	}
-	if cfg.Underlay.DelayMs > 0 {
+	if cfg.Underlay.PathLossPct > 0 {
+		// Real WAN loss needs netem, which adds the delay too.
+		if err := l.netem(ctx, cfg.Underlay.DelayMs, cfg.Underlay.PathLossPct); err != nil {
+			return fmt.Errorf("--path-loss needs netem (sch_netem; a distro kernel has it, e.g. in lab vm): %w", err)
+		}
+		l.DelayBy = DelayNetem
+	} else if cfg.Underlay.DelayMs > 0 {
 		if err := l.addDelay(ctx, cfg.Underlay.DelayMs); err != nil {
 			return err
 		}
@@ -402,7 +408,7 @@ func (l *Lab) wgSet(ctx context.Context, node, ifname string, port int, key wgty
 // where the kernel has it (a real qdisc, as on a WAN emulator), else with
 // the lab's userspace delay element.
 func (l *Lab) addDelay(ctx context.Context, ms int) error {
-	if err := l.netemDelay(ctx, ms); err == nil {
+	if err := l.netem(ctx, ms, 0); err == nil {
 		l.DelayBy = DelayNetem
 		return nil
 	}
@@ -410,10 +416,11 @@ func (l *Lab) addDelay(ctx context.Context, ms int) error {
 	return l.startDelay(ctx, ms)
 }
 
-// netemDelay puts a netem delay at the root of each of R's egress links,
-// with the link's tbf (if any) below it: packets wait out the delay, then
-// meet the shaper. It fails, changing nothing, where sch_netem does not load.
-func (l *Lab) netemDelay(ctx context.Context, ms int) error {
+// netem puts a netem qdisc (ms of delay, lossPct random loss) at the root of
+// each of R's egress links, with the link's tbf (if any) below it: packets
+// wait out the delay, then meet the shaper. It fails, changing nothing, where
+// sch_netem does not load.
+func (l *Lab) netem(ctx context.Context, ms int, lossPct float64) error {
 	_, _ = target.Local().Run(ctx, "modprobe", "-q", "sch_netem")
 	links := []string{"eth-a", "eth-b"}
 	if l.Config.Topology == MultiWAN {
@@ -422,8 +429,11 @@ func (l *Lab) netemDelay(ctx context.Context, ms int) error {
 	r := l.Target("r")
 	for i, ifname := range links {
 		// The limit holds the delay's worth of packets at any rate the lab runs.
-		_, err := r.Run(ctx, "tc", "qdisc", "replace", "dev", ifname, "root", "handle", "1:", "netem",
-			"delay", fmt.Sprintf("%dms", ms), "limit", "100000")
+		args := []string{"qdisc", "replace", "dev", ifname, "root", "handle", "1:", "netem", "delay", fmt.Sprintf("%dms", ms), "limit", "100000"}
+		if lossPct > 0 {
+			args = append(args, "loss", strconv.FormatFloat(lossPct, 'f', -1, 64)+"%")
+		}
+		_, err := r.Run(ctx, "tc", args...)
 		if err != nil {
 			if i == 0 {
 				return err

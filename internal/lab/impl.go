@@ -80,6 +80,20 @@ func Detect(ctx context.Context, impl Implementation) (Implementation, string, e
 	return Kernel, "the module loads here", nil
 }
 
+// HasNetem reports whether this kernel has sch_netem (loading it if it is a
+// module), tried on the loopback of a throw-away namespace.
+func HasNetem(ctx context.Context) bool {
+	host := target.Local()
+	_, _ = host.Run(ctx, "modprobe", "-q", "sch_netem")
+	ns := fmt.Sprintf("%snetem-%d", Prefix, os.Getpid())
+	if _, err := host.Run(ctx, "ip", "netns", "add", ns); err != nil {
+		return false
+	}
+	defer host.Run(context.WithoutCancel(ctx), "ip", "netns", "delete", ns)
+	_, err := target.Netns(ns).Run(ctx, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms")
+	return err == nil
+}
+
 // chooseImplementation settles Config.WireGuard once node a's namespace
 // exists: a request for kernel WireGuard fails without the module, and auto
 // takes kernel where it loads.

@@ -46,6 +46,10 @@ type Shape struct {
 	// kernel has it, else a userspace delay element), so the round trip
 	// grows by twice it.
 	DelayMs int `json:"delay_ms,omitempty"`
+	// PathLossPct is random loss of every packet R forwards, both ways, as on
+	// a real WAN (netem: needs a kernel that has it); LossPct drops only UDP
+	// datagrams, the tunnel's.
+	PathLossPct float64 `json:"path_loss_pct,omitempty"`
 }
 
 // Config describes a lab to build. Zero values give a healthy site-to-site lab.

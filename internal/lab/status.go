@@ -14,7 +14,7 @@ import (
 type Status struct {
 	Nodes   []NodeStatus
 	Peers   []PeerStatus
-	Shaping []string // "r eth-a: tbf rate 200Mbit ..."
+	Shaping []string // "r eth-a: tbf rate 200Mbit ...", netem delay and loss too
 }
 
 // NodeStatus is a node and whether its WireGuard end is still there (the
@@ -72,7 +72,7 @@ func (l *Lab) Status(ctx context.Context) (*Status, error) {
 			return nil, err
 		}
 		for _, line := range strings.Split(string(out), "\n") {
-			if strings.Contains(line, "tbf") {
+			if strings.Contains(line, "tbf") || strings.Contains(line, "netem") {
 				st.Shaping = append(st.Shaping, fmt.Sprintf("%s: %s", name, strings.TrimSpace(line)))
 			}
 		}

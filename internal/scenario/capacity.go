@@ -94,6 +94,15 @@ func sizeLab(ctx context.Context, sc Scenario, opts Options) (lab.Config, Sizing
 	cfg.WireGuard = opts.WireGuard
 	cfg.Congestion = congestionOf(sc)
 	catalog := cfg.Underlay.RateMbit
+	if catalog > 0 && opts.RateMbit > 0 {
+		// A rate given instead of measured: the backup keeps its share of the primary.
+		rate := min(catalog, opts.RateMbit)
+		if cfg.Backup.RateMbit > 0 {
+			cfg.Backup.RateMbit = max(1, cfg.Backup.RateMbit*rate/catalog)
+		}
+		cfg.Underlay.RateMbit = rate
+		return cfg, Sizing{CatalogMbit: catalog, RateMbit: rate}, nil
+	}
 	if catalog == 0 || opts.Capacities == nil {
 		return cfg, Sizing{CatalogMbit: catalog, RateMbit: catalog}, nil
 	}

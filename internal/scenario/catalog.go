@@ -305,6 +305,36 @@ var Catalog = []Scenario{
 		UploadOnly: true,
 	},
 	{
+		Name: "receive-backlog", Case: caseRemoteUsers,
+		Symptom: "the tunnel falls short while the receiver's per-CPU backlog overflows",
+		// The remote-users case raised the NAS's netdev_max_backlog from 1000
+		// to 5000 with its buffers. Kernel WireGuard has no socket queue to
+		// overflow; its outer packets arrive one datagram each through the
+		// per-CPU backlog (a veth here, a NIC's RPS elsewhere), where TCP
+		// outside the tunnel arrives in GSO batches: a backlog too short for
+		// its bursts drops the tunnel's packets, not the underlay's. The host's
+		// value (child namespaces share it) is set low and restored.
+		Lab:         lab.Config{Underlay: lab.Shape{RateMbit: 200}},
+		HostSysctls: map[string]string{"net.core.netdev_max_backlog": "8"},
+		Expect:      check.NetBacklogDrops,
+	},
+	{
+		Name: "wan-lossy-cubic", Case: caseTuning,
+		Symptom: "a real WAN (40 ms round trip, 2% loss): both the tunnel and the path crawl with CUBIC",
+		// netem drops 2% of every packet both ways, as a lossy WAN does, and A
+		// sends with CUBIC, a distro's default: the tunnel keeps up with the
+		// underlay's own CUBIC transfer, so the ratio is healthy, yet both crawl.
+		// Doctor names CUBIC as a latent cost; BBR takes the tunnel to what the
+		// path carries with a good sender (the underlay measured before the
+		// breakage, with BBR).
+		Lab:         lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 20, PathLossPct: 2}},
+		HostSysctls: map[string]string{"net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
+		Break:       []Command{on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic")},
+		Expect:      check.TCPCongestionControl,
+		Latent:      true,
+		UploadOnly:  true,
+	},
+	{
 		Name: "conntrack-full", Case: caseTuning,
 		Symptom: "new connections through the hub time out under many flows",
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}},

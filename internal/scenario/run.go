@@ -27,6 +27,10 @@ type Options struct {
 	// WireGuard is the tunnel ends' implementation; "" picks kernel where
 	// the module loads, else userspace (Run settles it).
 	WireGuard lab.Implementation
+	// RateMbit, when > 0, shapes every underlay at most this fast instead of
+	// sizing it (Capacities is then not used); a slower backup uplink keeps its
+	// share of the primary's rate.
+	RateMbit int
 	// Capacities, when set, sizes each scenario's underlay to what a healthy
 	// tunnel carries on this machine (shared across a run's scenarios); nil
 	// runs the catalog's rates as written.
@@ -80,6 +84,10 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	opts.WireGuard, r.opts.WireGuard, r.res.WireGuard = impl, impl, impl
 	if why := sc.NotOn[impl]; why != "" {
 		r.res.Skipped, r.res.Why = true, fmt.Sprintf("does not apply to %s WireGuard: %s", impl, why)
+		return r.res, nil
+	}
+	if sc.Lab.Underlay.PathLossPct > 0 && !lab.HasNetem(ctx) {
+		r.res.Skipped, r.res.Why = true, "needs netem to lose packets on every path, and this kernel has no sch_netem (wgperf lab vm boots one that has it)"
 		return r.res, nil
 	}
 	if o, ok := sc.On[impl]; ok {

@@ -177,6 +177,8 @@ const laneEnv = "WGPERF_SCENARIO_LANE"
 func skipInLane(lane string, sc Scenario) string {
 	changesHost := len(sc.HostSysctls) > 0
 	switch {
+	case lane == "kernel":
+		return "the kernel lane plays the catalog in a guest (TestKernelCatalog)"
 	case lane == "shared" && changesHost:
 		return "it changes host sysctls: it plays in the host lane, alone"
 	case lane == "host" && !changesHost:

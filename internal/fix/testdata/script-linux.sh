@@ -9,7 +9,7 @@ set -eu
 mkdir -p /etc/sysctl.d
 cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
 # Written by wgperf fix; remove a line (or this file) to undo at next boot.
-net.core.somaxconn = 4096
+net.core.netdev_max_backlog = 5000
 net.core.rmem_max = 26214400
 WGPERF_EOF
 sysctl -w net.core.rmem_max=26214400
@@ -25,7 +25,7 @@ wg set wg0 listen-port 51820
 mkdir -p /etc/sysctl.d
 cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
 # Written by wgperf fix; remove a line (or this file) to undo at next boot.
-net.core.somaxconn = 4096
+net.core.netdev_max_backlog = 5000
 net.core.rmem_max = 26214400
 net.ipv4.tcp_rmem = 4096 131072 67108864
 WGPERF_EOF
@@ -35,8 +35,8 @@ sysctl -w 'net.ipv4.tcp_rmem=4096 131072 67108864'
 #   restore /etc/sysctl.d/90-wgperf.conf to its previous content:
 #     - net.ipv4.tcp_rmem = 4096 131072 67108864
 
-# 3. [net.backlog-drops] set net.core.somaxconn = 4096 now and in /etc/sysctl.d/90-wgperf.conf
-#    now: net.core.somaxconn: 4096 -> 4096
+# 3. [net.backlog-drops] set net.core.netdev_max_backlog = 5000 now and in /etc/sysctl.d/90-wgperf.conf
+#    now: net.core.netdev_max_backlog: 5000 -> 5000
 #    already in place, nothing to do
 
 # 4. [tcp.congestion-control] use bbr congestion control (fq as default qdisc on kernels before 4.20)
@@ -47,7 +47,7 @@ sysctl -w 'net.ipv4.tcp_rmem=4096 131072 67108864'
 mkdir -p /etc/sysctl.d
 cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
 # Written by wgperf fix; remove a line (or this file) to undo at next boot.
-net.core.somaxconn = 4096
+net.core.netdev_max_backlog = 5000
 net.core.rmem_max = 26214400
 net.ipv4.tcp_rmem = 4096 131072 67108864
 net.ipv4.tcp_congestion_control = bbr

@@ -406,7 +406,7 @@ func hostFindings(r *Report) []finding.Finding {
 					finding.Evidence{Source: "/proc/stat", Key: fmt.Sprintf("cpu%d busy", a.cpuIdx), Value: fmt.Sprintf("%.0f%%", a.cpu), Threshold: fmt.Sprintf("< %.0f%%", CPUSaturatedPercent)}.Of(a.cpu, finding.Percent),
 				},
 				Fixes: []finding.Fix{{
-					Description: "See what keeps the CPU busy (the WireGuard process, softirq, another program) during a transfer",
+					Description: "See what keeps the CPU busy (a userspace WireGuard process, kernel WireGuard's wg-crypt workers, softirq, another program) during a transfer",
 					Commands:    []string{"top -b -n 1 -H | head -20", "cat /proc/net/softnet_stat"},
 				}},
 			})

@@ -1,0 +1,551 @@
+package fix
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/firewall"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/icmpburst"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/probe/uplinks"
+	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+// TestFindingsFileAsksOnlyWhatWgperfProposes is issue 30's property test: a
+// random action under a random finding ID, read from a findings file and
+// held to a recorded host's facts, is refused unless wgperf's own checks or
+// probes emit exactly that action under that ID for that host — as it is,
+// or as it was before the fix (emits says what may differ: the counters,
+// sysctl values, MTUs, masks and policies a fix changes; never the host's
+// tunnels, peers, routes or firewall rules). Every action wgperf emits on a
+// host is admitted there.
+func TestFindingsFileAsksOnlyWhatWgperfProposes(t *testing.T) {
+	hosts := corpus(t)
+	r := rand.New(rand.NewPCG(30, 1))
+	pool := valuePool(hosts)
+	byID := map[finding.ID][]emitted{}
+	known := map[*facts.Snapshot]map[string]bool{}
+	for _, h := range hosts {
+		for _, f := range check.Run([]*facts.Snapshot{h}, check.Options{}).Findings {
+			for _, fx := range f.Fixes {
+				if fx.Action != nil {
+					if err := check.AllowsOn(f.ID, *fx.Action, h); err != nil {
+						t.Errorf("%s's check emits on %s what it does not admit there: %v", f.ID, h.Host, err)
+					}
+				}
+			}
+		}
+		// What wgperf emits on the host as it is and before its fixes:
+		// the seeds of the mutations below (accepted or not on the host
+		// as it is), and what emits looks up first.
+		known[h] = map[string]bool{}
+		for _, e := range append(emittedOn(h, h), emittedOn(h, before(h, nil))...) {
+			if k := e.key(); !known[h][k] {
+				known[h][k] = true
+				byID[e.id] = append(byID[e.id], e)
+			}
+		}
+	}
+	seedIDs := slices.Sorted(maps.Keys(byID))
+	accepted := map[finding.ID]int{}
+	refused := 0
+	for i := range 6000 {
+		var h *facts.Snapshot
+		var id finding.ID
+		var a finding.Action
+		if i%3 == 0 {
+			h = hosts[r.IntN(len(hosts))]
+			id, a = randomAction(r, pool)
+		} else {
+			seeds := byID[seedIDs[r.IntN(len(seedIDs))]]
+			s := seeds[r.IntN(len(seeds))]
+			h, id, a = s.h, s.id, mutate(r, clone(s.a), pool)
+			if r.IntN(4) == 0 {
+				ids := check.IDs()
+				id = ids[r.IntN(len(ids))]
+			}
+		}
+		if !admitted(t, h, id, a) {
+			refused++
+			continue
+		}
+		accepted[id]++
+		if !known[h][emitted{id: id, a: a}.key()] && !emits(h, id, a) {
+			t.Errorf("case %d: admitted on %s, but nothing wgperf runs emits it: %s %s %v", i, h.Host, id, a.Kind, a.Params)
+		}
+	}
+	t.Logf("refused %d, accepted %v", refused, accepted)
+	for _, e := range check.Catalog {
+		if len(e.Remedies) > 0 && accepted[e.ID] == 0 {
+			t.Errorf("%s: no action was accepted under it: the property is not exercised for it", e.ID)
+		}
+	}
+	if refused < 3000 {
+		t.Errorf("only %d of 6000 refused: the generator asks for too little", refused)
+	}
+}
+
+// admitted is what "fix --from FILE" lets through to planning: the file's
+// reading (catalog) and the host's facts (AllowsOn).
+func admitted(t *testing.T, h *facts.Snapshot, id finding.ID, a finding.Action) bool {
+	t.Helper()
+	doc, err := json.Marshal([]finding.Finding{{ID: id, Severity: finding.Warning, Fixes: []finding.Fix{{Description: "d", Action: &a}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := ReadFindings(bytes.NewReader(doc))
+	if err != nil {
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("refusal is not one line: %q", err)
+		}
+		return false
+	}
+	err = Admit(fs, h)
+	if err != nil && strings.Contains(err.Error(), "\n") {
+		t.Errorf("refusal is not one line: %q", err)
+	}
+	return err == nil
+}
+
+type emitted struct {
+	h  *facts.Snapshot
+	id finding.ID
+	a  finding.Action
+}
+
+func (e emitted) key() string {
+	b, _ := json.Marshal(e.a) // map keys sorted
+	return string(e.id) + " " + string(b)
+}
+
+// emits reports whether wgperf's own code emits a under id for host h
+// before its fixes, in the state a itself calls for: the sysctl value it
+// raises from, the MTU it lowers from, the path a buffer must fill, the
+// measurement a probe reports. (The test looks up h as it is, and before
+// its fixes in general, first.) Its checks, its cross-host MTU check against
+// a peer of h, and its probes, fed with h's own tunnels and rules.
+func emits(h *facts.Snapshot, id finding.ID, a finding.Action) bool {
+	want := emitted{id: id, a: a}.key()
+	for _, e := range emittedOn(h, before(h, &a)) {
+		if e.key() == want {
+			return true
+		}
+	}
+	return false
+}
+
+// emittedOn is every action the checks (with options the action's path may
+// need) and the probes emit on s, a state of host h.
+func emittedOn(h, s *facts.Snapshot) []emitted {
+	var fs []finding.Finding
+	for _, o := range pathOptions(s) {
+		fs = append(fs, check.Run([]*facts.Snapshot{s}, o).Findings...)
+	}
+	fs = append(fs, probedOn(h, s)...)
+	var out []emitted
+	for _, f := range fs {
+		for _, fx := range f.Fixes {
+			if fx.Action != nil {
+				out = append(out, emitted{h: h, id: f.ID, a: *fx.Action})
+			}
+		}
+	}
+	return out
+}
+
+// pathOptions are the defaults, and the path whose buffer is the max of a
+// tcp_rmem/wmem before() set: --rtt 1s and the rate that makes twice the BDP
+// that max.
+func pathOptions(s *facts.Snapshot) []check.Options {
+	out := []check.Options{{}}
+	if m, ok := s.Sysctls[wantBufferKey]; ok {
+		n, _ := strconv.ParseFloat(m, 64)
+		out = append(out, check.Options{PathRTT: time.Second, PathRateMbit: n * 4 / 1e6})
+	}
+	return out
+}
+
+// wantBufferKey carries, in a before() state, the tcp buffer max an action
+// asks for (not a real sysctl: only pathOptions reads it).
+const wantBufferKey = "test.want-buffer-max"
+
+// probedOn are the probes' findings for h's own tunnels and ICMP
+// limits, with every measurement s's state allows: the MTU probe and the
+// MSS capture towards each tunnel's peer, a shaping sweep on each tunnel,
+// an ICMP burst whose drops each limit counted, and the other end of each
+// tunnel with its own MTU (the cross-host check).
+func probedOn(h, s *facts.Snapshot) []finding.Finding {
+	var out []finding.Finding
+	measured := func(key string, usual ...int) []int {
+		if m, err := strconv.Atoi(s.Sysctls[key]); err == nil {
+			return []int{m}
+		}
+		return usual
+	}
+	mtus := measured(wantMTUKey, 1280, 1380, 1420)
+	mss := measured(wantMSSKey, 0, 1300)
+	rates := measured(wantRateKey, 10, 150)
+	for _, w := range h.WireGuard {
+		for _, m := range mtus {
+			out = append(out, mtu.CaptureFindings(&mtu.CaptureResult{Client: h.Host, ClientInterface: w.Name, ClientWGMTU: 9000, WGMTU: m})...)
+			for _, n := range mss {
+				out = append(out, mtu.Findings(&mtu.Result{Client: h.Host, ClientIface: w.Name, BlackHole: true, WGMTU: m, MSSClamp: n})...)
+				// The hosts' own TCP stalled at the same hop (outside the tunnel).
+				out = append(out, mtu.Findings(&mtu.Result{Client: h.Host, ClientIface: w.Name, BlackHole: true, WGMTU: m, MSSClamp: n,
+					OutsideGood: 1360, OutsideBad: 1361})...)
+			}
+			if len(w.Peers) > 0 && w.PublicKey != "" {
+				big := before(h, nil)
+				for i := range big.WireGuard {
+					big.WireGuard[i].MTU = 9000
+				}
+				other := &facts.Snapshot{Host: "the other end", WireGuard: []facts.WGInterface{{Name: "wg-other", PublicKey: w.Peers[0].PublicKey, MTU: m,
+					Peers: []facts.WGPeer{{PublicKey: w.PublicKey}}}}}
+				out = append(out, check.Run([]*facts.Snapshot{big, other}, check.Options{}).Findings...)
+			}
+		}
+		for _, n := range rates {
+			out = append(out, shaping.Findings(&shaping.Result{Client: h.Host, Device: w.Name, Recommended: n,
+				Steps: []shaping.Step{{CapMbit: 0}, {CapMbit: n}}})...)
+			// A long run's collapse cycles, capped at n (10 per cent below the level they climb to).
+			if f := bench.CycleFinding(h.Host, "the other end", bench.Upload, h.Host, w.Name,
+				bench.Cycles{Collapses: 2, CV: 1, HighMbit: float64(n+5) / 0.9}); f != nil {
+				out = append(out, *f)
+			}
+		}
+	}
+	// A multi-WAN host's endpoints routed through each of its uplinks, the others slower.
+	if ups := uplinks.List(s); len(ups) > 1 {
+		for _, e := range h.Endpoints {
+			for fast := range ups {
+				for i := range ups {
+					ups[i].Tunnel, ups[i].Mbit = i != fast, 10
+				}
+				ups[fast].Mbit = 100
+				for tunnel := range ups {
+					if tunnel == fast {
+						continue
+					}
+					for i := range ups {
+						ups[i].Tunnel = i == tunnel
+					}
+					if f := uplinks.Finding(h.Host, e.Endpoint, e.Interface, ups, 9); f != nil {
+						out = append(out, *f)
+					}
+				}
+			}
+		}
+	}
+	for _, r := range h.Firewall.Rules {
+		if r.Limit == nil {
+			continue
+		}
+		r := r
+		out = append(out, icmpburst.Findings(&icmpburst.Result{Host: h.Host, OneShot: icmpburst.Mode{Sent: 10, Failed: 5}, Persistent: icmpburst.Mode{Sent: 10},
+			Grew: []icmpburst.CounterGrowth{{FirewallGrowth: firewall.FirewallGrowth{Rule: &r, Packets: 5}, Limit: &r}}})...)
+	}
+	return out
+}
+
+// Measurements an action asks for, carried in a before() state for
+// probeFindings (not real sysctls).
+const (
+	wantMTUKey  = "test.want-mtu"
+	wantMSSKey  = "test.want-mss"
+	wantRateKey = "test.want-rate"
+)
+
+// before is h as it was before wgperf's fixes, when every check had
+// something to say: UDP, TCP and softnet counters that fired, CUBIC, the
+// load on one CPU, no RPS masks, bonds on layer2, a full conntrack table,
+// no NOTRACK or MSS clamp rule, small sysctls, and a static host route to
+// each endpoint via another gateway than the preferred one. With a, also
+// the state a's own values come from: the value its sysctl raises from, the
+// MTU its tunnel lowers from (the underlay then carries a's MTU), the MTU
+// below the LAN's that needs a clamp, and the measurements a probe reports.
+func before(h *facts.Snapshot, a *finding.Action) *facts.Snapshot {
+	s := clone(h)
+	if s.Sysctls == nil {
+		s.Sysctls = map[string]string{}
+	}
+	snmp := func(group string) map[string]int64 {
+		if s.Counters.SNMP == nil {
+			s.Counters.SNMP = map[string]map[string]int64{}
+		}
+		if s.Counters.SNMP[group] == nil {
+			s.Counters.SNMP[group] = map[string]int64{}
+		}
+		return s.Counters.SNMP[group]
+	}
+	snmp("Udp")["RcvbufErrors"], snmp("Udp")["SndbufErrors"] = 1000, 1000
+	snmp("Tcp")["RetransSegs"], snmp("Tcp")["OutSegs"] = 1000, 10000
+	s.Sysctls["net.ipv4.tcp_congestion_control"] = "cubic"
+	for k, v := range map[string]string{"net.core.rmem_max": "212992", "net.core.rmem_default": "212992", "net.core.wmem_max": "212992",
+		"net.core.wmem_default": "212992", "net.core.netdev_max_backlog": "1000", "net.netfilter.nf_conntrack_max": "65536"} {
+		if _, ok := s.Sysctls[k]; ok {
+			s.Sysctls[k] = v
+		}
+	}
+	for _, k := range []string{"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"} {
+		if f := strings.Fields(s.Sysctls[k]); len(f) == 3 {
+			s.Sysctls[k] = f[0] + " " + f[1] + " 4096"
+		}
+	}
+	if len(s.Softnet) == 0 {
+		s.Softnet = []facts.SoftnetCPU{{CPU: 0}}
+	}
+	for i := range s.Softnet {
+		s.Softnet[i].Dropped, s.Softnet[i].Processed = 1, 1
+	}
+	s.Softnet[0].Processed, s.Softnet[0].TimeSqueeze = 1000000, 1
+	for i := range s.Links {
+		s.Links[i].RPSCPUs = nil
+		if s.Links[i].Bond != nil {
+			s.Links[i].Bond.XmitHashPolicy = "layer2"
+		}
+	}
+	if s.Conntrack != nil {
+		s.Conntrack.Max, s.Conntrack.Count = 65536, 65536
+	}
+	s.Firewall.Rules = slices.DeleteFunc(s.Firewall.Rules, func(r facts.FirewallRule) bool { return r.NoTrack || r.MSSClamp != "" })
+	for _, e := range s.Endpoints {
+		pref := preferred(s, e.Endpoint)
+		if pref == nil {
+			continue
+		}
+		s.Routes = slices.DeleteFunc(s.Routes, func(r facts.Route) bool { return r.Dst == e.Endpoint && (r.Table == "main" || r.Table == "") })
+		gw := "192.0.2.254"
+		if strings.Contains(e.Endpoint, ":") {
+			gw = "2001:db8::fe"
+		}
+		s.Routes = append(s.Routes, facts.Route{Family: pref.Family, Table: "main", Dst: e.Endpoint, Gateway: gw, Dev: pref.Dev, Protocol: "static"})
+	}
+	if a == nil {
+		return s
+	}
+	p := a.Params
+	switch a.Kind {
+	case remedy.KindSysctl:
+		v := p["value"]
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch k := p["key"]; k {
+		case "net.core.netdev_max_backlog":
+			s.Sysctls[k] = strconv.FormatInt(n/2, 10)
+		case "net.netfilter.nf_conntrack_max":
+			s.Sysctls[k] = strconv.FormatInt(n/2, 10)
+			if s.Conntrack != nil {
+				s.Conntrack.Max, s.Conntrack.Count = n/2, n/2
+			}
+		case "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem":
+			if f := strings.Fields(v); len(f) == 3 {
+				s.Sysctls[k] = f[0] + " " + f[1] + " 4096"
+				s.Sysctls[wantBufferKey] = f[2]
+			}
+		}
+	case remedy.KindWGMTU:
+		m, _ := strconv.Atoi(p["mtu"])
+		s.Sysctls[wantMTUKey] = p["mtu"]
+		for i, w := range s.WireGuard {
+			if w.Name != p["interface"] {
+				continue
+			}
+			s.WireGuard[i].MTU = 9000
+			for _, e := range s.Endpoints {
+				over := 60
+				if strings.Contains(e.Endpoint, ":") {
+					over = 80
+				}
+				for j := range s.Links {
+					if e.Interface == w.Name && s.Links[j].Name == e.Dev {
+						s.Links[j].MTU = m + over
+					}
+				}
+			}
+		}
+	case remedy.KindMSSClamp:
+		s.Sysctls[wantMSSKey] = p["mss"]
+		for i := range s.WireGuard {
+			s.WireGuard[i].MTU = 1280
+		}
+	case remedy.KindTBFCap:
+		s.Sysctls[wantRateKey] = strings.TrimSuffix(p["rate"], "mbit")
+	}
+	return s
+}
+
+// preferred is s's preferred default route for addr's family (the check's own
+// choice: lowest metric, link up).
+func preferred(s *facts.Snapshot, addr string) *facts.Route {
+	fam := "inet"
+	if strings.Contains(addr, ":") {
+		fam = "inet6"
+	}
+	var best *facts.Route
+	for i, r := range s.Routes {
+		if r.Dst == "default" && r.Family == fam && (r.Table == "main" || r.Table == "") && (best == nil || r.Metric < best.Metric) {
+			best = &s.Routes[i]
+		}
+	}
+	return best
+}
+
+// corpus is the recorded snapshots, and one of them with an 802.3ad bond
+// as its uplink.
+func corpus(t *testing.T) []*facts.Snapshot {
+	t.Helper()
+	paths, err := filepath.Glob(testutil.Testdata("snapshots", "*.json"))
+	if err != nil || len(paths) < 5 {
+		t.Fatalf("snapshots: %v %v", paths, err)
+	}
+	var out []*facts.Snapshot
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s facts.Snapshot
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out = append(out, &s)
+	}
+	bonded := clone(out[0])
+	bonded.Host += "-bonded"
+	for i, l := range bonded.Links {
+		if l.Name == "eth0" {
+			bonded.Links[i].Bond = &facts.Bond{Mode: "802.3ad 4", XmitHashPolicy: "layer3+4 1", Slaves: []string{"eth8", "eth9"}}
+		}
+	}
+	return append(out, bonded)
+}
+
+func clone[T any](v T) T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// valuePool is what an attacker (or a copy-paste) would put in a param: the
+// corpus hosts' own names, addresses, ports and rules (of every host, so
+// mostly another host's), values the catalog names, sysctl keys of every
+// kind, numbers at and around every limit, and hostile text.
+func valuePool(hosts []*facts.Snapshot) []string {
+	set := map[string]bool{}
+	add := func(vs ...string) {
+		for _, v := range vs {
+			set[v] = true
+		}
+	}
+	for _, h := range hosts {
+		for _, w := range h.WireGuard {
+			add(w.Name, strconv.Itoa(w.ListenPort), strconv.Itoa(w.MTU))
+			for _, p := range w.Peers {
+				add(p.Endpoint)
+			}
+		}
+		for _, e := range h.Endpoints {
+			add(e.Endpoint, e.Dev, e.Gateway, e.Interface)
+		}
+		for _, l := range h.Links {
+			add(l.Name)
+		}
+		for _, r := range h.Routes {
+			add(r.Gateway, r.Dev, r.Table)
+		}
+		for _, r := range h.Firewall.Rules {
+			add(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle), r.Text)
+		}
+		for k, v := range h.Sysctls {
+			add(k, v)
+		}
+		if h.OpenWrt != nil {
+			for k := range h.OpenWrt.Network {
+				if parts := strings.Split(k, "."); len(parts) == 2 {
+					add(parts[1])
+				}
+			}
+		}
+	}
+	add("kernel.randomize_va_space", "net.core.somaxconn", "net.ipv4.ip_forward", "vm.overcommit_memory",
+		"net.core.rmem_max", "net.core.rmem_default", "net.core.wmem_max", "net.core.wmem_default", "net.core.netdev_max_backlog",
+		"net.netfilter.nf_conntrack_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
+		"bbr", "cubic", "reno", "dctcp", "pmtu", "layer2", "layer3+4", "encap3+4", "main", "local", "100", "1", "0", "-1",
+		"250", "25", "26214400", "26214401", "13107200", "212992", "5000", "5001", "10000", "10002", "1000", "262144", "262146", "131072",
+		"2147483646", "2147483647", "2147483648", "+5000", "05000", "1279", "1280", "1340", "1420", "1440", "1500", "9000", "9001",
+		"535", "536", "1300", "1380", "1400", "51820", "65535", "65536", "3", "f", "ff", "ffffffff",
+		"4096 131072 6291456", "4096 131072 33554432", "4096 16384 33554432", "4096 131072 33554433", "0 0 1048576", "4096 87380 2147483648",
+		"150mbit", "10mbit", "1mbit", "0mbit", "1gbit", "150Mbit", "1.5mbit", "mwan3", "/etc/init.d/network", "reboot",
+		"203.0.113.2", "198.51.100.2", "46.38.233.77", "46.38.233.77:51820", "192.0.2.1", "10.0.0.1", "::1", "bond0", "eth0", "eth1", "wg0", "lo",
+		"wg0\n", "$(reboot)", "-oProxyCommand=x", "x;reboot", "", " ", "\u001b[2J")
+	out := make([]string, 0, len(set))
+	for v := range set {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// paramNames are every param any fix kind reads, and two none does.
+var paramNames = []string{"key", "value", "algorithm", "interface", "mtu", "uci_section", "oif", "mss", "port", "endpoint", "table",
+	"via", "dev", "uci_interface", "rate", "banip", "backend", "family", "chain", "handle", "rule", "device", "mask", "bond", "policy",
+	"restart", "command"}
+
+// randomAction is any ID, any fix kind, and params drawn from the names and
+// the pool.
+func randomAction(r *rand.Rand, pool []string) (finding.ID, finding.Action) {
+	ids := append(check.IDs(), "mtu.no-such", "udp.rcvbuf")
+	kinds := append(remedy.Kinds(), "exec", "")
+	a := finding.Action{Kind: kinds[r.IntN(len(kinds))], Params: map[string]string{}}
+	for range 1 + r.IntN(4) {
+		a.Params[paramNames[r.IntN(len(paramNames))]] = pool[r.IntN(len(pool))]
+	}
+	return ids[r.IntN(len(ids))], a
+}
+
+// mutate changes one to three things of an action wgperf emitted: its kind,
+// a param's value, a param added or removed; or (one case in five) nothing.
+func mutate(r *rand.Rand, a finding.Action, pool []string) finding.Action {
+	if r.IntN(5) == 0 {
+		return a
+	}
+	for range 1 + r.IntN(3) {
+		keys := slices.Sorted(maps.Keys(a.Params))
+		switch r.IntN(5) {
+		case 0:
+			kinds := remedy.Kinds()
+			a.Kind = kinds[r.IntN(len(kinds))]
+		case 1, 2:
+			if len(keys) > 0 {
+				a.Params[keys[r.IntN(len(keys))]] = pool[r.IntN(len(pool))]
+			}
+		case 3:
+			a.Params[paramNames[r.IntN(len(paramNames))]] = pool[r.IntN(len(pool))]
+		case 4:
+			if len(keys) > 0 {
+				delete(a.Params, keys[r.IntN(len(keys))])
+			}
+		}
+	}
+	return a
+}
