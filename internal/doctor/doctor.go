@@ -423,8 +423,10 @@ func (r *Report) runShaping(ctx context.Context, c *Config) ([]finding.Finding, 
 		Device: r.endpoints.ClientInterface, Caps: caps, Seconds: c.Seconds, Omit: 1, Port: c.Port})
 }
 
-// kneeCaps are the caps tried below a long run's high level.
-var kneeCaps = []float64{0.9, 0.8}
+// kneeCaps are the caps tried below a long run's high level: one, well
+// below the peaks a second's average shows (a cap that trips the knee would
+// only repeat the long run), as each costs a cycle and more.
+var kneeCaps = []float64{0.8}
 
 // sweepKnee caps the long run's sender below the level it climbed to.
 func (r *Report) sweepKnee(ctx context.Context, c *Config, lr *LongRun) ([]finding.Finding, string, error) {
@@ -438,7 +440,7 @@ func (r *Report) sweepKnee(ctx context.Context, c *Config, lr *LongRun) ([]findi
 		sc.Client, sc.Server, sc.TunnelAddr, sc.Device = c.Server, c.Client, back.TunnelAddr, back.ClientInterface
 	}
 	// Each cap runs for a cycle and a bit: a collapse would show.
-	sc.Seconds = min(max(c.Seconds, int(lr.Cycles.PeriodSeconds)+2), 10)
+	sc.Seconds = min(max(c.Seconds, int(lr.Cycles.PeriodSeconds)+1), 10)
 	for _, f := range kneeCaps {
 		sc.Caps = append(sc.Caps, int(lr.Cycles.HighMbit*f))
 	}

@@ -271,13 +271,16 @@ var Catalog = []Scenario{
 	{
 		Name: "icmp-ratelimit", Case: caseMultiWAN,
 		Symptom: "health-check pings fail now and then on a link with no loss",
-		// The multi-WAN router's ~13 ms round trip paces the one-shot loop as on the real
-		// uplink (~100 replies/s: over 25/s, well under the fixed 250/s); with
-		// the lab's sub-millisecond one, back-to-back pings outrun any limit.
+		// A round trip like the multi-WAN router's uplinks (13 ms fiber, 25 ms
+		// 5G) paces the one-shot loop as on the real uplink (~50 replies/s
+		// at 20 ms: over 25/s, well under the fixed 250/s); with the lab's
+		// sub-millisecond one, back-to-back pings outrun any limit. 10 ms
+		// each way is the shape udp-rcvbuf and lossy-cubic run at: one
+		// capacity measurement serves all four.
 		// And a monitoring agent pings too (the case's telegraf): five echo
 		// requests at once every second, whose replies use up the limiter's
 		// burst of 5 just before the health checks' arrive.
-		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 6}, ICMPLimit: 25, BackgroundPings: 5},
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 10}, ICMPLimit: 25, BackgroundPings: 5},
 		Probes:  []Probe{ProbeICMPBurst},
 		Recheck: true,
 		Expect:  check.ICMPRatelimitDrops,
@@ -288,7 +291,7 @@ var Catalog = []Scenario{
 		// The same limit as icmp-ratelimit, written as hosts write it with
 		// iptables: "-m limit --limit 25/sec -j ACCEPT", then "-j DROP". The
 		// drops are the DROP rule's, and the fix raises the ACCEPT rule's limit.
-		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 6}, ICMPLimit: 25, ICMPLimitStyle: lab.ICMPLimitIptables},
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 10}, ICMPLimit: 25, ICMPLimitStyle: lab.ICMPLimitIptables},
 		Probes:  []Probe{ProbeICMPBurst},
 		Recheck: true,
 		Expect:  check.ICMPRatelimitDrops,

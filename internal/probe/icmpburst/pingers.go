@@ -23,10 +23,10 @@ import (
 // host's ICMP for a few seconds: how many echo replies arrive and how bursty,
 // and which processes hold an ICMP socket.
 
-// watchSamples of watchEvery each: three seconds, a monitoring agent's
-// period or two.
+// watchSamples of watchEvery each: two seconds, a monitoring agent's period
+// or two.
 const (
-	watchSamples = 30
+	watchSamples = 20
 	watchEvery   = "0.1"
 )
 
