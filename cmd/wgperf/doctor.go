@@ -91,6 +91,8 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	runSecondsFlag(f, &cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
 	f.IntVar(&cfg.Port, "port", 0, "port of the iperf3 server doctor starts (default 5299)")
 	dropReasonsFlag(f, &dropReasons)
+	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between the two ends (a tunnel over tunnels): above 1 the tunnel should carry 50% of the underlay, the worst hop's")
+	f.BoolVar(&cfg.Thorough, "thorough", false, "also a 30 s per-second run and a parallel-stream run (collapse cycles, many flows), whatever the evidence says")
 	f.BoolVar(&cfg.Fix, "fix", false, "apply the top cause's fix (verified, with a confirm window), bench again")
 	f.DurationVar(&cfg.Confirm, "confirm", doctor.DefaultConfirm, "with --fix: roll back on the host unless confirmed within this time")
 	f.StringVar(&cfg.FixRoot, "root", "/", "root of the configuration files on the fixed host (for tests)")

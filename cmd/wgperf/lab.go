@@ -46,7 +46,7 @@ commands in them with "wgperf lab exec NODE -- cmd" or target them as
 --host netns:wgl-NAME-NODE.`,
 	}
 	cmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
-	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labFlowsCmd(), labRunCmd(), labVMCmd())
+	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labKneeCmd(), labPingsCmd(), labFlowsCmd(), labRunCmd(), labVMCmd())
 	return cmd
 }
 
@@ -62,6 +62,10 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.Backup.RateMbit, "backup-rate", 20, "multi-wan backup uplink rate in Mbit/s")
 	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
+	f.IntVar(&cfg.SilentHopMTU, "silent-hop-mtu", 0, "R silently drops packets larger than this on their way to B, both ends keep 1500 (a black hole mid-path, A→B only); 0 = off")
+	f.IntVar(&cfg.UDPPolicePct, "udp-police", 0, "R polices forwarded UDP, each way, to this percent of --rate while TCP runs at the full rate (a carrier that limits UDP); 0 = off")
+	f.IntVar(&cfg.KneePct, "knee", 0, "R passes A's tunnel packets until a second's worth goes above this percent of --rate, then collapses to half for 4 s (a receiver whose CPU saturates: collapse cycles); 0 = off")
+	f.IntVar(&cfg.BackgroundPings, "background-pings", 0, "A runs a monitoring agent's ping (one raw ICMP socket, like telegraf's): this many echo requests back to back every second to its gateway; 0 = off")
 	f.BoolVar(&cfg.DropFragments, "drop-fragments", false, "R drops the IP fragments it forwards (needs tc actions: a distro kernel, e.g. in lab vm)")
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
 	f.StringVar(&cfg.ICMPLimitStyle, "icmp-limit-style", "", "how --icmp-limit is written: banip (nft limit rate over ... drop) or iptables (-m limit ... -j ACCEPT, then -j DROP)")
@@ -198,6 +202,46 @@ func labDelayCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&iface, "interface", "dly0", "TUN device name")
 	cmd.Flags().DurationVar(&delay, "delay", 10*time.Millisecond, "one-way delay")
+	return cmd
+}
+
+// labKneeCmd is the lab router's knee: a receiver that collapses under load.
+func labKneeCmd() *cobra.Command {
+	var iface string
+	var mbit int
+	var hold time.Duration
+	cmd := &cobra.Command{
+		Use:    "_knee",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			signal.Ignore(syscall.SIGHUP)
+			return lab.RunKnee(iface, mbit, hold)
+		},
+	}
+	cmd.Flags().StringVar(&iface, "interface", "knee0", "TUN device name")
+	cmd.Flags().IntVar(&mbit, "mbit", 0, "the knee's rate in Mbit/s")
+	cmd.Flags().DurationVar(&hold, "hold", 4*time.Second, "how long it stays collapsed")
+	return cmd
+}
+
+// labPingsCmd is the lab's monitoring agent: bursts of pings from one raw socket.
+func labPingsCmd() *cobra.Command {
+	var to string
+	var burst int
+	var every time.Duration
+	cmd := &cobra.Command{
+		Use:    "_pings",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			signal.Ignore(syscall.SIGHUP)
+			return lab.RunPings(to, burst, every)
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "address to ping")
+	cmd.Flags().IntVar(&burst, "burst", 6, "echo requests back to back each period")
+	cmd.Flags().DurationVar(&every, "every", time.Second, "period")
 	return cmd
 }
 

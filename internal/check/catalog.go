@@ -29,12 +29,15 @@ const (
 	NetLinkSpeed           finding.ID = "net.link-speed"
 	NetSoftirqBudget       finding.ID = "net.softirq-budget"
 	NetUDPOffloads         finding.ID = "net.udp-offloads"
+	PathUDPPoliced         finding.ID = "path.udp-policed"
 	RouteECMPSuggested     finding.ID = "route.ecmp-suggested"
+	RouteEndpointUplink    finding.ID = "route.endpoint-uplink"
 	RouteStaleEndpoint     finding.ID = "route.stale-endpoint"
 	RouteUplinkFlaps       finding.ID = "route.uplink-flaps"
 	TCPBuffersSmall        finding.ID = "tcp.buffers-small"
 	TCPCongestionControl   finding.ID = "tcp.congestion-control"
 	ThroughputAsymmetric   finding.ID = "throughput.asymmetric"
+	ThroughputCollapseKnee finding.ID = "throughput.collapse-knee"
 	ThroughputOscillation  finding.ID = "throughput.oscillation"
 	ThroughputTunnelRatio  finding.ID = "throughput.tunnel-ratio"
 	UDPRcvbufErrors        finding.ID = "udp.rcvbuf-errors"
@@ -370,7 +373,11 @@ blocked, transfers stall right after the handshake.`,
 (ping -M do, or BusyBox traceroute -F on a router) at likely path MTUs, then
 bisects; large probes that vanish without an ICMP "fragmentation needed" mean
 a PMTUD black hole. Through the tunnel, TCP MSS stepping proves the cliff:
-one MSS runs, one byte more collapses. The case: between two sites with ICMP
+one MSS runs, one byte more collapses (WireGuard pads its packets to 16
+bytes, so the cliff falls where the padded packet outgrows the path). When
+doctor's bench saw the underlay's own TCP collapse too, MSS steps to the
+endpoint outside the tunnel prove the hosts' own traffic stalls at the same
+hop. The case: between two sites with ICMP
 blocked, one direction ran at full speed and the other at 30 KB/s. Fix: a
 WireGuard MTU that fits the path (path MTU - 60 for IPv4, - 80 for IPv6) on
 both ends, and an MSS clamp where the gateways forward LAN traffic. On kernel
@@ -387,6 +394,8 @@ direction only, and nothing reports an error.`,
 			// the probe does not know the host's platform: its fix names no uci section
 			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": wgMTU.Params["mtu"]}},
 			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000)).On(fitsMSS)}},
+			// the hosts' own TCP outside the tunnel, when it stalls at the same hop
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_mtu_probing"), "value": OneOf("1")}},
 		},
 		Example: Example{
 			Host: "the path to the peer carries 1400-byte packets and drops larger ones without a word",
@@ -446,19 +455,19 @@ throughput, for no benefit.`,
 		ID:         NetBacklogDrops,
 		Title:      "Packets dropped at a full per-CPU backlog queue",
 		Check:      &backlogDrops,
-		Severities: []finding.Severity{finding.Warning},
+		Severities: []finding.Severity{finding.Info, finding.Warning},
 		Why: `These packets are dropped before any protocol sees them: WireGuard's
 datagrams lost on the receiving host, which TCP inside the tunnel reads as
 congestion and backs off from.`,
 		Cases:  []string{CaseTuning, CaseRemoteUsers},
 		Doctor: Doctor{Role: Cause, Impact: 0.55, Side: Receiver, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": BaseOrDouble(backlogTarget, backlogTarget, maxInt).On(raises)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": BaseOrDouble(BacklogTarget, BacklogTarget, maxInt).On(raises)}},
 		},
 		Example: Example{
 			Host: "net.core.netdev_max_backlog is 1000, the default",
 			Fixes: func() []finding.Fix {
-				return sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", backlogTarget), "net.core.netdev_max_backlog", itoa(backlogTarget))
+				return sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", BacklogTarget), "net.core.netdev_max_backlog", itoa(BacklogTarget))
 			},
 		},
 	},
@@ -536,6 +545,35 @@ garbles packets instead.`,
 		},
 	},
 	{
+		ID:    PathUDPPoliced,
+		Title: "The path polices UDP: the tunnel's packets are dropped above a rate TCP is not",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `When the tunnel is slow in a direction and nothing found so far
+explains it, doctor offers UDP outside the tunnel (iperf3 -u to the far end's
+endpoint address) at the rate TCP carried there, for two seconds. Datagrams
+lost on the path (the receiver's own socket drops taken out) above 10% while
+TCP ran at that rate mean the path polices UDP; above 50%, critical. The
+case: over a mobile uplink WireGuard collapsed 175 times while TCP outside it
+ran at full speed. Fix: not on the hosts: another uplink or carrier, a port
+or transport the carrier spares, or a cap below the policer.`}},
+		Severities: []finding.Severity{finding.Warning, finding.Critical},
+		Why: `WireGuard is nothing but UDP to the path. A policer that lets TCP through
+at the link's rate but drops UDP above a lower one leaves the tunnel what it
+allows, and TCP inside the tunnel backs off at every drop; a TCP-only baseline
+outside the tunnel never sees it.`,
+		Cases:  []string{CaseMultiWAN},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured},
+		Example: Example{
+			Host: "UDP outside the tunnel loses 75% at the 190 Mbit/s TCP carries; 48 Mbit/s arrive",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{
+					{Description: "Show the carrier UDP policed where TCP runs, and ask them to stop; or move the tunnel to an uplink that does not police it",
+						Commands: []string{"iperf3 -c " + exampleEndpoint + " -u -b 190M -t 10", "iperf3 -c " + exampleEndpoint + " -t 10"}},
+					{Description: "Keep the tunnel under the policer: cap wg0 at 43 Mbit/s", Commands: []string{"tc qdisc replace dev wg0 root tbf rate 43mbit burst 64kb latency 200ms"}},
+				}
+			},
+		},
+	},
+	{
 		ID:    RouteECMPSuggested,
 		Title: "One tunnel is CPU- or flow-bound on a host with several uplinks or tunnels",
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `After its bench, for each end whose tunnel was bound
@@ -558,6 +596,41 @@ tunnels with a multipath route over them add the capacity up.`,
 					Description: "Write the tunnels (wg-quick, Table = off) and the multipath route for two tunnels, then measure the scaling",
 					Commands:    []string{"wgperf fix ecmp --tunnels 2"},
 				}}
+			},
+		},
+	},
+	{
+		ID:    RouteEndpointUplink,
+		Title: "The tunnel's endpoint is reached over a slower uplink than another one offers",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (the underlay through each uplink)", Doc: `On a host with more than one default route (multi-WAN),
+doctor measures TCP to the far end's endpoint through each uplink the
+endpoint's route does not take (iperf3 --bind-dev) beside the bench's
+underlay run, which follows the tunnel's own route: another uplink carrying
+twice as much means the tunnel rides the slow one, whatever put it there (a
+host route added by hand, a policy rule, a failover policy that never fails
+back), which no passive check can judge. The case: a router's tunnel ran over
+the 5G backup for two months while the fiber was up. Fix: route the endpoint
+through the faster uplink.`}},
+		Severities: []finding.Severity{finding.Critical},
+		Why: `The tunnel runs at the rate of the uplink its endpoint's route takes. When
+that is the slow one, the underlay measured beside the tunnel follows the same
+route, so the tunnel seems to keep up with its link while a faster uplink sits
+idle.`,
+		Cases: []string{CaseMultiWAN},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: NotInBench, Verify: Measured,
+			Gain: "the tunnel moves to the faster uplink: its rate instead of the slower one's " +
+				"(the underlay bench to the endpoint follows the tunnel's own route, so it cannot show the difference)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
+				"endpoint": Named("a peer's endpoint address").On(aPeerEndpoint), "table": OneOf("main"),
+				"via": Named("the faster uplink's gateway").On(uplinkGateway), "dev": Named("its device").On(uplinkDev),
+			}},
+		},
+		Example: Example{
+			Host: "the endpoint " + exampleEndpoint + " is reached over eth1 at 19 Mbit/s while eth0 (via 198.51.100.1) reaches it at 190",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.RouteRepoint(exampleEndpoint, remedy.Route{Via: "198.51.100.1", Dev: "eth0"})
+				return fixes("Route the endpoint "+exampleEndpoint+" through eth0 (via 198.51.100.1)", r, err)
 			},
 		},
 	},
@@ -675,6 +748,37 @@ the one users notice (uploads, backups).`,
 		Example: Example{
 			Host:  "ssh:root@site-a sends to ssh:root@site-b and loses 5%",
 			Fixes: func() []finding.Fix { return []finding.Fix{deliveryFix("ssh:root@site-a", "ssh:root@site-b")} },
+		},
+	},
+	{
+		ID:    ThroughputCollapseKnee,
+		Title: "Pushed past a knee the tunnel collapses in cycles; capped below it, it holds steady",
+		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles)", Doc: `Caps the sender's tunnel interface with tbf at a few
+rates below the level a long run climbed to, measures each for longer than
+one collapse cycle, and compares them with the uncapped run: a cap that holds
+a steady rate (per-second rates within 10%, no collapse) where the uncapped
+tunnel collapsed and recovered is the knee's fix. The case: remote users'
+uploads swung between 180 and 90 Mbit/s every 15-20 s as the receiver's one
+CPU saturated; capped at 150 Mbit/s the tunnel held steady. Fix: that cap.`}},
+		Severities: []finding.Severity{finding.Warning},
+		Why: `Something behind the tunnel (a receiver's CPU, a queue) collapses when it is
+pushed past a rate and recovers a few seconds later, so the sender climbs past
+it again and again. The collapses stall what users run (video, backups) and
+cost more than the peaks bring; a rate just below the knee is steadier and
+moves about as much.`,
+		Cases: []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Sender, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "a steady rate just below the knee instead of collapses every few seconds " +
+				"(a long run shows it; a short bench may land on either phase)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
+		},
+		Example: Example{
+			Host: "wg0 on the sender collapses from 180 to 90 Mbit/s every 15 s; capped at 150 Mbit/s it holds steady",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.TBF("wg0", "150mbit")
+				return fixes("Cap wg0 at 150 Mbit/s, just below the knee", r, err)
+			},
 		},
 	},
 	{

@@ -104,7 +104,7 @@ func TestBacklogDrops(t *testing.T) {
 	h := healthyHost()
 	runCases(t, &backlogDrops, []checkCase{
 		{name: "nothing dropped", snap: h},
-		{name: "drops on cpu2", snap: with(t, h, func(s *facts.Snapshot) { s.Softnet[2].Dropped = 412 }), want: sev(warning),
+		{name: "drops on cpu2 since boot: a note", snap: with(t, h, func(s *facts.Snapshot) { s.Softnet[2].Dropped = 412 }), want: sev(info),
 			assert: func(t *testing.T, fs []finding.Finding) {
 				if fs[0].Evidence[0].Value != "412 (cpu2=412)" || fs[0].Fixes[0].Commands[0] != "sysctl -w net.core.netdev_max_backlog=5000" {
 					t.Errorf("evidence %+v fix %+v", fs[0].Evidence[0], fs[0].Fixes[0].Commands)
@@ -113,9 +113,17 @@ func TestBacklogDrops(t *testing.T) {
 		{name: "already 5000: double it", snap: with(t, h, func(s *facts.Snapshot) {
 			s.Softnet[0].Dropped = 1
 			s.Sysctls["net.core.netdev_max_backlog"] = "5000"
-		}), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+		}), want: sev(info), assert: func(t *testing.T, fs []finding.Finding) {
 			if fs[0].Fixes[0].Action.Params["value"] != "10000" {
 				t.Errorf("action %+v", fs[0].Fixes[0].Action)
+			}
+		}},
+		{name: "a namespace without the sysctl: the note, the machine's command, no action", snap: with(t, h, func(s *facts.Snapshot) {
+			s.Softnet[1].Dropped = 7
+			delete(s.Sysctls, "net.core.netdev_max_backlog")
+		}), want: sev(info), assert: func(t *testing.T, fs []finding.Finding) {
+			if x := fs[0].Fixes; len(x) != 1 || x[0].Action != nil || x[0].Commands[0] != "sysctl -w net.core.netdev_max_backlog=5000" {
+				t.Errorf("fixes %+v, want the machine's command and no action", x)
 			}
 		}},
 		{name: "softnet missing", snap: with(t, h, func(s *facts.Snapshot) { s.Softnet = nil }), skip: true},

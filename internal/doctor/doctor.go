@@ -27,6 +27,8 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/probe/udppath"
+	"github.com/wgperf/wgperf/internal/probe/uplinks"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -54,6 +56,13 @@ type Config struct {
 	Server  target.Target
 	Seconds int // per bench run (default DefaultSeconds)
 	Port    int // iperf3 port (0: the default)
+	// Hops is the number of WireGuard hops between the two ends (a tunnel
+	// over tunnels, a hub): above 1 the tunnel is expected to carry half of
+	// the underlay measured, which stands for the worst hop (0 or 1: one hop).
+	Hops int
+	// Thorough runs the long run (collapse cycles) and the parallel-stream
+	// run whatever the evidence says.
+	Thorough bool
 	// Fix applies the top cause's remedy (with verification and Confirm) and benches again.
 	Fix     bool
 	Confirm time.Duration // default DefaultConfirm
@@ -102,11 +111,20 @@ type Report struct {
 	MTU        *mtu.Result       `json:"mtu,omitempty"`
 	ICMPBurst  *icmpburst.Result `json:"icmp_burst,omitempty"`
 	Shaping    *shaping.Result   `json:"shaping,omitempty"`
+	// Uplinks are the client's uplinks, each measured to the endpoint, when
+	// it has more than one.
+	Uplinks []uplinks.Uplink `json:"uplinks,omitempty"`
+	// LongRun is the 30-second run and the parallel-stream run, when the
+	// evidence called for them.
+	LongRun *LongRun `json:"long_run,omitempty"`
+	// UDPOutside are the UDP runs outside the tunnel, one per slow direction.
+	UDPOutside []*udppath.Result `json:"udp_outside,omitempty"`
 	Fix        *FixOutcome       `json:"fix,omitempty"`
 	Seconds    float64           `json:"seconds"`
 
-	endpoints discover.Endpoints
-	passive   map[string]bool // finding keys the passive checks produced (fix can find them again)
+	endpoints     discover.Endpoints
+	passive       map[string]bool // finding keys the passive checks produced (fix can find them again)
+	mtuFromServer bool            // the path MTU search ran from the server (large packets vanish towards the client)
 }
 
 // Verdict is the top cause, nil when the tunnel is healthy or no warning or
@@ -152,8 +170,15 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 
 	rep.Measured = Measured{Client: rep.Client, Server: rep.Server, Expected: bench.SingleHopRatio}
 	rep.Threshold = fmt.Sprintf("single hop: the tunnel should carry ≥ %.0f%% of the underlay", bench.SingleHopRatio*100)
+	if c.Hops > 1 {
+		rep.Measured.Expected = bench.MultiHopRatio
+		rep.Threshold = fmt.Sprintf("%d WireGuard hops: the tunnel should carry ≥ %.0f%% of the underlay, measured against the worst hop's (the tuning guide's rule)",
+			c.Hops, bench.MultiHopRatio*100)
+	}
 	if c.Server != nil {
 		found = append(found, rep.bench(ctx, &c)...)
+		found = rep.measureUplinks(ctx, &c, snaps, found)
+		found = sameLimitOtherEnd(found, snaps)
 		found = append(found, ECMPSuggestions(found, rep.Bench, snaps)...)
 	} else {
 		rep.Threshold = "not applied: without --server nothing was measured"
@@ -173,6 +198,16 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		found = append(found, rep.probe(ctx, &c, p, snaps)...)
 	}
 	if len(plans) > 0 {
+		rep.judge(found)
+	}
+	// What the short probes left unexplained and load-dependent gets the
+	// long run; collapse cycles it finds get the shaping sweep.
+	if why, dir := longRunPlan(rep.Findings, rep.Measured, rep.Bench, snaps, c.Thorough); why != "" && !slices.ContainsFunc(rep.Findings, refusesNewFlows) {
+		found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeLongRun, Why: why, Directions: []string{dir}}, snaps)...)
+		if lr := rep.LongRun; lr != nil && lr.Cycles.Oscillating() && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == ProbeShaping }) {
+			why := fmt.Sprintf("the long run collapses every %.0f s (%.0f%% deep): a tbf cap below the knee may hold steadier", lr.Cycles.PeriodSeconds, 100*lr.Cycles.Depth)
+			found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeShaping, Why: why}, snaps)...)
+		}
 		rep.judge(found)
 	}
 	if c.Fix {
@@ -208,7 +243,7 @@ func status(fs []finding.Finding, m Measured) string {
 		return StatusUnjudged
 	case Healthy(fs, m):
 		return StatusHealthy
-	case m.Stalled:
+	case m.Stalled, len(m.UnderlayFailed) > 0:
 		return StatusSlow
 	}
 	for _, d := range []bench.DirRate{m.Up, m.Down} {
@@ -247,10 +282,16 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 			bench.Analyze(b) // Measure analyses only a finished plan
 		}
 	}
+	stalledUnderlay := ""
 	if err != nil {
 		r.BenchError = err.Error()
 		switch {
 		case errors.Is(err, iperf.ErrStalled):
+			if sp, ok := stalledSpec(bc, r.Bench); ok && sp.Path == bench.PathUnderlay {
+				// The hosts' own TCP stalled: the path, evidence for the MTU probe.
+				stalledUnderlay = sp.Direction
+				break
+			}
 			// A transfer through the tunnel that never finishes is the symptom.
 			r.Measured.Stalled = true
 		case r.Bench == nil:
@@ -263,6 +304,7 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 		}
 	}
 	r.Measured.Throughput = r.Bench.Throughput()
+	r.Measured.UnderlayFailed = underlayFailures(r.Bench, stalledUnderlay)
 	if r.Bench == nil {
 		return nil
 	}
@@ -272,7 +314,7 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 func (r *Report) benchConfig(c *Config) bench.Config {
 	bc := bench.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr, UnderlayAddr: r.endpoints.UnderlayAddr,
 		ClientInterface: r.endpoints.ClientInterface, ServerInterface: r.endpoints.ServerInterface,
-		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port, Drops: c.Drops}
+		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port, Drops: c.Drops, Hops: c.Hops}
 	return bc
 }
 
@@ -288,13 +330,17 @@ func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, snaps []*fac
 		fs, run.Summary, err = r.runMTU(ctx, c, snaps)
 	case ProbeICMPBurst:
 		var res *icmpburst.Result
-		if res, err = icmpburst.Run(ctx, icmpburst.Config{Host: c.Client, Targets: p.Targets}); err == nil {
+		if res, err = icmpburst.Run(ctx, icmpburst.Config{Host: c.Client, Targets: p.Targets, Interface: p.Interface}); err == nil {
 			r.ICMPBurst, fs = res, res.Findings
 			run.Summary = fmt.Sprintf("one-shot pings failed %d/%d, one persistent ping %d/%d",
 				res.OneShot.Failed, res.OneShot.Sent, res.Persistent.Failed, res.Persistent.Sent)
 		}
 	case ProbeShaping:
 		fs, run.Summary, err = r.runShaping(ctx, c)
+	case ProbeUDPOutside:
+		fs, run.Summary, err = r.runUDPOutside(ctx, c, p.Directions)
+	case ProbeLongRun:
+		fs, run.Summary, err = r.runLongRun(ctx, c, p.Directions[0])
 	}
 	run.Seconds = time.Since(start).Seconds()
 	if err != nil {
@@ -309,6 +355,16 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	mc := mtu.Config{Client: c.Client, Port: c.Port}
 	if c.Server != nil && r.endpoints.UnderlayAddr != "" {
 		mc.Addr, mc.Server, mc.TunnelAddr, mc.ClientInterface = r.endpoints.UnderlayAddr, c.Server, r.endpoints.TunnelAddr, r.endpoints.ClientInterface
+		// The hosts' own TCP collapsed: step the MSS outside the tunnel too,
+		// from the end whose large packets vanish.
+		mc.Outside = r.Measured.underlayFailed("both")
+		if r.Measured.underlayFailed(bench.Download) && !r.Measured.underlayFailed(bench.Upload) {
+			if back, err := discover.Tunnel(ctx, c.Server, c.Client); err == nil && back.UnderlayAddr != "" {
+				mc = mtu.Config{Client: c.Server, Server: c.Client, Addr: back.UnderlayAddr, TunnelAddr: back.TunnelAddr,
+					ClientInterface: back.ClientInterface, Port: c.Port, Outside: true}
+				r.mtuFromServer = true
+			}
+		}
 	} else if s := clientSnap(snaps, r.Client); s != nil {
 		for _, e := range s.Endpoints {
 			if e.Endpoint != "" {
@@ -320,7 +376,7 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	if mc.Addr == "" {
 		return nil, "", errors.New("no peer endpoint to probe")
 	}
-	if s := clientSnap(snaps, r.Client); s != nil {
+	if s := clientSnap(snaps, mc.Client.String()); s != nil {
 		for _, w := range s.WireGuard {
 			if w.Name == mc.ClientInterface {
 				mc.Implementation = w.Implementation
@@ -330,21 +386,32 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	// A tunnel that stalled is stepped through whatever the DF probes say:
 	// a path that answers them with frag-needed can still lose the tunnel's
 	// large packets (kernel WireGuard's fragments, dropped on the way).
-	mc.MSSStep = r.Measured.Stalled
+	mc.MSSStep = r.Measured.Stalled || r.Measured.underlayFailed("both")
 	res, err := mtu.Run(ctx, mc)
 	if err != nil {
 		return nil, "", err
 	}
 	r.MTU = res
 	s := fmt.Sprintf("path MTU %d to %s (%d DF probes), black hole %v; WireGuard MTU %d fits", res.PathMTU, res.Addr, len(res.Probes), res.BlackHole, res.WGMTU)
+	if r.mtuFromServer {
+		s = "from " + res.Client + ": " + s
+	}
 	if res.MSSGood > 0 {
 		s += fmt.Sprintf("; MSS %d healthy, %d collapses", res.MSSGood, res.MSSBad)
+	}
+	if res.OutsideBad > 0 {
+		s += fmt.Sprintf("; outside the tunnel MSS %d healthy, %d collapses", res.OutsideGood, res.OutsideBad)
 	}
 	return res.Findings, s, nil
 }
 
-// runShaping sweeps a few tbf caps below the best tunnel rate measured.
+// runShaping sweeps a few tbf caps below the best tunnel rate measured; after
+// a long run that collapsed in cycles, below the level it climbed to, each
+// cap for longer than a cycle, against the long run itself as "uncapped".
 func (r *Report) runShaping(ctx context.Context, c *Config) ([]finding.Finding, string, error) {
+	if lr := r.LongRun; lr != nil && lr.Cycles.Oscillating() {
+		return r.sweepKnee(ctx, c, lr)
+	}
 	top := max(r.Measured.Up.Tunnel, r.Measured.Down.Tunnel)
 	if top < 10 {
 		return nil, "", errors.New("no tunnel rate to size the caps from")
@@ -353,8 +420,36 @@ func (r *Report) runShaping(ctx context.Context, c *Config) ([]finding.Finding, 
 	for i := 1; i <= shapeSweepSteps; i++ {
 		caps = append(caps, int(top*(1-0.1*float64(i))))
 	}
-	res, err := shaping.Run(ctx, shaping.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr,
+	return r.sweep(ctx, shaping.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr,
 		Device: r.endpoints.ClientInterface, Caps: caps, Seconds: c.Seconds, Omit: 1, Port: c.Port})
+}
+
+// kneeCaps are the caps tried below a long run's high level: one, well
+// below the peaks a second's average shows (a cap that trips the knee would
+// only repeat the long run), as each costs a cycle and more.
+var kneeCaps = []float64{0.8}
+
+// sweepKnee caps the long run's sender below the level it climbed to.
+func (r *Report) sweepKnee(ctx context.Context, c *Config, lr *LongRun) ([]finding.Finding, string, error) {
+	sc := shaping.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr, Device: r.endpoints.ClientInterface,
+		Omit: 1, Port: c.Port, Uncapped: &shaping.Step{Stats: lr.Single.Stats, Result: lr.Single.Result}}
+	if lr.Direction == bench.Download {
+		back, err := discover.Tunnel(ctx, c.Server, c.Client)
+		if err != nil {
+			return nil, "", fmt.Errorf("the download's sender: %w", err)
+		}
+		sc.Client, sc.Server, sc.TunnelAddr, sc.Device = c.Server, c.Client, back.TunnelAddr, back.ClientInterface
+	}
+	// Each cap runs for a cycle and a bit: a collapse would show.
+	sc.Seconds = min(max(c.Seconds, int(lr.Cycles.PeriodSeconds)+1), 10)
+	for _, f := range kneeCaps {
+		sc.Caps = append(sc.Caps, int(lr.Cycles.HighMbit*f))
+	}
+	return r.sweep(ctx, sc)
+}
+
+func (r *Report) sweep(ctx context.Context, sc shaping.Config) ([]finding.Finding, string, error) {
+	res, err := shaping.Run(ctx, sc)
 	if err != nil {
 		return nil, "", err
 	}

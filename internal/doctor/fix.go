@@ -173,7 +173,7 @@ func (r *Report) prior(now *tunnelNow, host string) *verify.Prior {
 	p := &verify.Prior{Up: now.up, Down: now.down, Source: "from " + now.source}
 	if host != r.Client {
 		p.Up, p.Down = now.down, now.up
-	} else if now.source == "doctor's bench" {
+	} else if now.source == "doctor's bench" && !r.mtuFromServer {
 		p.MTU = r.MTU // doctor's path MTU search ran from its client
 	}
 	return p

@@ -23,6 +23,11 @@ type ProbePlan struct {
 	Probe   check.Probe `json:"probe"`
 	Why     string      `json:"why"`
 	Targets []string    `json:"targets,omitempty"` // icmp-burst: the addresses health checks ping
+	// Interface is the uplink icmp-burst pings through: the one whose ICMP
+	// limit the health checks' replies meet.
+	Interface string `json:"interface,omitempty"`
+	// Directions are the slow directions udp-outside measures.
+	Directions []string `json:"directions,omitempty"`
 }
 
 // Healthy reports whether the tunnel is healthy: every measured direction at
@@ -31,7 +36,7 @@ type ProbePlan struct {
 // would have shown but did not (a CPU near its limit while the tunnel keeps
 // up) is a latent risk, listed but not judged slow. It is pure.
 func Healthy(fs []finding.Finding, m Measured) bool {
-	if !m.Benched || m.Stalled {
+	if !m.Benched || m.Stalled || len(m.UnderlayFailed) > 0 {
 		return false
 	}
 	for _, d := range []bench.DirRate{m.Up, m.Down} {
@@ -67,7 +72,11 @@ func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Repor
 		out = append(out, ProbePlan{Probe: ProbeMTU, Why: why})
 	}
 	if why, targets := healthChecks(client); why != "" && len(targets) > 0 {
-		out = append(out, ProbePlan{Probe: ProbeICMPBurst, Why: why, Targets: targets})
+		out = append(out, ProbePlan{Probe: ProbeICMPBurst, Why: why, Targets: targets, Interface: limitedUplink(client)})
+	}
+	if dirs := udpOutsideDirections(fs, m); !healthy && len(dirs) > 0 {
+		out = append(out, ProbePlan{Probe: ProbeUDPOutside, Directions: dirs,
+			Why: "the tunnel falls short (" + strings.Join(dirs, ", ") + ") and nothing found explains it: a path that polices UDP is invisible to a TCP baseline"})
 	}
 	if !healthy && m.Benched && slices.ContainsFunc(fs, func(f finding.Finding) bool { return doctorOf(f.ID).Calls == ProbeShaping }) {
 		out = append(out, ProbePlan{Probe: ProbeShaping, Why: "throughput collapses periodically (throughput.oscillation): a tbf cap below the knee may hold steadier"})
@@ -78,6 +87,9 @@ func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Repor
 func mtuReason(fs []finding.Finding, m Measured, rep *bench.Report) string {
 	if !m.Benched {
 		return "no server to bench against: a DF search to the peer's endpoint is the path check one end can make"
+	}
+	if len(m.UnderlayFailed) > 0 {
+		return underlayLine(m) + ": a hop that drops large packets stalls the hosts' own TCP too"
 	}
 	if m.Stalled {
 		return "a bulk transfer through the tunnel stalled while the underlay carried traffic"
@@ -183,6 +195,21 @@ func endpoint(s *facts.Snapshot) string {
 	for _, e := range s.Endpoints {
 		if e.Endpoint != "" {
 			return e.Endpoint
+		}
+	}
+	return ""
+}
+
+// limitedUplink is the interface an ICMP limit rule of the host matches
+// arriving packets on ("" when none names one): the uplink whose health
+// checks' replies it limits, which icmp-burst pings through.
+func limitedUplink(s *facts.Snapshot) string {
+	if s == nil {
+		return ""
+	}
+	for _, r := range s.Firewall.Rules {
+		if r.Limit != nil && (r.Protocol == "icmp" || r.Protocol == "icmpv6") && r.IIf != "" && !strings.ContainsAny(r.IIf, "*+") {
+			return r.IIf
 		}
 	}
 	return ""

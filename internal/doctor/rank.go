@@ -20,6 +20,10 @@ type Measured struct {
 	Server  string `json:"server"`
 	bench.Throughput
 	Stalled bool `json:"stalled,omitempty"` // a tunnel run never finished (bulk TCP stuck)
+	// UnderlayFailed lists the directions in which the underlay's own TCP
+	// collapsed or stalled: a path that drops large packets, evidence rather
+	// than a baseline (see underlayFailures).
+	UnderlayFailed []string `json:"underlay_failed,omitempty"`
 	// Expected is the tunnel/underlay ratio that counts as healthy.
 	Expected float64 `json:"expected"`
 }
@@ -31,6 +35,25 @@ func (m Measured) deficit(d bench.DirRate) float64 {
 		return 0
 	}
 	return max(0, 1-d.Ratio())
+}
+
+// directionDeficit is the deficit in dir ("both": the larger); a direction
+// whose underlay collapsed carries nothing the path lets through.
+func (m Measured) directionDeficit(dir string) float64 {
+	up, down := m.deficit(m.Up), m.deficit(m.Down)
+	if m.underlayFailed(bench.Upload) {
+		up = 1
+	}
+	if m.underlayFailed(bench.Download) {
+		down = 1
+	}
+	switch dir {
+	case "upload":
+		return up
+	case "download":
+		return down
+	}
+	return max(up, down)
 }
 
 // Cause is one finding ranked by the throughput it explains.
@@ -91,7 +114,7 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 			c.Explains = imp / 2
 		case hidden(f.ID):
 			c.Explains = imp
-		case m.Stalled && doctorOf(f.ID).Role == check.Cause && imp >= 0.7:
+		case (m.Stalled || m.underlayFailed("both")) && doctorOf(f.ID).Role == check.Cause && imp >= 0.7:
 			c.Explains = imp // a stall costs everything; MTU-class causes explain it
 		case def < 1-m.Expected:
 			c.Explains = imp / 5
@@ -179,17 +202,6 @@ func direction(f finding.Finding, m Measured) string {
 	return "both"
 }
 
-func (m Measured) directionDeficit(dir string) float64 {
-	up, down := m.deficit(m.Up), m.deficit(m.Down)
-	switch dir {
-	case "upload":
-		return up
-	case "download":
-		return down
-	}
-	return max(up, down)
-}
-
 // gain says what fixing the cause should bring back.
 func gain(c Cause, m Measured) string {
 	if !m.Benched {
@@ -206,6 +218,10 @@ func gain(c Cause, m Measured) string {
 		if c.Direction != "both" && c.Direction != d.name {
 			continue
 		}
+		if m.underlayFailed(d.name) {
+			parts = append(parts, d.name+": bulk TCP crosses the path again (it stalls now, outside the tunnel too)")
+			continue
+		}
 		if d.r.Underlay <= 0 || d.r.Ratio() >= m.Expected {
 			continue
 		}
@@ -217,6 +233,9 @@ func gain(c Cause, m Measured) string {
 	}
 	if len(parts) == 0 {
 		return "none measured now: the direction it affects is healthy (a latent risk)"
+	}
+	if m.underlayFailed("both") {
+		return strings.Join(parts, ", ")
 	}
 	return strings.Join(parts, ", ") + fmt.Sprintf(" (%.0f%% of the underlay)", m.Expected*100)
 }

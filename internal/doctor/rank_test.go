@@ -184,7 +184,7 @@ func TestPlanProbes(t *testing.T) {
 	probes := func(ps []ProbePlan) string {
 		var out []string
 		for _, p := range ps {
-			out = append(out, string(p.Probe)+strings.Join(append([]string{""}, p.Targets...), " "))
+			out = append(out, string(p.Probe)+strings.Join(append(append([]string{""}, p.Targets...), p.Directions...), " "))
 		}
 		return strings.Join(out, "; ")
 	}
@@ -202,13 +202,15 @@ func TestPlanProbes(t *testing.T) {
 		want    string
 	}{
 		{"healthy: nothing", true, healthyFs, ok, healthySnaps[0], ""},
-		{"slow without MTU evidence or health checks: nothing", false, healthyFs, measured("a", "b", 60, 190, 180, 190), healthySnaps[0], ""},
+		{"slow without MTU evidence or health checks: UDP outside the tunnel in the slow direction", false, healthyFs, measured("a", "b", 60, 190, 180, 190), healthySnaps[0], "udp-outside upload"},
 		{"stall: MTU search", false, healthyFs, Measured{Benched: true, Stalled: true}, healthySnaps[0], "mtu"},
 		{"MTU findings and an ICMP limit rule: MTU search, icmp-burst to the gateway and endpoint", false, mtuFs, measured("a", "b", 60, 190, 180, 190), mtuSnaps[0],
 			"mtu; icmp-burst 198.51.100.1 203.0.113.2"},
 		{"one end: DF search, icmp-burst to mwan3's track_ip", false, golemFs, Measured{}, golemSnaps[0], "mtu; icmp-burst 1.1.1.1 208.67.222.222 8.8.8.8"},
 		{"healthy with an ICMP limit rule: icmp-burst only", true, mtuFs, ok, mtuSnaps[0], "icmp-burst 198.51.100.1 203.0.113.2"},
-		{"oscillation: shaping sweep", false, osc, measured("a", "b", 100, 190, 180, 190), healthySnaps[0], "shape-sweep"},
+		{"oscillation: UDP outside the tunnel, the shaping sweep", false, osc, measured("a", "b", 100, 190, 180, 190), healthySnaps[0], "udp-outside upload; shape-sweep"},
+		{"slow, explained by UDP receive-buffer drops on the receiver: no UDP run", false,
+			[]finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: "b"}}, measured("a", "b", 60, 190, 180, 190), healthySnaps[0], ""},
 		{"full conntrack table: no probe (its pings would be dropped as new flows)", false,
 			append(slices.Clone(mtuFs), finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Critical}), Measured{}, mtuSnaps[0], ""},
 	} {

@@ -184,6 +184,9 @@ func measuredLine(m Measured) string {
 	if m.Stalled {
 		s += "; a tunnel run stalled"
 	}
+	if len(m.UnderlayFailed) > 0 {
+		s += "; " + underlayLine(m)
+	}
 	return s
 }
 
@@ -192,11 +195,14 @@ func slowLine(m Measured) string {
 	if m.Stalled {
 		parts = append(parts, "a bulk transfer through the tunnel stalled")
 	}
+	if len(m.UnderlayFailed) > 0 {
+		parts = append(parts, underlayLine(m)+", so the path itself drops what the tunnel sends")
+	}
 	for _, d := range []struct {
 		n string
 		r bench.DirRate
 	}{{"upload", m.Up}, {"download", m.Down}} {
-		if d.r.Underlay > 0 && d.r.Ratio() < m.Expected {
+		if d.r.Underlay > 0 && d.r.Ratio() < m.Expected && !m.underlayFailed(d.n) {
 			parts = append(parts, fmt.Sprintf("%s tunnel %.0f%% of the underlay", d.n, d.r.Ratio()*100))
 		}
 	}

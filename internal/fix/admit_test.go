@@ -17,9 +17,11 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/firewall"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/probe/uplinks"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
@@ -203,6 +205,9 @@ func probedOn(h, s *facts.Snapshot) []finding.Finding {
 			out = append(out, mtu.CaptureFindings(&mtu.CaptureResult{Client: h.Host, ClientInterface: w.Name, ClientWGMTU: 9000, WGMTU: m})...)
 			for _, n := range mss {
 				out = append(out, mtu.Findings(&mtu.Result{Client: h.Host, ClientIface: w.Name, BlackHole: true, WGMTU: m, MSSClamp: n})...)
+				// The hosts' own TCP stalled at the same hop (outside the tunnel).
+				out = append(out, mtu.Findings(&mtu.Result{Client: h.Host, ClientIface: w.Name, BlackHole: true, WGMTU: m, MSSClamp: n,
+					OutsideGood: 1360, OutsideBad: 1361})...)
 			}
 			if len(w.Peers) > 0 && w.PublicKey != "" {
 				big := before(h, nil)
@@ -217,6 +222,33 @@ func probedOn(h, s *facts.Snapshot) []finding.Finding {
 		for _, n := range rates {
 			out = append(out, shaping.Findings(&shaping.Result{Client: h.Host, Device: w.Name, Recommended: n,
 				Steps: []shaping.Step{{CapMbit: 0}, {CapMbit: n}}})...)
+			// A long run's collapse cycles, capped at n (10 per cent below the level they climb to).
+			if f := bench.CycleFinding(h.Host, "the other end", bench.Upload, h.Host, w.Name,
+				bench.Cycles{Collapses: 2, CV: 1, HighMbit: float64(n+5) / 0.9}); f != nil {
+				out = append(out, *f)
+			}
+		}
+	}
+	// A multi-WAN host's endpoints routed through each of its uplinks, the others slower.
+	if ups := uplinks.List(s); len(ups) > 1 {
+		for _, e := range h.Endpoints {
+			for fast := range ups {
+				for i := range ups {
+					ups[i].Tunnel, ups[i].Mbit = i != fast, 10
+				}
+				ups[fast].Mbit = 100
+				for tunnel := range ups {
+					if tunnel == fast {
+						continue
+					}
+					for i := range ups {
+						ups[i].Tunnel = i == tunnel
+					}
+					if f := uplinks.Finding(h.Host, e.Endpoint, e.Interface, ups, 9); f != nil {
+						out = append(out, *f)
+					}
+				}
+			}
 		}
 	}
 	for _, r := range h.Firewall.Rules {

@@ -55,6 +55,14 @@ func linuxHost(t *testing.T) *targettest.Host {
 	h.On("tc qdisc show dev eth1 root", recorded(t, "tc-root-tbf.txt"))
 	h.On("nft -a list chain inet site out", recorded(t, "nft-list-chain-site-out.txt"))
 	h.On("ethtool -k eth1", string(testutil.ReadTestdata(t, "collect", "ethtool", "k-host-nic.txt")))
+	// wg0 is served by a userspace implementation whose socket holds the
+	// default 208 KiB: a raised rmem_max reaches it only when it re-opens.
+	h.Fallback = func(line string) (targettest.Answer, bool) {
+		if strings.Contains(line, "/var/run/wireguard/") {
+			return targettest.Answer{Out: "wg0 51820 425984 425984\n"}, true
+		}
+		return targettest.Answer{}, false
+	}
 	return h
 }
 

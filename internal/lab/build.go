@@ -237,6 +237,16 @@ func (l *Lab) build(ctx context.Context) error {
 			return err
 		}
 	}
+	if cfg.KneePct > 0 {
+		if err := l.startKnee(ctx); err != nil {
+			return err
+		}
+	}
+	if cfg.BackgroundPings > 0 {
+		if err := l.startPings(ctx); err != nil {
+			return err
+		}
+	}
 	if err := l.startTunnel(ctx); err != nil {
 		return err
 	}
@@ -285,6 +295,24 @@ func (l *Lab) applyPolicies(ctx context.Context) error {
 				return err
 			}
 		}
+	}
+	if n := cfg.SilentHopMTU; n > 0 {
+		rRules = append(rRules, fmt.Sprintf(
+			"chain silent_hop { type filter hook forward priority 5; oifname \"eth-b\" meta length > %d counter drop; }", n))
+		if _, err := l.Target("a").Run(ctx, "ethtool", "-K", "eth0", "tso", "off", "gso", "off", "tx-udp-segmentation", "off"); err != nil && !target.IsNotFound(err) {
+			return err
+		}
+	}
+	if pct := cfg.UDPPolicePct; pct > 0 {
+		if cfg.Underlay.RateMbit <= 0 || pct > 100 {
+			return fmt.Errorf("UDP policing at %d%% needs a shaped underlay (--rate) and a percent in 1..100", pct)
+		}
+		kbytes := max(1, cfg.Underlay.RateMbit*pct*125/100) // Mbit/s → kbytes/s
+		var rules []string
+		for _, in := range []string{"eth-a", "eth-a2", "eth-b"} {
+			rules = append(rules, fmt.Sprintf("iifname %q meta l4proto udp limit rate over %d kbytes/second burst %d kbytes counter drop;", in, kbytes, max(2, kbytes/50)))
+		}
+		rRules = append(rRules, "chain udp_police { type filter hook forward priority 0;\n"+strings.Join(rules, "\n")+"\n}")
 	}
 	if cfg.DropFragments {
 		if err := l.dropFragments(ctx); err != nil {

@@ -66,11 +66,33 @@ type Config struct {
 	// DropFragNeeded makes R drop ICMP "fragmentation needed", turning a narrow
 	// hop into a PMTUD black hole (the PMTUD black hole case).
 	DropFragNeeded bool `json:"drop_frag_needed,omitempty"`
+	// SilentHopMTU, when > 0, makes R drop, without a word, every packet
+	// larger than this on its way to B: a hop mid-path whose smaller MTU no
+	// router announces (an L2 segment, a carrier's tunnel), while both ends
+	// keep 1500. It hurts the A→B direction only, the underlay's own TCP as
+	// much as the tunnel, and A sends each packet on its own (no segmentation
+	// offload) so the hop judges each by its size.
+	SilentHopMTU int `json:"silent_hop_mtu,omitempty"`
 	// DropFragments makes R drop the IP fragments it forwards (both ways), as
 	// some firewalls and carrier NATs do: with PathMTU, a kernel WireGuard
 	// tunnel's outer packets (DF clear) are fragmented at the narrow hop and
 	// lost. Needs tc actions (act_gact), which a distro kernel has.
 	DropFragments bool `json:"drop_fragments,omitempty"`
+	// UDPPolicePct, when > 0, makes R police the UDP it forwards, each way, to
+	// this percent of the underlay's rate: a carrier that limits UDP (the
+	// tunnel's and anyone's) while TCP runs at the link's rate. Datagrams
+	// above the rate are dropped (a token bucket of 20 ms, no queue).
+	UDPPolicePct int `json:"udp_police_pct,omitempty"`
+	// KneePct, when > 0, puts a Knee on R in front of B's WireGuard at this
+	// percent of the underlay's rate: the tunnel's packets from A pass until
+	// a second's worth goes above it, then it collapses to half for a few
+	// seconds and recovers (a receiver whose CPU saturates: collapse cycles).
+	KneePct int `json:"knee_pct,omitempty"`
+	// BackgroundPings, when > 0, runs a monitoring agent's ping on A (one
+	// raw ICMP socket, like telegraf's ping input): this many echo requests
+	// back to back every second to A's gateway, whose replies meet any ICMP
+	// limit on A's uplink before the health checks' do.
+	BackgroundPings int `json:"background_pings,omitempty"`
 	// ICMPLimit, when > 0, adds the multi-WAN router's banIP rule on A's (primary) uplink:
 	// ICMP above this many packets/second (burst 5) is counted and dropped.
 	ICMPLimit int `json:"icmp_limit,omitempty"`
@@ -121,6 +143,7 @@ type Node struct {
 	PublicKey    string `json:"public_key,omitempty"`
 	PID          int    `json:"pid,omitempty"`       // the WireGuard node process
 	DelayPID     int    `json:"delay_pid,omitempty"` // the delay element (router)
+	KneePID      int    `json:"knee_pid,omitempty"`  // the knee (router)
 	SSHPID       int    `json:"ssh_pid,omitempty"`   // the router node's dropbear
 }
 

@@ -14,6 +14,9 @@ func (l *Lab) WriteStatus(w io.Writer, st *Status) error {
 	if c.Underlay.DelayMs > 0 {
 		fmt.Fprintf(w, "delay: %d ms each way by %s\n", c.Underlay.DelayMs, l.DelayBy)
 	}
+	if c.KneePct > 0 {
+		fmt.Fprintf(w, "knee: A's tunnel packets collapse to half for %v past %d%% of %d Mbit/s (pid %d on r)\n", kneeHold, c.KneePct, c.Underlay.RateMbit, l.Nodes["r"].KneePID)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODE\tNAMESPACE\tWIREGUARD\tTUNNEL\tUNDERLAY\tPROCESS")
 	for _, n := range st.Nodes {

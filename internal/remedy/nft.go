@@ -278,8 +278,15 @@ func (a *mssClamp) Plan(ctx context.Context, env *Env) (Step, error) {
 		return Step{}, err
 	}
 	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
+	if !st.Done {
+		st.Notes = append(st.Notes, newFlowsOnly)
+	}
 	return st, nil
 }
+
+// newFlowsOnly says what a clamp of SYNs reaches: verify's measurement opens
+// new connections, so it sees the change; a transfer already running does not.
+const newFlowsOnly = "a clamp rewrites SYNs: connections open now keep their MSS until they reconnect (new ones, the verification's too, get it)"
 
 // chain is the clamp as a chain of wgperf's table.
 func (a *mssClamp) chain() nftChain {
@@ -305,7 +312,11 @@ func (a *mssClamp) iptablesRules() []string {
 }
 
 func (a *mssClamp) planIptables(ctx context.Context, env *Env, st Step) (Step, error) {
-	return iptablesRule(ctx, env, st, "mangle", a.iptablesRules())
+	st, err := iptablesRule(ctx, env, st, "mangle", a.iptablesRules())
+	if err == nil && !st.Done {
+		st.Notes = append(st.Notes, newFlowsOnly)
+	}
+	return st, err
 }
 
 // iptablesRule adds rules (iptables argument strings without -A) unless present.

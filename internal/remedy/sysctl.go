@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
@@ -80,6 +81,11 @@ func (a *sysctl) Plan(ctx context.Context, env *Env) (Step, error) {
 	if now != a.value {
 		st.Commands = []string{shell.Join("sysctl", "-w", a.key+"="+a.value)}
 		st.Undo = []string{shell.Join("sysctl", "-w", a.key+"="+now)}
+	}
+	if n, err := strconv.ParseInt(a.value, 10, 64); err == nil {
+		if err := reachRunningSockets(ctx, env, a.key, n, &st); err != nil {
+			return Step{}, err
+		}
 	}
 	fc, err := env.change(ctx, env.Path(SysctlConf), func(old []byte, _ bool) ([]byte, error) {
 		return setConfLine(old, a.key, a.key+" = "+a.value, "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\n"), nil
@@ -206,9 +212,16 @@ func (a *congestion) Plan(ctx context.Context, env *Env) (Step, error) {
 		}
 		st.Summary += "; " + q.Summary + " (kernel " + env.Kernel + " < 4.20)"
 		st.merge(q)
+		if len(q.Commands) > 0 {
+			st.Notes = append(st.Notes, "net.core.default_qdisc reaches only qdiscs created after it: "+
+				"the sending interface keeps its root qdisc until it is re-created (tc qdisc replace dev DEV root fq gives it fq now)")
+		}
 	}
 	if len(st.Files) == 0 && len(st.Commands) == 0 {
 		st.Done = true
+	}
+	if len(st.Commands) > 0 {
+		st.Notes = append(st.Notes, "connections open now keep their congestion control until they reconnect; new ones (the verification's too) use "+a.algorithm)
 	}
 	return st, nil
 }

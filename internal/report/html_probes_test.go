@@ -112,7 +112,7 @@ func TestICMPBurstReport(t *testing.T) {
 
 // TestShapeSweepReport renders a sweep: the table of caps with the
 // recommended one, the bar chart of caps and the per-second charts of every
-// run, and the oscillation finding with its tbf fix.
+// run, and the collapse-knee finding with its tbf fix.
 func TestShapeSweepReport(t *testing.T) {
 	doc := sweepDoc(t)
 	if doc.Sweep.Recommended != 200 {
@@ -128,7 +128,7 @@ func TestShapeSweepReport(t *testing.T) {
 		"<td>cap 200 Mbit/s <span class=\"sev ok\">recommended</span></td>", "<td>uncapped</td>",
 		"Shape sweep: tunnel throughput per rate cap", "Shape sweep: 1 stream, throughput per second",
 		"tunnel upload (cap 250 Mbit/s)", "one line per run, each in its own colour",
-		"throughput.oscillation", "tc qdisc replace dev wg0 root tbf rate 200mbit")
+		"throughput.collapse-knee", "tc qdisc replace dev wg0 root tbf rate 200mbit")
 	if strings.Contains(page, "Bench matrix") {
 		t.Error("a sweep report has a bench matrix; its table is the caps'")
 	}

@@ -116,10 +116,14 @@ func sizeLab(ctx context.Context, sc Scenario, opts Options) (lab.Config, Sizing
 		return cfg, s, nil
 	}
 	cfg.Underlay.RateMbit = s.RateMbit
-	// A parallel tunnel's uplink gets the same share; a slower backup stays
-	// as slow as the case needs, never faster than the primary.
-	if sc.ECMP > 1 || cfg.Backup.RateMbit > s.RateMbit {
+	// A parallel tunnel's uplink gets the same share; a slower backup keeps
+	// its proportion to the primary (the case is one uplink much slower than
+	// the other), never faster than it.
+	switch {
+	case sc.ECMP > 1:
 		cfg.Backup.RateMbit = s.RateMbit
+	case cfg.Backup.RateMbit > 0 && s.RateMbit < catalog:
+		cfg.Backup.RateMbit = max(1, cfg.Backup.RateMbit*s.RateMbit/catalog)
 	}
 	return cfg, s, nil
 }

@@ -31,6 +31,13 @@ const (
 	ProbeMTU       Probe = "mtu"        // path MTU search and MSS stepping from A to B
 	ProbeICMPBurst Probe = "icmp-burst" // the multi-WAN router's one-shot vs persistent pings from A
 	ProbeFlows     Probe = "flows"      // many short connections from A to B
+	// ProbeUDPOutside is doctor's UDP run outside the tunnel at the rate TCP
+	// carried there (a path that polices UDP).
+	ProbeUDPOutside Probe = Probe(check.ProbeUDPOutside)
+	// ProbeLongRun is doctor's 30-second and parallel-stream runs, and
+	// ProbeShaping the tbf sweep that follows collapse cycles.
+	ProbeLongRun Probe = Probe(check.ProbeLongRun)
+	ProbeShaping Probe = Probe(check.ProbeShaping)
 )
 
 // The cases the scenarios reproduce (README: Cases wgperf automates), named
@@ -70,15 +77,22 @@ type Scenario struct {
 	// Client and Server are the nodes the tunnel measurement runs between
 	// (default "a" to "b"; LAN hosts measure host to host across both sites).
 	Client, Server string
-	// AfterFix runs after the fix, for what a user does by hand once the fix is
-	// in (e.g. restarting a service so it picks up new socket limits).
-	AfterFix []Command
+	// PathFix, when set, is what fixes the case instead of wgperf fix: the
+	// cause lies on the path, not the hosts (a carrier's UDP policer), so
+	// doctor names it and proposes nothing to apply; the scenario plays the
+	// path's own change (another uplink, the carrier lifting the policer)
+	// and measures again.
+	PathFix []Command
 	// ECMP, when > 1, is the number of tunnels the fix spreads flows over (seed
 	// 003); the measurement uses parallel streams to site B's network.
 	ECMP int
 	// UploadOnly judges only the upload, for breakages of A's sender alone:
 	// the download is still measured and reported.
 	UploadOnly bool
+	// Steady also judges the after-fix upload by its steadiness: no
+	// collapse, per-second rates within shaping.StableCV (a cap below a
+	// knee trades peak for steadiness, so the ratio alone would not prove it).
+	Steady bool
 	// NotOn names the WireGuard implementations the case cannot happen on,
 	// and why: lab run skips it there and says so.
 	NotOn map[lab.Implementation]string
@@ -148,6 +162,48 @@ var Catalog = []Scenario{
 		}},
 	},
 	{
+		Name: "underlay-blackhole", Case: casePMTUD,
+		Symptom: "one direction stalls, through the tunnel and outside it",
+		// A hop mid-path drops every packet above 1400 bytes on its way to B
+		// and no router says why, while both ends keep MTU 1500: the hosts'
+		// own TCP from A to B stalls as much as the tunnel's. Doctor's bench
+		// finds that; the lab's baseline in that direction is the other
+		// way's (both links are shaped alike).
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, SilentHopMTU: 1400},
+		Probes: []Probe{ProbeMTU},
+		Expect: check.MTUPMTUDBlackhole,
+	},
+	{
+		Name: "udp-policed", Case: caseMultiWAN,
+		Symptom: "the tunnel crawls over an uplink where TCP outside it runs at full speed",
+		// The multi-WAN router's 5G epilogue: WireGuard collapsed while TCP
+		// outside the tunnel ran. R polices UDP, each way, to a quarter of
+		// the link's rate and lets TCP through at all of it.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, UDPPolicePct: 25},
+		Probes: []Probe{ProbeUDPOutside},
+		Expect: check.PathUDPPoliced,
+		// Nothing on the hosts is the cause: the path stops policing (another
+		// uplink, or the carrier lifts it), and the tunnel gets the link.
+		PathFix: []Command{on("r", "nft", "flush chain inet wgperf_lab udp_police")},
+	},
+	{
+		Name: "collapse-cycles", Case: caseRemoteUsers,
+		Symptom: "uploads swing between full rate and a fraction every few seconds",
+		// The remote users' NAS: its userspace WireGuard, on one CPU,
+		// collapsed whenever the sender pushed past a knee and recovered
+		// seconds later. R's knee passes A's tunnel packets up to 60% of the
+		// link, then collapses to half for 4 s: cycles of about 6 s that
+		// 3-second runs cannot see and a 30-second run does.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, KneePct: 60},
+		Probes: []Probe{ProbeLongRun, ProbeShaping},
+		Expect: check.ThroughputCollapseKnee,
+		NotOn: map[lab.Implementation]string{lab.Kernel: "the case is a userspace implementation pinned to one CPU; kernel WireGuard " +
+			"spreads its crypto over every CPU's workers, so its receive side does not hit one CPU's knee (its overload is the backlog, found as such)"},
+		// The knee is on A's direction; a cap below it keeps the upload
+		// steady at about 80% of the level the long run climbed to (40-50% of the link).
+		UploadOnly: true, Steady: true, MinRatio: 0.35,
+	},
+	{
 		Name: "mtu-fragmentation", Case: caseRemoteUsers,
 		Symptom: "tunnel crawls: its packets no longer fit the link",
 		// Kernel WireGuard fragments the outer packets (the remote-users case's retransmits);
@@ -196,10 +252,8 @@ var Catalog = []Scenario{
 		NotOn:  map[lab.Implementation]string{lab.Kernel: "kernel WireGuard receives through the UDP stack's encapsulation hook, not a socket queue: it has no receive buffer to overflow (its receive-side overload is the backlog)"},
 		// CUBIC losing to those drops is a true finding too; the buffers are the cause.
 		Also: []finding.ID{check.TCPCongestionControl},
-		// A new rmem_max only reaches sockets opened after it: re-bind the
-		// tunnel's socket (setting the listen port does), as a service restart would.
-		// Both ends receive (upload and download), so both re-bind.
-		AfterFix: []Command{on("a", "wg", "set", "{wg}", "listen-port", "51820"), on("b", "wg", "set", "{wg}", "listen-port", "51820")},
+		// A new rmem_max only reaches sockets opened after it: the fix itself
+		// re-opens each end's WireGuard socket (both ends receive), no hand step.
 	},
 	{
 		Name: "stale-endpoint-route", Case: caseMultiWAN,
@@ -210,12 +264,31 @@ var Catalog = []Scenario{
 		Expect: check.RouteStaleEndpoint,
 	},
 	{
+		Name: "slow-uplink", Case: caseMultiWAN,
+		Symptom: "the tunnel keeps up with its underlay, and both crawl on the backup uplink",
+		// A host route to the endpoint added by hand while the fiber was down
+		// (proto boot, not the static one netifd makes): no passive check can
+		// say it is stale, and the underlay measured to the endpoint follows
+		// it too. Only the underlay through each uplink shows the fiber idle.
+		Lab:    lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
+		Break:  []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1")},
+		Expect: check.RouteEndpointUplink,
+	},
+	{
 		Name: "icmp-ratelimit", Case: caseMultiWAN,
 		Symptom: "health-check pings fail now and then on a link with no loss",
-		// The multi-WAN router's ~13 ms round trip paces the one-shot loop as on the real
-		// uplink (~100 replies/s: over 25/s, well under the fixed 250/s); with
-		// the lab's sub-millisecond one, back-to-back pings outrun any limit.
-		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 6}, ICMPLimit: 25},
+		// A round trip like the multi-WAN router's uplinks (13 ms fiber, 25 ms
+		// 5G) paces the one-shot loop as on the real uplink (~50 replies/s
+		// at 20 ms: over 25/s, well under the fixed 250/s); with the lab's
+		// sub-millisecond one, back-to-back pings outrun any limit. 10 ms
+		// each way is the shape udp-rcvbuf and lossy-cubic run at: one
+		// capacity measurement serves all four.
+		// And a monitoring agent pings too (the case's telegraf): six echo
+		// requests at once every second, whose replies overrun the limiter's
+		// burst of 5 (its counter grows whoever looks, also where a slow
+		// machine paces the one-shot checks below the limit) and leave no
+		// budget for the health checks' replies that follow.
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 10}, ICMPLimit: 25, BackgroundPings: 6},
 		Probes:  []Probe{ProbeICMPBurst},
 		Recheck: true,
 		Expect:  check.ICMPRatelimitDrops,
@@ -226,7 +299,7 @@ var Catalog = []Scenario{
 		// The same limit as icmp-ratelimit, written as hosts write it with
 		// iptables: "-m limit --limit 25/sec -j ACCEPT", then "-j DROP". The
 		// drops are the DROP rule's, and the fix raises the ACCEPT rule's limit.
-		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 6}, ICMPLimit: 25, ICMPLimitStyle: lab.ICMPLimitIptables},
+		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 10}, ICMPLimit: 25, ICMPLimitStyle: lab.ICMPLimitIptables},
 		Probes:  []Probe{ProbeICMPBurst},
 		Recheck: true,
 		Expect:  check.ICMPRatelimitDrops,
@@ -246,14 +319,19 @@ var Catalog = []Scenario{
 		Name: "receive-backlog", Case: caseRemoteUsers,
 		Symptom: "the tunnel falls short while the receiver's per-CPU backlog overflows",
 		// The remote-users case raised the NAS's netdev_max_backlog from 1000
-		// to 5000 with its buffers. Kernel WireGuard has no socket queue to
-		// overflow; its outer packets arrive one datagram each through the
-		// per-CPU backlog (a veth here, a NIC's RPS elsewhere), where TCP
-		// outside the tunnel arrives in GSO batches: a backlog too short for
-		// its bursts drops the tunnel's packets, not the underlay's. The host's
-		// value (child namespaces share it) is set low and restored.
+		// to 5000 with its buffers. Received packets wait in the per-CPU
+		// backlog (a veth's always, a NIC's with RPS, a USB NIC's too); a
+		// burst longer than the backlog loses its tail before WireGuard sees
+		// it. R's links segment UDP batches in software here, so a batch
+		// arrives at the receiver as one burst of up to 64 datagrams, as a
+		// NIC's interrupt does; the host's backlog (child namespaces share
+		// it) is set short, and doctor's bench counts the drops it causes.
 		Lab:         lab.Config{Underlay: lab.Shape{RateMbit: 200}},
 		HostSysctls: map[string]string{"net.core.netdev_max_backlog": "8"},
+		Break: []Command{
+			on("r", "ethtool", "-K", "eth-a", "tx-udp-segmentation", "off"),
+			on("r", "ethtool", "-K", "eth-b", "tx-udp-segmentation", "off"),
+		},
 		Expect:      check.NetBacklogDrops,
 	},
 	{

@@ -84,8 +84,8 @@ type Result struct {
 	// TunnelShares is each parallel tunnel's share of the bytes A sent during
 	// a measurement (ECMP: the last one, after the fix).
 	TunnelShares []float64 `json:"tunnel_shares,omitempty"`
-	// Remeasured says the first after-fix measurement fell short (of the
-	// pass mark or of HealthyRatio) and the better of two stands.
+	// Remeasured says the first after-fix measurement fell short of the pass
+	// mark, or only just passed it, and the better of two stands.
 	Remeasured bool `json:"remeasured,omitempty"`
 	// Replayed says the scenario was played again, sized for a machine that
 	// got busier while it ran (Play).

@@ -280,7 +280,10 @@ func TestShortOfHealthy(t *testing.T) {
 		again bool
 	}{
 		{"healthy figure", fixed, Result{Found: true, After: measured(183, 191, 183, 191)}, false},
-		{"passed, a way below a healthy tunnel", fixed, Result{Found: true, After: measured(183, 191, 179.1, 191)}, true},
+		{"passed, just above the pass mark", fixed, Result{Found: true, After: measured(183, 191, 173, 191)}, true},
+		{"passed well above the pass mark, a little below a healthy tunnel", fixed, Result{Found: true, After: measured(183, 191, 179.1, 191)}, false},
+		{"a low pass mark (capped below a knee), passed", Scenario{Expect: "throughput.collapse-knee", UploadOnly: true, MinRatio: 0.35},
+			Result{Found: true, After: measured(85, 191, 183, 191)}, false},
 		{"fell short of the pass mark", fixed, Result{Found: true, After: measured(150, 191, 183, 191)}, true},
 		{"finding not found", fixed, Result{After: measured(150, 191, 0, 0)}, false},
 		{"still found after the fix", fixed, Result{Found: true, StillFound: true, After: measured(150, 191, 0, 0)}, false},

@@ -10,7 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
-	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -114,6 +114,7 @@ func (r *runner) doctor(ctx context.Context) error {
 	}
 	r.res.MTU = rep.MTU
 	r.res.BenchBefore = rep.Bench
+	r.underlayFailed = rep.Measured.UnderlayFailed
 	r.res.Before.Up.Tunnel, r.res.Before.Down.Tunnel = rep.Measured.Up.Tunnel, rep.Measured.Down.Tunnel
 	if r.opts.Log != nil {
 		var text strings.Builder
@@ -138,6 +139,15 @@ func (r *runner) fix(ctx context.Context) error {
 		return err
 	}
 	if r.sc.Expect == "" || !r.res.Found {
+		return nil
+	}
+	if len(r.sc.PathFix) > 0 {
+		for _, c := range r.sc.PathFix {
+			if err := r.exec(ctx, "the path", c); err != nil {
+				return err
+			}
+			r.res.Fix = append(r.res.Fix, c.Node+": "+strings.Join(r.argv(c), " "))
+		}
 		return nil
 	}
 	fixIDs := r.sc.FixIDs
@@ -167,7 +177,7 @@ func (r *runner) fix(ctx context.Context) error {
 		if len(items) == 0 {
 			return fmt.Errorf("no automatic fix for %s on %s", finding.JoinIDs(fixIDs, ", "), host)
 		}
-		env, err := fix.Detect(ctx, r.fixTarget(t, items), r.root)
+		env, err := fix.Detect(ctx, r.fixTarget(t), r.root)
 		if err != nil {
 			return err
 		}
@@ -184,25 +194,40 @@ func (r *runner) fix(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, c := range r.sc.AfterFix {
-		if err := r.exec(ctx, "then", c); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-// fixTarget sends sysctls that a child namespace only mirrors (net.core.rmem_*,
-// nf_conntrack_max) to the initial namespace, where a real host would set them.
-// Run restores those values afterwards.
-func (r *runner) fixTarget(t target.Target, items []fix.Item) target.Target {
-	for _, it := range items {
-		key := it.Action.Params["key"]
-		if it.Action.Kind == remedy.KindSysctl && (strings.HasPrefix(key, "net.core.") || key == "net.netfilter.nf_conntrack_max") {
-			if _, tracked := r.sc.HostSysctls[key]; tracked {
-				return target.Local()
-			}
+// fixTarget is the node t as the host it stands for: the sysctls a child
+// namespace only mirrors (net.core.rmem_*, nf_conntrack_max) that the
+// scenario set on the machine are written there, as a real host would set
+// them, and everything else of the fix (what makes the change reach the
+// node's running tunnel) runs on the node. Run restores those values
+// afterwards.
+func (r *runner) fixTarget(t target.Target) target.Target {
+	mirrors := map[string]bool{}
+	for key := range r.sc.HostSysctls {
+		if strings.HasPrefix(key, "net.core.") || key == "net.netfilter.nf_conntrack_max" {
+			mirrors[key] = true
 		}
 	}
-	return t
+	if len(mirrors) == 0 {
+		return t
+	}
+	return nodeWithHostSysctls{Target: t, host: target.Local(), mirrors: mirrors}
+}
+
+// doctorsUnderlay is the link under the tunnel as doctor's bench measured it
+// beside the tunnel. In a direction where the underlay's own TCP collapsed
+// (a black hole on the path, which doctor reports) the lab's link is the
+// same as the other way's: both of R's links are shaped alike.
+func (r *runner) doctorsUnderlay() (up, down float64) {
+	t := r.res.BenchBefore.Throughput()
+	up, down = t.Up.Underlay, t.Down.Underlay
+	if slices.Contains(r.underlayFailed, bench.Upload) {
+		up = down
+	}
+	if slices.Contains(r.underlayFailed, bench.Download) {
+		down = up
+	}
+	return up, down
 }

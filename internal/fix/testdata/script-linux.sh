@@ -5,6 +5,7 @@ set -eu
 
 # 1. [udp.rcvbuf-errors] set net.core.rmem_max = 26214400 now and in /etc/sysctl.d/90-wgperf.conf
 #    now: net.core.rmem_max: 212992 -> 26214400
+#    note: re-opens the UDP socket of userspace WireGuard wg0 (port 51820, 416 KiB now) so the running tunnel gets the new limit (a limit reaches only sockets opened after it); peers, sessions and the port stay
 mkdir -p /etc/sysctl.d
 cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
 # Written by wgperf fix; remove a line (or this file) to undo at next boot.
@@ -12,8 +13,10 @@ net.core.netdev_max_backlog = 5000
 net.core.rmem_max = 26214400
 WGPERF_EOF
 sysctl -w net.core.rmem_max=26214400
+wg set wg0 listen-port 51820
 # rollback:
 #   sysctl -w net.core.rmem_max=212992
+#   wg set wg0 listen-port 51820
 #   restore /etc/sysctl.d/90-wgperf.conf to its previous content:
 #     - net.core.rmem_max = 26214400
 
@@ -39,6 +42,8 @@ sysctl -w 'net.ipv4.tcp_rmem=4096 131072 67108864'
 # 4. [tcp.congestion-control] use bbr congestion control (fq as default qdisc on kernels before 4.20)
 #    now: net.ipv4.tcp_congestion_control: cubic -> bbr; net.core.default_qdisc: pfifo_fast -> fq (kernel 4.19.0-27-amd64 < 4.20)
 #    note: loads module tcp_bbr (left loaded on rollback)
+#    note: net.core.default_qdisc reaches only qdiscs created after it: the sending interface keeps its root qdisc until it is re-created (tc qdisc replace dev DEV root fq gives it fq now)
+#    note: connections open now keep their congestion control until they reconnect; new ones (the verification's too) use bbr
 mkdir -p /etc/sysctl.d
 cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
 # Written by wgperf fix; remove a line (or this file) to undo at next boot.
@@ -60,6 +65,7 @@ sysctl -w net.core.default_qdisc=fq
 
 # 5. [mtu.mss-clamp-missing] clamp the MSS of TCP SYNs leaving wg0 to the route MTU, so PMTUD black holes cannot stall TCP
 #    now: MSS clamp (pmtu) on TCP SYNs out of wg0
+#    note: a clamp rewrites SYNs: connections open now keep their MSS until they reconnect (new ones, the verification's too, get it)
 mkdir -p /etc/wgperf/nft
 cat > /etc/wgperf/nft/mss_wg0.nft <<'WGPERF_EOF'
 # Written by wgperf fix; delete this file and run: nft delete chain inet wgperf mss_wg0

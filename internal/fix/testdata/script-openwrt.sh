@@ -38,6 +38,7 @@ uci commit network
 
 # 4. [mtu.mss-clamp-missing] clamp the MSS of TCP SYNs leaving wg to the route MTU, so PMTUD black holes cannot stall TCP
 #    now: MSS clamp (pmtu) on TCP SYNs out of wg
+#    note: a clamp rewrites SYNs: connections open now keep their MSS until they reconnect (new ones, the verification's too, get it)
 mkdir -p /usr/share/nftables.d/ruleset-post
 cat > /usr/share/nftables.d/ruleset-post/90-wgperf-mss_wg.nft <<'WGPERF_EOF'
 # Written by wgperf fix; delete this file and run: nft delete chain inet wgperf mss_wg

@@ -27,6 +27,7 @@ tc qdisc replace dev wg0 root tbf rate 150mbit burst 184kb latency 400ms
 # 3. [mtu.mss-clamp-missing] clamp the MSS of TCP SYNs leaving wg0 to the route MTU, so PMTUD black holes cannot stall TCP
 #    now: MSS clamp (pmtu) on TCP SYNs out of wg0
 #    note: nft not found, used iptables; save the rules (iptables-save) to keep them after a reboot
+#    note: a clamp rewrites SYNs: connections open now keep their MSS until they reconnect (new ones, the verification's too, get it)
 iptables -t mangle -A POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu
 # rollback:
 #   iptables -t mangle -D POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu

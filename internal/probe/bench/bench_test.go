@@ -256,6 +256,25 @@ func TestAnalyze(t *testing.T) {
 			},
 		},
 		{
+			name: "backlog drops while the tunnel ran: a warning with the backlog to raise; the underlay's are not the tunnel's",
+			rep: func(t *testing.T) *Report {
+				// The lab's receive-backlog case: a burst of 44 segments meets a backlog of 8.
+				r := run(PathTunnel, Upload, 1, recorded(t, healthy))
+				r.Server.SoftnetDropped = 25720
+				r.Server.SoftnetCPUs = []SoftnetGrowth{{CPU: 1, Dropped: 25720}}
+				u := run(PathUnderlay, Upload, 1, recorded(t, healthy))
+				u.Server.SoftnetDropped = 3
+				return report(r, u)
+			},
+			want: "warning net.backlog-drops@netns:b",
+			check: func(t *testing.T, r *Report) {
+				f := r.Findings[0]
+				if f.Evidence[0].Value != "25,720" || f.Fixes[0].Action.Params["key"] != "net.core.netdev_max_backlog" || f.Fixes[0].Action.Params["value"] != "5000" {
+					t.Errorf("backlog finding %+v", f)
+				}
+			},
+		},
+		{
 			name: "kernel WireGuard: receive buffer drops of another socket are a note, with no buffer to raise",
 			rep: func(t *testing.T) *Report {
 				r := run(PathTunnel, Download, 1, recorded(t, healthy))

@@ -332,6 +332,9 @@ func hostFindings(r *Report) []finding.Finding {
 		tunnelDrops uint64
 		others      map[int]uint64
 		attributed  bool
+		// Packets the per-CPU backlogs dropped, and where the most did.
+		backlog    uint64
+		backlogRun string
 	}
 	hosts := map[string]*agg{}
 	get := func(h string) *agg {
@@ -358,6 +361,10 @@ func hostFindings(r *Report) []finding.Finding {
 				} else {
 					a.others[sd.Port] += sd.Dropped
 				}
+			}
+			if d.SoftnetDropped > 0 {
+				a.backlog += d.SoftnetDropped
+				a.backlogRun = run.Spec.String()
 			}
 			if b, i := d.MaxCPU(); i >= 0 && b > a.cpu {
 				a.cpu, a.cpuIdx, a.cpuRun = b, i, run.Spec.String()
@@ -397,6 +404,9 @@ func hostFindings(r *Report) []finding.Finding {
 			}
 			out = append(out, f)
 		}
+		if a.backlog > 0 {
+			out = append(out, backlogFinding(h, a.backlog, a.backlogRun))
+		}
 		if a.cpu >= CPUSaturatedPercent {
 			out = append(out, finding.Finding{
 				ID: check.CPUSaturated, Severity: finding.Warning, Host: h,
@@ -413,4 +423,22 @@ func hostFindings(r *Report) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// backlogFinding is net.backlog-drops measured: the per-CPU backlogs dropped
+// packets while the tunnel ran, which the passive check's since-boot count
+// cannot say. The host's softnet counters are the whole machine's, so both
+// ends of a pair on one machine (the lab) see the same drops.
+func backlogFinding(host string, dropped uint64, run string) finding.Finding {
+	raise, err := remedy.Sysctl("net.core.netdev_max_backlog", fmt.Sprint(check.BacklogTarget))
+	return finding.Finding{
+		ID: check.NetBacklogDrops, Severity: finding.Warning, Host: host,
+		Title: fmt.Sprintf("%s packets dropped at full backlog queues during tunnel runs (last in the %s run)", commas(int64(dropped)), run),
+		Detail: "Received packets wait in a per-CPU backlog until softirq processing takes them; a burst larger than " +
+			"net.core.netdev_max_backlog drops the rest before WireGuard sees them, and TCP inside the tunnel backs off.",
+		Evidence: []finding.Evidence{
+			finding.Evidence{Source: "/proc/net/softnet_stat", Key: "dropped (growth during tunnel runs)", Value: commas(int64(dropped)), Threshold: "0"}.Of(float64(dropped), finding.Packets),
+		},
+		Fixes: remedy.Fixes(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", check.BacklogTarget), raise, err),
+	}
 }

@@ -53,6 +53,16 @@ func Findings(r *Result) []finding.Finding {
 		f.Fixes = append(f.Fixes, countFix(u)...)
 		f.Fixes = append(f.Fixes, raiseFix(CounterGrowth{Limit: &u.Limit})...)
 	}
+	if b := r.Background; b != nil && (b.Replies > 0 || len(b.Pingers) > 0) {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "/proc/net/snmp, ss -w -p", Key: fmt.Sprintf("ICMP before the test (%.0f s)", b.Seconds),
+			Value: b.Verdict, Threshold: "bursts that fit the limiter"}.Of(float64(b.Burst), finding.Packets))
+		if !b.Fits {
+			f.Detail += " The health checks are not alone at the limiter: " + b.Verdict + "."
+		}
+	}
+	if r.Interface != "" {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ping -I", Key: "pinged through", Value: r.Interface})
+	}
 	if len(r.Grew) == 0 && len(r.Uncounted) == 0 {
 		f.Detail += " No firewall counter grew during the test" + noteSuffix(r.Note) + "; look for a limit on the next hop."
 	}

@@ -33,6 +33,9 @@ type Config struct {
 	Targets []string // addresses to ping
 	Count   int      // pings per target in each mode (default 20)
 	Wait    int      // ping -W seconds (default 1)
+	// Interface binds the pings to the uplink the health checks use (ping
+	// -I): the one whose ICMP limit their replies meet. "" follows the routes.
+	Interface string
 }
 
 // Mode is one way of pinging: one-shot processes or one persistent ping.
@@ -77,6 +80,11 @@ type Result struct {
 	OneShot    Mode            `json:"one_shot"`
 	Persistent Mode            `json:"persistent"`
 	Grew       []CounterGrowth `json:"counters_grew"`
+	// Interface is the uplink the pings were bound to ("" for none).
+	Interface string `json:"interface,omitempty"`
+	// Background is the host's ICMP before the test, judged against the
+	// limiter (nil without a limit or when it could not be watched).
+	Background *Background `json:"background,omitempty"`
 	// Uncounted are ICMP limits whose excess is dropped where no counter
 	// counts it (an nft drop rule without "counter", an nft drop policy):
 	// drops there leave no trace in Grew.
@@ -114,12 +122,17 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		c.Wait = 1
 	}
 	start := time.Now()
-	res := &Result{Host: c.Host.String(), Targets: c.Targets}
+	res := &Result{Host: c.Host.String(), Targets: c.Targets, Interface: c.Interface}
+	if c.Interface != "" && shell.Iface(c.Interface) != nil {
+		return nil, fmt.Errorf("interface %q is not an interface name", c.Interface)
+	}
 	before, noteBefore := collect.ReadFirewallCounters(ctx, c.Host) // the later read names what grew
 	if _, err := c.Host.Run(ctx, "ping", "-c", "1", "-W", "1", "-n", "127.0.0.1"); target.IsNotFound(err) {
 		return nil, fmt.Errorf("ping is not installed on %s (apt-get install iputils-ping)", c.Host)
 	}
-	out, err := c.Host.Run(ctx, "sh", "-c", OneShotScript(c.Targets, c.Count, c.Wait))
+	// Who else pings, and how bursty, before the test's own pings.
+	res.Background = watch(ctx, c, before)
+	out, err := c.Host.Run(ctx, "sh", "-c", OneShotScriptOn(c.Interface, c.Targets, c.Count, c.Wait))
 	if err != nil {
 		return nil, err
 	}
@@ -148,12 +161,22 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 
 // OneShotScript is a health checker's loop: every ping its own process, back to back.
 func OneShotScript(targets []string, count, wait int) string {
+	return OneShotScriptOn("", targets, count, wait)
+}
+
+// OneShotScriptOn is OneShotScript bound to an interface ("" for none), as
+// mwan3track pings through the uplink it checks.
+func OneShotScriptOn(iface string, targets []string, count, wait int) string {
 	var quoted []string
 	for _, t := range targets {
 		quoted = append(quoted, shell.Join(t))
 	}
-	return fmt.Sprintf(`i=0; while [ $i -lt %d ]; do i=$((i+1)); for t in %s; do ping -n -c 1 -W %d "$t" >/dev/null 2>&1 || echo "FAIL $i $t"; done; done`,
-		count, strings.Join(quoted, " "), wait)
+	bind := ""
+	if iface != "" {
+		bind = "-I " + shell.Join(iface) + " "
+	}
+	return fmt.Sprintf(`i=0; while [ $i -lt %d ]; do i=$((i+1)); for t in %s; do ping %s-n -c 1 -W %d "$t" >/dev/null 2>&1 || echo "FAIL $i $t"; done; done`,
+		count, strings.Join(quoted, " "), bind, wait)
 }
 
 var failRe = regexp.MustCompile(`^FAIL (\d+) (\S+)$`)
@@ -210,7 +233,11 @@ func persistent(ctx context.Context, c Config) (Mode, error) {
 			var out []byte
 			err := sleep(ctx, offset)
 			if err == nil {
-				out, err = c.Host.Run(ctx, "ping", "-n", "-c", strconv.Itoa(c.Count), "-i", strconv.FormatFloat(persistentInterval.Seconds(), 'f', -1, 64), "-W", strconv.Itoa(c.Wait), addr)
+				args := []string{"-n", "-c", strconv.Itoa(c.Count), "-i", strconv.FormatFloat(persistentInterval.Seconds(), 'f', -1, 64), "-W", strconv.Itoa(c.Wait)}
+				if c.Interface != "" {
+					args = append(args, "-I", c.Interface)
+				}
+				out, err = c.Host.Run(ctx, "ping", append(args, addr)...)
 			}
 			sent, recv, perr := ParsePingStats(bytes.NewReader(out))
 			mu.Lock()

@@ -30,6 +30,9 @@ type Test struct {
 	MSS      int     // --set-mss; 0 leaves it to the kernel
 	// Congestion picks the sender's congestion control (-C); "" keeps the default.
 	Congestion string
+	// BindDev makes the client's socket leave through this device
+	// (--bind-dev, SO_BINDTODEVICE): one uplink of several.
+	BindDev string
 	// Timeout bounds the client run; 0 allows Omit+Seconds+20 s. A run that
 	// outlives it fails with ErrStalled.
 	Timeout time.Duration
@@ -207,6 +210,9 @@ func ClientArgs(t Test) []string {
 	}
 	if t.Congestion != "" {
 		args = append(args, "-C", t.Congestion)
+	}
+	if t.BindDev != "" {
+		args = append(args, "--bind-dev", t.BindDev)
 	}
 	return args
 }

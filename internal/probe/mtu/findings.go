@@ -71,7 +71,17 @@ func Findings(r *Result) []finding.Finding {
 			finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel (kernel WireGuard, outer DF clear)", largest.MSS),
 				Value: fmt.Sprintf("%.1f Mbit/s", largest.Mbit)}.Of(largest.Mbit, finding.Mbits))
 	}
+	if outside := outsideCliff(r); len(outside) > 0 {
+		f.Title += "; the hosts' own TCP outside the tunnel stalls there too"
+		f.Evidence = append(f.Evidence, outside...)
+	}
 	f.Fixes = append(f.Fixes, mtuFixes(r)...)
+	if r.OutsideGood > 0 && r.OutsideBad > 0 {
+		// Linux's own black-hole detection: after a timeout, TCP probes with
+		// smaller segments instead of retransmitting the same ones forever.
+		probing, err := remedy.Sysctl("net.ipv4.tcp_mtu_probing", "1")
+		f.Fixes = append(f.Fixes, remedy.Fixes("Let this host's own TCP find the path's MTU without ICMP (packetization-layer PMTUD)", probing, err)...)
+	}
 	f.Fixes = append(f.Fixes, finding.Fix{
 		Description: "Let ICMP fragmentation-needed through on the router that drops it (the cure)",
 		Commands:    []string{"nft insert rule inet filter forward icmp type destination-unreachable icmp code frag-needed accept"},
@@ -111,6 +121,12 @@ func mssEvidence(r *Result) []finding.Evidence {
 		return nil
 	}
 	var good, bad MSSRun
+	ref := ReferenceMSS
+	for i := len(r.MSSRuns) - 1; i >= 0; i-- {
+		if m := r.MSSRuns[i]; m.Healthy && m.Mbit == r.ReferenceMbit {
+			ref = m.MSS // the first healthy run set the reference rate
+		}
+	}
 	for _, m := range r.MSSRuns {
 		if m.MSS == r.MSSGood {
 			good = m
@@ -122,7 +138,7 @@ func mssEvidence(r *Result) []finding.Evidence {
 	return []finding.Evidence{
 		finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", good.MSS), Value: fmt.Sprintf("%.1f Mbit/s", good.Mbit)}.Of(good.Mbit, finding.Mbits),
 		finding.Evidence{Source: "iperf3 -M", Key: fmt.Sprintf("MSS %d through the tunnel", bad.MSS), Value: fmt.Sprintf("%.1f Mbit/s", bad.Mbit),
-			Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*r.ReferenceMbit, ReferenceMSS)}.Of(bad.Mbit, finding.Mbits),
+			Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*r.ReferenceMbit, ref)}.Of(bad.Mbit, finding.Mbits),
 	}
 }
 
@@ -142,4 +158,28 @@ func mtuFixes(r *Result) []finding.Fix {
 		out = append(out, remedy.Fixes(fmt.Sprintf("Clamp the MSS of TCP entering %s to %d, for hosts behind this one", iface, r.MSSClamp), clamp, err)...)
 	}
 	return out
+}
+
+// outsideCliff is the evidence that the black hole stalls TCP outside the
+// tunnel too (Config.Outside): the largest MSS that ran to the endpoint and
+// the one byte more that collapsed.
+func outsideCliff(r *Result) []finding.Evidence {
+	if r.OutsideGood <= 0 || r.OutsideBad <= 0 {
+		return nil
+	}
+	var good, bad MSSRun
+	for _, m := range r.OutsideRuns {
+		switch m.MSS {
+		case r.OutsideGood:
+			good = m
+		case r.OutsideBad:
+			bad = m
+		}
+	}
+	key := func(mss int) string { return fmt.Sprintf("MSS %d to %s, outside the tunnel", mss, r.Addr) }
+	return []finding.Evidence{
+		finding.Evidence{Source: "iperf3 -M", Key: key(good.MSS), Value: fmt.Sprintf("%.1f Mbit/s", good.Mbit)}.Of(good.Mbit, finding.Mbits),
+		finding.Evidence{Source: "iperf3 -M", Key: key(bad.MSS), Value: fmt.Sprintf("%.1f Mbit/s", bad.Mbit),
+			Threshold: fmt.Sprintf(">= %.1f Mbit/s (half of MSS %d)", HealthyShare*good.Mbit, good.MSS)}.Of(bad.Mbit, finding.Mbits),
+	}
 }

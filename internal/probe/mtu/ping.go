@@ -15,8 +15,9 @@ type Ping struct {
 	// router ("Frag needed and DF set (mtu = 1400)") or the kernel's cached path
 	// MTU ("local error: message too long, mtu=1400"). 0 when none came.
 	MTU   int
-	Local bool   // the local stack refused the size (route or interface MTU)
-	Error string // another ICMP error, e.g. "Destination Net Unreachable"
+	Local bool    // the local stack refused the size (route or interface MTU)
+	Error string  // another ICMP error, e.g. "Destination Net Unreachable"
+	RTTms float64 // the reply's round trip, when one came
 }
 
 var (
@@ -25,6 +26,7 @@ var (
 	v6Re    = regexp.MustCompile(`Packet too big: mtu=(\d+)`)
 	recvRe  = regexp.MustCompile(`(\d+) (?:packets )?received`)
 	fromRe  = regexp.MustCompile(`^From \S+ icmp_seq=\d+ (.+)$`)
+	rttRe   = regexp.MustCompile(`icmp_seq=\d+ .*time=([0-9.]+) ms`)
 )
 
 // ParsePing reads ping's standard output and error, merged.
@@ -44,6 +46,10 @@ func ParsePing(r io.Reader) (Ping, error) {
 		if m := localRe.FindStringSubmatch(line); m != nil {
 			p.MTU, _ = strconv.Atoi(m[1])
 			p.Local = true
+			continue
+		}
+		if m := rttRe.FindStringSubmatch(line); m != nil {
+			p.RTTms, _ = strconv.ParseFloat(m[1], 64)
 			continue
 		}
 		if m := fromRe.FindStringSubmatch(line); m != nil {

@@ -16,7 +16,7 @@ func TestParsePing(t *testing.T) {
 		file string
 		want Ping
 	}{
-		{"pass.txt", Ping{Received: true}},
+		{"pass.txt", Ping{Received: true, RTTms: 0.045}},
 		{"frag-needed.txt", Ping{MTU: 1400}},                       // R's ICMP came back
 		{"local-too-long.txt", Ping{MTU: 1400, Local: true}},       // the kernel cached it
 		{"local-iface-too-long.txt", Ping{MTU: 1500, Local: true}}, // larger than our own link

@@ -40,7 +40,11 @@ type Config struct {
 	Min, Max       int // bounds of the path MTU search; Max 0: the client's route MTU
 	Retries        int // boundary re-probes against lost probes (default 2)
 	// MSSStep forces MSS stepping; otherwise it runs when DF probes die silently.
-	MSSStep  bool
+	MSSStep bool
+	// Outside also steps the MSS of TCP to Addr itself when the DF probes
+	// found a black hole: the hosts' own traffic outside the tunnel crosses
+	// the same hop (doctor asks for it when the underlay's TCP collapsed).
+	Outside  bool
 	Port     int
 	Progress io.Writer
 }
@@ -89,6 +93,11 @@ type Result struct {
 	ReferenceMbit float64  `json:"reference_mbit,omitempty"`
 	MSSGood       int      `json:"mss_good,omitempty"`
 	MSSBad        int      `json:"mss_bad,omitempty"`
+	// Outside the tunnel (Config.Outside): TCP to Addr itself, the largest
+	// healthy MSS and the first that collapsed.
+	OutsideRuns []MSSRun `json:"outside_mss_runs,omitempty"`
+	OutsideGood int      `json:"outside_mss_good,omitempty"`
+	OutsideBad  int      `json:"outside_mss_bad,omitempty"`
 	// MSSError says why MSS stepping could not run (iperf3 missing on the
 	// server, say); the DF search's results stand without it.
 	MSSError    string            `json:"mss_error,omitempty"`
@@ -146,37 +155,47 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	res.SearchMin, res.SearchMax = c.Min, c.Max
 
-	res.Method = MethodPing
-	var trace *tracerouteDF // set when the host's ping cannot forbid fragmentation
+	live := &liveProber{c: c, pinger: &dfPinger{t: c.Client, addr: c.Addr, v6: res.IPv6}, hdr: hdr}
+	if err := search(ctx, c, res, live); err != nil {
+		return nil, err
+	}
+	res.Findings = Findings(res)
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// prober is how a search probes: one DF probe of a size (the whole IP
+// packet), one second of TCP through the tunnel at an MSS, and the tunnel's
+// MTU. Run's is the host's ping (or traceroute) and iperf3; tests simulate
+// a path.
+type prober interface {
+	df(ctx context.Context, size int) (Ping, error)
+	mss(ctx context.Context, addr string, mss int) (MSSRun, error)
+	tunnelMTU(ctx context.Context) int
+	method() string
+}
+
+// search runs the DF search and, when large probes die silently (or when
+// asked), the MSS search through the tunnel: at most ProbeBudget probes and
+// runs together.
+func search(ctx context.Context, c Config, res *Result, p prober) error {
 	s := NewSearch(c.Min, c.Max, c.Retries, 1)
 	s.Likely(LikelyMTUs...)
+	s.Limit(DFLimit)
 	for {
 		size, ok := s.Next()
 		if !ok {
 			break
 		}
-		var p Ping
-		var err error
-		if trace == nil {
-			p, err = ping(ctx, c.Client, c.Addr, size-hdr, res.IPv6)
-			if errors.Is(err, errNoDFPing) && !res.IPv6 {
-				// A BusyBox router: its traceroute can set don't-fragment.
-				if trace, err = newTracerouteDF(ctx, c.Client, c.Addr); err == nil {
-					res.Method = MethodTraceroute
-					p, err = trace.probe(ctx, size)
-				}
-			}
-		} else {
-			p, err = trace.probe(ctx, size)
-		}
+		pg, err := p.df(ctx, size)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		pr := Probe{MTU: size, Passed: p.Received, Note: p.Error}
-		if !p.Received && p.MTU > 0 {
-			pr.Hint = p.MTU
-			if !p.Local {
-				res.FragNeededMTU = p.MTU
+		pr := Probe{MTU: size, Passed: pg.Received, Note: pg.Error}
+		if !pg.Received && pg.MTU > 0 {
+			pr.Hint = pg.MTU
+			if !pg.Local {
+				res.FragNeededMTU = pg.MTU
 			}
 		}
 		if c.Progress != nil {
@@ -185,6 +204,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		res.Probes = append(res.Probes, pr)
 		s.Record(size, pr.Passed, pr.Hint)
 	}
+	res.Method = p.method()
 	if got, found := s.Result(); found {
 		res.PathMTU = got
 	}
@@ -200,9 +220,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		res.MSSClamp = res.WGMTU - tcpIPv4
 	}
 	if (res.BlackHole || res.PathMTU == 0 || c.MSSStep) && c.Server != nil && c.TunnelAddr != "" {
-		if err := stepMSS(ctx, c, res); err != nil {
+		if err := stepMSS(ctx, c, res, p, ProbeBudget-len(res.Probes)); err != nil {
 			if ctx.Err() != nil {
-				return nil, err
+				return err
 			}
 			res.MSSError = err.Error()
 		}
@@ -213,9 +233,79 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			res.BlackHole = true
 		}
 	}
-	res.Findings = Findings(res)
-	res.Seconds = time.Since(start).Seconds()
-	return res, nil
+	// The hosts' own TCP, with what the budget has left once the tunnel's
+	// cliff is known.
+	if left := ProbeBudget - len(res.Probes) - len(res.MSSRuns); res.BlackHole && res.PathMTU > 0 && c.Outside && c.Server != nil && left > 0 {
+		if err := stepOutside(ctx, c, res, p, min(left, outsideRuns)); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			res.MSSError = err.Error()
+		}
+	}
+	return nil
+}
+
+// liveProber probes with the client's ping (BusyBox: traceroute) and iperf3.
+type liveProber struct {
+	c      Config
+	pinger *dfPinger
+	trace  *tracerouteDF // set when the host's ping cannot forbid fragmentation
+	hdr    int           // IP + ICMP headers: a DF ping's payload is size - hdr
+	stall  time.Duration // how long an MSS step may take before it counts as stalled
+}
+
+func (l *liveProber) method() string {
+	if l.trace != nil {
+		return MethodTraceroute
+	}
+	return MethodPing
+}
+
+func (l *liveProber) df(ctx context.Context, size int) (Ping, error) {
+	if l.trace != nil {
+		return l.trace.probe(ctx, size)
+	}
+	p, err := l.pinger.probe(ctx, size-l.hdr)
+	if errors.Is(err, errNoDFPing) && !l.pinger.v6 {
+		// A BusyBox router: its traceroute can set don't-fragment.
+		if l.trace, err = newTracerouteDF(ctx, l.c.Client, l.c.Addr); err == nil {
+			return l.trace.probe(ctx, size)
+		}
+	}
+	return p, err
+}
+
+func (l *liveProber) mss(ctx context.Context, addr string, mss int) (MSSRun, error) {
+	if l.stall == 0 {
+		l.stall = mssFirstStall
+	}
+	start := time.Now()
+	r, err := iperf.Run(ctx, l.c.Client, l.c.Server, iperf.Test{Addr: addr, Port: l.c.Port, Seconds: 1, MSS: mss, Timeout: l.stall})
+	run := MSSRun{MSS: mss}
+	switch {
+	case errors.Is(err, iperf.ErrStalled):
+		run.Stalled = true
+	case err != nil:
+		return run, err
+	default:
+		run.Mbit = r.Mbit()
+		l.stall = max(mssStall, 3*time.Since(start))
+	}
+	return run, nil
+}
+
+// tunnelMTU is the client's WireGuard MTU, or wg-quick's default when it
+// cannot be read.
+func (l *liveProber) tunnelMTU(ctx context.Context) int {
+	if l.c.ClientInterface != "" {
+		if b, err := l.c.Client.ReadFile(ctx, "/sys/class/net/"+l.c.ClientInterface+"/mtu"); err == nil {
+			if m, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && m >= 576 {
+				return m
+			}
+		}
+	}
+	return defaultTunnelMTU
 }
 
 func verdict(p Probe) string {
@@ -230,8 +320,59 @@ func verdict(p Probe) string {
 	return "no reply"
 }
 
-func ping(ctx context.Context, t target.Target, addr string, payload int, v6 bool) (Ping, error) {
-	args := []string{"-M", "do", "-s", strconv.Itoa(payload), "-c", "1", "-W", "1", "-n", addr}
+// The search's budget: DF probes and MSS runs together, on any path.
+const (
+	ProbeBudget = 12
+	// DFLimit leaves the MSS search at least four runs.
+	DFLimit = 8
+)
+
+// dfPinger sends DF pings and learns from them how long to wait: a second
+// until one has passed (the path's round trip is unknown), then a few round
+// trips, so the silent failures a black hole answers with cost a fraction of
+// a second each instead of a second.
+type dfPinger struct {
+	t     target.Target
+	addr  string
+	v6    bool
+	rttMs float64 // the largest round trip of a reply so far
+	whole bool    // this ping takes whole seconds only
+}
+
+// dfWait is how long to wait for a DF probe's reply after replies took rttMs.
+func dfWait(rttMs float64) time.Duration {
+	if rttMs <= 0 {
+		return time.Second
+	}
+	w := time.Duration(4*rttMs*float64(time.Millisecond)) + 200*time.Millisecond
+	return min(max(w, 250*time.Millisecond), time.Second)
+}
+
+func (d *dfPinger) probe(ctx context.Context, payload int) (Ping, error) {
+	wait := dfWait(d.rttMs)
+	if d.whole {
+		wait = time.Second
+	}
+	p, err := ping(ctx, d.t, d.addr, payload, d.v6, wait)
+	if errors.Is(err, errWholeSeconds) {
+		d.whole = true
+		p, err = ping(ctx, d.t, d.addr, payload, d.v6, time.Second)
+	}
+	if err == nil && p.Received {
+		d.rttMs = max(d.rttMs, p.RTTms)
+	}
+	return p, err
+}
+
+// errWholeSeconds is an older ping refusing a fractional -W.
+var errWholeSeconds = errors.New("ping takes -W in whole seconds")
+
+func ping(ctx context.Context, t target.Target, addr string, payload int, v6 bool, wait time.Duration) (Ping, error) {
+	w := "1"
+	if wait < time.Second {
+		w = strconv.FormatFloat(wait.Seconds(), 'f', 2, 64)
+	}
+	args := []string{"-M", "do", "-s", strconv.Itoa(payload), "-c", "1", "-W", w, "-n", addr}
 	if v6 {
 		args = append([]string{"-6"}, args...)
 	}
@@ -246,6 +387,9 @@ func ping(ctx context.Context, t target.Target, addr string, payload int, v6 boo
 		}
 		if noDFFlag(te.Stderr) {
 			return Ping{}, fmt.Errorf("%s: %w", t, errNoDFPing)
+		}
+		if te.ExitCode == 2 && w != "1" && (strings.Contains(te.Stderr, "linger") || strings.Contains(te.Stderr, "invalid argument")) {
+			return Ping{}, errWholeSeconds
 		}
 		if te.ExitCode == 2 && !strings.Contains(te.Stderr, "message too long") {
 			// ping exits 2 on errors such as an unknown host or no permission.
@@ -284,91 +428,101 @@ func routeMTU(ctx context.Context, t target.Target, addr string) (int, error) {
 
 // MSS stepping bounds: the reference MSS fits the IPv6 minimum MTU through a tunnel.
 const (
-	ReferenceMSS  = 1200
-	HealthyShare  = 0.5 // a step is healthy at half the reference rate or more
-	mssResolution = 8
+	ReferenceMSS = 1200
+	HealthyShare = 0.5 // a step is healthy at half the best rate or more
+	// minHealthyMbit: a one-second run below it crossed nothing but a few
+	// retransmitted segments (a black hole lets about 0.1 Mbit/s through).
+	minHealthyMbit = 1.0
 	// mssStall bounds a one-second MSS step once one has finished: a healthy
 	// one ends within about 1.5 s even on a busy machine, one over a black
-	// hole never does. A slow host (a router, an emulated guest) takes longer
+	// hole usually too. A slow host (a router, an emulated guest) takes longer
 	// to start iperf3 at all: the bound grows to thrice the last step that
 	// finished, and the first step (one expected to run) gets mssFirstStall.
 	mssStall      = 4 * time.Second
 	mssFirstStall = 20 * time.Second
+	// defaultTunnelMTU is what the search assumes when it cannot read the
+	// client's WireGuard MTU (wg-quick's default).
+	defaultTunnelMTU = 1420
 )
 
-// tcpTimestamps is the option Linux puts on every segment by default:
-// iperf3's -M caps the payload, so a segment is MSS + 40 + 12 bytes.
-const tcpTimestamps = 12
-
-// confirmCliff tests the cliff the DF probes predict: the largest MSS whose
-// segments fit the path MTU through the tunnel must run and one byte more
-// must collapse. Two steps instead of a search; false (with the runs
-// recorded) when the prediction does not hold (no timestamps, another hop).
-func confirmCliff(res *Result, measure func(int) (MSSRun, error)) bool {
-	fits := res.MSSClamp - tcpTimestamps
-	at, err := measure(fits)
-	if err != nil || at.Mbit <= 0 {
-		return false
+// stepMSS finds the MSS cliff through the tunnel in at most runs one-second
+// iperf3 runs, starting from the cliff the DF search predicts: the tunnel
+// pads its packets to 16 bytes, so a known path MTU names the cliff to the
+// byte and two runs confirm it; without one (ICMP blocked) the search bisects
+// the padding grid below the tunnel's MTU.
+func stepMSS(ctx context.Context, c Config, res *Result, p prober, runs int) error {
+	tunnelMTU := p.tunnelMTU(ctx)
+	overhead, headers := OverheadIPv4, tcpIPv4
+	if res.IPv6 {
+		overhead = OverheadIPv6
 	}
-	res.ReferenceMbit = at.Mbit
-	res.MSSRuns[len(res.MSSRuns)-1].Healthy = true
-	above, err := measure(fits + 1)
-	if err != nil || above.Healthy {
-		return false
+	if ip := net.ParseIP(c.TunnelAddr); ip != nil && ip.To4() == nil {
+		headers = TCPIPv6Headers
 	}
-	res.MSSGood, res.MSSBad = fits, fits+1
-	return true
+	top := tunnelMTU - headers
+	lo, hi := ReferenceMSS, top+1
+	if res.PathMTU > 0 {
+		lo = PredictMSSCliff(res.PathMTU, tunnelMTU, overhead, headers)
+		if res.FirstFailed > 0 {
+			hi = PredictMSSCliff(res.FirstFailed-1, tunnelMTU, overhead, headers) + 1
+		}
+	}
+	s := newMSSSearch(lo, hi, min(ReferenceMSS, lo-2*PaddingMultiple), top, headers, runs)
+	runs2, ref, err := runMSS(ctx, c, p, s, c.TunnelAddr, "through the tunnel")
+	res.MSSRuns, res.ReferenceMbit = runs2, ref
+	res.MSSGood, res.MSSBad = s.Result()
+	return err
 }
 
-func stepMSS(ctx context.Context, c Config, res *Result) error {
-	maxMSS := 1380 // a default 1420 tunnel
-	stall := mssFirstStall
-	measure := func(mss int) (MSSRun, error) {
-		start := time.Now()
-		r, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.TunnelAddr, Port: c.Port, Seconds: 1, MSS: mss, Timeout: stall})
-		run := MSSRun{MSS: mss}
-		switch {
-		case errors.Is(err, iperf.ErrStalled):
-			run.Stalled = true
-		case err != nil:
-			return run, err
-		default:
-			run.Mbit = r.Mbit()
-			stall = max(mssStall, 3*time.Since(start))
-		}
-		run.Healthy = res.ReferenceMbit > 0 && run.Mbit >= HealthyShare*res.ReferenceMbit
-		if c.Progress != nil {
-			fmt.Fprintf(c.Progress, "MSS %d through the tunnel: %.1f Mbit/s\n", mss, run.Mbit)
-		}
-		res.MSSRuns = append(res.MSSRuns, run)
-		return run, nil
+// outsideRuns bounds the MSS runs outside the tunnel: the DF search names
+// the cliff there exactly (no padding), so two runs prove it.
+const outsideRuns = 3
+
+// stepOutside proves the black hole on the hosts' own TCP: to Addr itself,
+// outside the tunnel, the largest MSS whose segments fit the path MTU runs
+// and one byte more collapses.
+func stepOutside(ctx context.Context, c Config, res *Result, p prober, runs int) error {
+	headers := tcpIPv4
+	if res.IPv6 {
+		headers = TCPIPv6Headers
 	}
-	if res.PathMTU > 0 && confirmCliff(res, measure) {
-		return nil
+	lo, hi := res.PathMTU-headers, res.SearchMax-headers+1
+	if res.FirstFailed > 0 {
+		hi = res.FirstFailed - headers
 	}
-	ref, err := measure(ReferenceMSS)
-	if err != nil {
-		return err
-	}
-	res.ReferenceMbit = ref.Mbit
-	res.MSSRuns[len(res.MSSRuns)-1].Healthy = ref.Mbit > 0
-	if ref.Mbit <= 0 {
-		return nil // even small segments do not get through: not an MTU problem
-	}
-	s := NewSearch(ReferenceMSS, maxMSS, 0, mssResolution)
-	s.Record(ReferenceMSS, true, 0)
+	s := newMSSSearch(lo, hi, min(ReferenceMSS, lo-2*PaddingMultiple), res.SearchMax-headers, 0, runs)
+	s.unpadded = true
+	done, _, err := runMSS(ctx, c, p, s, c.Addr, "outside the tunnel")
+	res.OutsideRuns = done
+	res.OutsideGood, res.OutsideBad = s.Result()
+	return err
+}
+
+// runMSS runs s's MSS search against addr and returns its runs and the
+// reference rate (the first healthy run's).
+func runMSS(ctx context.Context, c Config, p prober, s *mssSearch, addr, where string) ([]MSSRun, float64, error) {
+	var runs []MSSRun
+	best, ref := 0.0, 0.0
 	for {
 		mss, ok := s.Next()
 		if !ok {
-			break
+			return runs, ref, nil
 		}
-		run, err := measure(mss)
+		run, err := p.mss(ctx, addr, mss)
 		if err != nil {
-			return err
+			return runs, ref, err
 		}
-		s.Record(mss, run.Healthy, 0)
+		run.Healthy = run.Mbit >= max(minHealthyMbit, HealthyShare*best)
+		if run.Healthy {
+			best = max(best, run.Mbit)
+			if ref == 0 {
+				ref = run.Mbit
+			}
+		}
+		if c.Progress != nil {
+			fmt.Fprintf(c.Progress, "MSS %d %s: %.1f Mbit/s\n", mss, where, run.Mbit)
+		}
+		runs = append(runs, run)
+		s.Record(mss, run.Healthy)
 	}
-	res.MSSGood, _ = s.Result()
-	res.MSSBad = s.FirstFailed()
-	return nil
 }

@@ -17,8 +17,15 @@ import "slices"
 // all; a boundary that now passes was a lost probe and the search goes on
 // above it.
 //
-// With Likely sizes it tries those first: a path at a likely size is found
-// in one probe per likely size above it, plus the size just above it.
+// With Likely sizes it narrows the range through those first, halving the
+// likely sizes left with each probe (the median of those between the largest
+// size that passed and the smallest that failed); a likely size that passes
+// is usually the answer, so the size just above it is tried next (edgeTried)
+// instead of the midpoint. A path at a likely size takes about five probes,
+// any other a few more.
+//
+// With a Limit the search stops after that many probes, exact or not: the
+// answer is then the largest size that passed, and FirstFailed bounds it.
 //
 // Without loss and without Likely sizes it takes at most MaxProbes(Min, Max, Retries, resolution)
 // probes; each lost probe costs at most another ceil(log2(Max-Min+1)) + 1.
@@ -32,9 +39,11 @@ type Search struct {
 	started    bool
 	triedMin   bool
 	resolution int
-	// likely are sizes real paths have, tried largest first until one passes;
-	// a likely size that passes is usually the answer, so the size just
-	// above it is tried next (edgeTried) instead of the midpoint.
+	limit      int // probes at most (0: no limit)
+	probes     int // probes recorded
+	// likely are sizes real paths have; a likely size that passes is
+	// usually the answer, so the size just above it is tried next
+	// (edgeTried) instead of the midpoint.
 	likely    []int
 	isLikely  map[int]bool
 	edgeTried map[int]bool
@@ -44,9 +53,9 @@ type Search struct {
 // and tunnels in tunnels, down to the IPv6 minimum.
 var LikelyMTUs = []int{1500, 1492, 1480, 1460, 1420, 1400, 1380, 1280}
 
-// Likely makes the search try these sizes (largest first) before bisecting:
-// most paths end at one of them, so the answer takes a few probes and the
-// size above it, instead of a full bisection.
+// Likely makes the search narrow the range through these sizes before
+// bisecting: most paths end at one of them, so the answer takes a few probes
+// and the size above it, instead of a full bisection.
 func (s *Search) Likely(sizes ...int) {
 	s.likely = append([]int(nil), sizes...)
 	slices.SortFunc(s.likely, func(a, b int) int { return b - a })
@@ -55,6 +64,9 @@ func (s *Search) Likely(sizes ...int) {
 		s.isLikely[l] = true
 	}
 }
+
+// Limit stops the search after n probes, exact or not.
+func (s *Search) Limit(n int) { s.limit = n }
 
 // NewSearch plans a search over [min, max] with a budget of retries, done when
 // the answer is known to within resolution (1 for an exact answer).
@@ -83,6 +95,9 @@ func (s *Search) bad() int {
 
 // Next is the size to probe next; ok is false when the search is over.
 func (s *Search) Next() (size int, ok bool) {
+	if s.limit > 0 && s.probes >= s.limit {
+		return 0, false
+	}
 	if !s.started {
 		s.started = true
 		return s.max, true
@@ -93,21 +108,14 @@ func (s *Search) Next() (size int, ok bool) {
 		s.hint = 0
 		return h, true
 	}
-	if s.good < s.min {
-		// Nothing passed yet: walk down the likely sizes below the first failure.
-		for len(s.likely) > 0 {
-			l := s.likely[0]
-			s.likely = s.likely[1:]
-			if l < bad && l >= s.min {
-				return l, true
-			}
-		}
+	if l, ok := s.likelyBetween(s.good, bad); ok {
+		return l, true
+	}
+	if s.good < s.min && s.isLikely != nil && !s.triedMin && bad > s.min {
 		// No likely size passed: if even the smallest fails, ICMP echo itself
 		// is blocked and a bisection below would only collect timeouts.
-		if s.isLikely != nil && !s.triedMin && bad > s.min {
-			s.triedMin = true
-			return s.min, true
-		}
+		s.triedMin = true
+		return s.min, true
 	}
 	if bad-s.good > s.resolution {
 		if s.isLikely[s.good] && !s.edgeTried[s.good] {
@@ -121,16 +129,34 @@ func (s *Search) Next() (size int, ok bool) {
 		s.triedMin = true
 		return s.min, true
 	}
-	if bad <= s.max && !s.certain[bad] && s.budget > 0 {
+	// The boundary again, in case that probe was lost; not when nothing
+	// passed at all (ICMP echo blocked: another timeout would prove nothing).
+	if bad <= s.max && !s.certain[bad] && s.budget > 0 && (s.good >= s.min || s.isLikely == nil) {
 		s.budget--
 		return bad, true
 	}
 	return 0, false
 }
 
+// likelyBetween is the median of the likely sizes strictly between lo and
+// hi (the larger of two), when there are any.
+func (s *Search) likelyBetween(lo, hi int) (int, bool) {
+	var in []int
+	for _, l := range s.likely {
+		if l > lo && l < hi && l >= s.min {
+			in = append(in, l)
+		}
+	}
+	if len(in) == 0 {
+		return 0, false
+	}
+	return in[(len(in)-1)/2], true
+}
+
 // Record stores a probe's outcome. mtuHint > 0 is an MTU the network named:
 // every size above it fails, and it is tried next.
 func (s *Search) Record(size int, passed bool, mtuHint int) {
+	s.probes++
 	switch {
 	case passed:
 		if size > s.good {

@@ -116,39 +116,44 @@ func likelySearch(retries int) *Search {
 	return s
 }
 
-// TestSearchLikelySizes: a path at a likely size takes one probe per likely
-// size above it, the answer, the size above it and the boundary re-probes;
-// every other path is still found exactly.
+// TestSearchLikelySizes: a path at a likely size takes the largest size,
+// three halvings of the likely sizes, the size above the answer and the
+// boundary re-probe; every other path is found within a few bytes in at
+// most DFLimit probes, and exactly when it is a likely size.
 func TestSearchLikelySizes(t *testing.T) {
 	const retries = 1
-	for i, l := range LikelyMTUs {
-		got, found, n := simulate(likelySearch(retries), l, never, 0)
-		want := 1 // the largest size passes at once
-		if i > 0 {
-			want = i + 2 + retries // the sizes above, the answer, the one above it, re-probes
+	for _, l := range LikelyMTUs {
+		s := likelySearch(retries)
+		s.Limit(DFLimit)
+		got, found, n := simulate(s, l, never, 0)
+		want := 6
+		if l == 1500 {
+			want = 1 // the largest size passes at once
 		}
-		if !found || got != l || n != want {
-			t.Errorf("path MTU %d: got %d in %d probes, want it in %d", l, got, n, want)
+		if !found || got != l || n > want || s.FirstFailed() != 0 && s.FirstFailed() != l+1 {
+			t.Errorf("path MTU %d: got %d (first failed %d) in %d probes, want it exactly in %d", l, got, s.FirstFailed(), n, want)
 		}
 	}
-	// The PMTUD black hole of a 1400-byte hop: 1500 1492 1480 1460 1420
-	// fail, 1400 passes, 1401 fails twice.
-	if _, _, n := simulate(likelySearch(retries), 1400, never, 0); n != 8 {
-		t.Errorf("1400-byte hop: %d probes, want 8", n)
+	// The PMTUD black hole of a 1400-byte hop: 1500 and 1420 fail, 1380 and
+	// 1400 pass, 1401 fails twice.
+	if _, _, n := simulate(likelySearch(retries), 1400, never, 0); n != 6 {
+		t.Errorf("1400-byte hop: %d probes, want 6", n)
 	}
 	for truth := 576; truth <= 1500; truth++ {
-		got, found, n := simulate(likelySearch(retries), truth, never, 0)
-		if !found || got != truth {
-			t.Fatalf("truth %d: got %d (found %v)", truth, got, found)
+		s := likelySearch(retries)
+		s.Limit(DFLimit)
+		got, found, n := simulate(s, truth, never, 0)
+		if !found || got > truth || s.FirstFailed() != 0 && s.FirstFailed() <= truth {
+			t.Fatalf("truth %d: got %d, first failed %d (found %v)", truth, got, s.FirstFailed(), found)
 		}
-		if bound := 1 + len(LikelyMTUs) + 2 + MaxProbes(576, 1500, retries, 1); n > bound {
-			t.Fatalf("truth %d: %d probes > %d", truth, n, bound)
+		if n > DFLimit {
+			t.Fatalf("truth %d: %d probes > %d", truth, n, DFLimit)
 		}
 	}
-	// ICMP echo blocked altogether: the likely sizes, the minimum and its
-	// re-probe, no bisection through timeouts.
+	// ICMP echo blocked altogether: the largest size, the likely sizes on the
+	// way down, the minimum; no re-probe and no bisection through timeouts.
 	s := likelySearch(retries)
-	if _, found, n := simulate(s, 0, never, 0); found || n != len(LikelyMTUs)+2 {
-		t.Errorf("nothing passes: found %v after %d probes, want %d", found, n, len(LikelyMTUs)+2)
+	if _, found, n := simulate(s, 0, never, 0); found || n != 5 {
+		t.Errorf("nothing passes: found %v after %d probes, want 5", found, n)
 	}
 }

@@ -36,6 +36,13 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  MSS %d through the tunnel: %.1f Mbit/s %s\n", m.MSS, m.Mbit, state)
 	}
+	for _, m := range r.OutsideRuns {
+		state := "healthy"
+		if !m.Healthy {
+			state = "collapsed"
+		}
+		fmt.Fprintf(w, "  MSS %d outside the tunnel (TCP to %s): %.1f Mbit/s %s\n", m.MSS, r.Addr, m.Mbit, state)
+	}
 	if r.MSSError != "" {
 		fmt.Fprintf(w, "MSS stepping through the tunnel did not run: %s\n", shell.Terminal(r.MSSError))
 	}

@@ -34,6 +34,9 @@ type Config struct {
 	Seconds, Omit  int
 	Port           int
 	Progress       io.Writer
+	// Uncapped, when set, is a run already made without a cap (doctor's long
+	// run, which showed the collapses): the sweep measures only the caps.
+	Uncapped *Step
 }
 
 // Step is one measured rate cap (0: uncapped).
@@ -155,7 +158,12 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	prev, _ := parseRootQdisc(strings.NewReader(string(out)))
 	res.Previous = strings.TrimSpace(string(out))
-	for _, capMbit := range append([]int{0}, c.Caps...) {
+	caps := append([]int{0}, c.Caps...)
+	if c.Uncapped != nil {
+		res.Steps = append(res.Steps, *c.Uncapped)
+		caps = c.Caps
+	}
+	for _, capMbit := range caps {
 		step, err := measure(ctx, c, prev, capMbit)
 		if err != nil {
 			return res, err
@@ -214,8 +222,9 @@ func restore(ctx context.Context, t target.Target, dev string, prev qdisc) error
 	return fmt.Errorf("could not restore the root qdisc of %s on %s (was: %s %s %s): %w", dev, t, prev.Kind, prev.Handle, prev.Options, lastErr)
 }
 
-// Findings is throughput.oscillation with a tbf cap when the sweep found a
-// steadier rate. It is pure.
+// Findings is throughput.collapse-knee with a tbf cap when the sweep found
+// a steadier rate than none: the knee is the cause, the cap its fix. It is
+// pure.
 func Findings(r *Result) []finding.Finding {
 	if r.Recommended == 0 || len(r.Steps) == 0 {
 		return nil
@@ -231,7 +240,7 @@ func Findings(r *Result) []finding.Finding {
 	}
 	tbf, err := remedy.TBF(r.Device, strconv.Itoa(r.Recommended)+"mbit")
 	return []finding.Finding{{
-		ID: check.ThroughputOscillation, Severity: finding.Warning, Host: r.Client, Interface: r.Device,
+		ID: check.ThroughputCollapseKnee, Severity: finding.Warning, Host: r.Client, Interface: r.Device,
 		Title: fmt.Sprintf("Capped at %d Mbit/s the tunnel is steadier: %.1f Mbit/s (cv %.2f) vs %.1f Mbit/s uncapped (cv %.2f, %d collapses)",
 			r.Recommended, capped.Stats.Mbit, capped.Stats.CV, un.Stats.Mbit, un.Stats.CV, un.Stats.Collapses),
 		Detail: "Uncapped, the sender overruns something on the path and the rate collapses and recovers; a token bucket just below the knee keeps it steady.",

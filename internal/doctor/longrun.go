@@ -1,0 +1,187 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+)
+
+// ProbeLongRun is a 30-second per-second run and a parallel-stream run.
+const ProbeLongRun = check.ProbeLongRun
+
+// ParallelStreams is the parallel run's stream count: as many as the tuning
+// guide's and bench's parallel runs.
+const ParallelStreams = 4
+
+// LongRun is what the long run and the parallel run showed, in one direction.
+type LongRun struct {
+	Direction string       `json:"direction"`
+	Single    bench.Run    `json:"single"` // one stream, bench.LongSeconds long
+	Cycles    bench.Cycles `json:"cycles"`
+	// Parallel is ParallelStreams streams in the same direction, as long as
+	// the bench's runs; ParallelRatio is its rate over the single stream's
+	// mean: well above 1, one flow cannot fill the tunnel; well below, many
+	// flows do worse than one.
+	Parallel      *bench.Run `json:"parallel,omitempty"`
+	ParallelRatio float64    `json:"parallel_ratio,omitempty"`
+}
+
+// explainsInstability: a warning or critical cause at least this large
+// already accounts for a slow or unsteady tunnel (CUBIC under loss, a
+// buffer that drops, a black hole): no long run is needed to find one.
+const explainsInstability = 0.4
+
+// longRunPlan says whether the evidence calls for the long run and in which
+// direction: with --thorough always; otherwise when the short bench was slow
+// or unsteady, nothing large enough explains it, and something load-
+// dependent is there (a userspace implementation, a CPU near its limit,
+// receive processing on one CPU, a shaper, buffer or backlog drops, an
+// oscillation). A healthy, steady pair keeps its short doctor. It is pure.
+func longRunPlan(fs []finding.Finding, m Measured, rep *bench.Report, snaps []*facts.Snapshot, thorough bool) (why, dir string) {
+	if !m.Benched || m.Stalled || len(m.UnderlayFailed) > 0 || rep == nil {
+		return "", ""
+	}
+	dir = worstDirection(m, rep)
+	if thorough {
+		return "--thorough: collapse cycles and many flows need longer and parallel runs than the bench's", dir
+	}
+	// Slow by the ratio, or unsteady: a cause the ratio cannot show (an ICMP
+	// limit, a stale route) is not what a long run looks for.
+	unsteady := unsteadyRuns(rep)
+	if !shortOfUnderlay(m) && len(unsteady) == 0 {
+		return "", ""
+	}
+	for _, f := range fs {
+		d := doctorOf(f.ID)
+		if d.Role == check.Cause && f.Severity >= finding.Warning && impactOf(f) >= explainsInstability {
+			return "", ""
+		}
+	}
+	evidence := loadEvidence(fs, snaps)
+	if evidence == "" {
+		return "", ""
+	}
+	what := "slow"
+	if len(unsteady) > 0 {
+		what = "unsteady (" + strings.Join(unsteady, ", ") + ")"
+	}
+	return fmt.Sprintf("%d-second runs were %s with nothing found that explains it, and %s: a %d-second run shows collapse cycles a short one cannot, parallel streams what one flow cannot",
+		rep.Seconds, what, evidence, bench.LongSeconds), dir
+}
+
+// shortOfUnderlay reports a direction whose tunnel fell below the expected
+// share of its underlay.
+func shortOfUnderlay(m Measured) bool {
+	for _, d := range []bench.DirRate{m.Up, m.Down} {
+		if d.Underlay > 0 && d.Ratio() < m.Expected {
+			return true
+		}
+	}
+	return false
+}
+
+// worstDirection is the direction with the lower tunnel/underlay ratio (an
+// unsteady direction first).
+func worstDirection(m Measured, rep *bench.Report) string {
+	for _, r := range rep.Runs {
+		if r.Path == bench.PathTunnel && r.Streams == 1 && r.UDPMbit == 0 && (r.Stats.Collapses > 0 || r.Stats.CV >= bench.OscillationCV) {
+			return r.Direction
+		}
+	}
+	if m.Down.Underlay > 0 && m.Down.Ratio() < m.Up.Ratio() {
+		return bench.Download
+	}
+	return bench.Upload
+}
+
+// unsteadyRuns names the bench's tunnel runs whose per-second rate collapsed
+// or varied like an oscillating one.
+func unsteadyRuns(rep *bench.Report) []string {
+	var out []string
+	for _, r := range rep.Runs {
+		if r.Path == bench.PathTunnel && r.Result != nil && r.UDPMbit == 0 && (r.Stats.Collapses > 0 || r.Stats.CV >= bench.OscillationCV) {
+			out = append(out, r.Spec.String())
+		}
+	}
+	return out
+}
+
+// loadEvidence names what makes throughput depend on load, "" for nothing.
+func loadEvidence(fs []finding.Finding, snaps []*facts.Snapshot) string {
+	words := map[finding.ID]string{
+		check.WGUserspace:           "a userspace WireGuard implementation (its CPU is the ceiling)",
+		check.CPUSaturated:          "a CPU near its limit",
+		check.CPUSoftirqImbalance:   "receive processing on one CPU",
+		check.UDPRcvbufErrors:       "UDP buffer drops",
+		check.NetBacklogDrops:       "backlog drops",
+		check.ThroughputOscillation: "an oscillating rate",
+	}
+	var out []string
+	seen := map[finding.ID]bool{}
+	for _, f := range fs {
+		if w, ok := words[f.ID]; ok && !seen[f.ID] {
+			seen[f.ID] = true
+			out = append(out, w)
+		}
+	}
+	for _, s := range snaps {
+		for _, l := range s.Links {
+			switch l.Qdisc {
+			case "tbf", "htb", "cake", "hfsc":
+				out = append(out, fmt.Sprintf("a %s shaper on %s of %s", l.Qdisc, l.Name, s.Host))
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// runLongRun runs the long single-stream run and the parallel run in dir,
+// and reads the collapse cycles.
+func (r *Report) runLongRun(ctx context.Context, c *Config, dir string) ([]finding.Finding, string, error) {
+	lr := &LongRun{Direction: dir}
+	one := bench.Spec{Path: bench.PathTunnel, Direction: dir, Streams: 1}
+	c.progress("long run: %s for %d s", one, 1+bench.LongSeconds)
+	res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: r.endpoints.TunnelAddr, Port: c.Port, Seconds: bench.LongSeconds, Omit: 1,
+		Reverse: dir == bench.Download, Timeout: time.Duration(bench.LongSeconds+25) * time.Second})
+	if err != nil {
+		return nil, "", err
+	}
+	lr.Single = bench.Run{Spec: one, Addr: r.endpoints.TunnelAddr, Result: res, Stats: bench.Summarise(res)}
+	lr.Cycles = bench.CyclesOf(res)
+	r.LongRun = lr
+	many := bench.Spec{Path: bench.PathTunnel, Direction: dir, Streams: ParallelStreams}
+	c.progress("long run: %s for %d s", many, 1+c.Seconds)
+	par, perr := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: r.endpoints.TunnelAddr, Port: c.Port, Seconds: c.Seconds, Omit: 1,
+		Reverse: dir == bench.Download, Parallel: ParallelStreams})
+	if perr == nil {
+		lr.Parallel = &bench.Run{Spec: many, Addr: r.endpoints.TunnelAddr, Result: par, Stats: bench.Summarise(par)}
+		if lr.Cycles.MeanMbit > 0 {
+			lr.ParallelRatio = par.Mbit() / lr.Cycles.MeanMbit
+		}
+	}
+	summary := fmt.Sprintf("%s, 1 stream for %d s: mean %.1f Mbit/s, %d collapses", dir, lr.Cycles.Seconds, lr.Cycles.MeanMbit, lr.Cycles.Collapses)
+	if lr.Cycles.Collapses >= 2 {
+		summary += fmt.Sprintf(" every %.0f s, %.0f → %.0f Mbit/s (%.0f%% deep)", lr.Cycles.PeriodSeconds, lr.Cycles.HighMbit, lr.Cycles.LowMbit, 100*lr.Cycles.Depth)
+	}
+	if lr.Parallel != nil {
+		summary += fmt.Sprintf("; %d streams %.1f Mbit/s (%.1f× one)", ParallelStreams, lr.Parallel.Stats.Mbit, lr.ParallelRatio)
+	} else {
+		summary += fmt.Sprintf("; the %d-stream run failed: %v", ParallelStreams, perr)
+	}
+	sender, iface := r.Client, r.endpoints.ClientInterface
+	if dir == bench.Download {
+		sender, iface = r.Server, r.endpoints.ServerInterface
+	}
+	var fs []finding.Finding
+	if f := bench.CycleFinding(r.Client, r.Server, dir, sender, iface, lr.Cycles); f != nil {
+		fs = append(fs, *f)
+	}
+	return fs, summary, nil
+}

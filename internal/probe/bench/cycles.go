@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/shell"
+)
+
+// LongSeconds is the length of a run that shows collapse cycles: the
+// remote-users case's tunnel swung between 180 and 90 Mbit/s every 15-20 s,
+// which a 3-second run cannot see.
+const LongSeconds = 30
+
+// cycleRecovery: a collapsed run has recovered once a second carries this
+// share of its high level again (lower than collapses' 0.85: a knee's peaks
+// last a second or two, and averaged over a second they fall short of it).
+const cycleRecovery = 0.75
+
+// Cycles describe a long run's collapses: the level it climbs to and falls
+// to, how deep and how often.
+type Cycles struct {
+	Seconds  int     `json:"seconds"`   // measured one-second intervals
+	HighMbit float64 `json:"high_mbit"` // 90th percentile of the per-second rate
+	LowMbit  float64 `json:"low_mbit"`  // 10th percentile
+	MeanMbit float64 `json:"mean_mbit"`
+	// Depth is how far it falls: 1 - low/high.
+	Depth float64 `json:"depth"`
+	// Collapses counts falls below CollapseFraction of the high level, each
+	// after a recovery to cycleRecovery of it.
+	Collapses int `json:"collapses"`
+	// PeriodSeconds is the mean time between collapse starts (0 with fewer
+	// than two).
+	PeriodSeconds float64 `json:"period_seconds"`
+	CV            float64 `json:"cv"`
+}
+
+// CyclesOf reads the collapse cycles of a run's measured seconds. It is pure.
+func CyclesOf(res *iperf.Result) Cycles {
+	var c Cycles
+	if res == nil {
+		return c
+	}
+	var rates []float64
+	for _, iv := range res.Measured() {
+		if iv.End-iv.Start >= 0.5 {
+			rates = append(rates, iv.Mbit)
+		}
+	}
+	c.Seconds = len(rates)
+	if len(rates) < 3 {
+		return c
+	}
+	sorted := append([]float64(nil), rates...)
+	sort.Float64s(sorted)
+	c.HighMbit = sorted[int(math.Ceil(0.9*float64(len(sorted))))-1]
+	c.LowMbit = sorted[int(math.Floor(0.1*float64(len(sorted))))]
+	var sum float64
+	for _, x := range rates {
+		sum += x
+	}
+	c.MeanMbit = sum / float64(len(rates))
+	if c.HighMbit > 0 {
+		c.Depth = 1 - c.LowMbit/c.HighMbit
+	}
+	c.CV = cv(rates)
+	var starts []int
+	down := false
+	for i, x := range rates {
+		switch {
+		case x < CollapseFraction*c.HighMbit && !down:
+			starts, down = append(starts, i), true
+		case x >= cycleRecovery*c.HighMbit:
+			down = false
+		}
+	}
+	c.Collapses = len(starts)
+	if len(starts) >= 2 {
+		c.PeriodSeconds = float64(starts[len(starts)-1]-starts[0]) / float64(len(starts)-1)
+	}
+	return c
+}
+
+// Oscillating reports collapse cycles: at least two collapses and a spread
+// of the per-second rate an unsteady link shows.
+func (c Cycles) Oscillating() bool { return c.Collapses >= 2 && c.CV >= OscillationCV }
+
+// CycleFinding is throughput.oscillation from a long run in dir, sent by
+// sender through its WireGuard interface iface ("" when unknown); nil when
+// the run holds steady. It is pure.
+func CycleFinding(client, server, dir, sender, iface string, c Cycles) *finding.Finding {
+	if !c.Oscillating() {
+		return nil
+	}
+	capMbit := int(math.Floor(c.HighMbit*0.9/10) * 10)
+	capMbit = max(capMbit, 10)
+	f := &finding.Finding{
+		ID: check.ThroughputOscillation, Severity: finding.Warning, Host: sender, Interface: iface,
+		Title: fmt.Sprintf("Tunnel %s collapses every %.0f s over %d s: from %.0f to %.0f Mbit/s (%.0f%% deep), %d collapses",
+			dir, c.PeriodSeconds, c.Seconds, c.HighMbit, c.LowMbit, 100*c.Depth, c.Collapses),
+		Detail: "The rate climbs until something saturates (a CPU, a queue, a receiver), collapses and recovers, again and again: " +
+			"a short run sees one phase or the other. A steady rate just below the knee moves the data without the stalls.",
+		Evidence: []finding.Evidence{
+			finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("collapses in %d s", c.Seconds), Value: fmt.Sprint(c.Collapses), Threshold: "< 2"}.Of(float64(c.Collapses), finding.Count),
+			finding.Evidence{Source: "iperf3", Key: "period between collapses", Value: fmt.Sprintf("%.1f s", c.PeriodSeconds)}.Of(c.PeriodSeconds, finding.Seconds),
+			finding.Evidence{Source: "iperf3", Key: "depth (1 - 10th/90th percentile of the per-second rate)", Value: fmt.Sprintf("%.0f%% (%.0f → %.0f Mbit/s)", 100*c.Depth, c.HighMbit, c.LowMbit)}.Of(c.Depth, finding.Ratio),
+			finding.Evidence{Source: "iperf3", Key: "coefficient of variation of per-second rate", Value: fmt.Sprintf("%.2f", c.CV), Threshold: fmt.Sprintf("< %.2f", OscillationCV)}.Of(c.CV, finding.Ratio),
+		},
+		Fixes: []finding.Fix{{
+			Description: "Find the most stable rate cap on the sender's tunnel interface",
+			Commands:    []string{shell.Join("wgperf", "shape-sweep", "--client", client, "--server", server)},
+		}},
+	}
+	if iface != "" {
+		tbf, err := remedy.TBF(iface, fmt.Sprintf("%dmbit", capMbit))
+		f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Cap %s at %d Mbit/s, below the collapse", iface, capMbit), tbf, err)...)
+	}
+	return f
+}

@@ -1,0 +1,38 @@
+package bench
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+)
+
+// A 30-second run through the lab's knee (lab --knee 60: past 60% of a
+// 200 Mbit/s link, A's tunnel packets collapse to half for 4 s), recorded by
+// doctor's long run: it climbs to about 116 Mbit/s and falls to about 31,
+// seven times, every 4-5 s. A steady 3-second run has no cycles.
+func TestCyclesOf(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "knee-30s.result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res iperf.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	c := CyclesOf(&res)
+	if c.Seconds != 30 || c.Collapses != 7 || c.PeriodSeconds < 4 || c.PeriodSeconds > 5 || c.Depth < 0.6 || !c.Oscillating() {
+		t.Errorf("cycles %+v, want 7 collapses every 4-5 s over 30 s, deeper than 60%%", c)
+	}
+	f := CycleFinding("netns:a", "netns:b", Upload, "netns:a", "wg-a", c)
+	if f == nil || f.ID != check.ThroughputOscillation || len(f.Fixes) != 2 {
+		t.Fatalf("finding %+v, want throughput.oscillation with the sweep and a cap", f)
+	}
+	steady := CyclesOf(recorded(t, "tcp-upload.json"))
+	if steady.Oscillating() || CycleFinding("a", "b", Upload, "a", "wg0", steady) != nil {
+		t.Errorf("a steady run oscillates: %+v", steady)
+	}
+}

@@ -1,0 +1,190 @@
+// Package udppath measures UDP outside the tunnel at the tunnel's rate: a
+// carrier that polices UDP (a mobile uplink whose WireGuard collapsed 175×
+// while TCP outside it ran at full speed) is invisible to a TCP baseline, and
+// a WireGuard tunnel is nothing but UDP to it. One iperf3 UDP run to the far
+// end's underlay address, offered at the rate TCP carried there, shows what
+// the path does to UDP; the receiver's own socket drops during the run are
+// counted apart, so a small receive buffer is not taken for the path.
+//
+// Analyze is pure; Run is the I/O around it.
+package udppath
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Thresholds: UDP that loses this share on the path while TCP carried the
+// rate is policed; from SevereLoss on, the tunnel can carry next to nothing.
+const (
+	PolicedLoss = 0.1
+	SevereLoss  = 0.5
+	// DefaultSeconds is the run's length: a policer's bucket empties within
+	// the first fraction of a second at the tunnel's rate.
+	DefaultSeconds = 2
+)
+
+// Config is one UDP run outside the tunnel, in one direction.
+type Config struct {
+	Client, Server target.Target
+	// Addr is the server's underlay (endpoint) address.
+	Addr string
+	// Direction is bench.Upload (the client sends) or bench.Download.
+	Direction string
+	// TCPMbit is what TCP carried outside the tunnel that way: the rate
+	// offered, the tunnel's target.
+	TCPMbit float64
+	// SenderInterface is the sending end's WireGuard interface (for the
+	// fixes' commands; "" when unknown).
+	SenderInterface string
+	Seconds         int
+	Port            int
+	Progress        io.Writer
+}
+
+// Result is one run and what it shows.
+type Result struct {
+	Client    string  `json:"client"`
+	Server    string  `json:"server"`
+	Addr      string  `json:"addr"`
+	Direction string  `json:"direction"`
+	TCPMbit   float64 `json:"tcp_mbit"`
+	// OfferedMbit is what the sender sent, ArrivedMbit what arrived.
+	OfferedMbit float64 `json:"offered_mbit"`
+	ArrivedMbit float64 `json:"arrived_mbit"`
+	Packets     int64   `json:"packets"`
+	Lost        int64   `json:"lost_packets"`
+	// ReceiverDrops are the receiving host's own UDP receive-buffer errors
+	// during the run: lost at its socket, not on the path.
+	ReceiverDrops int64 `json:"receiver_drops"`
+	// PathLoss is the share of the datagrams lost on the path (0..1).
+	PathLoss        float64           `json:"path_loss"`
+	Policed         bool              `json:"policed"`
+	SenderInterface string            `json:"sender_interface,omitempty"`
+	Seconds         float64           `json:"seconds"`
+	Findings        []finding.Finding `json:"findings"`
+}
+
+// MarshalJSON writes empty lists as [], never null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	p := plain(r)
+	if p.Findings == nil {
+		p.Findings = []finding.Finding{}
+	}
+	return json.Marshal(p)
+}
+
+// Run offers UDP at c.TCPMbit to c.Addr in c.Direction and analyses it.
+func Run(ctx context.Context, c Config) (*Result, error) {
+	start := time.Now()
+	if c.TCPMbit <= 0 {
+		return nil, fmt.Errorf("no TCP rate outside the tunnel to offer UDP at")
+	}
+	if c.Seconds <= 0 {
+		c.Seconds = DefaultSeconds
+	}
+	receiver := c.Server
+	if c.Direction == bench.Download {
+		receiver = c.Client
+	}
+	before := bench.TakeSample(ctx, receiver, bench.Baseline)
+	res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: c.Seconds,
+		Reverse: c.Direction == bench.Download, UDPMbit: c.TCPMbit})
+	if err != nil {
+		return nil, err
+	}
+	after := bench.TakeSample(ctx, receiver, bench.Named)
+	drops := bench.Delta(bench.End{Host: receiver.String()}, before, after).UDPRcvbufErrors
+	r := Analyze(c, res, drops)
+	r.Seconds = time.Since(start).Seconds()
+	if c.Progress != nil {
+		fmt.Fprintf(c.Progress, "UDP outside the tunnel, %s: %.1f Mbit/s offered, %.1f arrived, %.0f%% lost on the path\n",
+			c.Direction, r.OfferedMbit, r.ArrivedMbit, 100*r.PathLoss)
+	}
+	return r, nil
+}
+
+// Analyze reads one UDP run: what the path lost once the receiver's own
+// socket drops are taken out, and whether that is a policer. It is pure.
+func Analyze(c Config, res *iperf.Result, receiverDrops int64) *Result {
+	r := &Result{Client: c.Client.String(), Server: c.Server.String(), Addr: c.Addr, Direction: c.Direction, TCPMbit: c.TCPMbit,
+		OfferedMbit: res.SentMbit, ArrivedMbit: res.ReceivedMbit, Packets: res.Packets, Lost: res.LostPackets,
+		ReceiverDrops: receiverDrops, SenderInterface: c.SenderInterface}
+	if res.Packets > 0 {
+		r.PathLoss = max(0, float64(res.LostPackets-receiverDrops)) / float64(res.Packets)
+	}
+	r.Policed = r.PathLoss >= PolicedLoss
+	if r.Policed {
+		r.Findings = []finding.Finding{r.finding()}
+	}
+	return r
+}
+
+// sender is the host that sent the run's datagrams.
+func (r *Result) sender() string {
+	if r.Direction == bench.Download {
+		return r.Server
+	}
+	return r.Client
+}
+
+func (r *Result) finding() finding.Finding {
+	sev := finding.Warning
+	if r.PathLoss >= SevereLoss {
+		sev = finding.Critical
+	}
+	through := r.ArrivedMbit
+	f := finding.Finding{
+		ID: check.PathUDPPoliced, Severity: sev, Host: r.sender(), Interface: r.SenderInterface,
+		Title: fmt.Sprintf("UDP is policed on the path (%s): %.1f Mbit/s offered outside the tunnel, %.1f arrived (%.0f%% lost), while TCP carried %.1f",
+			r.Direction, r.OfferedMbit, through, 100*r.PathLoss, r.TCPMbit),
+		Detail: "Something on the path drops UDP above a rate it lets TCP through at: a carrier's policer (mobile uplinks do this), a " +
+			"firewall's UDP flood limit, a shaper for UDP alone. WireGuard is nothing but UDP to it, so the tunnel gets what the " +
+			"policer leaves and TCP inside it backs off from every drop. The cause is the path, not the hosts.",
+		Evidence: []finding.Evidence{
+			finding.Evidence{Source: "iperf3 -u", Key: "UDP offered outside the tunnel (" + r.Direction + ")", Value: fmt.Sprintf("%.1f Mbit/s", r.OfferedMbit)}.Of(r.OfferedMbit, finding.Mbits),
+			finding.Evidence{Source: "iperf3 -u", Key: "UDP arrived", Value: fmt.Sprintf("%.1f Mbit/s", through)}.Of(through, finding.Mbits),
+			finding.Evidence{Source: "iperf3 -u", Key: "datagrams lost on the path", Value: fmt.Sprintf("%d of %d (%.0f%%)", r.Lost-r.ReceiverDrops, r.Packets, 100*r.PathLoss),
+				Threshold: fmt.Sprintf("< %.0f%%", 100*PolicedLoss)}.Of(100*r.PathLoss, finding.Percent),
+			finding.Evidence{Source: "/proc/net/snmp", Key: "receiver's own UDP receive-buffer drops during the run", Value: fmt.Sprint(r.ReceiverDrops)}.Of(float64(r.ReceiverDrops), finding.Packets),
+			finding.Evidence{Source: "iperf3", Key: "TCP outside the tunnel (" + r.Direction + ")", Value: fmt.Sprintf("%.1f Mbit/s", r.TCPMbit)}.Of(r.TCPMbit, finding.Mbits),
+		},
+		Fixes: policedFixes(r.SenderInterface, r.Addr, r.TCPMbit, through),
+	}
+	return f
+}
+
+// policedFixes are what can be done about a path that polices UDP: none of
+// them is a change wgperf makes on its own, since the hosts are not the cause.
+func policedFixes(iface, addr string, tcpMbit, arrivedMbit float64) []finding.Fix {
+	if iface == "" {
+		iface = "wg0"
+	}
+	capMbit := max(1, int(arrivedMbit*0.9))
+	rate := fmt.Sprintf("%.0fM", max(1, tcpMbit))
+	return []finding.Fix{
+		{
+			Description: "Show the carrier (or the owner of the firewall) UDP policed where TCP runs, and ask them to stop; or move the tunnel to an uplink that does not police it",
+			Commands:    []string{shell.Join("iperf3", "-c", addr, "-u", "-b", rate, "-t", "10"), shell.Join("iperf3", "-c", addr, "-t", "10")},
+		},
+		{
+			Description: fmt.Sprintf("Keep the tunnel under the policer: cap %s at %d Mbit/s, so TCP inside it sees a steady rate instead of drops", iface, capMbit),
+			Commands:    []string{shell.Join("tc", "qdisc", "replace", "dev", iface, "root", "tbf", "rate", fmt.Sprintf("%dmbit", capMbit), "burst", "64kb", "latency", "200ms")},
+		},
+		{
+			Description: "Carry WireGuard where the carrier does not police it: another UDP port (443 is often spared for QUIC), or inside TCP",
+			Commands:    []string{"wg set " + shell.Join(iface) + " listen-port 443   # and the peers' Endpoint = ...:443"},
+		},
+	}
+}
