@@ -332,7 +332,7 @@ var Catalog = []Scenario{
 			on("r", "ethtool", "-K", "eth-a", "tx-udp-segmentation", "off"),
 			on("r", "ethtool", "-K", "eth-b", "tx-udp-segmentation", "off"),
 		},
-		Expect:      check.NetBacklogDrops,
+		Expect: check.NetBacklogDrops,
 	},
 	{
 		Name: "wan-lossy-cubic", Case: caseTuning,
