@@ -15,9 +15,10 @@ import (
 // its embedded WireGuard and the charts, net/http (the exporter serves with
 // its own small server) and with it the TLS stack, and the Prometheus client
 // libraries; say which build it is; answer a lab command and the exporter's
-// --web.config.file in one line with exit status 3; and stay within 8 MB
+// --web.config.file in one line with exit status 3; and stay within 8.2 MB
 // stripped for linux/mipsle softfloat, built as router-build.sh builds it
-// (7,667,905 bytes with Go 1.26).
+// (8,061,121 bytes with Go 1.26: doctor's UDP-path, per-uplink, long-run and
+// knee probes added 160 KB to the 7.9 MB before them).
 func TestRouterBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
@@ -68,7 +69,7 @@ func TestRouterBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const budget = 8_000_000
+	const budget = 8_200_000
 	if fi.Size() > budget {
 		t.Errorf("router build for mipsle softfloat: %d bytes, over its %d (see scripts/router-size.sh)", fi.Size(), budget)
 	}
