@@ -237,6 +237,11 @@ func (l *Lab) build(ctx context.Context) error {
 			return err
 		}
 	}
+	if cfg.Bursts {
+		if err := l.bursts(ctx); err != nil {
+			return err
+		}
+	}
 	if cfg.KneePct > 0 {
 		if err := l.startKnee(ctx); err != nil {
 			return err
@@ -372,6 +377,42 @@ func (l *Lab) dropFragments(ctx context.Context) error {
 				return fmt.Errorf("drop fragments on R's %s (this kernel needs tc actions, act_gact): %w", ifname, err)
 			}
 		}
+	}
+	return nil
+}
+
+// bursts makes R's shaped links deliver in bursts (Config.Bursts): fq at the
+// link's rate releases a flow's 64 KB quantum at once, and R's qdisc run hands
+// the whole quantum to the veth, whose peer queues every packet on the
+// receiving CPU's backlog before it processes one. Without sch_fq, R's links
+// stop segmenting UDP in hardware: a GSO batch from a userspace WireGuard end
+// (up to 64 datagrams) is split on R's way out and arrives as one burst.
+func (l *Lab) bursts(ctx context.Context) error {
+	if l.Config.Underlay.DelayMs > 0 || l.Config.Underlay.PathLossPct > 0 || l.Config.Topology != SiteToSite {
+		return fmt.Errorf("bursts need the site-to-site topology without --delay or --path-loss (their qdiscs sit where the bursts' do)")
+	}
+	mbit := l.Config.Underlay.RateMbit
+	if mbit <= 0 {
+		return fmt.Errorf("bursts need a shaped underlay (--rate)")
+	}
+	_, _ = target.Local().Run(ctx, "modprobe", "-q", "sch_fq")
+	r := l.Target("r")
+	links := []string{"eth-a", "eth-b"}
+	for i, ifname := range links {
+		_, err := r.Run(ctx, "tc", "qdisc", "replace", "dev", ifname, "root", "fq", "maxrate", fmt.Sprintf("%dmbit", mbit),
+			"quantum", "65536", "initial_quantum", "65536", "flow_limit", "10000")
+		if err == nil {
+			continue
+		}
+		if i > 0 {
+			return fmt.Errorf("fq on R's %s: %w", ifname, err)
+		}
+		for _, ifname := range links {
+			if _, err := r.Run(ctx, "ethtool", "-K", ifname, "tx-udp-segmentation", "off"); err != nil {
+				return fmt.Errorf("bursts on R's %s (no sch_fq, and ethtool could not turn UDP segmentation off): %w", ifname, err)
+			}
+		}
+		return nil
 	}
 	return nil
 }

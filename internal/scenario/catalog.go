@@ -299,7 +299,9 @@ var Catalog = []Scenario{
 		// The same limit as icmp-ratelimit, written as hosts write it with
 		// iptables: "-m limit --limit 25/sec -j ACCEPT", then "-j DROP". The
 		// drops are the DROP rule's, and the fix raises the ACCEPT rule's limit.
-		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 10}, ICMPLimit: 25, ICMPLimitStyle: lab.ICMPLimitIptables},
+		// The same monitoring agent pings beside the health checks.
+		Lab: lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 10}, ICMPLimit: 25, ICMPLimitStyle: lab.ICMPLimitIptables,
+			BackgroundPings: 6},
 		Probes:  []Probe{ProbeICMPBurst},
 		Recheck: true,
 		Expect:  check.ICMPRatelimitDrops,
@@ -322,17 +324,12 @@ var Catalog = []Scenario{
 		// to 5000 with its buffers. Received packets wait in the per-CPU
 		// backlog (a veth's always, a NIC's with RPS, a USB NIC's too); a
 		// burst longer than the backlog loses its tail before WireGuard sees
-		// it. R's links segment UDP batches in software here, so a batch
-		// arrives at the receiver as one burst of up to 64 datagrams, as a
-		// NIC's interrupt does; the host's backlog (child namespaces share
-		// it) is set short, and doctor's bench counts the drops it causes.
-		Lab:         lab.Config{Underlay: lab.Shape{RateMbit: 200}},
+		// it. R delivers in bursts here, as a NIC's interrupt does; the host's
+		// backlog (child namespaces share it) is set short, and doctor's bench
+		// counts the drops it causes.
+		Lab:         lab.Config{Underlay: lab.Shape{RateMbit: 200}, Bursts: true},
 		HostSysctls: map[string]string{"net.core.netdev_max_backlog": "8"},
-		Break: []Command{
-			on("r", "ethtool", "-K", "eth-a", "tx-udp-segmentation", "off"),
-			on("r", "ethtool", "-K", "eth-b", "tx-udp-segmentation", "off"),
-		},
-		Expect: check.NetBacklogDrops,
+		Expect:      check.NetBacklogDrops,
 	},
 	{
 		Name: "wan-lossy-cubic", Case: caseTuning,
