@@ -381,12 +381,15 @@ func (l *Lab) dropFragments(ctx context.Context) error {
 	return nil
 }
 
-// bursts makes R's shaped links deliver in bursts (Config.Bursts): fq at the
-// link's rate releases a flow's 64 KB quantum at once, and R's qdisc run hands
-// the whole quantum to the veth, whose peer queues every packet on the
-// receiving CPU's backlog before it processes one. Without sch_fq, R's links
-// stop segmenting UDP in hardware: a GSO batch from a userspace WireGuard end
-// (up to 64 datagrams) is split on R's way out and arrives as one burst.
+// bursts makes R's shaped links deliver in bursts (Config.Bursts): netem at
+// the link's rate holds packets for slots of 64 KB's time and releases each
+// slot's packets at once, as a NIC's interrupt coalescing does; R's qdisc run
+// hands them all to the veth, whose peer queues every one on the receiving
+// CPU's backlog before it processes the first. Without sch_netem (this
+// machine's own kernel), R's links stop segmenting UDP in hardware instead: a
+// GSO batch from a userspace WireGuard end (up to 64 datagrams) is split on
+// R's way out and arrives as one burst. Kernel WireGuard sends datagram by
+// datagram, so there it needs netem.
 func (l *Lab) bursts(ctx context.Context) error {
 	if l.Config.Underlay.DelayMs > 0 || l.Config.Underlay.PathLossPct > 0 || l.Config.Topology != SiteToSite {
 		return fmt.Errorf("bursts need the site-to-site topology without --delay or --path-loss (their qdiscs sit where the bursts' do)")
@@ -395,21 +398,25 @@ func (l *Lab) bursts(ctx context.Context) error {
 	if mbit <= 0 {
 		return fmt.Errorf("bursts need a shaped underlay (--rate)")
 	}
-	_, _ = target.Local().Run(ctx, "modprobe", "-q", "sch_fq")
+	_, _ = target.Local().Run(ctx, "modprobe", "-q", "sch_netem")
 	r := l.Target("r")
 	links := []string{"eth-a", "eth-b"}
+	slot := fmt.Sprintf("%dus", 65536*8/mbit) // 64 KB at the rate, in µs
 	for i, ifname := range links {
-		_, err := r.Run(ctx, "tc", "qdisc", "replace", "dev", ifname, "root", "fq", "maxrate", fmt.Sprintf("%dmbit", mbit),
-			"quantum", "65536", "initial_quantum", "65536", "flow_limit", "10000")
+		_, err := r.Run(ctx, "tc", "qdisc", "replace", "dev", ifname, "root", "netem", "rate", fmt.Sprintf("%dmbit", mbit),
+			"slot", slot, slot, "limit", "100000")
 		if err == nil {
 			continue
 		}
 		if i > 0 {
-			return fmt.Errorf("fq on R's %s: %w", ifname, err)
+			return fmt.Errorf("netem slots on R's %s: %w", ifname, err)
+		}
+		if l.Config.WireGuard == Kernel {
+			return fmt.Errorf("bursts with kernel WireGuard need netem (sch_netem; a distro kernel has it, e.g. in lab vm): %w", err)
 		}
 		for _, ifname := range links {
 			if _, err := r.Run(ctx, "ethtool", "-K", ifname, "tx-udp-segmentation", "off"); err != nil {
-				return fmt.Errorf("bursts on R's %s (no sch_fq, and ethtool could not turn UDP segmentation off): %w", ifname, err)
+				return fmt.Errorf("bursts on R's %s (no sch_netem, and ethtool could not turn UDP segmentation off): %w", ifname, err)
 			}
 		}
 		return nil

@@ -79,12 +79,12 @@ type Config struct {
 	// lost. Needs tc actions (act_gact), which a distro kernel has.
 	DropFragments bool `json:"drop_fragments,omitempty"`
 	// Bursts makes R hand packets on in bursts of up to 64 KB, as a NIC's
-	// interrupt delivers a batch at once, so a receiver's per-CPU backlog
-	// meets tens of packets before softirq processing takes one: fq with a
-	// 64 KB quantum at the underlay's rate where the kernel has sch_fq, else
-	// (this machine's kernel) the senders' UDP batches (a userspace
-	// WireGuard's GSO) segmented in software on R, which arrive the same way.
-	// Needs a shaped underlay and no netem.
+	// interrupt coalescing delivers a batch at once, so a receiver's per-CPU
+	// backlog meets tens of packets before softirq processing takes one:
+	// netem slots at the underlay's rate where the kernel has sch_netem, else
+	// (this machine's kernel; userspace WireGuard only) the senders' UDP
+	// batches segmented in software on R, which arrive the same way. Needs a
+	// shaped underlay and no --delay or --path-loss.
 	Bursts bool `json:"bursts,omitempty"`
 	// UDPPolicePct, when > 0, makes R police the UDP it forwards, each way, to
 	// this percent of the underlay's rate: a carrier that limits UDP (the

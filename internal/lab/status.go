@@ -14,7 +14,7 @@ import (
 type Status struct {
 	Nodes   []NodeStatus
 	Peers   []PeerStatus
-	Shaping []string // "r eth-a: tbf rate 200Mbit ...", netem delay and loss too
+	Shaping []string // "r eth-a: tbf rate 200Mbit ...", netem delay, loss and slots too
 }
 
 // NodeStatus is a node and whether its WireGuard end is still there (the

@@ -242,6 +242,9 @@ func describeLab(c lab.Config) string {
 	if c.DropFragments {
 		parts = append(parts, "fragments dropped")
 	}
+	if c.Bursts {
+		parts = append(parts, "R delivers in 64 KB bursts")
+	}
 	if c.WGMTU > 0 {
 		parts = append(parts, fmt.Sprintf("WireGuard MTU %d", c.WGMTU))
 	}
