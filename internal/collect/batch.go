@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -119,4 +120,37 @@ func parseBatch(out string) map[string]cmdResult {
 		r.Stderr = strings.TrimSpace(r.Stderr)
 		res[key] = r
 	}
+}
+
+// ReadFiles reads several files of t, in one process where reading costs one
+// (a namespace's "ip netns exec", an ssh round trip): path → contents, for
+// the files that could be read. Bench samples counters this way before and
+// after every run, on both ends.
+func ReadFiles(ctx context.Context, t target.Target, paths ...string) map[string][]byte {
+	out := map[string][]byte{}
+	oneByOne := func() map[string][]byte {
+		for _, p := range paths {
+			if b, err := t.ReadFile(ctx, p); err == nil {
+				out[p] = b
+			}
+		}
+		return out
+	}
+	if t == target.Local() {
+		return oneByOne()
+	}
+	cmds := make([]shellCmd, len(paths))
+	for i, p := range paths {
+		cmds[i] = shellCmd{key: "file" + strconv.Itoa(i), script: "cat " + shell.Quote(p)}
+	}
+	res, err := runBatch(ctx, t, cmds)
+	if err != nil || len(res) == 0 {
+		return oneByOne() // no shell to batch in: the target's own reads
+	}
+	for i, p := range paths {
+		if r, ok := res["file"+strconv.Itoa(i)]; ok && r.Code == 0 {
+			out[p] = []byte(r.Out)
+		}
+	}
+	return out
 }

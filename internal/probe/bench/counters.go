@@ -42,20 +42,21 @@ const (
 // measurement.
 func TakeSample(ctx context.Context, t target.Target, named bool) Sample {
 	var s Sample
-	if b, err := t.ReadFile(ctx, "/proc/net/snmp"); err == nil {
+	files := collect.ReadFiles(ctx, t, "/proc/net/snmp", "/proc/net/softnet_stat", "/proc/stat", "/proc/net/dev", "/proc/net/udp", "/proc/net/udp6")
+	if b, ok := files["/proc/net/snmp"]; ok {
 		s.SNMP, _ = parse.ParseSNMP(bytes.NewReader(b))
 	}
-	if b, err := t.ReadFile(ctx, "/proc/net/softnet_stat"); err == nil {
+	if b, ok := files["/proc/net/softnet_stat"]; ok {
 		s.Softnet, _ = parse.ParseSoftnet(bytes.NewReader(b))
 	}
-	if b, err := t.ReadFile(ctx, "/proc/stat"); err == nil {
+	if b, ok := files["/proc/stat"]; ok {
 		s.CPU, _ = parse.ParseProcStat(bytes.NewReader(b))
 	}
-	if b, err := t.ReadFile(ctx, "/proc/net/dev"); err == nil {
+	if b, ok := files["/proc/net/dev"]; ok {
 		s.NetDev, _ = parse.ParseNetDev(bytes.NewReader(b))
 	}
 	for _, f := range []struct{ path, family string }{{"/proc/net/udp", "inet"}, {"/proc/net/udp6", "inet6"}} {
-		if b, err := t.ReadFile(ctx, f.path); err == nil {
+		if b, ok := files[f.path]; ok {
 			socks, _ := parse.ParseProcNetUDP(bytes.NewReader(b), f.family)
 			s.UDPSockets = append(s.UDPSockets, socks...)
 		}
