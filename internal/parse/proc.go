@@ -2,7 +2,7 @@ package parse
 
 import (
 	"bufio"
-	"errors"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -299,7 +299,8 @@ func ParseProcNetUDP(r io.Reader, family string) ([]facts.UDPSocket, error) {
 		queued, err1 := strconv.ParseUint(rxq, 16, 64)
 		inode, err2 := strconv.ParseUint(f[col["inode"]], 10, 64)
 		drops, err3 := strconv.ParseUint(f[col["drops"]], 10, 64)
-		if err := errors.Join(err1, err2, err3); err != nil {
+		// The first bad number only: an error is one line.
+		if err := cmp.Or(err1, err2, err3); err != nil {
 			return nil, fmt.Errorf("%s: row %q: %w", name, sc.Text(), err)
 		}
 		out = append(out, facts.UDPSocket{Family: family, LocalPort: int(p), RxQueue: queued, Drops: drops, Inode: inode})
