@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -124,24 +125,49 @@ func parseBatch(out string) map[string]cmdResult {
 
 // ReadFiles reads several files of t, in one process where reading costs one
 // (a namespace's "ip netns exec", an ssh round trip): path → contents, for
-// the files that could be read. Bench samples counters this way before and
-// after every run, on both ends.
+// the files that could be read.
 func ReadFiles(ctx context.Context, t target.Target, paths ...string) map[string][]byte {
-	out := map[string][]byte{}
-	oneByOne := func() map[string][]byte {
+	files, _, _ := readSample(ctx, t, paths, false, false)
+	return files
+}
+
+// ReadSample is what bench reads on each end before and after every run, in
+// one process: the files (path → contents, for those that could be read) and
+// the firewall's counters as ReadFirewallCounters reads them (with named, the
+// rules' texts as ReadFirewall does).
+func ReadSample(ctx context.Context, t target.Target, named bool, paths ...string) (map[string][]byte, *facts.Firewall, string) {
+	return readSample(ctx, t, paths, true, named)
+}
+
+func readSample(ctx context.Context, t target.Target, paths []string, firewall, named bool) (map[string][]byte, *facts.Firewall, string) {
+	files := map[string][]byte{}
+	oneByOne := func() (map[string][]byte, *facts.Firewall, string) {
 		for _, p := range paths {
 			if b, err := t.ReadFile(ctx, p); err == nil {
-				out[p] = b
+				files[p] = b
 			}
 		}
-		return out
+		if !firewall {
+			return files, nil, ""
+		}
+		fw, note := readFirewall(ctx, t, named)
+		return files, fw, note
 	}
 	if t == target.Local() {
 		return oneByOne()
 	}
-	cmds := make([]shellCmd, len(paths))
+	var cmds []shellCmd
 	for i, p := range paths {
-		cmds[i] = shellCmd{key: "file" + strconv.Itoa(i), script: "cat " + shell.Quote(p)}
+		cmds = append(cmds, shellCmd{key: "file" + strconv.Itoa(i), script: "cat " + shell.Quote(p)})
+	}
+	if firewall {
+		for _, key := range []string{"nft-json", "nft-text", "iptables", "ip6tables"} {
+			if key == "nft-text" && !named {
+				continue
+			}
+			argv := firewallArgv[key]
+			cmds = append(cmds, shellCmd{key: key, script: ifInstalled(argv[0], shell.Join(argv[0], argv[1:]...))})
+		}
 	}
 	res, err := runBatch(ctx, t, cmds)
 	if err != nil || len(res) == 0 {
@@ -149,8 +175,24 @@ func ReadFiles(ctx context.Context, t target.Target, paths ...string) map[string
 	}
 	for i, p := range paths {
 		if r, ok := res["file"+strconv.Itoa(i)]; ok && r.Code == 0 {
-			out[p] = []byte(r.Out)
+			files[p] = []byte(r.Out)
 		}
 	}
-	return out
+	if !firewall {
+		return files, nil, ""
+	}
+	fw, note := firewallFrom(func(key string) ([]byte, error) {
+		r, ok := res[key]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%s did not run", firewallArgv[key][0])
+		case r.Code == 127:
+			return nil, fmt.Errorf("%w: %s", target.ErrNotFound, firewallArgv[key][0])
+		case r.Code != 0:
+			first, _, _ := strings.Cut(r.Stderr, "\n")
+			return nil, fmt.Errorf("exit status %d: %s", r.Code, first)
+		}
+		return []byte(r.Out), nil
+	}, named)
+	return files, fw, note
 }

@@ -32,16 +32,34 @@ func ReadFirewallCounters(ctx context.Context, t target.Target) (*facts.Firewall
 }
 
 func readFirewall(ctx context.Context, t target.Target, texts bool) (*facts.Firewall, string) {
-	nft, note := readNft(ctx, t, texts)
+	return firewallFrom(func(key string) ([]byte, error) {
+		argv := firewallArgv[key]
+		return t.Run(ctx, argv[0], argv[1:]...)
+	}, texts)
+}
+
+// firewallArgv are the commands behind the firewall's outputs, by key.
+var firewallArgv = map[string][]string{
+	"nft-json":  {"nft", "-j", "list", "ruleset"},
+	"nft-text":  {"nft", "-a", "list", "ruleset"},
+	"iptables":  {"iptables-save", "-c"},
+	"ip6tables": {"ip6tables-save", "-c"},
+}
+
+// firewallFrom joins the firewall's outputs, which output(key) gives (an
+// error satisfying target.IsNotFound for a tool that is not installed):
+// nft's ruleset, with texts its rules' text, and iptables-save's counters.
+func firewallFrom(output func(key string) ([]byte, error), texts bool) (*facts.Firewall, string) {
+	nft, note := nftFrom(output, texts)
 	var ipt IptablesView
-	for _, fam := range []struct{ tool, family string }{{"iptables-save", "ip"}, {"ip6tables-save", "ip6"}} {
-		out, err := t.Run(ctx, fam.tool, "-c")
+	for _, fam := range []struct{ key, family string }{{"iptables", "ip"}, {"ip6tables", "ip6"}} {
+		out, err := output(fam.key)
 		if err != nil {
 			continue // not installed, or no iptables: nft's view is all there is
 		}
 		rules, chains, nf, err := parse.ParseIptablesSave(bytes.NewReader(out), fam.family)
 		if err != nil {
-			note += fmt.Sprintf("%s unreadable: %v. ", fam.tool, err)
+			note += fmt.Sprintf("%s unreadable: %v. ", firewallArgv[fam.key][0], err)
 			continue
 		}
 		ipt.Rules, ipt.Chains, ipt.NfBackend = append(ipt.Rules, rules...), append(ipt.Chains, chains...), ipt.NfBackend || nf
@@ -53,11 +71,11 @@ func readFirewall(ctx context.Context, t target.Target, texts bool) (*facts.Fire
 	return &fw, note
 }
 
-// readNft reads "nft -j list ruleset" and, with texts, fills the rules' text
+// nftFrom reads "nft -j list ruleset" and, with texts, fills the rules' text
 // from "nft -a list ruleset", which findings quote; without it they show
 // where to look.
-func readNft(ctx context.Context, t target.Target, texts bool) (*facts.Firewall, string) {
-	out, err := t.Run(ctx, "nft", "-j", "list", "ruleset")
+func nftFrom(output func(key string) ([]byte, error), texts bool) (*facts.Firewall, string) {
+	out, err := output("nft-json")
 	switch {
 	case target.IsNotFound(err):
 		return nil, "nft not installed. "
@@ -71,7 +89,7 @@ func readNft(ctx context.Context, t target.Target, texts bool) (*facts.Firewall,
 	if !texts {
 		return &fw, ""
 	}
-	if out, err := t.Run(ctx, "nft", "-a", "list", "ruleset"); err == nil {
+	if out, err := output("nft-text"); err == nil {
 		_ = withNftTexts(&fw, bytes.NewReader(out)) // the rules stand without their text
 	}
 	return &fw, ""

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target/targettest"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 // TestReadFiles reads three files through one real shell, as a namespace or
@@ -52,5 +54,63 @@ func TestReadFilesWithoutShell(t *testing.T) {
 	got := ReadFiles(context.Background(), h, "/proc/net/dev", "/proc/net/udp")
 	if d := cmp.Diff(map[string][]byte{"/proc/net/dev": []byte("Inter-|\n")}, got); d != "" {
 		t.Errorf("files (-want +got)\n%s", d)
+	}
+}
+
+// TestReadSample reads files and the firewall in one shell whose nft and
+// iptables-save print what they printed on a recorded host (banIP's ICMP
+// limit, iptables-nft), and gets the firewall ReadFirewallCounters builds
+// from the same outputs, one command at a time.
+func TestReadSample(t *testing.T) {
+	bin := t.TempDir()
+	tool := func(name, recorded string) {
+		script := "#!/bin/sh\ncat " + shell.Quote(testutil.Testdata("collect", recorded)) + "\n"
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tool("nft", "nft/ruleset-banip-iptables-nft.json")
+	tool("iptables-save", "iptables/iptables-save-c.txt")
+	for _, prog := range []string{"sh", "cat"} {
+		path, err := exec.LookPath(prog)
+		if err != nil {
+			t.Skip(err)
+		}
+		if err := os.Symlink(path, filepath.Join(bin, prog)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	stat := filepath.Join(dir, "stat")
+	if err := os.WriteFile(stat, []byte("cpu 1 2 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := targettest.New("netns:x")
+	h.Fallback = func(line string) (targettest.Answer, bool) {
+		cmd := exec.Command(filepath.Join(bin, "sh"), "-c", line)
+		cmd.Env = []string{"PATH=" + bin} // no ip6tables-save: not installed
+		out, err := cmd.Output()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return targettest.Answer{Out: string(out), Code: ee.ExitCode()}, true
+		}
+		return targettest.Answer{Out: string(out)}, true
+	}
+	files, fw, _ := ReadSample(context.Background(), h, false, stat)
+	if string(files[stat]) != "cpu 1 2 3\n" || fw == nil {
+		t.Fatalf("files %q, firewall %v", files, fw)
+	}
+	if n := len(h.Ran()); n != 1 {
+		t.Errorf("ran %d commands, want one batch", n)
+	}
+	one := targettest.New("netns:y")
+	one.On("nft -j list ruleset", string(testutil.ReadTestdata(t, "collect", "nft", "ruleset-banip-iptables-nft.json")))
+	one.On("iptables-save -c", string(testutil.ReadTestdata(t, "collect", "iptables", "iptables-save-c.txt")))
+	want, _ := ReadFirewallCounters(context.Background(), one)
+	if d := cmp.Diff(want, fw); d != "" {
+		t.Errorf("firewall (-one by one +batched)\n%s", d)
+	}
+	if len(fw.Rules) == 0 || !fw.Iptables {
+		t.Errorf("firewall has %d rules, iptables %v: want both tools' rules", len(fw.Rules), fw.Iptables)
 	}
 }

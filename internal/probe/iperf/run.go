@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/clock"
+	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -119,12 +120,9 @@ const serverExitWait = 400 * time.Millisecond
 // listening reports whether a TCP socket on t listens on port, from
 // /proc/net/tcp6 and /proc/net/tcp; known is false when t shows neither.
 func listening(ctx context.Context, t target.Target, port int) (up, known bool) {
-	for _, path := range []string{"/proc/net/tcp6", "/proc/net/tcp"} {
-		b, err := t.ReadFile(ctx, path)
-		if err != nil {
-			continue // no IPv6 on this host, or no /proc
-		}
-		known = true
+	// Both tables in one read: the wait polls this.
+	for _, b := range collect.ReadFiles(ctx, t, "/proc/net/tcp6", "/proc/net/tcp") {
+		known = true // a table missing is no IPv6 on this host, or no /proc
 		if ListensOn(string(b), port) {
 			return true, true
 		}
