@@ -108,11 +108,11 @@ func TestICMPLimitForms(t *testing.T) {
 			"counter cnt_icmpflood = 160 packets",
 			`nft 'replace rule inet banIP pre-routing handle 5 iifname != { "lo", "br-lan" } meta nfproto . meta l4proto { ipv4 . icmp, ipv6 . ipv6-icmp } limit rate over 250/second counter name "cnt_icmpflood" drop'`, true},
 		{"ipt-limit-accept-drop", warning, "rule ip filter INPUT rule 2 (-A INPUT -p icmp -m icmp --icmp-type 0 -j DROP) dropped 50 packets",
-			"rule counter = 50 packets", "iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 250/sec -j ACCEPT", true},
+			"rule counter = 50 packets", "iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 250/sec --limit-burst 25 -j ACCEPT", true},
 		{"ipt-mangle-prerouting-limit-drop", warning, "in ip mangle/PREROUTING: rule ip mangle PREROUTING rule 2 (-A PREROUTING -i veth-a -p icmp -j DROP) dropped 104 packets on veth-a",
-			"rule counter = 104 packets", "iptables -t mangle -R PREROUTING 1 -i veth-a -p icmp -m limit --limit 250/sec -j ACCEPT", true},
+			"rule counter = 104 packets", "iptables -t mangle -R PREROUTING 1 -i veth-a -p icmp -m limit --limit 250/sec --limit-burst 25 -j ACCEPT", true},
 		{"ipt-limit-accept-policy", warning, "in ip filter/INPUT: the DROP policy of chain INPUT dropped 104 packets",
-			"policy counter of INPUT = 104 packets", "iptables -t filter -R INPUT 2 -p icmp -m limit --limit 250/sec -j ACCEPT", true},
+			"policy counter of INPUT = 104 packets", "iptables -t filter -R INPUT 2 -p icmp -m limit --limit 250/sec --limit-burst 25 -j ACCEPT", true},
 		{"ipt-hashlimit-accept-reject", warning, "rule ip filter INPUT rule 2 (-A INPUT -p icmp -j REJECT --reject-with icmp-host-prohibited) dropped 104 packets",
 			"rule counter = 104 packets",
 			"iptables -t filter -R INPUT 1 -p icmp -m hashlimit --hashlimit-upto 250/sec --hashlimit-burst 5 --hashlimit-mode srcip --hashlimit-name icmp -j ACCEPT", true},
@@ -120,7 +120,7 @@ func TestICMPLimitForms(t *testing.T) {
 			"iptables -t filter -R INPUT 1 -p icmp -m hashlimit --hashlimit-above 250/sec --hashlimit-burst 5 --hashlimit-mode srcip --hashlimit-name icmpflood -j DROP", true},
 		{"ip6t-limit-accept-drop", warning, "rule ip6 filter INPUT rule 2 (-A INPUT -p ipv6-icmp -m icmp6 --icmpv6-type 129 -j DROP) dropped 50 packets",
 			"rule counter = 50 packets",
-			"ip6tables -t filter -R INPUT 1 -p ipv6-icmp -m icmp6 --icmpv6-type 129 -m limit --limit 250/sec -j ACCEPT", true},
+			"ip6tables -t filter -R INPUT 1 -p ipv6-icmp -m icmp6 --icmpv6-type 129 -m limit --limit 250/sec --limit-burst 25 -j ACCEPT", true},
 	}
 	for _, tc := range tests {
 		uplink := "veth-a"

@@ -95,11 +95,25 @@ func (a *iptLimit) limitAt() int {
 	return -1
 }
 
-// raised is the rule's words with the rate set to a.rate per second.
+// raised is the rule's words with the rate set to a.rate per second. A limit
+// match's burst grows with it to a tenth of a second's worth: its token
+// bucket refills once a jiffy, so at the default burst of 5 a monitoring
+// agent's six echo requests at once still lose a reply at any rate.
 func (a *iptLimit) raised() []string {
 	w := slices.Clone(a.words)
-	w[a.limitAt()] = strconv.Itoa(a.rate) + "/sec"
-	return w
+	at := a.limitAt()
+	w[at] = strconv.Itoa(a.rate) + "/sec"
+	if w[at-1] != "--limit" {
+		return w
+	}
+	burst := max(a.rate/10, 5)
+	if i := slices.Index(w, "--limit-burst"); i > at && i+1 < len(w) {
+		if cur, err := strconv.Atoi(w[i+1]); err == nil && cur < burst {
+			w[i+1] = strconv.Itoa(burst)
+		}
+		return w
+	}
+	return slices.Insert(w, at+1, "--limit-burst", strconv.Itoa(burst))
 }
 
 func (a *iptLimit) tool() string {

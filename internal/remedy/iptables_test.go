@@ -23,9 +23,9 @@ func TestIptablesLimit(t *testing.T) {
 		config []finding.ConfigSnippet
 	}{
 		{"limit, then a DROP policy", m(IptablesLimit(limit, 250)),
-			[]string{"iptables -t filter -R INPUT 2 -p icmp -m limit --limit 250/sec -j ACCEPT"},
+			[]string{"iptables -t filter -R INPUT 2 -p icmp -m limit --limit 250/sec --limit-burst 25 -j ACCEPT"},
 			[]finding.ConfigSnippet{{Path: "/etc/iptables/rules.v4 (*filter), or wherever your firewall script adds the rule",
-				Lines: []string{"-A INPUT -p icmp -m limit --limit 250/sec -j ACCEPT"}}}},
+				Lines: []string{"-A INPUT -p icmp -m limit --limit 250/sec --limit-burst 25 -j ACCEPT"}}}},
 		{"hashlimit upto, with a quoted comment", m(IptablesLimit(IptablesRule{Family: "ip6", Table: "filter", Chain: "INPUT", Position: 1,
 			Text: `-A INPUT -p ipv6-icmp -m comment --comment "rate limit ping" -m hashlimit --hashlimit-upto 10/sec --hashlimit-burst 5 --hashlimit-mode srcip --hashlimit-name icmp -j ACCEPT`}, 250)),
 			[]string{"ip6tables -t filter -R INPUT 1 -p ipv6-icmp -m comment --comment 'rate limit ping' -m hashlimit --hashlimit-upto 250/sec --hashlimit-burst 5 --hashlimit-mode srcip --hashlimit-name icmp -j ACCEPT"},
@@ -77,7 +77,7 @@ func TestIptablesLimitPlan(t *testing.T) {
 	}
 	want := Step{Kind: KindICMPLimit, Summary: "ICMP limit 10/sec -> 250/sec (iptables -t filter, rule 1 of INPUT)",
 		Notes:    st.Notes,
-		Commands: []string{"iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 250/sec -j ACCEPT"},
+		Commands: []string{"iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 250/sec --limit-burst 25 -j ACCEPT"},
 		Undo:     []string{"iptables -t filter -R INPUT 1 -p icmp -m icmp --icmp-type 0 -m limit --limit 10/sec -j ACCEPT"}}
 	if d := cmp.Diff(want, st); d != "" {
 		t.Errorf("step (-want +got)\n%s", d)
@@ -130,6 +130,26 @@ func TestNftCountDrops(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.want != "" && (len(fix.Commands) != 1 || fix.Commands[0] != tc.want || fix.Action != nil):
 			t.Errorf("%s:\n got %q\nwant %s", tc.name, fix.Commands, tc.want)
+		}
+	}
+}
+
+// TestIptablesLimitRaisesBurst: a limit match's burst grows to a tenth of a
+// second's worth with its rate (at the default 5 a monitoring agent's six
+// pings at once still lose one), a larger one stays, a hashlimit has none.
+func TestIptablesLimitRaisesBurst(t *testing.T) {
+	for text, want := range map[string]string{
+		"-A INPUT -p icmp -m limit --limit 25/sec -j ACCEPT":                                 "iptables -t filter -R INPUT 1 -p icmp -m limit --limit 250/sec --limit-burst 25 -j ACCEPT",
+		"-A INPUT -p icmp -m limit --limit 25/sec --limit-burst 10 -j ACCEPT":                "iptables -t filter -R INPUT 1 -p icmp -m limit --limit 250/sec --limit-burst 25 -j ACCEPT",
+		"-A INPUT -p icmp -m limit --limit 25/sec --limit-burst 100 -j ACCEPT":               "iptables -t filter -R INPUT 1 -p icmp -m limit --limit 250/sec --limit-burst 100 -j ACCEPT",
+		"-A INPUT -p icmp -m hashlimit --hashlimit-upto 25/sec --hashlimit-name x -j ACCEPT": "iptables -t filter -R INPUT 1 -p icmp -m hashlimit --hashlimit-upto 250/sec --hashlimit-name x -j ACCEPT",
+	} {
+		r, err := IptablesLimit(IptablesRule{Family: "ip", Table: "filter", Chain: "INPUT", Position: 1, Text: text}, 250)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if got := r.Commands(); len(got) != 1 || got[0] != want {
+			t.Errorf("%s:\n got %q\nwant %q", text, got, want)
 		}
 	}
 }
