@@ -57,7 +57,7 @@ func TestGrownAcceptUnderLimit(t *testing.T) {
 		before, after   facts.Firewall
 	}{
 		{"iptables, DROP policy", "ip filter INPUT policy DROP (drops what ip filter INPUT rule 2: -A INPUT -p icmp -m limit --limit 10/sec -j ACCEPT does not accept)",
-			"iptables -t filter -R INPUT 2 -p icmp -m limit --limit 250/sec -j ACCEPT",
+			"iptables -t filter -R INPUT 2 -p icmp -m limit --limit 250/sec --limit-burst 25 -j ACCEPT",
 			loadIptables(t, "ipt-limit-accept-policy-before"), loadIptables(t, "ipt-limit-accept-policy-after")},
 		{"nft, counted drop rule", "inet filter input handle 3 (drops what inet filter input handle 2: limit rate 10/second burst 5 packets does not accept)",
 			"nft -a list chain inet filter input",
