@@ -38,22 +38,12 @@ func RunDelay(iface string, delay time.Duration) error {
 			_, _ = unix.Write(fd, h.pkt)
 		}
 	}()
-	go func() {
-		buf := make([]byte, 65536)
-		for {
-			n, err := unix.Read(fd, buf)
-			if err != nil {
-				if err == unix.EINTR || err == unix.EAGAIN {
-					continue
-				}
-				return
-			}
-			select {
-			case queue <- held{time.Now().Add(delay), append([]byte(nil), buf[:n]...)}:
-			default: // a full queue drops, like a full netem queue
-			}
+	go readPackets(fd, func(pkt []byte) {
+		select {
+		case queue <- held{time.Now().Add(delay), append([]byte(nil), pkt...)}:
+		default: // a full queue drops, like a full netem queue
 		}
-	}()
+	})
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	<-sig
@@ -74,4 +64,20 @@ func openTUN(name string) (int, error) {
 		return -1, fmt.Errorf("create TUN %s: %w", name, errno)
 	}
 	return fd, nil
+}
+
+// readPackets hands each packet read from TUN fd to handle (the buffer is
+// reused: handle copies what it keeps) until the device goes away.
+func readPackets(fd int, handle func(pkt []byte)) {
+	buf := make([]byte, 65536)
+	for {
+		n, err := unix.Read(fd, buf)
+		if err != nil {
+			if err == unix.EINTR || err == unix.EAGAIN {
+				continue
+			}
+			return
+		}
+		handle(buf[:n])
+	}
 }

@@ -93,21 +93,11 @@ func RunKnee(iface string, mbit int, hold time.Duration) error {
 	}
 	defer unix.Close(fd)
 	k := &Knee{Mbit: mbit, Hold: hold}
-	go func() {
-		buf := make([]byte, 65536)
-		for {
-			n, err := unix.Read(fd, buf)
-			if err != nil {
-				if err == unix.EINTR || err == unix.EAGAIN {
-					continue
-				}
-				return
-			}
-			if k.Pass(time.Now(), n) {
-				_, _ = unix.Write(fd, buf[:n])
-			}
+	go readPackets(fd, func(pkt []byte) {
+		if k.Pass(time.Now(), len(pkt)) {
+			_, _ = unix.Write(fd, pkt)
 		}
-	}()
+	})
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	<-sig
