@@ -240,9 +240,11 @@ func boot(ctx context.Context, opts Options, kernel string, argv []string, stdou
 	// The guest's CPUs are QEMU's threads: they run at the lab nodes' priority
 	// (in an autogroup of their own, where the kernel has autogroups), so a
 	// job beside the guest does not slow the lab inside it.
-	run := fmt.Sprintf(`echo %d 2>/dev/null >/proc/self/autogroup; exec nice -n %d "$@"`, guestNice, guestNice)
+	// vng starts virtme-run by name: where pip put vng in a virtualenv
+	// linked into PATH (make deps), its siblings are not on PATH.
+	run := fmt.Sprintf(`PATH="$1:$PATH"; shift; echo %d 2>/dev/null >/proc/self/autogroup; exec nice -n %d "$@"`, guestNice, guestNice)
 	go func() {
-		errc <- target.Local().Stream(runCtx, nil, stdout, marker, "setsid", append([]string{"-w", "sh", "-c", run, "-", vng}, args...)...)
+		errc <- target.Local().Stream(runCtx, nil, stdout, marker, "setsid", append([]string{"-w", "sh", "-c", run, "-", scriptDir(vng), vng}, args...)...)
 	}()
 
 	bootTimeout := opts.BootTimeout
@@ -378,6 +380,15 @@ func (m *markerWriter) release() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.kernel
+}
+
+// scriptDir is the directory vng really lives in, with the console scripts
+// pip installed beside it (virtme-run).
+func scriptDir(vng string) string {
+	if real, err := filepath.EvalSymlinks(vng); err == nil {
+		return filepath.Dir(real)
+	}
+	return filepath.Dir(vng)
 }
 
 // lookPath finds a program on PATH, or where pip puts console scripts for

@@ -130,6 +130,13 @@ func TestClientArgs(t *testing.T) {
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
 	}
+	// An MSS step leaves out the server's JSON: -M does not clamp the
+	// control connection that would carry it.
+	got = strings.Join(ClientArgs(Test{Addr: "10.77.0.2", Seconds: 1, MSS: 1288, Terse: true}), " ")
+	want = "-c 10.77.0.2 -p 5299 -J -t 1 --connect-timeout 3000 -M 1288"
+	if got != want {
+		t.Errorf("args\n got %s\nwant %s", got, want)
+	}
 }
 
 // Beside the Mbit figures, rates are in bits per second, iperf3's own unit:

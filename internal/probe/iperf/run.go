@@ -34,6 +34,11 @@ type Test struct {
 	// BindDev makes the client's socket leave through this device
 	// (--bind-dev, SO_BINDTODEVICE): one uplink of several.
 	BindDev string
+	// Terse leaves out the server's own JSON (--get-server-output), the
+	// only large message on the control connection, which -M does not
+	// clamp: on a path that loses the tunnel's full-size packets it would
+	// stall an MSS step that itself got through. Reverse tests need it.
+	Terse bool
 	// Timeout bounds the client run; 0 allows Omit+Seconds+20 s. A run that
 	// outlives it fails with ErrStalled.
 	Timeout time.Duration
@@ -189,8 +194,11 @@ func ClientArgs(t Test) []string {
 	if port == 0 {
 		port = DefaultPort
 	}
-	args := []string{"-c", t.Addr, "-p", strconv.Itoa(port), "-J", "--get-server-output",
-		"-t", strconv.Itoa(t.Seconds), "--connect-timeout", "3000"}
+	args := []string{"-c", t.Addr, "-p", strconv.Itoa(port), "-J"}
+	if !t.Terse || t.Reverse {
+		args = append(args, "--get-server-output")
+	}
+	args = append(args, "-t", strconv.Itoa(t.Seconds), "--connect-timeout", "3000")
 	if t.Omit > 0 {
 		args = append(args, "-O", strconv.Itoa(t.Omit))
 	}

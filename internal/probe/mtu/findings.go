@@ -101,6 +101,18 @@ func tooLargeForPath(r *Result) finding.Finding {
 			"without it (kernel WireGuard) they are fragmented at the narrow hop and the fragments are lost on the way. Lower the " +
 			"WireGuard MTU to the path MTU minus WireGuard's overhead, on both ends.",
 	}
+	switch r.Implementation {
+	case "kernel":
+		f.Detail = "The path carries packets up to its MTU and says so (an ICMP \"fragmentation needed\" comes back), but the tunnel's " +
+			"outer packets are larger. This tunnel is kernel WireGuard, which clears DF on them: the narrow hop fragments each " +
+			"full-size packet and the fragments are lost on the way (firewalls and carrier NATs that drop fragments do this), so " +
+			"small packets pass and bulk TCP stalls. Lower the WireGuard MTU to the path MTU minus WireGuard's overhead, on both ends."
+	case "userspace":
+		f.Detail = "The path carries packets up to its MTU and says so (an ICMP \"fragmentation needed\" comes back), but the tunnel's " +
+			"outer packets are larger. This tunnel is a userspace implementation, which sets DF on them: the narrow hop refuses " +
+			"each full-size packet, so small packets pass and bulk TCP stalls. Lower the WireGuard MTU to the path MTU minus " +
+			"WireGuard's overhead, on both ends."
+	}
 	if r.PathMTU > 0 {
 		f.Evidence = append(f.Evidence,
 			finding.Evidence{Source: "ping -M do", Key: "path MTU (largest DF probe that passed)", Value: strconv.Itoa(r.PathMTU) + " bytes"}.Of(float64(r.PathMTU), finding.Bytes))

@@ -94,7 +94,10 @@ func TestFindingsByImplementation(t *testing.T) {
 			"mtu.pmtud-blackhole", finding.Critical, "retransmits the same oversized segments"},
 		{"kernel: PMTUD works, fragments dropped on the path", with(Result{Client: "netns:a", ClientIface: "wg-a", Addr: "203.0.113.2",
 			PathMTU: 1400, FirstFailed: 1401, FragNeededMTU: 1400, SearchMax: 1500, WGMTU: 1340, MSSClamp: 1300, ReferenceMbit: 60}, "kernel", cliff, 1288, 1296),
-			"mtu.tunnel-too-large", finding.Critical, "fragments are lost on the way"},
+			"mtu.tunnel-too-large", finding.Critical, "kernel WireGuard, which clears DF"},
+		{"userspace: PMTUD works, the tunnel's DF packets are refused", with(Result{Client: "netns:a", ClientIface: "wg-a", Addr: "203.0.113.2",
+			PathMTU: 1400, FirstFailed: 1401, FragNeededMTU: 1400, SearchMax: 1500, WGMTU: 1340, MSSClamp: 1300, ReferenceMbit: 60}, "userspace", cliff, 1288, 1296),
+			"mtu.tunnel-too-large", finding.Critical, "the narrow hop refuses"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := Findings(&tt.r)

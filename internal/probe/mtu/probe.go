@@ -281,7 +281,7 @@ func (l *liveProber) mss(ctx context.Context, addr string, mss int) (MSSRun, err
 		l.stall = mssFirstStall
 	}
 	start := time.Now()
-	r, err := iperf.Run(ctx, l.c.Client, l.c.Server, iperf.Test{Addr: addr, Port: l.c.Port, Seconds: 1, MSS: mss, Timeout: l.stall})
+	r, err := iperf.Run(ctx, l.c.Client, l.c.Server, iperf.Test{Addr: addr, Port: l.c.Port, Seconds: 1, MSS: mss, Terse: true, Timeout: l.stall})
 	run := MSSRun{MSS: mss}
 	switch {
 	case errors.Is(err, iperf.ErrStalled):
