@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -179,16 +180,32 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 	if n, err := strconv.Atoi(strings.TrimPrefix(in.Interface, base)); err == nil {
 		first = n
 	}
+	// A flow this host starts takes the address of the tunnel its first
+	// route lookup picks, and the lookup with its real port may hash it onto
+	// another tunnel: every tunnel accepts all of the other site's tunnel
+	// addresses (AllowedIPs may overlap across interfaces).
+	var peerAddrs []string
+	for i := 0; i < in.Tunnels; i++ {
+		a, err := shiftThirdOctet(netip.PrefixFrom(peerTunnelAddr(peer.AllowedIPs, own), 32), i)
+		if err != nil {
+			return nil, err
+		}
+		peerAddrs = append(peerAddrs, a.String())
+	}
+	var ownAddrs []string
+	for i := 0; i < in.Tunnels; i++ {
+		a, err := shiftThirdOctet(own, i)
+		if err != nil {
+			return nil, err
+		}
+		ownAddrs = append(ownAddrs, a.Addr().String()+"/32")
+	}
 	plan := &ECMPPlan{}
 	var devs []string
 	for i := 0; i < in.Tunnels; i++ {
 		name := fmt.Sprintf("%s%d", base, first+i)
 		devs = append(devs, name)
 		addr, err := shiftThirdOctet(own, i)
-		if err != nil {
-			return nil, err
-		}
-		peerAddr, err := shiftThirdOctet(netip.PrefixFrom(peerTunnelAddr(peer.AllowedIPs, own), 32), i)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +219,7 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 		b.WriteString("Table = off\n")
 		fmt.Fprintf(&b, "\n[Peer]\nPublicKey = %s\n", peer.PublicKey)
 		fmt.Fprintf(&b, "Endpoint = %s\n", joinEndpoint(host, port+i))
-		fmt.Fprintf(&b, "AllowedIPs = %s\n", strings.Join(append([]string{peerAddr.String()}, nets...), ", "))
+		fmt.Fprintf(&b, "AllowedIPs = %s\n", strings.Join(append(slices.Clone(peerAddrs), nets...), ", "))
 		if peer.PersistentKeepalive != "" {
 			fmt.Fprintf(&b, "PersistentKeepalive = %s\n", peer.PersistentKeepalive)
 		}
@@ -235,7 +252,10 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 		}
 	}
 	plan.Notes = append(plan.Notes,
-		fmt.Sprintf("the other site needs the mirror image: ports %d..%d, its own keys, and the same multipath route back", c.ListenPort, c.ListenPort+in.Tunnels-1),
+		fmt.Sprintf("the other site needs the mirror image: ports %d..%d, its own keys, the same multipath route back, and "+
+			"AllowedIPs on every tunnel that hold all of this site's tunnel addresses (%s) besides its networks: a flow a site "+
+			"starts itself may leave with one tunnel's address through another, and WireGuard drops a source its peer does not allow",
+			c.ListenPort, c.ListenPort+in.Tunnels-1, strings.Join(ownAddrs, ", ")),
 		"add the route commands as PostUp of the last tunnel (or a boot script) to keep them after a reboot; keep net.ipv4.fib_multipath_hash_policy = 1 in /etc/sysctl.d")
 	return plan, nil
 }

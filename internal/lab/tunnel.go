@@ -3,7 +3,9 @@ package lab
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wgperf/wgperf/internal/shell"
 
@@ -129,6 +131,24 @@ func (l *Lab) ECMP(ctx context.Context, n int) ([]string, error) {
 	}
 	for len(l.Tunnels) < n {
 		if _, err := l.AddTunnel(ctx); err != nil {
+			return nil, err
+		}
+	}
+	// A flow A starts itself takes the source address of the tunnel its
+	// first route lookup picked, and the lookup with its real port may hash
+	// it onto another tunnel (the guest's 6.1 kernel does, half the time):
+	// B accepts every A tunnel address on every tunnel, as the other site
+	// of a real ECMP setup must (fix ecmp says so).
+	var fromA []string
+	for _, t := range l.Tunnels[:n] {
+		fromA = append(fromA, t.AddrA+"/32")
+	}
+	for _, t := range l.Tunnels[:n] {
+		allowed := fromA
+		if l.Config.LAN {
+			allowed = append(slices.Clone(fromA), lanNet)
+		}
+		if _, err := l.Target("b").Run(ctx, "wg", "set", t.IfB, "peer", t.KeyA, "allowed-ips", strings.Join(allowed, ",")); err != nil {
 			return nil, err
 		}
 	}
