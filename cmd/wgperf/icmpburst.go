@@ -23,7 +23,8 @@ func icmpBurstCmd() *cobra.Command {
 		Use:   "icmp-burst",
 		Short: "One-shot pings vs one persistent ping, to expose an ICMP rate limiter",
 		Long: `icmp-burst pings each target --count times as separate one-shot processes (the way
-mwan3 and other health checkers do), then --count times from one persistent ping
+mwan3 and other health checkers do; it stops at the fifth lost reply, which proves
+the limiter, as each costs a whole --wait), then --count times from one persistent ping
 per target. If the one-shot pings fail and the persistent ones do not, a rate limiter
 drops reply bursts; the firewall counters (nft, iptables-save -c) read before and after
 show which rule or chain policy grew, and which ICMP limit it drops the excess of.

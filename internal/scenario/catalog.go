@@ -60,6 +60,11 @@ type Scenario struct {
 	// mirror or cannot set them); Run sets them and restores the exact old values.
 	HostSysctls map[string]string
 	Break       []Command // run after the lab is up: the pathology
+	// BreaksUnderlay says the breakage slows the link under the tunnel too
+	// (a route onto the slow uplink, loss on every packet): the underlay is
+	// measured before it, as the level the fix must bring the tunnel back
+	// to. Otherwise doctor's own underlay runs serve.
+	BreaksUnderlay bool
 	// Probes are the targeted probes doctor must run on this case, and the
 	// load (ProbeFlows) the scenario puts on the network before doctor looks.
 	Probes []Probe
@@ -260,8 +265,9 @@ var Catalog = []Scenario{
 		Symptom: "tunnel crawls on the backup uplink while the fiber is up",
 		Lab:     lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
 		// netifd's host route, created while the primary was down, never re-evaluated.
-		Break:  []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1", "proto", "static", "metric", "20")},
-		Expect: check.RouteStaleEndpoint,
+		BreaksUnderlay: true,
+		Break:          []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1", "proto", "static", "metric", "20")},
+		Expect:         check.RouteStaleEndpoint,
 	},
 	{
 		Name: "slow-uplink", Case: caseMultiWAN,
@@ -270,9 +276,10 @@ var Catalog = []Scenario{
 		// (proto boot, not the static one netifd makes): no passive check can
 		// say it is stale, and the underlay measured to the endpoint follows
 		// it too. Only the underlay through each uplink shows the fiber idle.
-		Lab:    lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
-		Break:  []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1")},
-		Expect: check.RouteEndpointUplink,
+		Lab:            lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
+		BreaksUnderlay: true,
+		Break:          []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1")},
+		Expect:         check.RouteEndpointUplink,
 	},
 	{
 		Name: "icmp-ratelimit", Case: caseMultiWAN,
@@ -340,22 +347,24 @@ var Catalog = []Scenario{
 		// Doctor names CUBIC as a latent cost; BBR takes the tunnel to what the
 		// path carries with a good sender (the underlay measured before the
 		// breakage, with BBR).
-		Lab:         lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 20, PathLossPct: 2}},
-		HostSysctls: map[string]string{"net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
-		Break:       []Command{on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic")},
-		Expect:      check.TCPCongestionControl,
-		Latent:      true,
-		UploadOnly:  true,
+		Lab:            lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 20, PathLossPct: 2}},
+		HostSysctls:    map[string]string{"net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
+		BreaksUnderlay: true,
+		Break:          []Command{on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic")},
+		Expect:         check.TCPCongestionControl,
+		Latent:         true,
+		UploadOnly:     true,
 	},
 	{
 		Name: "conntrack-full", Case: caseTuning,
 		Symptom: "new connections through the hub time out under many flows",
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}},
 		// nf_conntrack_max can only be set in the initial namespace.
-		HostSysctls: map[string]string{"net.netfilter.nf_conntrack_max": "256"},
-		Break:       []Command{on("b", "nft", "add table inet hub; add chain inet hub input { type filter hook input priority 0; ct state established,related accept; }")},
-		Probes:      []Probe{ProbeFlows},
-		Expect:      check.ConntrackTablePressure,
+		HostSysctls:    map[string]string{"net.netfilter.nf_conntrack_max": "256"},
+		BreaksUnderlay: true, // the many flows fill the table: the underlay's own connections fail too
+		Break:          []Command{on("b", "nft", "add table inet hub; add chain inet hub input { type filter hook input priority 0; ct state established,related accept; }")},
+		Probes:         []Probe{ProbeFlows},
+		Expect:         check.ConntrackTablePressure,
 	},
 	{
 		Name: "mss-clamp-missing", Case: casePMTUD,

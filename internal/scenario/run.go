@@ -62,7 +62,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		opts.LabName = "run"
 	}
 	if opts.Seconds == 0 {
-		opts.Seconds = 5
+		opts.Seconds = 4
 	}
 	if opts.Timeout == 0 {
 		// About twenty measurement lengths happen in the slowest scenario.
@@ -120,11 +120,11 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	defer lab.Down(context.WithoutCancel(ctx), cfg.Name)
 	r.root = filepath.Join(lab.StateDir, cfg.Name, "root")
 
-	// The link under the tunnel is measured before a breakage: a stale route
-	// slows the underlay to the same endpoint too, and CUBIC on a lossy path
-	// the underlay's own transfer. Without one, doctor's bench measures it
-	// beside the tunnel.
-	if (len(sc.Break) > 0 || sc.ECMP > 1) && !opts.VerdictOnly {
+	// The link under the tunnel is measured before a breakage that slows it
+	// too: a stale route slows the underlay to the same endpoint, and CUBIC
+	// on a lossy path the underlay's own transfer. Otherwise doctor's bench
+	// measures it beside the tunnel.
+	if (sc.BreaksUnderlay || sc.ECMP > 1) && !opts.VerdictOnly {
 		if r.res.Before.Up.Underlay, r.res.Before.Down.Underlay, err = r.measureUnderlay(ctx); err != nil {
 			return r.res, err
 		}
@@ -152,7 +152,9 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		return r.res, nil
 	}
 	// ECMP and LAN hosts measure their own path (parallel flows to site B's
-	// network, or host to host through both gateways) beside doctor's bench.
+	// network, or host to host through both gateways) beside doctor's bench,
+	// whose underlay runs stand.
+	doctorsUp, doctorsDown := r.doctorsUnderlay()
 	if sc.ECMP > 1 || sc.Client != "" {
 		if r.res.BenchBefore, r.res.Before.Up.Tunnel, r.res.Before.Down.Tunnel, err = r.measureTunnel(ctx, true); err != nil {
 			r.logf("before: no measurement through the tunnel: %v", err)
@@ -161,8 +163,8 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	if r.res.Before.Up.Underlay == 0 {
 		// A bench stopped by a stalled tunnel run never reached the underlay;
 		// LAN hosts and ECMP benches have none.
-		if up, down := r.doctorsUnderlay(); up > 0 && down > 0 {
-			r.res.Before.Up.Underlay, r.res.Before.Down.Underlay = up, down
+		if doctorsUp > 0 && doctorsDown > 0 {
+			r.res.Before.Up.Underlay, r.res.Before.Down.Underlay = doctorsUp, doctorsDown
 		} else if r.res.Before.Up.Underlay, r.res.Before.Down.Underlay, err = r.measureUnderlay(ctx); err != nil {
 			return r.res, err
 		}
@@ -179,7 +181,12 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		}
 		r.res.StillFound = slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == sc.Expect })
 	}
-	if err := r.measureAfter(ctx); err != nil {
+	if len(r.res.Fix) == 0 && !sc.Recheck {
+		// Nothing was changed (a healthy tunnel): doctor's measurement is
+		// the after state too.
+		r.res.After, r.res.BenchAfter = r.res.Before, r.res.BenchBefore
+		r.logf("after:  nothing was changed: %s", r.res.After)
+	} else if err := r.measureAfter(ctx); err != nil {
 		return r.res, err
 	}
 	r.judge()

@@ -41,6 +41,19 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		if s.Expect == "" && s.ECMP == 0 && s.Name != "healthy" {
 			t.Errorf("%s: breaks nothing and expects nothing", s.Name)
 		}
+		// The underlay is measured before a breakage only when it slows the
+		// underlay too: a route onto another uplink, loss on every packet, a
+		// conntrack table the load fills.
+		slows := s.Lab.Underlay.PathLossPct > 0 || s.HostSysctls["net.netfilter.nf_conntrack_max"] != ""
+		for _, c := range s.Break {
+			slows = slows || slices.Equal(c.Argv[:min(3, len(c.Argv))], []string{"ip", "route", "add"})
+		}
+		if s.BreaksUnderlay != slows {
+			t.Errorf("%s: BreaksUnderlay %v, but its breakage slows the underlay: %v", s.Name, s.BreaksUnderlay, slows)
+		}
+		if s.BreaksUnderlay && len(s.Break) == 0 {
+			t.Errorf("%s: BreaksUnderlay without a Break", s.Name)
+		}
 	}
 	for _, want := range []string{"healthy", "pmtud-blackhole", "mtu-fragmentation", "udp-rcvbuf", "stale-endpoint-route",
 		"icmp-ratelimit", "icmp-ratelimit-iptables", "lossy-cubic", "conntrack-full", "mss-clamp-missing", "icmp-frag-blocked", "ecmp"} {

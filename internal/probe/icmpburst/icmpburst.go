@@ -175,22 +175,40 @@ func OneShotScriptOn(iface string, targets []string, count, wait int) string {
 	if iface != "" {
 		bind = "-I " + shell.Join(iface) + " "
 	}
-	return fmt.Sprintf(`i=0; while [ $i -lt %d ]; do i=$((i+1)); for t in %s; do ping %s-n -c 1 -W %d "$t" >/dev/null 2>&1 || echo "FAIL $i $t"; done; done`,
-		count, strings.Join(quoted, " "), bind, wait)
+	return fmt.Sprintf(`i=0; n=0; f=0; while [ $i -lt %d ] && [ $f -lt %d ]; do i=$((i+1)); for t in %s; do n=$((n+1)); ping %s-n -c 1 -W %d "$t" >/dev/null 2>&1 || { echo "FAIL $i $t"; f=$((f+1)); }; done; done; echo "SENT $n"`,
+		count, EnoughFailures, strings.Join(quoted, " "), bind, wait)
 }
 
-var failRe = regexp.MustCompile(`^FAIL (\d+) (\S+)$`)
+// EnoughFailures ends the one-shot loop early: that many lost replies prove
+// the limiter, and each costs the checker's whole wait (-W), so a limiter
+// that drops a third of them would otherwise stretch the probe to half a
+// minute.
+const EnoughFailures = 5
 
-// ParseOneShot counts the "FAIL i target" lines of OneShotScript.
+var (
+	failRe = regexp.MustCompile(`^FAIL (\d+) (\S+)$`)
+	sentRe = regexp.MustCompile(`^SENT (\d+)$`)
+)
+
+// ParseOneShot counts the "FAIL i target" lines of OneShotScript, and how
+// many pings it sent ("SENT n": fewer than count per target when it stopped
+// at EnoughFailures).
 func ParseOneShot(r io.Reader, targets []string, count int) Mode {
 	m := Mode{Sent: count * len(targets), PerTarget: map[string]int{}}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		if f := failRe.FindStringSubmatch(strings.TrimSpace(sc.Text())); f != nil {
+		line := strings.TrimSpace(sc.Text())
+		if f := failRe.FindStringSubmatch(line); f != nil {
 			m.Failed++
 			m.PerTarget[f[2]]++
 		}
+		if s := sentRe.FindStringSubmatch(line); s != nil {
+			if n, err := strconv.Atoi(s[1]); err == nil && n > 0 && n <= m.Sent {
+				m.Sent = n
+			}
+		}
 	}
+	m.Failed = min(m.Failed, m.Sent)
 	return m
 }
 

@@ -158,9 +158,28 @@ func TestFindingsNeedADifference(t *testing.T) {
 	}
 }
 
+// Recorded on a lab with the multi-WAN case's banIP limit (25/second,
+// burst 5), a monitoring agent's six pings a second and 20 ms round trips:
+// the one-shot loop of 20 rounds to R and B stopped at its fifth failure.
+func TestOneShotStopsAtEnoughFailures(t *testing.T) {
+	targets := []string{"198.51.100.1", "203.0.113.2"}
+	one := ParseOneShot(open(t, "oneshot-enough.txt"), targets, 20)
+	if one.Sent != 36 || one.Failed != EnoughFailures || one.PerTarget["198.51.100.1"] != 3 {
+		t.Errorf("one-shot %+v, want 5 of 36 failed, 3 of them to 198.51.100.1", one)
+	}
+	// Five of 36 against a persistent ping that lost one of 40 is the finding.
+	if fs := Findings(&Result{Host: "netns:a", Targets: targets, OneShot: one, Persistent: Mode{Sent: 40, Failed: 1}}); len(fs) != 1 {
+		t.Errorf("findings %+v, want icmp.ratelimit-drops", fs)
+	}
+	// A "SENT" line cannot claim more pings than the loop has rounds for.
+	if m := ParseOneShot(strings.NewReader("FAIL 1 a\nSENT 999\n"), []string{"a"}, 10); m.Sent != 10 || m.Failed != 1 {
+		t.Errorf("SENT 999 of 10 rounds: %+v, want 1 of 10", m)
+	}
+}
+
 func TestOneShotScriptQuotes(t *testing.T) {
 	s := OneShotScript([]string{"8.8.8.8", "x;rm -rf /"}, 30, 4)
-	if !strings.Contains(s, "-lt 30") || !strings.Contains(s, "-W 4") || !strings.Contains(s, `'x;rm -rf /'`) {
+	if !strings.Contains(s, "-lt 30") || !strings.Contains(s, "-lt 5") || !strings.Contains(s, "-W 4") || !strings.Contains(s, `'x;rm -rf /'`) {
 		t.Errorf("script %s", s)
 	}
 }
