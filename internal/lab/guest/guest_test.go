@@ -104,3 +104,26 @@ func touch(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// make deps links vng from a virtualenv into /usr/local/bin; vng starts
+// virtme-run by name, which lives only beside the real vng.
+func TestScriptDirFollowsTheLink(t *testing.T) {
+	dir := t.TempDir()
+	venv := filepath.Join(dir, "venv", "bin")
+	if err := os.MkdirAll(venv, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(venv, "vng"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "vng")
+	if err := os.Symlink(filepath.Join(venv, "vng"), link); err != nil {
+		t.Fatal(err)
+	}
+	if got := scriptDir(link); got != venv {
+		t.Errorf("scriptDir(%s) = %s, want the virtualenv's bin %s", link, got, venv)
+	}
+	if got := scriptDir(filepath.Join(dir, "missing")); got != dir {
+		t.Errorf("a path that does not resolve: %s, want its own directory %s", got, dir)
+	}
+}
