@@ -124,14 +124,14 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 // ECMP brings the lab to n parallel tunnels and routes site B's network over
 // all of them with an equal-cost multipath route, hashing on ports (layer 4)
 // so separate TCP flows take separate tunnels (the ECMP over several tunnels case). It returns the
-// commands it ran on A, for the report.
-func (l *Lab) ECMP(ctx context.Context, n int) ([]string, error) {
+// commands it ran on A and on B, for the report.
+func (l *Lab) ECMP(ctx context.Context, n int) (onA, onB []string, err error) {
 	if n < 2 {
-		return nil, fmt.Errorf("ECMP needs at least 2 tunnels, got %d", n)
+		return nil, nil, fmt.Errorf("ECMP needs at least 2 tunnels, got %d", n)
 	}
 	for len(l.Tunnels) < n {
 		if _, err := l.AddTunnel(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// A flow A starts itself takes the source address of the tunnel its
@@ -148,21 +148,22 @@ func (l *Lab) ECMP(ctx context.Context, n int) ([]string, error) {
 		if l.Config.LAN {
 			allowed = append(slices.Clone(fromA), lanNet)
 		}
-		if _, err := l.Target("b").Run(ctx, "wg", "set", t.IfB, "peer", t.KeyA, "allowed-ips", strings.Join(allowed, ",")); err != nil {
-			return nil, err
+		argv := []string{"wg", "set", t.IfB, "peer", t.KeyA, "allowed-ips", strings.Join(allowed, ",")}
+		if _, err := l.Target("b").Run(ctx, argv[0], argv[1:]...); err != nil {
+			return nil, onB, err
 		}
+		onB = append(onB, shell.Join(argv[0], argv[1:]...))
 	}
 	route := []string{"ip", "route", "replace", SiteBNet}
 	for _, t := range l.Tunnels[:n] {
 		route = append(route, "nexthop", "dev", t.IfA, "weight", "1")
 	}
 	steps := [][]string{{"sysctl", "-qw", "net.ipv4.fib_multipath_hash_policy=1"}, route}
-	var ran []string
 	for _, argv := range steps {
 		if _, err := l.Target("a").Run(ctx, argv[0], argv[1:]...); err != nil {
-			return ran, err
+			return onA, onB, err
 		}
-		ran = append(ran, shell.Join(argv[0], argv[1:]...))
+		onA = append(onA, shell.Join(argv[0], argv[1:]...))
 	}
-	return ran, nil
+	return onA, onB, nil
 }

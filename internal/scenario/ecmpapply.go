@@ -22,10 +22,11 @@ type LabECMPOptions struct {
 
 // LabECMP is what "fix ecmp --apply" did in a lab.
 type LabECMP struct {
-	Lab      string         `json:"lab"`
-	Tunnels  []lab.Tunnel   `json:"tunnels"`
-	Commands []string       `json:"commands"` // run on A
-	Verify   *LabECMPVerify `json:"verify,omitempty"`
+	Lab       string         `json:"lab"`
+	Tunnels   []lab.Tunnel   `json:"tunnels"`
+	Commands  []string       `json:"commands"`   // run on A
+	CommandsB []string       `json:"commands_b"` // run on B: it accepts A's every tunnel address on each tunnel
+	Verify    *LabECMPVerify `json:"verify,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -37,6 +38,9 @@ func (l LabECMP) MarshalJSON() ([]byte, error) {
 	}
 	if p.Commands == nil {
 		p.Commands = []string{}
+	}
+	if p.CommandsB == nil {
+		p.CommandsB = []string{}
 	}
 	return json.Marshal(p)
 }
@@ -94,7 +98,7 @@ func ApplyLabECMP(ctx context.Context, host string, o LabECMPOptions) (*LabECMP,
 		}
 	}
 	progress(fmt.Sprintf("building %d tunnels between A and B", o.Tunnels))
-	if res.Commands, err = l.ECMP(ctx, o.Tunnels); err != nil {
+	if res.Commands, res.CommandsB, err = l.ECMP(ctx, o.Tunnels); err != nil {
 		return nil, fmt.Errorf("lab %s: %v (wgperf lab down --name %s removes everything)", name, err, name)
 	}
 	res.Tunnels = l.Tunnels[:o.Tunnels]
@@ -123,6 +127,12 @@ func (res *LabECMP) WriteText(w io.Writer) error {
 	pw.printf("Ran on A:\n")
 	for _, c := range res.Commands {
 		pw.printf("  %s\n", c)
+	}
+	if len(res.CommandsB) > 0 {
+		pw.printf("Ran on B:\n")
+		for _, c := range res.CommandsB {
+			pw.printf("  %s\n", c)
+		}
 	}
 	if v := res.Verify; v != nil {
 		pw.printf("Aggregate throughput to %s (%d TCP streams, %d s):\n", v.Addr, v.Streams, v.SecondsPerTest)

@@ -131,10 +131,14 @@ func (r *runner) doctor(ctx context.Context) error {
 // persistent config written under the lab's folder instead of the host's /etc.
 func (r *runner) fix(ctx context.Context) error {
 	if r.sc.ECMP > 1 {
-		ran, err := r.lab.ECMP(ctx, r.sc.ECMP)
-		r.res.Fix = ran
-		for _, c := range ran {
+		onA, onB, err := r.lab.ECMP(ctx, r.sc.ECMP)
+		r.res.Fix = onA
+		for _, c := range onA {
 			r.logf("fix: a: %s", c)
+		}
+		for _, c := range onB {
+			r.res.Fix = append(r.res.Fix, "b: "+c)
+			r.logf("fix: b: %s", c)
 		}
 		return err
 	}

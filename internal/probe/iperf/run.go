@@ -169,6 +169,11 @@ func (s *Server) startError() error {
 	}
 	if msg == "" {
 		msg = "exited at once"
+		// Say how: an ssh session that could not open ends with status 255.
+		var te *target.Error
+		if err := s.proc.Wait(); errors.As(err, &te) && te.ExitCode != 0 {
+			msg += fmt.Sprintf(" (exit status %d)", te.ExitCode)
+		}
 	}
 	return fmt.Errorf("%s: iperf3 server on port %d: %s", s.target, s.port, lastLine(msg))
 }
