@@ -180,35 +180,29 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 	if n, err := strconv.Atoi(strings.TrimPrefix(in.Interface, base)); err == nil {
 		first = n
 	}
+	ownPrefixes, err := tunnelPrefixes(own, in.Tunnels)
+	if err != nil {
+		return nil, err
+	}
+	peerPrefixes, err := tunnelPrefixes(netip.PrefixFrom(peerTunnelAddr(peer.AllowedIPs, own), 32), in.Tunnels)
+	if err != nil {
+		return nil, err
+	}
 	// A flow this host starts takes the address of the tunnel its first
 	// route lookup picks, and the lookup with its real port may hash it onto
 	// another tunnel: every tunnel accepts all of the other site's tunnel
 	// addresses (AllowedIPs may overlap across interfaces).
-	var peerAddrs []string
-	for i := 0; i < in.Tunnels; i++ {
-		a, err := shiftThirdOctet(netip.PrefixFrom(peerTunnelAddr(peer.AllowedIPs, own), 32), i)
-		if err != nil {
-			return nil, err
-		}
-		peerAddrs = append(peerAddrs, a.String())
-	}
-	var ownAddrs []string
-	for i := 0; i < in.Tunnels; i++ {
-		a, err := shiftThirdOctet(own, i)
-		if err != nil {
-			return nil, err
-		}
-		ownAddrs = append(ownAddrs, a.Addr().String()+"/32")
+	var peerAddrs, ownAddrs []string
+	for i := range in.Tunnels {
+		peerAddrs = append(peerAddrs, peerPrefixes[i].String())
+		ownAddrs = append(ownAddrs, ownPrefixes[i].Addr().String()+"/32")
 	}
 	plan := &ECMPPlan{}
 	var devs []string
 	for i := 0; i < in.Tunnels; i++ {
 		name := fmt.Sprintf("%s%d", base, first+i)
 		devs = append(devs, name)
-		addr, err := shiftThirdOctet(own, i)
-		if err != nil {
-			return nil, err
-		}
+		addr := ownPrefixes[i]
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Tunnel %d of %d between the same two sites (wgperf fix ecmp).\n[Interface]\n", i+1, in.Tunnels)
 		fmt.Fprintf(&b, "PrivateKey = <copy from /etc/wireguard/%s.conf>\n", in.Interface)
@@ -298,6 +292,19 @@ func peerTunnelAddr(allowed []string, own netip.Prefix) netip.Addr {
 		}
 	}
 	return own.Addr().Next()
+}
+
+// tunnelPrefixes is p and the n-1 prefixes above it (shiftThirdOctet): the
+// addresses of n tunnels numbered from p's.
+func tunnelPrefixes(p netip.Prefix, n int) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, n)
+	for i := range out {
+		var err error
+		if out[i], err = shiftThirdOctet(p, i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // shiftThirdOctet moves an IPv4 prefix i subnets up: 10.77.0.1/24 -> 10.77.1.1/24.

@@ -3,7 +3,6 @@ package lab
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -143,12 +142,11 @@ func (l *Lab) ECMP(ctx context.Context, n int) (onA, onB []string, err error) {
 	for _, t := range l.Tunnels[:n] {
 		fromA = append(fromA, t.AddrA+"/32")
 	}
+	if l.Config.LAN {
+		fromA = append(fromA, lanNet)
+	}
 	for _, t := range l.Tunnels[:n] {
-		allowed := fromA
-		if l.Config.LAN {
-			allowed = append(slices.Clone(fromA), lanNet)
-		}
-		argv := []string{"wg", "set", t.IfB, "peer", t.KeyA, "allowed-ips", strings.Join(allowed, ",")}
+		argv := []string{"wg", "set", t.IfB, "peer", t.KeyA, "allowed-ips", strings.Join(fromA, ",")}
 		if _, err := l.Target("b").Run(ctx, argv[0], argv[1:]...); err != nil {
 			return nil, onB, err
 		}

@@ -55,6 +55,10 @@ func (r *runner) logf(format string, args ...any) {
 	}
 }
 
+// DefaultSeconds is the length of each throughput measurement after the fix
+// (lab run --time).
+const DefaultSeconds = 4
+
 // Run plays one scenario: lab up, break, measure, diagnose, fix, measure, lab
 // down. The lab and any host sysctl it changed are restored however it ends.
 func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
@@ -62,7 +66,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		opts.LabName = "run"
 	}
 	if opts.Seconds == 0 {
-		opts.Seconds = 4
+		opts.Seconds = DefaultSeconds
 	}
 	if opts.Timeout == 0 {
 		// About twenty measurement lengths happen in the slowest scenario.

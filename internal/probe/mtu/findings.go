@@ -93,25 +93,24 @@ func Findings(r *Result) []finding.Finding {
 // found the path MTU (an ICMP frag-needed answered), and TCP through the
 // tunnel collapsed above an MSS that fits it.
 func tooLargeForPath(r *Result) finding.Finding {
+	// What the narrow hop does with the tunnel's oversized outer packets
+	// depends on who sends them.
+	fate := "With DF set (wireguard-go and other userspace implementations) they are refused, and without it (kernel " +
+		"WireGuard) they are fragmented at the narrow hop and the fragments are lost on the way."
+	switch r.Implementation {
+	case "kernel":
+		fate = "This tunnel is kernel WireGuard, which clears DF on them: the narrow hop fragments each full-size packet and " +
+			"the fragments are lost on the way (firewalls and carrier NATs that drop fragments do this), so small packets " +
+			"pass and bulk TCP stalls."
+	case "userspace":
+		fate = "This tunnel is a userspace implementation, which sets DF on them: the narrow hop refuses each full-size " +
+			"packet, so small packets pass and bulk TCP stalls."
+	}
 	f := finding.Finding{
 		ID: check.MTUTunnelTooLarge, Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
 		Title: fmt.Sprintf("The tunnel's packets do not fit the path to %s: TCP through it collapses above MSS %d", r.Addr, r.MSSGood),
 		Detail: "The path carries packets up to its MTU and says so (an ICMP \"fragmentation needed\" comes back), but the tunnel's " +
-			"outer packets are larger: with DF set (wireguard-go and other userspace implementations) they are refused, and " +
-			"without it (kernel WireGuard) they are fragmented at the narrow hop and the fragments are lost on the way. Lower the " +
-			"WireGuard MTU to the path MTU minus WireGuard's overhead, on both ends.",
-	}
-	switch r.Implementation {
-	case "kernel":
-		f.Detail = "The path carries packets up to its MTU and says so (an ICMP \"fragmentation needed\" comes back), but the tunnel's " +
-			"outer packets are larger. This tunnel is kernel WireGuard, which clears DF on them: the narrow hop fragments each " +
-			"full-size packet and the fragments are lost on the way (firewalls and carrier NATs that drop fragments do this), so " +
-			"small packets pass and bulk TCP stalls. Lower the WireGuard MTU to the path MTU minus WireGuard's overhead, on both ends."
-	case "userspace":
-		f.Detail = "The path carries packets up to its MTU and says so (an ICMP \"fragmentation needed\" comes back), but the tunnel's " +
-			"outer packets are larger. This tunnel is a userspace implementation, which sets DF on them: the narrow hop refuses " +
-			"each full-size packet, so small packets pass and bulk TCP stalls. Lower the WireGuard MTU to the path MTU minus " +
-			"WireGuard's overhead, on both ends."
+			"outer packets are larger. " + fate + " Lower the WireGuard MTU to the path MTU minus WireGuard's overhead, on both ends.",
 	}
 	if r.PathMTU > 0 {
 		f.Evidence = append(f.Evidence,
