@@ -715,9 +715,19 @@ fast the tunnel is.`,
 		},
 	},
 	{
-		ID:         TCPCongestionControl,
-		Title:      "Loss-based congestion control (CUBIC/Reno) on a host that sees loss",
-		Check:      &congestionControl,
+		ID:    TCPCongestionControl,
+		Title: "Loss-based congestion control (CUBIC/Reno) on a host that sees loss",
+		Check: &congestionControl,
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor's long run", Doc: `The bench reads each single-stream tunnel run's
+sender algorithm, retransmits and congestion window: a CUBIC or Reno window
+that swings at least 2x, or stays small while the tunnel falls short of the
+underlay, reports this finding (the tuning guide's "bouncing around, or
+narrowing significantly"). Doctor's 30-second run proves it where a short run
+cannot: a CUBIC or Reno stream that retransmitted while 4 streams through the
+same tunnel carried at least 2.5 times its rate was held back by its own
+window, not by the path, and its collapse cycles are the algorithm's answer to
+loss (recorded on a 2%-loss WAN: 4.9 times), so no rate cap is swept for them.
+A knee caps the streams together (recorded: 1.7 times).`}},
 		Severities: []finding.Severity{finding.Warning},
 		Why: `CUBIC and Reno halve their window at every loss and grow it back slowly.
 Through a tunnel with a little loss the window never gets large, so a long path

@@ -201,11 +201,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		rep.judge(found)
 	}
 	// What the short probes left unexplained and load-dependent gets the
-	// long run; collapse cycles it finds get the shaping sweep.
+	// long run; collapse cycles it finds get the shaping sweep, unless they
+	// are a loss-based sender's own (no knee to cap below).
 	if why, dir := longRunPlan(rep.Findings, rep.Measured, rep.Bench, snaps, c.Thorough); why != "" && !slices.ContainsFunc(rep.Findings, refusesNewFlows) {
 		found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeLongRun, Why: why, Directions: []string{dir}}, snaps)...)
-		if lr := rep.LongRun; lr != nil && lr.Cycles.Oscillating() && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == ProbeShaping }) {
-			why := fmt.Sprintf("the long run collapses every %.0f s (%.0f%% deep): a tbf cap below the knee may hold steadier", lr.Cycles.PeriodSeconds, 100*lr.Cycles.Depth)
+		if why := sweepAfter(rep.LongRun); why != "" && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == ProbeShaping }) {
 			found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeShaping, Why: why}, snaps)...)
 		}
 		rep.judge(found)

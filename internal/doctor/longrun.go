@@ -31,6 +31,11 @@ type LongRun struct {
 	// flows do worse than one.
 	Parallel      *bench.Run `json:"parallel,omitempty"`
 	ParallelRatio float64    `json:"parallel_ratio,omitempty"`
+	// LossLimited: the single stream's sender backs off at every loss
+	// (CUBIC, Reno), it retransmitted, and the parallel streams carried
+	// bench.ManyFlowsGain times its rate. Its cycles are the algorithm's,
+	// not a knee's: tcp.congestion-control is reported and no cap is swept.
+	LossLimited bool `json:"loss_limited,omitempty"`
 }
 
 // explainsInstability: a warning or critical cause at least this large
@@ -142,6 +147,16 @@ func loadEvidence(fs []finding.Finding, snaps []*facts.Snapshot) string {
 	return strings.Join(out, ", ")
 }
 
+// sweepAfter says why the long run's collapse cycles call for the shaping
+// sweep, "" when they do not: no cycles, or a loss-based sender's own, which
+// no cap below a knee steadies. It is pure.
+func sweepAfter(lr *LongRun) string {
+	if lr == nil || !lr.Cycles.Oscillating() || lr.LossLimited {
+		return ""
+	}
+	return fmt.Sprintf("the long run collapses every %.0f s (%.0f%% deep): a tbf cap below the knee may hold steadier", lr.Cycles.PeriodSeconds, 100*lr.Cycles.Depth)
+}
+
 // runLongRun runs the long single-stream run and the parallel run in dir,
 // and reads the collapse cycles.
 func (r *Report) runLongRun(ctx context.Context, c *Config, dir string) ([]finding.Finding, string, error) {
@@ -179,9 +194,22 @@ func (r *Report) runLongRun(ctx context.Context, c *Config, dir string) ([]findi
 	if dir == bench.Download {
 		sender, iface = r.Server, r.endpoints.ServerInterface
 	}
-	var fs []finding.Finding
-	if f := bench.CycleFinding(r.Client, r.Server, dir, sender, iface, lr.Cycles); f != nil {
-		fs = append(fs, *f)
+	fs := lr.findings(r.Client, r.Server, sender, iface)
+	if lr.LossLimited {
+		summary += fmt.Sprintf("; one %s stream is loss-limited", lr.Single.Result.Congestion)
 	}
 	return fs, summary, nil
+}
+
+// findings reads what the long run proves, sent by sender through iface:
+// a loss-based sender's own limit (LossLimited), else collapse cycles.
+func (lr *LongRun) findings(client, server, sender, iface string) []finding.Finding {
+	if f := bench.LossLimited(sender, lr.Single, lr.Cycles, lr.Parallel); f != nil {
+		lr.LossLimited = true
+		return []finding.Finding{*f}
+	}
+	if f := bench.CycleFinding(client, server, lr.Direction, sender, iface, lr.Cycles); f != nil {
+		return []finding.Finding{*f}
+	}
+	return nil
 }

@@ -98,3 +98,101 @@ func TestLongRunPlanKeepsHealthyShort(t *testing.T) {
 		t.Errorf("an ICMP limit on a pair at full rate: long run %q", why)
 	}
 }
+
+// longRunRecord is a doctor report recorded with --thorough in the lab.
+type longRunRecord struct {
+	Client, Server string
+	Findings       []finding.Finding
+	Bench          *bench.Report
+	LongRun        *LongRun `json:"long_run"`
+}
+
+func readLongRunRecord(t *testing.T, name string) longRunRecord {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec longRunRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.LongRun == nil || rec.LongRun.Parallel == nil {
+		t.Fatalf("%s: no long run with a parallel run", name)
+	}
+	return rec
+}
+
+// A real WAN (kernel WireGuard in the guest, netem 20 ms each way and 2%
+// loss, A sending with CUBIC at 20 Mbit/s), recorded with doctor --thorough:
+// one stream for 30 s averaged 1.7 Mbit/s with 7 collapses every 4 s, 3 → 1
+// Mbit/s, while 4 streams carried 8.3 (4.9× one). The cycles are CUBIC's own
+// answer to loss: tcp.congestion-control ranks first and no cap is swept.
+// Before, the sweep's 2 Mbit/s cap (throughput.collapse-knee) ranked first,
+// and where the 2-second runs had shown no cost of CUBIC, as in a run of the
+// kernel catalog, doctor did not name CUBIC at all.
+func TestLossLimitedCubicRanksFirst(t *testing.T) {
+	rec := readLongRunRecord(t, "wan-lossy-cubic.kernel.recorded.json")
+	lr := rec.LongRun
+	lr.LossLimited = false
+	fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg-k-a")
+	if len(fs) != 1 || fs[0].ID != check.TCPCongestionControl || fs[0].Host != rec.Client || !lr.LossLimited {
+		t.Fatalf("long run findings %v (loss-limited %v), want tcp.congestion-control on %s", fs, lr.LossLimited, rec.Client)
+	}
+	if !strings.Contains(fs[0].Title, "4 streams carry 8.3 Mbit/s (4.9×)") || !strings.Contains(fs[0].Fixes[0].Description, "BBR") {
+		t.Errorf("finding %q, fix %q", fs[0].Title, fs[0].Fixes[0].Description)
+	}
+	if why := sweepAfter(lr); why != "" {
+		t.Errorf("a loss-limited stream's cycles call for a sweep: %q", why)
+	}
+	// What doctor knew before the long run, less the bench's own CUBIC finding.
+	var before []finding.Finding
+	for _, f := range rec.Findings {
+		switch f.ID {
+		case check.ThroughputCollapseKnee, check.ThroughputOscillation, check.TCPCongestionControl:
+		default:
+			before = append(before, f)
+		}
+	}
+	m := Measured{Benched: true, Client: rec.Client, Server: rec.Server, Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
+	causes := Rank(finding.Merge(append(before, fs...)), m)
+	if got := ids(causes); got[0] != string(check.TCPCongestionControl)+"@"+rec.Client {
+		t.Fatalf("ranked %v, want CUBIC first", got)
+	}
+}
+
+// The lab's collapse cycles with a CUBIC sender (wireguard-go, knee at 60%
+// of 200 Mbit/s), recorded with doctor --thorough: 5 collapses every 7 s,
+// 116 → 14 Mbit/s, and 4 streams only 1.7× one: the knee caps them all, so
+// the cycles are the knee's and the sweep runs. The same holds for a BBR
+// sender, which no loss-based check concerns.
+func TestKneeCyclesAreNotLossLimited(t *testing.T) {
+	for _, name := range []string{"collapse-knee-cubic.recorded.json", "collapse-knee.recorded.json"} {
+		rec := readLongRunRecord(t, name)
+		lr := rec.LongRun
+		fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg0")
+		if lr.LossLimited || len(fs) != 1 || fs[0].ID != check.ThroughputOscillation {
+			t.Errorf("%s: findings %v (loss-limited %v), want throughput.oscillation", name, fs, lr.LossLimited)
+		}
+		if why := sweepAfter(lr); !strings.Contains(why, "tbf cap below the knee") {
+			t.Errorf("%s: sweep %q", name, why)
+		}
+	}
+}
+
+// The loss-limited reading needs every part of its proof: a loss-based
+// sender, retransmits, and a parallel run that carried far more.
+func TestLossLimitedNeedsItsWholeProof(t *testing.T) {
+	for name, spoil := range map[string]func(lr *LongRun){
+		"BBR sender":       func(lr *LongRun) { lr.Single.Result.Congestion = "bbr" },
+		"no retransmits":   func(lr *LongRun) { lr.Single.Stats.Retransmits = 0 },
+		"no parallel run":  func(lr *LongRun) { lr.Parallel = nil },
+		"parallel as slow": func(lr *LongRun) { lr.Parallel.Stats.Mbit = 2 * lr.Cycles.MeanMbit },
+	} {
+		rec := readLongRunRecord(t, "wan-lossy-cubic.kernel.recorded.json")
+		spoil(rec.LongRun)
+		if f := bench.LossLimited(rec.Client, rec.LongRun.Single, rec.LongRun.Cycles, rec.LongRun.Parallel); f != nil {
+			t.Errorf("%s: %s", name, f.Title)
+		}
+	}
+}

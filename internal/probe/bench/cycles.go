@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
@@ -121,4 +122,66 @@ func CycleFinding(client, server, dir, sender, iface string, c Cycles) *finding.
 		f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Cap %s at %d Mbit/s, below the collapse", iface, capMbit), tbf, err)...)
 	}
 	return f
+}
+
+// ManyFlowsGain is how many times one stream's rate parallel streams through
+// the same tunnel must carry before the path counts as having had room that
+// one flow left unused. A knee or a full link caps the streams' sum near one
+// stream's peaks; a window that halves at every loss does not. Recorded: a
+// CUBIC stream on a 2%-loss WAN, 4 streams 4.9× one; a CUBIC stream through
+// a knee (the lab's collapse cycles), 1.7×.
+const ManyFlowsGain = 2.5
+
+// LossLimited is tcp.congestion-control proven by a long run: one stream from
+// a CUBIC or Reno sender retransmitted while parallel streams carried
+// ManyFlowsGain times its rate. The window, not the path, was the limit, and
+// the run's collapses (c) are the algorithm's answer to random loss, not a
+// knee that a rate cap would hold below. nil when the runs do not show it.
+// It is pure.
+func LossLimited(sender string, single Run, c Cycles, parallel *Run) *finding.Finding {
+	res := single.Result
+	if res == nil || parallel == nil || parallel.Result == nil || res.Protocol != "tcp" || !lossBased(res.Congestion) ||
+		single.Stats.Retransmits == 0 || c.MeanMbit <= 0 {
+		return nil
+	}
+	gain := parallel.Stats.Mbit / c.MeanMbit
+	if gain < ManyFlowsGain {
+		return nil
+	}
+	cc := strings.ToUpper(res.Congestion)
+	title := fmt.Sprintf("%s on the sender: one stream carries %s over %d s while %s carry %s (%.1f×): its window, not the path, is the limit",
+		cc, mbit(c.MeanMbit), c.Seconds, streamsWord(parallel.Streams), mbit(parallel.Stats.Mbit), gain)
+	ev := []finding.Evidence{
+		{Source: "iperf3", Key: "sender_tcp_congestion", Value: res.Congestion, Threshold: "bbr"},
+		finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("%s / 1 stream", streamsWord(parallel.Streams)), Value: fmt.Sprintf("%.1f", gain),
+			Threshold: fmt.Sprintf("< %.1f", ManyFlowsGain)}.Of(gain, finding.Ratio),
+		finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("retransmits of the stream in %d s", c.Seconds), Value: commas(single.Stats.Retransmits), Threshold: "0"}.Of(float64(single.Stats.Retransmits), finding.Packets),
+	}
+	if single.Stats.CwndMin > 0 {
+		ev = append(ev, finding.Evidence{Source: "iperf3", Key: "cwnd max/min", Value: fmt.Sprintf("%.1f (%s..%s bytes)", single.Stats.CwndSwing,
+			commas(single.Stats.CwndMin), commas(single.Stats.CwndMax))}.Of(single.Stats.CwndSwing, finding.Ratio))
+	}
+	if c.Collapses >= 2 {
+		ev = append(ev, finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("collapses in %d s", c.Seconds),
+			Value: fmt.Sprintf("%d, every %.0f s (%.0f → %.0f Mbit/s)", c.Collapses, c.PeriodSeconds, c.HighMbit, c.LowMbit)}.Of(float64(c.Collapses), finding.Count))
+	}
+	return &finding.Finding{
+		ID: check.TCPCongestionControl, Severity: finding.Warning, Host: sender,
+		Title: title,
+		Detail: "A loss-based algorithm halves its window at every lost packet and climbs back slowly, so on a path that loses " +
+			"packets at random one flow saws up and down far below what the path carries, while several flows together fill it. " +
+			"A rate cap would not steady it; BBR paces by measured bandwidth and keeps the rate through random loss.",
+		Evidence: ev,
+		Fixes:    bbrFixes(),
+	}
+}
+
+// lossBased reports a congestion control that backs off at every loss.
+func lossBased(cc string) bool { return cc == "cubic" || cc == "reno" }
+
+// bbrFixes switch a sender to BBR. Its kernel and modules are unknown here:
+// the fix shows the modprobe, and the fq qdisc for kernels before 4.20.
+func bbrFixes() []finding.Fix {
+	bbr, err := remedy.Congestion("bbr", true, "")
+	return remedy.Fixes("Switch the sender to BBR", bbr, err)
 }

@@ -229,7 +229,7 @@ func congestionFindings(r *Report) []finding.Finding {
 			continue
 		}
 		cc := run.Result.Congestion
-		if cc != "cubic" && cc != "reno" {
+		if !lossBased(cc) {
 			continue
 		}
 		// The tuning guide: the window "bouncing around, or narrowing significantly":
@@ -258,15 +258,12 @@ func congestionFindings(r *Report) []finding.Finding {
 			evidence = append(evidence, finding.Evidence{Source: "iperf3", Key: "tunnel/underlay " + run.Direction,
 				Value: fmt.Sprintf("%.2f", short.Ratio), Threshold: fmt.Sprintf(">= %.2f", short.Expected)}.Of(short.Ratio, finding.Ratio))
 		}
-		// The sender's kernel and modules are unknown here: the fix shows the
-		// modprobe, and the fq qdisc for kernels before 4.20.
-		bbr, err := remedy.Congestion("bbr", true, "")
 		out = append(out, finding.Finding{
 			ID: check.TCPCongestionControl, Severity: finding.Warning, Host: host,
 			Title:    title,
 			Detail:   "Loss-based congestion control halves its window at every lost tunnel packet and climbs back slowly; BBR paces by measured bandwidth and keeps the rate through random loss.",
 			Evidence: evidence,
-			Fixes:    remedy.Fixes("Switch the sender to BBR", bbr, err),
+			Fixes:    bbrFixes(),
 		})
 	}
 	return out
