@@ -156,7 +156,7 @@ func TestICMPRateLimitDrops(t *testing.T) {
 			r.Text = "icmp type echo-reply limit rate over 1/second burst 1 packets counter packets 31 bytes 2604 drop"
 			r.Limit = &facts.RateLimit{Rate: 1, Per: "second", Burst: 1, Unit: "packets", Over: true}
 		}), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
-			want := `nft 'replace rule inet filter input handle 7 icmp type echo-reply limit rate over 250/second burst 1 packets counter packets 31 bytes 2604 drop'`
+			want := `nft 'replace rule inet filter input handle 7 icmp type echo-reply limit rate over 250/second burst 25 packets counter packets 31 bytes 2604 drop'`
 			if got := fs[0].Fixes[0].Commands[0]; got != want {
 				t.Errorf("command\n got %s\nwant %s", got, want)
 			}
@@ -218,7 +218,7 @@ func TestRecordedLabCases(t *testing.T) {
 	broken := loadSnapshot(t, "lab-mtu1480-icmplimit-lan-a.json")
 	runCases(t, &icmpRateLimitDrops, []checkCase{
 		{name: "lab: banIP-style rule, 25 replies dropped", snap: broken, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
-			want := `nft 'replace rule inet banIP pre-routing handle 4 iifname "eth0" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 250/second counter name "cnt_icmpflood" drop'`
+			want := `nft 'replace rule inet banIP pre-routing handle 4 iifname "eth0" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 250/second burst 25 packets counter name "cnt_icmpflood" drop'`
 			if got := fs[0].Fixes[0].Commands[0]; got != want {
 				t.Errorf("off OpenWrt the rule is edited with nft:\n got %s\nwant %s", got, want)
 			}

@@ -106,7 +106,7 @@ func (a *iptLimit) raised() []string {
 	if w[at-1] != "--limit" {
 		return w
 	}
-	burst := max(a.rate/10, 5)
+	burst := raisedBurst(a.rate)
 	if i := slices.Index(w, "--limit-burst"); i > at && i+1 < len(w) {
 		if cur, err := strconv.Atoi(w[i+1]); err == nil && cur < burst {
 			w[i+1] = strconv.Itoa(burst)

@@ -202,8 +202,8 @@ func TestDisplay(t *testing.T) {
 		{"nft limit without the rule text (icmp-burst)", m(NftReplaceRule(NftRule{"inet", "banIP", "pre-routing", 4, ""}, 250)),
 			[]string{"nft -a list chain inet banIP pre-routing"}, nil},
 		{"nft limit per minute becomes per second", m(NftReplaceRule(NftRule{"ip", "filter", "input", 7, "icmp type echo-reply limit rate 60/minute accept"}, 250)),
-			[]string{"nft 'replace rule ip filter input handle 7 icmp type echo-reply limit rate 250/second accept'"},
-			[]finding.ConfigSnippet{{Path: "/etc/nftables.conf (table ip filter, chain input)", Lines: []string{"icmp type echo-reply limit rate 250/second accept"}}}},
+			[]string{"nft 'replace rule ip filter input handle 7 icmp type echo-reply limit rate 250/second burst 25 packets accept'"},
+			[]finding.ConfigSnippet{{Path: "/etc/nftables.conf (table ip filter, chain input)", Lines: []string{"icmp type echo-reply limit rate 250/second burst 25 packets accept"}}}},
 	} {
 		if diff := cmp.Diff(tc.cmds, tc.r.Commands()); diff != "" {
 			t.Errorf("%s: commands (-want +got):\n%s", tc.name, diff)

@@ -191,10 +191,10 @@ func TestFindingsNameUncountedLimits(t *testing.T) {
 	for _, tc := range []struct{ form, evidence, count, raise string }{
 		{"nft-accept-policy-drop", "ip filter4 input handle 3: meta l4proto icmp limit rate 10/second accept, excess dropped by the DROP policy of ip filter4 input",
 			"nft 'add rule ip filter4 input meta l4proto icmp counter drop'",
-			"nft 'replace rule ip filter4 input handle 3 meta l4proto icmp limit rate 250/second accept'"},
+			"nft 'replace rule ip filter4 input handle 3 meta l4proto icmp limit rate 250/second burst 25 packets accept'"},
 		{"nft-ip6-accept-reject-nocounter", "ip6 filter6 input handle 2: icmpv6 type echo-reply limit rate 10/second accept, excess dropped by ip6 filter6 input handle 3: icmpv6 type echo-reply reject",
 			"nft 'replace rule ip6 filter6 input handle 3 icmpv6 type echo-reply counter reject'",
-			"nft 'replace rule ip6 filter6 input handle 2 icmpv6 type echo-reply limit rate 250/second accept'"},
+			"nft 'replace rule ip6 filter6 input handle 2 icmpv6 type echo-reply limit rate 250/second burst 25 packets accept'"},
 	} {
 		t.Run(tc.form, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "..", "testdata", "collect", "icmplimit")
