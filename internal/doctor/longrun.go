@@ -26,9 +26,7 @@ type LongRun struct {
 	Single    bench.Run    `json:"single"` // one stream, bench.LongSeconds long
 	Cycles    bench.Cycles `json:"cycles"`
 	// Parallel is ParallelStreams streams in the same direction, as long as
-	// the bench's runs; ParallelRatio is its rate over the single stream's
-	// mean: well above 1, one flow cannot fill the tunnel; well below, many
-	// flows do worse than one.
+	// the bench's runs; ParallelRatio is bench.ParallelGain.
 	Parallel      *bench.Run `json:"parallel,omitempty"`
 	ParallelRatio float64    `json:"parallel_ratio,omitempty"`
 	// LossLimited: the single stream's sender backs off at every loss
@@ -177,9 +175,7 @@ func (r *Report) runLongRun(ctx context.Context, c *Config, dir string) ([]findi
 		Reverse: dir == bench.Download, Parallel: ParallelStreams})
 	if perr == nil {
 		lr.Parallel = &bench.Run{Spec: many, Addr: r.endpoints.TunnelAddr, Result: par, Stats: bench.Summarise(par)}
-		if lr.Cycles.MeanMbit > 0 {
-			lr.ParallelRatio = par.Mbit() / lr.Cycles.MeanMbit
-		}
+		lr.ParallelRatio = bench.ParallelGain(lr.Cycles, lr.Parallel)
 	}
 	summary := fmt.Sprintf("%s, 1 stream for %d s: mean %.1f Mbit/s, %d collapses", dir, lr.Cycles.Seconds, lr.Cycles.MeanMbit, lr.Cycles.Collapses)
 	if lr.Cycles.Collapses >= 2 {

@@ -132,6 +132,16 @@ func CycleFinding(client, server, dir, sender, iface string, c Cycles) *finding.
 // a knee (the lab's collapse cycles), 1.7×.
 const ManyFlowsGain = 2.5
 
+// ParallelGain is the parallel run's rate over the single stream's mean (c):
+// well above 1, one flow cannot fill the tunnel; well below, many flows do
+// worse than one. 0 when either run is missing.
+func ParallelGain(c Cycles, parallel *Run) float64 {
+	if parallel == nil || parallel.Result == nil || c.MeanMbit <= 0 {
+		return 0
+	}
+	return parallel.Stats.Mbit / c.MeanMbit
+}
+
 // LossLimited is tcp.congestion-control proven by a long run: one stream from
 // a CUBIC or Reno sender retransmitted while parallel streams carried
 // ManyFlowsGain times its rate. The window, not the path, was the limit, and
@@ -140,12 +150,8 @@ const ManyFlowsGain = 2.5
 // It is pure.
 func LossLimited(sender string, single Run, c Cycles, parallel *Run) *finding.Finding {
 	res := single.Result
-	if res == nil || parallel == nil || parallel.Result == nil || res.Protocol != "tcp" || !lossBased(res.Congestion) ||
-		single.Stats.Retransmits == 0 || c.MeanMbit <= 0 {
-		return nil
-	}
-	gain := parallel.Stats.Mbit / c.MeanMbit
-	if gain < ManyFlowsGain {
+	gain := ParallelGain(c, parallel)
+	if res == nil || res.Protocol != "tcp" || !lossBased(res.Congestion) || single.Stats.Retransmits == 0 || gain < ManyFlowsGain {
 		return nil
 	}
 	cc := strings.ToUpper(res.Congestion)
