@@ -100,7 +100,7 @@ func TestICMPLimitForms(t *testing.T) {
 			"nft 'replace rule inet flood prerouting handle 3 icmp type echo-reply update @icmp_src { ip saddr limit rate over 250/second burst 25 packets } counter packets 50 bytes 4200 drop'", true},
 		{"nft-meter-over", warning, "(10/second burst 5 packets per key of icmpflood) in ip flood/input dropped 104 packets",
 			"rule counter = 104 packets",
-			"nft 'replace rule ip flood input handle 3 ip protocol icmp meter icmpflood size 65535 { ip saddr limit rate over 250/second burst 25 packets } counter packets 104 bytes 8736 drop'", true},
+			"nft 'delete rule ip flood input handle 3; insert rule ip flood input position 3 ip protocol icmp meter icmpflood size 65535 { ip saddr limit rate over 250/second burst 25 packets } counter packets 104 bytes 8736 drop'", true},
 		{"fw4-limit-accept", warning, `in inet fw4/input_wan: rule inet fw4 handle_reject handle 11 (reject comment "!fw4: Reject any other traffic") dropped 20 packets`,
 			"counter of inet fw4 reject_from_wan handle 12 = 20 packets",
 			`nft 'replace rule inet fw4 input_wan handle 8 icmp type echo-request limit rate 250/second burst 25 packets counter packets 23 bytes 1932 accept comment "!fw4: Allow-Ping"'`, true},

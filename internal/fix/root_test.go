@@ -51,6 +51,14 @@ table inet banIP {
 		iifname "v0" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 25/second burst 5 packets counter name "cnt_icmpflood" drop
 	}
 }
+table ip flood {
+	chain input {
+		type filter hook input priority filter; policy accept;
+		tcp dport 22 accept
+		ip protocol icmp meter icmpflood size 65535 { ip saddr limit rate over 10/second } counter drop
+		udp dport 53 accept
+	}
+}
 NFT
 iptables -A OUTPUT -p icmp --icmp-type fragmentation-needed -j DROP
 `
@@ -129,6 +137,8 @@ func rootActions() []finding.Finding {
 		act(remedy.KindNoTrack, "interface", "v0", "port", "51820"),
 		act(remedy.KindEndpointRoute, "endpoint", "46.38.233.77:51820"),
 		act(remedy.KindICMPLimit, "rate", "250", "family", "inet", "table", "banIP", "chain", "pre-routing", "handle", "4"),
+		// A meter's rule cannot be replaced in place: deleted and inserted at its place.
+		act(remedy.KindICMPLimit, "rate", "250", "family", "ip", "table", "flood", "chain", "input", "handle", "4", "meter", "icmpflood"),
 		act(remedy.KindRPS, "device", "v0", "mask", "3"),
 		act(remedy.KindTBFCap, "device", "v0", "rate", "150mbit"),
 		act(remedy.KindPMTUDAllow, "icmp", "frag-needed", "family", "inet", "table", "site", "chain", "out", "handle", "2"),
@@ -167,6 +177,33 @@ func TestApplyRollbackEachKind(t *testing.T) {
 	for _, f := range append(rootActions(), rootAlternatives()...) {
 		t.Run(actionName(f), func(t *testing.T) { applyRollback(t, h, f) })
 	}
+}
+
+// TestMeterLimitKeepsItsPlace: the kernel refuses to replace a rule that
+// declares a meter ("Operation not supported"), so its raise deletes it and
+// inserts the raised rule before the next one in one transaction; the rule
+// keeps its place in the chain, and the undo finds it by its meter.
+func TestMeterLimitKeepsItsPlace(t *testing.T) {
+	h := newLabHost(t)
+	f := act(remedy.KindICMPLimit, "rate", "250", "family", "ip", "table", "flood", "chain", "input", "handle", "4", "meter", "icmpflood")
+	applyRollback(t, h, f, func() {
+		out, err := h.env.T.Run(context.Background(), "nft", "list", "chain", "ip", "flood", "input")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rules []string
+		for _, l := range strings.Split(string(out), "\n") {
+			if l = strings.TrimSpace(l); strings.HasSuffix(l, " accept") || strings.HasSuffix(l, " drop") {
+				rules = append(rules, l)
+			}
+		}
+		want := []string{"tcp dport 22 accept",
+			"ip protocol icmp meter icmpflood size 65535 { ip saddr limit rate over 250/second burst 25 packets } counter packets 0 bytes 0 drop",
+			"udp dport 53 accept"}
+		if strings.Join(rules, "\n") != strings.Join(want, "\n") {
+			t.Errorf("chain after the raise:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+		}
+	})
 }
 
 // TestUCIApplyRollback does the same for OpenWrt's uci actions (an option set

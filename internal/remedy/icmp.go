@@ -13,7 +13,7 @@ import (
 
 // Fix kinds of this file, with their params (all strings).
 const (
-	KindICMPLimit = "icmp-limit" // rate (packets/second); family, table, chain, handle of the nft rule, or banip=1, or backend=iptables with family, table, chain and rule
+	KindICMPLimit = "icmp-limit" // rate (packets/second); family, table, chain, handle of the nft rule (and meter, the one it declares), or banip=1, or backend=iptables with family, table, chain and rule
 )
 
 // icmpLimit raises a firewall ICMP rate limit that drops health-check replies
@@ -23,6 +23,9 @@ type icmpLimit struct {
 	rate                         int
 	banip                        bool
 	family, table, chain, handle string
+	// meter is the meter the rule declares, if any: raising such a rule
+	// gives it a new handle, and a second plan finds it by its meter.
+	meter string
 }
 
 // NftRule is one firewall rule as nft -a lists it.
@@ -58,8 +61,11 @@ func NftReplaceRule(r NftRule, rate int) (Remedy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return shown{a,
-		[]string{shell.Join("nft", fmt.Sprintf("replace rule %s %s %s handle %s %s", a.family, a.table, a.chain, a.handle, raised))},
+	put := shell.Join("nft", fmt.Sprintf("replace rule %s %s %s handle %s %s", a.family, a.table, a.chain, a.handle, raised))
+	if meterOf(raised) != "" {
+		put = a.reinsert(a.handle, raised)
+	}
+	return shown{a, []string{put},
 		[]finding.ConfigSnippet{{Path: "/etc/nftables.conf (table " + a.family + " " + a.table + ", chain " + a.chain + ")", Lines: []string{raised}}}}, nil
 }
 
@@ -125,7 +131,7 @@ func newNftLimit(r NftRule, rate int) (*icmpLimit, error) {
 	if r.Handle < 0 {
 		return nil, fmt.Errorf("nft handle %d is not valid", r.Handle)
 	}
-	return &icmpLimit{rate: rate, family: r.Family, table: r.Table, chain: r.Chain, handle: strconv.Itoa(r.Handle)}, nil
+	return &icmpLimit{rate: rate, family: r.Family, table: r.Table, chain: r.Chain, handle: strconv.Itoa(r.Handle), meter: meterOf(r.Text)}, nil
 }
 
 func checkRate(rate int) error {
@@ -159,6 +165,12 @@ func parseICMPLimit(p params) (Remedy, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m := p["meter"]; m != "" {
+		if !nftNameRE.MatchString(m) {
+			return nil, fmt.Errorf("nft meter %q is not valid", m)
+		}
+		a.meter = m
+	}
 	return shown{planner: a}, nil
 }
 
@@ -166,7 +178,11 @@ func (a *icmpLimit) Params() map[string]string {
 	if a.banip {
 		return map[string]string{"rate": strconv.Itoa(a.rate), "banip": "1"}
 	}
-	return map[string]string{"rate": strconv.Itoa(a.rate), "family": a.family, "table": a.table, "chain": a.chain, "handle": a.handle}
+	p := map[string]string{"rate": strconv.Itoa(a.rate), "family": a.family, "table": a.table, "chain": a.chain, "handle": a.handle}
+	if a.meter != "" {
+		p["meter"] = a.meter
+	}
+	return p
 }
 
 func (a *icmpLimit) Kind() string { return KindICMPLimit }
@@ -189,35 +205,90 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
-	old := ""
-	for _, l := range strings.Split(string(out), "\n") {
-		if rule, ok := strings.CutSuffix(strings.TrimSpace(l), " # handle "+a.handle); ok {
-			old = rule
-		}
-	}
+	old, handle := a.ruleIn(string(out))
 	if old == "" {
 		return Step{}, fmt.Errorf("%s: no rule with handle %s in chain %s %s %s", env.T, a.handle, a.family, a.table, a.chain)
 	}
 	m := limitRE.FindStringSubmatch(old)
 	if m == nil {
-		return Step{}, fmt.Errorf("%s: rule handle %s has no packet rate limit: %s", env.T, a.handle, old)
+		return Step{}, fmt.Errorf("%s: rule handle %s has no packet rate limit: %s", env.T, handle, old)
 	}
 	was := m[2] + "/s"
 	if m[3] != "second" {
 		was = m[2] + "/" + m[3]
 	}
 	raised, burst := raisedLimit(m, a.rate)
-	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("ICMP limit %s -> %d/s, burst %d (%s %s %s handle %s)", was, a.rate, burst, a.family, a.table, a.chain, a.handle),
+	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("ICMP limit %s -> %d/s, burst %d (%s %s %s handle %s)", was, a.rate, burst, a.family, a.table, a.chain, handle),
 		Notes: []string{"runtime only: also raise the rate where the rule is defined, or it returns at the next firewall reload"}}
 	if m[0] == raised {
 		st.Done = true
 		return st, nil
 	}
 	newRule := strings.Replace(old, m[0], raised, 1)
+	if meter := meterOf(old); meter != "" {
+		if err := checkRule(old); err != nil {
+			return Step{}, err
+		}
+		st.Commands = []string{a.reinsert(handle, newRule)}
+		st.Undo = []string{a.restoreMeterRule(meter, old)}
+		return st, nil
+	}
 	replace := func(rule string) string {
-		return shell.Join("nft", "replace", "rule", a.family, a.table, a.chain, "handle", a.handle, rule)
+		return shell.Join("nft", "replace", "rule", a.family, a.table, a.chain, "handle", handle, rule)
 	}
 	st.Commands = []string{replace(newRule)}
 	st.Undo = []string{replace(old)}
 	return st, nil
+}
+
+// meterRE finds the meter a rule declares ("meter NAME [size N] { key limit
+// ... }"). The kernel refuses to replace such a rule in place ("Operation not
+// supported" on 6.1 and 6.18); a named set's "update @set { ... }" replaces.
+var meterRE = regexp.MustCompile(`(?:^|\s)meter ([A-Za-z0-9_][A-Za-z0-9_.-]*) `)
+
+// meterOf is the name of the meter rule declares, or "".
+func meterOf(rule string) string {
+	if m := meterRE.FindStringSubmatch(rule); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// ruleIn finds a's rule in a chain as nft -a lists it: by its handle, or,
+// once a raise gave it a new handle, by the meter it declares. It returns
+// the rule without its handle, and the handle.
+func (a *icmpLimit) ruleIn(listing string) (rule, handle string) {
+	for _, l := range strings.Split(listing, "\n") {
+		l = strings.TrimSpace(l)
+		i := strings.LastIndex(l, " # handle ")
+		if i < 0 {
+			continue
+		}
+		text, h := l[:i], l[i+len(" # handle "):]
+		if h == a.handle {
+			return text, h
+		}
+		if a.meter != "" && meterOf(text) == a.meter {
+			rule, handle = text, h
+		}
+	}
+	return rule, handle
+}
+
+// reinsert puts rule in place of the rule with handle: deleted, then
+// inserted before its own position, in one nft transaction (the rule keeps
+// its place in the chain and gets a new handle).
+func (a *icmpLimit) reinsert(handle, rule string) string {
+	return shell.Join("nft", fmt.Sprintf("delete rule %[1]s %[2]s %[3]s handle %[4]s; insert rule %[1]s %[2]s %[3]s position %[4]s %[5]s",
+		a.family, a.table, a.chain, handle, rule))
+}
+
+// restoreMeterRule undoes reinsert: the raised rule's new handle is found by
+// its meter (a meter's name is unique in its table), and old goes back in
+// its place the same way.
+func (a *icmpLimit) restoreMeterRule(meter, old string) string {
+	find := shell.Join("nft", "-a", "list", "chain", a.family, a.table, a.chain) + " | " +
+		shell.Join("sed", "-n", `s/.* meter `+meter+` .*# handle \([0-9][0-9]*\)$/\1/p`)
+	return fmt.Sprintf(`h=$(%s) && [ -n "$h" ] && nft "delete rule %[2]s %[3]s %[4]s handle $h; insert rule %[2]s %[3]s %[4]s position $h "%[5]s`,
+		find, a.family, a.table, a.chain, shell.Join(old))
 }

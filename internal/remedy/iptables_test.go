@@ -198,3 +198,46 @@ func TestNftLimitPlanRaisesTheBurst(t *testing.T) {
 		t.Errorf("RaiseLimit kept the burst as %q", got)
 	}
 }
+
+// A rule that declares a meter cannot be replaced in place (the kernel says
+// "Operation not supported"): the plan deletes it and inserts the raised rule
+// at its position in one transaction, and its undo finds the raised rule by
+// its meter, as the new handle is not known before. A second plan finds the
+// raised rule by its meter too (recorded: "nft -a list ruleset", kernel 6.18).
+func TestNftMeterLimitPlanReinserts(t *testing.T) {
+	listing, err := os.ReadFile("../../testdata/collect/icmplimit/nft-meter-over.nft.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := "ip protocol icmp meter icmpflood size 65535 { ip saddr limit rate over 10/second } counter packets 104 bytes 8736 drop"
+	raised := "ip protocol icmp meter icmpflood size 65535 { ip saddr limit rate over 250/second burst 25 packets } counter packets 104 bytes 8736 drop"
+	r := must(t)(NftReplaceRule(NftRule{Family: "ip", Table: "flood", Chain: "input", Handle: 3, Text: old}, 250))
+	if got := r.Params()["meter"]; got != "icmpflood" {
+		t.Errorf("params: meter %q, want icmpflood", got)
+	}
+	plan := func(listing string) Step {
+		h := targettest.New("netns:wgicmp-a")
+		h.On("nft -a list chain ip flood input", listing)
+		st, err := r.Plan(context.Background(), &Env{T: h, Root: "/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	st := plan(string(listing))
+	want := Step{Kind: KindICMPLimit, Summary: "ICMP limit 10/s -> 250/s, burst 25 (ip flood input handle 3)", Notes: st.Notes,
+		Commands: []string{"nft 'delete rule ip flood input handle 3; insert rule ip flood input position 3 " + raised + "'"},
+		Undo: []string{`h=$(nft -a list chain ip flood input | sed -n 's/.* meter icmpflood .*# handle \([0-9][0-9]*\)$/\1/p') && [ -n "$h" ] && ` +
+			`nft "delete rule ip flood input handle $h; insert rule ip flood input position $h "'` + old + "'"}}
+	if d := cmp.Diff(want, st); d != "" {
+		t.Errorf("step (-want +got)\n%s", d)
+	}
+	reinserted := strings.Replace(strings.Replace(string(listing), old, raised, 1), "drop # handle 3", "drop # handle 9", 1)
+	if st := plan(reinserted); !st.Done || !strings.Contains(st.Summary, "handle 9") {
+		t.Errorf("the raised rule under its new handle: %+v", st)
+	}
+	if got := must(t)(NftReplaceRule(NftRule{Family: "ip", Table: "flood", Chain: "input", Handle: 3, Text: old}, 250)).Commands(); len(got) == 0 ||
+		!strings.HasPrefix(got[0], "nft 'delete rule ip flood input handle 3; insert rule ip flood input position 3 ") {
+		t.Errorf("shown fix: %q", got)
+	}
+}
