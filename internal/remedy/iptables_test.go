@@ -168,15 +168,7 @@ func TestNftLimitPlanRaisesTheBurst(t *testing.T) {
 	old := `iifname "eth0" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 25/second counter name "cnt_icmpflood" drop`
 	raised := `iifname "eth0" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 250/second burst 25 packets counter name "cnt_icmpflood" drop`
 	r := must(t)(NftReplaceRule(NftRule{Family: "inet", Table: "banIP", Chain: "pre-routing", Handle: 4, Text: old}, 250))
-	plan := func(listing string) Step {
-		h := targettest.New("netns:wgl-k-a")
-		h.On("nft -a list chain inet banIP pre-routing", listing)
-		st, err := r.Plan(context.Background(), &Env{T: h, Root: "/"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
+	plan := func(listing string) Step { return planOnChain(t, r, "inet banIP pre-routing", listing) }
 	replace := func(rule string) string {
 		return "nft replace rule inet banIP pre-routing handle 4 '" + rule + "'"
 	}
@@ -215,15 +207,7 @@ func TestNftMeterLimitPlanReinserts(t *testing.T) {
 	if got := r.Params()["meter"]; got != "icmpflood" {
 		t.Errorf("params: meter %q, want icmpflood", got)
 	}
-	plan := func(listing string) Step {
-		h := targettest.New("netns:wgicmp-a")
-		h.On("nft -a list chain ip flood input", listing)
-		st, err := r.Plan(context.Background(), &Env{T: h, Root: "/"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
+	plan := func(listing string) Step { return planOnChain(t, r, "ip flood input", listing) }
 	st := plan(string(listing))
 	want := Step{Kind: KindICMPLimit, Summary: "ICMP limit 10/s -> 250/s, burst 25 (ip flood input handle 3)", Notes: st.Notes,
 		Commands: []string{"nft 'delete rule ip flood input handle 3; insert rule ip flood input position 3 " + raised + "'"},
@@ -240,4 +224,16 @@ func TestNftMeterLimitPlanReinserts(t *testing.T) {
 		!strings.HasPrefix(got[0], "nft 'delete rule ip flood input handle 3; insert rule ip flood input position 3 ") {
 		t.Errorf("shown fix: %q", got)
 	}
+}
+
+// planOnChain plans r on a host whose "nft -a list chain CHAIN" prints listing.
+func planOnChain(t *testing.T, r Remedy, chain, listing string) Step {
+	t.Helper()
+	h := targettest.New("netns:wgicmp-a")
+	h.On("nft -a list chain "+chain, listing)
+	st, err := r.Plan(context.Background(), &Env{T: h, Root: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
