@@ -61,11 +61,7 @@ func NftReplaceRule(r NftRule, rate int) (Remedy, error) {
 	if err != nil {
 		return nil, err
 	}
-	put := shell.Join("nft", fmt.Sprintf("replace rule %s %s %s handle %s %s", a.family, a.table, a.chain, a.handle, raised))
-	if meterOf(raised) != "" {
-		put = a.reinsert(a.handle, raised)
-	}
-	return shown{a, []string{put},
+	return shown{a, []string{a.put(a.handle, raised)},
 		[]finding.ConfigSnippet{{Path: "/etc/nftables.conf (table " + a.family + " " + a.table + ", chain " + a.chain + ")", Lines: []string{raised}}}}, nil
 }
 
@@ -209,6 +205,10 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 	if old == "" {
 		return Step{}, fmt.Errorf("%s: no rule with handle %s in chain %s %s %s", env.T, a.handle, a.family, a.table, a.chain)
 	}
+	// The host's rule goes back into nft as one command: one rule only.
+	if err := checkRule(old); err != nil {
+		return Step{}, err
+	}
 	m := limitRE.FindStringSubmatch(old)
 	if m == nil {
 		return Step{}, fmt.Errorf("%s: rule handle %s has no packet rate limit: %s", env.T, handle, old)
@@ -217,27 +217,19 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 	if m[3] != "second" {
 		was = m[2] + "/" + m[3]
 	}
-	raised, burst := raisedLimit(m, a.rate)
+	_, burst := raisedLimit(m, a.rate)
 	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("ICMP limit %s -> %d/s, burst %d (%s %s %s handle %s)", was, a.rate, burst, a.family, a.table, a.chain, handle),
 		Notes: []string{"runtime only: also raise the rate where the rule is defined, or it returns at the next firewall reload"}}
-	if m[0] == raised {
+	newRule := RaiseLimit(old, a.rate)
+	if newRule == old {
 		st.Done = true
 		return st, nil
 	}
-	newRule := strings.Replace(old, m[0], raised, 1)
+	st.Commands = []string{a.put(handle, newRule)}
+	st.Undo = []string{a.put(handle, old)}
 	if meter := meterOf(old); meter != "" {
-		if err := checkRule(old); err != nil {
-			return Step{}, err
-		}
-		st.Commands = []string{a.reinsert(handle, newRule)}
-		st.Undo = []string{a.restoreMeterRule(meter, old)}
-		return st, nil
+		st.Undo = []string{a.restoreMeterRule(meter, old)} // the raised rule has a new handle
 	}
-	replace := func(rule string) string {
-		return shell.Join("nft", "replace", "rule", a.family, a.table, a.chain, "handle", handle, rule)
-	}
-	st.Commands = []string{replace(newRule)}
-	st.Undo = []string{replace(old)}
 	return st, nil
 }
 
@@ -275,15 +267,19 @@ func (a *icmpLimit) ruleIn(listing string) (rule, handle string) {
 	return rule, handle
 }
 
-// reinsert puts rule in place of the rule with handle: deleted, then
-// inserted before its own position, in one nft transaction (the rule keeps
+// put is the nft command that puts rule in place of the rule with handle:
+// "replace rule", or for a rule that declares a meter, "delete rule" then
+// "insert rule" before its own position in one transaction (the rule keeps
 // its place in the chain and gets a new handle).
-func (a *icmpLimit) reinsert(handle, rule string) string {
-	return shell.Join("nft", fmt.Sprintf("delete rule %[1]s %[2]s %[3]s handle %[4]s; insert rule %[1]s %[2]s %[3]s position %[4]s %[5]s",
-		a.family, a.table, a.chain, handle, rule))
+func (a *icmpLimit) put(handle, rule string) string {
+	if meterOf(rule) != "" {
+		return shell.Join("nft", fmt.Sprintf("delete rule %[1]s %[2]s %[3]s handle %[4]s; insert rule %[1]s %[2]s %[3]s position %[4]s %[5]s",
+			a.family, a.table, a.chain, handle, rule))
+	}
+	return shell.Join("nft", fmt.Sprintf("replace rule %s %s %s handle %s %s", a.family, a.table, a.chain, handle, rule))
 }
 
-// restoreMeterRule undoes reinsert: the raised rule's new handle is found by
+// restoreMeterRule undoes put on a meter's rule: the raised rule's new handle is found by
 // its meter (a meter's name is unique in its table), and old goes back in
 // its place the same way.
 func (a *icmpLimit) restoreMeterRule(meter, old string) string {

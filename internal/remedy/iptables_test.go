@@ -170,7 +170,7 @@ func TestNftLimitPlanRaisesTheBurst(t *testing.T) {
 	r := must(t)(NftReplaceRule(NftRule{Family: "inet", Table: "banIP", Chain: "pre-routing", Handle: 4, Text: old}, 250))
 	plan := func(listing string) Step { return planOnChain(t, r, "inet banIP pre-routing", listing) }
 	replace := func(rule string) string {
-		return "nft replace rule inet banIP pre-routing handle 4 '" + rule + "'"
+		return "nft 'replace rule inet banIP pre-routing handle 4 " + rule + "'"
 	}
 	st := plan(string(listing))
 	want := Step{Kind: KindICMPLimit, Summary: "ICMP limit 25/s -> 250/s, burst 25 (inet banIP pre-routing handle 4)",

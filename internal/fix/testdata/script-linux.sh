@@ -130,9 +130,9 @@ ip route del table main 46.38.233.77 via 192.168.253.254 dev eth1 proto static m
 # 8. [icmp.ratelimit-drops] raise the ICMP rate limit of nft rule inet banIP pre-routing handle 4 to 250/s so health-check replies are not dropped
 #    now: ICMP limit 25/s -> 250/s, burst 25 (inet banIP pre-routing handle 4)
 #    note: runtime only: also raise the rate where the rule is defined, or it returns at the next firewall reload
-nft replace rule inet banIP pre-routing handle 4 'iifname "eth1" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 250/second burst 25 packets counter name "cnt_icmpflood" drop'
+nft 'replace rule inet banIP pre-routing handle 4 iifname "eth1" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 250/second burst 25 packets counter name "cnt_icmpflood" drop'
 # rollback:
-#   nft replace rule inet banIP pre-routing handle 4 'iifname "eth1" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 25/second counter name "cnt_icmpflood" drop'
+#   nft 'replace rule inet banIP pre-routing handle 4 iifname "eth1" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 25/second counter name "cnt_icmpflood" drop'
 
 # 9. [cpu.softirq-imbalance] spread receive processing of eth1 over CPUs 3 (RPS) so one core does not take every packet
 #    now: eth1 rps_cpus: rx-0=0 -> 3
