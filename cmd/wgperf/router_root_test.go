@@ -140,10 +140,11 @@ func TestRouterMultiWANOverDropbear(t *testing.T) {
 	mwanTargets := "198.51.100.1," + endpoint // mwan3's track_ip: the next hop and the far endpoint
 	// Before the fix the endpoint answers through the backup uplink, and its
 	// round trip would pace the next hop's one-shot pings to about the limit
-	// on a busy machine (14/s with six busy loops on two cores). The next hop
-	// alone answers without the lab's delay: one-shot pings follow each other
-	// as fast as the router starts them (16/s under that load, hundreds idle),
-	// above 10/s, and the persistent ping's 5/s stays below it. Each lost
+	// on a busy machine (about 14/s with six busy loops on two cores, by the
+	// replies lost). The next hop alone answers without the lab's delay:
+	// one-shot pings follow each other as fast as the router starts them
+	// (about 16/s under that load), above 10/s, and the persistent ping's
+	// 5/s stays below it. Each lost
 	// reply's one-second wait refills the burst of 5, so the fifth loss comes
 	// near the 30th ping, idle or loaded: 40 a mode.
 	code, out, n := run(t, "icmp-burst", "--host", spec, "--targets", "198.51.100.1", "--count", "40")
