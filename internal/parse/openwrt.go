@@ -26,6 +26,10 @@ var uciKept = map[string]map[string]bool{
 	"banip": setOf("ban_enabled", "ban_icmplimit"),
 }
 
+// uciSecretNames are the option names OpenWrt's packages keep secrets in.
+var uciSecretNames = setOf("private_key", "preshared_key", "key", "password", "psk", "secret", "updatekey",
+	"auth_secret", "sae_password")
+
 func setOf(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -41,7 +45,9 @@ func uciKeptKey(key, value string) bool {
 	parts := strings.Split(key, ".")
 	switch len(parts) {
 	case 2:
-		return uciTypeRE.MatchString(value)
+		// A section named like a secret option ("wg0.private_key=...") is
+		// no line uci writes; its value could be the secret itself.
+		return uciTypeRE.MatchString(value) && !uciSecretNames[parts[1]]
 	case 3:
 		return uciKept[parts[0]][parts[2]]
 	}
