@@ -17,7 +17,8 @@ import (
 // the checks and fixes read, and a few that say how the tunnel and the
 // uplinks are wired. Anything else (PPPoE passwords in pppd_options, DDNS
 // update keys, API keys, peer notes...) never leaves the host, whatever it is
-// called. Section lines ("network.wg=interface") are kept for every config.
+// called. Section lines ("network.wg=interface") are kept for every config,
+// unless the section is named like a secret option (uciSecretNames).
 var uciKept = map[string]map[string]bool{
 	"network": setOf("proto", "device", "ifname", "type", "mtu", "metric", "nohostroute", "packet_steering",
 		"xmit_hash_policy", "listen_port", "endpoint_host", "endpoint_port", "route_allowed_ips", "persistent_keepalive"),
