@@ -104,7 +104,8 @@ func TestParseMwan3Checks(t *testing.T) {
 // TestParseUCIKeepsOnlyTheAllowList is issue 30 item 7 (hole 6 of the first
 // round): a snapshot keeps section lines and the options the checks read,
 // nothing else, whatever an option is called: DDNS update keys, auth and API
-// keys, pppd_options with a password, notes.
+// keys, pppd_options with a password, notes; nor a section line named like
+// a secret option, whose value a type name's pattern would let through.
 func TestParseUCIKeepsOnlyTheAllowList(t *testing.T) {
 	in := `network.wan=interface
 network.wan.proto='pppoe'
@@ -130,6 +131,7 @@ banip.global=banip
 banip.global.ban_icmplimit='25'
 banip.global.ban_apikey='SECRET-12'
 ddns.myddns.password='SECRET-13'
+network.private_key=SECRET14
 `
 	m, err := ParseUCI(strings.NewReader(in))
 	if err != nil {
