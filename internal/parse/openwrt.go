@@ -17,8 +17,8 @@ import (
 // the checks and fixes read, and a few that say how the tunnel and the
 // uplinks are wired. Anything else (PPPoE passwords in pppd_options, DDNS
 // update keys, API keys, peer notes...) never leaves the host, whatever it is
-// called. Section lines ("network.wg=interface") are kept for every config,
-// unless the section is named like a secret option (uciSecretNames).
+// called. Section lines ("network.wg=interface") are kept when uciTypes
+// lists their type.
 var uciKept = map[string]map[string]bool{
 	"network": setOf("proto", "device", "ifname", "type", "mtu", "metric", "nohostroute", "packet_steering",
 		"xmit_hash_policy", "listen_port", "endpoint_host", "endpoint_port", "route_allowed_ips", "persistent_keepalive"),
@@ -27,9 +27,20 @@ var uciKept = map[string]map[string]bool{
 	"banip": setOf("ban_enabled", "ban_icmplimit"),
 }
 
-// uciSecretNames are the option names OpenWrt's packages keep secrets in.
-var uciSecretNames = setOf("private_key", "preshared_key", "key", "password", "psk", "secret", "updatekey",
-	"auth_secret", "sae_password")
+// uciTypes lists, per config, the section types a snapshot keeps, besides a
+// WireGuard peer's "wireguard_IFACE" in network (uciPeerTypeRE). A type is a
+// fixed word: a section line that is not one of them, however it is named
+// ("network.private_key=..."), is no line uci writes for these configs, and
+// its value could be a secret.
+var uciTypes = map[string]map[string]bool{
+	"network": setOf("interface", "device", "globals", "route", "route6", "rule", "rule6", "switch", "switch_vlan",
+		"bridge-vlan"),
+	"mwan3": setOf("globals", "interface", "member", "policy", "rule"),
+	"banip": setOf("banip"),
+}
+
+// uciPeerTypeRE is the section type of a WireGuard peer of an interface.
+var uciPeerTypeRE = regexp.MustCompile(`^wireguard_[A-Za-z0-9_.-]{1,15}$`)
 
 func setOf(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
@@ -40,27 +51,22 @@ func setOf(names ...string) map[string]bool {
 }
 
 // uciKeptKey reports whether a snapshot may keep a "uci show" line: a
-// section line (config.section=type) whose value is a type name, or an
-// option uciKept lists for its config.
+// section line (config.section=type) of a type uciTypes lists, or an option
+// uciKept lists for its config.
 func uciKeptKey(key, value string) bool {
 	parts := strings.Split(key, ".")
 	switch len(parts) {
 	case 2:
-		// A section named like a secret option ("wg0.private_key=...") is
-		// no line uci writes; its value could be the secret itself.
-		return uciTypeRE.MatchString(value) && !uciSecretNames[parts[1]]
+		return uciTypes[parts[0]][value] || parts[0] == "network" && uciPeerTypeRE.MatchString(value)
 	case 3:
 		return uciKept[parts[0]][parts[2]]
 	}
 	return false
 }
 
-// uciTypeRE is a section type as uci names it ("interface", "wireguard_wg0").
-var uciTypeRE = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
-
 // ParseUCI parses "uci show CONFIG": lines "config.section.option='value'" and
 // "config.section=type". List values ("'a' 'b'") become space-separated.
-// Only section lines and the options on uciKept's allow-list are kept: a
+// Only the section lines of uciTypes and the options of uciKept are kept: a
 // snapshot is meant to be sent to someone else, and a deny-list of secret
 // names always misses one (updatekey, pppd_options 'password ...').
 func ParseUCI(r io.Reader) (map[string]string, error) {

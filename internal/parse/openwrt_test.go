@@ -104,8 +104,8 @@ func TestParseMwan3Checks(t *testing.T) {
 // TestParseUCIKeepsOnlyTheAllowList is issue 30 item 7 (hole 6 of the first
 // round): a snapshot keeps section lines and the options the checks read,
 // nothing else, whatever an option is called: DDNS update keys, auth and API
-// keys, pppd_options with a password, notes; nor a section line named like
-// a secret option, whose value a type name's pattern would let through.
+// keys, pppd_options with a password, notes; nor a section line whose value
+// is no section type, however the section is named.
 func TestParseUCIKeepsOnlyTheAllowList(t *testing.T) {
 	in := `network.wan=interface
 network.wan.proto='pppoe'
@@ -132,6 +132,9 @@ banip.global.ban_icmplimit='25'
 banip.global.ban_apikey='SECRET-12'
 ddns.myddns.password='SECRET-13'
 network.private_key=SECRET14
+network.wan_pass=SECRET15
+network.@bridge-vlan[0]=bridge-vlan
+network.peer2=wireguard_wg-home
 `
 	m, err := ParseUCI(strings.NewReader(in))
 	if err != nil {
@@ -145,6 +148,7 @@ network.private_key=SECRET14
 	want := map[string]string{
 		"network.wan": "interface", "network.wan.proto": "pppoe", "network.wan.device": "eth1", "network.wg.mtu": "1420",
 		"network.@wireguard_wg[0]": "wireguard_wg", "network.@wireguard_wg[0].persistent_keepalive": "25",
+		"network.@bridge-vlan[0]": "bridge-vlan", "network.peer2": "wireguard_wg-home",
 		"mwan3.wan": "interface", "mwan3.wan.track_ip": "1.1.1.1 8.8.8.8", "banip.global": "banip", "banip.global.ban_icmplimit": "25",
 	}
 	if d := cmp.Diff(want, m); d != "" {
