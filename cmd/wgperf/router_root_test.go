@@ -144,9 +144,9 @@ func TestRouterMultiWANOverDropbear(t *testing.T) {
 	// replies lost). The next hop alone answers without the lab's delay:
 	// one-shot pings follow each other as fast as the router starts them
 	// (about 16/s under that load), above 10/s, and the persistent ping's
-	// 5/s stays below it. Each lost
-	// reply's one-second wait refills the burst of 5, so the fifth loss comes
-	// near the 30th ping, idle or loaded: 40 a mode.
+	// 5/s stays below it. Each lost reply's one-second wait refills the
+	// burst of 5, so the fifth loss comes near the 30th ping, idle or
+	// loaded: 40 a mode.
 	code, out, n := run(t, "icmp-burst", "--host", spec, "--targets", "198.51.100.1", "--count", "40")
 	one("icmp-burst", n)
 	if code != exitWarning {

@@ -181,8 +181,8 @@ func TestApplyRollbackEachKind(t *testing.T) {
 
 // TestMeterLimitKeepsItsPlace: the kernel refuses to replace a rule that
 // declares a meter ("Operation not supported"), so its raise deletes it and
-// inserts the raised rule before the next one in one transaction; the rule
-// keeps its place in the chain, and the undo finds it by its meter.
+// inserts the raised rule at its position in one transaction; the rule keeps
+// its place in the chain, and the undo finds it by its meter.
 func TestMeterLimitKeepsItsPlace(t *testing.T) {
 	h := newLabHost(t)
 	f := act(remedy.KindICMPLimit, "rate", "250", "family", "ip", "table", "flood", "chain", "input", "handle", "4", "meter", "icmpflood")

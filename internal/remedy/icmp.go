@@ -206,7 +206,8 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 		return Step{}, fmt.Errorf("%s: no rule with handle %s in chain %s %s %s", env.T, a.handle, a.family, a.table, a.chain)
 	}
 	// The host's rule goes back into nft as one command: one rule only.
-	if err := checkRule(old); err != nil {
+	newRule, err := checkedRaise(old, a.rate)
+	if err != nil {
 		return Step{}, err
 	}
 	m := limitRE.FindStringSubmatch(old)
@@ -220,16 +221,15 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 	_, burst := raisedLimit(m, a.rate)
 	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("ICMP limit %s -> %d/s, burst %d (%s %s %s handle %s)", was, a.rate, burst, a.family, a.table, a.chain, handle),
 		Notes: []string{"runtime only: also raise the rate where the rule is defined, or it returns at the next firewall reload"}}
-	newRule := RaiseLimit(old, a.rate)
 	if newRule == old {
 		st.Done = true
 		return st, nil
 	}
-	st.Commands = []string{a.put(handle, newRule)}
-	st.Undo = []string{a.put(handle, old)}
+	undo := a.put(handle, old)
 	if meter := meterOf(old); meter != "" {
-		st.Undo = []string{a.restoreMeterRule(meter, old)} // the raised rule has a new handle
+		undo = a.restoreMeterRule(meter, old) // the raised rule has a new handle
 	}
+	st.Commands, st.Undo = []string{a.put(handle, newRule)}, []string{undo}
 	return st, nil
 }
 
@@ -279,9 +279,9 @@ func (a *icmpLimit) put(handle, rule string) string {
 	return shell.Join("nft", fmt.Sprintf("replace rule %s %s %s handle %s %s", a.family, a.table, a.chain, handle, rule))
 }
 
-// restoreMeterRule undoes put on a meter's rule: the raised rule's new handle is found by
-// its meter (a meter's name is unique in its table), and old goes back in
-// its place the same way.
+// restoreMeterRule undoes put on a meter's rule: the raised rule's new
+// handle is found by its meter (a meter's name is unique in its table), and
+// old goes back in its place the same way.
 func (a *icmpLimit) restoreMeterRule(meter, old string) string {
 	find := shell.Join("nft", "-a", "list", "chain", a.family, a.table, a.chain) + " | " +
 		shell.Join("sed", "-n", `s/.* meter `+meter+` .*# handle \([0-9][0-9]*\)$/\1/p`)
