@@ -297,3 +297,169 @@ func TestGrafanaPanelsNamePeers(t *testing.T) {
 		t.Errorf("promtool check rules (the dashboard's queries): %v\n%s", err, out)
 	}
 }
+
+// alertRules reads deploy/prometheus/alerts.yml's rules.
+func alertRules(t *testing.T) []struct {
+	Alert       string            `yaml:"alert"`
+	Annotations map[string]string `yaml:"annotations"`
+} {
+	t.Helper()
+	var rules struct {
+		Groups []struct {
+			Rules []struct {
+				Alert       string            `yaml:"alert"`
+				Annotations map[string]string `yaml:"annotations"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal([]byte(readDeploy(t, "prometheus/alerts.yml")), &rules); err != nil {
+		t.Fatal(err)
+	}
+	var out []struct {
+		Alert       string            `yaml:"alert"`
+		Annotations map[string]string `yaml:"annotations"`
+	}
+	for _, g := range rules.Groups {
+		out = append(out, g.Rules...)
+	}
+	return out
+}
+
+// TestAlertsNamedTestedAndRunbooked: every alert is named Wgperf... (no clash
+// with the rule sets it is loaded beside), has a runbook_url whose page (and
+// section) exists in the repository, is listed in docs/alerts.md, and has a
+// promtool unit test in alerts_test.yml in which it fires.
+func TestAlertsNamedTestedAndRunbooked(t *testing.T) {
+	var tests struct {
+		Tests []struct {
+			AlertRuleTest []struct {
+				Alertname string           `yaml:"alertname"`
+				ExpAlerts []map[string]any `yaml:"exp_alerts"`
+			} `yaml:"alert_rule_test"`
+		} `yaml:"tests"`
+	}
+	if err := yaml.Unmarshal([]byte(readDeploy(t, "prometheus/alerts_test.yml")), &tests); err != nil {
+		t.Fatal(err)
+	}
+	fires := map[string]bool{}
+	for _, tc := range tests.Tests {
+		for _, a := range tc.AlertRuleTest {
+			fires[a.Alertname] = fires[a.Alertname] || len(a.ExpAlerts) > 0
+		}
+	}
+	index, err := os.ReadFile(filepath.Join("..", "..", "docs", "alerts.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := alertRules(t)
+	if len(rules) < 8 {
+		t.Fatalf("%d alerts, want at least 8", len(rules))
+	}
+	for _, r := range rules {
+		if !strings.HasPrefix(r.Alert, "Wgperf") {
+			t.Errorf("alert %s: want a name starting with Wgperf", r.Alert)
+		}
+		if !fires[r.Alert] {
+			t.Errorf("alert %s: no test in alerts_test.yml where it fires", r.Alert)
+		}
+		if !strings.Contains(string(index), "`"+r.Alert+"`") {
+			t.Errorf("alert %s: not listed in docs/alerts.md", r.Alert)
+		}
+		u, ok := strings.CutPrefix(r.Annotations["runbook_url"], runbookBase)
+		if !ok {
+			t.Errorf("alert %s: runbook_url %q, want a page under %s", r.Alert, r.Annotations["runbook_url"], runbookBase)
+			continue
+		}
+		page, anchor, _ := strings.Cut(u, "#")
+		if strings.Contains(page, "{{") {
+			continue // the page of whichever finding fired it (TestAlertsExplainTheirFinding)
+		}
+		b, err := os.ReadFile(filepath.Join("..", "..", page))
+		if err != nil {
+			t.Errorf("alert %s: runbook page: %v", r.Alert, err)
+			continue
+		}
+		if anchor != "" && anchor != strings.ToLower(r.Alert) || anchor != "" && !strings.Contains(string(b), "\n## "+r.Alert+"\n") {
+			t.Errorf("alert %s: runbook_url %s names no \"## %s\" section of %s", r.Alert, r.Annotations["runbook_url"], r.Alert, page)
+		}
+	}
+}
+
+// The kit's comments send people to files: each must exist, in the
+// repository (docs/..., deploy/...), in the kit (prometheus/scrape.yml) or
+// beside the file (scrape.yml), or be where the packages install the kit
+// (/usr/share/wgperf/...).
+func TestDeployCommentsCiteFilesThatExist(t *testing.T) {
+	file := regexp.MustCompile(`(?:/usr/share/wgperf/)?[A-Za-z0-9_./-]+\.(?:ya?ml|md|json)\b`)
+	for _, f := range []string{"prometheus/alerts.yml", "prometheus/scrape.yml", "prometheus/alerts_test.yml"} {
+		for _, line := range strings.Split(readDeploy(t, f), "\n") {
+			comment, ok := strings.CutPrefix(strings.TrimSpace(line), "#")
+			if !ok {
+				continue
+			}
+			for _, name := range file.FindAllString(comment, -1) {
+				if strings.Contains(name, "/ID.") {
+					continue // a page per finding ID (TestAlertsExplainTheirFinding)
+				}
+				candidates := []string{filepath.Join("..", "..", name), filepath.Join(deployDir, name), filepath.Join(deployDir, filepath.Dir(f), name)}
+				if rest, ok := strings.CutPrefix(name, "/usr/share/wgperf/"); ok {
+					candidates = []string{filepath.Join(deployDir, rest)}
+				}
+				found := false
+				for _, c := range candidates {
+					if _, err := os.Stat(c); err == nil {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("%s cites %s, which does not exist: %q", f, name, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+}
+
+// Graph legends name the host: two hosts' wg0 must not look the same. The
+// finding table links each finding's id to its page.
+func TestGrafanaLegendsNameInstanceAndFindingsLink(t *testing.T) {
+	var dash struct {
+		Panels []struct {
+			Title       string
+			Type        string
+			Targets     []struct{ Expr, LegendFormat string }
+			FieldConfig struct {
+				Overrides []struct {
+					Matcher    struct{ ID, Options string }
+					Properties []struct {
+						ID    string
+						Value json.RawMessage
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(readDeploy(t, "grafana/wgperf.json")), &dash); err != nil {
+		t.Fatal(err)
+	}
+	// An aggregation over every host keeps no instance label to show.
+	whole := regexp.MustCompile(`^(?:sum|min|max|avg|count)\((?:[^()]|\([^()]*\))*\)$`)
+	linked := false
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			if tg.LegendFormat != "" && !whole.MatchString(tg.Expr) && !strings.Contains(tg.LegendFormat, "{{instance}}") {
+				t.Errorf("panel %q: legend %q does not name the instance", p.Title, tg.LegendFormat)
+			}
+		}
+		for _, o := range p.FieldConfig.Overrides {
+			for _, prop := range o.Properties {
+				if o.Matcher.Options == "id" && prop.ID == "links" &&
+					strings.Contains(string(prop.Value), runbookBase+"docs/findings/${__value.raw}.md") {
+					linked = true
+				}
+			}
+		}
+	}
+	if !linked {
+		t.Error("no panel links a finding's id to its page (docs/findings/ID.md)")
+	}
+}
