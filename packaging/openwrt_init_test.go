@@ -81,6 +81,10 @@ func TestOpenWrtInitScript(t *testing.T) {
 			"close_instance", "start_service 0", "interface_trigger lan"}},
 		{name: "LAN without an address", config: lan, want: []string{"start_service 1"},
 			refused: "wgperf-exporter: interface lan has no IPv4 address: not started"},
+		// The router build refuses --web.config.file: the script says so
+		// instead of starting an exporter procd would respawn until it gives up.
+		{name: "web_config", config: enabled + "\toption web_config '/etc/wgperf/web-config.yml'\n", env: []string{"NET_loopback=127.0.0.1"},
+			want: []string{"start_service 1"}, refused: "wgperf-exporter: option web_config: the router build has no TLS"},
 		{name: "explicit address", config: enabled + "\toption listen '[::1]:9723'\n", want: []string{
 			"set_param command /usr/bin/wgperf exporter --web.listen-address [::1]:9723 --host local --interval 30s"}},
 	} {
