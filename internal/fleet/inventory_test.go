@@ -146,6 +146,20 @@ func TestInventoryRejectsOptionInjection(t *testing.T) {
 	}
 }
 
+// TestInventoryCannotMakeSSHWriteFiles is issue 41's hole 1 as an inventory
+// says it: known-hosts files, a host key alias and a weaker host key check
+// in ansible_ssh_common_args are refused, whichever level sets them.
+func TestInventoryCannotMakeSSHWriteFiles(t *testing.T) {
+	for _, in := range []string{
+		"[g]\nbox ansible_ssh_common_args='-o UserKnownHostsFile=/root/.ssh/authorized_keys -o HostKeyAlias=cert-authority'\n",
+		"[g]\nbox ansible_ssh_extra_args='-o StrictHostKeyChecking=accept-new'\n",
+		"[g:vars]\nansible_ssh_common_args='-oUpdateHostKeys=yes'\n[g]\nbox\n",
+		"[all:vars]\nansible_ssh_common_args='-o \"GlobalKnownHostsFile /tmp/k\"'\n[g]\nbox\n",
+	} {
+		checkRefused(t, ParseInventory, in)
+	}
+}
+
 func FuzzParseInventory(f *testing.F) {
 	f.Add("[g]\nbox ansible_host=1.2.3.4 ansible_port=22\n[g:vars]\nansible_user=root\n")
 	f.Add("local\nnetns:x\nssh:root@h:22\n")

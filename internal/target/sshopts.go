@@ -2,31 +2,92 @@ package target
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
-// sshOptionValue is what a setting's value may look like: no blank, quote or
-// shell syntax, never a leading "-".
-func sshOptionValue(key, v string) error {
-	if v == "" || strings.HasPrefix(v, "-") || strings.ContainsAny(v, " \t\"'\\`$;&|<>(){}*?!#~\n\r") || shell.Line(key, v) != nil {
-		return fmt.Errorf("-o %s=%q: not a plain value", key, v)
+// The ssh -o settings a host's own configuration (an inventory someone else
+// wrote) may carry, and what each value may be: how to reach the host and
+// which algorithms and key to use, nothing more. Not among them, so refused:
+// anything that runs a local command (ProxyCommand, LocalCommand,
+// KnownHostsCommand, PermitLocalCommand, Match exec), forwards something,
+// writes a file (UserKnownHostsFile, GlobalKnownHostsFile, UpdateHostKeys,
+// ControlPath, a CheckHostIP that adds addresses to known_hosts) or weakens
+// host key checking (StrictHostKeyChecking other than yes, HostKeyAlias,
+// which checks and records the key under another name). Root's ssh writes
+// what those say, wherever they point: an inventory that could set them could
+// append a key of its choosing to any file. The user's own ssh_config applies
+// as it does for ssh: it is read after these options.
+var sshSafeOptions = map[string]func(key, v string) error{
+	"proxyjump":                func(_, v string) error { return CheckJumpHosts(v) },
+	"stricthostkeychecking":    sshEnum("yes"),
+	"checkhostip":              sshEnum("no"),
+	"hostkeyalgorithms":        sshAlgorithms,
+	"pubkeyacceptedalgorithms": sshAlgorithms,
+	"pubkeyacceptedkeytypes":   sshAlgorithms,
+	"ciphers":                  sshAlgorithms,
+	"macs":                     sshAlgorithms,
+	"kexalgorithms":            sshAlgorithms,
+	"preferredauthentications": sshAlgorithms,
+	"identitiesonly":           sshEnum("yes", "no"),
+	"compression":              sshEnum("yes", "no"),
+	"addressfamily":            sshEnum("any", "inet", "inet6"),
+	"loglevel":                 sshEnum("quiet", "fatal", "error", "info", "verbose", "debug", "debug1", "debug2", "debug3"),
+	"identityfile":             sshOptionPath,
+	"user":                     func(_, v string) error { return shell.User(v) },
+	"port":                     sshNumber(1, 65535),
+	"connecttimeout":           sshNumber(1, 3600),
+	"connectionattempts":       sshNumber(1, 100),
+	"serveraliveinterval":      sshNumber(0, 3600),
+	"serveralivecountmax":      sshNumber(0, 100),
+}
+
+// sshWordRE is one word of an algorithm list ("+ssh-rsa,rsa-sha2-256"):
+// nothing ssh's config reader would split (blanks, "=", quotes), expand or
+// read as a comment.
+var sshWordRE = regexp.MustCompile(`^[+^-]?[A-Za-z0-9@._-]+(,[A-Za-z0-9@._-]+)*$`)
+
+func sshAlgorithms(key, v string) error {
+	if len(v) > 1024 || !sshWordRE.MatchString(v) {
+		return fmt.Errorf("-o %s=%q: want a comma-separated list of names", key, v)
 	}
 	return nil
 }
 
-// sshSafeOptions are the ssh -o settings a host's own configuration (an
-// inventory someone else wrote) may carry: how to reach and trust the host.
-// Anything that runs a local command (ProxyCommand, LocalCommand,
-// KnownHostsCommand, Match exec) or forwards something is not among them.
-var sshSafeOptions = map[string]bool{
-	"proxyjump": true, "stricthostkeychecking": true, "userknownhostsfile": true, "globalknownhostsfile": true,
-	"hostkeyalias": true, "hostkeyalgorithms": true, "pubkeyacceptedalgorithms": true, "pubkeyacceptedkeytypes": true,
-	"identitiesonly": true, "identityfile": true, "port": true, "user": true, "connecttimeout": true,
-	"serveraliveinterval": true, "serveralivecountmax": true, "compression": true, "addressfamily": true,
-	"ciphers": true, "macs": true, "kexalgorithms": true, "loglevel": true, "checkhostip": true,
-	"connectionattempts": true, "preferredauthentications": true, "updatehostkeys": true,
+// sshEnum accepts one of the words (as ssh does, in any case).
+func sshEnum(words ...string) func(key, v string) error {
+	return func(key, v string) error {
+		if !slices.Contains(words, strings.ToLower(v)) {
+			return fmt.Errorf("-o %s=%q: an inventory may set it to %s only", key, v, strings.Join(words, " or "))
+		}
+		return nil
+	}
+}
+
+func sshNumber(lo, hi int) func(key, v string) error {
+	return func(key, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi || strconv.Itoa(n) != v {
+			return fmt.Errorf("-o %s=%q: want a number from %d to %d", key, v, lo, hi)
+		}
+		return nil
+	}
+}
+
+// sshOptionPath is a path inside one -o setting, which ssh's config reader
+// splits at blanks, "=" and quotes: none of them, nor anything sshPath refuses.
+func sshOptionPath(key, v string) error {
+	if err := sshPath(key, v); err != nil {
+		return err
+	}
+	if strings.ContainsAny(v, " \t=#") {
+		return fmt.Errorf("%s %q: not a plain path", key, v)
+	}
+	return nil
 }
 
 // CheckHostSSH validates every field of o: paths and values that ssh
@@ -39,30 +100,8 @@ func CheckHostSSH(o HostSSH) error {
 		}
 	}
 	for _, opt := range o.Options {
-		key, value, ok := strings.Cut(opt, "=")
-		if !ok {
-			return fmt.Errorf("ssh option %q: want Key=Value", opt)
-		}
-		if !sshSafeOptions[strings.ToLower(key)] {
-			return fmt.Errorf("ssh option %s is refused: an inventory may say how to reach a host (ProxyJump, keys, known hosts), not make wgperf run a command or forward anything; put it in ~/.ssh/config", key)
-		}
-		switch strings.ToLower(key) {
-		case "proxyjump":
-			if err := CheckJumpHosts(value); err != nil {
-				return err
-			}
-		case "userknownhostsfile", "globalknownhostsfile", "identityfile":
-			if err := sshPath(key, value); err != nil {
-				return err
-			}
-		case "user":
-			if err := shell.User(value); err != nil {
-				return err
-			}
-		default:
-			if err := sshOptionValue(key, value); err != nil {
-				return err
-			}
+		if err := checkSSHOption(opt); err != nil {
+			return err
 		}
 	}
 	if o.BecomeUser != "" {
@@ -71,6 +110,22 @@ func CheckHostSSH(o HostSSH) error {
 		}
 	}
 	return nil
+}
+
+// checkSSHOption validates one Key=Value setting against sshSafeOptions.
+func checkSSHOption(opt string) error {
+	key, value, ok := strings.Cut(opt, "=")
+	if !ok {
+		return fmt.Errorf("ssh option %q: want Key=Value", opt)
+	}
+	check := sshSafeOptions[strings.ToLower(key)]
+	if check == nil {
+		return fmt.Errorf("ssh option %s is refused: an inventory may say how to reach a host (ProxyJump, port, user, key, algorithms), not make root's ssh write a file, trust host keys less or run a command; put it in your ~/.ssh/config", shell.Comment(key))
+	}
+	if value == "" || shell.Line(key, value) != nil {
+		return fmt.Errorf("-o %s=%q: not a plain value", key, value)
+	}
+	return check(key, value)
 }
 
 // CheckJumpHosts validates a ProxyJump value: [user@]host[:port], comma
