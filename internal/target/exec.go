@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wgperf/wgperf/internal/shell"
 )
@@ -75,20 +76,34 @@ func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, ar
 	return stdout.Bytes(), t.fail(name, args, err, stderr.String())
 }
 
+// streamWaitDelay bounds how long a streamed command's copying may outlive
+// its end or its context: a child that kept the pipes (a remote shell's
+// background job) or a standard input that never ends must not keep Stream
+// from returning.
+const streamWaitDelay = 2 * time.Second
+
 func (t *argvTarget) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, name string, args ...string) error {
-	argv, release, err := t.open(ctx, false, name, args)
+	// A stream lives as long as its program (a sampler, a shell a person
+	// types into), so over ssh it takes no short-command slot, as Start does:
+	// holding the only one would starve every other command to that host.
+	argv, release, err := t.open(ctx, true, name, args)
 	if err != nil {
 		return err
 	}
 	defer release()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.WaitDelay = streamWaitDelay
 	cmd.Stdin, cmd.Stdout = stdin, stdout
 	tail := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = tail
 	if stderr != nil {
 		cmd.Stderr = io.MultiWriter(stderr, tail)
 	}
-	if err := cmd.Run(); err != nil {
+	err = cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil {
+		err = nil // it ended well; only a child of its kept the pipes
+	}
+	if err != nil {
 		return t.fail(name, args, err, tail.String())
 	}
 	return nil

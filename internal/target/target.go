@@ -36,7 +36,10 @@ type Target interface {
 	// WriteFile replaces a file's contents, creating it with mode perm if needed.
 	WriteFile(ctx context.Context, path string, data []byte, perm os.FileMode) error
 	// Stream runs a program with the given standard streams (nil: none), for
-	// output a person watches as it comes ("wgperf lab exec").
+	// output a person watches as it comes ("wgperf lab exec") or a program
+	// that answers for as long as it runs (a remote drop sampler). It takes
+	// no short-command slot of a shared ssh connection, and returns soon
+	// after ctx is done even if the program's children keep its streams.
 	Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, name string, args ...string) error
 	// Start launches a long-running program (iperf3 -s, a lab node) and returns
 	// without waiting for it.

@@ -106,7 +106,8 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 	}
 	samplers := openSamplers(ctx, c)
 	defer samplers.Close()
-	rep.KernelDrops = samplers.statuses()
+	// Read at the end: a remote sampler that stopped answering says so there.
+	defer func() { rep.KernelDrops = samplers.statuses() }()
 	plan := Plan(c)
 	for i, spec := range plan {
 		if c.Progress != nil {

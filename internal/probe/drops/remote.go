@@ -74,14 +74,29 @@ type Remote struct {
 	status Status
 	cancel context.CancelFunc
 	done   chan error
+	in     *io.PipeWriter
+	// lines carries the sampler's answers, read by one goroutine for the
+	// remote's whole life, so a wait for one can give up (context, deadline)
+	// without a read left half done.
+	lines chan answer
 
-	mu  sync.Mutex
-	in  *io.PipeWriter
-	out *bufio.Reader
+	mu   sync.Mutex // one question at a time
+	dead error      // set once the sampler stopped answering
+}
+
+// answer is one line the remote sampler printed, or why there was none.
+type answer struct {
+	line []byte
+	err  error
 }
 
 // startTimeout bounds how long the remote wgperf may take to attach.
 const startTimeout = 20 * time.Second
+
+// AnswerTimeout bounds the wait for one snapshot: the remote sampler reads
+// a kernel map, which takes milliseconds; one silent this long is stuck
+// (or its host is), and the remote is given up for the rest of the run.
+var AnswerTimeout = 10 * time.Second
 
 // OpenRemote starts "wgperf drops --serve" on t over its ssh connection.
 // Without wgperf there it fails with the line the none tier shows.
@@ -89,28 +104,29 @@ func OpenRemote(ctx context.Context, t target.Target) (Sampler, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	r := &Remote{cancel: cancel, done: make(chan error, 1), in: inW, out: bufio.NewReaderSize(outR, 64<<10)}
+	r := &Remote{cancel: cancel, done: make(chan error, 1), in: inW, lines: make(chan answer)}
 	go func() {
 		err := t.Stream(ctx, inR, outW, nil, "wgperf", "drops", ServeFlag)
 		outW.CloseWithError(io.EOF)
 		inR.Close()
 		r.done <- err
 	}()
-	type first struct {
-		line []byte
-		err  error
-	}
-	got := make(chan first, 1)
 	go func() {
-		line, err := readLine(r.out)
-		got <- first{line, err}
+		out := bufio.NewReaderSize(outR, 64<<10)
+		for {
+			line, err := readLine(out)
+			select {
+			case r.lines <- answer{line, err}:
+			case <-ctx.Done():
+				outR.Close()
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
 	}()
-	var f first
-	select {
-	case f = <-got:
-	case <-time.After(startTimeout):
-		f.err = errors.New("no answer in time")
-	}
+	f := r.next(ctx, startTimeout)
 	if f.err != nil {
 		r.Close()
 		err := <-r.done
@@ -136,6 +152,20 @@ func OpenRemote(ctx context.Context, t target.Target) (Sampler, error) {
 	return r, nil
 }
 
+// next waits for the sampler's next line, at most wait.
+func (r *Remote) next(ctx context.Context, wait time.Duration) answer {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case a := <-r.lines:
+		return a
+	case <-ctx.Done():
+		return answer{err: ctx.Err()}
+	case <-timer.C:
+		return answer{err: fmt.Errorf("no answer within %s", wait)}
+	}
+}
+
 func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
@@ -153,27 +183,51 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 	}
 }
 
-func (r *Remote) Status() Status { return r.status }
+// Status is the remote's tier, or tier none once it stopped answering: a
+// report then says in one line where its counts end.
+func (r *Remote) Status() Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dead != nil {
+		return Status{Host: r.status.Host, Tier: TierNone, Why: "the sampler there stopped answering (" + r.dead.Error() + "): its counts end there"}
+	}
+	return r.status
+}
 
-// Snapshot asks the remote sampler for its counts.
+// Snapshot asks the remote sampler for its counts. A sampler that does not
+// answer within AnswerTimeout (or before ctx ends) is given up: this and
+// every later snapshot fail at once, and the remote is ended.
 func (r *Remote) Snapshot(ctx context.Context) (Snapshot, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, err := io.WriteString(r.in, "snapshot\n"); err != nil {
-		return Snapshot{}, fmt.Errorf("wgperf drops on %s: %v", r.status.Host, err)
+	if r.dead != nil {
+		return Snapshot{}, fmt.Errorf("wgperf drops on %s: %v", r.status.Host, r.dead)
 	}
-	line, err := readLine(r.out)
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("wgperf drops on %s: %v", r.status.Host, err)
+	// The pipe's write blocks until the remote reads; a stuck remote must
+	// not hold it, so the question is asked beside the wait for the answer.
+	asked := make(chan error, 1)
+	go func() { _, err := io.WriteString(r.in, "snapshot\n"); asked <- err }()
+	a := r.next(ctx, AnswerTimeout)
+	if a.err == nil {
+		a.err = <-asked
 	}
-	s, err := ParseSnapshot(line)
+	if a.err != nil {
+		// An answer may still come for this question: the next one's would
+		// be off by one, so the remote is done either way.
+		r.dead = a.err
+		r.in.CloseWithError(a.err)
+		r.cancel()
+		return Snapshot{}, fmt.Errorf("wgperf drops on %s: %v", r.status.Host, a.err)
+	}
+	s, err := ParseSnapshot(a.line)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("wgperf drops on %s: %v", r.status.Host, err)
 	}
 	return s, nil
 }
 
-// Close ends the remote sampler: its input ends, so it detaches and exits.
+// Close ends the remote sampler: its input ends, so it detaches and exits;
+// one that does not within a few seconds is ended with its ssh session.
 func (r *Remote) Close() error {
 	r.in.Close()
 	select {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -96,5 +97,52 @@ func TestParseSnapshotRefusesForeignText(t *testing.T) {
 	st, err := ParseStatus([]byte(`{"tier":"btf","why":"a\u001b]0;x\u0007b"}`))
 	if err != nil || strings.ContainsAny(st.Why, "\x1b\x07") {
 		t.Errorf("ParseStatus kept a control character: %q, %v", st.Why, err)
+	}
+}
+
+// stuckSampler answers its status, then never a snapshot: a remote wgperf
+// whose host stalled.
+type stuckSampler struct{ fixedSampler }
+
+func (stuckSampler) Snapshot(ctx context.Context) (Snapshot, error) {
+	<-ctx.Done()
+	return Snapshot{}, ctx.Err()
+}
+
+// TestRemoteSamplerThatStopsAnswering: a silent remote costs one bounded
+// wait, then says so in its status; it never hangs its caller, and a
+// cancelled context ends a wait at once.
+func TestRemoteSamplerThatStopsAnswering(t *testing.T) {
+	defer func(d time.Duration) { AnswerTimeout = d }(AnswerTimeout)
+	AnswerTimeout = 300 * time.Millisecond
+	ctx := context.Background()
+
+	s := ForTarget(ctx, servingHost{sampler: stuckSampler{}})
+	start := time.Now()
+	if _, err := s.Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "no answer within") {
+		t.Errorf("snapshot of a silent sampler: %v", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("waited %s for a silent sampler", waited)
+	}
+	if st := s.Status(); st.Tier != TierNone || !strings.Contains(st.Why, "stopped answering") {
+		t.Errorf("status after it stopped answering: %+v", st)
+	}
+	if _, err := s.Snapshot(ctx); err == nil {
+		t.Error("a second snapshot of a given-up sampler succeeded")
+	}
+	s.Close()
+
+	AnswerTimeout = time.Hour
+	s = ForTarget(ctx, servingHost{sampler: stuckSampler{}})
+	defer s.Close()
+	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	if _, err := s.Snapshot(cctx); err == nil {
+		t.Error("snapshot after its context ended succeeded")
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("a cancelled snapshot waited %s", waited)
 	}
 }
