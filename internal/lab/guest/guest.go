@@ -53,9 +53,9 @@ type Options struct {
 	// Env is set in the guest for the command ("NAME=value"): the guest
 	// starts with a bare environment.
 	Env []string
-	// BootTimeout bounds the wait for the guest to start the command under
-	// KVM before falling back to TCG (default 60 s); under TCG the command's
-	// own context is the only bound.
+	// BootTimeout bounds the wait for the guest to start the command
+	// (default: 60 s under KVM, after which wgperf falls back to TCG; 240 s
+	// under TCG, after which the run fails).
 	BootTimeout time.Duration
 	// Progress receives one line per stage ("booting ..., up in 19 s"); nil
 	// for none.
@@ -160,9 +160,28 @@ func versionLess(a, b string) bool {
 // not boot a guest here, so later runs go straight to TCG.
 var kvmMemo = "/run/wgperf/guest-kvm-fails"
 
+// kvmDevice is the device KVM is reached through.
+var kvmDevice = "/dev/kvm"
+
+// guestsDir holds a file per running guest, named by its process group, so
+// a cleanup after a crash ends exactly the guests wgperf started
+// (scripts/ci-cleanup.sh).
+var guestsDir = "/run/wgperf/guests"
+
+// Boot bounds: a guest that has not started its command by then is stuck.
+// TCG boots this kernel in 11-25 s on a 2-core machine (30 s and more beside
+// a build); KVM in a few seconds where it works, while on some hosts a KVM
+// guest hangs without a word. So KVM gets TCG's boot with margin before
+// wgperf falls back, and TCG four times that before the run fails.
+const (
+	kvmBootTimeout = 60 * time.Second
+	tcgBootTimeout = 240 * time.Second
+)
+
 // Run boots the guest and runs argv in it, with its output on stdout and
 // stderr, and returns once the guest is gone. The command runs as root in
-// the current directory, with the guest's PATH.
+// the current directory, with the guest's PATH. The guest never outlives
+// wgperf (target.Tree).
 func Run(ctx context.Context, opts Options, argv []string, stdout, stderr io.Writer) (*Result, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("guest: no command")
@@ -181,19 +200,20 @@ func Run(ctx context.Context, opts Options, argv []string, stdout, stderr io.Wri
 		accel, res.Fallback = AccelKVM, kvmUnusable()
 		if res.Fallback != "" {
 			accel = AccelTCG
+			progress("using TCG, QEMU's emulator: " + res.Fallback)
 		}
 	}
 	if accel == AccelKVM {
 		res.Accel = AccelKVM
 		err := boot(ctx, opts, kernel, argv, stdout, stderr, res, progress)
 		var early *bootFailure
-		if !errors.As(err, &early) || opts.Accel == AccelKVM {
+		if !errors.As(err, &early) || opts.Accel == AccelKVM || ctx.Err() != nil {
 			return res, err
 		}
-		res.Fallback = early.reason
+		res.Fallback = "KVM " + early.reason
 		_ = os.MkdirAll(filepath.Dir(kvmMemo), 0o755)
-		_ = os.WriteFile(kvmMemo, []byte(early.reason+"\n"), 0o644)
-		progress("KVM could not boot the guest (" + early.reason + "): using TCG")
+		_ = os.WriteFile(kvmMemo, []byte(res.Fallback+"\n"), 0o644)
+		progress("KVM could not boot the guest (" + early.reason + "): using TCG, QEMU's emulator, from now on on this host")
 	}
 	res.Accel = AccelTCG
 	return res, boot(ctx, opts, kernel, argv, stdout, stderr, res, progress)
@@ -201,13 +221,13 @@ func Run(ctx context.Context, opts Options, argv []string, stdout, stderr io.Wri
 
 // kvmUnusable says why KVM is out before trying it, or "".
 func kvmUnusable() string {
-	if f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0); err != nil {
-		return "no usable /dev/kvm"
+	if f, err := os.OpenFile(kvmDevice, os.O_RDWR, 0); err != nil {
+		return "no usable " + kvmDevice
 	} else {
 		f.Close()
 	}
 	if b, err := os.ReadFile(kvmMemo); err == nil {
-		return strings.TrimSpace(string(b)) + " (an earlier boot on this host)"
+		return strings.TrimSpace(shell.Terminal(string(b))) + " (an earlier boot on this host; " + kvmMemo + ")"
 	}
 	return ""
 }
@@ -225,9 +245,12 @@ func boot(ctx context.Context, opts Options, kernel string, argv []string, stdou
 		return err
 	}
 	args := vngArgs(opts, kernel, res.Accel == AccelTCG, argv)
-	how := "KVM"
+	how, bound := "KVM", kvmBootTimeout
 	if res.Accel == AccelTCG {
-		how = "TCG, no KVM: expect about half a minute"
+		how, bound = "TCG, no KVM: expect about half a minute", tcgBootTimeout
+	}
+	if opts.BootTimeout > 0 {
+		bound = opts.BootTimeout
 	}
 	progress(fmt.Sprintf("booting Linux %s under QEMU (%s)", res.Kernel, how))
 
@@ -236,25 +259,28 @@ func boot(ctx context.Context, opts Options, kernel string, argv []string, stdou
 	start := time.Now()
 	up := make(chan struct{})
 	marker := &markerWriter{w: stderr, up: up}
+	tail := &tailWriter{max: earlyKeep}
 	errc := make(chan error, 1)
 	// The guest's CPUs are QEMU's threads: they run at the lab nodes' priority
 	// (in an autogroup of their own, where the kernel has autogroups), so a
 	// job beside the guest does not slow the lab inside it.
-	// vng starts virtme-run by name: where pip put vng in a virtualenv
-	// linked into PATH (make deps), its siblings are not on PATH.
-	run := fmt.Sprintf(`PATH="$1:$PATH"; shift; echo %d 2>/dev/null >/proc/self/autogroup; exec nice -n %d "$@"`, guestNice, guestNice)
+	tree := target.Tree{
+		Prelude: fmt.Sprintf("echo %d 2>/dev/null >/proc/self/autogroup; renice -n %d $$ >/dev/null 2>&1", guestNice, guestNice),
+		Env:     guestEnv(vng),
+	}
+	var pgid int
+	tree.Started = func(id int) { pgid = id; remember(id) }
 	go func() {
-		errc <- target.Local().Stream(runCtx, nil, stdout, marker, "setsid", append([]string{"-w", "sh", "-c", run, "-", scriptDir(vng), vng}, args...)...)
+		errc <- tree.Run(runCtx, stdout, io.MultiWriter(marker, tail), vng, args...)
+	}()
+	defer func() {
+		if pgid != 0 {
+			_ = os.Remove(filepath.Join(guestsDir, strconv.Itoa(pgid)))
+		}
 	}()
 
-	bootTimeout := opts.BootTimeout
-	if bootTimeout == 0 {
-		bootTimeout = 60 * time.Second
-	}
-	var timeout <-chan time.Time
-	if res.Accel == AccelKVM {
-		timeout = time.After(bootTimeout)
-	}
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
 	finished := false
 	select {
 	case <-up:
@@ -263,18 +289,24 @@ func boot(ctx context.Context, opts Options, kernel string, argv []string, stdou
 		finished = true
 		select {
 		case <-up:
-		default: // gone before the marker: QEMU or the kernel failed
+		default: // gone before the marker: QEMU or the kernel failed, or ctx ended
+			if ctx.Err() != nil {
+				return fmt.Errorf("the guest was stopped while it booted (%v); its last words: %s", ctx.Err(), lastLine(marker.early(), nil))
+			}
 			return &bootFailure{reason: lastLine(marker.early(), err)}
 		}
-	case <-timeout:
+	case <-timer.C:
 		cancel()
 		<-errc
-		return &bootFailure{reason: fmt.Sprintf("no sign of life within %s", bootTimeout)}
+		return &bootFailure{reason: fmt.Sprintf("showed no sign of life within %s (%s)", bound, lastLine(marker.early(), errors.New("QEMU printed nothing")))}
 	}
 	res.Boot = time.Since(start)
 	progress(fmt.Sprintf("guest up in %.0f s (Linux %s, %s)", res.Boot.Seconds(), marker.release(), res.Accel))
 	if !finished {
 		err = <-errc
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("the guest's command was stopped (%v); its last output:\n%s", ctx.Err(), shell.Terminal(tail.String()))
 	}
 	var te *target.Error
 	if errors.As(err, &te) && te.ExitCode > 0 {
@@ -282,6 +314,67 @@ func boot(ctx context.Context, opts Options, kernel string, argv []string, stdou
 		return nil
 	}
 	return err
+}
+
+// remember notes a running guest's process group in guestsDir, and drops
+// the notes of groups that are gone (a wgperf killed with SIGKILL leaves its
+// note; its watchdog ended the guest).
+func remember(pgid int) {
+	if os.MkdirAll(guestsDir, 0o755) != nil {
+		return
+	}
+	notes, _ := os.ReadDir(guestsDir)
+	for _, n := range notes {
+		if id, err := strconv.Atoi(n.Name()); err == nil && !target.GroupAlive(id) {
+			_ = os.Remove(filepath.Join(guestsDir, n.Name()))
+		}
+	}
+	_ = os.WriteFile(filepath.Join(guestsDir, strconv.Itoa(pgid)), nil, 0o644)
+}
+
+// guestEnv is vng's environment: wgperf's, with a PATH of absolute
+// directories only (a relative entry would let vng start a virtme-run from
+// the current directory) and vng's own directory first: vng starts
+// virtme-run by name, and where pip put vng in a virtualenv linked into PATH
+// (make deps) its siblings are not on PATH.
+func guestEnv(vng string) []string {
+	dirs := []string{scriptDir(vng)}
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if filepath.IsAbs(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	env := []string{"PATH=" + strings.Join(dirs, string(filepath.ListSeparator))}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// tailWriter keeps the last max bytes written to it: the guest's last words
+// for a run that had to be stopped.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
 }
 
 // vngArgs builds vng's command line: boot kernel, print the up marker on
@@ -392,9 +485,14 @@ func scriptDir(vng string) string {
 }
 
 // lookPath finds a program on PATH, or where pip puts console scripts for
-// root (~/.local/bin), which PATH often lacks under sudo.
+// root (~/.local/bin), which PATH often lacks under sudo. As exec.LookPath,
+// it never takes a program from the current directory: an empty or relative
+// PATH entry is skipped (root running ./vng planted there).
 func lookPath(name string) (string, error) {
 	for _, dir := range append(filepath.SplitList(os.Getenv("PATH")), "/usr/local/bin", "/root/.local/bin") {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
 		p := filepath.Join(dir, name)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
 			return p, nil

@@ -1,0 +1,94 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Tree is a local program run in a session and process group of its own
+// (a guest's vng, QEMU and virtiofsd), which never outlives the wgperf that
+// started it, however wgperf ends:
+//   - ctx done: the whole group is killed;
+//   - the program returned: what it left running in its group is killed;
+//   - wgperf killed (SIGKILL, a test binary's timeout panic): a watchdog in
+//     the group reads a pipe whose only writer is wgperf; at its end of file
+//     the watchdog kills the group. A parent-death signal would reach only
+//     the direct child, never QEMU below it.
+type Tree struct {
+	// Prelude is shell text run in the new session before the program is
+	// exec'd (its CPU priority); "" for none.
+	Prelude string
+	// Env is the program's environment; nil for wgperf's own.
+	Env []string
+	// Started, when set, is told the process group's id once it runs.
+	Started func(pgid int)
+}
+
+// treeWaitDelay bounds how long the copying of a tree's output may outlast
+// the group's end.
+const treeWaitDelay = 2 * time.Second
+
+// treeScript starts the watchdog on fd 3 with its own output closed (so it
+// never holds the caller's pipes), closes fd 3 for the rest, runs the
+// prelude, then becomes the program.
+const treeScript = `(exec </dev/null >/dev/null 2>&1; read -r _ <&3; kill -s KILL 0) &
+exec 3<&-
+%s
+exec "$@"`
+
+// Run runs name with args locally as a Tree, with stdout and stderr as its
+// output, and returns once the program and every process of its group are
+// gone. A non-zero exit is an *Error with the exit code.
+func (tr Tree) Run(ctx context.Context, stdout, stderr io.Writer, name string, args ...string) error {
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	// Only this process holds the write end (os.Pipe sets close-on-exec, so
+	// no other child inherits it): its end of file is this process's end.
+	defer lifeW.Close()
+	argv := append([]string{"-c", fmt.Sprintf(treeScript, tr.Prelude), "-", name}, args...)
+	cmd := exec.Command("sh", argv...)
+	cmd.Env = tr.Env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.ExtraFiles = []*os.File{lifeR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.WaitDelay = treeWaitDelay
+	if err := cmd.Start(); err != nil {
+		lifeR.Close()
+		return &Error{Target: "local", Command: commandLine(name, args), ExitCode: -1, Err: err}
+	}
+	lifeR.Close()
+	pgid := cmd.Process.Pid // Setsid: the leader's pid is the group's id
+	if tr.Started != nil {
+		tr.Started(pgid)
+	}
+	killGroup := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+	stop := context.AfterFunc(ctx, killGroup)
+	err = cmd.Wait()
+	stop()
+	// The program is gone; so must be whatever it started (an orphaned QEMU
+	// holds no pipe of ours once the watchdog's are closed, but holds a CPU).
+	killGroup()
+	if ctx.Err() != nil {
+		return &Error{Target: "local", Command: commandLine(name, args), ExitCode: -1, Err: ctx.Err()}
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil
+	}
+	if err != nil {
+		return local.fail(name, args, err, "")
+	}
+	return nil
+}
+
+// GroupAlive reports whether any process of group pgid is still running.
+func GroupAlive(pgid int) bool {
+	return syscall.Kill(-pgid, 0) == nil
+}
