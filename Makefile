@@ -5,13 +5,25 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # staticcheck at a pinned release (go run builds it once into the module and build caches).
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help deps build router router-size test test-kernel unit lint demo demo-kernel bench docs man clean release-snapshot
+.PHONY: help root deps deps-lab deps-test deps-guest build router router-size test test-kernel unit lint demo demo-kernel bench docs man clean release-snapshot
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-17s %s\n", $$1, $$2}'
 
-deps: ## install the system tools the lab and tests need (apt, only what is missing)
-	@./scripts/deps.sh
+root: # make demo and make test refuse non-root before they install anything
+	@[ "$$(id -u)" -eq 0 ] || { echo "make $(MAKECMDGOALS) needs root (network namespaces, apt): sudo make $(MAKECMDGOALS)" >&2; exit 1; }
+
+deps: ## install every tool the lab, the tests and the kernel guest use (only what is missing)
+	@./scripts/deps.sh lab test guest
+
+deps-lab: ## install what the built-in lab uses: iperf3, nftables, wireguard-tools... (apt, about 30 s)
+	@./scripts/deps.sh lab
+
+deps-test: ## install what the tests use beyond the lab: ssh, BusyBox, dropbear, groff, chromium, promtool (about 2 min)
+	@./scripts/deps.sh test
+
+deps-guest: ## install what lab vm's kernel guest needs: qemu, a distro kernel, virtme-ng, virtiofsd (about 4 min)
+	@./scripts/deps.sh guest
 
 build: ## build bin/wgperf
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/wgperf
@@ -22,10 +34,10 @@ router: ## stripped router builds (no lab, no charts) for mipsle, mips, armv7, a
 router-size: ## where the mipsle router build's bytes go, by dependency (REV=v1.0 adds that revision's column)
 	./scripts/router-size.sh $(REV)
 
-test: deps build lint ## lint, then every test, root lab tests included (as root), plus short fuzz runs beside them
+test: root deps build lint ## lint, then every test, root lab tests included (as root), plus short fuzz runs beside them
 	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) ./scripts/test.sh 20000
 
-test-kernel: deps build ## play the whole scenario catalog on kernel WireGuard, in a guest kernel that has the module (lab vm; root)
+test-kernel: root deps-lab deps-guest build ## play the whole scenario catalog on kernel WireGuard, in a guest kernel that has the module (lab vm; root)
 	$(BIN) lab vm -- $(BIN) lab run --all
 
 unit: ## the tests that need no root (root lab tests skip, also as root), in under a minute
@@ -36,10 +48,10 @@ lint: ## gofmt, go vet, staticcheck (pinned)
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 
-demo: deps build ## diagnose and fix two real cases on the built-in lab (root)
+demo: root deps-lab build ## diagnose and fix two real cases on the built-in lab (root)
 	./scripts/demo.sh $(BIN)
 
-demo-kernel: deps build ## make demo's cases and the one only kernel WireGuard has, on kernel WireGuard in a guest (lab vm; root)
+demo-kernel: root deps-lab deps-guest build ## make demo's cases and the one only kernel WireGuard has, on kernel WireGuard in a guest (lab vm; root)
 	./scripts/demo.sh $(BIN) kernel
 
 bench: build ## print the speed figures (go test -bench)
