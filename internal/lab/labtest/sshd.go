@@ -31,11 +31,15 @@ const SSHPort = 2222
 // parallel with other ssh users.
 func SSHD(t testing.TB, l *lab.Lab, node string) string {
 	t.Helper()
+	return SSHDs(t, l, "", node)[0]
+}
+
+// SSHDs is SSHD on several nodes at once, with one user key for all; bin,
+// when set, is a directory put first on the PATH of every ssh session there
+// (a wgperf installed on the remote hosts).
+func SSHDs(t testing.TB, l *lab.Lab, bin string, nodes ...string) []string {
+	t.Helper()
 	testutil.RequireTools(t, "ssh", "ssh-keygen", "/usr/sbin/sshd")
-	n := l.Node(node)
-	if n == nil || n.TunnelAddr == "" {
-		t.Fatalf("lab %s: node %q has no tunnel address for sshd", l.Config.Name, node)
-	}
 	ctx := context.Background()
 	dir := t.TempDir()
 	host := target.Local()
@@ -54,27 +58,41 @@ func SSHD(t testing.TB, l *lab.Lab, node string) string {
 		}
 	}
 	write("authorized_keys", pub)
-	write("sshd_config", []byte(strings.Join([]string{
-		fmt.Sprintf("Port %d", SSHPort), "ListenAddress " + n.TunnelAddr,
-		"HostKey " + filepath.Join(dir, "host_key"),
-		"AuthorizedKeysFile " + filepath.Join(dir, "authorized_keys"),
-		"PermitRootLogin prohibit-password", "PasswordAuthentication no",
-		"KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PidFile none",
-		// Many short sessions arrive at once from parallel collection.
-		"MaxStartups 100", "MaxSessions 100",
-		// bash sources root's ~/.bashrc for ssh commands only at shell level 1.
-		// Keep it out: a developer's shell setup (pyenv's rehash waits up to
-		// 60 s on a lock that a killed session left) must not time the tests.
-		"SetEnv SHLVL=1",
-	}, "\n")+"\n"))
+	// bash sources root's ~/.bashrc for ssh commands only at shell level 1.
+	// Keep it out: a developer's shell setup (pyenv's rehash waits up to
+	// 60 s on a lock that a killed session left) must not time the tests.
+	env := "SetEnv SHLVL=1"
+	if bin != "" {
+		env += " PATH=" + bin + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	}
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation directory
 		t.Fatal(err)
 	}
-	sshd, err := l.Target(node).Start(ctx, "/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
-	if err != nil {
-		t.Fatalf("start sshd in %s: %v", node, err)
+	var specs []string
+	var daemons []*target.Process
+	for _, node := range nodes {
+		n := l.Node(node)
+		if n == nil || n.TunnelAddr == "" {
+			t.Fatalf("lab %s: node %q has no tunnel address for sshd", l.Config.Name, node)
+		}
+		config := "sshd_config_" + node
+		write(config, []byte(strings.Join([]string{
+			fmt.Sprintf("Port %d", SSHPort), "ListenAddress " + n.TunnelAddr,
+			"HostKey " + filepath.Join(dir, "host_key"),
+			"AuthorizedKeysFile " + filepath.Join(dir, "authorized_keys"),
+			"PermitRootLogin prohibit-password", "PasswordAuthentication no",
+			"KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PidFile none",
+			// Many short sessions arrive at once from parallel collection.
+			"MaxStartups 100", "MaxSessions 100", env,
+		}, "\n")+"\n"))
+		sshd, err := l.Target(node).Start(ctx, "/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, config))
+		if err != nil {
+			t.Fatalf("start sshd in %s: %v", node, err)
+		}
+		t.Cleanup(func() { _ = sshd.Stop(time.Second) })
+		specs = append(specs, fmt.Sprintf("ssh:root@%s:%d", n.TunnelAddr, SSHPort))
+		daemons = append(daemons, sshd)
 	}
-	t.Cleanup(func() { _ = sshd.Stop(time.Second) })
 
 	oldCmd, oldOpts := target.SSHCommand, target.SSHOptions
 	target.SSHCommand = []string{"ip", "netns", "exec", l.Netns("a"), "ssh"}
@@ -84,21 +102,23 @@ func SSHD(t testing.TB, l *lab.Lab, node string) string {
 	// Shared connections end before sshd and the settings go.
 	t.Cleanup(target.CloseAll)
 
-	spec := fmt.Sprintf("ssh:root@%s:%d", n.TunnelAddr, SSHPort)
-	remote, err := target.Parse(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; ; i++ { // sshd needs a moment to listen
-		_, err = remote.Run(ctx, "true")
-		if err == nil {
-			return spec
+	for i, spec := range specs {
+		remote, err := target.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if i == 50 || sshd.Exited() {
-			t.Fatalf("sshd in %s does not answer: %v (sshd said: %s)", node, err, sshd.Stderr())
+		for try := 0; ; try++ { // sshd needs a moment to listen
+			_, err = remote.Run(ctx, "true")
+			if err == nil {
+				break
+			}
+			if try == 50 || daemons[i].Exited() {
+				t.Fatalf("sshd at %s does not answer: %v (sshd said: %s)", spec, err, daemons[i].Stderr())
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
+	return specs
 }
 
 // SYNCounter counts TCP connection attempts to port in a lab node (an nft

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/probe/drops"
+)
+
+// TestDoctorBetweenSSHHostsWithWgperf plays doctor between two ssh hosts
+// that both have wgperf installed, as every packaged user has: bench then
+// runs a drop sampler on each end ("wgperf drops --serve" for the whole
+// bench), beside the short commands of the same ssh connection. It must
+// give its verdict in its usual time, and so must it when a remote sampler
+// stops answering after its first line: a bounded wait and one line saying
+// so, never a hang.
+func TestDoctorBetweenSSHHostsWithWgperf(t *testing.T) {
+	l := labtest.Up(t, lab.Config{Name: "sshboth", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 200}})
+	exe := labtest.Binary(t)
+	defer func(d time.Duration) { drops.AnswerTimeout = d }(drops.AnswerTimeout)
+	drops.AnswerTimeout = 3 * time.Second
+	// B's answers its status line, then nothing until its session ends.
+	hangOnB := `if [ "$1 $2" = "drops --serve" ] && ip -o addr show | grep -q " ` + l.Node("b").TunnelAddr + `/"; then
+	echo '{"host":"local","tier":"tracepoint","scope":"stand-in"}'
+	while read -r _; do :; done
+	exit 0
+fi
+`
+	for _, c := range []struct {
+		name, wrapper string
+		silent        bool
+	}{
+		{"samplers answer", "exec " + exe + ` "$@"`, false},
+		{"one sampler hangs", hangOnB + "exec " + exe + ` "$@"`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bin := t.TempDir()
+			if err := os.WriteFile(filepath.Join(bin, "wgperf"), []byte("#!/bin/sh\n"+c.wrapper+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			specs := labtest.SSHDs(t, l, bin, "a", "b")
+			var out, errOut bytes.Buffer
+			done := make(chan int, 1)
+			start := time.Now()
+			go func() {
+				done <- run([]string{"doctor", "--client", specs[0], "--server", specs[1], "--json"}, &out, &errOut)
+			}()
+			var code int
+			select {
+			case code = <-done:
+			case <-time.After(4 * time.Minute):
+				t.Fatalf("doctor between two ssh hosts with wgperf gave no verdict in 4 minutes; it said: %s", errOut.String())
+			}
+			took := time.Since(start)
+			t.Logf("doctor %s -> %s: exit %d in %.0f s", specs[0], specs[1], code, took.Seconds())
+			if code == exitFailed {
+				t.Fatalf("doctor failed: %s", errOut.String())
+			}
+			var doc struct {
+				Status string `json:"status"`
+				Bench  struct {
+					KernelDrops []drops.Status `json:"kernel_drops"`
+				} `json:"bench"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatalf("doctor --json: %v\n%s", err, out.String())
+			}
+			if doc.Status != "healthy" {
+				t.Errorf("verdict %q on a healthy lab", doc.Status)
+			}
+			var lines []string
+			for _, s := range doc.Bench.KernelDrops {
+				lines = append(lines, s.Line())
+			}
+			all := strings.Join(lines, "\n")
+			t.Logf("samplers:\n%s", all)
+			if len(lines) != 2 {
+				t.Fatalf("%d sampler statuses, want one per end", len(lines))
+			}
+			for _, s := range doc.Bench.KernelDrops {
+				if s.Tier == drops.TierNone && strings.Contains(s.Why, "not installed") {
+					t.Errorf("%s: wgperf on PATH there was not found: %s", s.Host, s.Why)
+				}
+			}
+			if stopped := strings.Contains(all, "stopped answering"); stopped != c.silent {
+				t.Errorf("a status says the sampler stopped answering: %v, want %v", stopped, c.silent)
+			}
+		})
+	}
+}
