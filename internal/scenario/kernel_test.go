@@ -1,18 +1,23 @@
 package scenario
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/guest"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -20,6 +25,10 @@ import (
 // carries a few times that through kernel WireGuard even on a busy 2-core
 // machine, so a fixed rate replaces the sizing run each lab shape would cost.
 const kernelRateMbit = 20
+
+// kernelLaneDeadline bounds the kernel catalog: it plays in about 12 minutes
+// under TCG on a 2-core machine.
+const kernelLaneDeadline = 20 * time.Minute
 
 // TestKernelCatalog plays the catalog with kernel WireGuard, in a guest kernel
 // that has the module (wgperf lab vm, the product's own command), as "lab run
@@ -37,7 +46,9 @@ func TestKernelCatalog(t *testing.T) {
 	if _, err := guest.Check(guest.Options{}); err != nil {
 		t.Fatalf("the kernel lane needs a guest kernel: %v (make deps installs it)", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	// Below go test's -timeout (scripts/test.sh): a stuck guest fails here,
+	// with its last output, instead of in a timeout's panic.
+	ctx, cancel := context.WithTimeout(context.Background(), kernelLaneDeadline)
 	defer cancel()
 	var out bytes.Buffer
 	res, err := guest.Run(ctx, guest.Options{Progress: func(s string) { t.Log(s) }},
@@ -74,4 +85,93 @@ func TestKernelCatalog(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKernelGuestDiesWithWgperf kills "wgperf lab vm" with SIGKILL, which
+// no handler sees, while the real guest boots and while its command runs:
+// QEMU, virtiofsd and vng must end with it (their process group, noted in
+// /run/wgperf/guests, is gone within seconds). The other signals and phases
+// are played against a stand-in guest in cmd/wgperf.
+func TestKernelGuestDiesWithWgperf(t *testing.T) {
+	if os.Getenv(laneEnv) != "kernel" {
+		t.Skip("plays in the kernel lane (WGPERF_SCENARIO_LANE=kernel): it boots a guest kernel")
+	}
+	testutil.RequireRoot(t)
+	exe := labtest.Binary(t)
+	if _, err := guest.Check(guest.Options{}); err != nil {
+		t.Fatalf("the kernel lane needs a guest kernel: %v (make deps installs it)", err)
+	}
+	for _, phase := range []string{"boot", "command"} {
+		t.Run(phase, func(t *testing.T) {
+			before := guestNotes()
+			cmd := exec.Command(exe, "lab", "vm", "--", "sh", "-c", "echo guest-ready; exec sleep 3600")
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			ready := make(chan bool, 1)
+			go func() {
+				sc := bufio.NewScanner(out)
+				for sc.Scan() {
+					if sc.Text() == "guest-ready" {
+						ready <- true
+					}
+				}
+				close(ready)
+			}()
+			var pgid int
+			deadline := time.Now().Add(5 * time.Minute)
+			for pgid == 0 && time.Now().Before(deadline) {
+				for id := range guestNotes() {
+					if !before[id] {
+						pgid = id
+					}
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if pgid == 0 {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				t.Fatalf("no guest was noted in /run/wgperf/guests; lab vm said: %s", stderr.String())
+			}
+			if phase == "boot" {
+				time.Sleep(2 * time.Second) // QEMU is up, the kernel far from it
+			} else {
+				select {
+				case ok := <-ready:
+					if !ok {
+						t.Fatalf("the guest ended before its command ran: %s", stderr.String())
+					}
+				case <-time.After(5 * time.Minute):
+					t.Fatalf("the guest's command never ran: %s", stderr.String())
+				}
+			}
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			for end := time.Now().Add(15 * time.Second); target.GroupAlive(pgid); time.Sleep(100 * time.Millisecond) {
+				if time.Now().After(end) {
+					ps, _ := exec.Command("ps", "-o", "pid,comm", "-g", strconv.Itoa(pgid)).CombinedOutput()
+					_ = syscall.Kill(-pgid, syscall.SIGKILL)
+					t.Fatalf("15 s after wgperf was killed (%s), its guest's processes still run:\n%s", phase, ps)
+				}
+			}
+		})
+	}
+}
+
+// guestNotes is the set of guests' process groups noted in /run/wgperf/guests.
+func guestNotes() map[int]bool {
+	notes, _ := filepath.Glob("/run/wgperf/guests/*")
+	ids := map[int]bool{}
+	for _, n := range notes {
+		if id, err := strconv.Atoi(filepath.Base(n)); err == nil {
+			ids[id] = true
+		}
+	}
+	return ids
 }
