@@ -29,7 +29,11 @@ so every case can be proven on the implementation most tunnels run.
 
 KVM is used when a guest boots with it; otherwise QEMU emulates the CPU (TCG):
 about half a minute to boot and a tenth of the speed, which the lab's sizing
-absorbs. make deps installs what it needs (qemu-system-x86, busybox-static,
+absorbs. A KVM guest that has not started the command within 60 s (on some
+hosts it hangs without a word) is killed, the host is remembered as one where
+KVM fails (/run/wgperf/guest-kvm-fails, until reboot), and TCG takes over; a
+TCG guest gets 240 s. The guest never outlives wgperf, however wgperf ends.
+make deps-guest installs what it needs (qemu-system-x86, busybox-static,
 linux-image-amd64, virtme-ng).`,
 		Example: `  wgperf lab vm -- wgperf lab run pmtud-blackhole
   wgperf lab vm -- sh -c 'wgperf lab up --name k && wgperf doctor --client netns:wgl-k-a --server netns:wgl-k-b'
