@@ -183,9 +183,9 @@ func TestRPMScriptletArguments(t *testing.T) {
 	for _, tc := range []struct {
 		script, arg, want string
 	}{
-		{"postinstall.sh", "1", "--system daemon-reload"},
+		{"postinstall.sh", "1", "--no-reload preset wgperf-fix-rollback.service --system daemon-reload"},
 		{"postinstall.sh", "2", "--system daemon-reload try-restart wgperf-exporter.service"},
-		{"preremove.sh", "0", "stop wgperf-exporter.service disable wgperf-exporter.service"},
+		{"preremove.sh", "0", "stop wgperf-exporter.service disable wgperf-exporter.service --no-reload disable wgperf-fix-rollback.service"},
 		{"preremove.sh", "1", ""},
 		{"postremove.sh", "0", "--system daemon-reload"},
 		{"postremove.sh", "1", ""},

@@ -32,14 +32,27 @@ type platform struct {
 	goarch   string
 	settings map[string]string // build settings recorded in the binary
 	debArch  string
+	rpmArch  string // in the rpm's file name (wgperf-VERSION-1.ARCH.rpm)
 }
 
 var platforms = []platform{
-	{"amd64", elf.EM_X86_64, elf.ELFCLASS64, binary.LittleEndian, "amd64", nil, "amd64"},
-	{"arm64", elf.EM_AARCH64, elf.ELFCLASS64, binary.LittleEndian, "arm64", nil, "arm64"},
-	{"armv7", elf.EM_ARM, elf.ELFCLASS32, binary.LittleEndian, "arm", map[string]string{"GOARM": "7"}, "armhf"},
-	{"mipsle_softfloat", elf.EM_MIPS, elf.ELFCLASS32, binary.LittleEndian, "mipsle", map[string]string{"GOMIPS": "softfloat"}, "mipsel"},
-	{"mips_softfloat", elf.EM_MIPS, elf.ELFCLASS32, binary.BigEndian, "mips", map[string]string{"GOMIPS": "softfloat"}, "mips"},
+	{"amd64", elf.EM_X86_64, elf.ELFCLASS64, binary.LittleEndian, "amd64", nil, "amd64", "x86_64"},
+	{"arm64", elf.EM_AARCH64, elf.ELFCLASS64, binary.LittleEndian, "arm64", nil, "arm64", "aarch64"},
+	{"armv7", elf.EM_ARM, elf.ELFCLASS32, binary.LittleEndian, "arm", map[string]string{"GOARM": "7"}, "armhf", "armv7hl"},
+	{"mipsle_softfloat", elf.EM_MIPS, elf.ELFCLASS32, binary.LittleEndian, "mipsle", map[string]string{"GOMIPS": "softfloat"}, "mipsel", "mipsel"},
+	{"mips_softfloat", elf.EM_MIPS, elf.ELFCLASS32, binary.BigEndian, "mips", map[string]string{"GOMIPS": "softfloat"}, "mips", "mips"},
+}
+
+// routerPlatforms are built for OpenWrt only (no archive, .deb or .rpm), each
+// with an OpenWrt architecture its ipk must be published under.
+var routerPlatforms = []struct {
+	platform
+	openwrt string
+}{
+	{platform{"armv5", elf.EM_ARM, elf.ELFCLASS32, binary.LittleEndian, "arm", map[string]string{"GOARM": "5"}, "", ""}, "arm_cortex-a9"},
+	{platform{"armv5", elf.EM_ARM, elf.ELFCLASS32, binary.LittleEndian, "arm", map[string]string{"GOARM": "5"}, "", ""}, "arm_arm1176jzf-s_vfp"},
+	{platform{"386", elf.EM_386, elf.ELFCLASS32, binary.LittleEndian, "386", map[string]string{"GO386": "softfloat"}, "", ""}, "i386_pentium4"},
+	{platform{"mips64", elf.EM_MIPS, elf.ELFCLASS64, binary.BigEndian, "mips64", map[string]string{"GOMIPS64": "softfloat"}, "", ""}, "mips64_octeonplus"},
 }
 
 func repoRoot(t *testing.T) string {
@@ -203,6 +216,7 @@ func TestReleaseArtifacts(t *testing.T) {
 	bootUnit := repoFile(t, "deploy/systemd/wgperf-fix-rollback.service")
 	bootProcd := repoFile(t, "deploy/openwrt/wgperf-fix-rollback")
 	license := repoFile(t, "LICENSE")
+	copyright := repoFile(t, "packaging/debian/copyright")
 	scripts := map[string][]byte{}
 	for _, s := range []string{"postinstall", "preremove", "postremove"} {
 		scripts[s] = repoFile(t, "packaging/scripts/"+s+".sh")
@@ -218,6 +232,9 @@ func TestReleaseArtifacts(t *testing.T) {
 				"deploy/openwrt/wgperf-exporter": procd, "deploy/openwrt/wgperf.config": uci,
 				"deploy/systemd/wgperf-fix-rollback.service": bootUnit, "deploy/openwrt/wgperf-fix-rollback": bootProcd} {
 				checkFile(t, arch, path, files[path], want)
+			}
+			for src := range kit {
+				checkFile(t, arch, src, files[src], repoFile(t, src))
 			}
 			for _, f := range []string{"man/wgperf.1.gz", "completions/wgperf.bash", "completions/_wgperf", "completions/wgperf.fish"} {
 				if !files[f].ok {
@@ -242,23 +259,32 @@ func TestReleaseArtifacts(t *testing.T) {
 			checkBinary(t, debPath, version, p, data["./usr/bin/wgperf"], "")
 			for path, want := range map[string][]byte{"/usr/lib/systemd/system/wgperf-exporter.service": unit,
 				"/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf": dropIn,
-				"/etc/default/wgperf-exporter":                                      flags, "/usr/share/doc/wgperf/LICENSE": license} {
+				"/etc/default/wgperf-exporter":                                      flags, "/usr/share/doc/wgperf/copyright": copyright} {
 				checkFile(t, debPath, path, data["."+path], want)
 			}
+			checkKit(t, debPath, data, ".")
 			for _, f := range []string{"/usr/share/man/man1/wgperf.1.gz", "/usr/share/bash-completion/completions/wgperf",
-				"/usr/share/zsh/vendor-completions/_wgperf", "/usr/share/fish/vendor_completions.d/wgperf.fish"} {
+				"/usr/share/zsh/vendor-completions/_wgperf", "/usr/share/fish/vendor_completions.d/wgperf.fish",
+				"/usr/share/doc/wgperf/changelog.Debian.gz"} {
 				if !data["."+f].ok {
 					t.Errorf("%s: no %s", debPath, f)
 				}
 			}
 			checkBootHook(t, debPath, data, ".", bootUnit)
 
-			rpmPath := one(t, d, "wgperf_*_"+p.name+".rpm")
+			// rpm's own file name: NAME-VERSION-RELEASE.ARCH.rpm.
+			rpmPath := one(t, d, "wgperf-*-1."+p.rpmArch+".rpm")
 			rpm := readRPM(t, rpmPath)
 			checkBinary(t, rpmPath, version, p, rpm["/usr/bin/wgperf"], "")
 			for path, want := range map[string][]byte{"/usr/lib/systemd/system/wgperf-exporter.service": unit,
-				"/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf": dropIn, "/etc/sysconfig/wgperf-exporter": flags} {
+				"/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf": dropIn, "/etc/sysconfig/wgperf-exporter": flags,
+				"/usr/share/doc/wgperf/LICENSE": license} {
 				checkFile(t, rpmPath, path, rpm[path], want)
+			}
+			checkKit(t, rpmPath, rpm, "")
+			checkRPMDependencies(t, rpmPath)
+			if p.name == "amd64" {
+				checkLintian(t, debPath)
 			}
 			if !rpm["/usr/share/man/man1/wgperf-exporter.1.gz"].ok || !rpm["/usr/share/zsh/site-functions/_wgperf"].ok {
 				t.Errorf("%s: no man pages or zsh completion", rpmPath)
@@ -297,8 +323,15 @@ func TestReleaseArtifacts(t *testing.T) {
 			}
 		})
 	}
+	// The router-only builds: FPU-less and older ARM, i386, mips64.
+	for _, p := range routerPlatforms {
+		ipkPath := one(t, rel.openwrt, "wgperf_*_"+p.openwrt+".ipk")
+		ipk := readTarGz(t, ipkPath)
+		checkBinary(t, ipkPath, version, p.platform, readTarGzBytes(t, ipkPath, ipk["./data.tar.gz"].data)["./usr/bin/wgperf"], "router")
+	}
 	// Every OpenWrt package names an architecture of its binary's family.
-	families := map[string]elf.Machine{"x86_64": elf.EM_X86_64, "aarch64": elf.EM_AARCH64, "arm": elf.EM_ARM, "mipsel": elf.EM_MIPS, "mips": elf.EM_MIPS}
+	families := map[string]elf.Machine{"x86_64": elf.EM_X86_64, "aarch64": elf.EM_AARCH64, "arm": elf.EM_ARM, "mipsel": elf.EM_MIPS, "mips": elf.EM_MIPS,
+		"i386": elf.EM_386, "mips64": elf.EM_MIPS}
 	ipks, _ := filepath.Glob(filepath.Join(rel.openwrt, "*.ipk"))
 	for _, ipkPath := range ipks {
 		ipk := readTarGz(t, ipkPath)
@@ -329,6 +362,59 @@ func TestReleaseArtifacts(t *testing.T) {
 		if !bytes.Contains(dropIn, []byte(line)) {
 			t.Errorf("10-package.conf lacks %q:\n%s", line, dropIn)
 		}
+	}
+}
+
+// checkKit: a package or archive (files named with prefix) holds the
+// monitoring kit where kit says (an archive: under deploy/, as in the
+// repository), each file the repository's.
+func checkKit(t *testing.T, where string, files map[string]entry, prefix string) {
+	t.Helper()
+	for src, dst := range kit {
+		checkFile(t, where, dst, files[prefix+dst], repoFile(t, src))
+	}
+}
+
+// checkRPMDependencies: rpm itself reads the package's weak dependencies,
+// which must be Fedora's and RHEL's names, not Debian's.
+func checkRPMDependencies(t *testing.T, path string) {
+	t.Helper()
+	if _, err := exec.LookPath("rpm"); err != nil {
+		t.Log("rpm is not installed: the rpm's recommends are not read")
+		return
+	}
+	for _, q := range []struct{ flag, want string }{{"--recommends", "iproute\niputils\n"}, {"--suggests", "conntrack-tools\n"}} {
+		out, err := exec.Command("rpm", "-qp", q.flag, path).CombinedOutput()
+		if err != nil {
+			t.Errorf("rpm -qp %s %s: %v\n%s", q.flag, path, err, out)
+			continue
+		}
+		got := "\n" + string(out)
+		for _, debian := range []string{"iproute2", "iputils-ping", "conntrack"} {
+			if strings.Contains(got, "\n"+debian+"\n") {
+				t.Errorf("rpm -qp %s %s names Debian's %s:\n%s", q.flag, path, debian, out)
+			}
+		}
+		for _, name := range strings.Split(strings.TrimSpace(q.want), "\n") {
+			if !strings.Contains(got, "\n"+name+"\n") {
+				t.Errorf("rpm -qp %s %s lacks %s:\n%s", q.flag, path, name, out)
+			}
+		}
+	}
+}
+
+// checkLintian runs Debian's package checker on the .deb: no error or
+// warning (a Go binary's own traits, static and without PIE, are overridden
+// nowhere: lintian accepts Go binaries as they are).
+func checkLintian(t *testing.T, path string) {
+	t.Helper()
+	if _, err := exec.LookPath("lintian"); err != nil {
+		t.Log("lintian is not installed (make deps-test): the .deb is not checked against Debian policy")
+		return
+	}
+	out, err := exec.Command("lintian", "--no-tag-display-limit", "--fail-on", "error,warning", path).CombinedOutput()
+	if err != nil {
+		t.Errorf("lintian %s: %v\n%s", path, err, out)
 	}
 }
 
@@ -417,13 +503,18 @@ func checkSBOM(t *testing.T, path, version string) {
 }
 
 // checkBootHook: a .deb or .rpm (files named with prefix) installs the boot
-// hook that rolls back unconfirmed fixes, and enables it.
+// hook that rolls back unconfirmed fixes, without a vendor .wants link (its
+// scripts enable it: TestBootHookEnabledTheDistributionsWay), and the .rpm
+// its preset.
 func checkBootHook(t *testing.T, where string, files map[string]entry, prefix string, unit []byte) {
 	t.Helper()
 	const dir = "/usr/lib/systemd/system/"
 	checkFile(t, where, dir+"wgperf-fix-rollback.service", files[prefix+dir+"wgperf-fix-rollback.service"], unit)
-	if !files[prefix+dir+"multi-user.target.wants/wgperf-fix-rollback.service"].ok {
-		t.Errorf("%s: the boot hook is not enabled (no multi-user.target.wants link)", where)
+	if files[prefix+dir+"multi-user.target.wants/wgperf-fix-rollback.service"].ok {
+		t.Errorf("%s: a vendor multi-user.target.wants link enables the boot hook behind systemctl's back", where)
+	}
+	if prefix == "" {
+		checkFile(t, where, "/usr/lib/systemd/system-preset/90-wgperf.preset", files["/usr/lib/systemd/system-preset/90-wgperf.preset"], repoFile(t, "packaging/systemd/90-wgperf.preset"))
 	}
 }
 

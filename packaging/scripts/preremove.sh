@@ -11,4 +11,8 @@ if [ -d /run/systemd/system ]; then
 	systemctl stop wgperf-exporter.service >/dev/null 2>&1 || true
 fi
 systemctl disable wgperf-exporter.service >/dev/null 2>&1 || true
+# The boot hook: as %systemd_preun; on Debian postrm masks and purges it.
+if [ "$1" = 0 ]; then
+	systemctl --no-reload disable wgperf-fix-rollback.service >/dev/null 2>&1 || true
+fi
 exit 0
