@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/diagnose"
@@ -59,8 +57,9 @@ under UNREACHABLE (JSON: "unreachable": [{host, name, error}]) and the others ar
 without it; with --host alone, any unreachable host fails the run.
 
 Exit codes: 0 nothing at or above --severity warning, 1 warnings, 2 critical findings,
-3 could not run (unreachable --host, unreadable snapshot or inventory, no inventory host
-answered). With --inventory an unreachable host alone does not change the exit code.`,
+3 unknown: no host had a WireGuard interface (and nothing at or above a warning was
+found), so nothing was judged, or the command could not run (unreachable --host, unreadable snapshot or
+inventory, no inventory host answered). With --inventory an unreachable host alone does not change the exit code.`,
 		Example: `  wgperf diagnose
   wgperf diagnose --host ssh:root@golem --host ssh:m42
   wgperf diagnose --from golem.json --from m42.json --json
@@ -83,15 +82,14 @@ answered). With --inventory an unreachable host alone does not change the exit c
 				hosts = []string{"local"}
 			}
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
-			tty := term.IsTerminal(int(os.Stderr.Fd()))
 			opts := diagnose.Options{Check: check.Options{PathRateMbit: rateMbit, PathRTT: rtt},
 				Concurrency: concurrency, HostTimeout: hostTimeout, Limit: limit, Warn: cmd.ErrOrStderr()}
 			if limit != "" && inventory == "" {
 				return couldNotRun(fmt.Errorf("--limit selects hosts of an --inventory"))
 			}
 			opts.Collect.SkipFirewall = skipFirewall
-			if tty { // progress on the terminal; a --json document goes to stdout
-				opts.Progress = cmd.ErrOrStderr()
+			if w := progressTo(); w != nil { // a --json document goes to stdout
+				opts.Progress = w
 			}
 			var fl *diagnose.Fleet // set for an inventory, whose unreachable hosts are reported
 			var d diagnose.Diagnosis
@@ -121,6 +119,9 @@ answered). With --inventory an unreachable host alone does not change the exit c
 				if err := writeHTMLReport(htmlPath, doc); err != nil {
 					return err
 				}
+			}
+			if d.Unknown() {
+				return &ExitError{Code: exitUnknown} // the text says why
 			}
 			return findingsExit(d.Findings)
 		},

@@ -44,7 +44,7 @@ One wgperf can also watch many routers, blackbox-exporter style: Prometheus
 scrapes /probe?target=ssh:root@router and the exporter collects that router over
 ssh (the router needs no wgperf binary), caches the result for --probe.cache-ttl
 so several scrapers share it, and answers within the scrape timeout. Only targets
-matching a --probe.allow pattern are collected; see deploy/prometheus/scrape.yml.
+matching a --probe.allow pattern are collected; see ` + kitDir + `prometheus/scrape.yml.
 A pattern is matched on the parsed target, part by part: ssh:[USER@]HOST[:PORT],
 where HOST is a name or address whose "*" stays within one dot-separated label
 (ssh:root@10.0.0.* admits ssh:root@10.0.0.5, not ssh:root@10.0.0.5.evil.example)
@@ -65,7 +65,11 @@ WireGuard exporters). The packages listen on 127.0.0.1 only.
 
 ` + webConfigHelp + `
 
-Alert rules, a Grafana dashboard, a systemd unit and an OpenWrt init script are in deploy/.`,
+The monitoring kit: alert rules (` + kitDir + `prometheus/alerts.yml; each alert's
+runbook_url is its page), the scrape jobs they expect (` + kitDir + `prometheus/scrape.yml)
+and a Grafana dashboard (` + kitDir + `grafana/wgperf.json), installed by the .deb
+and .rpm, and in the release archives' deploy/ folder beside the systemd unit and
+the OpenWrt init script.`,
 		Example: `  wgperf exporter --web.listen-address 127.0.0.1:9723
   wgperf exporter --web.listen-address 127.0.0.1:9723 --host ssh:root@golem --interval 1m
   wgperf exporter --probe.allow 'ssh:root@10.0.0.0/24' --peer-names /etc/wireguard/wg0.conf
@@ -204,6 +208,13 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 	return nil
 }
 
+// Where the .deb and .rpm install the monitoring kit (alert rules, scrape
+// jobs, Grafana dashboard; .goreleaser.yaml) and the example web config.
+const (
+	kitDir = "/usr/share/wgperf/"
+	docDir = "/usr/share/doc/wgperf/"
+)
+
 // The exporter's TLS and basic auth (--web.config.file) are in the full build
 // only; the router build says so where the option is described.
 var webConfigHelp, webConfigFlagHelp, exposedHint = func() (string, string, string) {
@@ -211,7 +222,7 @@ var webConfigHelp, webConfigFlagHelp, exposedHint = func() (string, string, stri
 		return `--web.config.file takes the web configuration file of the official Prometheus
 exporters (TLS certificate, basic auth users with bcrypt hashes); the metrics
 name peers' public keys, endpoints and allowed IPs, so use it (or listen on
-127.0.0.1) anywhere the port is reachable. See deploy/web-config.yml.`,
+127.0.0.1) anywhere the port is reachable. An example: ` + docDir + `web-config.yml.`,
 			"web configuration file for TLS and basic auth (Prometheus exporter-toolkit format)",
 			"see --web.config.file"
 	}

@@ -311,3 +311,5 @@ func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab) error {
 	}
 	return l.WriteStatus(w, st)
 }
+
+func init() { enumFlags["topology"] = []string{string(lab.SiteToSite), string(lab.MultiWAN)} }

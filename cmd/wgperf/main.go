@@ -40,13 +40,19 @@ with rollback, and measures again.
 Hosts are named as targets: local (default), netns:NAME, ssh:[user@]host[:port].
 Try it without a tunnel of your own: wgperf lab run pmtud-blackhole
 
-Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 could not run.`,
+Progress goes to standard error when it is a terminal; --progress always or never
+decides instead (e.g. "ssh host wgperf doctor ... --progress always").
+
+Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 unknown: nothing was
+judged (no WireGuard interface on any host) or the command could not run.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
 		// Nonsense flag values are refused before any command runs.
 		PersistentPreRunE: checkFlags,
 	}
+	progress = progressFlag{mode: "auto"}
+	root.PersistentFlags().Var(&progress, "progress", "show progress on standard error: auto (when it is a terminal), always, never")
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
 		Short: "Print the wgperf version",
@@ -125,7 +131,11 @@ const (
 	exitOK       = 0
 	exitWarning  = 1
 	exitCritical = 2
-	exitFailed   = 3 // could not run: bad input, unreachable host, missing tool
+	// exitUnknown is the verdict when nothing was judged (no WireGuard
+	// interface), as a monitoring plugin's UNKNOWN; a command that could not
+	// run (bad input, unreachable host, missing tool) says the same.
+	exitUnknown = 3
+	exitFailed  = exitUnknown
 )
 
 func main() {
@@ -151,6 +161,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer out.Flush()
 	stdout = out
+	stderrProgress = newProgressWriter(stderr)
 	root := newRoot()
 	root.SetArgs(args)
 	root.SetOut(stdout)

@@ -45,7 +45,7 @@ var exitStatus = []manItem{
 	{fmt.Sprint(exitOK), "Nothing at or above a warning was found (or the command has no findings)."},
 	{fmt.Sprint(exitWarning), "A warning was found; for icmp-burst a rate limiter, for shape-sweep a recommended cap, for fix --verify a change rolled back because it did not help."},
 	{fmt.Sprint(exitCritical), "A critical finding: something breaks the tunnel's throughput now."},
-	{fmt.Sprint(exitFailed), "The command could not run: bad flags or input, an unreachable host, a missing tool."},
+	{fmt.Sprint(exitFailed), "The command could not run: bad flags or input, an unreachable host, a missing tool. Also diagnose's UNKNOWN: no host had a WireGuard interface, so nothing was judged."},
 }
 
 // files is the FILES section of wgperf(1): what wgperf fix writes on a
@@ -59,9 +59,21 @@ var files = []manItem{
 	{fix.OpenWrtJournalDir, "The same journal on OpenWrt, where /var does not survive a reboot."},
 	{"/etc/config/", "OpenWrt: uci options wgperf fix sets (network, banip) are committed there."},
 	{"~/.ssh/config", "Read by the system ssh for ssh: targets (user, port, ProxyJump, keys)."},
-	{"/etc/wgperf/web-config.yml", "The exporter's TLS and basic authentication (--web.config.file; an example is deploy/web-config.yml)."},
+	{"/etc/wgperf/web-config.yml", "The exporter's TLS and basic authentication (--web.config.file; an example is " + docDir + "web-config.yml)."},
+	{kitDir + "prometheus/alerts.yml", "Prometheus alert rules for the exporter's metrics (.deb, .rpm); every alert's runbook_url is its page."},
+	{kitDir + "prometheus/scrape.yml", "Example Prometheus scrape jobs: hosts running wgperf exporter, and routers collected over ssh through /probe."},
+	{kitDir + "grafana/wgperf.json", "A Grafana dashboard of the exporter's metrics (import it; its variables pick the data source and hosts)."},
 	{lab.StateDir, "State and node logs of each wgperf lab (removed by wgperf lab down)."},
 }
+
+// environment is the ENVIRONMENT section of wgperf(1).
+var environment = []manItem{
+	{"NO_COLOR", "Set to anything but the empty string: no colours, also on a terminal (no-color.org)."},
+	{"LISTEN_FDS, LISTEN_PID", "Set by systemd for a .socket unit: wgperf exporter --web.systemd-socket serves the sockets they name."},
+}
+
+// seeAlso are the other tools' pages every page refers to, after wgperf's own.
+var seeAlso = []string{"wg(8)", "wg-quick(8)", "iperf3(1)"}
 
 // manItem is one tagged paragraph of a man page.
 type manItem struct{ tag, text string }
@@ -78,6 +90,35 @@ func writeManPages(dir string) error {
 	if err := doc.GenManTree(root, header, dir); err != nil {
 		return err
 	}
+	// Every page's SEE ALSO goes on to the tools wgperf works beside.
+	pages, err := filepath.Glob(filepath.Join(dir, "wgperf*.1"))
+	if err != nil {
+		return err
+	}
+	var refs []string
+	for _, r := range seeAlso {
+		name, section, _ := strings.Cut(strings.TrimSuffix(r, ")"), "(")
+		refs = append(refs, fmt.Sprintf("\\fB%s\\fP(%s)", roffEscape(name), section))
+	}
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			return err
+		}
+		at := bytes.Index(b, []byte(".SH SEE ALSO\n"))
+		if at < 0 {
+			continue
+		}
+		end := bytes.IndexByte(b[at+len(".SH SEE ALSO\n"):], '\n')
+		if end < 0 {
+			continue
+		}
+		end += at + len(".SH SEE ALSO\n")
+		out := append(append(append([]byte{}, b[:end]...), []byte(", "+strings.Join(refs, ", "))...), b[end:]...)
+		if err := os.WriteFile(page, out, 0o644); err != nil {
+			return err
+		}
+	}
 	// wgperf(1) also says what every command's exit status means and which
 	// files wgperf touches, before SEE ALSO.
 	page := filepath.Join(dir, "wgperf.1")
@@ -88,6 +129,7 @@ func writeManPages(dir string) error {
 	var extra bytes.Buffer
 	writeManSection(&extra, "EXIT STATUS", exitStatus)
 	writeManSection(&extra, "FILES", files)
+	writeManSection(&extra, "ENVIRONMENT", environment)
 	at := bytes.Index(b, []byte(".SH SEE ALSO"))
 	if at < 0 {
 		at = len(b)

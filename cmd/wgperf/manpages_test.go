@@ -61,11 +61,23 @@ func TestManPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exit, files, see := bytes.Index(top, []byte(".SH EXIT STATUS")), bytes.Index(top, []byte(".SH FILES")), bytes.Index(top, []byte(".SH SEE ALSO"))
-	if exit < 0 || files < exit || see < files {
-		t.Errorf("wgperf.1: EXIT STATUS, FILES and SEE ALSO are not there in that order")
+	exit, files, env, see := bytes.Index(top, []byte(".SH EXIT STATUS")), bytes.Index(top, []byte(".SH FILES")),
+		bytes.Index(top, []byte(".SH ENVIRONMENT")), bytes.Index(top, []byte(".SH SEE ALSO"))
+	if exit < 0 || files < exit || env < files || see < env {
+		t.Errorf("wgperf.1: EXIT STATUS, FILES, ENVIRONMENT and SEE ALSO are not there in that order")
 	}
-	for _, want := range []string{".TP\n\\fB3\\fP\nThe command could not run", "\\fB/etc/sysctl.d/90\\-wgperf.conf\\fP", "\\fB/var/lib/wgperf/journal\\fP"} {
+	// Every page points on to the tools wgperf works beside.
+	for _, name := range want {
+		page, _ := os.ReadFile(filepath.Join(dir, name))
+		_, seeAlso, _ := bytes.Cut(page, []byte(".SH SEE ALSO\n"))
+		for _, ref := range []string{"\\fBwg\\fP(8)", "\\fBwg\\-quick\\fP(8)", "\\fBiperf3\\fP(1)"} {
+			if !bytes.Contains(seeAlso, []byte(ref)) {
+				t.Errorf("%s: SEE ALSO lacks %s", name, ref)
+			}
+		}
+	}
+	for _, want := range []string{".TP\n\\fB3\\fP\nThe command could not run", "\\fB/etc/sysctl.d/90\\-wgperf.conf\\fP", "\\fB/var/lib/wgperf/journal\\fP",
+		"nothing was judged", ".TP\n\\fBNO_COLOR\\fP\n", "\\fB/usr/share/wgperf/prometheus/alerts.yml\\fP", "\\fB/usr/share/wgperf/grafana/wgperf.json\\fP"} {
 		if !bytes.Contains(top, []byte(want)) {
 			t.Errorf("wgperf.1 lacks %q", want)
 		}

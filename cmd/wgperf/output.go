@@ -14,17 +14,57 @@ import (
 
 // progressTo is where a long operation reports progress: standard error when
 // it is a terminal (also with --json, whose document goes to standard
-// output), otherwise nowhere (nil), so scripts and logs get results only.
-// Progress names hosts' interfaces and addresses: their text is escaped.
+// output), otherwise nowhere (nil), so scripts and logs get results only;
+// --progress always or never decides instead ("ssh host wgperf doctor" has
+// no terminal and may still want to see it move). Progress names hosts'
+// interfaces and addresses: their text is escaped.
 func progressTo() io.Writer {
-	if !term.IsTerminal(int(os.Stderr.Fd())) {
+	switch progress.mode {
+	case "never":
+		return nil
+	case "always":
+		return stderrProgress
+	}
+	if f, ok := stderrProgress.w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
 	return stderrProgress
 }
 
-// stderrProgress is standard error for progress lines, foreign text escaped.
-var stderrProgress = shell.NewTerminalWriter(os.Stderr)
+// progressModes are what --progress takes.
+var progressModes = []string{"auto", "always", "never"}
+
+// progressFlag is --progress: auto (a terminal on standard error), always or never.
+type progressFlag struct{ mode string }
+
+func (p *progressFlag) String() string { return p.mode }
+func (p *progressFlag) Type() string   { return "mode" }
+func (p *progressFlag) Set(s string) error {
+	for _, m := range progressModes {
+		if s == m {
+			p.mode = s
+			return nil
+		}
+	}
+	return fmt.Errorf("%q: want auto, always or never", s)
+}
+
+// progress is this run's --progress (newRoot resets it).
+var progress = progressFlag{mode: "auto"}
+
+// progressWriter is standard error for progress lines, foreign text escaped.
+type progressWriter struct {
+	*shell.TerminalWriter
+	w io.Writer
+}
+
+// stderrProgress is where progress goes when it is shown (run points it at
+// the run's standard error).
+var stderrProgress = newProgressWriter(os.Stderr)
+
+func newProgressWriter(w io.Writer) progressWriter {
+	return progressWriter{shell.NewTerminalWriter(w), w}
+}
 
 // writeJSON prints v as a document of kind, the --json output of every command.
 func writeJSON(w io.Writer, kind document.Kind, v any) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/report"
 )
@@ -19,8 +21,8 @@ func reportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Turn saved results into a self-contained HTML report",
-		Long: `report reads what "wgperf bench", "mtu", "diagnose", "icmp-burst", "shape-sweep" or
-"lab run" printed with --json (it tells which by the document's "kind"; a
+		Long: `report reads what "wgperf bench", "mtu", "diagnose", "doctor", "icmp-burst",
+"shape-sweep" or "lab run" printed with --json (it tells which by the document's "kind"; a
 document from before wgperf wrote kinds, by its fields) and writes one HTML
 file: the findings with their evidence and fixes, the bench matrix, per-second
 throughput, congestion window and retransmit charts, the path-MTU search, the
@@ -31,6 +33,7 @@ can be mailed as it is. The same report comes straight from those commands with
 --html FILE, as it does from doctor and "fix --apply --verify".`,
 		Example: `  wgperf diagnose --json > results.json
   wgperf report --from results.json --html report.html
+  wgperf report --from doctor.json --html doctor.html
   wgperf lab run pmtud-blackhole --json | wgperf report --from - --html lab.html
   wgperf bench --client local --server ssh:m42 --html bench.html`,
 		Args: cobra.NoArgs,
@@ -61,6 +64,15 @@ func readResults(stdin io.Reader, path string) (*report.Document, error) {
 		r = f
 	}
 	d, err := document.Read(r, "results")
+	if err == nil && d.Kind == document.Doctor {
+		// "doctor --json > doctor.json" (README): the report doctor --html writes.
+		var rep doctor.Report
+		if err := json.Unmarshal(d.Data, &rep); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, document.JSONError("doctor results", err))
+		}
+		doc := rep.Document()
+		return &doc, nil
+	}
 	if err == nil && d.Kind == document.LabRun {
 		var doc report.Document
 		if doc, err = labRunReport(d); err == nil {

@@ -54,6 +54,19 @@ func NewDiagnosis(snaps []*facts.Snapshot, r check.Result) Diagnosis {
 	return d
 }
 
+// Unknown says the diagnosis judged nothing: no host had a WireGuard
+// interface, and nothing at or above a warning was found on them either. Its
+// lack of findings does not mean all is well (exit 3, UNKNOWN).
+func (d Diagnosis) Unknown() bool {
+	for _, h := range d.Hosts {
+		if len(h.WireGuard) > 0 {
+			return false
+		}
+	}
+	worst, any := finding.Worst(d.Findings)
+	return !any || worst < finding.Warning
+}
+
 // AtLeast keeps the findings of severity min and above.
 func (d Diagnosis) AtLeast(min finding.Severity) Diagnosis {
 	kept := []finding.Finding{}
@@ -214,6 +227,15 @@ func (p *printer) summary(d Diagnosis) {
 	counts := map[finding.Severity]int{}
 	for _, f := range d.Findings {
 		counts[f.Severity]++
+	}
+	if d.Unknown() {
+		p.line("UNKNOWN: no WireGuard interface here, so nothing was judged.")
+	}
+	if len(d.Findings) == 0 && d.Unknown() {
+		if s := skippedSuffix(d); s != "" {
+			p.line(s[1:])
+		}
+		return
 	}
 	if len(d.Findings) == 0 {
 		p.line("No findings: nothing here slows the tunnel down." + skippedSuffix(d))

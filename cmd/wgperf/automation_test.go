@@ -1,0 +1,146 @@
+//go:build !router
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A host without WireGuard gives diagnose nothing to judge: UNKNOWN and exit
+// 3, as a monitoring plugin says it, not 0 and "nothing here slows the
+// tunnel down".
+func TestDiagnoseWithoutWireGuardIsUnknown(t *testing.T) {
+	var snap map[string]any
+	if err := json.Unmarshal(must(os.ReadFile(snapshot("lab-healthy-a.json"))), &snap); err != nil {
+		t.Fatal(err)
+	}
+	snap["wireguard"] = []any{}
+	path := filepath.Join(t.TempDir(), "no-wg.json")
+	if err := os.WriteFile(path, must(json.Marshal(snap)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := run([]string{"diagnose", "--from", path, "--severity", "warning"}, &out, &errOut)
+	if code != exitUnknown || !strings.Contains(out.String(), "UNKNOWN: no WireGuard interface here, so nothing was judged.") ||
+		strings.Contains(out.String(), "nothing here slows") {
+		t.Errorf("exit %d, want %d (UNKNOWN):\n%s%s", code, exitUnknown, out.String(), errOut.String())
+	}
+	// The same host with its tunnel is judged: healthy, exit 0.
+	out.Reset()
+	if code := run([]string{"diagnose", "--from", snapshot("lab-healthy-a.json"), "--severity", "warning"}, &out, &errOut); code != exitOK ||
+		strings.Contains(out.String(), "UNKNOWN") {
+		t.Errorf("with WireGuard: exit %d, want 0:\n%s", code, out.String())
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// --progress decides where progress goes: auto shows it on a terminal only
+// (a buffer is none), always shows it anyway (ssh host wgperf doctor),
+// never silences it; other words are refused.
+func TestProgressFlag(t *testing.T) {
+	var errOut bytes.Buffer
+	for mode, want := range map[string]bool{"auto": false, "always": true, "never": false} {
+		stderrProgress = newProgressWriter(&errOut)
+		progress = progressFlag{}
+		if err := progress.Set(mode); err != nil {
+			t.Fatal(err)
+		}
+		if got := progressTo() != nil; got != want {
+			t.Errorf("--progress %s with standard error not a terminal: shown %v, want %v", mode, got, want)
+		}
+	}
+	var out bytes.Buffer
+	errOut.Reset()
+	if code := run([]string{"version", "--progress", "sometimes"}, &out, &errOut); code != exitFailed ||
+		!strings.Contains(errOut.String(), `"sometimes": want auto, always or never`) {
+		t.Errorf("--progress sometimes: exit %d, stderr %q", code, errOut.String())
+	}
+	// A fleet's collection reports each host, off a terminal too when asked.
+	inv := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(inv, []byte("local\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		mode  string
+		shown bool
+	}{{"always", true}, {"auto", false}} {
+		out.Reset()
+		errOut.Reset()
+		code := run([]string{"diagnose", "--inventory", inv, "--skip-firewall", "--progress", tc.mode}, &out, &errOut)
+		if code == exitFailed && !strings.Contains(out.String(), "UNKNOWN") {
+			t.Fatalf("diagnose --inventory: exit %d:\n%s%s", code, out.String(), errOut.String())
+		}
+		if shown := strings.Contains(errOut.String(), "local"); shown != tc.shown {
+			t.Errorf("--progress %s: progress shown %v, want %v; stderr:\n%s", tc.mode, shown, tc.shown, errOut.String())
+		}
+	}
+}
+
+// Flags that take one of a few words complete them.
+func TestEnumFlagsComplete(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"diagnose", "--severity", ""}, []string{"info", "warning", "critical"}},
+		{[]string{"exporter", "--log.level", ""}, []string{"debug", "info", "warn", "error"}},
+		{[]string{"exporter", "--log.format", ""}, []string{"logfmt", "json"}},
+		{[]string{"lab", "up", "--topology", ""}, []string{"site-to-site", "multi-wan"}},
+		{[]string{"doctor", "--progress", ""}, []string{"auto", "always", "never"}},
+	} {
+		var out, errOut bytes.Buffer
+		run(append([]string{"__complete"}, tc.args...), &out, &errOut)
+		got := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(got) == 0 || strings.Join(got[:len(got)-1], " ") != strings.Join(tc.want, " ") {
+			t.Errorf("wgperf %s<TAB>: %q, want %q", strings.Join(tc.args, " "), got, tc.want)
+		}
+	}
+}
+
+// exporter --help names where the packages install the monitoring kit, not
+// a folder of the source repository.
+func TestExporterHelpNamesInstalledKit(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"exporter", "--help"}, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	help := out.String()
+	for _, path := range []string{"/usr/share/wgperf/prometheus/alerts.yml", "/usr/share/wgperf/prometheus/scrape.yml", "/usr/share/wgperf/grafana/wgperf.json"} {
+		if !strings.Contains(help, path) {
+			t.Errorf("exporter --help does not name %s", path)
+		}
+	}
+	for _, repo := range []string{"see deploy/", "are in deploy/", "See deploy/"} {
+		if strings.Contains(help, repo) {
+			t.Errorf("exporter --help sends people to the repository's folder (%q)", repo)
+		}
+	}
+}
+
+// The README saves doctor's JSON (doctor --json > doctor.json): report reads
+// it back into the report doctor --html writes.
+func TestReportFromDoctorJSON(t *testing.T) {
+	html := filepath.Join(t.TempDir(), "doctor.html")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"report", "--from", filepath.Join("..", "..", "internal", "doctor", "testdata", "blackhole.json"), "--html", html}, &out, &errOut); code != exitOK {
+		t.Fatalf("report --from doctor.json: exit %d: %s", code, errOut.String())
+	}
+	b, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "wgperf doctor: netns:wgl-wgd4-a") {
+		t.Errorf("the report is not doctor's:\n%.400s", b)
+	}
+}
