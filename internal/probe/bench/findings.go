@@ -235,7 +235,11 @@ func congestionFindings(r *Report) []finding.Finding {
 		// The tuning guide: the window "bouncing around, or narrowing significantly":
 		// a swing, or a window that stays collapsed while the run falls short.
 		short := r.cellShort(run.Direction, run.Streams)
-		if run.Stats.Retransmits == 0 || (run.Stats.CwndSwing < CwndSwing && short == nil) {
+		// Or a window pinned where the loss holds it, whatever the underlay
+		// measured: on a lossy path the underlay's own loss-based transfer
+		// crawls too, and two short samples of a crawl compare at random.
+		loss, pinned := lossPinned(run)
+		if run.Stats.Retransmits == 0 || (run.Stats.CwndSwing < CwndSwing && short == nil && !pinned) {
 			continue
 		}
 		host := r.sender(run.Direction)
@@ -249,6 +253,12 @@ func congestionFindings(r *Report) []finding.Finding {
 			{Source: "iperf3", Key: "sender_tcp_congestion", Value: cc, Threshold: "bbr"},
 			finding.Evidence{Source: "iperf3", Key: "cwnd max/min", Value: fmt.Sprintf("%.1f", run.Stats.CwndSwing), Threshold: fmt.Sprintf("< %.1f", CwndSwing)}.Of(run.Stats.CwndSwing, finding.Ratio),
 			finding.Evidence{Source: "iperf3", Key: "retransmits", Value: commas(run.Stats.Retransmits), Threshold: "0"}.Of(float64(run.Stats.Retransmits), finding.Packets),
+		}
+		if pinned && short == nil && run.Stats.CwndSwing < CwndSwing {
+			title = fmt.Sprintf("%s on the sender: %.1f%% of its tunnel %s segments were retransmitted, and its window stays at %s..%s bytes, where that loss holds a loss-based sender",
+				strings.ToUpper(cc), loss*100, run.Direction, commas(run.Stats.CwndMin), commas(run.Stats.CwndMax))
+			evidence = append(evidence, finding.Evidence{Source: "iperf3", Key: "retransmitted share of segments sent", Value: fmt.Sprintf("%.1f%%", loss*100),
+				Threshold: fmt.Sprintf("< %.0f%%", PinningLoss*100)}.Of(loss*100, finding.Percent))
 		}
 		if short != nil {
 			if run.Stats.CwndSwing < CwndSwing {
@@ -267,6 +277,38 @@ func congestionFindings(r *Report) []finding.Finding {
 		})
 	}
 	return out
+}
+
+// PinningLoss is the retransmitted share of a loss-based stream's segments
+// from which its window is the loss's, not the path's: at 1% a Reno-like
+// sender averages about 12 segments in flight (1.22/sqrt(p), the Mathis
+// relation), a few milliseconds' worth at any rate worth a tunnel.
+const PinningLoss = 0.01
+
+// assumedMSS turns a run's bytes and window into segments: the tunnel's MSS
+// is not in iperf3's report, and a tunnel's (1368 at MTU 1420) is within a
+// few percent of a LAN's, well inside the factor of two lossPinned allows.
+const assumedMSS = 1380
+
+// lossPinned reports whether a single loss-based stream's window stayed
+// where its loss rate holds it (at most twice the Mathis window for the
+// share of segments it retransmitted, which is at least PinningLoss), and
+// that share. Such a stream's rate is set by the loss, not by the path.
+func lossPinned(run Run) (float64, bool) {
+	res := run.Result
+	if res == nil || run.Stats.Retransmits == 0 || run.Stats.CwndMax <= 0 || res.Seconds <= 0 {
+		return 0, false
+	}
+	segments := run.Stats.Mbit * 1e6 / 8 * res.Seconds / assumedMSS
+	if segments < 1 {
+		return 0, false
+	}
+	loss := float64(run.Stats.Retransmits) / (segments + float64(run.Stats.Retransmits))
+	if loss < PinningLoss {
+		return loss, false
+	}
+	mathis := 1.22 / math.Sqrt(loss) // segments in flight on average
+	return loss, float64(run.Stats.CwndMax)/assumedMSS <= 2*mathis
 }
 
 // cellShort returns the tunnel/underlay cell of a direction and stream count
