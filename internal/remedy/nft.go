@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,10 @@ type nftChain struct {
 	hook   string   // "type filter hook postrouting priority mangle; policy accept;"
 	rules  []string // without the comment
 	marker string   // comment on every rule; its presence means "already in place"
+	// iptTable and iptRules are the chain as iptables rules (without -A),
+	// for firewalld's direct rules.
+	iptTable string
+	iptRules []string
 }
 
 // text renders the chain as an nft -f file; on OpenWrt it says how fw4 loads it.
@@ -162,29 +167,8 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 		}
 	}
 	if env.Platform != OpenWrt {
-		conf := env.Path("/etc/nftables.conf")
-		ok, err := env.exists(ctx, conf)
-		if err != nil {
+		if err := c.planBoot(ctx, env, path, st); err != nil {
 			return err
-		}
-		inc := includeLines(env.Path(nftDir))
-		include := inc[1]
-		if ok {
-			fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
-				if strings.Contains(string(old), include) {
-					return old, nil
-				}
-				return append(append([]byte{}, old...), []byte("\n"+inc[0]+"\n"+include+"\n")...), nil
-			})
-			if err != nil {
-				return err
-			}
-			if fc != nil {
-				fc.Edit = []string{fmt.Sprintf("printf '\\n# wgperf fix: its own table\\n%%s\\n' %s >> %s", shell.Join(include), shell.Join(conf))}
-				st.Files = append(st.Files, *fc)
-			}
-		} else {
-			st.Notes = append(st.Notes, "no /etc/nftables.conf: load "+path+" at boot with nft -f")
 		}
 	}
 	if current != "" && countRules(current, c.marker) == len(c.rules) && countRules(current, "comment") == len(c.rules) {
@@ -202,6 +186,53 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 	if !tableExists {
 		// Only remove the table when no other chain of ours is left in it.
 		st.Undo = append(st.Undo, fmt.Sprintf("nft list table inet %s | grep -q '^[[:space:]]*chain ' || nft delete table inet %s", NftTable, NftTable))
+	}
+	return nil
+}
+
+// planBoot appends the include of wgperf's folder to the file
+// nftables.service loads at boot when that service is enabled; otherwise the
+// step says "runtime only" and what would keep it.
+func (c nftChain) planBoot(ctx context.Context, env *Env, path string, st *Step) error {
+	b, err := readNftBoot(ctx, env)
+	if err != nil {
+		st.Notes = append(st.Notes, fmt.Sprintf("runtime only: the plan could not tell what loads nftables at boot (%v); load %s at boot with nft -f", err, path))
+		return nil
+	}
+	note, include := nftBootNote(b, path, c.iptTable, c.iptRules)
+	conf := env.Path(b.Conf)
+	if include {
+		ok, err := env.exists(ctx, conf)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			include = false
+			note = "runtime only: nftables.service is " + b.Nftables + " but " + b.Conf + " does not exist; load " + path + " at boot with nft -f"
+		}
+	}
+	if !include {
+		if !slices.Contains(st.Notes, note) {
+			st.Notes = append(st.Notes, note)
+		}
+		return nil
+	}
+	inc := includeLines(env.Path(nftDir))
+	fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
+		if strings.Contains(string(old), inc[1]) {
+			return old, nil
+		}
+		return append(append([]byte{}, old...), []byte("\n"+inc[0]+"\n"+inc[1]+"\n")...), nil
+	})
+	if err != nil {
+		return err
+	}
+	if fc != nil {
+		fc.Edit = []string{fmt.Sprintf("printf '\\n# wgperf fix: its own table\\n%%s\\n' %s >> %s", shell.Join(inc[1]), shell.Join(conf))}
+		st.Files = append(st.Files, *fc)
+	}
+	if !slices.Contains(st.Notes, note) {
+		st.Notes = append(st.Notes, note)
 	}
 	return nil
 }
@@ -295,10 +326,11 @@ func (a *mssClamp) chain() nftChain {
 		set = a.mss
 	}
 	return nftChain{
-		name:   "mss_" + chainSafe(a.oif),
-		hook:   "type filter hook postrouting priority mangle; policy accept;",
-		rules:  []string{fmt.Sprintf("oifname %q tcp flags syn / syn,rst tcp option maxseg size set %s", a.oif, set)},
-		marker: "wgperf mss-clamp " + a.oif + " " + a.mss,
+		name:     "mss_" + chainSafe(a.oif),
+		hook:     "type filter hook postrouting priority mangle; policy accept;",
+		rules:    []string{fmt.Sprintf("oifname %q tcp flags syn / syn,rst tcp option maxseg size set %s", a.oif, set)},
+		marker:   "wgperf mss-clamp " + a.oif + " " + a.mss,
+		iptTable: "mangle", iptRules: a.iptablesRules(),
 	}
 }
 
@@ -328,10 +360,10 @@ func iptablesRule(ctx context.Context, env *Env, st Step, table string, rules []
 		st.Commands = append(st.Commands, "iptables -t "+table+" -A "+r)
 		st.Undo = append([]string{"iptables -t " + table + " -D " + r}, st.Undo...)
 	}
-	if len(st.Commands) > 0 {
-		st.Notes = append(st.Notes, "nft not found, used iptables; save the rules (iptables-save) to keep them after a reboot")
+	if err := iptablesBoot(ctx, env, &st, table, rules); err != nil {
+		return Step{}, err
 	}
-	st.Done = len(st.Commands) == 0
+	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
 	return st, nil
 }
 
@@ -384,9 +416,11 @@ func (a *noTrack) chains() []nftChain {
 	marker := "wgperf notrack " + a.iface + " " + a.port
 	return []nftChain{
 		{name: "notrack_" + chainSafe(a.iface) + "_in", hook: "type filter hook prerouting priority raw; policy accept;",
-			rules: []string{fmt.Sprintf("iifname %q notrack", a.iface), "udp dport " + a.port + " notrack"}, marker: marker},
+			rules: []string{fmt.Sprintf("iifname %q notrack", a.iface), "udp dport " + a.port + " notrack"}, marker: marker,
+			iptTable: "raw", iptRules: a.iptablesRules()[:2]},
 		{name: "notrack_" + chainSafe(a.iface) + "_out", hook: "type filter hook output priority raw; policy accept;",
-			rules: []string{fmt.Sprintf("oifname %q notrack", a.iface), "udp sport " + a.port + " notrack"}, marker: marker},
+			rules: []string{fmt.Sprintf("oifname %q notrack", a.iface), "udp sport " + a.port + " notrack"}, marker: marker,
+			iptTable: "raw", iptRules: a.iptablesRules()[2:]},
 	}
 }
 

@@ -3,6 +3,7 @@ package remedy
 import (
 	"context"
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -87,17 +88,37 @@ func (a *sysctl) Plan(ctx context.Context, env *Env) (Step, error) {
 			return Step{}, err
 		}
 	}
-	fc, err := env.change(ctx, env.Path(SysctlConf), func(old []byte, _ bool) ([]byte, error) {
-		return setConfLine(old, a.key, a.key+" = "+a.value, "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\n"), nil
-	})
-	if err != nil {
-		return Step{}, err
+	var boot SysctlBoot
+	if l, err := readSysctlListing(ctx, env); err != nil {
+		boot = SysctlBoot{File: SysctlConf, Note: fmt.Sprintf("persists unless a file read after %s sets %s: the plan could not list the host's sysctl files (%v)", SysctlConf, a.key, err)}
+	} else {
+		boot = ResolveSysctl(l, env.Platform, a.key, a.value)
 	}
-	if fc != nil {
-		st.Files = append(st.Files, *fc)
+	if boot.File != "" {
+		fc, err := env.change(ctx, env.Path(boot.File), func(old []byte, _ bool) ([]byte, error) {
+			return setConfLine(old, a.key, a.key+" = "+a.value, sysctlHeader(boot.File)), nil
+		})
+		if err != nil {
+			return Step{}, err
+		}
+		if fc != nil {
+			st.Files = append(st.Files, *fc)
+		}
 	}
 	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
+	if !st.Done || boot.File == "" {
+		st.Notes = append(st.Notes, boot.Note)
+	}
 	return st, nil
+}
+
+// sysctlHeader heads a new sysctl file of wgperf's.
+func sysctlHeader(file string) string {
+	h := "# Written by wgperf fix; remove a line (or this file) to undo at next boot.\n"
+	if file == SysctlLateConf {
+		h += "# Keys a file that sorts after " + path.Base(SysctlConf) + " sets otherwise (sysctl.d(5): the last assignment wins).\n"
+	}
+	return h
 }
 
 // setConfLine replaces the "key = ..." line of a key=value file, or appends it

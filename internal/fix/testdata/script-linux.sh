@@ -6,10 +6,11 @@ set -eu
 # 1. [udp.rcvbuf-errors] set net.core.rmem_max = 26214400 now and in /etc/sysctl.d/90-wgperf.conf
 #    now: net.core.rmem_max: 212992 -> 26214400
 #    note: re-opens the UDP socket of userspace WireGuard wg0 (port 51820, 416 KiB now) so the running tunnel gets the new limit (a limit reaches only sockets opened after it); peers, sessions and the port stay
+#    note: persists: /etc/sysctl.d/99-wgperf.conf, not 90-wgperf.conf: /etc/sysctl.d/99-sysctl.conf sets net.core.rmem_max = 212992 after it, and 99-wgperf.conf sorts after that file, so systemd-sysctl.service sets 26214400 last at boot
 mkdir -p /etc/sysctl.d
-cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
+cat > /etc/sysctl.d/99-wgperf.conf <<'WGPERF_EOF'
 # Written by wgperf fix; remove a line (or this file) to undo at next boot.
-net.core.netdev_max_backlog = 5000
+# Keys a file that sorts after 90-wgperf.conf sets otherwise (sysctl.d(5): the last assignment wins).
 net.core.rmem_max = 26214400
 WGPERF_EOF
 sysctl -w net.core.rmem_max=26214400
@@ -17,16 +18,15 @@ wg set wg0 listen-port 51820
 # rollback:
 #   sysctl -w net.core.rmem_max=212992
 #   wg set wg0 listen-port 51820
-#   restore /etc/sysctl.d/90-wgperf.conf to its previous content:
-#     - net.core.rmem_max = 26214400
+#   rm -f /etc/sysctl.d/99-wgperf.conf
 
 # 2. [tcp.buffers-small] set net.ipv4.tcp_rmem = 4096 131072 67108864 now and in /etc/sysctl.d/90-wgperf.conf
 #    now: net.ipv4.tcp_rmem: 4096 131072 33554432 -> 4096 131072 67108864
+#    note: persists: /etc/sysctl.d/90-wgperf.conf sets net.ipv4.tcp_rmem last of the 4 sysctl files systemd-sysctl.service reads at boot (sysctl.d(5): by file name across /etc, /run, /usr/local/lib, /usr/lib and /lib/sysctl.d; the last assignment wins)
 mkdir -p /etc/sysctl.d
 cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
 # Written by wgperf fix; remove a line (or this file) to undo at next boot.
 net.core.netdev_max_backlog = 5000
-net.core.rmem_max = 26214400
 net.ipv4.tcp_rmem = 4096 131072 67108864
 WGPERF_EOF
 sysctl -w 'net.ipv4.tcp_rmem=4096 131072 67108864'
@@ -42,13 +42,14 @@ sysctl -w 'net.ipv4.tcp_rmem=4096 131072 67108864'
 # 4. [tcp.congestion-control] use bbr congestion control (fq as default qdisc on kernels before 4.20)
 #    now: net.ipv4.tcp_congestion_control: cubic -> bbr; net.core.default_qdisc: pfifo_fast -> fq (kernel 4.19.0-27-amd64 < 4.20)
 #    note: loads module tcp_bbr (left loaded on rollback)
+#    note: persists: /etc/sysctl.d/90-wgperf.conf sets net.ipv4.tcp_congestion_control last of the 4 sysctl files systemd-sysctl.service reads at boot (sysctl.d(5): by file name across /etc, /run, /usr/local/lib, /usr/lib and /lib/sysctl.d; the last assignment wins)
+#    note: persists: /etc/sysctl.d/90-wgperf.conf sets net.core.default_qdisc last of the 4 sysctl files systemd-sysctl.service reads at boot (sysctl.d(5): by file name across /etc, /run, /usr/local/lib, /usr/lib and /lib/sysctl.d; the last assignment wins)
 #    note: net.core.default_qdisc reaches only qdiscs created after it: the sending interface keeps its root qdisc until it is re-created (tc qdisc replace dev DEV root fq gives it fq now)
 #    note: connections open now keep their congestion control until they reconnect; new ones (the verification's too) use bbr
 mkdir -p /etc/sysctl.d
 cat > /etc/sysctl.d/90-wgperf.conf <<'WGPERF_EOF'
 # Written by wgperf fix; remove a line (or this file) to undo at next boot.
 net.core.netdev_max_backlog = 5000
-net.core.rmem_max = 26214400
 net.ipv4.tcp_rmem = 4096 131072 67108864
 net.ipv4.tcp_congestion_control = bbr
 net.core.default_qdisc = fq
@@ -65,6 +66,7 @@ sysctl -w net.core.default_qdisc=fq
 
 # 5. [mtu.mss-clamp-missing] clamp the MSS of TCP SYNs leaving wg0 to the route MTU, so PMTUD black holes cannot stall TCP
 #    now: MSS clamp (pmtu) on TCP SYNs out of wg0
+#    note: persists: nftables.service is enabled and runs nft -f /etc/nftables.conf at boot, which includes /etc/wgperf/nft/*.nft
 #    note: a clamp rewrites SYNs: connections open now keep their MSS until they reconnect (new ones, the verification's too, get it)
 mkdir -p /etc/wgperf/nft
 cat > /etc/wgperf/nft/mss_wg0.nft <<'WGPERF_EOF'
@@ -88,6 +90,8 @@ nft -f /etc/wgperf/nft/mss_wg0.nft
 
 # 6. [conntrack.tunnel-tracked] stop connection tracking for traffic in wg0 and its UDP port 51820
 #    now: NOTRACK for wg0 and udp port 51820
+#    note: persists: nftables.service is enabled and runs nft -f /etc/nftables.conf at boot, which includes /etc/wgperf/nft/*.nft
+#    note: persists: nftables.service is enabled and runs nft -f /etc/nftables.conf at boot, which includes /etc/wgperf/nft/*.nft
 mkdir -p /etc/wgperf/nft
 cat > /etc/wgperf/nft/notrack_wg0_in.nft <<'WGPERF_EOF'
 # Written by wgperf fix; delete this file and run: nft delete chain inet wgperf notrack_wg0_in
