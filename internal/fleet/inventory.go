@@ -164,6 +164,25 @@ type inventory struct {
 	hosts  []*hostEntry
 	byName map[string]*hostEntry
 	listed bool // read from ansible-inventory --list: variables come resolved
+	// named counts the host names given so far, ranges expanded (MaxHosts);
+	// work the variables copied and group memberships listed (maxWork).
+	named, work int
+}
+
+// maxWork bounds the steps of reading and resolving an inventory: each
+// variable copied to a host and each group a host is in, directly or by
+// ancestry (about a second of CPU in all). A fleet of 20,000 hosts with 100
+// variables each takes 2·10⁶; 100,000 hosts under 50,000 [all:vars] would
+// take 5·10⁹, and a chain of 20,000 nested groups 2·10⁸.
+const maxWork = 5_000_000
+
+// charge counts n steps of work against maxWork.
+func (inv *inventory) charge(n int) error {
+	inv.work += n
+	if inv.work > maxWork {
+		return fmt.Errorf("the inventory takes more than %d steps to resolve (hosts × their variables and groups)", maxWork)
+	}
+	return nil
 }
 
 func newInventory(ctx context.Context) *inventory {
@@ -256,11 +275,14 @@ func (inv *inventory) hostLine(n int, section, line string) error {
 		}
 		vars[canonical(k)] = v
 	}
-	names, err := expandRange(inv.ctx, name)
+	names, err := expandRange(inv.ctx, name, MaxHosts-inv.named)
 	if err != nil {
 		return fmt.Errorf("host %s: %v", name, err)
 	}
 	for _, h := range names {
+		if err := inv.charge(len(vars)); err != nil {
+			return err
+		}
 		hv := make(map[string]string, len(vars))
 		for k, v := range vars {
 			hv[k] = v
@@ -274,6 +296,12 @@ func (inv *inventory) hostLine(n int, section, line string) error {
 
 // addHost records a host of an INI line or a YAML hosts: entry.
 func (inv *inventory) addHost(n int, section, name string, vars map[string]string) error {
+	if inv.named++; inv.named > MaxHosts {
+		return errTooManyHosts
+	}
+	if err := inv.charge(len(vars)); err != nil {
+		return err
+	}
 	spec := isSpec(name)
 	if spec && len(vars) > 0 {
 		return fmt.Errorf("%s is a target spec and takes no variables (write an Ansible host name to use them)", name)
@@ -299,6 +327,9 @@ func (inv *inventory) addHost(n int, section, name string, vars map[string]strin
 	for k, v := range vars {
 		h.vars[k] = v
 	}
+	if err := inv.charge(len(h.groups)); err != nil {
+		return err
+	}
 	if !contains(h.groups, section) {
 		h.groups = append(h.groups, section)
 		inv.group(section)
@@ -320,9 +351,10 @@ func (inv *inventory) resolve() (*Inventory, error) {
 		return nil, err
 	}
 	ancestors := map[string][]string{}
+	var tooMuch error // set once the ancestors' lists pass maxWork
 	var ancestorsOf func(g string) []string
 	ancestorsOf = func(g string) []string {
-		if a, ok := ancestors[g]; ok {
+		if a, ok := ancestors[g]; ok || tooMuch != nil {
 			return a
 		}
 		set := map[string]bool{g: true}
@@ -330,6 +362,10 @@ func (inv *inventory) resolve() (*Inventory, error) {
 			for _, a := range ancestorsOf(p) {
 				set[a] = true
 			}
+		}
+		// A chain of groups lists each group's ancestors again: charged.
+		if tooMuch = inv.charge(len(set)); tooMuch != nil {
+			return nil
 		}
 		out := keys(set)
 		ancestors[g] = out
@@ -351,11 +387,21 @@ func (inv *inventory) resolve() (*Inventory, error) {
 			if vars == nil {
 				set := map[string]bool{"all": true}
 				for _, g := range h.groups {
-					for _, a := range ancestorsOf(g) {
+					anc := ancestorsOf(g)
+					if tooMuch != nil {
+						return nil, tooMuch
+					}
+					if err := inv.charge(len(anc)); err != nil {
+						return nil, err
+					}
+					for _, a := range anc {
 						set[a] = true
 					}
 				}
-				vars = inv.hostVars(h, inv.sortGroups(keys(set)))
+				var err error
+				if vars, err = inv.hostVars(h, inv.sortGroups(keys(set))); err != nil {
+					return nil, err
+				}
 			}
 			var used map[string]bool
 			var err error
@@ -400,9 +446,16 @@ var internalVar = map[string]bool{"inventory_file": true, "inventory_dir": true,
 	"inventory_hostname_short": true, "group_names": true, "groups": true, "playbook_dir": true, "ansible_group_priority": true}
 
 // hostVars merges a host's variables in Ansible's default precedence;
-// groups are sorted already.
-func (inv *inventory) hostVars(h *hostEntry, groups []string) map[string]string {
-	vars := map[string]string{}
+// groups are sorted already. Every variable copied is charged first.
+func (inv *inventory) hostVars(h *hostEntry, groups []string) (map[string]string, error) {
+	n := len(inv.groups["all"].fileVars) + len(h.vars) + len(h.fileVars)
+	for _, g := range groups {
+		n += len(inv.groups[g].vars) + len(inv.groups[g].fileVars)
+	}
+	if err := inv.charge(n); err != nil {
+		return nil, err
+	}
+	vars := make(map[string]string, n)
 	merge := func(m map[string]string) {
 		for k, v := range m {
 			vars[k] = v
@@ -419,7 +472,7 @@ func (inv *inventory) hostVars(h *hostEntry, groups []string) map[string]string 
 	}
 	merge(h.vars)
 	merge(h.fileVars)
-	return vars
+	return vars, nil
 }
 
 // computeDepths sets every group's depth, the longest path to it from

@@ -1,10 +1,13 @@
 package fleet
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -197,6 +200,96 @@ func checkHostsSafe(t *testing.T, hosts []Host) {
 		}
 		if strings.HasPrefix(h.Target, "ssh:-") || strings.Contains(h.Target, "@-") {
 			t.Fatalf("host %+v would reach ssh as an option", h)
+		}
+	}
+}
+
+// TestInventoryHostCapIsWhole is issue 41's hole 4: the host cap holds
+// across the whole inventory, not per range, and is met while expanding
+// (40 lines of gN-[0:99999], 556 bytes, took 4.2 GB and 83 s); one line of
+// the cap's size still reads.
+func TestInventoryHostCapIsWhole(t *testing.T) {
+	var in strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&in, "g%d-[0:99999]\n", i)
+	}
+	for _, tc := range []string{in.String(), "a[0:99999]\nb[0:1]\n", "[x]\nh[0:99999]\n[y]\nh[0:9]\n"} {
+		start := time.Now()
+		_, err := ParseInventory(strings.NewReader(tc))
+		if err == nil || !strings.Contains(err.Error(), "more than 100000 hosts") {
+			t.Errorf("%.40q...: %v, want the inventory's host cap", tc, err)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("%.40q...: refused after %v", tc, d)
+		}
+	}
+	hosts, err := ParseInventory(strings.NewReader("a[0:49999]\nb[0:49999]\n"))
+	if err != nil || len(hosts) != MaxHosts {
+		t.Errorf("100,000 hosts in two ranges: %d, %v", len(hosts), err)
+	}
+}
+
+// FuzzInventorySize is the inventory's size bound as a property: an
+// inventory of any text, repeated any number of times (a range per line,
+// under its own group), gives at most MaxHosts names, and the work of
+// reading and resolving it stays within maxWork, so time and memory are
+// linear in the file.
+func FuzzInventorySize(f *testing.F) {
+	f.Add("g-[0:99999]", uint8(40), "")
+	f.Add("h[a:z][0:99][0:99]", uint8(3), "v=1 w=2")
+	f.Add("h[0:99999:2]", uint8(2), "")
+	f.Add("[all:vars]\nv=1\nw=2\n[g]\nh[00:99]", uint8(200), "")
+	f.Add("[c:children]\np", uint8(255), "")
+	f.Fuzz(func(t *testing.T, line string, copies uint8, vars string) {
+		var in strings.Builder
+		for i := range int(copies) {
+			fmt.Fprintf(&in, "[g%d]\n%s %s\n", i, line, vars)
+		}
+		inv := newInventory(context.Background())
+		err := inv.read(strings.NewReader(in.String()))
+		var out *Inventory
+		if err == nil {
+			out, err = inv.resolve()
+		}
+		if inv.named > MaxHosts+1 || inv.work > maxWork+MaxHosts+len(in.String()) {
+			t.Fatalf("%d names, %d steps of work for %d bytes (%v)", inv.named, inv.work, in.Len(), err)
+		}
+		if err == nil && len(out.Hosts) > MaxHosts {
+			t.Fatalf("%d hosts", len(out.Hosts))
+		}
+	})
+}
+
+// FuzzExpandRange: a range never expands past the room it is given.
+func FuzzExpandRange(f *testing.F) {
+	for _, s := range []string{"web[01:20]", "db-[a:f]", "n[0:10:5]", "a[0:99999][0:99999]", "[0:9][a:z]"} {
+		f.Add(s, 1000)
+	}
+	f.Fuzz(func(t *testing.T, name string, room int) {
+		names, err := expandRange(context.Background(), name, room)
+		if err == nil && (len(names) > max(room, 0) || len(names) == 0) {
+			t.Fatalf("%q in room %d: %d names", name, room, len(names))
+		}
+	})
+}
+
+// Under the host cap, a host's variables and groups are bounded too: each
+// of 100,000 hosts copying 50,000 [all:vars], or a chain of 5,000 nested
+// groups listing every ancestor again, is refused within maxWork.
+func TestInventoryWorkIsBounded(t *testing.T) {
+	var vars, chain strings.Builder
+	vars.WriteString("[all:vars]\n")
+	for i := range 50_000 {
+		fmt.Fprintf(&vars, "v%d=x\n", i)
+	}
+	vars.WriteString("[g]\nh[0:99999]\n")
+	chain.WriteString("[g0]\nbox\n")
+	for i := range 5000 {
+		fmt.Fprintf(&chain, "[g%d:children]\ng%d\n", i+1, i)
+	}
+	for _, in := range []string{vars.String(), chain.String()} {
+		if _, err := ParseInventory(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), "steps to resolve") {
+			t.Errorf("%.40q...: %v, want the work bound", in, err)
 		}
 	}
 }

@@ -8,9 +8,18 @@ import (
 	"strings"
 )
 
-// MaxHosts bounds how many hosts an inventory may expand to: ranges are
-// someone else's text, and web[0:99999999] must not eat the machine.
+// MaxHosts bounds how many host names a whole inventory may give, its
+// ranges expanded (a name given twice counts twice): ranges are someone
+// else's text, and 40 lines of gN-[0:99999] must not eat the machine. The
+// bound is checked while expanding, so no range expands past it.
 const MaxHosts = 100_000
+
+// maxRangeName bounds a host name that holds a range (a DNS name is at most
+// 253 bytes), so the names a range expands to take at most MaxHosts times it.
+const maxRangeName = 255
+
+// errTooManyHosts is the one line an inventory past MaxHosts gets.
+var errTooManyHosts = fmt.Errorf("the inventory names more than %d hosts (ranges expanded)", MaxHosts)
 
 // rangeRE is Ansible's host range: [begin:end] or [begin:end:step], numbers
 // (01 keeps its width) or single letters. An IPv6 address in brackets is not one.
@@ -18,9 +27,16 @@ var rangeRE = regexp.MustCompile(`\[([0-9]*|[a-zA-Z]):([0-9]+|[a-zA-Z])(?::([0-9
 
 // expandRange expands every range in a host name, as Ansible does:
 // web[01:03] is web01, web02, web03; db-[a:c] is db-a, db-b, db-c;
-// n[0:10:5] is n0, n5, n10. Several ranges multiply.
-func expandRange(ctx context.Context, name string) ([]string, error) {
+// n[0:10:5] is n0, n5, n10. Several ranges multiply. room is how many names
+// the inventory may still give: past it, errTooManyHosts.
+func expandRange(ctx context.Context, name string, room int) ([]string, error) {
+	if room < 1 {
+		return nil, errTooManyHosts
+	}
 	out := []string{name}
+	if len(name) > maxRangeName && rangeRE.MatchString(name) {
+		return nil, fmt.Errorf("a host name with a range is longer than %d bytes", maxRangeName)
+	}
 	for {
 		loc := rangeRE.FindStringSubmatchIndex(out[0])
 		if loc == nil {
@@ -30,12 +46,9 @@ func expandRange(ctx context.Context, name string) ([]string, error) {
 		for _, n := range out {
 			m := rangeRE.FindStringSubmatch(n)
 			head, tail := n[:strings.Index(n, m[0])], n[strings.Index(n, m[0])+len(m[0]):]
-			seq, err := rangeSeq(m[1], m[2], m[3])
+			seq, err := rangeSeq(m[1], m[2], m[3], room-len(next))
 			if err != nil {
 				return nil, fmt.Errorf("range %s: %v", m[0], err)
-			}
-			if len(next)+len(seq) > MaxHosts {
-				return nil, fmt.Errorf("range %s: more than %d hosts", m[0], MaxHosts)
 			}
 			for _, s := range seq {
 				next = append(next, head+s+tail)
@@ -48,8 +61,9 @@ func expandRange(ctx context.Context, name string) ([]string, error) {
 	}
 }
 
-// rangeSeq lists one range's values.
-func rangeSeq(begin, end, step string) ([]string, error) {
+// rangeSeq lists one range's values, at most room of them (more is
+// errTooManyHosts, found before any is listed).
+func rangeSeq(begin, end, step string, room int) ([]string, error) {
 	st := 1
 	if step != "" {
 		var err error
@@ -61,6 +75,9 @@ func rangeSeq(begin, end, step string) ([]string, error) {
 	if isLetter(end) {
 		if begin == "" || !isLetter(begin) || begin[0] > end[0] {
 			return nil, fmt.Errorf("want letters, begin before end")
+		}
+		if (int(end[0])-int(begin[0]))/st+1 > room {
+			return nil, errTooManyHosts
 		}
 		for c := int(begin[0]); c <= int(end[0]); c += st {
 			out = append(out, string(rune(c)))
@@ -75,8 +92,8 @@ func rangeSeq(begin, end, step string) ([]string, error) {
 	if err1 != nil || err2 != nil || b > e {
 		return nil, fmt.Errorf("want numbers, begin before end")
 	}
-	if (e-b)/st+1 > MaxHosts {
-		return nil, fmt.Errorf("more than %d hosts", MaxHosts)
+	if (e-b)/st+1 > room {
+		return nil, errTooManyHosts
 	}
 	width := 0
 	if len(begin) > 1 && begin[0] == '0' {

@@ -157,7 +157,7 @@ func (inv *inventory) yamlGroup(name string, g *yaml.Node) error {
 				return fmt.Errorf("line %d: %s.hosts: want a map of host names (a list is not Ansible's format)", v.Line, name)
 			}
 			return forEach(v, func(host string, hk, hv *yaml.Node) error {
-				names, err := expandRange(inv.ctx, host)
+				names, err := expandRange(inv.ctx, host, MaxHosts-inv.named)
 				if err != nil {
 					return fmt.Errorf("line %d: host %s: %v", hk.Line, host, err)
 				}
