@@ -138,7 +138,15 @@ func (a *wgMTU) Plan(ctx context.Context, env *Env) (Step, error) {
 		}
 	}
 	if !persisted {
-		st.Notes = append(st.Notes, "no wg-quick config or uci section for "+a.iface+": set the MTU where the interface is configured")
+		ok, err := a.planManaged(ctx, env, &st)
+		if err != nil {
+			return Step{}, err
+		}
+		persisted = ok
+	}
+	if !persisted {
+		st.Notes = append(st.Notes, "runtime only: no wg-quick config, systemd-networkd .netdev, NetworkManager connection or uci section for "+a.iface+
+			": set the MTU where the interface is configured")
 	}
 	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
 	return st, nil
@@ -190,4 +198,91 @@ func setIniLine(old []byte, section string, match func(string) bool, line string
 	}
 	lines = append(lines[:start+1], append([]string{line}, lines[start+1:]...)...)
 	return []byte(strings.Join(lines, "\n") + "\n"), nil
+}
+
+// networkdDir holds the .netdev files of systemd-networkd an owner writes.
+const networkdDir = "/etc/systemd/network"
+
+// listNetdevs prints the .netdev files of the folder given, one a line.
+const listNetdevs = `for f in "$1"/*.netdev; do [ -f "$f" ] && printf '%s\n' "$f"; done; exit 0`
+
+// planManaged persists the MTU where systemd-networkd or NetworkManager
+// makes the interface at boot: MTUBytes= in the [NetDev] section of its
+// .netdev file in /etc/systemd/network (the file is restored byte for byte
+// on rollback), or the wireguard.mtu of its NetworkManager connection (put
+// back by nmcli on rollback). It reports whether it found either.
+func (a *wgMTU) planManaged(ctx context.Context, env *Env, st *Step) (bool, error) {
+	m := strconv.Itoa(a.mtu)
+	if out, err := env.T.Run(ctx, "sh", "-c", listNetdevs, "sh", env.Path(networkdDir)); err == nil {
+		for _, p := range splitLines(string(out)) {
+			if !strings.HasPrefix(p, env.Path(networkdDir)+"/") || shell.Line("file", p) != nil {
+				continue
+			}
+			data, err := env.T.ReadFile(ctx, p)
+			if err != nil || netdevName(string(data)) != a.iface {
+				continue
+			}
+			fc, err := env.change(ctx, p, func(old []byte, _ bool) ([]byte, error) {
+				return setIniLine(old, "NetDev", func(l string) bool { return iniKey(l) == "mtubytes" }, "MTUBytes="+m)
+			})
+			if err != nil {
+				return false, err
+			}
+			if fc != nil {
+				st.Files = append(st.Files, *fc)
+			}
+			st.Notes = append(st.Notes, "persists: systemd-networkd creates "+a.iface+" from "+env.unroot(p)+" at boot, with MTUBytes="+m)
+			return true, nil
+		}
+	}
+	out, err := env.T.Run(ctx, "nmcli", "-g", "GENERAL.CONNECTION", "device", "show", a.iface)
+	if err != nil {
+		return false, nil // no NetworkManager, or it does not manage the interface
+	}
+	conn := strings.TrimSpace(string(out))
+	if conn == "" || conn == "--" || shell.Line("connection", conn) != nil {
+		return false, nil
+	}
+	cur, err := env.T.Run(ctx, "nmcli", "-g", "wireguard.mtu", "connection", "show", conn)
+	if err != nil {
+		return false, nil
+	}
+	now := strings.TrimSpace(string(cur))
+	if !numberRE.MatchString(now) {
+		now = "0" // NetworkManager's "auto"
+	}
+	if now != m {
+		st.Commands = append(st.Commands, shell.Join("nmcli", "connection", "modify", conn, "wireguard.mtu", m))
+		st.Undo = append([]string{shell.Join("nmcli", "connection", "modify", conn, "wireguard.mtu", now)}, st.Undo...)
+	}
+	st.Notes = append(st.Notes, "persists: NetworkManager activates "+a.iface+" from connection "+shell.Quote(conn)+" with wireguard.mtu "+m)
+	return true, nil
+}
+
+// netdevName is the Name= of a .netdev file's [NetDev] section when its Kind
+// is wireguard, else "".
+func netdevName(data string) string {
+	var name, kind, section string
+	for _, l := range strings.Split(data, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			section = t
+			continue
+		}
+		if section != "[NetDev]" {
+			continue
+		}
+		switch iniKey(t) {
+		case "name":
+			_, v, _ := strings.Cut(t, "=")
+			name = strings.TrimSpace(v)
+		case "kind":
+			_, v, _ := strings.Cut(t, "=")
+			kind = strings.TrimSpace(v)
+		}
+	}
+	if kind != "wireguard" {
+		return ""
+	}
+	return name
 }
