@@ -19,7 +19,7 @@ deps: ## install every tool the lab, the tests and the kernel guest use (only wh
 deps-lab: ## install what the built-in lab uses: iperf3, nftables, wireguard-tools... (apt, about 30 s)
 	@./scripts/deps.sh lab
 
-deps-test: ## install what the tests use beyond the lab: ssh, BusyBox, dropbear, groff, chromium, promtool (about 2 min)
+deps-test: ## install what the tests use beyond the lab: ssh, BusyBox, dropbear, groff, chromium, lintian, rpm, promtool (about 2 min)
 	@./scripts/deps.sh test
 
 deps-guest: ## install what lab vm's kernel guest needs: qemu, a distro kernel, virtme-ng, virtiofsd (about 4 min)

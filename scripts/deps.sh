@@ -7,8 +7,9 @@
 #                           iptables, ping, iproute2, procps (apt, ~30 s)
 #   scripts/deps.sh test    what the tests use beyond the lab: ssh client and
 #                           server, groff, BusyBox and dropbear for the router
-#                           node, chromium (screenshots of the HTML report) and
-#                           promtool (apt, ~2 min)
+#                           node, chromium (screenshots of the HTML report),
+#                           lintian and rpm (the packages' checks) and promtool
+#                           (apt, ~2 min)
 #   scripts/deps.sh guest   what lab vm needs for kernel WireGuard in a guest
 #                           (scripts/vm-deps.sh: qemu, a distro kernel,
 #                           virtme-ng, virtiofsd; ~4 min)
@@ -46,6 +47,9 @@ test_tools() {
 	check busybox busybox
 	check /usr/sbin/dropbear dropbear-bin
 	check dropbearkey dropbear-bin
+	# The release packaging test: lintian on the .deb, rpm -qp on the .rpm.
+	check lintian lintian
+	check rpm rpm
 }
 
 [ $# -gt 0 ] || set -- lab
