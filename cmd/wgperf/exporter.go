@@ -128,7 +128,7 @@ the OpenWrt init script.`,
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
 	f.StringVar(&webConfig, "web.config.file", "", webConfigFlagHelp)
 	f.StringArrayVar(&peerNames, "peer-names", nil, "file of peer names: a wg-quick config with \"# Name =\" comments, OpenWrt's /etc/config/network, or \"PUBLICKEY NAME\" lines (repeatable)")
-	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect: ssh:[user@]host[:port], host a glob per label or a prefix, e.g. 'ssh:root@10.0.0.*', 'ssh:root@10.0.0.0/24' (repeatable; none: /probe refuses all)")
+	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect: ssh:[user@]host[:port], host a glob per label (numbers: IPv4 addresses only) or a prefix, e.g. 'ssh:root@10.0.0.*', 'ssh:root@10.0.0.0/24' (repeatable; none: /probe refuses all)")
 	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it, to 1s at least)")
 	f.DurationVar(&probe.CacheTTL, "probe.cache-ttl", exporter.DefaultProbeCacheTTL, "how long one collection answers /probe scrapes of its target")
 	f.IntVar(&probe.CacheSize, "probe.cache-size", exporter.DefaultProbeCacheSize, "most /probe targets cached; the least recently scraped is dropped first")

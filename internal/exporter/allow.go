@@ -27,6 +27,10 @@ type allowRule struct {
 	host   string
 	prefix netip.Prefix
 	port   int
+	// v4 marks a host pattern of four dot-separated numbers or number
+	// patterns (10.0.0.*, 192.168.[0-9].1): it admits IPv4 addresses only,
+	// never a name that starts like one (10.0.0.com, 10.0.0.localhost).
+	v4 bool
 }
 
 // parseAllow reads one pattern: local, netns:GLOB, or
@@ -109,8 +113,24 @@ func parseAllow(pattern string) (allowRule, error) {
 			return bad("host: %v", err)
 		}
 		r.host = strings.ToLower(host)
+		if numericPattern(r.host) {
+			if strings.Count(r.host, ".") != 3 {
+				return bad("an address pattern has four numbers or patterns (10.0.0.*), or is a prefix (10.0.0.0/24)")
+			}
+			r.v4 = true
+		}
 	}
 	return r, nil
+}
+
+// numericPattern reports whether a host pattern reads as an IPv4 address or
+// part of one: dot-separated labels of digits and pattern characters, one
+// holding a digit at least ("*" alone is any host, *.example a name).
+func numericPattern(host string) bool {
+	if host == "*" || !strings.ContainsAny(host, "0123456789") || !strings.Contains(host, ".") {
+		return false
+	}
+	return strings.Trim(host, "0123456789.*?[]-!^") == ""
 }
 
 // admits reports whether the rule lets /probe collect spec, already parsed
@@ -138,6 +158,12 @@ func (r allowRule) admits(spec string) bool {
 	if r.prefix.IsValid() {
 		addr, err := netip.ParseAddr(a.Host)
 		return err == nil && r.prefix.Contains(addr.Unmap().WithZone(""))
+	}
+	if r.v4 {
+		addr, err := netip.ParseAddr(a.Host)
+		if err != nil || !addr.Is4() || addr.String() != a.Host {
+			return false
+		}
 	}
 	return hostMatch(r.host, strings.ToLower(a.Host))
 }

@@ -316,3 +316,40 @@ func TestProbeDeadlineFailureIsNotCached(t *testing.T) {
 		t.Errorf("a successful collection was not cached (%d collections)", p.runs.Load())
 	}
 }
+
+// An allow pattern that reads as an address (issue 41, hole 6) admits
+// addresses only: 10.0.0.* must not admit the names 10.0.0.com,
+// 10.0.0.localhost or 10.0.0., which DNS or the ssh config resolve anywhere.
+func TestProbeAllowAddressPatternAdmitsAddressesOnly(t *testing.T) {
+	for _, tc := range []struct {
+		pattern string
+		admit   []string
+		refuse  []string
+	}{
+		{"ssh:root@10.0.0.*", []string{"ssh:root@10.0.0.5", "ssh:root@10.0.0.255:2222"},
+			[]string{"ssh:root@10.0.0.com", "ssh:root@10.0.0.localhost", "ssh:root@10.0.0.", "ssh:root@10.0.0.5x", "ssh:root@10.0.0.010", "ssh:root@10.0.0.300"}},
+		{"ssh:*@192.168.[0-9].1", []string{"ssh:a@192.168.3.1"}, []string{"ssh:a@192.168.3.1.nip", "ssh:a@192.168.x.1"}},
+		{"ssh:ops@*.example.net", []string{"ssh:ops@gw.example.net"}, []string{"ssh:ops@10.0.0.1"}},
+		{"ssh:ops@gw-*", []string{"ssh:ops@gw-1"}, nil},
+	} {
+		r, err := parseAllow(tc.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range tc.admit {
+			if !r.admits(spec) {
+				t.Errorf("%s refuses %s", tc.pattern, spec)
+			}
+		}
+		for _, spec := range tc.refuse {
+			if r.admits(spec) {
+				t.Errorf("%s admits %s", tc.pattern, spec)
+			}
+		}
+	}
+	for _, bad := range []string{"ssh:10.0.*", "ssh:root@10.*"} {
+		if err := CheckAllow([]string{bad}); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("CheckAllow(%q): %v, want a one-line refusal", bad, err)
+		}
+	}
+}
