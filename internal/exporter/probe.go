@@ -89,6 +89,13 @@ type probeEntry struct {
 	// answers the scrapes that shared it and is never served from the cache,
 	// so one scraper's header cannot fail the target for the others.
 	cutShort bool
+	// While the collection runs (guarded by Prober.mu): deadline is the
+	// latest deadline of the scrapes waiting for it, which a scrape that
+	// joins with a longer timeout moves later, and timeout the longest
+	// timeout asked. A collection ends at its deadline, never at the first
+	// scraper's: each scrape stops waiting at its own.
+	deadline, started time.Time
+	timeout           time.Duration
 }
 
 // NewProber returns a Prober; nothing is collected until a scrape asks.
@@ -219,8 +226,13 @@ func (p *Prober) get(ctx context.Context, t target.Target, timeout time.Duration
 			// Stale: a new collection replaces it, keeping the roaming memory.
 			e = &probeEntry{spec: spec, roam: e.roam, ready: make(chan struct{})}
 			el.Value = e
-			go p.collect(t, e, timeout)
-		default: // being collected: wait for it
+			p.start(t, e, timeout)
+		default: // being collected: wait for it, giving it this scrape's time
+			// (never past the exporter's own timeout from its start)
+			if d := time.Now().Add(timeout); d.After(e.deadline) {
+				e.deadline = minTime(d, e.started.Add(p.opts.Timeout))
+			}
+			e.timeout = max(e.timeout, timeout)
 		}
 	} else {
 		e = &probeEntry{spec: spec, roam: newRoamLimiter(), ready: make(chan struct{})}
@@ -230,38 +242,101 @@ func (p *Prober) get(ctx context.Context, t target.Target, timeout time.Duration
 			p.lru.Remove(old)
 			delete(p.entries, old.Value.(*probeEntry).spec)
 		}
-		go p.collect(t, e, timeout)
+		p.start(t, e, timeout)
 	}
 	p.mu.Unlock()
+	own := time.NewTimer(timeout)
+	defer own.Stop()
 	select {
 	case <-e.ready:
 		p.collected.Add(1)
 		return e.r, e.at, nil
+	case <-own.C:
+		// The collection goes on for a scrape that gave it longer.
+		p.collected.Add(1)
+		return &round{took: timeout, err: fmt.Errorf("%s: not collected within this scrape's %s: %w", t, timeout, context.DeadlineExceeded)}, now, nil
 	case <-ctx.Done():
 		return nil, time.Time{}, ctx.Err()
 	}
 }
 
+// start sets e's deadline and runs its collection; p.mu is held.
+func (p *Prober) start(t target.Target, e *probeEntry, timeout time.Duration) {
+	e.started = time.Now()
+	e.deadline, e.timeout = e.started.Add(timeout), timeout
+	ctx, cancel := context.WithCancel(context.Background())
+	// The timer ends the collection at its deadline, as scrapes that join
+	// move it.
+	var stop *time.Timer
+	stop = time.AfterFunc(timeout, func() {
+		p.mu.Lock()
+		left := time.Until(e.deadline)
+		if left > 0 {
+			stop.Reset(left)
+		}
+		p.mu.Unlock()
+		if left <= 0 {
+			cancel()
+		}
+	})
+	go func() {
+		defer cancel()
+		defer stop.Stop()
+		p.collect(joinCtx{ctx, p, e}, t, e)
+	}()
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// joinCtx is a collection's context: done at its entry's deadline, which
+// it reports as that deadline moves (a context.WithTimeout below it keeps
+// the later one), and ended by it (DeadlineExceeded), never cancelled.
+type joinCtx struct {
+	context.Context
+	p *Prober
+	e *probeEntry
+}
+
+func (c joinCtx) Deadline() (time.Time, bool) {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	return c.e.deadline, true
+}
+
+func (c joinCtx) Err() error {
+	if c.Context.Err() != nil {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
 // collect runs in its own goroutine so a scraper that hangs up does not
 // abandon a collection others are waiting for.
-func (p *Prober) collect(t target.Target, e *probeEntry, timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
+// ctx ends at the entry's deadline. The collection itself gets the
+// exporter's whole timeout: ctx cuts it sooner.
+func (p *Prober) collect(ctx context.Context, t target.Target, e *probeEntry) {
 	start := p.opts.Now()
 	var r *round
 	select {
 	case p.sem <- struct{}{}:
 		p.runs.Add(1)
-		r = p.collectFn(ctx, t, timeout-p.opts.Now().Sub(start), peerLabels{names: p.opts.Names, roam: e.roam})
+		r = p.collectFn(ctx, t, p.opts.Timeout-p.opts.Now().Sub(start), peerLabels{names: p.opts.Names, roam: e.roam})
 		<-p.sem
 	case <-ctx.Done():
-		r = &round{err: fmt.Errorf("%s: %d collections already running for %s: %w", t, cap(p.sem), timeout, ctx.Err())}
+		r = &round{err: fmt.Errorf("%s: %d collections already running: %w", t, cap(p.sem), ctx.Err())}
 	}
 	r.took = p.opts.Now().Sub(start)
 	if r.err != nil {
 		p.opts.Logf("probe %v", r.err)
 	}
-	e.cutShort = r.err != nil && ctx.Err() != nil && timeout < p.opts.Timeout
+	p.mu.Lock()
+	e.cutShort = r.err != nil && ctx.Err() != nil && e.timeout < p.opts.Timeout
+	p.mu.Unlock()
 	e.r, e.at = r, p.opts.Now()
 	close(e.ready)
 }

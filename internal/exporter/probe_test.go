@@ -353,3 +353,44 @@ func TestProbeAllowAddressPatternAdmitsAddressesOnly(t *testing.T) {
 		}
 	}
 }
+
+// A scrape's deadline is its own (issue 41, hole 7): a scraper with a 1 s
+// timeout starts a collection, a second scraper with the default timeout
+// joins it; the first is answered with a failure at its 1 s, the second
+// with the collection, which goes on for it, once.
+func TestProbeJoinKeepsItsOwnDeadline(t *testing.T) {
+	p, srv, _ := fakeProber(t, ProbeOptions{Allow: []string{"ssh:*"}, Timeout: 20 * time.Second}, nil, nil)
+	started := make(chan struct{})
+	var once sync.Once
+	inner := p.collectFn
+	p.collectFn = func(ctx context.Context, tg target.Target, timeout time.Duration, pl peerLabels) *round {
+		once.Do(func() { close(started) })
+		select {
+		case <-time.After(2 * time.Second): // a router slower than the first scraper's timeout
+		case <-ctx.Done():
+			return &round{err: fmt.Errorf("%s: %w", tg, ctx.Err())}
+		}
+		return inner(ctx, tg, timeout, pl)
+	}
+	var short string
+	var shortTook time.Duration
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		_, short = get(t, probeURL(srv, "ssh:root@r1"), "X-Prometheus-Scrape-Timeout-Seconds", "1.5")
+		shortTook = time.Since(start)
+	}()
+	<-started
+	_, long := get(t, probeURL(srv, "ssh:root@r1"))
+	<-done
+	if sampleValue(t, long, "wgperf_collect_success") != 1 {
+		t.Errorf("the joining scrape was failed by the other's 1 s timeout:\n%s", long)
+	}
+	if sampleValue(t, short, "wgperf_collect_success") != 0 || shortTook > 1800*time.Millisecond {
+		t.Errorf("the 1 s scrape answered after %s:\n%s", shortTook, short)
+	}
+	if n := p.runs.Load(); n != 1 {
+		t.Errorf("%d collections, want 1 shared", n)
+	}
+}
