@@ -38,12 +38,14 @@ func TestLateConfirmRollsBack(t *testing.T) {
 	h := newLabHost(t)
 	ctx := context.Background()
 	before := h.state(t)
-	j, err := Apply(ctx, h.env, planFor(t, h, unconfirmedActions()), ApplyOptions{Confirm: time.Second})
+	// Long enough that the watchdog is killed before it fires on a loaded
+	// machine, then waited out.
+	j, err := Apply(ctx, h.env, planFor(t, h, unconfirmedActions()), ApplyOptions{Confirm: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	killWatchdog(t, j)
-	time.Sleep(2 * time.Second)
+	time.Sleep(time.Until(j.ConfirmBy) + time.Second)
 	if h.state(t) == before {
 		t.Fatal("the change is gone without its watchdog")
 	}

@@ -402,7 +402,9 @@ func TestConfirmInTimeKeeps(t *testing.T) {
 	ctx := context.Background()
 	before := h.state(t)
 	all := rootActions()
-	j, err := Apply(ctx, h.env, planFor(t, h, all[:1]), ApplyOptions{Confirm: 2 * time.Second})
+	// A window a loaded machine's plan and apply fit in many times over (a
+	// 2 s one expired before the confirm at a load of 16 on 2 cores).
+	j, err := Apply(ctx, h.env, planFor(t, h, all[:1]), ApplyOptions{Confirm: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +414,7 @@ func TestConfirmInTimeKeeps(t *testing.T) {
 	if _, err := Confirm(ctx, h.env); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * time.Second)
+	time.Sleep(time.Until(j.ConfirmBy) + time.Second) // past the deadline the watchdog had
 	if h.state(t) == before {
 		t.Fatal("confirmed change was reverted")
 	}

@@ -51,14 +51,15 @@ func TestWatchdogOnBusyBoxRouter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{Confirm: 2 * time.Second})
+	// Room for the check below on a loaded machine before the watchdog fires.
+	j, err := fix.Apply(ctx, env, plan, fix.ApplyOptions{Confirm: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := get(); got != "250" {
 		t.Fatalf("%s = %q after the fix, want 250", key, got)
 	}
-	for deadline := time.Now().Add(15 * time.Second); get() != "25"; time.Sleep(250 * time.Millisecond) {
+	for deadline := j.ConfirmBy.Add(13 * time.Second); get() != "25"; time.Sleep(250 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			log, _ := remote.Run(ctx, "cat", "/etc/wgperf/journal/"+j.ID+".revert.log")
 			t.Fatalf("%s = %q 13 s after the deadline: the watchdog did not revert (log: %s)", key, get(), log)
