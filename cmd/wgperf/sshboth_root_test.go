@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/probe/drops"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // TestDoctorBetweenSSHHostsWithWgperf plays doctor between two ssh hosts
@@ -91,6 +94,34 @@ fi
 			}
 			if stopped := strings.Contains(all, "stopped answering"); stopped != c.silent {
 				t.Errorf("a status says the sampler stopped answering: %v, want %v", stopped, c.silent)
+			}
+			if c.silent {
+				return
+			}
+
+			// The exporter's shape: a sampler held open for the process's life,
+			// and collections over the same connection beside it.
+			remote, err := target.Parse(specs[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			s := drops.ForTarget(ctx, remote)
+			defer s.Close()
+			if st := s.Status(); st.Tier == drops.TierNone {
+				t.Fatalf("sampler on %s: %s", specs[1], st.Line())
+			}
+			if _, err := collect.Collect(ctx, remote, collect.Options{}); err != nil {
+				t.Errorf("a collection beside the remote sampler: %v", err)
+			}
+			if _, err := s.Snapshot(ctx); err != nil {
+				t.Errorf("snapshot after the collection: %v", err)
+			}
+			out.Reset()
+			errOut.Reset()
+			if code := run([]string{"drops", "--host", specs[1], "--duration", "1s"}, &out, &errOut); code != 0 {
+				t.Errorf("wgperf drops --host %s: exit %d: %s", specs[1], code, errOut.String())
 			}
 		})
 	}
