@@ -2,8 +2,9 @@
 
 package main
 
-// labKinds are the kinds only a build with the lab prints: the router build
-// has no "lab run" and no "fix ecmp --apply".
-var labKinds = []string{"lab-run", "fix-ecmp"}
+// labKinds are the kinds only a build with the lab (and the drop sampler)
+// prints: the router build has no "lab run", "lab status", "fix ecmp
+// --apply" or "drops".
+var labKinds = []string{"lab-run", "lab-status", "fix-ecmp", "drops"}
 
 func (m *docMaker) labDocs() {}

@@ -144,6 +144,7 @@ func makeDocuments() ([]printedDoc, []string) {
 	m.labDocs()
 	// doctor without --server collects this host only and changes nothing.
 	m.cli("doctor", "doctor", "--json")
+	m.cli("version", "version", "--json")
 	return m.docs, m.errs
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -19,6 +20,7 @@ func dropsCmd() *cobra.Command {
 		hostSpec string
 		duration time.Duration
 		serve    bool
+		asJSON   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "drops",
@@ -37,10 +39,15 @@ reasons, the router build). On an ssh host it runs the host's own wgperf
 It only counts: nothing on the host is changed, and the program is detached on
 exit, also on Ctrl-C (the kernel detaches it if wgperf dies).
 
+With --json the counts are a document of kind "drops" (schemas/drops.schema.json):
+the sampler's status, the seconds counted and one entry per reason, function
+and interface, most packets first.
+
 Exit codes: 0 counted, 3 could not run (the line says why).`,
 		Example: `  wgperf drops --duration 10s
   wgperf drops --host netns:wgl-demo-b --duration 30s
-  wgperf drops --host ssh:root@golem`,
+  wgperf drops --host ssh:root@golem
+  wgperf drops --duration 30s --json | jq '.counts[] | select(.packets > 100)'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
@@ -79,12 +86,13 @@ Exit codes: 0 counted, 3 could not run (the line says why).`,
 			if res.Counts == nil {
 				res.Counts = []drops.Count{}
 			}
-			return res.WriteText(cmd.OutOrStdout())
+			return writeResult(cmd.OutOrStdout(), document.Drops, res, asJSON)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&hostSpec, "host", "local", "target to watch: local, netns:NAME, ssh:[user@]host[:port]")
 	f.DurationVar(&duration, "duration", 10*time.Second, "how long to count")
+	f.BoolVar(&asJSON, "json", false, "print the counts as JSON (kind \"drops\")")
 	f.BoolVar(&serve, drops.ServeFlag[2:], false, "serve this machine's sampler on standard input and output (bench and doctor run it over ssh)")
 	_ = f.MarkHidden(drops.ServeFlag[2:])
 	return cmd

@@ -95,7 +95,7 @@ func labUpCmd() *cobra.Command {
 			if cfg.Router {
 				fmt.Fprint(cmd.OutOrStdout(), l.RouterHint())
 			}
-			return printLabStatus(cmd.Context(), cmd.OutOrStdout(), l)
+			return printLabStatus(cmd.Context(), cmd.OutOrStdout(), l, false)
 		},
 	}
 	addLabShapeFlags(cmd, &cfg)
@@ -131,7 +131,8 @@ func labDownCmd() *cobra.Command {
 }
 
 func labStatusCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show a lab's namespaces, WireGuard peers, handshakes and link shaping",
 		Args:  cobra.NoArgs,
@@ -140,9 +141,11 @@ func labStatusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printLabStatus(cmd.Context(), cmd.OutOrStdout(), l)
+			return printLabStatus(cmd.Context(), cmd.OutOrStdout(), l, asJSON)
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON (kind \"lab-status\")")
+	return cmd
 }
 
 func labExecCmd() *cobra.Command {
@@ -304,10 +307,13 @@ func labRunReport(d *document.Doc) (report.Document, error) { return scenario.Re
 func labPeer(host target.Target) (target.Target, bool) { return lab.PeerOf(host.String()) }
 
 // printLabStatus reads a lab's status and prints it.
-func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab) error {
+func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab, asJSON bool) error {
 	st, err := l.Status(ctx)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		return writeJSON(w, document.LabStatus, l.Report(st))
 	}
 	return l.WriteStatus(w, st)
 }

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/wgperf/wgperf/internal/probe/drops"
 	"io"
 	"os"
 	"os/signal"
@@ -19,6 +18,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/buildinfo"
+	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -53,14 +54,7 @@ judged (no WireGuard interface on any host) or the command could not run.`,
 	}
 	progress = progressFlag{mode: "auto"}
 	root.PersistentFlags().Var(&progress, "progress", "show progress on standard error: auto (when it is a terminal), always, never")
-	root.AddCommand(&cobra.Command{
-		Use:   "version",
-		Short: "Print the wgperf version",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), versionLine())
-		},
-	})
+	root.AddCommand(versionCmd())
 	// "wgperf --version" and "wgperf version" say the same.
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.AddCommand(benchCmd(), collectCmd(), checksCmd(), diagnoseCmd(), doctorCmd(), explainCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
@@ -75,6 +69,48 @@ judged (no WireGuard interface on any host) or the command could not run.`,
 // extraCommands are commands only some builds have (the full build's hidden
 // man page generator).
 var extraCommands []func() *cobra.Command
+
+func versionCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the wgperf version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), document.Version, readVersion())
+			}
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the build's identity as JSON (kind \"version\"; the version is wgperf_version)")
+	return cmd
+}
+
+// versionInfo is "wgperf version --json": what versionLine says, by field.
+// The version itself is the document's wgperf_version.
+type versionInfo struct {
+	Build       string `json:"build"` // "full", or "router" (no lab, no HTML charts, exporter on plain HTTP)
+	Revision    string `json:"revision"`
+	Branch      string `json:"branch"`
+	BuildDate   string `json:"build_date"`
+	GoVersion   string `json:"go_version"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	Tags        string `json:"tags"`
+	DropSampler bool   `json:"drop_sampler"` // whether this build has the BPF drop sampler
+}
+
+func readVersion() versionInfo {
+	i := buildinfo.Read(version)
+	build := "full"
+	if buildFlavor != "" {
+		build = "router"
+	}
+	return versionInfo{Build: build, Revision: i.Revision, Branch: i.Branch, BuildDate: i.BuildDate,
+		GoVersion: i.GoVersion, OS: i.GOOS, Arch: i.GOARCH, Tags: i.Tags, DropSampler: drops.Built}
+}
 
 // versionLine is what "wgperf version" prints: the version, which build
 // this is when it is not the full one, and where it came from.

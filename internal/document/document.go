@@ -25,24 +25,27 @@ const (
 	Diagnose      Kind = "diagnose"
 	DiagnoseFleet Kind = "diagnose-fleet"
 	Doctor        Kind = "doctor"
+	Drops         Kind = "drops"
 	Explanation   Kind = "explanation"
 	FixECMP       Kind = "fix-ecmp"
 	FixJournal    Kind = "fix-journal"
 	FixPlan       Kind = "fix-plan"
 	ICMPBurst     Kind = "icmp-burst"
 	LabRun        Kind = "lab-run"
+	LabStatus     Kind = "lab-status"
 	MTU           Kind = "mtu"
 	MTUCapture    Kind = "mtu-capture"
 	ShapeSweep    Kind = "shape-sweep"
 	Snapshot      Kind = "snapshot"
+	Version       Kind = "version"
 	// Findings is a bare JSON array of findings, as older wgperf versions and
 	// people write them for "fix --from"; it has no header.
 	Findings Kind = "findings"
 )
 
 // Kinds lists every kind wgperf writes (Findings it only reads).
-var Kinds = []Kind{Bench, Checks, Diagnose, DiagnoseFleet, Doctor, Explanation, FixECMP, FixJournal, FixPlan,
-	ICMPBurst, LabRun, MTU, MTUCapture, ShapeSweep, Snapshot}
+var Kinds = []Kind{Bench, Checks, Diagnose, DiagnoseFleet, Doctor, Drops, Explanation, FixECMP, FixJournal, FixPlan,
+	ICMPBurst, LabRun, LabStatus, MTU, MTUCapture, ShapeSweep, Snapshot, Version}
 
 // SchemaVersion versions every document; it grows when a field changes
 // meaning or goes away (new fields do not bump it).

@@ -12,23 +12,62 @@ import (
 
 // Status is what "lab status" shows.
 type Status struct {
-	Nodes   []NodeStatus
-	Peers   []PeerStatus
-	Shaping []string // "r eth-a: tbf rate 200Mbit ...", netem delay, loss and slots too
+	Nodes   []NodeStatus `json:"nodes"`
+	Peers   []PeerStatus `json:"peers"`
+	Shaping []string     `json:"shaping"` // "r eth-a: tbf rate 200Mbit ...", netem delay, loss and slots too
 }
 
 // NodeStatus is a node and whether its WireGuard end is still there (the
 // wireguard-go process runs, or the kernel link exists).
 type NodeStatus struct {
 	Node
-	Running bool
+	Running bool `json:"running"`
 }
 
 // PeerStatus is one WireGuard peer as seen from a node.
 type PeerStatus struct {
-	Interface, PublicKey, Endpoint string
-	Handshake                      string // "4s ago", "never"
-	RxBytes, TxBytes               uint64
+	Interface string `json:"interface"`
+	PublicKey string `json:"public_key"`
+	Endpoint  string `json:"endpoint,omitempty"`
+	Handshake string `json:"-"` // "4s ago", "never"
+	// LatestHandshake is absent when the peer never shook hands.
+	LatestHandshake *time.Time `json:"latest_handshake,omitempty"`
+	RxBytes         uint64     `json:"rx_bytes"`
+	TxBytes         uint64     `json:"tx_bytes"`
+}
+
+// StatusReport is "lab status --json": the lab's shape and its live state.
+type StatusReport struct {
+	Lab      string   `json:"lab"`
+	Topology Topology `json:"topology"`
+	// WireGuard is the tunnel ends' implementation; WireGuardNote says why
+	// the lab chose it when the user left it to the lab.
+	WireGuard     Implementation `json:"wireguard"`
+	WireGuardNote string         `json:"wireguard_note,omitempty"`
+	Created       time.Time      `json:"created"`
+	DelayMs       int            `json:"delay_ms,omitempty"` // each way
+	DelayBy       string         `json:"delay_by,omitempty"`
+	*Status
+}
+
+// Report is the lab's StatusReport with st, its live state.
+func (l *Lab) Report(st *Status) StatusReport {
+	c := l.Config
+	r := StatusReport{Lab: c.Name, Topology: c.Topology, WireGuard: c.WireGuard, WireGuardNote: l.ImplementationNote,
+		Created: l.Created.UTC(), DelayMs: c.Underlay.DelayMs, Status: st}
+	if c.Underlay.DelayMs > 0 {
+		r.DelayBy = l.DelayBy
+	}
+	if st.Shaping == nil {
+		st.Shaping = []string{}
+	}
+	if st.Nodes == nil {
+		st.Nodes = []NodeStatus{}
+	}
+	if st.Peers == nil {
+		st.Peers = []PeerStatus{}
+	}
+	return r
 }
 
 // Status reads the lab's live state from its namespaces.
@@ -59,11 +98,13 @@ func (l *Lab) Status(ctx context.Context) (*Status, error) {
 			}
 			for _, iface := range ifaces {
 				for _, p := range iface.Peers {
-					hs := "never"
+					ps := PeerStatus{Interface: iface.Name, PublicKey: p.PublicKey, Endpoint: p.Endpoint, Handshake: "never",
+						RxBytes: p.RxBytes, TxBytes: p.TxBytes}
 					if !p.LatestHandshake.IsZero() {
-						hs = time.Since(p.LatestHandshake).Round(time.Second).String() + " ago"
+						at := p.LatestHandshake.UTC()
+						ps.Handshake, ps.LatestHandshake = time.Since(at).Round(time.Second).String()+" ago", &at
 					}
-					st.Peers = append(st.Peers, PeerStatus{iface.Name, p.PublicKey, p.Endpoint, hs, p.RxBytes, p.TxBytes})
+					st.Peers = append(st.Peers, ps)
 				}
 			}
 		}
