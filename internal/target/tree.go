@@ -3,10 +3,12 @@ package target
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -39,7 +41,7 @@ const treeWaitDelay = 2 * time.Second
 // prelude, then becomes the program.
 const treeScript = `(exec </dev/null >/dev/null 2>&1; read -r _ <&3; kill -s KILL 0) &
 exec 3<&-
-%s
+PRELUDE
 exec "$@"`
 
 // Run runs name with args locally as a Tree, with stdout and stderr as its
@@ -53,7 +55,7 @@ func (tr Tree) Run(ctx context.Context, stdout, stderr io.Writer, name string, a
 	// Only this process holds the write end (os.Pipe sets close-on-exec, so
 	// no other child inherits it): its end of file is this process's end.
 	defer lifeW.Close()
-	argv := append([]string{"-c", fmt.Sprintf(treeScript, tr.Prelude), "-", name}, args...)
+	argv := append([]string{"-c", strings.Replace(treeScript, "PRELUDE", tr.Prelude, 1), "-", name}, args...)
 	cmd := exec.Command("sh", argv...)
 	cmd.Env = tr.Env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -88,7 +90,28 @@ func (tr Tree) Run(ctx context.Context, stdout, stderr io.Writer, name string, a
 	return nil
 }
 
-// GroupAlive reports whether any process of group pgid is still running.
+// GroupAlive reports whether any process of group pgid is still running. A
+// zombie waiting for a reaper does not count (kill -0 would count it: where
+// PID 1 reaps slowly, an ended guest's processes linger as zombies).
 func GroupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold blanks and parentheses.
+		_, rest, ok := strings.Cut(string(b), ") ")
+		fields := strings.Fields(rest)
+		if !ok || len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
+			continue
+		}
+		if id, err := strconv.Atoi(fields[2]); err == nil && id == pgid {
+			return true
+		}
+	}
+	return false
 }
