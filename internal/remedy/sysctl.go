@@ -65,8 +65,10 @@ func (a *sysctl) confLine() string { return a.key + " = " + a.value }
 
 func (a *sysctl) Kind() string { return KindSysctl }
 
+// Describe names no file: the plan picks it on the host (SysctlConf, or
+// SysctlLateConf where a file read later sets the key, or none: runtime only).
 func (a *sysctl) Describe() string {
-	return fmt.Sprintf("set %s = %s now and in %s", a.key, a.value, SysctlConf)
+	return fmt.Sprintf("set %s = %s now and at boot (in /etc/sysctl.d: the plan names the file, or says runtime only)", a.key, a.value)
 }
 
 // normSysctl folds the tabs sysctl prints between words ("4096\t131072") to spaces.

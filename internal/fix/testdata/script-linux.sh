@@ -3,7 +3,7 @@
 # Review it, then run it as root on that host. Each step's rollback is in the comments below it.
 set -eu
 
-# 1. [udp.rcvbuf-errors] set net.core.rmem_max = 26214400 now and in /etc/sysctl.d/90-wgperf.conf
+# 1. [udp.rcvbuf-errors] set net.core.rmem_max = 26214400 now and at boot (in /etc/sysctl.d: the plan names the file, or says runtime only)
 #    now: net.core.rmem_max: 212992 -> 26214400
 #    note: re-opens the UDP socket of userspace WireGuard wg0 (port 51820, 416 KiB now) so the running tunnel gets the new limit (a limit reaches only sockets opened after it); peers, sessions and the port stay
 #    note: persists: /etc/sysctl.d/99-wgperf.conf, not 90-wgperf.conf: /etc/sysctl.d/99-sysctl.conf sets net.core.rmem_max = 212992 after it, and 99-wgperf.conf sorts after that file, so systemd-sysctl.service sets 26214400 last at boot
@@ -20,7 +20,7 @@ wg set wg0 listen-port 51820
 #   wg set wg0 listen-port 51820
 #   rm -f /etc/sysctl.d/99-wgperf.conf
 
-# 2. [tcp.buffers-small] set net.ipv4.tcp_rmem = 4096 131072 67108864 now and in /etc/sysctl.d/90-wgperf.conf
+# 2. [tcp.buffers-small] set net.ipv4.tcp_rmem = 4096 131072 67108864 now and at boot (in /etc/sysctl.d: the plan names the file, or says runtime only)
 #    now: net.ipv4.tcp_rmem: 4096 131072 33554432 -> 4096 131072 67108864
 #    note: persists: /etc/sysctl.d/90-wgperf.conf sets net.ipv4.tcp_rmem last of the 4 sysctl files systemd-sysctl.service reads at boot (sysctl.d(5): by file name across /etc, /run, /usr/local/lib, /usr/lib and /lib/sysctl.d; the last assignment wins)
 mkdir -p /etc/sysctl.d
@@ -35,7 +35,7 @@ sysctl -w 'net.ipv4.tcp_rmem=4096 131072 67108864'
 #   restore /etc/sysctl.d/90-wgperf.conf to its previous content:
 #     - net.ipv4.tcp_rmem = 4096 131072 67108864
 
-# 3. [net.backlog-drops] set net.core.netdev_max_backlog = 5000 now and in /etc/sysctl.d/90-wgperf.conf
+# 3. [net.backlog-drops] set net.core.netdev_max_backlog = 5000 now and at boot (in /etc/sysctl.d: the plan names the file, or says runtime only)
 #    now: net.core.netdev_max_backlog: 5000 -> 5000
 #    already in place, nothing to do
 
