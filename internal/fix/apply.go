@@ -313,23 +313,46 @@ func Confirm(ctx context.Context, env *Env) (*Journal, error) {
 	return j, env.saveJournal(ctx, j)
 }
 
-// bootHooks are where the packages install the boot hook that runs "wgperf
-// fix rollback --unconfirmed" (deploy/systemd, deploy/openwrt), enabled.
-var bootHooks = []string{
-	"/usr/lib/systemd/system/multi-user.target.wants/wgperf-fix-rollback.service",
-	"/lib/systemd/system/multi-user.target.wants/wgperf-fix-rollback.service",
-	"/etc/systemd/system/multi-user.target.wants/wgperf-fix-rollback.service",
-	"/etc/rc.d/S99wgperf-fix-rollback",
-}
+// BootHookUnit is the systemd unit that runs "wgperf fix rollback
+// --unconfirmed" at boot (deploy/systemd; deploy/openwrt's procd script is
+// linked as /etc/rc.d/S99wgperf-fix-rollback).
+const BootHookUnit = "wgperf-fix-rollback.service"
 
-// HasBootHook reports whether the target rolls back unconfirmed fixes at
-// boot: without the hook, a reboot before the deadline leaves them in place
-// until the next "wgperf fix confirm" or "fix rollback" there.
+// bootHookScript exits 0 when the next boot of the host under root ($1) runs
+// the boot hook, as systemd decides it and "systemctl is-enabled" reports it:
+// the unit is installed and not masked in /etc, and a .wants folder of
+// /etc/systemd/system links it (what systemctl enable, deb-systemd-helper
+// and the rpm's "systemctl preset" make; a vendor link under /usr/lib is
+// not counted, and /run's are gone at boot); or, before the host's first
+// boot (no machine-id yet), the first preset line that names the unit
+// enables it, since systemd applies the presets then. On OpenWrt, the rc.d link.
+const bootHookScript = `r=$1; u=` + BootHookUnit + `
+{ [ -L "$r/etc/rc.d/S99wgperf-fix-rollback" ] || [ -e "$r/etc/rc.d/S99wgperf-fix-rollback" ]; } && exit 0
+[ "$(readlink "$r/etc/systemd/system/$u" 2>/dev/null)" = /dev/null ] && exit 1
+installed=
+for d in /etc/systemd/system /usr/lib/systemd/system /lib/systemd/system; do
+	[ -f "$r$d/$u" ] && installed=1
+done
+[ -n "$installed" ] || exit 1
+for l in "$r"/etc/systemd/system/*.wants/"$u"; do
+	[ -L "$l" ] || [ -e "$l" ] && exit 0
+done
+id=$(cat "$r/etc/machine-id" 2>/dev/null)
+[ -z "$id" ] || [ "$id" = uninitialized ] || exit 1
+for d in /etc/systemd/system-preset /run/systemd/system-preset /usr/lib/systemd/system-preset /lib/systemd/system-preset; do
+	for f in "$r$d"/*.preset; do [ -f "$f" ] && printf '%s %s\n' "${f##*/}" "$f"; done
+done | sort -s -u -k1,1 | while read -r _ f; do
+	while read -r verb pat _; do
+		case $verb in enable|disable) ;; *) continue ;; esac
+		case $u in $pat) [ "$verb" = enable ] && echo enable || echo disable; exit 0 ;; esac
+	done < "$f"
+done | head -n 1 | grep -qx enable`
+
+// HasBootHook reports whether the target rolls back unconfirmed fixes at its
+// next boot (bootHookScript): without the hook, a reboot before the deadline
+// leaves them in place until the next "wgperf fix confirm" or "fix rollback" there.
 func HasBootHook(ctx context.Context, env *Env) bool {
-	var paths []string
-	for _, p := range bootHooks {
-		paths = append(paths, shell.Quote(env.Path(p)))
-	}
-	_, err := env.Sh(ctx, "for p in "+strings.Join(paths, " ")+`; do [ -e "$p" ] && exit 0; done; exit 1`)
+	root := env.Path("/")
+	_, err := env.Sh(ctx, shell.Join("sh", "-c", bootHookScript, "sh", strings.TrimSuffix(root, "/")))
 	return err == nil
 }
