@@ -153,22 +153,23 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 	defer stop()
 
 	log := srv.log
-	opts := exporter.Options{Interval: interval, Logf: log.Errorf, Names: probe.Names, Version: version}
+	opts := exporter.Options{Interval: interval, Logf: log.Errors("collecting failed"), Names: probe.Names, Version: version}
 	if srv.drops {
 		opts.Drops = drops.ForTarget(ctx, t)
 		defer opts.Drops.Close()
 		if st := opts.Drops.Status(); st.Tier == drops.TierNone {
-			log.Warnf("--collector.drops: %s", st.Line())
+			log.Warn("no kernel drop reasons (--collector.drops)", "host", st.Host, "tier", st.Tier, "why", st.Why)
 		}
 	}
 	e := exporter.New(t, opts)
-	probe.Logf = log.Errorf
+	probe.Logf = log.Errors("/probe collecting failed")
 	prober := exporter.NewProber(probe)
 	bi := buildinfo.Read(version)
-	log.Infof("starting wgperf exporter (version=%s, revision=%s, go=%s, platform=%s/%s, tags=%s)", bi.Version, bi.Revision, bi.GoVersion, bi.GOOS, bi.GOARCH, bi.Tags)
+	log.Info("Starting wgperf exporter", "version", bi.Version, "branch", bi.Branch, "revision", bi.Revision)
+	log.Info("Build context", "go", bi.GoVersion, "platform", bi.GOOS+"/"+bi.GOARCH, "tags", bi.Tags, "date", bi.BuildDate)
 	// The first collection runs before serving, so a wrong --host fails at once
 	// with one clear line instead of an exporter that only ever reports failure.
-	log.Debugf("collecting %s", t)
+	log.Debug("collecting", "target", t)
 	if err := e.Refresh(ctx); err != nil {
 		return couldNotRun(err) // collect names the target
 	}
@@ -178,7 +179,7 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 	}
 	for _, ln := range lns {
 		if srv.webConfig == "" && exporter.Exposed(ln) {
-			log.Warnf("%s serves peers' public keys, endpoints and allowed IPs to any host, without TLS or auth (%s)", ln.Addr(), exposedHint)
+			log.Warn("serving peers' public keys, endpoints and allowed IPs to any host, without TLS or auth", "address", ln.Addr(), "hint", exposedHint)
 		}
 	}
 	site := &exporter.Site{Exporter: e, Prober: prober, MetricsPath: srv.telemetryPath, Landing: fmt.Sprintf(
@@ -195,14 +196,14 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 		}
 		e.Run(ctx)
 	}()
-	how := ""
+	tlsAuth := "none"
 	if srv.webConfig != "" {
-		how = ", TLS and auth as " + srv.webConfig + " says"
+		tlsAuth = srv.webConfig
 	}
 	for _, ln := range lns {
-		log.Infof("listening on %s%s (collecting %s every %s%s)", ln.Addr(), srv.telemetryPath, t, interval, how)
+		log.Info("serving metrics", "address", ln.Addr(), "path", srv.telemetryPath, "target", t, "interval", interval, "tls_auth", tlsAuth)
 	}
-	if err := exporter.Serve(ctx, lns, site, srv.webConfig, log.Warnf); err != nil {
+	if err := exporter.Serve(ctx, lns, site, srv.webConfig, log); err != nil {
 		return couldNotRun(err)
 	}
 	return nil

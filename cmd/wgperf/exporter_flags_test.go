@@ -72,16 +72,28 @@ func TestExporterAcceptsNodeExporterFlags(t *testing.T) {
 	if code, _ := scrape(t, "http://"+a+"/metrics"); code != http.StatusNotFound {
 		t.Errorf("/metrics answered %d with --web.telemetry-path /wg, want 404", code)
 	}
-	levels := map[string]bool{}
-	for i := 0; i < 4 && log.Scan(); i++ {
-		var line struct{ Time, Level, Msg string }
-		if err := json.Unmarshal(log.Bytes(), &line); err != nil || line.Time == "" || line.Msg == "" {
+	// Structured lines as node_exporter's: a fixed message and its values as
+	// fields, wgperf's own and exporter-toolkit's alike (not its line
+	// re-printed inside msg).
+	levels, msgs := map[string]bool{}, map[string]map[string]any{}
+	for i := 0; i < 12 && log.Scan(); i++ {
+		var line map[string]any
+		if err := json.Unmarshal(log.Bytes(), &line); err != nil || line["time"] == nil || line["msg"] == nil {
 			t.Fatalf("--log.format json wrote %q (%v)", log.Text(), err)
 		}
-		levels[line.Level] = true
+		levels[line["level"].(string)] = true
+		msgs[line["msg"].(string)] = line
+		if _, ok := msgs["TLS is disabled."]; ok && len(msgs) > 4 {
+			break
+		}
 	}
-	if !levels["debug"] || !levels["info"] {
-		t.Errorf("--log.level debug logged levels %v, want debug and info", levels)
+	if !levels["DEBUG"] || !levels["INFO"] {
+		t.Errorf("--log.level debug logged levels %v, want DEBUG and INFO", levels)
+	}
+	for msg, field := range map[string]string{"Starting wgperf exporter": "version", "Listening on": "address", "TLS is disabled.": "address", "serving metrics": "path"} {
+		if line, ok := msgs[msg]; !ok || line[field] == nil {
+			t.Errorf("no line %q with its %s as a field; lines: %v", msg, field, msgs)
+		}
 	}
 
 	// A systemd .socket unit hands the listening socket over as descriptor 3.
@@ -102,7 +114,7 @@ func TestExporterAcceptsNodeExporterFlags(t *testing.T) {
 	if code, body := scrape(t, "http://"+addr+"/metrics"); code != http.StatusOK || !strings.Contains(body, "wgperf_build_info{") {
 		t.Errorf("--web.systemd-socket: HTTP %d:\n%.300s", code, body)
 	}
-	if log.Scan() && !strings.HasPrefix(log.Text(), "time=") {
+	if log.Scan() && (!strings.HasPrefix(log.Text(), "time=") || !strings.Contains(log.Text(), ` level=INFO msg="Starting wgperf exporter" version=`)) {
 		t.Errorf("logfmt line %q", log.Text())
 	}
 

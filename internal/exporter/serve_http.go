@@ -75,22 +75,20 @@ func acceptsGzip(header string) bool {
 // exporter-toolkit's web package: HTTPS with the configured certificate,
 // basic auth with bcrypt-hashed passwords, both re-read as the file changes.
 // The metrics name peers' public keys, endpoints and allowed IPs: anything
-// listening beyond loopback should use it. logf gets the server's warnings
-// and errors; nil discards them.
-func Serve(ctx context.Context, lns []net.Listener, s *Site, webConfig string, logf func(format string, args ...any)) error {
+// listening beyond loopback should use it. exporter-toolkit logs through
+// log, as wgperf's own lines (nil: nowhere).
+func Serve(ctx context.Context, lns []net.Listener, s *Site, webConfig string, log *Logger) error {
 	return serveAll(ctx, lns, func(ctx context.Context, ln net.Listener) error {
-		return serveHTTP(ctx, ln, s, webConfig, logf)
+		return serveHTTP(ctx, ln, s, webConfig, log)
 	})
 }
 
 // serveHTTP serves one listener with a server of its own (exporter-toolkit
 // sets its server up per listener).
-func serveHTTP(ctx context.Context, ln net.Listener, s *Site, webConfig string, logf func(format string, args ...any)) error {
-	logger := slog.New(slog.DiscardHandler)
-	if logf != nil {
-		logger = slog.New(slog.NewTextHandler(logfWriter(logf), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+func serveHTTP(ctx context.Context, ln net.Listener, s *Site, webConfig string, log *Logger) error {
+	logger := slog.New(log.Handler())
+	// net/http's own complaints (a TLS handshake that failed) in the same lines.
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -108,12 +106,4 @@ func serveHTTP(ctx context.Context, ln net.Listener, s *Site, webConfig string, 
 		return nil
 	}
 	return err
-}
-
-// logfWriter hands each line slog writes to a printf-style logger.
-type logfWriter func(format string, args ...any)
-
-func (f logfWriter) Write(p []byte) (int, error) {
-	f("%s", strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }

@@ -27,12 +27,12 @@ func CheckWebConfig(path string) error {
 }
 
 // Serve serves s on every listener over plain HTTP until ctx ends; a webConfig is refused
-// (see CheckWebConfig). logf gets the server's errors; nil discards them.
-func Serve(ctx context.Context, lns []net.Listener, s *Site, webConfig string, logf func(format string, args ...any)) error {
+// (see CheckWebConfig). log gets the server's errors; nil discards them.
+func Serve(ctx context.Context, lns []net.Listener, s *Site, webConfig string, log *Logger) error {
 	if err := CheckWebConfig(webConfig); err != nil {
 		return err
 	}
 	return serveAll(ctx, lns, func(ctx context.Context, ln net.Listener) error {
-		return serveTiny(ctx, ln, s, logf)
+		return serveTiny(ctx, ln, s, log)
 	})
 }

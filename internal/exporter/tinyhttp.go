@@ -32,10 +32,7 @@ const (
 
 // serveTiny serves s on ln until ctx ends (then it returns nil, after the
 // requests in flight finished or tinyDrainTimeout passed) or ln fails.
-func serveTiny(ctx context.Context, ln net.Listener, s *Site, logf func(format string, args ...any)) error {
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
+func serveTiny(ctx context.Context, ln net.Listener, s *Site, log *Logger) error {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup
@@ -73,7 +70,7 @@ func serveTiny(ctx context.Context, ln net.Listener, s *Site, logf func(format s
 		go func() {
 			defer func() { <-slots; wg.Done() }()
 			if err := serveTinyConn(ctx, c, s); err != nil {
-				logf("%s: %v", c.RemoteAddr(), err)
+				log.Warn("answering a request failed", "remote", c.RemoteAddr(), "err", err)
 			}
 		}()
 	}

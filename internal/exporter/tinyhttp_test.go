@@ -24,7 +24,7 @@ func startTiny(t testing.TB, s *Site) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveTiny(ctx, ln, s, t.Logf) }()
+	go func() { done <- serveTiny(ctx, ln, s, nil) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
