@@ -1,0 +1,105 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/lab/guest"
+	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+// bootReplay runs in the guest as root (a file: vng hands the guest its
+// command on the kernel's command line, which holds 2048 bytes): it makes the
+// guest's /etc a Debian host's with systemd (a lower net.core.rmem_max in
+// /etc/sysctl.conf, read through 99-sysctl.conf; nftables.service enabled; a
+// tunnel systemd-networkd makes from a .netdev; the wgperf package's boot
+// hook installed and enabled by its own postinst), applies wgperf's fixes
+// with "wgperf fix --apply" (three kept, one left unconfirmed), loses every
+// runtime value as a reboot does, and replays the boot: systemd-sysctl,
+// nftables.service's ExecStart when systemctl says it is enabled, the
+// .netdev's interface as systemd-networkd makes it, and the boot hook's
+// ExecStart when it is enabled and its condition holds. It prints
+// "value NAME VALUE" lines for the test to judge.
+const bootReplay = "testdata/boot-replay.sh"
+
+// TestKernelFixesOutlastBoot is issue 40's boot proof: in the kernel guest,
+// wgperf's persistent fixes are applied on a Debian host with systemd as
+// "wgperf fix --apply" applies them, the runtime values are lost as in a
+// reboot, and what the system runs at boot is replayed (the guest has no
+// systemd as PID 1, so this is a replay, not a second boot): each value
+// comes back as fixed, and the fix left unconfirmed is rolled back by the
+// boot hook. One guest for every case.
+func TestKernelFixesOutlastBoot(t *testing.T) {
+	if os.Getenv(laneEnv) != "kernel" {
+		t.Skip("plays in the kernel lane (WGPERF_SCENARIO_LANE=kernel): it boots a guest kernel")
+	}
+	testutil.RequireRoot(t)
+	exe := labtest.Binary(t)
+	if _, err := guest.Check(guest.Options{}); err != nil {
+		t.Fatalf("the kernel lane needs a guest kernel: %v (make deps installs it)", err)
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit, err := os.ReadFile(filepath.Join(repo, "deploy/systemd/wgperf-fix-rollback.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hook string
+	for _, l := range strings.Split(string(unit), "\n") {
+		if v, ok := strings.CutPrefix(l, "ExecStart=wgperf "); ok {
+			hook = v
+		}
+	}
+	if hook == "" {
+		t.Fatal("the boot hook's ExecStart does not run wgperf")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	var out bytes.Buffer
+	res, err := guest.Run(ctx, guest.Options{Progress: func(s string) { t.Log(s) },
+		Env: []string{"SYSTEMD_OFFLINE=1", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}},
+		[]string{"sh", filepath.Join(repo, "internal/scenario", bootReplay), exe, repo, hook}, &out, storyLog{t})
+	t.Logf("guest output:\n%s", out.String())
+	if err != nil {
+		t.Fatalf("lab vm: %v", err)
+	}
+	t.Logf("guest: Linux %s under %s, up in %.0f s; whole proof %.0f s", res.Kernel, res.Accel, res.Boot.Seconds(), time.Since(start).Seconds())
+	got := map[string]string{}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if f := strings.SplitN(l, " ", 3); len(f) == 3 && f[0] == "value" {
+			got[f[1]] = f[2]
+		}
+	}
+	for _, c := range []struct{ name, want, why string }{
+		{"hook-enabled", "enabled", "the postinst enables the boot hook the Debian way (systemctl is-enabled)"},
+		{"nftables-enabled", "enabled", "nftables.service enabled, as the nftables case needs"},
+		{"fix-kept", "0", "wgperf fix --apply of the kept fixes"},
+		{"fix-unconfirmed", "0", "wgperf fix --apply --confirm 10m"},
+		{"reset", "212992 212992 0 0", "the reboot loses every runtime value"},
+		{"rmem_max", "26214400", "sysctl: 99-wgperf.conf wins over /etc/sysctl.conf's lower value (systemd-sysctl)"},
+		{"rmem-file", "99-wgperf.conf", "sysctl: the plan wrote the key to the file that sorts after 99-sysctl.conf"},
+		{"wg0-mtu", "1380", "wg-mtu: MTUBytes= in the .netdev systemd-networkd creates wg0 from"},
+		{"mss-clamp", "1", "mss-clamp: the include in /etc/nftables.conf that nftables.service loads"},
+		{"wmem_max", "212992", "the unconfirmed sysctl, set again by systemd-sysctl, rolled back by the boot hook"},
+		{"wmem-files", "0", "the boot hook restored sysctl.d without the unconfirmed line"},
+	} {
+		if got[c.name] != c.want {
+			t.Errorf("%s = %q, want %q: %s", c.name, got[c.name], c.want, c.why)
+		}
+	}
+	if !strings.Contains(out.String(), "its boot hook (wgperf-fix-rollback) rolls every change back") {
+		t.Error("fix --confirm did not see the enabled boot hook")
+	}
+	if !strings.Contains(out.String(), "Rolled back fix") {
+		t.Error("the boot hook rolled nothing back")
+	}
+}

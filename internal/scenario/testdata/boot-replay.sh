@@ -1,0 +1,89 @@
+#!/bin/sh
+# The boot proof of issue 40, run in the kernel guest by TestKernelFixesOutlastBoot
+# (bootproof_test.go says what it does).
+# $1 wgperf, $2 the repository, $3 the boot hook's arguments after "wgperf".
+set -u
+W=$1 REPO=$2 HOOK=$3
+step() { echo "--- $*"; }
+value() { echo "value $1 $2"; }
+step "a Debian host with systemd"
+mkdir -p /run/systemd/system /etc/systemd/network /var/lib/wgperf
+[ -e /etc/sysctl.d/99-sysctl.conf ] || ln -s ../sysctl.conf /etc/sysctl.d/99-sysctl.conf
+printf '\n# planted by the boot proof: lower than the fix, read after 90-*.conf\nnet.core.rmem_max = 212992\n' >> /etc/sysctl.conf
+sysctl -qw net.core.rmem_max=212992 net.core.wmem_max=212992
+systemctl enable nftables.service 2>&1
+install -m 0644 "$REPO/deploy/systemd/wgperf-fix-rollback.service" /lib/systemd/system/
+# as dpkg runs it (deb-systemd-helper refuses to run outside a maintainer script)
+DPKG_MAINTSCRIPT_PACKAGE=wgperf DPKG_MAINTSCRIPT_NAME=postinst sh "$REPO/packaging/scripts/postinstall.sh" configure
+value hook-enabled "$(systemctl is-enabled wgperf-fix-rollback.service 2>&1)"
+value nftables-enabled "$(systemctl is-enabled nftables.service 2>&1)"
+wg genkey > /etc/systemd/network/wg0.key
+chmod 0640 /etc/systemd/network/wg0.key
+cat > /etc/systemd/network/50-wg0.netdev <<'EOF'
+[NetDev]
+Name=wg0
+Kind=wireguard
+MTUBytes=1420
+
+[WireGuard]
+PrivateKeyFile=/etc/systemd/network/wg0.key
+ListenPort=51820
+EOF
+ip link add dev wg0 type wireguard && ip link set dev wg0 mtu 1420 up
+wg set wg0 private-key /etc/systemd/network/wg0.key listen-port 51820
+
+fixes() {
+	echo '{"findings": ['
+	echo '{"id": "udp.rcvbuf-errors", "severity": "warning", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "sysctl", "params": {"key": "net.core.'$1'", "value": "26214400"}}}]}'
+	if [ "$1" = rmem_max ]; then
+		echo ',{"id": "mtu.pmtud-blackhole", "severity": "critical", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "wg-mtu", "params": {"interface": "wg0", "mtu": "1380"}}}]}'
+		echo ',{"id": "mtu.pmtud-blackhole", "severity": "critical", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "mss-clamp", "params": {"oif": "wg0", "mss": "pmtu"}}}]}'
+	fi
+	echo ']}'
+}
+fixes rmem_max > /tmp/kept.json
+fixes wmem_max > /tmp/unconfirmed.json
+step "wgperf fix --apply: net.core.rmem_max, the MTU of wg0, its MSS clamp"
+"$W" fix --host local --from /tmp/kept.json --apply 2>&1; value fix-kept $?
+step "wgperf fix --apply --confirm 10m, never confirmed: net.core.wmem_max"
+"$W" fix --host local --from /tmp/unconfirmed.json --apply --confirm 10m 2>&1; value fix-unconfirmed $?
+head -n 100 /etc/sysctl.d/*wgperf* /etc/nftables.conf /etc/systemd/network/50-wg0.netdev 2>&1
+
+step "the reboot: the watchdog ends, every runtime value is lost"
+for j in /var/lib/wgperf/journal/*.json; do
+	pid=$(sed -n 's/.*"watchdog_pid": *\([0-9][0-9]*\).*/\1/p' "$j")
+	[ -n "$pid" ] || continue
+	if kill -9 "-$pid"; then echo "killed watchdog $pid"; else echo "no watchdog $pid"; fi
+done
+sysctl -qw net.core.rmem_max=212992 net.core.wmem_max=212992
+nft flush ruleset
+ip link del dev wg0
+value reset "$(sysctl -n net.core.rmem_max) $(sysctl -n net.core.wmem_max) $(nft list ruleset | wc -l) $(ls /sys/class/net | grep -c '^wg0$')"
+
+step "boot replay: systemd-sysctl.service"
+/lib/systemd/systemd-sysctl 2>&1
+step "boot replay: nftables.service, when enabled"
+if systemctl -q is-enabled nftables.service; then
+	start=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/nftables.service)
+	echo "$start"; $start 2>&1
+fi
+step "boot replay: systemd-networkd's netdevs (Kind=wireguard, MTUBytes=)"
+for f in /etc/systemd/network/*.netdev; do
+	name=$(sed -n 's/^Name=//p' "$f"); mtu=$(sed -n 's/^MTUBytes=//p' "$f"); key=$(sed -n 's/^PrivateKeyFile=//p' "$f")
+	grep -q '^Kind=wireguard' "$f" || continue
+	ip link add dev "$name" type wireguard && wg set "$name" private-key "$key"
+	[ -n "$mtu" ] && ip link set dev "$name" mtu "$mtu"
+	ip link set dev "$name" up
+done
+step "boot replay: wgperf-fix-rollback.service, when enabled (ConditionDirectoryNotEmpty=/var/lib/wgperf/journal)"
+if systemctl -q is-enabled wgperf-fix-rollback.service && [ -n "$(ls -A /var/lib/wgperf/journal 2>/dev/null)" ]; then
+	"$W" $HOOK 2>&1
+fi
+
+step "after the boot"
+value rmem_max "$(sysctl -n net.core.rmem_max)"
+value wmem_max "$(sysctl -n net.core.wmem_max)"
+value wg0-mtu "$(cat /sys/class/net/wg0/mtu)"
+value mss-clamp "$(nft list table inet wgperf 2>/dev/null | grep -c 'oifname "wg0" .*maxseg size set rt mtu')"
+value wmem-files "$(grep -l wmem_max /etc/sysctl.d/*.conf 2>/dev/null | wc -l)"
+value rmem-file "$(grep -l rmem_max /etc/sysctl.d/*wgperf*.conf 2>/dev/null | xargs -n1 basename)"
