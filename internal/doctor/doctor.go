@@ -210,6 +210,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		}
 		rep.judge(found)
 	}
+	rep.noteLasts(ctx, &c)
 	if c.Fix {
 		rep.applyFix(ctx, &c)
 	}

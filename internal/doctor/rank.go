@@ -68,6 +68,10 @@ type Cause struct {
 	Gain string `json:"expected_gain"`
 	// Command applies its automatic fix, "" when it has none.
 	Command string `json:"command,omitempty"`
+	// RuntimeOnly is the fix plan's "runtime only: ..." note when that fix
+	// cannot outlast a reboot on its host (issue 40); "" when it lasts or was
+	// not planned.
+	RuntimeOnly string `json:"runtime_only,omitempty"`
 }
 
 // doctorOf is what the finding catalog says drives doctor for id. An ID

@@ -66,7 +66,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		p("  expected gain: %s", v.Gain)
 		if v.Command != "" {
-			p("  fix:      %s", v.Command)
+			if v.RuntimeOnly != "" {
+				p("  fix:      %s (runtime only)", v.Command)
+				p("            %s", shell.Comment(v.RuntimeOnly))
+			} else {
+				p("  fix:      %s", v.Command)
+			}
 			if strings.Contains(v.Command, "--from doctor.json") {
 				p("            (an active probe proved it: save this report first with --json > doctor.json)")
 			}
