@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/lab/guest"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // labVMCmd is "wgperf lab vm": a guest kernel with the WireGuard module.
@@ -53,6 +54,14 @@ linux-image-amd64, virtme-ng).`,
 			}
 			progress := progressLines()
 			opts.Progress = progress
+			// Without KVM the guest is several times slower: say so even
+			// where no progress is shown (progress says it otherwise).
+			errOut, shown := cmd.ErrOrStderr(), progressTo() != nil
+			opts.Accelerator = func(s string) {
+				if !shown {
+					fmt.Fprintln(errOut, "wgperf: lab vm:", shell.Terminal(s))
+				}
+			}
 			// The guest's command is the user's own: its output passes as it is, as lab exec's does.
 			res, err := guest.Run(cmd.Context(), opts, args, rawOutput(cmd.OutOrStdout()), cmd.ErrOrStderr())
 			if err != nil {

@@ -60,6 +60,10 @@ type Options struct {
 	// Progress receives one line per stage ("booting ..., up in 19 s"); nil
 	// for none.
 	Progress func(string)
+	// Accelerator, when set, is told in one line why the guest does not use
+	// KVM (TCG instead): a choice that makes it several times slower, which
+	// a person or a CI log should see even where no progress is shown.
+	Accelerator func(string)
 }
 
 // Result is what a guest run did.
@@ -194,13 +198,19 @@ func Run(ctx context.Context, opts Options, argv []string, stdout, stderr io.Wri
 	if progress == nil {
 		progress = func(string) {}
 	}
+	choice := func(s string) {
+		progress(s)
+		if opts.Accelerator != nil {
+			opts.Accelerator(s)
+		}
+	}
 	res := &Result{Kernel: strings.TrimPrefix(filepath.Base(kernel), "vmlinuz-")}
 	accel := opts.Accel
 	if accel == AccelAuto {
 		accel, res.Fallback = AccelKVM, kvmUnusable()
 		if res.Fallback != "" {
 			accel = AccelTCG
-			progress("using TCG, QEMU's emulator: " + res.Fallback)
+			choice("using TCG, QEMU's emulator: " + res.Fallback)
 		}
 	}
 	if accel == AccelKVM {
@@ -213,7 +223,7 @@ func Run(ctx context.Context, opts Options, argv []string, stdout, stderr io.Wri
 		res.Fallback = "KVM " + early.reason
 		_ = os.MkdirAll(filepath.Dir(kvmMemo), 0o755)
 		_ = os.WriteFile(kvmMemo, []byte(res.Fallback+"\n"), 0o644)
-		progress("KVM could not boot the guest (" + early.reason + "): using TCG, QEMU's emulator, from now on on this host")
+		choice("KVM could not boot the guest (" + early.reason + "): using TCG, QEMU's emulator, from now on on this host")
 	}
 	res.Accel = AccelTCG
 	return res, boot(ctx, opts, kernel, argv, stdout, stderr, res, progress)

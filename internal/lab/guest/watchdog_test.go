@@ -87,9 +87,10 @@ func running(pid int) bool {
 // nothing of either guest is left.
 func TestKVMThatHangsFallsBackToTCG(t *testing.T) {
 	pids := standIn(t, "kvm")
-	var lines []string
+	var lines, chosen []string
 	var out bytes.Buffer
-	res, err := Run(context.Background(), Options{Kernel: kvmDevice, BootTimeout: time.Second, Progress: func(s string) { lines = append(lines, s) }},
+	res, err := Run(context.Background(), Options{Kernel: kvmDevice, BootTimeout: time.Second, Progress: func(s string) { lines = append(lines, s) },
+		Accelerator: func(s string) { chosen = append(chosen, s) }},
 		[]string{"echo", "hello from the guest"}, &out, &bytes.Buffer{})
 	if err != nil {
 		t.Fatalf("Run: %v (progress %q)", err, lines)
@@ -105,6 +106,9 @@ func TestKVMThatHangsFallsBackToTCG(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(lines, "\n"), "KVM could not boot the guest") {
 		t.Errorf("progress %q does not say why TCG", lines)
+	}
+	if len(chosen) != 1 || !strings.Contains(chosen[0], "no sign of life") {
+		t.Errorf("the accelerator's choice was told as %q, want one line with the reason", chosen)
 	}
 	noneLeft(t, pids)
 	if left, _ := filepath.Glob(filepath.Join(guestsDir, "*")); len(left) > 0 {
