@@ -110,8 +110,27 @@ func (e *Exporter) Refresh(ctx context.Context) error {
 
 func (e *Exporter) labels() peerLabels { return peerLabels{names: e.opts.Names, roam: e.roam} }
 
+// ReadBudget is what all the exporter's collections running at once (its
+// host's and up to DefaultProbeConcurrent of /probe) may read from their
+// hosts together, and CollectionReadBudget what one of them may: a target
+// that prints without end (40 MiB per command) fails its own collection at
+// its share, and the process stays within the packaged unit's MemoryMax=64M
+// (deploy/systemd/wgperf-exporter.service) and a 128 MiB OpenWrt router's
+// RAM. Real routers print a few hundred KiB; a large banIP ruleset a few MiB.
+const (
+	ReadBudget           = 16 << 20
+	CollectionReadBudget = 8 << 20
+)
+
+// readPool holds ReadBudget for every collection of the process.
+var readPool = target.NewReadPool(ReadBudget)
+
 // collectRound collects t once within timeout and runs the passive checks.
+// Its reads draw from readPool, given back when it returns.
 func collectRound(ctx context.Context, t target.Target, timeout time.Duration, now func() time.Time, opts check.Options, pl peerLabels) *round {
+	ctx, release := readPool.Use(ctx)
+	defer release()
+	ctx = target.WithReadBudget(ctx, CollectionReadBudget)
 	start := now()
 	snap, err := collect.Collect(ctx, t, collect.Options{Timeout: timeout, Now: now})
 	took := now().Sub(start)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"sync"
 	"sync/atomic"
 )
 
@@ -19,33 +21,93 @@ const MaxOutput = 32 << 20
 // at MaxOutput or at its context's read budget. The command is stopped.
 var ErrOutputTooLarge = errors.New("output cut")
 
-// budget is what the commands run under one context may read together.
+// budget is what the commands run under one context may read together. A
+// budget set under another draws from both.
 type budget struct {
-	size int64
-	left atomic.Int64
+	size   int64
+	left   atomic.Int64
+	parent *budget
+	drawn  atomic.Int64 // taken from parent and not given back
+	spent  string       // what ran out, for the error
 }
 
 type budgetKey struct{}
 
 // WithReadBudget returns a context under which every command and file read
 // on any target draws from one budget of n bytes of output, on top of
-// MaxOutput per command: a collection reads at most n bytes from a host,
-// however its output is spread over commands.
+// MaxOutput per command and of any budget ctx has already: a collection
+// reads at most n bytes from a host, however its output is spread over
+// commands.
 func WithReadBudget(ctx context.Context, n int64) context.Context {
-	b := &budget{size: n}
+	b := &budget{size: n, spent: fmt.Sprintf("the %d MiB all commands of this collection may print together are spent", n>>20)}
 	b.left.Store(n)
+	b.parent, _ = ctx.Value(budgetKey{}).(*budget)
 	return context.WithValue(ctx, budgetKey{}, b)
 }
 
-// take returns how many of n bytes the budget still allows, and spends them.
-func (b *budget) take(n int64) int64 {
+// ReadPool is one read budget for the collections a process runs at once
+// (an exporter's): each draws its commands' output from it while it runs
+// and gives it back when done, so together they hold at most its size
+// however many run and whatever their hosts print.
+type ReadPool struct{ b budget }
+
+// NewReadPool returns a pool of n bytes.
+func NewReadPool(n int64) *ReadPool {
+	p := &ReadPool{}
+	p.b.size = n
+	p.b.spent = fmt.Sprintf("the %d MiB all collections running at once may read together are spent", n>>20)
+	p.b.left.Store(n)
+	return p
+}
+
+// Use returns a context whose commands draw from the pool, and the function
+// that gives back what they drew, to call once their output is no longer
+// held. A collection's own budget goes under it (collect.Collect sets one):
+// ctx must carry none yet.
+func (p *ReadPool) Use(ctx context.Context) (context.Context, func()) {
+	if _, ok := ctx.Value(budgetKey{}).(*budget); ok {
+		panic("target: ReadPool.Use under a read budget")
+	}
+	u := &budget{size: math.MaxInt64, parent: &p.b}
+	u.left.Store(math.MaxInt64)
+	var once sync.Once
+	return context.WithValue(ctx, budgetKey{}, u), func() { once.Do(func() { p.b.left.Add(u.drawn.Swap(0)) }) }
+}
+
+// Left is what the pool still has (tests, metrics).
+func (p *ReadPool) Left() int64 { return p.b.left.Load() }
+
+// avail is what b and its parents still allow.
+func (b *budget) avail() int64 {
+	left := b.left.Load()
+	if b.parent != nil {
+		left = min(left, b.parent.avail())
+	}
+	return left
+}
+
+// take returns how many of n bytes the budget (and its parents) still
+// allow, and spends them; short is the budget that allowed fewer than n.
+func (b *budget) take(n int64) (got int64, short *budget) {
 	for {
 		left := b.left.Load()
-		got := min(n, left)
+		got = min(n, left)
 		if b.left.CompareAndSwap(left, left-got) {
-			return got
+			break
 		}
 	}
+	if got < n {
+		short = b
+	}
+	if b.parent != nil && got > 0 {
+		pgot, pshort := b.parent.take(got)
+		if pgot < got {
+			b.left.Add(got - pgot)
+			got, short = pgot, pshort
+		}
+		b.drawn.Add(pgot)
+	}
+	return got, short
 }
 
 // limitedBuffer keeps a command's output up to MaxOutput and its context's
@@ -74,9 +136,9 @@ func (w *limitedBuffer) Write(p []byte) (int, error) {
 		w.cut = fmt.Sprintf("more than %d MiB from one command", w.max>>20)
 	}
 	if w.budget != nil {
-		if got := w.budget.take(n); got < n {
+		if got, short := w.budget.take(n); got < n {
 			n = got
-			w.cut = fmt.Sprintf("the %d MiB all commands of this collection may print together are spent", w.budget.size>>20)
+			w.cut = short.spent
 		}
 	}
 	w.grow(int(n))
@@ -99,6 +161,10 @@ func (w *limitedBuffer) grow(n int) {
 		return
 	}
 	size := min(max(2*cap(w.data), need, 64<<10), int(w.max))
+	if w.budget != nil {
+		// Never room for more than the budget still allows.
+		size = int(min(int64(size), int64(need)+w.budget.avail()))
+	}
 	grown := make([]byte, len(w.data), max(size, need))
 	copy(grown, w.data)
 	w.data = grown

@@ -77,3 +77,37 @@ func TestReadBudgetSharedByCommands(t *testing.T) {
 		t.Errorf("ReadFile(/dev/zero) = %d bytes, %v; want 1 MiB and the cut", len(b), err)
 	}
 }
+
+// TestReadPoolSharedAndGivenBack: collections that run at once under one
+// pool hold at most the pool together, each within its own budget; the one
+// that finds the pool spent says so, and a finished collection gives back
+// what it drew.
+func TestReadPoolSharedAndGivenBack(t *testing.T) {
+	pool := NewReadPool(3 << 20)
+	run := func(ctx context.Context) ([]byte, error) {
+		return Local().Run(ctx, "sh", "-c", hostile(2<<20, false))
+	}
+	ctx1, release1 := pool.Use(context.Background())
+	ctx1 = WithReadBudget(ctx1, 8<<20)
+	if out, err := run(ctx1); err != nil || len(out) != 2<<20 {
+		t.Fatalf("collection 1: %d bytes, %v; want all of it", len(out), err)
+	}
+	ctx2, release2 := pool.Use(context.Background())
+	ctx2 = WithReadBudget(ctx2, 8<<20)
+	const spent = "output cut: the 3 MiB all collections running at once may read together are spent"
+	if out, err := run(ctx2); err == nil || !strings.Contains(err.Error(), spent) || len(out) != 1<<20 {
+		t.Errorf("collection 2: %d bytes, %v; want the 1 MiB left and %q", len(out), err, spent)
+	}
+	release2()
+	release1()
+	release1()
+	if left := pool.Left(); left != 3<<20 {
+		t.Errorf("the pool has %d bytes left after both ended, want all 3 MiB", left)
+	}
+	// The collection's own budget still holds under the pool.
+	ctx3, release3 := pool.Use(context.Background())
+	defer release3()
+	if out, err := run(WithReadBudget(ctx3, 1<<20)); err == nil || len(out) != 1<<20 || !strings.Contains(err.Error(), "this collection") {
+		t.Errorf("collection 3: %d bytes, %v; want its own 1 MiB and the cut", len(out), err)
+	}
+}

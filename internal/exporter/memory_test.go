@@ -1,0 +1,96 @@
+package exporter
+
+import (
+	"os"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// TestHostileTargetsCostTheirScrapeNotTheProcess is issue 41's hole 2: eight
+// /probe targets that print 40 MiB per command, scraped at once, took the
+// exporter to 495 MB against its unit's MemoryMax=64M. They fail their
+// scrapes; the exporter's heap stays within what the unit allows.
+func TestHostileTargetsCostTheirScrapeNotTheProcess(t *testing.T) {
+	// "ssh" here is a host that answers every command with 40 MiB.
+	oldCmd, oldMux := target.SSHCommand, target.SSHMultiplex
+	target.SSHCommand = []string{"sh", "-c", "head -c 41943040 /dev/zero | tr '\\0' x", "hostile-ssh"}
+	target.SSHMultiplex = false
+	defer func() { target.SSHCommand, target.SSHMultiplex = oldCmd, oldMux }()
+
+	// As the unit runs it (GOMEMLIMIT).
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(unitMemoryLimit(t)))
+
+	p := NewProber(ProbeOptions{Allow: []string{"ssh:*"}, Timeout: time.Minute})
+	srv := testServer(t, &Site{Prober: p})
+
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapAlloc > peak.Load() {
+				peak.Store(m.HeapAlloc)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	bodies := make([]string, DefaultProbeConcurrent)
+	for i := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, bodies[i] = get(t, probeURL(srv, "ssh:root@hostile"+string(rune('a'+i))))
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	for i, b := range bodies {
+		if sampleValue(t, b, "wgperf_collect_success") != 0 {
+			t.Errorf("hostile target %d collected:\n%s", i, b)
+		}
+	}
+	// MemoryMax=64M holds the runtime (about 10 MiB here), the binary's own
+	// data and this heap: the pool's 16 MiB held, as much garbage from the
+	// buffers' growth, little else.
+	const most = 40 << 20
+	if grown := int64(peak.Load()) - int64(base.HeapAlloc); grown > most {
+		t.Errorf("the heap grew by %d MiB during eight hostile scrapes, want at most %d MiB", grown>>20, most>>20)
+	} else {
+		t.Logf("the heap grew by %d MiB", grown>>20)
+	}
+	if left := readPool.Left(); left != ReadBudget {
+		t.Errorf("the read pool has %d bytes left after the scrapes, want all %d back", left, ReadBudget)
+	}
+}
+
+// unitMemoryLimit is the GOMEMLIMIT the packaged unit and the OpenWrt init
+// script give the exporter, which both must say.
+func unitMemoryLimit(t *testing.T) int64 {
+	t.Helper()
+	for _, f := range []string{"../../deploy/systemd/wgperf-exporter.service", "../../deploy/openwrt/wgperf-exporter"} {
+		b, err := os.ReadFile(f)
+		if err != nil || !regexp.MustCompile(`GOMEMLIMIT=40MiB\b`).Match(b) {
+			t.Fatalf("%s: want GOMEMLIMIT=40MiB (%v)", f, err)
+		}
+	}
+	return 40 << 20
+}
