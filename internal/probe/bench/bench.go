@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -183,9 +182,16 @@ func writeIperfJSON(dir string, n int, spec Spec, raw []byte) (string, error) {
 	if spec.UDPMbit > 0 {
 		name += "-udp"
 	}
-	path := filepath.Join(dir, name+".json")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
+	f, err := createInDir(dir, name+".json", 0o644)
+	if err != nil {
+		return "", fmt.Errorf("--iperf3-json %v", err)
+	}
+	_, err = f.Write(raw)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return "", fmt.Errorf("--iperf3-json: %v", err)
 	}
-	return path, nil
+	return filepath.Join(dir, name+".json"), nil
 }
