@@ -22,8 +22,8 @@ import (
 // hook installed and enabled by its own postinst), applies wgperf's fixes
 // with "wgperf fix --apply" (three kept, one left unconfirmed), loses every
 // runtime value as a reboot does, and replays the boot: systemd-sysctl,
-// nftables.service's ExecStart when systemctl says it is enabled, the
-// .netdev's interface as systemd-networkd makes it, and the boot hook's
+// nftables.service's ExecStart when systemctl says it is enabled,
+// systemd-networkd (which makes the .netdev's tunnel), and the boot hook's
 // ExecStart when it is enabled and its condition holds. It prints
 // "value NAME VALUE" lines for the test to judge.
 const bootReplay = "testdata/boot-replay.sh"
@@ -98,6 +98,9 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "its boot hook (wgperf-fix-rollback) rolls every change back") {
 		t.Error("fix --confirm did not see the enabled boot hook")
+	}
+	if !strings.Contains(out.String(), "wg0: Created") {
+		t.Error("systemd-networkd did not create wg0 from its .netdev")
 	}
 	if !strings.Contains(out.String(), "Rolled back fix") {
 		t.Error("the boot hook rolled nothing back")

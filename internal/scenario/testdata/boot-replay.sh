@@ -18,6 +18,7 @@ DPKG_MAINTSCRIPT_PACKAGE=wgperf DPKG_MAINTSCRIPT_NAME=postinst sh "$REPO/packagi
 value hook-enabled "$(systemctl is-enabled wgperf-fix-rollback.service 2>&1)"
 value nftables-enabled "$(systemctl is-enabled nftables.service 2>&1)"
 wg genkey > /etc/systemd/network/wg0.key
+chown root:systemd-network /etc/systemd/network/wg0.key
 chmod 0640 /etc/systemd/network/wg0.key
 cat > /etc/systemd/network/50-wg0.netdev <<'EOF'
 [NetDev]
@@ -67,14 +68,14 @@ if systemctl -q is-enabled nftables.service; then
 	start=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/nftables.service)
 	echo "$start"; $start 2>&1
 fi
-step "boot replay: systemd-networkd's netdevs (Kind=wireguard, MTUBytes=)"
-for f in /etc/systemd/network/*.netdev; do
-	name=$(sed -n 's/^Name=//p' "$f"); mtu=$(sed -n 's/^MTUBytes=//p' "$f"); key=$(sed -n 's/^PrivateKeyFile=//p' "$f")
-	grep -q '^Kind=wireguard' "$f" || continue
-	ip link add dev "$name" type wireguard && wg set "$name" private-key "$key"
-	[ -n "$mtu" ] && ip link set dev "$name" mtu "$mtu"
-	ip link set dev "$name" up
-done
+step "boot replay: systemd-networkd itself (it runs without systemd as PID 1) makes the .netdev's tunnel"
+mkdir -p /run/systemd/netif && chown -R systemd-network:systemd-network /run/systemd/netif
+SYSTEMD_LOG_LEVEL=debug /lib/systemd/systemd-networkd > /tmp/networkd.log 2>&1 &
+networkd=$!
+for i in $(seq 60); do [ -e /sys/class/net/wg0 ] && break; sleep 0.5; done
+sleep 1
+kill "$networkd"; wait "$networkd" 2>/dev/null
+grep -i 'wg0' /tmp/networkd.log
 step "boot replay: wgperf-fix-rollback.service, when enabled (ConditionDirectoryNotEmpty=/var/lib/wgperf/journal)"
 if systemctl -q is-enabled wgperf-fix-rollback.service && [ -n "$(ls -A /var/lib/wgperf/journal 2>/dev/null)" ]; then
 	"$W" $HOOK 2>&1
