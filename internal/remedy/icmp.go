@@ -210,9 +210,12 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
+	// The rule at that handle now may not be the one the finding named (a
+	// firewall reload renumbers rules): it must still limit ICMP.
 	m := limitRE.FindStringSubmatch(old)
-	if m == nil {
-		return Step{}, fmt.Errorf("%s: rule handle %s has no packet rate limit: %s", env.T, handle, old)
+	if m == nil || !icmpMatchRE.MatchString(old) {
+		return Step{}, fmt.Errorf("%s: rule handle %s in chain %s %s %s is not an ICMP rate limit (was the firewall reloaded? diagnose again): %s",
+			env.T, handle, a.family, a.table, a.chain, shell.Comment(old))
 	}
 	was := m[2] + "/s"
 	if m[3] != "second" {
@@ -232,6 +235,12 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 	st.Commands, st.Undo = []string{a.put(handle, newRule)}, []string{undo}
 	return st, nil
 }
+
+// icmpMatchRE is an nft match on ICMP or ICMPv6: a protocol match that names
+// one ("ip protocol icmp", "meta l4proto { icmp, ipv6-icmp }", banIP's
+// "meta nfproto . meta l4proto { ipv4 . icmp }", "ip6 nexthdr icmpv6"), never
+// a negated one ("!= icmp"), or an ICMP header match ("icmp type ...").
+var icmpMatchRE = regexp.MustCompile(`(?:^|\s)(?:(?:ip protocol|meta l4proto|ip6 nexthdr)\s+(?:\{[^}]*[\s{,.](?:icmp|icmpv6|ipv6-icmp)[\s},][^}]*\}|\{[^}]*[\s{,.](?:icmp|icmpv6|ipv6-icmp)\s*\}|(?:icmp|icmpv6|ipv6-icmp)(?:\s|$))|icmp(?:v6)? (?:type|code) )`)
 
 // meterRE finds the meter a rule declares ("meter NAME [size N] { key limit
 // ... }"). The kernel refuses to replace such a rule in place ("Operation not

@@ -237,3 +237,40 @@ func planOnChain(t *testing.T, r Remedy, chain, listing string) Step {
 	}
 	return st
 }
+
+// TestNftLimitPlanRechecksTheRule is issue 41's hole 8: between the finding
+// and the plan a firewall reload can put another rule at the handle; the
+// plan raises a rule only if it still limits ICMP, never an ssh
+// brute-force meter or any other limit that took the handle.
+func TestNftLimitPlanRechecksTheRule(t *testing.T) {
+	r := must(t)(NftReplaceRule(NftRule{Family: "inet", Table: "banIP", Chain: "pre-routing", Handle: 4,
+		Text: `iifname "eth0" meta nfproto . meta l4proto { ipv4 . icmp } limit rate over 25/second counter name "cnt_icmpflood" drop`}, 250))
+	for _, rule := range []string{
+		`tcp dport 22 ct state new meter sshflood { ip saddr limit rate over 3/minute } counter packets 9 bytes 540 drop`,
+		`limit rate over 10 mbytes/second counter packets 0 bytes 0 drop`,
+		`udp dport 53 limit rate over 50/second drop`,
+		`ip protocol != icmp limit rate over 25/second drop`,
+		`meta l4proto { tcp, udp } limit rate over 25/second drop`,
+		`iifname "icmp0" limit rate over 25/second drop`,
+	} {
+		listing := "table inet banIP {\n\tchain pre-routing {\n\t\t" + rule + " # handle 4\n\t}\n}\n"
+		h := targettest.New("netns:wgicmp-a")
+		h.On("nft -a list chain inet banIP pre-routing", listing)
+		st, err := r.Plan(context.Background(), &Env{T: h, Root: "/"})
+		if err == nil || !strings.Contains(err.Error(), "not an ICMP rate limit") {
+			t.Errorf("rule %q at the handle: %+v, %v; want a refusal", rule, st, err)
+		}
+	}
+	for _, rule := range []string{
+		`meta l4proto icmp limit rate 10/second accept`,
+		`meta l4proto { icmp, ipv6-icmp } limit rate over 25/second drop`,
+		`ip6 nexthdr icmpv6 limit rate 10/second accept`,
+		`icmp type echo-reply limit rate 10/second counter packets 10 bytes 840 accept`,
+		`meta l4proto ipv6-icmp limit rate 10/minute counter packets 0 bytes 0 accept`,
+	} {
+		listing := "table inet banIP {\n\tchain pre-routing {\n\t\t" + rule + " # handle 4\n\t}\n}\n"
+		if st := planOnChain(t, r, "inet banIP pre-routing", listing); len(st.Commands) != 1 {
+			t.Errorf("ICMP rule %q: %+v, want it raised", rule, st)
+		}
+	}
+}
