@@ -65,35 +65,53 @@ type LoadOptions struct {
 	Limit string
 }
 
-// Load reads the inventory file at path, with the group_vars/ and
-// host_vars/ folders beside it as Ansible does, resolves every host's
-// variables and applies the limit. A .yml, .yaml or .json file is an Ansible
-// YAML inventory (JSON is YAML; the output of "ansible-inventory --list" is
-// read too), anything else a list or INI inventory, as Ansible's inventory
-// plugins pick by extension. Errors name the file and line; ctx ends a
-// resolution that takes too long.
+// Load reads the inventory at path (a file or a directory) with LoadAll.
 func Load(ctx context.Context, path string, o LoadOptions) (*Inventory, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("inventory: %v", err)
+	return LoadAll(ctx, []string{path}, o)
+}
+
+// LoadAll reads inventory sources as Ansible reads several -i: each a file
+// or a directory, in the order given, into one inventory. A file comes with
+// the group_vars/ and host_vars/ folders beside it, a directory with those
+// inside it; a directory's entries are read in name order (sub-directories
+// too), skipping what Ansible skips there (hidden names, group_vars,
+// host_vars, vars_plugins, and the extensions of ignoredExts). A .yml, .yaml
+// or .json file is an Ansible YAML inventory (JSON is YAML; the output of
+// "ansible-inventory --list" is read too), anything else a list or INI
+// inventory, as Ansible's inventory plugins pick by extension. Sources merge
+// as Ansible merges them: a host or group named again gains the groups and
+// children it is given, and a later source's variables win over an earlier
+// one's for the same host or group (group_vars/ and host_vars/ likewise, in
+// source order). The host cap (MaxHosts) and the work bound hold across all
+// sources together. Then every host's variables resolve and the limit
+// applies. Errors name the file and line; ctx ends a resolution that takes
+// too long.
+func LoadAll(ctx context.Context, paths []string, o LoadOptions) (*Inventory, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("inventory: no source given")
 	}
-	defer f.Close()
 	inv := newInventory(ctx)
-	read := inv.read
-	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yml" || ext == ".yaml" || ext == ".json" {
-		read = inv.readYAML
+	var varDirs []string
+	for _, p := range paths {
+		dir, err := inv.source(p)
+		if err != nil {
+			return nil, err
+		}
+		if dir != "" && !contains(varDirs, dir) {
+			varDirs = append(varDirs, dir)
+		}
 	}
-	if err := read(f); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if !inv.listed {
-		if err := inv.readVarDirs(filepath.Dir(path)); err != nil {
+	for _, dir := range varDirs {
+		if err := inv.readVarDirs(dir); err != nil {
 			return nil, err
 		}
 	}
 	out, err := inv.resolve()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		if len(inv.files) == 1 {
+			return nil, fmt.Errorf("%s: %v", inv.files[0], err)
+		}
+		return nil, fmt.Errorf("inventory: %v", err)
 	}
 	if o.Limit != "" {
 		if out.Hosts, err = inv.limit(out.Hosts, o.Limit); err != nil {
@@ -101,6 +119,114 @@ func Load(ctx context.Context, path string, o LoadOptions) (*Inventory, error) {
 		}
 	}
 	return out, nil
+}
+
+// ignoredExts are the endings of names an inventory directory's listing
+// skips: ansible-core's INVENTORY_IGNORE_EXTS default (REJECT_EXTS, .orig,
+// .cfg, .retry). Before ansible-core 2.19 it skipped .ini files too; wgperf
+// reads them, as Ansible does now.
+var ignoredExts = []string{".pyc", ".pyo", ".swp", ".bak", "~", ".rpm", ".md", ".txt", ".rst", ".orig", ".cfg", ".retry"}
+
+// ignoredEntry says whether Ansible skips a directory entry of this name
+// when the directory is an inventory source.
+func ignoredEntry(name string) bool {
+	if strings.HasPrefix(name, ".") || name == "group_vars" || name == "host_vars" || name == "vars_plugins" {
+		return true
+	}
+	for _, ext := range ignoredExts {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// source reads one inventory source, a file or a directory, and returns
+// the folder whose group_vars/ and host_vars/ go with it ("" for an
+// ansible-inventory listing, whose variables come resolved).
+func (inv *inventory) source(path string) (string, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return path, inv.readDir(path, nil)
+	}
+	listed, err := inv.readFile(path)
+	if err != nil || listed {
+		return "", err
+	}
+	return filepath.Dir(path), nil
+}
+
+// readDir reads every inventory file under dir, in name order as Ansible
+// lists it; seen holds the directories on the way down (a symbolic link
+// back up is an error, not a loop). Each entry costs a step of work.
+func (inv *inventory) readDir(dir string, seen []os.FileInfo) error {
+	self, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("inventory: %v", err)
+	}
+	for _, up := range seen {
+		if os.SameFile(up, self) {
+			return fmt.Errorf("inventory: %s: a directory that contains itself", dir)
+		}
+	}
+	seen = append(seen, self)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("inventory: %v", err)
+	}
+	for _, e := range entries {
+		if err := inv.ctx.Err(); err != nil {
+			return err
+		}
+		if err := inv.charge(1); err != nil {
+			return fmt.Errorf("inventory: %s: %v", dir, err)
+		}
+		if ignoredEntry(e.Name()) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		fi, err := os.Stat(path) // a link is read as what it points to, as Ansible does
+		if err != nil {
+			return fmt.Errorf("inventory: %v", err)
+		}
+		switch {
+		case fi.IsDir():
+			err = inv.readDir(path, seen)
+		case fi.Mode().IsRegular():
+			_, err = inv.readFile(path)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readFile reads one inventory file into inv and says whether it was an
+// ansible-inventory listing. An executable file that starts with "#!" is
+// an inventory script, which Ansible would run and wgperf refuses.
+func (inv *inventory) readFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("inventory: %v", err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	if fi, err := f.Stat(); err == nil && fi.Mode()&0o111 != 0 {
+		if head, _ := br.Peek(2); string(head) == "#!" {
+			return false, fmt.Errorf("%s: an inventory script: wgperf runs none (save its output, ansible-inventory -i %s --list > hosts.json, and read that)", path, path)
+		}
+	}
+	inv.files = append(inv.files, path)
+	inv.file = path
+	inv.listed = false
+	read := inv.read
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yml" || ext == ".yaml" || ext == ".json" {
+		read = inv.readYAML
+	}
+	if err := read(br); err != nil {
+		return false, fmt.Errorf("%s: %v", path, err)
+	}
+	return inv.listed, nil
 }
 
 // ReadInventory is Load without a limit, returning the hosts.
@@ -148,6 +274,7 @@ type group struct {
 
 type hostEntry struct {
 	name     string
+	file     string // the inventory file that named it first ("" when parsed from a reader)
 	line     int
 	vars     map[string]string // host variables from the inventory file
 	fileVars map[string]string // from host_vars/
@@ -163,7 +290,10 @@ type inventory struct {
 	groups map[string]*group
 	hosts  []*hostEntry
 	byName map[string]*hostEntry
-	listed bool // read from ansible-inventory --list: variables come resolved
+	listed bool // the file read last is an ansible-inventory --list: its variables come resolved
+	// files are the inventory files read, in order; file the one being read.
+	files []string
+	file  string
 	// named counts the host names given so far, ranges expanded (MaxHosts);
 	// work the variables copied and group memberships listed (maxWork).
 	named, work int
@@ -320,7 +450,7 @@ func (inv *inventory) addHost(n int, section, name string, vars map[string]strin
 	}
 	h := inv.byName[name]
 	if h == nil {
-		h = &hostEntry{name: name, line: n, vars: map[string]string{}, spec: spec}
+		h = &hostEntry{name: name, file: inv.file, line: n, vars: map[string]string{}, spec: spec}
 		inv.byName[name] = h
 		inv.hosts = append(inv.hosts, h)
 	}
@@ -406,7 +536,7 @@ func (inv *inventory) resolve() (*Inventory, error) {
 			var used map[string]bool
 			var err error
 			if spec, ssh, used, err = hostSettings(h.name, vars); err != nil {
-				return nil, fmt.Errorf("line %d: host %s: %v", h.line, h.name, err)
+				return nil, fmt.Errorf("%s: host %s: %v", inv.where(h), h.name, err)
 			}
 			for k := range vars {
 				if !used[k] && !internalVar[k] {
@@ -415,7 +545,7 @@ func (inv *inventory) resolve() (*Inventory, error) {
 			}
 		}
 		if _, err := target.ParseWith(spec, ssh); err != nil {
-			return nil, fmt.Errorf("line %d: %v", h.line, err)
+			return nil, fmt.Errorf("%s: %v", inv.where(h), err)
 		}
 		var groups []string
 		for _, g := range h.groups {
@@ -439,6 +569,15 @@ func (inv *inventory) resolve() (*Inventory, error) {
 	}
 	out.Ignored = keys(ignored)
 	return out, nil
+}
+
+// where names the line that first names h: with several files read, the
+// file too (with one, the caller names it).
+func (inv *inventory) where(h *hostEntry) string {
+	if len(inv.files) > 1 && h.file != "" {
+		return fmt.Sprintf("%s: line %d", h.file, h.line)
+	}
+	return fmt.Sprintf("line %d", h.line)
 }
 
 // internalVar are variables Ansible sets itself in ansible-inventory's output.

@@ -50,7 +50,7 @@ func (inv *inventory) readYAML(r io.Reader) error {
 	var doc yaml.Node
 	if err := yaml.NewDecoder(r).Decode(&doc); err != nil {
 		if err == io.EOF {
-			return fmt.Errorf("the inventory names no host")
+			return nil // an empty file names no host (resolve says so when none does)
 		}
 		return fmt.Errorf("YAML: %v", err)
 	}
@@ -74,6 +74,7 @@ func (inv *inventory) readYAML(r io.Reader) error {
 func (inv *inventory) readListed(root *yaml.Node) error {
 	inv.listed = true
 	hostvars := map[string]map[string]string{}
+	var listedHosts []string // the hosts this listing names, in its order
 	err := forEach(root, func(name string, _ *yaml.Node, g *yaml.Node) error {
 		if name == "_meta" {
 			return forEach(g, func(key string, _ *yaml.Node, v *yaml.Node) error {
@@ -98,6 +99,7 @@ func (inv *inventory) readListed(root *yaml.Node) error {
 					if err := inv.addHost(item.Line, name, item.Value, map[string]string{}); err != nil {
 						return fmt.Errorf("line %d: %v", item.Line, err)
 					}
+					listedHosts = append(listedHosts, item.Value)
 				case "children":
 					inv.addChild(name, item.Value)
 				}
@@ -108,8 +110,14 @@ func (inv *inventory) readListed(root *yaml.Node) error {
 	if err != nil {
 		return err
 	}
-	for _, h := range inv.hosts {
-		h.merged = hostvars[h.name]
+	// Only this listing's hosts come resolved: another source's keep
+	// their own variables.
+	for _, name := range listedHosts {
+		h := inv.byName[name]
+		if h == nil || h.merged != nil {
+			continue
+		}
+		h.merged = hostvars[name]
 		if h.merged == nil {
 			h.merged = map[string]string{}
 		}
@@ -251,10 +259,12 @@ func isNull(n *yaml.Node) bool {
 	return n == nil || n.Kind == yaml.ScalarNode && (n.Tag == "!!null" || n.Value == "")
 }
 
-// readVarDirs reads group_vars/ and host_vars/ beside the inventory, as
-// Ansible's host_group_vars plugin does: for a group or host NAME, the file
-// NAME, NAME.yml, NAME.yaml or NAME.json, or every such file in a folder
-// NAME/ (in name order, later files winning).
+// readVarDirs reads group_vars/ and host_vars/ in dir (beside an inventory
+// file, or inside an inventory directory), as Ansible's host_group_vars
+// plugin does: for a group or host NAME, the file NAME, NAME.yml, NAME.yaml
+// or NAME.json, or every such file in a folder NAME/ (in name order, later
+// files winning). They add to what an earlier source's folders gave, and
+// win over it.
 func (inv *inventory) readVarDirs(dir string) error {
 	load := func(kind, name string) (map[string]string, error) {
 		if strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
@@ -304,7 +314,7 @@ func (inv *inventory) readVarDirs(dir string) error {
 		if err != nil {
 			return err
 		}
-		inv.groups[name].fileVars = v
+		inv.groups[name].fileVars = mergeVars(inv.groups[name].fileVars, v)
 	}
 	for _, h := range inv.hosts {
 		if h.spec {
@@ -314,10 +324,21 @@ func (inv *inventory) readVarDirs(dir string) error {
 		if err != nil {
 			return err
 		}
-		h.fileVars = v
+		h.fileVars = mergeVars(h.fileVars, v)
 		if err := inv.ctx.Err(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// mergeVars adds later's variables to earlier's, later winning.
+func mergeVars(earlier, later map[string]string) map[string]string {
+	if earlier == nil {
+		return later
+	}
+	for k, v := range later {
+		earlier[k] = v
+	}
+	return earlier
 }
