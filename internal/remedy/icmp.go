@@ -213,7 +213,7 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 	// The rule at that handle now may not be the one the finding named (a
 	// firewall reload renumbers rules): it must still limit ICMP.
 	m := limitRE.FindStringSubmatch(old)
-	if m == nil || !icmpMatchRE.MatchString(old) {
+	if m == nil || !icmpMatchRE.MatchString(quotedRE.ReplaceAllString(old, `""`)) {
 		return Step{}, fmt.Errorf("%s: rule handle %s in chain %s %s %s is not an ICMP rate limit (was the firewall reloaded? diagnose again): %s",
 			env.T, handle, a.family, a.table, a.chain, shell.Comment(old))
 	}
@@ -241,6 +241,10 @@ func (a *icmpLimit) Plan(ctx context.Context, env *Env) (Step, error) {
 // "meta nfproto . meta l4proto { ipv4 . icmp }", "ip6 nexthdr icmpv6"), never
 // a negated one ("!= icmp"), or an ICMP header match ("icmp type ...").
 var icmpMatchRE = regexp.MustCompile(`(?:^|\s)(?:(?:ip protocol|meta l4proto|ip6 nexthdr)\s+(?:\{[^}]*[\s{,.](?:icmp|icmpv6|ipv6-icmp)[\s},][^}]*\}|\{[^}]*[\s{,.](?:icmp|icmpv6|ipv6-icmp)\s*\}|(?:icmp|icmpv6|ipv6-icmp)(?:\s|$))|icmp(?:v6)? (?:type|code) )`)
+
+// quotedRE is a quoted string in a rule (an interface name, a comment):
+// never read as a match.
+var quotedRE = regexp.MustCompile(`"[^"]*"`)
 
 // meterRE finds the meter a rule declares ("meter NAME [size N] { key limit
 // ... }"). The kernel refuses to replace such a rule in place ("Operation not

@@ -252,6 +252,7 @@ func TestNftLimitPlanRechecksTheRule(t *testing.T) {
 		`ip protocol != icmp limit rate over 25/second drop`,
 		`meta l4proto { tcp, udp } limit rate over 25/second drop`,
 		`iifname "icmp0" limit rate over 25/second drop`,
+		`tcp dport 22 limit rate over 3/minute comment "no meta l4proto icmp here, nor icmp type x" drop`,
 	} {
 		listing := "table inet banIP {\n\tchain pre-routing {\n\t\t" + rule + " # handle 4\n\t}\n}\n"
 		h := targettest.New("netns:wgicmp-a")
