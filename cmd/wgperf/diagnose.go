@@ -24,8 +24,9 @@ func diagnoseCmd() *cobra.Command {
 		rateMbit     float64
 		rtt          time.Duration
 		skipFirewall bool
-		inventory    string
+		inventory    []string
 		limit        string
+		listHostsRun bool
 		htmlPath     string
 		concurrency  int
 		hostTimeout  time.Duration
@@ -47,7 +48,13 @@ ansible_port=2222" lines, read as ssh:root@1.2.3.4:2222; host ranges web[01:20];
 [group:vars], [group:children]), YAML (.yml, .yaml), or the JSON of "ansible-inventory
 --list" (.json). group_vars/ and host_vars/ beside it are read, variables resolve in
 Ansible's precedence, and --limit selects hosts as ansible --limit does (groups, hosts,
-globs, ~regex, !exclude, &intersect). ansible_ssh_private_key_file,
+globs, ~regex, !exclude, &intersect). --inventory may name a directory, read as Ansible
+reads one: its files in name order (sub-directories too), hidden names, group_vars/,
+host_vars/ and *.cfg, *.retry, *.orig, *.md, *.txt, *.bak, *~ skipped, its own
+group_vars/ and host_vars/ read. It may be repeated: the sources merge in order as Ansible
+merges several -i (groups add up, a later source's variables win). --list-hosts prints the
+hosts --limit selects (name and target, one per line; --json as kind "inventory") and
+exits without logging into any. ansible_ssh_private_key_file,
 ansible_ssh_common_args/_extra_args (-o ProxyJump=user@bastion, -J; nothing that runs a
 command) and ansible_become (sudo -n, for hosts that refuse root logins) are used;
 ansible_connection=local runs locally. Variables wgperf does not use are named in one
@@ -65,7 +72,8 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
   wgperf diagnose --from golem.json --from m42.json --json
   wgperf diagnose --host netns:wgl-demo-a --host netns:wgl-demo-b --severity warning
   wgperf diagnose --inventory hosts.ini --concurrency 16 --host-timeout 15s --json
-  wgperf diagnose --inventory inventory/hosts.yml --limit 'routers:!lab*'`,
+  wgperf diagnose --inventory inventory/hosts.yml --limit 'routers:!lab*'
+  wgperf diagnose --inventory inventory/ --inventory extra.ini --limit routers --list-hosts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			minSev, err := finding.ParseSeverity(severity)
@@ -78,14 +86,20 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 			if concurrency < 1 || hostTimeout <= 0 {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--concurrency must be at least 1 and --host-timeout positive")}
 			}
-			if len(hosts) == 0 && len(files) == 0 && inventory == "" {
+			if len(hosts) == 0 && len(files) == 0 && len(inventory) == 0 {
 				hosts = []string{"local"}
 			}
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			opts := diagnose.Options{Check: check.Options{PathRateMbit: rateMbit, PathRTT: rtt},
 				Concurrency: concurrency, HostTimeout: hostTimeout, Limit: limit, Warn: cmd.ErrOrStderr()}
-			if limit != "" && inventory == "" {
+			if limit != "" && len(inventory) == 0 {
 				return couldNotRun(fmt.Errorf("--limit selects hosts of an --inventory"))
+			}
+			if listHostsRun {
+				if len(inventory) == 0 {
+					return couldNotRun(fmt.Errorf("--list-hosts lists the hosts of an --inventory"))
+				}
+				return listFleet(cmd, inventory, limit, hosts, asJSON)
 			}
 			opts.Collect.SkipFirewall = skipFirewall
 			if w := progressTo(); w != nil { // a --json document goes to stdout
@@ -93,7 +107,7 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 			}
 			var fl *diagnose.Fleet // set for an inventory, whose unreachable hosts are reported
 			var d diagnose.Diagnosis
-			if inventory != "" {
+			if len(inventory) > 0 {
 				fl, err = diagnose.RunInventory(ctx, inventory, hosts, files, opts)
 				if fl != nil {
 					d = fl.Diagnosis
@@ -135,11 +149,29 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 	f.Float64Var(&rateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
 	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product (at most 10s)")
 	f.BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack (their checks are skipped)")
-	f.StringVar(&inventory, "inventory", "", "file of hosts to diagnose: one target per line, an Ansible INI or YAML inventory (.yml, .yaml) with its group_vars/ and host_vars/, or ansible-inventory --list JSON (.json)")
+	f.StringArrayVar(&inventory, "inventory", nil, inventoryFlagHelp)
 	f.StringVar(&limit, "limit", "", "diagnose only the inventory's hosts this Ansible pattern selects: group or host names, globs, ~regex, !exclude, &intersect, separated by , or :")
+	f.BoolVar(&listHostsRun, "list-hosts", false, "print the hosts --inventory and --limit select (name and target) and exit, logging into none")
 	f.IntVar(&concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
 	f.DurationVar(&hostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")
 	return cmd
+}
+
+// listFleet is diagnose --list-hosts: the hosts a run would collect (the
+// inventory's that --limit selects, then --host's), nothing contacted.
+func listFleet(cmd *cobra.Command, sources []string, limit string, extra []string, asJSON bool) error {
+	inv, err := fleet.LoadAll(cmd.Context(), sources, fleet.LoadOptions{Limit: limit})
+	if err != nil {
+		return couldNotRun(err)
+	}
+	if w := inv.Warning(); w != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "wgperf:", w)
+	}
+	more, err := fleet.Hosts(extra)
+	if err != nil {
+		return couldNotRun(err)
+	}
+	return listHosts(cmd.OutOrStdout(), append(inv.Hosts, more...), inv.Ignored, asJSON)
 }
 
 // renderDiagnosis prints d, or the fleet it belongs to, as JSON or text

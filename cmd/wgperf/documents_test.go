@@ -170,6 +170,13 @@ func (m *docMaker) diagnoseDocs() {
 		return
 	}
 	m.cli("diagnose-fleet", "diagnose", "--inventory", inv, "--from", snapshot("seed000-golem.json"), "--json")
+	m.cli("inventory", "diagnose", "--inventory", inv, "--list-hosts", "--json")
+	ini := filepath.Join(m.tmp, "hosts.ini")
+	if err := os.WriteFile(ini, []byte("[routers]\ngw1 ansible_host=192.0.2.1 ansible_user=root site=berlin\n[edge:children]\nrouters\n"), 0o600); err != nil {
+		m.fail("%v", err)
+		return
+	}
+	m.cli("inventory", "inventory", "--inventory", ini, "--inventory", inv, "--limit", "edge", "--json")
 }
 
 func exists(path string) bool {

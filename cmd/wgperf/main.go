@@ -58,7 +58,7 @@ judged (no WireGuard interface on any host) or the command could not run.`,
 	// "wgperf --version" and "wgperf version" say the same.
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.AddCommand(benchCmd(), collectCmd(), checksCmd(), diagnoseCmd(), doctorCmd(), explainCmd(), exporterCmd(), fixCmd(), icmpBurstCmd(),
-		labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd(), dropsCmd())
+		inventoryCmd(), labCmd(), mtuCmd(), reportCmd(), shapeSweepCmd(), dropsCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}

@@ -81,10 +81,11 @@ type Fleet struct {
 	Unreachable []fleet.Unreachable `json:"unreachable"`
 }
 
-// RunInventory diagnoses the hosts of the inventory file at path, the extra
-// target specs and the snapshot files; unreachable hosts are reported, not fatal.
-func RunInventory(ctx context.Context, path string, extra, files []string, o Options) (*Fleet, error) {
-	inv, err := fleet.Load(ctx, path, fleet.LoadOptions{Limit: o.Limit})
+// RunInventory diagnoses the hosts of the inventory sources at paths (files
+// or directories, merged as fleet.LoadAll merges them), the extra target
+// specs and the snapshot files; unreachable hosts are reported, not fatal.
+func RunInventory(ctx context.Context, paths []string, extra, files []string, o Options) (*Fleet, error) {
+	inv, err := fleet.LoadAll(ctx, paths, fleet.LoadOptions{Limit: o.Limit})
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,7 @@ const (
 	FixJournal    Kind = "fix-journal"
 	FixPlan       Kind = "fix-plan"
 	ICMPBurst     Kind = "icmp-burst"
+	Inventory     Kind = "inventory"
 	LabRun        Kind = "lab-run"
 	LabStatus     Kind = "lab-status"
 	MTU           Kind = "mtu"
@@ -45,7 +46,7 @@ const (
 
 // Kinds lists every kind wgperf writes (Findings it only reads).
 var Kinds = []Kind{Bench, Checks, Diagnose, DiagnoseFleet, Doctor, Drops, Explanation, FixECMP, FixJournal, FixPlan,
-	ICMPBurst, LabRun, LabStatus, MTU, MTUCapture, ShapeSweep, Snapshot, Version}
+	ICMPBurst, Inventory, LabRun, LabStatus, MTU, MTUCapture, ShapeSweep, Snapshot, Version}
 
 // SchemaVersion versions every document; it grows when a field changes
 // meaning or goes away (new fields do not bump it).

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/fleet"
+)
+
+func inventoryCmd() *cobra.Command {
+	var (
+		sources    []string
+		limit      string
+		asJSON     bool
+		prometheus bool
+	)
+	cmd := &cobra.Command{
+		Use:   "inventory --inventory SOURCE [--limit PATTERN] [--json | --prometheus]",
+		Short: "List an inventory's hosts, or give them to Prometheus as /probe targets (file_sd)",
+		Long: `inventory reads an inventory as "wgperf diagnose --inventory" reads it (see diagnose
+--help: a list of targets, an Ansible INI or YAML inventory, ansible-inventory --list JSON,
+or a directory of them; --inventory may be repeated and the sources merge as Ansible
+merges them) and prints the hosts --limit selects, one per line: the inventory's name
+for the host and the target wgperf reaches it as. Nothing is logged into.
+
+--prometheus prints them as Prometheus file_sd JSON instead: one target group per host,
+{"targets": ["ssh:root@198.51.100.10:2222"], "labels": {"wgperf_host": "gw1",
+"wgperf_group": "routers", "wgperf_groups": ",routers,berlin,"}}, the target as the
+exporter's /probe?target= takes it. Write it to a file of file_sd_configs and relabel the
+target to __param_target, as deploy/prometheus/scrape.yml shows (job wgperf-inventory);
+the central exporter's --probe.allow must admit the targets. The exporter logs in with
+its own user's ssh settings: hosts whose inventory gives them a key, ssh arguments or
+become are named in a warning on standard error (give them to the exporter's user in
+~/.ssh/config).
+
+Exit codes: 0 listed, 3 the inventory could not be read or --limit selects no host.`,
+		Example: `  wgperf inventory --inventory hosts.ini --limit 'routers:!lab*'
+  wgperf inventory --inventory inventory/ --inventory extra.yml --json
+  wgperf inventory --inventory hosts.ini --prometheus > /etc/prometheus/wgperf-targets.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(sources) == 0 {
+				return couldNotRun(fmt.Errorf("--inventory: name an inventory file or directory"))
+			}
+			if asJSON && prometheus {
+				return couldNotRun(fmt.Errorf("--json and --prometheus: choose one"))
+			}
+			inv, err := fleet.LoadAll(cmd.Context(), sources, fleet.LoadOptions{Limit: limit})
+			if err != nil {
+				return couldNotRun(err)
+			}
+			if w := inv.Warning(); w != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "wgperf:", w)
+			}
+			if !prometheus {
+				return listHosts(cmd.OutOrStdout(), inv.Hosts, inv.Ignored, asJSON)
+			}
+			groups, unreached := fleet.PrometheusTargets(inv.Hosts)
+			if len(unreached) > 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "wgperf: the exporter's /probe reaches these hosts with its own ssh settings, not the inventory's (key, ssh arguments, become; put them in its user's ~/.ssh/config):",
+					strings.Join(unreached, ", "))
+			}
+			b, err := json.MarshalIndent(groups, "", "  ")
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&sources, "inventory", nil, inventoryFlagHelp)
+	f.StringVar(&limit, "limit", "", "list only the hosts this Ansible pattern selects: group or host names, globs, ~regex, !exclude, &intersect, separated by , or :")
+	f.BoolVar(&asJSON, "json", false, "print the hosts as JSON (kind \"inventory\")")
+	f.BoolVar(&prometheus, "prometheus", false, "print the hosts as Prometheus file_sd JSON of the exporter's /probe targets")
+	return cmd
+}
+
+// inventoryFlagHelp is --inventory's help, the same for every command that takes it.
+const inventoryFlagHelp = "inventory of hosts: a file of targets one per line, an Ansible INI or YAML inventory (.yml, .yaml) with its group_vars/ and host_vars/, ansible-inventory --list JSON (.json), or a directory of them (repeatable: sources merge as Ansible merges them)"
+
+// listedHost is one host of "inventory --json" and "diagnose --list-hosts --json".
+type listedHost struct {
+	Name   string   `json:"name"`
+	Target string   `json:"target"`
+	Groups []string `json:"groups"`
+}
+
+// hostList is the document of kind inventory.
+type hostList struct {
+	Hosts   []listedHost `json:"hosts"`
+	Ignored []string     `json:"ignored_variables"`
+}
+
+// listHosts prints hosts, one per line (name and target), or as a document.
+func listHosts(w io.Writer, hosts []fleet.Host, ignored []string, asJSON bool) error {
+	if asJSON {
+		doc := hostList{Hosts: []listedHost{}, Ignored: append([]string{}, ignored...)}
+		for _, h := range hosts {
+			doc.Hosts = append(doc.Hosts, listedHost{Name: h.Name, Target: h.Target, Groups: append([]string{}, h.Groups...)})
+		}
+		return writeJSON(w, document.Inventory, doc)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, h := range hosts {
+		fmt.Fprintf(tw, "%s\t%s\n", h.Name, h.Target)
+	}
+	return tw.Flush()
+}
