@@ -79,8 +79,16 @@ func TestOpenWrtInitScript(t *testing.T) {
 			"append_param command --probe.allow ssh:root@192.168.1.0/24",
 			"append_param command --probe.allow ssh:admin@gw-*.lan",
 			"close_instance", "start_service 0", "interface_trigger lan"}},
+		// listen_interface is the interface's addresses, IPv6 ones too.
+		{name: "on the LAN's IPv4 and IPv6 addresses", config: lan, env: []string{"NET_lan=192.168.1.1", "NET6_lan=fd00:1::1 2001:db8::1"}, want: []string{
+			"open_instance",
+			"set_param command /usr/bin/wgperf exporter --web.listen-address 192.168.1.1:9723 --web.listen-address [fd00:1::1]:9723 --web.listen-address [2001:db8::1]:9723 --host ssh:root@10.0.0.2 --interval 30s",
+			"close_instance", "start_service 0"}},
+		{name: "an IPv6-only LAN", config: lan, env: []string{"NET6_lan=2001:db8::1"}, want: []string{
+			"set_param command /usr/bin/wgperf exporter --web.listen-address [2001:db8::1]:9723 --host ssh:root@10.0.0.2 --interval 30s",
+			"start_service 0"}},
 		{name: "LAN without an address", config: lan, want: []string{"start_service 1"},
-			refused: "wgperf-exporter: interface lan has no IPv4 address: not started"},
+			refused: "wgperf-exporter: interface lan has no IPv4 or IPv6 address: not started"},
 		// The router build refuses --web.config.file: the script says so
 		// instead of starting an exporter procd would respawn until it gives up.
 		{name: "web_config", config: enabled + "\toption web_config '/etc/wgperf/web-config.yml'\n", env: []string{"NET_loopback=127.0.0.1"},

@@ -40,6 +40,12 @@ config_list_foreach() {
 network_get_ipaddr() {
 	eval "[ -n \"\${NET_$2}\" ] && $1=\${NET_$2}"
 }
+
+# network_get_ipaddrs6 VAR IFACE: the IPv6 addresses in $NET6_<IFACE>
+# (space-separated, as netifd lists them), or failure.
+network_get_ipaddrs6() {
+	eval "[ -n \"\${NET6_$2}\" ] && $1=\"\${NET6_$2}\""
+}
 procd_open_instance() { echo "open_instance"; }
 procd_set_param() { local k=$1; shift; echo "set_param $k $*"; }
 procd_append_param() { local k=$1; shift; echo "append_param $k $*"; }
