@@ -15,10 +15,15 @@ import (
 // its embedded WireGuard and the charts, net/http (the exporter serves with
 // its own small server) and with it the TLS stack, and the Prometheus client
 // libraries; say which build it is; answer a lab command and the exporter's
-// --web.config.file in one line with exit status 3; and stay within 8.2 MB
+// --web.config.file in one line with exit status 3; and stay within 8.3 MB
 // stripped for linux/mipsle softfloat, built as router-build.sh builds it
-// (8,126,657 bytes with Go 1.26: doctor's UDP-path, per-uplink, long-run and
-// knee probes added 160 KB to the 7.9 MB before them).
+// (8,257,729 bytes with Go 1.26: 8,126,657 before the fixes that resolve
+// their persistence as each system's boot does (sysctl.d order, the
+// nftables and iptables loaders, networkd and NetworkManager: +54 KB of
+// remedy), the exporter's structured logs and shared read budget (+17 KB),
+// the inventory's ssh option grammar and whole-inventory bounds; doctor's
+// UDP-path, per-uplink, long-run and knee probes had added 160 KB to the
+// 7.9 MB before them).
 func TestRouterBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
@@ -69,7 +74,7 @@ func TestRouterBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const budget = 8_200_000
+	const budget = 8_300_000
 	if fi.Size() > budget {
 		t.Errorf("router build for mipsle softfloat: %d bytes, over its %d (see scripts/router-size.sh)", fi.Size(), budget)
 	}
