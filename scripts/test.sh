@@ -20,9 +20,10 @@
 # the scenarios that need host values (WGPERF_SCENARIO_LANE=host) and the
 # diagnose package's conntrack and congestion-control tests.
 # Phase 3, the kernel lane: a guest kernel booted under QEMU must die with
-# the wgperf that started it (TestKernelGuestDiesWithWgperf), then doctor's
-# verdict on every scenario with kernel WireGuard in it (TestKernelCatalog);
-# the whole catalog with its fixes is make test-kernel.
+# the wgperf that started it (TestKernelGuestDiesWithWgperf), fixes called
+# persistent must outlast a replay of the boot (TestKernelFixesOutlastBoot),
+# then doctor's verdict on every scenario with kernel WireGuard in it
+# (TestKernelCatalog); the whole catalog with its fixes is make test-kernel.
 #
 # Usage: scripts/test.sh [fuzz inputs per target]
 set -u
@@ -54,9 +55,9 @@ WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario
 aloneStatus=$?
 
 echo "--- kernel: doctor's verdict on every scenario with kernel WireGuard, in a guest kernel (lab vm)"
-# The catalog's own deadline (20 min) comes first, with the guest's last
-# output; Go's timeout is only a backstop.
-WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 24m -run '^(TestKernelGuestDiesWithWgperf|TestKernelCatalog)$' ./internal/scenario
+# The tests' own deadlines (the catalog's 40 min, the boot proof's 5) come
+# first, with the guest's last output; Go's timeout is only a backstop.
+WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 50m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelCatalog)$' ./internal/scenario
 kernelStatus=$?
 
 wait "$beside"

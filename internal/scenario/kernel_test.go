@@ -27,8 +27,10 @@ import (
 const kernelRateMbit = 20
 
 // kernelLaneDeadline bounds the kernel catalog: it plays in about 12 minutes
-// under TCG on a 2-core machine.
-const kernelLaneDeadline = 20 * time.Minute
+// under TCG on a quiet 2-core machine, and took more than 20 beside four
+// builds at a load of 20; a deadline is no verdict on speed, only a bound
+// that fails readably before go test's timeout (scripts/test.sh).
+const kernelLaneDeadline = 40 * time.Minute
 
 // TestKernelCatalog plays the catalog with kernel WireGuard, in a guest kernel
 // that has the module (wgperf lab vm, the product's own command), as "lab run
