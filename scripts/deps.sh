@@ -8,8 +8,8 @@
 #   scripts/deps.sh test    what the tests use beyond the lab: ssh client and
 #                           server, groff, BusyBox and dropbear for the router
 #                           node, chromium (screenshots of the HTML report),
-#                           lintian and rpm (the packages' checks) and promtool
-#                           (apt, ~2 min)
+#                           lintian and rpm (the packages' checks), promtool and
+#                           the Prometheus server, never enabled (apt, ~2 min)
 #   scripts/deps.sh guest   what lab vm needs for kernel WireGuard in a guest
 #                           (scripts/vm-deps.sh: qemu, a distro kernel,
 #                           virtme-ng, virtiofsd; ~4 min)
@@ -82,14 +82,15 @@ if [ -n "$need" ]; then
 fi
 
 case " $* " in *" test "*)
-	if ! command -v promtool >/dev/null 2>&1; then
-		# Only the program: the prometheus package would also enable a
-		# server at boot, which nothing here uses.
-		echo "installing: promtool, unpacked from Debian's prometheus package into /usr/local/bin (about 20 s)" >&2
+	if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
+		# Only the programs (promtool checks the alerts; the server proves
+		# that Prometheus discovers an inventory's targets): the package
+		# would also enable a server at boot, which nothing here wants.
+		echo "installing: promtool and prometheus, unpacked from Debian's prometheus package into /usr/local/bin (about 20 s)" >&2
 		tmp=$(mktemp -d)
-		(cd "$tmp" && { apt-get download prometheus >/dev/null 2>&1 || { $SUDO apt-get update -qq && apt-get download prometheus >/dev/null; }; })
+		(cd "$tmp" && { apt-get download prometheus >/dev/null 2>&1 || { $SUDO apt-get update -qq && apt-get download prometheus >/dev/null 2>&1; }; })
 		dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/root"
-		$SUDO install -m 0755 "$tmp/root/usr/bin/promtool" /usr/local/bin/promtool
+		$SUDO install -m 0755 "$tmp/root/usr/bin/promtool" "$tmp/root/usr/bin/prometheus" /usr/local/bin/
 		rm -rf "$tmp"
 	fi
 	;;
