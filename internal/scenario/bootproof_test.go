@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/lab/guest"
-	"github.com/wgperf/wgperf/internal/lab/labtest"
-	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 // bootReplay runs in the guest as root (a file: vng hands the guest its
@@ -36,14 +34,7 @@ const bootReplay = "testdata/boot-replay.sh"
 // comes back as fixed, and the fix left unconfirmed is rolled back by the
 // boot hook. One guest for every case.
 func TestKernelFixesOutlastBoot(t *testing.T) {
-	if os.Getenv(laneEnv) != "kernel" {
-		t.Skip("plays in the kernel lane (WGPERF_SCENARIO_LANE=kernel): it boots a guest kernel")
-	}
-	testutil.RequireRoot(t)
-	exe := labtest.Binary(t)
-	if _, err := guest.Check(guest.Options{}); err != nil {
-		t.Fatalf("the kernel lane needs a guest kernel: %v (make deps installs it)", err)
-	}
+	exe := kernelLane(t)
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,20 @@ const kernelRateMbit = 20
 // that fails readably before go test's timeout (scripts/test.sh).
 const kernelLaneDeadline = 40 * time.Minute
 
+// kernelLane skips a test outside the kernel lane and fails it without a
+// guest kernel to boot; it returns the wgperf binary the guest runs.
+func kernelLane(t *testing.T) string {
+	t.Helper()
+	if os.Getenv(laneEnv) != "kernel" {
+		t.Skip("plays in the kernel lane (WGPERF_SCENARIO_LANE=kernel): it boots a guest kernel")
+	}
+	testutil.RequireRoot(t)
+	if _, err := guest.Check(guest.Options{}); err != nil {
+		t.Fatalf("the kernel lane needs a guest kernel: %v (make deps installs it)", err)
+	}
+	return labtest.Binary(t)
+}
+
 // TestKernelCatalog plays the catalog with kernel WireGuard, in a guest kernel
 // that has the module (wgperf lab vm, the product's own command), as "lab run
 // --all --verdict-only": doctor must rank each case's cause first on the
@@ -39,15 +53,7 @@ const kernelLaneDeadline = 40 * time.Minute
 // not the machine's speed (it cannot happen on kernel WireGuard). The full
 // catalog with its fixes is make test-kernel.
 func TestKernelCatalog(t *testing.T) {
-	lane := os.Getenv(laneEnv)
-	if lane != "kernel" {
-		t.Skip("plays in the kernel lane (WGPERF_SCENARIO_LANE=kernel): it boots a guest kernel")
-	}
-	testutil.RequireRoot(t)
-	exe := labtest.Binary(t)
-	if _, err := guest.Check(guest.Options{}); err != nil {
-		t.Fatalf("the kernel lane needs a guest kernel: %v (make deps installs it)", err)
-	}
+	exe := kernelLane(t)
 	// Below go test's -timeout (scripts/test.sh): a stuck guest fails here,
 	// with its last output, instead of in a timeout's panic.
 	ctx, cancel := context.WithTimeout(context.Background(), kernelLaneDeadline)
@@ -95,14 +101,7 @@ func TestKernelCatalog(t *testing.T) {
 // /run/wgperf/guests, is gone within seconds). The other signals and phases
 // are played against a stand-in guest in cmd/wgperf.
 func TestKernelGuestDiesWithWgperf(t *testing.T) {
-	if os.Getenv(laneEnv) != "kernel" {
-		t.Skip("plays in the kernel lane (WGPERF_SCENARIO_LANE=kernel): it boots a guest kernel")
-	}
-	testutil.RequireRoot(t)
-	exe := labtest.Binary(t)
-	if _, err := guest.Check(guest.Options{}); err != nil {
-		t.Fatalf("the kernel lane needs a guest kernel: %v (make deps installs it)", err)
-	}
+	exe := kernelLane(t)
 	for _, phase := range []string{"boot", "command"} {
 		t.Run(phase, func(t *testing.T) {
 			before := guestNotes()

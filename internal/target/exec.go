@@ -64,7 +64,7 @@ func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, ar
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	stdout := newLimitedBuffer(ctx, stop)
-	stderr := &tailBuffer{max: 8 << 10} // the reason is in its last lines
+	stderr := &Tail{max: 8 << 10} // the reason is in its last lines
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
 	if cut := stdout.err(); cut != nil {
@@ -94,7 +94,7 @@ func (t *argvTarget) Stream(ctx context.Context, stdin io.Reader, stdout, stderr
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.WaitDelay = streamWaitDelay
 	cmd.Stdin, cmd.Stdout = stdin, stdout
-	tail := &tailBuffer{max: 8 << 10}
+	tail := &Tail{max: 8 << 10}
 	cmd.Stderr = tail
 	if stderr != nil {
 		cmd.Stderr = io.MultiWriter(stderr, tail)
@@ -144,7 +144,7 @@ func (t *argvTarget) Start(ctx context.Context, name string, args ...string) (*P
 		return nil, err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	tail := &tailBuffer{max: 8 << 10}
+	tail := &Tail{max: 8 << 10}
 	cmd.Stderr = tail
 	if err := cmd.Start(); err != nil {
 		release()
@@ -225,14 +225,18 @@ func Netns(name string) Target {
 
 func commandLine(name string, args []string) string { return shell.Join(name, args...) }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
+// Tail keeps the last max bytes written to it: where a program says why it
+// failed (its stderr), or a guest's last words.
+type Tail struct {
 	mu  sync.Mutex
 	buf []byte
 	max int
 }
 
-func (b *tailBuffer) Write(p []byte) (int, error) {
+// NewTail returns a Tail that keeps the last max bytes.
+func NewTail(max int) *Tail { return &Tail{max: max} }
+
+func (b *Tail) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.buf = append(b.buf, p...)
@@ -242,7 +246,7 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (b *tailBuffer) String() string {
+func (b *Tail) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return string(b.buf)

@@ -129,7 +129,7 @@ func (h *muxHost) ensure(ctx context.Context) (string, error) {
 		"-o", fmt.Sprintf("ControlPersist=%d", int(SSHControlPersist.Seconds())), "-f", "-N")
 	argv = append(argv, h.spec.destination()...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	stderr := &tailBuffer{max: 8 << 10} // a server's pre-login banner has no size limit
+	stderr := &Tail{max: 8 << 10} // a server's pre-login banner has no size limit
 	cmd.Stderr = stderr
 	// Should a master keep the pipe open anyway, do not wait for it.
 	cmd.WaitDelay = 2 * time.Second

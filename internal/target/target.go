@@ -122,7 +122,7 @@ type Process struct {
 	desc   string
 	done   chan struct{}
 	err    error
-	stderr *tailBuffer
+	stderr *Tail
 }
 
 // Pid is the local process id (for ssh, the id of the local ssh client).

@@ -269,7 +269,7 @@ func boot(ctx context.Context, opts Options, kernel string, argv []string, stdou
 	start := time.Now()
 	up := make(chan struct{})
 	marker := &markerWriter{w: stderr, up: up}
-	tail := &tailWriter{max: earlyKeep}
+	tail := target.NewTail(earlyKeep) // the guest's last words, for a run that had to be stopped
 	errc := make(chan error, 1)
 	// The guest's CPUs are QEMU's threads: they run at the lab nodes' priority
 	// (in an autogroup of their own, where the kernel has autogroups), so a
@@ -361,30 +361,6 @@ func guestEnv(vng string) []string {
 		}
 	}
 	return env
-}
-
-// tailWriter keeps the last max bytes written to it: the guest's last words
-// for a run that had to be stopped.
-type tailWriter struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 // vngArgs builds vng's command line: boot kernel, print the up marker on
