@@ -69,8 +69,14 @@ fi
 				t.Fatalf("doctor failed: %s", errOut.String())
 			}
 			var doc struct {
-				Status string `json:"status"`
-				Bench  struct {
+				Status   string `json:"status"`
+				Findings []struct {
+					ID       string `json:"id"`
+					Severity string `json:"severity"`
+					Host     string `json:"host"`
+					Title    string `json:"title"`
+				} `json:"findings"`
+				Bench struct {
 					KernelDrops []drops.Status `json:"kernel_drops"`
 				} `json:"bench"`
 			}
@@ -84,6 +90,11 @@ fi
 				t.Errorf("doctor gave no verdict:\n%s", out.String())
 			}
 			t.Logf("verdict %s", doc.Status)
+			for _, f := range doc.Findings {
+				if f.Severity != "info" {
+					t.Logf("  %s %s on %s: %s", f.Severity, f.ID, f.Host, f.Title)
+				}
+			}
 			var lines []string
 			for _, s := range doc.Bench.KernelDrops {
 				lines = append(lines, s.Line())
