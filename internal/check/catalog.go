@@ -479,7 +479,9 @@ congestion and backs off from.`,
 		Severities: []finding.Severity{finding.Info, finding.Warning},
 		Why: `No tunnel carries more than the link under it: a 1 Gbit/s port under a
 2 Gbit/s plan caps the tunnel near 900 Mbit/s however it is tuned, and a port
-at half duplex halves what is left.`,
+at half duplex halves what is left. A bond's speed is its slaves' sum, but a
+bond that hashes flows sends one tunnel (one UDP flow) by one slave: one
+tunnel's ceiling is one slave, the sum is for several tunnels (ECMP).`,
 		Cases:  []string{CaseECMP},
 		Doctor: Doctor{Role: Environment, Impact: 0.3, Side: Both, Bench: InBench, Verify: Measured},
 		Example: Example{

@@ -31,7 +31,14 @@ the plan; a warning at half duplex, a cable or autonegotiation fault that
 halves the link and adds collisions. The ECMP and bonding case began there:
 a server on a 1G switch port under a 10G uplink could not push more than
 1 Gbit/s through the tunnel; bonding (layer3+4 hashing) and ECMP over several
-tunnels went past it.`,
+tunnels went past it.
+
+A bond reports the sum of its active slaves' speeds (3000 Mbit/s for three
+1G ports), but a bond that hashes flows (802.3ad, balance-xor, balance-tlb,
+balance-alb) sends each flow by one slave, and a WireGuard tunnel is one UDP
+flow: one tunnel's ceiling is one slave's speed (the ECMP case's one tunnel
+over its 3×1G bond carried 874-893 Mbit/s), and the sum is what several
+tunnels on different ports (ECMP, layer3+4) can reach together.`,
 	Run: runLinkSpeed,
 }
 
@@ -55,7 +62,13 @@ func linkSpeedFinding(s *facts.Snapshot, l *facts.Link) finding.Finding {
 	if mtu <= tunnelTCPOverhead {
 		mtu = 1500
 	}
-	ceiling := float64(l.SpeedMbit) * float64(mtu-tunnelTCPOverhead) / float64(mtu+ethernetFraming)
+	tcpOver := func(mbit int) float64 {
+		return float64(mbit) * float64(mtu-tunnelTCPOverhead) / float64(mtu+ethernetFraming)
+	}
+	if b, ok := hashedBondOf(s, l); ok {
+		return bondSpeedFinding(s, l, b, tcpOver)
+	}
+	ceiling := tcpOver(l.SpeedMbit)
 	f := finding.Finding{
 		ID:       NetLinkSpeed,
 		Severity: finding.Info,
