@@ -419,7 +419,7 @@ refused with DF set (userspace WireGuard), or fragmented and the fragments lost
 		Why: `Every full-size packet the tunnel sends is too big for the link under it, so
 it is fragmented (two packets for one, and losing either loses both) or
 dropped; throughput falls to a fraction of the link.`,
-		Cases:    []string{CaseRemoteUsers, CaseTuning},
+		Cases:    []string{CaseTuning},
 		Doctor:   Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
 		Remedies: []Remedy{wgMTU},
 		Example: Example{

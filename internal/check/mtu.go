@@ -22,8 +22,10 @@ var tunnelTooLarge = Check{
 leaves by (ip route get <endpoint>) and compares the interface MTU with that
 link's MTU minus WireGuard's overhead: 60 bytes for an IPv4 outer header, 80 for
 IPv6. The narrowest uplink decides. A larger tunnel MTU makes every full-size
-packet too big for the underlay, so it is fragmented or dropped; the 5 Mbit/s relay case went
-from 5 to 53 Mbit/s by fixing this alone, and the tuning guide gives the 60/80 rule.
+packet too big for the underlay, so it is fragmented or dropped; the tuning guide gives the
+60/80 rule. (The remote users case is no example: it lowered 1420 to 1280 and went from 5 to
+53 Mbit/s, but its own path MTU search later found 1440 fits, so its 1420 was not too large
+and this check rightly stays quiet on it.)
 
 What happens depends on the implementation. wireguard-go and other userspace
 implementations set DF on their outer packets: the oversized ones are refused

@@ -209,9 +209,13 @@ var Catalog = []Scenario{
 		UploadOnly: true, Steady: true, MinRatio: 0.35,
 	},
 	{
-		Name: "mtu-fragmentation", Case: caseRemoteUsers,
+		Name: "mtu-fragmentation", Case: caseTuning,
 		Symptom: "tunnel crawls: its packets no longer fit the link",
-		// Kernel WireGuard fragments the outer packets (the remote-users case's retransmits);
+		// The tuning guide's 60/80 rule broken: MTU 1500 on a 1500-byte link.
+		// Not the remote users case: its 1420 fit (its path MTU search found
+		// 1440), so its 5 → 53 Mbit/s step on lowering it to 1280 is not
+		// an oversized MTU's cost, and the lab does not claim it.
+		// Kernel WireGuard fragments the outer packets;
 		// wireguard-go fragments single sends too but its batched (UDP GSO) sends
 		// of oversized segments are refused by the kernel, so the lab crawls harder.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500},
@@ -224,7 +228,7 @@ var Catalog = []Scenario{
 		}},
 	},
 	{
-		Name: "fragments-dropped", Case: caseRemoteUsers,
+		Name: "fragments-dropped", Case: caseTuning,
 		Symptom: "ssh works, bulk TCP through the tunnel stalls; DF pings find the path MTU",
 		// The narrow hop answers DF probes with frag-needed (PMTUD works), but
 		// the path loses IP fragments, as some firewalls and carrier NATs do:
