@@ -769,16 +769,19 @@ the one users notice (uploads, backups).`,
 		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles)", Doc: `Caps the sender's tunnel interface with tbf at a few
 rates below the level a long run climbed to, measures each for longer than
 one collapse cycle, and compares them with the uncapped run: a cap that holds
-a steady rate (per-second rates within 10%, no collapse) where the uncapped
-tunnel collapsed and recovered is the knee's fix. The case: remote users'
-uploads swung between 180 and 90 Mbit/s every 15-20 s as the receiver's one
-CPU saturated; capped at 150 Mbit/s the tunnel held steady. Fix: that cap.`}},
+a steady rate (per-second rates within 10%, no collapse) and carries more than
+the uncapped run's mean, where the uncapped tunnel collapsed and recovered, is
+the knee's fix; a cap that is steadier only by being slower is none. Cycles
+the underlay shows too are the path's, and no cap is swept. The case: remote
+users' uploads swung between 180 and 90 Mbit/s every 15-20 s as the
+receiver's one CPU saturated; capped, the tunnel held steady and carried more
+on average (~188 Mbit/s against a mean of 165). Fix: that cap.`}},
 		Severities: []finding.Severity{finding.Warning},
 		Why: `Something behind the tunnel (a receiver's CPU, a queue) collapses when it is
 pushed past a rate and recovers a few seconds later, so the sender climbs past
 it again and again. The collapses stall what users run (video, backups) and
 cost more than the peaks bring; a rate just below the knee is steadier and
-moves about as much.`,
+moves more on average.`,
 		Cases: []string{CaseRemoteUsers},
 		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Sender, Bench: NotInBench, Verify: ConfirmOnly,
 			Gain: "a steady rate just below the knee instead of collapses every few seconds " +

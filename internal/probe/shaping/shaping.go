@@ -74,33 +74,43 @@ func (r Result) MarshalJSON() ([]byte, error) {
 // most StableCV and it never collapses.
 const StableCV = 0.1
 
-// Recommend picks the step with the best stable throughput: the fastest stable
-// one, or, if none is stable, the one that varies least. Uncapped wins ties,
-// since a cap is a change. It is pure.
+// Recommend picks the cap that cures: the fastest stable cap whose rate beats
+// the uncapped mean, or, if none of those is stable, the one that varies
+// least (and less than uncapped). A cap that steadies the tunnel by slowing it
+// below its own average is no cure: the remote users case's cap made its
+// tunnel steadier and faster on average. Uncapped wins ties, since a cap is a
+// change; 0 is no cap. It is pure.
 func Recommend(steps []Step) int {
-	best, bestMbit, bestCV, found := 0, -1.0, 0.0, false
-	stable := func(s Step) bool { return s.Stats.CV <= StableCV && s.Stats.Collapses == 0 }
+	floor, unCV, unStable := -1.0, -1.0, false
 	for _, s := range steps {
-		if stable(s) && s.Stats.Mbit > bestMbit {
-			best, bestMbit, found = s.CapMbit, s.Stats.Mbit, true
+		if s.CapMbit == 0 {
+			floor, unCV, unStable = s.Stats.Mbit, s.Stats.CV, stable(s)
 		}
 	}
-	if found {
+	best, bestMbit, bestCV := 0, -1.0, unCV
+	for _, s := range steps {
+		if s.CapMbit > 0 && s.Stats.Mbit > floor && stable(s) && s.Stats.Mbit > bestMbit {
+			best, bestMbit = s.CapMbit, s.Stats.Mbit
+		}
+	}
+	if best > 0 {
 		// Prefer no cap when uncapped is stable and within 5% of the best.
-		for _, s := range steps {
-			if s.CapMbit == 0 && stable(s) && s.Stats.Mbit >= 0.95*bestMbit {
-				return 0
-			}
+		if unStable && floor >= 0.95*bestMbit {
+			return 0
 		}
 		return best
 	}
-	for i, s := range steps {
-		if i == 0 || s.Stats.CV < bestCV {
+	for _, s := range steps {
+		if s.CapMbit > 0 && s.Stats.Mbit > floor && (bestCV < 0 || s.Stats.CV < bestCV) {
 			best, bestCV = s.CapMbit, s.Stats.CV
 		}
 	}
 	return best
 }
+
+// stable: a run whose per-second rate varies by at most StableCV and that
+// never collapses.
+func stable(s Step) bool { return s.Stats.CV <= StableCV && s.Stats.Collapses == 0 }
 
 // qdisc is a root qdisc as "tc qdisc show dev X" prints it.
 type qdisc struct {
@@ -223,8 +233,8 @@ func restore(ctx context.Context, t target.Target, dev string, prev qdisc) error
 }
 
 // Findings is throughput.collapse-knee with a tbf cap when the sweep found
-// a steadier rate than none: the knee is the cause, the cap its fix. It is
-// pure.
+// one that cures (Recommend: steadier, and faster than the uncapped mean):
+// the knee is the cause, the cap its fix. It is pure.
 func Findings(r *Result) []finding.Finding {
 	if r.Recommended == 0 || len(r.Steps) == 0 {
 		return nil
@@ -241,9 +251,10 @@ func Findings(r *Result) []finding.Finding {
 	tbf, err := remedy.TBF(r.Device, strconv.Itoa(r.Recommended)+"mbit")
 	return []finding.Finding{{
 		ID: check.ThroughputCollapseKnee, Severity: finding.Warning, Host: r.Client, Interface: r.Device,
-		Title: fmt.Sprintf("Capped at %d Mbit/s the tunnel is steadier: %.1f Mbit/s (cv %.2f) vs %.1f Mbit/s uncapped (cv %.2f, %d collapses)",
+		Title: fmt.Sprintf("Capped at %d Mbit/s the tunnel is steadier and faster: %.1f Mbit/s (cv %.2f) vs a mean of %.1f uncapped (cv %.2f, %d collapses)",
 			r.Recommended, capped.Stats.Mbit, capped.Stats.CV, un.Stats.Mbit, un.Stats.CV, un.Stats.Collapses),
-		Detail: "Uncapped, the sender overruns something on the path and the rate collapses and recovers; a token bucket just below the knee keeps it steady.",
+		Detail: "Uncapped, the sender overruns something on the path and the rate collapses and recovers; a token bucket just below the knee " +
+			"keeps it steady and moves more on average than the collapsing tunnel did.",
 		Evidence: []finding.Evidence{
 			finding.Evidence{Source: "iperf3", Key: "uncapped: Mbit/s, cv, retransmits", Value: fmt.Sprintf("%.1f, %.2f, %d", un.Stats.Mbit, un.Stats.CV, un.Stats.Retransmits), Threshold: fmt.Sprintf("cv <= %.2f", StableCV)}.Of(un.Stats.CV, finding.Ratio),
 			finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("cap %d Mbit/s: Mbit/s, cv, retransmits", r.Recommended), Value: fmt.Sprintf("%.1f, %.2f, %d", capped.Stats.Mbit, capped.Stats.CV, capped.Stats.Retransmits)}.Of(capped.Stats.CV, finding.Ratio),

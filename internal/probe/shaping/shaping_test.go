@@ -1,8 +1,10 @@
 package shaping
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +25,12 @@ func TestRecommend(t *testing.T) {
 		// The relay case's table: uncapped collapses; 300 and 250 still degrade; 200 and 150 hold.
 		{"relay case", []Step{step(0, 165, 0.35, 3), step(300, 276, 0.22, 2), step(250, 231, 0.15, 1), step(200, 200, 0.06, 0), step(150, 142, 0.02, 0)}, 200},
 		{"uncapped already stable", []Step{step(0, 190, 0.02, 0), step(150, 148, 0.01, 0)}, 0},
-		{"nothing stable: least variation", []Step{step(0, 165, 0.4, 3), step(150, 140, 0.2, 1), step(100, 95, 0.15, 1)}, 100},
+		{"nothing stable: the least varying cap that beats the uncapped mean", []Step{step(0, 120, 0.4, 3), step(150, 140, 0.2, 1), step(130, 125, 0.15, 1)}, 130},
+		// Steadier but slower than the uncapped mean is no cure: doctor
+		// --thorough on a path whose own rate alternates every 18 s (issue 39)
+		// reported a cap holding 27.6 Mbit/s against a mean of 50.3 uncapped.
+		{"steadier but slower than the uncapped mean", []Step{step(0, 50.3, 0.45, 2), step(57, 27.6, 0.03, 0)}, 0},
+		{"nothing stable, every cap slower than the mean", []Step{step(0, 165, 0.4, 3), step(150, 140, 0.2, 1), step(100, 95, 0.15, 1)}, 0},
 		{"a cap clearly faster than stable uncapped", []Step{step(0, 120, 0.05, 0), step(200, 190, 0.03, 0)}, 200},
 	}
 	for _, tt := range tests {
@@ -63,14 +70,38 @@ func TestRootQdiscAndRestore(t *testing.T) {
 }
 
 func TestFindingsOnlyWithACap(t *testing.T) {
-	r := &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 165, 0.35, 3), step(150, 142, 0.02, 0)}}
+	r := &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 165, 0.35, 3), step(200, 200, 0.06, 0), step(150, 142, 0.02, 0)}}
 	r.Recommended = Recommend(r.Steps)
 	fs := Findings(r)
-	if len(fs) != 1 || fs[0].Fixes[0].Action.Kind != remedy.KindTBFCap || fs[0].Fixes[0].Action.Params["rate"] != "150mbit" {
+	if len(fs) != 1 || fs[0].Fixes[0].Action.Kind != remedy.KindTBFCap || fs[0].Fixes[0].Action.Params["rate"] != "200mbit" {
 		t.Errorf("findings %+v", fs)
 	}
 	r = &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 190, 0.02, 0)}}
 	if fs := Findings(r); len(fs) != 0 {
 		t.Errorf("no cap recommended, findings %+v", fs)
+	}
+}
+
+// The lab's knee (wireguard-go, collapse cycles every 4.7 s), recorded by
+// doctor: uncapped the long run averaged 60.3 Mbit/s; a 104 Mbit/s cap still
+// collapsed (86.8, cv 0.37) and a 92 Mbit/s cap held 88.6 steady: steadier
+// and faster than the uncapped mean, the cure.
+func TestRecommendOnRecordedKneeSweep(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "doctor", "testdata", "collapse-knee.recorded.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct{ Shaping *Result }
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if got := Recommend(rec.Shaping.Steps); got != 92 {
+		t.Errorf("recommend %d, want 92", got)
+	}
+	// The same sweep with the uncapped mean above the steady cap: no cure.
+	steps := slices.Clone(rec.Shaping.Steps)
+	steps[0].Stats.Mbit = 90
+	if got := Recommend(steps); got != 0 {
+		t.Errorf("a cap slower than the uncapped mean recommended: %d", got)
 	}
 }
