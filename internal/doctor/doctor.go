@@ -442,7 +442,7 @@ func (r *Report) sweepKnee(ctx context.Context, c *Config, lr *LongRun) ([]findi
 		sc.Client, sc.Server, sc.TunnelAddr, sc.Device = c.Server, c.Client, back.TunnelAddr, back.ClientInterface
 	}
 	// Each cap runs for a cycle and a bit: a collapse would show.
-	sc.Seconds = min(max(c.Seconds, int(lr.Cycles.PeriodSeconds)+1), 10)
+	sc.Seconds = min(max(c.Seconds, int(lr.Cycles.PeriodSeconds)+1), bench.MaxLongSeconds)
 	for _, f := range kneeCaps {
 		sc.Caps = append(sc.Caps, int(lr.Cycles.HighMbit*f))
 	}

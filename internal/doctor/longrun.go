@@ -13,7 +13,8 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 )
 
-// ProbeLongRun is a 30-second per-second run and a parallel-stream run.
+// ProbeLongRun is a per-second run of bench.LongSeconds (longer for a slow
+// cycle, and on the underlay too when it cycles) and a parallel-stream run.
 const ProbeLongRun = check.ProbeLongRun
 
 // ParallelStreams is the parallel run's stream count: as many as the tuning
@@ -34,6 +35,13 @@ type LongRun struct {
 	// bench.ManyFlowsGain times its rate. Its cycles are the algorithm's,
 	// not a knee's: tcp.congestion-control is reported and no cap is swept.
 	LossLimited bool `json:"loss_limited,omitempty"`
+	// Underlay is the link under the tunnel measured alone in the same
+	// direction, after the tunnel collapsed, for two of its cycles;
+	// PathCycles: it cycles alike (bench.SharedCycle), so the cycle is the
+	// path's and no cap is swept.
+	Underlay       *bench.Run    `json:"underlay,omitempty"`
+	UnderlayCycles *bench.Cycles `json:"underlay_cycles,omitempty"`
+	PathCycles     bool          `json:"path_cycles,omitempty"`
 }
 
 // explainsInstability: a warning or critical cause at least this large
@@ -146,29 +154,55 @@ func loadEvidence(fs []finding.Finding, snaps []*facts.Snapshot) string {
 }
 
 // sweepAfter says why the long run's collapse cycles call for the shaping
-// sweep, "" when they do not: no cycles, or a loss-based sender's own, which
-// no cap below a knee steadies. It is pure.
+// sweep, "" when they do not: no cycles, a loss-based sender's own, which no
+// cap below a knee steadies, or the path's, which the underlay shares. It is
+// pure.
 func sweepAfter(lr *LongRun) string {
-	if lr == nil || !lr.Cycles.Oscillating() || lr.LossLimited {
+	if lr == nil || !lr.Cycles.Oscillating() || lr.LossLimited || lr.PathCycles {
 		return ""
 	}
 	return fmt.Sprintf("the long run collapses every %.0f s (%.0f%% deep): a tbf cap below the knee may hold steadier", lr.Cycles.PeriodSeconds, 100*lr.Cycles.Depth)
 }
 
+// longSingle is one stream in dir over path for seconds, read as a run.
+func (r *Report) longSingle(ctx context.Context, c *Config, path, dir string, seconds int) (bench.Run, error) {
+	spec, addr := bench.Spec{Path: path, Direction: dir, Streams: 1}, r.endpoints.TunnelAddr
+	if path == bench.PathUnderlay {
+		addr = r.endpoints.UnderlayAddr
+	}
+	c.progress("long run: %s for %d s", spec, 1+seconds)
+	res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: addr, Port: c.Port, Seconds: seconds, Omit: 1,
+		Reverse: dir == bench.Download, Timeout: time.Duration(seconds+25) * time.Second})
+	if err != nil {
+		return bench.Run{}, err
+	}
+	return bench.Run{Spec: spec, Addr: addr, Result: res, Stats: bench.Summarise(res)}, nil
+}
+
 // runLongRun runs the long single-stream run and the parallel run in dir,
-// and reads the collapse cycles.
+// and reads the collapse cycles. Cycles seen are checked on the underlay
+// alone (the path's, when it shares them) and, when the first run held fewer
+// than two of them, measured again for two: the sweep compares caps with the
+// mean of whole cycles.
 func (r *Report) runLongRun(ctx context.Context, c *Config, dir string) ([]finding.Finding, string, error) {
 	lr := &LongRun{Direction: dir}
-	one := bench.Spec{Path: bench.PathTunnel, Direction: dir, Streams: 1}
-	c.progress("long run: %s for %d s", one, 1+bench.LongSeconds)
-	res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: r.endpoints.TunnelAddr, Port: c.Port, Seconds: bench.LongSeconds, Omit: 1,
-		Reverse: dir == bench.Download, Timeout: time.Duration(bench.LongSeconds+25) * time.Second})
-	if err != nil {
+	var err error
+	if lr.Single, err = r.longSingle(ctx, c, bench.PathTunnel, dir, bench.LongSeconds); err != nil {
 		return nil, "", err
 	}
-	lr.Single = bench.Run{Spec: one, Addr: r.endpoints.TunnelAddr, Result: res, Stats: bench.Summarise(res)}
-	lr.Cycles = bench.CyclesOf(res)
+	lr.Cycles = bench.CyclesOf(lr.Single.Result)
 	r.LongRun = lr
+	if period := lr.Cycles.SuggestedPeriod(); period > 0 && r.endpoints.UnderlayAddr != "" {
+		if u, uerr := r.longSingle(ctx, c, bench.PathUnderlay, dir, bench.UnderlaySeconds(lr.Cycles)); uerr == nil {
+			uc := bench.CyclesOf(u.Result)
+			lr.Underlay, lr.UnderlayCycles, lr.PathCycles = &u, &uc, bench.SharedCycle(lr.Cycles, uc)
+		}
+		if n := bench.TwoCyclesSeconds(period); !lr.PathCycles && n > lr.Cycles.Seconds+1 {
+			if again, aerr := r.longSingle(ctx, c, bench.PathTunnel, dir, n); aerr == nil {
+				lr.Single, lr.Cycles = again, bench.CyclesOf(again.Result)
+			}
+		}
+	}
 	many := bench.Spec{Path: bench.PathTunnel, Direction: dir, Streams: ParallelStreams}
 	c.progress("long run: %s for %d s", many, 1+c.Seconds)
 	par, perr := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: r.endpoints.TunnelAddr, Port: c.Port, Seconds: c.Seconds, Omit: 1,
@@ -180,6 +214,12 @@ func (r *Report) runLongRun(ctx context.Context, c *Config, dir string) ([]findi
 	summary := fmt.Sprintf("%s, 1 stream for %d s: mean %.1f Mbit/s, %d collapses", dir, lr.Cycles.Seconds, lr.Cycles.MeanMbit, lr.Cycles.Collapses)
 	if lr.Cycles.Collapses >= 2 {
 		summary += fmt.Sprintf(" every %.0f s, %.0f → %.0f Mbit/s (%.0f%% deep)", lr.Cycles.PeriodSeconds, lr.Cycles.HighMbit, lr.Cycles.LowMbit, 100*lr.Cycles.Depth)
+	}
+	if uc := lr.UnderlayCycles; uc != nil {
+		summary += fmt.Sprintf("; the underlay alone for %d s: %d collapses", uc.Seconds, uc.Collapses)
+		if lr.PathCycles {
+			summary += fmt.Sprintf(" every %.0f s: the path cycles", uc.PeriodSeconds)
+		}
 	}
 	if lr.Parallel != nil {
 		summary += fmt.Sprintf("; %d streams %.1f Mbit/s (%.1f× one)", ParallelStreams, lr.Parallel.Stats.Mbit, lr.ParallelRatio)
@@ -198,8 +238,14 @@ func (r *Report) runLongRun(ctx context.Context, c *Config, dir string) ([]findi
 }
 
 // findings reads what the long run proves, sent by sender through iface:
-// a loss-based sender's own limit (LossLimited), else collapse cycles.
+// a cycle the path shares, a loss-based sender's own limit (LossLimited),
+// else collapse cycles.
 func (lr *LongRun) findings(client, server, sender, iface string) []finding.Finding {
+	if lr.PathCycles && lr.Underlay != nil && lr.UnderlayCycles != nil {
+		if f := bench.PathCycleFinding(sender, lr.Direction, lr.Underlay.Addr, lr.Cycles, *lr.UnderlayCycles); f != nil {
+			return []finding.Finding{*f}
+		}
+	}
 	if f := bench.LossLimited(sender, lr.Single, lr.Cycles, lr.Parallel); f != nil {
 		lr.LossLimited = true
 		return []finding.Finding{*f}

@@ -196,3 +196,31 @@ func TestLossLimitedNeedsItsWholeProof(t *testing.T) {
 		}
 	}
 }
+
+// The lab's knee recording with an underlay that cycles as the tunnel does
+// (as a path alternating every few seconds would): the cycle is the path's,
+// so the finding says so, proposes no cap and no sweep follows; with the
+// underlay steady, the knee's own reading stands.
+func TestPathCyclesAreNotAKnee(t *testing.T) {
+	rec := readLongRunRecord(t, "collapse-knee.recorded.json")
+	lr := rec.LongRun
+	alike := lr.Cycles
+	alike.Seconds, alike.HighMbit, alike.LowMbit = 12, 190, 76
+	lr.Underlay = &bench.Run{Spec: bench.Spec{Path: bench.PathUnderlay, Direction: bench.Upload, Streams: 1}, Addr: "198.51.100.2"}
+	lr.UnderlayCycles, lr.PathCycles = &alike, bench.SharedCycle(lr.Cycles, alike)
+	fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg0")
+	if !lr.PathCycles || len(fs) != 1 || fs[0].ID != check.ThroughputOscillation || !strings.HasPrefix(fs[0].Title, "The path itself cycles") {
+		t.Fatalf("path cycles %v, findings %v", lr.PathCycles, fs)
+	}
+	if why := sweepAfter(lr); why != "" {
+		t.Errorf("the path's cycle calls for a sweep: %q", why)
+	}
+	steady := bench.Cycles{Seconds: 12, HighMbit: 191, LowMbit: 186, MeanMbit: 189, CV: 0.01}
+	lr.UnderlayCycles, lr.PathCycles = &steady, bench.SharedCycle(lr.Cycles, steady)
+	if fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg0"); lr.PathCycles || len(fs) != 1 || strings.HasPrefix(fs[0].Title, "The path") {
+		t.Errorf("a steady underlay: path cycles %v, findings %v", lr.PathCycles, fs)
+	}
+	if why := sweepAfter(lr); !strings.Contains(why, "tbf cap below the knee") {
+		t.Errorf("a steady underlay: sweep %q", why)
+	}
+}
