@@ -28,7 +28,7 @@ deps-guest: ## install what lab vm's kernel guest needs: qemu, a distro kernel, 
 build: ## build bin/wgperf
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/wgperf
 
-router: ## stripped router builds (no lab, no charts) for mipsle, mips, armv7, arm64, amd64 in bin/router, with sizes
+router: ## stripped router builds (no lab) for mipsle, mips, armv7, arm64, amd64 in bin/router, with sizes
 	./scripts/router-build.sh $(VERSION)
 
 router-size: ## where the mipsle router build's bytes go, by dependency (REV=v1.0 adds that revision's column)

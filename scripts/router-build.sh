@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the router flavour of wgperf (go build -tags router: no lab, no
-# embedded WireGuard, no HTML charts; no inlining in the packages
-# scripts/router-gcflags lists), stripped and static, for the CPUs
+# embedded WireGuard; no inlining in the packages scripts/router-gcflags
+# lists), stripped and static, for the CPUs
 # routers have, and prints each binary's size and its gzip size (what a
 # compressing overlay such as jffs2 or an .ipk holds). scripts/router-size.sh
 # (make router-size) says which dependencies the bytes belong to.

@@ -167,7 +167,7 @@ func area(pkg string) string {
 	}
 	n := 2
 	switch parts[0] {
-	case "github.com", "golang.org", "codeberg.org", "gonum.org", "go.yaml.in", "git.sr.ht", "gopkg.in":
+	case "github.com", "golang.org", "go.yaml.in", "gopkg.in":
 		n = 3
 	}
 	if len(parts) > n {

@@ -1,5 +1,3 @@
-//go:build !router
-
 package report
 
 import (

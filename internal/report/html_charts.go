@@ -1,154 +1,77 @@
-//go:build !router
-
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
-	"image/color"
-	"math"
-	"strconv"
-	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/report/svgchart"
 )
 
 // The palette is Okabe and Ito's, which people with the common colour-vision
 // deficiencies tell apart; every series also differs by marker shape (and
 // bars by fill), so nothing depends on colour alone. Colour tells the path
 // (or before/after a fix) apart, dashes the direction.
-var (
-	colTunnel   = color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff} // blue
-	colUnderlay = color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff} // dark grey
-	colOK       = color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 0xff} // bluish green
-	colFail     = color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff} // vermillion
-	colBefore   = color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff} // vermillion
-	colAfter    = color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff} // blue
-	// Extra runs of the same path (labelled, e.g. after a fix) get these.
-	colExtra = []color.Color{
-		color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // orange
-		color.RGBA{R: 0xcc, G: 0x79, B: 0xa7, A: 0xff}, // reddish purple
-		color.RGBA{R: 0x56, G: 0xb4, B: 0xe9, A: 0xff}, // sky blue
-		color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 0xff}, // bluish green
-		color.RGBA{R: 0x00, G: 0x00, B: 0x00, A: 0xff}, // black
-	}
+const (
+	colTunnel   = "#0072b2" // blue
+	colUnderlay = "#555555" // dark grey
+	colOK       = "#009e73" // bluish green
+	colFail     = "#d55e00" // vermillion
+	colBefore   = "#d55e00" // vermillion
+	colAfter    = "#0072b2" // blue
+	colProbes   = "#a0a0a0" // light grey: the order the MTU probes were tried in
 )
+
+// colExtra are for extra runs of the same path (labelled, e.g. after a fix):
+// orange, reddish purple, sky blue, bluish green, black.
+var colExtra = []string{"#e69f00", "#cc79a7", "#56b4e9", "#009e73", "#000000"}
 
 // shape is a marker, with the character the HTML legend shows for it.
 type shape struct {
-	glyph draw.GlyphDrawer
-	char  string
+	marker svgchart.Marker
+	char   string
 }
 
 var (
-	shapeCircle   = shape{draw.CircleGlyph{}, "●"}
-	shapeTriangle = shape{draw.TriangleGlyph{}, "△"}
-	shapeSquare   = shape{draw.SquareGlyph{}, "□"}
-	shapeCross    = shape{draw.CrossGlyph{}, "✕"}
-	shapeExtra    = []shape{{draw.RingGlyph{}, "○"}, {draw.PlusGlyph{}, "+"}, {draw.BoxGlyph{}, "■"}, {draw.PyramidGlyph{}, "▲"}, {draw.CrossGlyph{}, "✕"}}
+	shapeCircle   = shape{svgchart.Circle, "●"}
+	shapeTriangle = shape{svgchart.Triangle, "△"}
+	shapeSquare   = shape{svgchart.Square, "□"}
+	shapeCross    = shape{svgchart.Cross, "✕"}
+	shapeExtra    = []shape{{svgchart.Ring, "○"}, {svgchart.Plus, "+"}, {svgchart.Box, "■"}, {svgchart.Pyramid, "▲"}, {svgchart.Cross, "✕"}}
 )
 
-func cssColor(c color.Color) string {
-	r, g, b, _ := c.RGBA()
-	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
-}
-
-const chartW, chartH = 16 * vg.Centimeter, 7 * vg.Centimeter
+// The charts' size in CSS pixels (the page scales them to its width), their
+// lines' width and their markers' radius.
+const (
+	chartW, chartH = 600, 262
+	lineWidth      = 2
+	markerRadius   = 3.5
+	mtuMarker      = 5
+)
 
 // minInterval is the shortest iperf3 interval (seconds) the charts plot.
 const minInterval = 0.5
 
-// svgOf renders p as an inline <svg> element (no XML prolog), labelled for
-// screen readers with label (role img, aria-label, title), its text in the
-// page's fonts.
-func svgOf(p *plot.Plot, w, h vg.Length, label string) (template.HTML, error) {
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return "", fmt.Errorf("render chart %q: %w", label, err)
-	}
-	s := b.String()
-	if i := strings.Index(s, "<svg"); i >= 0 {
-		s = s[i:]
-	}
-	s = strings.ReplaceAll(s, "font-family:"+measureFamily+";", "font-family:"+strings.ReplaceAll(chartFonts, `"`, "'")+";")
-	esc := template.HTMLEscapeString(label)
-	s = strings.Replace(s, "<svg", `<svg role="img" aria-label="`+esc+`"`, 1)
-	if i := strings.Index(s, ">"); i >= 0 {
-		s = s[:i+1] + "<title>" + esc + "</title>" + s[i+1:]
-	}
-	// Trusted: gonum escapes every text it draws; the label is escaped here.
-	return template.HTML(s), nil
+// newChart is a chart without legend (the legend list under it is HTML),
+// named title for screen readers, in the page's fonts.
+func newChart(title, x, y string) svgchart.Chart {
+	return svgchart.Chart{Title: title, XLabel: x, YLabel: y, Width: chartW, Height: chartH, FontFamily: chartFonts}
 }
 
-// chartFont is the font chart text is measured with (see chartFonts), and
-// measureFamily the family name gonum writes for it.
-var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
-const measureFamily = "Liberation Sans"
-
-// plainTicks are gonum's default ticks labelled without trailing zeros
-// ("1500", not "1500.00").
-type plainTicks struct{}
-
-func (plainTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ts {
-		if strings.Contains(ts[i].Label, ".") {
-			ts[i].Label = strings.TrimRight(strings.TrimRight(ts[i].Label, "0"), ".")
-		}
-	}
-	return ts
-}
-
-// countTicks label whole numbers only, for axes that count (probe 1, 2, 3...).
-type countTicks struct{}
-
-func (countTicks) Ticks(min, max float64) []plot.Tick {
-	step := math.Max(1, math.Ceil((max-min)/10))
-	var ts []plot.Tick
-	for v := math.Ceil(min); v <= max; v += step {
-		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
-	}
-	return ts
-}
-
-// newPlot is a plot without title or legend: both are HTML around the
-// chart (the figure caption and the legend list).
-func newPlot(x, y string) *plot.Plot {
-	p := plot.New()
-	for _, ts := range []*text.Style{&p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label} {
-		size := ts.Font.Size
-		ts.Font = chartFont
-		ts.Font.Size = size
-	}
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	// Room for a fallback font a little wider than the one measured.
-	p.Y.Label.Padding += vg.Points(3)
-	p.Y.Min = 0
-	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
-	p.Add(plotter.NewGrid())
-	return p
+// chartHTML is c's SVG for the page: trusted HTML, as svgchart escapes
+// every text it writes.
+func chartHTML(c svgchart.Chart) (template.HTML, error) {
+	svg, err := c.SVG()
+	return template.HTML(svg), err
 }
 
 // runStyle picks a run's colour, marker and dashes: before a fix vermillion
 // circles, after it blue triangles; otherwise the tunnel blue circles and the
 // underlay grey squares; other labels get colours and shapes of their own.
 // Downloads are dashed.
-func runStyle(r BenchRun, extra *int) (color.Color, shape, []vg.Length) {
-	var c color.Color
+func runStyle(r BenchRun, extra *int) (string, shape, bool) {
+	var c string
 	var sh shape
 	switch {
 	case r.Label == LabelBefore:
@@ -163,11 +86,7 @@ func runStyle(r BenchRun, extra *int) (color.Color, shape, []vg.Length) {
 	default:
 		c, sh = colTunnel, shapeCircle
 	}
-	var dash []vg.Length
-	if r.Direction == Download {
-		dash = []vg.Length{vg.Points(5), vg.Points(3)}
-	}
-	return c, sh, dash
+	return c, sh, r.Direction == Download
 }
 
 // chartCaption explains the styles runStyle gave runs.
@@ -226,36 +145,29 @@ func runCharts(runs []BenchRun, prefix string) ([]chart, error) {
 		group := byKind[kind]
 		for _, m := range metrics {
 			title := prefix + kind + ", " + m.title
-			p := newPlot("seconds", m.unit)
+			c := newChart(title, "seconds", m.unit)
 			var legend []legendEntry
-			extra, lines, top := 0, 0, 0.0
+			extra, top := 0, 0.0
 			for _, r := range group {
-				var pts plotter.XYs
+				var pts []svgchart.Point
 				for _, iv := range chartIntervals(r.Result) {
 					if v, ok := m.value(r.Result, iv); ok {
-						pts = append(pts, plotter.XY{X: iv.End, Y: v})
+						pts = append(pts, svgchart.Point{X: iv.End, Y: v})
 						top = max(top, v)
 					}
 				}
 				if len(pts) == 0 {
 					continue
 				}
-				l, marks, err := plotter.NewLinePoints(pts)
-				if err != nil {
-					return nil, fmt.Errorf("chart %s: %w", title, err)
-				}
-				col, sh, dash := runStyle(r, &extra)
-				l.Color, l.Dashes, l.Width = col, dash, vg.Points(1.5)
-				marks.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: sh.glyph}
-				p.Add(l, marks)
-				legend = append(legend, legendEntry{Name: r.Name(), Color: cssColor(col), Line: true, Dashed: dash != nil, Marker: sh.char})
-				lines++
+				col, sh, dashed := runStyle(r, &extra)
+				c.Lines = append(c.Lines, svgchart.Line{Points: pts, Color: col, Width: lineWidth, Dashed: dashed, Marker: sh.marker, MarkerRadius: markerRadius})
+				legend = append(legend, legendEntry{Name: r.Name(), Color: col, Line: true, Dashed: dashed, Marker: sh.char})
 			}
-			if lines == 0 {
+			if len(c.Lines) == 0 {
 				continue // e.g. no cwnd in UDP runs
 			}
-			p.Y.Max = max(top, 1) * 1.05
-			svg, err := svgOf(p, chartW, chartH, title)
+			c.Y.Max = max(top, 1) * 1.05
+			svg, err := chartHTML(c)
 			if err != nil {
 				return nil, err
 			}
@@ -280,57 +192,43 @@ func chartIntervals(res *iperf.Result) []iperf.Interval {
 // mtuChart shows a path-MTU search: each DF probe's size in the order tried,
 // passed as bluish-green circles, lost as vermillion crosses, and the path MTU found.
 func mtuChart(m *mtu.Result) (template.HTML, []legendEntry, error) {
-	p := newPlot("probe", "IP packet size (bytes)")
-	var legend []legendEntry
-	var all, ok, fail plotter.XYs
-	minSize := m.Probes[0].MTU
+	c := newChart("Path-MTU search: DF probe sizes in the order tried", "probe", "IP packet size (bytes)")
+	var all, ok, fail []svgchart.Point
+	lo, hi := m.Probes[0].MTU, m.Probes[0].MTU
 	for i, pr := range m.Probes {
-		pt := plotter.XY{X: float64(i + 1), Y: float64(pr.MTU)}
+		pt := svgchart.Point{X: float64(i + 1), Y: float64(pr.MTU)}
 		all = append(all, pt)
 		if pr.Passed {
 			ok = append(ok, pt)
 		} else {
 			fail = append(fail, pt)
 		}
-		minSize = min(minSize, pr.MTU)
+		lo, hi = min(lo, pr.MTU), max(hi, pr.MTU)
 	}
-	p.Y.Min = float64(minSize) * 0.9
+	c.Y.Min = float64(lo) * 0.9
+	c.Y.Max = float64(hi) + (float64(hi)-c.Y.Min)*0.05 // the largest probe's mark whole
 	// Half a probe of room on each side keeps the first and last marks whole.
-	p.X.Min, p.X.Max = 0.5, float64(len(m.Probes))+0.5
-	p.X.Tick.Marker = countTicks{}
-	path, err := plotter.NewLine(all)
-	if err != nil {
-		return "", nil, err
-	}
-	path.Color = color.Gray{Y: 0xa0}
-	p.Add(path)
+	c.X.Min, c.X.Max, c.X.Whole = 0.5, float64(len(m.Probes))+0.5, true
+	c.Lines = append(c.Lines, svgchart.Line{Points: all, Color: colProbes, Width: 1})
+	var legend []legendEntry
 	for _, set := range []struct {
-		pts   plotter.XYs
-		col   color.Color
+		pts   []svgchart.Point
+		col   string
 		shape shape
 		name  string
 	}{{ok, colOK, shapeCircle, "passed"}, {fail, colFail, shapeCross, "lost"}} {
 		if len(set.pts) == 0 {
 			continue
 		}
-		sc, err := plotter.NewScatter(set.pts)
-		if err != nil {
-			return "", nil, err
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: set.col, Radius: vg.Points(4), Shape: set.shape.glyph}
-		p.Add(sc)
-		legend = append(legend, legendEntry{Name: set.name, Color: cssColor(set.col), Marker: set.shape.char})
+		c.Lines = append(c.Lines, svgchart.Line{Points: set.pts, Color: set.col, Marker: set.shape.marker, MarkerRadius: mtuMarker})
+		legend = append(legend, legendEntry{Name: set.name, Color: set.col, Marker: set.shape.char})
 	}
 	if m.PathMTU > 0 {
-		found, err := plotter.NewLine(plotter.XYs{{X: 1, Y: float64(m.PathMTU)}, {X: float64(len(m.Probes)), Y: float64(m.PathMTU)}})
-		if err != nil {
-			return "", nil, err
-		}
-		found.Color, found.Dashes = colTunnel, []vg.Length{vg.Points(4), vg.Points(2)}
-		p.Add(found)
-		legend = append(legend, legendEntry{Name: fmt.Sprintf("path MTU %d", m.PathMTU), Color: cssColor(colTunnel), Line: true, Dashed: true})
+		found := []svgchart.Point{{X: 1, Y: float64(m.PathMTU)}, {X: float64(len(m.Probes)), Y: float64(m.PathMTU)}}
+		c.Lines = append(c.Lines, svgchart.Line{Points: found, Color: colTunnel, Width: 1.5, Dashed: true})
+		legend = append(legend, legendEntry{Name: fmt.Sprintf("path MTU %d", m.PathMTU), Color: colTunnel, Line: true, Dashed: true})
 	}
-	svg, err := svgOf(p, chartW, chartH, "Path-MTU search: DF probe sizes in the order tried")
+	svg, err := chartHTML(c)
 	return svg, legend, err
 }
 
@@ -338,43 +236,22 @@ func mtuChart(m *mtu.Result) (template.HTML, []legendEntry, error) {
 // (an outlined set vermillion, a filled one blue), labelled for screen readers
 // with title. A unit that counts (counted) gets whole-number ticks.
 func barChart(title, unit string, counted bool, names []string, sets []barSet) (template.HTML, []legendEntry, error) {
-	p := newPlot("", unit)
-	if counted {
-		p.Y.Tick.Marker = countTicks{}
-	}
+	c := newChart(title, "", unit)
+	c.X.Categories, c.Y.Whole = names, counted
 	var legend []legendEntry
-	w := vg.Points(18)
 	top := 1.0
-	for i, set := range sets {
-		bars, err := plotter.NewBarChart(plotter.Values(set.Values), w)
-		if err != nil {
-			return "", nil, err
-		}
-		bars.Offset = w * vg.Length(float64(i)-float64(len(sets)-1)/2)
+	for _, set := range sets {
 		col := colAfter
 		if set.Hollow {
 			col = colBefore
 		}
-		bars.LineStyle.Color, bars.LineStyle.Width = col, vg.Points(1.5)
-		bars.Color = col
-		if set.Hollow {
-			bars.Color = color.White
-		}
-		p.Add(bars)
-		legend = append(legend, legendEntry{Name: set.Name, Color: cssColor(col), Hollow: set.Hollow})
+		c.Bars = append(c.Bars, svgchart.Bars{Values: set.Values, Color: col, Hollow: set.Hollow})
+		legend = append(legend, legendEntry{Name: set.Name, Color: col, Hollow: set.Hollow})
 		for _, v := range set.Values {
 			top = max(top, v)
 		}
 	}
-	p.Y.Max = top * 1.05
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5 // whole bars at both ends
-	height := chartH
-	if len(names) > 6 {
-		p.X.Tick.Label.Rotation = 0.6
-		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
-		height += 2 * vg.Centimeter
-	}
-	svg, err := svgOf(p, chartW, height, title)
+	c.Y.Max = top * 1.05
+	svg, err := chartHTML(c)
 	return svg, legend, err
 }

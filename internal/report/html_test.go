@@ -1,5 +1,3 @@
-//go:build !router
-
 package report
 
 import (
@@ -7,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"html/template"
 	"image/color"
 	"image/png"
 	"io"
@@ -451,7 +451,11 @@ func TestScreenshot(t *testing.T) {
 	if b.Dx() != 1280 {
 		t.Errorf("screenshot %dx%d, want 1280 wide", b.Dx(), b.Dy())
 	}
-	near := func(c, want color.RGBA) bool {
+	near := func(c color.RGBA, hex string) bool {
+		var want color.RGBA
+		if _, err := fmt.Sscanf(hex, "#%02x%02x%02x", &want.R, &want.G, &want.B); err != nil {
+			t.Fatalf("colour %q: %v", hex, err)
+		}
 		d := func(x, y uint8) int { return max(int(x)-int(y), int(y)-int(x)) }
 		return d(c.R, want.R) < 12 && d(c.G, want.G) < 12 && d(c.B, want.B) < 12
 	}
@@ -503,8 +507,9 @@ func TestChartIntervalsDropSliver(t *testing.T) {
 	}
 }
 
-// TestChartsUseThePageFont: no font is embedded; chart text asks for the
-// page's own font stack, whose first faces have the metrics gonum measured with.
+// TestChartsUseThePageFont: no font is embedded; every chart's text is in
+// the page's own font stack, whose first faces have the metrics the charts
+// are laid out for.
 func TestChartsUseThePageFont(t *testing.T) {
 	page := render(t, *labRunDoc(t))
 	if strings.Contains(page, "@font-face") || strings.Contains(page, "base64") {
@@ -513,19 +518,26 @@ func TestChartsUseThePageFont(t *testing.T) {
 	if !strings.Contains(page, "body { font-family: "+chartFonts+";") {
 		t.Errorf("the page's font is not %s", chartFonts)
 	}
-	svgFont := "font-family:" + strings.ReplaceAll(chartFonts, `"`, "'") + ";"
+	charts := 0
 	walk(t, page, func(n *html.Node) {
-		if n.Data != "text" {
-			return
-		}
-		for _, a := range n.Attr {
-			if a.Key == "style" && !strings.Contains(a.Val, svgFont) {
-				t.Errorf("chart text in another font: %s", a.Val)
+		switch n.Data {
+		case "svg":
+			charts++
+			for _, a := range n.Attr {
+				if a.Key == "font-family" && a.Val != chartFonts {
+					t.Errorf("chart in font %q, want %q", a.Val, chartFonts)
+				}
+			}
+		case "text":
+			for _, a := range n.Attr {
+				if a.Key == "font-family" || a.Key == "style" {
+					t.Errorf("chart text sets its own font: %s=%q", a.Key, a.Val)
+				}
 			}
 		}
 	})
-	if strings.Contains(page, "Liberation Serif") {
-		t.Error("chart text measured with a serif font")
+	if n := strings.Count(page, `font-family="`+template.HTMLEscapeString(chartFonts)+`"`); n != charts || charts == 0 {
+		t.Errorf("%d of %d charts name the page's font stack", n, charts)
 	}
 }
 
