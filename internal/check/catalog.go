@@ -20,6 +20,7 @@ const (
 	ICMPFragNeededDropped  finding.ID = "icmp.frag-needed-dropped"
 	ICMPRatelimitDrops     finding.ID = "icmp.ratelimit-drops"
 	KernelDrops            finding.ID = "kernel.drops"
+	LatencyBufferbloat     finding.ID = "latency.bufferbloat"
 	MTUMSSClampIPv6        finding.ID = "mtu.mss-clamp-ipv6"
 	MTUMSSClampMissing     finding.ID = "mtu.mss-clamp-missing"
 	MTUPMTUDBlackhole      finding.ID = "mtu.pmtud-blackhole"
@@ -318,6 +319,40 @@ QDISC_DROP).`,
 					Description: "Watch the drops by reason while traffic flows, and look at the setting the reason names",
 					Commands:    []string{"wgperf drops --host netns:b --duration 30s"},
 				}}
+			},
+		},
+	},
+	{
+		ID:    LatencyBufferbloat,
+		Title: "Latency under load: a transfer fills a deep queue and every packet waits behind it",
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Pings the far end's tunnel and underlay addresses
+from the client, five a second, for two seconds before any run and all
+through every run's measured seconds. When the single-stream run in a
+direction adds more than 30 ms to the tunnel's median round trip, the queue
+that grew is located by the underlay's pings of the same moment: as delayed
+(half as much or more), it is on the path (a bottleneck's deep buffer); near
+idle, it is at the tunnel's ends. 30 ms is where the common bufferbloat
+grades leave A for B. Fix: cake (or htb with fq_codel) shaping the sender's
+uplink, or its WireGuard interface, at 90% of the measured rate.`}},
+		Severities: []finding.Severity{finding.Warning},
+		Why: `The throughput looks fine, but while a transfer runs every interactive
+packet (a keystroke over ssh, a call, a DNS lookup) waits behind the queue the
+transfer keeps full: hundreds of milliseconds on a home uplink's FIFO. It is
+the commonest "the VPN is slow" that a speed test cannot see. A queue
+discipline that shapes just below the bottleneck keeps that queue where an
+AQM holds it to a few milliseconds (flent's RRUL test and OpenWrt's SQM exist
+for it).`,
+		Cases: []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.5, Side: Sender, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "interactive traffic keeps about its idle round trip while a transfer runs (the rate drops by the shaper's 10%)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindSQM, Params: map[string]Values{"device": Named("the sender's uplink or WireGuard interface").On(sqmDevice), "bandwidth": Mbit(1, 1000000)}},
+		},
+		Example: Example{
+			Host: "an upload through wg0 adds 180 ms to the round trip, and pings outside the tunnel wait as long: eth0's modem holds the queue",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.SQM("eth0", "18mbit")
+				return fixes("Shape eth0's egress at 18 Mbit/s (90% of the 20.4 Mbit/s measured) with cake, or htb + fq_codel where the kernel has no cake", r, err)
 			},
 		},
 	},

@@ -227,6 +227,7 @@ func probedOn(h, s *facts.Snapshot) []finding.Finding {
 				bench.Cycles{Collapses: 2, CV: 1, HighMbit: float64(n+5) / 0.9}); f != nil {
 				out = append(out, *f)
 			}
+			out = append(out, bloatedOn(h, w.Name, n)...)
 		}
 	}
 	// A multi-WAN host's endpoints routed through each of its uplinks, the others slower.
@@ -384,6 +385,8 @@ func before(h *facts.Snapshot, a *finding.Action) *facts.Snapshot {
 		}
 	case remedy.KindTBFCap:
 		s.Sysctls[wantRateKey] = strings.TrimSuffix(p["rate"], "mbit")
+	case remedy.KindSQM:
+		s.Sysctls[wantRateKey] = strings.TrimSuffix(p["bandwidth"], "mbit")
 	}
 	return s
 }

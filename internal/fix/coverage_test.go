@@ -11,6 +11,8 @@ import (
 var rootTestedElsewhere = map[string]string{
 	remedy.KindUCISet:   "TestUCIApplyRollback runs uci on a stub",
 	remedy.KindBondHash: "no bonding module in the test kernel: the plan goldens only",
+	remedy.KindSQM: "no cake or fq_codel in the test kernel: the plan goldens, remedy's TestSQMPlan (the refusal included) " +
+		"and the bufferbloat scenario in the kernel guest (lab vm)",
 }
 
 // TestEveryKindIsCovered holds a new fix kind to the same bar as the others:

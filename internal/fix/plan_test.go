@@ -61,6 +61,9 @@ func linuxHost(t *testing.T) *targettest.Host {
 	h.Files["/sys/class/net/eth1/queues/rx-0/rps_cpus"] = recorded(t, "rps_cpus.txt")
 	h.Files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
 	h.On("tc qdisc show dev eth1 root", recorded(t, "tc-root-tbf.txt"))
+	// eth0 keeps Debian's default qdisc; its kernel has cake as a module.
+	h.On("tc qdisc show dev eth0 root", "qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 \n")
+	h.On(shell.Join("sh", "-c", remedy.QdiscProbe), "kallsyms\nmoduletree\ncake module\nfq_codel kernel\nhtb module\n")
 	h.On("nft -a list chain inet site out", recorded(t, "nft-list-chain-site-out.txt"))
 	h.On("ethtool -k eth1", string(testutil.ReadTestdata(t, "collect", "ethtool", "k-host-nic.txt")))
 	// wg0 is served by a userspace implementation whose socket holds the
@@ -89,6 +92,7 @@ func linuxFindings() []finding.Finding {
 		fx("cpu.softirq-imbalance", "spread receive processing", remedy.KindRPS, "device", "eth1", "mask", "3"),
 		fx("bond.hash-policy", "hash the bond on layer 3+4", remedy.KindBondHash, "bond", "bond0", "policy", "layer3+4"),
 		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "eth1", "rate", "150mbit"),
+		fx("latency.bufferbloat", "shape the uplink below its modem", remedy.KindSQM, "device", "eth0", "bandwidth", "18mbit"),
 		fx("icmp.frag-needed-dropped", "let frag-needed through", remedy.KindPMTUDAllow, "icmp", "frag-needed", "family", "inet", "table", "site", "chain", "out", "handle", "2"),
 		fx("net.udp-offloads", "batch forwarded UDP", remedy.KindOffload, "device", "eth1", "features", "rx-udp-gro-forwarding=on,rx-gro-list=off"),
 		manual,

@@ -42,6 +42,8 @@ func FuzzConstructors(f *testing.F) {
 		keep(BondHash("bond0", s, OpenWrt, s))
 		keep(TBF(s, "150mbit"))
 		keep(TBF("wg0", s))
+		keep(SQM(s, "18mbit"))
+		keep(SQM("eth0", s))
 		keep(UCISet(s, "1", ""))
 		keep(UCISet("network.wg.mtu", s, ""))
 		keep(UCISet("network.wg.mtu", "1", s))

@@ -101,6 +101,7 @@ var parsers = map[string]func(params) (Remedy, error){
 	KindRPS:           parseRPS,
 	KindBondHash:      parseBondHash,
 	KindTBFCap:        parseTBF,
+	KindSQM:           parseSQM,
 	KindUCISet:        parseUCISet,
 	KindPMTUDAllow:    parsePMTUDAllow,
 	KindOffload:       parseOffload,

@@ -159,14 +159,21 @@ tc qdisc replace dev eth1 root tbf rate 150mbit burst 184kb latency 400ms
 # rollback:
 #   tc qdisc replace dev eth1 root tbf rate 200Mbit burst 262125b lat 50ms
 
-# 12. [icmp.frag-needed-dropped] let ICMP frag-needed through before nft rule inet site out handle 2, so path MTU discovery works again
+# 12. [latency.bufferbloat] shape eth0's egress at 18mbit with cake (or htb + fq_codel), so the queue forms where it is kept short
+#    now: eth0 root qdisc: fq_codel -> cake bandwidth 18mbit
+#    note: runtime only: re-apply when eth0 comes up (systemd-networkd's [CAKE] section, or a hook of the tool that configures it)
+tc qdisc replace dev eth0 root cake bandwidth 18mbit
+# rollback:
+#   tc qdisc del dev eth0 root
+
+# 13. [icmp.frag-needed-dropped] let ICMP frag-needed through before nft rule inet site out handle 2, so path MTU discovery works again
 #    now: accept ICMP frag-needed before inet site out handle 2
 #    note: runtime only: add the accept before the drop where your firewall configuration defines it, or it is gone at the next firewall reload
 nft 'insert rule inet site out position 2 icmp type destination-unreachable icmp code frag-needed accept comment "wgperf pmtud"'
 # rollback:
 #   for h in $(nft -a list chain inet site out | sed -n 's/.*comment "wgperf pmtud" # handle \([0-9][0-9]*\)$/\1/p'); do nft delete rule inet site out handle "$h"; done
 
-# 13. [net.udp-offloads] set eth1's offloads: rx-udp-gro-forwarding on, rx-gro-list off
+# 14. [net.udp-offloads] set eth1's offloads: rx-udp-gro-forwarding on, rx-gro-list off
 #    now: eth1 offloads: rx-udp-gro-forwarding off, rx-gro-list off
 #    note: runtime only: add the ethtool line to eth1's post-up hook, or it is gone when the device comes up again
 ethtool -K eth1 rx-udp-gro-forwarding on

@@ -74,6 +74,8 @@ type Run struct {
 	// IperfJSON is the file that holds the run's iperf3 -J document
 	// (bench --iperf3-json DIR), as written.
 	IperfJSON string `json:"iperf3_json,omitempty"`
+	// Latency is the round trip while the run loaded the path (latency.go).
+	Latency *Latency `json:"latency,omitempty"`
 }
 
 // Stats summarise a run's measured (non-omitted) intervals.
@@ -123,6 +125,12 @@ type Report struct {
 	// KernelDrops says how each end's kernel drops were sampled (client,
 	// server), and if not, why; none without a sampler.
 	KernelDrops []drops.Status `json:"kernel_drops,omitempty"`
+	// IdleLatency is the round trip before any run (latency.go);
+	// ClientUplink and ServerUplink the interfaces each end reaches the
+	// other's underlay address through ("" when unknown).
+	IdleLatency  *Latency `json:"idle_latency,omitempty"`
+	ClientUplink string   `json:"client_uplink,omitempty"`
+	ServerUplink string   `json:"server_uplink,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -166,6 +174,7 @@ func Analyze(r *Report) {
 	fs = append(fs, oscillationFindings(r)...)
 	fs = append(fs, congestionFindings(r)...)
 	fs = append(fs, hostFindings(r)...)
+	fs = append(fs, bufferbloatFindings(r)...)
 	fs = KernelDropFindings(r, fs)
 	finding.Sort(fs)
 	r.Findings = fs

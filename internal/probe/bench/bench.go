@@ -107,12 +107,16 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 	defer samplers.Close()
 	// Read at the end: a remote sampler that stopped answering says so there.
 	defer func() { rep.KernelDrops = samplers.statuses() }()
+	// The round trip idle, before any run loads the path (latencyprobe.go).
+	pings := newPinger(c)
+	rep.ClientUplink, rep.ServerUplink = uplinks(ctx, c)
+	rep.IdleLatency = pings.pair(ctx, idlePings)
 	plan := Plan(c)
 	for i, spec := range plan {
 		if c.Progress != nil {
 			fmt.Fprintf(c.Progress, "[%d/%d] %s (%ds)... ", i+1, len(plan), spec, c.Omit+c.Seconds)
 		}
-		run, err := measure(ctx, c, spec, samplers)
+		run, err := measure(ctx, c, spec, samplers, pings)
 		if err != nil {
 			if c.Progress != nil {
 				fmt.Fprintln(c.Progress, "failed")
@@ -136,7 +140,7 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 	return rep, nil
 }
 
-func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers) (Run, error) {
+func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pings *pinger) (Run, error) {
 	addr := c.TunnelAddr
 	if spec.Path == PathUnderlay {
 		addr = c.UnderlayAddr
@@ -149,11 +153,14 @@ func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers) (R
 	}
 	cBefore, sBefore := takeSamples(ctx, c.Client, c.Server, Baseline)
 	dropsBefore := samplers.snapshot(ctx)
+	waitPings, abortPings := pings.duringRun(ctx, test.Omit, test.Seconds)
 	res, err := iperf.Run(ctx, c.Client, c.Server, test)
 	if err != nil {
+		abortPings()
 		return run, err
 	}
 	run.Result = res
+	run.Latency = waitPings()
 	samplers.record(&run, dropsBefore, samplers.snapshot(ctx))
 	cAfter, sAfter := takeSamples(ctx, c.Client, c.Server, Named)
 	run.Client = Delta(End{c.Client.String(), c.ClientInterface, c.ClientPort}, cBefore, cAfter)

@@ -61,6 +61,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			return err
 		}
 	}
+	if err := r.writeLatency(w); err != nil {
+		return err
+	}
 	if len(r.Findings) == 0 {
 		_, err := fmt.Fprintln(w, "\nNo throughput problem found.")
 		return err

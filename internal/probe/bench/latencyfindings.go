@@ -1,0 +1,149 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
+)
+
+// BloatMs is the round trip a transfer may add before it counts as
+// bufferbloat. 30 ms is where the common bufferbloat grades (DSLReports',
+// Waveform's) leave A for B, and about what a call or a game starts to feel;
+// a queue sized in milliseconds at the link's rate (a healthy AQM's 5 ms
+// target, a deep FIFO's hundreds) lands far on either side of it. The lab's
+// healthy tunnels add a few milliseconds.
+const BloatMs = 30.0
+
+// Queue places, as the finding names them.
+const (
+	QueueOnPath     = "on the path"        // the underlay's pings wait as long: a shared bottleneck's queue
+	QueueTunnelEnds = "at the tunnel ends" // only the tunnel's pings wait: a queue in or before the WireGuard interface
+	QueueUnknown    = "not located"        // no underlay pings to compare
+)
+
+// SQMShare is the share of the measured rate an SQM shaper gets: below the
+// bottleneck, so the queue forms in the AQM (sqm-scripts advises 85-95% of
+// the measured speed; TCP's goodput is already a few percent under the line).
+const SQMShare = 0.9
+
+// bloat is what load added to the round trip in one direction.
+type bloat struct {
+	dir             string
+	run             *Run
+	idle, loaded    *RTT
+	added           float64 // loaded median - idle median through the tunnel, ms
+	underlayAdded   float64 // the same over the underlay during the same run
+	underlayMeasure bool
+	where           string
+}
+
+// measureBloat compares the single-stream tunnel run's round trips in dir
+// with the idle ones; nil when either series is missing.
+func measureBloat(r *Report, dir string) *bloat {
+	run := find(r, PathTunnel, dir, 1)
+	if run == nil || run.Latency == nil || r.IdleLatency == nil {
+		return nil
+	}
+	idle, loaded := r.IdleLatency.Tunnel, run.Latency.Tunnel
+	if idle == nil || loaded == nil || idle.Received == 0 || loaded.Received == 0 {
+		return nil
+	}
+	b := &bloat{dir: dir, run: run, idle: idle, loaded: loaded, added: loaded.MedianMs - idle.MedianMs, where: QueueUnknown}
+	if iu, lu := r.IdleLatency.Underlay, run.Latency.Underlay; iu != nil && lu != nil && iu.Received > 0 && lu.Received > 0 {
+		b.underlayMeasure, b.underlayAdded = true, lu.MedianMs-iu.MedianMs
+		// A queue the underlay's pings share made them wait at least half
+		// as long; one they skip (the tunnel's own) left them near idle.
+		b.where = QueueTunnelEnds
+		if b.underlayAdded >= max(BloatMs/2, b.added/2) {
+			b.where = QueueOnPath
+		}
+	}
+	return b
+}
+
+// bufferbloatFindings reports each direction whose transfer added more than
+// BloatMs to the tunnel's median round trip, with where the queue is and a
+// queue discipline for the sender's egress that keeps it short.
+func bufferbloatFindings(r *Report) []finding.Finding {
+	var out []finding.Finding
+	for _, dir := range []string{Upload, Download} {
+		b := measureBloat(r, dir)
+		if b == nil || b.added <= BloatMs {
+			continue
+		}
+		out = append(out, b.finding(r))
+	}
+	return out
+}
+
+func (b *bloat) finding(r *Report) finding.Finding {
+	host := r.sender(b.dir)
+	ev := []finding.Evidence{
+		finding.Evidence{Source: "ping", Key: "tunnel round trip idle (min/median/p90/max)", Value: b.idle.String()}.Of(b.idle.MedianMs, finding.Millis),
+		finding.Evidence{Source: "ping", Key: "tunnel round trip during the " + b.dir + " (min/median/p90/max)", Value: b.loaded.String()}.Of(b.loaded.MedianMs, finding.Millis),
+		finding.Evidence{Source: "ping", Key: "added by the " + b.dir + " (median)", Value: fmt.Sprintf("+%s ms", ms(b.added)),
+			Threshold: fmt.Sprintf("<= +%.0f ms", BloatMs)}.Of(b.added, finding.Millis),
+	}
+	if b.underlayMeasure {
+		ev = append(ev, finding.Evidence{Source: "ping", Key: "underlay round trip added during the same run (median)",
+			Value: fmt.Sprintf("%+.1f ms", b.underlayAdded)}.Of(b.underlayAdded, finding.Millis))
+	}
+	f := finding.Finding{
+		ID: check.LatencyBufferbloat, Severity: finding.Warning, Host: host,
+		Title: fmt.Sprintf("Latency under load: a %s through the tunnel adds %s ms to the round trip (%s idle, %s loaded); the queue is %s",
+			b.dir, ms(b.added), ms(b.idle.MedianMs), ms(b.loaded.MedianMs), b.where),
+		Evidence: ev,
+	}
+	switch b.where {
+	case QueueOnPath:
+		f.Detail = "The underlay's own pings waited as long, so the queue is on the shared path: a deep buffer at the bottleneck (a modem, " +
+			"a shaper) that a bulk sender fills. Every interactive packet waits behind it while a transfer runs. " +
+			"Shaping the sender's uplink just below the bottleneck with an AQM moves the queue where it is kept short."
+		f.Interface = r.uplink(b.dir)
+		f.Fixes = b.sqmFixes(r, f.Interface, r.underlayRate(b.dir))
+	case QueueTunnelEnds:
+		f.Detail = "The underlay's pings stayed near idle while the tunnel's waited: the queue is in or before the sender's WireGuard " +
+			"interface (its own qdisc, or the implementation's queue), not on the path."
+		f.Interface = r.senderInterface(b.dir)
+		f.Fixes = b.sqmFixes(r, f.Interface, b.run.Stats.Mbit)
+	default:
+		f.Detail = "Without the underlay measured beside the tunnel the queue cannot be placed: bench with the underlay address."
+		f.Fixes = []finding.Fix{r.diagnoseFix()}
+	}
+	return f
+}
+
+// sqmFixes is cake (or htb + fq_codel) on dev at SQMShare of mbit; none
+// when the device or the rate is unknown.
+func (b *bloat) sqmFixes(r *Report, dev string, mbit float64) []finding.Fix {
+	if dev == "" || mbit <= 0 {
+		return []finding.Fix{r.diagnoseFix()}
+	}
+	bw := int(math.Max(1, math.Floor(mbit*SQMShare)))
+	q, err := remedy.SQM(dev, fmt.Sprintf("%dmbit", bw))
+	return remedy.Fixes(fmt.Sprintf("Shape %s's egress at %d Mbit/s (%.0f%% of the %.1f Mbit/s measured) with cake, or htb + fq_codel where the kernel has no cake",
+		dev, bw, 100*SQMShare, mbit), q, err)
+}
+
+// uplink is the sender's underlay interface in dir.
+func (r *Report) uplink(dir string) string {
+	if dir == Download {
+		return r.ServerUplink
+	}
+	return r.ClientUplink
+}
+
+// underlayRate is the single-stream underlay rate in dir, or the tunnel's
+// when the underlay was not measured (0: neither).
+func (r *Report) underlayRate(dir string) float64 {
+	if u := find(r, PathUnderlay, dir, 1); u != nil && u.Stats.Mbit > 0 {
+		return u.Stats.Mbit
+	}
+	if t := find(r, PathTunnel, dir, 1); t != nil {
+		return t.Stats.Mbit
+	}
+	return 0
+}
