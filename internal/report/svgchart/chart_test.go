@@ -224,8 +224,8 @@ func TestSeries(t *testing.T) {
 }
 
 // TestLongCategories: names that do not fit side by side turn and make the
-// drawing taller (the plot keeps its height); a long name is shortened with
-// the whole of it as a tooltip.
+// drawing taller (the plot keeps its height, the Y title stays beside its
+// ticks); a long name is shortened with the whole of it as a tooltip.
 func TestLongCategories(t *testing.T) {
 	short := Chart{Width: 600, Height: 262, X: Axis{Categories: []string{"uncapped", "cap 200 Mbit/s"}}, Bars: []Bars{{Values: []float64{1, 2}, Color: blue}}}
 	if l := short.layout(); l.rotated || l.height != short.Height {
@@ -241,6 +241,9 @@ func TestLongCategories(t *testing.T) {
 	l := many.layout()
 	if !l.rotated || l.height <= many.Height || l.y1-l.y0 < short.layout().y1-short.layout().y0-1 {
 		t.Errorf("eight long names: rotated %v, height %v, plot %v high; want turned, taller than %v, plot as high as with short names", l.rotated, l.height, l.y1-l.y0, many.Height)
+	}
+	if s := short.layout(); l.x0-l.yTitle > s.x0-s.yTitle+1 {
+		t.Errorf("Y title %v left of a plot at %v: want it beside the tick labels, as with short names (%v)", l.yTitle, l.x0, s.x0-s.yTitle)
 	}
 	svg, err := many.SVG()
 	if err != nil {

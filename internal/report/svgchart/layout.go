@@ -34,6 +34,7 @@ type layout struct {
 	xTicks, yTicks []Tick
 	categories     []string // shortened category names
 	rotated        bool     // category names are turned by rotation
+	yTitle         float64  // the Y axis title's baseline (turned, it is an x)
 }
 
 func (c Chart) layout() layout {
@@ -47,7 +48,9 @@ func (c Chart) layout() layout {
 	for _, t := range l.yTicks {
 		widest = max(widest, textWidth(t.Label, tickFont))
 	}
-	l.x0 = gap + labelFont + 2*gap + widest + gap + tickLen
+	// Left to right: the Y title, its space, the tick labels, the ticks.
+	yLabels := 2*gap + widest + gap + tickLen
+	l.x0 = gap + labelFont + yLabels
 	l.x1 = c.Width - gap
 	if n := len(l.xTicks); n > 0 && l.xTicks[n-1].Value >= l.xr[1]-(l.xr[1]-l.xr[0])*0.01 {
 		// The last tick's label is centred on the right edge.
@@ -81,6 +84,8 @@ func (c Chart) layout() layout {
 	l.height = c.Height + max(0, below-nominal)
 	top := gap + tickFont/2
 	l.y0, l.y1 = top, l.height-below-gap
+	// Beside the tick labels, also when turned names pushed the plot right.
+	l.yTitle = l.x0 - yLabels - labelFont*0.2
 	return l
 }
 
@@ -243,7 +248,7 @@ func (l layout) axisText(w *writer, c Chart) {
 			num((l.x0+l.x1)/2), num(l.height-gap-labelFont*0.2), num(labelFont), esc(c.XLabel))
 	}
 	if c.YLabel != "" {
-		x, y := gap+labelFont*0.8, (l.y0+l.y1)/2
+		x, y := l.yTitle, (l.y0+l.y1)/2
 		w.printf(`<text x="%s" y="%s" text-anchor="middle" font-size="%s" transform="rotate(-90 %s %s)">%s</text>`,
 			num(x), num(y), num(labelFont), num(x), num(y), esc(c.YLabel))
 	}
