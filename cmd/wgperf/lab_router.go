@@ -13,7 +13,7 @@ import (
 )
 
 // buildFlavor names this build in "wgperf version".
-const buildFlavor = "router build: no lab, no HTML charts, exporter on plain HTTP"
+const buildFlavor = "router build: no lab, exporter on plain HTTP"
 
 // errNotInRouterBuild answers the lab's commands in the router build, which
 // leaves out the lab, its embedded WireGuard and the scenarios.

@@ -91,7 +91,7 @@ func versionCmd() *cobra.Command {
 // versionInfo is "wgperf version --json": what versionLine says, by field.
 // The version itself is the document's wgperf_version.
 type versionInfo struct {
-	Build       string `json:"build"` // "full", or "router" (no lab, no HTML charts, exporter on plain HTTP)
+	Build       string `json:"build"` // "full", or "router" (no lab, exporter on plain HTTP)
 	Revision    string `json:"revision"`
 	Branch      string `json:"branch"`
 	BuildDate   string `json:"build_date"`
