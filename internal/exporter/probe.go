@@ -140,9 +140,9 @@ func CheckAllow(patterns []string) error {
 	return nil
 }
 
-func (p *Prober) allowed(spec string) bool {
+func (p *Prober) allowed(spec target.Spec) bool {
 	for _, r := range p.rules {
-		if r.admits(spec) {
+		if r.match(spec) {
 			return true
 		}
 	}
@@ -159,20 +159,25 @@ func (p *Prober) answer(ctx context.Context, query url.Values, scrapeTimeout str
 		p.refused.Add(1)
 		return textReply(statusBadRequest, "target parameter missing: /probe?target=ssh:[user@]host[:port]")
 	}
-	t, err := target.Parse(spec)
+	parsed, err := target.ParseSpec(spec)
 	if err != nil {
 		p.refused.Add(1)
 		return textReply(statusBadRequest, err.Error())
 	}
 	// ssh splits user and host at the last "@": a user holding one reads as
 	// an address to a person and as another host to ssh.
-	if a, err := target.ParseSSHAddress(spec); err == nil && strings.Contains(a.User, "@") {
+	if a, ok := parsed.SSH(); ok && strings.Contains(a.User, "@") {
 		p.refused.Add(1)
 		return textReply(statusBadRequest, fmt.Sprintf("target %q: a user may not contain @ (want ssh:[user@]host[:port])", spec))
 	}
-	if !p.allowed(t.String()) {
+	if !p.allowed(parsed) {
 		p.refused.Add(1)
 		return textReply(statusForbidden, fmt.Sprintf("target %q is not allowed: start the exporter with --probe.allow matching it", spec))
+	}
+	t, err := parsed.Open()
+	if err != nil {
+		p.refused.Add(1)
+		return textReply(statusBadRequest, err.Error())
 	}
 	r, at, err := p.get(ctx, t, p.collectTimeout(scrapeTimeout))
 	if err != nil {

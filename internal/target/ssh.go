@@ -48,31 +48,27 @@ func (o HostSSH) IsZero() bool {
 	return o.IdentityFile == "" && len(o.Options) == 0 && !o.Become && o.BecomeUser == ""
 }
 
-// ParseWith is Parse for an ssh target with its host's own settings; a
-// local or netns target takes none.
-func ParseWith(spec string, o HostSSH) (Target, error) {
-	if o.IsZero() {
-		return Parse(spec)
+// ParseWith is Parse for a host with an inventory's ssh settings; a kind
+// not reached with ssh takes none.
+func ParseWith(text string, o HostSSH) (Target, error) {
+	s, err := ParseSpec(text)
+	if err != nil {
+		return nil, err
 	}
-	if !strings.HasPrefix(spec, "ssh:") {
-		return nil, fmt.Errorf("target %q: ssh settings (key, options, become) apply to ssh targets only", spec)
-	}
-	if err := CheckHostSSH(o); err != nil {
-		return nil, fmt.Errorf("target %q: %v", spec, err)
-	}
-	return parseSSHWith(spec, o)
+	return s.OpenWith(o)
 }
 
-func parseSSH(spec string) (Target, error) { return parseSSHWith(spec, HostSSH{}) }
-
-func parseSSHWith(spec string, o HostSSH) (Target, error) {
-	s, err := parseSSHSpec(strings.TrimPrefix(spec, "ssh:"))
-	if err != nil {
-		return nil, fmt.Errorf("target %q: %v", spec, err)
+// openSSH is the Target of a parsed ssh spec with its host's settings.
+func openSSH(spec Spec, o HostSSH) (Target, error) {
+	if !o.IsZero() {
+		if err := CheckHostSSH(o); err != nil {
+			return nil, fmt.Errorf("target %q: %v", spec, err)
+		}
 	}
+	s := spec.addr.(sshSpec)
 	s.Opts = o
 	return &argvTarget{
-		spec:    spec,
+		spec:    spec.text,
 		wrap:    s.argv,
 		session: s.session,
 		// A remote shell reports a missing program with exit status 127.
@@ -80,26 +76,11 @@ func parseSSHWith(spec string, o HostSSH) (Target, error) {
 	}, nil
 }
 
-// SSHAddress is who an ssh target logs in as, and where.
+// SSHAddress is who an ssh target logs in as, and where (Spec.SSH).
 type SSHAddress struct {
 	User string // "" leaves it to the ssh config
 	Host string // a host name, IPv4 or IPv6 address (without brackets)
 	Port int    // 0 leaves it to the ssh config
-}
-
-// ParseSSHAddress parses "ssh:[user@]host[:port]" exactly as Parse does and
-// returns its parts, so a caller can judge a target by what ssh will dial
-// rather than by the spec's text.
-func ParseSSHAddress(spec string) (SSHAddress, error) {
-	rest, ok := strings.CutPrefix(spec, "ssh:")
-	if !ok {
-		return SSHAddress{}, fmt.Errorf("target %q: want ssh:[user@]host[:port]", spec)
-	}
-	s, err := parseSSHSpec(rest)
-	if err != nil {
-		return SSHAddress{}, fmt.Errorf("target %q: %v", spec, err)
-	}
-	return SSHAddress{User: s.User, Host: s.Host, Port: s.Port}, nil
 }
 
 func parseSSHSpec(rest string) (sshSpec, error) {

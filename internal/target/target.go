@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -94,27 +93,6 @@ var ErrNotFound = errors.New("command not found")
 
 // IsNotFound reports whether err says the program is missing on the target.
 func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
-
-// Parse turns a spec into a Target: "local" (or ""), "netns:NAME",
-// "ssh:[user@]host[:port]".
-func Parse(spec string) (Target, error) {
-	switch {
-	case spec == "" || spec == "local":
-		return Local(), nil
-	case strings.HasPrefix(spec, "netns:"):
-		name := strings.TrimPrefix(spec, "netns:")
-		if !netnsRE.MatchString(name) {
-			return nil, fmt.Errorf("target %q: netns name must be a plain name, as in netns:site-a", spec)
-		}
-		return Netns(name), nil
-	case strings.HasPrefix(spec, "ssh:"):
-		return parseSSH(spec)
-	}
-	return nil, fmt.Errorf("target %q: want local, netns:NAME or ssh:[user@]host[:port]", spec)
-}
-
-// netnsRE is what ip netns accepts as a name and no program reads as an option.
-var netnsRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$`)
 
 // Process is a program started with Target.Start.
 type Process struct {
