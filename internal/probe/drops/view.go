@@ -183,23 +183,22 @@ func (v *Local) Close() error {
 const Built = true
 
 // ForTarget opens the sampler that fits t: this process's kernel counter for
-// a local or netns target, "wgperf drops --serve" over ssh for an ssh
-// target. Where there is none it returns a sampler of tier "none" whose
+// a target on this machine's kernel (local, netns), "wgperf drops --serve"
+// on the host for any other (ssh). Where there is none it returns a sampler of tier "none" whose
 // status says why; it never fails a measurement.
 func ForTarget(ctx context.Context, t target.Target) Sampler {
-	spec := t.String()
+	spec, err := target.SpecOf(t)
+	if err != nil {
+		return None(t.String(), "not a host wgperf can attach a sampler to")
+	}
 	var s Sampler
-	var err error
-	switch {
-	case spec == "local" || strings.HasPrefix(spec, "netns:"):
+	if spec.Kind().ThisKernel {
 		s, err = OpenLocal(ctx, t)
-	case strings.HasPrefix(spec, "ssh:"):
+	} else {
 		s, err = OpenRemote(ctx, t)
-	default:
-		return None(spec, "not a host wgperf can attach a sampler to")
 	}
 	if err != nil {
-		return None(spec, err.Error())
+		return None(t.String(), err.Error())
 	}
 	return s
 }
