@@ -154,9 +154,9 @@ type view struct {
 	Fonts     template.CSS // the font stack of page and charts
 }
 
-// chartFonts is the font stack the page and its charts use. Chart text is
-// measured with Liberation Sans, which has Arial's metrics (and nearly
-// Helvetica's), so text lands where it was measured without embedding a font.
+// chartFonts is the font stack the page and its charts use. The charts lay
+// their text out for Arial's widths, which Liberation Sans shares (and
+// Helvetica nearly), so it fits without embedding a font.
 const chartFonts = `Arial, "Liberation Sans", Helvetica, sans-serif`
 
 // legendEntry is one series of a chart, listed under it in HTML: a legend
