@@ -432,7 +432,7 @@ func (inv *inventory) addHost(n int, section, name string, vars map[string]strin
 	if err := inv.charge(len(vars)); err != nil {
 		return err
 	}
-	spec := isSpec(name)
+	spec := target.IsSpec(name)
 	if spec && len(vars) > 0 {
 		return fmt.Errorf("%s is a target spec and takes no variables (write an Ansible host name to use them)", name)
 	}
@@ -440,7 +440,7 @@ func (inv *inventory) addHost(n int, section, name string, vars map[string]strin
 		// Ansible reads "host:port" as host with a host variable ansible_port.
 		if h, p, err := net.SplitHostPort(name); err == nil {
 			if _, err := strconv.Atoi(p); err != nil {
-				return fmt.Errorf("%q is neither a target (local, netns:NAME, ssh:[user@]host[:port]) nor an Ansible host[:port]", name)
+				return fmt.Errorf("%q is neither a target (%s) nor an Ansible host[:port]", name, target.Syntax())
 			}
 			name = h
 			if _, set := vars["ansible_port"]; !set {
@@ -697,7 +697,7 @@ func hostSettings(name string, vars map[string]string) (string, target.HostSSH, 
 	conn := get("ansible_connection")
 	switch conn {
 	case "local":
-		return "local", ssh, used, nil
+		return target.Local().String(), ssh, used, nil
 	case "", "ssh", "smart", "paramiko":
 	default:
 		return "", ssh, nil, fmt.Errorf("ansible_connection=%s is not supported (wgperf reaches hosts with ssh or runs locally)", conn)
@@ -719,20 +719,19 @@ func hostSettings(name string, vars map[string]string) (string, target.HostSSH, 
 	if err := shell.Host(addr); err != nil {
 		return "", ssh, nil, fmt.Errorf("ansible_host: %v", err)
 	}
-	spec := "ssh:"
+	dial := target.SSHAddress{Host: addr}
 	if u := get("ansible_user"); u != "" {
 		if err := shell.User(u); err != nil || strings.Contains(u, "@") {
 			return "", ssh, nil, fmt.Errorf("ansible_user %q: not a user name", u)
 		}
-		spec += u + "@"
+		dial.User = u
 	}
-	switch {
-	case port != "":
-		spec += net.JoinHostPort(addr, port)
-	case strings.Contains(addr, ":"): // a bare IPv6 address
-		spec += "[" + addr + "]"
-	default:
-		spec += addr
+	if port != "" {
+		dial.Port, _ = strconv.Atoi(port) // checked above
+	}
+	spec, err := dial.Spec()
+	if err != nil {
+		return "", ssh, nil, err
 	}
 
 	if key := get("ansible_ssh_private_key_file"); key != "" {
@@ -766,7 +765,7 @@ func hostSettings(name string, vars map[string]string) (string, target.HostSSH, 
 	if err := target.CheckHostSSH(ssh); err != nil {
 		return "", ssh, nil, err
 	}
-	return spec, ssh, used, nil
+	return spec.String(), ssh, used, nil
 }
 
 // ansibleBool reads a boolean as Ansible does.
@@ -838,11 +837,6 @@ func sshArgs(s string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// isSpec reports whether a host word is already a wgperf target spec.
-func isSpec(word string) bool {
-	return word == "local" || strings.HasPrefix(word, "netns:") || strings.HasPrefix(word, "ssh:")
 }
 
 // stripComment drops a whole-line comment ("#" or ";") and an inline "#"

@@ -83,6 +83,25 @@ type SSHAddress struct {
 	Port int    // 0 leaves it to the ssh config
 }
 
+// Spec is the ssh spec that dials a: ssh:[user@]host[:port], an IPv6 host
+// in brackets; it fails as ParseSpec would on a user or host ssh could
+// read as an option.
+func (a SSHAddress) Spec() (Spec, error) {
+	text := sshKind.Prefix
+	if a.User != "" {
+		text += a.User + "@"
+	}
+	switch {
+	case a.Port != 0:
+		text += net.JoinHostPort(a.Host, strconv.Itoa(a.Port))
+	case strings.Contains(a.Host, ":"):
+		text += "[" + a.Host + "]"
+	default:
+		text += a.Host
+	}
+	return ParseSpec(text)
+}
+
 func parseSSHSpec(rest string) (sshSpec, error) {
 	var s sshSpec
 	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
