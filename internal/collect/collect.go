@@ -93,6 +93,8 @@ func Collect(ctx context.Context, t target.Target, opts Options) (*facts.Snapsho
 	c.assemble()
 	// Endpoint routes depend on the WireGuard dump and the link list: one more round trip.
 	c.routeEndpoints(ctx)
+	// CPU quotas: the cgroups' directories are known once the processes are.
+	c.cpuLimits(ctx)
 	sort.Slice(c.snap.Notes, func(i, j int) bool { return c.snap.Notes[i].Source < c.snap.Notes[j].Source })
 	return c.snap, nil
 }

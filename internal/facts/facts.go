@@ -37,6 +37,11 @@ type Snapshot struct {
 	// IPText says ip had no JSON (BusyBox ip: OpenWrt without ip-full) and its
 	// text was read: routes carry no protocol and no multipath hops, links no kind.
 	IPText bool `json:"ip_text,omitempty"`
+
+	// CPULimits are the CPU quotas of the cgroups the userspace WireGuard
+	// processes and iperf3 run in, with their throttling counters; none for
+	// a process without a quota (or a snapshot from before they were read).
+	CPULimits []CPULimit `json:"cpu_limits,omitempty"`
 }
 
 // Note records a source that was missing or failed, so checks can say why they skipped.
@@ -229,6 +234,27 @@ type CPUTimes struct {
 	IRQ     uint64 `json:"irq"`
 	SoftIRQ uint64 `json:"softirq"`
 	Steal   uint64 `json:"steal"`
+}
+
+// CPULimit is the CPU quota that binds one process: the tightest quota of its
+// cgroup and the cgroup's ancestors (cgroup v2 cpu.max, v1 cpu.cfs_quota_us
+// and cpu.cfs_period_us), and that cgroup's throttling counters (cpu.stat),
+// cumulative since the cgroup was made.
+type CPULimit struct {
+	Process string `json:"process"` // its comm, e.g. "wireguard-go"
+	PID     int    `json:"pid"`
+	// Interface is the WireGuard interface (TUN) the process serves; "" for
+	// a test tool (iperf3).
+	Interface string `json:"interface,omitempty"`
+	Version   int    `json:"cgroup_version"` // 1 or 2
+	Cgroup    string `json:"cgroup"`         // the limiting cgroup's path in its hierarchy, e.g. "/docker/abc"
+	Dir       string `json:"dir"`            // where its files were read
+	// QuotaUsec of CPU time the cgroup may use per PeriodUsec, all its CPUs together.
+	QuotaUsec     int64  `json:"quota_usec"`
+	PeriodUsec    int64  `json:"period_usec"`
+	Periods       uint64 `json:"nr_periods"`     // enforcement periods in which it ran
+	Throttled     uint64 `json:"nr_throttled"`   // periods in which it ran out of quota
+	ThrottledUsec uint64 `json:"throttled_usec"` // time it waited for the next period (v1 throttled_time / 1000)
 }
 
 // IRQ is one /proc/interrupts row, with its count on each CPU.
