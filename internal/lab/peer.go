@@ -9,7 +9,12 @@ import (
 // NodeOf splits a target spec "netns:wgl-NAME-NODE" into the lab's name and
 // the node; ok is false for any other spec.
 func NodeOf(spec string) (name, node string, ok bool) {
-	rest, ok := strings.CutPrefix(spec, "netns:"+Prefix)
+	parsed, err := target.ParseSpec(spec)
+	if err != nil {
+		return "", "", false
+	}
+	netns, _ := parsed.Netns()
+	rest, ok := strings.CutPrefix(netns, Prefix)
 	if !ok {
 		return "", "", false
 	}
