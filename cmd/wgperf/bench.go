@@ -89,7 +89,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&clientSpec, "client", "local", "target that runs the iperf3 client: local, netns:NAME, ssh:[user@]host[:port]")
+	f.StringVar(&clientSpec, "client", "local", target.FlagHelp("target that runs the iperf3 client"))
 	f.StringVar(&serverSpec, "server", "", "target that runs the iperf3 server (required)")
 	f.StringVar(&tunnelAddr, "tunnel-addr", "", "the server's WireGuard address (default: found from wg show)")
 	f.StringVar(&underlay, "underlay-addr", "", "the server's address under the tunnel (default: the client's peer endpoint)")

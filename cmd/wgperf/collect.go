@@ -57,7 +57,7 @@ Nothing on the host is changed.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&host, "host", "local", "target: local, netns:NAME or ssh:[user@]host[:port]")
+	cmd.Flags().StringVar(&host, "host", "local", target.FlagHelp("target"))
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the snapshot to this file (default: standard output)")
 	cmd.Flags().BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack")
 	return cmd

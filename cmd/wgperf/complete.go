@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/wgperf/wgperf/internal/exporter"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // addCompletions makes shell completion ("wgperf completion bash") offer
@@ -49,41 +45,7 @@ var enumFlags = map[string][]string{
 	"progress":   progressModes,
 }
 
+// completeTargets offers what each kind of target lists (target.Complete).
 func completeTargets(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	out := []string{"local"}
-	if entries, err := os.ReadDir("/run/netns"); err == nil {
-		for _, e := range entries {
-			out = append(out, "netns:"+e.Name())
-		}
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		for _, h := range sshConfigHosts(filepath.Join(home, ".ssh", "config")) {
-			out = append(out, "ssh:"+h)
-		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// sshConfigHosts lists the concrete Host names of an ssh config (patterns
-// with wildcards or negations name no single host).
-func sshConfigHosts(path string) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var hosts []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || !strings.EqualFold(fields[0], "host") {
-			continue
-		}
-		for _, h := range fields[1:] {
-			if !strings.ContainsAny(h, "*?!") {
-				hosts = append(hosts, h)
-			}
-		}
-	}
-	return hosts
+	return target.Complete(), cobra.ShellCompDirectiveNoFileComp
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/report"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 func diagnoseCmd() *cobra.Command {
@@ -41,8 +42,8 @@ the other counts as received (loss in one direction only). It prints the finding
 grouped by severity, each with its evidence and the exact commands and config lines
 that fix it. Nothing on any host is changed.
 
---inventory FILE diagnoses a fleet. FILE lists one target per line (local, netns:NAME,
-ssh:[user@]host[:port]; # comments and blank lines allowed) or is an Ansible inventory
+--inventory FILE diagnoses a fleet. FILE lists one target per line (` + target.Syntax() + `;
+# comments and blank lines allowed) or is an Ansible inventory
 as Ansible reads it: INI ([group] sections of "host ansible_host=1.2.3.4 ansible_user=root
 ansible_port=2222" lines, read as ssh:root@1.2.3.4:2222; host ranges web[01:20];
 [group:vars], [group:children]), YAML (.yml, .yaml), or the JSON of "ansible-inventory
@@ -141,7 +142,7 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&hosts, "host", nil, "target to collect from: local, netns:NAME, ssh:[user@]host[:port] (repeatable; default local)")
+	f.StringArrayVar(&hosts, "host", nil, target.FlagHelp("target to collect from")+" (repeatable; default local)")
 	f.StringArrayVar(&files, "from", nil, "snapshot file written by wgperf collect, - for standard input (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
 	addHTMLFlag(cmd, &htmlPath)

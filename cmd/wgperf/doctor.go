@@ -86,7 +86,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&clientSpec, "client", "local", "one end of the tunnel (it runs the iperf3 client): local, netns:NAME, ssh:[user@]host[:port]")
+	f.StringVar(&clientSpec, "client", "local", target.FlagHelp("one end of the tunnel (it runs the iperf3 client)"))
 	f.StringVar(&serverSpec, "server", "", "the other end (runs the iperf3 server); without it only one-ended checks run")
 	runSecondsFlag(f, &cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
 	f.IntVar(&cfg.Port, "port", 0, "port of the iperf3 server doctor starts (default 5299)")

@@ -90,7 +90,7 @@ Exit codes: 0 counted, 3 could not run (the line says why).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&hostSpec, "host", "local", "target to watch: local, netns:NAME, ssh:[user@]host[:port]")
+	f.StringVar(&hostSpec, "host", "local", target.FlagHelp("target to watch"))
 	f.DurationVar(&duration, "duration", 10*time.Second, "how long to count")
 	f.BoolVar(&asJSON, "json", false, "print the counts as JSON (kind \"drops\")")
 	f.BoolVar(&serve, drops.ServeFlag[2:], false, "serve this machine's sampler on standard input and output (bench and doctor run it over ssh)")

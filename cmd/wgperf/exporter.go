@@ -124,7 +124,7 @@ the OpenWrt init script.`,
 	f.StringVar(&logLevel, "log.level", "info", "lowest level logged: "+strings.Join(exporter.LogLevels, ", "))
 	f.StringVar(&logFormat, "log.format", "logfmt", "log line format: "+strings.Join(exporter.LogFormats, ", "))
 	f.BoolVar(&showVersion, "version", false, "print the build (version, revision, build date, Go version, platform, tags) and exit")
-	f.StringVar(&host, "host", "local", "target to watch: local, netns:NAME or ssh:[user@]host[:port]")
+	f.StringVar(&host, "host", "local", target.FlagHelp("target to watch"))
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
 	f.StringVar(&webConfig, "web.config.file", "", webConfigFlagHelp)
 	f.StringArrayVar(&peerNames, "peer-names", nil, "file of peer names: a wg-quick config with \"# Name =\" comments, OpenWrt's /etc/config/network, or \"PUBLICKEY NAME\" lines (repeatable)")

@@ -94,7 +94,7 @@ value); anything else is refused in one line before anything is planned.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFix(cmd, &f) },
 	}
 	fl := cmd.PersistentFlags()
-	fl.StringVar(&f.host, "host", "local", "target: local, netns:NAME or ssh:[user@]host[:port]")
+	fl.StringVar(&f.host, "host", "local", target.FlagHelp("target"))
 	fl.StringVar(&f.root, "root", "/", "root of the configuration files on the target (for tests)")
 	_ = fl.MarkHidden("root")
 	fl.BoolVar(&f.jsonOut, "json", false, "print JSON instead of text")
@@ -470,7 +470,7 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 			return plan.Write(cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVar(&host, "host", "local", "target: local, netns:NAME or ssh:[user@]host[:port]")
+	cmd.Flags().StringVar(&host, "host", "local", target.FlagHelp("target"))
 	cmd.Flags().StringVar(&root, "root", "/", "root of the configuration files on the target (for tests)")
 	_ = cmd.Flags().MarkHidden("root")
 	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing wg-quick tunnel to multiply")

@@ -64,7 +64,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&hostSpec, "host", "local", "target that sends the pings: local, netns:NAME, ssh:[user@]host[:port]")
+	f.StringVar(&hostSpec, "host", "local", target.FlagHelp("target that sends the pings"))
 	f.StringSliceVar(&targets, "targets", nil, "addresses to ping, comma-separated")
 	f.IntVar(&cfg.Count, "count", 20, "pings per target in each mode")
 	secondsFlag(f, &cfg.Wait, "wait", 1, "seconds each ping waits for its reply (ping -W)")

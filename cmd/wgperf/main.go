@@ -38,7 +38,8 @@ slower (MTU and PMTUD black holes, UDP buffer drops, stale endpoint routes,
 firewall rate limits, congestion control, conntrack...), applies fixes safely
 with rollback, and measures again.
 
-Hosts are named as targets: local (default), netns:NAME, ssh:[user@]host[:port].
+Hosts are named as targets:
+` + target.Help() + `
 Try it without a tunnel of your own: wgperf lab run pmtud-blackhole
 
 Progress goes to standard error when it is a terminal; --progress always or never

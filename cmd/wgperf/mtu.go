@@ -105,7 +105,7 @@ found, 3 could not run.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&clientSpec, "client", "local", "target the probes start from: local, netns:NAME, ssh:[user@]host[:port]")
+	f.StringVar(&clientSpec, "client", "local", target.FlagHelp("target the probes start from"))
 	f.StringVar(&serverSpec, "server", "", "the far end (its endpoint and tunnel addresses are found from WireGuard)")
 	f.StringVar(&cfg.Addr, "underlay-addr", "", "underlay address to probe (default: the client's peer endpoint on --server)")
 	aliasFlag(f, "addr", "underlay-addr")
