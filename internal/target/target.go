@@ -1,6 +1,11 @@
 // Package target runs programs and reads files on a host: the local machine, a
 // network namespace on it, or a remote machine reached with the system ssh client.
 //
+// A host is named by a spec, parsed once into a Spec (spec.go) by the kind
+// whose prefix it carries; kinds (kind.go) lists every kind with all that
+// wgperf knows of it, and help, completion and the exporter's allow-list
+// derive from that list.
+//
 // Everything in wgperf that touches a host goes through a Target, so the same
 // collector, probe or fix works unchanged on all three. Errors always name the
 // target and the command, e.g. "ssh:golem: ssh: connect to host golem port 22:
