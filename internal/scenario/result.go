@@ -92,6 +92,10 @@ type Result struct {
 	Replayed bool `json:"replayed,omitempty"`
 	// VerdictOnly says the run stopped after doctor's verdict (Options.VerdictOnly).
 	VerdictOnly bool `json:"verdict_only,omitempty"`
+	// Unavailable is the fix's refusal on this machine's kernel
+	// (Scenario.Unavailable), in its own words: the run was judged on
+	// doctor's verdict and that answer.
+	Unavailable string `json:"fix_unavailable,omitempty"`
 	// Sizing is the underlay rate chosen for this machine, and why.
 	Sizing Sizing `json:"sizing"`
 	// Skipped says the machine could not carry the scenario (Sizing.Skip).

@@ -105,6 +105,23 @@ func TestJudge(t *testing.T) {
 			Result{Found: true, Before: measured(92, 0, 0, 0), After: measured(183, 0, 0, 0), TunnelShares: []float64{0.98, 0.02}}, false, "tunnel 1 carried 2% of the bytes (fair share 50%)"},
 		{"ecmp spread not measured", Scenario{ECMP: 2, MinScaling: 1.7},
 			Result{Found: true, Before: measured(92, 0, 0, 0), After: measured(183, 0, 0, 0)}, false, "traffic measured on 0 of 2 tunnels"},
+		{"the path's cycle: no cause on the hosts, nothing applied", pathCycles,
+			Result{Found: true, Doctor: &DoctorVerdict{Status: "slow"}, Probes: longRun, Findings: []finding.Finding{pathCycleFinding(nil)}, After: measured(183, 191, 183, 191)}, true, ""},
+		{"the path's cycle blamed on a host", pathCycles,
+			Result{Found: true, Doctor: &DoctorVerdict{First: "udp.rcvbuf-errors"}, Probes: longRun, Findings: []finding.Finding{pathCycleFinding(nil)}, After: measured(183, 191, 183, 191)},
+			false, "doctor ranked udp.rcvbuf-errors first, want no cause on the hosts (throughput.oscillation is the path's)"},
+		{"a cap proposed for the path's cycle", pathCycles,
+			Result{Found: true, Doctor: &DoctorVerdict{Status: "slow"}, Probes: longRun, Findings: []finding.Finding{pathCycleFinding(&finding.Action{Kind: "tbf-cap"})}, After: measured(183, 191, 183, 191)},
+			false, `doctor proposes to apply "Cap wg-run-a at 160 Mbit/s, below the collapse" on netns:wgl-run-a for a cause on the path`},
+		{"queue gone after the fix", bloated,
+			Result{Found: true, Doctor: &DoctorVerdict{First: check.LatencyBufferbloat}, After: measured(17, 18, 17, 18), BenchAfter: pinged()}, true, ""},
+		{"queue still there after the fix", bloated,
+			Result{Found: true, Doctor: &DoctorVerdict{First: check.LatencyBufferbloat}, After: measured(17, 18, 17, 18),
+				BenchAfter: pinged(finding.Finding{ID: check.LatencyBufferbloat, Title: "Latency under load: an upload through the tunnel adds 190 ms"})},
+			false, "after the fix: Latency under load: an upload through the tunnel adds 190 ms"},
+		{"no round trip measured after the fix", bloated,
+			Result{Found: true, Doctor: &DoctorVerdict{First: check.LatencyBufferbloat}, After: measured(17, 18, 17, 18), BenchAfter: &bench.Report{}},
+			false, "the after-fix bench measured no round trip"},
 	}
 	for _, tt := range tests {
 		r := &runner{sc: tt.sc, res: &tt.res}
@@ -314,6 +331,28 @@ func TestShortOfHealthy(t *testing.T) {
 			t.Errorf("%s: measure again %v, want %v (%q)", tt.name, got, tt.again, r.shortOfHealthy())
 		}
 	}
+}
+
+// bloated judges the after-fix round trip under load, as the bufferbloat scenario does.
+var bloated = Scenario{Expect: check.LatencyBufferbloat, Latency: true, MinRatio: 0.8}
+
+// pinged is an after-fix bench that measured the round trip, with its findings.
+func pinged(fs ...finding.Finding) *bench.Report {
+	return &bench.Report{IdleLatency: &bench.Latency{Tunnel: &bench.RTT{Sent: 10, Received: 10, MedianMs: 0.6}}, Findings: fs}
+}
+
+// pathCycles is the path-cycles scenario's judgement: a symptom the path
+// causes, which the path's own change cures.
+var pathCycles = Scenario{Expect: check.ThroughputOscillation, Probes: []Probe{ProbeLongRun}, PathFix: []Command{on("r", "true")}}
+
+// longRun is doctor's long run, as a scenario result lists it.
+var longRun = []ProbeResult{{ProbeLongRun, "upload, 1 stream for 30 s: 2 collapses every 18 s; the underlay alone for 38 s: 2 collapses every 18 s: the path cycles"}}
+
+// pathCycleFinding is throughput.oscillation with a fix that applies action
+// (nil: a command to run, nothing wgperf applies).
+func pathCycleFinding(action *finding.Action) finding.Finding {
+	return finding.Finding{ID: check.ThroughputOscillation, Host: "netns:wgl-run-a", Severity: finding.Warning,
+		Fixes: []finding.Fix{{Description: "Cap wg-run-a at 160 Mbit/s, below the collapse", Action: action}}}
 }
 
 // measured is a Measurement: upload then download, tunnel then underlay.

@@ -33,9 +33,12 @@ func WriteTable(w io.Writer, results []*Result, color bool) {
 		}
 		ratio := fmt.Sprintf("%.2f → %.2f", r.Before.Worst(), r.After.Worst())
 		tunnel := fmt.Sprintf("%.0f → %.0f Mbit/s", r.Before.Up.Tunnel, r.After.Up.Tunnel)
-		if r.VerdictOnly {
+		if r.VerdictOnly || r.Unavailable != "" {
 			ratio = fmt.Sprintf("%.2f (verdict only)", r.Before.Worst())
 			tunnel = fmt.Sprintf("%.0f Mbit/s", r.Before.Up.Tunnel)
+		}
+		if r.Unavailable != "" {
+			fixDesc = "refused: not on this kernel"
 		}
 		if r.Scaling() > 0 && r.Scenario == "ecmp" {
 			ratio = fmt.Sprintf("scaling %.2f×", r.Scaling())
