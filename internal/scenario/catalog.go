@@ -79,10 +79,6 @@ type Scenario struct {
 	// FixIDs are the findings whose fixes are applied, on every host that
 	// reported them (default: Expect alone).
 	FixIDs []finding.ID
-	// FixOn, when set, names the nodes those findings (and so their fixes)
-	// must be on, and only those: a fault of one direction is fixed by its
-	// sender.
-	FixOn []string
 	// Client and Server are the nodes the tunnel measurement runs between
 	// (default "a" to "b"; LAN hosts measure host to host across both sites).
 	Client, Server string
@@ -92,10 +88,6 @@ type Scenario struct {
 	// path's own change (another uplink, the carrier lifting the policer)
 	// and measures again.
 	PathFix []Command
-	// Thorough runs doctor with --thorough: the long run whatever the short
-	// bench showed (a cycle as slow as a few bench runs together shows in no
-	// one of them).
-	Thorough bool
 	// ECMP, when > 1, is the number of tunnels the fix spreads flows over (seed
 	// 003); the measurement uses parallel streams to site B's network.
 	ECMP int
@@ -145,16 +137,6 @@ func congestionOf(sc Scenario) string { return orDefault(sc.Lab.Congestion, cata
 // 0.94-0.96 (capacity sizing may still lower it on a slower machine).
 const delayedRate = 100
 
-// liftCPUQuota removes the CPU quota of the cpu-quota scenario's lab (its
-// cgroup "wgl-NAME-cpu", NAME read from A's interface wg-NAME-a) as its
-// owner would: "max" in cpu.max (v2), -1 in cpu.cfs_quota_us (v1). Nodes run
-// under "ip netns exec", whose private /sys hides the cgroup mounts; the
-// shell's parent (the scenario's process) sees them through /proc/PPID/root.
-const liftCPUQuota = `n={wg}; n=${n#wg-}; n=${n%-a}; r=/proc/$PPID/root/sys/fs/cgroup; ok=
-for d in $r/cpu $r/cpu,cpuacct $r $r/unified; do g=$d/wgl-$n-cpu
-if [ -f $g/cpu.max ]; then echo max > $g/cpu.max && ok=1; elif [ -f $g/cpu.cfs_quota_us ]; then echo -1 > $g/cpu.cfs_quota_us && ok=1; fi
-done; [ -n "$ok" ]`
-
 // blockICMPErrors stops a host from hearing that its packets are too big:
 // ICMP blocked site-wide, on the LAN hosts themselves.
 const blockICMPErrors = "add table inet host; add chain inet host in { type filter hook input priority 0; icmp type destination-unreachable drop; }"
@@ -184,9 +166,12 @@ var Catalog = []Scenario{
 		FixIDs: []finding.ID{check.MTUPMTUDBlackhole, check.MTUTunnelTooLarge},
 		On: map[lab.Implementation]Outcome{lab.Kernel: {
 			Why: "kernel WireGuard clears DF on its outer packets: the 1400-byte hop fragments them instead of black-holing them, " +
-				"so the tunnel keeps most of its rate and pays for fragmenting; the hosts' own TCP to each other (DF set, MSS 1460) " +
-				"stalls at the hop, which doctor's bench sees, and the black hole the probe proves is the verdict, not a note",
-			Symptom: "the tunnel works, the hosts' own bulk TCP towards B stalls, and every full-size tunnel packet is fragmented",
+				"so the tunnel keeps most of its rate and pays for fragmenting; the DF black hole remains for traffic outside the tunnel",
+			Symptom: "the tunnel works, but every full-size packet is fragmented at a narrow hop",
+			Expect:  check.MTUTunnelTooLarge, Also: []finding.ID{check.MTUPMTUDBlackhole}, Latent: true,
+			// A tunnel that keeps its rate calls for no probe; if doctor runs the
+			// MTU search anyway (a slow bench), the DF black hole is a note.
+			Probes: []Probe{},
 		}},
 	},
 	{
@@ -202,51 +187,17 @@ var Catalog = []Scenario{
 		Expect: check.MTUPMTUDBlackhole,
 	},
 	{
-		Name: "return-blackhole", Case: casePMTUD,
-		Symptom: "uploads run, downloads stall: the way back drops large packets",
-		// Asymmetric routing: the return path from B to A crosses a hop that
-		// drops every packet above 1400 bytes without a word, while the way
-		// out carries 1500. A DF ping from A is lost either way (its reply is
-		// as large as its request); echo requests counted where they arrive
-		// locate the drop, and the fix goes to B, the sender of the broken
-		// direction: A's MTU would fix only the TCP B sends it (through the
-		// MSS A advertises), and leave B's other traffic broken.
-		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, SilentHopMTU: 1400, SilentHopToA: true},
-		Probes: []Probe{ProbeMTU},
-		Expect: check.MTUPMTUDBlackhole,
-		FixOn:  []string{"b"},
-	},
-	{
-		Name: "udp-policed", Case: caseTuning,
+		Name: "udp-policed", Case: caseMultiWAN,
 		Symptom: "the tunnel crawls over an uplink where TCP outside it runs at full speed",
-		// The tuning guide's caution that hops may treat UDP apart from TCP
-		// (not the multi-WAN router's 5G collapse, whose raw UDP ran at 300
-		// Mbit/s). R polices UDP, each way, to a quarter of the link's rate
-		// and lets TCP through at all of it.
+		// The multi-WAN router's 5G epilogue: WireGuard collapsed while TCP
+		// outside the tunnel ran. R polices UDP, each way, to a quarter of
+		// the link's rate and lets TCP through at all of it.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, UDPPolicePct: 25},
 		Probes: []Probe{ProbeUDPOutside},
 		Expect: check.PathUDPPoliced,
 		// Nothing on the hosts is the cause: the path stops policing (another
 		// uplink, or the carrier lifts it), and the tunnel gets the link.
 		PathFix: []Command{on("r", "nft", "flush chain inet wgperf_lab udp_police")},
-	},
-	{
-		Name: "port-throttled", Case: caseTuning,
-		Symptom: "the tunnel crawls while UDP and TCP outside it run at full speed",
-		// A carrier that recognises WireGuard by its port (the field's
-		// advice: "try another port"). R polices the UDP carrying the
-		// tunnel's port, source or destination, each way, to a quarter of
-		// the link, and passes other UDP and TCP; A listens on a port of its
-		// own, as most clients do, so its iperf3 can send from B's.
-		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PortPolicePct: 25, ClientPort: 51900},
-		Probes: []Probe{ProbeUDPOutside},
-		Expect: check.PathPortThrottled,
-		// The fix doctor prints, both ends at once: B moves to the next
-		// port and A's peer follows it (wgperf fix has no port change yet).
-		PathFix: []Command{
-			on("b", "wg", "set", "{wg}", "listen-port", "51821"),
-			on("a", "wg", "set", "{wg}", "peer", "{peer}", "endpoint", "203.0.113.2:51821"),
-		},
 	},
 	{
 		Name: "collapse-cycles", Case: caseRemoteUsers,
@@ -264,42 +215,6 @@ var Catalog = []Scenario{
 		// The knee is on A's direction; a cap below it keeps the upload
 		// steady at about 80% of the level the long run climbed to (40-50% of the link).
 		UploadOnly: true, Steady: true, MinRatio: 0.35,
-	},
-	{
-		Name: "path-cycles", Case: caseRemoteUsers,
-		Symptom: "the tunnel swings between full rate and a fraction every 18 s, and so does the link outside it",
-		// The remote users' 15-20 s cycles, had they been the path's: R's
-		// links, both ways, fall from the rate to 40% of it for 9 s of every
-		// 18 (a radio link, a scheduled shaper, a shared uplink). doctor
-		// --thorough's long run sees the tunnel collapse, runs the underlay
-		// alone for two of its cycles, finds it cycling alike and says the
-		// path cycles: no cap (it would only slow the good phase), no sweep.
-		// The path's owner steadies the link (the loop sees its flag gone
-		// within a second and puts the full rate back) and the tunnel gets
-		// it. Its 3-second runs may all fall in steady phases: --thorough
-		// runs the long run whatever they showed.
-		Lab:      lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathCycleSeconds: 18},
-		Thorough: true,
-		Probes:   []Probe{ProbeLongRun},
-		Expect:   check.ThroughputOscillation,
-		PathFix:  []Command{on("r", "sh", "-c", "ip link del dev "+lab.PathCycleFlag+" && sleep 2")},
-	},
-	{
-		Name: "cpu-quota", Case: caseRemoteUsers,
-		Symptom: "the tunnel runs at a fraction of the link, stalling and recovering, while no CPU looks busy",
-		// The remote users' tunnel ran on a VPS: a userspace WireGuard in a
-		// container whose CPU quota (docker --cpus) it runs out of, so it
-		// waits for the next period while packets queue, which looks like a
-		// knee to cap below. A's wireguard-go gets 5% of one CPU: a share of
-		// a CPU, so the tunnel falls far below the link on any machine.
-		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, CPUQuotaPct: 5},
-		Expect: check.CPUQuotaThrottled,
-		// The quota is the owner's to lift (docker update, systemctl
-		// set-property, the cgroup's file): the scenario removes it as they
-		// would, through the cgroup's file (liftCPUQuota).
-		PathFix: []Command{on("a", "sh", "-c", liftCPUQuota)},
-		NotOn: map[lab.Implementation]string{lab.Kernel: "kernel WireGuard has no process to put in a cgroup: its crypto runs in " +
-			"kernel workers and softirq on every CPU, which no CPU quota limits"},
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseTuning,
@@ -501,24 +416,6 @@ var Catalog = []Scenario{
 		// ecmpStreams flows filling one shaped uplink overflow its shaper: A's
 		// tunnel sends more than B receives, a true symptom of the slow path.
 		Also: []finding.ID{check.ThroughputAsymmetric},
-	},
-	{
-		Name: "bufferbloat", Case: caseTuning,
-		Symptom: "the tunnel is fast, but every ssh keystroke and call stalls while a transfer runs",
-		// A home uplink's deep FIFO: R shapes both ways at 20 Mbit/s with
-		// tbf's 200 ms queue, and the senders run CUBIC, a distro's default,
-		// which keeps any queue full (the lab's BBR would not: it paces at the
-		// bottleneck's rate). 20 Mbit/s is slow enough for any machine to
-		// fill it. The fix shapes each sender's uplink at 90% of the rate
-		// with cake, which this machine's kernel does not have.
-		Lab: lab.Config{Underlay: lab.Shape{RateMbit: 20}, Congestion: "cubic"},
-		// A child namespace may only pick CUBIC once the host allows it.
-		HostSysctls: map[string]string{"net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
-		Expect:      check.LatencyBufferbloat,
-		// CUBIC losing packets at the full queue's tail is a true finding too.
-		Also:        []finding.ID{check.TCPCongestionControl},
-		Unavailable: "cake/fq_codel not available on this kernel",
-		Latency:     true, MinRatio: 0.8,
 	},
 }
 
