@@ -65,6 +65,8 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.SilentHopMTU, "silent-hop-mtu", 0, "R silently drops packets larger than this on their way to B, both ends keep 1500 (a black hole mid-path, A→B only); 0 = off")
 	f.IntVar(&cfg.UDPPolicePct, "udp-police", 0, "R polices forwarded UDP, each way, to this percent of --rate while TCP runs at the full rate (a carrier that limits UDP); 0 = off")
 	f.IntVar(&cfg.KneePct, "knee", 0, "R passes A's tunnel packets until a second's worth goes above this percent of --rate, then collapses to half for 4 s (a receiver whose CPU saturates: collapse cycles); 0 = off")
+	f.IntVar(&cfg.PathCycleSeconds, "path-cycle", 0, "R's links, both ways, run at --rate for half of every this many seconds and at --path-cycle-low percent of it for the other half (a path whose capacity cycles); 0 = off")
+	f.IntVar(&cfg.PathCycleLowPct, "path-cycle-low", 0, "the cycling path's low phase, in percent of --rate (0 = 40)")
 	f.IntVar(&cfg.BackgroundPings, "background-pings", 0, "A runs a monitoring agent's ping (one raw ICMP socket, like telegraf's): this many echo requests back to back every second to its gateway; 0 = off")
 	f.BoolVar(&cfg.Bursts, "bursts", false, "R hands packets on in bursts of up to 64 KB, as a NIC's interrupt does (netem slots where the kernel has netem, else UDP batches segmented on R: userspace WireGuard only), so a short receive backlog overflows")
 	f.BoolVar(&cfg.DropFragments, "drop-fragments", false, "R drops the IP fragments it forwards (needs tc actions: a distro kernel, e.g. in lab vm)")

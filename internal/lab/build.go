@@ -247,6 +247,11 @@ func (l *Lab) build(ctx context.Context) error {
 			return err
 		}
 	}
+	if cfg.PathCycleSeconds > 0 {
+		if err := l.startPathCycle(ctx); err != nil {
+			return err
+		}
+	}
 	if cfg.BackgroundPings > 0 {
 		if err := l.startPings(ctx); err != nil {
 			return err

@@ -96,6 +96,13 @@ type Config struct {
 	// a second's worth goes above it, then it collapses to half for a few
 	// seconds and recovers (a receiver whose CPU saturates: collapse cycles).
 	KneePct int `json:"knee_pct,omitempty"`
+	// PathCycleSeconds, when > 0, makes the link under the tunnel cycle:
+	// R's shapers, both ways, run at the underlay's rate for half of every
+	// such period and at PathCycleLowPct percent of it (default 40) for the
+	// other half, as a radio link, a scheduled shaper or a shared uplink
+	// does. The tunnel swings with it; the cycle is the path's, not a knee.
+	PathCycleSeconds int `json:"path_cycle_seconds,omitempty"`
+	PathCycleLowPct  int `json:"path_cycle_low_pct,omitempty"`
 	// BackgroundPings, when > 0, runs a monitoring agent's ping on A (one
 	// raw ICMP socket, like telegraf's ping input): this many echo requests
 	// back to back every second to A's gateway, whose replies meet any ICMP
@@ -149,10 +156,11 @@ type Node struct {
 	LANAddr      string `json:"lan_addr,omitempty"`      // LAN hosts: their address
 	ListenPort   int    `json:"listen_port,omitempty"`
 	PublicKey    string `json:"public_key,omitempty"`
-	PID          int    `json:"pid,omitempty"`       // the WireGuard node process
-	DelayPID     int    `json:"delay_pid,omitempty"` // the delay element (router)
-	KneePID      int    `json:"knee_pid,omitempty"`  // the knee (router)
-	SSHPID       int    `json:"ssh_pid,omitempty"`   // the router node's dropbear
+	PID          int    `json:"pid,omitempty"`            // the WireGuard node process
+	DelayPID     int    `json:"delay_pid,omitempty"`      // the delay element (router)
+	KneePID      int    `json:"knee_pid,omitempty"`       // the knee (router)
+	PathCyclePID int    `json:"path_cycle_pid,omitempty"` // the loop that cycles the path (router)
+	SSHPID       int    `json:"ssh_pid,omitempty"`        // the router node's dropbear
 }
 
 // Lab is a built lab, as saved in its state file.

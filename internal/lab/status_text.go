@@ -17,6 +17,10 @@ func (l *Lab) WriteStatus(w io.Writer, st *Status) error {
 	if c.KneePct > 0 {
 		fmt.Fprintf(w, "knee: A's tunnel packets collapse to half for %v past %d%% of %d Mbit/s (pid %d on r)\n", kneeHold, c.KneePct, c.Underlay.RateMbit, l.Nodes["r"].KneePID)
 	}
+	if c.PathCycleSeconds > 0 {
+		fmt.Fprintf(w, "path cycle: R's links alternate between %d and %d Mbit/s, %d s each (pid %d on r; \"ip link del dev %s\" on r steadies them)\n",
+			c.Underlay.RateMbit, c.PathCycleLowMbit(), pathCycleHalf(c.PathCycleSeconds), l.Nodes["r"].PathCyclePID, PathCycleFlag)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODE\tNAMESPACE\tWIREGUARD\tTUNNEL\tUNDERLAY\tPROCESS")
 	for _, n := range st.Nodes {
