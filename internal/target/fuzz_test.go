@@ -8,7 +8,7 @@ import (
 // FuzzParse: whatever a spec says, ssh gets its options first, then "--",
 // then a destination that cannot be an option, then one quoted command line.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"local", "netns:a", "ssh:root@golem:2222", "ssh:[2001:db8::1]:22", "ssh:-oProxyCommand=x", "ssh:a@-b"} {
+	for _, s := range []string{"local", "netns:a", "ssh:root@golem:2222", "ssh:[2001:db8::1]:22", "ssh:-oProxyCommand=x", "ssh:a@-b", "", "netns:site-a"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -19,8 +19,17 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		// One parse, one kind: the Spec is the text it was given, its kind
+		// claims that text, and the Target it opens is named by it.
+		parsed, err := ParseSpec(spec)
+		if err != nil || tg.String() != parsed.String() || (spec != "" && parsed.String() != spec) {
+			t.Fatalf("ParseSpec(%q) = %v, %v; Parse opened %v", spec, parsed, err, tg)
+		}
+		if _, claimed := parsed.Kind().claim(parsed.String()); !claimed {
+			t.Fatalf("%q parsed as kind %s, which does not claim it", spec, parsed.Kind().Name)
+		}
 		at, ok := tg.(*argvTarget)
-		if !ok || !strings.HasPrefix(spec, "ssh:") {
+		if _, isSSH := parsed.SSH(); !ok || !isSSH {
 			return
 		}
 		argv := at.wrap(nil, "true", nil)
