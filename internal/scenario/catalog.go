@@ -109,6 +109,12 @@ type Scenario struct {
 	// NotOn names the WireGuard implementations the case cannot happen on,
 	// and why: lab run skips it there and says so.
 	NotOn map[lab.Implementation]string
+	// KernelLane says why make test plays this case on kernel WireGuard too
+	// (the module's own code changes what doctor sees or fixes: DF on outer
+	// packets, its endpoint route cached per peer, its stream under loss). Under
+	// QEMU's emulator a case costs about a minute, so make test's kernel lane
+	// plays these and make test-kernel the whole catalog.
+	KernelLane string
 	// On is what the case looks like on one implementation where that
 	// differs from the fields above (the kernel module clears DF on its outer
 	// packets and has no socket queue): Run plays For(implementation).
@@ -150,12 +156,14 @@ const blockFragNeeded = "add table inet site; add chain inet site out { type fil
 var Catalog = []Scenario{
 	{
 		Name: "healthy", Case: caseTuning,
-		Symptom: "none: a correctly tuned tunnel",
-		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: 200}},
+		KernelLane: "no false alarm at the module's own rates (its crypto runs in the kernel, not in a process doctor can see)",
+		Symptom:    "none: a correctly tuned tunnel",
+		Lab:        lab.Config{Underlay: lab.Shape{RateMbit: 200}},
 	},
 	{
 		Name: "pmtud-blackhole", Case: casePMTUD,
-		Symptom: "ssh works, bulk TCP through the tunnel stalls",
+		KernelLane: "the module clears DF on its outer packets: the black hole shows on the inner path only",
+		Symptom:    "ssh works, bulk TCP through the tunnel stalls",
 		// A 1400-byte hop mid-path whose router drops ICMP frag-needed.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true},
 		Probes: []Probe{ProbeMTU},
@@ -176,7 +184,8 @@ var Catalog = []Scenario{
 	},
 	{
 		Name: "underlay-blackhole", Case: casePMTUD,
-		Symptom: "one direction stalls, through the tunnel and outside it",
+		KernelLane: "on the module a black hole where the underlay's own TCP stalls too was once reported as info",
+		Symptom:    "one direction stalls, through the tunnel and outside it",
 		// A hop mid-path drops every packet above 1400 bytes on its way to B
 		// and no router says why, while both ends keep MTU 1500: the hosts'
 		// own TCP from A to B stalls as much as the tunnel's. Doctor's bench
@@ -218,7 +227,8 @@ var Catalog = []Scenario{
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseTuning,
-		Symptom: "tunnel crawls: its packets no longer fit the link",
+		KernelLane: "the module fragments its outer packets where wireguard-go's DF socket would fail",
+		Symptom:    "tunnel crawls: its packets no longer fit the link",
 		// The tuning guide's 60/80 rule broken: MTU 1500 on a 1500-byte link.
 		// Not the remote users case: its 1420 fit (its path MTU search found
 		// 1440), so its 5 → 53 Mbit/s step on lowering it to 1280 is not
@@ -274,8 +284,9 @@ var Catalog = []Scenario{
 	},
 	{
 		Name: "stale-endpoint-route", Case: caseMultiWAN,
-		Symptom: "tunnel crawls on the backup uplink while the fiber is up",
-		Lab:     lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
+		KernelLane: "the module sends from the kernel with a route cached per peer: the stale route must be found and its fix take there too",
+		Symptom:    "tunnel crawls on the backup uplink while the fiber is up",
+		Lab:        lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
 		// netifd's host route, created while the primary was down, never re-evaluated.
 		BreaksUnderlay: true,
 		Break:          []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1", "proto", "static", "metric", "20")},
@@ -352,7 +363,8 @@ var Catalog = []Scenario{
 	},
 	{
 		Name: "wan-lossy-cubic", Case: caseTuning,
-		Symptom: "a real WAN (40 ms round trip, 2% loss): both the tunnel and the path crawl with CUBIC",
+		KernelLane: "loss pins the module's single CUBIC stream below the underlay's own, which decides the verdict",
+		Symptom:    "a real WAN (40 ms round trip, 2% loss): both the tunnel and the path crawl with CUBIC",
 		// netem drops 2% of every packet both ways, as a lossy WAN does, and A
 		// sends with CUBIC, a distro's default: the tunnel keeps up with the
 		// underlay's own CUBIC transfer, so the ratio is healthy, yet both crawl.

@@ -284,6 +284,23 @@ func TestLanesPartitionCatalog(t *testing.T) {
 	}
 }
 
+// The kernel lane plays cases that can happen on the module, the healthy one
+// among them (a false alarm is a failure too), and stays a few minutes long.
+func TestKernelLaneIsASmallPlayableSubset(t *testing.T) {
+	names := kernelLaneScenarios()
+	if len(names) == 0 || len(names) > 8 {
+		t.Errorf("kernel lane plays %d scenarios (%v): want 1 to 8, about a minute each under QEMU's emulator", len(names), names)
+	}
+	if !slices.Contains(names, "healthy") {
+		t.Error("the kernel lane must play the healthy scenario")
+	}
+	for _, sc := range Catalog {
+		if why, ok := sc.NotOn[lab.Kernel]; ok && sc.KernelLane != "" {
+			t.Errorf("%s is in the kernel lane but cannot happen on the module: %s", sc.Name, why)
+		}
+	}
+}
+
 // An after-fix measurement is taken again when the fix was proven but the
 // tunnel measured below the pass mark or below a healthy tunnel's figure;
 // never when the fix itself is in doubt, nor for ECMP (judged on scaling).
