@@ -132,7 +132,7 @@ func DecodeSnapshot(data []byte) (*facts.Snapshot, error) {
 		return nil, fmt.Errorf("snapshot: no host")
 	}
 	// The host is someone else's text; it must be a target spec wgperf would accept.
-	if _, err := target.Parse(s.Host); err != nil {
+	if _, err := target.ParseSpec(s.Host); err != nil {
 		return nil, fmt.Errorf("snapshot: host: %v", err)
 	}
 	// So is every other field: checks quote them into titles, plans and

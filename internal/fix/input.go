@@ -53,7 +53,7 @@ func checkFindings(fs []finding.Finding) error {
 	for i, f := range fs {
 		err := shell.FindingID(string(f.ID))
 		if err == nil && f.Host != "" {
-			_, err = target.Parse(f.Host)
+			_, err = target.ParseSpec(f.Host)
 		}
 		if err == nil {
 			err = shell.Line("interface", f.Interface)

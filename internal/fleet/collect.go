@@ -46,7 +46,7 @@ type Unreachable struct {
 func Hosts(specs []string) ([]Host, error) {
 	out := make([]Host, 0, len(specs))
 	for _, s := range specs {
-		if _, err := target.Parse(s); err != nil {
+		if _, err := target.ParseSpec(s); err != nil {
 			return nil, err
 		}
 		out = append(out, Host{Name: s, Target: s})
