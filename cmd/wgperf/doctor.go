@@ -90,6 +90,8 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	f.StringVar(&serverSpec, "server", "", "the other end (runs the iperf3 server); without it only one-ended checks run")
 	runSecondsFlag(f, &cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
 	f.IntVar(&cfg.Port, "port", 0, "port of the iperf3 server doctor starts (default 5299)")
+	f.StringVar(&cfg.UnderlayAddr, "underlay-addr", "", "the server's address for the underlay baseline (default: the client's peer endpoint)")
+	f.IntVar(&cfg.UnderlayPort, "underlay-port", 0, "port of the underlay baseline's iperf3 server: one the far end lets in where only WireGuard's port reaches it (default: --port)")
 	dropReasonsFlag(f, &dropReasons)
 	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between the two ends (a tunnel over tunnels): above 1 the tunnel should carry 50% of the underlay, the worst hop's")
 	f.BoolVar(&cfg.Thorough, "thorough", false, "also a 30 s per-second run and a parallel-stream run (collapse cycles, many flows), whatever the evidence says")

@@ -30,6 +30,7 @@ const (
 	NetLinkSpeed           finding.ID = "net.link-speed"
 	NetSoftirqBudget       finding.ID = "net.softirq-budget"
 	NetUDPOffloads         finding.ID = "net.udp-offloads"
+	PathPortThrottled      finding.ID = "path.port-throttled"
 	PathUDPPoliced         finding.ID = "path.udp-policed"
 	RouteECMPSuggested     finding.ID = "route.ecmp-suggested"
 	RouteEndpointUplink    finding.ID = "route.endpoint-uplink"
@@ -43,6 +44,7 @@ const (
 	ThroughputTunnelRatio  finding.ID = "throughput.tunnel-ratio"
 	UDPRcvbufErrors        finding.ID = "udp.rcvbuf-errors"
 	WGAllowedIPsMismatch   finding.ID = "wg.allowedips-mismatch"
+	WGSpecificCollapse     finding.ID = "wg.specific-collapse"
 	WGHandshakeStale       finding.ID = "wg.handshake-stale"
 	WGUserspace            finding.ID = "wg.userspace"
 )
@@ -583,22 +585,54 @@ garbles packets instead.`,
 		},
 	},
 	{
+		ID:    PathPortThrottled,
+		Title: "The path throttles WireGuard's UDP port: other UDP carries the rate, datagrams with its port number do not",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `With the UDP run on a port of its own, doctor offers
+the same rate carrying the far end's WireGuard listen port: the near end's
+iperf3 sends from that port number (--cport) to the far end's iperf3, and
+the download run comes back to it. WireGuard holds the port on the far end,
+and taking the interface down to free it would cut the tunnel being judged,
+so the run carries the number where a carrier's port rule ("udp port 51820")
+meets it in either field. Above 10% lost on the path with WireGuard's port
+number while the other port lost under 5%: the path throttles the port;
+above 50%, critical. Where both ends listen on one port, WireGuard holds it
+on both and the run cannot be made: doctor says so. The field's advice,
+"try another port", tested instead of guessed. Fix: a new listen port on the
+far end and the peer's endpoint moved to it on the near end.`}},
+		Severities: []finding.Severity{finding.Warning, finding.Critical},
+		Why: `A carrier or firewall that recognises WireGuard by its well-known port can
+throttle that port alone: every other UDP flow, and TCP, run at the link's
+rate, so a plain UDP test says the path is fine while the tunnel crawls.
+Moving the tunnel to another port takes it out of the rule.`,
+		Cases:  []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured},
+		Example: Example{
+			Host: "UDP from port 51820 loses 74% at 190 Mbit/s while UDP on another port loses none",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{{Description: "Move the far end's WireGuard to port 51821 and point the peer's endpoint at it",
+					Commands: []string{"wg set wg0 listen-port 51821   # on the far end", "wg set wg0 peer <far end's key> endpoint " + exampleEndpoint + ":51821   # on this end"}}}
+			},
+		},
+	},
+	{
 		ID:    PathUDPPoliced,
 		Title: "The path polices UDP: the tunnel's packets are dropped above a rate TCP is not",
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `When the tunnel is slow in a direction and nothing found so far
 explains it, doctor offers UDP outside the tunnel (iperf3 -u to the far end's
-endpoint address) at the rate TCP carried there, for two seconds. Datagrams
-lost on the path (the receiver's own socket drops taken out) above 10% while
-TCP ran at that rate mean the path polices UDP; above 50%, critical. The
-case: over a mobile uplink WireGuard collapsed 175 times while TCP outside it
-ran at full speed. Fix: not on the hosts: another uplink or carrier, a port
-or transport the carrier spares, or a cap below the policer.`}},
+endpoint address, on a port of its own) at the rate TCP carried there, for two
+seconds. Datagrams lost on the path (the receiver's own socket drops taken
+out) above 10% while TCP ran at that rate mean the path polices UDP; above
+50%, critical. The tuning guide's caution: hops may give UDP a share of their
+bandwidth TCP does not get. A UDP run that carries the rate clears the path
+of policing: the multi-WAN router's 5G collapse (raw UDP at 300 Mbit/s with
+0.18% loss, WireGuard at 1.7) is no policer. Fix: not on the hosts: another
+uplink or carrier, or a cap below the policer.`}},
 		Severities: []finding.Severity{finding.Warning, finding.Critical},
 		Why: `WireGuard is nothing but UDP to the path. A policer that lets TCP through
 at the link's rate but drops UDP above a lower one leaves the tunnel what it
 allows, and TCP inside the tunnel backs off at every drop; a TCP-only baseline
 outside the tunnel never sees it.`,
-		Cases:  []string{CaseMultiWAN},
+		Cases:  []string{CaseTuning},
 		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured},
 		Example: Example{
 			Host: "UDP outside the tunnel loses 75% at the 190 Mbit/s TCP carries; 48 Mbit/s arrive",
@@ -946,6 +980,32 @@ nothing passes through the tunnel to that peer until one completes.`,
 		Example: Example{
 			Host:  "peer " + exampleEndpoint + ":51820 of wg0 has not completed a handshake",
 			Fixes: func() []finding.Fix { return []finding.Fix{handshakeFix("wg0", exampleEndpoint+":51820")} },
+		},
+	},
+	{
+		ID:    WGSpecificCollapse,
+		Title: "The tunnel collapses where UDP outside it does not: the cause is WireGuard's own, not the path's UDP",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `When the tunnel carries less than half of what UDP
+outside it delivered at the same rate, on a port of its own and with
+WireGuard's port number alike (the second run where a port is free), no
+policer or port throttle explains it: something treats WireGuard's packets
+apart (their size or fragments, their handshake, the implementation at
+either end). The multi-WAN router's 5G epilogue: raw UDP over 5G carried 300
+Mbit/s with 0.18% loss, port and throttling were ruled out, and WireGuard ran
+at 1.7 Mbit/s. Warning; the fixes are the next measurements.`}},
+		Severities: []finding.Severity{finding.Warning},
+		Why: `A collapse no UDP test outside the tunnel reproduces is not the path
+dropping UDP: blaming a policer sends the user to the carrier for nothing.
+What is left is what makes WireGuard's packets different, and that needs
+capturing on both ends rather than more throughput tests.`,
+		Cases:  []string{CaseMultiWAN},
+		Doctor: Doctor{Role: Cause, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
+		Example: Example{
+			Host: "the tunnel carries 1.7 Mbit/s where UDP outside it delivered 300 of 300 offered on its own port and on WireGuard's",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{{Description: "Capture the tunnel's packets on both ends during a transfer and compare what left with what arrived (sizes, fragments)",
+					Commands: []string{"tcpdump -ni eth0 -c 2000 -w wg.pcap udp port 51820"}}}
+			},
 		},
 	},
 	{

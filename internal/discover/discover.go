@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
@@ -27,6 +28,11 @@ type Endpoints struct {
 	// ClientPort and ServerPort are the interfaces' listen ports: a UDP
 	// socket bound to one is that tunnel end's.
 	ClientPort, ServerPort int
+	// PeerKey is the server's public key as the client's peer names it, and
+	// EndpointPort the port of that peer's endpoint (0 without one): the
+	// port the client's tunnel datagrams carry towards the server.
+	PeerKey      string
+	EndpointPort int
 }
 
 // NotFoundError says why the tunnel between two hosts could not be found;
@@ -67,7 +73,7 @@ func Match(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts.WG
 			if _, addrMatch := serverAddr[host]; !addrMatch && !keyMatch {
 				continue
 			}
-			ep := Endpoints{ClientInterface: w.Name, ClientPort: w.ListenPort}
+			ep := Endpoints{ClientInterface: w.Name, ClientPort: w.ListenPort, PeerKey: p.PublicKey, EndpointPort: endpointPort(p.Endpoint)}
 			if _, ok := serverAddr[host]; ok {
 				ep.UnderlayAddr = host
 			}
@@ -115,6 +121,18 @@ func endpointHost(ep string) string {
 		return h
 	}
 	return ep
+}
+
+func endpointPort(ep string) int {
+	_, port, err := net.SplitHostPort(ep)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return 0
+	}
+	return n
 }
 
 func firstIPv4(links []Link, name string) string {

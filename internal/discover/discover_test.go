@@ -53,7 +53,8 @@ func TestMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Endpoints{TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2", ClientInterface: "wg-wgb0-a", ServerInterface: "wg-wgb0-b", ClientPort: 51820, ServerPort: 51820}
+	want := Endpoints{TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2", ClientInterface: "wg-wgb0-a", ServerInterface: "wg-wgb0-b", ClientPort: 51820, ServerPort: 51820,
+		PeerKey: "kQuGaLbNPKL3KRVH54I6ss2eTSeHZQ1f/9+XJLDz1iA=", EndpointPort: 51820}
 	if got != want {
 		t.Errorf("a -> b: %+v, want %+v", got, want)
 	}
@@ -61,7 +62,8 @@ func TestMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = Endpoints{TunnelAddr: "10.77.0.1", UnderlayAddr: "198.51.100.2", ClientInterface: "wg-wgb0-b", ServerInterface: "wg-wgb0-a", ClientPort: 51820, ServerPort: 51820}
+	want = Endpoints{TunnelAddr: "10.77.0.1", UnderlayAddr: "198.51.100.2", ClientInterface: "wg-wgb0-b", ServerInterface: "wg-wgb0-a", ClientPort: 51820, ServerPort: 51820,
+		PeerKey: "ivpQfAnA2IBwVtgoAVHCDCw5DTVjP0nEtB89t9aoW0c=", EndpointPort: 51820}
 	if got != want {
 		t.Errorf("b -> a: %+v, want %+v", got, want)
 	}
@@ -103,7 +105,7 @@ func TestMatchFromBusyBoxText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Endpoints{TunnelAddr: "10.77.0.1", UnderlayAddr: "198.51.100.2", ClientInterface: "wg-b", ServerInterface: "wg_rtrec_a"}
+	want := Endpoints{TunnelAddr: "10.77.0.1", UnderlayAddr: "198.51.100.2", ClientInterface: "wg-b", ServerInterface: "wg_rtrec_a", PeerKey: "A=", EndpointPort: 51820}
 	if got != want {
 		t.Errorf("server -> router: %+v, want %+v", got, want)
 	}

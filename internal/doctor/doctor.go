@@ -60,6 +60,12 @@ type Config struct {
 	// over tunnels, a hub): above 1 the tunnel is expected to carry half of
 	// the underlay measured, which stands for the worst hop (0 or 1: one hop).
 	Hops int
+	// UnderlayAddr and UnderlayPort, when set, are where the underlay
+	// baseline's iperf3 reaches the far end instead of its endpoint address
+	// and the iperf3 port: a port the far end lets in where only WireGuard's
+	// is forwarded to it.
+	UnderlayAddr string
+	UnderlayPort int
 	// Thorough runs the long run (collapse cycles) and the parallel-stream
 	// run whatever the evidence says.
 	Thorough bool
@@ -240,7 +246,7 @@ func (r *Report) judge(found []finding.Finding) {
 // status decides healthy or slow from the measurement and the findings.
 func status(fs []finding.Finding, m Measured) string {
 	switch {
-	case !m.Benched:
+	case !m.Benched, m.UnderlayBlocked != "":
 		return StatusUnjudged
 	case Healthy(fs, m):
 		return StatusHealthy
@@ -306,6 +312,11 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 	}
 	r.Measured.Throughput = r.Bench.Throughput()
 	r.Measured.UnderlayFailed = underlayFailures(r.Bench, stalledUnderlay)
+	if r.Bench != nil && r.Bench.UnderlayBlocked != "" {
+		r.Measured.UnderlayBlocked = r.Bench.UnderlayBlocked
+		r.Threshold = blockedThreshold(r.Bench.UnderlayBlocked)
+		r.NotJudged = append(r.NotJudged, blockedLine(r.Bench.UnderlayBlocked, c))
+	}
 	if r.Bench == nil {
 		return nil
 	}
@@ -315,7 +326,10 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 func (r *Report) benchConfig(c *Config) bench.Config {
 	bc := bench.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr, UnderlayAddr: r.endpoints.UnderlayAddr,
 		ClientInterface: r.endpoints.ClientInterface, ServerInterface: r.endpoints.ServerInterface,
-		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port, Drops: c.Drops, Hops: c.Hops}
+		Quick: true, Omit: 1, Seconds: c.Seconds, Port: c.Port, Drops: c.Drops, Hops: c.Hops, UnderlayPort: c.UnderlayPort}
+	if c.UnderlayAddr != "" {
+		bc.UnderlayAddr = c.UnderlayAddr
+	}
 	return bc
 }
 

@@ -24,6 +24,9 @@ type Measured struct {
 	// collapsed or stalled: a path that drops large packets, evidence rather
 	// than a baseline (see underlayFailures).
 	UnderlayFailed []string `json:"underlay_failed,omitempty"`
+	// UnderlayBlocked says why the underlay baseline could not run (iperf3
+	// could not reach the far end): nothing to judge the tunnel against.
+	UnderlayBlocked string `json:"underlay_blocked,omitempty"`
 	// Expected is the tunnel/underlay ratio that counts as healthy.
 	Expected float64 `json:"expected"`
 }

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -55,24 +56,66 @@ func explained(fs []finding.Finding, m Measured, dir string) bool {
 	return false
 }
 
-// runUDPOutside offers UDP outside the tunnel in each planned direction.
+// runUDPOutside offers UDP outside the tunnel in each planned direction:
+// on a port of wgperf's own, then carrying WireGuard's port number (see
+// udppath.Pair for which pair stands for it), and judges the two against
+// what the tunnel carried.
 func (r *Report) runUDPOutside(ctx context.Context, c *Config, dirs []string) ([]finding.Finding, string, error) {
 	var fs []finding.Finding
 	var parts []string
+	wgPort, noPort := r.wireGuardPortRun()
 	for _, dir := range dirs {
-		uc := udppath.Config{Client: c.Client, Server: c.Server, Addr: r.endpoints.UnderlayAddr, Direction: dir,
-			Port: c.Port, Progress: progressWriter(c.Progress)}
+		uc := udppath.Config{Client: c.Client, Server: c.Server, Addr: cmp.Or(c.UnderlayAddr, r.endpoints.UnderlayAddr), Direction: dir,
+			Port: cmp.Or(c.UnderlayPort, c.Port), Progress: progressWriter(c.Progress), ClientInterface: r.endpoints.ClientInterface,
+			ServerInterface: r.endpoints.ServerInterface, ServerKey: r.endpoints.PeerKey}
 		uc.TCPMbit, uc.SenderInterface = r.Measured.Up.Underlay, r.endpoints.ClientInterface
+		tunnel := r.Measured.Up.Tunnel
 		if dir == bench.Download {
-			uc.TCPMbit, uc.SenderInterface = r.Measured.Down.Underlay, r.endpoints.ServerInterface
+			uc.TCPMbit, uc.SenderInterface, tunnel = r.Measured.Down.Underlay, r.endpoints.ServerInterface, r.Measured.Down.Tunnel
 		}
+		pair := udppath.Pair{TunnelMbit: tunnel, NoPort: noPort}
 		res, err := udppath.Run(ctx, uc)
 		if err != nil {
 			return fs, strings.Join(parts, "; "), err
 		}
+		pair.Other = res
 		r.UDPOutside = append(r.UDPOutside, res)
 		fs = append(fs, res.Findings...)
-		parts = append(parts, fmt.Sprintf("%s: %.1f of %.1f Mbit/s arrived, %.0f%% lost on the path", dir, res.ArrivedMbit, res.OfferedMbit, 100*res.PathLoss))
+		part := fmt.Sprintf("%s: %.1f of %.1f Mbit/s arrived, %.0f%% lost on the path", dir, res.ArrivedMbit, res.OfferedMbit, 100*res.PathLoss)
+		if wgPort > 0 {
+			uc.WireGuardPort = wgPort
+			on, err := udppath.Run(ctx, uc)
+			if err != nil {
+				return fs, strings.Join(append(parts, part), "; "), err
+			}
+			pair.OnPort = on
+			r.UDPOutside = append(r.UDPOutside, on)
+			part += fmt.Sprintf("; with WireGuard's port %d %.0f%% lost", wgPort, 100*on.PathLoss)
+		}
+		fs = append(fs, udppath.Judge(pair)...)
+		parts = append(parts, part)
+	}
+	if noPort != "" {
+		r.NotJudged = append(r.NotJudged, "UDP with WireGuard's port number outside the tunnel: "+noPort)
 	}
 	return fs, strings.Join(parts, "; "), nil
+}
+
+// wireGuardPortRun is the WireGuard port number the second UDP run carries
+// (the far end's, as the client's peer names it), or why there is none: the
+// client's iperf3 must bind it, and the client's own WireGuard holds its
+// listen port.
+func (r *Report) wireGuardPortRun() (int, string) {
+	ep := r.endpoints
+	port := ep.EndpointPort
+	if port == 0 {
+		port = ep.ServerPort
+	}
+	switch {
+	case port == 0:
+		return 0, "the far end's WireGuard port is unknown"
+	case port == ep.ClientPort:
+		return 0, fmt.Sprintf("both ends listen on %d, which WireGuard holds on each, and the tunnel is not taken down to free it", port)
+	}
+	return port, ""
 }

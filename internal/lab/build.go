@@ -285,6 +285,19 @@ func (l *Lab) setCongestion(ctx context.Context) error {
 	return nil
 }
 
+// portPoliceChain polices, per direction, the UDP that carries port in either
+// field to pct of rateMbit (a token bucket of 20 ms, no queue), as a carrier
+// rule "udp port 51820" does; other UDP and TCP pass.
+func portPoliceChain(rateMbit, pct, port int) string {
+	kbytes := max(1, rateMbit*pct*125/100) // Mbit/s → kbytes/s
+	var rules []string
+	for _, in := range []string{"eth-a", "eth-a2", "eth-b"} {
+		rules = append(rules, fmt.Sprintf("iifname %q udp sport . udp dport { %d . 0-65535, 0-65535 . %d } limit rate over %d kbytes/second burst %d kbytes counter drop;",
+			in, port, port, kbytes, max(2, kbytes/50)))
+	}
+	return "chain port_police { type filter hook forward priority 0;\n" + strings.Join(rules, "\n") + "\n}"
+}
+
 // applyPolicies installs the nftables breakage the config asks for.
 func (l *Lab) applyPolicies(ctx context.Context) error {
 	cfg := l.Config
@@ -323,6 +336,12 @@ func (l *Lab) applyPolicies(ctx context.Context) error {
 			rules = append(rules, fmt.Sprintf("iifname %q meta l4proto udp limit rate over %d kbytes/second burst %d kbytes counter drop;", in, kbytes, max(2, kbytes/50)))
 		}
 		rRules = append(rRules, "chain udp_police { type filter hook forward priority 0;\n"+strings.Join(rules, "\n")+"\n}")
+	}
+	if pct := cfg.PortPolicePct; pct > 0 {
+		if cfg.Underlay.RateMbit <= 0 || pct > 100 {
+			return fmt.Errorf("port policing at %d%% needs a shaped underlay (--rate) and a percent in 1..100", pct)
+		}
+		rRules = append(rRules, portPoliceChain(cfg.Underlay.RateMbit, pct, WGPort))
 	}
 	if cfg.DropFragments {
 		if err := l.dropFragments(ctx); err != nil {
@@ -439,7 +458,7 @@ func (l *Lab) startTunnel(ctx context.Context) error {
 		return err
 	}
 	a, b := l.Nodes["a"], l.Nodes["b"]
-	a.WGInterface, a.TunnelAddr, a.PID, a.PublicKey, a.UnderlayAddr, a.ListenPort = t.IfA, t.AddrA, t.PIDA, t.KeyA, primaryA, t.Port
+	a.WGInterface, a.TunnelAddr, a.PID, a.PublicKey, a.UnderlayAddr, a.ListenPort = t.IfA, t.AddrA, t.PIDA, t.KeyA, primaryA, l.clientPort(t)
 	b.WGInterface, b.TunnelAddr, b.PID, b.PublicKey, b.UnderlayAddr, b.ListenPort = t.IfB, t.AddrB, t.PIDB, t.KeyB, endpointB, t.Port
 	if _, err := l.Target("a").Run(ctx, "ip", "route", "add", SiteBNet, "dev", t.IfA); err != nil {
 		return err

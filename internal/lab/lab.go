@@ -91,6 +91,15 @@ type Config struct {
 	// tunnel's and anyone's) while TCP runs at the link's rate. Datagrams
 	// above the rate are dropped (a token bucket of 20 ms, no queue).
 	UDPPolicePct int `json:"udp_police_pct,omitempty"`
+	// PortPolicePct, when > 0, makes R police only the UDP that carries the
+	// tunnel's port number (source or destination), each way, to this
+	// percent of the underlay's rate: a carrier that throttles WireGuard's
+	// well-known port and passes other UDP at the link's rate.
+	PortPolicePct int `json:"port_police_pct,omitempty"`
+	// ClientPort, when > 0, is A's WireGuard listen port (tunnel k: +k)
+	// instead of the tunnel's: a client that does not share the server's
+	// port, as most do (B learns it from the handshake).
+	ClientPort int `json:"client_port,omitempty"`
 	// KneePct, when > 0, puts a Knee on R in front of B's WireGuard at this
 	// percent of the underlay's rate: the tunnel's packets from A pass until
 	// a second's worth goes above it, then it collapses to half for a few

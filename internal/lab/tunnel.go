@@ -88,7 +88,7 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 		table := strconv.Itoa(200 + k)
 		b := &builder{lab: l}
 		b.on("a", "ip", "route", "add", "default", "via", gw, "dev", t.UplinkA, "table", table)
-		b.on("a", "ip", "rule", "add", "ipproto", "udp", "sport", strconv.Itoa(t.Port), "lookup", table, "priority", table)
+		b.on("a", "ip", "rule", "add", "ipproto", "udp", "sport", strconv.Itoa(l.clientPort(t)), "lookup", table, "priority", table)
 		if err := b.run(ctx); err != nil {
 			return nil, err
 		}
@@ -104,7 +104,7 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	}
 	// A dials B's endpoint and keeps the tunnel alive; B learns A's address from
 	// the handshake, as a hub does with a router behind changing uplinks.
-	if err := l.wgSet(ctx, "a", t.IfA, t.Port, keyA, "peer", t.KeyB, "endpoint",
+	if err := l.wgSet(ctx, "a", t.IfA, l.clientPort(t), keyA, "peer", t.KeyB, "endpoint",
 		fmt.Sprintf("%s:%d", endpointB, t.Port), "allowed-ips", t.AddrB+"/32,"+SiteBNet, "persistent-keepalive", "25"); err != nil {
 		return nil, err
 	}
@@ -118,6 +118,15 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 		return nil, err
 	}
 	return t, l.save()
+}
+
+// clientPort is A's listen port for tunnel t: the tunnel's own unless the
+// lab gives A ports of its own (ClientPort).
+func (l *Lab) clientPort(t *Tunnel) int {
+	if l.Config.ClientPort > 0 {
+		return l.Config.ClientPort + t.Index
+	}
+	return t.Port
 }
 
 // ECMP brings the lab to n parallel tunnels and routes site B's network over

@@ -196,17 +196,36 @@ var Catalog = []Scenario{
 		Expect: check.MTUPMTUDBlackhole,
 	},
 	{
-		Name: "udp-policed", Case: caseMultiWAN,
+		Name: "udp-policed", Case: caseTuning,
 		Symptom: "the tunnel crawls over an uplink where TCP outside it runs at full speed",
-		// The multi-WAN router's 5G epilogue: WireGuard collapsed while TCP
-		// outside the tunnel ran. R polices UDP, each way, to a quarter of
-		// the link's rate and lets TCP through at all of it.
+		// The tuning guide's caution that hops may treat UDP apart from TCP
+		// (not the multi-WAN router's 5G collapse, whose raw UDP ran at 300
+		// Mbit/s). R polices UDP, each way, to a quarter of the link's rate
+		// and lets TCP through at all of it.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, UDPPolicePct: 25},
 		Probes: []Probe{ProbeUDPOutside},
 		Expect: check.PathUDPPoliced,
 		// Nothing on the hosts is the cause: the path stops policing (another
 		// uplink, or the carrier lifts it), and the tunnel gets the link.
 		PathFix: []Command{on("r", "nft", "flush chain inet wgperf_lab udp_police")},
+	},
+	{
+		Name: "port-throttled", Case: caseTuning,
+		Symptom: "the tunnel crawls while UDP and TCP outside it run at full speed",
+		// A carrier that recognises WireGuard by its port (the field's
+		// advice: "try another port"). R polices the UDP carrying the
+		// tunnel's port, source or destination, each way, to a quarter of
+		// the link, and passes other UDP and TCP; A listens on a port of its
+		// own, as most clients do, so its iperf3 can send from B's.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PortPolicePct: 25, ClientPort: 51900},
+		Probes: []Probe{ProbeUDPOutside},
+		Expect: check.PathPortThrottled,
+		// The fix doctor prints, both ends at once: B moves to the next
+		// port and A's peer follows it (wgperf fix has no port change yet).
+		PathFix: []Command{
+			on("b", "wg", "set", "{wg}", "listen-port", "51821"),
+			on("a", "wg", "set", "{wg}", "peer", "{peer}", "endpoint", "203.0.113.2:51821"),
+		},
 	},
 	{
 		Name: "collapse-cycles", Case: caseRemoteUsers,

@@ -39,9 +39,25 @@ func (r *runner) measureAfter(ctx context.Context) error {
 func (r *runner) argv(c Command) []string {
 	argv := slices.Clone(c.Argv)
 	for i, a := range argv {
-		argv[i] = strings.ReplaceAll(a, "{wg}", r.lab.WGInterface(c.Node))
+		a = strings.ReplaceAll(a, "{wg}", r.lab.WGInterface(c.Node))
+		argv[i] = strings.ReplaceAll(a, "{peer}", r.peerKey(c.Node))
 	}
 	return argv
+}
+
+// peerKey is the public key of node's peer on the first tunnel ("" for a
+// node without one): a command that moves the peer's endpoint names it.
+func (r *runner) peerKey(node string) string {
+	if len(r.lab.Tunnels) == 0 {
+		return ""
+	}
+	switch t := r.lab.Tunnels[0]; node {
+	case "a":
+		return t.KeyB
+	case "b":
+		return t.KeyA
+	}
+	return ""
 }
 
 // exec logs and runs a scenario command; step says which part of the story it is.

@@ -131,6 +131,9 @@ type Report struct {
 	IdleLatency  *Latency `json:"idle_latency,omitempty"`
 	ClientUplink string   `json:"client_uplink,omitempty"`
 	ServerUplink string   `json:"server_uplink,omitempty"`
+	// UnderlayBlocked says why the underlay runs were left out, in one line
+	// ("iperf3 to 203.0.113.2:5299: Connection refused"); "" when they ran.
+	UnderlayBlocked string `json:"underlay_blocked,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.

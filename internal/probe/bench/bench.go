@@ -27,7 +27,10 @@ type Config struct {
 	UDPMbit                float64 // > 0 adds UDP control runs (loss without TCP)
 	Hops                   int     // WireGuard hops between client and server (expectation 50% when > 1)
 	Port                   int
-	Progress               io.Writer // nil: quiet
+	// UnderlayPort, when > 0, is the iperf3 port of the underlay runs: one
+	// the far end lets in where only WireGuard's port is forwarded to it.
+	UnderlayPort int
+	Progress     io.Writer // nil: quiet
 	// Timeout bounds each run (0: iperf's default, Omit+Seconds+20 s, room
 	// for slow ssh hosts); a run past it has stalled, as over a black hole.
 	Timeout time.Duration
@@ -116,7 +119,22 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 		if c.Progress != nil {
 			fmt.Fprintf(c.Progress, "[%d/%d] %s (%ds)... ", i+1, len(plan), spec, c.Omit+c.Seconds)
 		}
+		if spec.Path == PathUnderlay && rep.UnderlayBlocked != "" {
+			if c.Progress != nil {
+				fmt.Fprintln(c.Progress, "skipped: the underlay baseline is blocked")
+			}
+			continue
+		}
 		run, err := measure(ctx, c, spec, samplers, pings)
+		if blocked := underlayBlocked(spec, err); blocked != "" {
+			// A far end that lets only WireGuard's port in (a NAT's one
+			// forward, a firewall) blocks the baseline, not the tunnel.
+			if c.Progress != nil {
+				fmt.Fprintln(c.Progress, "blocked")
+			}
+			rep.UnderlayBlocked = blocked
+			continue
+		}
 		if err != nil {
 			if c.Progress != nil {
 				fmt.Fprintln(c.Progress, "failed")
@@ -148,6 +166,9 @@ func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pi
 	run := Run{Spec: spec, Addr: addr}
 	test := iperf.Test{Addr: addr, Port: c.Port, Seconds: c.Seconds, Omit: c.Omit, Reverse: spec.Direction == Download,
 		Parallel: spec.Streams, UDPMbit: spec.UDPMbit, Timeout: c.Timeout}
+	if spec.Path == PathUnderlay && c.UnderlayPort > 0 {
+		test.Port = c.UnderlayPort
+	}
 	if spec.UDPMbit > 0 {
 		test.Omit = 0 // UDP has no window to warm up
 	}

@@ -21,6 +21,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, s := range r.KernelDrops {
 		fmt.Fprintln(w, shell.Comment(s.Line()))
 	}
+	if r.UnderlayBlocked != "" {
+		fmt.Fprintln(w, shell.Comment("underlay baseline blocked: "+r.UnderlayBlocked+": no ratio (give --underlay-port, a port the far end lets in)"))
+	}
 	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -125,8 +125,8 @@ func TestClientArgs(t *testing.T) {
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
 	}
-	got = strings.Join(ClientArgs(Test{Addr: "10.77.0.2", Port: 6000, Seconds: 2, UDPMbit: 20}), " ")
-	want = "-c 10.77.0.2 -p 6000 -J --get-server-output -t 2 --connect-timeout 3000 -u -b 20M"
+	got = strings.Join(ClientArgs(Test{Addr: "10.77.0.2", Port: 6000, Seconds: 2, UDPMbit: 20, CPort: 51820}), " ")
+	want = "-c 10.77.0.2 -p 6000 -J --get-server-output -t 2 --connect-timeout 3000 -u -b 20M --cport 51820"
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
 	}

@@ -2,6 +2,7 @@ package iperf
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,10 @@ func TestClientRetriesWhileServerStarts(t *testing.T) {
 	_, err = runClient(context.Background(), c, target.Local(), srv, Test{Addr: "10.77.0.2", Seconds: 1})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the iperf3 server") || *calls != 1 {
 		t.Errorf("server gone: calls %d, err %v", *calls, err)
+	}
+	// The refusal is typed: a bench says its baseline was blocked and where.
+	var ue *UnreachableError
+	if !errors.Is(err, ErrUnreachable) || !errors.As(err, &ue) || ue.Where != "10.77.0.2:5299" || !strings.Contains(ue.Why, "refused") {
+		t.Errorf("server gone: err %#v, want an UnreachableError at 10.77.0.2:5299, refused", err)
 	}
 }

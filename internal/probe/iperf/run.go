@@ -34,6 +34,9 @@ type Test struct {
 	// BindDev makes the client's socket leave through this device
 	// (--bind-dev, SO_BINDTODEVICE): one uplink of several.
 	BindDev string
+	// CPort binds the client's data socket to this local port (--cport): a
+	// run whose datagrams carry a given port number, as WireGuard's do.
+	CPort int
 	// Terse leaves out the server's own JSON (--get-server-output), the
 	// only large message on the control connection, which -M does not
 	// clamp: on a path that loses the tunnel's full-size packets it would
@@ -50,6 +53,24 @@ type Test struct {
 // ErrStalled is wrapped by the error of a run that did not finish in time, as
 // TCP does over a PMTUD black hole.
 var ErrStalled = errors.New("iperf3 stalled")
+
+// ErrUnreachable matches (errors.Is) the error of a client that could not
+// reach its server (refused, timed out, no route): a firewall or a NAT that
+// forwards only WireGuard's port, not a measurement. The error is an
+// *UnreachableError.
+var ErrUnreachable = errors.New("iperf3 server unreachable")
+
+// UnreachableError says where the client could not connect and why.
+type UnreachableError struct {
+	Where string // addr:port
+	Why   string // iperf3's last words, e.g. "Connection refused"
+	msg   string
+}
+
+func (e *UnreachableError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrUnreachable) hold.
+func (e *UnreachableError) Is(target error) bool { return target == ErrUnreachable }
 
 // Run starts a one-off iperf3 server on server, runs the client on client and
 // returns the parsed result. The server is always stopped before Run returns.
@@ -225,6 +246,9 @@ func ClientArgs(t Test) []string {
 	if t.BindDev != "" {
 		args = append(args, "--bind-dev", t.BindDev)
 	}
+	if t.CPort > 0 {
+		args = append(args, "--cport", strconv.Itoa(t.CPort))
+	}
 	return args
 }
 
@@ -279,8 +303,8 @@ func explain(client, server target.Target, srv *Server, t Test, msg string) erro
 	switch {
 	case strings.Contains(msg, "Connection timed out"), strings.Contains(msg, "No route to host"),
 		strings.Contains(msg, "Network is unreachable"), strings.Contains(msg, "Connection refused"):
-		return fmt.Errorf("%s cannot reach the iperf3 server on %s at %s (%s): check the tunnel and firewall with wgperf diagnose",
-			client, server, where, lastLine(msg))
+		return &UnreachableError{Where: where, Why: lastLine(msg), msg: fmt.Sprintf("%s cannot reach the iperf3 server on %s at %s (%s): check the tunnel and firewall with wgperf diagnose",
+			client, server, where, lastLine(msg))}
 	}
 	return fmt.Errorf("%s: iperf3 to %s: %s", client, where, lastLine(msg))
 }

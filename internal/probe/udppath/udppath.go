@@ -1,12 +1,15 @@
 // Package udppath measures UDP outside the tunnel at the tunnel's rate: a
-// carrier that polices UDP (a mobile uplink whose WireGuard collapsed 175×
-// while TCP outside it ran at full speed) is invisible to a TCP baseline, and
-// a WireGuard tunnel is nothing but UDP to it. One iperf3 UDP run to the far
-// end's underlay address, offered at the rate TCP carried there, shows what
-// the path does to UDP; the receiver's own socket drops during the run are
-// counted apart, so a small receive buffer is not taken for the path.
+// path that polices UDP, or only WireGuard's port, is invisible to a TCP
+// baseline, and a WireGuard tunnel is nothing but UDP to it. An iperf3 UDP
+// run to the far end's underlay address, offered at the rate TCP carried
+// there, shows what the path does to UDP on a port of wgperf's own; a second
+// run carrying WireGuard's port number shows whether the path treats that
+// port apart. The receiver's own socket drops during a run are counted
+// apart, so a small receive buffer is not taken for the path. A collapse
+// neither run reproduces is WireGuard's own (the multi-WAN router's 5G link
+// carried raw UDP at 300 Mbit/s while WireGuard ran at 1.7), not a policer.
 //
-// Analyze is pure; Run is the I/O around it.
+// Analyze and Judge are pure; Run is the I/O around them.
 package udppath
 
 import (
@@ -49,7 +52,14 @@ type Config struct {
 	SenderInterface string
 	Seconds         int
 	Port            int
-	Progress        io.Writer
+	// WireGuardPort, when > 0, makes the client send from this port (iperf3
+	// --cport): the run carries WireGuard's port number (see Judge).
+	WireGuardPort int
+	// ClientInterface, ServerInterface and ServerKey name both ends'
+	// WireGuard interfaces and the far end's public key, for the port fix's
+	// commands ("" when unknown).
+	ClientInterface, ServerInterface, ServerKey string
+	Progress                                    io.Writer
 }
 
 // Result is one run and what it shows.
@@ -68,11 +78,16 @@ type Result struct {
 	// during the run: lost at its socket, not on the path.
 	ReceiverDrops int64 `json:"receiver_drops"`
 	// PathLoss is the share of the datagrams lost on the path (0..1).
-	PathLoss        float64           `json:"path_loss"`
-	Policed         bool              `json:"policed"`
-	SenderInterface string            `json:"sender_interface,omitempty"`
-	Seconds         float64           `json:"seconds"`
-	Findings        []finding.Finding `json:"findings"`
+	PathLoss        float64 `json:"path_loss"`
+	Policed         bool    `json:"policed"`
+	SenderInterface string  `json:"sender_interface,omitempty"`
+	// WireGuardPort is the WireGuard port number the run's datagrams
+	// carried; 0 for a port of wgperf's own.
+	WireGuardPort int               `json:"wireguard_port,omitempty"`
+	Seconds       float64           `json:"seconds"`
+	Findings      []finding.Finding `json:"findings"`
+
+	clientInterface, serverInterface, serverKey string
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -100,7 +115,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	before := bench.TakeSample(ctx, receiver, bench.Baseline)
 	res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: c.Seconds,
-		Reverse: c.Direction == bench.Download, UDPMbit: c.TCPMbit})
+		Reverse: c.Direction == bench.Download, UDPMbit: c.TCPMbit, CPort: c.WireGuardPort})
 	if err != nil {
 		return nil, err
 	}
@@ -109,26 +124,37 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	r := Analyze(c, res, drops)
 	r.Seconds = time.Since(start).Seconds()
 	if c.Progress != nil {
-		fmt.Fprintf(c.Progress, "UDP outside the tunnel, %s: %.1f Mbit/s offered, %.1f arrived, %.0f%% lost on the path\n",
-			c.Direction, r.OfferedMbit, r.ArrivedMbit, 100*r.PathLoss)
+		fmt.Fprintf(c.Progress, "UDP outside the tunnel, %s%s: %.1f Mbit/s offered, %.1f arrived, %.0f%% lost on the path\n",
+			c.Direction, r.portWords(), r.OfferedMbit, r.ArrivedMbit, 100*r.PathLoss)
 	}
 	return r, nil
 }
 
 // Analyze reads one UDP run: what the path lost once the receiver's own
-// socket drops are taken out, and whether that is a policer. It is pure.
+// socket drops are taken out, and whether that is a policer. A run on a port
+// of wgperf's own that loses that much is path.udp-policed; a run carrying
+// WireGuard's port is judged against the other one (Judge). It is pure.
 func Analyze(c Config, res *iperf.Result, receiverDrops int64) *Result {
 	r := &Result{Client: c.Client.String(), Server: c.Server.String(), Addr: c.Addr, Direction: c.Direction, TCPMbit: c.TCPMbit,
 		OfferedMbit: res.SentMbit, ArrivedMbit: res.ReceivedMbit, Packets: res.Packets, Lost: res.LostPackets,
-		ReceiverDrops: receiverDrops, SenderInterface: c.SenderInterface}
+		ReceiverDrops: receiverDrops, SenderInterface: c.SenderInterface, WireGuardPort: c.WireGuardPort,
+		clientInterface: c.ClientInterface, serverInterface: c.ServerInterface, serverKey: c.ServerKey}
 	if res.Packets > 0 {
 		r.PathLoss = max(0, float64(res.LostPackets-receiverDrops)) / float64(res.Packets)
 	}
 	r.Policed = r.PathLoss >= PolicedLoss
-	if r.Policed {
+	if r.Policed && r.WireGuardPort == 0 {
 		r.Findings = []finding.Finding{r.finding()}
 	}
 	return r
+}
+
+// portWords names the port the run's datagrams carried, for progress lines.
+func (r *Result) portWords() string {
+	if r.WireGuardPort == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" with WireGuard's port %d", r.WireGuardPort)
 }
 
 // sender is the host that sent the run's datagrams.
@@ -149,7 +175,7 @@ func (r *Result) finding() finding.Finding {
 		ID: check.PathUDPPoliced, Severity: sev, Host: r.sender(), Interface: r.SenderInterface,
 		Title: fmt.Sprintf("UDP is policed on the path (%s): %.1f Mbit/s offered outside the tunnel, %.1f arrived (%.0f%% lost), while TCP carried %.1f",
 			r.Direction, r.OfferedMbit, through, 100*r.PathLoss, r.TCPMbit),
-		Detail: "Something on the path drops UDP above a rate it lets TCP through at: a carrier's policer (mobile uplinks do this), a " +
+		Detail: "Something on the path drops UDP above a rate it lets TCP through at: a carrier's policer, a " +
 			"firewall's UDP flood limit, a shaper for UDP alone. WireGuard is nothing but UDP to it, so the tunnel gets what the " +
 			"policer leaves and TCP inside it backs off from every drop. The cause is the path, not the hosts.",
 		Evidence: []finding.Evidence{
@@ -181,10 +207,6 @@ func policedFixes(iface, addr string, tcpMbit, arrivedMbit float64) []finding.Fi
 		{
 			Description: fmt.Sprintf("Keep the tunnel under the policer: cap %s at %d Mbit/s, so TCP inside it sees a steady rate instead of drops", iface, capMbit),
 			Commands:    []string{shell.Join("tc", "qdisc", "replace", "dev", iface, "root", "tbf", "rate", fmt.Sprintf("%dmbit", capMbit), "burst", "64kb", "latency", "200ms")},
-		},
-		{
-			Description: "Carry WireGuard where the carrier does not police it: another UDP port (443 is often spared for QUIC), or inside TCP",
-			Commands:    []string{"wg set " + shell.Join(iface) + " listen-port 443   # and the peers' Endpoint = ...:443"},
 		},
 	}
 }

@@ -1,0 +1,163 @@
+package udppath
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
+)
+
+// Thresholds of Judge: the port of wgperf's own must lose under CleanLoss for
+// a loss on WireGuard's port to be the port's; a tunnel below CollapseShare
+// of what UDP outside it delivered (the lesser run) collapsed where UDP did
+// not.
+const (
+	CleanLoss     = 0.05
+	CollapseShare = 0.5
+)
+
+// Pair is one direction's UDP runs outside the tunnel and what the tunnel
+// carried that way.
+//
+// Which port pair stands for WireGuard's: the far end's listen port is held
+// by its WireGuard, and freeing it (the interface down) would cut the tunnel
+// being judged, so no run can reach that socket. A carrier's port rule
+// matches the number on the wire in either field ("udp port 51820"), so the
+// near end's iperf3 sends from that number (--cport) to the far end's iperf3:
+// the upload's datagrams carry it as their source port, the download's (-R)
+// as their destination. Where the near end listens on the same port, its own
+// WireGuard holds it too and the run cannot be made (NoPort says so).
+type Pair struct {
+	Other  *Result // on a port of wgperf's own
+	OnPort *Result // with WireGuard's port number; nil when it could not run
+	// NoPort says why OnPort is nil ("" when it ran).
+	NoPort     string
+	TunnelMbit float64 // the tunnel's rate that way, from the bench
+}
+
+// Judge reads a direction's pair: a loss only WireGuard's port number meets
+// is a port throttle; a tunnel collapse no UDP run reproduces is WireGuard's
+// own, not policing. A run on wgperf's port that was policed has its finding
+// already (Analyze), and nothing more is said. It is pure.
+func Judge(p Pair) []finding.Finding {
+	o := p.Other
+	if o == nil || o.Policed {
+		return nil
+	}
+	if on := p.OnPort; on != nil && on.Policed {
+		if o.PathLoss >= CleanLoss {
+			return nil // UDP as a whole loses too: no port to blame
+		}
+		return []finding.Finding{throttled(o, on)}
+	}
+	// The tunnel is held to the lesser of what arrived: a run whose
+	// receiver dropped at its own socket sets no bar the path could.
+	arrived := o.ArrivedMbit
+	if p.OnPort != nil {
+		arrived = min(arrived, p.OnPort.ArrivedMbit)
+	}
+	if p.TunnelMbit >= CollapseShare*arrived {
+		return nil
+	}
+	return []finding.Finding{wireGuardOwn(p)}
+}
+
+// NewPort is the listen port the port fix moves the far end to: the next one
+// up, or down from the top of the range.
+func NewPort(port int) int {
+	if port >= 65535 {
+		return port - 1
+	}
+	return port + 1
+}
+
+func throttled(o, on *Result) finding.Finding {
+	sev := finding.Warning
+	if on.PathLoss >= SevereLoss {
+		sev = finding.Critical
+	}
+	port := strconv.Itoa(on.WireGuardPort)
+	return finding.Finding{
+		ID: check.PathPortThrottled, Severity: sev, Host: on.sender(), Interface: on.SenderInterface,
+		Title: fmt.Sprintf("The path throttles WireGuard's port %s (%s): UDP carrying it lost %.0f%% at %.1f Mbit/s, UDP on another port %.0f%%",
+			port, on.Direction, 100*on.PathLoss, on.OfferedMbit, 100*o.PathLoss),
+		Detail: "Datagrams carrying WireGuard's port number are dropped above a rate other UDP and TCP pass at: a carrier or firewall " +
+			"that recognises WireGuard by its port. The tunnel gets what the rule leaves; on another port it would not meet the rule.",
+		Evidence: []finding.Evidence{
+			finding.Evidence{Source: "iperf3 -u --cport " + port, Key: "lost on the path with port " + port + " (" + on.Direction + ")",
+				Value: fmt.Sprintf("%d of %d (%.0f%%)", on.Lost-on.ReceiverDrops, on.Packets, 100*on.PathLoss), Threshold: fmt.Sprintf("< %.0f%%", 100*PolicedLoss)}.Of(100*on.PathLoss, finding.Percent),
+			finding.Evidence{Source: "iperf3 -u", Key: "lost on the path on another port", Value: fmt.Sprintf("%d of %d (%.0f%%)", o.Lost-o.ReceiverDrops, o.Packets, 100*o.PathLoss),
+				Threshold: fmt.Sprintf("< %.0f%%", 100*CleanLoss)}.Of(100*o.PathLoss, finding.Percent),
+			finding.Evidence{Source: "iperf3 -u --cport " + port, Key: "UDP arrived with port " + port, Value: fmt.Sprintf("%.1f of %.1f Mbit/s", on.ArrivedMbit, on.OfferedMbit)}.Of(on.ArrivedMbit, finding.Mbits),
+		},
+		Fixes: portFixes(on),
+	}
+}
+
+// portFixes move the far end's WireGuard off the throttled port and point
+// the near end's peer at the new one: both ends or neither, since either
+// half alone cuts the tunnel.
+func portFixes(on *Result) []finding.Fix {
+	newPort := strconv.Itoa(NewPort(on.WireGuardPort))
+	far, near := on.serverInterface, on.clientInterface
+	key := on.serverKey
+	if key == "" {
+		key = "<the far end's public key>"
+	}
+	return []finding.Fix{{
+		Description: fmt.Sprintf("Move the far end (%s) to listen port %s and point this end's peer at it (%s); then bench again",
+			on.Server, newPort, on.Client),
+		Commands: []string{
+			shell.Join("wg", "set", orWG(far), "listen-port", newPort) + "   # on " + on.Server,
+			shell.Join("wg", "set", orWG(near), "peer", key, "endpoint", endpoint(on.Addr, newPort)) + "   # on " + on.Client,
+		},
+	}}
+}
+
+func wireGuardOwn(p Pair) finding.Finding {
+	o := p.Other
+	ports := "on a port of wgperf's own"
+	ev := []finding.Evidence{
+		finding.Evidence{Source: "iperf3", Key: "the tunnel (" + o.Direction + ")", Value: fmt.Sprintf("%.1f Mbit/s", p.TunnelMbit),
+			Threshold: fmt.Sprintf("≥ %.0f%% of UDP outside", 100*CollapseShare)}.Of(p.TunnelMbit, finding.Mbits),
+		finding.Evidence{Source: "iperf3 -u", Key: "UDP outside the tunnel, another port", Value: fmt.Sprintf("%.1f of %.1f Mbit/s (%.1f%% lost)", o.ArrivedMbit, o.OfferedMbit, 100*o.PathLoss)}.Of(o.ArrivedMbit, finding.Mbits),
+	}
+	if on := p.OnPort; on != nil {
+		ports += " and with WireGuard's port " + strconv.Itoa(on.WireGuardPort)
+		ev = append(ev, finding.Evidence{Source: "iperf3 -u --cport " + strconv.Itoa(on.WireGuardPort), Key: "UDP outside the tunnel, WireGuard's port",
+			Value: fmt.Sprintf("%.1f of %.1f Mbit/s (%.1f%% lost)", on.ArrivedMbit, on.OfferedMbit, 100*on.PathLoss)}.Of(on.ArrivedMbit, finding.Mbits))
+	} else {
+		ev = append(ev, finding.Evidence{Source: "wgperf doctor", Key: "UDP with WireGuard's port", Value: "not measured: " + p.NoPort})
+	}
+	return finding.Finding{
+		ID: check.WGSpecificCollapse, Severity: finding.Warning, Host: o.sender(), Interface: o.SenderInterface,
+		Title: fmt.Sprintf("The tunnel collapses where UDP outside it does not (%s): %.1f Mbit/s through it, %.1f of UDP arrived %s",
+			o.Direction, p.TunnelMbit, o.ArrivedMbit, ports),
+		Detail: "No UDP run outside the tunnel reproduces the collapse, so this is not a policer or a port throttle: something treats " +
+			"WireGuard's packets apart (their size or fragments, the handshake, the implementation at either end). Capture both ends.",
+		Evidence: ev,
+		Fixes: []finding.Fix{{
+			Description: "Capture the tunnel's packets on both ends during a transfer and compare what left with what arrived (sizes, fragments, gaps)",
+			Commands:    []string{shell.Join("tcpdump", "-ni", "any", "-c", "2000", "-w", "wg.pcap", "host", o.Addr, "and", "udp")},
+		}},
+	}
+}
+
+func orWG(iface string) string {
+	if iface == "" {
+		return "wg0"
+	}
+	return iface
+}
+
+// endpoint is addr:port, an IPv6 address in brackets.
+func endpoint(addr, port string) string {
+	for _, c := range addr {
+		if c == ':' {
+			return "[" + addr + "]:" + port
+		}
+	}
+	return addr + ":" + port
+}

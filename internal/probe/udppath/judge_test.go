@@ -1,0 +1,88 @@
+package udppath
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/target/targettest"
+)
+
+// Judge on recorded runs: a loss only the run carrying WireGuard's port
+// meets is a port throttle; a tunnel collapse that neither run reproduces is
+// WireGuard's own (the multi-WAN router's 5G link: raw UDP clean, WireGuard at
+// 1.7 Mbit/s), never a policer; a run on wgperf's port that was policed has
+// said so itself.
+func TestJudge(t *testing.T) {
+	c := Config{Client: targettest.New("netns:wgl-h6-a"), Server: targettest.New("netns:wgl-h6-b"), Addr: "203.0.113.2",
+		Direction: bench.Upload, TCPMbit: 190, SenderInterface: "wg-h6-a", ClientInterface: "wg-h6-a", ServerInterface: "wg-h6-b",
+		ServerKey: "kQuGaLbNPKL3KRVH54I6ss2eTSeHZQ1f/9+XJLDz1iA="}
+	onPort := c
+	onPort.WireGuardPort = 51820
+	run := func(c Config, name string) *Result { return Analyze(c, recorded(t, name), 0) }
+	// Recorded in the lab (--port-police 25 --client-port 51900): UDP at
+	// 190 Mbit/s from A's iperf3 bound to port 51820 (B's WireGuard port)
+	// loses 60% at R, from an ephemeral port 0.07%.
+	other, onWGPort := "udp-other-port-190m.json", "udp-port-51820-policed.json"
+	clean, lossy, policed := "udp-50m.json", "udp-20m-loss3.json", "udp-policed-25pct.json"
+	for _, tc := range []struct {
+		name string
+		pair Pair
+		want finding.ID // "": none
+	}{
+		{"only WireGuard's port is policed", Pair{Other: run(c, other), OnPort: run(onPort, onWGPort), TunnelMbit: 50}, check.PathPortThrottled},
+		{"the same losses at the receiver's socket are no throttle", Pair{Other: run(c, other), OnPort: Analyze(onPort, recorded(t, onWGPort), recorded(t, onWGPort).LostPackets), TunnelMbit: 50}, ""},
+		{"WireGuard's port policed beside 3% random loss", Pair{Other: run(c, lossy), OnPort: run(onPort, policed), TunnelMbit: 15}, check.PathPortThrottled},
+		{"all UDP policed: the other run said so", Pair{Other: run(c, policed), OnPort: run(onPort, policed), TunnelMbit: 47}, ""},
+		{"the 5G collapse: both runs clean", Pair{Other: run(c, clean), OnPort: run(onPort, clean), TunnelMbit: 1.7}, check.WGSpecificCollapse},
+		{"the 5G collapse, WireGuard's port not free", Pair{Other: run(c, clean), NoPort: "both ends listen on 51820", TunnelMbit: 1.7}, check.WGSpecificCollapse},
+		{"a tunnel a little short of clean UDP", Pair{Other: run(c, clean), OnPort: run(onPort, clean), TunnelMbit: 44}, ""},
+	} {
+		fs := Judge(tc.pair)
+		var got finding.ID
+		if len(fs) == 1 {
+			got = fs[0].ID
+		}
+		if len(fs) > 1 || got != tc.want {
+			t.Errorf("%s: findings %v, want %q", tc.name, fs, tc.want)
+			continue
+		}
+		if got == "" {
+			continue
+		}
+		f := fs[0]
+		if f.Host != "netns:wgl-h6-a" || len(f.Fixes) == 0 || len(f.Evidence) < 3 {
+			t.Errorf("%s: %+v", tc.name, f)
+		}
+		if got == check.WGSpecificCollapse && strings.Contains(strings.ToLower(f.Title+f.Detail), "policed") {
+			t.Errorf("%s: a collapse no UDP run reproduces is called policing: %s", tc.name, f.Title)
+		}
+		if tc.pair.OnPort == nil && !strings.Contains(f.Evidence[len(f.Evidence)-1].Value, "both ends listen on 51820") {
+			t.Errorf("%s: the unmeasured port is not said: %+v", tc.name, f.Evidence)
+		}
+	}
+}
+
+// The port fix moves both ends: the far end's listen port and this end's
+// peer endpoint, the one named by the far end's key.
+func TestPortFixMovesBothEnds(t *testing.T) {
+	c := Config{Client: targettest.New("netns:wgl-h6-a"), Server: targettest.New("netns:wgl-h6-b"), Addr: "203.0.113.2", Direction: bench.Download,
+		TCPMbit: 190, SenderInterface: "wg-h6-b", ClientInterface: "wg-h6-a", ServerInterface: "wg-h6-b", ServerKey: "kQuGaLbNPKL3KRVH54I6ss2eTSeHZQ1f/9+XJLDz1iA=", WireGuardPort: 51820}
+	o := c
+	o.WireGuardPort = 0
+	fs := Judge(Pair{Other: Analyze(o, recorded(t, "udp-50m.json"), 0), OnPort: Analyze(c, recorded(t, "udp-policed-25pct.json"), 0), TunnelMbit: 40})
+	if len(fs) != 1 || fs[0].Host != "netns:wgl-h6-b" {
+		t.Fatalf("findings %+v, want one on the download's sender", fs)
+	}
+	got := strings.Join(fs[0].Fixes[0].Commands, "\n")
+	want := "wg set wg-h6-b listen-port 51821   # on netns:wgl-h6-b\n" +
+		"wg set wg-h6-a peer kQuGaLbNPKL3KRVH54I6ss2eTSeHZQ1f/9+XJLDz1iA= endpoint 203.0.113.2:51821   # on netns:wgl-h6-a"
+	if got != want {
+		t.Errorf("commands\n%s\nwant\n%s", got, want)
+	}
+	if NewPort(65535) != 65534 || endpoint("2001:db8::2", "51821") != "[2001:db8::2]:51821" {
+		t.Error("port or endpoint")
+	}
+}
