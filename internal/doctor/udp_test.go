@@ -48,3 +48,46 @@ func TestUDPPolicedRanksFirst(t *testing.T) {
 		t.Errorf("a path cause has no wgperf fix, got %q", causes[0].Command)
 	}
 }
+
+// The multi-WAN router's 5G epilogue, in the lab's figures: the tunnel
+// carries 1.7 Mbit/s while UDP outside it, on wgperf's port and with
+// WireGuard's port number, arrives at the full rate. No policer: doctor's
+// verdict is a collapse WireGuard's own packets meet, and path.udp-policed
+// is nowhere.
+func TestCollapseNoUDPRunReproducesIsWireGuardsOwn(t *testing.T) {
+	const a, b = "netns:wgl-h6-a", "netns:wgl-h6-b"
+	fs, _ := checked(t, "lab-healthy-a", "lab-healthy-b")
+	m := measured(a, b, 1.7, 190.6, 180.2, 190.4)
+	c := udppath.Config{Client: targettest.New(a), Server: targettest.New(b), Addr: "203.0.113.2", Direction: bench.Upload, TCPMbit: m.Up.Underlay}
+	onPort := c
+	onPort.WireGuardPort = 51820
+	clean := recordedRun(t, "udp-other-port-190m.json")
+	pair := udppath.Pair{Other: udppath.Analyze(c, clean, 0), OnPort: udppath.Analyze(onPort, clean, 0), TunnelMbit: m.Up.Tunnel}
+	found := append(fs, udppath.Judge(pair)...)
+	causes := Rank(finding.Merge(found), m)
+	if got := ids(causes); len(got) == 0 || got[0] != string(check.WGSpecificCollapse)+"@"+a {
+		t.Fatalf("ranked %v, want wg.specific-collapse first", got)
+	}
+	for _, f := range found {
+		if f.ID == check.PathUDPPoliced || f.ID == check.PathPortThrottled {
+			t.Errorf("a collapse no UDP run reproduces is called %s", f.ID)
+		}
+	}
+	if status(found, m) != StatusSlow {
+		t.Errorf("status %s, want slow", status(found, m))
+	}
+}
+
+func recordedRun(t *testing.T, name string) *iperf.Result {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "probe", "iperf", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run, err := iperf.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
