@@ -1,5 +1,3 @@
-//go:build !router
-
 package doctor
 
 import (
