@@ -37,15 +37,16 @@ import (
 // Arches maps a Go build (GOARCH, with GOARM, GOMIPS/GOMIPS64 or GO386) to
 // the OpenWrt package architectures it runs on, as OpenWrt's Go feed builds
 // for them. GOARM=7 uses VFPv3 (D0-D15), which every ARM target of arm_7
-// has; GOARM=5 uses no FPU at all, for ARMv5 and ARMv6 cores and Cortex-A9s
-// built without one (bcm53xx: arm_cortex-a9); soft-float MIPS runs on cores
+// has; GOARM=5 uses no FPU at all, for ARMv5 and ARMv6 cores and the
+// Cortex-A7/A9 targets built without one (bcm53xx: arm_cortex-a9; ARMv4's
+// arm_fa526 is below what Go supports); soft-float MIPS runs on cores
 // with or without an FPU; GO386=softfloat needs no SSE2 (Pentium MMX boards).
 var Arches = map[string][]string{
 	"amd64":            {"x86_64"},
 	"arm64":            {"aarch64_cortex-a53", "aarch64_cortex-a72", "aarch64_cortex-a76", "aarch64_generic"},
 	"arm_7":            {"arm_cortex-a7_neon-vfpv4", "arm_cortex-a9_vfpv3-d16", "arm_cortex-a15_neon-vfpv4", "arm_cortex-a9_neon", "arm_cortex-a7_vfpv4", "arm_cortex-a5_vfpv4", "arm_cortex-a8_vfpv3"},
-	"arm_5":            {"arm_cortex-a9", "arm_arm926ej-s", "arm_xscale", "arm_arm1176jzf-s_vfp", "arm_mpcore"},
-	"mipsle_softfloat": {"mipsel_24kc", "mipsel_74kc", "mipsel_mips32"},
+	"arm_5":            {"arm_cortex-a7", "arm_cortex-a9", "arm_arm926ej-s", "arm_xscale", "arm_arm1176jzf-s_vfp", "arm_mpcore"},
+	"mipsle_softfloat": {"mipsel_24kc", "mipsel_24kc_24kf", "mipsel_74kc", "mipsel_mips32"},
 	"mips_softfloat":   {"mips_24kc", "mips_4kec", "mips_mips32"},
 	"mips64_softfloat": {"mips64_octeonplus", "mips64_mips64r2"},
 	"386_softfloat":    {"i386_pentium4", "i386_pentium-mmx"},
