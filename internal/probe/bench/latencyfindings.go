@@ -93,8 +93,8 @@ func (b *bloat) finding(r *Report) finding.Finding {
 	}
 	f := finding.Finding{
 		ID: check.LatencyBufferbloat, Severity: finding.Warning, Host: host,
-		Title: fmt.Sprintf("Latency under load: a %s through the tunnel adds %s ms to the round trip (%s idle, %s loaded); the queue is %s",
-			b.dir, ms(b.added), ms(b.idle.MedianMs), ms(b.loaded.MedianMs), b.where),
+		Title: fmt.Sprintf("Latency under load: %s through the tunnel adds %s ms to the round trip (%s idle, %s loaded); the queue is %s",
+			withArticle(b.dir), ms(b.added), ms(b.idle.MedianMs), ms(b.loaded.MedianMs), b.where),
 		Evidence: ev,
 	}
 	switch b.where {
@@ -114,6 +114,14 @@ func (b *bloat) finding(r *Report) finding.Finding {
 		f.Fixes = []finding.Fix{r.diagnoseFix()}
 	}
 	return f
+}
+
+// withArticle is "an upload" or "a download".
+func withArticle(dir string) string {
+	if dir == Upload {
+		return "an " + dir
+	}
+	return "a " + dir
 }
 
 // sqmFixes is cake (or htb + fq_codel) on dev at SQMShare of mbit; none
