@@ -15,6 +15,7 @@ const (
 	ConntrackInvalidDrops  finding.ID = "conntrack.invalid-drops"
 	ConntrackTablePressure finding.ID = "conntrack.table-pressure"
 	ConntrackTunnelTracked finding.ID = "conntrack.tunnel-tracked"
+	CPUIRQImbalance        finding.ID = "cpu.irq-imbalance"
 	CPUSaturated           finding.ID = "cpu.saturated"
 	CPUSoftirqImbalance    finding.ID = "cpu.softirq-imbalance"
 	ICMPFragNeededDropped  finding.ID = "icmp.frag-needed-dropped"
@@ -176,6 +177,35 @@ brings the table closer to full (conntrack.table-pressure).`,
 		Example: Example{
 			Host:  "wg0 listens on UDP port 51820 and no NAT rule matches it",
 			Fixes: func() []finding.Fix { return notrackFix(exampleHost, exampleWG) },
+		},
+	},
+	{
+		ID:         CPUIRQImbalance,
+		Title:      "The uplink's interrupts pile onto one CPU",
+		Check:      &irqImbalance,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `Every interrupt of the NIC starts receive processing on the CPU that took
+it. With all of the uplink's queues interrupting one CPU, that CPU carries the
+tunnel's receive work alone: it saturates, its backlog overflows, packets
+arrive out of order and TCP backs off while the other CPUs idle.`,
+		Cases:  []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindIRQAffinity, Params: map[string]Values{
+				"irq":  Named("an uplink queue's interrupt").On(proposedBy(&irqImbalance, remedy.KindIRQAffinity)),
+				"name": Named("its name in /proc/interrupts"), "cpus": Named("the CPU its queue gets")}},
+			{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("an uplink with one queue").On(proposedBy(&irqImbalance, remedy.KindRPS)),
+				"mask": Named("the mask of every CPU").On(allCPUs)}},
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_tstamp_prequeue"), "value": OneOf("0")}},
+		},
+		Example: Example{
+			Host: "a 4-CPU host whose uplink eth0's four queues all interrupt CPU 0",
+			Fixes: func() []finding.Fix {
+				load := irqLoad{dev: "eth0", rows: []facts.IRQ{{IRQ: "120", Name: "eth0-TxRx-0", PerCPU: []uint64{9e6, 0, 0, 0}},
+					{IRQ: "121", Name: "eth0-TxRx-1", PerCPU: []uint64{8e6, 0, 0, 0}}}}
+				fs, _ := spreadQueueFixes(load, 4)
+				return fs
+			},
 		},
 	},
 	{

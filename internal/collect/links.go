@@ -20,6 +20,10 @@ var linkSource = source{
 		"/sys/class/net/*/bonding/mode",
 		"/sys/class/net/*/bonding/xmit_hash_policy",
 		"/sys/class/net/*/bonding/slaves",
+		// The interrupts each NIC's PCI function owns; a virtio NIC's are
+		// its parent's (device is the virtio device, ".." the PCI one).
+		"/sys/class/net/*/device/msi_irqs/*",
+		"/sys/class/net/*/device/../msi_irqs/*",
 	},
 	cmds: []shellCmd{
 		// -s -s: the counters with the kernel's error breakdown (kernel
@@ -99,6 +103,7 @@ func (c *collector) links(files map[string]*fileRead) {
 			c.note("/proc/interrupts", err.Error())
 		} else {
 			c.snap.IRQs = irqs
+			labelIRQDevices(c.snap.IRQs, files)
 		}
 	}
 }

@@ -262,6 +262,10 @@ type IRQ struct {
 	IRQ    string   `json:"irq"`
 	Name   string   `json:"name"` // device/queue, e.g. "eth0-rx-0"
 	PerCPU []uint64 `json:"per_cpu"`
+	// Device is the network device whose PCI function owns the interrupt
+	// (sysfs msi_irqs), "" when unknown: a virtio NIC's rows are named
+	// after its virtio device ("virtio2-input.0"), not after eth0.
+	Device string `json:"device,omitempty"`
 }
 
 // Firewall is the packet filter as far as wgperf's checks care.

@@ -314,6 +314,12 @@ func before(h *facts.Snapshot, a *finding.Action) *facts.Snapshot {
 		s.Softnet[i].Dropped, s.Softnet[i].Processed = 1, 1
 	}
 	s.Softnet[0].Processed, s.Softnet[0].TimeSqueeze = 1000000, 1
+	for i := range s.IRQs { // every NIC queue interrupting CPU 0
+		clear(s.IRQs[i].PerCPU)
+		if len(s.IRQs[i].PerCPU) > 0 {
+			s.IRQs[i].PerCPU[0] = 1000000
+		}
+	}
 	for i := range s.Links {
 		s.Links[i].RPSCPUs = nil
 		if s.Links[i].Bond != nil {
@@ -439,7 +445,18 @@ func corpus(t *testing.T) []*facts.Snapshot {
 			bonded.Links[i].Bond = &facts.Bond{Mode: "802.3ad 4", XmitHashPolicy: "layer3+4 1", Slaves: []string{"eth8", "eth9"}}
 		}
 	}
-	return append(out, bonded)
+	// The VM's virtio NIC after a long transfer with both queues on CPU 0.
+	var piled *facts.Snapshot
+	if err := json.Unmarshal(testutil.ReadTestdata(t, "collect", "irq", "vm-virtio-local.json"), &piled); err != nil {
+		t.Fatal(err)
+	}
+	piled.Host += "-piled"
+	for i := range piled.IRQs {
+		if piled.IRQs[i].Device == "eth0" {
+			piled.IRQs[i].PerCPU = []uint64{900000, 0}
+		}
+	}
+	return append(out, bonded, piled)
 }
 
 func clone[T any](v T) T {

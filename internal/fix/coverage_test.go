@@ -11,6 +11,8 @@ import (
 var rootTestedElsewhere = map[string]string{
 	remedy.KindUCISet:   "TestUCIApplyRollback runs uci on a stub",
 	remedy.KindBondHash: "no bonding module in the test kernel: the plan goldens only",
+	remedy.KindIRQAffinity: "/proc/irq is the machine's, not a namespace's (a veth has no interrupt): a lab test would move " +
+		"the host's own NIC interrupts; the plan goldens and remedy's TestIRQAffinityPlan on /proc/irq/38 as recorded",
 	remedy.KindSQM: "no cake or fq_codel in the test kernel: the plan goldens, remedy's TestSQMPlan (the refusal included) " +
 		"and the bufferbloat scenario in the kernel guest (lab vm)",
 }

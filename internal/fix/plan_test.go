@@ -66,6 +66,9 @@ func linuxHost(t *testing.T) *targettest.Host {
 	h.On(shell.Join("sh", "-c", remedy.QdiscProbe), "kallsyms\nmoduletree\ncake module\nfq_codel kernel\nhtb module\n")
 	h.On("nft -a list chain inet site out", recorded(t, "nft-list-chain-site-out.txt"))
 	h.On("ethtool -k eth1", string(testutil.ReadTestdata(t, "collect", "ethtool", "k-host-nic.txt")))
+	// A virtio NIC's transmit queue, as this project's VM has it (/proc/irq/39).
+	h.On("ls /proc/irq/39", "affinity_hint\neffective_affinity\neffective_affinity_list\nnode\nsmp_affinity\nsmp_affinity_list\nspurious\nvirtio2-output.0\n")
+	h.Files["/proc/irq/39/smp_affinity_list"] = "0-1\n"
 	// wg0 is served by a userspace implementation whose socket holds the
 	// default 208 KiB: a raised rmem_max reaches it only when it re-opens.
 	h.Fallback = func(line string) (targettest.Answer, bool) {
@@ -95,6 +98,7 @@ func linuxFindings() []finding.Finding {
 		fx("latency.bufferbloat", "shape the uplink below its modem", remedy.KindSQM, "device", "eth0", "bandwidth", "18mbit"),
 		fx("icmp.frag-needed-dropped", "let frag-needed through", remedy.KindPMTUDAllow, "icmp", "frag-needed", "family", "inet", "table", "site", "chain", "out", "handle", "2"),
 		fx("net.udp-offloads", "batch forwarded UDP", remedy.KindOffload, "device", "eth1", "features", "rx-udp-gro-forwarding=on,rx-gro-list=off"),
+		fx("cpu.irq-imbalance", "move the transmit queue's interrupt", remedy.KindIRQAffinity, "irq", "39", "name", "virtio2-output.0", "cpus", "1"),
 		manual,
 	}
 }

@@ -52,6 +52,9 @@ func FuzzConstructors(f *testing.F) {
 		keep(IptablesAllowPMTUD(IptablesRule{Family: "ip", Table: "filter", Chain: "INPUT", Position: 1, Text: s}))
 		keep(Offload(s, []Feature{{Name: "tx-udp-segmentation"}}))
 		keep(Offload("eth0", []Feature{{Name: s, On: true}}))
+		keep(IRQAffinity(s, "eth0-rx-0", "1"))
+		keep(IRQAffinity("38", s, "1"))
+		keep(IRQAffinity("38", "eth0-rx-0", s))
 		for _, r := range rs {
 			texts := append(r.Commands(), r.Describe())
 			for _, c := range r.Config() {

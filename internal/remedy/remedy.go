@@ -105,6 +105,7 @@ var parsers = map[string]func(params) (Remedy, error){
 	KindUCISet:        parseUCISet,
 	KindPMTUDAllow:    parsePMTUDAllow,
 	KindOffload:       parseOffload,
+	KindIRQAffinity:   parseIRQAffinity,
 }
 
 // Kinds lists every action kind Parse accepts, sorted.

@@ -179,3 +179,10 @@ nft 'insert rule inet site out position 2 icmp type destination-unreachable icmp
 ethtool -K eth1 rx-udp-gro-forwarding on
 # rollback:
 #   ethtool -K eth1 rx-udp-gro-forwarding off
+
+# 15. [cpu.irq-imbalance] move interrupt 39 (virtio2-output.0) to CPUs 1 so one CPU does not take every interrupt of the NIC
+#    now: interrupt 39 (virtio2-output.0) CPUs: 0-1 -> 1
+#    note: runtime only, and irqbalance (where it runs) may move it back: ban it there (IRQBALANCE_ARGS=--banirq=39)
+echo 1 > /proc/irq/39/smp_affinity_list
+# rollback:
+#   echo 0-1 > /proc/irq/39/smp_affinity_list
