@@ -26,10 +26,13 @@ var cpuLimitSource = source{
 
 // cgroupProcsScript prints "proc PID IFACE COMM" ("-" for no interface),
 // "cg PID LINE" per line of the process's /proc/PID/cgroup, "via PREFIX" and
-// "mount LINE" per cgroup line of mountinfo. "ip netns exec" mounts a
-// private /sys that hides the cgroup mounts: the shell's parent (wgperf, an
-// ssh session) still sees them, through /proc/PPID/root.
-const cgroupProcsScript = `cgp() { printf 'proc %s %s %s\n' "$1" "$2" "$(cat /proc/$1/comm 2>/dev/null)"; sed "s|^|cg $1 |" /proc/$1/cgroup 2>/dev/null; }
+// "mount LINE" per cgroup line of mountinfo. Only processes in the shell's
+// network namespace count: the others serve another host's tunnel (a lab's
+// other node, a container's). "ip netns exec" mounts a private /sys that
+// hides the cgroup mounts: the shell's parent (wgperf, an ssh session)
+// still sees them, through /proc/PPID/root.
+const cgroupProcsScript = `ns=$(readlink /proc/$$/ns/net)
+cgp() { [ "$(readlink /proc/$1/ns/net 2>/dev/null)" = "$ns" ] || return 0; printf 'proc %s %s %s\n' "$1" "$2" "$(cat /proc/$1/comm 2>/dev/null)"; sed "s|^|cg $1 |" /proc/$1/cgroup 2>/dev/null; }
 ls -l /proc/[0-9]*/fd 2>/dev/null | awk '/^\/proc\/[0-9]+\/fd:$/ { split($0, a, "/"); p = a[3] } / -> \/dev\/net\/tun$/ { print p, $(NF-2) }' |
 while read -r p fd; do i=$(sed -n 's/^iff:[[:space:]]*//p' /proc/$p/fdinfo/$fd 2>/dev/null); [ -n "$i" ] && cgp "$p" "$i"; done
 for f in $(grep -lx iperf3 /proc/[0-9]*/comm 2>/dev/null); do p=${f#/proc/}; cgp "${p%/comm}" -; done

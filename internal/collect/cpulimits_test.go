@@ -51,6 +51,16 @@ func TestCPULimitsFrom(t *testing.T) {
 			t.Errorf("(-want +got)\n%s", d)
 		}
 	})
+	t.Run("lab recorded: wireguard-go at 5% of a CPU, read from inside its namespace", func(t *testing.T) {
+		v := readCgprocs(t, "lab-v1")
+		files := cgroupFiles(t, "lab-v1", map[string]string{"/proc/5779/root/sys/fs/cgroup/cpu/wgl-h4rec-cpu": "quota", "/proc/5779/root/sys/fs/cgroup/cpu": "root"})
+		got := cpuLimitsFrom(v, files)
+		want := []facts.CPULimit{{Process: "h4wgperf", PID: 5863, Interface: "wg-h4rec-a", Version: 1, Cgroup: "/wgl-h4rec-cpu", Dir: "/sys/fs/cgroup/cpu/wgl-h4rec-cpu",
+			QuotaUsec: 5000, PeriodUsec: 100000, Periods: 35, Throttled: 32, ThrottledUsec: 3493489}}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("(-want +got)\n%s", d)
+		}
+	})
 	t.Run("v2: the tightest quota of the cgroup and its ancestors binds", func(t *testing.T) {
 		v := readCgprocs(t, "v2")
 		files := cgroupFiles(t, "v2", map[string]string{
