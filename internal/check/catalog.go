@@ -16,8 +16,10 @@ const (
 	ConntrackTablePressure finding.ID = "conntrack.table-pressure"
 	ConntrackTunnelTracked finding.ID = "conntrack.tunnel-tracked"
 	CPUIRQImbalance        finding.ID = "cpu.irq-imbalance"
+	CPUQuotaThrottled      finding.ID = "cpu.quota-throttled"
 	CPUSaturated           finding.ID = "cpu.saturated"
 	CPUSoftirqImbalance    finding.ID = "cpu.softirq-imbalance"
+	CPUSteal               finding.ID = "cpu.steal"
 	ICMPFragNeededDropped  finding.ID = "icmp.frag-needed-dropped"
 	ICMPRatelimitDrops     finding.ID = "icmp.ratelimit-drops"
 	KernelDrops            finding.ID = "kernel.drops"
@@ -209,6 +211,35 @@ arrive out of order and TCP backs off while the other CPUs idle.`,
 		},
 	},
 	{
+		ID:    CPUQuotaThrottled,
+		Title: "A CPU quota throttles the tunnel's process: its cgroup runs out of CPU time while no CPU looks busy",
+		Check: &cpuQuota,
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `Reads the quota's cpu.stat again after its bench: the
+periods the cgroup ran out of its quota during the bench, judged as the check
+judges them since the cgroup was made.`}},
+		Severities: []finding.Severity{finding.Warning, finding.Critical},
+		Why: `A userspace WireGuard process in a container or a systemd unit with a CPU
+quota (docker --cpus, CPUQuota=, a Kubernetes limit) may use that much CPU time
+per period and then waits for the next one while the tunnel's packets queue
+and drop. The tunnel runs at a fraction of the link, no CPU looks busy, and
+the rate stalls and recovers like a tunnel pushed past a knee: a rate cap
+below that "knee" hides the limit instead of lifting it.`,
+		Cases: []string{CaseRemoteUsers},
+		// It underlies the knee a cap sweep would "prove": the quota is the
+		// cure, the cap a workaround that costs throughput.
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured,
+			Underlies: []finding.ID{ThroughputCollapseKnee}},
+		// No remedy: the quota belongs to whoever runs the container or unit,
+		// and its manager would set it again; the fix names the commands.
+		Example: Example{
+			Host: "wireguard-go runs in docker container 3f2a9c81d0e4 with --cpus 0.5 and was throttled in 812 of 900 periods",
+			Fixes: func() []finding.Fix {
+				return cpuQuotaFixes(facts.CPULimit{Process: "wireguard-go", Interface: "wg0", Version: 2, Cgroup: "/system.slice/docker-3f2a9c81d0e4.scope",
+					Dir: "/sys/fs/cgroup/system.slice/docker-3f2a9c81d0e4.scope", QuotaUsec: 50000, PeriodUsec: 100000})
+			},
+		},
+	},
+	{
 		ID:    CPUSaturated,
 		Title: "A CPU is the ceiling: above 90% busy while the tunnel carries traffic",
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Samples /proc/stat on both ends while the tunnel
@@ -252,6 +283,29 @@ throughput oscillates while the other CPUs idle.`,
 		Example: Example{
 			Host:  "a 4-CPU host whose uplink eth0 has no RPS mask",
 			Fixes: func() []finding.Fix { return rpsFix(exampleHost, "eth0", cpuMask(4)) },
+		},
+	},
+	{
+		ID:    CPUSteal,
+		Title: "The hypervisor steals CPU time: the tunnel waits for CPUs this machine never sees busy",
+		Check: &cpuSteal,
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `Reads /proc/stat again after its bench: the share of CPU
+time stolen during the bench, judged as the check judges it since boot.`}},
+		Severities: []finding.Severity{finding.Warning, finding.Critical},
+		Why: `On an overcommitted virtual machine the hypervisor runs other guests while
+this one has work: the tunnel's process and its packets wait, the guest's own
+load figures show idle CPUs, and the tunnel runs below its link with stalls a
+rate cap would only hide.`,
+		Cases: []string{CaseRemoteUsers},
+		// The machine's, not the network's: the lab shares one machine's CPUs.
+		Doctor: Doctor{Role: Environment, Impact: 0.6, Side: Both, Bench: InBench, Verify: Measured,
+			Underlies: []finding.ID{ThroughputCollapseKnee}},
+		Example: Example{
+			Host: "a VPS whose CPUs were stolen 31% of the time during the bench",
+			Fixes: func() []finding.Fix {
+				f, _ := CPUStealFinding(hostName(exampleHost), nil, []facts.CPUTimes{{CPU: "cpu", User: 4000, Idle: 2900, Steal: 3100}}, "")
+				return f.Fixes
+			},
 		},
 	},
 	{

@@ -1,9 +1,11 @@
 package collect
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -131,10 +133,31 @@ func ReadFiles(ctx context.Context, t target.Target, paths ...string) map[string
 	return files
 }
 
+// globSafe is what a path ReadSample expands may be made of: its own
+// constants' letters, never a shell's quoting or substitution.
+var globSafe = regexp.MustCompile(`^/[A-Za-z0-9_./*-]+$`)
+
+// isGlob says p is a sysfs glob for the target's shell to expand.
+func isGlob(p string) bool { return strings.Contains(p, "*") && globSafe.MatchString(p) }
+
+// grepGlob reads every file p matches, each line as "path:line" (one grep,
+// as Collect reads its globs); a glob that matches nothing prints nothing.
+func grepGlob(p string) string { return "grep -H '' -- " + p + " 2>/dev/null; true" }
+
+// addGrepped files what grepGlob printed under each file's path.
+func addGrepped(files map[string][]byte, out []byte) {
+	for path, f := range parseGrepFiles(bytes.NewReader(out)) {
+		if f.Err == "" {
+			files[path] = []byte(f.Content)
+		}
+	}
+}
+
 // ReadSample is what bench reads on each end before and after every run, in
 // one process: the files (path → contents, for those that could be read) and
 // the firewall's counters as ReadFirewallCounters reads them (with named, the
-// rules' texts as ReadFirewall does).
+// rules' texts as ReadFirewall does). A path with "*" in it is a glob the
+// target's shell expands: each file it matches comes back under its own path.
 func ReadSample(ctx context.Context, t target.Target, named bool, paths ...string) (map[string][]byte, *facts.Firewall, string) {
 	return readSample(ctx, t, paths, true, named)
 }
@@ -143,7 +166,11 @@ func readSample(ctx context.Context, t target.Target, paths []string, firewall, 
 	files := map[string][]byte{}
 	oneByOne := func() (map[string][]byte, *facts.Firewall, string) {
 		for _, p := range paths {
-			if b, err := t.ReadFile(ctx, p); err == nil {
+			if isGlob(p) {
+				if out, err := t.Run(ctx, "sh", "-c", grepGlob(p)); err == nil {
+					addGrepped(files, out)
+				}
+			} else if b, err := t.ReadFile(ctx, p); err == nil {
 				files[p] = b
 			}
 		}
@@ -158,7 +185,11 @@ func readSample(ctx context.Context, t target.Target, paths []string, firewall, 
 	}
 	var cmds []shellCmd
 	for i, p := range paths {
-		cmds = append(cmds, shellCmd{key: "file" + strconv.Itoa(i), script: "cat " + shell.Quote(p)})
+		script := "cat " + shell.Quote(p)
+		if isGlob(p) {
+			script = grepGlob(p)
+		}
+		cmds = append(cmds, shellCmd{key: "file" + strconv.Itoa(i), script: script})
 	}
 	if firewall {
 		for _, key := range []string{"nft-json", "nft-text", "iptables", "ip6tables"} {
@@ -175,7 +206,11 @@ func readSample(ctx context.Context, t target.Target, paths []string, firewall, 
 	}
 	for i, p := range paths {
 		if r, ok := res["file"+strconv.Itoa(i)]; ok && r.Code == 0 {
-			files[p] = []byte(r.Out)
+			if isGlob(p) {
+				addGrepped(files, []byte(r.Out))
+			} else {
+				files[p] = []byte(r.Out)
+			}
 		}
 	}
 	if !firewall {

@@ -6,6 +6,20 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 )
 
+// IRQDeviceGlobs are the sysfs files that tie interrupts to network devices:
+// what LabelIRQs reads, for ReadSample to expand.
+var IRQDeviceGlobs = []string{"/sys/class/net/*/device/msi_irqs/*", "/sys/class/net/*/device/../msi_irqs/*"}
+
+// LabelIRQs names the network device of each interrupt from the files of
+// IRQDeviceGlobs that ReadSample read (path → contents), as Collect does.
+func LabelIRQs(irqs []facts.IRQ, files map[string][]byte) {
+	read := map[string]*fileRead{}
+	for path, b := range files {
+		read[path] = &fileRead{Content: string(b)}
+	}
+	labelIRQDevices(irqs, read)
+}
+
 // labelIRQDevices names the network device of each interrupt from the
 // msi_irqs files grep read: /sys/class/net/DEV/device/msi_irqs/N, or for a
 // device whose own has none (virtio), /sys/class/net/DEV/device/../msi_irqs/N.

@@ -114,3 +114,41 @@ func TestReadSample(t *testing.T) {
 		t.Errorf("firewall has %d rules, iptables %v: want both tools' rules", len(fw.Rules), fw.Iptables)
 	}
 }
+
+// TestReadFilesGlob expands a glob in the target's shell, batched or not:
+// each file it matches comes back under its own path, and a glob with a
+// shell's quoting in it is not run.
+func TestReadFilesGlob(t *testing.T) {
+	dir := t.TempDir()
+	for _, irq := range []string{"38", "39"} {
+		if err := os.WriteFile(filepath.Join(dir, irq), []byte("msix\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string][]byte{filepath.Join(dir, "38"): []byte("msix\n"), filepath.Join(dir, "39"): []byte("msix\n")}
+	realShell := func(line string) (targettest.Answer, bool) {
+		out, err := exec.Command("sh", "-c", line).Output()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return targettest.Answer{Out: string(out), Code: ee.ExitCode()}, true
+		}
+		return targettest.Answer{Out: string(out)}, true
+	}
+	batched := targettest.New("netns:x")
+	batched.Fallback = realShell
+	if d := cmp.Diff(want, ReadFiles(context.Background(), batched, filepath.Join(dir, "*"), filepath.Join(dir, "none-*"))); d != "" {
+		t.Errorf("batched (-want +got)\n%s", d)
+	}
+	if n := len(batched.Ran()); n != 1 {
+		t.Errorf("ran %d commands, want one batch", n)
+	}
+	// Without a shell to batch in, the glob is still the shell's.
+	one := targettest.New("netns:y")
+	one.On(shell.Join("sh", "-c", grepGlob(filepath.Join(dir, "*"))), dir+"/38:msix\n"+dir+"/39:msix\n")
+	if d := cmp.Diff(want, ReadFiles(context.Background(), one, filepath.Join(dir, "*"))); d != "" {
+		t.Errorf("one by one (-want +got)\n%s", d)
+	}
+	if isGlob(dir+"/*$(reboot)") || isGlob(dir+"/it's*") {
+		t.Error("a glob with shell syntax in it would run")
+	}
+}

@@ -183,6 +183,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	if c.Server != nil {
 		found = append(found, rep.bench(ctx, &c)...)
+		if rep.Measured.Benched {
+			found = append(found, rep.cpuLimitsAfterBench(ctx, &c, snaps)...)
+		}
 		found = rep.measureUplinks(ctx, &c, snaps, found)
 		found = sameLimitOtherEnd(found, snaps)
 		found = append(found, ECMPSuggestions(found, rep.Bench, snaps)...)
@@ -212,7 +215,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	if why, dir := longRunPlan(rep.Findings, rep.Measured, rep.Bench, snaps, c.Thorough); why != "" && !slices.ContainsFunc(rep.Findings, refusesNewFlows) {
 		found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeLongRun, Why: why, Directions: []string{dir}}, snaps)...)
 		if why := sweepAfter(rep.LongRun); why != "" && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == ProbeShaping }) {
-			found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeShaping, Why: why}, snaps)...)
+			if cpuLimited(rep.Findings) {
+				rep.NotJudged = append(rep.NotJudged, noSweepLine)
+			} else {
+				found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeShaping, Why: why}, snaps)...)
+			}
 		}
 		rep.judge(found)
 	}

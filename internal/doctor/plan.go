@@ -78,7 +78,8 @@ func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Repor
 		out = append(out, ProbePlan{Probe: ProbeUDPOutside, Directions: dirs,
 			Why: "the tunnel falls short (" + strings.Join(dirs, ", ") + ") and nothing found explains it: a path that polices UDP is invisible to a TCP baseline"})
 	}
-	if !healthy && m.Benched && slices.ContainsFunc(fs, func(f finding.Finding) bool { return doctorOf(f.ID).Calls == ProbeShaping }) {
+	// A CPU quota or steal explains the collapses: no cap below them is a knee.
+	if !healthy && m.Benched && !cpuLimited(fs) && slices.ContainsFunc(fs, func(f finding.Finding) bool { return doctorOf(f.ID).Calls == ProbeShaping }) {
 		out = append(out, ProbePlan{Probe: ProbeShaping, Why: "throughput collapses periodically (throughput.oscillation): a tbf cap below the knee may hold steadier"})
 	}
 	return out

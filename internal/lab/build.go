@@ -260,6 +260,11 @@ func (l *Lab) build(ctx context.Context) error {
 	if err := l.startTunnel(ctx); err != nil {
 		return err
 	}
+	if cfg.CPUQuotaPct > 0 {
+		if err := l.limitCPU(l.Nodes["a"].PID, cfg.CPUQuotaPct); err != nil {
+			return err
+		}
+	}
 	if cfg.Router {
 		return l.startRouter(ctx)
 	}

@@ -100,6 +100,11 @@ type Config struct {
 	// instead of the tunnel's: a client that does not share the server's
 	// port, as most do (B learns it from the handshake).
 	ClientPort int `json:"client_port,omitempty"`
+	// CPUQuotaPct, when > 0, runs A's WireGuard process (userspace only) in
+	// a cgroup whose CPU quota is this percent of one CPU, as docker --cpus
+	// or systemd's CPUQuota= would: the tunnel runs far below the link
+	// while no CPU looks busy.
+	CPUQuotaPct int `json:"cpu_quota_pct,omitempty"`
 	// KneePct, when > 0, puts a Knee on R in front of B's WireGuard at this
 	// percent of the underlay's rate: the tunnel's packets from A pass until
 	// a second's worth goes above it, then it collapses to half for a few
@@ -340,6 +345,9 @@ func Down(ctx context.Context, name string) error {
 		if err := os.Remove(s); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
+	}
+	if err := removeCPUQuota(name); err != nil {
+		errs = append(errs, err)
 	}
 	if err := os.RemoveAll(filepath.Join(StateDir, name)); err != nil {
 		errs = append(errs, err)

@@ -143,6 +143,16 @@ func congestionOf(sc Scenario) string { return orDefault(sc.Lab.Congestion, cata
 // 0.94-0.96 (capacity sizing may still lower it on a slower machine).
 const delayedRate = 100
 
+// liftCPUQuota removes the CPU quota of the cpu-quota scenario's lab (its
+// cgroup "wgl-NAME-cpu", NAME read from A's interface wg-NAME-a) as its
+// owner would: "max" in cpu.max (v2), -1 in cpu.cfs_quota_us (v1). Nodes run
+// under "ip netns exec", whose private /sys hides the cgroup mounts; the
+// shell's parent (the scenario's process) sees them through /proc/PPID/root.
+const liftCPUQuota = `n={wg}; n=${n#wg-}; n=${n%-a}; r=/proc/$PPID/root/sys/fs/cgroup; ok=
+for d in $r/cpu $r/cpu,cpuacct $r $r/unified; do g=$d/wgl-$n-cpu
+if [ -f $g/cpu.max ]; then echo max > $g/cpu.max && ok=1; elif [ -f $g/cpu.cfs_quota_us ]; then echo -1 > $g/cpu.cfs_quota_us && ok=1; fi
+done; [ -n "$ok" ]`
+
 // blockICMPErrors stops a host from hearing that its packets are too big:
 // ICMP blocked site-wide, on the LAN hosts themselves.
 const blockICMPErrors = "add table inet host; add chain inet host in { type filter hook input priority 0; icmp type destination-unreachable drop; }"
@@ -243,6 +253,26 @@ var Catalog = []Scenario{
 		// The knee is on A's direction; a cap below it keeps the upload
 		// steady at about 80% of the level the long run climbed to (40-50% of the link).
 		UploadOnly: true, Steady: true, MinRatio: 0.35,
+	},
+	{
+		Name: "cpu-quota", Case: caseRemoteUsers,
+		Symptom: "the tunnel runs at a fraction of the link, stalling and recovering, while no CPU looks busy",
+		// The remote users' tunnel ran on a VPS: a userspace WireGuard in a
+		// container whose CPU quota (docker --cpus) it runs out of, so it
+		// waits for the next period while packets queue, which looks like a
+		// knee to cap below. A's wireguard-go gets 5% of one CPU: a share of
+		// a CPU, so the tunnel falls far below the link on any machine.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, CPUQuotaPct: 5},
+		Expect: check.CPUQuotaThrottled,
+		// Packets queue while the process waits for its next period: the
+		// round trip under load grows on both ends.
+		Also: []finding.ID{check.LatencyBufferbloat},
+		// The quota is the owner's to lift (docker update, systemctl
+		// set-property, the cgroup's file): the scenario removes it as they
+		// would, through the cgroup's file (liftCPUQuota).
+		PathFix: []Command{on("a", "sh", "-c", liftCPUQuota)},
+		NotOn: map[lab.Implementation]string{lab.Kernel: "kernel WireGuard has no process to put in a cgroup: its crypto runs in " +
+			"kernel workers and softirq on every CPU, which no CPU quota limits"},
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseTuning,
