@@ -936,9 +936,13 @@ it again and again. The collapses stall what users run (video, backups) and
 cost more than the peaks bring; a rate just below the knee is steadier and
 moves more on average.`,
 		Cases: []string{CaseRemoteUsers},
+		// A knee the sweep proved is what made the tunnel collapse where UDP
+		// outside it did not (the receiver's CPU meets only the tunnel's
+		// packets): it names the mechanism that finding leaves open.
 		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Sender, Bench: NotInBench, Verify: ConfirmOnly,
 			Gain: "a steady rate just below the knee instead of collapses every few seconds " +
-				"(a long run shows it; a short bench may land on either phase)"},
+				"(a long run shows it; a short bench may land on either phase)",
+			Underlies: []finding.ID{WGSpecificCollapse}},
 		Remedies: []Remedy{
 			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
