@@ -57,7 +57,7 @@ var metricName = regexp.MustCompile(`\bwgperf_[a-z0-9_]+`)
 // knownNames are the metric names the exporter can produce.
 func knownNames() map[string]bool {
 	names := map[string]bool{}
-	for _, d := range allDescs {
+	for _, d := range allDescs() {
 		names[d.Name()] = true
 	}
 	return names
