@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
+	"time"
 
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
@@ -17,6 +19,8 @@ import (
 
 // Sample is a host's drop and load counters at one moment.
 type Sample struct {
+	// SNMP are /proc/net/snmp's and /proc/net/netstat's counters by group
+	// ("Udp", "Tcp", "TcpExt": the names do not collide).
 	SNMP    map[string]map[string]int64
 	Softnet []facts.SoftnetCPU
 	CPU     []facts.CPUTimes
@@ -26,6 +30,14 @@ type Sample struct {
 	UDPSockets []facts.UDPSocket
 	// Firewall is nil when neither nft nor iptables answered.
 	Firewall *facts.Firewall
+	// IRQs are the network queues' rows of /proc/interrupts, each tied to
+	// its NIC where sysfs says (collect.LabelIRQs).
+	IRQs []facts.IRQ
+	// ContextSwitches is /proc/stat's ctxt, 0 when unread.
+	ContextSwitches uint64
+	// At is when the sample was read (zero when unknown): it turns a run's
+	// counts into rates.
+	At time.Time
 }
 
 // Which sample of a run TakeSample takes: the one before a run is only
@@ -35,8 +47,9 @@ const (
 	Named    = true  // counters and the firewall rules' texts
 )
 
-// TakeSample reads /proc/net/snmp, /proc/net/softnet_stat, /proc/stat,
-// /proc/net/dev, /proc/net/udp and udp6 and the firewall's counters on t, with the rules' texts when
+// TakeSample reads /proc/net/snmp and netstat, /proc/net/softnet_stat, /proc/stat,
+// /proc/net/dev, /proc/net/udp and udp6, /proc/interrupts (with the sysfs
+// files that tie its rows to NICs) and the firewall's counters on t, with the rules' texts when
 // named (Named, for the sample after a run). A source that cannot be read
 // leaves its part empty: counters are evidence, not a reason to abort a
 // measurement.
@@ -44,16 +57,25 @@ func TakeSample(ctx context.Context, t target.Target, named bool) Sample {
 	var s Sample
 	// One process per end and read: over ssh one round trip, in a slow guest
 	// a fraction of a second instead of ten commands.
-	files, fw, _ := collect.ReadSample(ctx, t, named, "/proc/net/snmp", "/proc/net/softnet_stat", "/proc/stat", "/proc/net/dev", "/proc/net/udp", "/proc/net/udp6")
+	paths := append([]string{"/proc/net/snmp", "/proc/net/netstat", "/proc/net/softnet_stat", "/proc/stat", "/proc/net/dev",
+		"/proc/net/udp", "/proc/net/udp6", "/proc/interrupts"}, collect.IRQDeviceGlobs...)
+	files, fw, _ := collect.ReadSample(ctx, t, named, paths...)
+	s.At = time.Now()
 	s.Firewall = fw
 	if b, ok := files["/proc/net/snmp"]; ok {
 		s.SNMP, _ = parse.ParseSNMP(bytes.NewReader(b))
+	}
+	if b, ok := files["/proc/net/netstat"]; ok && s.SNMP != nil {
+		if ext, err := parse.ParseSNMP(bytes.NewReader(b)); err == nil {
+			maps.Copy(s.SNMP, ext)
+		}
 	}
 	if b, ok := files["/proc/net/softnet_stat"]; ok {
 		s.Softnet, _ = parse.ParseSoftnet(bytes.NewReader(b))
 	}
 	if b, ok := files["/proc/stat"]; ok {
 		s.CPU, _ = parse.ParseProcStat(bytes.NewReader(b))
+		s.ContextSwitches, _ = parse.ParseContextSwitches(bytes.NewReader(b))
 	}
 	if b, ok := files["/proc/net/dev"]; ok {
 		s.NetDev, _ = parse.ParseNetDev(bytes.NewReader(b))
@@ -62,6 +84,16 @@ func TakeSample(ctx context.Context, t target.Target, named bool) Sample {
 		if b, ok := files[f.path]; ok {
 			socks, _ := parse.ParseProcNetUDP(bytes.NewReader(b), f.family)
 			s.UDPSockets = append(s.UDPSockets, socks...)
+		}
+	}
+	if b, ok := files["/proc/interrupts"]; ok {
+		var devs []string // rows named after a device ("eth0", "eth0-TxRx-1") are kept whatever their name
+		for _, n := range s.NetDev {
+			devs = append(devs, n.Name)
+		}
+		if irqs, err := parse.ParseInterrupts(bytes.NewReader(b), devs); err == nil {
+			collect.LabelIRQs(irqs, files)
+			s.IRQs = irqs
 		}
 	}
 	return s
@@ -102,6 +134,17 @@ type HostDelta struct {
 	Sockets []SocketDrops `json:"udp_socket_drops"`
 	// SocketsKnown says /proc/net/udp was read before and after the run.
 	SocketsKnown bool `json:"udp_sockets_read,omitempty"`
+	// Seconds is the time between the samples before and after the run
+	// (0: unknown), over which the load below is counted.
+	Seconds float64 `json:"seconds,omitempty"`
+	// ContextSwitches are the host's, all CPUs (0: /proc/stat's ctxt unread).
+	ContextSwitches uint64 `json:"context_switches,omitempty"`
+	// NICInterrupts are the NICs whose queue interrupts grew, most first:
+	// the one carrying the tunnel's packets leads (hostload.go).
+	NICInterrupts []NICInterrupts `json:"nic_interrupts,omitempty"`
+	// TCP is what the host's TCP counted of segment order (nil: netstat
+	// unread; order.go).
+	TCP *TCPOrder `json:"tcp_order,omitempty"`
 }
 
 // SocketDrops is what one UDP socket dropped during a run.
@@ -179,6 +222,8 @@ func Delta(end End, before, after Sample) HostDelta {
 	d.UDPInErrors = snmp("Udp", "InErrors")
 	d.TCPRetransSegs = snmp("Tcp", "RetransSegs")
 	d.softnet(before.Softnet, after.Softnet)
+	d.load(before, after)
+	d.TCP = tcpOrder(before.SNMP, after.SNMP)
 	d.Interfaces = interfaceGrowth(before.NetDev, after.NetDev)
 	if before.UDPSockets != nil && after.UDPSockets != nil {
 		d.SocketsKnown = true
@@ -293,9 +338,11 @@ func sub(a, b uint64) uint64 {
 // Attribution says in words what the counters show, a line per counter
 // that grew, e.g. "receiver (netns:b) dropped 9,312 UDP datagrams: receive
 // buffer full (Udp RcvbufErrors)", so a drop is pinned to the layer where it
-// happened: socket, backlog (per CPU), interface, firewall. Interface names
+// happened: socket, backlog (per CPU), interface, firewall; and what TCP saw
+// of segment order (order.go). Interface names
 // and rule texts come from the host: they are shown on one line with control
-// characters escaped (shell.Comment). It is empty when nothing was dropped.
+// characters escaped (shell.Comment). It is empty when nothing was dropped
+// and segments kept their order.
 func (d HostDelta) Attribution(role string) []string {
 	who := fmt.Sprintf("%s (%s)", role, d.Host)
 	var out []string
@@ -306,6 +353,7 @@ func (d HostDelta) Attribution(role string) []string {
 		out = append(out, fmt.Sprintf("%s dropped %s UDP datagrams: send buffer full (Udp SndbufErrors)", who, commas(d.UDPSndbufErrors)))
 	}
 	out = append(out, d.softnetLines(who)...)
+	out = append(out, d.orderLines(who)...)
 	for _, n := range d.Interfaces {
 		out = append(out, interfaceLines(who, n, n.Interface == d.Tunnel && d.Tunnel != "")...)
 	}

@@ -48,6 +48,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := r.writeHostLoad(w); err != nil {
+		return err
+	}
 	if len(r.Cells) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
