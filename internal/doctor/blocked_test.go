@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -27,5 +28,14 @@ func TestBlockedBaselineIsUnjudged(t *testing.T) {
 	}
 	if th := blockedThreshold(why); !strings.Contains(th, why) || !strings.HasPrefix(th, "not applied") {
 		t.Errorf("threshold %q", th)
+	}
+	// The tunnel's own rates are still shown, beside why they stand alone.
+	var text bytes.Buffer
+	r := &Report{Client: "a", Server: "b", Status: StatusUnjudged, Measured: m, NotJudged: []string{line}}
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "tunnel  180.0 Mbit/s, download 176.0: underlay baseline blocked ("+why+")") {
+		t.Errorf("text:\n%s", text.String())
 	}
 }

@@ -41,6 +41,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("  upload   tunnel %6.1f  underlay %6.1f Mbit/s", m.Up.Tunnel, m.Up.Underlay)
 		p("  download tunnel %6.1f  underlay %6.1f Mbit/s", m.Down.Tunnel, m.Down.Underlay)
 	}
+	if m := r.Measured; m.UnderlayBlocked != "" {
+		p("  upload   tunnel %6.1f Mbit/s, download %.1f: underlay baseline blocked (%s)", m.Up.Tunnel, m.Down.Tunnel, m.UnderlayBlocked)
+	}
 	if r.BenchError != "" {
 		p("  bench stopped: %s", r.BenchError)
 	}
