@@ -98,10 +98,11 @@ func throttled(o, on *Result) finding.Finding {
 
 // portFixes move the far end's WireGuard off the throttled port and point
 // the near end's peer at the new one: both ends or neither, since either
-// half alone cuts the tunnel.
+// half alone cuts the tunnel. The config keeps it where wg-quick or OpenWrt
+// reads it.
 func portFixes(on *Result) []finding.Fix {
 	newPort := strconv.Itoa(NewPort(on.WireGuardPort))
-	far, near := on.serverInterface, on.clientInterface
+	far, near := orWG(on.serverInterface), orWG(on.clientInterface)
 	key := on.serverKey
 	if key == "" {
 		key = "<the far end's public key>"
@@ -110,8 +111,14 @@ func portFixes(on *Result) []finding.Fix {
 		Description: fmt.Sprintf("Move the far end (%s) to listen port %s and point this end's peer at it (%s); then bench again",
 			on.Server, newPort, on.Client),
 		Commands: []string{
-			shell.Join("wg", "set", orWG(far), "listen-port", newPort) + "   # on " + on.Server,
-			shell.Join("wg", "set", orWG(near), "peer", key, "endpoint", endpoint(on.Addr, newPort)) + "   # on " + on.Client,
+			shell.Join("wg", "set", far, "listen-port", newPort) + "   # on " + on.Server,
+			shell.Join("wg", "set", near, "peer", key, "endpoint", endpoint(on.Addr, newPort)) + "   # on " + on.Client,
+		},
+		Config: []finding.ConfigSnippet{
+			{Path: "/etc/wireguard/" + far + ".conf [Interface] on " + on.Server, Lines: []string{"ListenPort = " + newPort}},
+			{Path: "/etc/wireguard/" + near + ".conf [Peer] of " + on.Server + " on " + on.Client, Lines: []string{"Endpoint = " + endpoint(on.Addr, newPort)}},
+			{Path: "/etc/config/network (interface " + far + ") on OpenWrt", Lines: []string{"option listen_port '" + newPort + "'"}},
+			{Path: "/etc/config/network (wireguard_" + near + " peer of " + on.Server + ") on OpenWrt", Lines: []string{"option endpoint_port '" + newPort + "'"}},
 		},
 	}}
 }

@@ -82,6 +82,13 @@ func TestPortFixMovesBothEnds(t *testing.T) {
 	if got != want {
 		t.Errorf("commands\n%s\nwant\n%s", got, want)
 	}
+	var conf []string
+	for _, c := range fs[0].Fixes[0].Config {
+		conf = append(conf, strings.Join(c.Lines, ","))
+	}
+	if got := strings.Join(conf, " | "); got != "ListenPort = 51821 | Endpoint = 203.0.113.2:51821 | option listen_port '51821' | option endpoint_port '51821'" {
+		t.Errorf("config %s", got)
+	}
 	if NewPort(65535) != 65534 || endpoint("2001:db8::2", "51821") != "[2001:db8::2]:51821" {
 		t.Error("port or endpoint")
 	}
