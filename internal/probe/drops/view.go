@@ -184,8 +184,8 @@ const Built = true
 
 // ForTarget opens the sampler that fits t: this process's kernel counter for
 // a target on this machine's kernel (local, netns), "wgperf drops --serve"
-// on the host for any other (ssh). Where there is none it returns a sampler of tier "none" whose
-// status says why; it never fails a measurement.
+// on the host for any other (ssh). Where there is none it returns a sampler
+// of tier "none" whose status says why; it never fails a measurement.
 func ForTarget(ctx context.Context, t target.Target) Sampler {
 	spec, err := target.SpecOf(t)
 	if err != nil {
