@@ -584,7 +584,9 @@ congestion and backs off from.`,
 		Cases:  []string{CaseTuning, CaseRemoteUsers},
 		Doctor: Doctor{Role: Cause, Impact: 0.55, Side: Receiver, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
-			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog"), "value": BaseOrDouble(BacklogTarget, BacklogTarget, maxInt).On(raises)}},
+			// the backlog raised, or dev_weight restored where it was lowered (backlogSysctl)
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog", "net.core.dev_weight"),
+				"value": Either(backlogValues, OneOf(itoa(devWeightDefault))).On(backlogSysctl)}},
 		},
 		Example: Example{
 			Host: "net.core.netdev_max_backlog is 1000, the default",

@@ -23,7 +23,9 @@ conntrack -S shows insert_failed, drop or early_drop above 0 — new flows were
 refused or old ones evicted. Critical when the table is full. The tuning guide: with
 hundreds of concurrent connections through a stateful firewall, raise
 nf_conntrack_max (and the hash buckets), or stop tracking tunnel traffic that
-no NAT rule needs.`,
+no NAT rule needs. More than 8 entries per hash bucket
+(nf_conntrack_count / nf_conntrack_buckets) is evidence too: every packet's
+lookup walks a chain that long.`,
 	Run: runConntrackTablePressure,
 }
 
@@ -61,6 +63,7 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 			finding.Evidence{Source: "conntrack -S", Key: "insert_failed+drop+early_drop", Value: fmt.Sprintf("%d+%d+%d", ct.InsertFailed, ct.Drop, ct.EarlyDrop), Threshold: "0"}.Of(float64(ct.InsertFailed+ct.Drop+ct.EarlyDrop), finding.Count),
 		},
 	}
+	f.Evidence = append(f.Evidence, conntrackChains(ct)...)
 	want := max(ct.Max*2, conntrackFloor)
 	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise nf_conntrack_max from %d to %d (set in the initial network namespace)", ct.Max, want),
 		"net.netfilter.nf_conntrack_max", itoa(want))...)

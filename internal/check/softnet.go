@@ -19,7 +19,10 @@ was full. The counters are since boot, so a drop above 0 is a note: it says the
 backlog overflowed some time, not that it does under tunnel load; doctor's
 bench counts the drops during each tunnel run and makes that a warning. The
 tuning guide and the relay case raise netdev_max_backlog (1000 → 5000 in the
-relay case) together with the UDP buffers.`,
+relay case) together with the UDP buffers. Where net.core.dev_weight was
+lowered below its default 64 (the packets a backlog hands on per softirq
+round, in the tuning guide's list), each backlog drains slower: that is
+evidence too, and the fix restores 64; at 64 or above it says nothing.`,
 	Run: runBacklogDrops,
 }
 
@@ -65,6 +68,8 @@ func runBacklogDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		next = cur * 2
 	}
 	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", next), "net.core.netdev_max_backlog", itoa(next))...)
+	ev, fix := devWeightLowered(s)
+	f.Evidence, f.Fixes = append(f.Evidence, ev...), append(f.Fixes, fix...)
 	return []finding.Finding{f}, nil
 }
 

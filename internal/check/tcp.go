@@ -78,7 +78,14 @@ the bandwidth-delay product of the path TCP should fill — by default 1 Gbit/s 
 20 ms = 2.5 MB, set with --rate and --rtt. A window cannot exceed the buffer,
 so a smaller maximum caps one connection at buffer/RTT however fast the tunnel
 is. The tuning guide lists tcp_rmem/tcp_wmem among the buffers to tune. The fix sets the
-maximum to twice the BDP (rounded up to a MiB), keeping min and default.`,
+maximum to twice the BDP (rounded up to a MiB), keeping min and default.
+Before kernel 6.6 the receive window is only part of the buffer:
+net.ipv4.tcp_adv_win_scale n leaves it buffer/2^-n for n <= 0 and
+buffer - buffer/2^n above (the default 1: half, which the twice-the-BDP fix
+already allows for). Where it was changed from 1, the receive side is judged
+by that window, and the fix is sized so that window covers the BDP as it does
+at the default; from 6.6 the kernel ignores it (the window follows each
+socket's measured overhead), and the evidence says so.`,
 	Run: runBuffersSmall,
 }
 
@@ -86,32 +93,51 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 	bdp := o.bdpBytes()
 	var out []finding.Finding
 	seen := 0
+	share, scaleEvidence := advWinScale(s)
 	for _, key := range []string{"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"} {
 		t, ok := sysctlTriple(s, key)
 		if !ok {
 			continue
 		}
 		seen++
-		if t[2] >= bdp {
+		// The receive window is share of the buffer where tcp_adv_win_scale
+		// was changed (advWinScale); at the default 1 the fix's headroom covers it.
+		window, tuned := t[2], key == "net.ipv4.tcp_rmem" && len(scaleEvidence) > 0 && share < 1
+		if tuned {
+			window = int64(float64(t[2]) * share)
+		}
+		if window >= bdp {
 			continue
 		}
 		want := tcpBufferWant(bdp)
+		if tuned && share < 0.5 {
+			want = tcpBufferWant(int64(float64(bdp) / share / 2))
+		}
 		value := fmt.Sprintf("%d %d %d", t[0], t[1], want)
 		dir := "receive"
 		if strings.HasSuffix(key, "wmem") {
 			dir = "send"
 		}
-		out = append(out, finding.Finding{
+		title := fmt.Sprintf("TCP %s buffer maximum %s is below the path's BDP (%s)", dir, mib(t[2]), mib(bdp))
+		if window != t[2] {
+			title = fmt.Sprintf("TCP receive window maximum %s (%s of the %s buffer at tcp_adv_win_scale %s) is below the path's BDP (%s)",
+				mib(window), shareWords(share), mib(t[2]), s.Sysctls["net.ipv4.tcp_adv_win_scale"], mib(bdp))
+		}
+		f := finding.Finding{
 			ID:       TCPBuffersSmall,
 			Severity: finding.Warning,
 			Host:     hostName(s),
-			Title:    fmt.Sprintf("TCP %s buffer maximum %s is below the path's BDP (%s)", dir, mib(t[2]), mib(bdp)),
+			Title:    title,
 			Detail: fmt.Sprintf("One TCP connection can have at most %s in flight, which caps it at %.0f Mbit/s on a %s round trip "+
-				"whatever the tunnel can carry.", mib(t[2]), float64(t[2])*8/1e6/rttSeconds(o), rttString(o)),
+				"whatever the tunnel can carry.", mib(window), float64(window)*8/1e6/rttSeconds(o), rttString(o)),
 			Evidence: []finding.Evidence{finding.Evidence{Source: "sysctl", Key: key, Value: s.Sysctls[key],
 				Threshold: fmt.Sprintf("max >= %d bytes (BDP of %s)", bdp, o.pathDescription())}.Of(float64(t[2]), finding.Bytes)},
 			Fixes: sysctlFix(fmt.Sprintf("Raise the %s buffer maximum to %s", dir, mib(want)), key, value),
-		})
+		}
+		if key == "net.ipv4.tcp_rmem" {
+			f.Evidence = append(f.Evidence, scaleEvidence...)
+		}
+		out = append(out, f)
 	}
 	if seen == 0 {
 		return nil, missing(s, "net.ipv4.tcp_rmem/tcp_wmem", "/proc/sys/net/ipv4/tcp_", "sysctl")

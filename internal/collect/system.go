@@ -47,6 +47,7 @@ var Sysctls = []string{
 	"net.core.wmem_max",
 	"net.ipv4.tcp_rmem",
 	"net.ipv4.tcp_wmem",
+	"net.ipv4.tcp_adv_win_scale", // the share of tcp_rmem the window may take, before kernel 6.6
 	"net.ipv4.udp_mem",
 	"net.core.netdev_budget",
 	"net.core.netdev_budget_usecs",
