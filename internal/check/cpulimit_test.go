@@ -45,6 +45,12 @@ func TestCPUQuota(t *testing.T) {
 					t.Errorf("title %q\nwant  %q", fs[0].Title, want)
 				}
 			}},
+		{name: "recorded cgroup v2 (Debian's 6.1 kernel in the lab's guest): wireguard-go at 5% of a CPU, throttled in 85 of 102 periods", snap: loadSnapshot(t, "guest-v2-cpuquota-a.json"), want: []finding.Severity{finding.Critical},
+			assert: func(t *testing.T, fs []finding.Finding) {
+				if want := "(cpu.max 5000 100000)"; !strings.Contains(fs[0].Title, want) || !strings.Contains(fs[0].Title, "85 of 102 periods") {
+					t.Errorf("title %q: want the v2 file %s and 85 of 102 periods", fs[0].Title, want)
+				}
+			}},
 		{name: "recorded lab, healthy: no quota", snap: loadSnapshot(t, "lab-healthy-a.json")},
 		{name: "recorded v1 quota hit in 29 of 33 periods", snap: withLimits(recordedV1Limit), want: []finding.Severity{finding.Critical},
 			assert: func(t *testing.T, fs []finding.Finding) {
