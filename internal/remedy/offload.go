@@ -19,8 +19,9 @@ const (
 
 // offloadFeatures are the ethtool features the fix may set: those that decide
 // how UDP (WireGuard's packets, and what a gateway forwards into a tunnel)
-// is batched.
-var offloadFeatures = []string{"rx-udp-gro-forwarding", "rx-gro-list", "tx-udp-segmentation", "generic-receive-offload", "generic-segmentation-offload"}
+// is batched, and TCP segmentation, which the PMTUD case turned off with GSO
+// and GRO on its uplink (ethtool -K PHY tso off gso off gro off).
+var offloadFeatures = []string{"rx-udp-gro-forwarding", "rx-gro-list", "tx-udp-segmentation", "generic-receive-offload", "generic-segmentation-offload", "tcp-segmentation-offload"}
 
 // Feature is one offload feature and the state wanted for it.
 type Feature struct {
