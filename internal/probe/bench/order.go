@@ -13,9 +13,11 @@ import (
 // segments (90%) out of order. The sender tells the two apart: it counts
 // reordering when a segment it thought lost turns out to have arrived
 // (TCPSACKReorder, TCPTSReorder, TCPRenoReorder), and there it counted 8
-// against 4,064 retransmissions. So out-of-order counts alone mostly mean
-// loss; reordering is the sender's detections weighed against its
-// retransmissions (Reordered). Segments are counted as TCP sees them, a
+// against 4,064 retransmissions; with 2% of the packets 3 ms late and none
+// lost, the receiver queued 67% out of order (no fewer) and the sender
+// counted 2,363 against 758. So out-of-order counts alone mostly mean loss;
+// reordering is the sender's detections weighed against its retransmissions
+// (Reordered). Segments are counted as TCP sees them, a
 // GRO-merged train as one, in InSegs and OFOQueue alike: their share
 // compares like with like.
 type TCPOrder struct {
@@ -41,7 +43,8 @@ const (
 	// ReorderOfRetransmits: the sender's reorder detections are at least
 	// this share of its retransmissions. Under loss alone they are a few per
 	// thousand (8 against 4,064 in the lab); reordering makes them as
-	// common as the retransmissions it provokes, or more (RACK sends none).
+	// common as the retransmissions it provokes, or more (2,363 against 758
+	// in the lab: RACK waits out most late segments instead of resending).
 	ReorderOfRetransmits = 0.1
 	// ReorderPerSegment: and at least one per 10,000 segments sent, so a
 	// long clean run's stray detection is no verdict.

@@ -11,8 +11,9 @@ import (
 )
 
 // orderDelta is a lab node's counters around one 8 s TCP run a -> b through
-// the tunnel (testdata/probe/counters/README.md): healthy, or with 3% of the
-// tunnel's datagrams dropped at random and none reordered.
+// the tunnel (testdata/probe/counters/README.md): healthy, with 3% of the
+// tunnel's datagrams dropped at random and none reordered, or with 2% of
+// them 3 ms late and none lost.
 func orderDelta(t *testing.T, run, node string) HostDelta {
 	t.Helper()
 	files := func(when string) map[string]string {
@@ -49,6 +50,19 @@ func TestOrderRecorded(t *testing.T) {
 			name: "3% loss: the sender's 8 reorder detections against 4,064 retransmissions are loss", run: "loss3", node: "a", role: "sender",
 			want: TCPOrder{InSegs: 39614, OutSegs: 130555, SACKReorder: 8}, retrans: 4064, ctxt: 488848,
 			wantLines: []string{"sender (netns:wgl-h10-a) found its segments reordered only 8 times against 4,064 retransmissions: out-of-order arrivals behind them are loss, not reordering"},
+		},
+		{
+			name: "2% of packets 3 ms late, none lost: the receiver queued 67% out of order, no fewer than under loss", run: "reorder", node: "b", role: "receiver",
+			want: TCPOrder{InSegs: 106984, OutSegs: 43115, OFOQueue: 71936, OFOMerge: 24}, ctxt: 666719,
+			wantLines: []string{"receiver (netns:wgl-h10-b) received 71,936 of 106,984 segments out of order (67%, TCPOFOQueue): each behind a gap, a lost segment's or a late one's",
+				"receiver (netns:wgl-h10-b) had CPU 0 at 93% busy"}, // /proc/stat is the machine's: the router's element shares it
+		},
+		{
+			name: "2% of packets 3 ms late: the sender's 2,363 detections against 758 retransmissions are reordering", run: "reorder", node: "a", role: "sender",
+			want: TCPOrder{InSegs: 43115, OutSegs: 129613, SACKReorder: 2141, TSReorder: 222}, retrans: 758, ctxt: 666712, reordered: true,
+			wantLines: []string{"sender (netns:wgl-h10-a) found its segments reordered 2,363 times against 758 retransmissions (TCPSACKReorder 2,141, TCPTSReorder 222, TCPRenoReorder 0): " +
+				"the path delivers packets out of order: per-packet balancing over unequal links (a bond in balance-rr, per-packet ECMP) or a receive path that spreads one flow over CPUs",
+				"sender (netns:wgl-h10-a) had CPU 0 at 93% busy"},
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
