@@ -137,7 +137,9 @@ type HostDelta struct {
 	// Seconds is the time between the samples before and after the run
 	// (0: unknown), over which the load below is counted.
 	Seconds float64 `json:"seconds,omitempty"`
-	// ContextSwitches are the host's, all CPUs (0: /proc/stat's ctxt unread).
+	// ContextSwitches are the host's, all CPUs (0: /proc/stat's ctxt unread);
+	// /proc/stat is the machine's, so a namespace or container counts its
+	// neighbours' too.
 	ContextSwitches uint64 `json:"context_switches,omitempty"`
 	// NICInterrupts are the NICs whose queue interrupts grew, most first:
 	// the one carrying the tunnel's packets leads (hostload.go).
