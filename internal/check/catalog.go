@@ -505,7 +505,12 @@ WireGuard MTU that fits the path (path MTU - 60 for IPv4, - 80 for IPv6) on
 both ends, and an MSS clamp where the gateways forward LAN traffic. On kernel
 WireGuard, whose outer packets carry no DF, a black hole that MSS stepping
 shows the tunnel passing (fragmented at the narrow hop) is info: it stalls PMTUD
-traffic outside the tunnel, and the tunnel pays for fragmenting.`}},
+traffic outside the tunnel, and the tunnel pays for fragmenting. After those fixes
+come, as alternatives wgperf fix leaves alone (it applies the first), the case's own
+workaround on the uplink towards the black hole: its MTU lowered to the path's
+(ip link set dev PHY mtu 1400, by hand: every packet on that link pays) and its
+segmentation and receive offloads off (ethtool -K PHY tso off gso off gro off,
+which costs CPU: every packet is built and taken apart at wire size).`}},
 		Severities: []finding.Severity{finding.Info, finding.Critical},
 		Why: `Small packets (ssh, pings, TCP handshakes) pass, so the tunnel looks up, but
 every full-size packet vanishes: bulk transfers stall or crawl, often in one
@@ -518,6 +523,9 @@ direction only, and nothing reports an error.`,
 			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000)).On(fitsMSS)}},
 			// the hosts' own TCP outside the tunnel, when it stalls at the same hop
 			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_mtu_probing"), "value": OneOf("1")}},
+			// the case's own workaround, an alternative after the fixes above
+			{Kind: remedy.KindOffload, Params: map[string]Values{"device": Named("the uplink towards the black hole").On(anUplink),
+				"features": OneOf("tcp-segmentation-offload=off,generic-segmentation-offload=off,generic-receive-offload=off")}},
 		},
 		Example: Example{
 			Host: "the path to the peer carries 1400-byte packets and drops larger ones without a word",

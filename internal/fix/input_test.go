@@ -43,7 +43,7 @@ func TestReadFindings(t *testing.T) {
 			`finding 1: refused, not a fix wgperf proposes: mtu.pmtud-blackhole: sysctl key="kernel.randomize_va_space": want one of net.ipv4.tcp_mtu_probing`},
 		{"a bond policy under the black hole", `[{"id":"mtu.pmtud-blackhole","severity":"critical","fixes":[{"description":"d",
 			"action":{"kind":"bond-hash","params":{"bond":"bond0","policy":"layer3+4"}}}]}]`, 0,
-			`finding 1: refused, not a fix wgperf proposes: mtu.pmtud-blackhole is fixed by wg-mtu, mss-clamp, sysctl, not "bond-hash"`},
+			`finding 1: refused, not a fix wgperf proposes: mtu.pmtud-blackhole is fixed by wg-mtu, mss-clamp, sysctl, offload, not "bond-hash"`},
 		{"another sysctl under the rcvbuf finding", `[{"id":"udp.rcvbuf-errors","severity":"warning","fixes":[{"description":"d",
 			"action":{"kind":"sysctl","params":{"key":"kernel.randomize_va_space","value":"0"}}}]}]`, 0, `sysctl key="kernel.randomize_va_space": want one of net.core.rmem_max`},
 		{"any uci key with a restart", `[{"id":"route.stale-endpoint","severity":"critical","fixes":[{"description":"d",

@@ -86,6 +86,7 @@ func Findings(r *Result) []finding.Finding {
 		Description: "Let ICMP fragmentation-needed through on the router that drops it (the cure)",
 		Commands:    []string{"nft insert rule inet filter forward icmp type destination-unreachable icmp code frag-needed accept"},
 	})
+	f.Fixes = append(f.Fixes, pmtudWorkarounds(r.ClientUplink, r.PathMTU)...)
 	return []finding.Finding{f}
 }
 

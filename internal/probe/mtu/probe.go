@@ -106,6 +106,10 @@ type Result struct {
 	ClientIface string            `json:"client_interface,omitempty"`
 	// Implementation is the client interface's WireGuard, as Config gave it.
 	Implementation string `json:"implementation,omitempty"`
+	// ClientUplink is the device the client sends the far end's underlay
+	// packets out of, read where a black hole was found: the PMTUD case's
+	// workaround goes on it (workarounds.go).
+	ClientUplink string `json:"client_uplink,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -158,6 +162,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	live := &liveProber{c: c, pinger: &dfPinger{t: c.Client, addr: c.Addr, v6: res.IPv6}, hdr: hdr}
 	if err := search(ctx, c, res, live); err != nil {
 		return nil, err
+	}
+	if res.BlackHole {
+		res.ClientUplink = uplinkTo(ctx, c.Client, c.Addr)
 	}
 	res.Findings = Findings(res)
 	res.Seconds = time.Since(start).Seconds()
