@@ -506,8 +506,8 @@ both ends, and an MSS clamp where the gateways forward LAN traffic. On kernel
 WireGuard, whose outer packets carry no DF, a black hole that MSS stepping
 shows the tunnel passing (fragmented at the narrow hop) is info: it stalls PMTUD
 traffic outside the tunnel, and the tunnel pays for fragmenting. After those fixes
-come, as alternatives wgperf fix leaves alone (it applies the first), the case's own
-workaround on the uplink towards the black hole: its MTU lowered to the path's
+come, as options wgperf fix leaves alone (it applies the first), what the case did
+beside its MSS clamp on the uplink towards the black hole: its MTU lowered to the path's
 (ip link set dev PHY mtu 1400, by hand: every packet on that link pays) and its
 segmentation and receive offloads off (ethtool -K PHY tso off gso off gro off,
 which costs CPU: every packet is built and taken apart at wire size).`}},
