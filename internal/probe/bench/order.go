@@ -51,6 +51,13 @@ const (
 	ReorderPerSegment = 1e-4
 )
 
+// Shares below which the order lines stay quiet: a busy host's few late
+// segments and stray retransmissions are not worth a line in every run.
+const (
+	outOfOrderNote = 0.01  // of the segments received
+	lossNote       = 0.001 // retransmitted, of the segments sent
+)
+
 // tcpOrder is the growth of the order counters between two samples, nil
 // when either lacks /proc/net/netstat's TcpExt.
 func tcpOrder(before, after map[string]map[string]int64) *TCPOrder {
@@ -92,15 +99,16 @@ func (d HostDelta) Reordered() bool {
 }
 
 // orderLines say what the host's TCP saw of segment order: out-of-order
-// arrivals as a share of the segments received, and, where the host sent,
-// whether its detections make them reordering or loss.
+// arrivals as a share of the segments received (from 1%), and, where the
+// host sent, whether its detections make them reordering or, where it
+// retransmitted 0.1% or more, loss.
 func (d HostDelta) orderLines(who string) []string {
 	t := d.TCP
 	if t == nil {
 		return nil
 	}
 	var out []string
-	if t.OFOQueue > 0 {
+	if t.OutOfOrderShare() >= outOfOrderNote {
 		out = append(out, fmt.Sprintf("%s received %s of %s segments out of order (%.0f%%, TCPOFOQueue): each behind a gap, a lost segment's or a late one's",
 			who, commas(t.OFOQueue), commas(t.InSegs), 100*t.OutOfOrderShare()))
 	}
@@ -113,7 +121,7 @@ func (d HostDelta) orderLines(who string) []string {
 		out = append(out, fmt.Sprintf("%s found its segments reordered %s times against %s retransmissions (TCPSACKReorder %s, TCPTSReorder %s, TCPRenoReorder %s): "+
 			"the path delivers packets out of order: per-packet balancing over unequal links (a bond in balance-rr, per-packet ECMP) or a receive path that spreads one flow over CPUs",
 			who, commas(seen), commas(d.TCPRetransSegs), commas(t.SACKReorder), commas(t.TSReorder), commas(t.RenoReorder)))
-	case seen > 0 && d.TCPRetransSegs > 0:
+	case seen > 0 && float64(d.TCPRetransSegs) >= lossNote*float64(t.OutSegs):
 		out = append(out, fmt.Sprintf("%s found its segments reordered only %s times against %s retransmissions: out-of-order arrivals behind them are loss, not reordering",
 			who, commas(seen), commas(d.TCPRetransSegs)))
 	}

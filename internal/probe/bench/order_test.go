@@ -94,6 +94,7 @@ func TestReordered(t *testing.T) {
 		d       HostDelta
 		want    bool
 		wantHas string
+		quiet   bool // no line at all
 	}{
 		{name: "the lab's 3% loss: 8 against 4,064", d: HostDelta{TCPRetransSegs: 4064, TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 8}}},
 		{name: "a balance-rr bond: 600 detections against 900 retransmissions", want: true, wantHas: "reordered 600 times against 900 retransmissions (TCPSACKReorder 550, TCPTSReorder 50, TCPRenoReorder 0)",
@@ -105,6 +106,8 @@ func TestReordered(t *testing.T) {
 		{name: "just under it", d: HostDelta{TCPRetransSegs: 1000, TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 99}}},
 		{name: "a stray detection in a long clean run", d: HostDelta{TCP: &TCPOrder{OutSegs: 10_000_000, SACKReorder: 3}}},
 		{name: "netstat unread", d: HostDelta{TCPRetransSegs: 5}},
+		{name: "one stray detection beside one retransmission: no line", quiet: true,
+			d: HostDelta{TCPRetransSegs: 1, TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 1}}},
 		{name: "sent nothing", d: HostDelta{TCP: &TCPOrder{InSegs: 5000, TSReorder: 3}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,10 +115,26 @@ func TestReordered(t *testing.T) {
 				t.Errorf("Reordered() = %v, want %v", got, tt.want)
 			}
 			lines := strings.Join(tt.d.Attribution("sender"), "\n")
+			if tt.quiet && lines != "" {
+				t.Errorf("attribution %q, want none", lines)
+			}
 			if tt.want != strings.Contains(lines, "the path delivers packets out of order") || !strings.Contains(lines, tt.wantHas) {
 				t.Errorf("attribution %q: want the reordering line %v, with %q", lines, tt.want, tt.wantHas)
 			}
 		})
+	}
+}
+
+// A busy host's few late segments (under 1% of those received) are no line.
+func TestOutOfOrderNoteShare(t *testing.T) {
+	for _, tt := range []struct {
+		t    TCPOrder
+		want int
+	}{{TCPOrder{InSegs: 10000, OFOQueue: 99}, 0}, {TCPOrder{InSegs: 10000, OFOQueue: 100}, 1}} {
+		d := HostDelta{Host: "h", TCP: &tt.t}
+		if got := len(d.Attribution("receiver")); got != tt.want {
+			t.Errorf("%d of %d out of order: %d lines, want %d", tt.t.OFOQueue, tt.t.InSegs, got, tt.want)
+		}
 	}
 }
 
