@@ -141,8 +141,8 @@ type HostDelta struct {
 	// /proc/stat is the machine's, so a namespace or container counts its
 	// neighbours' too.
 	ContextSwitches uint64 `json:"context_switches,omitempty"`
-	// NICInterrupts are the NICs whose queue interrupts grew, most first:
-	// the one carrying the tunnel's packets leads (hostload.go).
+	// NICInterrupts are the NICs whose queue interrupts grew, most first;
+	// the report's ClientUplink and ServerUplink name the tunnel's (hostload.go).
 	NICInterrupts []NICInterrupts `json:"nic_interrupts,omitempty"`
 	// TCP is what the host's TCP counted of segment order (nil: netstat
 	// unread; order.go).

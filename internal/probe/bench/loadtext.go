@@ -23,16 +23,20 @@ func (r *Report) writeHostLoad(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tHOST\tCTXT/S\tNIC INTERRUPTS/S PER CPU\tRECEIVED OUT OF ORDER\tREORDERS SEEN SENDING")
 	for _, run := range r.Runs {
-		send, recv := run.Client, run.Server
-		if run.Direction == Download {
-			send, recv = run.Server, run.Client
+		type end struct {
+			d      HostDelta
+			uplink string
 		}
-		for _, d := range []HostDelta{send, recv} {
-			if d.Host == "" || d.Seconds <= 0 {
+		ends := []end{{run.Client, r.ClientUplink}, {run.Server, r.ServerUplink}}
+		if run.Direction == Download {
+			ends[0], ends[1] = ends[1], ends[0] // the sender first
+		}
+		for _, e := range ends {
+			if e.d.Host == "" || e.d.Seconds <= 0 {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", run.Spec, d.Host, perSecond(float64(d.ContextSwitches), d.Seconds),
-				d.nicRates(), d.outOfOrder(), d.reorders())
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", run.Spec, e.d.Host, perSecond(float64(e.d.ContextSwitches), e.d.Seconds),
+				e.d.nicRates(e.uplink), e.d.outOfOrder(), e.d.reorders())
 		}
 	}
 	return tw.Flush()
@@ -61,12 +65,19 @@ func perSecond(n, s float64) string {
 	return fmt.Sprintf("%.0f", r)
 }
 
-// nicRates: the busiest NIC's interrupts per second on each CPU, "eth0: 24, 25".
-func (d HostDelta) nicRates() string {
+// nicRates: the tunnel's NIC's interrupts per second on each CPU, "eth0:
+// 24, 25": the uplink towards the other end where it took some, else the
+// busiest NIC.
+func (d HostDelta) nicRates(uplink string) string {
 	if len(d.NICInterrupts) == 0 {
 		return "-"
 	}
 	n := d.NICInterrupts[0]
+	for _, x := range d.NICInterrupts {
+		if x.Device == uplink {
+			n = x
+		}
+	}
 	rates := make([]string, len(n.PerCPU))
 	for c, v := range n.PerCPU {
 		rates[c] = perSecond(float64(v), d.Seconds)

@@ -7,12 +7,14 @@ import (
 
 // The lab's 3% loss run, its samples 10 s apart (the clock fixed here), and
 // a report from before the counters were kept: the table says per host what
-// each did, and is left out where nothing was kept.
+// each did (its uplink's interrupts), and is left out where nothing was kept.
 func TestWriteHostLoad(t *testing.T) {
 	sender, receiver := orderDelta(t, "loss3", "a"), orderDelta(t, "loss3", "b")
 	sender.Seconds, receiver.Seconds = 10, 10
-	receiver.NICInterrupts = []NICInterrupts{{Device: "eth0", PerCPU: []uint64{0, 337000}, Total: 337000}}
-	r := &Report{Runs: []Run{{Spec: Spec{Path: PathTunnel, Direction: Upload, Streams: 1}, Client: sender, Server: receiver}}}
+	// The uplink's interrupts are shown, not a busier NIC's.
+	receiver.NICInterrupts = []NICInterrupts{{Device: "eth1", PerCPU: []uint64{400000, 400000}, Total: 800000},
+		{Device: "eth0", PerCPU: []uint64{0, 337000}, Total: 337000}}
+	r := &Report{ServerUplink: "eth0", Runs: []Run{{Spec: Spec{Path: PathTunnel, Direction: Upload, Streams: 1}, Client: sender, Server: receiver}}}
 	var b strings.Builder
 	if err := r.writeHostLoad(&b); err != nil {
 		t.Fatal(err)
