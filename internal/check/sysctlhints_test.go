@@ -64,6 +64,12 @@ func TestBuffersSmallAdvWinScale(t *testing.T) {
 				t.Errorf("title %q, evidence %+v", fs[0].Title, e)
 			}
 		}},
+		{name: "6.1 at -20: the fix stops at what the sysctl holds", snap: with(t, guest, scale("-20")), opts: fast, want: sev(warning),
+			assert: func(t *testing.T, fs []finding.Finding) {
+				if got := fs[0].Fixes[0].Action.Params["value"]; got != "4096 131072 2146435072" {
+					t.Errorf("new tcp_rmem %q", got)
+				}
+			}},
 		{name: "6.6 ignores -2 with a buffer that covers the BDP", snap: with(t, guest, func(s *facts.Snapshot) {
 			scale("-2")(s)
 			s.System.Kernel = "6.6.73"

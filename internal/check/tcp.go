@@ -111,7 +111,8 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 		}
 		want := tcpBufferWant(bdp)
 		if tuned && share < 0.5 {
-			want = tcpBufferWant(int64(float64(bdp) / share / 2))
+			// at most what the kernel's int holds, in whole MiB
+			want = min(tcpBufferWant(int64(float64(bdp)/share/2)), maxInt&^(1<<20-1))
 		}
 		value := fmt.Sprintf("%d %d %d", t[0], t[1], want)
 		dir := "receive"
