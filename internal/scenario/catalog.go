@@ -482,6 +482,29 @@ var Catalog = []Scenario{
 		// tunnel sends more than B receives, a true symptom of the slow path.
 		Also: []finding.ID{check.ThroughputAsymmetric},
 	},
+	{
+		Name: "bufferbloat", Case: caseTuning,
+		Symptom: "the tunnel is fast, but every ssh keystroke and call stalls while a transfer runs",
+		// A home uplink's deep FIFO: R shapes both ways at 20 Mbit/s with
+		// tbf's 200 ms queue, and the senders run CUBIC, a distro's default,
+		// which keeps any queue full (the lab's BBR would not: it paces at the
+		// bottleneck's rate). 20 Mbit/s is slow enough for any machine to
+		// fill it. The fix shapes each sender's uplink at 90% of the rate
+		// with cake, which this machine's kernel does not have.
+		Lab: lab.Config{Underlay: lab.Shape{RateMbit: 20}},
+		// A child namespace may only pick CUBIC once the host allows it; the
+		// senders switch after the lab is up (the capacity sizing ran BBR).
+		HostSysctls: map[string]string{"net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
+		Break: []Command{
+			on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"),
+			on("b", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"),
+		},
+		Expect: check.LatencyBufferbloat,
+		// CUBIC losing packets at the full queue's tail is a true finding too.
+		Also:        []finding.ID{check.TCPCongestionControl},
+		Unavailable: "cake/fq_codel not available on this kernel",
+		Latency:     true, MinRatio: 0.8,
+	},
 }
 
 // Outcome is what a case looks like on one WireGuard implementation: its
