@@ -10,6 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/findingdoc"
 )
 
 func checksCmd() *cobra.Command {
@@ -26,9 +27,9 @@ explain ID" says what raises one, why it matters and what fixes it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if markdown != "" { // make docs
-				return check.WriteDocs(markdown)
+				return findingdoc.WriteDocs(markdown)
 			}
-			all := check.Explanations()
+			all := findingdoc.Explanations()
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), document.Checks, map[string]any{"checks": all})
 			}
@@ -60,10 +61,10 @@ func explainCmd() *cobra.Command {
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: catalogIDs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, ok := check.Explain(finding.ID(args[0]))
+			e, ok := findingdoc.Explain(finding.ID(args[0]))
 			if !ok {
 				hint := "wgperf checks lists them"
-				if s := check.Suggest(args[0]); len(s) > 0 {
+				if s := findingdoc.Suggest(args[0]); len(s) > 0 {
 					hint = "did you mean " + finding.JoinIDs(s, ", ") + "?"
 				}
 				return couldNotRun(fmt.Errorf("no finding %q: %s", args[0], hint))

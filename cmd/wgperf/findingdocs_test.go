@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/findingdoc"
 )
 
 // TestFindingDocsCurrent regenerates docs/findings into a temporary directory
@@ -20,10 +20,10 @@ func TestFindingDocsCurrent(t *testing.T) {
 	if code := run([]string{"checks", "--markdown", tmp}, &out, &errOut); code != exitOK {
 		t.Fatalf("checks --markdown: exit %d: %s", code, errOut.String())
 	}
-	committed := filepath.Join("..", "..", check.DocsDir)
+	committed := filepath.Join("..", "..", findingdoc.DocsDir)
 	want, got := dirFiles(t, committed), dirFiles(t, tmp)
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("%s is not current: run make docs (-committed +generated):\n%s", check.DocsDir, diff)
+		t.Errorf("%s is not current: run make docs (-committed +generated):\n%s", findingdoc.DocsDir, diff)
 	}
 }
 

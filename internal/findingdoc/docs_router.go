@@ -1,6 +1,6 @@
 //go:build router
 
-package check
+package findingdoc
 
 import "errors"
 

@@ -1,4 +1,4 @@
-package check
+package findingdoc
 
 // The catalog for people: "wgperf explain ID" (Explanation.WriteText); the
 // docs pages are written from the same explanations (docs_pages.go).

@@ -1,9 +1,14 @@
-package check
+// Package findingdoc renders the finding catalog (internal/check) for
+// people: "wgperf explain ID", "wgperf checks" and the docs pages "make docs"
+// writes into docs/findings. The check package keeps the rules and the
+// catalog; this one only reads it.
+package findingdoc
 
 import (
 	"slices"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
@@ -11,9 +16,9 @@ import (
 // raises it (each check or probe that reports it, in its own words) and so
 // what to do about it.
 type Explanation struct {
-	ID    finding.ID `json:"id"`
-	Title string     `json:"title"`
-	By    []Source   `json:"by"`
+	ID    finding.ID     `json:"id"`
+	Title string         `json:"title"`
+	By    []check.Source `json:"by"`
 	// Why says what the finding costs, in a few sentences.
 	Why string `json:"why"`
 	// Cases are the real investigations the finding comes from (Cases), none
@@ -41,30 +46,24 @@ func (e Explanation) Applicable() bool {
 	return false
 }
 
-// Source is one check or probe that reports an ID.
-type Source struct {
-	Kind string `json:"kind"` // "check", "cross-host check" or "probe"
-	Name string `json:"name"` // the probe's command; the check's title
-	Doc  string `json:"doc"`
-}
-
 // Explain returns what is known about a catalog ID.
 func Explain(id finding.ID) (Explanation, bool) {
-	e, ok := Lookup(id)
+	e, ok := check.Lookup(id)
 	if !ok {
 		return Explanation{}, false
 	}
-	return e.explain(), true
+	return explain(e), true
 }
 
-func (e Entry) explain() Explanation {
+// explain is a catalog entry as "wgperf explain" tells it.
+func explain(e check.Entry) Explanation {
 	x := Explanation{ID: e.ID, Title: e.Title, Why: oneLine(e.Why), Cases: append([]string{}, e.Cases...),
 		Example: ExampleFixes{Host: e.Example.Host, Fixes: e.Example.Fixes()}}
 	if e.Check != nil {
-		x.By = append(x.By, Source{Kind: "check", Name: e.Title, Doc: e.Check.Doc})
+		x.By = append(x.By, check.Source{Kind: "check", Name: e.Title, Doc: e.Check.Doc})
 	}
 	if e.Cross != nil {
-		x.By = append(x.By, Source{Kind: "cross-host check", Name: e.Cross.Title, Doc: e.Cross.Doc})
+		x.By = append(x.By, check.Source{Kind: "cross-host check", Name: e.Cross.Title, Doc: e.Cross.Doc})
 	}
 	x.By = append(x.By, e.Probes...)
 	return x
@@ -75,9 +74,9 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Explanations is the whole catalog, explained, sorted by ID.
 func Explanations() []Explanation {
-	out := make([]Explanation, 0, len(Catalog))
-	for _, e := range Catalog {
-		out = append(out, e.explain())
+	out := make([]Explanation, 0, len(check.Catalog))
+	for _, e := range check.Catalog {
+		out = append(out, explain(e))
 	}
 	return out
 }
@@ -88,7 +87,7 @@ func Suggest(s string) []finding.ID {
 	area, _, _ := strings.Cut(s, ".")
 	words := strings.FieldsFunc(s, func(r rune) bool { return r == '.' || r == '-' })
 	var close, kin, same []finding.ID
-	for _, e := range Catalog {
+	for _, e := range check.Catalog {
 		id := string(e.ID)
 		shares := slices.ContainsFunc(words, func(w string) bool {
 			return w != area && slices.Contains(strings.FieldsFunc(id, func(r rune) bool { return r == '.' || r == '-' }), w)

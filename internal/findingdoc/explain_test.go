@@ -1,4 +1,4 @@
-package check
+package findingdoc
 
 import (
 	"os"
@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
 // TestEveryIDIsExplained: "wgperf explain" answers for every catalog ID with
 // a title and at least one source that says what raises it.
 func TestEveryIDIsExplained(t *testing.T) {
-	for _, id := range IDs() {
+	for _, id := range check.IDs() {
 		e, ok := Explain(id)
 		if !ok || e.Title == "" || len(e.By) == 0 {
 			t.Errorf("%s: no explanation (%+v)", id, e)
@@ -28,8 +29,8 @@ func TestEveryIDIsExplained(t *testing.T) {
 			}
 		}
 	}
-	if len(Explanations()) != len(Catalog) {
-		t.Errorf("%d explanations for %d IDs", len(Explanations()), len(Catalog))
+	if len(Explanations()) != len(check.Catalog) {
+		t.Errorf("%d explanations for %d IDs", len(Explanations()), len(check.Catalog))
 	}
 	if _, ok := Explain("mtu.no-such-thing"); ok {
 		t.Error("an unknown ID was explained")
@@ -47,7 +48,7 @@ func TestEveryIDSaysWhyAndHowToFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range Cases {
+	for _, c := range check.Cases {
 		if !strings.Contains(string(readme), "| "+c+" |") {
 			t.Errorf("case %q is not a row of the README's case list", c)
 		}
@@ -57,8 +58,8 @@ func TestEveryIDSaysWhyAndHowToFix(t *testing.T) {
 			t.Errorf("%s: why it matters in too few words: %q", e.ID, e.Why)
 		}
 		for _, c := range e.Cases {
-			if !slices.Contains(Cases, c) {
-				t.Errorf("%s: case %q is not one of Cases", e.ID, c)
+			if !slices.Contains(check.Cases, c) {
+				t.Errorf("%s: case %q is not one of check.Cases", e.ID, c)
 			}
 		}
 		if e.Example.Host == "" || len(e.Example.Fixes) == 0 {

@@ -1,20 +1,22 @@
 //go:build !router
 
-package check
+package findingdoc
 
 import (
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/check"
 )
 
 // TestFindingPages: one page per catalog ID with every part the brief of a
 // finding needs, and an index linking them all; no page cites a seed number.
 func TestFindingPages(t *testing.T) {
 	pages := DocPages()
-	if len(pages) != len(Catalog)+1 {
-		t.Errorf("%d pages for %d IDs and the index", len(pages), len(Catalog))
+	if len(pages) != len(check.Catalog)+1 {
+		t.Errorf("%d pages for %d IDs and the index", len(pages), len(check.Catalog))
 	}
 	seed := regexp.MustCompile(`(?i)\bseeds?\s+0\d\d`)
 	for name, page := range pages {
@@ -22,7 +24,7 @@ func TestFindingPages(t *testing.T) {
 			t.Errorf("%s says %q", name, m)
 		}
 	}
-	for _, id := range IDs() {
+	for _, id := range check.IDs() {
 		page := string(pages[string(id)+".md"])
 		for _, want := range []string{"# `" + string(id) + "`", "## Why it matters", "## What fires it", "## Where it comes from", "## The fix", "```sh\n", "wgperf explain " + string(id)} {
 			if !strings.Contains(page, want) {

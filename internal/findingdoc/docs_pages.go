@@ -1,6 +1,6 @@
 //go:build !router
 
-package check
+package findingdoc
 
 // The docs pages of the finding IDs (docs/findings/ID.md) and their index,
 // written from the explanations "wgperf explain" prints: "make docs" runs

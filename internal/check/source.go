@@ -1,0 +1,8 @@
+package check
+
+// Source is one check or probe that reports an ID.
+type Source struct {
+	Kind string `json:"kind"` // "check", "cross-host check" or "probe"
+	Name string `json:"name"` // the probe's command; the check's title
+	Doc  string `json:"doc"`
+}
