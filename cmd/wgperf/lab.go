@@ -63,6 +63,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
 	f.IntVar(&cfg.SilentHopMTU, "silent-hop-mtu", 0, "R silently drops packets larger than this on their way to B, both ends keep 1500 (a black hole mid-path, A→B only); 0 = off")
+	f.BoolVar(&cfg.SilentHopToA, "silent-hop-to-a", false, "the silent hop drops on the way to A instead (B→A only: an asymmetric return path)")
 	f.IntVar(&cfg.UDPPolicePct, "udp-police", 0, "R polices forwarded UDP, each way, to this percent of --rate while TCP runs at the full rate (a carrier that limits UDP); 0 = off")
 	f.IntVar(&cfg.PortPolicePct, "port-police", 0, "R polices only the UDP carrying the tunnel's port (source or destination), each way, to this percent of --rate (a carrier that throttles WireGuard's port); 0 = off")
 	f.IntVar(&cfg.ClientPort, "client-port", 0, "A's WireGuard listens on this port instead of the tunnel's (a client with a port of its own); 0 = the same as B's")

@@ -377,15 +377,20 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	mc := mtu.Config{Client: c.Client, Port: c.Port}
 	if c.Server != nil && r.endpoints.UnderlayAddr != "" {
 		mc.Addr, mc.Server, mc.TunnelAddr, mc.ClientInterface = r.endpoints.UnderlayAddr, c.Server, r.endpoints.TunnelAddr, r.endpoints.ClientInterface
+		mc.ServerInterface = r.endpoints.ServerInterface
 		// The hosts' own TCP collapsed: step the MSS outside the tunnel too,
 		// from the end whose large packets vanish.
 		mc.Outside = r.Measured.underlayFailed("both")
-		if r.Measured.underlayFailed(bench.Download) && !r.Measured.underlayFailed(bench.Upload) {
-			if back, err := discover.Tunnel(ctx, c.Server, c.Client); err == nil && back.UnderlayAddr != "" {
-				mc = mtu.Config{Client: c.Server, Server: c.Client, Addr: back.UnderlayAddr, TunnelAddr: back.TunnelAddr,
-					ClientInterface: back.ClientInterface, Port: c.Port, Outside: true}
-				r.mtuFromServer = true
-			}
+		back, err := discover.Tunnel(ctx, c.Server, c.Client)
+		if err == nil {
+			// Where the server pings back: the probe locates a black hole.
+			mc.BackAddr, mc.BackTunnelAddr = back.UnderlayAddr, back.TunnelAddr
+		}
+		if err == nil && back.UnderlayAddr != "" && r.Measured.underlayFailed(bench.Download) && !r.Measured.underlayFailed(bench.Upload) {
+			mc = mtu.Config{Client: c.Server, Server: c.Client, Addr: back.UnderlayAddr, TunnelAddr: back.TunnelAddr,
+				ClientInterface: back.ClientInterface, ServerInterface: back.ServerInterface, BackAddr: r.endpoints.UnderlayAddr,
+				BackTunnelAddr: r.endpoints.TunnelAddr, Port: c.Port, Outside: true}
+			r.mtuFromServer = true
 		}
 	} else if s := clientSnap(snaps, r.Client); s != nil {
 		for _, e := range s.Endpoints {
@@ -409,6 +414,8 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	// a path that answers them with frag-needed can still lose the tunnel's
 	// large packets (kernel WireGuard's fragments, dropped on the way).
 	mc.MSSStep = r.Measured.Stalled || r.Measured.underlayFailed("both")
+	// Traffic stalled on this path: a black hole the probe finds is why.
+	mc.TrafficStalled = mc.MSSStep
 	res, err := mtu.Run(ctx, mc)
 	if err != nil {
 		return nil, "", err

@@ -325,9 +325,13 @@ func (l *Lab) applyPolicies(ctx context.Context) error {
 		}
 	}
 	if n := cfg.SilentHopMTU; n > 0 {
+		towards, sender := `"eth-b"`, "a"
+		if cfg.SilentHopToA {
+			towards, sender = `{ "eth-a", "eth-a2" }`, "b"
+		}
 		rRules = append(rRules, fmt.Sprintf(
-			"chain silent_hop { type filter hook forward priority 5; oifname \"eth-b\" meta length > %d counter drop; }", n))
-		if _, err := l.Target("a").Run(ctx, "ethtool", "-K", "eth0", "tso", "off", "gso", "off", "tx-udp-segmentation", "off"); err != nil && !target.IsNotFound(err) {
+			"chain silent_hop { type filter hook forward priority 5; oifname %s meta length > %d counter drop; }", towards, n))
+		if _, err := l.Target(sender).Run(ctx, "ethtool", "-K", "eth0", "tso", "off", "gso", "off", "tx-udp-segmentation", "off"); err != nil && !target.IsNotFound(err) {
 			return err
 		}
 	}

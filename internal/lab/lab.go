@@ -73,6 +73,10 @@ type Config struct {
 	// much as the tunnel, and A sends each packet on its own (no segmentation
 	// offload) so the hop judges each by its size.
 	SilentHopMTU int `json:"silent_hop_mtu,omitempty"`
+	// SilentHopToA turns SilentHopMTU's hop the other way: it drops large
+	// packets on their way to A only (the far-to-near direction, a return
+	// route unlike the way out), and B sends each packet on its own.
+	SilentHopToA bool `json:"silent_hop_to_a,omitempty"`
 	// DropFragments makes R drop the IP fragments it forwards (both ways), as
 	// some firewalls and carrier NATs do: with PathMTU, a kernel WireGuard
 	// tunnel's outer packets (DF clear) are fragmented at the narrow hop and

@@ -79,6 +79,10 @@ type Scenario struct {
 	// FixIDs are the findings whose fixes are applied, on every host that
 	// reported them (default: Expect alone).
 	FixIDs []finding.ID
+	// FixOn, when set, names the nodes those findings (and so their fixes)
+	// must be on, and only those: a fault of one direction is fixed by its
+	// sender.
+	FixOn []string
 	// Client and Server are the nodes the tunnel measurement runs between
 	// (default "a" to "b"; LAN hosts measure host to host across both sites).
 	Client, Server string
@@ -184,12 +188,9 @@ var Catalog = []Scenario{
 		FixIDs: []finding.ID{check.MTUPMTUDBlackhole, check.MTUTunnelTooLarge},
 		On: map[lab.Implementation]Outcome{lab.Kernel: {
 			Why: "kernel WireGuard clears DF on its outer packets: the 1400-byte hop fragments them instead of black-holing them, " +
-				"so the tunnel keeps most of its rate and pays for fragmenting; the DF black hole remains for traffic outside the tunnel",
-			Symptom: "the tunnel works, but every full-size packet is fragmented at a narrow hop",
-			Expect:  check.MTUTunnelTooLarge, Also: []finding.ID{check.MTUPMTUDBlackhole}, Latent: true,
-			// A tunnel that keeps its rate calls for no probe; if doctor runs the
-			// MTU search anyway (a slow bench), the DF black hole is a note.
-			Probes: []Probe{},
+				"so the tunnel keeps most of its rate and pays for fragmenting; the hosts' own TCP to each other (DF set, MSS 1460) " +
+				"stalls at the hop, which doctor's bench sees, and the black hole the probe proves is the verdict, not a note",
+			Symptom: "the tunnel works, the hosts' own bulk TCP towards B stalls, and every full-size tunnel packet is fragmented",
 		}},
 	},
 	{
@@ -204,6 +205,21 @@ var Catalog = []Scenario{
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, SilentHopMTU: 1400},
 		Probes: []Probe{ProbeMTU},
 		Expect: check.MTUPMTUDBlackhole,
+	},
+	{
+		Name: "return-blackhole", Case: casePMTUD,
+		Symptom: "uploads run, downloads stall: the way back drops large packets",
+		// Asymmetric routing: the return path from B to A crosses a hop that
+		// drops every packet above 1400 bytes without a word, while the way
+		// out carries 1500. A DF ping from A is lost either way (its reply is
+		// as large as its request); echo requests counted where they arrive
+		// locate the drop, and the fix goes to B, the sender of the broken
+		// direction: A's MTU would fix only the TCP B sends it (through the
+		// MSS A advertises), and leave B's other traffic broken.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, SilentHopMTU: 1400, SilentHopToA: true},
+		Probes: []Probe{ProbeMTU},
+		Expect: check.MTUPMTUDBlackhole,
+		FixOn:  []string{"b"},
 	},
 	{
 		Name: "udp-policed", Case: caseTuning,

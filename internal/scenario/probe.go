@@ -21,7 +21,9 @@ func (r *runner) probe(ctx context.Context, p Probe) ([]finding.Finding, string,
 		res, err := mtu.Run(ctx, mtu.Config{
 			Client: r.lab.Target("a"), Addr: r.lab.Node("b").UnderlayAddr,
 			Server: r.lab.Target("b"), TunnelAddr: r.lab.Node("b").TunnelAddr,
-			ClientInterface: r.lab.WGInterface("a"),
+			ClientInterface: r.lab.WGInterface("a"), ServerInterface: r.lab.WGInterface("b"),
+			// B pings back (the black hole is located) and sends the return's MSS steps.
+			BackAddr: r.lab.Node("a").UnderlayAddr, BackTunnelAddr: r.lab.Node("a").TunnelAddr,
 		})
 		if err != nil {
 			return nil, "", err

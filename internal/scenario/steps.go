@@ -185,6 +185,9 @@ func (r *runner) fix(ctx context.Context) error {
 		}
 		byHost[f.Host] = append(byHost[f.Host], f)
 	}
+	if err := r.fixLandsOn(hosts); err != nil {
+		return err
+	}
 	for _, host := range hosts {
 		t, err := target.Parse(host)
 		if err != nil {
@@ -219,6 +222,22 @@ func (r *runner) fix(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// fixLandsOn holds the hosts the fix goes to to the scenario's FixOn.
+func (r *runner) fixLandsOn(hosts []string) error {
+	if len(r.sc.FixOn) == 0 {
+		return nil
+	}
+	var want []string
+	for _, n := range r.sc.FixOn {
+		want = append(want, r.lab.Target(n).String())
+	}
+	got := slices.Sorted(slices.Values(hosts))
+	if slices.Sort(want); !slices.Equal(got, want) {
+		return fmt.Errorf("the fix landed on %s, want %s", strings.Join(got, " and "), strings.Join(want, " and "))
 	}
 	return nil
 }

@@ -168,7 +168,7 @@ func Analyze(r *Report) {
 		if run.Result != nil {
 			run.Stats = Summarise(run.Result)
 		}
-		run.Notes = notes(run)
+		run.Notes = notes(r, run)
 	}
 	r.Cells = cells(r)
 	var fs []finding.Finding
@@ -183,7 +183,9 @@ func Analyze(r *Report) {
 	r.Findings = fs
 }
 
-func notes(run *Run) []string {
+// notes are what a run's figures mean; a loss figure names the way its
+// datagrams went (one direction's loss, not a round trip's).
+func notes(r *Report, run *Run) []string {
 	var out []string
 	if run.Error != "" {
 		return []string{"run failed: " + run.Error}
@@ -196,8 +198,12 @@ func notes(run *Run) []string {
 	out = append(out, send.Attribution("sender")...)
 	out = append(out, kernelDropNotes(run)...)
 	if run.Result != nil && run.Result.Protocol == "udp" && run.Result.LostPackets > 0 {
-		out = append(out, fmt.Sprintf("receiver lost %s of %s datagrams (%.2f%%)",
-			commas(run.Result.LostPackets), commas(run.Result.Packets), run.Result.LostPercent))
+		from, to := r.Client, r.Server
+		if run.Direction == Download {
+			from, to = r.Server, r.Client
+		}
+		out = append(out, fmt.Sprintf("receiver lost %s of %s datagrams (%.2f%%) on the way from %s to %s",
+			commas(run.Result.LostPackets), commas(run.Result.Packets), run.Result.LostPercent, from, to))
 	}
 	return out
 }

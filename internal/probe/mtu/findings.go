@@ -2,6 +2,7 @@ package mtu
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/wgperf/wgperf/internal/check"
@@ -12,9 +13,12 @@ import (
 // Findings turns a probe result into findings. Large DF probes that vanished
 // without an ICMP frag-needed are mtu.pmtud-blackhole: critical when the
 // tunnel's own packets die there too (wireguard-go sets DF; or TCP through
-// the tunnel collapsed above an MSS), a warning when the tunnel is kernel
-// WireGuard and MSS stepping showed it pass (the module clears DF, so the
-// narrow hop fragments its packets instead). A collapse through the tunnel
+// the tunnel collapsed above an MSS) or traffic stalled on the path (the
+// caller's bench, or the hosts' own TCP in MSS steps outside the tunnel); a
+// note when the tunnel is kernel WireGuard, MSS stepping showed it pass (the
+// module clears DF, so the narrow hop fragments its packets instead) and
+// nothing stalled. The finding lands on the sender of the direction that
+// drops (OneWay), on both ends when that was not told. A collapse through the tunnel
 // on a path whose DF probes were answered is mtu.tunnel-too-large: the
 // tunnel's MTU does not fit the path, and its packets above it are refused
 // (DF) or their fragments lost. It is pure.
@@ -34,22 +38,28 @@ func Findings(r *Result) []finding.Finding {
 			"or let ICMP type 3 code 4 (ICMPv6 packet too big) through.",
 	}
 	switch {
-	case kernel && len(r.MSSRuns) > 0 && !cliff:
+	case kernel && len(r.MSSRuns) > 0 && !cliff && !r.TrafficStalled && len(outsideCliff(r)) == 0:
 		// Not the tunnel's cause: a note beside the fragmenting it pays for
-		// (mtu.tunnel-too-large, where a local MTU shows it).
+		// (mtu.tunnel-too-large, where a local MTU shows it). Where TCP
+		// stalled, the black hole is what stalled it: critical, below.
 		f.Severity = finding.Info
 		f.Detail = "Packets with DF set larger than the narrowest hop vanish and no ICMP \"fragmentation needed\" comes back: traffic " +
 			"outside the tunnel that relies on PMTUD stalls there. The tunnel itself passes (MSS stepping found no cliff): kernel " +
 			"WireGuard clears DF on its outer packets, so the narrow hop fragments each full-size one into two, which costs packets " +
 			"and doubles the harm of any loss. A WireGuard MTU that fits the path ends the fragmenting; letting ICMP type 3 code 4 " +
 			"through ends the black hole."
+	case kernel && !cliff && (r.TrafficStalled || len(outsideCliff(r)) > 0):
+		f.Detail = "Packets with DF set larger than the narrowest hop vanish and no ICMP \"fragmentation needed\" comes back, and TCP " +
+			"on this path stalled: the hosts' own transfers send full-size segments with DF and retransmit them forever. Kernel " +
+			"WireGuard clears DF on its outer packets, so the tunnel's own packets are fragmented at the narrow hop instead. " +
+			"Lower the WireGuard MTU to fit the path and clamp the MSS; let ICMP type 3 code 4 through."
 	case kernel && cliff:
 		f.Detail = "Packets larger than the narrowest hop vanish and no ICMP \"fragmentation needed\" comes back. Kernel WireGuard " +
 			"clears DF on its outer packets, yet TCP through the tunnel collapses above an MSS: the fragments of its packets are " +
 			"lost on the way too. Lower the WireGuard MTU to fit the path and clamp the MSS; let ICMP type 3 code 4 through."
 	}
 	if r.PathMTU > 0 {
-		f.Title = fmt.Sprintf("PMTUD black hole towards %s: packets above %d bytes vanish without an ICMP frag-needed", r.Addr, r.PathMTU)
+		f.Title = fmt.Sprintf("PMTUD black hole %s: packets above %d bytes vanish without an ICMP frag-needed", way(r), r.PathMTU)
 		f.Evidence = append(f.Evidence,
 			finding.Evidence{Source: "ping -M do", Key: "largest DF probe that passed", Value: strconv.Itoa(r.PathMTU) + " bytes"}.Of(float64(r.PathMTU), finding.Bytes),
 			finding.Evidence{Source: "ping -M do", Key: "smallest DF probe lost without an error", Value: strconv.Itoa(r.FirstFailed) + " bytes",
@@ -75,19 +85,94 @@ func Findings(r *Result) []finding.Finding {
 		f.Title += "; the hosts' own TCP outside the tunnel stalls there too"
 		f.Evidence = append(f.Evidence, outside...)
 	}
-	f.Fixes = append(f.Fixes, mtuFixes(r)...)
-	if r.OutsideGood > 0 && r.OutsideBad > 0 {
-		// Linux's own black-hole detection: after a timeout, TCP probes with
-		// smaller segments instead of retransmitting the same ones forever.
-		probing, err := remedy.Sysctl("net.ipv4.tcp_mtu_probing", "1")
-		f.Fixes = append(f.Fixes, remedy.Fixes("Let this host's own TCP find the path's MTU without ICMP (packetization-layer PMTUD)", probing, err)...)
+	return placed(f, r)
+}
+
+// placed puts the black hole on the sender of the direction that drops its
+// packets, where a lower WireGuard MTU and an MSS clamp keep them small (the
+// far end, for a return path that drops them: the client's own MTU would
+// shrink only the TCP the far end sends it, through the MSS it advertises,
+// and leave everything else the far end sends broken). When that was not
+// told, or both ways drop, on both ends. Each copy carries its host's fixes.
+func placed(f finding.Finding, r *Result) []finding.Finding {
+	type end struct{ host, iface, uplink string }
+	ends := []end{{r.Client, r.ClientIface, r.ClientUplink}}
+	broken := r.Broken()
+	switch {
+	case broken == Return && r.Server != "":
+		ends = []end{{r.Server, r.ServerIface, r.ServerUplink}}
+	case broken != Forward && r.Server != "":
+		ends = append(ends, end{r.Server, r.ServerIface, r.ServerUplink})
 	}
-	f.Fixes = append(f.Fixes, finding.Fix{
-		Description: "Let ICMP fragmentation-needed through on the router that drops it (the cure)",
-		Commands:    []string{"nft insert rule inet filter forward icmp type destination-unreachable icmp code frag-needed accept"},
-	})
-	f.Fixes = append(f.Fixes, pmtudWorkarounds(r.ClientUplink, r.PathMTU)...)
-	return []finding.Finding{f}
+	f.Evidence = append(f.Evidence, directionEvidence(r)...)
+	switch broken {
+	case Forward, Return:
+		f.Detail += fmt.Sprintf(" Only the %s direction drops them: the fix belongs on its sender.", broken)
+	case BothWays:
+		f.Detail += " Both directions drop them: the fix belongs on both ends."
+	default:
+		f.Detail += " Which direction drops them was not told (a DF ping is a round trip): the fix belongs on both ends."
+	}
+	out := make([]finding.Finding, 0, len(ends))
+	for _, e := range ends {
+		g := f
+		g.Host, g.Interface = e.host, e.iface
+		g.Evidence = slices.Clone(f.Evidence)
+		g.Fixes = mtuFixes(r, e.iface, broken == Forward || broken == Return)
+		if r.OutsideGood > 0 && r.OutsideBad > 0 {
+			// Linux's own black-hole detection: after a timeout, TCP probes with
+			// smaller segments instead of retransmitting the same ones forever.
+			probing, err := remedy.Sysctl("net.ipv4.tcp_mtu_probing", "1")
+			g.Fixes = append(g.Fixes, remedy.Fixes("Let this host's own TCP find the path's MTU without ICMP (packetization-layer PMTUD)", probing, err)...)
+		}
+		g.Fixes = append(g.Fixes, finding.Fix{
+			Description: "Let ICMP fragmentation-needed through on the router that drops it (the cure)",
+			Commands:    []string{"nft insert rule inet filter forward icmp type destination-unreachable icmp code frag-needed accept"},
+		})
+		g.Fixes = append(g.Fixes, pmtudWorkarounds(e.uplink, r.PathMTU)...)
+		out = append(out, g)
+	}
+	return out
+}
+
+// way says which way the black hole drops, for a title.
+func way(r *Result) string {
+	server := r.Server
+	if server == "" {
+		server = r.Addr
+	}
+	switch r.Broken() {
+	case Return:
+		return fmt.Sprintf("from %s back to %s", server, r.Client)
+	case BothWays:
+		return fmt.Sprintf("both ways between %s and %s", r.Client, server)
+	case Forward:
+		return fmt.Sprintf("from %s towards %s", r.Client, r.Addr)
+	}
+	return "towards " + r.Addr
+}
+
+// directionEvidence is what located the black hole: echo requests of the
+// first lost size, counted where they arrive, each way.
+func directionEvidence(r *Result) []finding.Evidence {
+	o := r.OneWay
+	if o == nil {
+		return nil
+	}
+	const src = "ping -M do, Icmp InEchos"
+	if o.Error != "" {
+		return []finding.Evidence{{Source: src, Key: "one-way count of echo requests", Value: "did not run: " + o.Error}}
+	}
+	back := fmt.Sprintf("%d of %d", o.ReturnArrived, o.ReturnSent)
+	if o.ReturnRefused {
+		back = "none sent: its own route MTU refuses the size (it knows the narrow hop)"
+	}
+	return []finding.Evidence{
+		finding.Evidence{Source: src, Key: fmt.Sprintf("%d-byte echo requests from %s counted at %s", o.Size, r.Client, r.Server),
+			Value: fmt.Sprintf("%d of %d", o.ForwardArrived, o.ForwardSent)}.Of(float64(o.ForwardArrived), finding.Packets),
+		{Source: src, Key: fmt.Sprintf("%d-byte echo requests from %s counted at %s", o.Size, r.Server, r.Client), Value: back},
+		{Source: src, Key: "direction that drops them", Value: orUntold(o.Broken)},
+	}
 }
 
 // tooLargeForPath is mtu.tunnel-too-large proven by the probe: the DF probes
@@ -122,7 +207,7 @@ func tooLargeForPath(r *Result) finding.Finding {
 			finding.Evidence{Source: "ping -M do", Key: "ICMP frag-needed names MTU", Value: strconv.Itoa(r.FragNeededMTU) + " bytes"}.Of(float64(r.FragNeededMTU), finding.Bytes))
 	}
 	f.Evidence = append(f.Evidence, mssEvidence(r)...)
-	f.Fixes = mtuFixes(r)
+	f.Fixes = mtuFixes(r, r.ClientIface, false)
 	return f
 }
 
@@ -154,18 +239,23 @@ func mssEvidence(r *Result) []finding.Evidence {
 	}
 }
 
-// mtuFixes are the WireGuard MTU that fits the path and the MSS clamp behind it.
-func mtuFixes(r *Result) []finding.Fix {
+// mtuFixes are the WireGuard MTU that fits the path and the MSS clamp behind
+// it, on interface iface; sender: the host sends in the one direction that
+// drops (the other end needs no change).
+func mtuFixes(r *Result, iface string, sender bool) []finding.Fix {
 	var out []finding.Fix
 	if r.WGMTU > 0 {
-		iface := r.ClientIface
 		if iface == "" {
 			iface = "wg0"
 		}
-		// The probe does not know the client's platform: the fix shows the
+		// The probe does not know the host's platform: the fix shows the
 		// wg-quick and the OpenWrt way.
 		mtu, err := remedy.WGMTU(iface, r.WGMTU, remedy.Unknown, "")
-		out = append(out, remedy.Fixes(fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU), mtu, err)...)
+		what := fmt.Sprintf("Set the WireGuard MTU to %d on both ends", r.WGMTU)
+		if sender {
+			what = fmt.Sprintf("Set the WireGuard MTU to %d on this end, the sender of the direction that drops", r.WGMTU)
+		}
+		out = append(out, remedy.Fixes(what, mtu, err)...)
 		clamp, err := remedy.MSSClamp(iface, r.MSSClamp, remedy.Unknown)
 		out = append(out, remedy.Fixes(fmt.Sprintf("Clamp the MSS of TCP entering %s to %d, for hosts behind this one", iface, r.MSSClamp), clamp, err)...)
 	}

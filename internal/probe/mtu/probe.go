@@ -44,9 +44,23 @@ type Config struct {
 	// Outside also steps the MSS of TCP to Addr itself when the DF probes
 	// found a black hole: the hosts' own traffic outside the tunnel crosses
 	// the same hop (doctor asks for it when the underlay's TCP collapsed).
-	Outside  bool
-	Port     int
-	Progress io.Writer
+	Outside bool
+	// BackAddr is the client's own underlay address as Server reaches it and
+	// ServerInterface Server's WireGuard interface: with them a black hole is
+	// located (which way drops the large packets), and its fix goes to the
+	// sender of that direction.
+	BackAddr        string
+	ServerInterface string
+	// BackTunnelAddr is the client's tunnel address: MSS steps in the
+	// return direction run from Server to it (iperf3 -R would stall on its
+	// own results, sent back on the broken way at full size).
+	BackTunnelAddr string
+	// TrafficStalled says the caller saw TCP stall on this path (doctor's
+	// bench: the tunnel's transfer or the hosts' own): a black hole found
+	// here is its cause, never a note.
+	TrafficStalled bool
+	Port           int
+	Progress       io.Writer
 }
 
 // How DF probes are sent.
@@ -69,6 +83,9 @@ type MSSRun struct {
 	Mbit    float64 `json:"mbit"`
 	Healthy bool    `json:"healthy"`
 	Stalled bool    `json:"stalled,omitempty"`
+	// Direction is the way the bulk data went: Forward (the client sent)
+	// or Return (iperf3 -R: the far end sent).
+	Direction string `json:"direction,omitempty"`
 }
 
 // Result is what the probe found.
@@ -106,10 +123,37 @@ type Result struct {
 	ClientIface string            `json:"client_interface,omitempty"`
 	// Implementation is the client interface's WireGuard, as Config gave it.
 	Implementation string `json:"implementation,omitempty"`
-	// ClientUplink is the device the client sends the far end's underlay
-	// packets out of, read where a black hole was found: the PMTUD case's
-	// workaround goes on it (workarounds.go).
+	// Direction is what the DF probes measured: RoundTrip for ping (a
+	// request and its reply of the same size), Forward for traceroute -F
+	// (its answer is a small ICMP error).
+	Direction string `json:"direction,omitempty"`
+	// OneWay locates a black hole (Config.BackAddr): which way drops its
+	// packets. Nil when it did not run.
+	OneWay *OneWay `json:"one_way,omitempty"`
+	// Server and ServerIface are the far end and its WireGuard interface,
+	// the sender of the return direction (for its fixes).
+	Server      string `json:"server,omitempty"`
+	ServerIface string `json:"server_interface,omitempty"`
+	// TrafficStalled is Config's: TCP stalled on this path before the probe.
+	TrafficStalled bool `json:"traffic_stalled,omitempty"`
+	// ClientUplink and ServerUplink are the devices each end sends the
+	// other's underlay packets out of, read where a black hole was found:
+	// the PMTUD case's workaround goes on them (workarounds.go).
 	ClientUplink string `json:"client_uplink,omitempty"`
+	ServerUplink string `json:"server_uplink,omitempty"`
+}
+
+// Broken is the direction a black hole drops packets in: Forward, Return,
+// BothWays, or "" when it was not told (no one-way count, or one that did
+// not tell). A forward-only probe (traceroute -F) tells Forward by itself.
+func (r *Result) Broken() string {
+	switch {
+	case r.OneWay != nil && r.OneWay.Broken != "":
+		return r.OneWay.Broken
+	case r.Direction == Forward:
+		return Forward
+	}
+	return ""
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -133,7 +177,11 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if ip == nil {
 		return nil, fmt.Errorf("%q is not an IP address", c.Addr)
 	}
-	res := &Result{Client: c.Client.String(), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface, Implementation: c.Implementation}
+	res := &Result{Client: c.Client.String(), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface, Implementation: c.Implementation,
+		ServerIface: c.ServerInterface, TrafficStalled: c.TrafficStalled}
+	if c.Server != nil {
+		res.Server = c.Server.String()
+	}
 	hdr := 28
 	if res.IPv6 {
 		hdr = 48
@@ -165,6 +213,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	if res.BlackHole {
 		res.ClientUplink = uplinkTo(ctx, c.Client, c.Addr)
+		if c.Server != nil {
+			res.ServerUplink = uplinkTo(ctx, c.Server, c.BackAddr)
+		}
 	}
 	res.Findings = Findings(res)
 	res.Seconds = time.Since(start).Seconds()
@@ -177,7 +228,11 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 // a path.
 type prober interface {
 	df(ctx context.Context, size int) (Ping, error)
-	mss(ctx context.Context, addr string, mss int) (MSSRun, error)
+	// mss runs one MSS step to addr; reverse: the far end sends, to addr
+	// on the client.
+	mss(ctx context.Context, addr string, mss int, reverse bool) (MSSRun, error)
+	// oneWay counts echo requests of size arriving at each end.
+	oneWay(ctx context.Context, size int) (OneWay, error)
 	tunnelMTU(ctx context.Context) int
 	method() string
 }
@@ -212,6 +267,10 @@ func search(ctx context.Context, c Config, res *Result, p prober) error {
 		s.Record(size, pr.Passed, pr.Hint)
 	}
 	res.Method = p.method()
+	res.Direction = RoundTrip
+	if res.Method == MethodTraceroute {
+		res.Direction = Forward // traceroute's answer is a small ICMP error
+	}
 	if got, found := s.Result(); found {
 		res.PathMTU = got
 	}
@@ -225,6 +284,23 @@ func search(ctx context.Context, c Config, res *Result, p prober) error {
 		}
 		res.WGMTU = res.PathMTU - over
 		res.MSSClamp = res.WGMTU - tcpIPv4
+	}
+	if res.BlackHole && res.Direction == RoundTrip && c.Server != nil && c.BackAddr != "" {
+		// A round trip cannot tell which way the large packets vanish.
+		ow, err := p.oneWay(ctx, res.FirstFailed)
+		ow.Size = res.FirstFailed
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			ow = OneWay{Size: res.FirstFailed, Error: err.Error()}
+		}
+		ow.Broken = locate(ow)
+		res.OneWay = &ow
+		if c.Progress != nil {
+			fmt.Fprintf(c.Progress, "one-way %d bytes: %d/%d arrived forward, %d/%d back: %s\n", ow.Size,
+				ow.ForwardArrived, ow.ForwardSent, ow.ReturnArrived, ow.ReturnSent, orUntold(ow.Broken))
+		}
 	}
 	if (res.BlackHole || res.PathMTU == 0 || c.MSSStep) && c.Server != nil && c.TunnelAddr != "" {
 		if err := stepMSS(ctx, c, res, p, ProbeBudget-len(res.Probes)); err != nil {
@@ -283,13 +359,20 @@ func (l *liveProber) df(ctx context.Context, size int) (Ping, error) {
 	return p, err
 }
 
-func (l *liveProber) mss(ctx context.Context, addr string, mss int) (MSSRun, error) {
+func (l *liveProber) mss(ctx context.Context, addr string, mss int, reverse bool) (MSSRun, error) {
 	if l.stall == 0 {
 		l.stall = mssFirstStall
 	}
 	start := time.Now()
-	r, err := iperf.Run(ctx, l.c.Client, l.c.Server, iperf.Test{Addr: addr, Port: l.c.Port, Seconds: 1, MSS: mss, Terse: true, Timeout: l.stall})
-	run := MSSRun{MSS: mss}
+	client, server := l.c.Client, l.c.Server
+	if reverse {
+		client, server = server, client // the far end sends; its results are small
+	}
+	r, err := iperf.Run(ctx, client, server, iperf.Test{Addr: addr, Port: l.c.Port, Seconds: 1, MSS: mss, Terse: true, Timeout: l.stall})
+	run := MSSRun{MSS: mss, Direction: Forward}
+	if reverse {
+		run.Direction = Return
+	}
 	switch {
 	case errors.Is(err, iperf.ErrStalled):
 		run.Stalled = true
@@ -300,6 +383,19 @@ func (l *liveProber) mss(ctx context.Context, addr string, mss int) (MSSRun, err
 		l.stall = max(mssStall, 3*time.Since(start))
 	}
 	return run, nil
+}
+
+// oneWay sends echo requests of size each way, the client's to Addr and the
+// far end's to BackAddr, and counts them where they arrive.
+func (l *liveProber) oneWay(ctx context.Context, size int) (OneWay, error) {
+	o := OneWay{Size: size}
+	var err error
+	v6, rtt := l.pinger.v6, l.pinger.rttMs
+	if o.ForwardSent, o.ForwardArrived, _, err = oneWay(ctx, readInEchos, l.c.Client, l.c.Server, l.c.Addr, size, v6, rtt); err != nil {
+		return o, err
+	}
+	o.ReturnSent, o.ReturnArrived, o.ReturnRefused, err = oneWay(ctx, readInEchos, l.c.Server, l.c.Client, l.c.BackAddr, size, v6, rtt)
+	return o, err
 }
 
 // tunnelMTU is the client's WireGuard MTU, or wg-quick's default when it
@@ -475,7 +571,11 @@ func stepMSS(ctx context.Context, c Config, res *Result, p prober, runs int) err
 		}
 	}
 	s := newMSSSearch(lo, hi, min(ReferenceMSS, lo-2*PaddingMultiple), top, headers, runs)
-	runs2, ref, err := runMSS(ctx, c, p, s, c.TunnelAddr, "through the tunnel")
+	addr, reverse := c.TunnelAddr, false
+	if res.Broken() == Return && c.BackTunnelAddr != "" {
+		addr, reverse = c.BackTunnelAddr, true
+	}
+	runs2, ref, err := runMSS(ctx, c, p, s, addr, reverse, "through the tunnel")
 	res.MSSRuns, res.ReferenceMbit = runs2, ref
 	res.MSSGood, res.MSSBad = s.Result()
 	return err
@@ -499,15 +599,20 @@ func stepOutside(ctx context.Context, c Config, res *Result, p prober, runs int)
 	}
 	s := newMSSSearch(lo, hi, min(ReferenceMSS, lo-2*PaddingMultiple), res.SearchMax-headers, 0, runs)
 	s.unpadded = true
-	done, _, err := runMSS(ctx, c, p, s, c.Addr, "outside the tunnel")
+	addr, reverse := c.Addr, false
+	if res.Broken() == Return && c.BackAddr != "" {
+		addr, reverse = c.BackAddr, true
+	}
+	done, _, err := runMSS(ctx, c, p, s, addr, reverse, "outside the tunnel")
 	res.OutsideRuns = done
 	res.OutsideGood, res.OutsideBad = s.Result()
 	return err
 }
 
 // runMSS runs s's MSS search against addr and returns its runs and the
-// reference rate (the first healthy run's).
-func runMSS(ctx context.Context, c Config, p prober, s *mssSearch, addr, where string) ([]MSSRun, float64, error) {
+// reference rate (the first healthy run's). reverse: the far end sends, to
+// addr on the client, as in the direction a located black hole drops.
+func runMSS(ctx context.Context, c Config, p prober, s *mssSearch, addr string, reverse bool, where string) ([]MSSRun, float64, error) {
 	var runs []MSSRun
 	best, ref := 0.0, 0.0
 	for {
@@ -515,7 +620,7 @@ func runMSS(ctx context.Context, c Config, p prober, s *mssSearch, addr, where s
 		if !ok {
 			return runs, ref, nil
 		}
-		run, err := p.mss(ctx, addr, mss)
+		run, err := p.mss(ctx, addr, mss, reverse)
 		if err != nil {
 			return runs, ref, err
 		}
@@ -527,7 +632,7 @@ func runMSS(ctx context.Context, c Config, p prober, s *mssSearch, addr, where s
 			}
 		}
 		if c.Progress != nil {
-			fmt.Fprintf(c.Progress, "MSS %d %s: %.1f Mbit/s\n", mss, where, run.Mbit)
+			fmt.Fprintf(c.Progress, "MSS %d %s (%s): %.1f Mbit/s\n", mss, where, run.Direction, run.Mbit)
 		}
 		runs = append(runs, run)
 		s.Record(mss, run.Healthy)

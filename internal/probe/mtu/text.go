@@ -27,14 +27,30 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "path MTU to %s: unknown, no DF probe between %d and %d bytes got an answer\n", r.Addr, r.SearchMin, r.SearchMax)
 	}
 	if r.BlackHole {
-		fmt.Fprintf(w, "PMTUD black hole: probes of %d bytes and more vanish with no ICMP frag-needed\n", r.FirstFailed)
+		measured := ""
+		if r.Direction != "" {
+			measured = " (measured " + r.Direction + ")"
+		}
+		fmt.Fprintf(w, "PMTUD black hole: probes of %d bytes and more vanish with no ICMP frag-needed%s\n", r.FirstFailed, measured)
+	}
+	if o := r.OneWay; o != nil {
+		if o.Error != "" {
+			fmt.Fprintf(w, "which way it drops: not counted (%s)\n", shell.Terminal(o.Error))
+		} else {
+			fmt.Fprintf(w, "which way it drops: %s (%d-byte echo requests: %d/%d arrived at %s, %d/%d at %s)\n", orUntold(o.Broken),
+				o.Size, o.ForwardArrived, o.ForwardSent, r.Server, o.ReturnArrived, o.ReturnSent, r.Client)
+		}
 	}
 	for _, m := range r.MSSRuns {
 		state := "healthy"
 		if !m.Healthy {
 			state = "collapsed"
 		}
-		fmt.Fprintf(w, "  MSS %d through the tunnel: %.1f Mbit/s %s\n", m.MSS, m.Mbit, state)
+		sender := ""
+		if m.Direction == Return {
+			sender = ", sent by the far end"
+		}
+		fmt.Fprintf(w, "  MSS %d through the tunnel%s: %.1f Mbit/s %s\n", m.MSS, sender, m.Mbit, state)
 	}
 	for _, m := range r.OutsideRuns {
 		state := "healthy"

@@ -64,7 +64,17 @@ func (p *simPath) crosses(mss int) bool {
 	return inner+OverheadIPv4 <= p.mtu
 }
 
-func (p *simPath) mss(_ context.Context, addr string, mss int) (MSSRun, error) {
+// oneWay: the simulated path drops the same sizes both ways.
+func (p *simPath) oneWay(_ context.Context, size int) (OneWay, error) {
+	o := OneWay{Size: size, ForwardSent: echoBurst, ReturnSent: echoBurst}
+	if size <= p.mtu {
+		o.ForwardArrived, o.ReturnArrived = echoBurst, echoBurst
+	}
+	p.clock += 2 * echoBurst * dfWait(p.pinger.rttMs)
+	return o, nil
+}
+
+func (p *simPath) mss(_ context.Context, addr string, mss int, _ bool) (MSSRun, error) {
 	p.clock += mssRunCost
 	if addr == simEndpoint {
 		// Outside the tunnel: the segment as it is.
