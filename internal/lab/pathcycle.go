@@ -10,7 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// PathCycleFlag is the dummy link on R whose presence keeps the path
+// PathCycleFlag is the link on R whose presence keeps the path
 // cycling: deleting it ("ip link del dev pathcycle" on R) is the path's
 // owner steadying the link. The loop looks for it every second and, once it
 // is gone, puts the full rate back and ends.
@@ -78,7 +78,9 @@ func (l *Lab) startPathCycle(ctx context.Context) error {
 		return fmt.Errorf("path cycle of %d s down to %d%%: want at least 2 s and a percent in 1..99", cfg.PathCycleSeconds, cfg.PathCycleLowPct)
 	}
 	r := l.Nodes["r"]
-	if _, err := l.Target("r").Run(ctx, "ip", "link", "add", "dev", PathCycleFlag, "type", "dummy"); err != nil {
+	// The flag is a veth pair, as the lab's links are: a dummy link needs a
+	// module this machine's kernel lacks.
+	if _, err := l.Target("r").Run(ctx, "ip", "link", "add", "dev", PathCycleFlag, "type", "veth", "peer", "name", PathCycleFlag+"0"); err != nil {
 		return err
 	}
 	script := fmt.Sprintf("%s </dev/null >>%s 2>&1 & echo $!",

@@ -92,6 +92,10 @@ type Scenario struct {
 	// path's own change (another uplink, the carrier lifting the policer)
 	// and measures again.
 	PathFix []Command
+	// Thorough runs doctor with --thorough: the long run whatever the short
+	// bench showed (a cycle as slow as a few bench runs together shows in no
+	// one of them).
+	Thorough bool
 	// ECMP, when > 1, is the number of tunnels the fix spreads flows over (seed
 	// 003); the measurement uses parallel streams to site B's network.
 	ECMP int
@@ -293,6 +297,25 @@ var Catalog = []Scenario{
 		PathFix: []Command{on("a", "sh", "-c", liftCPUQuota)},
 		NotOn: map[lab.Implementation]string{lab.Kernel: "kernel WireGuard has no process to put in a cgroup: its crypto runs in " +
 			"kernel workers and softirq on every CPU, which no CPU quota limits"},
+	},
+	{
+		Name: "path-cycles", Case: caseRemoteUsers,
+		Symptom: "the tunnel swings between full rate and a fraction every 18 s, and so does the link outside it",
+		// The remote users' 15-20 s cycles, had they been the path's: R's
+		// links, both ways, fall from the rate to 40% of it for 9 s of every
+		// 18 (a radio link, a scheduled shaper, a shared uplink). doctor
+		// --thorough's long run sees the tunnel collapse, runs the underlay
+		// alone for two of its cycles, finds it cycling alike and says the
+		// path cycles: no cap (it would only slow the good phase), no sweep.
+		// The path's owner steadies the link (the loop sees its flag gone
+		// within a second and puts the full rate back) and the tunnel gets
+		// it. Its 3-second runs may all fall in steady phases: --thorough
+		// runs the long run whatever they showed.
+		Lab:      lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathCycleSeconds: 18},
+		Thorough: true,
+		Probes:   []Probe{ProbeLongRun},
+		Expect:   check.ThroughputOscillation,
+		PathFix:  []Command{on("r", "sh", "-c", "ip link del dev "+lab.PathCycleFlag+" && sleep 2")},
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseTuning,

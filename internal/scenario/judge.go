@@ -178,6 +178,12 @@ func (r *runner) judgeDoctor() []string {
 		if !slices.Contains(d.Causes, sc.Expect) {
 			why = append(why, fmt.Sprintf("doctor called the tunnel healthy without naming %s", sc.Expect))
 		}
+	case sc.Expect != "" && symptom(sc.Expect):
+		// A symptom the path itself causes (a cycle the underlay shares):
+		// doctor ranks symptoms nowhere, and no cause on the hosts is right.
+		if d.First != "" {
+			why = append(why, fmt.Sprintf("doctor ranked %s first, want no cause on the hosts (%s is the path's)", d.First, sc.Expect))
+		}
 	case sc.Expect != "" && d.First != sc.Expect:
 		why = append(why, fmt.Sprintf("doctor ranked %s first, want %s", orDefault(d.First, "nothing"), sc.Expect))
 	case sc.Expect == "" && sc.ECMP == 0 && d.Status != doctor.StatusHealthy:
@@ -190,6 +196,25 @@ func (r *runner) judgeDoctor() []string {
 	}
 	if sc.Expect == "" && sc.ECMP == 0 && len(r.res.Probes) > 0 {
 		why = append(why, fmt.Sprintf("doctor ran %d targeted probes on a healthy tunnel", len(r.res.Probes)))
+	}
+	if len(sc.PathFix) > 0 {
+		why = append(why, appliedToPath(r.res.Findings, sc.Expect)...)
+	}
+	return why
+}
+
+// appliedToPath names the fixes doctor proposes to apply for id, a cause on
+// the path (Scenario.PathFix): nothing changed on the hosts cures it (a cap
+// on the tunnel would only slow a cycling path's good phase), so doctor must
+// propose none.
+func appliedToPath(fs []finding.Finding, id finding.ID) []string {
+	var why []string
+	for _, f := range fs {
+		for _, fix := range f.Fixes {
+			if f.ID == id && fix.Action != nil {
+				why = append(why, fmt.Sprintf("doctor proposes to apply %q on %s for a cause on the path", fix.Description, f.Host))
+			}
+		}
 	}
 	return why
 }

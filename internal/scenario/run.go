@@ -11,6 +11,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 )
 
 // Options tune a run.
@@ -59,6 +60,11 @@ func (r *runner) logf(format string, args ...any) {
 // (lab run --time).
 const DefaultSeconds = 4
 
+// longRunBound is what doctor's long run may add to a scenario at most: 30 s
+// through the tunnel, then the underlay and the tunnel again for two of a
+// slow cycle (bench.MaxLongSeconds each).
+const longRunBound = time.Duration(bench.LongSeconds+2*bench.MaxLongSeconds) * time.Second
+
 // Run plays one scenario: lab up, break, measure, diagnose, fix, measure, lab
 // down. The lab and any host sysctl it changed are restored however it ends.
 func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
@@ -71,6 +77,9 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	if opts.Timeout == 0 {
 		// About twenty measurement lengths happen in the slowest scenario.
 		opts.Timeout = 2*time.Minute + 20*time.Duration(opts.Seconds)*time.Second
+		if sc.Thorough || slices.Contains(sc.Probes, ProbeLongRun) {
+			opts.Timeout += longRunBound
+		}
 	}
 	// The measurements judge the lab, not what else this session runs.
 	if err := lab.RaiseToNodePriority(); err != nil {
@@ -252,6 +261,9 @@ func describeLab(c lab.Config) string {
 	}
 	if c.KneePct > 0 {
 		parts = append(parts, fmt.Sprintf("A's tunnel collapses past %d%% of the rate", c.KneePct))
+	}
+	if c.PathCycleSeconds > 0 {
+		parts = append(parts, fmt.Sprintf("the path falls to %d Mbit/s for half of every %d s", c.PathCycleLowMbit(), c.PathCycleSeconds))
 	}
 	if c.BackgroundPings > 0 {
 		parts = append(parts, fmt.Sprintf("A's monitoring agent pings %d at once every second", c.BackgroundPings))

@@ -16,14 +16,22 @@ import (
 
 // measureAfter measures the tunnel after the fix against the underlay
 // measured before it (before the breakage, or beside the tunnel in doctor's
-// bench): no fix changes the link under the tunnel, and two runs fewer per
-// measurement keep the lab fast.
+// bench): no fix on the hosts changes the link under the tunnel, and two
+// runs fewer per measurement keep the lab fast. A change of the path's own
+// (PathFix) is measured against the underlay again.
 func (r *runner) measureAfter(ctx context.Context) error {
 	var err error
 	if r.res.BenchAfter, r.res.After.Up.Tunnel, r.res.After.Down.Tunnel, err = r.measureTunnel(ctx, false); err != nil {
 		return err
 	}
 	r.res.After.Up.Underlay, r.res.After.Down.Underlay = r.res.Before.Up.Underlay, r.res.Before.Down.Underlay
+	if len(r.sc.PathFix) > 0 && len(r.res.Fix) > 0 {
+		// The path changed: the link under the tunnel may have too (a cycling
+		// link held steady), so it is measured again.
+		if r.res.After.Up.Underlay, r.res.After.Down.Underlay, err = r.measureUnderlay(ctx); err != nil {
+			return err
+		}
+	}
 	r.logf("after:  %s", r.res.After)
 	if len(r.res.TunnelShares) > 1 {
 		var parts []string
@@ -103,7 +111,7 @@ func (r *runner) doctor(ctx context.Context) error {
 		// measurements when lab run's own are shorter).
 		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: min(r.opts.Seconds, doctor.DefaultSeconds),
 		Progress: func(s string) { r.logf("doctor: %s", s) },
-		Drops:    drops.ForTarget,
+		Drops:    drops.ForTarget, Thorough: r.sc.Thorough,
 	})
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)
