@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -81,4 +82,13 @@ linux-image-amd64, virtme-ng).`,
 	f.StringArrayVar(&opts.RWDirs, "rwdir", nil, "a host folder the guest may write (repeatable); everything else it writes is thrown away")
 	f.StringArrayVar(&opts.Env, "env", nil, "NAME=value set for the command in the guest (repeatable)")
 	return cmd
+}
+
+// rawOutput is where a command the user runs himself (lab exec, lab vm)
+// prints: w itself, unescaped, as his own shell would show it.
+func rawOutput(w io.Writer) io.Writer {
+	if s, ok := w.(*stdoutWriter); ok {
+		return s.raw
+	}
+	return w
 }

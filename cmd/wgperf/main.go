@@ -137,15 +137,6 @@ type stdoutWriter struct {
 	tty bool
 }
 
-// rawOutput is where a command the user runs himself (lab exec, lab vm)
-// prints: w itself, unescaped, as his own shell would show it.
-func rawOutput(w io.Writer) io.Writer {
-	if s, ok := w.(*stdoutWriter); ok {
-		return s.raw
-	}
-	return w
-}
-
 // ExitError carries a specific exit code out of a command; Err may be nil when
 // the command already printed what it had to say.
 type ExitError struct {

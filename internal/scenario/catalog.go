@@ -279,6 +279,25 @@ var Catalog = []Scenario{
 		UploadOnly: true, Steady: true, MinRatio: 0.35,
 	},
 	{
+		Name: "path-cycles", Case: caseRemoteUsers,
+		Symptom: "the tunnel swings between full rate and a fraction every 18 s, and so does the link outside it",
+		// The remote users' 15-20 s cycles, had they been the path's: R's
+		// links, both ways, fall from the rate to 40% of it for 9 s of every
+		// 18 (a radio link, a scheduled shaper, a shared uplink). doctor
+		// --thorough's long run sees the tunnel collapse, runs the underlay
+		// alone for two of its cycles, finds it cycling alike and says the
+		// path cycles: no cap (it would only slow the good phase), no sweep.
+		// The path's owner steadies the link (the loop sees its flag gone
+		// within a second and puts the full rate back) and the tunnel gets
+		// it. Its 3-second runs may all fall in steady phases: --thorough
+		// runs the long run whatever they showed.
+		Lab:      lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathCycleSeconds: 18},
+		Thorough: true,
+		Probes:   []Probe{ProbeLongRun},
+		Expect:   check.ThroughputOscillation,
+		PathFix:  []Command{on("r", "sh", "-c", "ip link del dev "+lab.PathCycleFlag+" && sleep 2")},
+	},
+	{
 		Name: "cpu-quota", Case: caseRemoteUsers,
 		Symptom: "the tunnel runs at a fraction of the link, stalling and recovering, while no CPU looks busy",
 		// The remote users' tunnel ran on a VPS: a userspace WireGuard in a
@@ -297,25 +316,6 @@ var Catalog = []Scenario{
 		PathFix: []Command{on("a", "sh", "-c", liftCPUQuota)},
 		NotOn: map[lab.Implementation]string{lab.Kernel: "kernel WireGuard has no process to put in a cgroup: its crypto runs in " +
 			"kernel workers and softirq on every CPU, which no CPU quota limits"},
-	},
-	{
-		Name: "path-cycles", Case: caseRemoteUsers,
-		Symptom: "the tunnel swings between full rate and a fraction every 18 s, and so does the link outside it",
-		// The remote users' 15-20 s cycles, had they been the path's: R's
-		// links, both ways, fall from the rate to 40% of it for 9 s of every
-		// 18 (a radio link, a scheduled shaper, a shared uplink). doctor
-		// --thorough's long run sees the tunnel collapse, runs the underlay
-		// alone for two of its cycles, finds it cycling alike and says the
-		// path cycles: no cap (it would only slow the good phase), no sweep.
-		// The path's owner steadies the link (the loop sees its flag gone
-		// within a second and puts the full rate back) and the tunnel gets
-		// it. Its 3-second runs may all fall in steady phases: --thorough
-		// runs the long run whatever they showed.
-		Lab:      lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathCycleSeconds: 18},
-		Thorough: true,
-		Probes:   []Probe{ProbeLongRun},
-		Expect:   check.ThroughputOscillation,
-		PathFix:  []Command{on("r", "sh", "-c", "ip link del dev "+lab.PathCycleFlag+" && sleep 2")},
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseTuning,
