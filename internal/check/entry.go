@@ -139,6 +139,10 @@ type Doctor struct {
 	// ranks it first, with the share it explains, so the cure comes before
 	// the workaround.
 	Underlies []finding.ID
+	// CostsLatency: the cause costs round trip, not rate (a queue a transfer
+	// fills). While the tunnel is slow it ranks below every cause of that
+	// slowness; while the rate is fine it is the answer.
+	CostsLatency bool
 	// RefusesNewFlows: at critical severity the kernel drops the packets of
 	// every new flow, the bench's and the probes' included (a full conntrack
 	// table), so it explains all of what they saw.

@@ -59,6 +59,12 @@ func (m Measured) directionDeficit(dir string) float64 {
 	return max(up, down)
 }
 
+// slow reports a tunnel measured below its expected share of the underlay
+// in a direction, or stalled.
+func (m Measured) slow() bool {
+	return m.Benched && (m.Stalled || m.directionDeficit("both") > 1-m.Expected)
+}
+
 // Cause is one finding ranked by the throughput it explains.
 type Cause struct {
 	Finding finding.Finding `json:"finding"`
@@ -104,7 +110,8 @@ var sevWeight = map[finding.Severity]float64{finding.Critical: 3, finding.Warnin
 // A cause's share is its impact, capped by the deficit measured in the
 // direction it hurts; a cause whose direction is measured healthy is a latent
 // risk (a fifth of its impact); one the ratio cannot show keeps its impact;
-// without a bench every cause keeps half its impact (unconfirmed). The score
+// without a bench every cause keeps half its impact (unconfirmed); a cause
+// of latency explains a fifth of its impact while the rate is short. The score
 // is that share weighted by severity, so a critical black hole outranks a
 // warning about buffers, and any warning outranks an info note.
 func Rank(fs []finding.Finding, m Measured) []Cause {
@@ -119,6 +126,8 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 		switch {
 		case !m.Benched:
 			c.Explains = imp / 2
+		case doctorOf(f.ID).CostsLatency && m.slow():
+			c.Explains = imp / 5 // true, but it explains none of the rate missing
 		case hidden(f.ID):
 			c.Explains = imp
 		case (m.Stalled || m.underlayFailed("both")) && doctorOf(f.ID).Role == check.Cause && imp >= 0.7:

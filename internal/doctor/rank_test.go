@@ -62,6 +62,8 @@ func TestRank(t *testing.T) {
 	blackhole := finding.Finding{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: a4, Title: "black hole"}
 	conntrack := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Warning, Host: b4, Title: "conntrack"}
 	cubic := finding.Finding{ID: "tcp.congestion-control", Severity: finding.Warning, Host: a5, Title: "CUBIC"}
+	cubicWGD0 := finding.Finding{ID: "tcp.congestion-control", Severity: finding.Warning, Host: "netns:wgl-wgd0-a", Title: "CUBIC"}
+	bloat := finding.Finding{ID: "latency.bufferbloat", Severity: finding.Warning, Host: "netns:wgl-wgd0-a", Title: "an upload adds 190 ms; the queue is on the path"}
 	for _, tc := range []struct {
 		name      string
 		snaps     []string
@@ -112,6 +114,18 @@ func TestRank(t *testing.T) {
 			extra: []finding.Finding{{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: "netns:wgl-rc4-a", Title: "black hole"}},
 			m:     Measured{Benched: true, Client: "netns:wgl-rc4-a", Server: "netns:wgl-rc4-b", Expected: 0.9, Stalled: true},
 			first: "icmp.frag-needed-dropped@netns:wgl-rc4-a", status: StatusSlow, after: []string{"mtu.pmtud-blackhole", "mtu.mss-clamp-missing"},
+		},
+		{
+			name:  "CUBIC losing its rate on a lossy WAN while it fills the queue: the rate's cause first, the queue after",
+			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, extra: []finding.Finding{bloat, cubicWGD0},
+			m:     measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 3.0, 9.5, 15.6, 19.0),
+			first: "tcp.congestion-control@netns:wgl-wgd0-a", status: StatusSlow, after: []string{"latency.bufferbloat"},
+		},
+		{
+			name:  "the rate is fine and a transfer fills the uplink's queue: the queue is the answer",
+			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, extra: []finding.Finding{bloat},
+			m:     measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 17.5, 18.6, 17.9, 18.7),
+			first: "latency.bufferbloat@netns:wgl-wgd0-a", status: StatusProblems, after: []string{"wg.userspace"},
 		},
 		{
 			name:  "healthy lab: only notes, healthy",

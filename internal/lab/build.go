@@ -87,9 +87,16 @@ func (b *builder) link(nodeA, ifA, addrA, nodeB, ifB, addrB string, mtu int) {
 	}
 }
 
+// ShaperQueue is how long a shaped link's queue holds at its rate.
+const ShaperQueue = 200 * time.Millisecond
+
+// Shaped reports whether the lab shapes a link of the path with tbf, whose
+// queue (ShaperQueue) a sender that fills it waits behind.
+func (c Config) Shaped() bool { return c.Underlay.RateMbit > 0 || c.Topology == MultiWAN }
+
 // tbf shapes an interface's egress. The burst covers a few milliseconds at the
 // rate so TCP through the tunnel reaches the rate instead of stalling on it.
-// The queue holds 200 ms: a userspace tunnel end sends in batches, so BBR
+// The queue holds ShaperQueue, 200 ms: a userspace tunnel end sends in batches, so BBR
 // inside it keeps extra data in flight for that ACK aggregation (cwnd near
 // 1 MB at 100 Mbit/s and 20 ms), which overflowed a 50 ms queue in bursts of
 // hundreds of drops; a healthy uplink in the lab should not be that shallow.
@@ -104,7 +111,7 @@ func (b *builder) tbf(node, ifname string, mbit int) {
 // tbfArgs are a tbf qdisc's parameters for rate mbit.
 func tbfArgs(mbit int) []string {
 	burst := max(mbit*1000/8*4, 64*1024) // 4 ms worth of bytes, at least 64 KiB
-	return []string{"rate", fmt.Sprintf("%dmbit", mbit), "burst", strconv.Itoa(burst), "latency", "200ms"}
+	return []string{"rate", fmt.Sprintf("%dmbit", mbit), "burst", strconv.Itoa(burst), "latency", ShaperQueue.String()}
 }
 
 // Up builds a lab and returns it once a ping crosses the tunnel. exe is the

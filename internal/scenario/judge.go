@@ -8,6 +8,7 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 )
@@ -72,6 +73,8 @@ func (r *runner) classify(fs []finding.Finding) {
 			r.res.Found = true
 			r.logf("found %s on %s: %s", f.ID, f.Host, f.Title)
 		case slices.Contains(r.sc.Also, f.ID) || symptom(f.ID):
+		case r.labQueue(f):
+			r.logf("the lab's shaper: %s on %s: %s (its queue holds %s: a true finding, not this case's)", f.ID, f.Host, f.Title, lab.ShaperQueue)
 		case Environment(f.ID):
 			r.res.Environment = append(r.res.Environment, string(f.ID)+" on "+f.Host)
 			r.logf("this machine: %s on %s: %s (reported, not judged: the lab shares the machine's CPUs)", f.ID, f.Host, f.Title)
@@ -82,6 +85,16 @@ func (r *runner) classify(fs []finding.Finding) {
 	if r.sc.Expect == "" {
 		r.res.Found = len(r.res.Unexpected) == 0
 	}
+}
+
+// labQueue reports a bufferbloat finding that the lab's own shaper explains:
+// a queue on the path, where every shaped link holds lab.ShaperQueue (deep
+// on purpose, see lab's tbf), which a CUBIC sender or a slow backup uplink
+// fills in any case. A queue at the tunnel's ends, or one in an unshaped
+// lab, stays unexpected.
+func (r *runner) labQueue(f finding.Finding) bool {
+	return f.ID == check.LatencyBufferbloat && r.sc.Lab.Shaped() && bench.QueueOf(f) == bench.QueueOnPath &&
+		lab.ShaperQueue.Seconds()*1000 > bench.BloatMs
 }
 
 // Environment reports whether a finding describes the machine the lab runs

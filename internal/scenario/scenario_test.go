@@ -399,3 +399,38 @@ func TestHostSysctlsAllowTheLabsCongestion(t *testing.T) {
 		t.Error("the catalog's map was changed")
 	}
 }
+
+// TestLabQueueIsTheLabs: a queue on the path of a shaped lab is the lab's
+// own shaper (true, not the case's); at the tunnel's ends, or where nothing
+// is shaped, it stays unexpected, and the bufferbloat case still expects it.
+func TestLabQueueIsTheLabs(t *testing.T) {
+	bloat := func(where string) finding.Finding {
+		return finding.Finding{ID: check.LatencyBufferbloat, Severity: finding.Warning, Host: "a",
+			Title: "Latency under load: an upload through the tunnel adds 120 ms to the round trip (1 idle, 121 loaded); the queue is " + where}
+	}
+	stale, _ := Lookup("stale-endpoint-route")
+	bloated, _ := Lookup("bufferbloat")
+	for _, tc := range []struct {
+		name       string
+		sc         Scenario
+		f          finding.Finding
+		unexpected bool
+		found      bool
+	}{
+		{"on the path of the backup uplink's shaper", stale, bloat(bench.QueueOnPath), false, false},
+		{"at the tunnel's ends", stale, bloat(bench.QueueTunnelEnds), true, false},
+		{"on the path of an unshaped lab", Scenario{Name: "x", Expect: check.MTUTunnelTooLarge}, bloat(bench.QueueOnPath), true, false},
+		{"the bufferbloat case", bloated, bloat(bench.QueueOnPath), false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{sc: tc.sc, res: &Result{}}
+			r.classify([]finding.Finding{tc.f})
+			if got := len(r.res.Unexpected) > 0; got != tc.unexpected {
+				t.Errorf("unexpected %v, want %v", r.res.Unexpected, tc.unexpected)
+			}
+			if r.res.Found != tc.found && tc.sc.Expect != "" {
+				t.Errorf("found %v, want %v", r.res.Found, tc.found)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
@@ -114,6 +115,20 @@ func (b *bloat) finding(r *Report) finding.Finding {
 		f.Fixes = []finding.Fix{r.diagnoseFix()}
 	}
 	return f
+}
+
+// QueueOf is where a bufferbloat finding located its queue (one of the
+// Queue places; "" for any other finding).
+func QueueOf(f finding.Finding) string {
+	if f.ID != check.LatencyBufferbloat {
+		return ""
+	}
+	for _, q := range []string{QueueOnPath, QueueTunnelEnds, QueueUnknown} {
+		if strings.HasSuffix(f.Title, "the queue is "+q) {
+			return q
+		}
+	}
+	return ""
 }
 
 // withArticle is "an upload" or "a download".
