@@ -505,7 +505,8 @@ WireGuard MTU that fits the path (path MTU - 60 for IPv4, - 80 for IPv6) on
 both ends, and an MSS clamp where the gateways forward LAN traffic. On kernel
 WireGuard, whose outer packets carry no DF, a black hole that MSS stepping
 shows the tunnel passing (fragmented at the narrow hop) is info: it stalls PMTUD
-traffic outside the tunnel, and the tunnel pays for fragmenting. After those fixes
+traffic outside the tunnel, and the tunnel pays for fragmenting. Where bulk TCP
+stalled (through the tunnel or outside it) it is never a note. After those fixes
 come, as options wgperf fix leaves alone (it applies the first), what the case did
 beside its MSS clamp on the uplink towards the black hole: its MTU lowered to the path's
 (ip link set dev PHY mtu 1400, by hand: every packet on that link pays) and its
