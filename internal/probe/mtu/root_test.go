@@ -22,7 +22,7 @@ func TestMTUBlackHoleLab(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), Addr: l.Node("b").UnderlayAddr,
-		TunnelAddr: l.Node("b").TunnelAddr, ClientInterface: l.WGInterface("a")})
+		TunnelAddr: l.Node("b").TunnelAddr, ClientInterface: l.WGInterface("a"), ServerInterface: l.WGInterface("b")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +33,15 @@ func TestMTUBlackHoleLab(t *testing.T) {
 	if n := len(res.Probes) + len(res.MSSRuns); n > 12 {
 		t.Errorf("%d DF probes + %d MSS steps = %d, want <= 12", len(res.Probes), len(res.MSSRuns), n)
 	}
-	if !res.BlackHole || len(res.Findings) != 1 || res.Findings[0].ID != "mtu.pmtud-blackhole" {
-		t.Errorf("black hole %v, findings %+v", res.BlackHole, res.Findings)
+	// The narrow hop drops both ways: each end sends into it, so each gets
+	// the finding and its fix on its own WireGuard interface.
+	if !res.BlackHole || len(res.Findings) != 2 {
+		t.Fatalf("black hole %v, %d findings %+v; want one on each end", res.BlackHole, len(res.Findings), res.Findings)
+	}
+	for i, n := range []string{"a", "b"} {
+		if f := res.Findings[i]; f.ID != "mtu.pmtud-blackhole" || f.Host != l.Target(n).String() || f.Interface != l.WGInterface(n) {
+			t.Errorf("finding %d: %s on %s (%s), want mtu.pmtud-blackhole on %s (%s)", i, f.ID, f.Host, f.Interface, l.Target(n), l.WGInterface(n))
+		}
 	}
 	// The MSS cliff lies where the tunnel's packets outgrow the narrow hop.
 	if want := PredictMSSCliff(truth, 1420, OverheadIPv4, tcpIPv4); res.MSSGood != want || res.MSSBad != want+1 {
