@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/wgperf/wgperf/internal/probe/drops"
 	"html"
 	"os"
 	"os/signal"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/wgperf/wgperf/internal/buildinfo"
 	"github.com/wgperf/wgperf/internal/exporter"
+	"github.com/wgperf/wgperf/internal/fleet"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -29,6 +31,7 @@ func exporterCmd() *cobra.Command {
 		interval                    time.Duration
 		peerNames                   []string
 		probe                       exporter.ProbeOptions
+		sd                          sdSources
 	)
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -50,6 +53,15 @@ where HOST is a name or address whose "*" stays within one dot-separated label
 (ssh:root@10.0.0.* admits ssh:root@10.0.0.5, not ssh:root@10.0.0.5.evil.example)
 or a prefix (ssh:root@10.0.0.0/24, ssh:[fd00::/64]); a user or port left out
 admits any. netns:NAME and local match as written. A user containing "@" is refused.
+
+Started with --inventory (and --limit), the exporter also serves the inventory's
+hosts at /sd for Prometheus' HTTP service discovery (http_sd_configs): the JSON
+"wgperf inventory --prometheus" prints, one target group per host with the labels
+wgperf_host, wgperf_group and wgperf_groups, listing only the targets --probe.allow
+admits (an empty list is []). The inventory is read at start (an unreadable one
+stops the exporter) and again at most every 15 s as Prometheus asks, so an edited
+inventory reaches Prometheus at its next refresh; see the job wgperf-inventory-http
+in ` + kitDir + `prometheus/scrape.yml. Without --inventory, /sd is not found.
 
 --peer-names reads friendly peer names from wg-quick configs ("# Name = laptop"
 in a [Peer] section), OpenWrt's /etc/config/network (peer descriptions) or
@@ -88,8 +100,11 @@ the OpenWrt init script.`,
 			if interval < time.Second {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--interval %s: want at least 1s", interval)}
 			}
-			if !strings.HasPrefix(telemetryPath, "/") || telemetryPath == "/probe" || telemetryPath == "/" {
-				return couldNotRun(fmt.Errorf("--web.telemetry-path %q: want a path starting with / other than / and /probe", telemetryPath))
+			if !strings.HasPrefix(telemetryPath, "/") || telemetryPath == "/probe" || telemetryPath == exporter.SDPath || telemetryPath == "/" {
+				return couldNotRun(fmt.Errorf("--web.telemetry-path %q: want a path starting with / other than /, /probe and %s", telemetryPath, exporter.SDPath))
+			}
+			if sd.limit != "" && len(sd.sources) == 0 {
+				return couldNotRun(fmt.Errorf("--limit selects hosts of an --inventory: name one"))
 			}
 			// --listen is --web.listen-address's older name; both may be given.
 			addrs := append(append([]string{}, listenAddrs...), listenAlias...)
@@ -112,7 +127,7 @@ the OpenWrt init script.`,
 			}
 			probe.Names = names
 			return runExporter(cmd.Context(), t, exporterServing{addrs: addrs, systemdSocket: systemdSocket,
-				telemetryPath: telemetryPath, webConfig: webConfig, log: logger, drops: collectDrops}, interval, probe)
+				telemetryPath: telemetryPath, webConfig: webConfig, log: logger, drops: collectDrops, sd: sd}, interval, probe)
 		},
 	}
 	f := cmd.Flags()
@@ -131,6 +146,8 @@ the OpenWrt init script.`,
 	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect: ssh:[user@]host[:port], host a glob per label (numbers: IPv4 addresses only) or a prefix, e.g. 'ssh:root@10.0.0.*', 'ssh:root@10.0.0.0/24' (repeatable; none: /probe refuses all)")
 	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it, to 1s at least)")
 	f.DurationVar(&probe.CacheTTL, "probe.cache-ttl", exporter.DefaultProbeCacheTTL, "how long one collection answers /probe scrapes of its target")
+	f.StringArrayVar(&sd.sources, "inventory", nil, "serve this inventory's hosts at /sd as Prometheus http_sd targets of /probe: "+inventoryFlagHelp)
+	f.StringVar(&sd.limit, "limit", "", "serve at /sd only the --inventory hosts this Ansible pattern selects: group or host names, globs, ~regex, !exclude, &intersect, separated by , or :")
 	f.IntVar(&probe.CacheSize, "probe.cache-size", exporter.DefaultProbeCacheSize, "most /probe targets cached; the least recently scraped is dropped first")
 	return cmd
 }
@@ -143,6 +160,59 @@ type exporterServing struct {
 	telemetryPath string
 	webConfig     string
 	log           *exporter.Logger
+	sd            sdSources // no sources: /sd is not served
+}
+
+// sdSources are the exporter's --inventory and --limit, served at /sd.
+type sdSources struct {
+	sources []string
+	limit   string
+}
+
+// discovery returns /sd's Discovery for the inventory, read now so an
+// unreadable inventory fails at start and its warnings come at once (nil,
+// nil without --inventory). Each reading gives fleet.PrometheusTargets of
+// the hosts, as "wgperf inventory --prometheus" prints them.
+func (s sdSources) discovery(ctx context.Context, log *exporter.Logger, prober *exporter.Prober) (*exporter.Discovery, error) {
+	if len(s.sources) == 0 {
+		return nil, nil
+	}
+	opts := fleet.LoadOptions{Limit: s.limit}
+	// The inventory's own warnings, once: Refresh below reads it for /sd.
+	inv, err := fleet.LoadAll(ctx, s.sources, opts)
+	switch {
+	case errors.Is(err, fleet.ErrNoHost):
+		log.Warn("/sd serves no targets", "why", err)
+	case err != nil:
+		return nil, fmt.Errorf("--inventory: %v", err)
+	default:
+		if w := inv.Warning(); w != "" {
+			log.Warn("inventory", "warning", w)
+		}
+		if _, unreached := fleet.PrometheusTargets(inv.Hosts); len(unreached) > 0 {
+			log.Warn("/probe reaches these hosts with the exporter user's ssh settings, not the inventory's (key, ssh arguments, become): put them in its ~/.ssh/config",
+				"hosts", strings.Join(unreached, ","))
+		}
+	}
+	d := &exporter.Discovery{
+		Load: func(ctx context.Context) ([]fleet.TargetGroup, error) {
+			inv, err := fleet.LoadAll(ctx, s.sources, opts)
+			if err != nil {
+				return nil, err
+			}
+			groups, _ := fleet.PrometheusTargets(inv.Hosts)
+			return groups, nil
+		},
+		LeftOut: func(targets []string) {
+			log.Warn("/sd leaves out the inventory's targets --probe.allow does not admit", "targets", strings.Join(targets, ","))
+		},
+	}
+	served, err := d.Refresh(ctx, prober)
+	if err != nil && !errors.Is(err, fleet.ErrNoHost) {
+		return nil, fmt.Errorf("--inventory: %v", err)
+	}
+	log.Info("serving the inventory for Prometheus' http_sd", "path", exporter.SDPath, "targets", served, "sources", strings.Join(s.sources, ","))
+	return d, nil
 }
 
 func runExporter(ctx context.Context, t target.Target, srv exporterServing, interval time.Duration, probe exporter.ProbeOptions) error {
@@ -164,6 +234,10 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 	e := exporter.New(t, opts)
 	probe.Logf = log.Errors("/probe collecting failed")
 	prober := exporter.NewProber(probe)
+	discovery, err := srv.sd.discovery(ctx, log, prober)
+	if err != nil {
+		return couldNotRun(err)
+	}
 	bi := buildinfo.Read(version)
 	log.Info("Starting wgperf exporter", "version", bi.Version, "branch", bi.Branch, "revision", bi.Revision)
 	log.Info("Build context", "go", bi.GoVersion, "platform", bi.GOOS+"/"+bi.GOARCH, "tags", bi.Tags, "date", bi.BuildDate)
@@ -182,11 +256,15 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 			log.Warn("serving peers' public keys, endpoints and allowed IPs to any host, without TLS or auth", "address", ln.Addr(), "hint", exposedHint)
 		}
 	}
-	site := &exporter.Site{Exporter: e, Prober: prober, MetricsPath: srv.telemetryPath, Landing: fmt.Sprintf(
+	sdLink := ""
+	if discovery != nil {
+		sdLink = `. The inventory's targets for Prometheus' http_sd: <a href="` + exporter.SDPath + `">` + exporter.SDPath + `</a>`
+	}
+	site := &exporter.Site{Exporter: e, Prober: prober, Discovery: discovery, MetricsPath: srv.telemetryPath, Landing: fmt.Sprintf(
 		"<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
 			"<p>Watching %s every %s. <a href=\"%s\">Metrics</a>. "+
-			"Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)</p></body></html>\n",
-		html.EscapeString(t.String()), interval, html.EscapeString(srv.telemetryPath), html.EscapeString(fmt.Sprint(probe.Allow)))}
+			"Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)%s</p></body></html>\n",
+		html.EscapeString(t.String()), interval, html.EscapeString(srv.telemetryPath), html.EscapeString(fmt.Sprint(probe.Allow)), sdLink)}
 	go func() {
 		// Run collects at once; the first round above already did, so wait one interval.
 		select {

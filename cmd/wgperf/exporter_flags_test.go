@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -120,6 +122,69 @@ func TestExporterAcceptsNodeExporterFlags(t *testing.T) {
 
 	for _, bad := range [][]string{{"--log.level", "loud"}, {"--log.format", "xml"}, {"--web.telemetry-path", "metrics"}} {
 		code, stderr := wgperf(t, nil, append([]string{"exporter"}, bad...)...)
+		if code != exitFailed || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("exporter %v: exit %d, %q; want 3 and one line naming the flag", bad, code, stderr)
+		}
+	}
+}
+
+// Started with --inventory, the exporter serves at /sd the target groups
+// "wgperf inventory --prometheus" prints for the same inventory, less the
+// targets --probe.allow does not admit, as Prometheus' http_sd reads them.
+func TestExporterServesInventoryAtSD(t *testing.T) {
+	inv := t.TempDir() + "/hosts.ini"
+	if err := os.WriteFile(inv, []byte("[routers]\ngw1 ansible_host=198.51.100.10 ansible_user=root\ngw2 ansible_host=198.51.100.11 ansible_user=root ansible_port=2222\n[others]\nnas ansible_host=192.0.2.7\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"inventory", "--inventory", inv, "--prometheus"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("inventory --prometheus: exit %d: %s", code, stderr.String())
+	}
+	var fileSD []map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &fileSD); err != nil || len(fileSD) != 3 {
+		t.Fatalf("inventory --prometheus printed %s (%v), want 3 groups", stdout.String(), err)
+	}
+
+	addr := freeAddr(t)
+	log := startExporter(t, nil, nil, os.Args[0], "exporter", "--web.listen-address", addr, "--interval", "1m",
+		"--inventory", inv, "--probe.allow", "ssh:root@198.51.100.0/24")
+	code, body := scrape(t, "http://"+addr+"/sd")
+	var sd []map[string]any
+	if err := json.Unmarshal([]byte(body), &sd); code != http.StatusOK || err != nil {
+		t.Fatalf("/sd: HTTP %d (%v): %s", code, err, body)
+	}
+	if want := fileSD[:2]; !reflect.DeepEqual(sd, want) {
+		t.Errorf("/sd served %s, want the routers of inventory --prometheus: %v", body, want)
+	}
+	// The exporter keeps running: read its lines aside, and stop waiting after 10 s.
+	warned := make(chan bool, 1)
+	go func() {
+		for log.Scan() {
+			if strings.Contains(log.Text(), "--probe.allow does not admit") && strings.Contains(log.Text(), "ssh:192.0.2.7") {
+				warned <- true
+				return
+			}
+		}
+	}()
+	select {
+	case <-warned:
+	case <-time.After(10 * time.Second):
+		t.Error("the exporter did not log the inventory's target it leaves out of /sd")
+	}
+
+	empty := t.TempDir() + "/empty.ini"
+	if err := os.WriteFile(empty, []byte("# no hosts yet\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr = freeAddr(t)
+	startExporter(t, nil, nil, os.Args[0], "exporter", "--web.listen-address", addr, "--interval", "1m",
+		"--inventory", empty, "--probe.allow", "ssh:*")
+	if code, body := scrape(t, "http://"+addr+"/sd"); code != http.StatusOK || body != "[]\n" {
+		t.Errorf("/sd of an inventory without hosts: HTTP %d %q, want 200 []", code, body)
+	}
+
+	for _, bad := range [][]string{{"--limit", "routers"}, {"--inventory", inv + ".missing"}, {"--web.telemetry-path", "/sd"}} {
+		code, stderr := wgperf(t, nil, append([]string{"exporter", "--web.listen-address", freeAddr(t)}, bad...)...)
 		if code != exitFailed || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, bad[0]) {
 			t.Errorf("exporter %v: exit %d, %q; want 3 and one line naming the flag", bad, code, stderr)
 		}

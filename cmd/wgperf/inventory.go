@@ -37,7 +37,9 @@ target to __param_target, as deploy/prometheus/scrape.yml shows (job wgperf-inve
 the central exporter's --probe.allow must admit the targets. The exporter logs in with
 its own user's ssh settings: hosts whose inventory gives them a key, ssh arguments or
 become are named in a warning on standard error (give them to the exporter's user in
-~/.ssh/config).
+~/.ssh/config). Or start the exporter with the same --inventory and --limit: it
+serves this list at /sd for Prometheus' http_sd_configs, read again as the inventory
+changes (see exporter --help; job wgperf-inventory-http).
 
 Exit codes: 0 listed, 3 the inventory could not be read or --limit selects no host.`,
 		Example: `  wgperf inventory --inventory hosts.ini --limit 'routers:!lab*'

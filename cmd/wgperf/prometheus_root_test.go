@@ -100,12 +100,14 @@ func getJSON(u string, v any) error {
 	return json.Unmarshal(b, v)
 }
 
-// TestPrometheusDiscoversInventory is issue 42's proof of the SD output: a
-// real Prometheus reads the file_sd JSON "wgperf inventory --prometheus"
-// writes for an inventory of the lab's two nodes, relabels each target to
-// the exporter's /probe?target= as deploy/prometheus/scrape.yml's
-// wgperf-inventory job does, and scrapes both through the exporter (allowed
-// the lab's namespaces only): its /api/v1/targets shows them up with the
+// TestPrometheusDiscoversInventory is issue 42's proof of the SD outputs: a
+// real Prometheus discovers an inventory of the lab's two nodes twice, from
+// the file_sd JSON "wgperf inventory --prometheus" writes (job
+// wgperf-inventory) and from the exporter's own /sd, started with the same
+// --inventory (http_sd, job wgperf-inventory-http); each job relabels the
+// targets to the exporter's /probe?target= as deploy/prometheus/scrape.yml's
+// jobs do, and scrapes both through the exporter (allowed the lab's
+// namespaces only): its /api/v1/targets shows them up in each job with the
 // inventory's group as a label, and a query of wgperf_collect_success
 // returns a sample of each.
 func TestPrometheusDiscoversInventory(t *testing.T) {
@@ -119,16 +121,15 @@ func TestPrometheusDiscoversInventory(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) }) // Prometheus' data directory among the rest
 
-	exporterOut := &lockedBuffer{}
-	exporterAddr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
-	startProcess(t, exporterOut, exe, "exporter", "--web.listen-address", exporterAddr,
-		"--probe.allow", "netns:"+lab.Netns("promsd", "*"), "--interval", "1h")
-
 	specs := []string{"netns:" + l.Netns("a"), "netns:" + l.Netns("b")}
 	inv := filepath.Join(dir, "hosts.ini")
 	if err := os.WriteFile(inv, []byte("[sites]\n"+strings.Join(specs, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	exporterOut := &lockedBuffer{}
+	exporterAddr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	startProcess(t, exporterOut, exe, "exporter", "--web.listen-address", exporterAddr,
+		"--probe.allow", "netns:"+lab.Netns("promsd", "*"), "--interval", "1h", "--inventory", inv)
 	var sd, errOut bytes.Buffer
 	if code := run([]string{"inventory", "--inventory", inv, "--prometheus"}, &sd, &errOut); code != exitOK {
 		t.Fatalf("inventory --prometheus: exit %d: %s", code, errOut.String())
@@ -154,6 +155,18 @@ scrape_configs:
         target_label: instance
       - target_label: __address__
         replacement: `+exporterAddr+`
+  - job_name: wgperf-inventory-http
+    metrics_path: /probe
+    http_sd_configs:
+      - url: http://`+exporterAddr+`/sd
+        refresh_interval: 2s
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_target
+      - source_labels: [__param_target]
+        target_label: instance
+      - target_label: __address__
+        replacement: `+exporterAddr+`
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +175,13 @@ scrape_configs:
 		"--web.listen-address", promAddr)
 
 	api := "http://" + promAddr + "/api/v1/"
+	jobs := []string{"wgperf-inventory", "wgperf-inventory-http"}
+	var want []string
+	for _, job := range jobs {
+		for _, s := range specs {
+			want = append(want, job+" "+s)
+		}
+	}
 	var up []string
 	deadline := time.Now().Add(45 * time.Second)
 	for {
@@ -180,13 +200,13 @@ scrape_configs:
 		var state []string
 		for _, tg := range resp.Data.ActiveTargets {
 			state = append(state, fmt.Sprintf("%s %s %s %q", tg.Labels["instance"], tg.Health, tg.ScrapeURL, tg.LastError))
-			if tg.Health == "up" && tg.Labels["wgperf_group"] == "sites" && tg.Labels["job"] == "wgperf-inventory" &&
+			if tg.Health == "up" && tg.Labels["wgperf_group"] == "sites" &&
 				strings.HasPrefix(tg.ScrapeURL, "http://"+exporterAddr+"/probe?target=") {
-				up = append(up, tg.Labels["instance"])
+				up = append(up, tg.Labels["job"]+" "+tg.Labels["instance"])
 			}
 		}
 		sort.Strings(up)
-		if err == nil && strings.Join(up, " ") == strings.Join(specs, " ") {
+		if err == nil && strings.Join(up, ",") == strings.Join(want, ",") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -203,20 +223,20 @@ scrape_configs:
 			} `json:"result"`
 		} `json:"data"`
 	}
-	q := api + "query?query=" + url.QueryEscape(`wgperf_collect_success{job="wgperf-inventory"}`)
+	q := api + "query?query=" + url.QueryEscape(`wgperf_collect_success{job=~"wgperf-inventory.*"}`)
 	if err := getJSON(q, &query); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
 	for _, r := range query.Data.Result {
 		if len(r.Value) == 2 {
-			got[r.Metric["instance"]] = fmt.Sprint(r.Value[1])
+			got[r.Metric["job"]+" "+r.Metric["instance"]] = fmt.Sprint(r.Value[1])
 		}
 	}
-	for _, s := range specs {
-		if got[s] != "1" {
-			t.Errorf("wgperf_collect_success of %s in Prometheus: %q (all: %v)", s, got[s], got)
+	for _, w := range want {
+		if got[w] != "1" {
+			t.Errorf("wgperf_collect_success of %s in Prometheus: %q (all: %v)", w, got[w], got)
 		}
 	}
-	t.Logf("Prometheus discovered %v through file_sd and scraped them through %s/probe", up, exporterAddr)
+	t.Logf("Prometheus discovered %v through file_sd and http_sd and scraped them through %s/probe", up, exporterAddr)
 }

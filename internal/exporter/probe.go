@@ -149,6 +149,25 @@ func (p *Prober) allowed(spec target.Spec) bool {
 	return false
 }
 
+// admit parses a /probe target and says whether the exporter may collect
+// it: the status of a refusal (400 for a spec that is not one, 403 for one
+// no --probe.allow pattern admits) and why.
+func (p *Prober) admit(spec string) (target.Spec, int, error) {
+	parsed, err := target.ParseSpec(spec)
+	if err != nil {
+		return target.Spec{}, statusBadRequest, err
+	}
+	// ssh splits user and host at the last "@": a user holding one reads as
+	// an address to a person and as another host to ssh.
+	if a, ok := parsed.SSH(); ok && strings.Contains(a.User, "@") {
+		return target.Spec{}, statusBadRequest, fmt.Errorf("target %q: a user may not contain @ (want ssh:[user@]host[:port])", spec)
+	}
+	if !p.allowed(parsed) {
+		return target.Spec{}, statusForbidden, fmt.Errorf("target %q is not allowed: start the exporter with --probe.allow matching it", spec)
+	}
+	return parsed, statusOK, nil
+}
+
 // answer is the reply to /probe?target=SPEC. A target that fails to collect
 // is still a 200 with wgperf_collect_success 0 (Prometheus keeps up=1: the
 // exporter answered; the alert on collect_success names the target).
@@ -159,20 +178,10 @@ func (p *Prober) answer(ctx context.Context, query url.Values, scrapeTimeout str
 		p.refused.Add(1)
 		return textReply(statusBadRequest, "target parameter missing: /probe?target=ssh:[user@]host[:port]")
 	}
-	parsed, err := target.ParseSpec(spec)
+	parsed, status, err := p.admit(spec)
 	if err != nil {
 		p.refused.Add(1)
-		return textReply(statusBadRequest, err.Error())
-	}
-	// ssh splits user and host at the last "@": a user holding one reads as
-	// an address to a person and as another host to ssh.
-	if a, ok := parsed.SSH(); ok && strings.Contains(a.User, "@") {
-		p.refused.Add(1)
-		return textReply(statusBadRequest, fmt.Sprintf("target %q: a user may not contain @ (want ssh:[user@]host[:port])", spec))
-	}
-	if !p.allowed(parsed) {
-		p.refused.Add(1)
-		return textReply(statusForbidden, fmt.Sprintf("target %q is not allowed: start the exporter with --probe.allow matching it", spec))
+		return textReply(status, err.Error())
 	}
 	t, err := parsed.Open()
 	if err != nil {

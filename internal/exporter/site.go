@@ -9,13 +9,15 @@ import (
 
 // Site is what "wgperf exporter" serves: /metrics (the watched host, the
 // exporter's health and its process), /probe?target= (other hosts, through
-// the Prober) and a landing page at /. Both servers, net/http's and the
+// the Prober), /sd (an inventory's /probe targets for Prometheus' HTTP
+// service discovery) and a landing page at /. Both servers, net/http's and the
 // router build's small one, answer through Site.answer.
 type Site struct {
 	Exporter    *Exporter
-	Prober      *Prober // nil: /probe is not found
-	Landing     string  // the HTML of /; "" means not found
-	MetricsPath string  // where the metrics are (--web.telemetry-path); "" means /metrics
+	Prober      *Prober    // nil: /probe is not found
+	Discovery   *Discovery // nil: /sd is not found; it lists what Prober admits
+	Landing     string     // the HTML of /; "" means not found
+	MetricsPath string     // where the metrics are (--web.telemetry-path); "" means /metrics
 }
 
 // request is what the exporter's pages read from an HTTP request.
@@ -72,11 +74,17 @@ func (s *Site) answer(ctx context.Context, req request) reply {
 		return reply{status: statusOK, contentType: contentType, body: b.Bytes()}
 	case req.path == "/probe" && s.Prober != nil:
 		return s.Prober.answer(ctx, req.query, req.scrapeTimeout)
+	case req.path == SDPath && s.Discovery != nil:
+		return s.Discovery.answer(ctx, s.Prober)
 	case req.path == "/" && s.Landing != "":
 		return reply{status: statusOK, contentType: "text/html; charset=utf-8", body: []byte(s.Landing)}
 	}
 	return textReply(statusNotFound, "404 page not found")
 }
+
+// SDPath is where the exporter serves an inventory's targets for Prometheus'
+// HTTP service discovery (Site.Discovery).
+const SDPath = "/sd"
 
 func (s *Site) metricsPath() string {
 	if s.MetricsPath == "" {

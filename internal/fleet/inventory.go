@@ -7,6 +7,7 @@ package fleet
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -65,6 +66,17 @@ type LoadOptions struct {
 	Limit string
 }
 
+// ErrNoHost is what LoadAll's error is (errors.Is) when the inventory names
+// no host or the limit selects none: an empty selection, which a caller
+// serving the hosts (the exporter's /sd) answers with an empty list.
+var ErrNoHost = errors.New("no host")
+
+// noHostError is an ErrNoHost in words of its own.
+type noHostError string
+
+func (e noHostError) Error() string        { return string(e) }
+func (e noHostError) Is(target error) bool { return target == ErrNoHost }
+
 // Load reads the inventory at path (a file or a directory) with LoadAll.
 func Load(ctx context.Context, path string, o LoadOptions) (*Inventory, error) {
 	return LoadAll(ctx, []string{path}, o)
@@ -109,9 +121,9 @@ func LoadAll(ctx context.Context, paths []string, o LoadOptions) (*Inventory, er
 	out, err := inv.resolve()
 	if err != nil {
 		if len(inv.files) == 1 {
-			return nil, fmt.Errorf("%s: %v", inv.files[0], err)
+			return nil, fmt.Errorf("%s: %w", inv.files[0], err)
 		}
-		return nil, fmt.Errorf("inventory: %v", err)
+		return nil, fmt.Errorf("inventory: %w", err)
 	}
 	if o.Limit != "" {
 		if out.Hosts, err = inv.limit(out.Hosts, o.Limit); err != nil {
@@ -565,7 +577,7 @@ func (inv *inventory) resolve() (*Inventory, error) {
 		out.Hosts = append(out.Hosts, Host{Name: h.name, Target: spec, Line: h.line, Groups: groups, SSH: ssh})
 	}
 	if len(out.Hosts) == 0 {
-		return nil, fmt.Errorf("the inventory names no host")
+		return nil, noHostError("the inventory names no host")
 	}
 	out.Ignored = keys(ignored)
 	return out, nil

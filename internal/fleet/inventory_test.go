@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -94,7 +95,18 @@ func TestReadInventoryErrors(t *testing.T) {
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("error spans lines: %q", err)
 			}
+			// An empty selection is no failure to the exporter's /sd: it serves [].
+			if noHost := tc.file == "bad-empty.ini"; errors.Is(err, ErrNoHost) != noHost {
+				t.Errorf("errors.Is(%q, ErrNoHost) = %v, want %v", err, !noHost, noHost)
+			}
 		})
+	}
+}
+
+func TestLimitSelectingNoHostIsErrNoHost(t *testing.T) {
+	_, err := Load(context.Background(), filepath.Join(testdata, "inventory.ini"), LoadOptions{Limit: "nosuchgroup"})
+	if !errors.Is(err, ErrNoHost) || !strings.Contains(err.Error(), `--limit "nosuchgroup": no host of the inventory matches`) {
+		t.Errorf("err = %v, want ErrNoHost naming the limit", err)
 	}
 }
 

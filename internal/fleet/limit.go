@@ -103,7 +103,7 @@ func (inv *inventory) limit(hosts []Host, pattern string) ([]Host, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--limit %q: no host of the inventory matches", pattern)
+		return nil, noHostError(fmt.Sprintf("--limit %q: no host of the inventory matches", pattern))
 	}
 	return out, nil
 }
