@@ -128,6 +128,12 @@ func TestRank(t *testing.T) {
 			first: "latency.bufferbloat@netns:wgl-wgd0-a", status: StatusProblems, after: []string{"wg.userspace"},
 		},
 		{
+			name:  "health-check pings eaten by an ICMP limit beside a queue the transfer fills, the rate fine: the limit before the queue",
+			snaps: []string{"lab-mtu1480-icmplimit-lan-a", "lab-mtu1480-icmplimit-lan-b"}, extra: []finding.Finding{{ID: "latency.bufferbloat", Severity: finding.Warning, Host: a4, Title: "the queue is on the path"}},
+			m:     measured(a4, b4, 91.3, 94.7, 91.6, 95.6),
+			first: "mtu.mss-clamp-missing@" + a4, status: StatusProblems, after: []string{"icmp.ratelimit-drops", "latency.bufferbloat"},
+		},
+		{
 			name:  "healthy lab: only notes, healthy",
 			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, m: measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 180, 190, 181, 190),
 			status: StatusHealthy,

@@ -192,9 +192,15 @@ var Catalog = []Scenario{
 		FixIDs: []finding.ID{check.MTUPMTUDBlackhole, check.MTUTunnelTooLarge},
 		On: map[lab.Implementation]Outcome{lab.Kernel: {
 			Why: "kernel WireGuard clears DF on its outer packets: the 1400-byte hop fragments them instead of black-holing them, " +
-				"so the tunnel keeps most of its rate and pays for fragmenting; the hosts' own TCP to each other (DF set, MSS 1460) " +
-				"stalls at the hop, which doctor's bench sees, and the black hole the probe proves is the verdict, not a note",
-			Symptom: "the tunnel works, the hosts' own bulk TCP towards B stalls, and every full-size tunnel packet is fragmented",
+				"so the tunnel keeps most of its rate and pays for fragmenting; the DF black hole remains for traffic outside the tunnel " +
+				"that does not learn B's MSS (B sits on the 1400-byte link, so the hosts' own TCP to each other negotiates segments " +
+				"that fit, and nothing stalls: underlay-blackhole is the kernel case where the hosts' TCP stalls and the black hole is the verdict)",
+			Symptom: "the tunnel works, but every full-size packet is fragmented at a narrow hop",
+			Expect:  check.MTUTunnelTooLarge, Also: []finding.ID{check.MTUPMTUDBlackhole}, Latent: true,
+			// A tunnel that keeps its rate calls for no probe; if doctor runs the
+			// MTU search anyway (a slow bench), the DF black hole nothing
+			// stalled on is a note.
+			Probes: []Probe{},
 		}},
 	},
 	{
