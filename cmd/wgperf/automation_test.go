@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -104,6 +105,29 @@ func TestEnumFlagsComplete(t *testing.T) {
 		got := strings.Split(strings.TrimSpace(out.String()), "\n")
 		if len(got) == 0 || strings.Join(got[:len(got)-1], " ") != strings.Join(tc.want, " ") {
 			t.Errorf("wgperf %s<TAB>: %q, want %q", strings.Join(tc.args, " "), got, tc.want)
+		}
+	}
+}
+
+// Target flags complete the ssh hosts of the user's ssh config (its
+// Includes too) and known_hosts, and nothing a hostile entry there names.
+func TestTargetFlagsCompleteSSHHosts(t *testing.T) {
+	home, err := filepath.Abs("../../testdata/ssh/home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	var out, errOut bytes.Buffer
+	run([]string{"__complete", "doctor", "--server", ""}, &out, &errOut)
+	got := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, want := range []string{"local", "ssh:golem", "ssh:lab-gw", "ssh:gw-lisbon.example.net:2222", "ssh:[::1]:22022"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("wgperf doctor --server <TAB> does not offer %s: %q", want, got)
+		}
+	}
+	for _, line := range got {
+		if strings.ContainsAny(line, "$`;*|%") || strings.Contains(line, "ProxyCommand") {
+			t.Errorf("offered %q, from a hostile or hashed entry", line)
 		}
 	}
 }

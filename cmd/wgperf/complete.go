@@ -10,7 +10,7 @@ import (
 
 // addCompletions makes shell completion ("wgperf completion bash") offer
 // what a flag takes: targets (this machine, its network namespaces, the
-// hosts of ~/.ssh/config), finding IDs, and the values of flags that take
+// hosts of ~/.ssh/config and ~/.ssh/known_hosts), finding IDs, and the values of flags that take
 // one of a few words (enumFlags).
 func addCompletions(root *cobra.Command) {
 	var walk func(*cobra.Command)

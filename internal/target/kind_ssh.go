@@ -1,13 +1,11 @@
 package target
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"net/netip"
 	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -30,37 +28,9 @@ var sshKind = Kind{
 		if err != nil {
 			return nil
 		}
-		var out []string
-		for _, h := range sshConfigHosts(filepath.Join(home, ".ssh", "config")) {
-			out = append(out, "ssh:"+h)
-		}
-		return out
+		return sshCompletions(home)
 	},
 	pattern: sshPattern,
-}
-
-// sshConfigHosts lists the concrete Host names of an ssh config (patterns
-// with wildcards or negations name no single host).
-func sshConfigHosts(path string) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var hosts []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || !strings.EqualFold(fields[0], "host") {
-			continue
-		}
-		for _, h := range fields[1:] {
-			if !strings.ContainsAny(h, "*?!") {
-				hosts = append(hosts, h)
-			}
-		}
-	}
-	return hosts
 }
 
 // sshRule is an ssh allow pattern, matched on what ssh will dial (user,

@@ -123,7 +123,7 @@ func TestSSHConfigHosts(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("Host golem m42\n  User root\nHost *.lan !bad\nhost router\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(sshConfigHosts(cfg), " "); got != "golem m42 router" {
+	if got := strings.Join(sshConfigHostsIn(cfg, ""), " "); got != "golem m42 router" {
 		t.Errorf("ssh config hosts = %q", got)
 	}
 }

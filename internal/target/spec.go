@@ -134,7 +134,8 @@ func Help() string {
 }
 
 // Complete lists the targets shell completion offers: each kind's own
-// (this machine, its network namespaces, the hosts of ~/.ssh/config).
+// (this machine, its network namespaces, the hosts of ~/.ssh/config and
+// ~/.ssh/known_hosts).
 func Complete() []string {
 	var out []string
 	for _, k := range Kinds() {
