@@ -9,8 +9,12 @@ import (
 
 // rootTestedElsewhere are the kinds rootActions leaves out, and why.
 var rootTestedElsewhere = map[string]string{
-	remedy.KindUCISet:   "TestUCIApplyRollback runs uci on a stub",
-	remedy.KindBondHash: "no bonding module in the test kernel: the plan goldens only",
+	remedy.KindWGListenPort: "applied as one with wg-peer-endpoint, never alone: the port-throttled scenario and doctor's " +
+		"TestDoctorFixPortThrottledLab apply the pair to a lab's tunnel; TestBothEndsRollBackAsOne applies and rolls it back " +
+		"(wg-quick files byte for byte) on a scripted wg",
+	remedy.KindWGPeerEndpoint: "the other half of wg-listen-port's port move: the same tests",
+	remedy.KindUCISet:         "TestUCIApplyRollback runs uci on a stub",
+	remedy.KindBondHash:       "no bonding module in the test kernel: the plan goldens only",
 	remedy.KindIRQAffinity: "/proc/irq is the machine's, not a namespace's (a veth has no interrupt): a lab test would move " +
 		"the host's own NIC interrupts; the plan goldens and remedy's TestIRQAffinityPlan on /proc/irq/38 as recorded",
 	remedy.KindSQM: "no cake or fq_codel in the test kernel: the plan goldens, remedy's TestSQMPlan (the refusal included) " +

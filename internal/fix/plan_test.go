@@ -109,7 +109,12 @@ func wgQuickHost(t *testing.T) *targettest.Host {
 	h.On("uname -r", "6.1.0-18-amd64\n")
 	h.Fail("sh -c 'command -v nft'", 1)
 	h.Files["/sys/class/net/wg0/mtu"] = "1420\n"
-	h.Files["/etc/wireguard/wg0.conf"] = "[Interface]\nPrivateKey = SECRETprivatekeySECRET=\nAddress = 10.8.0.1/24\nListenPort = 51820\nMTU = 1420\n\n[Peer]\nPublicKey = peerpublickey=\nAllowedIPs = 10.8.0.2/32\n"
+	h.Files["/etc/wireguard/wg0.conf"] = "[Interface]\nPrivateKey = SECRETprivatekeySECRET=\nAddress = 10.8.0.1/24\nListenPort = 51820\nMTU = 1420\n\n[Peer]\nPublicKey = " + peerKey + "\nEndpoint = 203.0.113.2:51820\nAllowedIPs = 10.8.0.2/32\n"
+	// wg's own outputs, recorded in a lab (lab up --port-police 25
+	// --client-port 51900): B's listen port, and A's endpoints, which name
+	// B by its key (peerKey).
+	h.On("wg show wg0 listen-port", recorded(t, "wg-show-listen-port.txt"))
+	h.On("wg show wg0 endpoints", recorded(t, "wg-show-endpoints.txt"))
 	h.On("tc qdisc show dev wg0 root", "qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 \n")
 	h.Fail("iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu", 1)
 	h.Answers["sh -c 'iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu'"] = targettest.Answer{Code: 1}
@@ -120,8 +125,14 @@ func wgQuickHost(t *testing.T) *targettest.Host {
 	return h
 }
 
+// peerKey is the wg-quick host's peer, as wg-show-endpoints.txt names it
+// (the recording lab's B).
+const peerKey = "sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs="
+
 func wgQuickFindings() []finding.Finding {
 	return []finding.Finding{
+		fx("path.port-throttled", "move off the throttled port", remedy.KindWGListenPort, "interface", "wg0", "port", "51821"),
+		fx("path.port-throttled", "follow the far end's new port", remedy.KindWGPeerEndpoint, "interface", "wg0", "peer", peerKey, "endpoint", "203.0.113.2:51821"),
 		fx("mtu.tunnel-too-large", "lower the tunnel MTU below the underlay", remedy.KindWGMTU, "interface", "wg0", "mtu", "1380"),
 		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "wg0", "rate", "150mbit"),
 		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0", "mss", "pmtu"),
@@ -145,6 +156,14 @@ func openWrtHost(t *testing.T) *targettest.Host {
 	h.Files["/sys/class/net/wg/mtu"] = "1420\n"
 	h.Answers["nft list table inet wgperf"] = targettest.Answer{Code: 1, Stderr: recorded(t, "nft-no-table.stderr")}
 	h.On("uci -q get mwan3.wan.reliability", "2\n")
+	h.On("wg show wg listen-port", recorded(t, "wg-show-listen-port.txt"))
+	h.On("wg show wg endpoints", recorded(t, "wg-show-endpoints.txt"))
+	h.On("uci -q get network.wg.listen_port", "51820\n")
+	h.On("uci -q show network", "network.wg=interface\nnetwork.wg.proto='wireguard'\nnetwork.wg.listen_port='51820'\n"+
+		"network.@wireguard_wg[0]=wireguard_wg\nnetwork.@wireguard_wg[0].public_key='"+peerKey+"'\n"+
+		"network.@wireguard_wg[0].endpoint_host='203.0.113.2'\nnetwork.@wireguard_wg[0].endpoint_port='51820'\n")
+	h.On("uci -q get 'network.@wireguard_wg[0].endpoint_host'", "203.0.113.2\n")
+	h.On("uci -q get 'network.@wireguard_wg[0].endpoint_port'", "51820\n")
 	return h
 }
 
@@ -155,6 +174,8 @@ func openWrtFindings() []finding.Finding {
 		fx("mtu.tunnel-too-large", "lower the tunnel MTU", remedy.KindWGMTU, "interface", "wg", "mtu", "1412"),
 		fx("mtu.mss-clamp-missing", "clamp MSS", remedy.KindMSSClamp, "oif", "wg"),
 		fx("route.stale-endpoint", "keep mwan3 from flapping", remedy.KindUCISet, "key", "mwan3.wan.reliability", "value", "1", "restart", "mwan3"),
+		fx("path.port-throttled", "move off the throttled port", remedy.KindWGListenPort, "interface", "wg", "port", "51821"),
+		fx("path.port-throttled", "follow the far end's new port", remedy.KindWGPeerEndpoint, "interface", "wg", "peer", peerKey, "endpoint", "203.0.113.2:51821"),
 	}
 }
 

@@ -91,21 +91,23 @@ func Parse(a finding.Action) (Remedy, error) {
 
 // parsers read each kind's params; Kinds lists their keys.
 var parsers = map[string]func(params) (Remedy, error){
-	KindSysctl:        parseSysctl,
-	KindCongestion:    parseCongestion,
-	KindWGMTU:         parseWGMTU,
-	KindMSSClamp:      parseMSSClamp,
-	KindNoTrack:       parseNotrack,
-	KindEndpointRoute: parseEndpointRoute,
-	KindICMPLimit:     parseICMPLimit,
-	KindRPS:           parseRPS,
-	KindBondHash:      parseBondHash,
-	KindTBFCap:        parseTBF,
-	KindSQM:           parseSQM,
-	KindUCISet:        parseUCISet,
-	KindPMTUDAllow:    parsePMTUDAllow,
-	KindOffload:       parseOffload,
-	KindIRQAffinity:   parseIRQAffinity,
+	KindSysctl:         parseSysctl,
+	KindCongestion:     parseCongestion,
+	KindWGMTU:          parseWGMTU,
+	KindMSSClamp:       parseMSSClamp,
+	KindNoTrack:        parseNotrack,
+	KindEndpointRoute:  parseEndpointRoute,
+	KindICMPLimit:      parseICMPLimit,
+	KindRPS:            parseRPS,
+	KindBondHash:       parseBondHash,
+	KindTBFCap:         parseTBF,
+	KindSQM:            parseSQM,
+	KindUCISet:         parseUCISet,
+	KindPMTUDAllow:     parsePMTUDAllow,
+	KindOffload:        parseOffload,
+	KindIRQAffinity:    parseIRQAffinity,
+	KindWGListenPort:   parseWGListenPort,
+	KindWGPeerEndpoint: parseWGPeerEndpoint,
 }
 
 // Kinds lists every action kind Parse accepts, sorted.

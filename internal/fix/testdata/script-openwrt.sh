@@ -69,3 +69,23 @@ uci commit mwan3
 #   uci set mwan3.wan.reliability=2
 #   uci commit mwan3
 #   /etc/init.d/mwan3 restart
+
+# 6. [path.port-throttled] move wg to listen port 51821, out of the path's rule for its old port (its peers' endpoints must follow)
+#    now: wg listen port: 51820 -> 51821
+wg set wg listen-port 51821
+uci set network.wg.listen_port=51821
+uci commit network
+# rollback:
+#   uci set network.wg.listen_port=51820
+#   uci commit network
+#   wg set wg listen-port 51820
+
+# 7. [path.port-throttled] point wg's peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= at 203.0.113.2:51821, where the far end now listens
+#    now: wg peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint: 203.0.113.2:51820 -> 203.0.113.2:51821
+wg set wg peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint 203.0.113.2:51821
+uci set 'network.@wireguard_wg[0].endpoint_port=51821'
+uci commit network
+# rollback:
+#   uci set 'network.@wireguard_wg[0].endpoint_port=51820'
+#   uci commit network
+#   wg set wg peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint 203.0.113.2:51820

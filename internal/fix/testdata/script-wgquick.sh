@@ -3,7 +3,47 @@
 # Review it, then run it as root on that host. Each step's rollback is in the comments below it.
 set -eu
 
-# 1. [mtu.tunnel-too-large] set the MTU of wg0 to 1380 so tunnel packets fit the narrowest underlay link
+# 1. [path.port-throttled] move wg0 to listen port 51821, out of the path's rule for its old port (its peers' endpoints must follow)
+#    now: wg0 listen port: 51820 -> 51821
+awk -v 'sec=[interface]' -v pk= -v k=listenport -v 'l=ListenPort = 51821' 'FNR == 1 { s = 0 }
+/^[[:space:]]*\[/ { s++; h = tolower($0); gsub(/[[:space:]]/, "", h) }
+NR == FNR {
+  if (h == sec && t == 0 && pk == "") t = s
+  if (h == sec && pk != "" && tolower($0) ~ /^[[:space:]]*publickey[[:space:]]*=/) { v = $0; sub(/^[^=]*=[[:space:]]*/, "", v); sub(/[[:space:]]+$/, "", v); if (v == pk) t = s }
+  if (tolower($0) ~ "^[[:space:]]*" k "[[:space:]]*=") has[s] = 1
+  next
+}
+s == t && tolower($0) ~ "^[[:space:]]*" k "[[:space:]]*=" { print l; next }
+{ print }
+s == t && /^[[:space:]]*\[/ && !has[t] { print l }' /etc/wireguard/wg0.conf /etc/wireguard/wg0.conf > /etc/wireguard/wg0.conf.wgperf && cat /etc/wireguard/wg0.conf.wgperf > /etc/wireguard/wg0.conf && rm -f /etc/wireguard/wg0.conf.wgperf
+wg set wg0 listen-port 51821
+# rollback:
+#   wg set wg0 listen-port 51820
+#   restore /etc/wireguard/wg0.conf to its previous content:
+#     - ListenPort = 51821
+#     + ListenPort = 51820
+
+# 2. [path.port-throttled] point wg0's peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= at 203.0.113.2:51821, where the far end now listens
+#    now: wg0 peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint: 203.0.113.2:51820 -> 203.0.113.2:51821
+awk -v 'sec=[peer]' -v pk=sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= -v k=endpoint -v 'l=Endpoint = 203.0.113.2:51821' 'FNR == 1 { s = 0 }
+/^[[:space:]]*\[/ { s++; h = tolower($0); gsub(/[[:space:]]/, "", h) }
+NR == FNR {
+  if (h == sec && t == 0 && pk == "") t = s
+  if (h == sec && pk != "" && tolower($0) ~ /^[[:space:]]*publickey[[:space:]]*=/) { v = $0; sub(/^[^=]*=[[:space:]]*/, "", v); sub(/[[:space:]]+$/, "", v); if (v == pk) t = s }
+  if (tolower($0) ~ "^[[:space:]]*" k "[[:space:]]*=") has[s] = 1
+  next
+}
+s == t && tolower($0) ~ "^[[:space:]]*" k "[[:space:]]*=" { print l; next }
+{ print }
+s == t && /^[[:space:]]*\[/ && !has[t] { print l }' /etc/wireguard/wg0.conf /etc/wireguard/wg0.conf > /etc/wireguard/wg0.conf.wgperf && cat /etc/wireguard/wg0.conf.wgperf > /etc/wireguard/wg0.conf && rm -f /etc/wireguard/wg0.conf.wgperf
+wg set wg0 peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint 203.0.113.2:51821
+# rollback:
+#   wg set wg0 peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint 203.0.113.2:51820
+#   restore /etc/wireguard/wg0.conf to its previous content:
+#     - Endpoint = 203.0.113.2:51821
+#     + Endpoint = 203.0.113.2:51820
+
+# 3. [mtu.tunnel-too-large] set the MTU of wg0 to 1380 so tunnel packets fit the narrowest underlay link
 #    now: wg0 MTU: 1420 -> 1380
 sed -i '/^\[Interface\]/,/^\[Peer\]/{/^[[:space:]]*MTU[[:space:]]*=/d}' /etc/wireguard/wg0.conf
 sed -i '/^\[Interface\]/a MTU = 1380' /etc/wireguard/wg0.conf
@@ -14,7 +54,7 @@ ip link set dev wg0 mtu 1380
 #     - MTU = 1380
 #     + MTU = 1420
 
-# 2. [throughput.oscillation] cap wg0 at 150mbit with a token bucket, below the rate where throughput collapses
+# 4. [throughput.oscillation] cap wg0 at 150mbit with a token bucket, below the rate where throughput collapses
 #    now: wg0 root qdisc: fq_codel -> tbf 150mbit
 sed -i '/^\[Interface\]/,/^\[Peer\]/{/^PostUp.*root tbf/d}' /etc/wireguard/wg0.conf
 sed -i '/^\[Interface\]/a PostUp = tc qdisc replace dev %i root tbf rate 150mbit burst 184kb latency 400ms' /etc/wireguard/wg0.conf
@@ -24,7 +64,7 @@ tc qdisc replace dev wg0 root tbf rate 150mbit burst 184kb latency 400ms
 #   restore /etc/wireguard/wg0.conf to its previous content:
 #     - PostUp = tc qdisc replace dev %i root tbf rate 150mbit burst 184kb latency 400ms
 
-# 3. [mtu.mss-clamp-missing] clamp the MSS of TCP SYNs leaving wg0 to the route MTU, so PMTUD black holes cannot stall TCP
+# 5. [mtu.mss-clamp-missing] clamp the MSS of TCP SYNs leaving wg0 to the route MTU, so PMTUD black holes cannot stall TCP
 #    now: MSS clamp (pmtu) on TCP SYNs out of wg0
 #    note: persists: netfilter-persistent.service (iptables-persistent) is enabled and restores /etc/iptables/rules.v4 at boot
 #    note: a clamp rewrites SYNs: connections open now keep their MSS until they reconnect (new ones, the verification's too, get it)
@@ -47,7 +87,7 @@ iptables -t mangle -A POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comme
 #     - *mangle
 #     - -A POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu
 
-# 4. [icmp.frag-needed-dropped] let ICMP frag-needed through before iptables rule "-A OUTPUT -p icmp -m icmp --icmp-type 3/4 -j DROP" (table filter), so path MTU discovery works again
+# 6. [icmp.frag-needed-dropped] let ICMP frag-needed through before iptables rule "-A OUTPUT -p icmp -m icmp --icmp-type 3/4 -j DROP" (table filter), so path MTU discovery works again
 #    now: accept ICMP frag-needed before rule 1 of OUTPUT (iptables -t filter)
 #    note: runtime only: add the accept before the drop where the rule is defined (iptables-persistent, firewall script), or it is gone at the next firewall reload
 iptables -t filter -I OUTPUT 1 -p icmp -m icmp --icmp-type fragmentation-needed -m comment --comment 'wgperf pmtud' -j ACCEPT
