@@ -91,6 +91,9 @@ const (
 
 var exampleWG = facts.WGInterface{Name: "wg0", ListenPort: 51820}
 
+// exampleFarKey is the far end's public key in the examples.
+const exampleFarKey = "kQuGaLbNPKL3KRVH54I6ss2eTSeHZQ1f/9+XJLDz1iA="
+
 // Catalog is every finding ID wgperf reports, sorted by ID. A new finding is
 // its check (or the probe that reports it) and its entry here.
 var Catalog = []Entry{
@@ -695,20 +698,34 @@ meets it in either field. Above 10% lost on the path with WireGuard's port
 number while the other port lost under 5%: the path throttles the port;
 above 50%, critical. Where both ends listen on one port, WireGuard holds it
 on both and the run cannot be made: doctor says so. The field's advice,
-"try another port", tested instead of guessed. Fix: a new listen port on the
-far end and the peer's endpoint moved to it on the near end.`}},
+"try another port", tested instead of guessed. The finding is reported on
+both ends, each with its half of the fix: a new listen port on the far end,
+the peer's endpoint moved to it on the near end. Either half alone cuts the
+tunnel, so doctor --fix applies them as one: the far end's first, then the
+near end's, verified through the tunnel, and the far end's is rolled back
+unless the near end's is kept.`}},
 		Severities: []finding.Severity{finding.Warning, finding.Critical},
 		Why: `A carrier or firewall that recognises WireGuard by its well-known port can
 throttle that port alone: every other UDP flow, and TCP, run at the link's
 rate, so a plain UDP test says the path is fine while the tunnel crawls.
 Moving the tunnel to another port takes it out of the rule.`,
 		Cases:  []string{CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured, BothEnds: true},
+		// The far end's half, then the near end's.
+		Remedies: []Remedy{
+			{Kind: remedy.KindWGListenPort, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535).On(movesListenPort), "uci_section": uciSectionParam}},
+			{Kind: remedy.KindWGPeerEndpoint, Params: map[string]Values{"interface": wgInterface,
+				"peer":     Named("the far end's public key, a peer of the interface").On(peerOfInterface),
+				"endpoint": Named("the far end's address at the port after its port now").On(movesEndpoint)}},
+		},
 		Example: Example{
 			Host: "UDP from port 51820 loses 74% at 190 Mbit/s while UDP on another port loses none",
+			// Both halves, as the far end's finding and the near end's carry them.
 			Fixes: func() []finding.Fix {
-				return []finding.Fix{{Description: "Move the far end's WireGuard to port 51821 and point the peer's endpoint at it",
-					Commands: []string{"wg set wg0 listen-port 51821   # on the far end", "wg set wg0 peer <far end's key> endpoint " + exampleEndpoint + ":51821   # on this end"}}}
+				far, err := remedy.WGListenPort("wg0", 51821, remedy.Linux, "")
+				out := fixes("On the far end: move its WireGuard to listen port 51821, together with the peer's endpoint on this end (the other half)", far, err)
+				near, err := remedy.WGPeerEndpoint("wg0", exampleFarKey, exampleEndpoint+":51821", remedy.Linux)
+				return append(out, fixes("On this end: point the far end's peer at "+exampleEndpoint+":51821, together with its new listen port (the other half)", near, err)...)
 			},
 		},
 	},

@@ -147,6 +147,12 @@ type Doctor struct {
 	// every new flow, the bench's and the probes' included (a full conntrack
 	// table), so it explains all of what they saw.
 	RefusesNewFlows bool
+	// BothEnds: the fix has two halves on the two ends, the far end's (the
+	// first of Remedies) and the near end's (the second), and either alone
+	// cuts the tunnel (a new listen port, and the peer's endpoint moved to
+	// it). doctor --fix applies them as one step group, the far end first,
+	// and rolls both back when the near end's is not kept.
+	BothEnds bool
 }
 
 // Remedy is one fix kind an entry's findings may carry, with the values each

@@ -80,6 +80,59 @@ func onWireGuard(h *facts.Snapshot, _ map[string]string, v string) error {
 	return nil
 }
 
+// peerOfInterface: the value is the public key of a peer of the WireGuard
+// interface the action names.
+func peerOfInterface(h *facts.Snapshot, p map[string]string, v string) error {
+	for _, w := range h.WireGuard {
+		if w.Name != p["interface"] {
+			continue
+		}
+		for _, peer := range w.Peers {
+			if peer.PublicKey == v {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("is not a peer of %s", p["interface"])
+}
+
+// nextPort is the port a throttled port's fix moves to: the next one up,
+// or down from the top of the range (udppath.NewPort).
+func nextPort(port int) int {
+	if port >= 65535 {
+		return port - 1
+	}
+	return port + 1
+}
+
+// movesListenPort: the port is the one after the interface's listen port
+// now, where the port fix moves it.
+func movesListenPort(h *facts.Snapshot, p map[string]string, v string) error {
+	for _, w := range h.WireGuard {
+		if w.Name == p["interface"] && w.ListenPort > 0 && strconv.Itoa(nextPort(w.ListenPort)) == v {
+			return nil
+		}
+	}
+	return fmt.Errorf("is not the port after %s's listen port", p["interface"])
+}
+
+// movesEndpoint: the endpoint is the peer's own address at the port after
+// its endpoint's port now, where the far end's listen port moves.
+func movesEndpoint(h *facts.Snapshot, p map[string]string, v string) error {
+	for _, w := range h.WireGuard {
+		if w.Name != p["interface"] {
+			continue
+		}
+		for _, peer := range w.Peers {
+			ap, err := netip.ParseAddrPort(peer.Endpoint)
+			if peer.PublicKey == p["peer"] && err == nil && netip.AddrPortFrom(ap.Addr(), uint16(nextPort(int(ap.Port())))).String() == v {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("is not the peer's endpoint address at the port after its port now")
+}
+
 // untrackable: a WireGuard interface of a host that tracks connections,
 // whose traffic no NAT rule needs tracked (without conntrack such a rule
 // stops working).

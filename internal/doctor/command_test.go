@@ -28,6 +28,8 @@ func TestCommand(t *testing.T) {
 		{icmp, "wgperf fix --host ssh:root@golem --only icmp.ratelimit-drops --apply --confirm 60s"},
 		{hole, "wgperf fix --host ssh:root@golem --from doctor.json --only mtu.pmtud-blackhole --apply --verify --server ssh:m42 --confirm 60s"},
 		{finding.Finding{ID: "cpu.saturated", Host: "ssh:m42", Fixes: []finding.Fix{{Commands: []string{"top"}}}}, ""},
+		// Either half of a port move alone cuts the tunnel: doctor --fix applies both.
+		{withFix("path.port-throttled", "ssh:m42"), "wgperf doctor --client ssh:root@golem --server ssh:m42 --fix"},
 	} {
 		if got := r.command(tc.f); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.f.ID, got, tc.want)
@@ -36,6 +38,9 @@ func TestCommand(t *testing.T) {
 	r.Server = ""
 	if got := r.command(route); got != "wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --confirm 60s" {
 		t.Errorf("one end: %q", got)
+	}
+	if got := r.command(withFix("path.port-throttled", "ssh:root@golem")); got != "" {
+		t.Errorf("a fix of both ends without the other end: %q", got)
 	}
 }
 
@@ -52,6 +57,8 @@ func TestFixSteps(t *testing.T) {
 	route := cause("route.stale-endpoint", "a", finding.Critical, remedy.KindEndpointRoute)
 	icmp := cause("icmp.ratelimit-drops", "a", finding.Warning, remedy.KindICMPLimit)
 	warnMTU := cause("mtu.mss-clamp-missing", "b", finding.Warning, remedy.KindWGMTU)
+	farPort := cause("path.port-throttled", "b", finding.Critical, remedy.KindWGListenPort)
+	nearPort := cause("path.port-throttled", "a", finding.Critical, remedy.KindWGPeerEndpoint)
 	for _, tc := range []struct {
 		name   string
 		causes []Cause
@@ -60,6 +67,9 @@ func TestFixSteps(t *testing.T) {
 		{"black hole: both ends' MTU", []Cause{hole, big, bigA}, "a:mtu.pmtud-blackhole,mtu.tunnel-too-large b:mtu.tunnel-too-large"},
 		{"stale route: that route only", []Cause{route, icmp}, "a:route.stale-endpoint"},
 		{"warnings of the same kind wait", []Cause{hole, warnMTU}, "a:mtu.pmtud-blackhole"},
+		// Both halves of a port move, the far end's first, whichever ranked first.
+		{"port move: the far end, then the near end", []Cause{nearPort, farPort, hole}, "b:path.port-throttled a:path.port-throttled"},
+		{"port move with one half only", []Cause{nearPort}, "a:path.port-throttled"},
 	} {
 		var got []string
 		for _, st := range fixSteps(tc.causes[0], tc.causes) {

@@ -510,6 +510,13 @@ func (r *Report) command(f finding.Finding) string {
 	if !slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool { return x.Action != nil }) {
 		return ""
 	}
+	if doctorOf(f.ID).BothEnds {
+		// Either half alone cuts the tunnel: doctor --fix applies both as one.
+		if r.peerOf(f.Host) == "" {
+			return ""
+		}
+		return "wgperf doctor --client " + r.Client + " --server " + r.Server + " --fix"
+	}
 	cmd := "wgperf fix --host " + f.Host
 	if !r.passive[key(f)] {
 		cmd += " --from doctor.json"

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -46,6 +47,9 @@ type FixStep struct {
 	Note    string       `json:"note,omitempty"`
 	// Confirmed: kept for good (after its verification, or the bench after all steps).
 	Confirmed bool `json:"confirmed"`
+	// Half is "far" or "near" for a step of a fix whose two halves go
+	// together (the catalog's BothEnds), "" otherwise.
+	Half      string `json:"half,omitempty"`
 	env       *fix.Env
 	confirmed bool
 }
@@ -54,6 +58,9 @@ type FixStep struct {
 // critical cause with an automatic fix of the same kind (a WireGuard MTU, an
 // MSS clamp), on any host; one step per host, the verdict's first. It is pure.
 func fixSteps(v Cause, causes []Cause) []FixStep {
+	if doctorOf(v.Finding.ID).BothEnds {
+		return bothEndsSteps(v, causes)
+	}
 	kinds := map[string]bool{}
 	for _, f := range v.Finding.Fixes {
 		if f.Action != nil {
@@ -75,6 +82,29 @@ func fixSteps(v Cause, causes []Cause) []FixStep {
 		}
 		if !slices.Contains(steps[i].IDs, c.Finding.ID) {
 			steps[i].IDs = append(steps[i].IDs, c.Finding.ID)
+		}
+	}
+	return steps
+}
+
+// bothEndsSteps are the two halves of the verdict's fix, one step each: the
+// host whose finding carries the entry's first remedy kind (the far end),
+// then the one with its second (the near end). A half missing (no automatic
+// fix on that end) leaves one step, which applyFix refuses.
+func bothEndsSteps(v Cause, causes []Cause) []FixStep {
+	e, _ := check.Lookup(v.Finding.ID)
+	var steps []FixStep
+	for i, half := range []string{"far", "near"} {
+		if i >= len(e.Remedies) {
+			break
+		}
+		kind := e.Remedies[i].Kind
+		for _, c := range causes {
+			if c.Command == "" || c.Finding.ID != v.Finding.ID || !slices.ContainsFunc(c.Finding.Fixes, func(f finding.Fix) bool { return f.Action != nil && f.Action.Kind == kind }) {
+				continue
+			}
+			steps = append(steps, FixStep{Host: c.Finding.Host, IDs: []finding.ID{c.Finding.ID}, Half: half})
+			break
 		}
 	}
 	return steps
@@ -113,7 +143,29 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 	if t := r.Bench.Throughput(); r.Bench.TunnelMeasured() && r.Measured.Benched {
 		now = &tunnelNow{up: t.Up.Tunnel, down: t.Down.Tunnel, source: "doctor's bench"}
 	}
-	for _, st := range fixSteps(*v, r.Causes) {
+	steps := fixSteps(*v, r.Causes)
+	if doctorOf(v.Finding.ID).BothEnds {
+		if len(steps) != 2 || steps[0].Host == steps[1].Host {
+			out.Applied, out.Kept = false, false
+			out.Note = "the fix of " + string(v.Finding.ID) + " has two halves, one on each end, and not both have an automatic fix: apply both by hand, at once"
+			return
+		}
+		now = r.applyBothEnds(ctx, c, &steps[0], &steps[1], confirm, now)
+		out.Steps = append(out.Steps, steps...)
+		out.Applied = steps[0].Applied && steps[1].Applied
+		out.Kept = steps[0].Kept && steps[1].Kept
+		if !out.Applied || !out.Kept {
+			out.Note = "both ends or neither: the near end's half was not applied and kept, so the far end's was rolled back too"
+			if !steps[0].Applied {
+				out.Note = "both ends or neither: the far end's half was not applied, so the near end's was not tried"
+			}
+			return
+		}
+	}
+	for _, st := range steps {
+		if st.Half != "" {
+			break // applied above, as one
+		}
 		now = r.applyStep(ctx, c, &st, confirm, now)
 		out.Steps = append(out.Steps, st)
 		out.Applied = out.Applied && st.Applied
@@ -182,14 +234,62 @@ func (r *Report) prior(now *tunnelNow, host string) *verify.Prior {
 // applyStep applies one host's fixes, verified against the other end, and
 // returns the tunnel as its verification left it (nil when unknown).
 func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm time.Duration, now *tunnelNow) *tunnelNow {
-	fail := func(err error) *tunnelNow { st.Error = err.Error(); return nil }
+	req, record, err := r.stepRequest(ctx, c, st, confirm, now, true)
+	if err != nil {
+		st.Error = err.Error()
+		return nil
+	}
+	res, err := fix.Run(ctx, req)
+	return r.stepDone(st, req.Env, res, err, record, now)
+}
+
+// applyBothEnds applies the two halves of a BothEnds fix as one
+// (fix.RunBothEnds): the far end's with its confirm window and no
+// verification of its own, since the tunnel is cut until the near end
+// follows; the near end's verified through the tunnel against the
+// measurement before either. When the near end's fails or is not kept, the
+// far end's is rolled back too, and both steps say so.
+func (r *Report) applyBothEnds(ctx context.Context, c *Config, far, near *FixStep, confirm time.Duration, now *tunnelNow) *tunnelNow {
+	farReq, _, err := r.stepRequest(ctx, c, far, confirm, now, false)
+	if err != nil {
+		far.Error = err.Error()
+		return nil
+	}
+	nearReq, record, err := r.stepRequest(ctx, c, near, confirm, now, true)
+	if err != nil {
+		near.Error = err.Error()
+		return nil
+	}
+	c.progress("fix: %s has two halves, applied as one: %s first (no measurement until %s follows), then %s", finding.JoinIDs(far.IDs, ", "), far.Host, near.Host, near.Host)
+	res, err := fix.RunBothEnds(ctx, farReq, nearReq)
+	if !res.NearTried {
+		r.stepDone(far, farReq.Env, res.Far, err, nil, now)
+		return nil
+	}
+	r.stepDone(far, farReq.Env, res.Far, nil, nil, now)
+	after := r.stepDone(near, nearReq.Env, res.Near, err, record, now)
+	switch {
+	case res.FarRolledBack:
+		far.Kept, far.env = false, nil
+		far.Note = "rolled back with the near end's half on " + near.Host + ": both ends or neither"
+	case res.FarConfirmed:
+		far.confirmed = true
+		far.Note = "confirmed once the measurement through the tunnel after the near end's half kept both"
+	}
+	return after
+}
+
+// stepRequest is the fix.Request of one host's step: its findings, a
+// confirm window, and with verified a measurement through the tunnel from
+// it (unless the fix is one the bench cannot see).
+func (r *Report) stepRequest(ctx context.Context, c *Config, st *FixStep, confirm time.Duration, now *tunnelNow, verified bool) (fix.Request, *verify.Record, error) {
 	host, err := target.Parse(st.Host)
 	if err != nil {
-		return fail(err)
+		return fix.Request{}, nil, err
 	}
 	peer, err := target.Parse(r.peerOf(st.Host))
 	if err != nil {
-		return fail(err)
+		return fix.Request{}, nil, err
 	}
 	root := c.FixRoot
 	if root == "" {
@@ -197,7 +297,7 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 	}
 	env, err := fix.Detect(ctx, host, root)
 	if err != nil {
-		return fail(err)
+		return fix.Request{}, nil, err
 	}
 	var mine []finding.Finding
 	for _, f := range r.Findings {
@@ -206,25 +306,36 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 		}
 	}
 	record := &verify.Record{}
-	res, err := fix.Run(ctx, fix.Request{Env: env, Findings: mine, Only: st.IDs, Apply: true, Confirm: confirm, ConfirmKept: true, Progress: c.Progress,
-		Verify: func(ctx context.Context, p *fix.Plan) (m fix.Measure, err error) {
-			// A fix the bench cannot see improving is kept on the confirm window alone.
-			if !slices.ContainsFunc(st.IDs, unmeasured) {
-				vc := verify.Config{Host: host, Peer: peer, Seconds: c.Seconds, Port: c.Port, Progress: progressWriter(c.Progress),
-					Record: record, Prior: r.prior(now, st.Host)}
-				if m, err = verify.New(ctx, p, vc); err != nil {
-					return nil, fmt.Errorf("verify: %w", err)
-				}
+	req := fix.Request{Env: env, Findings: mine, Only: st.IDs, Apply: true, Confirm: confirm, ConfirmKept: true, Progress: c.Progress}
+	if !verified {
+		c.progress("fix: applying %s on %s (rolled back unless confirmed within %s)", finding.JoinIDs(st.IDs, ", "), host, confirm)
+		return req, record, nil
+	}
+	req.Verify = func(ctx context.Context, p *fix.Plan) (m fix.Measure, err error) {
+		// A fix the bench cannot see improving is kept on the confirm window alone.
+		if !slices.ContainsFunc(st.IDs, unmeasured) {
+			vc := verify.Config{Host: host, Peer: peer, Seconds: c.Seconds, Port: c.Port, Progress: progressWriter(c.Progress),
+				Record: record, Prior: r.prior(now, st.Host)}
+			if m, err = verify.New(ctx, p, vc); err != nil {
+				return nil, fmt.Errorf("verify: %w", err)
 			}
-			c.progress("fix: applying %s on %s (verified, rolled back unless confirmed within %s)", finding.JoinIDs(st.IDs, ", "), host, confirm)
-			return m, nil
-		}})
+		}
+		c.progress("fix: applying %s on %s (verified, rolled back unless confirmed within %s)", finding.JoinIDs(st.IDs, ", "), host, confirm)
+		return m, nil
+	}
+	return req, record, nil
+}
+
+// stepDone records what fix.Run did on a step's host and returns the
+// tunnel as its verification left it (nil when unknown).
+func (r *Report) stepDone(st *FixStep, env *fix.Env, res *fix.Outcome, err error, record *verify.Record, now *tunnelNow) *tunnelNow {
 	if res != nil {
 		st.Journal = res.Journal
 	}
 	switch {
 	case err != nil:
-		return fail(err)
+		st.Error = err.Error()
+		return nil
 	case res.Journal == nil:
 		st.Applied, st.Kept, st.Note = true, true, "every change is already in place"
 		return now
@@ -240,6 +351,9 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 	// answers, which is what the window guards, and Run confirmed it. That
 	// also lets the next host's fix start (one open fix per journal).
 	st.confirmed = res.Confirmed
+	if record == nil {
+		return nil
+	}
 	last, ok := record.Last()
 	up, down := last.Up.Tunnel, last.Down.Tunnel
 	if !ok {

@@ -92,3 +92,48 @@ func TestDoctorFixBlackHoleLab(t *testing.T) {
 		}
 	}
 }
+
+// --fix on a path that throttles WireGuard's port moves both ends as one:
+// B, the far end, to the next port first (its confirm window open, nothing
+// measured while the tunnel is cut), then A's peer endpoint, verified
+// through the tunnel; both confirmed, and the tunnel carries the link again.
+func TestDoctorFixPortThrottledLab(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "iperf3", "ping")
+	name := "drpt"
+	l := labtest.Up(t, labtest.Sized(t, lab.Config{Name: name, Underlay: lab.Shape{RateMbit: 200}, PortPolicePct: 25, ClientPort: 51900}))
+	// Persistent config and journals go under the lab's folder, never the host's /etc.
+	root := filepath.Join(lab.StateDir, name, "root")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), Seconds: 2, Fix: true, FixRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
+	f := rep.Fix
+	if f == nil || f.ID != "path.port-throttled" || !f.Applied || !f.Kept || !f.Confirm || f.After == nil || len(f.Steps) != 2 {
+		t.Fatalf("fix %+v", f)
+	}
+	for i, want := range []struct{ half, host string }{{"far", l.Target("b").String()}, {"near", l.Target("a").String()}} {
+		if st := f.Steps[i]; st.Half != want.half || st.Host != want.host || !st.Confirmed {
+			t.Errorf("step %d: %+v, want the %s end's half on %s, confirmed", i, st, want.half, want.host)
+		}
+	}
+	for _, d := range []bench.DirRate{f.After.Up, f.After.Down} {
+		if d.Ratio() < 0.8 {
+			t.Errorf("after the fix: tunnel %.1f of underlay %.1f Mbit/s", d.Tunnel, d.Underlay)
+		}
+	}
+	out, err := l.Target("b").Run(ctx, "wg", "show", l.WGInterface("b"), "listen-port")
+	if err != nil || strings.TrimSpace(string(out)) != "51821" {
+		t.Errorf("B listens on %q (%v), want 51821", out, err)
+	}
+}

@@ -48,11 +48,18 @@ func (e Explanation) WriteText(w io.Writer) error {
 	var err error
 	if e.Applicable() {
 		_, err = fmt.Fprintf(w, "\nFix it with: wgperf fix --host HOST --only %s (prints the plan for that host; --apply changes it)\n", e.ID)
+		if err == nil && e.bothEnds() {
+			_, err = fmt.Fprintln(w, bothEnds)
+		}
 	} else {
 		_, err = fmt.Fprintln(w, "\nwgperf fix has nothing to apply for it: the steps above find the cause.")
 	}
 	return err
 }
+
+// bothEnds says how a fix whose halves go on the two ends is applied.
+const bothEnds = "Its two halves go on the two ends, and either alone cuts the tunnel: wgperf doctor --fix applies them as one " +
+	"(the far end's first, rolled back unless the near end's is kept); by hand, apply each end's plan at once, the far end's first."
 
 // caseSentence names the real cases a finding comes from, in plain words.
 func caseSentence(cases []string) string {

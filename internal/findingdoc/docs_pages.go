@@ -84,6 +84,9 @@ func writeFindingPage(w io.Writer, e Explanation) {
 		fmt.Fprintf(w, "`wgperf fix --host HOST --only %s` prints the plan for that host, with the values it measured: what, why, "+
 			"the exact commands and the files touched. `--apply` makes the changes (with a journal for `wgperf fix rollback`), "+
 			"`--print-script` writes them as a shell script to run by hand.\n\n", e.ID)
+		if e.bothEnds() {
+			fmt.Fprintf(w, "%s\n\n", mdEscape(bothEnds))
+		}
 	} else {
 		fmt.Fprint(w, "`wgperf fix` has nothing to apply for this finding: the steps below find its cause.\n\n")
 	}

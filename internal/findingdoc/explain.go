@@ -35,6 +35,13 @@ type ExampleFixes struct {
 	Fixes []finding.Fix `json:"fixes"`
 }
 
+// bothEnds reports whether the finding's fix has two halves, one on each
+// end (the catalog's BothEnds).
+func (e Explanation) bothEnds() bool {
+	c, _ := check.Lookup(e.ID)
+	return c.Doctor.BothEnds
+}
+
 // Applicable reports whether "wgperf fix" can apply some fix of the
 // finding; the others are diagnostic steps to take by hand.
 func (e Explanation) Applicable() bool {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"math/rand/v2"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,10 +20,13 @@ import (
 	"github.com/wgperf/wgperf/internal/firewall"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/probe/udppath"
 	"github.com/wgperf/wgperf/internal/probe/uplinks"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -230,6 +234,7 @@ func probedOn(h, s *facts.Snapshot) []finding.Finding {
 			out = append(out, bloatedOn(h, w.Name, n)...)
 		}
 	}
+	out = append(out, portThrottledOn(h)...)
 	// A multi-WAN host's endpoints routed through each of its uplinks, the others slower.
 	if ups := uplinks.List(s); len(ups) > 1 {
 		for _, e := range h.Endpoints {
@@ -259,6 +264,38 @@ func probedOn(h, s *facts.Snapshot) []finding.Finding {
 		r := r
 		out = append(out, icmpburst.Findings(&icmpburst.Result{Host: h.Host, OneShot: icmpburst.Mode{Sent: 10, Failed: 5}, Persistent: icmpburst.Mode{Sent: 10},
 			Grew: []icmpburst.CounterGrowth{{FirewallGrowth: firewall.FirewallGrowth{Rule: &r, Packets: 5}, Limit: &r}}})...)
+	}
+	return out
+}
+
+// portThrottledOn are the UDP probe's port-throttle findings with h at
+// either end of each of its tunnels: the far end (its listen port moves)
+// and the near end of each peer with an endpoint (the peer's endpoint
+// follows).
+func portThrottledOn(h *facts.Snapshot) []finding.Finding {
+	other := targettest.New("the other end")
+	self := targettest.New(h.Host)
+	policed := &iperf.Result{SentMbit: 190, ReceivedMbit: 75, Packets: 1000, LostPackets: 600}
+	clean := &iperf.Result{SentMbit: 190, ReceivedMbit: 190, Packets: 1000}
+	judge := func(c udppath.Config) []finding.Finding {
+		o := c
+		o.WireGuardPort = 0
+		return udppath.Judge(udppath.Pair{Other: udppath.Analyze(o, clean, 0), OnPort: udppath.Analyze(c, policed, 0), TunnelMbit: 40})
+	}
+	var out []finding.Finding
+	for _, w := range h.WireGuard {
+		if w.ListenPort > 0 {
+			out = append(out, judge(udppath.Config{Client: other, Server: self, Addr: "203.0.113.2", Direction: bench.Upload, TCPMbit: 190,
+				WireGuardPort: w.ListenPort, ClientInterface: "wg-other", ServerInterface: w.Name, ServerKey: w.PublicKey})...)
+		}
+		for _, p := range w.Peers {
+			ap, err := netip.ParseAddrPort(p.Endpoint)
+			if err != nil {
+				continue
+			}
+			out = append(out, judge(udppath.Config{Client: self, Server: other, Addr: ap.Addr().String(), Direction: bench.Upload, TCPMbit: 190,
+				WireGuardPort: int(ap.Port()), ClientInterface: w.Name, ServerInterface: "wg-other", ServerKey: p.PublicKey})...)
+		}
 	}
 	return out
 }

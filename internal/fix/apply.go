@@ -23,12 +23,17 @@ type ApplyOptions struct {
 	Progress func(string)
 	// afterStep is a test hook run after each applied step.
 	afterStep func(i int)
+	// otherHalf is the journal of the far end's half of a fix of both ends
+	// (RunBothEnds), which may await confirmation while this, the near
+	// end's, applies: where the two ends share a journal folder (a lab's
+	// nodes), it is not an earlier fix left open.
+	otherHalf string
 }
 
 // Apply makes the plan's changes, journaling each step before it runs. A step
 // that fails rolls back everything this apply did and returns the error.
 func Apply(ctx context.Context, env *Env, p *Plan, opts ApplyOptions) (*Journal, error) {
-	if err := refuseOpenConfirm(ctx, env); err != nil {
+	if err := refuseOpenConfirm(ctx, env, opts.otherHalf); err != nil {
 		return nil, err
 	}
 	j := &Journal{ID: newJournalID(time.Now()), Host: env.T.String(), Started: time.Now().UTC(), State: StateApplying}
@@ -214,9 +219,14 @@ func fileModeOf(f FileChange) (m fsMode) {
 	return fsMode(f.Mode)
 }
 
-// refuseOpenConfirm stops a second apply while an earlier one awaits confirmation.
-func refuseOpenConfirm(ctx context.Context, env *Env) error {
+// refuseOpenConfirm stops a second apply while an earlier one awaits
+// confirmation; otherHalf, when set, is a journal that may (see
+// ApplyOptions), and the one before it is held to the rule instead.
+func refuseOpenConfirm(ctx context.Context, env *Env, otherHalf string) error {
 	ids, err := Journals(ctx, env)
+	if len(ids) > 0 && ids[len(ids)-1] == otherHalf {
+		ids = ids[:len(ids)-1]
+	}
 	if err != nil || len(ids) == 0 {
 		return err
 	}
@@ -283,34 +293,39 @@ func Confirm(ctx context.Context, env *Env) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
+	return j, confirm(ctx, env, j)
+}
+
+// confirm keeps j's changes and stops its watchdog.
+func confirm(ctx context.Context, env *Env, j *Journal) error {
 	switch j.State {
 	case StateConfirming:
 	case StateRolledBack:
-		return j, fmt.Errorf("%s: too late, fix %s was already rolled back", env.T, j.ID)
+		return fmt.Errorf("%s: too late, fix %s was already rolled back", env.T, j.ID)
 	default:
-		return j, fmt.Errorf("%s: fix %s does not await confirmation (state %s)", env.T, j.ID, j.State)
+		return fmt.Errorf("%s: fix %s does not await confirmation (state %s)", env.T, j.ID, j.State)
 	}
 	if time.Now().After(j.ConfirmBy) {
 		// The watchdog did not run (the host rebooted, or it was killed):
 		// a change nobody confirmed in time does not stay.
 		late := fmt.Sprintf("%s: too late, fix %s had to be confirmed by %s", env.T, j.ID, j.ConfirmBy.Format(time.RFC3339))
 		if err := rollback(ctx, env, j); err != nil {
-			return j, fmt.Errorf("%s; rolling it back failed: %v", late, err)
+			return fmt.Errorf("%s; rolling it back failed: %v", late, err)
 		}
-		return j, fmt.Errorf("%s: rolled back every change of it", late)
+		return fmt.Errorf("%s: rolled back every change of it", late)
 	}
 	if err := env.T.WriteFile(ctx, env.journalPath(j.ID, ".confirmed"), []byte("confirmed\n"), 0o600); err != nil {
-		return j, err
+		return err
 	}
 	// The watchdog may have fired between our read and the write above.
 	if ok, err := env.Exists(ctx, env.journalPath(j.ID, ".reverted")); err != nil {
-		return j, err
+		return err
 	} else if ok {
-		return j, fmt.Errorf("%s: too late, fix %s was already rolled back", env.T, j.ID)
+		return fmt.Errorf("%s: too late, fix %s was already rolled back", env.T, j.ID)
 	}
 	stopWatchdog(ctx, env, j)
 	j.State = StateConfirmed
-	return j, env.saveJournal(ctx, j)
+	return env.saveJournal(ctx, j)
 }
 
 // BootHookUnit is the systemd unit that runs "wgperf fix rollback

@@ -37,6 +37,8 @@ type Request struct {
 	FromFile bool
 	// Progress, when set, hears one line per step.
 	Progress func(string)
+	// otherHalf: see ApplyOptions.
+	otherHalf string
 }
 
 // Outcome is what Run did.
@@ -76,7 +78,7 @@ func Run(ctx context.Context, r Request) (*Outcome, error) {
 	if !r.Apply || plan.Pending() == 0 {
 		return out, nil
 	}
-	opts := ApplyOptions{Confirm: r.Confirm, Progress: r.Progress}
+	opts := ApplyOptions{Confirm: r.Confirm, Progress: r.Progress, otherHalf: r.otherHalf}
 	if r.Verify != nil {
 		if opts.Verify, err = r.Verify(ctx, plan); err != nil {
 			return out, err

@@ -256,12 +256,11 @@ var Catalog = []Scenario{
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PortPolicePct: 25, ClientPort: 51900},
 		Probes: []Probe{ProbeUDPOutside},
 		Expect: check.PathPortThrottled,
-		// The fix doctor prints, both ends at once: B moves to the next
-		// port and A's peer follows it (wgperf fix has no port change yet).
-		PathFix: []Command{
-			on("b", "wg", "set", "{wg}", "listen-port", "51821"),
-			on("a", "wg", "set", "{wg}", "peer", "{peer}", "endpoint", "203.0.113.2:51821"),
-		},
+		// The fix doctor --fix applies, both ends or neither: B, the far
+		// end, moves to the next port first, then A's peer follows it,
+		// verified through the tunnel; B's change is rolled back unless A's
+		// is kept.
+		FixOn: []string{"b", "a"},
 	},
 	{
 		Name: "collapse-cycles", Case: caseRemoteUsers,

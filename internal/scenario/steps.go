@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/verify"
 )
 
 // measureAfter measures the tunnel after the fix against the underlay
@@ -196,6 +198,9 @@ func (r *runner) fix(ctx context.Context) error {
 	if err := r.fixLandsOn(hosts); err != nil {
 		return err
 	}
+	if e, _ := check.Lookup(r.sc.Expect); e.Doctor.BothEnds {
+		return r.fixBothEnds(ctx, e, byHost)
+	}
 	for _, host := range hosts {
 		t, err := target.Parse(host)
 		if err != nil {
@@ -230,6 +235,85 @@ func (r *runner) fix(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// fixBothEnds applies a fix whose two halves go on the two ends (the
+// catalog's BothEnds: a new listen port, the peer's endpoint moved to it)
+// the way doctor --fix does, through fix.RunBothEnds: the far end's half
+// (the host whose finding carries the entry's first remedy kind) first, then
+// the near end's, verified through the tunnel against doctor's bench; the
+// far end's is rolled back unless the near end's is kept. Each half has
+// doctor's confirm window, closed once the verification kept both (the
+// lab's nodes share one journal folder, where the far end's open window is
+// the near end's other half, not an earlier fix left open).
+func (r *runner) fixBothEnds(ctx context.Context, e check.Entry, byHost map[string][]finding.Finding) error {
+	half := func(kind string) (string, error) {
+		for host, fs := range byHost {
+			for _, f := range fs {
+				if slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool { return x.Action != nil && x.Action.Kind == kind }) {
+					return host, nil
+				}
+			}
+		}
+		return "", fmt.Errorf("no automatic fix of kind %s for %s", kind, e.ID)
+	}
+	if len(e.Remedies) != 2 {
+		return fmt.Errorf("%s: a fix of both ends needs two remedy kinds, has %d", e.ID, len(e.Remedies))
+	}
+	var reqs [2]fix.Request
+	var nodes [2]target.Target
+	for i, rem := range e.Remedies {
+		host, err := half(rem.Kind)
+		if err != nil {
+			return err
+		}
+		t, err := target.Parse(host)
+		if err != nil {
+			return err
+		}
+		env, err := fix.Detect(ctx, r.fixTarget(t), r.root)
+		if err != nil {
+			return err
+		}
+		nodes[i], reqs[i] = t, fix.Request{Env: env, Findings: byHost[host], Only: []finding.ID{e.ID}, Apply: true,
+			Confirm: doctor.DefaultConfirm, ConfirmKept: true, Progress: func(s string) { r.logf("fix: %s: %s", t, s) }}
+	}
+	far, near := nodes[0], nodes[1]
+	// The tunnel from the near end, as doctor's bench measured it from A.
+	prior := &verify.Prior{Up: r.res.Before.Up.Tunnel, Down: r.res.Before.Down.Tunnel, Source: "doctor's bench"}
+	if near.String() != r.lab.Target("a").String() {
+		prior.Up, prior.Down = prior.Down, prior.Up
+	}
+	reqs[1].Verify = func(ctx context.Context, p *fix.Plan) (fix.Measure, error) {
+		return verify.New(ctx, p, verify.Config{Host: near, Peer: far, Seconds: min(r.opts.Seconds, doctor.DefaultSeconds), Prior: prior})
+	}
+	r.logf("fix: %s has two halves, applied as one: %s first, then %s", e.ID, far, near)
+	out, err := fix.RunBothEnds(ctx, reqs[0], reqs[1])
+	for _, o := range []*fix.Outcome{out.Far, out.Near} {
+		if o == nil || o.Plan == nil {
+			continue
+		}
+		for _, it := range o.Plan.Items {
+			for _, c := range it.Step.Commands {
+				r.res.Fix = append(r.res.Fix, c)
+				r.logf("fix: %s: %s", o.Plan.Host, c)
+			}
+		}
+	}
+	if out.Near != nil && out.Near.Journal != nil && out.Near.Journal.Verify != nil {
+		v := out.Near.Journal.Verify
+		r.logf("fix: verified through the tunnel from %s: %s before, %s after, kept %v", near, v.Before, v.After, v.Kept)
+	}
+	if err != nil {
+		return err
+	}
+	if out.FarRolledBack {
+		return fmt.Errorf("%s: the near end's half on %s was not kept, and the far end's on %s was rolled back with it", e.ID, near, far)
+	}
+	if !out.FarConfirmed {
+		return fmt.Errorf("%s: the far end's half on %s was not confirmed with the near end's", e.ID, far)
 	}
 	return nil
 }

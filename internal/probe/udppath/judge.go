@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
@@ -56,7 +57,7 @@ func Judge(p Pair) []finding.Finding {
 		if o.PathLoss >= CleanLoss {
 			return nil // UDP as a whole loses too: no port to blame
 		}
-		return []finding.Finding{throttled(o, on)}
+		return throttled(o, on)
 	}
 	// The tunnel is held to the lesser of what arrived: a run whose
 	// receiver dropped at its own socket sets no bar the path could.
@@ -79,18 +80,22 @@ func NewPort(port int) int {
 	return port + 1
 }
 
-func throttled(o, on *Result) finding.Finding {
+// throttled is the port throttle as two findings with one ID, one on each
+// end, each carrying its half of the fix: the far end (the server) moves to
+// a new listen port, the near end (the client) points its peer at it. Either
+// half alone cuts the tunnel, so each says the other is needed; doctor --fix
+// applies the pair as one (the catalog's BothEnds).
+func throttled(o, on *Result) []finding.Finding {
 	sev := finding.Warning
 	if on.PathLoss >= SevereLoss {
 		sev = finding.Critical
 	}
 	port := strconv.Itoa(on.WireGuardPort)
-	return finding.Finding{
-		ID: check.PathPortThrottled, Severity: sev, Host: on.sender(), Interface: on.SenderInterface,
+	newPort := strconv.Itoa(NewPort(on.WireGuardPort))
+	base := finding.Finding{
+		ID: check.PathPortThrottled, Severity: sev,
 		Title: fmt.Sprintf("The path throttles WireGuard's port %s (%s): UDP carrying it lost %.0f%% at %.1f Mbit/s, UDP on another port %.0f%%",
 			port, on.Direction, 100*on.PathLoss, on.OfferedMbit, 100*o.PathLoss),
-		Detail: "Datagrams carrying WireGuard's port number are dropped above a rate other UDP and TCP pass at: a carrier or firewall " +
-			"that recognises WireGuard by its port. The tunnel gets what the rule leaves; on another port it would not meet the rule.",
 		Evidence: []finding.Evidence{
 			finding.Evidence{Source: "iperf3 -u --cport " + port, Key: "lost on the path with port " + port + " (" + on.Direction + ")",
 				Value: fmt.Sprintf("%d of %d (%.0f%%)", on.Lost-on.ReceiverDrops, on.Packets, 100*on.PathLoss), Threshold: fmt.Sprintf("< %.0f%%", 100*PolicedLoss)}.Of(100*on.PathLoss, finding.Percent),
@@ -98,35 +103,62 @@ func throttled(o, on *Result) finding.Finding {
 				Threshold: fmt.Sprintf("< %.0f%%", 100*CleanLoss)}.Of(100*o.PathLoss, finding.Percent),
 			finding.Evidence{Source: "iperf3 -u --cport " + port, Key: "UDP arrived with port " + port, Value: fmt.Sprintf("%.1f of %.1f Mbit/s", on.ArrivedMbit, on.OfferedMbit)}.Of(on.ArrivedMbit, finding.Mbits),
 		},
-		Fixes: portFixes(on),
 	}
+	const what = "Datagrams carrying WireGuard's port number are dropped above a rate other UDP and TCP pass at: a carrier or firewall " +
+		"that recognises WireGuard by its port. The tunnel gets what the rule leaves; on another port it would not meet the rule. "
+	far, near := base, base
+	far.Host, far.Interface = on.Server, on.serverInterface
+	far.Detail = what + fmt.Sprintf("This is the far end's half of the fix: %s moves to port %s, and %s must point its peer at the new port "+
+		"at the same time (the other half, on %s): either half alone cuts the tunnel.", on.Server, newPort, on.Client, on.Client)
+	far.Fixes = farFixes(on, newPort)
+	near.Host, near.Interface = on.Client, on.clientInterface
+	near.Detail = what + fmt.Sprintf("This is the near end's half of the fix: %s points its peer at port %s, where %s must listen "+
+		"from the same moment (the other half, on %s): either half alone cuts the tunnel.", on.Client, newPort, on.Server, on.Server)
+	near.Fixes = nearFixes(on, newPort)
+	return []finding.Finding{far, near}
 }
 
-// portFixes move the far end's WireGuard off the throttled port and point
-// the near end's peer at the new one: both ends or neither, since either
-// half alone cuts the tunnel. The config keeps it where wg-quick or OpenWrt
-// reads it.
-func portFixes(on *Result) []finding.Fix {
-	newPort := strconv.Itoa(NewPort(on.WireGuardPort))
-	far, near := orWG(on.serverInterface), orWG(on.clientInterface)
-	key := on.serverKey
+// farFixes move the far end's WireGuard off the throttled port; an
+// interface whose name the probe did not learn gets the commands alone.
+func farFixes(on *Result, newPort string) []finding.Fix {
+	n := NewPort(on.WireGuardPort)
+	desc := fmt.Sprintf("Move %s's WireGuard to listen port %s, together with the peer's endpoint on %s (the other half); then bench again",
+		on.Server, newPort, on.Client)
+	if on.serverInterface != "" {
+		if r, err := remedy.WGListenPort(on.serverInterface, n, remedy.Unknown, ""); err == nil {
+			return []finding.Fix{remedy.Fix(desc, r)}
+		}
+	}
+	far := orWG(on.serverInterface)
+	return []finding.Fix{{Description: desc,
+		Commands: []string{shell.Join("wg", "set", far, "listen-port", newPort)},
+		Config: []finding.ConfigSnippet{
+			{Path: "/etc/wireguard/" + far + ".conf [Interface]", Lines: []string{"ListenPort = " + newPort}},
+			{Path: "/etc/config/network (interface " + far + ") on OpenWrt", Lines: []string{"option listen_port '" + newPort + "'"}},
+		}}}
+}
+
+// nearFixes point the near end's peer at the far end's new port; without
+// the interface's name or the far end's key, the commands alone.
+func nearFixes(on *Result, newPort string) []finding.Fix {
+	ep := endpoint(on.Addr, newPort)
+	desc := fmt.Sprintf("Point %s's peer at %s, together with the new listen port on %s (the other half); then bench again",
+		on.Client, ep, on.Server)
+	if on.clientInterface != "" && on.serverKey != "" {
+		if r, err := remedy.WGPeerEndpoint(on.clientInterface, on.serverKey, ep, remedy.Unknown); err == nil {
+			return []finding.Fix{remedy.Fix(desc, r)}
+		}
+	}
+	near, key := orWG(on.clientInterface), on.serverKey
 	if key == "" {
 		key = "<the far end's public key>"
 	}
-	return []finding.Fix{{
-		Description: fmt.Sprintf("Move the far end (%s) to listen port %s and point this end's peer at it (%s); then bench again",
-			on.Server, newPort, on.Client),
-		Commands: []string{
-			shell.Join("wg", "set", far, "listen-port", newPort) + "   # on " + on.Server,
-			shell.Join("wg", "set", near, "peer", key, "endpoint", endpoint(on.Addr, newPort)) + "   # on " + on.Client,
-		},
+	return []finding.Fix{{Description: desc,
+		Commands: []string{shell.Join("wg", "set", near, "peer", key, "endpoint", ep)},
 		Config: []finding.ConfigSnippet{
-			{Path: "/etc/wireguard/" + far + ".conf [Interface] on " + on.Server, Lines: []string{"ListenPort = " + newPort}},
-			{Path: "/etc/wireguard/" + near + ".conf [Peer] of " + on.Server + " on " + on.Client, Lines: []string{"Endpoint = " + endpoint(on.Addr, newPort)}},
-			{Path: "/etc/config/network (interface " + far + ") on OpenWrt", Lines: []string{"option listen_port '" + newPort + "'"}},
+			{Path: "/etc/wireguard/" + near + ".conf [Peer] of " + on.Server, Lines: []string{"Endpoint = " + ep}},
 			{Path: "/etc/config/network (wireguard_" + near + " peer of " + on.Server + ") on OpenWrt", Lines: []string{"option endpoint_port '" + newPort + "'"}},
-		},
-	}}
+		}}}
 }
 
 func wireGuardOwn(p Pair) finding.Finding {
