@@ -117,6 +117,7 @@ func (a *wgPeerEndpoint) Plan(ctx context.Context, env *Env) (Step, error) {
 	if now != a.endpoint {
 		st.Commands = append(st.Commands, shell.Join("wg", "set", a.iface, "peer", a.peer, "endpoint", ep))
 		st.Undo = append(st.Undo, shell.Join("wg", "set", a.iface, "peer", a.peer, "endpoint", now.String()))
+		st.Notes = append(st.Notes, bothHalves)
 	}
 	persisted := false
 	conf := env.Path("/etc/wireguard/" + a.iface + ".conf")

@@ -107,6 +107,7 @@ func (a *wgListenPort) Plan(ctx context.Context, env *Env) (Step, error) {
 	if now != a.port {
 		st.Commands = append(st.Commands, shell.Join("wg", "set", a.iface, "listen-port", p))
 		st.Undo = append(st.Undo, shell.Join("wg", "set", a.iface, "listen-port", strconv.Itoa(now)))
+		st.Notes = append(st.Notes, bothHalves)
 	}
 	persisted := false
 	conf := env.Path("/etc/wireguard/" + a.iface + ".conf")
@@ -159,6 +160,10 @@ func (a *wgListenPort) Plan(ctx context.Context, env *Env) (Step, error) {
 	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
 	return st, nil
 }
+
+// bothHalves is said by each half of a port move: alone it cuts the tunnel.
+const bothHalves = "one half of a port move: the other end's half must follow at once, or the tunnel is cut " +
+	"(wgperf doctor --fix applies both as one, rolled back together)"
 
 // parseListenPort reads "wg show IF listen-port": the port, 0 when the
 // interface has none yet (wg picks one when it first sends).

@@ -72,6 +72,7 @@ uci commit mwan3
 
 # 6. [path.port-throttled] move wg to listen port 51821, out of the path's rule for its old port (its peers' endpoints must follow)
 #    now: wg listen port: 51820 -> 51821
+#    note: one half of a port move: the other end's half must follow at once, or the tunnel is cut (wgperf doctor --fix applies both as one, rolled back together)
 wg set wg listen-port 51821
 uci set network.wg.listen_port=51821
 uci commit network
@@ -82,6 +83,7 @@ uci commit network
 
 # 7. [path.port-throttled] point wg's peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= at 203.0.113.2:51821, where the far end now listens
 #    now: wg peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint: 203.0.113.2:51820 -> 203.0.113.2:51821
+#    note: one half of a port move: the other end's half must follow at once, or the tunnel is cut (wgperf doctor --fix applies both as one, rolled back together)
 wg set wg peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint 203.0.113.2:51821
 uci set 'network.@wireguard_wg[0].endpoint_port=51821'
 uci commit network

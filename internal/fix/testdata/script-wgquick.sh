@@ -5,6 +5,7 @@ set -eu
 
 # 1. [path.port-throttled] move wg0 to listen port 51821, out of the path's rule for its old port (its peers' endpoints must follow)
 #    now: wg0 listen port: 51820 -> 51821
+#    note: one half of a port move: the other end's half must follow at once, or the tunnel is cut (wgperf doctor --fix applies both as one, rolled back together)
 awk -v 'sec=[interface]' -v pk= -v k=listenport -v 'l=ListenPort = 51821' 'FNR == 1 { s = 0 }
 /^[[:space:]]*\[/ { s++; h = tolower($0); gsub(/[[:space:]]/, "", h) }
 NR == FNR {
@@ -25,6 +26,7 @@ wg set wg0 listen-port 51821
 
 # 2. [path.port-throttled] point wg0's peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= at 203.0.113.2:51821, where the far end now listens
 #    now: wg0 peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint: 203.0.113.2:51820 -> 203.0.113.2:51821
+#    note: one half of a port move: the other end's half must follow at once, or the tunnel is cut (wgperf doctor --fix applies both as one, rolled back together)
 awk -v 'sec=[peer]' -v pk=sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= -v k=endpoint -v 'l=Endpoint = 203.0.113.2:51821' 'FNR == 1 { s = 0 }
 /^[[:space:]]*\[/ { s++; h = tolower($0); gsub(/[[:space:]]/, "", h) }
 NR == FNR {
