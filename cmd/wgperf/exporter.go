@@ -85,6 +85,7 @@ the OpenWrt init script.`,
 		Example: `  wgperf exporter --web.listen-address 127.0.0.1:9723
   wgperf exporter --web.listen-address 127.0.0.1:9723 --host ssh:root@golem --interval 1m
   wgperf exporter --probe.allow 'ssh:root@10.0.0.0/24' --peer-names /etc/wireguard/wg0.conf
+  wgperf exporter --probe.allow 'ssh:root@*' --inventory /etc/ansible/hosts --limit routers
   wgperf exporter --web.listen-address :9723 --web.config.file /etc/wgperf/web-config.yml
   wgperf exporter --web.systemd-socket --log.format json`,
 		Args: cobra.NoArgs,
