@@ -30,6 +30,31 @@ func (r *runner) measureUnderlay(ctx context.Context) (up, down float64, err err
 		up, err = r.iperf(ctx, a, b, addr, ecmpStreams, false)
 		return up, 0, err
 	}
+	if n := r.sc.Lab.SilentHopMTU; n > 0 {
+		// A hop that drops large packets without a word stalls the hosts' own
+		// TCP too (iperf3's results over its control connection included):
+		// the path's rate is measured with packets that fit it, the sender
+		// into the hop on an uplink MTU of the hop's size for these runs.
+		sender := map[bool]string{false: "a", true: "b"}[r.sc.Lab.SilentHopToA]
+		t := r.lab.Target(sender)
+		was, err := t.Run(ctx, "cat", "/sys/class/net/eth0/mtu")
+		if err != nil {
+			return 0, 0, err
+		}
+		mtu := strings.TrimSpace(string(was))
+		if _, err := strconv.Atoi(mtu); err != nil {
+			return 0, 0, fmt.Errorf("%s eth0 MTU %q: %w", sender, mtu, err)
+		}
+		if _, err := t.Run(ctx, "ip", "link", "set", "dev", "eth0", "mtu", strconv.Itoa(n)); err != nil {
+			return 0, 0, err
+		}
+		r.logf("underlay: %s's uplink at MTU %d for the baseline (the lab's silent hop drops larger packets)", sender, n)
+		defer func() {
+			if _, rerr := t.Run(context.WithoutCancel(ctx), "ip", "link", "set", "dev", "eth0", "mtu", mtu); rerr != nil && err == nil {
+				err = rerr
+			}
+		}()
+	}
 	if up, err = r.iperf(ctx, a, b, addr, 1, false); err != nil {
 		return 0, 0, err
 	}
