@@ -254,7 +254,11 @@ func describeLab(c lab.Config) string {
 		parts = append(parts, "frag-needed dropped")
 	}
 	if c.SilentHopMTU > 0 {
-		parts = append(parts, fmt.Sprintf("a hop towards B silently drops packets above %d bytes", c.SilentHopMTU))
+		towards := "B"
+		if c.SilentHopToA {
+			towards = "A"
+		}
+		parts = append(parts, fmt.Sprintf("a hop towards %s silently drops packets above %d bytes", towards, c.SilentHopMTU))
 	}
 	if c.UDPPolicePct > 0 {
 		parts = append(parts, fmt.Sprintf("UDP policed to %d%% of the rate", c.UDPPolicePct))
