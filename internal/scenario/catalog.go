@@ -547,7 +547,11 @@ var Catalog = []Scenario{
 		// CUBIC losing packets at the full queue's tail is a true finding too.
 		Also:        []finding.ID{check.TCPCongestionControl},
 		Unavailable: "cake/fq_codel not available on this kernel",
-		Latency:     true, MinRatio: 0.8,
+		// The shaper takes 10% of the measured rate and counts the bytes on
+		// the wire, WireGuard's header in them: the tunnel's TCP then carries
+		// about 0.9 x 0.92 of the underlay's (played on kernel WireGuard:
+		// 15.5 Mbit/s through cake at 17 against 19.6, 0.79).
+		Latency: true, MinRatio: 0.75,
 	},
 }
 
