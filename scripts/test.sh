@@ -29,6 +29,9 @@
 #
 # Usage: scripts/test.sh [fuzz inputs per target]
 set -u
+start=$(date +%s)
+# stamp names a phase and when it starts, so a slow suite shows where its time goes.
+stamp() { echo "--- $1 (at $(($(date +%s) - start)) s)"; }
 log=$(mktemp)
 shared_log=$(mktemp)
 beside=
@@ -52,19 +55,21 @@ sharedStatus=$?
 shared=
 cat "$shared_log"
 
-echo "--- alone: the tests that change host sysctls"
+stamp "alone: the tests that change host sysctls"
 WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario ./internal/diagnose
 aloneStatus=$?
 
-echo "--- kernel: doctor's verdict on the kernel lane's scenarios with kernel WireGuard, in a guest kernel (lab vm)"
+stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireGuard, in a guest kernel (lab vm)"
 # The tests' own deadlines (the catalog's 25 min, the boot proof's 5) come
 # first, with the guest's last output; Go's timeout is only a backstop.
 WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 35m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelCatalog)$' ./internal/scenario
 kernelStatus=$?
 
+stamp "waiting for the packaging test and the fuzz targets beside"
 wait "$beside"
 besideStatus=$?
 beside=
 cat "$log"
+stamp "done"
 [ "$besideStatus" -eq 0 ] || echo "packaging or fuzz: failed (above)" >&2
 [ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
