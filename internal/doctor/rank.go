@@ -59,10 +59,13 @@ func (m Measured) directionDeficit(dir string) float64 {
 	return max(up, down)
 }
 
-// slow reports a tunnel measured below its expected share of the underlay
-// in a direction, or stalled.
-func (m Measured) slow() bool {
-	return m.Benched && (m.Stalled || m.directionDeficit("both") > 1-m.Expected)
+// shortOfShaped reports a tunnel measured below what it would carry behind
+// the queue discipline that cures bufferbloat (bench.SQMShare of its
+// expected share of the underlay) in a direction, or stalled: a rate that
+// short has a cause of its own to rank first; a shortfall within the
+// shaper's 10% costs less than the cure would.
+func (m Measured) shortOfShaped() bool {
+	return m.Benched && (m.Stalled || m.directionDeficit("both") > 1-m.Expected*bench.SQMShare)
 }
 
 // Cause is one finding ranked by the throughput it explains.
@@ -111,7 +114,8 @@ var sevWeight = map[finding.Severity]float64{finding.Critical: 3, finding.Warnin
 // direction it hurts; a cause whose direction is measured healthy is a latent
 // risk (a fifth of its impact); one the ratio cannot show keeps its impact;
 // without a bench every cause keeps half its impact (unconfirmed); a cause
-// of latency explains a fifth of its impact while the rate is short. The score
+// of latency explains a fifth of its impact while the rate is short of
+// what its cure would leave. The score
 // is that share weighted by severity, so a critical black hole outranks a
 // warning about buffers, and any warning outranks an info note.
 func Rank(fs []finding.Finding, m Measured) []Cause {
@@ -126,7 +130,7 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 		switch {
 		case !m.Benched:
 			c.Explains = imp / 2
-		case doctorOf(f.ID).CostsLatency && m.slow():
+		case doctorOf(f.ID).CostsLatency && m.shortOfShaped():
 			c.Explains = imp / 5 // true, but it explains none of the rate missing
 		case hidden(f.ID):
 			c.Explains = imp

@@ -122,6 +122,12 @@ func TestRank(t *testing.T) {
 			first: "tcp.congestion-control@netns:wgl-wgd0-a", status: StatusSlow, after: []string{"latency.bufferbloat"},
 		},
 		{
+			name:  "CUBIC a little short through the queue it fills (kernel WireGuard, 0.84): within the shaper's 10%, the queue first",
+			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, extra: []finding.Finding{bloat, cubicWGD0},
+			m:     measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 17.6, 19.2, 17.3, 20.5),
+			first: "latency.bufferbloat@netns:wgl-wgd0-a", status: StatusSlow, after: []string{"tcp.congestion-control"},
+		},
+		{
 			name:  "the rate is fine and a transfer fills the uplink's queue: the queue is the answer",
 			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, extra: []finding.Finding{bloat},
 			m:     measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 17.5, 18.6, 17.9, 18.7),
