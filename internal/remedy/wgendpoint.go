@@ -119,23 +119,10 @@ func (a *wgPeerEndpoint) Plan(ctx context.Context, env *Env) (Step, error) {
 		st.Undo = append(st.Undo, shell.Join("wg", "set", a.iface, "peer", a.peer, "endpoint", now.String()))
 		st.Notes = append(st.Notes, bothHalves)
 	}
-	persisted := false
-	conf := env.Path("/etc/wireguard/" + a.iface + ".conf")
-	if ok, err := env.exists(ctx, conf); err != nil {
+	wgKey := wgConfKey{iface: a.iface, peer: a.peer, key: "Endpoint", value: ep}
+	persisted, err := wgKey.planWGQuick(ctx, env, &st)
+	if err != nil {
 		return Step{}, err
-	} else if ok {
-		line := "Endpoint = " + ep
-		fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
-			return setPeerLine(old, "Peer", a.peer, func(l string) bool { return iniKey(l) == "endpoint" }, line)
-		})
-		if err != nil {
-			return Step{}, fmt.Errorf("%s: %w", conf, err)
-		}
-		if fc != nil {
-			fc.Edit = iniEdit(conf, "Peer", a.peer, "Endpoint", line)
-			st.Files = append(st.Files, *fc)
-		}
-		persisted = true
 	}
 	if env.Platform == OpenWrt {
 		section, err := uciPeerSection(ctx, env, a.iface, a.peer)
@@ -155,26 +142,8 @@ func (a *wgPeerEndpoint) Plan(ctx context.Context, env *Env) (Step, error) {
 			persisted = true
 		}
 	}
-	if !persisted {
-		line := "Endpoint=" + ep
-		fc, path, err := changeNetdev(ctx, env, a.iface, func(old []byte) ([]byte, error) {
-			return setPeerLine(old, "WireGuardPeer", a.peer, func(l string) bool { return iniKey(l) == "endpoint" }, line)
-		})
-		if err != nil {
-			return Step{}, fmt.Errorf("%s: %w", path, err)
-		}
-		if path != "" {
-			if fc != nil {
-				fc.Edit = iniEdit(fc.Path, "WireGuardPeer", a.peer, "Endpoint", line)
-				st.Files = append(st.Files, *fc)
-			}
-			st.Notes = append(st.Notes, "persists: systemd-networkd creates "+a.iface+" from "+env.unroot(path)+" at boot, with the peer's Endpoint="+ep)
-			persisted = true
-		}
-	}
-	if !persisted {
-		st.Notes = append(st.Notes, "runtime only: no wg-quick config, systemd-networkd .netdev or uci section for "+a.iface+
-			": set the peer's endpoint where the interface is configured, or the next restart puts the old one back")
+	if err := wgKey.planNetdevOrRuntime(ctx, env, &st, persisted, "the peer's endpoint"); err != nil {
+		return Step{}, err
 	}
 	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
 	return st, nil

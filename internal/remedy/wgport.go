@@ -109,23 +109,10 @@ func (a *wgListenPort) Plan(ctx context.Context, env *Env) (Step, error) {
 		st.Undo = append(st.Undo, shell.Join("wg", "set", a.iface, "listen-port", strconv.Itoa(now)))
 		st.Notes = append(st.Notes, bothHalves)
 	}
-	persisted := false
-	conf := env.Path("/etc/wireguard/" + a.iface + ".conf")
-	if ok, err := env.exists(ctx, conf); err != nil {
+	wgKey := wgConfKey{iface: a.iface, key: "ListenPort", value: p}
+	persisted, err := wgKey.planWGQuick(ctx, env, &st)
+	if err != nil {
 		return Step{}, err
-	} else if ok {
-		line := "ListenPort = " + p
-		fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
-			return setIniLine(old, "Interface", func(l string) bool { return iniKey(l) == "listenport" }, line)
-		})
-		if err != nil {
-			return Step{}, err
-		}
-		if fc != nil {
-			fc.Edit = iniEdit(conf, "Interface", "", "ListenPort", line)
-			st.Files = append(st.Files, *fc)
-		}
-		persisted = true
 	}
 	if env.Platform == OpenWrt && a.uciSection != "" {
 		if _, err := env.T.Run(ctx, "uci", "-q", "get", "network."+a.uciSection); err == nil {
@@ -137,25 +124,8 @@ func (a *wgListenPort) Plan(ctx context.Context, env *Env) (Step, error) {
 			persisted = true
 		}
 	}
-	if !persisted {
-		fc, path, err := changeNetdev(ctx, env, a.iface, func(old []byte) ([]byte, error) {
-			return setIniLine(old, "WireGuard", func(l string) bool { return iniKey(l) == "listenport" }, "ListenPort="+p)
-		})
-		if err != nil {
-			return Step{}, err
-		}
-		if path != "" {
-			if fc != nil {
-				fc.Edit = iniEdit(fc.Path, "WireGuard", "", "ListenPort", "ListenPort="+p)
-				st.Files = append(st.Files, *fc)
-			}
-			st.Notes = append(st.Notes, "persists: systemd-networkd creates "+a.iface+" from "+env.unroot(path)+" at boot, with ListenPort="+p)
-			persisted = true
-		}
-	}
-	if !persisted {
-		st.Notes = append(st.Notes, "runtime only: no wg-quick config, systemd-networkd .netdev or uci section for "+a.iface+
-			": set the listen port where the interface is configured, or the next restart puts the old one back")
+	if err := wgKey.planNetdevOrRuntime(ctx, env, &st, persisted, "the listen port"); err != nil {
+		return Step{}, err
 	}
 	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
 	return st, nil
@@ -174,6 +144,72 @@ func parseListenPort(out string) (int, error) {
 		return 0, fmt.Errorf("unexpected output %q", shell.Terminal(s))
 	}
 	return n, nil
+}
+
+// wgConfKey is one key of a WireGuard interface's ini-style config: of the
+// interface itself, or of the peer whose PublicKey is peer. wg-quick keeps it
+// in /etc/wireguard/IFACE.conf ([Interface], [Peer]), systemd-networkd in
+// the .netdev that makes IFACE ([WireGuard], [WireGuardPeer]).
+type wgConfKey struct {
+	iface, peer string // peer: "" for the interface's own key
+	key, value  string // e.g. "ListenPort", "51821"
+}
+
+// set edits old's key in section: the interface's (the first such section)
+// or the peer's.
+func (k wgConfKey) set(old []byte, section, line string) ([]byte, error) {
+	match := func(l string) bool { return iniKey(l) == strings.ToLower(k.key) }
+	if k.peer == "" {
+		return setIniLine(old, section, match, line)
+	}
+	return setPeerLine(old, section, k.peer, match, line)
+}
+
+// planWGQuick adds the key's edit of the wg-quick config to st when the
+// interface has one, and says whether it did.
+func (k wgConfKey) planWGQuick(ctx context.Context, env *Env, st *Step) (bool, error) {
+	conf := env.Path("/etc/wireguard/" + k.iface + ".conf")
+	ok, err := env.exists(ctx, conf)
+	if err != nil || !ok {
+		return false, err
+	}
+	section := map[bool]string{true: "Interface", false: "Peer"}[k.peer == ""]
+	line := k.key + " = " + k.value
+	fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) { return k.set(old, section, line) })
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", conf, err)
+	}
+	if fc != nil {
+		fc.Edit = iniEdit(conf, section, k.peer, k.key, line)
+		st.Files = append(st.Files, *fc)
+	}
+	return true, nil
+}
+
+// planNetdevOrRuntime, where nothing else keeps the key (persisted false),
+// adds its edit of the systemd-networkd .netdev that makes the interface, or
+// else says the change is runtime only; what names the key for people.
+func (k wgConfKey) planNetdevOrRuntime(ctx context.Context, env *Env, st *Step, persisted bool, what string) error {
+	if persisted {
+		return nil
+	}
+	section := map[bool]string{true: "WireGuard", false: "WireGuardPeer"}[k.peer == ""]
+	line := k.key + "=" + k.value
+	fc, path, err := changeNetdev(ctx, env, k.iface, func(old []byte) ([]byte, error) { return k.set(old, section, line) })
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if path == "" {
+		st.Notes = append(st.Notes, "runtime only: no wg-quick config, systemd-networkd .netdev or uci section for "+k.iface+
+			": set "+what+" where the interface is configured, or the next restart puts the old one back")
+		return nil
+	}
+	if fc != nil {
+		fc.Edit = iniEdit(fc.Path, section, k.peer, k.key, line)
+		st.Files = append(st.Files, *fc)
+	}
+	st.Notes = append(st.Notes, "persists: systemd-networkd creates "+k.iface+" from "+env.unroot(path)+" at boot, with "+line)
+	return nil
 }
 
 // changeNetdev edits the systemd-networkd .netdev that makes iface, when one
