@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/udppath"
 )
 
 // Measured is what the bench saw, reduced to what ranking needs: per
@@ -29,6 +30,9 @@ type Measured struct {
 	UnderlayBlocked string `json:"underlay_blocked,omitempty"`
 	// Expected is the tunnel/underlay ratio that counts as healthy.
 	Expected float64 `json:"expected"`
+	// PathLoss is the share of UDP outside the tunnel the path lost (the
+	// highest unpoliced run on wgperf's own port; 0 when none ran).
+	PathLoss float64 `json:"path_loss,omitempty"`
 }
 
 // deficit is the share of the underlay the tunnel does not carry in this
@@ -101,6 +105,19 @@ func Symptom(id finding.ID) bool { return doctorOf(id).Role == check.Symptom }
 // hidden reports a cause the tunnel/underlay ratio cannot show (check.NotInBench).
 func hidden(id finding.ID) bool { return doctorOf(id).Bench == check.NotInBench }
 
+// lossLimited reports a congestion-control finding on a path that loses:
+// its window held where the loss holds it (bench.LossPinnedKey), or UDP
+// outside the tunnel lost udppath.LossyPath or more. The underlay's
+// loss-based baseline crawls on the same loss, so the ratio cannot show what
+// the algorithm costs (kernel WireGuard on a 2%-loss WAN: 0.87 in one run,
+// 0.3 in another).
+func lossLimited(f finding.Finding, m Measured) bool {
+	if f.ID != check.TCPCongestionControl {
+		return false
+	}
+	return m.PathLoss >= udppath.LossyPath || slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Key == bench.LossPinnedKey })
+}
+
 // unmeasured reports a cause a throughput measurement cannot verify a fix
 // of: "fix --verify" would see no gain and roll the fix back.
 func unmeasured(id finding.ID) bool { return doctorOf(id).Verify == check.ConfirmOnly }
@@ -132,7 +149,7 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 			c.Explains = imp / 2
 		case doctorOf(f.ID).CostsLatency && m.shortOfShaped():
 			c.Explains = imp / 5 // true, but it explains none of the rate missing
-		case hidden(f.ID):
+		case hidden(f.ID), lossLimited(f, m):
 			c.Explains = imp
 		case (m.Stalled || m.underlayFailed("both")) && doctorOf(f.ID).Role == check.Cause && imp >= 0.7:
 			c.Explains = imp // a stall costs everything; MTU-class causes explain it

@@ -44,6 +44,12 @@ func measured(client, server string, up, upU, down, downU float64) Measured {
 		Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: up, Underlay: upU}, Down: bench.DirRate{Tunnel: down, Underlay: downU}}}
 }
 
+// lossy is m with UDP outside the tunnel having lost loss of its datagrams.
+func lossy(m Measured, loss float64) Measured {
+	m.PathLoss = loss
+	return m
+}
+
 func ids(cs []Cause) []string {
 	var out []string
 	for _, c := range cs {
@@ -63,6 +69,8 @@ func TestRank(t *testing.T) {
 	conntrack := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Warning, Host: b4, Title: "conntrack"}
 	cubic := finding.Finding{ID: "tcp.congestion-control", Severity: finding.Warning, Host: a5, Title: "CUBIC"}
 	cubicWGD0 := finding.Finding{ID: "tcp.congestion-control", Severity: finding.Warning, Host: "netns:wgl-wgd0-a", Title: "CUBIC"}
+	cubicPinned := cubicWGD0
+	cubicPinned.Evidence = []finding.Evidence{{Source: "iperf3", Key: bench.LossPinnedKey, Value: "1.3%", Threshold: "< 1%"}}
 	bloat := finding.Finding{ID: "latency.bufferbloat", Severity: finding.Warning, Host: "netns:wgl-wgd0-a", Title: "an upload adds 190 ms; the queue is on the path"}
 	for _, tc := range []struct {
 		name      string
@@ -126,6 +134,18 @@ func TestRank(t *testing.T) {
 			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, extra: []finding.Finding{bloat, cubicWGD0},
 			m:     measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 17.6, 19.2, 17.3, 20.5),
 			first: "latency.bufferbloat@netns:wgl-wgd0-a", status: StatusSlow, after: []string{"tcp.congestion-control"},
+		},
+		{
+			name:  "CUBIC pinned by a lossy WAN's loss, the underlay crawling on it too (kernel WireGuard, 0.87): the ratio hides its cost, CUBIC before the queue",
+			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, extra: []finding.Finding{bloat, cubicPinned},
+			m:     measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 1.9, 2.2, 2.0, 2.1),
+			first: "tcp.congestion-control@netns:wgl-wgd0-a", status: StatusSlow, after: []string{"latency.bufferbloat"},
+		},
+		{
+			name:  "CUBIC's window swinging where UDP outside the tunnel lost 3% (kernel WireGuard, 0.87): the loss's algorithm before the queue",
+			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, extra: []finding.Finding{bloat, cubicWGD0},
+			m:     lossy(measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 1.9, 2.2, 2.0, 2.1), 0.03),
+			first: "tcp.congestion-control@netns:wgl-wgd0-a", status: StatusSlow, after: []string{"latency.bufferbloat"},
 		},
 		{
 			name:  "the rate is fine and a transfer fills the uplink's queue: the queue is the answer",

@@ -80,6 +80,9 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, dirs []string) ([
 		}
 		pair.Other = res
 		r.UDPOutside = append(r.UDPOutside, res)
+		if !res.Policed {
+			r.Measured.PathLoss = max(r.Measured.PathLoss, res.PathLoss)
+		}
 		fs = append(fs, res.Findings...)
 		part := fmt.Sprintf("%s: %.1f of %.1f Mbit/s arrived, %.0f%% lost on the path", dir, res.ArrivedMbit, res.OfferedMbit, 100*res.PathLoss)
 		if wgPort > 0 {

@@ -254,11 +254,13 @@ func congestionFindings(r *Report) []finding.Finding {
 			finding.Evidence{Source: "iperf3", Key: "cwnd max/min", Value: fmt.Sprintf("%.1f", run.Stats.CwndSwing), Threshold: fmt.Sprintf("< %.1f", CwndSwing)}.Of(run.Stats.CwndSwing, finding.Ratio),
 			finding.Evidence{Source: "iperf3", Key: "retransmits", Value: commas(run.Stats.Retransmits), Threshold: "0"}.Of(float64(run.Stats.Retransmits), finding.Packets),
 		}
+		if pinned {
+			evidence = append(evidence, finding.Evidence{Source: "iperf3", Key: LossPinnedKey, Value: fmt.Sprintf("%.1f%%", loss*100),
+				Threshold: fmt.Sprintf("< %.0f%%", PinningLoss*100)}.Of(loss*100, finding.Percent))
+		}
 		if pinned && short == nil && run.Stats.CwndSwing < CwndSwing {
 			title = fmt.Sprintf("%s on the sender: %.1f%% of its tunnel %s segments were retransmitted, and its window stays at %s..%s bytes, where that loss holds a loss-based sender",
 				strings.ToUpper(cc), loss*100, run.Direction, commas(run.Stats.CwndMin), commas(run.Stats.CwndMax))
-			evidence = append(evidence, finding.Evidence{Source: "iperf3", Key: "retransmitted share of segments sent", Value: fmt.Sprintf("%.1f%%", loss*100),
-				Threshold: fmt.Sprintf("< %.0f%%", PinningLoss*100)}.Of(loss*100, finding.Percent))
 		}
 		if short != nil {
 			if run.Stats.CwndSwing < CwndSwing {
@@ -284,6 +286,11 @@ func congestionFindings(r *Report) []finding.Finding {
 // sender averages about 12 segments in flight (1.22/sqrt(p), the Mathis
 // relation), a few milliseconds' worth at any rate worth a tunnel.
 const PinningLoss = 0.01
+
+// LossPinnedKey is the evidence key of a congestion-control finding whose
+// window the loss pinned (lossPinned): the underlay's loss-based baseline
+// crawls on the same loss, so the tunnel/underlay ratio cannot show its cost.
+const LossPinnedKey = "retransmitted share of segments sent"
 
 // assumedMSS turns a run's bytes and window into segments: the tunnel's MSS
 // is not in iperf3's report, and a tunnel's (1368 at MTU 1420) is within a
