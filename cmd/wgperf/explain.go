@@ -36,11 +36,7 @@ explain ID" says what raises one, why it matters and what fixes it.`,
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tREPORTED BY\tMEANING")
 			for _, e := range all {
-				var by []string
-				for _, s := range e.By {
-					by = append(by, s.Kind)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.ID, strings.Join(by, ", "), e.Title)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.ID, strings.Join(e.Kinds(), ", "), e.Title)
 			}
 			return tw.Flush()
 		},

@@ -217,7 +217,7 @@ arrive out of order and TCP backs off while the other CPUs idle.`,
 		ID:    CPUQuotaThrottled,
 		Title: "A CPU quota throttles the tunnel's process: its cgroup runs out of CPU time while no CPU looks busy",
 		Check: &cpuQuota,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `Reads the quota's cpu.stat again after its bench: the
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads the quota's cpu.stat again after its bench: the
 periods the cgroup ran out of its quota during the bench, judged as the check
 judges them since the cgroup was made.`}},
 		Severities: []finding.Severity{finding.Warning, finding.Critical},
@@ -245,7 +245,7 @@ below that "knee" hides the limit instead of lifting it.`,
 	{
 		ID:    CPUSaturated,
 		Title: "A CPU is the ceiling: above 90% busy while the tunnel carries traffic",
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Samples /proc/stat on both ends while the tunnel
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Samples /proc/stat on both ends while the tunnel
 carries a bench run. A CPU above 90% busy during a tunnel run is the ceiling:
 encryption and packet processing for a userspace or single-queue tunnel pile
 onto one core, so the tunnel cannot go faster however the network is tuned.
@@ -292,7 +292,7 @@ throughput oscillates while the other CPUs idle.`,
 		ID:    CPUSteal,
 		Title: "The hypervisor steals CPU time: the tunnel waits for CPUs this machine never sees busy",
 		Check: &cpuSteal,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `Reads /proc/stat again after its bench: the share of CPU
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads /proc/stat again after its bench: the share of CPU
 time stolen during the bench, judged as the check judges it since boot.`}},
 		Severities: []finding.Severity{finding.Warning, finding.Critical},
 		Why: `On an overcommitted virtual machine the hypervisor runs other guests while
@@ -346,9 +346,16 @@ for every sender.`,
 		},
 	},
 	{
-		ID:         ICMPRatelimitDrops,
-		Title:      "An ICMP rate-limit rule has dropped packets on an uplink",
-		Check:      &icmpRateLimitDrops,
+		ID:    ICMPRatelimitDrops,
+		Title: "An ICMP rate-limit rule has dropped packets on an uplink",
+		Check: &icmpRateLimitDrops,
+		Probes: []Source{{Kind: "probe", Name: "wgperf icmp-burst (and doctor, where health checks ping)", Package: "internal/probe/icmpburst",
+			Doc: `Pings the health checks' targets as their checkers do, each ping its own
+process (20 per target), then with one persistent ping of as many packets, and
+reads the firewall's counters before and after. One-shot pings that fail at
+twice the persistent ping's rate plus 5 points or more mean a limiter drops
+reply bursts, and the counter that grew names its rule: the health checks'
+replies are what the limit eats, which the check can only suspect.`}},
 		Severities: []finding.Severity{finding.Info, finding.Warning},
 		Why: `Health checks (mwan3, keepalived, monitoring) send short bursts of pings. A
 limiter that drops their replies makes a good uplink look dead, so failover
@@ -381,7 +388,7 @@ backup.`,
 	{
 		ID:    KernelDrops,
 		Title: "The kernel dropped tunnel traffic for a reason no other finding covers",
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Counts, on both ends while each bench run
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Counts, on both ends while each bench run
 carries traffic, every packet the kernel drops by its drop reason (the
 skb:kfree_skb tracepoint's enum skb_drop_reason, Linux 5.17 and later), the
 kernel function that dropped it and its interface (wgperf drops). A reason
@@ -414,7 +421,7 @@ QDISC_DROP).`,
 	{
 		ID:    LatencyBufferbloat,
 		Title: "Latency under load: a transfer fills a deep queue and every packet waits behind it",
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Pings the far end's tunnel and underlay addresses
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Pings the far end's tunnel and underlay addresses
 from the client, five a second, for two seconds before any run and all
 through every run's measured seconds. When the single-stream run in a
 direction adds more than 30 ms to the tunnel's median round trip, the queue
@@ -497,7 +504,7 @@ blocked, transfers stall right after the handshake.`,
 	{
 		ID:    MTUPMTUDBlackhole,
 		Title: "PMTUD black hole: large packets vanish and no ICMP says why",
-		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor, lab run)", Doc: `Sends don't-fragment probes towards the peer's endpoint
+		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor, lab run)", Package: "internal/probe/mtu", Doc: `Sends don't-fragment probes towards the peer's endpoint
 (ping -M do, or BusyBox traceroute -F on a router) at likely path MTUs, then
 bisects; large probes that vanish without an ICMP "fragmentation needed" mean
 a PMTUD black hole. Through the tunnel, TCP MSS stepping proves the cliff:
@@ -546,7 +553,7 @@ direction only, and nothing reports an error.`,
 		Title: "WireGuard MTU larger than the underlay allows",
 		Check: &tunnelTooLarge,
 		Cross: &crossMTU,
-		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor)", Doc: `When the DF probes find the path MTU (the
+		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor)", Package: "internal/probe/mtu", Doc: `When the DF probes find the path MTU (the
 narrow hop answers with "fragmentation needed") and TCP through the tunnel still
 collapses above an MSS, the tunnel's packets do not fit a hop its ends cannot see:
 refused with DF set (userspace WireGuard), or fragmented and the fragments lost
@@ -589,9 +596,15 @@ throughput, for no benefit.`,
 		},
 	},
 	{
-		ID:         NetBacklogDrops,
-		Title:      "Packets dropped at a full per-CPU backlog queue",
-		Check:      &backlogDrops,
+		ID:    NetBacklogDrops,
+		Title: "Packets dropped at a full per-CPU backlog queue",
+		Check: &backlogDrops,
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
+			Doc: `Reads /proc/net/softnet_stat on both ends before and after each tunnel
+run: packets the per-CPU backlogs dropped while the tunnel carried traffic are
+a warning, where the check's count since boot is only a note. The counters are
+the whole machine's, so both ends of a pair on one machine (the lab) see the
+same drops. Fix: raise net.core.netdev_max_backlog to 5000.`}},
 		Severities: []finding.Severity{finding.Info, finding.Warning},
 		Why: `These packets are dropped before any protocol sees them: WireGuard's
 datagrams lost on the receiving host, which TCP inside the tunnel reads as
@@ -688,7 +701,7 @@ garbles packets instead.`,
 	{
 		ID:    PathPortThrottled,
 		Title: "The path throttles WireGuard's UDP port: other UDP carries the rate, datagrams with its port number do not",
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `With the UDP run on a port of its own, doctor offers
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `With the UDP run on a port of its own, doctor offers
 the same rate carrying the far end's WireGuard listen port: the near end's
 iperf3 sends from that port number (--cport) to the far end's iperf3, and
 the download run comes back to it. WireGuard holds the port on the far end,
@@ -732,7 +745,7 @@ Moving the tunnel to another port takes it out of the rule.`,
 	{
 		ID:    PathUDPPoliced,
 		Title: "The path polices UDP: the tunnel's packets are dropped above a rate TCP is not",
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `When the tunnel is slow in a direction and nothing found so far
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `When the tunnel is slow in a direction and nothing found so far
 explains it, doctor offers UDP outside the tunnel (iperf3 -u to the far end's
 endpoint address, on a port of its own) at the rate TCP carried there, for two
 seconds. Datagrams lost on the path (the receiver's own socket drops taken
@@ -763,7 +776,7 @@ outside the tunnel never sees it.`,
 	{
 		ID:    RouteECMPSuggested,
 		Title: "One tunnel is CPU- or flow-bound on a host with several uplinks or tunnels",
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `After its bench, for each end whose tunnel was bound
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/doctor", Doc: `After its bench, for each end whose tunnel was bound
 to one CPU (cpu.saturated during a tunnel run) or to one flow (with several
 streams measured, one stream below 60% of them), and that has more than one
 default route's uplink or WireGuard interface, suggests spreading the flows
@@ -789,7 +802,7 @@ tunnels with a multipath route over them add the capacity up.`,
 	{
 		ID:    RouteEndpointUplink,
 		Title: "The tunnel's endpoint is reached over a slower uplink than another one offers",
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (the underlay through each uplink)", Doc: `On a host with more than one default route (multi-WAN),
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (the underlay through each uplink)", Package: "internal/probe/uplinks", Doc: `On a host with more than one default route (multi-WAN),
 doctor measures TCP to the far end's endpoint through each uplink the
 endpoint's route does not take (iperf3 --bind-dev) beside the bench's
 underlay run, which follows the tunnel's own route: another uplink carrying
@@ -905,7 +918,7 @@ fast the tunnel is.`,
 		ID:    TCPCongestionControl,
 		Title: "Loss-based congestion control (CUBIC/Reno) on a host that sees loss",
 		Check: &congestionControl,
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor's long run", Doc: `The bench reads each single-stream tunnel run's
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor's long run", Package: "internal/probe/bench", Doc: `The bench reads each single-stream tunnel run's
 sender algorithm, retransmits and congestion window: a CUBIC or Reno window
 that swings at least 2x, or stays small while the tunnel falls short of the
 underlay, reports this finding (the tuning guide's "bouncing around, or
@@ -933,9 +946,15 @@ carries a fraction of what it could.`,
 		},
 	},
 	{
-		ID:         ThroughputAsymmetric,
-		Title:      "One direction of a tunnel loses what the other delivers",
-		Cross:      &crossDelivery,
+		ID:    ThroughputAsymmetric,
+		Title: "One direction of a tunnel loses what the other delivers",
+		Cross: &crossDelivery,
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
+			Doc: `Compares the tunnel's two directions at the same stream count: the slow
+one below half of the fast one is a warning, unless the underlay is about as
+lopsided (an ADSL line's nature, not the tunnel's fault). One direction far
+slower than the other points at something one-sided: a black hole that way, a
+stale endpoint route on one end, a receiver dropping UDP.`}},
 		Severities: []finding.Severity{finding.Warning},
 		Why: `Loss in one direction only points at that direction's path or receiver: a
 hop whose ICMP is blocked, a receiver dropping UDP. The slow direction is often
@@ -950,7 +969,7 @@ the one users notice (uploads, backups).`,
 	{
 		ID:    ThroughputCollapseKnee,
 		Title: "Pushed past a knee the tunnel collapses in cycles; capped below it, it holds steady",
-		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles)", Doc: `Caps the sender's tunnel interface with tbf at a few
+		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles)", Package: "internal/probe/shaping", Doc: `Caps the sender's tunnel interface with tbf at a few
 rates below the level a long run climbed to, measures each for longer than
 one collapse cycle, and compares them with the uncapped run: a cap that holds
 a steady rate (per-second rates within 10%, no collapse) and carries more than
@@ -988,7 +1007,7 @@ moves more on average.`,
 	{
 		ID:    ThroughputOscillation,
 		Title: "Throughput collapses periodically on a shaped uplink",
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench / shape-sweep", Doc: `Reads iperf3's per-second intervals: throughput that
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench / shape-sweep", Package: "internal/probe/bench", Doc: `Reads iperf3's per-second intervals: throughput that
 collapses periodically (a sawtooth of loss and recovery) on a shaped uplink.
 The case: remote users' uploads swung between full rate and a fraction every
 15-20 s. Fix: a tbf cap just below the knee (wgperf shape-sweep finds it),
@@ -1016,7 +1035,7 @@ data.`,
 	{
 		ID:    ThroughputTunnelRatio,
 		Title: "The tunnel carries less than 90% of the link under it",
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Runs iperf3 through the tunnel and around it (to the
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Runs iperf3 through the tunnel and around it (to the
 peer's endpoint address), both directions, single and parallel streams. A
 healthy single-hop tunnel carries at least 90% of the link under it (the
 tuning guide's rule; 50% of the worst hop over several hops). Below that it is
@@ -1038,9 +1057,25 @@ wgperf doctor, say which one costs the throughput.`,
 		},
 	},
 	{
-		ID:         UDPRcvbufErrors,
-		Title:      "UDP datagrams dropped because socket buffers were full",
-		Check:      &udpRcvbufErrors,
+		ID:    UDPRcvbufErrors,
+		Title: "UDP datagrams dropped because socket buffers were full",
+		Check: &udpRcvbufErrors,
+		Probes: []Source{
+			{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
+				Doc: `Reads Udp RcvbufErrors and SndbufErrors on both ends before and after
+each tunnel run, and the drops of each UDP socket (/proc/net/udp): receive
+errors while the tunnel carried traffic are a warning, with 25 MiB buffers as
+its fix. When the sockets show the tunnel's own dropped nothing, the drops
+were another socket's (a test's own) and the finding is a note with no buffer
+to raise: kernel WireGuard receives through the UDP stack's hook and has no
+socket queue.`},
+			{Kind: "probe", Name: "wgperf doctor (the other end of a tunnel that dropped)", Package: "internal/doctor",
+				Doc: `When one end's userspace WireGuard dropped datagrams during the bench,
+doctor reports the other end too, as a note, where it also runs userspace
+WireGuard behind a receive limit (net.core.rmem_max) as small: that end drops
+once the first end's fix speeds its direction up. The remote users' VPS had
+the same 212 KB defaults as the end that dropped, and the fix was made on both.`},
+		},
 		Severities: []finding.Severity{finding.Info, finding.Warning},
 		Why: `Each drop is a WireGuard packet lost before it is decrypted. TCP inside the
 tunnel takes it for congestion and slows down, so a small socket buffer caps the
@@ -1104,7 +1139,7 @@ nothing passes through the tunnel to that peer until one completes.`,
 	{
 		ID:    WGSpecificCollapse,
 		Title: "The tunnel collapses where UDP outside it does not: the cause is WireGuard's own, not the path's UDP",
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `When the tunnel carries less than half of what UDP
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `When the tunnel carries less than half of what UDP
 outside it delivered at the same rate, on a port of its own and with
 WireGuard's port number alike (the second run where a port is free), no
 policer or port throttle explains it: something treats WireGuard's packets

@@ -21,7 +21,9 @@ type Entry struct {
 	ID    finding.ID
 	Title string // one line: "wgperf checks" lists it, and it names the per-host check
 	// What reports it: its per-host check, its cross-host check, the probes
-	// that report it (in their own words); at least one.
+	// and doctor's own analyses that report it (in their own words, each with
+	// the package that makes its findings); at least one. TestProducers holds
+	// that no other code makes a finding with its ID.
 	Check  *Check
 	Cross  *CrossCheck
 	Probes []Source

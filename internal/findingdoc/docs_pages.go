@@ -55,15 +55,11 @@ func writeFindingIndex(w io.Writer, all []Explanation) {
 	fmt.Fprint(w, "and `wgperf checks` lists the IDs.\n\n")
 	fmt.Fprint(w, "| ID | meaning | reported by | case |\n|---|---|---|---|\n")
 	for _, e := range all {
-		var by []string
-		for _, s := range e.By {
-			by = append(by, s.Kind)
-		}
 		cases := "any tunnel"
 		if len(e.Cases) > 0 {
 			cases = strings.Join(e.Cases, "; ")
 		}
-		fmt.Fprintf(w, "| [`%s`](%s.md) | %s | %s | %s |\n", e.ID, e.ID, mdEscape(e.Title), strings.Join(by, ", "), mdEscape(cases))
+		fmt.Fprintf(w, "| [`%s`](%s.md) | %s | %s | %s |\n", e.ID, e.ID, mdEscape(e.Title), strings.Join(e.Kinds(), ", "), mdEscape(cases))
 	}
 }
 

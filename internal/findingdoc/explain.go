@@ -42,6 +42,18 @@ func (e Explanation) bothEnds() bool {
 	return c.Doctor.BothEnds
 }
 
+// Kinds are the kinds of what reports the finding, each once, in order
+// ("check, probe" where a bench and doctor both make it).
+func (e Explanation) Kinds() []string {
+	var out []string
+	for _, s := range e.By {
+		if !slices.Contains(out, s.Kind) {
+			out = append(out, s.Kind)
+		}
+	}
+	return out
+}
+
 // Applicable reports whether "wgperf fix" can apply some fix of the
 // finding; the others are diagnostic steps to take by hand.
 func (e Explanation) Applicable() bool {
