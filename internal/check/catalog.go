@@ -257,7 +257,7 @@ machine rather than the tunnel.`}},
 other findings' gains are capped by it. The way out is spreading the work or a
 faster WireGuard implementation.`,
 		Cases:  []string{CaseTuning},
-		Doctor: Doctor{Role: Environment, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
+		Doctor: Doctor{Role: Environment, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured, Load: "a CPU near its limit"},
 		// No remedy: the bench names the CPU, not what keeps it busy; when it
 		// is receive processing, cpu.softirq-imbalance proposes RPS.
 		Example: Example{
@@ -279,7 +279,7 @@ faster WireGuard implementation.`,
 saturates, its backlog overflows, packets are dropped and TCP backs off, so
 throughput oscillates while the other CPUs idle.`,
 		Cases:  []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured},
+		Doctor: Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured, Load: "receive processing on one CPU"},
 		Remedies: []Remedy{
 			{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("an uplink").On(anUplink), "mask": Named("the mask of every CPU").On(allCPUs)}},
 		},
@@ -610,7 +610,7 @@ same drops. Fix: raise net.core.netdev_max_backlog to 5000.`}},
 datagrams lost on the receiving host, which TCP inside the tunnel reads as
 congestion and backs off from.`,
 		Cases:  []string{CaseTuning, CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.55, Side: Receiver, Bench: InBench, Verify: Measured},
+		Doctor: Doctor{Role: Cause, Impact: 0.55, Side: Receiver, Bench: InBench, Verify: Measured, Load: "backlog drops"},
 		Remedies: []Remedy{
 			// the backlog raised, or dev_weight restored where it was lowered (backlogSysctl)
 			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog", "net.core.dev_weight"),
@@ -1017,7 +1017,7 @@ which trades a little peak for a steady rate.`}},
 see stalls every few seconds. A steady rate a little below the peak moves more
 data.`,
 		Cases:  []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Symptom, Calls: ProbeShaping},
+		Doctor: Doctor{Role: Symptom, Calls: ProbeShaping, Load: "an oscillating rate"},
 		Remedies: []Remedy{
 			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
@@ -1081,7 +1081,7 @@ the same 212 KB defaults as the end that dropped, and the fix was made on both.`
 tunnel takes it for congestion and slows down, so a small socket buffer caps the
 tunnel far below the link.`,
 		Cases:  []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.6, Side: Receiver, Bench: InBench, Verify: Measured},
+		Doctor: Doctor{Role: Cause, Impact: 0.6, Side: Receiver, Bench: InBench, Verify: Measured, Load: "UDP buffer drops"},
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
 				"key":   OneOf("net.core.rmem_max", "net.core.rmem_default", "net.core.wmem_max", "net.core.wmem_default"),
@@ -1171,7 +1171,7 @@ capturing on both ends rather than more throughput tests.`,
 ceiling is that process's CPU; the same hardware carries more with the kernel
 module.`,
 		Cases:  []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.05, Side: Both, Bench: InBench, Verify: Measured},
+		Doctor: Doctor{Role: Cause, Impact: 0.05, Side: Both, Bench: InBench, Verify: Measured, Load: "a userspace WireGuard implementation (its CPU is the ceiling)"},
 		Example: Example{
 			Host:  "wg0 is served by wireguard-go on a Linux 6.1 host",
 			Fixes: func() []finding.Fix { return []finding.Fix{userspaceFix("wg0")} },

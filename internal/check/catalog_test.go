@@ -89,11 +89,14 @@ func checkDoctor(t *testing.T, e Entry) {
 			t.Errorf("%s: a note (info only) costs at most 0.05, not %g", e.ID, d.Impact)
 		}
 	case Symptom:
-		if !reflect.DeepEqual(d, Doctor{Role: Symptom, Calls: d.Calls}) {
+		if !reflect.DeepEqual(d, Doctor{Role: Symptom, Calls: d.Calls, Load: d.Load}) {
 			t.Errorf("%s: a symptom is ranked by nothing but its role: %+v", e.ID, d)
 		}
 	default:
 		t.Errorf("%s: no role", e.ID)
+	}
+	if strings.ContainsAny(d.Load, "\n.;:") {
+		t.Errorf("%s: Load %q: want a phrase for the middle of a sentence", e.ID, d.Load)
 	}
 	for _, id := range d.Underlies {
 		if id == e.ID || !InCatalog(id) {

@@ -135,6 +135,10 @@ type Doctor struct {
 	Verify Verify
 	// Calls is the targeted probe its report calls for on a slow tunnel ("" for none).
 	Calls Probe
+	// Load names it where it makes throughput depend on load, in the reason
+	// doctor gives for its long run ("UDP buffer drops"): a short bench's
+	// rate may hide what a longer or parallel one shows. "" for none.
+	Load string
 	// Underlies are the findings this cause brings about, whose fixes work
 	// around it (a rule dropping ICMP frag-needed makes the black hole that a
 	// lower MTU or an MSS clamp works around): where both are reported, doctor

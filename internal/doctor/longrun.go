@@ -129,20 +129,13 @@ func unsteadyRuns(rep *bench.Report) []string {
 	return out
 }
 
-// loadEvidence names what makes throughput depend on load, "" for nothing.
+// loadEvidence names what makes throughput depend on load (the findings'
+// catalog Load, and shapers), "" for nothing.
 func loadEvidence(fs []finding.Finding, snaps []*facts.Snapshot) string {
-	words := map[finding.ID]string{
-		check.WGUserspace:           "a userspace WireGuard implementation (its CPU is the ceiling)",
-		check.CPUSaturated:          "a CPU near its limit",
-		check.CPUSoftirqImbalance:   "receive processing on one CPU",
-		check.UDPRcvbufErrors:       "UDP buffer drops",
-		check.NetBacklogDrops:       "backlog drops",
-		check.ThroughputOscillation: "an oscillating rate",
-	}
 	var out []string
 	seen := map[finding.ID]bool{}
 	for _, f := range fs {
-		if w, ok := words[f.ID]; ok && !seen[f.ID] {
+		if w := doctorOf(f.ID).Load; w != "" && !seen[f.ID] {
 			seen[f.ID] = true
 			out = append(out, w)
 		}
