@@ -40,8 +40,9 @@ func declaredMakers(e Entry) []string {
 // TestProducers holds the catalog's declarations of who makes a finding to
 // the code: every finding.Finding the module's code builds with a catalog
 // ID is built in a package its entry declares, and every package an entry
-// declares still builds one. Doctor's own analyses (the same limit on the
-// other end, ECMP) and the probes made findings no entry said they made.
+// declares still builds one. When it came, five makers were declared
+// nowhere: the bench's buffer, backlog and asymmetry findings, icmp-burst's
+// and doctor's own (the same small limit on the other end).
 func TestProducers(t *testing.T) {
 	root := filepath.Join("..", "..")
 	made := findingsMade(t, root, idConstants(t, filepath.Join(root, checkPackage)))
@@ -161,7 +162,11 @@ func findingsMade(t *testing.T, root string, ids map[string]finding.ID) []produc
 		}
 		fm := fileMaker{pkg: path.Dir(rel), file: rel, fset: fset, ids: ids,
 			finding: importName(f, modulePath+"/internal/finding"), check: importName(f, modulePath+"/"+checkPackage)}
-		out = append(out, fm.scan(t, f)...)
+		made, problems := fm.scan(f)
+		out = append(out, made...)
+		for _, p := range problems {
+			t.Error(p)
+		}
 		return nil
 	})
 	if err != nil {
@@ -192,12 +197,16 @@ type fileMaker struct {
 	finding, check string // the file's names for the two packages
 }
 
-func (fm fileMaker) scan(t *testing.T, f *ast.File) []producedAt {
-	t.Helper()
-	var out []producedAt
+// scan returns the findings a file makes, and what it makes that cannot be
+// read (a literal without a catalog constant for its ID).
+func (fm fileMaker) scan(f *ast.File) (made []producedAt, problems []string) {
 	read := func(lit *ast.CompositeLit) {
-		if m, ok := fm.literal(t, lit); ok {
-			out = append(out, m)
+		m, problem := fm.literal(lit)
+		switch {
+		case problem != "":
+			problems = append(problems, problem)
+		case m.id != "":
+			made = append(made, m)
 		}
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -206,41 +215,27 @@ func (fm fileMaker) scan(t *testing.T, f *ast.File) []producedAt {
 			if fm.isFinding(n.Type) {
 				read(n)
 			}
-			// []finding.Finding{{ID: ...}}: the elements' type is elided.
-			if fm.holdsFindings(n.Type) {
-				for _, x := range n.Elts {
-					if kv, ok := x.(*ast.KeyValueExpr); ok {
-						x = kv.Value
-					}
-					if u, ok := x.(*ast.UnaryExpr); ok && u.Op == token.AND {
-						x = u.X
-					}
-					if lit, ok := x.(*ast.CompositeLit); ok && lit.Type == nil {
-						read(lit)
-					}
-				}
-			}
+			fm.elided(n.Type, n, read)
 		case *ast.AssignStmt:
 			// f.ID = check.X makes a finding with that ID as surely as a literal.
 			for i, lhs := range n.Lhs {
 				if sel, ok := lhs.(*ast.SelectorExpr); ok && sel.Sel.Name == "ID" && i < len(n.Rhs) {
 					if id, ok := fm.catalogID(n.Rhs[i]); ok {
-						out = append(out, producedAt{id: id, pkg: fm.pkg, pos: fm.pos(n)})
+						made = append(made, producedAt{id: id, pkg: fm.pkg, pos: fm.pos(n)})
 					}
 				}
 			}
 		}
 		return true
 	})
-	return out
+	return made, problems
 }
 
-// literal is a finding.Finding literal's ID and place; an empty literal
-// (a zero value to return) makes none.
-func (fm fileMaker) literal(t *testing.T, lit *ast.CompositeLit) (producedAt, bool) {
-	t.Helper()
+// literal is a finding.Finding literal's ID and place, or why it cannot
+// be read; an empty literal (a zero value to return) makes none.
+func (fm fileMaker) literal(lit *ast.CompositeLit) (producedAt, string) {
 	if len(lit.Elts) == 0 {
-		return producedAt{}, false
+		return producedAt{}, ""
 	}
 	for _, x := range lit.Elts {
 		kv, ok := x.(*ast.KeyValueExpr)
@@ -249,13 +244,11 @@ func (fm fileMaker) literal(t *testing.T, lit *ast.CompositeLit) (producedAt, bo
 		}
 		id, ok := fm.catalogID(kv.Value)
 		if !ok {
-			t.Errorf("%s: a finding.Finding whose ID is not a catalog constant (check.X): name the constant, so the catalog can say who makes it", fm.pos(lit))
-			return producedAt{}, false
+			return producedAt{}, fm.pos(lit) + ": a finding.Finding whose ID is not a catalog constant (check.X): name the constant, so the catalog can say who makes it"
 		}
-		return producedAt{id: id, pkg: fm.pkg, pos: fm.pos(lit)}, true
+		return producedAt{id: id, pkg: fm.pkg, pos: fm.pos(lit)}, ""
 	}
-	t.Errorf("%s: a finding.Finding with no ID: name its catalog constant in the literal", fm.pos(lit))
-	return producedAt{}, false
+	return producedAt{}, fm.pos(lit) + ": a finding.Finding with no ID: name its catalog constant in the literal"
 }
 
 // catalogID resolves check.X (X inside package check) to its ID.
@@ -289,17 +282,96 @@ func (fm fileMaker) isFinding(x ast.Expr) bool {
 	return false
 }
 
-// holdsFindings reports a slice, array or map of findings (or pointers to them).
-func (fm fileMaker) holdsFindings(x ast.Expr) bool {
-	switch x := x.(type) {
+// elided reads the findings among a literal's elements whose type is left
+// out, []finding.Finding{{ID: ...}}, at any depth (map[string][]finding.Finding):
+// typ is the literal's type, where it is written.
+func (fm fileMaker) elided(typ ast.Expr, lit *ast.CompositeLit, read func(*ast.CompositeLit)) {
+	var elem ast.Expr
+	switch x := typ.(type) {
 	case *ast.ArrayType:
-		return fm.isFinding(x.Elt)
+		elem = x.Elt
 	case *ast.MapType:
-		return fm.isFinding(x.Value)
+		elem = x.Value
+	default:
+		return
 	}
-	return false
+	for _, x := range lit.Elts {
+		if kv, ok := x.(*ast.KeyValueExpr); ok {
+			x = kv.Value
+		}
+		if u, ok := x.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			x = u.X
+		}
+		inner, ok := x.(*ast.CompositeLit)
+		if !ok || inner.Type != nil {
+			continue // a literal with its type is read where ast.Inspect meets it
+		}
+		if fm.isFinding(elem) {
+			read(inner)
+		} else {
+			fm.elided(elem, inner, read)
+		}
+	}
 }
 
 func (fm fileMaker) pos(n ast.Node) string {
 	return fm.file + ":" + strconv.Itoa(fm.fset.Position(n.Pos()).Line)
+}
+
+// The forms a finding is built in, each read with its ID; an ID the
+// catalog cannot name, and a literal with none, fail.
+func TestFindingsMadeForms(t *testing.T) {
+	const src = `package probe
+
+import (
+	c "github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
+var (
+	a = finding.Finding{ID: c.UDPRcvbufErrors}
+	b = &finding.Finding{Severity: finding.Warning, ID: c.CPUSaturated}
+	d = []finding.Finding{{ID: c.NetBacklogDrops}}
+	e = []*finding.Finding{{ID: c.KernelDrops}}
+	g = map[string][]finding.Finding{"x": {{ID: c.CPUSteal}}}
+	zero = finding.Finding{}
+)
+
+func set(f *finding.Finding) { f.ID = c.WGUserspace }
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "probe.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := fileMaker{pkg: "internal/probe/x", file: "internal/probe/x/probe.go", fset: fset,
+		ids:     idConstants(t, "."),
+		finding: importName(f, modulePath+"/internal/finding"), check: importName(f, modulePath+"/"+checkPackage)}
+	var got []string
+	made, problems := fm.scan(f)
+	for _, m := range made {
+		got = append(got, string(m.id)+"@"+m.pos)
+	}
+	if len(problems) > 0 {
+		t.Errorf("problems: %q", problems)
+	}
+	want := []string{
+		"udp.rcvbuf-errors@internal/probe/x/probe.go:9", "cpu.saturated@internal/probe/x/probe.go:10",
+		"net.backlog-drops@internal/probe/x/probe.go:11", "kernel.drops@internal/probe/x/probe.go:12",
+		"cpu.steal@internal/probe/x/probe.go:13", "wg.userspace@internal/probe/x/probe.go:17",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("read %q, want %q", got, want)
+	}
+
+	for _, bad := range []string{`finding.Finding{ID: id}`, `finding.Finding{ID: "udp.rcvbuf-errors"}`, `finding.Finding{Host: "a"}`} {
+		f, err := parser.ParseFile(fset, "bad.go", `package probe; import "github.com/wgperf/wgperf/internal/finding"; var x = `+bad, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm.finding, fm.check = "finding", ""
+		if made, problems := fm.scan(f); len(made) != 0 || len(problems) != 1 {
+			t.Errorf("%s: read %v, problems %q: want one problem", bad, made, problems)
+		}
+	}
 }
