@@ -1070,11 +1070,12 @@ were another socket's (a test's own) and the finding is a note with no buffer
 to raise: kernel WireGuard receives through the UDP stack's hook and has no
 socket queue.`},
 			{Kind: "probe", Name: "wgperf doctor (the other end of a tunnel that dropped)", Package: "internal/doctor",
-				Doc: `When one end's userspace WireGuard dropped datagrams during the bench,
-doctor reports the other end too, as a note, where it also runs userspace
-WireGuard behind a receive limit (net.core.rmem_max) as small: that end drops
-once the first end's fix speeds its direction up. The remote users' VPS had
-the same 212 KB defaults as the end that dropped, and the fix was made on both.`},
+				Doc: `When the bench found one end dropping datagrams at a full socket
+buffer, doctor reports the other end too, as a note, where that one runs
+userspace WireGuard behind a receive limit (net.core.rmem_max) no larger: it
+drops once the first end's fix speeds its direction up. The remote users' VPS
+had the same 212 KB defaults as the end that dropped, and the fix was made on
+both.`},
 		},
 		Severities: []finding.Severity{finding.Info, finding.Warning},
 		Why: `Each drop is a WireGuard packet lost before it is decrypted. TCP inside the
