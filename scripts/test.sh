@@ -60,9 +60,9 @@ WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario
 aloneStatus=$?
 
 stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireGuard, in a guest kernel (lab vm)"
-# The tests' own deadlines (the catalog's 25 min, the boot proof's 5) come
+# The tests' own deadlines (the catalog's 30 min, the boot proof's 5) come
 # first, with the guest's last output; Go's timeout is only a backstop.
-WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 35m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelCatalog)$' ./internal/scenario
+WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 40m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelCatalog)$' ./internal/scenario
 kernelStatus=$?
 
 stamp "waiting for the packaging test and the fuzz targets beside"

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,11 +28,16 @@ import (
 const kernelRateMbit = 20
 
 // kernelLaneDeadline bounds the kernel lane's catalog: its six scenarios
-// play in about 6 minutes under TCG on a quiet 2-core machine, and a busy
-// one took about twice as long a scenario; a deadline is no verdict on
-// speed, only a bound that fails readably before go test's timeout
-// (scripts/test.sh).
-const kernelLaneDeadline = 25 * time.Minute
+// play in about 6 to 10 minutes under TCG on a 2-core machine, and a busy
+// one took about twice as long a scenario; room for a second guest after a
+// hung one (kernelSilence). A deadline is no verdict on speed, only a bound
+// that fails readably before go test's timeout (scripts/test.sh).
+const kernelLaneDeadline = 30 * time.Minute
+
+// kernelSilence is how long the catalog's guest may print nothing: every
+// step of a scenario reports its progress, and each scenario's own deadline
+// (scenario.Run: a few minutes at --time 2) ends it well before.
+const kernelSilence = 6 * time.Minute
 
 // kernelLane skips a test outside the kernel lane and fails it without a
 // guest kernel to boot; it returns the wgperf binary the guest runs.
@@ -60,9 +66,19 @@ func TestKernelCatalog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), kernelLaneDeadline)
 	defer cancel()
 	var out bytes.Buffer
-	res, err := guest.Run(ctx, guest.Options{Progress: func(s string) { t.Log(s) }},
-		append(append([]string{exe, "lab", "run"}, kernelLaneScenarios()...), "--verdict-only", "--rate", strconv.Itoa(kernelRateMbit), "--time", "2", "--json", "--name", "kern"),
-		&out, storyLog{t})
+	argv := append(append([]string{exe, "lab", "run"}, kernelLaneScenarios()...),
+		"--verdict-only", "--rate", strconv.Itoa(kernelRateMbit), "--time", "2", "--json", "--name", "kern", "--progress", "always")
+	// A guest went silent once in CI and stayed so for the whole deadline
+	// (QEMU busy, no output, not reproduced since): it is stopped at the
+	// silence bound and the catalog played once more in a fresh guest.
+	opts := guest.Options{Progress: func(s string) { t.Log(s) }, Silence: kernelSilence}
+	res, err := guest.Run(ctx, opts, argv, &out, storyLog{t})
+	var silent *guest.SilentError
+	if errors.As(err, &silent) {
+		t.Logf("the guest hung (%v); playing the catalog again in a fresh guest", err)
+		out.Reset()
+		res, err = guest.Run(ctx, opts, argv, &out, storyLog{t})
+	}
 	if err != nil {
 		t.Fatalf("lab vm: %v", err)
 	}

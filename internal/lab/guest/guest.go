@@ -64,6 +64,23 @@ type Options struct {
 	// KVM (TCG instead): a choice that makes it several times slower, which
 	// a person or a CI log should see even where no progress is shown.
 	Accelerator func(string)
+	// Silence, when set, stops a guest whose command has printed nothing for
+	// that long (a *SilentError): a command that reports its progress and
+	// bounds each of its steps goes silent only when the guest hung, and a
+	// hung guest should fail at once, not at a deadline far away. Above 2 s
+	// (the wait for a finished command's output to end).
+	Silence time.Duration
+}
+
+// SilentError is a guest stopped because its command went silent for
+// Options.Silence.
+type SilentError struct {
+	For  time.Duration
+	Tail string // its last output
+}
+
+func (e *SilentError) Error() string {
+	return fmt.Sprintf("the guest's command printed nothing for %s and was stopped; its last output:\n%s", e.For, e.Tail)
 }
 
 // Result is what a guest run did.
@@ -270,6 +287,7 @@ func boot(ctx context.Context, opts Options, kernel string, argv []string, stdou
 	up := make(chan struct{})
 	marker := &markerWriter{w: stderr, up: up}
 	tail := target.NewTail(earlyKeep) // the guest's last words, for a run that had to be stopped
+	heard := &lastHeard{at: time.Now()}
 	errc := make(chan error, 1)
 	// The guest's CPUs are QEMU's threads: they run at the lab nodes' priority
 	// (in an autogroup of their own, where the kernel has autogroups), so a
@@ -281,7 +299,7 @@ func boot(ctx context.Context, opts Options, kernel string, argv []string, stdou
 	var pgid int
 	tree.Started = func(id int) { pgid = id; remember(id) }
 	go func() {
-		errc <- tree.Run(runCtx, stdout, io.MultiWriter(marker, tail), vng, args...)
+		errc <- tree.Run(runCtx, io.MultiWriter(stdout, heard), io.MultiWriter(marker, tail, heard), vng, args...)
 	}()
 	defer func() {
 		if pgid != 0 {
@@ -313,7 +331,11 @@ func boot(ctx context.Context, opts Options, kernel string, argv []string, stdou
 	res.Boot = time.Since(start)
 	progress(fmt.Sprintf("guest up in %.0f s (Linux %s, %s)", res.Boot.Seconds(), marker.release(), res.Accel))
 	if !finished {
-		err = <-errc
+		if err = waitHeard(errc, heard, opts.Silence); err == errSilent {
+			cancel()
+			<-errc
+			return &SilentError{For: opts.Silence, Tail: shell.Terminal(tail.String())}
+		}
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("the guest's command was stopped (%v); its last output:\n%s", ctx.Err(), shell.Terminal(tail.String()))
@@ -324,6 +346,47 @@ func boot(ctx context.Context, opts Options, kernel string, argv []string, stdou
 		return nil
 	}
 	return err
+}
+
+// lastHeard is when the guest last wrote anything.
+type lastHeard struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+func (l *lastHeard) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.at = time.Now()
+	l.mu.Unlock()
+	return len(p), nil
+}
+
+func (l *lastHeard) since() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return time.Since(l.at)
+}
+
+var errSilent = errors.New("silent")
+
+// waitHeard waits for the guest's end, or returns errSilent once it has
+// been silent for silence (0: never).
+func waitHeard(errc <-chan error, heard *lastHeard, silence time.Duration) error {
+	if silence <= 0 {
+		return <-errc
+	}
+	tick := time.NewTicker(min(silence/4, 10*time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-errc:
+			return err
+		case <-tick.C:
+			if heard.since() >= silence {
+				return errSilent
+			}
+		}
+	}
 }
 
 // remember notes a running guest's process group in guestsDir, and drops

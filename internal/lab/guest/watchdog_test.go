@@ -3,6 +3,7 @@ package guest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -154,6 +155,35 @@ func TestCommandPastItsDeadline(t *testing.T) {
 		t.Errorf("returned %s after a 2 s deadline", waited)
 	}
 	noneLeft(t, pids)
+}
+
+// TestGuestThatGoesSilentIsStopped: a command that prints its progress,
+// then nothing (a hung guest), is stopped once it has been silent for
+// Options.Silence, with its last output, long before the context's deadline;
+// one that keeps talking runs to its end.
+func TestGuestThatGoesSilentIsStopped(t *testing.T) {
+	pids := standIn(t, "never")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	_, err := Run(ctx, Options{Kernel: kvmDevice, Accel: AccelTCG, Silence: 4 * time.Second},
+		[]string{"sh", "-c", "echo $$ >>\"$FAKE_VNG_PIDS\"; for i in 1 2 3; do echo \"step $i\" >&2; sleep 1; done; exec sleep 3600"}, &bytes.Buffer{}, &bytes.Buffer{})
+	var silent *SilentError
+	if !errors.As(err, &silent) || !strings.Contains(silent.Tail, "step 3") || silent.For != 4*time.Second {
+		t.Errorf("err = %v: want a SilentError after 4 s with the last output (step 3)", err)
+	}
+	if waited := time.Since(start); waited < 6*time.Second || waited > 30*time.Second {
+		t.Errorf("returned after %s: want after the three steps and 4 s of silence", waited)
+	}
+	noneLeft(t, pids)
+
+	var out bytes.Buffer
+	// Its output's end may lag its exit by the tree's wait delay (2 s): the
+	// bound is above it.
+	if _, err := Run(ctx, Options{Kernel: kvmDevice, Accel: AccelTCG, Silence: 4 * time.Second},
+		[]string{"sh", "-c", "for i in 1 2 3 4 5 6; do echo \"step $i\" >&2; sleep 1; done; echo done"}, &out, &bytes.Buffer{}); err != nil || out.String() != "done\n" {
+		t.Errorf("a command that keeps talking: %v, printed %q", err, out.String())
+	}
 }
 
 // TestLookPathSkipsRelativeEntries: root's PATH with an empty or relative
