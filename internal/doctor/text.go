@@ -187,8 +187,7 @@ func ratios(m Measured) string {
 }
 
 func measuredLine(m Measured) string {
-	s := fmt.Sprintf("upload %.1f/%.1f Mbit/s (%.2f), download %.1f/%.1f Mbit/s (%.2f) tunnel/underlay",
-		m.Up.Tunnel, m.Up.Underlay, m.Up.Ratio(), m.Down.Tunnel, m.Down.Underlay, m.Down.Ratio())
+	s := "upload " + m.Up.Figures() + ", download " + m.Down.Figures() + " tunnel/underlay"
 	if m.Stalled {
 		s += "; a tunnel run stalled"
 	}

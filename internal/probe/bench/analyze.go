@@ -76,6 +76,9 @@ type Run struct {
 	IperfJSON string `json:"iperf3_json,omitempty"`
 	// Latency is the round trip while the run loaded the path (latency.go).
 	Latency *Latency `json:"latency,omitempty"`
+	// Repeats are later runs of the same spec, made when one sample could
+	// not settle its cell's verdict (repeat.go); the cell takes the median.
+	Repeats []Repeat `json:"repeats,omitempty"`
 }
 
 // Stats summarise a run's measured (non-omitted) intervals.
@@ -95,7 +98,8 @@ type Stats struct {
 	JitterMs    float64 `json:"jitter_ms,omitempty"`
 }
 
-// Cell compares tunnel and underlay for one direction and stream count.
+// Cell compares tunnel and underlay for one direction and stream count, each
+// the median of its samples.
 type Cell struct {
 	Direction    string  `json:"direction"`
 	Streams      int     `json:"streams"`
@@ -104,6 +108,9 @@ type Cell struct {
 	Ratio        float64 `json:"ratio"`
 	Expected     float64 `json:"expected"`
 	OK           bool    `json:"ok"`
+	// Samples is how many runs each path took when more than one (a repeat
+	// was needed: repeat.go); absent, one.
+	Samples int `json:"samples,omitempty"`
 }
 
 // Report is a whole bench: what was measured, the comparison and the findings.
@@ -228,11 +235,14 @@ func cells(r *Report) []Cell {
 		}
 		seen[key] = true
 		u := find(r, PathUnderlay, run.Direction, run.Streams)
-		if u == nil || u.Stats.Mbit <= 0 {
+		if u == nil || u.Rate() <= 0 {
 			continue
 		}
-		c := Cell{Direction: run.Direction, Streams: run.Streams, TunnelMbit: run.Stats.Mbit,
-			UnderlayMbit: u.Stats.Mbit, Expected: r.Expected()}
+		c := Cell{Direction: run.Direction, Streams: run.Streams, TunnelMbit: run.Rate(),
+			UnderlayMbit: u.Rate(), Expected: r.Expected()}
+		if n := min(run.Spread().Samples, u.Spread().Samples); n > 1 {
+			c.Samples = n
+		}
 		c.Ratio = c.TunnelMbit / c.UnderlayMbit
 		c.OK = c.Ratio >= c.Expected
 		out = append(out, c)

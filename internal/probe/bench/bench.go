@@ -39,6 +39,9 @@ type Config struct {
 	IperfJSONDir string
 	// Drops opens a kernel drop sampler on each end (nil: none; kerneldrops.go).
 	Drops Samplers
+	// Samples is the most runs a cell takes when one cannot settle its
+	// verdict (0: DefaultSamples; 1: never repeat; repeat.go).
+	Samples int
 }
 
 // Plan lists the runs of a bench, tunnel and underlay side by side so both see
@@ -90,6 +93,9 @@ func (c *Config) Normalize() {
 	}
 	if c.Hops == 0 {
 		c.Hops = 1
+	}
+	if c.Samples <= 0 {
+		c.Samples = DefaultSamples
 	}
 }
 
@@ -154,8 +160,49 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 		rep.Runs = append(rep.Runs, run)
 	}
 	Analyze(rep)
+	if err := repeatUnsettled(ctx, c, rep, len(plan), samplers, pings); err != nil {
+		rep.Elapsed = time.Since(start).Seconds()
+		return rep, err
+	}
 	rep.Elapsed = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// repeatUnsettled runs the unsettled cells again, tunnel and underlay side
+// by side, until each is settled or has c.Samples samples. A repeat that
+// fails ends the repeats: the samples so far stand, and only a cancelled
+// context is an error.
+func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers *endSamplers, pings *pinger) error {
+	for round := 1; round < c.Samples; round++ {
+		specs := unsettledSpecs(rep, c.Samples)
+		for _, spec := range specs {
+			n++
+			if c.Progress != nil {
+				fmt.Fprintf(c.Progress, "[again] %s (%ds): one sample is too close to call... ", spec, c.Omit+c.Seconds)
+			}
+			run, err := measure(ctx, c, spec, samplers, pings)
+			if err != nil {
+				if c.Progress != nil {
+					fmt.Fprintln(c.Progress, "failed")
+				}
+				return ctx.Err()
+			}
+			if c.Progress != nil {
+				fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", run.Result.Mbit())
+			}
+			if c.IperfJSONDir != "" {
+				if run.IperfJSON, err = writeIperfJSON(c.IperfJSONDir, n, spec, run.Result.Raw); err != nil {
+					return err
+				}
+			}
+			addRepeat(rep, run)
+		}
+		if len(specs) == 0 {
+			return nil
+		}
+		Analyze(rep)
+	}
+	return nil
 }
 
 func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pings *pinger) (Run, error) {

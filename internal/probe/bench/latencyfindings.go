@@ -162,11 +162,11 @@ func (r *Report) uplink(dir string) string {
 // underlayRate is the single-stream underlay rate in dir, or the tunnel's
 // when the underlay was not measured (0: neither).
 func (r *Report) underlayRate(dir string) float64 {
-	if u := find(r, PathUnderlay, dir, 1); u != nil && u.Stats.Mbit > 0 {
-		return u.Stats.Mbit
+	if u := find(r, PathUnderlay, dir, 1); u != nil && u.Rate() > 0 {
+		return u.Rate()
 	}
 	if t := find(r, PathTunnel, dir, 1); t != nil {
-		return t.Stats.Mbit
+		return t.Rate()
 	}
 	return 0
 }

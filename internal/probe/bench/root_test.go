@@ -115,3 +115,67 @@ func TestBenchAttributesFirewallDrops(t *testing.T) {
 		t.Errorf("notes %q: want one starting %q and naming the rule", up.Notes, want)
 	}
 }
+
+// A tunnel whose egress on A bounces between 4 Mbit/s and all it carries
+// every 2 s over a steady 40 Mbit/s underlay, judged against two hops'
+// expectation (0.5): its upload's mean lands either side of the line by
+// phase, within the error of its wide spread, so bench runs the cell again,
+// tunnel and underlay side by side, and judges it by the medians.
+func TestBenchRepeatsACellOneSampleCannotSettle(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "iperf3", "tc")
+	l := labtest.Up(t, lab.Config{Name: "wgr1", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 40}})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	a, wg := l.Target("a"), l.WGInterface("a")
+	bounce, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; bounce.Err() == nil; i++ {
+			rate := []string{"4mbit", "1gbit"}[i%2]
+			if _, err := a.Run(bounce, "tc", "qdisc", "replace", "dev", wg, "root", "tbf", "rate", rate, "burst", "64kb", "latency", "50ms"); err != nil && bounce.Err() == nil {
+				t.Errorf("tc on %s: %v", wg, err)
+				return
+			}
+			select {
+			case <-bounce.Done():
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}()
+	defer func() { stop(); <-done }()
+	b := l.Node("b")
+	rep, err := Measure(ctx, Config{Client: a, Server: l.Target("b"), TunnelAddr: b.TunnelAddr, UnderlayAddr: b.UnderlayAddr,
+		ClientInterface: wg, ServerInterface: l.WGInterface("b"), Quick: true, Seconds: 3, Omit: 1, Hops: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range rep.Runs {
+		t.Logf("%s: %s, cv %.2f, repeats %+v", run.Spec, spreadText(run), run.Stats.CV, run.Repeats)
+	}
+	var up *Cell
+	for i, c := range rep.Cells {
+		t.Logf("cell %+v", c)
+		if c.Direction == Upload {
+			up = &rep.Cells[i]
+		}
+	}
+	if up == nil {
+		t.Fatalf("no upload cell in %+v", rep.Cells)
+	}
+	tunnel, underlay := find(rep, PathTunnel, Upload, 1), find(rep, PathUnderlay, Upload, 1)
+	if up.Samples < 2 || len(tunnel.Repeats) != up.Samples-1 || len(underlay.Repeats) != up.Samples-1 {
+		t.Fatalf("upload cell %+v: want at least 2 samples of each path, side by side", up)
+	}
+	if up.TunnelMbit != tunnel.Rate() || up.UnderlayMbit != underlay.Rate() {
+		t.Errorf("cell %.1f/%.1f, medians %.1f/%.1f", up.TunnelMbit, up.UnderlayMbit, tunnel.Rate(), underlay.Rate())
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("(median of %d: ", up.Samples); !strings.Contains(text.String(), want) {
+		t.Errorf("table without %q:\n%s", want, text.String())
+	}
+}

@@ -42,7 +42,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			retr = "-"
 			cw = fmt.Sprintf("loss %.2f%% jitter %.2fms", run.Stats.LostPercent, run.Stats.JitterMs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%s\t%s\t%.2f\t%s\n", run.Path, run.Direction, streams, run.Stats.Mbit, retr, cw,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", run.Path, run.Direction, streams, spreadText(run), retr, cw,
 			run.Stats.CV, strings.Join(run.Notes, "; "))
 	}
 	if err := tw.Flush(); err != nil {

@@ -1,17 +1,35 @@
 package bench
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 )
 
 // DirRate is one direction's single-stream TCP throughput through the tunnel
-// and around it, in Mbit/s: the bench's figure of each run (Stats.Mbit), 0
+// and around it, in Mbit/s: the bench's figure of each run (Run.Rate, the median of its samples), 0
 // where the run did not run or did not finish.
 type DirRate struct {
 	Tunnel   float64 `json:"tunnel_mbit"`
 	Underlay float64 `json:"underlay_mbit"`
+	// Samples is how many runs the figures are the median of, when more
+	// than one (repeat.go).
+	Samples int `json:"samples,omitempty"`
+}
+
+// samplesText is ", median of N" for a repeated direction, else "".
+func (d DirRate) samplesText() string {
+	if d.Samples < 2 {
+		return ""
+	}
+	return fmt.Sprintf(", median of %d", d.Samples)
+}
+
+// Figures is the direction as "17.6/19.2 Mbit/s (0.92)": tunnel, underlay,
+// ratio, and the samples behind them when repeated.
+func (d DirRate) Figures() string {
+	return fmt.Sprintf("%.1f/%.1f Mbit/s (%.2f%s)", d.Tunnel, d.Underlay, d.Ratio(), d.samplesText())
 }
 
 // Ratio is tunnel/underlay, 0 when the underlay was not measured.
@@ -52,9 +70,12 @@ func (r *Report) Throughput() Throughput {
 			continue
 		}
 		if run.Path == PathTunnel {
-			d.Tunnel = run.Stats.Mbit
+			d.Tunnel = run.Rate()
 		} else {
-			d.Underlay = run.Stats.Mbit
+			d.Underlay = run.Rate()
+		}
+		if n := run.Spread().Samples; n > 1 {
+			d.Samples = max(d.Samples, n)
 		}
 	}
 	return t

@@ -1,0 +1,81 @@
+package bench
+
+import (
+	"testing"
+)
+
+// cellOf runs Analyze on a tunnel and an underlay run of one direction and
+// returns the cell with the two runs as the report holds them.
+func cellOf(t *testing.T, tunnel, underlay *Run) (Cell, *Run, *Run) {
+	t.Helper()
+	r := &Report{Hops: 1, Runs: []Run{*tunnel, *underlay}}
+	Analyze(r)
+	if len(r.Cells) != 1 {
+		t.Fatalf("cells %+v", r.Cells)
+	}
+	return r.Cells[0], &r.Runs[0], &r.Runs[1]
+}
+
+func TestUnsettled(t *testing.T) {
+	steadyUp := run(PathTunnel, Upload, 1, recorded(t, "healthy-200m-bbr-upload-tunnel.json"))
+	steadyUnder := run(PathUnderlay, Upload, 1, recorded(t, "healthy-200m-bbr-upload-underlay.json"))
+	for _, tc := range []struct {
+		name             string
+		tunnel, underlay Run
+		repeats          [][2]float64 // later samples: tunnel, underlay Mbit/s
+		max              int
+		want             bool
+	}{
+		{name: "a steady 200 Mbit/s link recorded in the lab: one sample settles it", tunnel: steadyUp, underlay: steadyUnder, max: 3, want: false},
+		{name: "a tunnel bouncing 8..40 Mbit/s at 0.6 of a steady underlay: too close to call from 3 s",
+			tunnel: run(PathTunnel, Upload, 1, synthetic(8, 40, 9)), underlay: run(PathUnderlay, Upload, 1, synthetic(30, 31, 30)), max: 3, want: true},
+		{name: "the same bounce far below the line: one sample is enough",
+			tunnel: run(PathTunnel, Upload, 1, synthetic(2, 6, 2.5)), underlay: run(PathUnderlay, Upload, 1, synthetic(30, 31, 30)), max: 3, want: false},
+		{name: "a steady tunnel just under the line: still settled, the runs agree to a percent",
+			tunnel: run(PathTunnel, Upload, 1, synthetic(26.4, 26.5, 26.3)), underlay: run(PathUnderlay, Upload, 1, synthetic(30, 30.1, 30)), max: 3, want: false},
+		{name: "one sample allowed: never repeated",
+			tunnel: run(PathTunnel, Upload, 1, synthetic(8, 40, 9)), underlay: run(PathUnderlay, Upload, 1, synthetic(30, 31, 30)), max: 1, want: false},
+		{name: "two samples on the same side of the line: settled",
+			tunnel: run(PathTunnel, Upload, 1, synthetic(8, 40, 9)), underlay: run(PathUnderlay, Upload, 1, synthetic(30, 31, 30)),
+			repeats: [][2]float64{{15, 30}}, max: 3, want: false},
+		{name: "two samples either side of the line: a third decides",
+			tunnel: run(PathTunnel, Upload, 1, synthetic(8, 40, 9)), underlay: run(PathUnderlay, Upload, 1, synthetic(30, 31, 30)),
+			repeats: [][2]float64{{29, 30}}, max: 3, want: true},
+		{name: "three samples: the bound, the median decides",
+			tunnel: run(PathTunnel, Upload, 1, synthetic(8, 40, 9)), underlay: run(PathUnderlay, Upload, 1, synthetic(30, 31, 30)),
+			repeats: [][2]float64{{29, 30}, {12, 30}}, max: 3, want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, r := range tc.repeats {
+				tc.tunnel.Repeats = append(tc.tunnel.Repeats, Repeat{Mbit: r[0]})
+				tc.underlay.Repeats = append(tc.underlay.Repeats, Repeat{Mbit: r[1]})
+			}
+			c, tu, un := cellOf(t, &tc.tunnel, &tc.underlay)
+			if got := Unsettled(c, tu, un, tc.max); got != tc.want {
+				t.Errorf("ratio %.2f (expected %.2f), tunnel CV %.2f, underlay CV %.2f: unsettled %v, want %v",
+					c.Ratio, c.Expected, tu.Stats.CV, un.Stats.CV, got, tc.want)
+			}
+		})
+	}
+}
+
+// The cell and the throughput doctor judges take each path's median sample,
+// so one odd run cannot set the verdict; the table shows the range.
+func TestRepeatedCellTakesTheMedian(t *testing.T) {
+	tunnel := run(PathTunnel, Upload, 1, synthetic(8, 40, 9))
+	tunnel.Repeats = []Repeat{{Mbit: 29}, {Mbit: 28}}
+	underlay := run(PathUnderlay, Upload, 1, synthetic(30, 30, 30))
+	underlay.Repeats = []Repeat{{Mbit: 31}, {Mbit: 32}}
+	r := &Report{Hops: 1, Runs: []Run{tunnel, underlay}}
+	Analyze(r)
+	c := r.Cells[0]
+	if c.TunnelMbit != 28 || c.UnderlayMbit != 31 || c.Samples != 3 || !c.OK {
+		t.Errorf("cell %+v: want tunnel 28 (median of 19, 28, 29), underlay 31, 3 samples, ok", c)
+	}
+	if got := r.Throughput().Up; got.Tunnel != 28 || got.Underlay != 31 {
+		t.Errorf("throughput %+v", got)
+	}
+	if got, want := spreadText(r.Runs[0]), "28.0 (median of 3: 19.0..29.0)"; got != want {
+		t.Errorf("table figure %q, want %q", got, want)
+	}
+}
