@@ -45,7 +45,10 @@ func runBondHashPolicy(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			Interface: l.Name,
 			Title:     fmt.Sprintf("Bond %s (802.3ad, %d slaves) hashes on %s", l.Name, len(b.Slaves), policy[0]),
 			Detail: "The transmit hash ignores ports, so a WireGuard tunnel (one address pair) always leaves by the same slave " +
-				"and cannot exceed one link's speed; layer3+4 spreads flows and tunnels on different ports across the slaves.",
+				"and cannot exceed one link's speed; layer3+4 spreads flows and tunnels on different ports across the slaves. " +
+				"The kernel's bonding documentation warns that layer3+4 is not fully 802.3ad compliant: a fragmented packet's " +
+				"fragments carry no ports and may leave by another slave than the flow's unfragmented packets, and arrive out of order. " +
+				"A tunnel whose packets fit the path (no mtu.tunnel-too-large) sends no fragments.",
 			Evidence: []finding.Evidence{
 				{Source: "/sys/class/net/" + l.Name + "/bonding/mode", Key: "mode", Value: b.Mode},
 				{Source: "/sys/class/net/" + l.Name + "/bonding/xmit_hash_policy", Key: "xmit_hash_policy", Value: b.XmitHashPolicy, Threshold: "layer3+4"},

@@ -104,7 +104,10 @@ var Catalog = []Entry{
 		Severities: []finding.Severity{finding.Info, finding.Warning},
 		Why: `A bond adds capacity only for traffic its hash spreads over the links. A
 WireGuard tunnel is one address pair, so with layer2 hashing it never gets more
-than one link's speed, however many links the bond has.`,
+than one link's speed, however many links the bond has. The cure, layer3+4, is
+not fully 802.3ad compliant (the kernel's bonding documentation): fragments
+carry no ports and may take another link than their flow and arrive out of
+order, which a tunnel whose packets fit the path never sends.`,
 		Cases:  []string{CaseECMP},
 		Doctor: Doctor{Role: Cause, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{

@@ -312,6 +312,10 @@ func TestBondHashPolicy(t *testing.T) {
 				fix.Action.Params["bond"] != "bond0" || fix.Action.Params["policy"] != "layer3+4" {
 				t.Errorf("fix %+v", fix)
 			}
+			// The bonding documentation's caveat on the cure, as the case quoted it.
+			if !strings.Contains(fs[0].Detail, "not fully 802.3ad compliant") || !strings.Contains(fs[0].Detail, "out of order") {
+				t.Errorf("detail %q does not say layer3+4 may reorder fragments", fs[0].Detail)
+			}
 		}},
 		{name: "layer3+4 already", snap: with(t, bonded, func(s *facts.Snapshot) { s.Links[4].Bond.XmitHashPolicy = "layer3+4 1" })},
 		{name: "active-backup does not hash", snap: with(t, bonded, func(s *facts.Snapshot) { s.Links[4].Bond.Mode = "active-backup 1" })},
