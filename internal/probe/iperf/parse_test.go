@@ -121,19 +121,19 @@ func TestParseErrors(t *testing.T) {
 
 func TestClientArgs(t *testing.T) {
 	got := strings.Join(ClientArgs(Test{Addr: "10.77.0.2", Seconds: 3, Omit: 1, Reverse: true, Parallel: 4, MSS: 1360, Congestion: "cubic"}), " ")
-	want := "-c 10.77.0.2 -p 5299 -J --get-server-output -t 3 --connect-timeout 3000 -O 1 -R -P 4 -M 1360 -C cubic"
+	want := "-c 10.77.0.2 -p 5299 -J --get-server-output -t 3 --connect-timeout 8000 -O 1 -R -P 4 -M 1360 -C cubic"
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
 	}
 	got = strings.Join(ClientArgs(Test{Addr: "10.77.0.2", Port: 6000, Seconds: 2, UDPMbit: 20, CPort: 51820}), " ")
-	want = "-c 10.77.0.2 -p 6000 -J --get-server-output -t 2 --connect-timeout 3000 -u -b 20M --cport 51820"
+	want = "-c 10.77.0.2 -p 6000 -J --get-server-output -t 2 --connect-timeout 8000 -u -b 20M --cport 51820"
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
 	}
 	// An MSS step leaves out the server's JSON: -M does not clamp the
 	// control connection that would carry it.
 	got = strings.Join(ClientArgs(Test{Addr: "10.77.0.2", Seconds: 1, MSS: 1288, Terse: true}), " ")
-	want = "-c 10.77.0.2 -p 5299 -J -t 1 --connect-timeout 3000 -M 1288"
+	want = "-c 10.77.0.2 -p 5299 -J -t 1 --connect-timeout 8000 -M 1288"
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
 	}

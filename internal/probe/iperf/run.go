@@ -214,6 +214,13 @@ func Check(ctx context.Context, t target.Target) error {
 	return err
 }
 
+// ConnectTimeout bounds the client's connection to its server. Above
+// WireGuard's REKEY_TIMEOUT (5 s) with a SYN retry to spare: a tunnel whose
+// handshake packet was lost holds its packets until the next attempt, and a
+// shorter bound calls that healthy tunnel unreachable (seen on a lab path
+// whose shaper changed rate under the handshake: 3 s was too short).
+const ConnectTimeout = 8 * time.Second
+
 // ClientArgs is the iperf3 client command line for t.
 func ClientArgs(t Test) []string {
 	port := t.Port
@@ -224,7 +231,7 @@ func ClientArgs(t Test) []string {
 	if !t.Terse || t.Reverse {
 		args = append(args, "--get-server-output")
 	}
-	args = append(args, "-t", strconv.Itoa(t.Seconds), "--connect-timeout", "3000")
+	args = append(args, "-t", strconv.Itoa(t.Seconds), "--connect-timeout", strconv.Itoa(int(ConnectTimeout.Milliseconds())))
 	if t.Omit > 0 {
 		args = append(args, "-O", strconv.Itoa(t.Omit))
 	}
