@@ -33,8 +33,8 @@ each after --omit seconds of warm-up. It samples UDP buffer errors, softnet drop
 and per-CPU load on both ends around every run, and reports the tunnel/underlay
 ratio against the expectation (>= 90% for one hop, >= 50% of the worst hop with
 --hops 2 or 3), asymmetry, periodic collapse and the sender's congestion control.
-A cell one run cannot settle (its ratio within one standard error of the
-expectation, from the run's own per-second spread) runs again, tunnel and
+A cell one run cannot settle (its ratio short of the expectation by less
+than one standard error, from the run's own per-second spread) runs again, tunnel and
 underlay side by side, up to --samples runs each; its figure is then the median
 and the table shows the range.
 
@@ -103,7 +103,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	secondsFlag(f, &cfg.Omit, "omit", 0, "seconds of warm-up left out of each run (default 3, 1 with --quick)")
 	secondsFlag(f, &cfg.Seconds, "time", 0, "measured seconds per run (default 10, 3 with --quick)")
 	f.BoolVar(&quick, "quick", false, "a shorter plan: single stream only, 1+3 s runs")
-	f.IntVar(&cfg.Samples, "samples", bench.DefaultSamples, "most runs per cell: a cell one run cannot settle (its ratio within one standard error of the expectation) runs again, tunnel and underlay side by side, and is judged by each path's median (1: never repeat)")
+	f.IntVar(&cfg.Samples, "samples", bench.DefaultSamples, "most runs per cell: a cell one run cannot settle (its ratio short of the expectation by less than one standard error) runs again, tunnel and underlay side by side, and is judged by each path's median (1: never repeat)")
 	f.Float64Var(&udpRate, "udp", 0, "also run a UDP control test (loss without TCP) at this rate in Mbit/s, both ways")
 	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between client and server; above 1 the expectation is 50% of the underlay (the worst hop)")
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server bench starts")

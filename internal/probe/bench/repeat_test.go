@@ -29,6 +29,8 @@ func TestUnsettled(t *testing.T) {
 		{name: "a steady 200 Mbit/s link recorded in the lab: one sample settles it", tunnel: steadyUp, underlay: steadyUnder, max: 3, want: false},
 		{name: "a tunnel bouncing 8..40 Mbit/s at 0.6 of a steady underlay: too close to call from 3 s",
 			tunnel: run(PathTunnel, Upload, 1, synthetic(8, 40, 9)), underlay: run(PathUnderlay, Upload, 1, synthetic(30, 31, 30)), max: 3, want: true},
+		{name: "a bounce that clears the line: the tunnel carried that rate, one sample stands",
+			tunnel: run(PathTunnel, Upload, 1, synthetic(20, 40, 25)), underlay: run(PathUnderlay, Upload, 1, synthetic(30, 31, 30)), max: 3, want: false},
 		{name: "the same bounce far below the line: one sample is enough",
 			tunnel: run(PathTunnel, Upload, 1, synthetic(2, 6, 2.5)), underlay: run(PathUnderlay, Upload, 1, synthetic(30, 31, 30)), max: 3, want: false},
 		{name: "a steady tunnel just under the line: still settled, the runs agree to a percent",
