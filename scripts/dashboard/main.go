@@ -463,6 +463,29 @@ func stats(c *client, p panel, v view, vars map[string]string, end time.Time) (v
 	if !ok {
 		u = unit{def.Unit, 1, false}
 	}
+	err := eachAtEnd(c, p, vars, end, func(legendFormat string, s series) {
+		_, val, ok := sample(s.Value)
+		if !ok {
+			return
+		}
+		col := "#222222"
+		for _, st := range def.Thresholds.Steps {
+			if st.Value == nil || val >= *st.Value {
+				if c, ok := thresholdColors[st.Color]; ok {
+					col = c
+				}
+			}
+		}
+		v.Stats = append(v.Stats, stat{legend(legendFormat, s.Metric), u.format(val), col})
+	})
+	v.NoData = len(v.Stats) == 0
+	return v, err
+}
+
+// eachAtEnd runs each of a panel's queries at end and hands every series it
+// returns to f with its target's legend format; the queries that failed are
+// joined into the error.
+func eachAtEnd(c *client, p panel, vars map[string]string, end time.Time, f func(legendFormat string, s series)) error {
 	var errs []error
 	for _, t := range p.Targets {
 		res, err := c.query(expand(t.Expr, vars), time.Time{}, end, 0)
@@ -471,47 +494,26 @@ func stats(c *client, p panel, v view, vars map[string]string, end time.Time) (v
 			continue
 		}
 		for _, s := range res {
-			_, val, ok := sample(s.Value)
-			if !ok {
-				continue
-			}
-			col := "#222222"
-			for _, st := range def.Thresholds.Steps {
-				if st.Value == nil || val >= *st.Value {
-					if c, ok := thresholdColors[st.Color]; ok {
-						col = c
-					}
-				}
-			}
-			v.Stats = append(v.Stats, stat{legend(t.LegendFormat, s.Metric), u.format(val), col})
+			f(t.LegendFormat, s)
 		}
 	}
-	v.NoData = len(v.Stats) == 0
-	return v, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // table lists a table panel's series at the end, a column per label, as
 // the dashboard's labelsToFields does; Time, Value, __name__ and job are
 // left out as its organize step does.
 func table(c *client, p panel, v view, vars map[string]string, end time.Time) (view, error) {
-	var errs []error
 	var all []map[string]string
 	cols := map[string]bool{}
-	for _, t := range p.Targets {
-		res, err := c.query(expand(t.Expr, vars), time.Time{}, end, 0)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, s := range res {
-			all = append(all, s.Metric)
-			for k := range s.Metric {
-				if k != "__name__" && k != "job" {
-					cols[k] = true
-				}
+	err := eachAtEnd(c, p, vars, end, func(_ string, s series) {
+		all = append(all, s.Metric)
+		for k := range s.Metric {
+			if k != "__name__" && k != "job" {
+				cols[k] = true
 			}
 		}
-	}
+	})
 	for k := range cols {
 		v.Columns = append(v.Columns, k)
 	}
@@ -528,7 +530,7 @@ func table(c *client, p panel, v view, vars map[string]string, end time.Time) (v
 	}
 	sort.Slice(v.Rows, func(i, j int) bool { return strings.Join(v.Rows[i], "\x00") < strings.Join(v.Rows[j], "\x00") })
 	v.NoData = len(v.Rows) == 0
-	return v, errors.Join(errs...)
+	return v, err
 }
 
 var page = template.Must(template.New("page").Parse(`<!doctype html>
