@@ -175,6 +175,9 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers *endSamplers, pings *pinger) error {
 	for round := 1; round < c.Samples; round++ {
 		specs := unsettledSpecs(rep, c.Samples)
+		if len(specs) == 0 {
+			return nil
+		}
 		for _, spec := range specs {
 			n++
 			if c.Progress != nil {
@@ -196,9 +199,6 @@ func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers
 				}
 			}
 			addRepeat(rep, run)
-		}
-		if len(specs) == 0 {
-			return nil
 		}
 		Analyze(rep)
 	}
