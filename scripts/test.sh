@@ -34,9 +34,12 @@ start=$(date +%s)
 stamp() { echo "--- $1 (at $(($(date +%s) - start)) s)"; }
 log=$(mktemp)
 shared_log=$(mktemp)
+# every lane's output, kept so the failures can be repeated at the very end,
+# where a log cut to its head and tail still shows them
+all=$(mktemp)
 beside=
 shared=
-trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; rm -f "$log" "$shared_log"' EXIT
+trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; rm -f "$log" "$shared_log" "$all"' EXIT
 trap 'exit 130' INT TERM
 setsid -w sh -c '
 	echo 19 2>/dev/null >/proc/self/autogroup
@@ -48,28 +51,37 @@ beside=$!
 alone='/internal/scenario$|/internal/diagnose$'
 WGPERF_SCENARIO_LANE=shared go test -count=1 -timeout 15m ./internal/scenario >"$shared_log" 2>&1 &
 shared=$!
-go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -v -E "/packaging\$|$alone")
-tests=$?
+# keep runs a lane with its output shown and kept in $all; its status is in $status.
+keep() {
+	st=$(mktemp)
+	{ "$@"; echo $? >"$st"; } 2>&1 | tee -a "$all"
+	status=$(cat "$st")
+	rm -f "$st"
+}
+keep go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -v -E "/packaging\$|$alone")
+tests=$status
 wait "$shared"
 sharedStatus=$?
 shared=
-cat "$shared_log"
+tee -a "$all" <"$shared_log"
 
 stamp "alone: the tests that change host sysctls"
-WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario ./internal/diagnose
-aloneStatus=$?
+keep env WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario ./internal/diagnose
+aloneStatus=$status
 
 stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireGuard, in a guest kernel (lab vm)"
 # The tests' own deadlines (the catalog's 30 min, the boot proof's 5) come
 # first, with the guest's last output; Go's timeout is only a backstop.
-WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 40m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelCatalog)$' ./internal/scenario
-kernelStatus=$?
+keep env WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 40m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelCatalog)$' ./internal/scenario
+kernelStatus=$status
 
 stamp "waiting for the packaging test and the fuzz targets beside"
 wait "$beside"
 besideStatus=$?
 beside=
-cat "$log"
+tee -a "$all" <"$log"
 stamp "done"
+# The kernel catalog's verdicts, then every failure, once more.
+grep -E -- 'kernel_test.go:[0-9]+: .*WireGuard, underlay|--- FAIL|^FAIL|failed: |panic: ' "$all" | cut -c1-600
 [ "$besideStatus" -eq 0 ] || echo "packaging or fuzz: failed (above)" >&2
 [ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
