@@ -1,11 +1,15 @@
 package check
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
@@ -26,6 +30,20 @@ func TestStaleEndpoint(t *testing.T) {
 				f.Evidence[0].Threshold != "via 192.168.254.254 dev eth1" {
 				t.Errorf("evidence %+v", f.Evidence[0])
 			}
+			// mwan3 status, read as the case read it: the backup's uptime dates
+			// the route, the fiber is back, the policy already moved traffic back.
+			for _, want := range []string{"has been up since about 2026-02-04 22:31 UTC", "wan (eth1), the preferred uplink, has been online for 60h:53m",
+				"policy fiber_5g_backup sends nothing over wan5g"} {
+				if !strings.Contains(f.Detail, want) {
+					t.Errorf("detail lacks %q: %s", want, f.Detail)
+				}
+			}
+			if got := evidenceOf(f, "uplink wan5g (br-lan.253), pinned"); got == nil || got.Value != "online for 83h:06m, up 1485h:25m (since about 2026-02-04 22:31 UTC)" {
+				t.Errorf("pinned uplink evidence %q", got)
+			}
+			if got := evidenceOf(f, "policy fiber_5g_backup"); got == nil || got.Value != "wan 100%" {
+				t.Errorf("policy evidence %q", got)
+			}
 			fix := f.Fixes[0]
 			if fix.Commands[0] != "uci set network.wg.nohostroute=1" || fix.Commands[2] != "ifdown wg && ifup wg" {
 				t.Errorf("commands %q", fix.Commands)
@@ -33,6 +51,34 @@ func TestStaleEndpoint(t *testing.T) {
 			if fix.Action.Kind != remedy.KindEndpointRoute || fix.Action.Params["endpoint"] != "46.38.233.77" ||
 				fix.Action.Params["uci_interface"] != "wg" || fix.Action.Params["table"] != "main" {
 				t.Errorf("action %+v", fix.Action)
+			}
+		}},
+		{name: "mwan3 status as mwan3 prints it, a balanced policy that still uses the backup", snap: with(t, golem, func(s *facts.Snapshot) {
+			raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "collect", "openwrt", "mwan3-status-full.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.OpenWrt.Uplinks, s.OpenWrt.Policies, err = parse.ParseMwan3Status(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}), want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+			f := fs[0]
+			if got := evidenceOf(f, "policy balanced"); got == nil || got.Value != "wan 66%, wan5g 33%" {
+				t.Errorf("balanced policy evidence %q", got)
+			}
+			if evidenceOf(f, "policy wan5g_only") != nil {
+				t.Errorf("a policy without the preferred uplink is no evidence: %+v", f.Evidence)
+			}
+			if !strings.Contains(f.Detail, "policy fiber_5g_backup sends nothing over wan5g") || strings.Contains(f.Detail, "balanced sends") {
+				t.Errorf("only the policies that left the backup moved traffic back: %s", f.Detail)
+			}
+		}},
+		{name: "no mwan3 status: the route alone", snap: with(t, golem, func(s *facts.Snapshot) {
+			s.OpenWrt.Uplinks, s.OpenWrt.Policies = nil, nil
+		}), want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+			if strings.Contains(fs[0].Detail, "mwan3 status") || evidenceOf(fs[0], "uplink wan (eth1), preferred") != nil {
+				t.Errorf("mwan3 said nothing, the finding says: %s", fs[0].Detail)
 			}
 		}},
 		{name: "after the fix: no host route", snap: with(t, golem, func(s *facts.Snapshot) {

@@ -21,7 +21,11 @@ fiber was down. A host route via the preferred uplink (a full tunnel's
 loop-prevention route) is fine and stays quiet. BusyBox ip (OpenWrt without
 ip-full) prints no route protocols: there any host route with a gateway counts,
 and the finding says the protocol was not seen; where the preferred default
-is multipath, whose hops BusyBox does not print, the check says it cannot judge.`,
+is multipath, whose hops BusyBox does not print, the check says it cannot judge.
+Where mwan3 runs, its status is read as the case read it: the pinned uplink's
+uptime dates how old the route can be (1485h:25m, since February 4th), how long
+the preferred uplink has been back, and which policies already send their
+traffic over it (fiber_5g_backup: wan 100%).`,
 	Run: runStaleEndpoint,
 }
 
@@ -126,6 +130,8 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 	if len(others) > 0 {
 		detail += " The same route is also in " + strings.Join(others, ", ") + "."
 	}
+	story, storyEvidence := mwan3Story(s, familyOf(e.Endpoint), host, pref)
+	detail += story
 	if s.IPText {
 		detail += " BusyBox ip prints no route protocols, so this host route was taken for netifd's (proto static) by its gateway alone; opkg install ip-full shows the protocol."
 	}
@@ -146,6 +152,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip route show table main", Key: "route protocol",
 			Value: "unknown (BusyBox ip prints none)", Threshold: "static (opkg install ip-full to see it)"})
 	}
+	f.Evidence = append(f.Evidence, storyEvidence...)
 	if e.Dev != "" {
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip route get " + e.Endpoint, Key: "dev", Value: e.Dev + viaSuffix(e.Gateway)})
 	}

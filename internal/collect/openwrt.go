@@ -41,6 +41,11 @@ func (c *collector) openwrt(map[string]*fileRead) {
 	}
 	if out, ok := c.output("mwan3-status", "mwan3 status"); ok {
 		ow.Mwan3Status = strings.TrimSpace(out)
+		if uplinks, policies, err := parse.ParseMwan3Status(strings.NewReader(out)); err != nil {
+			c.note("mwan3 status", err.Error())
+		} else {
+			ow.Uplinks, ow.Policies = uplinks, policies
+		}
 	}
 	if out, ok := c.output("logread", "logread"); ok {
 		ev, err := parse.ParseMwan3Events(strings.NewReader(out))

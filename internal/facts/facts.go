@@ -361,11 +361,37 @@ type OpenWrt struct {
 	Mwan3       map[string]string `json:"mwan3,omitempty"`
 	Banip       map[string]string `json:"banip,omitempty"`
 	Mwan3Status string            `json:"mwan3_status,omitempty"`
-	Events      []LinkEvent       `json:"events,omitempty"` // health-check flaps from logread
+	// Uplinks and Policies are what "mwan3 status" says now.
+	Uplinks  []Mwan3Uplink `json:"mwan3_uplinks,omitempty"`
+	Policies []Mwan3Policy `json:"mwan3_policies,omitempty"`
+	Events   []LinkEvent   `json:"events,omitempty"` // health-check flaps from logread
 	// Checks are mwan3track's failed health checks in logread, per uplink:
 	// they outlive the firewall counters that explain them (a reboot or a
 	// firewall reload resets those).
 	Checks []HealthChecks `json:"health_checks,omitempty"`
+}
+
+// Mwan3Uplink is one uplink's line in "mwan3 status": its state, and how
+// long mwan3track has seen it online and netifd has had it up (0: not said).
+type Mwan3Uplink struct {
+	Interface string `json:"interface"`
+	Status    string `json:"status"` // online, offline, disabled, unknown
+	Tracking  string `json:"tracking,omitempty"`
+	Online    int64  `json:"online_seconds,omitempty"`
+	Uptime    int64  `json:"uptime_seconds,omitempty"`
+}
+
+// Mwan3Policy is one policy's share of traffic per uplink in "mwan3 status".
+type Mwan3Policy struct {
+	Name   string       `json:"name"`
+	Family string       `json:"family,omitempty"` // ipv4, ipv6; "" where the paste did not say
+	Shares []Mwan3Share `json:"shares"`
+}
+
+// Mwan3Share is an uplink's percentage of a policy's traffic.
+type Mwan3Share struct {
+	Interface string `json:"interface"`
+	Percent   int    `json:"percent"`
 }
 
 // HealthChecks is what mwan3track logged of one uplink's failed health

@@ -263,3 +263,22 @@ func FuzzParseMwan3Events(f *testing.F) {
 	addCorpus(f, "openwrt/logread-*")
 	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseMwan3Events(bytes.NewReader(b)) })
 }
+
+func FuzzParseMwan3Status(f *testing.F) {
+	addCorpus(f, "openwrt/mwan3-status*")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		uplinks, policies, _ := ParseMwan3Status(bytes.NewReader(b))
+		for _, u := range uplinks {
+			if u.Interface == "" || u.Status == "" || u.Online < 0 || u.Uptime < 0 {
+				t.Errorf("uplink %+v", u)
+			}
+		}
+		for _, p := range policies {
+			for _, s := range p.Shares {
+				if s.Percent < 0 || s.Percent > 100 {
+					t.Errorf("share %+v", s)
+				}
+			}
+		}
+	})
+}

@@ -155,3 +155,66 @@ network.peer2=wireguard_wg-home
 		t.Errorf("kept (-want +got):\n%s", d)
 	}
 }
+
+func TestParseMwan3Status(t *testing.T) {
+	uplinks, policies, err := ParseMwan3Status(openTestdata(t, "openwrt", "mwan3-status-full.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantUplinks := []facts.Mwan3Uplink{
+		{Interface: "wan", Status: "online", Tracking: "active", Online: 60*3600 + 53*60 + 12, Uptime: 60*3600 + 54*60 + 40},
+		{Interface: "wan5g", Status: "online", Tracking: "active", Online: 83*3600 + 6*60 + 31, Uptime: 1485*3600 + 25*60 + 9},
+		{Interface: "wan6", Status: "disabled", Tracking: "down"},
+	}
+	if d := cmp.Diff(wantUplinks, uplinks); d != "" {
+		t.Errorf("uplinks (-want +got):\n%s", d)
+	}
+	wantPolicies := []facts.Mwan3Policy{
+		{Name: "balanced", Family: "ipv4", Shares: []facts.Mwan3Share{{Interface: "wan", Percent: 66}, {Interface: "wan5g", Percent: 33}}},
+		{Name: "fiber_5g_backup", Family: "ipv4", Shares: []facts.Mwan3Share{{Interface: "wan", Percent: 100}}},
+		{Name: "wan5g_only", Family: "ipv4", Shares: []facts.Mwan3Share{{Interface: "wan5g", Percent: 100}}},
+		{Name: "fiber_5g_backup", Family: "ipv6", Shares: []facts.Mwan3Share{}},
+	}
+	if d := cmp.Diff(wantPolicies, policies); d != "" {
+		t.Errorf("policies (-want +got):\n%s", d)
+	}
+
+	uplinks, policies, err = ParseMwan3Status(openTestdata(t, "openwrt", "mwan3-status.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(uplinks) != 2 || uplinks[1] != (facts.Mwan3Uplink{Interface: "wan5g", Status: "online", Online: 83*3600 + 6*60, Uptime: 1485*3600 + 25*60}) ||
+		len(policies) != 1 || !cmp.Equal(policies[0], facts.Mwan3Policy{Name: "fiber_5g_backup", Family: "ipv4", Shares: []facts.Mwan3Share{{Interface: "wan", Percent: 100}}}) {
+		t.Errorf("the case's status: uplinks %+v, policies %+v", uplinks, policies)
+	}
+
+	// As the multi-WAN router case quotes it: condensed, and mwan3 of its day
+	// printed the times after the state, without seconds.
+	for _, tt := range []struct {
+		in     string
+		uplink facts.Mwan3Uplink
+		policy *facts.Mwan3Policy
+	}{
+		{in: "interface wan5g is online (online 83h:06m, uptime 1485h:25m)\nfiber_5g_backup: wan (100%)",
+			uplink: facts.Mwan3Uplink{Interface: "wan5g", Status: "online", Online: 83*3600 + 6*60, Uptime: 1485*3600 + 25*60},
+			policy: &facts.Mwan3Policy{Name: "fiber_5g_backup", Shares: []facts.Mwan3Share{{Interface: "wan", Percent: 100}}}},
+		{in: " interface wan is online 00h:02m:18s, uptime 00h:03m:31s and tracking is active",
+			uplink: facts.Mwan3Uplink{Interface: "wan", Status: "online", Tracking: "active", Online: 138, Uptime: 211}},
+		{in: "Interface status:\n interface wanb is offline and tracking is down (13)\nnote: not a policy",
+			uplink: facts.Mwan3Uplink{Interface: "wanb", Status: "offline", Tracking: "down"}},
+	} {
+		uplinks, policies, err := ParseMwan3Status(strings.NewReader(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(uplinks) != 1 || uplinks[0] != tt.uplink {
+			t.Errorf("%q: uplinks %+v, want %+v", tt.in, uplinks, tt.uplink)
+		}
+		switch {
+		case tt.policy == nil && len(policies) > 0:
+			t.Errorf("%q: policies %+v, want none", tt.in, policies)
+		case tt.policy != nil && (len(policies) != 1 || !cmp.Equal(policies[0], *tt.policy)):
+			t.Errorf("%q: policies %+v, want %+v", tt.in, policies, *tt.policy)
+		}
+	}
+}
