@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,7 +22,12 @@ var tunnelTooLarge = Check{
 	Doc: `For each WireGuard interface, finds the link every peer's endpoint route
 leaves by (ip route get <endpoint>) and compares the interface MTU with that
 link's MTU minus WireGuard's overhead: 60 bytes for an IPv4 outer header, 80 for
-IPv6. The narrowest uplink decides. A larger tunnel MTU makes every full-size
+IPv6. The narrowest uplink decides. Where an IPsec policy (ip xfrm) selects
+the tunnel's outer packets, as in the ICMP-less site-to-site case's WireGuard
+over IPsec, its encapsulation counts too, at its most: ESP's 10 bytes, the
+cipher's IV and padding, the ICV, a tunnel mode's outer header and NAT-T's UDP
+header (cbc(aes) with hmac(sha256) in tunnel mode: 77 bytes; the largest common
+suite is assumed when the security association cannot be read). A larger tunnel MTU makes every full-size
 packet too big for the underlay, so it is fragmented or dropped; the tuning guide gives the
 60/80 rule. (The remote users case is no example: it lowered 1420 to 1280 and went from 5 to
 53 Mbit/s, but its own path MTU search later found 1440 fits, so its 1420 was not too large
@@ -44,6 +50,7 @@ type underlayLimit struct {
 	overhead int
 	endpoint string
 	peer     string
+	ipsec    ipsecLayer // what IPsec adds on the way, if a policy selects the tunnel's packets
 }
 
 // limitFor returns the tightest underlay limit over iface's endpoint routes.
@@ -62,7 +69,9 @@ func limitFor(s *facts.Snapshot, iface string) (underlayLimit, bool) {
 		if familyOf(e.Endpoint) == "inet6" {
 			over = overheadIPv6
 		}
-		lim := underlayLimit{allowed: l.MTU - over, dev: e.Dev, devMTU: l.MTU, overhead: over, endpoint: e.Endpoint, peer: e.Peer}
+		lim := underlayLimit{dev: e.Dev, devMTU: l.MTU, overhead: over, endpoint: e.Endpoint, peer: e.Peer}
+		lim.ipsec, _ = ipsecFor(s, e.Endpoint, peerPort(s, e.Interface, e.Peer))
+		lim.allowed = l.MTU - over - lim.ipsec.bytes
 		if !found || lim.allowed < best.allowed {
 			best, found = lim, true
 		}
@@ -105,18 +114,60 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			Interface: w.Name,
 			Peer:      lim.peer,
 			Title:     fmt.Sprintf("%s MTU %d is larger than %s allows (%d)", w.Name, w.MTU, lim.dev, lim.allowed),
-			Detail: fmt.Sprintf("Traffic to endpoint %s leaves by %s (MTU %d). With an %s outer header WireGuard adds %d bytes, "+
-				"so a full-size %d-byte tunnel packet becomes %d bytes on %s and %s.",
-				lim.endpoint, lim.dev, lim.devMTU, ipv, lim.overhead, w.MTU, w.MTU+lim.overhead, lim.dev, fate),
+			Detail: fmt.Sprintf("Traffic to endpoint %s leaves by %s (MTU %d). With an %s outer header WireGuard adds %d bytes%s, "+
+				"so a full-size %d-byte tunnel packet becomes %s%d bytes on %s and %s.",
+				lim.endpoint, lim.dev, lim.devMTU, ipv, lim.overhead, ipsecClause(lim.ipsec), w.MTU, upTo(lim.ipsec), w.MTU+lim.overhead+lim.ipsec.bytes, lim.dev, fate),
 			Evidence: []finding.Evidence{
-				finding.Evidence{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("<= %d (%s mtu %d − %d %s overhead)", lim.allowed, lim.dev, lim.devMTU, lim.overhead, ipv)}.Of(float64(w.MTU), finding.Bytes),
+				finding.Evidence{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("<= %d (%s mtu %d − %d %s overhead%s)", lim.allowed, lim.dev, lim.devMTU, lim.overhead, ipv, ipsecTerm(lim.ipsec))}.Of(float64(w.MTU), finding.Bytes),
 				{Source: "ip route get " + lim.endpoint, Key: "dev", Value: lim.dev},
 			},
 			Fixes: wgMTUFix(s, w.Name, lim.allowed,
 				fmt.Sprintf("Lower %s's MTU to %d (on both ends of the tunnel)", w.Name, lim.allowed)),
 		})
+		if lim.ipsec.bytes > 0 {
+			f := &out[len(out)-1]
+			f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip xfrm policy", Key: "IPsec on the way to " + lim.endpoint,
+				Value: fmt.Sprintf("%s: up to %d bytes", lim.ipsec.what, lim.ipsec.bytes)}.Of(float64(lim.ipsec.bytes), finding.Bytes))
+		}
 	}
 	return out, nil
+}
+
+// ipsecClause, upTo and ipsecTerm say what IPsec adds, in the detail and the threshold.
+func ipsecClause(l ipsecLayer) string {
+	if l.bytes == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and IPsec (%s) up to %d more", l.what, l.bytes)
+}
+
+func upTo(l ipsecLayer) string {
+	if l.bytes == 0 {
+		return ""
+	}
+	return "up to "
+}
+
+func ipsecTerm(l ipsecLayer) string {
+	if l.bytes == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" − %d IPsec", l.bytes)
+}
+
+// peerPort is the UDP port of peer's endpoint on iface, 0 when unknown.
+func peerPort(s *facts.Snapshot, iface, peer string) int {
+	for _, w := range s.WireGuard {
+		if w.Name != iface {
+			continue
+		}
+		for _, p := range w.Peers {
+			if ap, err := netip.ParseAddrPort(p.Endpoint); err == nil && p.PublicKey == peer {
+				return int(ap.Port())
+			}
+		}
+	}
+	return 0
 }
 
 var mssClampMissing = Check{

@@ -1,11 +1,16 @@
 package check
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
@@ -123,4 +128,72 @@ func TestMSSClampMissing(t *testing.T) {
 		}), skip: true},
 		{name: "sysctls missing", snap: with(t, h, func(s *facts.Snapshot) { s.Sysctls = nil }), skip: true},
 	})
+}
+
+// WireGuard over IPsec, as the ICMP-less site-to-site case layered them: the
+// host's IPsec policies and security associations as ip xfrm printed them in
+// the kernel guest (keys cut as collect cuts them), for endpoints in each.
+func TestTunnelTooLargeOverIPsec(t *testing.T) {
+	ipsec := recordedIPsec(t)
+	h := with(t, healthyHost(), func(s *facts.Snapshot) { s.IPsec = ipsec })
+	to := func(endpoint string, port string) *facts.Snapshot {
+		return with(t, h, func(s *facts.Snapshot) {
+			s.Endpoints[0].Endpoint = endpoint
+			s.WireGuard[0].Peers[0].Endpoint = endpoint + ":" + port
+		})
+	}
+	allowed := func(endpoint string, want int, what string) func(*testing.T, []finding.Finding) {
+		return func(t *testing.T, fs []finding.Finding) {
+			f := fs[0]
+			if got := f.Fixes[0].Action.Params["mtu"]; got != strconv.Itoa(want) {
+				t.Errorf("MTU proposed %s, want %d", got, want)
+			}
+			ev := evidenceOf(f, "IPsec on the way to "+endpoint)
+			if ev == nil || !strings.Contains(ev.Value, what) || int(ev.Number) != 1500-60-want {
+				t.Errorf("IPsec evidence %+v, want %q and %d bytes", ev, what, 1500-60-want)
+			}
+			if !strings.Contains(f.Detail, "and IPsec (") {
+				t.Errorf("detail does not name IPsec: %s", f.Detail)
+			}
+		}
+	}
+	runCases(t, &tunnelTooLarge, []checkCase{
+		{name: "recorded: kernel WireGuard in the guest, its peer behind an ESP tunnel mode policy", snap: loadSnapshot(t, "guest-ipsec-a.json"), want: sev(warning),
+			assert: allowed("203.0.113.2", 1363, "ESP tunnel mode to 203.0.113.2, cbc(aes) + hmac(sha256) with a 128-bit ICV")},
+		{name: "ESP tunnel mode, cbc(aes) + hmac(sha256): 77 bytes more, 1420 is too large", snap: to("203.0.113.2", "51820"), want: sev(warning),
+			assert: allowed("203.0.113.2", 1363, "ESP tunnel mode to 203.0.113.2, cbc(aes) + hmac(sha256) with a 128-bit ICV")},
+		{name: "the policy selects WireGuard's port: AES-GCM with NAT-T, 65 bytes", snap: to("203.0.113.3", "51820"), want: sev(warning),
+			assert: allowed("203.0.113.3", 1375, "rfc4106(gcm(aes)) with a 128-bit ICV, NAT-T")},
+		{name: "the same policy on another port selects nothing: 1420 fits", snap: to("203.0.113.3", "51821")},
+		{name: "transport mode, ChaCha20-Poly1305: 37 bytes, no outer header", snap: to("203.0.113.4", "51820"), want: sev(warning),
+			assert: allowed("203.0.113.4", 1403, "ESP transport mode, rfc7539esp(chacha20,poly1305)")},
+		{name: "a block policy is not a layer; no policy, no layer", snap: to("192.0.2.9", "51820")},
+		{name: "its security association unreadable: the largest common suite", snap: with(t, to("203.0.113.2", "51820"), func(s *facts.Snapshot) {
+			s.IPsec.States = []facts.XfrmState{}
+		}), want: sev(warning), assert: allowed("203.0.113.2", 1363, "its algorithms not seen")},
+		{name: "an MTU that leaves room for IPsec stays quiet", snap: with(t, to("203.0.113.2", "51820"), func(s *facts.Snapshot) {
+			s.WireGuard[0].MTU = 1360
+		})},
+	})
+}
+
+// recordedIPsec reads the guest's ip xfrm outputs as collect reads them.
+func recordedIPsec(t *testing.T) *facts.IPsec {
+	t.Helper()
+	read := func(name string) *bytes.Reader {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "collect", "xfrm", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.NewReader(b)
+	}
+	policies, err := parse.ParseXfrmPolicy(read("policy.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, err := parse.ParseXfrmState(read("state.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &facts.IPsec{Policies: policies, States: states}
 }

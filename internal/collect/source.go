@@ -30,7 +30,7 @@ const (
 // sources are assembled in this order: WireGuard keeps only interfaces that
 // are links here (after linkSource), link speeds go on those links too, conntrack reads its size from the
 // sysctls (after systemSource).
-var sources = []source{systemSource, kernelSource, linkSource, nicSource, routeSource, wireguardSource, firewallSource, conntrackSource, openwrtSource, cpuLimitSource}
+var sources = []source{systemSource, kernelSource, linkSource, nicSource, routeSource, wireguardSource, firewallSource, conntrackSource, openwrtSource, cpuLimitSource, ipsecSource}
 
 // batches are the sources' snippets by batch, the grep of every source's
 // files first; skipFirewall leaves the firewall batch out.

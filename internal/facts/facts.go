@@ -42,6 +42,11 @@ type Snapshot struct {
 	// processes and iperf3 run in, with their throttling counters; none for
 	// a process without a quota (or a snapshot from before they were read).
 	CPULimits []CPULimit `json:"cpu_limits,omitempty"`
+
+	// IPsec is the host's IPsec layer (ip xfrm), whose encapsulation a
+	// tunnel's packets may take on top of WireGuard's; nil where it has no
+	// policy or ip could not say (BusyBox ip, not root).
+	IPsec *IPsec `json:"ipsec,omitempty"`
 }
 
 // Note records a source that was missing or failed, so checks can say why they skipped.
@@ -369,6 +374,49 @@ type OpenWrt struct {
 	// they outlive the firewall counters that explain them (a reboot or a
 	// firewall reload resets those).
 	Checks []HealthChecks `json:"health_checks,omitempty"`
+}
+
+// IPsec is what "ip xfrm policy" and "ip xfrm state" say, without keys
+// (they are cut on the host before its output leaves it).
+type IPsec struct {
+	Policies []XfrmPolicy `json:"policies"`
+	States   []XfrmState  `json:"states"`
+}
+
+// XfrmPolicy is one IPsec policy: the packets it selects and the
+// transformations (templates) it applies to them, outermost last.
+type XfrmPolicy struct {
+	Src       string         `json:"src"` // selector prefixes, e.g. "0.0.0.0/0"
+	Dst       string         `json:"dst"`
+	Proto     string         `json:"proto,omitempty"` // selector's protocol ("udp"); "" any
+	DPort     int            `json:"dport,omitempty"`
+	Dir       string         `json:"dir"`              // out, in, fwd
+	Action    string         `json:"action,omitempty"` // allow (default) or block
+	Priority  int64          `json:"priority"`         // the lowest that selects a packet applies
+	Templates []XfrmTemplate `json:"templates"`
+}
+
+// XfrmTemplate is one transformation of a policy.
+type XfrmTemplate struct {
+	Src   string `json:"src,omitempty"` // tunnel mode's outer addresses
+	Dst   string `json:"dst,omitempty"`
+	Proto string `json:"proto"` // esp, ah, comp
+	Mode  string `json:"mode"`  // tunnel, transport, beet
+}
+
+// XfrmState is one IPsec security association: its algorithms (never its
+// keys) and its encapsulation.
+type XfrmState struct {
+	Src      string `json:"src"`
+	Dst      string `json:"dst"`
+	Proto    string `json:"proto"`
+	Mode     string `json:"mode"`
+	Enc      string `json:"enc,omitempty"`  // e.g. "cbc(aes)"
+	Auth     string `json:"auth,omitempty"` // e.g. "hmac(sha256)"
+	AuthBits int    `json:"auth_bits,omitempty"`
+	AEAD     string `json:"aead,omitempty"` // e.g. "rfc4106(gcm(aes))"
+	ICVBits  int    `json:"icv_bits,omitempty"`
+	Encap    string `json:"encap,omitempty"` // "espinudp": NAT traversal, 8 bytes more
 }
 
 // Mwan3Uplink is one uplink's line in "mwan3 status": its state, and how

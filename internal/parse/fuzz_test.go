@@ -282,3 +282,21 @@ func FuzzParseMwan3Status(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseXfrm(f *testing.F) {
+	addCorpus(f, "xfrm/*.txt")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		policies, _ := ParseXfrmPolicy(bytes.NewReader(b))
+		for _, p := range policies {
+			if p.Src == "" || p.Dst == "" || p.Dir == "" || p.Templates == nil {
+				t.Errorf("policy %+v", p)
+			}
+		}
+		states, _ := ParseXfrmState(bytes.NewReader(b))
+		for _, s := range states {
+			if s.Src == "" || s.Dst == "" || s.Proto == "" {
+				t.Errorf("state %+v", s)
+			}
+		}
+	})
+}

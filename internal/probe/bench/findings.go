@@ -76,6 +76,9 @@ func ratioFindings(r *Report) []finding.Finding {
 			for _, n := range t.Notes {
 				f.Evidence = append(f.Evidence, finding.Evidence{Source: "host counters", Key: "during the tunnel run", Value: n})
 			}
+			if v := StreamView(t.Result); v != "" {
+				f.Evidence = append(f.Evidence, finding.Evidence{Source: "iperf3", Key: "each stream of the tunnel run", Value: v})
+			}
 		}
 		out = append(out, f)
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -42,8 +43,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			retr = "-"
 			cw = fmt.Sprintf("loss %.2f%% jitter %.2fms", run.Stats.LostPercent, run.Stats.JitterMs)
 		}
+		notes := run.Notes
+		if v := StreamView(run.Result); v != "" {
+			notes = append(slices.Clone(notes), v)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", run.Path, run.Direction, streams, spreadText(run), retr, cw,
-			run.Stats.CV, strings.Join(run.Notes, "; "))
+			run.Stats.CV, strings.Join(notes, "; "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -46,6 +46,10 @@ type Result struct {
 	// Intervals are the sender's per-interval figures, omitted ones included and flagged.
 	Intervals []Interval `json:"intervals"`
 
+	// PerStream are each stream's whole-test figures, in iperf3's order, when
+	// the run had more than one TCP stream: how the streams shared the path.
+	PerStream []StreamTotal `json:"per_stream,omitempty"`
+
 	// Raw is the iperf3 -J document the result was read from (Run keeps it;
 	// bench --iperf3-json writes it out), not part of wgperf's own JSON.
 	Raw []byte `json:"-"`
@@ -72,6 +76,13 @@ type Interval struct {
 	Cwnd    []int64 `json:"cwnd,omitempty"`
 	RTTus   []int64 `json:"rtt_us,omitempty"`
 	Omitted bool    `json:"omitted"`
+}
+
+// StreamTotal is one stream's whole test (iperf3's end.streams).
+type StreamTotal struct {
+	SentMbit     float64 `json:"sent_mbit"`
+	ReceivedMbit float64 `json:"received_mbit"`
+	Retransmits  int64   `json:"retransmits"`
 }
 
 // Measured returns the intervals after --omit.
@@ -116,8 +127,12 @@ type raw struct {
 		SumSent     *rawSum `json:"sum_sent"`
 		SumReceived *rawSum `json:"sum_received"`
 		CPU         *rawCPU `json:"cpu_utilization_percent"`
-		SenderCC    string  `json:"sender_tcp_congestion"`
-		ReceiverCC  string  `json:"receiver_tcp_congestion"`
+		Streams     []struct {
+			Sender   *rawSum `json:"sender"`
+			Receiver *rawSum `json:"receiver"`
+		} `json:"streams"`
+		SenderCC   string `json:"sender_tcp_congestion"`
+		ReceiverCC string `json:"receiver_tcp_congestion"`
 	} `json:"end"`
 	ServerOutput *raw   `json:"server_output_json"`
 	Error        string `json:"error"`
@@ -220,6 +235,18 @@ func Parse(r io.Reader) (*Result, error) {
 		if res.Packets > 0 {
 			// iperf3's received rate counts bytes sent; take the lost datagrams out.
 			res.ReceivedMbit = res.SentMbit * float64(res.Packets-res.LostPackets) / float64(res.Packets)
+		}
+	}
+	if res.Protocol == "tcp" && len(end.Streams) > 1 {
+		for _, st := range end.Streams {
+			var t StreamTotal
+			if st.Sender != nil {
+				t.SentMbit, t.Retransmits = st.Sender.BitsPerSecond/1e6, st.Sender.Retransmits
+			}
+			if st.Receiver != nil {
+				t.ReceivedMbit = st.Receiver.BitsPerSecond / 1e6
+			}
+			res.PerStream = append(res.PerStream, t)
 		}
 	}
 	// iperf3's unit, for those who read its own JSON beside ours.

@@ -79,6 +79,23 @@ func TestParseRecorded(t *testing.T) {
 					t.Errorf("interval %+v: empty", iv)
 				}
 			}
+			// Each of several TCP streams is kept whole, and they add up to the run.
+			wantPer := 0
+			if tt.protocol == "tcp" && tt.streams > 1 {
+				wantPer = tt.streams
+			}
+			if len(r.PerStream) != wantPer {
+				t.Errorf("%d per-stream totals, want %d", len(r.PerStream), wantPer)
+			}
+			var sent float64
+			var retr int64
+			for _, st := range r.PerStream {
+				sent += st.SentMbit
+				retr += st.Retransmits
+			}
+			if wantPer > 0 && (math.Abs(sent-r.SentMbit) > 0.01*r.SentMbit || retr != r.Retransmits) {
+				t.Errorf("streams add up to %.2f Mbit/s, %d retransmits; the run %.2f, %d", sent, retr, r.SentMbit, r.Retransmits)
+			}
 			if r.LostPackets != tt.lostPackets || r.LostPercent < tt.lostPctAbove {
 				t.Errorf("lost %d (%.2f%%), want %d (> %.1f%%)", r.LostPackets, r.LostPercent, tt.lostPackets, tt.lostPctAbove)
 			}
