@@ -45,6 +45,8 @@ func TestParseRecorded(t *testing.T) {
 		{file: "tcp-upload.json", protocol: "tcp", streams: 1, intervals: 4, measured: 3, minMbit: 180, maxMbit: 200, withCwnd: true, congestion: "bbr"},
 		{file: "tcp-reverse.json", protocol: "tcp", reverse: true, streams: 1, intervals: 4, measured: 3, minMbit: 180, maxMbit: 200, withCwnd: true, congestion: "bbr"},
 		{file: "tcp-parallel.json", protocol: "tcp", streams: 4, intervals: 4, measured: 3, minMbit: 180, maxMbit: 200, withCwnd: true, congestion: "bbr"},
+		{file: "tcp-parallel-ceiling-cubic-upload.json", protocol: "tcp", streams: 4, intervals: 7, measured: 6, minMbit: 85, maxMbit: 100, retransmits: 153, withCwnd: true, congestion: "cubic"},
+		{file: "tcp-parallel-ceiling-cubic-download.json", protocol: "tcp", reverse: true, streams: 4, intervals: 7, measured: 6, minMbit: 85, maxMbit: 100, retransmits: 237, congestion: "cubic"}, // the server ran without -J: its intervals came back as text,
 		{file: "tcp-lossy-cubic.json", protocol: "tcp", streams: 1, intervals: 4, measured: 3, minMbit: 50, maxMbit: 70, retransmits: 312, withCwnd: true, congestion: "cubic"},
 		{file: "tcp-reverse-lossy-cubic.json", protocol: "tcp", reverse: true, streams: 1, intervals: 6, measured: 5, minMbit: 180, maxMbit: 200, retransmits: 518, withCwnd: true, congestion: "cubic"},
 		{file: "udp-50m.json", protocol: "udp", streams: 1, intervals: 3, measured: 3, minMbit: 49, maxMbit: 51},
