@@ -15,9 +15,8 @@ import (
 // available MTU" while a check that counts WireGuard's 60 bytes alone sees
 // room to spare.
 type ipsecLayer struct {
-	bytes   int    // the most it adds to one packet
-	what    string // "ESP tunnel mode to 198.51.100.2, cbc(aes) + hmac(sha256) 128-bit ICV, NAT-T"
-	assumed bool   // no security association seen: the largest common one assumed
+	bytes int    // the most it adds to one packet
+	what  string // "ESP tunnel mode to 198.51.100.2, cbc(aes) + hmac(sha256) with a 128-bit ICV, NAT-T (UDP 4500)"
 }
 
 // espFixed is ESP's own bytes: SPI and sequence number (8) and the trailer's
@@ -25,16 +24,16 @@ type ipsecLayer struct {
 const espFixed = 8 + 2
 
 // ipsecFor is the IPsec layer the host's outbound policies put on WireGuard's
-// packets to endpoint:port, if one does (the lowest priority that selects
-// them, as the kernel picks).
-func ipsecFor(s *facts.Snapshot, endpoint string, port int) (ipsecLayer, bool) {
+// packets from src (when known) to endpoint:port, if one does (the lowest
+// priority that selects them, as the kernel picks).
+func ipsecFor(s *facts.Snapshot, src, endpoint string, port int) (ipsecLayer, bool) {
 	if s.IPsec == nil {
 		return ipsecLayer{}, false
 	}
 	var pol *facts.XfrmPolicy
 	for i := range s.IPsec.Policies {
 		p := &s.IPsec.Policies[i]
-		if p.Dir != "out" || p.Action == "block" || len(p.Templates) == 0 || !routeCovers(p.Dst, endpoint) ||
+		if p.Dir != "out" || p.Action == "block" || len(p.Templates) == 0 || !routeCovers(p.Dst, endpoint) || src != "" && !routeCovers(p.Src, src) ||
 			p.Proto != "" && p.Proto != "udp" || p.DPort != 0 && p.DPort != port {
 			continue
 		}
@@ -48,9 +47,8 @@ func ipsecFor(s *facts.Snapshot, endpoint string, port int) (ipsecLayer, bool) {
 	var layer ipsecLayer
 	var parts []string
 	for _, t := range pol.Templates {
-		bytes, what, assumed := templateOverhead(s.IPsec.States, t, endpoint)
+		bytes, what := templateOverhead(s.IPsec.States, t, endpoint)
 		layer.bytes += bytes
-		layer.assumed = layer.assumed || assumed
 		if what != "" {
 			parts = append(parts, what)
 		}
@@ -60,7 +58,7 @@ func ipsecFor(s *facts.Snapshot, endpoint string, port int) (ipsecLayer, bool) {
 }
 
 // templateOverhead is one transformation's bytes at most, and what it is.
-func templateOverhead(states []facts.XfrmState, t facts.XfrmTemplate, endpoint string) (int, string, bool) {
+func templateOverhead(states []facts.XfrmState, t facts.XfrmTemplate, endpoint string) (int, string) {
 	dst := t.Dst
 	if !specified(dst) {
 		dst = endpoint // a transport mode template names no addresses (ip prints 0.0.0.0)
@@ -88,7 +86,7 @@ func templateOverhead(states []facts.XfrmState, t facts.XfrmTemplate, endpoint s
 		if st == nil {
 			// The largest common suite: AES-CBC (16-byte IV and blocks) with
 			// HMAC-SHA256 truncated to 128 bits.
-			return outer + espFixed + 16 + 15 + 16, "ESP " + mode + ", its algorithms not seen (assumed cbc(aes) + hmac(sha256), the largest common)", true
+			return outer + espFixed + 16 + 15 + 16, "ESP " + mode + ", its algorithms not seen (assumed cbc(aes) + hmac(sha256), the largest common)"
 		}
 		bytes, algos := espOverhead(*st)
 		what := "ESP " + mode + ", " + algos
@@ -96,15 +94,15 @@ func templateOverhead(states []facts.XfrmState, t facts.XfrmTemplate, endpoint s
 			bytes += 8
 			what += ", NAT-T (UDP 4500)"
 		}
-		return outer + bytes, what, false
+		return outer + bytes, what
 	case "ah":
 		icv := 12
 		if st != nil && st.AuthBits > 0 {
 			icv = st.AuthBits / 8
 		}
-		return outer + 12 + icv, "AH " + mode, st == nil
+		return outer + 12 + icv, "AH " + mode
 	}
-	return 0, "", false // IPComp shrinks what it carries
+	return 0, "" // IPComp shrinks what it carries
 }
 
 // espOverhead is the most ESP adds with st's algorithms: its fixed bytes,

@@ -70,7 +70,7 @@ func limitFor(s *facts.Snapshot, iface string) (underlayLimit, bool) {
 			over = overheadIPv6
 		}
 		lim := underlayLimit{dev: e.Dev, devMTU: l.MTU, overhead: over, endpoint: e.Endpoint, peer: e.Peer}
-		lim.ipsec, _ = ipsecFor(s, e.Endpoint, peerPort(s, e.Interface, e.Peer))
+		lim.ipsec, _ = ipsecFor(s, e.Src, e.Endpoint, peerPort(s, e.Interface, e.Peer))
 		lim.allowed = l.MTU - over - lim.ipsec.bytes
 		if !found || lim.allowed < best.allowed {
 			best, found = lim, true

@@ -167,6 +167,9 @@ func TestTunnelTooLargeOverIPsec(t *testing.T) {
 		{name: "the same policy on another port selects nothing: 1420 fits", snap: to("203.0.113.3", "51821")},
 		{name: "transport mode, ChaCha20-Poly1305: 37 bytes, no outer header", snap: to("203.0.113.4", "51820"), want: sev(warning),
 			assert: allowed("203.0.113.4", 1403, "ESP transport mode, rfc7539esp(chacha20,poly1305)")},
+		{name: "a policy for another source address selects nothing", snap: with(t, to("203.0.113.4", "51820"), func(s *facts.Snapshot) {
+			s.Endpoints[0].Src = "198.51.100.9"
+		})},
 		{name: "a block policy is not a layer; no policy, no layer", snap: to("192.0.2.9", "51820")},
 		{name: "its security association unreadable: the largest common suite", snap: with(t, to("203.0.113.2", "51820"), func(s *facts.Snapshot) {
 			s.IPsec.States = []facts.XfrmState{}
