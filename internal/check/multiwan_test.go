@@ -74,6 +74,30 @@ func TestStaleEndpoint(t *testing.T) {
 				t.Errorf("only the policies that left the backup moved traffic back: %s", f.Detail)
 			}
 		}},
+		{name: "netifd dates the route: wg came up before the fiber was back", snap: with(t, golem, func(s *facts.Snapshot) {
+			raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "collect", "openwrt", "ubus-network-interface-dump.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.OpenWrt.Interfaces, err = parse.ParseNetifdDump(bytes.NewReader(raw)); err != nil {
+				t.Fatal(err)
+			}
+		}), want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+			want := "the WireGuard interface wg came up 1484h:38m ago, before wan was last back (60h:53m ago): netifd pinned the endpoint's route through wan5g then"
+			if !strings.Contains(fs[0].Detail, want) {
+				t.Errorf("detail lacks %q: %s", want, fs[0].Detail)
+			}
+			if got := evidenceOf(fs[0], "interface wg up for"); got == nil || got.Value != "1484h:38m" || got.Threshold != "< 60h:53m (since wan is back)" {
+				t.Errorf("evidence %+v", got)
+			}
+		}},
+		{name: "wg restarted since the fiber came back: netifd did not make this route then", snap: with(t, golem, func(s *facts.Snapshot) {
+			s.OpenWrt.Interfaces = []facts.NetifdInterface{{Name: "wg", Up: true, Uptime: 3600, Device: "wg", Proto: "wireguard"}}
+		}), want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
+			if strings.Contains(fs[0].Detail, "came up") || evidenceOf(fs[0], "interface wg up for") != nil {
+				t.Errorf("an interface younger than the fiber's return dated the route: %s", fs[0].Detail)
+			}
+		}},
 		{name: "no mwan3 status: the route alone", snap: with(t, golem, func(s *facts.Snapshot) {
 			s.OpenWrt.Uplinks, s.OpenWrt.Policies = nil, nil
 		}), want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {

@@ -13,10 +13,13 @@ import (
 // mwan3Story is what "mwan3 status" adds to an endpoint pinned to the wrong
 // uplink, as the multi-WAN router case read it: both uplinks' states, the
 // pinned uplink's uptime that dates how old the route can be (it goes with
-// that uplink's device), how long the preferred uplink has been back, and the
-// policies that already send their traffic over it. Nothing when mwan3 said
-// nothing of either uplink.
-func mwan3Story(s *facts.Snapshot, family string, pinned, pref *facts.Route) (string, []finding.Evidence) {
+// that uplink's device), how long the preferred uplink has been back, the
+// policies that already send their traffic over it, and, from netifd, a
+// WireGuard interface that came up before the preferred uplink was back (the
+// moment the route was made). Nothing when mwan3 said nothing of either
+// uplink.
+func mwan3Story(s *facts.Snapshot, e facts.EndpointRoute, pinned, pref *facts.Route) (string, []finding.Evidence) {
+	family := familyOf(e.Endpoint)
 	if s.OpenWrt == nil || len(s.OpenWrt.Uplinks) == 0 {
 		return "", nil
 	}
@@ -63,6 +66,15 @@ func mwan3Story(s *facts.Snapshot, family string, pinned, pref *facts.Route) (st
 		said = append(said, fmt.Sprintf("mwan3's policy %s sends nothing over %s: mwan3 moved traffic back, only this static route did not follow",
 			strings.Join(moved, ", "), pinnedName))
 	}
+	if wg := netifdInterface(s, e.Interface); wg != nil && wg.Uptime > 0 && prefUp != nil && prefUp.Online > 0 && wg.Uptime > prefUp.Online {
+		// netifd makes the endpoint's route when the interface comes up, so
+		// an interface older than the preferred uplink's return came up
+		// while the backup was the way out.
+		said = append(said, fmt.Sprintf("the WireGuard interface %s came up %s ago, before %s was last back (%s ago): netifd pinned the endpoint's route through %s then",
+			wg.Name, hoursMinutes(wg.Uptime), prefName, hoursMinutes(prefUp.Online), pinnedName))
+		ev = append(ev, finding.Evidence{Source: "ubus call network.interface dump", Key: "interface " + wg.Name + " up for", Value: hoursMinutes(wg.Uptime),
+			Threshold: "< " + hoursMinutes(prefUp.Online) + " (since " + prefName + " is back)"})
+	}
 	if len(said) == 0 {
 		return "", ev
 	}
@@ -103,4 +115,14 @@ func mwan3Family(family string) string {
 		return "ipv6"
 	}
 	return "ipv4"
+}
+
+// netifdInterface is netifd's interface for the device dev, or nil.
+func netifdInterface(s *facts.Snapshot, dev string) *facts.NetifdInterface {
+	for i := range s.OpenWrt.Interfaces {
+		if n := &s.OpenWrt.Interfaces[i]; n.Device == dev || n.Name == uciSection(s, dev) {
+			return n
+		}
+	}
+	return nil
 }

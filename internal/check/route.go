@@ -25,7 +25,9 @@ is multipath, whose hops BusyBox does not print, the check says it cannot judge.
 Where mwan3 runs, its status is read as the case read it: the pinned uplink's
 uptime dates how old the route can be (1485h:25m, since February 4th), how long
 the preferred uplink has been back, and which policies already send their
-traffic over it (fiber_5g_backup: wan 100%).`,
+traffic over it (fiber_5g_backup: wan 100%); and netifd's uptimes (ubus) tie
+the route to the moment it was made: a WireGuard interface up for longer than
+the preferred uplink has been back came up while the backup was the way out.`,
 	Run: runStaleEndpoint,
 }
 
@@ -130,7 +132,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 	if len(others) > 0 {
 		detail += " The same route is also in " + strings.Join(others, ", ") + "."
 	}
-	story, storyEvidence := mwan3Story(s, familyOf(e.Endpoint), host, pref)
+	story, storyEvidence := mwan3Story(s, e, host, pref)
 	detail += story
 	if s.IPText {
 		detail += " BusyBox ip prints no route protocols, so this host route was taken for netifd's (proto static) by its gateway alone; opkg install ip-full shows the protocol."

@@ -8,13 +8,15 @@ import (
 )
 
 // openwrtSource is OpenWrt's configuration wgperf reads (network, mwan3,
-// banIP), mwan3's status and its tracker's log lines; nothing on other hosts.
+// banIP), netifd's interfaces, mwan3's status and its tracker's log lines;
+// nothing on other hosts.
 var openwrtSource = source{
 	cmds: []shellCmd{
 		{"uci-network", onOpenWrt(ifInstalled("uci", "uci -q show network"))},
 		{"uci-mwan3", onOpenWrt("if [ -e /etc/config/mwan3 ]; then uci -q show mwan3; else skip; fi")},
 		{"uci-banip", onOpenWrt("if [ -e /etc/config/banip ]; then uci -q show banip; else skip; fi")},
 		{"mwan3-status", onOpenWrt("if command -v mwan3 >/dev/null 2>&1; then mwan3 status; else skip; fi")},
+		{"netifd", onOpenWrt("if command -v ubus >/dev/null 2>&1; then ubus call network.interface dump; else skip; fi")},
 		{"logread", onOpenWrt(ifInstalled("logread", "logread -e mwan3track"))},
 	},
 	assemble: (*collector).openwrt,
@@ -45,6 +47,13 @@ func (c *collector) openwrt(map[string]*fileRead) {
 			c.note("mwan3 status", err.Error())
 		} else {
 			ow.Uplinks, ow.Policies = uplinks, policies
+		}
+	}
+	if out, ok := c.output("netifd", "ubus call network.interface dump"); ok {
+		if ifaces, err := parse.ParseNetifdDump(strings.NewReader(out)); err != nil {
+			c.note("ubus call network.interface dump", err.Error())
+		} else if len(ifaces) > 0 {
+			ow.Interfaces = ifaces
 		}
 	}
 	if out, ok := c.output("logread", "logread"); ok {

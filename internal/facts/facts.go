@@ -366,6 +366,9 @@ type OpenWrt struct {
 	Mwan3       map[string]string `json:"mwan3,omitempty"`
 	Banip       map[string]string `json:"banip,omitempty"`
 	Mwan3Status string            `json:"mwan3_status,omitempty"`
+	// Interfaces are netifd's interfaces as ubus reports them now: how long
+	// each has been up dates when netifd last made its routes.
+	Interfaces []NetifdInterface `json:"interfaces,omitempty"`
 	// Uplinks and Policies are what "mwan3 status" says now.
 	Uplinks  []Mwan3Uplink `json:"mwan3_uplinks,omitempty"`
 	Policies []Mwan3Policy `json:"mwan3_policies,omitempty"`
@@ -417,6 +420,16 @@ type XfrmState struct {
 	AEAD     string `json:"aead,omitempty"` // e.g. "rfc4106(gcm(aes))"
 	ICVBits  int    `json:"icv_bits,omitempty"`
 	Encap    string `json:"encap,omitempty"` // "espinudp": NAT traversal, 8 bytes more
+}
+
+// NetifdInterface is one of netifd's logical interfaces (ubus call
+// network.interface dump).
+type NetifdInterface struct {
+	Name   string `json:"name"` // the uci section, e.g. "wg"
+	Up     bool   `json:"up"`
+	Uptime int64  `json:"uptime,omitempty"` // seconds since it came up; 0 when down
+	Device string `json:"device,omitempty"` // its layer-3 device, e.g. "eth1"
+	Proto  string `json:"proto,omitempty"`  // e.g. "dhcp", "wireguard"
 }
 
 // Mwan3Uplink is one uplink's line in "mwan3 status": its state, and how

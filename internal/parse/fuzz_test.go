@@ -300,3 +300,15 @@ func FuzzParseXfrm(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseNetifdDump(f *testing.F) {
+	addCorpus(f, "openwrt/ubus-*")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ifaces, err := ParseNetifdDump(bytes.NewReader(b))
+		for _, i := range ifaces {
+			if err == nil && (i.Name == "" || i.Uptime < 0 || !i.Up && i.Uptime != 0) {
+				t.Errorf("interface %+v", i)
+			}
+		}
+	})
+}

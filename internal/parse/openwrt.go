@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -130,3 +131,42 @@ func ParseMwan3Events(r io.Reader) ([]facts.LinkEvent, error) {
 	}
 	return out, nil
 }
+
+// ParseNetifdDump reads "ubus call network.interface dump": each logical
+// interface's state, uptime, layer-3 device and protocol. Names and devices
+// that are not names are left out.
+func ParseNetifdDump(r io.Reader) ([]facts.NetifdInterface, error) {
+	var doc struct {
+		Interface []struct {
+			Interface string `json:"interface"`
+			Up        bool   `json:"up"`
+			Uptime    int64  `json:"uptime"`
+			L3Device  string `json:"l3_device"`
+			Proto     string `json:"proto"`
+		} `json:"interface"`
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("ubus call network.interface dump: %w", err)
+	}
+	out := []facts.NetifdInterface{}
+	for _, i := range doc.Interface {
+		if !netifdName.MatchString(i.Interface) {
+			continue
+		}
+		n := facts.NetifdInterface{Name: i.Interface, Up: i.Up, Proto: i.Proto}
+		if !netifdName.MatchString(n.Proto) {
+			n.Proto = ""
+		}
+		if i.Up && i.Uptime > 0 {
+			n.Uptime = i.Uptime
+		}
+		if shell.Iface(i.L3Device) == nil {
+			n.Device = i.L3Device
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// netifdName is a uci section or protocol name.
+var netifdName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)

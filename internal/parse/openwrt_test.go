@@ -218,3 +218,23 @@ func TestParseMwan3Status(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNetifdDump(t *testing.T) {
+	got, err := ParseNetifdDump(openTestdata(t, "openwrt", "ubus-network-interface-dump.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []facts.NetifdInterface{
+		{Name: "lan", Up: true, Uptime: 5347811, Device: "br-lan", Proto: "static"},
+		{Name: "wan", Up: true, Uptime: 219254, Device: "eth1", Proto: "dhcp"},
+		{Name: "wan5g", Up: true, Uptime: 5347500, Device: "br-lan.253", Proto: "static"},
+		{Name: "wg", Up: true, Uptime: 5344680, Device: "wg", Proto: "wireguard"},
+		{Name: "wan6", Proto: "dhcpv6"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("interfaces (-want +got):\n%s", d)
+	}
+	if _, err := ParseNetifdDump(strings.NewReader("Command failed: Not found")); err == nil {
+		t.Error("ubus's error text parsed as a dump")
+	}
+}
