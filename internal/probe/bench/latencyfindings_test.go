@@ -96,6 +96,23 @@ func TestBufferbloatLocatesTheQueue(t *testing.T) {
 	}
 	unplaced := loadedReport(t, "bloat-20m-cubic")
 	unplaced.IdleLatency.Underlay = nil
+	// The same path's queue met shallower by the underlay's few pings, as in
+	// the kernel guest's stale-endpoint-route under load (tunnel +407 ms, the
+	// underlay under half of it): a quarter as long at the median, or half as
+	// long at its p90, is still the path's queue.
+	shallower := func(median, p90 float64) *Report {
+		r := loadedReport(t, "bloat-20m-cubic")
+		idle := r.IdleLatency.Underlay.MedianMs
+		for i := range r.Runs {
+			if l := r.Runs[i].Latency; l != nil && l.Tunnel != nil && l.Underlay != nil {
+				added := l.Tunnel.MedianMs - r.IdleLatency.Tunnel.MedianMs
+				u := *l.Underlay
+				u.MedianMs, u.P90Ms, u.MaxMs = idle+added*median, idle+added*p90, idle+added*p90
+				l.Underlay = &u
+			}
+		}
+		return r
+	}
 	for _, tt := range []struct {
 		name  string
 		r     *Report
@@ -106,6 +123,9 @@ func TestBufferbloatLocatesTheQueue(t *testing.T) {
 		{"deep FIFO on the path", bloated, QueueOnPath, "eth0", remedy.KindSQM},
 		{"tunnel delayed, underlay near idle", atEnds, QueueTunnelEnds, "wg-a", remedy.KindSQM},
 		{"no underlay pings", unplaced, QueueUnknown, "", ""},
+		{"the underlay met the path's queue shallower: a third at the median", shallower(0.3, 0.4), QueueOnPath, "eth0", remedy.KindSQM},
+		{"the underlay met the path's queue late: a tenth at the median, two thirds at its p90", shallower(0.1, 0.66), QueueOnPath, "eth0", remedy.KindSQM},
+		{"a tenth at the median and at its p90: not the same queue", shallower(0.1, 0.1), QueueTunnelEnds, "wg-a", remedy.KindSQM},
 	} {
 		fs := bufferbloatFindings(tt.r)
 		if len(fs) != 2 {
