@@ -107,6 +107,14 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 		case "userspace":
 			fate = "is refused: a userspace WireGuard sets DF on its outer packets, so bulk transfers stall"
 		}
+		// What IPsec adds, said once for the detail, the threshold and its evidence.
+		var viaIPsec, upTo, lessIPsec string
+		var ev []finding.Evidence
+		if b := lim.ipsec.bytes; b > 0 {
+			viaIPsec, upTo, lessIPsec = fmt.Sprintf(" and IPsec (%s) up to %d more", lim.ipsec.what, b), "up to ", fmt.Sprintf(" − %d IPsec", b)
+			ev = append(ev, finding.Evidence{Source: "ip xfrm policy", Key: "IPsec on the way to " + lim.endpoint,
+				Value: fmt.Sprintf("%s: up to %d bytes", lim.ipsec.what, b)}.Of(float64(b), finding.Bytes))
+		}
 		out = append(out, finding.Finding{
 			ID:        MTUTunnelTooLarge,
 			Severity:  sev,
@@ -116,43 +124,16 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			Title:     fmt.Sprintf("%s MTU %d is larger than %s allows (%d)", w.Name, w.MTU, lim.dev, lim.allowed),
 			Detail: fmt.Sprintf("Traffic to endpoint %s leaves by %s (MTU %d). With an %s outer header WireGuard adds %d bytes%s, "+
 				"so a full-size %d-byte tunnel packet becomes %s%d bytes on %s and %s.",
-				lim.endpoint, lim.dev, lim.devMTU, ipv, lim.overhead, ipsecClause(lim.ipsec), w.MTU, upTo(lim.ipsec), w.MTU+lim.overhead+lim.ipsec.bytes, lim.dev, fate),
-			Evidence: []finding.Evidence{
-				finding.Evidence{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("<= %d (%s mtu %d − %d %s overhead%s)", lim.allowed, lim.dev, lim.devMTU, lim.overhead, ipv, ipsecTerm(lim.ipsec))}.Of(float64(w.MTU), finding.Bytes),
+				lim.endpoint, lim.dev, lim.devMTU, ipv, lim.overhead, viaIPsec, w.MTU, upTo, w.MTU+lim.overhead+lim.ipsec.bytes, lim.dev, fate),
+			Evidence: append([]finding.Evidence{
+				finding.Evidence{Source: "ip link", Key: w.Name + " mtu", Value: strconv.Itoa(w.MTU), Threshold: fmt.Sprintf("<= %d (%s mtu %d − %d %s overhead%s)", lim.allowed, lim.dev, lim.devMTU, lim.overhead, ipv, lessIPsec)}.Of(float64(w.MTU), finding.Bytes),
 				{Source: "ip route get " + lim.endpoint, Key: "dev", Value: lim.dev},
-			},
+			}, ev...),
 			Fixes: wgMTUFix(s, w.Name, lim.allowed,
 				fmt.Sprintf("Lower %s's MTU to %d (on both ends of the tunnel)", w.Name, lim.allowed)),
 		})
-		if lim.ipsec.bytes > 0 {
-			f := &out[len(out)-1]
-			f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip xfrm policy", Key: "IPsec on the way to " + lim.endpoint,
-				Value: fmt.Sprintf("%s: up to %d bytes", lim.ipsec.what, lim.ipsec.bytes)}.Of(float64(lim.ipsec.bytes), finding.Bytes))
-		}
 	}
 	return out, nil
-}
-
-// ipsecClause, upTo and ipsecTerm say what IPsec adds, in the detail and the threshold.
-func ipsecClause(l ipsecLayer) string {
-	if l.bytes == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" and IPsec (%s) up to %d more", l.what, l.bytes)
-}
-
-func upTo(l ipsecLayer) string {
-	if l.bytes == 0 {
-		return ""
-	}
-	return "up to "
-}
-
-func ipsecTerm(l ipsecLayer) string {
-	if l.bytes == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" − %d IPsec", l.bytes)
 }
 
 // peerPort is the UDP port of peer's endpoint on iface, 0 when unknown.

@@ -79,7 +79,7 @@ func (r *runner) classify(fs []finding.Finding) {
 			r.res.Environment = append(r.res.Environment, string(f.ID)+" on "+f.Host)
 			r.logf("this machine: %s on %s: %s (reported, not judged: the lab shares the machine's CPUs)", f.ID, f.Host, f.Title)
 		case f.Severity >= finding.Warning:
-			r.res.Unexpected = append(r.res.Unexpected, string(f.ID)+" on "+f.Host)
+			r.res.Unexpected = append(r.res.Unexpected, unexpectedName(f))
 		}
 	}
 	if r.sc.Expect == "" {
@@ -96,6 +96,9 @@ func (r *runner) labQueue(f finding.Finding) bool {
 	return f.ID == check.LatencyBufferbloat && r.sc.Lab.Shaped() && bench.QueueOf(f) == bench.QueueOnPath &&
 		lab.ShaperQueue.Seconds()*1000 > bench.BloatMs
 }
+
+// unexpectedName is how Result.Unexpected names a finding: "ID on host".
+func unexpectedName(f finding.Finding) string { return string(f.ID) + " on " + f.Host }
 
 // Environment reports whether a finding describes the machine the lab runs
 // on rather than the case (check.Environment): every lab node shares its

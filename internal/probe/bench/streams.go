@@ -35,20 +35,14 @@ func StreamView(res *iperf.Result) string {
 	if res == nil || len(res.PerStream) < 2 {
 		return ""
 	}
-	rates := make([]string, len(res.PerStream))
-	retr := make([]string, len(res.PerStream))
+	n := len(res.PerStream)
+	rates, retr := make([]string, n), make([]string, n)
 	var total, most int64
-	worst := 0
-	mbit := make([]float64, len(res.PerStream))
 	var sum float64
+	worst := 0
 	for i, st := range res.PerStream {
-		mbit[i] = st.ReceivedMbit
-		if mbit[i] <= 0 {
-			mbit[i] = st.SentMbit
-		}
-		sum += mbit[i]
-		rates[i] = fmt.Sprintf("%.1f", mbit[i])
-		retr[i] = fmt.Sprint(st.Retransmits)
+		rates[i], retr[i] = fmt.Sprintf("%.1f", st.Mbit()), fmt.Sprint(st.Retransmits)
+		sum += st.Mbit()
 		total += st.Retransmits
 		if st.Retransmits > most {
 			most, worst = st.Retransmits, i
@@ -58,15 +52,15 @@ func StreamView(res *iperf.Result) string {
 	if total >= minNaughtyRetransmits && float64(most) >= naughtyShare*float64(total) {
 		said = append(said, fmt.Sprintf("stream %d took %.0f%% of the retransmits, hitting the ceiling the others rode under", worst+1, 100*float64(most)/float64(total)))
 	}
-	even := sum / float64(len(mbit))
+	even := sum / float64(n)
 	starved := 0
-	for _, m := range mbit {
-		if m < starvedShare*even {
+	for _, st := range res.PerStream {
+		if st.Mbit() < starvedShare*even {
 			starved++
 		}
 	}
 	if starved > 0 {
-		said = append(said, fmt.Sprintf("%d of %d got under half an even share (%.1f Mbit/s each)", starved, len(mbit), even))
+		said = append(said, fmt.Sprintf("%d of %d got under half an even share (%.1f Mbit/s each)", starved, n, even))
 	}
 	out := fmt.Sprintf("streams %s Mbit/s, retransmits %s", strings.Join(rates, ", "), strings.Join(retr, ", "))
 	if len(said) > 0 {

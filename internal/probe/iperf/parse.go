@@ -85,6 +85,14 @@ type StreamTotal struct {
 	Retransmits  int64   `json:"retransmits"`
 }
 
+// Mbit is what the stream carried: the receiver's figure, as Result.Mbit.
+func (s StreamTotal) Mbit() float64 {
+	if s.ReceivedMbit > 0 {
+		return s.ReceivedMbit
+	}
+	return s.SentMbit
+}
+
 // Measured returns the intervals after --omit.
 func (r *Result) Measured() []Interval {
 	var out []Interval
