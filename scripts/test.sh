@@ -8,10 +8,8 @@
 #     each scenario is sized to what this machine carries while it runs, and
 #     the lab's nodes run ahead of other jobs, so they hold their verdicts
 #     beside the other lab tests (they mostly wait on shaped links);
-#   - at the lowest CPU priority, the work that needs only CPU: make lint
-#     (gofmt, go vet and staticcheck, both builds: not first, where it would
-#     hold up every lane), goreleaser's install (scripts/goreleaser.sh, a
-#     build from source on a fresh machine),
+#   - at the lowest CPU priority, the work that needs only CPU: goreleaser's
+#     install (scripts/goreleaser.sh, a build from source on a fresh machine),
 #     the release packaging test (its cross-builds), then the fuzz targets
 #     (scripts/fuzz.sh). The lab's WireGuard nodes run in sessions of their own
 #     (setsid), and with the kernel's autogroup scheduling a task's nice only
@@ -45,8 +43,7 @@ trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && ki
 trap 'exit 130' INT TERM
 setsid -w sh -c '
 	echo 19 2>/dev/null >/proc/self/autogroup
-	exec nice -n 19 sh -c "make --no-print-directory lint &&
-		./scripts/goreleaser.sh &&
+	exec nice -n 19 sh -c "./scripts/goreleaser.sh &&
 		go test -count=1 -timeout 20m ./packaging &&
 		./scripts/fuzz.sh \"\$1\"" - "$1"' - "${1:-20000}" >"$log" 2>&1 &
 beside=$!
@@ -78,7 +75,7 @@ stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireG
 keep env WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 40m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelCatalog)$' ./internal/scenario
 kernelStatus=$status
 
-stamp "waiting for lint, the packaging test and the fuzz targets beside"
+stamp "waiting for the packaging test and the fuzz targets beside"
 wait "$beside"
 besideStatus=$?
 beside=
@@ -86,5 +83,5 @@ tee -a "$all" <"$log"
 stamp "done"
 # The kernel catalog's verdicts, then every failure, once more.
 grep -E -- 'kernel_test.go:[0-9]+: .*WireGuard, underlay|--- FAIL|^FAIL|failed: |panic: ' "$all" | cut -c1-600
-[ "$besideStatus" -eq 0 ] || echo "lint, packaging or fuzz: failed (above)" >&2
+[ "$besideStatus" -eq 0 ] || echo "packaging or fuzz: failed (above)" >&2
 [ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
