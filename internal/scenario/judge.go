@@ -97,6 +97,27 @@ func (r *runner) labQueue(f finding.Finding) bool {
 		lab.ShaperQueue.Seconds()*1000 > bench.BloatMs
 }
 
+// onlyLabQueue reports whether doctor's "problems" on a healthy lab rest on
+// the lab's own shaper alone: every warning is a queue labQueue explains.
+// BBR keeps that queue short, but not always in an emulated guest (kernel
+// WireGuard under TCG: +36.5 ms through the tunnel, +15.8 ms beside it, in 1
+// of the project CI's runs); the rate must still be healthy.
+func (r *runner) onlyLabQueue(status string) bool {
+	if status != doctor.StatusProblems {
+		return false
+	}
+	queue := false
+	for _, f := range r.res.Findings {
+		switch {
+		case r.labQueue(f):
+			queue = true
+		case f.Severity >= finding.Warning:
+			return false
+		}
+	}
+	return queue
+}
+
 // unexpectedName is how Result.Unexpected names a finding: "ID on host".
 func unexpectedName(f finding.Finding) string { return string(f.ID) + " on " + f.Host }
 
@@ -209,7 +230,7 @@ func (r *runner) judgeDoctor() []string {
 		}
 	case sc.Expect != "" && d.First != sc.Expect:
 		why = append(why, fmt.Sprintf("doctor ranked %s first, want %s", orDefault(d.First, "nothing"), sc.Expect))
-	case sc.Expect == "" && sc.ECMP == 0 && d.Status != doctor.StatusHealthy:
+	case sc.Expect == "" && sc.ECMP == 0 && d.Status != doctor.StatusHealthy && !r.onlyLabQueue(d.Status):
 		why = append(why, fmt.Sprintf("doctor said %s on a healthy tunnel", d.Status))
 	}
 	for _, p := range sc.Probes {

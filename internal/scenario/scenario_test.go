@@ -89,6 +89,14 @@ func TestJudge(t *testing.T) {
 			Result{Found: true, Doctor: &DoctorVerdict{Status: "healthy"}, Probes: []ProbeResult{{ProbeMTU, ""}}, After: measured(183, 191, 0, 0)}, false, "doctor ran 1 targeted probes on a healthy tunnel"},
 		{"healthy but doctor says slow", Scenario{},
 			Result{Found: true, Doctor: &DoctorVerdict{Status: "slow"}, After: measured(183, 191, 0, 0)}, false, "doctor said slow on a healthy tunnel"},
+		{"healthy: problems only the lab's deep shaper explains", Scenario{Lab: lab.Config{Underlay: lab.Shape{RateMbit: 20}}},
+			Result{Doctor: &DoctorVerdict{Status: "problems"}, Findings: []finding.Finding{queueOn(bench.QueueOnPath)}, After: measured(18.3, 19.2, 18.3, 19.2)}, true, ""},
+		{"healthy: a queue at the tunnel's ends", Scenario{Lab: lab.Config{Underlay: lab.Shape{RateMbit: 20}}},
+			Result{Doctor: &DoctorVerdict{Status: "problems"}, Findings: []finding.Finding{queueOn(bench.QueueTunnelEnds)}, After: measured(18.3, 19.2, 18.3, 19.2)}, false, "doctor said problems on a healthy tunnel"},
+		{"healthy: the path's queue in a lab that shapes nothing", Scenario{},
+			Result{Doctor: &DoctorVerdict{Status: "problems"}, Findings: []finding.Finding{queueOn(bench.QueueOnPath)}, After: measured(18.3, 19.2, 18.3, 19.2)}, false, "doctor said problems on a healthy tunnel"},
+		{"healthy: the lab's queue and another warning", Scenario{Lab: lab.Config{Underlay: lab.Shape{RateMbit: 20}}},
+			Result{Doctor: &DoctorVerdict{Status: "problems"}, Findings: []finding.Finding{queueOn(bench.QueueOnPath), {ID: "udp.rcvbuf-errors", Severity: finding.Warning}}, After: measured(18.3, 19.2, 18.3, 19.2)}, false, "doctor said problems on a healthy tunnel"},
 		{"missed", Scenario{Expect: "mtu.tunnel-too-large"},
 			Result{After: measured(183, 191, 0, 0)}, false, "mtu.tunnel-too-large not reported"},
 		{"fix did not help", Scenario{Expect: "tcp.congestion-control"},
@@ -356,6 +364,12 @@ func TestShortOfHealthy(t *testing.T) {
 
 // bloated judges the after-fix round trip under load, as the bufferbloat scenario does.
 var bloated = Scenario{Expect: check.LatencyBufferbloat, Latency: true, MinRatio: 0.8}
+
+// queueOn is a bufferbloat warning whose queue sits at where.
+func queueOn(where string) finding.Finding {
+	return finding.Finding{ID: check.LatencyBufferbloat, Severity: finding.Warning,
+		Title: "Latency under load: an upload through the tunnel adds 36.5 ms to the round trip (2.98 idle, 39.5 loaded); the queue is " + where}
+}
 
 // pinged is an after-fix bench that measured the round trip, with its findings.
 func pinged(fs ...finding.Finding) *bench.Report {
