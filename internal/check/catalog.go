@@ -44,6 +44,7 @@ const (
 	ThroughputAsymmetric   finding.ID = "throughput.asymmetric"
 	ThroughputCollapseKnee finding.ID = "throughput.collapse-knee"
 	ThroughputOscillation  finding.ID = "throughput.oscillation"
+	ThroughputShaperCap    finding.ID = "throughput.shaper-cap"
 	ThroughputTunnelRatio  finding.ID = "throughput.tunnel-ratio"
 	UDPRcvbufErrors        finding.ID = "udp.rcvbuf-errors"
 	WGAllowedIPsMismatch   finding.ID = "wg.allowedips-mismatch"
@@ -1032,6 +1033,34 @@ data.`,
 					Description: "Find the most stable rate cap on the sender's tunnel interface",
 					Commands:    []string{"wgperf shape-sweep --client ssh:root@site-a --server ssh:root@site-b"},
 				}}, fixes("Cap wg0 at 200 Mbit/s, below the collapse", r, err)...)
+			},
+		},
+	},
+	{
+		ID:    ThroughputShaperCap,
+		Title: "A shaper on the tunnel's interface is its ceiling: the path carries more than the cap lets through",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads the root qdisc of each end's tunnel interface
+(tc -j qdisc show: tbf's rate, cake's bandwidth; an htb's root class's ceil
+from tc class show) and, after its bench, compares it with both runs in the
+direction that end sends: a tunnel that reached 80% of the cap while the
+underlay carried 1.15 times the cap or more is held by the cap. The case:
+the remote users' tunnel was capped at 150 Mbit/s on wg0 against collapse
+cycles; once its UDP buffers were fixed the path carried about 450, and the
+cap was raised to 450. Fix: raise the cap to the path's rate, or remove it.`}},
+		Severities: []finding.Severity{finding.Warning, finding.Critical},
+		Why: `A cap is set against a problem (collapse cycles, a receiver that drops under
+bursts) and stays when the problem is fixed: then it is the tunnel's ceiling,
+and no other tuning makes the tunnel faster. Critical when it holds the tunnel
+below half of what the path carries.`,
+		Cases:  []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Sender, Bench: InBench, Verify: Measured},
+		Remedies: []Remedy{
+			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
+		},
+		Example: Example{
+			Host: "wg0 on the sender capped by tbf at 150 Mbit/s; the tunnel carried 142 and the underlay 452",
+			Fixes: func() []finding.Fix {
+				return shaperCapFixes("wg0", facts.Shaper{Qdisc: "tbf", RateMbit: 150}, 452)
 			},
 		},
 	},

@@ -89,3 +89,27 @@ func TestMissingToolsBecomeNotes(t *testing.T) {
 		t.Error("firewall marked as answered")
 	}
 }
+
+// The shapers tc printed in a namespace with tbf on wg0 and htb on eth0
+// (testdata/collect/tc): each device's rate on its link, htb's from its root
+// class; a device tc names that ip did not list is left alone.
+func TestShapersJoinTheirLinks(t *testing.T) {
+	c := newTestCollector(map[string]cmdResult{
+		"qdisc": {Out: string(testutil.ReadTestdata(t, "collect", "tc", "qdisc-tbf-htb.json"))},
+		"htb":   {Out: string(testutil.ReadTestdata(t, "collect", "tc", "class-htb.txt"))},
+	})
+	byName := map[string]*facts.Link{"wg0": {Name: "wg0"}, "eth0": {Name: "eth0"}, "wg0p": {Name: "wg0p"}}
+	c.shapers(byName)
+	want := map[string]*facts.Shaper{"wg0": {Qdisc: "tbf", RateMbit: 150}, "eth0": {Qdisc: "htb", RateMbit: 450, Class: "1:1"}, "wg0p": nil}
+	for dev, sh := range want {
+		if got := byName[dev].Shaper; (got == nil) != (sh == nil) || (got != nil && *got != *sh) {
+			t.Errorf("%s: shaper %+v, want %+v", dev, got, sh)
+		}
+	}
+	// Without tc (skipped): nothing, and no note.
+	c = newTestCollector(map[string]cmdResult{"qdisc": {Code: codeSkipped}, "htb": {Code: codeSkipped}})
+	c.shapers(byName)
+	if len(c.snap.Notes) != 0 {
+		t.Errorf("notes %v", c.snap.Notes)
+	}
+}

@@ -29,10 +29,17 @@ var linkSource = source{
 		// -s -s: the counters with the kernel's error breakdown (kernel
 		// WireGuard's own rejects are counted there and nowhere else).
 		{"link", parse.IPJSONOr("ip -s -s -j -d link show", "ip -o link show")},
+		// tc sets every shaper, so a host without it has none to read.
+		{"qdisc", "if command -v tc >/dev/null 2>&1; then tc -j qdisc show; else skip; fi"},
+		{"htb", "if command -v tc >/dev/null 2>&1; then " + htbClasses + "; else skip; fi"},
 		{"ethtool", ifInstalled("ethtool", `for d in /sys/class/net/*; do d=${d##*/}; [ "$d" = lo ] && continue; printf '@@dev %s\n' "$d"; ethtool -k "$d" 2>/dev/null; done; true`)},
 	},
 	assemble: (*collector).links,
 }
+
+// htbClasses prints the classes of each device whose root is htb, where its
+// rate lives, under "@@dev NAME" (tc prints them as text even with -j).
+const htbClasses = `for d in $(tc qdisc show | sed -n 's/^qdisc htb [^ ]* dev \([^ ]*\) root.*/\1/p'); do printf '@@dev %s\n' "$d"; tc class show dev "$d"; done; true`
 
 func (c *collector) links(files map[string]*fileRead) {
 	if out, ok := c.output("link", "ip link"); ok {
@@ -62,6 +69,7 @@ func (c *collector) links(files map[string]*fileRead) {
 			}
 		}
 	}
+	c.shapers(byName)
 	for name, f := range files {
 		if f.Err != "" || !strings.HasPrefix(name, "/sys/class/net/") {
 			continue
@@ -132,4 +140,38 @@ func splitDevSections(out string) map[string]string {
 	}
 	flush()
 	return res
+}
+
+// shapers puts each device's root rate limit on its link.
+func (c *collector) shapers(byName map[string]*facts.Link) {
+	out, ok := c.output("qdisc", "tc -j qdisc show")
+	if !ok {
+		return
+	}
+	shapers, err := parse.ParseTCQdisc(strings.NewReader(out))
+	if err != nil {
+		c.note("tc qdisc", err.Error())
+		return
+	}
+	classes := map[string]string{}
+	if out, ok := c.output("htb", "tc class show"); ok {
+		classes = splitDevSections(out)
+	}
+	for dev, sh := range shapers {
+		l := byName[dev]
+		if l == nil {
+			continue
+		}
+		if sh.Qdisc == "htb" {
+			var ok bool
+			var err error
+			if sh, ok, err = parse.ParseTCClassHTB(strings.NewReader(classes[dev])); err != nil {
+				c.note("tc class show dev "+dev, err.Error())
+			}
+			if !ok {
+				continue
+			}
+		}
+		l.Shaper = &sh
+	}
 }

@@ -24,7 +24,7 @@ const duringBench = "during the bench"
 func (r *Report) cpuLimitsAfterBench(ctx context.Context, c *Config, snaps []*facts.Snapshot) []finding.Finding {
 	var out []finding.Finding
 	for _, t := range []target.Target{c.Client, c.Server} {
-		s := clientSnap(snaps, t.String())
+		s := snapOf(snaps, t.String())
 		if s == nil {
 			continue
 		}

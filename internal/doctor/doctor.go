@@ -185,6 +185,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		found = append(found, rep.bench(ctx, &c)...)
 		if rep.Measured.Benched {
 			found = append(found, rep.cpuLimitsAfterBench(ctx, &c, snaps)...)
+			found = append(found, shaperCaps(rep.Measured, rep.endpoints, snaps)...)
 		}
 		found = rep.measureUplinks(ctx, &c, snaps, found)
 		found = sameLimitOtherEnd(found, snaps)
@@ -198,7 +199,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	rep.judge(found)
 
-	plans := PlanProbes(rep.Status == StatusHealthy, rep.Findings, rep.Measured, rep.Bench, clientSnap(snaps, rep.Client))
+	plans := PlanProbes(rep.Status == StatusHealthy, rep.Findings, rep.Measured, rep.Bench, snapOf(snaps, rep.Client))
 	if slices.ContainsFunc(rep.Findings, refusesNewFlows) {
 		rep.NotJudged = append(rep.NotJudged, "targeted probes (MTU search, icmp-burst): a connection tracking table is full, "+
 			"so the kernel drops new flows and the probes' losses would prove nothing; fix the table first")
@@ -392,7 +393,7 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 				BackTunnelAddr: r.endpoints.TunnelAddr, Port: c.Port, Outside: true}
 			r.mtuFromServer = true
 		}
-	} else if s := clientSnap(snaps, r.Client); s != nil {
+	} else if s := snapOf(snaps, r.Client); s != nil {
 		for _, e := range s.Endpoints {
 			if e.Endpoint != "" {
 				mc.Addr, mc.ClientInterface = e.Endpoint, e.Interface
@@ -403,7 +404,7 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 	if mc.Addr == "" {
 		return nil, "", errors.New("no peer endpoint to probe")
 	}
-	if s := clientSnap(snaps, mc.Client.String()); s != nil {
+	if s := snapOf(snaps, mc.Client.String()); s != nil {
 		for _, w := range s.WireGuard {
 			if w.Name == mc.ClientInterface {
 				mc.Implementation = w.Implementation
@@ -488,15 +489,6 @@ func (r *Report) sweep(ctx context.Context, sc shaping.Config) ([]finding.Findin
 		s = fmt.Sprintf("a %d Mbit/s tbf cap is the steadiest", res.Recommended)
 	}
 	return res.Findings, s, nil
-}
-
-func clientSnap(snaps []*facts.Snapshot, host string) *facts.Snapshot {
-	for _, s := range snaps {
-		if s.Host == host {
-			return s
-		}
-	}
-	return nil
 }
 
 func key(f finding.Finding) string {

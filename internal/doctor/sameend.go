@@ -54,6 +54,7 @@ func sameLimitOtherEnd(found []finding.Finding, snaps []*facts.Snapshot) []findi
 	return out
 }
 
+// snapOf is host's snapshot (nil when it was not collected).
 func snapOf(snaps []*facts.Snapshot, host string) *facts.Snapshot {
 	for _, s := range snaps {
 		if s.Host == host {

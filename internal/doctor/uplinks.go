@@ -21,7 +21,7 @@ import (
 // found gets the measurement as evidence (the stale route is the cause it
 // shows), otherwise route.endpoint-uplink is added.
 func (r *Report) measureUplinks(ctx context.Context, c *Config, snaps []*facts.Snapshot, found []finding.Finding) []finding.Finding {
-	ups := uplinks.List(clientSnap(snaps, r.Client))
+	ups := uplinks.List(snapOf(snaps, r.Client))
 	if len(ups) < 2 || !r.Measured.Benched || r.Measured.Up.Underlay <= 0 || r.endpoints.UnderlayAddr == "" {
 		return found
 	}

@@ -106,6 +106,20 @@ type Link struct {
 	// Stats are the device's counters since it was created (ip -s -s -j
 	// link); nil where ip had no statistics (BusyBox ip, older snapshots).
 	Stats *LinkStats `json:"stats,omitempty"`
+	// Shaper is the rate the device's root qdisc holds its egress to (tc):
+	// nil when it shapes nothing or tc is absent.
+	Shaper *Shaper `json:"shaper,omitempty"`
+}
+
+// Shaper is a rate limit on a device's egress: tbf's rate, cake's
+// bandwidth, or the largest ceil of an htb's root classes. A cap set on a
+// tunnel against one problem (collapse cycles) outlives it and becomes the
+// bottleneck once the problem is fixed (the remote users' case raised its
+// wg0 cap from 150 to 450 Mbit/s after its buffer fix).
+type Shaper struct {
+	Qdisc    string  `json:"qdisc"`               // tbf, cake, htb
+	RateMbit float64 `json:"rate_mbit,omitempty"`
+	Class    string  `json:"class,omitempty"` // htb: the root class that holds the rate, "1:1"
 }
 
 // LinkStats are a device's packet counters with the kernel's breakdown of

@@ -232,6 +232,11 @@ func probedOn(h, s *facts.Snapshot) []finding.Finding {
 				out = append(out, *f)
 			}
 			out = append(out, bloatedOn(h, w.Name, n)...)
+			// A cap at half of n that held the tunnel while the path carried n.
+			capped := facts.Link{Name: w.Name, Shaper: &facts.Shaper{Qdisc: "tbf", RateMbit: float64(n) / 2}}
+			if f, ok := check.ShaperCapFinding(h.Host, capped, bench.Upload, 0.95*float64(n)/2, float64(n)); ok {
+				out = append(out, f)
+			}
 		}
 	}
 	out = append(out, portThrottledOn(h)...)

@@ -18,3 +18,18 @@ func FuzzParseOSRelease(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseTC(f *testing.F) {
+	addCorpus(f, "tc/*.json", "tc/*.txt")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		shapers, _ := ParseTCQdisc(bytes.NewReader(b))
+		for dev, s := range shapers {
+			if dev == "" || s.RateMbit < 0 || (s.Qdisc != "htb" && s.RateMbit == 0) {
+				t.Errorf("%q: %+v", dev, s)
+			}
+		}
+		if sh, ok, _ := ParseTCClassHTB(bytes.NewReader(b)); ok && (sh.RateMbit <= 0 || sh.Class == "") {
+			t.Errorf("htb %+v", sh)
+		}
+	})
+}

@@ -380,6 +380,17 @@ var Catalog = []Scenario{
 		// re-opens each end's WireGuard socket (both ends receive), no hand step.
 	},
 	{
+		Name: "shaper-cap", Case: caseRemoteUsers,
+		Symptom: "the tunnel stays at the rate it was once capped at, though the path now carries more",
+		// The remote users' wg0 cap (tbf 150 Mbit/s against collapse
+		// cycles), which held the tunnel below the path once the buffers
+		// were fixed: A's tunnel capped at 40% of the lab's rate.
+		Lab:        lab.Config{Underlay: lab.Shape{RateMbit: 200}},
+		Break:      []Command{on("a", "sh", "-c", "tc qdisc replace dev {wg} root tbf rate $(({rate} * 2 / 5))mbit burst 64kb latency 400ms")},
+		Expect:     check.ThroughputShaperCap,
+		UploadOnly: true,
+	},
+	{
 		Name: "stale-endpoint-route", Case: caseMultiWAN,
 		KernelLane: "the module sends from the kernel with a route cached per peer: the stale route must be found and its fix take there too",
 		Symptom:    "tunnel crawls on the backup uplink while the fiber is up",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/wgperf/wgperf/internal/probe/drops"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/check"
@@ -45,12 +46,14 @@ func (r *runner) measureAfter(ctx context.Context) error {
 	return nil
 }
 
-// argv expands {wg} in a scenario command to the node's WireGuard interface.
+// argv expands in a scenario command {wg} to the node's WireGuard
+// interface, {peer} to its peer's public key and {rate} to the Mbit/s the
+// lab's shaped uplinks run at (sized to this machine).
 func (r *runner) argv(c Command) []string {
 	argv := slices.Clone(c.Argv)
 	for i, a := range argv {
-		a = strings.ReplaceAll(a, "{wg}", r.lab.WGInterface(c.Node))
-		argv[i] = strings.ReplaceAll(a, "{peer}", r.peerKey(c.Node))
+		argv[i] = strings.NewReplacer("{wg}", r.lab.WGInterface(c.Node), "{peer}", r.peerKey(c.Node),
+			"{rate}", strconv.Itoa(r.res.Sizing.RateMbit)).Replace(a)
 	}
 	return argv
 }
