@@ -222,6 +222,12 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 				found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeShaping, Why: why}, snaps)...)
 			}
 		}
+		if rep.LongRun != nil && rep.LongRun.PathCycles {
+			var dropped bool
+			if found, dropped = withoutPhaseComparisons(found); dropped {
+				rep.NotJudged = append(rep.NotJudged, phaseLine)
+			}
+		}
 		rep.judge(found)
 	}
 	rep.noteLasts(ctx, &c)
