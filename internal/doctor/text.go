@@ -2,12 +2,13 @@ package doctor
 
 import (
 	"fmt"
-	"github.com/wgperf/wgperf/internal/shell"
 	"io"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/uplinks"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // WriteText renders the report for a person: the status and the measured
@@ -40,6 +41,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if m := r.Measured; m.Benched && (m.Up.Underlay > 0 || m.Down.Underlay > 0) {
 		p("  upload   tunnel %6.1f  underlay %6.1f Mbit/s", m.Up.Tunnel, m.Up.Underlay)
 		p("  download tunnel %6.1f  underlay %6.1f Mbit/s", m.Down.Tunnel, m.Down.Underlay)
+	}
+	if len(r.Uplinks) > 1 {
+		p("  each uplink to the endpoint: %s", uplinks.Summary(r.Uplinks))
 	}
 	if m := r.Measured; m.UnderlayBlocked != "" {
 		p("  upload   tunnel %6.1f Mbit/s, download %.1f: underlay baseline blocked (%s)", m.Up.Tunnel, m.Down.Tunnel, m.UnderlayBlocked)

@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/uplinks"
 )
@@ -28,6 +29,7 @@ func (r *Report) measureUplinks(ctx context.Context, c *Config, snaps []*facts.S
 	dev, _ := routeDev(ctx, c, r.endpoints.UnderlayAddr)
 	for i := range ups {
 		u := &ups[i]
+		u.RTTMs = uplinkRTT(ctx, c, u.Dev, r.endpoints.UnderlayAddr)
 		if u.Dev == dev {
 			u.Tunnel, u.Mbit = true, r.Measured.Up.Underlay
 			continue
@@ -42,6 +44,20 @@ func (r *Report) measureUplinks(ctx context.Context, c *Config, snaps []*facts.S
 	}
 	r.Uplinks = ups
 	return withUplinkFinding(found, uplinks.Finding(r.Client, r.endpoints.UnderlayAddr, r.endpoints.ClientInterface, ups, r.Measured.Up.Tunnel))
+}
+
+// uplinkRTT is the median of a few idle pings to addr bound to dev (0 when
+// none came back or ping is missing: the rates still tell the uplinks apart).
+func uplinkRTT(ctx context.Context, c *Config, dev, addr string) float64 {
+	out, err := c.Client.Run(ctx, "ping", "-n", "-c", "5", "-i", "0.2", "-W", "1", "-I", dev, addr)
+	if err != nil && len(out) == 0 {
+		return 0
+	}
+	rtt, err := bench.ParsePing(bytes.NewReader(out))
+	if err != nil || rtt.Received == 0 {
+		return 0
+	}
+	return rtt.MedianMs
 }
 
 // withUplinkFinding adds f (nil: nothing) to found, or its evidence to the

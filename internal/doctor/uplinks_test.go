@@ -22,12 +22,16 @@ func TestSlowUplinkRanksFirst(t *testing.T) {
 	if len(ups) != 2 || ups[0].Dev != "eth0" || ups[1].Dev != "eth1" {
 		t.Fatalf("uplinks %+v, want eth0 then eth1", ups)
 	}
-	ups[1].Tunnel, ups[1].Mbit = true, 19.1
-	ups[0].Mbit = 191.1
+	ups[1].Tunnel, ups[1].Mbit, ups[1].RTTMs = true, 19.1, 25.4
+	ups[0].Mbit, ups[0].RTTMs = 191.1, 3.1
 	const a = "netns:wgl-fd3-a"
 	f := uplinks.Finding(a, "203.0.113.2", "wg-fd3-a", ups, 18.3)
 	if f == nil || f.ID != check.RouteEndpointUplink || !strings.Contains(f.Title, "over eth1 (19.1 Mbit/s) while eth0 reaches it at 191.1") {
 		t.Fatalf("finding %+v", f)
+	}
+	// Each uplink's rate and idle round trip, the case's "25 ms against 3".
+	if want := "eth0 191.1 Mbit/s 3.1 ms, eth1 19.1 Mbit/s 25.4 ms (the tunnel's)"; f.Evidence[len(f.Evidence)-1].Value != want {
+		t.Errorf("uplinks evidence %q, want %q", f.Evidence[len(f.Evidence)-1].Value, want)
 	}
 	if len(f.Fixes) == 0 || f.Fixes[0].Action == nil || f.Fixes[0].Action.Params["dev"] != "eth0" || f.Fixes[0].Action.Params["via"] != "198.51.100.1" {
 		t.Errorf("fix %+v, want the endpoint routed through eth0 via 198.51.100.1", f.Fixes)

@@ -8,12 +8,14 @@ package uplinks
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/shell"
 )
 
 // Uplink is one of the client's default routes, and what TCP carried to the
@@ -26,7 +28,34 @@ type Uplink struct {
 	// underlay run measured it.
 	Tunnel bool    `json:"tunnel"`
 	Mbit   float64 `json:"mbit"`
-	Error  string  `json:"error,omitempty"`
+	// RTTMs is the median round trip to the endpoint through the uplink,
+	// idle (0: not measured): the multi-WAN case's 5G uplink went through a
+	// carrier NAT at 25 ms where the fiber's took 3.
+	RTTMs float64 `json:"rtt_ms,omitempty"`
+	Error string  `json:"error,omitempty"`
+}
+
+// Summary is each uplink's figures in one line: "wan 94.1 Mbit/s 3.1 ms,
+// wwan 9.8 Mbit/s 25.4 ms (the tunnel's)"; devices are quoted for a terminal.
+func Summary(ups []Uplink) string {
+	var parts []string
+	for _, u := range ups {
+		s := shell.Comment(shell.Quote(u.Dev))
+		switch {
+		case u.Error != "":
+			s += " not measured"
+		default:
+			s += fmt.Sprintf(" %.1f Mbit/s", u.Mbit)
+		}
+		if u.RTTMs > 0 {
+			s += " " + strconv.FormatFloat(u.RTTMs, 'f', 1, 64) + " ms"
+		}
+		if u.Tunnel {
+			s += " (the tunnel's)"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // FasterUplink: another uplink carrying this many times what the tunnel's own
@@ -82,10 +111,6 @@ func Finding(client, endpoint, iface string, ups []Uplink, tunnelMbit float64) *
 	if best.Mbit < FasterUplink*own.Mbit {
 		return nil
 	}
-	var rates []string
-	for _, u := range ups {
-		rates = append(rates, fmt.Sprintf("%s %.1f", u.Dev, u.Mbit))
-	}
 	f := &finding.Finding{
 		ID: check.RouteEndpointUplink, Severity: finding.Critical, Host: client, Interface: iface,
 		Title: fmt.Sprintf("The tunnel's endpoint %s is reached over %s (%.1f Mbit/s) while %s reaches it at %.1f", endpoint, own.Dev, own.Mbit, best.Dev, best.Mbit),
@@ -98,7 +123,7 @@ func Finding(client, endpoint, iface string, ups []Uplink, tunnelMbit float64) *
 			finding.Evidence{Source: "iperf3 --bind-dev", Key: "underlay upload through " + best.Dev + " (via " + best.Gateway + ")", Value: fmt.Sprintf("%.1f Mbit/s", best.Mbit),
 				Threshold: fmt.Sprintf("< %.0f× the endpoint's uplink", FasterUplink)}.Of(best.Mbit, finding.Mbits),
 			finding.Evidence{Source: "iperf3", Key: "tunnel upload", Value: fmt.Sprintf("%.1f Mbit/s", tunnelMbit)}.Of(tunnelMbit, finding.Mbits),
-			{Source: "iperf3 --bind-dev", Key: "each uplink to " + endpoint, Value: strings.Join(rates, ", ") + " Mbit/s"},
+			{Source: "iperf3 --bind-dev, ping -I", Key: "each uplink to " + endpoint, Value: Summary(ups)},
 		},
 	}
 	rem, err := remedy.RouteRepoint(endpoint, remedy.Route{Via: best.Gateway, Dev: best.Dev})
