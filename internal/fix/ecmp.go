@@ -250,7 +250,10 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 			"AllowedIPs on every tunnel that hold all of this site's tunnel addresses (%s) besides its networks: a flow a site "+
 			"starts itself may leave with one tunnel's address through another, and WireGuard drops a source its peer does not allow",
 			c.ListenPort, c.ListenPort+in.Tunnels-1, strings.Join(ownAddrs, ", ")),
-		"add the route commands as PostUp of the last tunnel (or a boot script) to keep them after a reboot; keep net.ipv4.fib_multipath_hash_policy = 1 in /etc/sysctl.d")
+		"add the route commands as PostUp of the last tunnel (or a boot script) to keep them after a reboot; keep net.ipv4.fib_multipath_hash_policy = 1 in /etc/sysctl.d",
+		"measure before and after with the same parallel streams (wgperf bench --server SITE-B --tunnel-addr AN-ADDRESS-IN-ITS-NETWORK --parallel 8): besides the aggregate it reports "+
+			"retransmissions and reordering, ECMP's cost where the tunnels' paths differ (the multi-tunnel case's aggregate went from 893 to "+
+			"1,620 Mbit/s and its retransmissions from 432 to 119,501)")
 	return plan, nil
 }
 

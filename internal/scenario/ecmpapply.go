@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 )
 
@@ -45,15 +46,65 @@ func (l LabECMP) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p)
 }
 
-// LabECMPVerify is the aggregate throughput to site B's network around the change.
+// LabECMPVerify is the aggregate throughput to site B's network around the
+// change, and what each run cost in retransmissions and reordering.
 type LabECMPVerify struct {
-	Addr           string  `json:"addr"`
-	Streams        int     `json:"streams"`
-	TunnelsBefore  int     `json:"tunnels_before"`
-	BeforeMbit     float64 `json:"before_mbit"`
-	AfterMbit      float64 `json:"after_mbit"`
-	Scaling        float64 `json:"scaling"` // after / before
-	SecondsPerTest int     `json:"seconds_per_test"`
+	Addr           string   `json:"addr"`
+	Streams        int      `json:"streams"`
+	TunnelsBefore  int      `json:"tunnels_before"`
+	BeforeMbit     float64  `json:"before_mbit"`
+	AfterMbit      float64  `json:"after_mbit"`
+	Scaling        float64  `json:"scaling"` // after / before
+	SecondsPerTest int      `json:"seconds_per_test"`
+	Before         ECMPCost `json:"before"`
+	After          ECMPCost `json:"after"`
+}
+
+// ECMPCost is what a parallel run cost: spreading flows over tunnels whose
+// paths differ can make TCP resend and reorder far more (the multi-tunnel
+// case's aggregate nearly doubled, its retransmissions went from 432 to
+// 119,501).
+type ECMPCost struct {
+	Retransmits int64 `json:"retransmits"` // iperf3's, the sender's
+	// Reordered is how often A's TCP found a segment it had counted lost
+	// delivered after all (bench.TCPOrder.ReorderSeen); -1 unread.
+	Reordered int64 `json:"reordered"`
+}
+
+// String is a run's cost as the report prints it: "432 retransmits, 8 reordered".
+func (c ECMPCost) String() string {
+	s := fmt.Sprintf("%s retransmits", bench.Commas(c.Retransmits))
+	if c.Reordered >= 0 {
+		s += fmt.Sprintf(", %s reordered", bench.Commas(c.Reordered))
+	}
+	return s
+}
+
+// costlyECMP: the run after the change resent this many times what the one
+// before did (and more than a stray few), which the report points out.
+const costlyECMP = 4
+
+// Costly reports the after-run resending costlyECMP times the before-run's
+// retransmissions, and at least 100 more.
+func (v LabECMPVerify) Costly() bool {
+	return v.After.Retransmits >= costlyECMP*v.Before.Retransmits && v.After.Retransmits-v.Before.Retransmits >= 100
+}
+
+// parallelRun runs streams TCP flows from A to site B's network for
+// seconds and reads A's TCP counters around it: the aggregate rate, and its
+// cost in retransmissions and reordering.
+func parallelRun(ctx context.Context, l *lab.Lab, streams, seconds int) (float64, ECMPCost, error) {
+	a := l.Target("a")
+	before := bench.TakeSample(ctx, a, bench.Baseline)
+	r, err := iperf.Run(ctx, a, l.Target("b"), iperf.Test{Addr: lab.SiteBLAN, Seconds: seconds, Omit: 1, Parallel: streams})
+	if err != nil {
+		return 0, ECMPCost{}, err
+	}
+	cost := ECMPCost{Retransmits: r.Retransmits, Reordered: -1}
+	if d := bench.Delta(bench.End{Host: a.String()}, before, bench.TakeSample(ctx, a, bench.Baseline)); d.TCP != nil {
+		cost.Reordered = d.TCP.ReorderSeen()
+	}
+	return r.Mbit(), cost, nil
 }
 
 // ApplyLabECMP ("fix ecmp --apply") builds N parallel tunnels and the multipath route in the lab
@@ -83,17 +134,17 @@ func ApplyLabECMP(ctx context.Context, host string, o LabECMPOptions) (*LabECMP,
 		return nil, err
 	}
 	res := &LabECMP{Lab: name}
-	measure := func(when string) (float64, error) {
+	measure := func(when string) (float64, ECMPCost, error) {
 		progress(fmt.Sprintf("%s: %d TCP streams to %s for %d s", when, o.Streams, lab.SiteBLAN, 1+o.Seconds))
-		r, err := iperf.Run(ctx, l.Target("a"), l.Target("b"), iperf.Test{Addr: lab.SiteBLAN, Seconds: o.Seconds, Omit: 1, Parallel: o.Streams})
+		mbit, cost, err := parallelRun(ctx, l, o.Streams, o.Seconds)
 		if err != nil {
-			return 0, fmt.Errorf("measure %s: %w", when, err)
+			return 0, cost, fmt.Errorf("measure %s: %w", when, err)
 		}
-		return r.Mbit(), nil
+		return mbit, cost, nil
 	}
 	if o.Verify {
 		res.Verify = &LabECMPVerify{Addr: lab.SiteBLAN, Streams: o.Streams, TunnelsBefore: ecmpTunnelsInUse(ctx, l), SecondsPerTest: o.Seconds}
-		if res.Verify.BeforeMbit, err = measure("before"); err != nil {
+		if res.Verify.BeforeMbit, res.Verify.Before, err = measure("before"); err != nil {
 			return nil, err
 		}
 	}
@@ -103,7 +154,7 @@ func ApplyLabECMP(ctx context.Context, host string, o LabECMPOptions) (*LabECMP,
 	}
 	res.Tunnels = l.Tunnels[:o.Tunnels]
 	if o.Verify {
-		if res.Verify.AfterMbit, err = measure("after"); err != nil {
+		if res.Verify.AfterMbit, res.Verify.After, err = measure("after"); err != nil {
 			return nil, err
 		}
 		if res.Verify.BeforeMbit > 0 {
@@ -136,10 +187,15 @@ func (res *LabECMP) WriteText(w io.Writer) error {
 	}
 	if v := res.Verify; v != nil {
 		pw.printf("Aggregate throughput to %s (%d TCP streams, %d s):\n", v.Addr, v.Streams, v.SecondsPerTest)
-		pw.printf("  before  %7.1f Mbit/s (%d tunnel%s)\n", v.BeforeMbit, v.TunnelsBefore, plural(v.TunnelsBefore))
-		pw.printf("  after   %7.1f Mbit/s (%d tunnels)\n", v.AfterMbit, len(res.Tunnels))
+		pw.printf("  before  %7.1f Mbit/s (%d tunnel%s), %s\n", v.BeforeMbit, v.TunnelsBefore, plural(v.TunnelsBefore), v.Before)
+		pw.printf("  after   %7.1f Mbit/s (%d tunnels), %s\n", v.AfterMbit, len(res.Tunnels), v.After)
 		if v.Scaling > 0 {
 			pw.printf("  scaling %.2fx\n", v.Scaling)
+		}
+		if v.Costly() {
+			pw.printf("  cost: retransmissions went from %s to %s: the tunnels' paths differ (delay, queues), so flows hashed onto them "+
+				"see loss and reordering the one tunnel did not (the multi-tunnel case's went from 432 to 119,501 for a 1.8x aggregate)\n",
+				bench.Commas(v.Before.Retransmits), bench.Commas(v.After.Retransmits))
 		}
 	}
 	pw.printf("This is the lab only; wgperf lab down --name %s removes it.\n", res.Lab)

@@ -210,7 +210,7 @@ func notes(r *Report, run *Run) []string {
 			from, to = r.Server, r.Client
 		}
 		out = append(out, fmt.Sprintf("receiver lost %s of %s datagrams (%.2f%%) on the way from %s to %s",
-			commas(run.Result.LostPackets), commas(run.Result.Packets), run.Result.LostPercent, from, to))
+			Commas(run.Result.LostPackets), Commas(run.Result.Packets), run.Result.LostPercent, from, to))
 	}
 	return out
 }

@@ -446,7 +446,7 @@ func TestDelta(t *testing.T) {
 
 func TestCommas(t *testing.T) {
 	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 9312: "9,312", 1234567: "1,234,567", -4500: "-4,500"} {
-		if got := commas(in); got != want {
+		if got := Commas(in); got != want {
 			t.Errorf("commas(%d) = %q, want %q", in, got, want)
 		}
 	}

@@ -349,10 +349,10 @@ func (d HostDelta) Attribution(role string) []string {
 	who := fmt.Sprintf("%s (%s)", role, d.Host)
 	var out []string
 	if d.UDPRcvbufErrors > 0 {
-		out = append(out, fmt.Sprintf("%s dropped %s UDP datagrams: receive buffer full (Udp RcvbufErrors)%s", who, commas(d.UDPRcvbufErrors), d.whichSockets()))
+		out = append(out, fmt.Sprintf("%s dropped %s UDP datagrams: receive buffer full (Udp RcvbufErrors)%s", who, Commas(d.UDPRcvbufErrors), d.whichSockets()))
 	}
 	if d.UDPSndbufErrors > 0 {
-		out = append(out, fmt.Sprintf("%s dropped %s UDP datagrams: send buffer full (Udp SndbufErrors)", who, commas(d.UDPSndbufErrors)))
+		out = append(out, fmt.Sprintf("%s dropped %s UDP datagrams: send buffer full (Udp SndbufErrors)", who, Commas(d.UDPSndbufErrors)))
 	}
 	out = append(out, d.softnetLines(who)...)
 	out = append(out, d.orderLines(who)...)
@@ -360,7 +360,7 @@ func (d HostDelta) Attribution(role string) []string {
 		out = append(out, interfaceLines(who, n, n.Interface == d.Tunnel && d.Tunnel != "")...)
 	}
 	for _, g := range d.Firewall {
-		out = append(out, fmt.Sprintf("%s dropped %s packets in the firewall: %s", who, commas(int64(g.Packets)), shell.Comment(g.String())))
+		out = append(out, fmt.Sprintf("%s dropped %s packets in the firewall: %s", who, Commas(int64(g.Packets)), shell.Comment(g.String())))
 	}
 	if b, cpu := d.MaxCPU(); b >= CPUSaturatedPercent {
 		out = append(out, fmt.Sprintf("%s had CPU %d at %.0f%% busy", who, cpu, b))
@@ -374,14 +374,14 @@ func (d HostDelta) Attribution(role string) []string {
 func (d HostDelta) softnetLines(who string) []string {
 	var out []string
 	if len(d.SoftnetCPUs) == 0 && d.SoftnetDropped > 0 {
-		out = append(out, fmt.Sprintf("%s dropped %s packets: backlog full (softnet dropped)", who, commas(int64(d.SoftnetDropped))))
+		out = append(out, fmt.Sprintf("%s dropped %s packets: backlog full (softnet dropped)", who, Commas(int64(d.SoftnetDropped))))
 	}
 	for _, c := range d.SoftnetCPUs {
 		if c.Dropped > 0 {
-			out = append(out, fmt.Sprintf("%s dropped %s packets on CPU %d: backlog full (softnet dropped)", who, commas(int64(c.Dropped)), c.CPU))
+			out = append(out, fmt.Sprintf("%s dropped %s packets on CPU %d: backlog full (softnet dropped)", who, Commas(int64(c.Dropped)), c.CPU))
 		}
 		if c.TimeSqueeze > 0 {
-			out = append(out, fmt.Sprintf("%s ran out of softirq budget %s times on CPU %d (softnet time_squeeze)", who, commas(int64(c.TimeSqueeze)), c.CPU))
+			out = append(out, fmt.Sprintf("%s ran out of softirq budget %s times on CPU %d (softnet time_squeeze)", who, Commas(int64(c.TimeSqueeze)), c.CPU))
 		}
 	}
 	return out
@@ -395,7 +395,7 @@ func (d HostDelta) whichSockets() string {
 	}
 	var tunnel, others []string
 	for _, s := range d.Sockets {
-		part := fmt.Sprintf("port %d: %s", s.Port, commas(int64(s.Dropped)))
+		part := fmt.Sprintf("port %d: %s", s.Port, Commas(int64(s.Dropped)))
 		if s.Tunnel {
 			tunnel = append(tunnel, part)
 		} else {
@@ -445,14 +445,14 @@ func interfaceLines(who string, n InterfaceGrowth, tunnel bool) []string {
 			continue
 		}
 		if c.n > 0 {
-			out = append(out, who+" "+fmt.Sprintf(c.what, commas(int64(c.n)), name))
+			out = append(out, who+" "+fmt.Sprintf(c.what, Commas(int64(c.n)), name))
 		}
 	}
 	return out
 }
 
-// commas renders 9312 as "9,312".
-func commas(n int64) string {
+// Commas renders 9312 as "9,312".
+func Commas(n int64) string {
 	s := fmt.Sprint(n)
 	neg := s[0] == '-'
 	if neg {

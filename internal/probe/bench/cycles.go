@@ -161,11 +161,11 @@ func LossLimited(sender string, single Run, c Cycles, parallel *Run) *finding.Fi
 		{Source: "iperf3", Key: "sender_tcp_congestion", Value: res.Congestion, Threshold: "bbr"},
 		finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("%s / 1 stream", streamsWord(parallel.Streams)), Value: fmt.Sprintf("%.1f", gain),
 			Threshold: fmt.Sprintf("< %.1f", ManyFlowsGain)}.Of(gain, finding.Ratio),
-		finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("retransmits of the stream in %d s", c.Seconds), Value: commas(single.Stats.Retransmits), Threshold: "0"}.Of(float64(single.Stats.Retransmits), finding.Packets),
+		finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("retransmits of the stream in %d s", c.Seconds), Value: Commas(single.Stats.Retransmits), Threshold: "0"}.Of(float64(single.Stats.Retransmits), finding.Packets),
 	}
 	if single.Stats.CwndMin > 0 {
 		ev = append(ev, finding.Evidence{Source: "iperf3", Key: "cwnd max/min", Value: fmt.Sprintf("%.1f (%s..%s bytes)", single.Stats.CwndSwing,
-			commas(single.Stats.CwndMin), commas(single.Stats.CwndMax))}.Of(single.Stats.CwndSwing, finding.Ratio))
+			Commas(single.Stats.CwndMin), Commas(single.Stats.CwndMax))}.Of(single.Stats.CwndSwing, finding.Ratio))
 	}
 	if c.Collapses >= 2 {
 		ev = append(ev, finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("collapses in %d s", c.Seconds),

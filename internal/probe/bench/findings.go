@@ -121,7 +121,7 @@ func asymmetryFindings(r *Report) []finding.Finding {
 			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "underlay " + slow.Direction + "/" + fast.Direction, Value: fmt.Sprintf("%.2f", uRatio)}.Of(uRatio, finding.Ratio))
 		}
 		if slow.Stats.Retransmits > 0 {
-			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "retransmits (" + slow.Direction + ")", Value: commas(slow.Stats.Retransmits)}.Of(float64(slow.Stats.Retransmits), finding.Packets))
+			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "retransmits (" + slow.Direction + ")", Value: Commas(slow.Stats.Retransmits)}.Of(float64(slow.Stats.Retransmits), finding.Packets))
 		}
 		out = append(out, finding.Finding{
 			ID: check.ThroughputAsymmetric, Severity: finding.Warning, Host: r.sender(slow.Direction), Interface: r.senderInterface(slow.Direction),
@@ -251,11 +251,11 @@ func congestionFindings(r *Report) []finding.Finding {
 		}
 		done[host] = true
 		title := fmt.Sprintf("%s on the sender: cwnd swings %.1fx (%s..%s bytes) with %s retransmits in the tunnel %s",
-			strings.ToUpper(cc), run.Stats.CwndSwing, commas(run.Stats.CwndMin), commas(run.Stats.CwndMax), commas(run.Stats.Retransmits), run.Direction)
+			strings.ToUpper(cc), run.Stats.CwndSwing, Commas(run.Stats.CwndMin), Commas(run.Stats.CwndMax), Commas(run.Stats.Retransmits), run.Direction)
 		evidence := []finding.Evidence{
 			{Source: "iperf3", Key: "sender_tcp_congestion", Value: cc, Threshold: "bbr"},
 			finding.Evidence{Source: "iperf3", Key: "cwnd max/min", Value: fmt.Sprintf("%.1f", run.Stats.CwndSwing), Threshold: fmt.Sprintf("< %.1f", CwndSwing)}.Of(run.Stats.CwndSwing, finding.Ratio),
-			finding.Evidence{Source: "iperf3", Key: "retransmits", Value: commas(run.Stats.Retransmits), Threshold: "0"}.Of(float64(run.Stats.Retransmits), finding.Packets),
+			finding.Evidence{Source: "iperf3", Key: "retransmits", Value: Commas(run.Stats.Retransmits), Threshold: "0"}.Of(float64(run.Stats.Retransmits), finding.Packets),
 		}
 		if pinned {
 			evidence = append(evidence, finding.Evidence{Source: "iperf3", Key: LossPinnedKey, Value: fmt.Sprintf("%.1f%%", loss*100),
@@ -263,12 +263,12 @@ func congestionFindings(r *Report) []finding.Finding {
 		}
 		if pinned && short == nil && run.Stats.CwndSwing < CwndSwing {
 			title = fmt.Sprintf("%s on the sender: %.1f%% of its tunnel %s segments were retransmitted, and its window stays at %s..%s bytes, where that loss holds a loss-based sender",
-				strings.ToUpper(cc), loss*100, run.Direction, commas(run.Stats.CwndMin), commas(run.Stats.CwndMax))
+				strings.ToUpper(cc), loss*100, run.Direction, Commas(run.Stats.CwndMin), Commas(run.Stats.CwndMax))
 		}
 		if short != nil {
 			if run.Stats.CwndSwing < CwndSwing {
 				title = fmt.Sprintf("%s on the sender: cwnd stays at %s..%s bytes with %s retransmits, tunnel %s at %.0f%% of the underlay",
-					strings.ToUpper(cc), commas(run.Stats.CwndMin), commas(run.Stats.CwndMax), commas(run.Stats.Retransmits), run.Direction, short.Ratio*100)
+					strings.ToUpper(cc), Commas(run.Stats.CwndMin), Commas(run.Stats.CwndMax), Commas(run.Stats.Retransmits), run.Direction, short.Ratio*100)
 			}
 			evidence = append(evidence, finding.Evidence{Source: "iperf3", Key: "tunnel/underlay " + run.Direction,
 				Value: fmt.Sprintf("%.2f", short.Ratio), Threshold: fmt.Sprintf(">= %.2f", short.Expected)}.Of(short.Ratio, finding.Ratio))
@@ -346,18 +346,18 @@ func notTheTunnelsSocket(host string, rcv int64, others map[int]uint64) finding.
 	where := "a socket that closed during the run (a test's own)"
 	var parts []string
 	for _, p := range ports {
-		parts = append(parts, fmt.Sprintf("port %d: %s", p, commas(int64(others[p]))))
+		parts = append(parts, fmt.Sprintf("port %d: %s", p, Commas(int64(others[p]))))
 	}
 	if len(parts) > 0 {
 		where = "other sockets (" + strings.Join(parts, ", ") + ")"
 	}
 	return finding.Finding{
 		ID: check.UDPRcvbufErrors, Severity: finding.Info, Host: host,
-		Title: fmt.Sprintf("UDP receive buffers overflowed under tunnel load (%s datagrams), but not the tunnel's socket", commas(rcv)),
+		Title: fmt.Sprintf("UDP receive buffers overflowed under tunnel load (%s datagrams), but not the tunnel's socket", Commas(rcv)),
 		Detail: "The drops were on " + where + ": the tunnel's own socket dropped nothing, so its buffers are not what limits it. " +
 			"Kernel WireGuard receives through the UDP stack's encapsulation hook and has no socket queue to overflow.",
 		Evidence: []finding.Evidence{
-			finding.Evidence{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: commas(rcv), Threshold: "0"}.Of(float64(rcv), finding.Packets),
+			finding.Evidence{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: Commas(rcv), Threshold: "0"}.Of(float64(rcv), finding.Packets),
 			finding.Evidence{Source: "/proc/net/udp", Key: "drops of the tunnel's socket (growth during tunnel runs)", Value: "0", Threshold: "0"}.Of(0, finding.Packets),
 		},
 		Fixes: []finding.Fix{{
@@ -436,16 +436,16 @@ func hostFindings(r *Report) []finding.Finding {
 		} else if a.rcv > 0 {
 			f := finding.Finding{
 				ID: check.UDPRcvbufErrors, Severity: finding.Warning, Host: h,
-				Title:  fmt.Sprintf("UDP buffers overflowed under tunnel load: %s receive, %s send errors", commas(a.rcv), commas(a.snd)),
+				Title:  fmt.Sprintf("UDP buffers overflowed under tunnel load: %s receive, %s send errors", Commas(a.rcv), Commas(a.snd)),
 				Detail: "Every error is a WireGuard packet the kernel dropped because a socket buffer was full; TCP inside the tunnel reads it as congestion.",
 				Evidence: []finding.Evidence{
-					finding.Evidence{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: commas(a.rcv), Threshold: "0"}.Of(float64(a.rcv), finding.Packets),
-					finding.Evidence{Source: "/proc/net/snmp", Key: "Udp SndbufErrors (growth during tunnel runs)", Value: commas(a.snd), Threshold: "0"}.Of(float64(a.snd), finding.Packets),
+					finding.Evidence{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: Commas(a.rcv), Threshold: "0"}.Of(float64(a.rcv), finding.Packets),
+					finding.Evidence{Source: "/proc/net/snmp", Key: "Udp SndbufErrors (growth during tunnel runs)", Value: Commas(a.snd), Threshold: "0"}.Of(float64(a.snd), finding.Packets),
 				},
 			}
 			if a.attributed {
 				f.Evidence = append(f.Evidence, finding.Evidence{Source: "/proc/net/udp", Key: "drops of the tunnel's socket (growth during tunnel runs)",
-					Value: commas(int64(a.tunnelDrops)), Threshold: "0"}.Of(float64(a.tunnelDrops), finding.Packets))
+					Value: Commas(int64(a.tunnelDrops)), Threshold: "0"}.Of(float64(a.tunnelDrops), finding.Packets))
 			}
 			for _, k := range []string{"net.core.rmem_max", "net.core.rmem_default"} {
 				raise, err := remedy.Sysctl(k, fmt.Sprint(UDPBufferTarget))
@@ -482,11 +482,11 @@ func backlogFinding(host string, dropped uint64, run string) finding.Finding {
 	raise, err := remedy.Sysctl("net.core.netdev_max_backlog", fmt.Sprint(check.BacklogTarget))
 	return finding.Finding{
 		ID: check.NetBacklogDrops, Severity: finding.Warning, Host: host,
-		Title: fmt.Sprintf("%s packets dropped at full backlog queues during tunnel runs (last in the %s run)", commas(int64(dropped)), run),
+		Title: fmt.Sprintf("%s packets dropped at full backlog queues during tunnel runs (last in the %s run)", Commas(int64(dropped)), run),
 		Detail: "Received packets wait in a per-CPU backlog until softirq processing takes them; a burst larger than " +
 			"net.core.netdev_max_backlog drops the rest before WireGuard sees them, and TCP inside the tunnel backs off.",
 		Evidence: []finding.Evidence{
-			finding.Evidence{Source: "/proc/net/softnet_stat", Key: "dropped (growth during tunnel runs)", Value: commas(int64(dropped)), Threshold: "0"}.Of(float64(dropped), finding.Packets),
+			finding.Evidence{Source: "/proc/net/softnet_stat", Key: "dropped (growth during tunnel runs)", Value: Commas(int64(dropped)), Threshold: "0"}.Of(float64(dropped), finding.Packets),
 		},
 		Fixes: remedy.Fixes(fmt.Sprintf("Raise net.core.netdev_max_backlog to %d", check.BacklogTarget), raise, err),
 	}

@@ -102,7 +102,7 @@ func kernelDropNotes(run *Run) []string {
 				continue
 			}
 			n++
-			out = append(out, fmt.Sprintf("%s (%s) kernel dropped %s packets: %s", end.role, end.host, commas(int64(c.Packets)), shell.Comment(where(c))))
+			out = append(out, fmt.Sprintf("%s (%s) kernel dropped %s packets: %s", end.role, end.host, Commas(int64(c.Packets)), shell.Comment(where(c))))
 		}
 	}
 	return out
@@ -176,7 +176,7 @@ func tunnelDrops(r *Report) []hostDrop {
 
 func (d hostDrop) evidence() finding.Evidence {
 	return finding.Evidence{Source: "kernel drop reason", Key: fmt.Sprintf("%s during the tunnel runs (%s)", shell.Comment(where(d.top)), strings.Join(d.runs, "; ")),
-		Value: commas(int64(d.packets)) + " packets"}.Of(float64(d.packets), finding.Packets)
+		Value: Commas(int64(d.packets)) + " packets"}.Of(float64(d.packets), finding.Packets)
 }
 
 // KernelDropFindings adds the kernel's drop reasons to fs, the findings
@@ -232,7 +232,7 @@ func kernelDropsFinding(host string, ds []hostDrop) finding.Finding {
 		if d.reason != unspecified {
 			named += d.packets
 		}
-		names = append(names, fmt.Sprintf("%s ×%s", d.reason, commas(int64(d.packets))))
+		names = append(names, fmt.Sprintf("%s ×%s", d.reason, Commas(int64(d.packets))))
 		f.Evidence = append(f.Evidence, d.evidence())
 		if mapped := check.DropReasonFindings[d.reason]; len(mapped) > 0 {
 			ids := make([]string, len(mapped))
@@ -249,7 +249,7 @@ func kernelDropsFinding(host string, ds []hostDrop) finding.Finding {
 	if len(names) > maxDropNotes {
 		names = append(names[:maxDropNotes], "...")
 	}
-	f.Title = fmt.Sprintf("The kernel dropped %s tunnel-run packets: %s", commas(int64(total)), shell.Comment(strings.Join(names, ", ")))
+	f.Title = fmt.Sprintf("The kernel dropped %s tunnel-run packets: %s", Commas(int64(total)), shell.Comment(strings.Join(names, ", ")))
 	f.Fixes = []finding.Fix{{
 		Description: "Watch the drops by reason while traffic flows, and look at the setting the reason names",
 		Commands:    []string{shell.Join("wgperf", "drops", "--host", host, "--duration", "30s")},

@@ -93,7 +93,7 @@ func (d HostDelta) outOfOrder() string {
 	if d.TCP == nil || d.TCP.InSegs == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%s of %s (%.0f%%)", commas(d.TCP.OFOQueue), commas(d.TCP.InSegs), 100*d.TCP.OutOfOrderShare())
+	return fmt.Sprintf("%s of %s (%.0f%%)", Commas(d.TCP.OFOQueue), Commas(d.TCP.InSegs), 100*d.TCP.OutOfOrderShare())
 }
 
 // reorders: "8 against 4,064 retransmits", with the verdict when reordered.
@@ -101,7 +101,7 @@ func (d HostDelta) reorders() string {
 	if d.TCP == nil || d.TCP.OutSegs == 0 {
 		return "-"
 	}
-	s := fmt.Sprintf("%s against %s retransmits", commas(d.TCP.ReorderSeen()), commas(d.TCPRetransSegs))
+	s := fmt.Sprintf("%s against %s retransmits", Commas(d.TCP.ReorderSeen()), Commas(d.TCPRetransSegs))
 	if d.Reordered() {
 		s += ": REORDERED"
 	}

@@ -110,20 +110,20 @@ func (d HostDelta) orderLines(who string) []string {
 	var out []string
 	if t.OutOfOrderShare() >= outOfOrderNote {
 		out = append(out, fmt.Sprintf("%s received %s of %s segments out of order (%.0f%%, TCPOFOQueue): each behind a gap, a lost segment's or a late one's",
-			who, commas(t.OFOQueue), commas(t.InSegs), 100*t.OutOfOrderShare()))
+			who, Commas(t.OFOQueue), Commas(t.InSegs), 100*t.OutOfOrderShare()))
 	}
 	if t.OFODrop > 0 {
-		out = append(out, fmt.Sprintf("%s dropped %s out-of-order segments: no room left in its receive buffer (TCPOFODrop)", who, commas(t.OFODrop)))
+		out = append(out, fmt.Sprintf("%s dropped %s out-of-order segments: no room left in its receive buffer (TCPOFODrop)", who, Commas(t.OFODrop)))
 	}
 	seen := t.ReorderSeen()
 	switch {
 	case d.Reordered():
 		out = append(out, fmt.Sprintf("%s found its segments reordered %s times against %s retransmissions (TCPSACKReorder %s, TCPTSReorder %s, TCPRenoReorder %s): "+
 			"the path delivers packets out of order: per-packet balancing over unequal links (a bond in balance-rr, per-packet ECMP) or a receive path that spreads one flow over CPUs",
-			who, commas(seen), commas(d.TCPRetransSegs), commas(t.SACKReorder), commas(t.TSReorder), commas(t.RenoReorder)))
+			who, Commas(seen), Commas(d.TCPRetransSegs), Commas(t.SACKReorder), Commas(t.TSReorder), Commas(t.RenoReorder)))
 	case seen > 0 && float64(d.TCPRetransSegs) >= lossNote*float64(t.OutSegs):
 		out = append(out, fmt.Sprintf("%s found its segments reordered only %s times against %s retransmissions: out-of-order arrivals behind them are loss, not reordering",
-			who, commas(seen), commas(d.TCPRetransSegs)))
+			who, Commas(seen), Commas(d.TCPRetransSegs)))
 	}
 	return out
 }

@@ -108,7 +108,7 @@ func TestBenchAttributesFirewallDrops(t *testing.T) {
 	if dropped == 0 {
 		t.Fatalf("server's firewall drops %+v: want the wgc_drop input rule with packets > 0", up.Server.Firewall)
 	}
-	want := fmt.Sprintf("receiver (%s) dropped %s packets in the firewall: inet wgc_drop input handle", l.Target("b"), commas(int64(dropped)))
+	want := fmt.Sprintf("receiver (%s) dropped %s packets in the firewall: inet wgc_drop input handle", l.Target("b"), Commas(int64(dropped)))
 	if !slices.ContainsFunc(up.Notes, func(n string) bool {
 		return strings.HasPrefix(n, want) && strings.Contains(n, "numgen random mod 100 < 3")
 	}) {
