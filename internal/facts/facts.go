@@ -117,7 +117,7 @@ type Link struct {
 // bottleneck once the problem is fixed (the remote users' case raised its
 // wg0 cap from 150 to 450 Mbit/s after its buffer fix).
 type Shaper struct {
-	Qdisc    string  `json:"qdisc"`               // tbf, cake, htb
+	Qdisc    string  `json:"qdisc"` // tbf, cake, htb
 	RateMbit float64 `json:"rate_mbit,omitempty"`
 	Class    string  `json:"class,omitempty"` // htb: the root class that holds the rate, "1:1"
 }
