@@ -27,7 +27,13 @@ uptime dates how old the route can be (1485h:25m, since February 4th), how long
 the preferred uplink has been back, and which policies already send their
 traffic over it (fiber_5g_backup: wan 100%); and netifd's uptimes (ubus) tie
 the route to the moment it was made: a WireGuard interface up for longer than
-the preferred uplink has been back came up while the backup was the way out.`,
+the preferred uplink has been back came up while the backup was the way out.
+Fix: on OpenWrt with a split tunnel nohostroute=1, so the endpoint follows
+mwan3's default route; a full tunnel needs the host route against the loop,
+so it is re-pointed at the preferred uplink, and on OpenWrt a hotplug script
+re-points it at every uplink change (the case's "hotplug script that updates
+the endpoint route when mwan3 switches uplinks"); elsewhere the stale route
+is deleted.`,
 	Run: runStaleEndpoint,
 }
 
@@ -161,7 +167,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 	if fullTunnel(s, e.Interface, e.Endpoint) {
 		desc := "Re-point the endpoint's host route at the preferred uplink (it is needed: the tunnel carries the default route)"
 		if s.OpenWrt != nil {
-			desc += "; on multi-WAN, add a hotplug script that does this when mwan3 switches uplinks"
+			desc += "; on OpenWrt the fix also installs a hotplug script that does this at every uplink change, as netifd and mwan3 never do"
 		}
 		r, err := remedy.RouteRepoint(e.Endpoint, remedy.Route{Via: pref.Gateway, Dev: pref.Dev})
 		f.Fixes = fixes(desc, r, err)

@@ -385,4 +385,29 @@ func TestRouteRepointPlan(t *testing.T) {
 	if !strings.Contains(strings.Join(r.Commands(), "\n"), "ip route replace 46.38.233.77 via 192.168.254.254 dev eth1 proto static") {
 		t.Errorf("display %q", r.Commands())
 	}
+	if len(st.Notes) == 0 || !strings.HasPrefix(st.Notes[0], "runtime only") {
+		t.Errorf("notes %q: off OpenWrt the route is runtime only", st.Notes)
+	}
+
+	// On OpenWrt the plan installs the hotplug script that re-points the
+	// route at every uplink change, kept by sysupgrade: no longer runtime only.
+	o := openWrtHost(t)
+	if env, err = Detect(context.Background(), o, "/"); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = PlanFindings(context.Background(), env, []finding.Finding{{ID: "route.stale-endpoint",
+		Fixes: []finding.Fix{remedy.Fix("re-point it", r)}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	st = p.Items[0].Step
+	const script = "/etc/hotplug.d/iface/95-wgperf-endpoint-46-38-233-77"
+	if len(st.Files) != 2 || st.Files[0].Path != script || st.Files[0].Existed || st.Files[1].Path != "/etc/sysupgrade.conf" ||
+		!strings.HasSuffix(string(st.Files[1].New), "\n"+script+"\n") || len(st.Notes) != 0 {
+		t.Fatalf("OpenWrt step: files %+v, notes %q", st.Files, st.Notes)
+	}
+	for _, want := range []string{"ifup | ifdown | connected | disconnected", "ip -4 route show default", "ip route replace 46.38.233.77 via \"$2\" dev \"$3\" proto static"} {
+		if !strings.Contains(string(st.Files[0].New), want) {
+			t.Errorf("hotplug script lacks %q:\n%s", want, st.Files[0].New)
+		}
+	}
 }

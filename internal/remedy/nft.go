@@ -71,6 +71,28 @@ const fw4RulesetPost = "/usr/share/nftables.d/ruleset-post"
 // sysupgradeConf lists the files an OpenWrt sysupgrade keeps.
 const sysupgradeConf = "/etc/sysupgrade.conf"
 
+// keepOnSysupgrade lists path (as on the router) in /etc/sysupgrade.conf,
+// one path a line, unless it is there: nil when nothing changes.
+func keepOnSysupgrade(ctx context.Context, env *Env, keep string) (*FileChange, error) {
+	conf := env.Path(sysupgradeConf)
+	fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
+		for _, l := range strings.Split(string(old), "\n") {
+			if strings.TrimSpace(l) == keep {
+				return old, nil
+			}
+		}
+		if len(old) > 0 && old[len(old)-1] != '\n' {
+			old = append(old, '\n')
+		}
+		return append(append([]byte{}, old...), keep+"\n"...), nil
+	})
+	if err != nil || fc == nil {
+		return nil, err
+	}
+	fc.Edit = []string{fmt.Sprintf("echo %s >> %s", shell.Join(keep), shell.Join(conf))}
+	return fc, nil
+}
+
 // fw4IncludeNote heads a chain file on OpenWrt.
 const fw4IncludeNote = "# fw4 includes " + fw4RulesetPost + "/*.nft after its own table at every firewall\n" +
 	"# start (auto_includes in /etc/config/firewall); " + sysupgradeConf + " lists this file for sysupgrade.\n"
@@ -145,24 +167,11 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 		st.Files = append(st.Files, *fc)
 	}
 	if env.Platform == OpenWrt {
-		// sysupgrade keeps what /etc/sysupgrade.conf lists, one path a line.
-		conf, keep := env.Path(sysupgradeConf), c.path(OpenWrt)
-		fc, err := env.change(ctx, conf, func(old []byte, _ bool) ([]byte, error) {
-			for _, l := range strings.Split(string(old), "\n") {
-				if strings.TrimSpace(l) == keep {
-					return old, nil
-				}
-			}
-			if len(old) > 0 && old[len(old)-1] != '\n' {
-				old = append(old, '\n')
-			}
-			return append(append([]byte{}, old...), keep+"\n"...), nil
-		})
+		fc, err := keepOnSysupgrade(ctx, env, c.path(OpenWrt))
 		if err != nil {
 			return err
 		}
 		if fc != nil {
-			fc.Edit = []string{fmt.Sprintf("echo %s >> %s", shell.Join(keep), shell.Join(conf))}
 			st.Files = append(st.Files, *fc)
 		}
 	}

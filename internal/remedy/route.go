@@ -176,7 +176,7 @@ func (a *endpointRoute) Plan(ctx context.Context, env *Env) (Step, error) {
 		}
 	}
 	if a.via != "" {
-		return a.planRepoint(current), nil
+		return a.planRepoint(ctx, env, current)
 	}
 	var routes []string
 	for _, f := range current {
@@ -208,30 +208,94 @@ func (a *endpointRoute) Plan(ctx context.Context, env *Env) (Step, error) {
 }
 
 // planRepoint adds (or replaces, at metric 0) the host route via the
-// preferred uplink; undo deletes it and puts back what it replaced.
-func (a *endpointRoute) planRepoint(current [][]string) Step {
+// preferred uplink; undo deletes it and puts back what it replaced. On
+// OpenWrt it also installs the hotplug script that re-points the route at
+// every uplink change (endpointHotplug), since netifd and mwan3 never do.
+func (a *endpointRoute) planRepoint(ctx context.Context, env *Env, current [][]string) (Step, error) {
 	want := []string{a.endpoint, "via", a.via, "dev", a.dev, "proto", "static"}
-	st := Step{Kind: a.Kind(), Notes: []string{"runtime only: the route is made again when the interface restarts; " +
-		"on multi-WAN, a hotplug script that re-points it when the uplink changes keeps it right"}}
+	st := Step{Kind: a.Kind()}
 	var was []string
+	already := false
 	for _, f := range current {
 		was = append(was, strings.Join(f, " "))
 		if routeVia(f, "via") == a.via && routeVia(f, "dev") == a.dev && routeVia(f, "metric") == "" {
-			st.Summary = fmt.Sprintf("host route to %s in table %s already via %s dev %s", a.endpoint, a.table, a.via, a.dev)
-			st.Done = true
-			return st
+			already = true
 		}
 	}
 	if len(was) == 0 {
 		was = []string{"none"}
 	}
-	st.Summary = fmt.Sprintf("host route to %s in table %s: %s -> via %s dev %s", a.endpoint, a.table, strings.Join(was, "; "), a.via, a.dev)
-	st.Commands = []string{shell.Join("ip", append([]string{"route", "replace", "table", a.table}, want...)...)}
-	st.Undo = []string{shell.Join("ip", append([]string{"route", "del", "table", a.table}, want...)...)}
-	for _, f := range current {
-		st.Undo = append(st.Undo, shell.Join("ip", append([]string{"route", "replace", "table", a.table}, f...)...))
+	if already {
+		st.Summary = fmt.Sprintf("host route to %s in table %s already via %s dev %s", a.endpoint, a.table, a.via, a.dev)
+	} else {
+		st.Summary = fmt.Sprintf("host route to %s in table %s: %s -> via %s dev %s", a.endpoint, a.table, strings.Join(was, "; "), a.via, a.dev)
+		st.Commands = []string{shell.Join("ip", append([]string{"route", "replace", "table", a.table}, want...)...)}
+		st.Undo = []string{shell.Join("ip", append([]string{"route", "del", "table", a.table}, want...)...)}
+		for _, f := range current {
+			st.Undo = append(st.Undo, shell.Join("ip", append([]string{"route", "replace", "table", a.table}, f...)...))
+		}
 	}
-	return st
+	if env.Platform != OpenWrt || a.table != "main" {
+		st.Notes = []string{"runtime only: the route is made again when the interface restarts; " +
+			"on multi-WAN, a hotplug script that re-points it when the uplink changes keeps it right"}
+		st.Done = already
+		return st, nil
+	}
+	path := endpointHotplugPath(a.endpoint)
+	fc, err := env.change(ctx, env.Path(path), func([]byte, bool) ([]byte, error) { return []byte(endpointHotplug(a.endpoint)), nil })
+	if err != nil {
+		return Step{}, err
+	}
+	if fc != nil {
+		st.Files = append(st.Files, *fc)
+	}
+	keep, err := keepOnSysupgrade(ctx, env, path)
+	if err != nil {
+		return Step{}, err
+	}
+	if keep != nil {
+		st.Files = append(st.Files, *keep)
+	}
+	if len(st.Files) > 0 {
+		st.Summary += "; " + path + " re-points it at every uplink change (netifd's ifup and ifdown, mwan3's connected and disconnected)"
+	}
+	st.Done = already && len(st.Files) == 0
+	return st, nil
+}
+
+// endpointHotplugPath is the hotplug script that keeps endpoint's host
+// route: OpenWrt's hotplug-call sources /etc/hotplug.d/iface/* in name
+// order at every interface event, after mwan3's own (1x-mwan3*).
+func endpointHotplugPath(endpoint string) string {
+	return "/etc/hotplug.d/iface/95-wgperf-endpoint-" + strings.NewReplacer(".", "-", ":", "-").Replace(endpoint)
+}
+
+// endpointHotplug is the script at endpointHotplugPath: on an uplink's
+// change it points the endpoint's host route at the IPv4 default route of
+// lowest metric, leaving out the device of an uplink mwan3 has just found
+// disconnected (its route stays while tracking fails). A full tunnel keeps
+// the host route against the loop, so nothing else moves it (the multi-WAN
+// case: "a hotplug script that updates the endpoint route when mwan3
+// switches uplinks"). BusyBox ash and awk run it; endpoint is an IP address
+// (newEndpointRoute).
+func endpointHotplug(endpoint string) string {
+	return `# wgperf fix (route.stale-endpoint): keeps the host route to the WireGuard
+# endpoint ` + endpoint + ` on the uplink in use. hotplug-call runs this at every
+# interface's ifup and ifdown (netifd) and connected and disconnected (mwan3track).
+# Undo: wgperf fix rollback, or delete this file.
+wgperf_endpoint_route() {
+	case "$ACTION" in
+	ifup | ifdown | connected | disconnected) ;;
+	*) return 0 ;;
+	esac
+	skip=
+	[ "$ACTION" = disconnected ] && skip=$DEVICE
+	set -- $(ip -4 route show default | awk -v skip="$skip" '$2 == "via" && $4 == "dev" && $5 != skip {
+		m = 0; for (i = 6; i < NF; i++) if ($i == "metric") m = $(i + 1); print m, $3, $5 }' | sort -n | head -n 1)
+	[ -n "$3" ] && ip route replace ` + endpoint + ` via "$2" dev "$3" proto static
+}
+wgperf_endpoint_route
+`
 }
 
 // routeVia returns the word after key in a route's fields ("" when absent).
