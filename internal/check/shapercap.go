@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
@@ -27,7 +26,8 @@ const (
 // the path was no faster. It is pure.
 func ShaperCapFinding(host string, link facts.Link, dir string, tunnelMbit, underlayMbit float64) (finding.Finding, bool) {
 	sh := link.Shaper
-	if sh == nil || sh.RateMbit <= 0 || tunnelMbit < capReached*sh.RateMbit || underlayMbit < capExceeded*sh.RateMbit {
+	// A shaper collect did not read this way is a snapshot edited by hand.
+	if sh == nil || !sh.Valid() || tunnelMbit < capReached*sh.RateMbit || underlayMbit < capExceeded*sh.RateMbit {
 		return finding.Finding{}, false
 	}
 	ratio := tunnelMbit / underlayMbit
@@ -36,18 +36,15 @@ func ShaperCapFinding(host string, link facts.Link, dir string, tunnelMbit, unde
 		sev = finding.Critical
 	}
 	dev := display(link.Name)
-	if !slices.Contains([]string{"tbf", "cake", "htb"}, sh.Qdisc) {
-		return finding.Finding{}, false // not a shaper collect reads: a snapshot edited by hand
-	}
 	return finding.Finding{
 		ID: ThroughputShaperCap, Severity: sev, Host: host, Interface: link.Name,
-		Title: fmt.Sprintf("A %s cap on %s holds the tunnel's %s to %s Mbit/s while the path carries %.0f", display(sh.Qdisc), dev, dir, trimFloat(sh.RateMbit), underlayMbit),
+		Title: fmt.Sprintf("A %s cap on %s holds the tunnel's %s to %s Mbit/s while the path carries %.0f", sh.Qdisc, dev, dir, trimFloat(sh.RateMbit), underlayMbit),
 		Detail: "The tunnel's sending interface is shaped below what the link under it carries, so the tunnel can go no faster " +
 			"whatever else is fixed. A cap set against collapse cycles or drops elsewhere outlives them: once those are fixed, " +
 			"raise it to the path's rate (the remote users' case raised its wg0 cap from 150 to 450 Mbit/s after its buffer fix) " +
 			"or remove it.",
 		Evidence: []finding.Evidence{
-			finding.Evidence{Source: "tc qdisc", Key: display(sh.Qdisc) + " rate on " + dev, Value: trimFloat(sh.RateMbit) + " Mbit/s"}.Of(sh.RateMbit, finding.Mbits),
+			finding.Evidence{Source: "tc qdisc", Key: sh.Qdisc + " rate on " + dev, Value: trimFloat(sh.RateMbit) + " Mbit/s"}.Of(sh.RateMbit, finding.Mbits),
 			finding.Evidence{Source: "bench", Key: dir + " tunnel", Value: fmt.Sprintf("%.1f Mbit/s", tunnelMbit),
 				Threshold: fmt.Sprintf("< %.0f%% of the cap", capReached*100)}.Of(tunnelMbit, finding.Mbits),
 			finding.Evidence{Source: "bench", Key: dir + " underlay", Value: fmt.Sprintf("%.1f Mbit/s", underlayMbit),
@@ -82,7 +79,7 @@ func shaperCapFixes(dev string, sh facts.Shaper, underlayMbit float64) []finding
 	case "htb":
 		parent, _, _ := strings.Cut(sh.Class, ":")
 		return []finding.Fix{{
-			Description: desc + " (the rate and ceil of its root class " + display(sh.Class) + ")",
+			Description: desc + " (the rate and ceil of its root class " + sh.Class + ")",
 			Commands:    []string{shell.Join("tc", "class", "change", "dev", dev, "parent", parent+":", "classid", sh.Class, "htb", "rate", rate, "ceil", rate)},
 		}}
 	}

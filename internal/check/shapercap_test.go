@@ -36,6 +36,7 @@ func TestShaperCapFinding(t *testing.T) {
 		{"htb: its root class's rate and ceil", link(&htb), 440, 700, finding.Warning, "htb cap on wg0", "", "tc class change dev wg0 parent 1: classid 1:1 htb rate 700mbit ceil 700mbit"},
 		{"cake below 100 Mbit/s: a whole Mbit/s", link(&cake), 37.5, 59.2, finding.Warning, "", "", "tc qdisc change dev wg0 root cake bandwidth 60mbit"},
 		{"a qdisc collect never reads (a hand-edited snapshot)", link(&facts.Shaper{Qdisc: "\x1b]0;x", RateMbit: 10}), 9, 90, 0, "", "", ""},
+		{"an htb class that is no tc handle (a hand-edited snapshot)", link(&facts.Shaper{Qdisc: "htb", RateMbit: 450, Class: "1:1 root; reboot"}), 440, 700, 0, "", "", ""},
 	}
 	for _, tt := range tests {
 		f, ok := ShaperCapFinding("ssh:vps", tt.link, "upload", tt.tunnel, tt.underlay)

@@ -4,7 +4,10 @@
 // so everything a check needs must live here. Private and preshared keys never do.
 package facts
 
-import "time"
+import (
+	"regexp"
+	"time"
+)
 
 // SchemaVersion changes when a field changes meaning; readers refuse newer versions.
 const SchemaVersion = 1
@@ -120,6 +123,22 @@ type Shaper struct {
 	Qdisc    string  `json:"qdisc"` // tbf, cake, htb
 	RateMbit float64 `json:"rate_mbit,omitempty"`
 	Class    string  `json:"class,omitempty"` // htb: the root class that holds the rate, "1:1"
+}
+
+// htbClass is a class handle as tc prints it, "1:1" (hex major:minor).
+var htbClass = regexp.MustCompile(`^[0-9a-f]{1,4}:[0-9a-f]{1,4}$`)
+
+// Valid reports a shaper as collect reads it: tbf or cake with a rate, or
+// htb with a rate and its root class's handle. A snapshot is read from
+// files anyone may edit; a check proposes commands only for a valid one.
+func (s Shaper) Valid() bool {
+	switch s.Qdisc {
+	case "tbf", "cake":
+		return s.RateMbit > 0 && s.Class == ""
+	case "htb":
+		return s.RateMbit > 0 && htbClass.MatchString(s.Class)
+	}
+	return false
 }
 
 // LinkStats are a device's packet counters with the kernel's breakdown of

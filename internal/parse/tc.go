@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -70,7 +69,7 @@ func ParseTCClassHTB(r io.Reader) (sh facts.Shaper, ok bool, err error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) < 4 || f[0] != "class" || f[1] != "htb" || f[3] != "root" || !htbClassID.MatchString(f[2]) {
+		if len(f) < 4 || f[0] != "class" || f[1] != "htb" || f[3] != "root" {
 			continue
 		}
 		for i := 4; i+1 < len(f); i++ {
@@ -81,8 +80,8 @@ func ParseTCClassHTB(r io.Reader) (sh facts.Shaper, ok bool, err error) {
 			if !good {
 				return facts.Shaper{}, false, fmt.Errorf("tc class show: ceil %q", f[i+1])
 			}
-			if v > sh.RateMbit {
-				sh, ok = facts.Shaper{Qdisc: "htb", RateMbit: v, Class: f[2]}, true
+			if c := (facts.Shaper{Qdisc: "htb", RateMbit: v, Class: f[2]}); c.Valid() && v > sh.RateMbit {
+				sh, ok = c, true
 			}
 		}
 	}
@@ -91,9 +90,6 @@ func ParseTCClassHTB(r io.Reader) (sh facts.Shaper, ok bool, err error) {
 	}
 	return sh, ok, nil
 }
-
-// htbClassID is a class handle as tc prints it, "1:1" (hex major:minor).
-var htbClassID = regexp.MustCompile(`^[0-9a-f]{1,4}:[0-9a-f]{1,4}$`)
 
 // tcRateMbit reads a rate as tc prints it ("450Mbit", "1Gbit", "800Kbit",
 // "96bit") as Mbit/s.
