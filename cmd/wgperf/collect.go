@@ -19,8 +19,9 @@ func collectCmd() *cobra.Command {
 		Use:   "collect",
 		Short: "Read a host's WireGuard, routing, link, counter and firewall facts into a JSON snapshot",
 		Long: `collect reads everything wgperf's checks look at (WireGuard interfaces and peers,
-routes and rules, links and offloads, kernel counters, sysctls, nftables/iptables,
-conntrack, OpenWrt uci and mwan3, IPsec policies and algorithms) and writes it as
+routes and rules, links with their offloads and shapers (tc), kernel counters,
+sysctls, nftables/iptables, conntrack, OpenWrt uci and mwan3, IPsec policies and
+algorithms) and writes it as
 one JSON snapshot. Private and preshared keys are never included (IPsec's are cut
 on the host before its output leaves it), and of the uci configuration only the
 options the checks read (an allow-list: no passwords, PSKs, update or API keys), so the

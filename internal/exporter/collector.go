@@ -25,6 +25,7 @@ type collector struct {
 var collectors = []collector{
 	skippedChecksCollector,
 	findingsCollector,
+	shapersCollector,
 	softnetCollector,
 	tcpCollector,
 	udpCollector,

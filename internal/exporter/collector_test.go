@@ -56,6 +56,8 @@ func collectorInputs(t *testing.T) map[string]hostFacts {
 	snaps := map[string]*facts.Snapshot{
 		"multiwan-a": readFixture(t, "multiwan-a.json"),
 		"multiwan-b": readFixture(t, "multiwan-b.json"),
+		// A's tunnel capped by tbf at 80 Mbit/s (the shaper-cap lab).
+		"shaper-cap-a": readFixture(t, filepath.Join("..", "snapshots", "lab-shaper-cap-a.json")),
 	}
 	f, err := os.Open(filepath.Join("testdata", "unprivileged-local.json"))
 	if err != nil {
