@@ -410,4 +410,18 @@ func TestRouteRepointPlan(t *testing.T) {
 			t.Errorf("hotplug script lacks %q:\n%s", want, st.Files[0].New)
 		}
 	}
+	// An IPv6 endpoint follows IPv6's default routes.
+	r6, err := remedy.RouteRepoint("2001:db8::77", remedy.Route{Via: "fe80::1", Dev: "eth1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.On("ip route show table main exact 2001:db8::77", "")
+	if p, err = PlanFindings(context.Background(), env, []finding.Finding{{ID: "route.stale-endpoint",
+		Fixes: []finding.Fix{remedy.Fix("re-point it", r6)}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if fs := p.Items[0].Step.Files; len(fs) == 0 || fs[0].Path != "/etc/hotplug.d/iface/95-wgperf-endpoint-2001-db8--77" ||
+		!strings.Contains(string(fs[0].New), "ip -6 route show default") || strings.Contains(string(fs[0].New), "ip -4") {
+		t.Errorf("IPv6 endpoint: files %+v", fs)
+	}
 }

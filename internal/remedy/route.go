@@ -271,14 +271,19 @@ func endpointHotplugPath(endpoint string) string {
 }
 
 // endpointHotplug is the script at endpointHotplugPath: on an uplink's
-// change it points the endpoint's host route at the IPv4 default route of
-// lowest metric, leaving out the device of an uplink mwan3 has just found
-// disconnected (its route stays while tracking fails). A full tunnel keeps
-// the host route against the loop, so nothing else moves it (the multi-WAN
-// case: "a hotplug script that updates the endpoint route when mwan3
-// switches uplinks"). BusyBox ash and awk run it; endpoint is an IP address
-// (newEndpointRoute).
+// change it points the endpoint's host route at the default route of its
+// family with the lowest metric, leaving out, for that event, the device of
+// an uplink mwan3 has just found disconnected (its route stays while
+// tracking fails; mwan3track's "connected" brings it back). A full tunnel
+// keeps the host route against the loop, so nothing else moves it (the
+// multi-WAN case: "a hotplug script that updates the endpoint route when
+// mwan3 switches uplinks"). BusyBox ash and awk run it; endpoint is an IP
+// address (newEndpointRoute).
 func endpointHotplug(endpoint string) string {
+	family := "-4"
+	if strings.Contains(endpoint, ":") {
+		family = "-6"
+	}
 	return `# wgperf fix (route.stale-endpoint): keeps the host route to the WireGuard
 # endpoint ` + endpoint + ` on the uplink in use. hotplug-call runs this at every
 # interface's ifup and ifdown (netifd) and connected and disconnected (mwan3track).
@@ -290,7 +295,7 @@ wgperf_endpoint_route() {
 	esac
 	skip=
 	[ "$ACTION" = disconnected ] && skip=$DEVICE
-	set -- $(ip -4 route show default | awk -v skip="$skip" '$2 == "via" && $4 == "dev" && $5 != skip {
+	set -- $(ip ` + family + ` route show default | awk -v skip="$skip" '$2 == "via" && $4 == "dev" && $5 != skip {
 		m = 0; for (i = 6; i < NF; i++) if ($i == "metric") m = $(i + 1); print m, $3, $5 }' | sort -n | head -n 1)
 	[ -n "$3" ] && ip route replace ` + endpoint + ` via "$2" dev "$3" proto static
 }
