@@ -34,7 +34,7 @@ router: ## stripped router builds (no lab) for mipsle, mips, armv7, arm64, amd64
 router-size: ## where the mipsle router build's bytes go, by dependency (REV=v1.0 adds that revision's column)
 	./scripts/router-size.sh $(REV)
 
-test: root deps build lint ## lint, then every test, root lab tests included (as root), plus short fuzz runs beside them
+test: root deps build ## every test, root lab tests included (as root), with short fuzz runs and lint beside them
 	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) ./scripts/test.sh 20000
 
 test-kernel: root deps-lab deps-guest build ## play the whole scenario catalog on kernel WireGuard, in a guest kernel that has the module (lab vm; root)

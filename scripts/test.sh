@@ -10,8 +10,12 @@
 #     beside the other lab tests (they mostly wait on shaped links);
 #   - at the lowest CPU priority, the work that needs only CPU: goreleaser's
 #     install (scripts/goreleaser.sh, a build from source on a fresh machine),
-#     the release packaging test (its cross-builds), then the fuzz targets
-#     (scripts/fuzz.sh). The lab's WireGuard nodes run in sessions of their own
+#     the release packaging test (its cross-builds), the fuzz targets
+#     (scripts/fuzz.sh), then make lint (gofmt, go vet and staticcheck, both
+#     builds: not first, where it held every lane up by about a minute, nor
+#     ahead of the fuzz targets, which it pushed into the kernel lane, where a
+#     starved fuzz worker trips Go's hang detection; lint has no such clock).
+#     The lab's WireGuard nodes run in sessions of their own
 #     (setsid), and with the kernel's autogroup scheduling a task's nice only
 #     counts inside its session, so this lane gets a session too, niced as a
 #     whole (/proc/self/autogroup), and nice 19 where there is no autogroup.
@@ -45,7 +49,8 @@ setsid -w sh -c '
 	echo 19 2>/dev/null >/proc/self/autogroup
 	exec nice -n 19 sh -c "./scripts/goreleaser.sh &&
 		go test -count=1 -timeout 20m ./packaging &&
-		./scripts/fuzz.sh \"\$1\"" - "$1"' - "${1:-20000}" >"$log" 2>&1 &
+		./scripts/fuzz.sh \"\$1\" &&
+		make --no-print-directory lint" - "$1"' - "${1:-20000}" >"$log" 2>&1 &
 beside=$!
 
 alone='/internal/scenario$|/internal/diagnose$'
@@ -75,7 +80,7 @@ stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireG
 keep env WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 40m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelCatalog)$' ./internal/scenario
 kernelStatus=$status
 
-stamp "waiting for the packaging test and the fuzz targets beside"
+stamp "waiting for the packaging test, the fuzz targets and lint beside"
 wait "$beside"
 besideStatus=$?
 beside=
@@ -83,5 +88,5 @@ tee -a "$all" <"$log"
 stamp "done"
 # The kernel catalog's verdicts, then every failure, once more.
 grep -E -- 'kernel_test.go:[0-9]+: .*WireGuard, underlay|--- FAIL|^FAIL|failed: |panic: ' "$all" | cut -c1-600
-[ "$besideStatus" -eq 0 ] || echo "packaging or fuzz: failed (above)" >&2
+[ "$besideStatus" -eq 0 ] || echo "packaging, fuzz or lint: failed (above)" >&2
 [ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
