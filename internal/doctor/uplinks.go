@@ -49,11 +49,7 @@ func (r *Report) measureUplinks(ctx context.Context, c *Config, snaps []*facts.S
 // uplinkRTT is the median of a few idle pings to addr bound to dev (0 when
 // none came back or ping is missing: the rates still tell the uplinks apart).
 func uplinkRTT(ctx context.Context, c *Config, dev, addr string) float64 {
-	out, err := c.Client.Run(ctx, "ping", "-n", "-c", "5", "-i", "0.2", "-W", "1", "-I", dev, addr)
-	if err != nil && len(out) == 0 {
-		return 0
-	}
-	rtt, err := bench.ParsePing(bytes.NewReader(out))
+	rtt, err := bench.Ping(ctx, c.Client, addr, 5, dev)
 	if err != nil || rtt.Received == 0 {
 		return 0
 	}

@@ -38,10 +38,13 @@ func ParseTCQdisc(r io.Reader) (map[string]facts.Shaper, error) {
 		if !q.Root || q.Dev == "" {
 			continue
 		}
-		rate := map[string]any{"tbf": q.Options.Rate, "cake": q.Options.Bandwidth}
+		rate := q.Options.Rate
 		switch q.Kind {
-		case "tbf", "cake":
-			if mbit, ok := bytesPerSecondMbit(rate[q.Kind]); ok {
+		case "cake":
+			rate = q.Options.Bandwidth
+			fallthrough
+		case "tbf":
+			if mbit, ok := bytesPerSecondMbit(rate); ok {
 				out[q.Dev] = facts.Shaper{Qdisc: q.Kind, RateMbit: mbit}
 			}
 		case "htb":

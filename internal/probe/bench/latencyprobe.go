@@ -65,15 +65,29 @@ func (p *pinger) series(ctx context.Context, addr string, count int) (*RTT, erro
 	if missing != "" {
 		return nil, errors.New(missing)
 	}
-	out, err := p.t.Run(ctx, "ping", "-n", "-i", strconv.FormatFloat(PingInterval.Seconds(), 'f', -1, 64),
-		"-c", strconv.Itoa(count), "-W", "1", addr)
+	rtt, err := Ping(ctx, p.t, addr, count, "")
 	if target.IsNotFound(err) {
 		p.mu.Lock()
 		p.missing = fmt.Sprintf("ping is not installed on %s (apt-get install iputils-ping): no round trips measured", p.t)
 		p.mu.Unlock()
 		return nil, errors.New(p.missing)
 	}
-	// ping exits 1 when replies are missing: its output still counts.
+	return rtt, err
+}
+
+// Ping sends count echo requests to addr from t, PingInterval apart, bound
+// to device dev when it is not "" (ping -I), and summarises the replies. A
+// ping that exits 1 for missing replies still counts; a missing ping is
+// target.IsNotFound.
+func Ping(ctx context.Context, t target.Target, addr string, count int, dev string) (*RTT, error) {
+	args := []string{"-n", "-i", strconv.FormatFloat(PingInterval.Seconds(), 'f', -1, 64), "-c", strconv.Itoa(count), "-W", "1"}
+	if dev != "" {
+		args = append(args, "-I", dev)
+	}
+	out, err := t.Run(ctx, "ping", append(args, addr)...)
+	if target.IsNotFound(err) {
+		return nil, err
+	}
 	rtt, perr := ParsePing(bytes.NewReader(out))
 	if perr != nil {
 		if err != nil {
