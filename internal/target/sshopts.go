@@ -38,7 +38,7 @@ var sshSafeOptions = map[string]func(key, v string) error{
 	"addressfamily":            sshEnum("any", "inet", "inet6"),
 	"loglevel":                 sshEnum("quiet", "fatal", "error", "info", "verbose", "debug", "debug1", "debug2", "debug3"),
 	"identityfile":             sshOptionPath,
-	"user":                     func(_, v string) error { return shell.User(v) },
+	"user":                     sshUser,
 	"port":                     sshNumber(1, 65535),
 	"connecttimeout":           sshNumber(1, 3600),
 	"connectionattempts":       sshNumber(1, 100),
@@ -110,6 +110,16 @@ func CheckHostSSH(o HostSSH) error {
 		}
 	}
 	return nil
+}
+
+// sshUser is a user name as -o User takes it: a name shell.User allows (a
+// machine account's trailing "$" among them), less the "$" and "%" ssh
+// expands in that option's value (${VAR}, %h): found by fuzzing "User=0$".
+func sshUser(key, v string) error {
+	if strings.ContainsAny(v, "$%") {
+		return fmt.Errorf("-o %s=%q: ssh expands $ and %% in it", key, v)
+	}
+	return shell.User(v)
 }
 
 // checkSSHOption validates one Key=Value setting against sshSafeOptions.
