@@ -8,6 +8,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/probes"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -26,11 +27,9 @@ func doctorCmd() *cobra.Command {
 included), benches the tunnel against its underlay (one stream, both ways, with
 the hosts' drop counters around every run), and decides: healthy when the tunnel
 carries at least 90% of the underlay both ways (one hop) with no warning, slow
-otherwise. Only when the evidence calls for it does it run targeted probes: the
-path MTU search and MSS stepping when a transfer stalls or collapses or an MTU
-finding exists, icmp-burst when health checks are configured (mwan3 track_ip,
-banIP, an ICMP limit rule), the shaping sweep when throughput oscillates.
+otherwise. Only when the evidence calls for it does it run targeted probes:
 
+` + probes.Help() + `
 It ranks the causes by the throughput they explain and prints one verdict first
 (cause, evidence, expected gain, the exact wgperf fix command), then the rest.
 Without --server it runs the one-ended checks and the DF search to the peer's

@@ -54,7 +54,7 @@ func TestCPUQuotaOutranksKnee(t *testing.T) {
 	}
 	plans := PlanProbes(false, []finding.Finding{osc, quota[0]}, m, nil, nil)
 	for _, p := range plans {
-		if p.Probe == ProbeShaping {
+		if p.Probe == check.ProbeShaping {
 			t.Errorf("shaping sweep planned while a CPU quota explains the collapses: %+v", plans)
 		}
 	}

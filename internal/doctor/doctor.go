@@ -29,6 +29,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/probe/udppath"
 	"github.com/wgperf/wgperf/internal/probe/uplinks"
+	"github.com/wgperf/wgperf/internal/probes"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -214,12 +215,12 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	// long run; collapse cycles it finds get the shaping sweep, unless they
 	// are a loss-based sender's own (no knee to cap below).
 	if why, dir := longRunPlan(rep.Findings, rep.Measured, rep.Bench, snaps, c.Thorough); why != "" && !slices.ContainsFunc(rep.Findings, refusesNewFlows) {
-		found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeLongRun, Why: why, Directions: []string{dir}}, snaps)...)
-		if why := sweepAfter(rep.LongRun); why != "" && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == ProbeShaping }) {
+		found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: check.ProbeLongRun, Why: why, Directions: []string{dir}}, snaps)...)
+		if why := sweepAfter(rep.LongRun); why != "" && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == check.ProbeShaping }) {
 			if cpuLimited(rep.Findings) {
 				rep.NotJudged = append(rep.NotJudged, noSweepLine)
 			} else {
-				found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: ProbeShaping, Why: why}, snaps)...)
+				found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: check.ProbeShaping, Why: why}, snaps)...)
 			}
 		}
 		if rep.LongRun != nil && rep.LongRun.PathCycles {
@@ -347,30 +348,27 @@ func (r *Report) benchConfig(c *Config) bench.Config {
 	return bc
 }
 
+// runner runs one targeted probe of the list (probes.All) on what doctor
+// measured so far and returns its findings and its line in the report.
+type runner func(r *Report, ctx context.Context, c *Config, p ProbePlan, snaps []*facts.Snapshot) ([]finding.Finding, string, error)
+
+// runners are doctor's runners of the probe list, one per entry
+// (TestEveryProbeHasARunner).
+var runners = map[check.Probe]runner{
+	check.ProbeMTU:        (*Report).runMTU,
+	check.ProbeICMPBurst:  (*Report).runICMPBurst,
+	check.ProbeUDPOutside: (*Report).runUDPOutside,
+	check.ProbeLongRun:    (*Report).runLongRun,
+	check.ProbeShaping:    (*Report).runShaping,
+}
+
 // probe runs one targeted probe and returns what it proved.
 func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, snaps []*facts.Snapshot) []finding.Finding {
 	c.progress("%s: %s", p.Probe, p.Why)
 	run := ProbeRun{ProbePlan: p}
 	start := time.Now()
-	var fs []finding.Finding
-	var err error
-	switch p.Probe {
-	case ProbeMTU:
-		fs, run.Summary, err = r.runMTU(ctx, c, snaps)
-	case ProbeICMPBurst:
-		var res *icmpburst.Result
-		if res, err = icmpburst.Run(ctx, icmpburst.Config{Host: c.Client, Targets: p.Targets, Interface: p.Interface}); err == nil {
-			r.ICMPBurst, fs = res, res.Findings
-			run.Summary = fmt.Sprintf("one-shot pings failed %d/%d, one persistent ping %d/%d",
-				res.OneShot.Failed, res.OneShot.Sent, res.Persistent.Failed, res.Persistent.Sent)
-		}
-	case ProbeShaping:
-		fs, run.Summary, err = r.runShaping(ctx, c)
-	case ProbeUDPOutside:
-		fs, run.Summary, err = r.runUDPOutside(ctx, c, p.Directions)
-	case ProbeLongRun:
-		fs, run.Summary, err = r.runLongRun(ctx, c, p.Directions[0])
-	}
+	fs, summary, err := runners[p.Probe](r, ctx, c, p, snaps)
+	run.Summary = summary
 	run.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		run.Error = err.Error()
@@ -380,11 +378,25 @@ func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, snaps []*fac
 	return fs
 }
 
-func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot) ([]finding.Finding, string, error) {
+// tunnel is the benched tunnel as the probes see it.
+func (r *Report) tunnel(c *Config) probes.Tunnel {
+	return probes.Tunnel{Client: c.Client, Server: c.Server, Endpoints: r.endpoints, Port: c.Port}
+}
+
+func (r *Report) runICMPBurst(ctx context.Context, c *Config, p ProbePlan, _ []*facts.Snapshot) ([]finding.Finding, string, error) {
+	res, err := icmpburst.Run(ctx, r.tunnel(c).ICMPBurst(p.Targets, p.Interface))
+	if err != nil {
+		return nil, "", err
+	}
+	r.ICMPBurst = res
+	return res.Findings, res.Summary(), nil
+}
+
+func (r *Report) runMTU(ctx context.Context, c *Config, _ ProbePlan, snaps []*facts.Snapshot) ([]finding.Finding, string, error) {
+	t := r.tunnel(c)
 	mc := mtu.Config{Client: c.Client, Port: c.Port}
 	if c.Server != nil && r.endpoints.UnderlayAddr != "" {
-		mc.Addr, mc.Server, mc.TunnelAddr, mc.ClientInterface = r.endpoints.UnderlayAddr, c.Server, r.endpoints.TunnelAddr, r.endpoints.ClientInterface
-		mc.ServerInterface = r.endpoints.ServerInterface
+		mc = t.MTU()
 		// The hosts' own TCP collapsed: step the MSS outside the tunnel too,
 		// from the end whose large packets vanish.
 		mc.Outside = r.Measured.underlayFailed("both")
@@ -394,9 +406,8 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 			mc.BackAddr, mc.BackTunnelAddr = back.UnderlayAddr, back.TunnelAddr
 		}
 		if err == nil && back.UnderlayAddr != "" && r.Measured.underlayFailed(bench.Download) && !r.Measured.underlayFailed(bench.Upload) {
-			mc = mtu.Config{Client: c.Server, Server: c.Client, Addr: back.UnderlayAddr, TunnelAddr: back.TunnelAddr,
-				ClientInterface: back.ClientInterface, ServerInterface: back.ServerInterface, BackAddr: r.endpoints.UnderlayAddr,
-				BackTunnelAddr: r.endpoints.TunnelAddr, Port: c.Port, Outside: true}
+			mc = t.Reversed(back).MTU()
+			mc.BackAddr, mc.BackTunnelAddr, mc.Outside = r.endpoints.UnderlayAddr, r.endpoints.TunnelAddr, true
 			r.mtuFromServer = true
 		}
 	} else if s := snapOf(snaps, r.Client); s != nil {
@@ -428,15 +439,9 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 		return nil, "", err
 	}
 	r.MTU = res
-	s := fmt.Sprintf("path MTU %d to %s (%d DF probes), black hole %v; WireGuard MTU %d fits", res.PathMTU, res.Addr, len(res.Probes), res.BlackHole, res.WGMTU)
+	s := res.Summary()
 	if r.mtuFromServer {
 		s = "from " + res.Client + ": " + s
-	}
-	if res.MSSGood > 0 {
-		s += fmt.Sprintf("; MSS %d healthy, %d collapses", res.MSSGood, res.MSSBad)
-	}
-	if res.OutsideBad > 0 {
-		s += fmt.Sprintf("; outside the tunnel MSS %d healthy, %d collapses", res.OutsideGood, res.OutsideBad)
 	}
 	return res.Findings, s, nil
 }
@@ -444,7 +449,7 @@ func (r *Report) runMTU(ctx context.Context, c *Config, snaps []*facts.Snapshot)
 // runShaping sweeps a few tbf caps below the best tunnel rate measured; after
 // a long run that collapsed in cycles, below the level it climbed to, each
 // cap for longer than a cycle, against the long run itself as "uncapped".
-func (r *Report) runShaping(ctx context.Context, c *Config) ([]finding.Finding, string, error) {
+func (r *Report) runShaping(ctx context.Context, c *Config, _ ProbePlan, _ []*facts.Snapshot) ([]finding.Finding, string, error) {
 	if lr := r.LongRun; lr != nil && lr.Cycles.Oscillating() {
 		return r.sweepKnee(ctx, c, lr)
 	}
@@ -456,8 +461,7 @@ func (r *Report) runShaping(ctx context.Context, c *Config) ([]finding.Finding, 
 	for i := 1; i <= shapeSweepSteps; i++ {
 		caps = append(caps, int(top*(1-0.1*float64(i))))
 	}
-	return r.sweep(ctx, shaping.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr,
-		Device: r.endpoints.ClientInterface, Caps: caps, Seconds: c.Seconds, Omit: 1, Port: c.Port})
+	return r.sweep(ctx, r.tunnel(c).Shaping(caps, c.Seconds))
 }
 
 // kneeCaps are the caps tried below a long run's high level: one, well
@@ -467,20 +471,21 @@ var kneeCaps = []float64{0.8}
 
 // sweepKnee caps the long run's sender below the level it climbed to.
 func (r *Report) sweepKnee(ctx context.Context, c *Config, lr *LongRun) ([]finding.Finding, string, error) {
-	sc := shaping.Config{Client: c.Client, Server: c.Server, TunnelAddr: r.endpoints.TunnelAddr, Device: r.endpoints.ClientInterface,
-		Omit: 1, Port: c.Port, Uncapped: &shaping.Step{Stats: lr.Single.Stats, Result: lr.Single.Result}}
+	t := r.tunnel(c)
 	if lr.Direction == bench.Download {
 		back, err := discover.Tunnel(ctx, c.Server, c.Client)
 		if err != nil {
 			return nil, "", fmt.Errorf("the download's sender: %w", err)
 		}
-		sc.Client, sc.Server, sc.TunnelAddr, sc.Device = c.Server, c.Client, back.TunnelAddr, back.ClientInterface
+		t = t.Reversed(back)
+	}
+	var caps []int
+	for _, f := range kneeCaps {
+		caps = append(caps, int(lr.Cycles.HighMbit*f))
 	}
 	// Each cap runs for a cycle and a bit: a collapse would show.
-	sc.Seconds = min(max(c.Seconds, int(lr.Cycles.PeriodSeconds)+1), bench.MaxLongSeconds)
-	for _, f := range kneeCaps {
-		sc.Caps = append(sc.Caps, int(lr.Cycles.HighMbit*f))
-	}
+	sc := t.Shaping(caps, min(max(c.Seconds, int(lr.Cycles.PeriodSeconds)+1), bench.MaxLongSeconds))
+	sc.Uncapped = &shaping.Step{Stats: lr.Single.Stats, Result: lr.Single.Result}
 	return r.sweep(ctx, sc)
 }
 
@@ -490,11 +495,7 @@ func (r *Report) sweep(ctx context.Context, sc shaping.Config) ([]finding.Findin
 		return nil, "", err
 	}
 	r.Shaping = res
-	s := "no cap steadier than none"
-	if res.Recommended > 0 {
-		s = fmt.Sprintf("a %d Mbit/s tbf cap is the steadiest", res.Recommended)
-	}
-	return res.Findings, s, nil
+	return res.Findings, res.Summary(), nil
 }
 
 func key(f finding.Finding) string {

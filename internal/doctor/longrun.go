@@ -13,10 +13,6 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 )
 
-// ProbeLongRun is a per-second run of bench.LongSeconds (longer for a slow
-// cycle, and on the underlay too when it cycles) and a parallel-stream run.
-const ProbeLongRun = check.ProbeLongRun
-
 // ParallelStreams is the parallel run's stream count: as many as the tuning
 // guide's and bench's parallel runs.
 const ParallelStreams = 4
@@ -182,7 +178,8 @@ func (r *Report) longSingle(ctx context.Context, c *Config, path, dir string, se
 // alone (the path's, when it shares them) and, when the first run held fewer
 // than two of them, measured again for two: the sweep compares caps with the
 // mean of whole cycles.
-func (r *Report) runLongRun(ctx context.Context, c *Config, dir string) ([]finding.Finding, string, error) {
+func (r *Report) runLongRun(ctx context.Context, c *Config, p ProbePlan, _ []*facts.Snapshot) ([]finding.Finding, string, error) {
+	dir := p.Directions[0]
 	lr := &LongRun{Direction: dir}
 	var err error
 	if lr.Single, err = r.longSingle(ctx, c, bench.PathTunnel, dir, bench.LongSeconds); err != nil {

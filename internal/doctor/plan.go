@@ -10,14 +10,6 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/bench"
 )
 
-// Targeted probes doctor may run when the evidence calls for them (the
-// finding catalog says which findings call for which).
-const (
-	ProbeMTU       = check.ProbeMTU
-	ProbeICMPBurst = check.ProbeICMPBurst
-	ProbeShaping   = check.ProbeShaping
-)
-
 // ProbePlan is one targeted probe and the evidence that called for it.
 type ProbePlan struct {
 	Probe   check.Probe `json:"probe"`
@@ -69,18 +61,18 @@ func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Repor
 		return out
 	}
 	if why := mtuReason(fs, m, rep); !healthy && why != "" && (m.Benched || endpoint(client) != "") {
-		out = append(out, ProbePlan{Probe: ProbeMTU, Why: why})
+		out = append(out, ProbePlan{Probe: check.ProbeMTU, Why: why})
 	}
 	if why, targets := healthChecks(client); why != "" && len(targets) > 0 {
-		out = append(out, ProbePlan{Probe: ProbeICMPBurst, Why: why, Targets: targets, Interface: limitedUplink(client)})
+		out = append(out, ProbePlan{Probe: check.ProbeICMPBurst, Why: why, Targets: targets, Interface: limitedUplink(client)})
 	}
 	if dirs := udpOutsideDirections(fs, m); !healthy && len(dirs) > 0 {
-		out = append(out, ProbePlan{Probe: ProbeUDPOutside, Directions: dirs,
+		out = append(out, ProbePlan{Probe: check.ProbeUDPOutside, Directions: dirs,
 			Why: "the tunnel falls short (" + strings.Join(dirs, ", ") + ") and nothing found explains it: a path that polices UDP is invisible to a TCP baseline"})
 	}
 	// A CPU quota or steal explains the collapses: no cap below them is a knee.
-	if !healthy && m.Benched && !cpuLimited(fs) && slices.ContainsFunc(fs, func(f finding.Finding) bool { return doctorOf(f.ID).Calls == ProbeShaping }) {
-		out = append(out, ProbePlan{Probe: ProbeShaping, Why: "throughput collapses periodically (throughput.oscillation): a tbf cap below the knee may hold steadier"})
+	if !healthy && m.Benched && !cpuLimited(fs) && slices.ContainsFunc(fs, func(f finding.Finding) bool { return doctorOf(f.ID).Calls == check.ProbeShaping }) {
+		out = append(out, ProbePlan{Probe: check.ProbeShaping, Why: "throughput collapses periodically (throughput.oscillation): a tbf cap below the knee may hold steadier"})
 	}
 	return out
 }
@@ -96,7 +88,7 @@ func mtuReason(fs []finding.Finding, m Measured, rep *bench.Report) string {
 		return "a bulk transfer through the tunnel stalled while the underlay carried traffic"
 	}
 	for _, f := range fs {
-		if doctorOf(f.ID).Calls == ProbeMTU {
+		if doctorOf(f.ID).Calls == check.ProbeMTU {
 			return string(f.ID) + " reported: " + f.Title
 		}
 	}

@@ -7,13 +7,11 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/udppath"
 )
-
-// ProbeUDPOutside offers UDP outside the tunnel at the rate TCP carried there.
-const ProbeUDPOutside = check.ProbeUDPOutside
 
 // explainedImpact: a warning or critical cause whose impact reaches this
 // already explains a slow direction; UDP outside the tunnel is measured only
@@ -60,14 +58,15 @@ func explained(fs []finding.Finding, m Measured, dir string) bool {
 // on a port of wgperf's own, then carrying WireGuard's port number (see
 // udppath.Pair for which pair stands for it), and judges the two against
 // what the tunnel carried.
-func (r *Report) runUDPOutside(ctx context.Context, c *Config, dirs []string) ([]finding.Finding, string, error) {
+func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []*facts.Snapshot) ([]finding.Finding, string, error) {
 	var fs []finding.Finding
 	var parts []string
 	wgPort, noPort := r.wireGuardPortRun()
-	for _, dir := range dirs {
-		uc := udppath.Config{Client: c.Client, Server: c.Server, Addr: cmp.Or(c.UnderlayAddr, r.endpoints.UnderlayAddr), Direction: dir,
-			Port: cmp.Or(c.UnderlayPort, c.Port), Progress: progressWriter(c.Progress), ClientInterface: r.endpoints.ClientInterface,
-			ServerInterface: r.endpoints.ServerInterface, ServerKey: r.endpoints.PeerKey}
+	for _, dir := range p.Directions {
+		uc := r.tunnel(c).UDPOutside()
+		// Where the baseline reached the far end: --underlay-addr and -port.
+		uc.Addr, uc.Port = cmp.Or(c.UnderlayAddr, uc.Addr), cmp.Or(c.UnderlayPort, uc.Port)
+		uc.Direction, uc.Progress = dir, progressWriter(c.Progress)
 		uc.TCPMbit, uc.SenderInterface = r.Measured.Up.Underlay, r.endpoints.ClientInterface
 		tunnel := r.Measured.Up.Tunnel
 		if dir == bench.Download {

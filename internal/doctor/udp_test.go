@@ -26,7 +26,7 @@ func TestUDPPolicedRanksFirst(t *testing.T) {
 	fs = append(fs, finding.Finding{ID: check.CPUSaturated, Severity: finding.Warning, Host: a, Title: "CPU 1 98% busy"})
 	m := measured(a, b, 48.1, 190.6, 46.3, 190.4)
 	plans := PlanProbes(Healthy(fs, m), fs, m, nil, snaps[0])
-	if len(plans) != 1 || plans[0].Probe != ProbeUDPOutside || strings.Join(plans[0].Directions, " ") != "upload download" {
+	if len(plans) != 1 || plans[0].Probe != check.ProbeUDPOutside || strings.Join(plans[0].Directions, " ") != "upload download" {
 		t.Fatalf("probes %+v, want udp-outside in both directions", plans)
 	}
 	f, err := os.Open(filepath.Join("..", "..", "testdata", "probe", "iperf", "udp-policed-25pct.json"))

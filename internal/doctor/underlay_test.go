@@ -50,7 +50,7 @@ func TestUnderlayBlackHole(t *testing.T) {
 		}
 	}
 	plans := PlanProbes(Healthy(before, m), before, m, rec.Bench, nil)
-	if len(plans) == 0 || plans[0].Probe != ProbeMTU || !strings.Contains(plans[0].Why, "underlay's own TCP collapsed in the upload") {
+	if len(plans) == 0 || plans[0].Probe != check.ProbeMTU || !strings.Contains(plans[0].Why, "underlay's own TCP collapsed in the upload") {
 		t.Fatalf("probes %+v, want the MTU search because the underlay collapsed", plans)
 	}
 	if s := status(before, m); s != StatusSlow {

@@ -28,9 +28,9 @@ func on(node string, argv ...string) Command { return Command{Node: node, Argv: 
 type Probe string
 
 const (
-	ProbeMTU       Probe = "mtu"        // path MTU search and MSS stepping from A to B
-	ProbeICMPBurst Probe = "icmp-burst" // the multi-WAN router's one-shot vs persistent pings from A
-	ProbeFlows     Probe = "flows"      // many short connections from A to B
+	ProbeMTU       Probe = Probe(check.ProbeMTU)       // path MTU search and MSS stepping from A to B
+	ProbeICMPBurst Probe = Probe(check.ProbeICMPBurst) // the multi-WAN router's one-shot vs persistent pings from A
+	ProbeFlows     Probe = "flows"                     // many short connections from A to B
 	// ProbeUDPOutside is doctor's UDP run outside the tunnel at the rate TCP
 	// carried there (a path that polices UDP).
 	ProbeUDPOutside Probe = Probe(check.ProbeUDPOutside)

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/probes"
 )
 
 // flowCount is more connections than the conntrack-full scenario's table holds.
@@ -18,36 +20,22 @@ const flowCount = 600
 func (r *runner) probe(ctx context.Context, p Probe) ([]finding.Finding, string, error) {
 	switch p {
 	case ProbeMTU:
-		res, err := mtu.Run(ctx, mtu.Config{
-			Client: r.lab.Target("a"), Addr: r.lab.Node("b").UnderlayAddr,
-			Server: r.lab.Target("b"), TunnelAddr: r.lab.Node("b").TunnelAddr,
-			ClientInterface: r.lab.WGInterface("a"), ServerInterface: r.lab.WGInterface("b"),
-			// B pings back (the black hole is located) and sends the return's MSS steps.
-			BackAddr: r.lab.Node("a").UnderlayAddr, BackTunnelAddr: r.lab.Node("a").TunnelAddr,
-		})
+		mc := r.tunnel().MTU()
+		// B pings back (the black hole is located) and sends the return's MSS steps.
+		mc.BackAddr, mc.BackTunnelAddr = r.lab.Node("a").UnderlayAddr, r.lab.Node("a").TunnelAddr
+		res, err := mtu.Run(ctx, mc)
 		if err != nil {
 			return nil, "", err
 		}
 		r.res.MTU = res
-		summary := fmt.Sprintf("path MTU %d (%d probes, %.0f s), black hole %v; recommended WireGuard MTU %d, MSS clamp %d",
-			res.PathMTU, len(res.Probes), res.Seconds, res.BlackHole, res.WGMTU, res.MSSClamp)
-		if res.MSSGood > 0 {
-			summary += fmt.Sprintf("; MSS %d healthy, %d collapses", res.MSSGood, res.MSSBad)
-		}
-		return res.Findings, summary, nil
+		return res.Findings, res.Summary(), nil
 	case ProbeICMPBurst:
 		// mwan3-style health checks: the next hop and the far endpoint.
-		res, err := icmpburst.Run(ctx, icmpburst.Config{Host: r.lab.Target("a"),
-			Targets: []string{"198.51.100.1", r.lab.Node("b").UnderlayAddr}})
+		res, err := icmpburst.Run(ctx, r.tunnel().ICMPBurst([]string{"198.51.100.1", r.lab.Node("b").UnderlayAddr}, ""))
 		if err != nil {
 			return nil, "", err
 		}
-		summary := fmt.Sprintf("one-shot pings failed %d/%d, persistent ping %d/%d",
-			res.OneShot.Failed, res.OneShot.Sent, res.Persistent.Failed, res.Persistent.Sent)
-		for _, g := range res.Grew {
-			summary += fmt.Sprintf("; %s grew by %d packets", g, g.Packets)
-		}
-		return res.Findings, summary, nil
+		return res.Findings, res.Summary(), nil
 	case ProbeFlows:
 		_, err := r.lab.Target("a").Run(ctx, r.opts.Exe, "lab", "_flows", "--to", r.lab.Node("b").TunnelAddr, "--count", strconv.Itoa(flowCount))
 		if err != nil {
@@ -56,4 +44,11 @@ func (r *runner) probe(ctx context.Context, p Probe) ([]finding.Finding, string,
 		return nil, fmt.Sprintf("%d new UDP flows from A to B through the tunnel", flowCount), nil
 	}
 	return nil, "", fmt.Errorf("unknown probe %q", p)
+}
+
+// tunnel is the lab's tunnel from A to B as the probes see it.
+func (r *runner) tunnel() probes.Tunnel {
+	return probes.Tunnel{Client: r.lab.Target("a"), Server: r.lab.Target("b"), Endpoints: discover.Endpoints{
+		TunnelAddr: r.lab.Node("b").TunnelAddr, UnderlayAddr: r.lab.Node("b").UnderlayAddr,
+		ClientInterface: r.lab.WGInterface("a"), ServerInterface: r.lab.WGInterface("b")}}
 }

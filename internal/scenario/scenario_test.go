@@ -12,6 +12,7 @@ import (
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probes"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -53,6 +54,11 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		}
 		if s.BreaksUnderlay && len(s.Break) == 0 {
 			t.Errorf("%s: BreaksUnderlay without a Break", s.Name)
+		}
+		for _, p := range s.Probes {
+			if _, ok := probes.Lookup(check.Probe(p)); targeted(p) && !ok {
+				t.Errorf("%s: targeted probe %q is not on doctor's probe list", s.Name, p)
+			}
 		}
 	}
 	for _, want := range []string{"healthy", "pmtud-blackhole", "mtu-fragmentation", "udp-rcvbuf", "stale-endpoint-route",

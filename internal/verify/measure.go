@@ -17,6 +17,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/probes"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -131,7 +132,10 @@ func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 	}
 	return func(ctx context.Context) (fix.Measurement, error) {
 		if path == nil && ep.UnderlayAddr != "" {
-			res, err := mtu.Run(ctx, mtu.Config{Client: c.Host, Addr: ep.UnderlayAddr, ClientInterface: ep.ClientInterface, Progress: c.Progress})
+			// The DF search alone, from this end: a fix does not move the path.
+			mc := probes.Tunnel{Client: c.Host, Endpoints: ep}.MTU()
+			mc.Progress = c.Progress
+			res, err := mtu.Run(ctx, mc)
 			if err != nil {
 				return fix.Measurement{}, fmt.Errorf("path MTU probe: %w", err)
 			}

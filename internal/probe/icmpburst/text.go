@@ -8,6 +8,17 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
+// Summary is the experiment in one line, as doctor's probe list and the
+// lab's story show it.
+func (r *Result) Summary() string {
+	s := fmt.Sprintf("one-shot pings failed %d/%d, one persistent ping %d/%d",
+		r.OneShot.Failed, r.OneShot.Sent, r.Persistent.Failed, r.Persistent.Sent)
+	for _, g := range r.Grew {
+		s += fmt.Sprintf("; %s grew by %d packets", g, g.Packets)
+	}
+	return s
+}
+
 // WriteText prints the experiment for a person: failures per mode, the
 // counters that grew and the findings.
 func (r *Result) WriteText(w io.Writer) error {

@@ -8,6 +8,20 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
+// Summary is the search in one line, as doctor's probe list and the lab's
+// story show it.
+func (r *Result) Summary() string {
+	s := fmt.Sprintf("path MTU %d to %s (%d DF probes, %.0f s), black hole %v; WireGuard MTU %d fits, MSS clamp %d",
+		r.PathMTU, r.Addr, len(r.Probes), r.Seconds, r.BlackHole, r.WGMTU, r.MSSClamp)
+	if r.MSSGood > 0 {
+		s += fmt.Sprintf("; MSS %d healthy, %d collapses", r.MSSGood, r.MSSBad)
+	}
+	if r.OutsideBad > 0 {
+		s += fmt.Sprintf("; outside the tunnel MSS %d healthy, %d collapses", r.OutsideGood, r.OutsideBad)
+	}
+	return s
+}
+
 // WriteText prints a path-MTU search for a person: the path MTU, a black
 // hole, the MSS steps, the recommendation and the findings.
 func (r *Result) WriteText(w io.Writer) error {

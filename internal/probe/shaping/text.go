@@ -6,6 +6,14 @@ import (
 	"text/tabwriter"
 )
 
+// Summary is the sweep's outcome in one line, as doctor's probe list shows it.
+func (r *Result) Summary() string {
+	if r.Recommended > 0 {
+		return fmt.Sprintf("a %d Mbit/s tbf cap is the steadiest", r.Recommended)
+	}
+	return "no cap steadier than none"
+}
+
 // WriteText prints the sweep as a table with the recommended cap and its commands.
 func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "shape-sweep on %s %s (%.0fs)\n\n", r.Client, r.Device, r.Seconds)
