@@ -119,18 +119,23 @@ func TestRemaining(t *testing.T) {
 func TestFixPrior(t *testing.T) {
 	path := &mtu.Result{Addr: "203.0.113.2", PathMTU: 1400}
 	r := &Report{Client: "netns:a", Server: "netns:b", MTU: path}
-	bench := &tunnelNow{up: 0, down: 0.3, source: "doctor's bench"}
-	if p := r.prior(bench, "netns:a"); p == nil || p.Up != 0 || p.Down != 0.3 || p.MTU != path || p.Source != "from doctor's bench" {
+	bench := &tunnelNow{tunnel: tunnelMbit(0, 0.3), source: "doctor's bench"}
+	if p := r.prior(bench, "netns:a"); p == nil || p.Tunnel != tunnelMbit(0, 0.3) || p.MTU != path || p.Source != "from doctor's bench" {
 		t.Errorf("client step: %+v", p)
 	}
-	if p := r.prior(bench, "netns:b"); p == nil || p.Up != 0.3 || p.Down != 0 || p.MTU != nil {
+	if p := r.prior(bench, "netns:b"); p == nil || p.Tunnel != tunnelMbit(0.3, 0) || p.MTU != nil {
 		t.Errorf("server step: %+v (upload and download swap; the MTU search ran from the client)", p)
 	}
-	later := &tunnelNow{up: 181, down: 0.3, source: "the verification after mtu.pmtud-blackhole on netns:a"}
-	if p := r.prior(later, "netns:a"); p == nil || p.MTU != nil || p.Up != 181 {
+	later := &tunnelNow{tunnel: tunnelMbit(181, 0.3), source: "the verification after mtu.pmtud-blackhole on netns:a"}
+	if p := r.prior(later, "netns:a"); p == nil || p.MTU != nil || p.Tunnel.Up.Tunnel != 181 {
 		t.Errorf("later step: %+v", p)
 	}
 	if r.prior(nil, "netns:a") != nil {
 		t.Error("nothing measured: a prior")
 	}
+}
+
+// tunnelMbit is one stream through the tunnel each way.
+func tunnelMbit(up, down float64) bench.Throughput {
+	return bench.Throughput{Up: bench.DirRate{Tunnel: up}, Down: bench.DirRate{Tunnel: down}}
 }

@@ -141,7 +141,7 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 	// each step's verified "after" the next one's: nothing changes between.
 	var now *tunnelNow
 	if t := r.Bench.Throughput(); r.Bench.TunnelMeasured() && r.Measured.Benched {
-		now = &tunnelNow{up: t.Up.Tunnel, down: t.Down.Tunnel, source: "doctor's bench"}
+		now = &tunnelNow{tunnel: t, source: "doctor's bench"}
 	}
 	steps := fixSteps(*v, r.Causes)
 	if doctorOf(v.Finding.ID).BothEnds {
@@ -211,10 +211,10 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 }
 
 // tunnelNow is the tunnel as last measured, from doctor's client: one
-// stream up and down in Mbit/s.
+// stream up and down.
 type tunnelNow struct {
-	up, down float64
-	source   string
+	tunnel bench.Throughput
+	source string
 }
 
 // prior is now as seen from host, for its step's verification.
@@ -222,9 +222,9 @@ func (r *Report) prior(now *tunnelNow, host string) *verify.Prior {
 	if now == nil {
 		return nil
 	}
-	p := &verify.Prior{Up: now.up, Down: now.down, Source: "from " + now.source}
+	p := &verify.Prior{Tunnel: now.tunnel, Source: "from " + now.source}
 	if host != r.Client {
-		p.Up, p.Down = now.down, now.up
+		p.Tunnel = now.tunnel.Reversed()
 	} else if now.source == "doctor's bench" && !r.mtuFromServer {
 		p.MTU = r.MTU // doctor's path MTU search ran from its client
 	}
@@ -355,14 +355,13 @@ func (r *Report) stepDone(st *FixStep, env *fix.Env, res *fix.Outcome, err error
 		return nil
 	}
 	last, ok := record.Last()
-	up, down := last.Up.Tunnel, last.Down.Tunnel
 	if !ok {
 		return nil // changed, not measured: the next step measures its own "before"
 	}
 	if st.Host != r.Client {
-		up, down = down, up
+		last = last.Reversed()
 	}
-	return &tunnelNow{up: up, down: down, source: "the verification after " + finding.JoinIDs(st.IDs, ", ") + " on " + st.Host}
+	return &tunnelNow{tunnel: last, source: "the verification after " + finding.JoinIDs(st.IDs, ", ") + " on " + st.Host}
 }
 
 // progressWriter turns a line callback into the io.Writer the probes print

@@ -295,9 +295,9 @@ func (r *runner) fixBothEnds(ctx context.Context, e check.Entry, byHost map[stri
 	}
 	far, near := nodes[0], nodes[1]
 	// The tunnel from the near end, as doctor's bench measured it from A.
-	prior := &verify.Prior{Up: r.res.Before.Up.Tunnel, Down: r.res.Before.Down.Tunnel, Source: "doctor's bench"}
+	prior := &verify.Prior{Tunnel: r.res.Before.Throughput, Source: "doctor's bench"}
 	if near.String() != r.lab.Target("a").String() {
-		prior.Up, prior.Down = prior.Down, prior.Up
+		prior.Tunnel = prior.Tunnel.Reversed()
 	}
 	reqs[1].Verify = func(ctx context.Context, p *fix.Plan) (fix.Measure, error) {
 		return verify.New(ctx, p, verify.Config{Host: near, Peer: far, Seconds: min(r.opts.Seconds, doctor.DefaultSeconds), Prior: prior})

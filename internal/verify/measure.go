@@ -41,9 +41,9 @@ type Config struct {
 // Prior is a measurement made just before the change by the caller (doctor's
 // bench and path MTU search), with nothing changed since.
 type Prior struct {
-	// Up and Down are one stream through the tunnel, Host sending and
-	// receiving, in Mbit/s (0 for a run that stalled).
-	Up, Down float64
+	// Tunnel is one stream through the tunnel, Host sending (Up) and
+	// receiving (Down); a run that stalled is 0.
+	Tunnel bench.Throughput
 	// MTU is the path MTU search from Host to the peer's endpoint; nil when
 	// none ran.
 	MTU *mtu.Result
@@ -105,7 +105,7 @@ func benchMeasure(c Config, ep discover.Endpoints) fix.Measure {
 	prior := c.Prior
 	return func(ctx context.Context) (fix.Measurement, error) {
 		if prior != nil {
-			m := throughput(prior.Up, prior.Down, ep.TunnelAddr, prior.Source)
+			m := throughput(prior.Tunnel, ep.TunnelAddr, prior.Source)
 			prior = nil
 			return m, nil
 		}
@@ -116,8 +116,7 @@ func benchMeasure(c Config, ep discover.Endpoints) fix.Measure {
 			return fix.Measurement{}, err
 		}
 		c.record(rep)
-		t := rep.Throughput()
-		return throughput(t.Up.Tunnel, t.Down.Tunnel, ep.TunnelAddr, ""), nil
+		return throughput(rep.Throughput(), ep.TunnelAddr, ""), nil
 	}
 }
 
@@ -161,14 +160,15 @@ func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 			notes = append(notes, n)
 		}
 		if prior != nil {
-			up, down := prior.Up, prior.Down
+			t := prior.Tunnel
 			if prior.Source != "" {
 				notes = append(notes, prior.Source)
 			}
 			prior = nil
-			return throughput(up, down, ep.TunnelAddr, strings.Join(notes, ", ")), nil
+			return throughput(t, ep.TunnelAddr, strings.Join(notes, ", ")), nil
 		}
-		var mbit [2]float64
+		var t bench.Throughput
+		mbit := [2]*float64{&t.Up.Tunnel, &t.Down.Tunnel}
 		rep := &bench.Report{Client: c.Host.String(), Server: c.Peer.String(), TunnelAddr: ep.TunnelAddr, Omit: 1, Seconds: c.Seconds}
 		for i, reverse := range []bool{false, true} {
 			run := bench.Run{Spec: bench.Spec{Path: bench.PathTunnel, Direction: map[bool]string{false: bench.Upload, true: bench.Download}[reverse], Streams: 1},
@@ -186,25 +186,25 @@ func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 			case err != nil:
 				return fix.Measurement{}, err
 			default:
-				mbit[i] = r.Mbit()
+				*mbit[i] = r.Mbit()
 				run.Result, run.Stats = r, bench.Summarise(r)
 			}
 			rep.Runs = append(rep.Runs, run)
 			if c.Progress != nil {
-				fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", mbit[i])
+				fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", *mbit[i])
 			}
 		}
 		c.record(rep)
-		return throughput(mbit[0], mbit[1], ep.TunnelAddr, strings.Join(notes, ", ")), nil
+		return throughput(t, ep.TunnelAddr, strings.Join(notes, ", ")), nil
 	}
 }
 
-func throughput(up, down float64, addr, extra string) fix.Measurement {
-	d := fmt.Sprintf("upload %.1f, download %.1f Mbit/s to %s", up, down, addr)
+func throughput(t bench.Throughput, addr, extra string) fix.Measurement {
+	d := fmt.Sprintf("upload %.1f, download %.1f Mbit/s to %s", t.Up.Tunnel, t.Down.Tunnel, addr)
 	if extra != "" {
 		d += "; " + extra
 	}
-	return fix.Measurement{Name: throughputName, Value: (up + down) / 2, Unit: "Mbit/s", Detail: d}
+	return fix.Measurement{Name: throughputName, Value: (t.Up.Tunnel + t.Down.Tunnel) / 2, Unit: "Mbit/s", Detail: d}
 }
 
 // Last is the tunnel as the last measurement left it; ok is false when

@@ -8,6 +8,7 @@ import (
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
@@ -41,7 +42,7 @@ func TestIsMTUPlan(t *testing.T) {
 // endpoint.
 func TestPriorIsTheFirstMeasurement(t *testing.T) {
 	ep := discover.Endpoints{TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2", ClientInterface: "lo"}
-	prior := &Prior{Up: 0, Down: 0.3, Source: "from doctor's bench"}
+	prior := &Prior{Tunnel: bench.Throughput{Down: bench.DirRate{Tunnel: 0.3}}, Source: "from doctor's bench"}
 	m, err := benchMeasure(Config{Prior: prior}, ep)(context.Background())
 	if err != nil || m.Value != 0.15 || !strings.Contains(m.Detail, "upload 0.0, download 0.3") || !strings.Contains(m.Detail, "doctor's bench") {
 		t.Errorf("bench verification's first measurement: %+v, %v", m, err)

@@ -48,6 +48,12 @@ type Throughput struct {
 	Down DirRate `json:"download"` // the server sends
 }
 
+// Reversed is the same figures seen from the other end: its upload is this
+// download.
+func (t Throughput) Reversed() Throughput {
+	return Throughput{Up: t.Down, Down: t.Up}
+}
+
 // Worst is the lower tunnel/underlay ratio of the two directions, or the
 // upload's when the download's underlay was not measured.
 func (t Throughput) Worst() float64 {
