@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs every test package in three lanes and three phases.
+# Runs every test package in lanes, in three phases.
 #
 # Phase 1, side by side:
 #   - the test packages one at a time (-p 1: root lab tests of one package
@@ -19,17 +19,27 @@
 #     (setsid), and with the kernel's autogroup scheduling a task's nice only
 #     counts inside its session, so this lane gets a session too, niced as a
 #     whole (/proc/self/autogroup), and nice 19 where there is no autogroup.
-# Phase 2, alone: what changes the initial namespace's sysctls (child
-# namespaces mirror them, so every lab on the machine would see the change):
-# the scenarios that need host values (WGPERF_SCENARIO_LANE=host) and the
-# diagnose package's conntrack and congestion-control tests.
-# Phase 3, the kernel lane: a guest kernel booted under QEMU must die with
-# the wgperf that started it (TestKernelGuestDiesWithWgperf), fixes called
-# persistent must outlast a replay of the boot (TestKernelFixesOutlastBoot),
-# then doctor's verdict with kernel WireGuard in it on the scenarios whose
-# KernelLane says why the module changes the case (TestKernelCatalog: about a
-# minute each under QEMU's emulator); the whole catalog with its fixes is
-# make test-kernel.
+# Phase 2, side by side:
+#   - the host lane: what changes the initial namespace's sysctls (child
+#     namespaces mirror them, so no other lab on the machine may run
+#     meanwhile): the scenarios that need host values
+#     (WGPERF_SCENARIO_LANE=host) and the diagnose package's conntrack and
+#     congestion-control tests;
+#   - the kernel lane's tests that judge no throughput, in a guest kernel
+#     with sysctls of its own (the host lane's changes never reach it): a
+#     guest booted under QEMU must die with the wgperf that started it
+#     (TestKernelGuestDiesWithWgperf), and fixes called persistent must
+#     outlast a replay of the boot (TestKernelFixesOutlastBoot). Played so
+#     here (2 cores, guest under TCG, other builds running): host lane 235 s,
+#     guest tests 163 s, both green, against about 176 + 140 s one after
+#     the other.
+# Phase 3, alone: doctor's verdict with kernel WireGuard on the scenarios
+# whose KernelLane says why the module changes the case (TestKernelCatalog,
+# about a minute each under QEMU's emulator; the whole catalog with its
+# fixes is make test-kernel). It judges throughput in an emulated guest, so
+# nothing runs beside it: played beside the host lane (and builds), healthy
+# carried 0.69 of the underlay through the module and failed, where alone it
+# carried 0.93 to 0.96 in every run on record.
 #
 # Usage: scripts/test.sh [fuzz inputs per target]
 set -u
@@ -38,12 +48,14 @@ start=$(date +%s)
 stamp() { echo "--- $1 (at $(($(date +%s) - start)) s)"; }
 log=$(mktemp)
 shared_log=$(mktemp)
+kernel_log=$(mktemp)
 # every lane's output, kept so the failures can be repeated at the very end,
 # where a log cut to its head and tail still shows them
 all=$(mktemp)
 beside=
 shared=
-trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; rm -f "$log" "$shared_log" "$all"' EXIT
+kernel=
+trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; [ -n "$kernel" ] && kill "$kernel" 2>/dev/null; rm -f "$log" "$shared_log" "$kernel_log" "$all"' EXIT
 trap 'exit 130' INT TERM
 setsid -w sh -c '
 	echo 19 2>/dev/null >/proc/self/autogroup
@@ -70,14 +82,20 @@ sharedStatus=$?
 shared=
 tee -a "$all" <"$shared_log"
 
-stamp "alone: the tests that change host sysctls"
+stamp "side by side: the tests that change host sysctls, and the guest's kill test and boot proof (lab vm)"
+# The kernel lane's own deadlines (the boot proof's 5 min, the catalog's 30)
+# come first, with the guest's last output; Go's timeout is only a backstop.
+WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 15m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot)$' ./internal/scenario >"$kernel_log" 2>&1 &
+kernel=$!
 keep env WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario ./internal/diagnose
 aloneStatus=$status
+wait "$kernel"
+guestStatus=$?
+kernel=
+tee -a "$all" <"$kernel_log"
 
-stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireGuard, in a guest kernel (lab vm)"
-# The tests' own deadlines (the catalog's 30 min, the boot proof's 5) come
-# first, with the guest's last output; Go's timeout is only a backstop.
-keep env WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 40m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelCatalog)$' ./internal/scenario
+stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireGuard, in a guest kernel (lab vm), alone"
+keep env WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 40m -run '^TestKernelCatalog$' ./internal/scenario
 kernelStatus=$status
 
 stamp "waiting for the packaging test, the fuzz targets and lint beside"
@@ -89,4 +107,4 @@ stamp "done"
 # The kernel catalog's verdicts, then every failure, once more.
 grep -E -- 'kernel_test.go:[0-9]+: .*WireGuard, underlay|--- FAIL|^FAIL|failed: |panic: ' "$all" | cut -c1-600
 [ "$besideStatus" -eq 0 ] || echo "packaging, fuzz or lint: failed (above)" >&2
-[ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
+[ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$guestStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
