@@ -11,9 +11,9 @@ import (
 
 var bondHashPolicy = Check{
 	Doc: `Fires for every bond in 802.3ad (LACP) mode whose xmit_hash_policy is
-layer2 or layer2+3. Both ignore ports, and a WireGuard tunnel is one address
-pair, so all of its packets — and those of several tunnels on different ports
-— hash onto one slave. In the ECMP-over-bonding case a 3×1G LACP bond gave 947 Mbit/s until the
+layer2 or layer2+3. Both ignore ports, so every tunnel and flow between the
+same two hosts hashes onto one slave (one tunnel, one UDP flow, does under any
+hash). In the ECMP-over-bonding case a 3×1G LACP bond gave 947 Mbit/s until the
 policy became layer3+4 (1.89 Gbit/s). Warning when the bond carries an endpoint
 or default route, info otherwise.`,
 	Run: runBondHashPolicy,
@@ -44,8 +44,9 @@ func runBondHashPolicy(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			Host:      hostName(s),
 			Interface: l.Name,
 			Title:     fmt.Sprintf("Bond %s (802.3ad, %d slaves) hashes on %s", l.Name, len(b.Slaves), policy[0]),
-			Detail: "The transmit hash ignores ports, so a WireGuard tunnel (one address pair) always leaves by the same slave " +
-				"and cannot exceed one link's speed; layer3+4 spreads flows and tunnels on different ports across the slaves. " +
+			Detail: "The transmit hash ignores ports, so every tunnel and flow between the same two hosts leaves by the same slave " +
+				"and together they cannot exceed one link's speed; layer3+4 spreads flows and tunnels on different ports across the slaves. " +
+				"One tunnel is one UDP flow and stays on one slave under either hash: the gain needs several tunnels (fix ecmp) or flows. " +
 				"The kernel's bonding documentation warns that layer3+4 is not fully 802.3ad compliant: a fragmented packet's " +
 				"fragments carry no ports and may leave by another slave than the flow's unfragmented packets, and arrive out of order. " +
 				"A tunnel whose packets fit the path (no mtu.tunnel-too-large) sends no fragments.",
