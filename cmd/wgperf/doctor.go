@@ -18,6 +18,7 @@ func doctorCmd() *cobra.Command {
 		htmlPath               string
 		cfg                    doctor.Config
 		dropReasons            bool
+		viaSpecs               []string
 	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -63,6 +64,12 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 			if cfg.Fix && cfg.Server == nil {
 				return couldNotRun(fmt.Errorf("--fix needs --server: a fix is kept only if the tunnel to the other end measures faster"))
 			}
+			if cfg.Via, err = parseVia(viaSpecs); err != nil {
+				return couldNotRun(err)
+			}
+			if len(cfg.Via) > 0 && cfg.Server == nil {
+				return couldNotRun(fmt.Errorf("--via needs --server: it names the hubs between the two ends"))
+			}
 			cfg.Client, cfg.Progress = client, progressLines()
 			if dropReasons {
 				cfg.Drops = drops.ForTarget
@@ -94,6 +101,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	f.IntVar(&cfg.UnderlayPort, "underlay-port", 0, "port of the underlay baseline's iperf3 server: one the far end lets in where only WireGuard's port reaches it (default: --port)")
 	dropReasonsFlag(f, &dropReasons)
 	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between the two ends (a tunnel over tunnels): above 1 the tunnel should carry 50% of the underlay, the worst hop's")
+	viaFlag(f, &viaSpecs)
 	f.BoolVar(&cfg.Thorough, "thorough", false, "also a 30 s per-second run and a parallel-stream run (collapse cycles, many flows), whatever the evidence says")
 	f.BoolVar(&cfg.Fix, "fix", false, "apply the top cause's fix (verified, with a confirm window), bench again")
 	f.DurationVar(&cfg.Confirm, "confirm", doctor.DefaultConfirm, "with --fix: roll back on the host unless confirmed within this time")

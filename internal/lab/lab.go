@@ -152,6 +152,11 @@ type Config struct {
 	// LAN adds node "lan" behind A and node "lanb" behind B, whose traffic the
 	// sites forward through the tunnel.
 	LAN bool `json:"lan,omitempty"`
+	// HubMbit, when > 0, makes R a road-warrior hub (hub.go): A and B each
+	// have a tunnel to it only, and it forwards between them, so the path
+	// A → B is two WireGuard hops; its link to B (both ways) is shaped at
+	// this rate, the A —— R link (both ways) at the underlay's.
+	HubMbit int `json:"hub_mbit,omitempty"`
 	// Router makes node A also an OpenWrt-like router reached over ssh:
 	// dropbear serving a BusyBox userland with nft, wg, uci and logread only
 	// (see RouterSSH).

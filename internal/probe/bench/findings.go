@@ -396,7 +396,7 @@ func hostFindings(r *Report) []finding.Finding {
 		if run.Path != PathTunnel {
 			continue
 		}
-		for _, d := range []HostDelta{run.Client, run.Server} {
+		for _, d := range append([]HostDelta{run.Client, run.Server}, run.Hubs...) {
 			if d.Host == "" {
 				continue
 			}
