@@ -132,7 +132,7 @@ type Report struct {
 	Seconds    float64           `json:"seconds"`
 
 	endpoints     discover.Endpoints
-	legs          []bench.Leg // the hops of a path through hubs (--via)
+	legs          []bench.Leg     // the hops of a path through hubs (--via)
 	passive       map[string]bool // finding keys the passive checks produced (fix can find them again)
 	mtuFromServer bool            // the path MTU search ran from the server (large packets vanish towards the client)
 }

@@ -265,7 +265,11 @@ func takeSamples(ctx context.Context, client, server target.Target, named bool) 
 
 // writeIperfJSON keeps one run's iperf3 -J document in dir.
 func writeIperfJSON(dir string, n int, spec Spec, raw []byte) (string, error) {
-	name := fmt.Sprintf("%02d-%s-%s-%dstreams", n, spec.Path, spec.Direction, spec.Streams)
+	path := spec.Path
+	if spec.Hop > 0 {
+		path += fmt.Sprintf("-hop%d", spec.Hop) // --via: a hop's own underlay
+	}
+	name := fmt.Sprintf("%02d-%s-%s-%dstreams", n, path, spec.Direction, spec.Streams)
 	if spec.UDPMbit > 0 {
 		name += "-udp"
 	}

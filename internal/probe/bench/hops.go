@@ -120,8 +120,9 @@ func measureHop(ctx context.Context, c Config, spec Spec) (Run, error) {
 	hc.ClientInterface, hc.ServerInterface, hc.ClientPort, hc.ServerPort = "", "", 0, 0
 	one := spec
 	one.Hop = 0
-	run, err := measure(ctx, hc, one, nil, &pinger{t: leg.From, underlay: leg.Addr})
-	run.Spec = spec
+	// No pings: the path's round trips are the ends', measured beside their own runs.
+	run, err := measure(ctx, hc, one, nil, &pinger{t: leg.From})
+	run.Spec, run.Latency = spec, nil
 	return run, err
 }
 
@@ -272,4 +273,12 @@ func (c Cell) underlayText() string {
 		return fmt.Sprintf("%.1f (hop %d)", c.UnderlayMbit, c.Hop)
 	}
 	return fmt.Sprintf("%.1f", c.UnderlayMbit)
+}
+
+// underlayName is what a cell's tunnel is judged against, in words.
+func (c Cell) underlayName() string {
+	if c.Hop > 0 {
+		return fmt.Sprintf("the slowest hop's underlay (hop %d)", c.Hop)
+	}
+	return "the underlay"
 }

@@ -1,0 +1,62 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+// Doctor --via on the road-warrior hub lab (A —— H at 40 Mbit/s, H —— B at
+// 10): each hop measured, the tunnel judged against hop 2 (H → B, the
+// limit) and healthy; without --via it finds no tunnel between the two ends
+// (A's one peer is the hub) and judges nothing, as before.
+func TestDoctorViaHub(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "iperf3", "ping")
+	l := labtest.Up(t, lab.Config{Name: "drh39", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 40}, HubMbit: 10})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	old, err := Run(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), Hops: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Status != StatusUnjudged || old.Measured.Benched || old.Bench != nil {
+		t.Errorf("without --via: status %s, benched %v; want unjudged, no bench", old.Status, old.Measured.Benched)
+	}
+
+	hub := l.Target("r")
+	rep, err := Run(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), Via: []target.Target{hub}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
+	if rep.Status != StatusHealthy {
+		t.Errorf("status %s, want healthy: the tunnel runs at its slowest hop's rate", rep.Status)
+	}
+	if rep.Bench == nil || len(rep.Bench.HopUnderlay) != 2 {
+		t.Fatalf("bench %+v", rep.Bench)
+	}
+	h2 := rep.Bench.HopUnderlay[1]
+	if h2.From != hub.String() || rep.Measured.Up.Underlay != h2.UploadMbit || rep.Measured.Down.Underlay != h2.DownloadMbit ||
+		rep.Measured.Expected != bench.MultiHopRatio {
+		t.Errorf("measured %+v against hops %+v: want hop 2's underlay, expected %.2f", rep.Measured, rep.Bench.HopUnderlay, bench.MultiHopRatio)
+	}
+	for _, want := range []string{"through " + hub.String(), "hop 2 (" + hub.String() + " → " + l.Target("b").String() + ")", "slowest", "hub " + hub.String() + ": busiest CPU"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+}
