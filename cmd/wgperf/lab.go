@@ -67,7 +67,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.UDPPolicePct, "udp-police", 0, "R polices forwarded UDP, each way, to this percent of --rate while TCP runs at the full rate (a carrier that limits UDP); 0 = off")
 	f.IntVar(&cfg.PortPolicePct, "port-police", 0, "R polices only the UDP carrying the tunnel's port (source or destination), each way, to this percent of --rate (a carrier that throttles WireGuard's port); 0 = off")
 	f.IntVar(&cfg.ClientPort, "client-port", 0, "A's WireGuard listens on this port instead of the tunnel's (a client with a port of its own); 0 = the same as B's")
-	f.IntVar(&cfg.CPUQuotaPct, "cpu-quota", 0, "A's WireGuard process runs in a cgroup with a CPU quota of this percent of one CPU (docker --cpus, CPUQuota=; userspace only); 0 = off")
+	f.IntVar(&cfg.CPUQuotaPct, "cpu-quota", 0, "A's WireGuard process (with --hub-rate, the hub's) runs in a cgroup with a CPU quota of this percent of one CPU (docker --cpus, CPUQuota=; userspace only); 0 = off")
 	f.IntVar(&cfg.KneePct, "knee", 0, "R passes A's tunnel packets until a second's worth goes above this percent of --rate, then collapses to half for 4 s (a receiver whose CPU saturates: collapse cycles); 0 = off")
 	f.IntVar(&cfg.PathCycleSeconds, "path-cycle", 0, "R's links, both ways, run at --rate for half of every this many seconds and at --path-cycle-low percent of it for the other half (a path whose capacity cycles); 0 = off")
 	f.IntVar(&cfg.PathCycleLowPct, "path-cycle-low", 0, "the cycling path's low phase, in percent of --rate (0 = 40)")

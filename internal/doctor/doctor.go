@@ -132,7 +132,7 @@ type Report struct {
 	Seconds    float64           `json:"seconds"`
 
 	endpoints     discover.Endpoints
-	legs          []bench.Leg     // the hops of a path through hubs (--via)
+	via           viaPath         // the hops and hubs of a path through hubs (--via; hops.go)
 	passive       map[string]bool // finding keys the passive checks produced (fix can find them again)
 	mtuFromServer bool            // the path MTU search ran from the server (large packets vanish towards the client)
 }
@@ -191,6 +191,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		found = append(found, rep.bench(ctx, &c)...)
 		if rep.Measured.Benched {
 			found = append(found, rep.cpuLimitsAfterBench(ctx, &c, snaps)...)
+			found = append(found, rep.hubCPULimitsAfterBench(ctx)...)
 			found = append(found, shaperCaps(rep.Measured, rep.endpoints, snaps)...)
 		}
 		found = rep.measureUplinks(ctx, &c, snaps, found)
@@ -350,7 +351,7 @@ func (r *Report) benchConfig(c *Config) bench.Config {
 	if c.UnderlayAddr != "" {
 		bc.UnderlayAddr = c.UnderlayAddr
 	}
-	bc.Legs = r.legs
+	bc.Legs = r.via.legs
 	return bc
 }
 

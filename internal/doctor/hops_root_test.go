@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -58,5 +59,38 @@ func TestDoctorViaHub(t *testing.T) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q", want)
 		}
+	}
+}
+
+// A road-warrior hub on a VPS: the hub's wireguard-go in a cgroup limited to
+// 3% of one CPU (lab --cpu-quota with --hub-rate), which it spends twice per
+// packet. Doctor --via judges the tunnel against hop 2 (20 Mbit/s) and finds
+// it slow, and the quota's throttling during the bench, read on the hub,
+// is the verdict: cpu.quota-throttled on the hub host.
+func TestDoctorViaHubCPUQuota(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "iperf3", "ping")
+	l := labtest.Up(t, lab.Config{Name: "drq39", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 40}, HubMbit: 20, CPUQuotaPct: 3, WireGuard: lab.Userspace})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	hub := l.Target("r")
+	rep, err := Run(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), Via: []target.Target{hub}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
+	if rep.Status != StatusSlow {
+		t.Errorf("status %s, want slow", rep.Status)
+	}
+	if rep.Bench == nil || len(rep.Bench.HopUnderlay) != 2 || rep.Measured.Up.Underlay != rep.Bench.HopUnderlay[1].UploadMbit {
+		t.Fatalf("measured %+v", rep.Measured)
+	}
+	v := rep.Verdict()
+	if v == nil || v.Finding.ID != check.CPUQuotaThrottled || v.Finding.Host != hub.String() {
+		t.Errorf("verdict %+v, want %s on %s", v, check.CPUQuotaThrottled, hub)
 	}
 }

@@ -273,7 +273,7 @@ func (l *Lab) build(ctx context.Context) error {
 		return err
 	}
 	if cfg.CPUQuotaPct > 0 {
-		if err := l.limitCPU(l.Nodes["a"].PID, cfg.CPUQuotaPct); err != nil {
+		if err := l.limitCPU(l.Nodes[cfg.quotaNode()].PID, cfg.CPUQuotaPct); err != nil {
 			return err
 		}
 	}

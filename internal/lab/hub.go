@@ -27,8 +27,8 @@ func (c Config) checkHub() error {
 	if c.HubMbit <= 0 {
 		return nil
 	}
-	if c.Topology != SiteToSite || c.LAN || c.Router || c.KneePct > 0 || c.CPUQuotaPct > 0 || c.ClientPort > 0 {
-		return errors.New("the hub topology (--hub-rate) is site-to-site only, without --lan, --router, --knee, --cpu-quota or --client-port")
+	if c.Topology != SiteToSite || c.LAN || c.Router || c.KneePct > 0 || c.ClientPort > 0 {
+		return errors.New("the hub topology (--hub-rate) is site-to-site only, without --lan, --router, --knee or --client-port")
 	}
 	return nil
 }
@@ -108,4 +108,14 @@ func (l *Lab) startHub(ctx context.Context) error {
 		return fmt.Errorf("through the hub: %w", err)
 	}
 	return l.save()
+}
+
+// quotaNode is the node whose WireGuard process CPUQuotaPct limits: A's,
+// or on the hub topology the hub's (a hub on a VPS with a CPU quota, which
+// carries the tunnel twice).
+func (c Config) quotaNode() string {
+	if c.HubMbit > 0 {
+		return "r"
+	}
+	return "a"
 }

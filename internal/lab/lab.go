@@ -104,7 +104,8 @@ type Config struct {
 	// instead of the tunnel's: a client that does not share the server's
 	// port, as most do (B learns it from the handshake).
 	ClientPort int `json:"client_port,omitempty"`
-	// CPUQuotaPct, when > 0, runs A's WireGuard process (userspace only) in
+	// CPUQuotaPct, when > 0, runs A's WireGuard process (userspace only;
+	// with HubMbit, the hub's) in
 	// a cgroup whose CPU quota is this percent of one CPU, as docker --cpus
 	// or systemd's CPUQuota= would: the tunnel runs far below the link
 	// while no CPU looks busy.
