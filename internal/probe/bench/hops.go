@@ -282,3 +282,13 @@ func (c Cell) underlayName() string {
 	}
 	return "the underlay"
 }
+
+// UnderlayRun is the underlay run a tunnel run of a direction and stream
+// count is compared with: the one underlay's, or on a path through hubs the
+// slowest hop's (nil when not measured).
+func (r *Report) UnderlayRun(dir string, streams int) *Run {
+	if r == nil {
+		return nil
+	}
+	return find(r, PathUnderlay, dir, streams)
+}
