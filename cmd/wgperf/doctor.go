@@ -37,6 +37,12 @@ It ranks the causes by the throughput they explain and prints one verdict first
 Without --server it runs the one-ended checks and the DF search to the peer's
 endpoint and says what could not be judged.
 
+--via HUB (repeatable, client side first) names the hubs between the two ends (a
+road-warrior hub, a multi-hop path): each hop's own underlay is measured (iperf3
+between the hop's ends: each hub runs an iperf3 server too), the tunnel is judged
+against the slowest hop's (>= 50%), and each hub's CPUs, CPU quotas and stolen
+time are read around the bench (cpu.saturated, cpu.quota-throttled on the hub).
+
 --fix applies the top cause's remedy as "wgperf fix --apply --verify --confirm"
 does (kept only if throughput improved; rolled back on the host unless confirmed),
 benches again and confirms once the host answered that bench. Its first "before"
