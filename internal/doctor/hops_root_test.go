@@ -17,7 +17,7 @@ import (
 
 // Doctor --via on the road-warrior hub lab (A —— H at 40 Mbit/s, H —— B at
 // 10): each hop measured, the tunnel judged against hop 2 (H → B, the
-// limit) and healthy; without --via it finds no tunnel between the two ends
+// limit) and its throughput healthy (≥ 50%, no throughput finding); without --via it finds no tunnel between the two ends
 // (A's one peer is the hub) and judges nothing, as before.
 func TestDoctorViaHub(t *testing.T) {
 	testutil.RequireRoot(t)
@@ -44,18 +44,28 @@ func TestDoctorViaHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", text.String())
-	if rep.Status != StatusHealthy {
-		t.Errorf("status %s, want healthy: the tunnel runs at its slowest hop's rate", rep.Status)
+	// Healthy throughput; the lab's nodes share this machine's CPUs, whose
+	// load (another job's too) may add warnings, which make it "problems".
+	if rep.Status != StatusHealthy && rep.Status != StatusProblems {
+		t.Errorf("status %s, want healthy throughput: the tunnel runs at its slowest hop's rate", rep.Status)
+	}
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(string(f.ID), "throughput.") {
+			t.Errorf("a tunnel at its slowest hop's rate: %s %s", f.ID, f.Title)
+		}
+	}
+	if !strings.Contains(rep.Threshold, "through "+hub.String()) {
+		t.Errorf("threshold %q", rep.Threshold)
 	}
 	if rep.Bench == nil || len(rep.Bench.HopUnderlay) != 2 {
 		t.Fatalf("bench %+v", rep.Bench)
 	}
 	h2 := rep.Bench.HopUnderlay[1]
 	if h2.From != hub.String() || rep.Measured.Up.Underlay != h2.UploadMbit || rep.Measured.Down.Underlay != h2.DownloadMbit ||
-		rep.Measured.Expected != bench.MultiHopRatio {
+		rep.Measured.Expected != bench.MultiHopRatio || rep.Measured.Up.Ratio() < bench.MultiHopRatio || rep.Measured.Down.Ratio() < bench.MultiHopRatio {
 		t.Errorf("measured %+v against hops %+v: want hop 2's underlay, expected %.2f", rep.Measured, rep.Bench.HopUnderlay, bench.MultiHopRatio)
 	}
-	for _, want := range []string{"through " + hub.String(), "hop 2 (" + hub.String() + " → " + l.Target("b").String() + ")", "slowest", "hub " + hub.String() + ": busiest CPU"} {
+	for _, want := range []string{"hop 2 (" + hub.String() + " → " + l.Target("b").String() + ")", "slowest", "hub " + hub.String() + ": busiest CPU"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q", want)
 		}
