@@ -23,6 +23,7 @@ func benchCmd() *cobra.Command {
 		htmlPath               string
 		cfg                    bench.Config
 		udpRate                float64
+		viaSpecs               []string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -32,11 +33,17 @@ endpoint address), upload and download (--reverse), one stream and --parallel N,
 each after --omit seconds of warm-up. It samples UDP buffer errors, softnet drops
 and per-CPU load on both ends around every run, and reports the tunnel/underlay
 ratio against the expectation (>= 90% for one hop, >= 50% of the worst hop with
---hops 2 or 3), asymmetry, periodic collapse and the sender's congestion control.
+--hops 2 or 3, or --via), asymmetry, periodic collapse and the sender's congestion control.
 A cell one run cannot settle (its ratio short of the expectation by less
 than one standard error, from the run's own per-second spread) runs again, tunnel and
 underlay side by side, up to --samples runs each; its figure is then the median
 and the table shows the range.
+
+--via HUB (repeatable, client side first) names the hubs a tunnel runs through
+(a road-warrior hub, a multi-hop path): each hop's own underlay is measured
+(client to hub, hub to server, iperf3 between the hop's ends, so each hub runs
+an iperf3 server too), the tunnel is judged against the slowest hop's, and the
+hubs' CPUs are sampled during the tunnel runs.
 
 The server's tunnel and underlay addresses are found from WireGuard ("wg show all
 dump" on the client, "ip addr" on the server: iproute2's JSON, or BusyBox ip's text
@@ -60,13 +67,24 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if cfg.Omit < 0 || cfg.Seconds < 0 || cfg.Parallel < 0 || udpRate < 0 || cfg.Hops < 0 {
 				return couldNotRun(fmt.Errorf("--omit, --time, --parallel, --udp and --hops must not be negative"))
 			}
+			via, err := parseVia(viaSpecs)
+			if err != nil {
+				return couldNotRun(err)
+			}
+			if len(via) > 0 && (noUnderlay || underlay != "") {
+				return couldNotRun(fmt.Errorf("--via measures each hop's own underlay: it does not go with --no-underlay or --underlay-addr"))
+			}
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
 			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
 			if dropReasons {
 				cfg.Drops = drops.ForTarget
 			}
-			if err := cfg.Discover(ctx, !noUnderlay); err != nil {
+			if len(via) > 0 {
+				if err := cfg.DiscoverVia(ctx, via); err != nil {
+					return couldNotRun(err)
+				}
+			} else if err := cfg.Discover(ctx, !noUnderlay); err != nil {
 				return couldNotRun(withAddrHint(err))
 			}
 			if w := progressTo(); w != nil {
@@ -106,6 +124,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	f.IntVar(&cfg.Samples, "samples", bench.DefaultSamples, "most runs per cell: a cell one run cannot settle (its ratio short of the expectation by less than one standard error) runs again, tunnel and underlay side by side, and is judged by each path's median (1: never repeat)")
 	f.Float64Var(&udpRate, "udp", 0, "also run a UDP control test (loss without TCP) at this rate in Mbit/s, both ways")
 	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between client and server; above 1 the expectation is 50% of the underlay (the worst hop)")
+	viaFlag(f, &viaSpecs)
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server bench starts")
 	f.IntVar(&cfg.UnderlayPort, "underlay-port", 0, "port of the underlay runs' iperf3 server: one the far end lets in where only WireGuard's port reaches it (default: --port)")
 	f.BoolVar(&asJSON, "json", false, "print the report, every interval included, as JSON (rates in Mbit/s and in bits per second, iperf3's unit)")

@@ -19,6 +19,7 @@ func doctorCmd() *cobra.Command {
 		htmlPath               string
 		cfg                    doctor.Config
 		dropReasons            bool
+		viaSpecs               []string
 	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -34,6 +35,12 @@ It ranks the causes by the throughput they explain and prints one verdict first
 (cause, evidence, expected gain, the exact wgperf fix command), then the rest.
 Without --server it runs the one-ended checks and the DF search to the peer's
 endpoint and says what could not be judged.
+
+--via HUB (repeatable, client side first) names the hubs between the two ends (a
+road-warrior hub, a multi-hop path): each hop's own underlay is measured (iperf3
+between the hop's ends: each hub runs an iperf3 server too), the tunnel is judged
+against the slowest hop's (>= 50%), and each hub's CPUs, CPU quotas and stolen
+time are read around the bench (cpu.saturated, cpu.quota-throttled on the hub).
 
 --fix applies the top cause's remedy as "wgperf fix --apply --verify --confirm"
 does (kept only if throughput improved; rolled back on the host unless confirmed),
@@ -61,6 +68,12 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 			}
 			if cfg.Fix && cfg.Server == nil {
 				return couldNotRun(fmt.Errorf("--fix needs --server: a fix is kept only if the tunnel to the other end measures faster"))
+			}
+			if cfg.Via, err = parseVia(viaSpecs); err != nil {
+				return couldNotRun(err)
+			}
+			if len(cfg.Via) > 0 && cfg.Server == nil {
+				return couldNotRun(fmt.Errorf("--via needs --server: it names the hubs between the two ends"))
 			}
 			cfg.Client, cfg.Progress = client, progressLines()
 			if dropReasons {
@@ -93,6 +106,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	f.IntVar(&cfg.UnderlayPort, "underlay-port", 0, "port of the underlay baseline's iperf3 server: one the far end lets in where only WireGuard's port reaches it (default: --port)")
 	dropReasonsFlag(f, &dropReasons)
 	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between the two ends (a tunnel over tunnels): above 1 the tunnel should carry 50% of the underlay, the worst hop's")
+	viaFlag(f, &viaSpecs)
 	f.BoolVar(&cfg.Thorough, "thorough", false, "also a 30 s per-second run and a parallel-stream run (collapse cycles, many flows), whatever the evidence says")
 	f.BoolVar(&cfg.Fix, "fix", false, "apply the top cause's fix (verified, with a confirm window), bench again")
 	f.DurationVar(&cfg.Confirm, "confirm", doctor.DefaultConfirm, "with --fix: roll back on the host unless confirmed within this time")

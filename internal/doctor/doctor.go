@@ -61,6 +61,9 @@ type Config struct {
 	// over tunnels, a hub): above 1 the tunnel is expected to carry half of
 	// the underlay measured, which stands for the worst hop (0 or 1: one hop).
 	Hops int
+	// Via are the hubs between the two ends (--via), client side first:
+	// each hop's own underlay is measured and the hubs' CPUs sampled (hops.go).
+	Via []target.Target
 	// UnderlayAddr and UnderlayPort, when set, are where the underlay
 	// baseline's iperf3 reaches the far end instead of its endpoint address
 	// and the iperf3 port: a port the far end lets in where only WireGuard's
@@ -130,6 +133,7 @@ type Report struct {
 	Seconds    float64           `json:"seconds"`
 
 	endpoints     discover.Endpoints
+	via           viaPath         // the hops and hubs of a path through hubs (--via; hops.go)
 	passive       map[string]bool // finding keys the passive checks produced (fix can find them again)
 	mtuFromServer bool            // the path MTU search ran from the server (large packets vanish towards the client)
 }
@@ -177,15 +181,18 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 
 	rep.Measured = Measured{Client: rep.Client, Server: rep.Server, Expected: bench.SingleHopRatio}
 	rep.Threshold = fmt.Sprintf("single hop: the tunnel should carry ≥ %.0f%% of the underlay", bench.SingleHopRatio*100)
+	c.viaHops()
 	if c.Hops > 1 {
 		rep.Measured.Expected = bench.MultiHopRatio
 		rep.Threshold = fmt.Sprintf("%d WireGuard hops: the tunnel should carry ≥ %.0f%% of the underlay, measured against the worst hop's (the tuning guide's rule)",
 			c.Hops, bench.MultiHopRatio*100)
 	}
+	rep.viaThreshold(&c)
 	if c.Server != nil {
 		found = append(found, rep.bench(ctx, &c)...)
 		if rep.Measured.Benched {
 			found = append(found, rep.cpuLimitsAfterBench(ctx, &c, snaps)...)
+			found = append(found, rep.hubCPULimitsAfterBench(ctx)...)
 			found = append(found, shaperCaps(rep.Measured, rep.endpoints, snaps)...)
 		}
 		found = rep.measureUplinks(ctx, &c, snaps, found)
@@ -285,7 +292,7 @@ func status(fs []finding.Finding, m Measured) string {
 // ends it, and that is recorded as evidence.
 func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 	c.progress("finding the tunnel between %s and %s", r.Client, r.Server)
-	ep, err := discover.Tunnel(ctx, c.Client, c.Server)
+	ep, err := r.discoverPath(ctx, c)
 	if err != nil {
 		r.BenchError = err.Error()
 		r.Threshold = "not applied: no tunnel found to measure"
@@ -345,6 +352,7 @@ func (r *Report) benchConfig(c *Config) bench.Config {
 	if c.UnderlayAddr != "" {
 		bc.UnderlayAddr = c.UnderlayAddr
 	}
+	bc.Legs = r.via.legs
 	return bc
 }
 

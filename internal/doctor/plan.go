@@ -105,12 +105,7 @@ func mtuReason(fs []finding.Finding, m Measured, rep *bench.Report) string {
 }
 
 func underlayOf(rep *bench.Report, t bench.Run) *bench.Run {
-	for i, r := range rep.Runs {
-		if r.Path == bench.PathUnderlay && r.Direction == t.Direction && r.Streams == t.Streams && r.UDPMbit == 0 && r.Result != nil {
-			return &rep.Runs[i]
-		}
-	}
-	return nil
+	return rep.UnderlayRun(t.Direction, t.Streams)
 }
 
 // maxHealthTargets bounds the icmp-burst targets: three are enough to show

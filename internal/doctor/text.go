@@ -42,6 +42,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("  upload   tunnel %6.1f  underlay %6.1f Mbit/s", m.Up.Tunnel, m.Up.Underlay)
 		p("  download tunnel %6.1f  underlay %6.1f Mbit/s", m.Down.Tunnel, m.Down.Underlay)
 	}
+	for _, l := range r.hopLines() {
+		p("  %s", l)
+	}
 	if len(r.Uplinks) > 1 {
 		p("  each uplink to the endpoint: %s", uplinks.Summary(r.Uplinks))
 	}

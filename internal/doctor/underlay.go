@@ -47,15 +47,7 @@ func underlayFailures(rep *bench.Report, stalled string) []string {
 
 // underlayRun is the single-stream TCP underlay run of a direction, or nil.
 func underlayRun(rep *bench.Report, dir string) *bench.Run {
-	if rep == nil {
-		return nil
-	}
-	for i, r := range rep.Runs {
-		if r.Path == bench.PathUnderlay && r.Direction == dir && r.Streams == 1 && r.UDPMbit == 0 && r.Result != nil {
-			return &rep.Runs[i]
-		}
-	}
-	return nil
+	return rep.UnderlayRun(dir, 1)
 }
 
 // mostlySilent reports whether at least half of a run's measured seconds

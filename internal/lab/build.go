@@ -133,6 +133,9 @@ func Up(ctx context.Context, cfg Config, exe string) (*Lab, error) {
 	if cfg.ICMPLimitStyle != "" && cfg.ICMPLimitStyle != ICMPLimitBanIP && cfg.ICMPLimitStyle != ICMPLimitIptables {
 		return nil, fmt.Errorf("ICMP limit style %q: want %s or %s", cfg.ICMPLimitStyle, ICMPLimitBanIP, ICMPLimitIptables)
 	}
+	if err := cfg.checkHub(); err != nil {
+		return nil, err
+	}
 	if cfg.WGMTU == 0 {
 		cfg.WGMTU = defaultWGMTU
 	}
@@ -196,7 +199,9 @@ func (l *Lab) build(ctx context.Context) error {
 	switch cfg.Topology {
 	case SiteToSite:
 		b.on("a", "ip", "route", "add", "default", "via", primaryGW)
-		if cfg.Underlay.RateMbit > 0 {
+		if cfg.HubMbit > 0 {
+			b.hubShaping(cfg)
+		} else if cfg.Underlay.RateMbit > 0 {
 			b.tbf("r", "eth-a", cfg.Underlay.RateMbit)
 			b.tbf("r", "eth-b", cfg.Underlay.RateMbit)
 		}
@@ -268,7 +273,7 @@ func (l *Lab) build(ctx context.Context) error {
 		return err
 	}
 	if cfg.CPUQuotaPct > 0 {
-		if err := l.limitCPU(l.Nodes["a"].PID, cfg.CPUQuotaPct); err != nil {
+		if err := l.limitCPU(l.Nodes[cfg.quotaNode()].PID, cfg.CPUQuotaPct); err != nil {
 			return err
 		}
 	}
@@ -468,6 +473,9 @@ func (l *Lab) bursts(ctx context.Context) error {
 func (l *Lab) startTunnel(ctx context.Context) error {
 	if _, err := l.Target("b").Run(ctx, "ip", "addr", "add", SiteBLAN+"/32", "dev", "lo"); err != nil {
 		return err
+	}
+	if l.Config.HubMbit > 0 {
+		return l.startHub(ctx)
 	}
 	t, err := l.AddTunnel(ctx)
 	if err != nil {

@@ -104,7 +104,8 @@ type Config struct {
 	// instead of the tunnel's: a client that does not share the server's
 	// port, as most do (B learns it from the handshake).
 	ClientPort int `json:"client_port,omitempty"`
-	// CPUQuotaPct, when > 0, runs A's WireGuard process (userspace only) in
+	// CPUQuotaPct, when > 0, runs A's WireGuard process (userspace only;
+	// with HubMbit, the hub's) in
 	// a cgroup whose CPU quota is this percent of one CPU, as docker --cpus
 	// or systemd's CPUQuota= would: the tunnel runs far below the link
 	// while no CPU looks busy.
@@ -152,6 +153,11 @@ type Config struct {
 	// LAN adds node "lan" behind A and node "lanb" behind B, whose traffic the
 	// sites forward through the tunnel.
 	LAN bool `json:"lan,omitempty"`
+	// HubMbit, when > 0, makes R a road-warrior hub (hub.go): A and B each
+	// have a tunnel to it only, and it forwards between them, so the path
+	// A → B is two WireGuard hops; its link to B (both ways) is shaped at
+	// this rate, the A —— R link (both ways) at the underlay's.
+	HubMbit int `json:"hub_mbit,omitempty"`
 	// Router makes node A also an OpenWrt-like router reached over ssh:
 	// dropbear serving a BusyBox userland with nft, wg, uci and logread only
 	// (see RouterSSH).

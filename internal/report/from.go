@@ -46,8 +46,12 @@ func BenchRuns(rep *bench.Report, label string) []BenchRun {
 		if r.Result == nil {
 			continue
 		}
+		l := label
+		if r.Hop > 0 { // --via: a hop's own underlay, told apart from the others'
+			l = strings.TrimSpace(fmt.Sprintf("hop %d %s", r.Hop, label))
+		}
 		out = append(out, BenchRun{Path: r.Path, Direction: r.Direction, Streams: r.Streams, UDPMbit: r.UDPMbit,
-			Label: label, Result: r.Result})
+			Label: l, Result: r.Result})
 	}
 	return out
 }

@@ -43,6 +43,9 @@ type Spec struct {
 	Direction string  `json:"direction"` // upload or download
 	Streams   int     `json:"streams"`
 	UDPMbit   float64 `json:"udp_mbit,omitempty"` // a UDP control run at this rate
+	// Hop, on an underlay run of a path through hubs (Config.Legs), is the
+	// hop it measured, from 1 (the client's); 0 on every other run.
+	Hop int `json:"hop,omitempty"`
 }
 
 func (s Spec) String() string {
@@ -53,7 +56,7 @@ func (s Spec) String() string {
 	if s.UDPMbit > 0 {
 		kind = fmt.Sprintf("UDP %g Mbit/s", s.UDPMbit)
 	}
-	return fmt.Sprintf("%s %s, %s", s.Path, s.Direction, kind)
+	return fmt.Sprintf("%s %s, %s", s.PathName(), s.Direction, kind)
 }
 
 // Run is one finished (or failed) iperf3 run with the host counters around it.
@@ -65,6 +68,9 @@ type Run struct {
 	Stats  Stats         `json:"stats"`
 	Client HostDelta     `json:"client"`
 	Server HostDelta     `json:"server"`
+	// Hubs are the hubs' counters during a tunnel run through them (--via:
+	// their CPUs carry the tunnel twice; hops.go), in path order.
+	Hubs []HostDelta `json:"hubs,omitempty"`
 	// ClientDrops and ServerDrops are the packets each end's kernel dropped
 	// during the run, by reason (none without a sampler; kerneldrops.go).
 	ClientDrops []drops.Count `json:"client_kernel_drops,omitempty"`
@@ -105,9 +111,12 @@ type Cell struct {
 	Streams      int     `json:"streams"`
 	TunnelMbit   float64 `json:"tunnel_mbit"`
 	UnderlayMbit float64 `json:"underlay_mbit"`
-	Ratio        float64 `json:"ratio"`
-	Expected     float64 `json:"expected"`
-	OK           bool    `json:"ok"`
+	// Hop is, on a path through hubs, the hop whose underlay UnderlayMbit
+	// is: the slowest (0: the one underlay between the ends).
+	Hop      int     `json:"hop,omitempty"`
+	Ratio    float64 `json:"ratio"`
+	Expected float64 `json:"expected"`
+	OK       bool    `json:"ok"`
 	// Samples is how many runs each path took when more than one (a repeat
 	// was needed: repeat.go); absent, one.
 	Samples int `json:"samples,omitempty"`
@@ -141,6 +150,10 @@ type Report struct {
 	// UnderlayBlocked says why the underlay runs were left out, in one line
 	// ("iperf3 to 203.0.113.2:5299: Connection refused"); "" when they ran.
 	UnderlayBlocked string `json:"underlay_blocked,omitempty"`
+	// Via are the hubs the tunnel runs through (--via), client side first;
+	// HopUnderlay each hop's own underlay, the path's limit the slowest.
+	Via         []string  `json:"via,omitempty"`
+	HopUnderlay []HopRate `json:"hop_underlay,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.
@@ -177,6 +190,7 @@ func Analyze(r *Report) {
 		}
 		run.Notes = notes(r, run)
 	}
+	r.HopUnderlay = hopRates(r)
 	r.Cells = cells(r)
 	var fs []finding.Finding
 	fs = append(fs, ratioFindings(r)...)
@@ -215,10 +229,21 @@ func notes(r *Report, run *Run) []string {
 	return out
 }
 
+// find is the run of a path, direction and stream count; on a path through
+// hubs the underlay's is the slowest hop's (hops.go).
 func find(r *Report, path, dir string, streams int) *Run {
+	if path == PathUnderlay && len(r.Via) > 0 {
+		return slowestHop(r, dir, streams)
+	}
+	return findHop(r, path, dir, streams, 0)
+}
+
+// findHop is the run of a path, direction, stream count and hop (0: not a
+// hop's own underlay run).
+func findHop(r *Report, path, dir string, streams, hop int) *Run {
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		if run.Path == path && run.Direction == dir && run.Streams == streams && run.UDPMbit == 0 && run.Result != nil {
+		if run.Path == path && run.Direction == dir && run.Streams == streams && run.Hop == hop && run.UDPMbit == 0 && run.Result != nil {
 			return run
 		}
 	}
@@ -239,7 +264,7 @@ func cells(r *Report) []Cell {
 			continue
 		}
 		c := Cell{Direction: run.Direction, Streams: run.Streams, TunnelMbit: run.Rate(),
-			UnderlayMbit: u.Rate(), Expected: r.Expected()}
+			UnderlayMbit: u.Rate(), Hop: u.Hop, Expected: r.Expected()}
 		if n := min(run.Spread().Samples, u.Spread().Samples); n > 1 {
 			c.Samples = n
 		}

@@ -42,6 +42,11 @@ type Config struct {
 	// Samples is the most runs a cell takes when one cannot settle its
 	// verdict (0: DefaultSamples; 1: never repeat; repeat.go).
 	Samples int
+	// Legs are the path's hops when the tunnel runs through hubs (--via: a
+	// road-warrior hub, a multi-hop path), client to server: each hop's own
+	// underlay is measured and the tunnel judged against the slowest
+	// (hops.go). Empty: one underlay, UnderlayAddr's.
+	Legs []Leg
 }
 
 // Plan lists the runs of a bench, tunnel and underlay side by side so both see
@@ -52,7 +57,7 @@ func Plan(c Config) []Spec {
 		streams = append(streams, c.Parallel)
 	}
 	paths := []string{PathTunnel}
-	if c.UnderlayAddr != "" {
+	if c.UnderlayAddr != "" && len(c.Legs) == 0 {
 		paths = append(paths, PathUnderlay)
 	}
 	var out []Spec
@@ -61,6 +66,7 @@ func Plan(c Config) []Spec {
 			for _, p := range paths {
 				out = append(out, Spec{Path: p, Direction: dir, Streams: n})
 			}
+			out = append(out, hopSpecs(c, dir, n)...)
 		}
 	}
 	if c.UDPMbit > 0 {
@@ -107,7 +113,8 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 	start := time.Now()
 	rep := &Report{Client: c.Client.String(), Server: c.Server.String(), TunnelAddr: c.TunnelAddr, UnderlayAddr: c.UnderlayAddr,
 		ClientInterface: c.ClientInterface, ServerInterface: c.ServerInterface, Hops: c.Hops, Omit: c.Omit, Seconds: c.Seconds}
-	for _, t := range []target.Target{c.Client, c.Server} {
+	rep.Via = c.via()
+	for _, t := range append([]target.Target{c.Client, c.Server}, c.hubs()...) {
 		if err := iperf.Check(ctx, t); err != nil {
 			return rep, err
 		}
@@ -206,6 +213,9 @@ func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers
 }
 
 func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pings *pinger) (Run, error) {
+	if spec.Hop > 0 {
+		return measureHop(ctx, c, spec)
+	}
 	addr := c.TunnelAddr
 	if spec.Path == PathUnderlay {
 		addr = c.UnderlayAddr
@@ -220,6 +230,7 @@ func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pi
 		test.Omit = 0 // UDP has no window to warm up
 	}
 	cBefore, sBefore := takeSamples(ctx, c.Client, c.Server, Baseline)
+	hubs := c.hubsDuring(ctx, spec)
 	dropsBefore := samplers.snapshot(ctx)
 	waitPings, abortPings := pings.duringRun(ctx, test.Omit, test.Seconds)
 	res, err := iperf.Run(ctx, c.Client, c.Server, test)
@@ -233,6 +244,7 @@ func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pi
 	cAfter, sAfter := takeSamples(ctx, c.Client, c.Server, Named)
 	run.Client = Delta(End{c.Client.String(), c.ClientInterface, c.ClientPort}, cBefore, cAfter)
 	run.Server = Delta(End{c.Server.String(), c.ServerInterface, c.ServerPort}, sBefore, sAfter)
+	run.Hubs = hubs.after(ctx)
 	return run, nil
 }
 
@@ -253,7 +265,11 @@ func takeSamples(ctx context.Context, client, server target.Target, named bool) 
 
 // writeIperfJSON keeps one run's iperf3 -J document in dir.
 func writeIperfJSON(dir string, n int, spec Spec, raw []byte) (string, error) {
-	name := fmt.Sprintf("%02d-%s-%s-%dstreams", n, spec.Path, spec.Direction, spec.Streams)
+	path := spec.Path
+	if spec.Hop > 0 {
+		path += fmt.Sprintf("-hop%d", spec.Hop) // --via: a hop's own underlay
+	}
+	name := fmt.Sprintf("%02d-%s-%s-%dstreams", n, path, spec.Direction, spec.Streams)
 	if spec.UDPMbit > 0 {
 		name += "-udp"
 	}

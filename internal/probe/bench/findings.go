@@ -62,12 +62,12 @@ func ratioFindings(r *Report) []finding.Finding {
 		}
 		f := finding.Finding{
 			ID: check.ThroughputTunnelRatio, Severity: sev, Host: r.sender(c.Direction), Interface: r.senderInterface(c.Direction),
-			Title: fmt.Sprintf("Tunnel %s (%s) reaches %.0f%% of the underlay: %s vs %s",
-				c.Direction, streamsWord(c.Streams), 100*c.Ratio, mbit(c.TunnelMbit), mbit(c.UnderlayMbit)),
+			Title: fmt.Sprintf("Tunnel %s (%s) reaches %.0f%% of %s: %s vs %s",
+				c.Direction, streamsWord(c.Streams), 100*c.Ratio, c.underlayName(), mbit(c.TunnelMbit), mbit(c.UnderlayMbit)),
 			Detail: fmt.Sprintf("A healthy WireGuard tunnel carries at least %.0f%% of the link under it; the difference is lost to something this host or the path does to tunnel packets.", 100*c.Expected),
 			Evidence: []finding.Evidence{
 				finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("tunnel %s %s", c.Direction, streamsWord(c.Streams)), Value: mbit(c.TunnelMbit)}.Of(c.TunnelMbit, finding.Mbits),
-				finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("underlay %s %s", c.Direction, streamsWord(c.Streams)), Value: mbit(c.UnderlayMbit)}.Of(c.UnderlayMbit, finding.Mbits),
+				finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("%s %s %s", Spec{Path: PathUnderlay, Hop: c.Hop}.PathName(), c.Direction, streamsWord(c.Streams)), Value: mbit(c.UnderlayMbit)}.Of(c.UnderlayMbit, finding.Mbits),
 				finding.Evidence{Source: "iperf3", Key: "tunnel/underlay", Value: fmt.Sprintf("%.2f", c.Ratio), Threshold: fmt.Sprintf(">= %.2f", c.Expected)}.Of(c.Ratio, finding.Ratio),
 			},
 			Fixes: []finding.Fix{r.diagnoseFix(), r.mtuFix(c.Direction)},
@@ -396,7 +396,7 @@ func hostFindings(r *Report) []finding.Finding {
 		if run.Path != PathTunnel {
 			continue
 		}
-		for _, d := range []HostDelta{run.Client, run.Server} {
+		for _, d := range append([]HostDelta{run.Client, run.Server}, run.Hubs...) {
 			if d.Host == "" {
 				continue
 			}

@@ -47,7 +47,9 @@ func (p *pinger) pair(ctx context.Context, count int) *Latency {
 		}()
 	}
 	var terr error
-	l.Tunnel, terr = p.series(ctx, p.tunnel, count)
+	if p.tunnel != "" { // a hop's own underlay run has no tunnel address to ping (hops.go)
+		l.Tunnel, terr = p.series(ctx, p.tunnel, count)
+	}
 	wg.Wait()
 	for _, err := range []error{terr, uerr} {
 		if err != nil {

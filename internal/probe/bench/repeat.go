@@ -129,7 +129,7 @@ func unsettledSpecs(r *Report, max int) []Spec {
 
 // addRepeat files a repeat under the first run of its spec.
 func addRepeat(r *Report, again Run) {
-	first := find(r, again.Path, again.Direction, again.Streams)
+	first := findHop(r, again.Path, again.Direction, again.Streams, again.Hop)
 	if first == nil || again.Result == nil {
 		return
 	}

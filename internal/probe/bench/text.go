@@ -47,7 +47,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if v := StreamView(run.Result); v != "" {
 			notes = append(slices.Clone(notes), v)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", run.Path, run.Direction, streams, spreadText(run), retr, cw,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", run.PathName(), run.Direction, streams, spreadText(run), retr, cw,
 			run.Stats.CV, strings.Join(notes, "; "))
 	}
 	if err := tw.Flush(); err != nil {
@@ -65,13 +65,14 @@ func (r *Report) WriteText(w io.Writer) error {
 			if !c.OK {
 				verdict = "LOW"
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.0f%% %s\t>= %.0f%%\n", c.Direction, c.Streams, c.TunnelMbit, c.UnderlayMbit,
+			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%s\t%.0f%% %s\t>= %.0f%%\n", c.Direction, c.Streams, c.TunnelMbit, c.underlayText(),
 				100*c.Ratio, verdict, 100*c.Expected)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
+	r.writeHops(w)
 	if err := r.writeLatency(w); err != nil {
 		return err
 	}

@@ -77,8 +77,8 @@ func (r *Report) Throughput() Throughput {
 		}
 		if run.Path == PathTunnel {
 			d.Tunnel = run.Rate()
-		} else {
-			d.Underlay = run.Rate()
+		} else if u := find(r, PathUnderlay, run.Direction, 1); u != nil {
+			d.Underlay = u.Rate() // through hubs: the slowest hop's
 		}
 		if n := run.Spread().Samples; n > 1 {
 			d.Samples = max(d.Samples, n)

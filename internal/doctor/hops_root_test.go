@@ -1,0 +1,109 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/lab/labtest"
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+// Doctor --via on the road-warrior hub lab (A —— H at 40 Mbit/s, H —— B at
+// 10): each hop measured, the tunnel judged against hop 2 (H → B, the
+// limit) and its throughput healthy (≥ 50%, no throughput finding); without --via it finds no tunnel between the two ends
+// (A's one peer is the hub) and judges nothing, as before.
+func TestDoctorViaHub(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "iperf3", "ping")
+	l := labtest.Up(t, lab.Config{Name: "drh39", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 40}, HubMbit: 10})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	old, err := Run(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), Hops: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Status != StatusUnjudged || old.Measured.Benched || old.Bench != nil {
+		t.Errorf("without --via: status %s, benched %v; want unjudged, no bench", old.Status, old.Measured.Benched)
+	}
+
+	hub := l.Target("r")
+	rep, err := Run(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), Via: []target.Target{hub}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
+	// Healthy throughput; the lab's nodes share this machine's CPUs, whose
+	// load (another job's too) may add warnings, which make it "problems".
+	if rep.Status != StatusHealthy && rep.Status != StatusProblems {
+		t.Errorf("status %s, want healthy throughput: the tunnel runs at its slowest hop's rate", rep.Status)
+	}
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(string(f.ID), "throughput.") {
+			t.Errorf("a tunnel at its slowest hop's rate: %s %s", f.ID, f.Title)
+		}
+	}
+	if !strings.Contains(rep.Threshold, "through "+hub.String()) {
+		t.Errorf("threshold %q", rep.Threshold)
+	}
+	if rep.Bench == nil || len(rep.Bench.HopUnderlay) != 2 {
+		t.Fatalf("bench %+v", rep.Bench)
+	}
+	h2 := rep.Bench.HopUnderlay[1]
+	if h2.From != hub.String() || rep.Measured.Up.Underlay != h2.UploadMbit || rep.Measured.Down.Underlay != h2.DownloadMbit ||
+		rep.Measured.Expected != bench.MultiHopRatio || rep.Measured.Up.Ratio() < bench.MultiHopRatio || rep.Measured.Down.Ratio() < bench.MultiHopRatio {
+		t.Errorf("measured %+v against hops %+v: want hop 2's underlay, expected %.2f", rep.Measured, rep.Bench.HopUnderlay, bench.MultiHopRatio)
+	}
+	for _, want := range []string{"hop 2 (" + hub.String() + " → " + l.Target("b").String() + ")", "slowest", "hub " + hub.String() + ": busiest CPU"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+}
+
+// A road-warrior hub on a VPS: the hub's wireguard-go in a cgroup limited to
+// 2% of one CPU (lab --cpu-quota with --hub-rate), which it spends twice per
+// packet. Doctor --via judges the tunnel against hop 2 (60 Mbit/s, A —— H at
+// 80) and finds it slow, and the quota's throttling during the bench, read
+// on the hub, is the verdict: cpu.quota-throttled on the hub host. A quota
+// is a share of one CPU: 3% carried 10 Mbit/s here through both of the
+// hub's tunnels, so 2% stays far below 50% of 60 on a machine several times
+// as fast.
+func TestDoctorViaHubCPUQuota(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "iperf3", "ping")
+	l := labtest.Up(t, lab.Config{Name: "drq39", Topology: lab.SiteToSite, Underlay: lab.Shape{RateMbit: 80}, HubMbit: 60, CPUQuotaPct: 2, WireGuard: lab.Userspace})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	hub := l.Target("r")
+	rep, err := Run(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), Via: []target.Target{hub}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
+	if rep.Status != StatusSlow {
+		t.Errorf("status %s, want slow", rep.Status)
+	}
+	if rep.Bench == nil || len(rep.Bench.HopUnderlay) != 2 || rep.Measured.Up.Underlay != rep.Bench.HopUnderlay[1].UploadMbit {
+		t.Fatalf("measured %+v", rep.Measured)
+	}
+	v := rep.Verdict()
+	if v == nil || v.Finding.ID != check.CPUQuotaThrottled || v.Finding.Host != hub.String() {
+		t.Errorf("verdict %+v, want %s on %s", v, check.CPUQuotaThrottled, hub)
+	}
+}
