@@ -16,12 +16,13 @@ import (
 // command on the kernel's command line, which holds 2048 bytes): it makes the
 // guest's /etc a Debian host's with systemd (a lower net.core.rmem_max in
 // /etc/sysctl.conf, read through 99-sysctl.conf; nftables.service enabled; a
-// tunnel systemd-networkd makes from a .netdev; the wgperf package's boot
-// hook installed and enabled by its own postinst), applies wgperf's fixes
-// with "wgperf fix --apply" (three kept, one left unconfirmed), loses every
-// runtime value as a reboot does, and replays the boot: systemd-sysctl,
-// nftables.service's ExecStart when systemctl says it is enabled,
-// systemd-networkd (which makes the .netdev's tunnel), and the boot hook's
+// tunnel systemd-networkd makes from a .netdev and one wg-quick@ makes from
+// /etc/wireguard; the wgperf package's boot hook installed and enabled by its
+// own postinst), applies wgperf's fixes with "wgperf fix --apply" (four kept,
+// one left unconfirmed), loses every runtime value as a reboot does, and
+// replays the boot: systemd-sysctl, nftables.service's ExecStart when
+// systemctl says it is enabled, systemd-networkd (which makes the .netdev's
+// tunnel), wg-quick@wg1's ExecStart when enabled, and the boot hook's
 // ExecStart when it is enabled and its condition holds. It prints
 // "value NAME VALUE" lines for the test to judge.
 const bootReplay = "testdata/boot-replay.sh"
@@ -79,6 +80,8 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 		{"rmem_max", "26214400", "sysctl: 99-wgperf.conf wins over /etc/sysctl.conf's lower value (systemd-sysctl)"},
 		{"rmem-file", "99-wgperf.conf", "sysctl: the plan wrote the key to the file that sorts after 99-sysctl.conf"},
 		{"wg0-mtu", "1380", "wg-mtu: MTUBytes= in the .netdev systemd-networkd creates wg0 from"},
+		{"wgquick-enabled", "enabled", "wg-quick@wg1 enabled, as the wg-quick case needs"},
+		{"wg1-mtu", "1380", "wg-mtu: MTU = in /etc/wireguard/wg1.conf, which wg-quick up wg1 (wg-quick@wg1's ExecStart) sets"},
 		{"mss-clamp", "1", "mss-clamp: the include in /etc/nftables.conf that nftables.service loads"},
 		{"wmem_max", "212992", "the unconfirmed sysctl, set again by systemd-sysctl, rolled back by the boot hook"},
 		{"wmem-files", "0", "the boot hook restored sysctl.d without the unconfirmed line"},

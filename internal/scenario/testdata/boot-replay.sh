@@ -32,23 +32,32 @@ ListenPort=51820
 EOF
 ip link add dev wg0 type wireguard && ip link set dev wg0 mtu 1420 up
 wg set wg0 private-key /etc/systemd/network/wg0.key listen-port 51820
+# wg1: a tunnel wg-quick makes at boot (wg-quick@wg1 enabled), MTU left to
+# wg-quick (1420 here: no default route, so 1500 - 80)
+mkdir -p /etc/wireguard
+(umask 077 && printf '[Interface]\nPrivateKey = %s\nListenPort = 51821\n' "$(wg genkey)" > /etc/wireguard/wg1.conf)
+systemctl enable wg-quick@wg1.service 2>&1
+value wgquick-enabled "$(systemctl is-enabled wg-quick@wg1.service 2>&1)"
+wg-quick up wg1 2>&1
 
 fixes() {
 	echo '{"findings": ['
 	echo '{"id": "udp.rcvbuf-errors", "severity": "warning", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "sysctl", "params": {"key": "net.core.'$1'", "value": "26214400"}}}]}'
 	if [ "$1" = rmem_max ]; then
 		echo ',{"id": "mtu.pmtud-blackhole", "severity": "critical", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "wg-mtu", "params": {"interface": "wg0", "mtu": "1380"}}}]}'
+		echo ',{"id": "mtu.pmtud-blackhole", "severity": "critical", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "wg-mtu", "params": {"interface": "wg1", "mtu": "1380"}}}]}'
 		echo ',{"id": "mtu.pmtud-blackhole", "severity": "critical", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "mss-clamp", "params": {"oif": "wg0", "mss": "pmtu"}}}]}'
 	fi
 	echo ']}'
 }
 fixes rmem_max > /tmp/kept.json
 fixes wmem_max > /tmp/unconfirmed.json
-step "wgperf fix --apply: net.core.rmem_max, the MTU of wg0, its MSS clamp"
+step "wgperf fix --apply: net.core.rmem_max, the MTU of wg0 and of wg1, the MSS clamp of wg0"
 "$W" fix --host local --from /tmp/kept.json --apply 2>&1; value fix-kept $?
 step "wgperf fix --apply --confirm 10m, never confirmed: net.core.wmem_max"
 "$W" fix --host local --from /tmp/unconfirmed.json --apply --confirm 10m 2>&1; value fix-unconfirmed $?
 head -n 100 /etc/sysctl.d/*wgperf* /etc/nftables.conf /etc/systemd/network/50-wg0.netdev 2>&1
+grep -v PrivateKey /etc/wireguard/wg1.conf
 
 step "the reboot: the watchdog ends, every runtime value is lost"
 for j in /var/lib/wgperf/journal/*.json; do
@@ -59,7 +68,8 @@ done
 sysctl -qw net.core.rmem_max=212992 net.core.wmem_max=212992
 nft flush ruleset
 ip link del dev wg0
-value reset "$(sysctl -n net.core.rmem_max) $(sysctl -n net.core.wmem_max) $(nft list ruleset | wc -l) $(ls /sys/class/net | grep -c '^wg0$')"
+ip link del dev wg1
+value reset "$(sysctl -n net.core.rmem_max) $(sysctl -n net.core.wmem_max) $(nft list ruleset | wc -l) $(ls /sys/class/net | grep -c '^wg[01]$')"
 
 step "boot replay: systemd-sysctl.service"
 /lib/systemd/systemd-sysctl 2>&1
@@ -76,6 +86,11 @@ for i in $(seq 60); do [ -e /sys/class/net/wg0 ] && break; sleep 0.5; done
 sleep 1
 kill "$networkd"; wait "$networkd" 2>/dev/null
 grep -i 'wg0' /tmp/networkd.log
+step "boot replay: wg-quick@wg1.service, when enabled (its ExecStart, %i = wg1)"
+if systemctl -q is-enabled wg-quick@wg1.service; then
+	start=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/wg-quick@.service | sed 's/%i/wg1/g')
+	echo "$start"; $start 2>&1
+fi
 step "boot replay: wgperf-fix-rollback.service, when enabled (ConditionDirectoryNotEmpty=/var/lib/wgperf/journal)"
 if systemctl -q is-enabled wgperf-fix-rollback.service && [ -n "$(ls -A /var/lib/wgperf/journal 2>/dev/null)" ]; then
 	"$W" $HOOK 2>&1
@@ -85,6 +100,7 @@ step "after the boot"
 value rmem_max "$(sysctl -n net.core.rmem_max)"
 value wmem_max "$(sysctl -n net.core.wmem_max)"
 value wg0-mtu "$(cat /sys/class/net/wg0/mtu)"
+value wg1-mtu "$(cat /sys/class/net/wg1/mtu 2>&1)"
 value mss-clamp "$(nft list table inet wgperf 2>/dev/null | grep -c 'oifname "wg0" .*maxseg size set rt mtu')"
 value wmem-files "$(grep -l wmem_max /etc/sysctl.d/*.conf 2>/dev/null | wc -l)"
 value rmem-file "$(grep -l rmem_max /etc/sysctl.d/*wgperf*.conf 2>/dev/null | xargs -n1 basename)"
