@@ -23,17 +23,31 @@ import (
 // replays the boot: systemd-sysctl, nftables.service's ExecStart when
 // systemctl says it is enabled, systemd-networkd (which makes the .netdev's
 // tunnel), wg-quick@wg1's ExecStart when enabled, and the boot hook's
-// ExecStart when it is enabled and its condition holds. It prints
-// "value NAME VALUE" lines for the test to judge.
+// ExecStart when it is enabled and its condition holds. Then it runs
+// bootReplayFedora in the same guest. Both print "value NAME VALUE" lines
+// for the test to judge.
 const bootReplay = "testdata/boot-replay.sh"
 
+// bootReplayFedora (run by bootReplay, after the Debian pass) makes the
+// guest look like Fedora/RHEL to wgperf and to the boot: Fedora's
+// nftables.service (nft -f /etc/sysconfig/nftables.conf) enabled,
+// iptables-services' iptables.service enabled with /etc/sysconfig/iptables,
+// and the boot hook enabled by the .rpm's preset over fedora-release's
+// "disable *" (the .rpm's %post, the same postinst script). It applies an
+// MSS clamp with nft, one with iptables on a host without nft, and an
+// unconfirmed sysctl, loses the runtime values, and replays that boot:
+// systemd-sysctl, nftables.service's ExecStart, what iptables.service's
+// ExecStart does (iptables-restore of /etc/sysconfig/iptables: its init
+// script is not on this Debian machine), and the boot hook.
+const bootReplayFedora = "testdata/boot-replay-fedora.sh"
+
 // TestKernelFixesOutlastBoot is issue 40's boot proof: in the kernel guest,
-// wgperf's persistent fixes are applied on a Debian host with systemd as
-// "wgperf fix --apply" applies them, the runtime values are lost as in a
-// reboot, and what the system runs at boot is replayed (the guest has no
-// systemd as PID 1, so this is a replay, not a second boot): each value
-// comes back as fixed, and the fix left unconfirmed is rolled back by the
-// boot hook. One guest for every case.
+// wgperf's persistent fixes are applied on a Debian host with systemd, then
+// on a Fedora/RHEL one, as "wgperf fix --apply" applies them, the runtime
+// values are lost as in a reboot, and what each system runs at boot is
+// replayed (the guest has no systemd as PID 1, so this is a replay, not a
+// second boot): each value comes back as fixed, and the fix left unconfirmed
+// is rolled back by the boot hook. One guest for every case.
 func TestKernelFixesOutlastBoot(t *testing.T) {
 	exe := kernelLane(t)
 	repo, err := filepath.Abs("../..")
@@ -59,7 +73,7 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 	var out bytes.Buffer
 	res, err := guest.Run(ctx, guest.Options{Progress: func(s string) { t.Log(s) },
 		Env: []string{"SYSTEMD_OFFLINE=1", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}},
-		[]string{"sh", filepath.Join(repo, "internal/scenario", bootReplay), exe, repo, hook}, &out, storyLog{t})
+		[]string{"sh", filepath.Join(repo, "internal/scenario", bootReplay), exe, repo, hook, filepath.Join(repo, "internal/scenario", bootReplayFedora)}, &out, storyLog{t})
 	t.Logf("guest output:\n%s", out.String())
 	if err != nil {
 		t.Fatalf("lab vm: %v", err)
@@ -85,18 +99,29 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 		{"mss-clamp", "1", "mss-clamp: the include in /etc/nftables.conf that nftables.service loads"},
 		{"wmem_max", "212992", "the unconfirmed sysctl, set again by systemd-sysctl, rolled back by the boot hook"},
 		{"wmem-files", "0", "the boot hook restored sysctl.d without the unconfirmed line"},
+		{"fedora-hook-enabled", "enabled", "Fedora: the preset (90-wgperf.preset, over fedora-release's disable *) enables the boot hook at the .rpm's %post"},
+		{"fedora-nftables-enabled", "enabled", "Fedora: nftables.service enabled, as the nftables case needs"},
+		{"fedora-iptables-enabled", "enabled", "Fedora: iptables.service (iptables-services) enabled, as the iptables case needs"},
+		{"fedora-fix-nft", "0", "Fedora: wgperf fix --apply of the MSS clamp of wg1 (nft)"},
+		{"fedora-fix-iptables", "0", "Fedora: wgperf fix --apply of the MSS clamp of wg0 on a host without nft (iptables)"},
+		{"fedora-fix-unconfirmed", "0", "Fedora: wgperf fix --apply --confirm 10m"},
+		{"fedora-reset", "212992 0", "Fedora: the reboot loses every runtime value"},
+		{"fedora-nft-clamp", "1", "mss-clamp on Fedora: the include in /etc/sysconfig/nftables.conf that nftables.service loads"},
+		{"fedora-iptables-clamp", "1", "mss-clamp without nft on Fedora/RHEL: the rule in /etc/sysconfig/iptables that iptables.service restores"},
+		{"fedora-wmem_max", "212992", "Fedora: the unconfirmed sysctl, set again by systemd-sysctl, rolled back by the preset-enabled boot hook"},
+		{"fedora-wmem-files", "0", "Fedora: the boot hook restored sysctl.d without the unconfirmed line"},
 	} {
 		if got[c.name] != c.want {
 			t.Errorf("%s = %q, want %q: %s", c.name, got[c.name], c.want, c.why)
 		}
 	}
-	if !strings.Contains(out.String(), "its boot hook (wgperf-fix-rollback) rolls every change back") {
-		t.Error("fix --confirm did not see the enabled boot hook")
+	if n := strings.Count(out.String(), "its boot hook (wgperf-fix-rollback) rolls every change back"); n != 2 {
+		t.Errorf("fix --confirm saw the enabled boot hook %d times, want 2 (Debian, Fedora)", n)
 	}
 	if !strings.Contains(out.String(), "wg0: Created") {
 		t.Error("systemd-networkd did not create wg0 from its .netdev")
 	}
-	if !strings.Contains(out.String(), "Rolled back fix") {
-		t.Error("the boot hook rolled nothing back")
+	if n := strings.Count(out.String(), "Rolled back fix"); n != 2 {
+		t.Errorf("the boot hook rolled back %d fixes, want 2 (Debian, Fedora)", n)
 	}
 }

@@ -1,10 +1,12 @@
 #!/bin/sh
 # The boot proof of issue 40, run in the kernel guest by TestKernelFixesOutlastBoot
 # (bootproof_test.go says what it does).
-# $1 wgperf, $2 the repository, $3 the boot hook's arguments after "wgperf".
+# $1 wgperf, $2 the repository, $3 the boot hook's arguments after "wgperf",
+# $4 the Fedora/RHEL pass (boot-replay-fedora.sh), run after this one.
 set -u
-W=$1 REPO=$2 HOOK=$3
-step() { echo "--- $*"; }
+W=$1 REPO=$2 HOOK=$3 FEDORA=$4
+T0=$(date +%s)
+step() { echo "--- [$(($(date +%s) - T0)) s] $*"; }
 value() { echo "value $1 $2"; }
 step "a Debian host with systemd"
 mkdir -p /run/systemd/system /etc/systemd/network /var/lib/wgperf
@@ -104,3 +106,6 @@ value wg1-mtu "$(cat /sys/class/net/wg1/mtu 2>&1)"
 value mss-clamp "$(nft list table inet wgperf 2>/dev/null | grep -c 'oifname "wg0" .*maxseg size set rt mtu')"
 value wmem-files "$(grep -l wmem_max /etc/sysctl.d/*.conf 2>/dev/null | wc -l)"
 value rmem-file "$(grep -l rmem_max /etc/sysctl.d/*wgperf*.conf 2>/dev/null | xargs -n1 basename)"
+
+# The Fedora/RHEL pass, in the same guest after the Debian one.
+T0=$T0 sh "$FEDORA" "$W" "$REPO" "$HOOK"
