@@ -16,14 +16,16 @@ import (
 // command on the kernel's command line, which holds 2048 bytes): it makes the
 // guest's /etc a Debian host's with systemd (a lower net.core.rmem_max in
 // /etc/sysctl.conf, read through 99-sysctl.conf; nftables.service enabled; a
-// tunnel systemd-networkd makes from a .netdev and one wg-quick@ makes from
-// /etc/wireguard; the wgperf package's boot hook installed and enabled by its
-// own postinst), applies wgperf's fixes with "wgperf fix --apply" (four kept,
+// tunnel systemd-networkd makes from a .netdev, one wg-quick@ makes from
+// /etc/wireguard and, where NetworkManager is installed, one it makes from
+// its keyfile; the wgperf package's boot hook installed and enabled by its
+// own postinst), applies wgperf's fixes with "wgperf fix --apply" (kept ones,
 // one left unconfirmed), loses every runtime value as a reboot does, and
 // replays the boot: systemd-sysctl, nftables.service's ExecStart when
 // systemctl says it is enabled, systemd-networkd (which makes the .netdev's
-// tunnel), wg-quick@wg1's ExecStart when enabled, and the boot hook's
-// ExecStart when it is enabled and its condition holds. Then it runs
+// tunnel), wg-quick@wg1's ExecStart when enabled, NetworkManager itself (on
+// a system bus of its own), and the boot hook's ExecStart when it is enabled
+// and its condition holds. Then it runs
 // bootReplayFedora in the same guest. Both print "value NAME VALUE" lines
 // for the test to judge.
 const bootReplay = "testdata/boot-replay.sh"
@@ -113,6 +115,21 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 	} {
 		if got[c.name] != c.want {
 			t.Errorf("%s = %q, want %q: %s", c.name, got[c.name], c.want, c.why)
+		}
+	}
+	// NetworkManager's keyfile, where NetworkManager is installed (make deps
+	// does not install it).
+	if got["nm"] == "absent" {
+		t.Log("NetworkManager is not installed: its keyfile's wireguard.mtu is not replayed (apt install network-manager)")
+	} else {
+		for _, c := range []struct{ name, want, why string }{
+			{"nm-enabled", "enabled", "NetworkManager.service enabled, as the NetworkManager case needs"},
+			{"wg2-mtu-before", "1420", "NetworkManager made wg2 at its own MTU"},
+			{"wg2-mtu", "1380", "wg-mtu: wireguard.mtu in wg2's keyfile (nmcli connection modify), which NetworkManager activates wg2 from"},
+		} {
+			if got[c.name] != c.want {
+				t.Errorf("%s = %q, want %q: %s", c.name, got[c.name], c.want, c.why)
+			}
 		}
 	}
 	if n := strings.Count(out.String(), "its boot hook (wgperf-fix-rollback) rolls every change back"); n != 2 {

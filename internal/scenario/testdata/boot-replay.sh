@@ -41,6 +41,28 @@ mkdir -p /etc/wireguard
 systemctl enable wg-quick@wg1.service 2>&1
 value wgquick-enabled "$(systemctl is-enabled wg-quick@wg1.service 2>&1)"
 wg-quick up wg1 2>&1
+# wg2: a tunnel NetworkManager makes from its keyfile at boot, when it is
+# installed (make deps does not install it). NetworkManager runs here without
+# systemd as PID 1, on a system bus of its own, managing wg2 alone.
+NM=
+if command -v NetworkManager >/dev/null 2>&1; then
+	NM=1
+	mkdir -p /run/dbus /run/NetworkManager /var/lib/NetworkManager
+	dbus=$(dbus-daemon --system --fork --print-pid)
+	printf '[main]\nplugins=keyfile\nno-auto-default=*\n[keyfile]\nunmanaged-devices=*,except:interface-name:wg2\n' > /etc/NetworkManager/conf.d/90-bootproof.conf
+	nm_start() {
+		NetworkManager --debug --log-level=INFO > "/tmp/nm$1.log" 2>&1 &
+		nm=$!
+		for i in $(seq 60); do nmcli -t general status >/dev/null 2>&1 && break; sleep 0.5; done
+	}
+	nm_start 1
+	nmcli connection add type wireguard con-name wg2 ifname wg2 wireguard.private-key "$(wg genkey)" wireguard.listen-port 51822 ipv4.method disabled ipv6.method disabled 2>&1
+	nmcli -w 30 connection up wg2 2>&1
+	value nm-enabled "$(systemctl is-enabled NetworkManager.service 2>&1)"
+	value wg2-mtu-before "$(cat /sys/class/net/wg2/mtu 2>&1)"
+else
+	value nm absent
+fi
 
 fixes() {
 	echo '{"findings": ['
@@ -49,17 +71,19 @@ fixes() {
 		echo ',{"id": "mtu.pmtud-blackhole", "severity": "critical", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "wg-mtu", "params": {"interface": "wg0", "mtu": "1380"}}}]}'
 		echo ',{"id": "mtu.pmtud-blackhole", "severity": "critical", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "wg-mtu", "params": {"interface": "wg1", "mtu": "1380"}}}]}'
 		echo ',{"id": "mtu.pmtud-blackhole", "severity": "critical", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "mss-clamp", "params": {"oif": "wg0", "mss": "pmtu"}}}]}'
+		[ -z "$NM" ] || echo ',{"id": "mtu.pmtud-blackhole", "severity": "critical", "title": "t", "evidence": [], "fixes": [{"description": "d", "commands": [], "action": {"kind": "wg-mtu", "params": {"interface": "wg2", "mtu": "1380"}}}]}'
 	fi
 	echo ']}'
 }
 fixes rmem_max > /tmp/kept.json
 fixes wmem_max > /tmp/unconfirmed.json
-step "wgperf fix --apply: net.core.rmem_max, the MTU of wg0 and of wg1, the MSS clamp of wg0"
+step "wgperf fix --apply: net.core.rmem_max, the MTU of wg0, wg1 (and wg2), the MSS clamp of wg0"
 "$W" fix --host local --from /tmp/kept.json --apply 2>&1; value fix-kept $?
 step "wgperf fix --apply --confirm 10m, never confirmed: net.core.wmem_max"
 "$W" fix --host local --from /tmp/unconfirmed.json --apply --confirm 10m 2>&1; value fix-unconfirmed $?
 head -n 100 /etc/sysctl.d/*wgperf* /etc/nftables.conf /etc/systemd/network/50-wg0.netdev 2>&1
 grep -v PrivateKey /etc/wireguard/wg1.conf
+[ -z "$NM" ] || grep -H '^mtu=' /etc/NetworkManager/system-connections/wg2.nmconnection
 
 step "the reboot: the watchdog ends, every runtime value is lost"
 for j in /var/lib/wgperf/journal/*.json; do
@@ -71,7 +95,11 @@ sysctl -qw net.core.rmem_max=212992 net.core.wmem_max=212992
 nft flush ruleset
 ip link del dev wg0
 ip link del dev wg1
-value reset "$(sysctl -n net.core.rmem_max) $(sysctl -n net.core.wmem_max) $(nft list ruleset | wc -l) $(ls /sys/class/net | grep -c '^wg[01]$')"
+if [ -n "$NM" ]; then
+	kill "$nm"; wait "$nm" 2>/dev/null
+	ip link del dev wg2
+fi
+value reset "$(sysctl -n net.core.rmem_max) $(sysctl -n net.core.wmem_max) $(nft list ruleset | wc -l) $(ls /sys/class/net | grep -c '^wg[012]$')"
 
 step "boot replay: systemd-sysctl.service"
 /lib/systemd/systemd-sysctl 2>&1
@@ -93,6 +121,15 @@ if systemctl -q is-enabled wg-quick@wg1.service; then
 	start=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/wg-quick@.service | sed 's/%i/wg1/g')
 	echo "$start"; $start 2>&1
 fi
+if [ -n "$NM" ] && systemctl -q is-enabled NetworkManager.service; then
+	step "boot replay: NetworkManager itself activates wg2 from its keyfile"
+	nm_start 2
+	for i in $(seq 60); do [ -e /sys/class/net/wg2 ] && break; sleep 0.5; done
+	sleep 1
+	kill "$nm"; wait "$nm" 2>/dev/null
+	kill "$dbus"
+	grep 'wg2' /tmp/nm2.log | grep -i 'activat\|state change' | tail -n 3
+fi
 step "boot replay: wgperf-fix-rollback.service, when enabled (ConditionDirectoryNotEmpty=/var/lib/wgperf/journal)"
 if systemctl -q is-enabled wgperf-fix-rollback.service && [ -n "$(ls -A /var/lib/wgperf/journal 2>/dev/null)" ]; then
 	"$W" $HOOK 2>&1
@@ -103,6 +140,7 @@ value rmem_max "$(sysctl -n net.core.rmem_max)"
 value wmem_max "$(sysctl -n net.core.wmem_max)"
 value wg0-mtu "$(cat /sys/class/net/wg0/mtu)"
 value wg1-mtu "$(cat /sys/class/net/wg1/mtu 2>&1)"
+[ -z "$NM" ] || value wg2-mtu "$(cat /sys/class/net/wg2/mtu 2>&1)"
 value mss-clamp "$(nft list table inet wgperf 2>/dev/null | grep -c 'oifname "wg0" .*maxseg size set rt mtu')"
 value wmem-files "$(grep -l wmem_max /etc/sysctl.d/*.conf 2>/dev/null | wc -l)"
 value rmem-file "$(grep -l rmem_max /etc/sysctl.d/*wgperf*.conf 2>/dev/null | xargs -n1 basename)"
