@@ -43,13 +43,21 @@ const bootReplay = "testdata/boot-replay.sh"
 // script is not on this Debian machine), and the boot hook.
 const bootReplayFedora = "testdata/boot-replay-fedora.sh"
 
+// bootReplayOpenWrt (run by bootReplay, after the Fedora pass) makes the
+// guest an OpenWrt host to wgperf (/etc/openwrt_release), applies a sysctl
+// and an MSS clamp, loses the runtime values, and replays what procd's
+// /etc/init.d/sysctl and fw4 do at boot (neither is on this Debian machine):
+// BusyBox's sysctl -e -p over /etc/sysctl.d/*.conf by name, then
+// /etc/sysctl.conf; fw4's table, then an include of each ruleset-post file.
+const bootReplayOpenWrt = "testdata/boot-replay-openwrt.sh"
+
 // TestKernelFixesOutlastBoot is issue 40's boot proof: in the kernel guest,
 // wgperf's persistent fixes are applied on a Debian host with systemd, then
-// on a Fedora/RHEL one, as "wgperf fix --apply" applies them, the runtime
-// values are lost as in a reboot, and what each system runs at boot is
-// replayed (the guest has no systemd as PID 1, so this is a replay, not a
-// second boot): each value comes back as fixed, and the fix left unconfirmed
-// is rolled back by the boot hook. One guest for every case.
+// on a Fedora/RHEL one and an OpenWrt one, as "wgperf fix --apply" applies
+// them, the runtime values are lost as in a reboot, and what each system
+// runs at boot is replayed (the guest has no systemd as PID 1, so this is a
+// replay, not a second boot): each value comes back as fixed, and the fix
+// left unconfirmed is rolled back by the boot hook. One guest for every case.
 func TestKernelFixesOutlastBoot(t *testing.T) {
 	exe := kernelLane(t)
 	repo, err := filepath.Abs("../..")
@@ -75,7 +83,8 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 	var out bytes.Buffer
 	res, err := guest.Run(ctx, guest.Options{Progress: func(s string) { t.Log(s) },
 		Env: []string{"SYSTEMD_OFFLINE=1", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}},
-		[]string{"sh", filepath.Join(repo, "internal/scenario", bootReplay), exe, repo, hook, filepath.Join(repo, "internal/scenario", bootReplayFedora)}, &out, storyLog{t})
+		[]string{"sh", filepath.Join(repo, "internal/scenario", bootReplay), exe, repo, hook, filepath.Join(repo, "internal/scenario", bootReplayFedora),
+			filepath.Join(repo, "internal/scenario", bootReplayOpenWrt)}, &out, storyLog{t})
 	t.Logf("guest output:\n%s", out.String())
 	if err != nil {
 		t.Fatalf("lab vm: %v", err)
@@ -112,6 +121,11 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 		{"fedora-iptables-clamp", "1", "mss-clamp without nft on Fedora/RHEL: the rule in /etc/sysconfig/iptables that iptables.service restores"},
 		{"fedora-wmem_max", "212992", "Fedora: the unconfirmed sysctl, set again by systemd-sysctl, rolled back by the preset-enabled boot hook"},
 		{"fedora-wmem-files", "0", "Fedora: the boot hook restored sysctl.d without the unconfirmed line"},
+		{"openwrt-fix", "0", "OpenWrt: wgperf fix --apply of the sysctl and the MSS clamp"},
+		{"openwrt-reset", "0 0", "OpenWrt: the reboot loses every runtime value"},
+		{"openwrt-tcp_mtu_probing", "1", "sysctl on OpenWrt: 90-wgperf.conf over base-files' 10-default.conf, in /etc/init.d/sysctl's order"},
+		{"openwrt-mss-clamp", "1", "mss-clamp on OpenWrt: the chain file in fw4's ruleset-post, included after fw4's table"},
+		{"openwrt-sysupgrade", "1", "mss-clamp on OpenWrt: its chain file listed in /etc/sysupgrade.conf"},
 	} {
 		if got[c.name] != c.want {
 			t.Errorf("%s = %q, want %q: %s", c.name, got[c.name], c.want, c.why)

@@ -2,9 +2,10 @@
 # The boot proof of issue 40, run in the kernel guest by TestKernelFixesOutlastBoot
 # (bootproof_test.go says what it does).
 # $1 wgperf, $2 the repository, $3 the boot hook's arguments after "wgperf",
-# $4 the Fedora/RHEL pass (boot-replay-fedora.sh), run after this one.
+# $4 the Fedora/RHEL pass (boot-replay-fedora.sh), run after this one, $5 the
+# OpenWrt pass (boot-replay-openwrt.sh), run after that.
 set -u
-W=$1 REPO=$2 HOOK=$3 FEDORA=$4
+W=$1 REPO=$2 HOOK=$3 FEDORA=$4 OPENWRT=$5
 T0=$(date +%s)
 step() { echo "--- [$(($(date +%s) - T0)) s] $*"; }
 value() { echo "value $1 $2"; }
@@ -147,3 +148,5 @@ value rmem-file "$(grep -l rmem_max /etc/sysctl.d/*wgperf*.conf 2>/dev/null | xa
 
 # The Fedora/RHEL pass, in the same guest after the Debian one.
 T0=$T0 sh "$FEDORA" "$W" "$REPO" "$HOOK"
+# The OpenWrt pass, after it.
+T0=$T0 sh "$OPENWRT" "$W"
