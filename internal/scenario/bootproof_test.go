@@ -35,12 +35,12 @@ const bootReplay = "testdata/boot-replay.sh"
 // nftables.service (nft -f /etc/sysconfig/nftables.conf) enabled,
 // iptables-services' iptables.service enabled with /etc/sysconfig/iptables,
 // and the boot hook enabled by the .rpm's preset over fedora-release's
-// "disable *" (the .rpm's %post, the same postinst script). It applies an
-// MSS clamp with nft, one with iptables on a host without nft, and an
-// unconfirmed sysctl, loses the runtime values, and replays that boot:
-// systemd-sysctl, nftables.service's ExecStart, what iptables.service's
-// ExecStart does (iptables-restore of /etc/sysconfig/iptables: its init
-// script is not on this Debian machine), and the boot hook.
+// "disable *" (the .rpm's %post, the same postinst script; the hook itself
+// runs as in the Debian pass once enabled). It applies an MSS clamp with
+// nft and one with iptables on a host without nft, loses the runtime
+// values, and replays that boot: nftables.service's ExecStart, and what
+// iptables.service's ExecStart does (iptables-restore of
+// /etc/sysconfig/iptables: its init script is not on this Debian machine).
 const bootReplayFedora = "testdata/boot-replay-fedora.sh"
 
 // bootReplayOpenWrt (run by bootReplay, after the Fedora pass) makes the
@@ -57,7 +57,8 @@ const bootReplayOpenWrt = "testdata/boot-replay-openwrt.sh"
 // them, the runtime values are lost as in a reboot, and what each system
 // runs at boot is replayed (the guest has no systemd as PID 1, so this is a
 // replay, not a second boot): each value comes back as fixed, and the fix
-// left unconfirmed is rolled back by the boot hook. One guest for every case.
+// left unconfirmed is rolled back by the boot hook (Debian). One guest for
+// every case.
 func TestKernelFixesOutlastBoot(t *testing.T) {
 	exe := kernelLane(t)
 	repo, err := filepath.Abs("../..")
@@ -77,7 +78,7 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 	if hook == "" {
 		t.Fatal("the boot hook's ExecStart does not run wgperf")
 	}
-	// About 150 s alone under TCG, up to twice that beside the fuzz targets.
+	// About 135 s alone under TCG, up to twice that beside the fuzz targets.
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -116,12 +117,9 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 		{"fedora-iptables-enabled", "enabled", "Fedora: iptables.service (iptables-services) enabled, as the iptables case needs"},
 		{"fedora-fix-nft", "0", "Fedora: wgperf fix --apply of the MSS clamp of wg1 (nft)"},
 		{"fedora-fix-iptables", "0", "Fedora: wgperf fix --apply of the MSS clamp of wg0 on a host without nft (iptables)"},
-		{"fedora-fix-unconfirmed", "0", "Fedora: wgperf fix --apply --confirm 10m"},
-		{"fedora-reset", "212992 0", "Fedora: the reboot loses every runtime value"},
+		{"fedora-reset", "0", "Fedora: the reboot loses every runtime value"},
 		{"fedora-nft-clamp", "1", "mss-clamp on Fedora: the include in /etc/sysconfig/nftables.conf that nftables.service loads"},
 		{"fedora-iptables-clamp", "1", "mss-clamp without nft on Fedora/RHEL: the rule in /etc/sysconfig/iptables that iptables.service restores"},
-		{"fedora-wmem_max", "212992", "Fedora: the unconfirmed sysctl, set again by systemd-sysctl, rolled back by the preset-enabled boot hook"},
-		{"fedora-wmem-files", "0", "Fedora: the boot hook restored sysctl.d without the unconfirmed line"},
 		{"openwrt-fix", "0", "OpenWrt: wgperf fix --apply of the sysctl and the MSS clamp"},
 		{"openwrt-reset", "0 0", "OpenWrt: the reboot loses every runtime value"},
 		{"openwrt-tcp_mtu_probing", "1", "sysctl on OpenWrt: 90-wgperf.conf over base-files' 10-default.conf, in /etc/init.d/sysctl's order"},
@@ -147,13 +145,13 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 			}
 		}
 	}
-	if n := strings.Count(out.String(), "its boot hook (wgperf-fix-rollback) rolls every change back"); n != 2 {
-		t.Errorf("fix --confirm saw the enabled boot hook %d times, want 2 (Debian, Fedora)", n)
+	if !strings.Contains(out.String(), "its boot hook (wgperf-fix-rollback) rolls every change back") {
+		t.Error("fix --confirm did not see the enabled boot hook")
 	}
 	if !strings.Contains(out.String(), "wg0: Created") {
 		t.Error("systemd-networkd did not create wg0 from its .netdev")
 	}
-	if n := strings.Count(out.String(), "Rolled back fix"); n != 2 {
-		t.Errorf("the boot hook rolled back %d fixes, want 2 (Debian, Fedora)", n)
+	if !strings.Contains(out.String(), "Rolled back fix") {
+		t.Error("the boot hook rolled nothing back")
 	}
 }

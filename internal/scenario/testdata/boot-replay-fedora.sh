@@ -1,7 +1,7 @@
 #!/bin/sh
 # The Fedora/RHEL pass of issue 40's boot proof, run by boot-replay.sh in the
 # same guest after the Debian pass (bootproof_test.go says what it proves).
-# $1 wgperf, $2 the repository, $3 the boot hook's arguments after "wgperf";
+# $1 wgperf, $2 the repository;
 # T0 in the environment, the Debian pass's start (date +%s).
 #
 # The guest is this Debian machine, so the Fedora packages' files that wgperf
@@ -12,7 +12,7 @@
 # the host: /etc/sysconfig/nftables.conf for nftables.service's file, an
 # enabled iptables.service for /etc/sysconfig/iptables.
 set -u
-W=$1 REPO=$2 HOOK=$3
+W=$1 REPO=$2
 step() { echo "--- [$(($(date +%s) - T0)) s] fedora: $*"; }
 value() { echo "value fedora-$1 $2"; }
 
@@ -77,6 +77,7 @@ systemctl enable iptables.service 2>&1
 install -m 0644 "$REPO/packaging/systemd/90-wgperf.preset" /usr/lib/systemd/system-preset/
 printf 'disable *\n' > /usr/lib/systemd/system-preset/99-default-disable.preset
 sh "$REPO/packaging/scripts/postinstall.sh" 1
+# (the hook itself is the Debian pass's: enabled, it runs the same at boot)
 value hook-enabled "$(systemctl is-enabled wgperf-fix-rollback.service 2>&1)"
 value nftables-enabled "$(systemctl is-enabled nftables.service 2>&1)"
 value iptables-enabled "$(systemctl is-enabled iptables.service 2>&1)"
@@ -86,29 +87,18 @@ finding() { # kind, params
 }
 finding mtu.pmtud-blackhole mss-clamp '{"oif": "wg1", "mss": "pmtu"}' > /tmp/fedora-nft.json
 finding mtu.pmtud-blackhole mss-clamp '{"oif": "wg0", "mss": "pmtu"}' > /tmp/fedora-ipt.json
-finding udp.rcvbuf-errors sysctl '{"key": "net.core.wmem_max", "value": "26214400"}' > /tmp/fedora-unconfirmed.json
 step "wgperf fix --apply: the MSS clamp of wg1 (nft)"
 "$W" fix --host local --from /tmp/fedora-nft.json --apply 2>&1; value fix-nft $?
 step "wgperf fix --apply on a host without nft (RHEL 7's iptables-services): the MSS clamp of wg0 (iptables)"
 mv /usr/sbin/nft /usr/sbin/nft.away
 "$W" fix --host local --from /tmp/fedora-ipt.json --apply 2>&1; value fix-iptables $?
 mv /usr/sbin/nft.away /usr/sbin/nft
-step "wgperf fix --apply --confirm 10m, never confirmed: net.core.wmem_max"
-"$W" fix --host local --from /tmp/fedora-unconfirmed.json --apply --confirm 10m 2>&1; value fix-unconfirmed $?
 head -n 100 /etc/sysconfig/nftables.conf /etc/sysconfig/iptables 2>&1
 
-step "the reboot: the watchdog ends, every runtime value is lost"
-for j in /var/lib/wgperf/journal/*.json; do
-	pid=$(sed -n 's/.*"watchdog_pid": *\([0-9][0-9]*\).*/\1/p' "$j")
-	[ -n "$pid" ] || continue
-	if kill -9 "-$pid" 2>/dev/null; then echo "killed watchdog $pid"; fi
-done
-sysctl -qw net.core.wmem_max=212992
+step "the reboot: every runtime value is lost"
 nft flush ruleset # iptables here is iptables-nft: its tables go too
-value reset "$(sysctl -n net.core.wmem_max) $(nft list ruleset | wc -l)"
+value reset "$(nft list ruleset | wc -l)"
 
-step "boot replay: systemd-sysctl.service"
-/lib/systemd/systemd-sysctl 2>&1
 step "boot replay: nftables.service, when enabled"
 if systemctl -q is-enabled nftables.service; then
 	start=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/nftables.service)
@@ -118,13 +108,7 @@ step "boot replay: iptables.service, when enabled: iptables.init start restores 
 if systemctl -q is-enabled iptables.service; then
 	iptables-restore /etc/sysconfig/iptables 2>&1
 fi
-step "boot replay: wgperf-fix-rollback.service, when enabled (ConditionDirectoryNotEmpty=/var/lib/wgperf/journal)"
-if systemctl -q is-enabled wgperf-fix-rollback.service && [ -n "$(ls -A /var/lib/wgperf/journal 2>/dev/null)" ]; then
-	"$W" $HOOK 2>&1
-fi
 
 step "after the boot"
 value nft-clamp "$(nft list table inet wgperf 2>/dev/null | grep -c 'oifname "wg1" .*maxseg size set rt mtu')"
 value iptables-clamp "$(iptables -t mangle -S POSTROUTING 2>/dev/null | grep -c -- '-o wg0 .*TCPMSS --clamp-mss-to-pmtu')"
-value wmem_max "$(sysctl -n net.core.wmem_max)"
-value wmem-files "$(grep -l wmem_max /etc/sysctl.d/*.conf 2>/dev/null | wc -l)"

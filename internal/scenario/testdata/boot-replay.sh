@@ -147,6 +147,6 @@ value wmem-files "$(grep -l wmem_max /etc/sysctl.d/*.conf 2>/dev/null | wc -l)"
 value rmem-file "$(grep -l rmem_max /etc/sysctl.d/*wgperf*.conf 2>/dev/null | xargs -n1 basename)"
 
 # The Fedora/RHEL pass, in the same guest after the Debian one.
-T0=$T0 sh "$FEDORA" "$W" "$REPO" "$HOOK"
+T0=$T0 sh "$FEDORA" "$W" "$REPO"
 # The OpenWrt pass, after it.
 T0=$T0 sh "$OPENWRT" "$W"
