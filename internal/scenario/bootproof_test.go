@@ -78,7 +78,7 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 	if hook == "" {
 		t.Fatal("the boot hook's ExecStart does not run wgperf")
 	}
-	// About 135 s alone under TCG, up to twice that beside the fuzz targets.
+	// About 150 s alone under TCG, up to twice that beside the fuzz targets.
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	start := time.Now()
