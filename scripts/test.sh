@@ -83,7 +83,7 @@ shared=
 tee -a "$all" <"$shared_log"
 
 stamp "side by side: the tests that change host sysctls, and the guest's kill test and boot proof (lab vm)"
-# The kernel lane's own deadlines (the boot proof's 5 min, the catalog's 30)
+# The kernel lane's own deadlines (the boot proof's 8 min, the catalog's 30)
 # come first, with the guest's last output; Go's timeout is only a backstop.
 WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 15m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot)$' ./internal/scenario >"$kernel_log" 2>&1 &
 kernel=$!
