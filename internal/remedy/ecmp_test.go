@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"os/exec"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
