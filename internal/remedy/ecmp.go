@@ -235,11 +235,11 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 	}
 	var ownAddrs, peerAddrs []netip.Prefix
 	for k := range a.tunnels {
-		o, err := shiftThirdOctet(own, k)
+		o, err := ECMPAddress(own, k)
 		if err != nil {
 			return Step{}, err
 		}
-		p, err := shiftThirdOctet(netip.PrefixFrom(peerAddr, 32), k)
+		p, err := ECMPAddress(netip.PrefixFrom(peerAddr, 32), k)
 		if err != nil {
 			return Step{}, err
 		}
@@ -387,8 +387,9 @@ func peerTunnelAddr(allowed []string, own netip.Prefix) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// shiftThirdOctet moves an IPv4 prefix i subnets up: 10.77.0.1/24 -> 10.77.1.1/24.
-func shiftThirdOctet(p netip.Prefix, i int) (netip.Prefix, error) {
+// ECMPAddress is tunnel i's address, p's moved i subnets up in the third
+// octet: 10.77.0.1/24 -> 10.77.1.1/24 (both ends' tunnels are numbered so).
+func ECMPAddress(p netip.Prefix, i int) (netip.Prefix, error) {
 	a := p.Addr().As4()
 	if int(a[2])+i > 255 {
 		return netip.Prefix{}, fmt.Errorf("cannot derive tunnel address %d from %s", i, p)
