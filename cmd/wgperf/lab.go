@@ -275,7 +275,6 @@ func labFlowsCmd() *cobra.Command {
 // buildFlavor names this build in "wgperf version": "" for the full one.
 const buildFlavor = ""
 
-// applyLabECMP is "fix ecmp --apply": it builds the tunnels in a lab.
 // ecmpLab is what "fix ecmp" takes from a wgperf lab its host belongs to:
 // the other site, the site's tunnel, site B's address to measure to, and how
 // the lab makes a WireGuard interface; zero outside a lab.
