@@ -136,6 +136,7 @@ func makeDocuments() ([]printedDoc, []string) {
 	m.diagnoseDocs()
 	m.catalogDocs()
 	m.fixDocs()
+	m.ecmpDoc()
 	m.snapshotDocs()
 	m.benchDocs()
 	m.mtuDocs()
@@ -294,6 +295,35 @@ func (m *docMaker) fixDocs() {
 		return
 	}
 	m.cli("fix-journal", "fix", "rollback", "--host", "local", "--root", jroot, "--json")
+}
+
+// ecmpDoc is "fix ecmp --server --apply --json" as a lab pair gives it (it
+// builds tunnels on two hosts, so the root lab test runs it).
+func (m *docMaker) ecmpDoc() {
+	step := func(host, dev string) map[string]any {
+		return map[string]any{"kind": "ecmp-tunnels", "summary": host + ": 1 tunnel -> 2, ports 51820..51821",
+			"commands": []string{"ip link add dev " + dev + " type wireguard"}, "undo": []string{"ip link del dev " + dev}}
+	}
+	end := func(host, iface, peerKey string, verify map[string]any) map[string]any {
+		item := map[string]any{"findings": []string{"route.ecmp-suggested"}, "description": "one half of 2 tunnels",
+			"action": map[string]any{"kind": "ecmp-tunnels", "params": map[string]string{"interface": iface, "tunnels": "2", "peer_keys": peerKey}},
+			"step":   step(iface, iface+"1")}
+		j := map[string]any{"id": "20261129T180000.000000000Z", "host": host, "started": "2026-11-29T18:00:00Z", "state": "applied",
+			"entries": []any{map[string]any{"findings": []string{"route.ecmp-suggested"}, "description": "spread the flows", "status": "applied",
+				"step": step(iface, iface+"1")}}}
+		if verify != nil {
+			j["verify"] = verify
+		}
+		return map[string]any{"host": host, "plan": map[string]any{"host": host, "platform": "linux", "kernel": "6.1.0", "items": []any{item}},
+			"journal": j}
+	}
+	m.value("fix-ecmp", "fix ecmp --server --apply --verify on a lab pair", map[string]any{
+		"near": end("netns:wgl-doc-a", "wg-doc-a", "iJAU7xH9N4GOKXnOurLON3PD3JWVqH/E4vF9BDnHhBs=", map[string]any{
+			"before": map[string]any{"name": "aggregate throughput", "value": 91.6, "unit": "Mbit/s", "detail": "16 TCP streams to 10.78.0.2, 3 s: 0 retransmits, 0 reordered"},
+			"after":  map[string]any{"name": "aggregate throughput", "value": 183.1, "unit": "Mbit/s", "detail": "16 TCP streams to 10.78.0.2, 3 s: 0 retransmits, 0 reordered"},
+			"kept":   true}),
+		"far": end("netns:wgl-doc-b", "wg-doc-b", "XchSCB4JRos6MxKM8PaNwtqWjnuofzE6CrGxT+/UdDg=", nil),
+	})
 }
 
 // snapshotDocs: what collect writes for this host, and for each recorded

@@ -423,34 +423,47 @@ func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
 
 func ecmpCmd() *cobra.Command {
 	var (
-		host, root, iface         string
-		tunnels, seconds, streams int
-		networks                  []string
-		apply, measure, asJSON    bool
+		host, root, iface, server, addr string
+		tunnels, seconds, streams       int
+		networks                        []string
+		apply, measure, asJSON          bool
+		confirm                         time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "ecmp",
-		Short: "Print a plan for N tunnels between the same two sites with a multipath route over them",
-		Long: `ecmp reads the wg-quick config of an existing site-to-site tunnel and prints N
-configs on consecutive ports with Table = off, the multipath route that spreads
-flows over them (ip route replace NET nexthop dev wg0 weight 1 nexthop dev wg1 ...),
-layer-4 multipath hashing, and the bond hash policy when a bond would pin every
-tunnel to one link. It only prints; nothing is changed. Private keys are never printed.
+		Short: "Plan and apply N tunnels between the same two sites with a multipath route over them",
+		Long: `ecmp spreads the flows of a site-to-site tunnel over N tunnels between the
+same two ends, on consecutive ports, with a multipath route that hashes on
+ports (ip route replace NET nexthop dev wg0 weight 1 nexthop dev wg1 ...), so
+an 802.3ad bond hashing layer3+4 or two uplinks carry them apart.
 
---apply builds the tunnels only in a wgperf lab (--host netns:wgl-NAME-a): real
-hosts need new configs and keys on both ends, so there wgperf prints them for
-you to install on both sites. --verify measures the aggregate throughput of
-parallel TCP streams to site B's network before and after, and the scaling.`,
+With --server (the other end; in a wgperf lab, the other site by default) it
+plans the change on both ends, as "wgperf fix" plans any other: the steps and
+their undo, read from each host, nothing changed. Each end's new tunnels get
+private keys derived on that host from its tunnel's own key: they never leave
+it, and neither end's plan holds them. --apply makes the change the way doctor
+--fix makes a fix of both ends: the far end's half first, then this end's, each
+journaled on its host ("wgperf fix rollback" there undoes it), the far end's
+rolled back when this end's fails or, with --verify, does not raise the
+aggregate of parallel TCP streams (with its cost: retransmissions and
+reordering). --confirm arms both ends' watchdogs. The change is runtime only.
+
+Without --server it reads the wg-quick config of the tunnel and prints N configs
+(Table = off), the multipath route, layer-4 multipath hashing and the bond hash
+policy when a bond would pin every tunnel to one link, to install by hand on
+both sites. Private keys are never printed.`,
 		Example: `  wgperf fix ecmp --tunnels 2
   wgperf fix ecmp --host ssh:root@site-a --interface wg0 --tunnels 3 --network 192.168.20.0/24
+  wgperf fix ecmp --host ssh:root@site-a --server ssh:root@site-b --tunnels 2
+  wgperf fix ecmp --host ssh:root@site-a --server ssh:root@site-b --apply --verify --tunnel-addr 192.168.20.10 --confirm 60s
   wgperf fix ecmp --host netns:wgl-demo-a --tunnels 2 --apply --verify`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if measure && !apply {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--verify needs --apply (it measures before and after building the tunnels)")}
 			}
-			if apply {
-				return applyLabECMP(cmd, host, tunnels, seconds, streams, measure, asJSON)
+			if confirm > 0 && !apply {
+				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--confirm needs --apply")}
 			}
 			f := &fixFlags{host: host, root: root}
 			ctx, env, stop, err := fixEnv(f)
@@ -458,28 +471,86 @@ parallel TCP streams to site B's network before and after, and the scaling.`,
 				return err
 			}
 			defer stop()
-			in, err := fix.ReadECMPInput(ctx, env, iface)
+			lab := labECMP(env.T)
+			if server == "" && lab.peer != nil {
+				server = lab.peer.String()
+			}
+			if server == "" {
+				if apply {
+					return couldNotRun(fmt.Errorf("--apply needs --server: both ends of the tunnel get new tunnels (e.g. --server ssh:root@site-b)"))
+				}
+				in, err := fix.ReadECMPInput(ctx, env, iface)
+				if err != nil {
+					return couldNotRun(err)
+				}
+				in.Tunnels, in.Networks = tunnels, networks
+				plan, err := fix.PlanECMP(in)
+				if err != nil {
+					return couldNotRun(err)
+				}
+				return plan.Write(cmd.OutOrStdout())
+			}
+			if !cmd.Flags().Changed("interface") && lab.iface != "" {
+				iface = lab.iface
+			}
+			if addr == "" {
+				addr = lab.addr
+			}
+			if measure && addr == "" {
+				return couldNotRun(fmt.Errorf("--verify needs --tunnel-addr: an address in a network the tunnels carry, where the server answers (the streams must take the multipath route)"))
+			}
+			farT, err := target.Parse(server)
+			if err != nil {
+				return couldNotRun(fmt.Errorf("--server: %w", err))
+			}
+			far, err := fix.Detect(ctx, farT, root)
 			if err != nil {
 				return couldNotRun(err)
 			}
-			in.Tunnels, in.Networks = tunnels, networks
-			plan, err := fix.PlanECMP(in)
-			if err != nil {
+			env.WGUserspace, far.WGUserspace = lab.userspace, lab.userspace
+			if streams == 0 {
+				streams = min(8*tunnels, 128)
+			}
+			pair := fix.ECMPPair{Near: env, Far: far, Interface: iface, Tunnels: tunnels, Apply: apply, Confirm: confirm, Progress: progressLines()}
+			if measure {
+				p := verify.Parallel{Client: env.T, Server: far.T, Addr: addr, Streams: streams, Seconds: seconds}
+				pair.Verify = func(context.Context, *fix.Plan) (fix.Measure, error) { return verify.NewParallel(p, progressTo()), nil }
+			}
+			out, err := fix.RunECMP(ctx, pair)
+			if out == nil {
 				return couldNotRun(err)
 			}
-			return plan.Write(cmd.OutOrStdout())
+			if perr := writeResult(cmd.OutOrStdout(), document.FixECMP, out.ECMPResult(), asJSON); perr != nil {
+				return perr
+			}
+			switch {
+			case err != nil:
+				return couldNotRun(err)
+			case !apply && !asJSON:
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "Nothing was changed. To apply: wgperf fix ecmp --host %s --server %s --tunnels %d --apply [--verify] [--confirm 60s]\n", env.T, far.T, tunnels)
+				return err
+			case apply && !out.Kept():
+				return &ExitError{Code: exitWarning}
+			case apply && !asJSON:
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "Undo with: wgperf fix rollback --host %s, then wgperf fix rollback --host %s\n", env.T, far.T)
+				return err
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&host, "host", "local", target.FlagHelp("target"))
+	cmd.Flags().StringVar(&server, "server", "", "the other end of the tunnel: plan (and with --apply make) the change on both ends (default in a wgperf lab: the other site)")
 	cmd.Flags().StringVar(&root, "root", "/", "root of the configuration files on the target (for tests)")
 	_ = cmd.Flags().MarkHidden("root")
-	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing wg-quick tunnel to multiply")
+	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing tunnel to multiply (default in a wgperf lab: the site's)")
 	intFlag(cmd.Flags(), &tunnels, "tunnels", 2, 2, 16, "number of tunnels (2..16)")
-	cmd.Flags().StringSliceVar(&networks, "network", nil, "remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
-	cmd.Flags().BoolVar(&apply, "apply", false, "build the tunnels and the multipath route (wgperf lab only)")
-	cmd.Flags().BoolVar(&measure, "verify", false, "with --apply: measure parallel-stream throughput before and after")
+	cmd.Flags().StringSliceVar(&networks, "network", nil, "without --server: remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
+	cmd.Flags().BoolVar(&apply, "apply", false, "make the change on both ends (needs --server, or a wgperf lab)")
+	cmd.Flags().DurationVar(&confirm, "confirm", 0, "with --apply: roll both ends back unless 'wgperf fix confirm' runs on each within this time (e.g. 60s)")
+	cmd.Flags().BoolVar(&measure, "verify", false, "with --apply: measure parallel-stream throughput before and after, keep the change only if it went up")
+	cmd.Flags().StringVar(&addr, "tunnel-addr", "", "with --verify: where the streams go, an address in a network the tunnels carry (default in a wgperf lab: site B's)")
 	runSecondsFlag(cmd.Flags(), &seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "with --apply: print the result as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "with --server: print the plans (and journals) as JSON")
 	return cmd
 }

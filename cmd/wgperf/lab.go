@@ -276,14 +276,35 @@ func labFlowsCmd() *cobra.Command {
 // buildFlavor names this build in "wgperf version": "" for the full one.
 const buildFlavor = ""
 
-// applyLabECMP is "fix ecmp --apply": it builds the tunnels in a lab.
-func applyLabECMP(cmd *cobra.Command, host string, tunnels, seconds, streams int, measure, asJSON bool) error {
-	res, err := scenario.ApplyLabECMP(cmd.Context(), host, scenario.LabECMPOptions{Tunnels: tunnels, Seconds: seconds, Streams: streams,
-		Verify: measure, Progress: progressLines()})
-	if err != nil {
-		return couldNotRun(err)
+// ecmpLab is what "fix ecmp" takes from a wgperf lab its host belongs to:
+// the other site, the site's tunnel, site B's address to measure to, and how
+// the lab makes a WireGuard interface; zero outside a lab.
+type ecmpLab struct {
+	peer      target.Target
+	iface     string
+	addr      string
+	userspace func(dev string) string
+}
+
+func labECMP(host target.Target) ecmpLab {
+	name, node, ok := lab.NodeOf(host.String())
+	if !ok || (node != "a" && node != "b") {
+		return ecmpLab{}
 	}
-	return writeResult(cmd.OutOrStdout(), document.FixECMP, res, asJSON)
+	l, err := lab.Load(name)
+	if err != nil {
+		return ecmpLab{}
+	}
+	// New tunnel ends run this binary, like the ones "lab up" started.
+	if l.Executable, err = os.Executable(); err != nil {
+		return ecmpLab{}
+	}
+	peer, _ := lab.PeerOf(host.String())
+	e := ecmpLab{peer: peer, iface: l.WGInterface(node), userspace: l.NewWireGuard()}
+	if node == "a" {
+		e.addr = lab.SiteBLAN
+	}
+	return e
 }
 
 // implValue is --wireguard: the lab's WireGuard implementation.

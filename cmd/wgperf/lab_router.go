@@ -36,6 +36,12 @@ func labRunReport(*document.Doc) (report.Document, error) {
 // labPeer: the router build has no lab, so --verify always names its peer.
 func labPeer(target.Target) (target.Target, bool) { return nil, false }
 
-func applyLabECMP(*cobra.Command, string, int, int, int, bool, bool) error {
-	return couldNotRun(fmt.Errorf("fix ecmp --apply builds tunnels in a wgperf lab: %w", errNotInRouterBuild))
+// ecmpLab: the router build has no lab, so "fix ecmp" names its --server.
+type ecmpLab struct {
+	peer      target.Target
+	iface     string
+	addr      string
+	userspace func(dev string) string
 }
+
+func labECMP(target.Target) ecmpLab { return ecmpLab{} }

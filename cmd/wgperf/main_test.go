@@ -61,7 +61,7 @@ func TestCLIContract(t *testing.T) {
 		{"fix --from a missing file", []string{"fix", "--from", "/nonexistent/f.json"}, exitFailed, "", "--from: open /nonexistent/f.json"},
 		{"report of a lab run without scenarios", []string{"report", "--from", noScenarios, "--html", html}, exitFailed, "", noScenarios + ": lab run results: no scenarios"},
 		{"report of a lab run with a bad figure", []string{"report", "--from", badScenario, "--html", html}, exitFailed, "", `lab run results: field "scenarios.before.tunnel_mbit"`},
-		{"ecmp apply outside a lab", []string{"fix", "ecmp", "--apply", "--host", "local"}, exitFailed, "", "builds tunnels only in a wgperf lab"},
+		{"ecmp apply without the other end", []string{"fix", "ecmp", "--apply", "--host", "local"}, exitFailed, "", "--apply needs --server"},
 		{"ecmp verify without apply", []string{"fix", "ecmp", "--verify"}, exitFailed, "", "--verify needs --apply"},
 		{"bench needs a server", []string{"bench"}, exitFailed, "", `required flag(s) "server" not set`},
 		{"mtu capture has no html", []string{"mtu", "--capture", "--html", "x.html"}, exitFailed, "", "--html is not available with --capture"},

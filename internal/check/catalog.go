@@ -794,13 +794,22 @@ streams measured, one stream below 60% of them), and that has more than one
 default route's uplink or WireGuard interface, suggests spreading the flows
 over several tunnels behind a multipath route, as the ECMP case did (874
 Mbit/s through one tunnel, 1.56 Gbit/s through two). A note: the suggestion
-is where the capacity is, wgperf fix ecmp writes the tunnels.`}},
+is where the capacity is; wgperf fix ecmp --server plans and applies the
+tunnels on both ends.`},
+			{Kind: "probe", Name: "wgperf fix ecmp --server", Package: "internal/fix", Doc: `Plans the change on both ends of a
+tunnel under this finding, one on each end: its fix is that end's half of
+the ECMP change (ecmp-tunnels), naming the public keys the other end's new
+tunnels will have.`}},
 		Severities: []finding.Severity{finding.Info},
 		Why: `One tunnel is one peer, one uplink and one flow hash: a CPU at its limit or a
 per-flow cap holds it however much capacity the host has beside it. Several
 tunnels with a multipath route over them add the capacity up.`,
 		Cases:  []string{CaseECMP},
 		Doctor: Doctor{Role: Environment, Impact: 0.05, Side: Both, Bench: InBench, Verify: Measured},
+		// No Remedies: the ECMP fix (remedy.KindECMP) has two halves whose
+		// peer keys "wgperf fix ecmp --server" reads from both ends before it
+		// plans them, so a findings file (fix --from) may never ask for one;
+		// doctor suggests the command.
 		Example: Example{
 			Host: "a host with two uplinks whose one tunnel keeps a CPU at 100% while it carries traffic",
 			Fixes: func() []finding.Fix {

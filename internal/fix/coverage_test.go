@@ -14,7 +14,10 @@ var rootTestedElsewhere = map[string]string{
 		"(wg-quick files byte for byte) on a scripted wg",
 	remedy.KindWGPeerEndpoint: "the other half of wg-listen-port's port move: the same tests",
 	remedy.KindUCISet:         "TestUCIApplyRollback runs uci on a stub",
-	remedy.KindBondHash:       "no bonding module in the test kernel: the plan goldens only",
+	remedy.KindECMP: "two halves on the two ends of a tunnel, never one alone: TestFixECMPApplyScalesInMultiWANLab applies both " +
+		"on a lab pair through the fix flow, measures the aggregate and rolls each end back to its exact prior state; " +
+		"the ecmp scenario applies them the same way",
+	remedy.KindBondHash: "no bonding module in the test kernel: the plan goldens only",
 	remedy.KindIRQAffinity: "/proc/irq is the machine's, not a namespace's (a veth has no interrupt): a lab test would move " +
 		"the host's own NIC interrupts; the plan goldens and remedy's TestIRQAffinityPlan on /proc/irq/38 as recorded",
 	remedy.KindSQM: "no cake or fq_codel in the test kernel: the plan goldens, remedy's TestSQMPlan (the refusal included) " +

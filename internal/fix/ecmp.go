@@ -175,11 +175,6 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 	if len(nets) == 0 {
 		return nil, fmt.Errorf("no remote networks to route over the tunnels: give --network")
 	}
-	base := strings.TrimRight(in.Interface, "0123456789")
-	first := 0
-	if n, err := strconv.Atoi(strings.TrimPrefix(in.Interface, base)); err == nil {
-		first = n
-	}
 	ownPrefixes, err := tunnelPrefixes(own, in.Tunnels)
 	if err != nil {
 		return nil, err
@@ -198,10 +193,8 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 		ownAddrs = append(ownAddrs, ownPrefixes[i].Addr().String()+"/32")
 	}
 	plan := &ECMPPlan{}
-	var devs []string
-	for i := 0; i < in.Tunnels; i++ {
-		name := fmt.Sprintf("%s%d", base, first+i)
-		devs = append(devs, name)
+	devs := remedy.ECMPDevices(in.Interface, in.Tunnels)
+	for i, name := range devs {
 		addr := ownPrefixes[i]
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Tunnel %d of %d between the same two sites (wgperf fix ecmp).\n[Interface]\n", i+1, in.Tunnels)
@@ -297,25 +290,15 @@ func peerTunnelAddr(allowed []string, own netip.Prefix) netip.Addr {
 	return own.Addr().Next()
 }
 
-// tunnelPrefixes is p and the n-1 prefixes above it (shiftThirdOctet): the
-// addresses of n tunnels numbered from p's.
+// tunnelPrefixes is p and the n-1 prefixes above it (remedy.ECMPAddress):
+// the addresses of n tunnels numbered from p's.
 func tunnelPrefixes(p netip.Prefix, n int) ([]netip.Prefix, error) {
 	out := make([]netip.Prefix, n)
 	for i := range out {
 		var err error
-		if out[i], err = shiftThirdOctet(p, i); err != nil {
+		if out[i], err = remedy.ECMPAddress(p, i); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
-}
-
-// shiftThirdOctet moves an IPv4 prefix i subnets up: 10.77.0.1/24 -> 10.77.1.1/24.
-func shiftThirdOctet(p netip.Prefix, i int) (netip.Prefix, error) {
-	a := p.Addr().As4()
-	if int(a[2])+i > 255 {
-		return netip.Prefix{}, fmt.Errorf("cannot derive tunnel address %d from %s", i, p)
-	}
-	a[2] += byte(i)
-	return netip.PrefixFrom(netip.AddrFrom4(a), p.Bits()), nil
 }

@@ -487,6 +487,11 @@ func (l *Lab) startTunnel(ctx context.Context) error {
 	if _, err := l.Target("a").Run(ctx, "ip", "route", "add", SiteBNet, "dev", t.IfA); err != nil {
 		return err
 	}
+	if l.Config.Topology == MultiWAN {
+		if err := l.pinUplinks(ctx); err != nil {
+			return err
+		}
+	}
 	return l.waitPing(ctx, "a", t.AddrB)
 }
 

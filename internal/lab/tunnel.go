@@ -4,33 +4,28 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/wgperf/wgperf/internal/shell"
 
 	"golang.zx2c4.com/wireguard/wgctrl/wgtypes"
 )
 
-// Tunnel is one WireGuard tunnel between A and B. Tunnel 0 is the lab's main
-// one; more (AddTunnel) give the ECMP case's parallel tunnels for ECMP.
+// Tunnel is one WireGuard tunnel between A and B: the lab's (AddTunnel).
 type Tunnel struct {
-	Index   int    `json:"index"`
-	Port    int    `json:"port"` // listen port on both ends
-	IfA     string `json:"if_a"`
-	IfB     string `json:"if_b"`
-	AddrA   string `json:"addr_a"`
-	AddrB   string `json:"addr_b"`
-	KeyA    string `json:"public_key_a"`
-	KeyB    string `json:"public_key_b"`
-	PIDA    int    `json:"pid_a"` // wireguard-go node processes; 0 for kernel WireGuard
-	PIDB    int    `json:"pid_b"`
-	UplinkA string `json:"uplink_a,omitempty"` // multi-wan: A's uplink the tunnel is pinned to
+	Index int    `json:"index"`
+	Port  int    `json:"port"` // listen port on both ends
+	IfA   string `json:"if_a"`
+	IfB   string `json:"if_b"`
+	AddrA string `json:"addr_a"`
+	AddrB string `json:"addr_b"`
+	KeyA  string `json:"public_key_a"`
+	KeyB  string `json:"public_key_b"`
+	PIDA  int    `json:"pid_a"` // wireguard-go node processes; 0 for kernel WireGuard
+	PIDB  int    `json:"pid_b"`
 }
 
 // AddTunnel starts one more tunnel between A and B on the next port
-// (51820+k), with addresses 10.77.k.1/.2. On multi-wan, tunnel k leaves A
-// through uplink k mod 2 (a source-port policy rule), so parallel tunnels use
-// both uplinks as the ECMP case's bond hashing did. Routes over it are the caller's.
+// (51820+k), with addresses 10.77.k.1/.2. Routes over it are the caller's.
 func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	k := len(l.Tunnels)
 	suffix := ""
@@ -79,20 +74,6 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 			return nil, err
 		}
 	}
-	if l.Config.Topology == MultiWAN && k > 0 {
-		t.UplinkA = "eth0"
-		gw := primaryGW
-		if k%2 == 1 {
-			t.UplinkA, gw = "eth1", backupGW
-		}
-		table := strconv.Itoa(200 + k)
-		b := &builder{lab: l}
-		b.on("a", "ip", "route", "add", "default", "via", gw, "dev", t.UplinkA, "table", table)
-		b.on("a", "ip", "rule", "add", "ipproto", "udp", "sport", strconv.Itoa(l.clientPort(t)), "lookup", table, "priority", table)
-		if err := b.run(ctx); err != nil {
-			return nil, err
-		}
-	}
 	bAllowed := t.AddrA + "/32"
 	if l.Config.LAN && k == 0 {
 		bAllowed += "," + lanNet
@@ -129,48 +110,37 @@ func (l *Lab) clientPort(t *Tunnel) int {
 	return t.Port
 }
 
-// ECMP brings the lab to n parallel tunnels and routes site B's network over
-// all of them with an equal-cost multipath route, hashing on ports (layer 4)
-// so separate TCP flows take separate tunnels (the ECMP over several tunnels case). It returns the
-// commands it ran on A and on B, for the report.
-func (l *Lab) ECMP(ctx context.Context, n int) (onA, onB []string, err error) {
-	if n < 2 {
-		return nil, nil, fmt.Errorf("ECMP needs at least 2 tunnels, got %d", n)
-	}
-	for len(l.Tunnels) < n {
-		if _, err := l.AddTunnel(ctx); err != nil {
-			return nil, nil, err
+// pinUplinks makes multi-wan's two uplinks behave like a bond hashing on
+// layer 3+4 (the ECMP case): UDP that A sends from port P+k (P its tunnel's
+// listen port, k = 1..15) leaves through uplink k mod 2, by a source-port
+// policy rule, so tunnels on the next ports (wgperf fix ecmp) use both
+// uplinks while the first tunnel keeps the primary.
+func (l *Lab) pinUplinks(ctx context.Context) error {
+	b := &builder{lab: l}
+	for k := 1; k < 16; k++ {
+		uplink, gw := "eth0", primaryGW
+		if k%2 == 1 {
+			uplink, gw = "eth1", backupGW
 		}
+		table := strconv.Itoa(200 + k)
+		b.on("a", "ip", "route", "add", "default", "via", gw, "dev", uplink, "table", table)
+		b.on("a", "ip", "rule", "add", "ipproto", "udp", "sport", strconv.Itoa(l.clientPort(&Tunnel{Index: k, Port: WGPort + k})), "lookup", table, "priority", table)
 	}
-	// A flow A starts itself takes the source address of the tunnel its
-	// first route lookup picked, and the lookup with its real port may hash
-	// it onto another tunnel (the guest's 6.1 kernel does, half the time):
-	// B accepts every A tunnel address on every tunnel, as the other site
-	// of a real ECMP setup must (fix ecmp says so).
-	var fromA []string
-	for _, t := range l.Tunnels[:n] {
-		fromA = append(fromA, t.AddrA+"/32")
+	return b.run(ctx)
+}
+
+// NewWireGuard is how a WireGuard interface is made on the lab's nodes the
+// way the lab made its own, for a fix that adds tunnels (remedy.Env's
+// WGUserspace): nil for kernel WireGuard (ip link add), else the shell line
+// that starts a userspace node of this binary for dev, detached, and waits
+// for its socket. Deleting the interface ends the node.
+func (l *Lab) NewWireGuard() func(dev string) string {
+	if l.Config.WireGuard == Kernel {
+		return nil
 	}
-	if l.Config.LAN {
-		fromA = append(fromA, lanNet)
+	return func(dev string) string {
+		sock := shell.Join(socketPath(dev))
+		return nodeSession(l.Executable, "lab", "_node", "--interface", dev, "--mtu", strconv.Itoa(l.Config.WGMTU)) +
+			" </dev/null >/dev/null 2>&1 & i=0; while [ ! -S " + sock + " ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; [ -S " + sock + " ]"
 	}
-	for _, t := range l.Tunnels[:n] {
-		argv := []string{"wg", "set", t.IfB, "peer", t.KeyA, "allowed-ips", strings.Join(fromA, ",")}
-		if _, err := l.Target("b").Run(ctx, argv[0], argv[1:]...); err != nil {
-			return nil, onB, err
-		}
-		onB = append(onB, shell.Join(argv[0], argv[1:]...))
-	}
-	route := []string{"ip", "route", "replace", SiteBNet}
-	for _, t := range l.Tunnels[:n] {
-		route = append(route, "nexthop", "dev", t.IfA, "weight", "1")
-	}
-	steps := [][]string{{"sysctl", "-qw", "net.ipv4.fib_multipath_hash_policy=1"}, route}
-	for _, argv := range steps {
-		if _, err := l.Target("a").Run(ctx, argv[0], argv[1:]...); err != nil {
-			return onA, onB, err
-		}
-		onA = append(onA, shell.Join(argv[0], argv[1:]...))
-	}
-	return onA, onB, nil
 }

@@ -31,6 +31,10 @@ type Env struct {
 	Platform Platform
 	Kernel   string // uname -r
 	HasNft   bool   // nft is installed; otherwise firewall actions fall back to iptables
+	// WGUserspace, when set, is the shell line that makes a WireGuard
+	// interface named dev where the kernel has no WireGuard (a wgperf lab's
+	// userspace nodes); nil: ip link add ... type wireguard.
+	WGUserspace func(dev string) string
 
 	// overlay holds file contents planned by earlier actions of the same plan, so
 	// that two actions editing one file render a consistent script.

@@ -108,6 +108,7 @@ var parsers = map[string]func(params) (Remedy, error){
 	KindIRQAffinity:    parseIRQAffinity,
 	KindWGListenPort:   parseWGListenPort,
 	KindWGPeerEndpoint: parseWGPeerEndpoint,
+	KindECMP:           parseECMP,
 }
 
 // Kinds lists every action kind Parse accepts, sorted.

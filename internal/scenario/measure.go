@@ -11,6 +11,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/verify"
 )
 
 // ecmpStreams spread over the tunnels: one flow takes one tunnel, and the
@@ -27,7 +28,7 @@ const minECMPShare = 0.5
 func (r *runner) measureUnderlay(ctx context.Context) (up, down float64, err error) {
 	a, b, addr := r.lab.Target("a"), r.lab.Target("b"), r.lab.Node("b").UnderlayAddr
 	if r.sc.ECMP > 1 {
-		up, err = r.iperf(ctx, a, b, addr, ecmpStreams, false)
+		up, _, err = r.parallel(addr).Run(ctx)
 		return up, 0, err
 	}
 	if n := r.sc.Lab.SilentHopMTU; n > 0 {
@@ -73,9 +74,11 @@ func (r *runner) measureTunnel(ctx context.Context, withUnderlay bool) (rep *ben
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		if up, err = r.iperf(ctx, r.lab.Target("a"), r.lab.Target("b"), lab.SiteBLAN, ecmpStreams, false); err != nil {
+		var cost verify.Cost
+		if up, cost, err = r.parallel(lab.SiteBLAN).Run(ctx); err != nil {
 			return nil, 0, 0, err
 		}
+		r.logf("%d TCP streams to %s: %.1f Mbit/s, %s", ecmpStreams, lab.SiteBLAN, up, cost)
 		after, err := r.tunnelTxBytes(ctx)
 		if err != nil {
 			return nil, 0, 0, err
@@ -107,6 +110,12 @@ func (r *runner) measureTunnel(ctx context.Context, withUnderlay bool) (rep *ben
 	return rep, t.Up.Tunnel, t.Down.Tunnel, nil
 }
 
+// parallel is the ECMP scenario's measurement: ecmpStreams flows from A to
+// addr, the one parallel run "fix ecmp --verify" makes too.
+func (r *runner) parallel(addr string) verify.Parallel {
+	return verify.Parallel{Client: r.lab.Target("a"), Server: r.lab.Target("b"), Addr: addr, Streams: ecmpStreams, Seconds: r.opts.Seconds}
+}
+
 // iperf runs one TCP test and returns the receiver's rate in Mbit/s. A black
 // hole can keep iperf3 from finishing: the run is bounded.
 func (r *runner) iperf(ctx context.Context, client, server target.Target, addr string, streams int, reverse bool) (float64, error) {
@@ -124,14 +133,15 @@ func (r *runner) iperf(ctx context.Context, client, server target.Target, addr s
 func (r *runner) tunnelTxBytes(ctx context.Context) ([]uint64, error) {
 	a := r.lab.Target("a")
 	var out []uint64
-	for _, t := range r.lab.Tunnels {
-		b, err := a.ReadFile(ctx, "/sys/class/net/"+t.IfA+"/statistics/tx_bytes")
+	for _, dev := range r.ecmpDevices() {
+		b, err := a.ReadFile(ctx, "/sys/class/net/"+dev+"/statistics/tx_bytes")
 		if err != nil {
-			return nil, err
+			out = append(out, 0) // not made yet: before the fix
+			continue
 		}
 		n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%s tx_bytes: %w", t.IfA, err)
+			return nil, fmt.Errorf("%s tx_bytes: %w", dev, err)
 		}
 		out = append(out, n)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/verify"
 )
@@ -39,7 +40,7 @@ func (r *runner) measureAfter(ctx context.Context) error {
 	if len(r.res.TunnelShares) > 1 {
 		var parts []string
 		for i, sh := range r.res.TunnelShares {
-			parts = append(parts, fmt.Sprintf("%s %.0f%%", r.lab.Tunnels[i].IfA, sh*100))
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", r.ecmpDevices()[i], sh*100))
 		}
 		r.logf("spread over the tunnels (their WireGuard tx counters): %s", strings.Join(parts, ", "))
 	}
@@ -170,16 +171,7 @@ func (r *runner) doctor(ctx context.Context) error {
 // persistent config written under the lab's folder instead of the host's /etc.
 func (r *runner) fix(ctx context.Context) error {
 	if r.sc.ECMP > 1 {
-		onA, onB, err := r.lab.ECMP(ctx, r.sc.ECMP)
-		r.res.Fix = onA
-		for _, c := range onA {
-			r.logf("fix: a: %s", c)
-		}
-		for _, c := range onB {
-			r.res.Fix = append(r.res.Fix, "b: "+c)
-			r.logf("fix: b: %s", c)
-		}
-		return err
+		return r.fixECMP(ctx)
 	}
 	if r.sc.Expect == "" || !r.res.Found {
 		return nil
@@ -380,4 +372,42 @@ func (r *runner) doctorsUnderlay() (up, down float64) {
 		down = up
 	}
 	return up, down
+}
+
+// fixECMP spreads the flows over the scenario's ECMP tunnels the way "wgperf
+// fix ecmp --server" does, through fix.RunECMP: B's half (new tunnels to
+// A's new keys), then A's (its tunnels and the multipath route), each
+// journaled on its node (the lab's userspace nodes made the lab's way).
+func (r *runner) fixECMP(ctx context.Context) error {
+	var envs [2]*fix.Env
+	for i, node := range []string{"a", "b"} {
+		env, err := fix.Detect(ctx, r.fixTarget(r.lab.Target(node)), r.root)
+		if err != nil {
+			return err
+		}
+		env.WGUserspace = r.lab.NewWireGuard()
+		envs[i] = env
+	}
+	out, err := fix.RunECMP(ctx, fix.ECMPPair{Near: envs[0], Far: envs[1], Interface: r.lab.WGInterface("a"), Tunnels: r.sc.ECMP,
+		Apply: true, Progress: func(s string) { r.logf("fix: %s", s) }})
+	if out != nil {
+		for _, o := range []*fix.Outcome{out.Far, out.Near} {
+			if o == nil || o.Plan == nil {
+				continue
+			}
+			node := map[bool]string{true: "a", false: "b"}[o == out.Near]
+			for _, it := range o.Plan.Items {
+				for _, c := range it.Step.Commands {
+					r.res.Fix = append(r.res.Fix, node+": "+c)
+					r.logf("fix: %s: %s", node, c)
+				}
+			}
+		}
+	}
+	return err
+}
+
+// ecmpDevices are A's tunnels the ECMP fix spreads over.
+func (r *runner) ecmpDevices() []string {
+	return remedy.ECMPDevices(r.lab.WGInterface("a"), r.sc.ECMP)
 }

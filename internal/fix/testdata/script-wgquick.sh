@@ -95,3 +95,20 @@ iptables -t mangle -A POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comme
 iptables -t filter -I OUTPUT 1 -p icmp -m icmp --icmp-type fragmentation-needed -m comment --comment 'wgperf pmtud' -j ACCEPT
 # rollback:
 #   iptables -t filter -D OUTPUT -p icmp -m icmp --icmp-type fragmentation-needed -m comment --comment 'wgperf pmtud' -j ACCEPT
+
+# 7. [route.ecmp-suggested] spread wg-e37-a's flows over 2 tunnels to the same peer (wg-e37-a, wg-e37-a1), with a multipath route hashing on ports
+#    now: wg-e37-a: 1 tunnel -> 2 (wg-e37-a, wg-e37-a1), ports 51820..51821, routing 10.20.0.0/16 over all of them
+#    note: the new tunnels' private keys are derived on this host from wg-e37-a's and never leave it; their peers are the other end's new tunnels, whose half goes with this one (wgperf fix ecmp --server applies both, rolled back together)
+#    note: runtime only: a restart of the host or of wg-e37-a drops the new tunnels; keep them in wg-quick configs (wgperf fix ecmp without --server prints them)
+ip link add dev wg-e37-a1 type wireguard
+ip address add 10.77.1.1/24 dev wg-e37-a1
+wg show wg-e37-a private-key | { read -r k && printf '%s wgperf-ecmp-1' "$k" | sha256sum; } | { read -r h _ && b= && while [ -n "$h" ]; do t=${h#??}; b="$b\\$(printf %03o "0x${h%"$t"}")"; h=$t; done && printf "$b" | base64; } | wg set wg-e37-a1 listen-port 51821 private-key /dev/stdin peer 3VmR7PSHrDkAhmTMaC7TLTAYh9sZMcmjDXcUK8OWDHA= endpoint 203.0.113.2:51821 persistent-keepalive 25 allowed-ips 10.77.0.2/32,10.20.0.0/16,10.77.1.2/32
+ip link set dev wg-e37-a1 mtu 1420 up
+wg set wg-e37-a peer YG+cE2Ndc+xBtuyWRpDyQ/BwjAEKYJNxOsEbQ4DE0lg= allowed-ips 10.77.0.2/32,10.20.0.0/16,10.77.1.2/32
+sysctl -qw net.ipv4.fib_multipath_hash_policy=1
+ip route replace 10.20.0.0/16 nexthop dev wg-e37-a weight 1 nexthop dev wg-e37-a1 weight 1
+# rollback:
+#   ip route replace 10.20.0.0/16 dev wg-e37-a
+#   sysctl -qw net.ipv4.fib_multipath_hash_policy=0
+#   wg set wg-e37-a peer YG+cE2Ndc+xBtuyWRpDyQ/BwjAEKYJNxOsEbQ4DE0lg= allowed-ips 10.77.0.2/32,10.20.0.0/16
+#   ip link del dev wg-e37-a1

@@ -1,0 +1,198 @@
+package fix
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/remedy"
+)
+
+// ECMPPair is "wgperf fix ecmp --server": N tunnels between the two ends of
+// an existing one, a half of the ECMP fix (remedy.KindECMP) on each.
+type ECMPPair struct {
+	// Near routes its networks over the tunnels (--host); Far is the other
+	// end (--server), whose half goes first.
+	Near, Far *Env
+	Interface string // Near's existing tunnel
+	Tunnels   int
+	Apply     bool
+	Confirm   time.Duration
+	// ConfirmKept confirms both halves once the near end's verification kept them.
+	ConfirmKept bool
+	// Verify measures the near end's half before and after (the far end's
+	// alone changes nothing a flow takes).
+	Verify   func(ctx context.Context, p *Plan) (Measure, error)
+	Progress func(string)
+}
+
+// ECMPRequests reads both ends and returns the fix requests of the two
+// halves: each names the public keys the other end's new tunnels will have,
+// read (never their private keys) from that end before anything changes.
+func ECMPRequests(ctx context.Context, e ECMPPair) (near, far Request, err error) {
+	farIface, err := peerInterface(ctx, e.Near, e.Far, e.Interface)
+	if err != nil {
+		return near, far, err
+	}
+	if e.Progress != nil {
+		e.Progress(fmt.Sprintf("reading the public keys of the new tunnels on %s and %s", e.Near.T, e.Far.T))
+	}
+	nearKeys, err := remedy.ECMPPublicKeys(ctx, &e.Near.Env, e.Interface, e.Tunnels)
+	if err != nil {
+		return near, far, err
+	}
+	farKeys, err := remedy.ECMPPublicKeys(ctx, &e.Far.Env, farIface, e.Tunnels)
+	if err != nil {
+		return near, far, err
+	}
+	req := func(env *Env, iface string, peerKeys []string, other *Env) (Request, error) {
+		r, err := remedy.ECMP(iface, e.Tunnels, peerKeys)
+		if err != nil {
+			return Request{}, err
+		}
+		f := finding.Finding{ID: check.RouteECMPSuggested, Severity: finding.Info, Host: env.T.String(),
+			Title: "One tunnel holds the flows back: spread them over several",
+			Fixes: []finding.Fix{remedy.Fix("one half of "+fmt.Sprint(e.Tunnels)+" tunnels between "+e.Near.T.String()+" and "+
+				e.Far.T.String()+"; the half on "+other.T.String()+" goes with it", r)}}
+		return Request{Env: env, Findings: []finding.Finding{f}, Apply: e.Apply, Confirm: e.Confirm, ConfirmKept: e.ConfirmKept,
+			Progress: e.Progress}, nil
+	}
+	if near, err = req(e.Near, e.Interface, farKeys, e.Far); err != nil {
+		return near, far, err
+	}
+	if far, err = req(e.Far, farIface, nearKeys, e.Near); err != nil {
+		return near, far, err
+	}
+	near.Verify = e.Verify
+	return near, far, nil
+}
+
+// RunECMP plans both halves and, with Apply, applies them as one
+// (RunBothEnds): the far end's first, then the near end's, measured; the
+// far end's is rolled back when the near end's fails or is not kept. Each
+// half has its own journal on its host, so "wgperf fix rollback" on each
+// end restores it.
+func RunECMP(ctx context.Context, e ECMPPair) (*BothEndsOutcome, error) {
+	near, far, err := ECMPRequests(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if !e.Apply {
+		out := &BothEndsOutcome{}
+		if out.Far, err = Run(ctx, far); err != nil {
+			return out, fmt.Errorf("%s: %w", far.Env.T, err)
+		}
+		if out.Near, err = Run(ctx, near); err != nil {
+			return out, fmt.Errorf("%s: %w", near.Env.T, err)
+		}
+		return out, nil
+	}
+	return RunBothEnds(ctx, far, near)
+}
+
+// peerInterface is the interface on far whose peer is near's iface (by
+// near's public key): the other end of the tunnel.
+func peerInterface(ctx context.Context, near, far *Env, iface string) (string, error) {
+	dump := func(env *Env) ([]facts.WGInterface, error) {
+		out, err := env.T.Run(ctx, "wg", "show", "all", "dump")
+		if err != nil {
+			return nil, fmt.Errorf("%s: wg show all dump: %w", env.T, err)
+		}
+		return parse.ParseWGDump(bytes.NewReader(out))
+	}
+	nw, err := dump(near)
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(nw, func(w facts.WGInterface) bool { return w.Name == iface })
+	if i < 0 {
+		return "", fmt.Errorf("%s: %s is not a WireGuard interface", near.T, iface)
+	}
+	fw, err := dump(far)
+	if err != nil {
+		return "", err
+	}
+	return farInterface(fw, nw[i].PublicKey, far.T.String(), iface)
+}
+
+// farInterface finds the interface of ifaces with a peer whose public key is key.
+func farInterface(ifaces []facts.WGInterface, key, far, iface string) (string, error) {
+	var found []string
+	for _, w := range ifaces {
+		if slices.ContainsFunc(w.Peers, func(p facts.WGPeer) bool { return p.PublicKey == key }) {
+			found = append(found, w.Name)
+		}
+	}
+	if len(found) != 1 {
+		return "", fmt.Errorf("%s: %d WireGuard interfaces have %s's key as a peer (%v): want the one other end of its tunnel", far, len(found), iface, found)
+	}
+	return found[0], nil
+}
+
+// ECMPResult is what "wgperf fix ecmp --server" planned and did on each end.
+type ECMPResult struct {
+	Near ECMPEnd `json:"near"`
+	Far  ECMPEnd `json:"far"`
+	// FarRolledBack: the far end's half was undone because the near end's
+	// failed or was not kept.
+	FarRolledBack bool `json:"far_rolled_back,omitempty"`
+}
+
+// ECMPEnd is one end's half: its plan and, once applied, its journal.
+type ECMPEnd struct {
+	Host    string   `json:"host"`
+	Plan    *Plan    `json:"plan"`
+	Journal *Journal `json:"journal,omitempty"`
+}
+
+// Result is the outcome as ECMPResult.
+func (o *BothEndsOutcome) ECMPResult() *ECMPResult {
+	res := &ECMPResult{FarRolledBack: o.FarRolledBack}
+	for _, e := range []struct {
+		out *Outcome
+		to  *ECMPEnd
+	}{{o.Near, &res.Near}, {o.Far, &res.Far}} {
+		if e.out != nil {
+			e.to.Plan, e.to.Journal = e.out.Plan, e.out.Journal
+			if e.out.Plan != nil {
+				e.to.Host = e.out.Plan.Host
+			}
+		}
+	}
+	return res
+}
+
+// WriteText prints each end's plan, far end first (its half goes first),
+// then what was applied.
+func (r *ECMPResult) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	for _, e := range []ECMPEnd{r.Far, r.Near} {
+		if e.Plan == nil {
+			continue
+		}
+		if ew.err == nil {
+			ew.err = e.Plan.WriteText(w)
+		}
+		ew.printf("\n")
+	}
+	for _, e := range []ECMPEnd{r.Far, r.Near} {
+		if e.Journal == nil {
+			continue
+		}
+		ew.printf("On %s:\n", e.Host)
+		if ew.err == nil {
+			ew.err = e.Journal.WriteText(w)
+		}
+	}
+	if r.FarRolledBack {
+		ew.printf("The half on %s was rolled back with the one on %s.\n", r.Far.Host, r.Near.Host)
+	}
+	return ew.err
+}
