@@ -41,6 +41,9 @@ const bootReplay = "testdata/boot-replay.sh"
 // values, and replays that boot: nftables.service's ExecStart, and what
 // iptables.service's ExecStart does (iptables-restore of
 // /etc/sysconfig/iptables: its init script is not on this Debian machine).
+// Last, a Debian host with iptables-persistent and no nftables.service: the
+// clamp without nft goes to /etc/iptables/rules.v4, which the replay of
+// netfilter-persistent's 15-ip4tables plugin restores.
 const bootReplayFedora = "testdata/boot-replay-fedora.sh"
 
 // bootReplayOpenWrt (run by bootReplay, after the Fedora pass) makes the
@@ -120,6 +123,9 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 		{"fedora-reset", "0", "Fedora: the reboot loses every runtime value"},
 		{"fedora-nft-clamp", "1", "mss-clamp on Fedora: the include in /etc/sysconfig/nftables.conf that nftables.service loads"},
 		{"fedora-iptables-clamp", "1", "mss-clamp without nft on Fedora/RHEL: the rule in /etc/sysconfig/iptables that iptables.service restores"},
+		{"debian-netfilter-persistent-enabled", "enabled", "Debian: netfilter-persistent.service (iptables-persistent) enabled, as the iptables case needs"},
+		{"debian-fix-iptables", "0", "Debian: wgperf fix --apply of the MSS clamp of wg0 on a host without nft (iptables)"},
+		{"debian-iptables-clamp", "1", "mss-clamp without nft on Debian: the rule in /etc/iptables/rules.v4 that netfilter-persistent restores"},
 		{"openwrt-fix", "0", "OpenWrt: wgperf fix --apply of the sysctl and the MSS clamp"},
 		{"openwrt-reset", "0 0", "OpenWrt: the reboot loses every runtime value"},
 		{"openwrt-tcp_mtu_probing", "1", "sysctl on OpenWrt: 90-wgperf.conf over base-files' 10-default.conf, in /etc/init.d/sysctl's order"},

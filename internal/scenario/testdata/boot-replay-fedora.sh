@@ -112,3 +112,47 @@ fi
 step "after the boot"
 value nft-clamp "$(nft list table inet wgperf 2>/dev/null | grep -c 'oifname "wg1" .*maxseg size set rt mtu')"
 value iptables-clamp "$(iptables -t mangle -S POSTROUTING 2>/dev/null | grep -c -- '-o wg0 .*TCPMSS --clamp-mss-to-pmtu')"
+
+# Debian/Ubuntu without nftables.service: iptables-persistent's
+# netfilter-persistent.service restores /etc/iptables/rules.v4 at boot (its
+# ExecStart, /usr/sbin/netfilter-persistent start, runs the 15-ip4tables
+# plugin: iptables-restore < /etc/iptables/rules.v4). The package is not on
+# this machine: its unit is written as Debian ships it, and the replay runs
+# what the plugin does.
+step "Debian with iptables-persistent: netfilter-persistent.service enabled, rules.v4"
+systemctl disable iptables.service nftables.service 2>&1
+cat > /lib/systemd/system/netfilter-persistent.service <<'EOF2'
+[Unit]
+Description=netfilter persistent configuration
+DefaultDependencies=no
+Wants=network-pre.target systemd-modules-load.service local-fs.target
+Before=network-pre.target shutdown.target
+After=systemd-modules-load.service local-fs.target
+Conflicts=shutdown.target
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/sbin/netfilter-persistent start
+ExecStop=/usr/sbin/netfilter-persistent stop
+
+[Install]
+WantedBy=multi-user.target
+EOF2
+mkdir -p /etc/iptables
+printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n' > /etc/iptables/rules.v4
+systemctl enable netfilter-persistent.service 2>&1
+echo "value debian-netfilter-persistent-enabled $(systemctl is-enabled netfilter-persistent.service 2>&1)"
+iptables -t mangle -F POSTROUTING 2>&1
+step "wgperf fix --apply on a host without nft: the MSS clamp of wg0 (iptables)"
+mv /usr/sbin/nft /usr/sbin/nft.away
+"$W" fix --host local --from /tmp/fedora-ipt.json --apply 2>&1; echo "value debian-fix-iptables $?"
+mv /usr/sbin/nft.away /usr/sbin/nft
+cat /etc/iptables/rules.v4
+step "the reboot: every runtime value is lost"
+nft flush ruleset
+step "boot replay: netfilter-persistent.service, when enabled: its 15-ip4tables plugin restores /etc/iptables/rules.v4"
+if systemctl -q is-enabled netfilter-persistent.service; then
+	iptables-restore < /etc/iptables/rules.v4 2>&1
+fi
+echo "value debian-iptables-clamp $(iptables -t mangle -S POSTROUTING 2>/dev/null | grep -c -- '-o wg0 .*TCPMSS --clamp-mss-to-pmtu')"
