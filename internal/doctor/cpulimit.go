@@ -24,18 +24,38 @@ const duringBench = "during the bench"
 func (r *Report) cpuLimitsAfterBench(ctx context.Context, c *Config, snaps []*facts.Snapshot) []finding.Finding {
 	var out []finding.Finding
 	for _, t := range []target.Target{c.Client, c.Server} {
-		s := snapOf(snaps, t.String())
-		if s == nil {
-			continue
+		if s := snapOf(snaps, t.String()); s != nil {
+			out = append(out, cpuLimitFindings(s.Host, cpuNow{t: t, limits: s.CPULimits, cpu: s.CPU}, readCPU(ctx, t))...)
 		}
-		limits, _ := collect.CPULimits(ctx, t)
-		out = append(out, throttledDuring(s.Host, s.CPULimits, limits)...)
-		if b, ok := collect.ReadFiles(ctx, t, "/proc/stat")["/proc/stat"]; ok {
-			if after, err := parse.ParseProcStat(bytes.NewReader(b)); err == nil {
-				if f, ok := check.CPUStealFinding(s.Host, s.CPU, after, duringBench); ok {
-					out = append(out, f)
-				}
-			}
+	}
+	return out
+}
+
+// cpuNow is a host's CPU quotas (its processes' cgroups) and per-CPU times
+// at one moment: the ends' from their snapshots, a hub's read by doctor.
+type cpuNow struct {
+	t      target.Target
+	limits []facts.CPULimit
+	cpu    []facts.CPUTimes
+}
+
+func readCPU(ctx context.Context, t target.Target) cpuNow {
+	h := cpuNow{t: t}
+	h.limits, _ = collect.CPULimits(ctx, t)
+	if b, ok := collect.ReadFiles(ctx, t, "/proc/stat")["/proc/stat"]; ok {
+		h.cpu, _ = parse.ParseProcStat(bytes.NewReader(b))
+	}
+	return h
+}
+
+// cpuLimitFindings judges what the bench cost a host's CPU between two
+// reads: the periods a process ran out of its cgroup's quota, and the time
+// the hypervisor stole.
+func cpuLimitFindings(host string, before, after cpuNow) []finding.Finding {
+	out := throttledDuring(host, before.limits, after.limits)
+	if len(after.cpu) > 0 {
+		if f, ok := check.CPUStealFinding(host, before.cpu, after.cpu, duringBench); ok {
+			out = append(out, f)
 		}
 	}
 	return out

@@ -1,19 +1,13 @@
 package doctor
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
-	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/discover"
-	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/bench"
-	"github.com/wgperf/wgperf/internal/target"
 )
 
 // This file is doctor's side of --via: a tunnel through hubs (a road-warrior
@@ -53,7 +47,7 @@ func (r *Report) discoverPath(ctx context.Context, c *Config) (discover.Endpoint
 	}
 	r.via.legs = bc.Legs
 	for _, h := range c.Via {
-		r.via.hubs = append(r.via.hubs, readHubCPU(ctx, h))
+		r.via.hubs = append(r.via.hubs, readCPU(ctx, h))
 	}
 	return discover.Endpoints{TunnelAddr: bc.TunnelAddr, ClientInterface: bc.ClientInterface, ServerInterface: bc.ServerInterface,
 		ClientPort: bc.ClientPort, ServerPort: bc.ServerPort}, nil
@@ -71,25 +65,7 @@ func (r *Report) hopLines() []string {
 // hub's CPU limits and times read just before the bench.
 type viaPath struct {
 	legs []bench.Leg
-	hubs []hubCPU
-}
-
-// hubCPU is a hub's CPU quotas (its processes' cgroups: a userspace
-// WireGuard's) and per-CPU times at one moment. Doctor collects no snapshot
-// of a hub, so it reads them itself, as cpuLimitsAfterBench reads the ends'.
-type hubCPU struct {
-	t      target.Target
-	limits []facts.CPULimit
-	cpu    []facts.CPUTimes
-}
-
-func readHubCPU(ctx context.Context, t target.Target) hubCPU {
-	h := hubCPU{t: t}
-	h.limits, _ = collect.CPULimits(ctx, t)
-	if b, ok := collect.ReadFiles(ctx, t, "/proc/stat")["/proc/stat"]; ok {
-		h.cpu, _ = parse.ParseProcStat(bytes.NewReader(b))
-	}
-	return h
+	hubs []cpuNow
 }
 
 // hubCPULimitsAfterBench judges each hub as cpuLimitsAfterBench judges the
@@ -100,14 +76,7 @@ func readHubCPU(ctx context.Context, t target.Target) hubCPU {
 func (r *Report) hubCPULimitsAfterBench(ctx context.Context) []finding.Finding {
 	var out []finding.Finding
 	for _, before := range r.via.hubs {
-		after := readHubCPU(ctx, before.t)
-		host := before.t.String()
-		out = append(out, throttledDuring(host, before.limits, after.limits)...)
-		if len(before.cpu) > 0 {
-			if f, ok := check.CPUStealFinding(host, before.cpu, after.cpu, duringBench); ok {
-				out = append(out, f)
-			}
-		}
+		out = append(out, cpuLimitFindings(before.t.String(), before, readCPU(ctx, before.t))...)
 	}
 	return out
 }
