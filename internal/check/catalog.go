@@ -943,7 +943,11 @@ fast the tunnel is.`,
 sender algorithm, retransmits and congestion window: a CUBIC or Reno window
 that swings at least 2x, or stays small while the tunnel falls short of the
 underlay, reports this finding (the tuning guide's "bouncing around, or
-narrowing significantly"). Doctor's 30-second run proves it where a short run
+narrowing significantly"); so does a window that stays where the path's loss
+holds it (at least 0.5% of the segments the sender sent through the tunnel and
+outside it retransmitted, the window within twice the Mathis window), whatever
+the ratio: on a lossy path the underlay's own CUBIC crawls too. Too few
+retransmits to tell are sampled again, tunnel and underlay. Doctor's 30-second run proves it where a short run
 cannot: a CUBIC or Reno stream that retransmitted while 4 streams through the
 same tunnel carried at least 2.5 times its rate was held back by its own
 window, not by the path, and its collapse cycles are the algorithm's answer to

@@ -188,9 +188,9 @@ func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers
 		for _, spec := range specs {
 			n++
 			if c.Progress != nil {
-				fmt.Fprintf(c.Progress, "[again] %s (%ds): one sample is too close to call... ", spec, c.Omit+c.Seconds)
+				fmt.Fprintf(c.Progress, "[again] %s (%ds): %s... ", spec.Spec, c.Omit+c.Seconds, spec.why)
 			}
-			run, err := measure(ctx, c, spec, samplers, pings)
+			run, err := measure(ctx, c, spec.Spec, samplers, pings)
 			if err != nil {
 				if c.Progress != nil {
 					fmt.Fprintln(c.Progress, "failed")
@@ -201,7 +201,7 @@ func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers
 				fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", run.Result.Mbit())
 			}
 			if c.IperfJSONDir != "" {
-				if run.IperfJSON, err = writeIperfJSON(c.IperfJSONDir, n, spec, run.Result.Raw); err != nil {
+				if run.IperfJSON, err = writeIperfJSON(c.IperfJSONDir, n, spec.Spec, run.Result.Raw); err != nil {
 					return err
 				}
 			}

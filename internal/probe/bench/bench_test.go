@@ -163,6 +163,36 @@ func TestAnalyze(t *testing.T) {
 			want: "warning tcp.congestion-control@netns:a",
 		},
 		{
+			// The same recordings with 3 retransmits in the tunnel's sample
+			// instead of 9 (0.4% of its segments): alone, too few to call the
+			// window pinned; the underlay's sample crossed the same path with
+			// the same CUBIC sender and lost 15, so the path lost 1.3%.
+			name: "kernel WireGuard, lossy WAN: few retransmits in the tunnel's sample, the path's loss counted with the underlay's",
+			rep: func(t *testing.T) *Report {
+				tunnel := flatCwnd(recorded(t, "tcp-kernel-wan-cubic-tunnel.json"))
+				tunnel.Retransmits = 3
+				return report(run(PathTunnel, Upload, 1, tunnel), run(PathUnderlay, Upload, 1, recorded(t, "tcp-kernel-wan-cubic-underlay.json")))
+			},
+			want: "warning tcp.congestion-control@netns:a",
+			check: func(t *testing.T, r *Report) {
+				last := r.Findings[0].Evidence[len(r.Findings[0].Evidence)-1]
+				if last.Key != LossPinnedKey || last.Value != "1.3%" || last.Threshold != "< 0.5%" {
+					t.Errorf("evidence %+v, want the path's loss, 1.3%% (< 0.5%%)", last)
+				}
+			},
+		},
+		{
+			name: "the same few retransmits beside an underlay sent with BBR: its loss is not the loss-based stream's, no verdict",
+			rep: func(t *testing.T) *Report {
+				tunnel := flatCwnd(recorded(t, "tcp-kernel-wan-cubic-tunnel.json"))
+				tunnel.Retransmits = 3
+				underlay := recorded(t, "tcp-kernel-wan-cubic-underlay.json")
+				underlay.Congestion = "bbr"
+				return report(run(PathTunnel, Upload, 1, tunnel), run(PathUnderlay, Upload, 1, underlay))
+			},
+			want: "",
+		},
+		{
 			name: "CUBIC window stuck small with little loss and no underlay to compare: no verdict",
 			rep: func(t *testing.T) *Report {
 				res := flatCwnd(recorded(t, lossy))

@@ -114,17 +114,52 @@ func sampleMbit(run *Run, i int) float64 {
 	return run.Repeats[i-1].Mbit
 }
 
+// again is a spec to run once more and why.
+type again struct {
+	Spec
+	why string
+}
+
 // unsettledSpecs lists the specs to run again, tunnel and underlay side by
 // side, for the report's unsettled cells.
-func unsettledSpecs(r *Report, max int) []Spec {
-	var out []Spec
+func unsettledSpecs(r *Report, max int) []again {
+	var out []again
 	for _, c := range r.Cells {
 		t, u := find(r, PathTunnel, c.Direction, c.Streams), find(r, PathUnderlay, c.Direction, c.Streams)
-		if Unsettled(c, t, u, max) {
-			out = append(out, t.Spec, u.Spec)
+		why := ""
+		switch {
+		case Unsettled(c, t, u, max):
+			why = "one sample is too close to call"
+		case r.lossUnsettled(c, t, u, max):
+			why = "too few retransmits to tell the path's loss"
+		default:
+			continue
 		}
+		out = append(out, again{t.Spec, why}, again{u.Spec, why})
 	}
 	return out
+}
+
+// lossUnsettled reports whether a cell's single loss-based tunnel stream,
+// which nothing else marks (no swing, not short), retransmitted too few
+// times to tell whether the path's loss pins its window: the share counted
+// so far (pathLoss) is below PinningLoss, within two of its standard errors
+// (a Poisson count's root), and the window would be pinned at PinningLoss.
+// More samples of both paths count more of the path's loss.
+func (r *Report) lossUnsettled(c Cell, tunnel, underlay *Run, max int) bool {
+	if tunnel == nil || underlay == nil || tunnel.Result == nil || tunnel.Streams != 1 || tunnel.Result.Protocol != "tcp" ||
+		!lossBased(tunnel.Result.Congestion) || tunnel.Stats.Retransmits == 0 || !c.OK || tunnel.Stats.CwndSwing >= CwndSwing {
+		return false
+	}
+	if min(1+len(tunnel.Repeats), 1+len(underlay.Repeats)) >= max {
+		return false
+	}
+	loss, retransmits := r.pathLoss(*tunnel)
+	if loss >= PinningLoss || loss*(1+2/math.Sqrt(retransmits)) < PinningLoss {
+		return false
+	}
+	_, pinnedAtFloor := lossPinned(*tunnel, PinningLoss)
+	return pinnedAtFloor
 }
 
 // addRepeat files a repeat under the first run of its spec.
