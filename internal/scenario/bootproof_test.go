@@ -48,10 +48,13 @@ const bootReplayFedora = "testdata/boot-replay-fedora.sh"
 
 // bootReplayOpenWrt (run by bootReplay, after the Fedora pass) makes the
 // guest an OpenWrt host to wgperf (/etc/openwrt_release), applies a sysctl
-// and an MSS clamp, loses the runtime values, and replays what procd's
-// /etc/init.d/sysctl and fw4 do at boot (neither is on this Debian machine):
-// BusyBox's sysctl -e -p over /etc/sysctl.d/*.conf by name, then
-// /etc/sysctl.conf; fw4's table, then an include of each ruleset-post file.
+// and an MSS clamp, and one sysctl with --confirm never confirmed, loses the
+// runtime values, and replays what procd's /etc/init.d/sysctl, fw4 and rc.d
+// do at boot (none is on this Debian machine): BusyBox's sysctl -e -p over
+// /etc/sysctl.d/*.conf by name, then /etc/sysctl.conf; fw4's table, then an
+// include of each ruleset-post file; each /etc/rc.d S link with "boot",
+// where the boot hook enabled as default_postinst enables it rolls the
+// unconfirmed fix back (through a stand-in of OpenWrt's /etc/rc.common).
 const bootReplayOpenWrt = "testdata/boot-replay-openwrt.sh"
 
 // TestKernelFixesOutlastBoot is issue 40's boot proof: in the kernel guest,
@@ -60,8 +63,8 @@ const bootReplayOpenWrt = "testdata/boot-replay-openwrt.sh"
 // them, the runtime values are lost as in a reboot, and what each system
 // runs at boot is replayed (the guest has no systemd as PID 1, so this is a
 // replay, not a second boot): each value comes back as fixed, and the fix
-// left unconfirmed is rolled back by the boot hook (Debian). One guest for
-// every case.
+// left unconfirmed is rolled back by the boot hook (Debian, OpenWrt). One
+// guest for every case.
 func TestKernelFixesOutlastBoot(t *testing.T) {
 	exe := kernelLane(t)
 	repo, err := filepath.Abs("../..")
@@ -127,7 +130,11 @@ func TestKernelFixesOutlastBoot(t *testing.T) {
 		{"debian-fix-iptables", "0", "Debian: wgperf fix --apply of the MSS clamp of wg0 on a host without nft (iptables)"},
 		{"debian-iptables-clamp", "1", "mss-clamp without nft on Debian: the rule in /etc/iptables/rules.v4 that netfilter-persistent restores"},
 		{"openwrt-fix", "0", "OpenWrt: wgperf fix --apply of the sysctl and the MSS clamp"},
-		{"openwrt-reset", "0 0", "OpenWrt: the reboot loses every runtime value"},
+		{"openwrt-hook-link", "../init.d/wgperf-fix-rollback", "OpenWrt: enabling the boot hook (as default_postinst does) links it as /etc/rc.d/S99wgperf-fix-rollback"},
+		{"openwrt-fix-unconfirmed", "0", "OpenWrt: wgperf fix --apply --confirm 10m"},
+		{"openwrt-reset", "0 212992 0", "OpenWrt: the reboot loses every runtime value"},
+		{"openwrt-wmem_max", "212992", "OpenWrt: the unconfirmed sysctl, set again by /etc/init.d/sysctl, rolled back by the boot hook (rc.d S99)"},
+		{"openwrt-wmem-files", "0", "OpenWrt: the boot hook restored sysctl.d without the unconfirmed line"},
 		{"openwrt-tcp_mtu_probing", "1", "sysctl on OpenWrt: 90-wgperf.conf over base-files' 10-default.conf, in /etc/init.d/sysctl's order"},
 		{"openwrt-mss-clamp", "1", "mss-clamp on OpenWrt: the chain file in fw4's ruleset-post, included after fw4's table"},
 		{"openwrt-sysupgrade", "1", "mss-clamp on OpenWrt: its chain file listed in /etc/sysupgrade.conf"},

@@ -149,4 +149,4 @@ value rmem-file "$(grep -l rmem_max /etc/sysctl.d/*wgperf*.conf 2>/dev/null | xa
 # The Fedora/RHEL pass, in the same guest after the Debian one.
 T0=$T0 sh "$FEDORA" "$W" "$REPO"
 # The OpenWrt pass, after it.
-T0=$T0 sh "$OPENWRT" "$W"
+T0=$T0 sh "$OPENWRT" "$W" "$REPO"
