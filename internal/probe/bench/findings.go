@@ -313,28 +313,29 @@ const assumedMSS = 1380
 // underlay with doctor naming no cause. It returns the share and how many
 // retransmits it counted.
 func (r *Report) pathLoss(run Run) (share, retransmits float64) {
-	seconds := 0.0
-	if run.Result != nil {
-		seconds = run.Result.Seconds
-	}
-	segments := segmentsSent(run.Stats.Mbit, seconds)
-	retransmits = float64(run.Stats.Retransmits)
-	for _, rep := range run.Repeats {
-		segments += segmentsSent(rep.Mbit, seconds)
-		retransmits += float64(rep.Retransmits)
-	}
+	segments, retransmits := sent(run)
 	if u := find(r, PathUnderlay, run.Direction, run.Streams); u != nil && u.Result != nil && run.Result != nil && u.Result.Congestion == run.Result.Congestion {
-		segments += segmentsSent(u.Stats.Mbit, u.Result.Seconds)
-		retransmits += float64(u.Stats.Retransmits)
-		for _, rep := range u.Repeats {
-			segments += segmentsSent(rep.Mbit, u.Result.Seconds)
-			retransmits += float64(rep.Retransmits)
-		}
+		s, re := sent(*u)
+		segments, retransmits = segments+s, retransmits+re
 	}
 	if segments < 1 {
 		return 0, retransmits
 	}
 	return retransmits / (segments + retransmits), retransmits
+}
+
+// sent is about how many segments a run and its repeats carried, and how
+// many they retransmitted.
+func sent(run Run) (segments, retransmits float64) {
+	if run.Result == nil {
+		return 0, 0
+	}
+	segments, retransmits = segmentsSent(run.Stats.Mbit, run.Result.Seconds), float64(run.Stats.Retransmits)
+	for _, rep := range run.Repeats {
+		segments += segmentsSent(rep.Mbit, run.Result.Seconds)
+		retransmits += float64(rep.Retransmits)
+	}
+	return segments, retransmits
 }
 
 // segmentsSent is about how many segments a stream of mbit carried in seconds.
