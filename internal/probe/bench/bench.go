@@ -222,7 +222,7 @@ func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pi
 	}
 	run := Run{Spec: spec, Addr: addr}
 	test := iperf.Test{Addr: addr, Port: c.Port, Seconds: c.Seconds, Omit: c.Omit, Reverse: spec.Direction == Download,
-		Parallel: spec.Streams, UDPMbit: spec.UDPMbit, Timeout: c.Timeout}
+		Parallel: spec.Streams, UDPMbit: spec.UDPMbit, Timeout: c.Timeout, Checked: true} // Measure checked both ends
 	if spec.Path == PathUnderlay && c.UnderlayPort > 0 {
 		test.Port = c.UnderlayPort
 	}

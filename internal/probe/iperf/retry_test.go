@@ -66,3 +66,26 @@ func TestClientRetriesWhileServerStarts(t *testing.T) {
 		t.Errorf("server gone: err %#v, want an UnreachableError at 10.77.0.2:5299, refused", err)
 	}
 }
+
+// A bench checks both ends once (Check) and marks its runs Checked: a run
+// then asks no "iperf3 --version" of its client, one command (over ssh a
+// round trip) less per run; an unchecked run still asks.
+func TestCheckedRunAsksNoVersion(t *testing.T) {
+	proc, err := target.Local().Start(context.Background(), "sleep", "30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Stop(time.Second)
+	srv := &Server{target: target.Local(), port: DefaultPort, proc: proc}
+	ok := recorded(t, "tcp-upload.json")
+	for _, checked := range []bool{false, true} {
+		c, _ := scriptedClient(ok)
+		if _, err := runClient(context.Background(), c, target.Local(), srv, Test{Addr: "10.77.0.2", Seconds: 1, Checked: checked}); err != nil {
+			t.Fatal(err)
+		}
+		asked := strings.Contains(strings.Join(c.Ran(), "\n"), "iperf3 --version")
+		if asked == checked {
+			t.Errorf("checked %v: ran %q", checked, c.Ran())
+		}
+	}
+}

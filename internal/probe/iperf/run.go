@@ -48,6 +48,10 @@ type Test struct {
 	// Clock waits for the server to start and the client to connect; the zero
 	// value is real time.
 	Clock clock.Clock
+	// Checked says the caller has run Check on both ends (a bench does, once
+	// for all its runs): Run does not ask each again, two commands a run,
+	// round trips over ssh.
+	Checked bool
 }
 
 // ErrStalled is wrapped by the error of a run that did not finish in time, as
@@ -81,7 +85,7 @@ func Run(ctx context.Context, client, server target.Target, t Test) (*Result, er
 	if t.Seconds <= 0 {
 		t.Seconds = 10
 	}
-	srv, err := startServer(ctx, server, t.Port, t.Omit+t.Seconds+30, t.Clock)
+	srv, err := startServer(ctx, server, t.Port, t.Omit+t.Seconds+30, t.Clock, !t.Checked)
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +108,14 @@ type Server struct {
 // test, or after idleSecs without a client (so a server left on a remote host
 // by a lost ssh connection does not linger).
 func StartServer(ctx context.Context, t target.Target, port, idleSecs int) (*Server, error) {
-	return startServer(ctx, t, port, idleSecs, clock.Clock{})
+	return startServer(ctx, t, port, idleSecs, clock.Clock{}, true)
 }
 
-func startServer(ctx context.Context, t target.Target, port, idleSecs int, clk clock.Clock) (*Server, error) {
-	if err := Check(ctx, t); err != nil {
-		return nil, err
+func startServer(ctx context.Context, t target.Target, port, idleSecs int, clk clock.Clock, check bool) (*Server, error) {
+	if check {
+		if err := Check(ctx, t); err != nil {
+			return nil, err
+		}
 	}
 	// A port someone else listens on would send our client to their server.
 	taken, known := listening(ctx, t, port)
@@ -260,8 +266,10 @@ func ClientArgs(t Test) []string {
 }
 
 func runClient(ctx context.Context, client, server target.Target, srv *Server, t Test) (*Result, error) {
-	if err := Check(ctx, client); err != nil {
-		return nil, err
+	if !t.Checked {
+		if err := Check(ctx, client); err != nil {
+			return nil, err
+		}
 	}
 	// A black hole can stall a TCP test past its end; bound it.
 	timeout := t.Timeout

@@ -336,6 +336,9 @@ type liveProber struct {
 	trace  *tracerouteDF // set when the host's ping cannot forbid fragmentation
 	hdr    int           // IP + ICMP headers: a DF ping's payload is size - hdr
 	stall  time.Duration // how long an MSS step may take before it counts as stalled
+	// iperfChecked: both ends have iperf3 (iperf.Check), asked once for the
+	// many MSS steps instead of twice a step.
+	iperfChecked bool
 }
 
 func (l *liveProber) method() string {
@@ -363,16 +366,24 @@ func (l *liveProber) mss(ctx context.Context, addr string, mss int, reverse bool
 	if l.stall == 0 {
 		l.stall = mssFirstStall
 	}
+	run := MSSRun{MSS: mss, Direction: Forward}
+	if reverse {
+		run.Direction = Return
+	}
+	if !l.iperfChecked {
+		for _, t := range []target.Target{l.c.Client, l.c.Server} {
+			if err := iperf.Check(ctx, t); err != nil {
+				return run, err
+			}
+		}
+		l.iperfChecked = true
+	}
 	start := time.Now()
 	client, server := l.c.Client, l.c.Server
 	if reverse {
 		client, server = server, client // the far end sends; its results are small
 	}
-	r, err := iperf.Run(ctx, client, server, iperf.Test{Addr: addr, Port: l.c.Port, Seconds: 1, MSS: mss, Terse: true, Timeout: l.stall})
-	run := MSSRun{MSS: mss, Direction: Forward}
-	if reverse {
-		run.Direction = Return
-	}
+	r, err := iperf.Run(ctx, client, server, iperf.Test{Addr: addr, Port: l.c.Port, Seconds: 1, MSS: mss, Terse: true, Timeout: l.stall, Checked: true})
 	switch {
 	case errors.Is(err, iperf.ErrStalled):
 		run.Stalled = true
