@@ -21,6 +21,22 @@ const (
 	ecmpKeyA1 = "deOAUQJsI0IrLN6AfBAuAednsG2d+2NNtZA78s+v3is="
 )
 
+// succeeds checks err against a table case's wanted error ("" for none): it
+// fails the test on a mismatch and reports whether the case goes on.
+func succeeds(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("got %v, want an error with %q", err, want)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
 func TestECMPConstructor(t *testing.T) {
 	for _, tc := range []struct {
 		name, iface string
@@ -39,14 +55,8 @@ func TestECMPConstructor(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := ECMP(tc.iface, tc.tunnels, tc.keys)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("got %v, want an error with %q", err, tc.err)
-				}
+			if !succeeds(t, err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			back, err := parsers[KindECMP](r.Params())
 			if err != nil || back.Describe() != r.Describe() {
@@ -225,14 +235,8 @@ func TestPlanECMPHalf(t *testing.T) {
 				t.Fatal(err)
 			}
 			st, err := PlanECMPHalf(r, h)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("got %v, want an error with %q", err, tc.err)
-				}
+			if !succeeds(t, err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if st.Done != tc.done {
 				t.Fatalf("done %v, want %v", st.Done, tc.done)
