@@ -13,8 +13,8 @@
 # enabled iptables.service for /etc/sysconfig/iptables.
 set -u
 W=$1 REPO=$2
-step() { echo "--- [$(($(date +%s) - T0)) s] fedora: $*"; }
-value() { echo "value fedora-$1 $2"; }
+PASS=fedora
+. "$(dirname "$0")/boot-replay-lib.sh"
 
 step "a Fedora/RHEL host with systemd"
 systemctl disable nftables.service wgperf-fix-rollback.service 2>&1

@@ -19,8 +19,8 @@
 # in name order with "boot", which calls start().
 set -u
 W=$1 REPO=$2
-step() { echo "--- [$(($(date +%s) - T0)) s] openwrt: $*"; }
-value() { echo "value openwrt-$1 $2"; }
+PASS=openwrt
+. "$(dirname "$0")/boot-replay-lib.sh"
 
 step "an OpenWrt host"
 printf "DISTRIB_ID='OpenWrt'\nDISTRIB_RELEASE='23.05.5'\n" > /etc/openwrt_release
@@ -59,11 +59,7 @@ step "wgperf fix --apply --confirm 10m, never confirmed: net.core.wmem_max"
 head -n 100 /etc/sysctl.d/90-wgperf.conf /usr/share/nftables.d/ruleset-post/*.nft /etc/sysupgrade.conf 2>&1
 
 step "the reboot: the watchdog ends, every runtime value is lost"
-for j in /etc/wgperf/journal/*.json; do
-	pid=$(sed -n 's/.*"watchdog_pid": *\([0-9][0-9]*\).*/\1/p' "$j")
-	[ -n "$pid" ] || continue
-	if kill -9 "-$pid"; then echo "killed watchdog $pid"; else echo "no watchdog $pid"; fi
-done
+end_watchdogs /etc/wgperf/journal
 sysctl -qw net.ipv4.tcp_mtu_probing=0 net.core.wmem_max=212992
 nft flush ruleset
 value reset "$(sysctl -n net.ipv4.tcp_mtu_probing) $(sysctl -n net.core.wmem_max) $(nft list ruleset | wc -l)"

@@ -7,8 +7,8 @@
 set -u
 W=$1 REPO=$2 HOOK=$3 FEDORA=$4 OPENWRT=$5
 T0=$(date +%s)
-step() { echo "--- [$(($(date +%s) - T0)) s] $*"; }
-value() { echo "value $1 $2"; }
+PASS=
+. "$(dirname "$0")/boot-replay-lib.sh"
 step "a Debian host with systemd"
 mkdir -p /run/systemd/system /etc/systemd/network /var/lib/wgperf
 [ -e /etc/sysctl.d/99-sysctl.conf ] || ln -s ../sysctl.conf /etc/sysctl.d/99-sysctl.conf
@@ -87,11 +87,7 @@ grep -v PrivateKey /etc/wireguard/wg1.conf
 [ -z "$NM" ] || grep -H '^mtu=' /etc/NetworkManager/system-connections/wg2.nmconnection
 
 step "the reboot: the watchdog ends, every runtime value is lost"
-for j in /var/lib/wgperf/journal/*.json; do
-	pid=$(sed -n 's/.*"watchdog_pid": *\([0-9][0-9]*\).*/\1/p' "$j")
-	[ -n "$pid" ] || continue
-	if kill -9 "-$pid"; then echo "killed watchdog $pid"; else echo "no watchdog $pid"; fi
-done
+end_watchdogs /var/lib/wgperf/journal
 sysctl -qw net.core.rmem_max=212992 net.core.wmem_max=212992
 nft flush ruleset
 ip link del dev wg0
