@@ -74,11 +74,13 @@ func NoHostRoute(endpoint, uciIface string) (Remedy, error) {
 }
 
 func (r Route) check() error {
-	if _, err := netip.ParseAddr(r.Via); err != nil {
+	// ip's via and destination take no zone (the device names the link),
+	// and a zone may carry any text, a space among it.
+	if a, err := netip.ParseAddr(r.Via); err != nil || a.Zone() != "" {
 		return fmt.Errorf("gateway %q: want an IP address", r.Via)
 	}
 	if _, err := netip.ParsePrefix(r.Dst); err != nil {
-		if _, err := netip.ParseAddr(r.Dst); err != nil {
+		if a, err := netip.ParseAddr(r.Dst); err != nil || a.Zone() != "" {
 			return fmt.Errorf("route destination %q: want an address or prefix", r.Dst)
 		}
 	}
@@ -93,7 +95,7 @@ func newEndpointRoute(endpoint, table, uciIface string) (*endpointRoute, error) 
 		ep = ap.Addr().String()
 	}
 	addr, err := netip.ParseAddr(ep)
-	if err != nil {
+	if err != nil || addr.Zone() != "" {
 		return nil, fmt.Errorf("endpoint %q: want an IP address", endpoint)
 	}
 	if table == "" {
