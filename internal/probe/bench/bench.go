@@ -128,6 +128,7 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 	rep.ClientUplink, rep.ServerUplink = uplinks(ctx, c)
 	rep.IdleLatency = pings.pair(ctx, idlePings)
 	plan := Plan(c)
+	var last *endSamples // the samples after the run before, if one ran just before
 	for i, spec := range plan {
 		if c.Progress != nil {
 			fmt.Fprintf(c.Progress, "[%d/%d] %s (%ds)... ", i+1, len(plan), spec, c.Omit+c.Seconds)
@@ -138,7 +139,8 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 			}
 			continue
 		}
-		run, err := measure(ctx, c, spec, samplers, pings)
+		run, after, err := measure(ctx, c, spec, samplers, pings, last)
+		last = after
 		if blocked := underlayBlocked(spec, err); blocked != "" {
 			// A far end that lets only WireGuard's port in (a NAT's one
 			// forward, a firewall) blocks the baseline, not the tunnel.
@@ -167,7 +169,7 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 		rep.Runs = append(rep.Runs, run)
 	}
 	Analyze(rep)
-	if err := repeatUnsettled(ctx, c, rep, len(plan), samplers, pings); err != nil {
+	if err := repeatUnsettled(ctx, c, rep, len(plan), samplers, pings, last); err != nil {
 		rep.Elapsed = time.Since(start).Seconds()
 		return rep, err
 	}
@@ -179,7 +181,7 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 // by side, until each is settled or has c.Samples samples. A repeat that
 // fails ends the repeats: the samples so far stand, and only a cancelled
 // context is an error.
-func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers *endSamplers, pings *pinger) error {
+func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers *endSamplers, pings *pinger, last *endSamples) error {
 	for round := 1; round < c.Samples; round++ {
 		specs := unsettledSpecs(rep, c.Samples)
 		if len(specs) == 0 {
@@ -190,7 +192,8 @@ func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers
 			if c.Progress != nil {
 				fmt.Fprintf(c.Progress, "[again] %s (%ds): %s... ", spec.Spec, c.Omit+c.Seconds, spec.why)
 			}
-			run, err := measure(ctx, c, spec.Spec, samplers, pings)
+			run, after, err := measure(ctx, c, spec.Spec, samplers, pings, last)
+			last = after
 			if err != nil {
 				if c.Progress != nil {
 					fmt.Fprintln(c.Progress, "failed")
@@ -212,9 +215,17 @@ func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers
 	return nil
 }
 
-func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pings *pinger) (Run, error) {
+// endSamples are both ends' counters at one moment.
+type endSamples struct{ client, server Sample }
+
+// measure runs one test between counter samples of both ends, and returns
+// the samples after it. The samples before are before, when the run just
+// before left them (nothing ran in between): in a slow guest a sample of
+// both ends costs about two seconds a run.
+func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pings *pinger, before *endSamples) (Run, *endSamples, error) {
 	if spec.Hop > 0 {
-		return measureHop(ctx, c, spec)
+		run, err := measureHop(ctx, c, spec)
+		return run, nil, err
 	}
 	addr := c.TunnelAddr
 	if spec.Path == PathUnderlay {
@@ -229,38 +240,40 @@ func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pi
 	if spec.UDPMbit > 0 {
 		test.Omit = 0 // UDP has no window to warm up
 	}
-	cBefore, sBefore := takeSamples(ctx, c.Client, c.Server, Baseline)
+	if before == nil {
+		before = takeSamples(ctx, c.Client, c.Server, Baseline)
+	}
 	hubs := c.hubsDuring(ctx, spec)
 	dropsBefore := samplers.snapshot(ctx)
 	waitPings, abortPings := pings.duringRun(ctx, test.Omit, test.Seconds)
 	res, err := iperf.Run(ctx, c.Client, c.Server, test)
 	if err != nil {
 		abortPings()
-		return run, err
+		return run, nil, err
 	}
 	run.Result = res
 	run.Latency = waitPings()
 	samplers.record(&run, dropsBefore, samplers.snapshot(ctx))
-	cAfter, sAfter := takeSamples(ctx, c.Client, c.Server, Named)
-	run.Client = Delta(End{c.Client.String(), c.ClientInterface, c.ClientPort}, cBefore, cAfter)
-	run.Server = Delta(End{c.Server.String(), c.ServerInterface, c.ServerPort}, sBefore, sAfter)
+	after := takeSamples(ctx, c.Client, c.Server, Named)
+	run.Client = Delta(End{c.Client.String(), c.ClientInterface, c.ClientPort}, before.client, after.client)
+	run.Server = Delta(End{c.Server.String(), c.ServerInterface, c.ServerPort}, before.server, after.server)
 	run.Hubs = hubs.after(ctx)
-	return run, nil
+	return run, after, nil
 }
 
 // takeSamples samples both ends at once: a sample is a handful of reads and
 // commands per host (over ssh, as many round trips), and the ends do not wait
 // for each other.
-func takeSamples(ctx context.Context, client, server target.Target, named bool) (Sample, Sample) {
-	var s Sample
+func takeSamples(ctx context.Context, client, server target.Target, named bool) *endSamples {
+	var s endSamples
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s = TakeSample(ctx, server, named)
+		s.server = TakeSample(ctx, server, named)
 	}()
-	c := TakeSample(ctx, client, named)
+	s.client = TakeSample(ctx, client, named)
 	<-done
-	return c, s
+	return &s
 }
 
 // writeIperfJSON keeps one run's iperf3 -J document in dir.

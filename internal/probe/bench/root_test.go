@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,9 +89,14 @@ func TestBenchAttributesFirewallDrops(t *testing.T) {
 	if _, err := l.Target("b").RunInput(ctx, []byte(rules), "nft", "-f", "-"); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Measure(ctx, Config{Client: l.Target("a"), Server: l.Target("b"), TunnelAddr: b.TunnelAddr, Quick: true, Seconds: 2, Omit: 1})
+	server := &sampleCounter{Target: l.Target("b")}
+	rep, err := Measure(ctx, Config{Client: l.Target("a"), Server: server, TunnelAddr: b.TunnelAddr, Quick: true, Seconds: 2, Omit: 1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The samples after a run are the next run's samples before it.
+	if n := server.samples.Load(); n != int32(len(rep.Runs)+1) {
+		t.Errorf("%d samples of the server for %d runs back to back, want %d", n, len(rep.Runs), len(rep.Runs)+1)
 	}
 	up := find(rep, PathTunnel, Upload, 1)
 	if up == nil {
@@ -178,4 +184,18 @@ func TestBenchRepeatsACellOneSampleCannotSettle(t *testing.T) {
 	if want := fmt.Sprintf("(median of %d: ", up.Samples); !strings.Contains(text.String(), want) {
 		t.Errorf("table without %q:\n%s", want, text.String())
 	}
+}
+
+// sampleCounter counts the counter samples taken of a host: each reads
+// /proc/net/softnet_stat in one batched shell.
+type sampleCounter struct {
+	target.Target
+	samples atomic.Int32
+}
+
+func (s *sampleCounter) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	if slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "/proc/net/softnet_stat") }) {
+		s.samples.Add(1)
+	}
+	return s.Target.Run(ctx, name, args...)
 }
