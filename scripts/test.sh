@@ -112,6 +112,6 @@ beside=
 tee -a "$all" <"$log"
 stamp "done"
 # The kernel catalog's verdicts, then every failure, once more.
-grep -E -- 'kernel_test.go:[0-9]+: .*WireGuard, underlay|--- FAIL|^FAIL|failed: |panic: ' "$all" | cut -c1-600
+grep -E -- 'kernel_test.go:[0-9]+: .*(WireGuard, underlay|the guest hung|guest: Linux)|--- FAIL|^FAIL|failed: |panic: ' "$all" | cut -c1-600
 [ "$besideStatus" -eq 0 ] || echo "packaging, fuzz or lint: failed (above)" >&2
 [ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$guestStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]

@@ -36,9 +36,10 @@ const kernelRateMbit = 20
 const kernelLaneDeadline = 30 * time.Minute
 
 // kernelSilence is how long the catalog's guest may print nothing: every
-// step of a scenario reports its progress, and each scenario's own deadline
-// (scenario.Run: a few minutes at --time 2) ends it well before.
-const kernelSilence = 6 * time.Minute
+// step of a scenario reports its progress, the longest gap measured under TCG
+// on a 2-core machine was 22 s (the guest's boot), and each scenario's own
+// deadline (scenario.Run: a few minutes at --time 2) ends a stuck one.
+const kernelSilence = 150 * time.Second
 
 // kernelLane skips a test outside the kernel lane and fails it without a
 // guest kernel to boot; it returns the wgperf binary the guest runs.
@@ -66,34 +67,8 @@ func TestKernelCatalog(t *testing.T) {
 	// with its last output, instead of in a timeout's panic.
 	ctx, cancel := context.WithTimeout(context.Background(), kernelLaneDeadline)
 	defer cancel()
-	var out bytes.Buffer
-	argv := append(append([]string{exe, "lab", "run"}, kernelLaneScenarios()...),
-		"--verdict-only", "--rate", strconv.Itoa(kernelRateMbit), "--time", "2", "--json", "--name", "kern", "--progress", "always")
-	// A guest went silent once in CI and stayed so for the whole deadline
-	// (QEMU busy, no output, not reproduced since): it is stopped at the
-	// silence bound and the catalog played once more in a fresh guest.
-	opts := guest.Options{Progress: func(s string) { t.Log(s) }, Silence: kernelSilence}
-	res, err := guest.Run(ctx, opts, argv, &out, storyLog{t})
-	var silent *guest.SilentError
-	if errors.As(err, &silent) {
-		t.Logf("the guest hung (%v); playing the catalog again in a fresh guest", err)
-		out.Reset()
-		res, err = guest.Run(ctx, opts, argv, &out, storyLog{t})
-	}
-	if err != nil {
-		t.Fatalf("lab vm: %v", err)
-	}
-	t.Logf("guest: Linux %s under %s, up in %.0f s; lab run exited %d", res.Kernel, res.Accel, res.Boot.Seconds(), res.ExitCode)
-	var doc struct {
-		Scenarios []Result `json:"scenarios"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
-		t.Fatalf("lab run --json: %v\n%s", err, out.String())
-	}
-	if want := kernelLaneScenarios(); len(doc.Scenarios) != len(want) {
-		t.Errorf("%d results for %d scenarios (%v)", len(doc.Scenarios), len(want), want)
-	}
-	for _, r := range doc.Scenarios {
+	results := playInGuests(ctx, t, exe, kernelLaneScenarios())
+	for _, r := range results {
 		t.Run(r.Scenario, func(t *testing.T) {
 			d := r.DoctorSays()
 			t.Logf("%s WireGuard, underlay %d Mbit/s: doctor %s, first %s, causes %v, probes %v; tunnel/underlay %.2f (%.0f s)",
@@ -111,6 +86,60 @@ func TestKernelCatalog(t *testing.T) {
 				logUnexpected(t, r)
 			}
 		})
+	}
+}
+
+// playInGuests plays scenarios with "lab run --verdict-only", one lab run
+// each in one guest, and returns their results. A guest went silent now and
+// then in CI (QEMU busy, no output, not reproduced here): it is stopped at
+// the silence bound, and only the scenarios it had not finished play again,
+// once, in a fresh guest.
+func playInGuests(ctx context.Context, t *testing.T, exe string, scenarios []string) []Result {
+	t.Helper()
+	opts := guest.Options{Progress: func(s string) { t.Log(s) }, Silence: kernelSilence}
+	loop := `exe=$1; shift; for s; do "$exe" lab run "$s" --verdict-only --rate ` + strconv.Itoa(kernelRateMbit) +
+		` --time 2 --json --name kern --progress always; done`
+	var results []Result
+	todo := scenarios
+	for attempt := 1; len(todo) > 0; attempt++ {
+		var out bytes.Buffer
+		res, err := guest.Run(ctx, opts, append([]string{"sh", "-c", loop, "-", exe}, todo...), &out, storyLog{t})
+		done := finishedResults(out.Bytes())
+		results = append(results, done...)
+		todo = slices.DeleteFunc(slices.Clone(todo), func(name string) bool {
+			return slices.ContainsFunc(done, func(r Result) bool { return r.Scenario == name })
+		})
+		var silent *guest.SilentError
+		if errors.As(err, &silent) && attempt == 1 {
+			t.Logf("the guest hung (%v) with %v left to play; playing them in a fresh guest", err, todo)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("lab vm: %v", err)
+		}
+		t.Logf("guest: Linux %s under %s, up in %.0f s; the last lab run exited %d", res.Kernel, res.Accel, res.Boot.Seconds(), res.ExitCode)
+		break
+	}
+	if len(todo) > 0 {
+		t.Errorf("no result for %v", todo)
+	}
+	return results
+}
+
+// finishedResults decodes the results of the lab runs whose JSON documents
+// out holds whole, in order; a run cut short leaves a document that does not
+// decode, and it and what follows it are not finished.
+func finishedResults(out []byte) []Result {
+	var results []Result
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var doc struct {
+			Scenarios []Result `json:"scenarios"`
+		}
+		if dec.Decode(&doc) != nil {
+			return results
+		}
+		results = append(results, doc.Scenarios...)
 	}
 }
 
@@ -218,4 +247,19 @@ func guestNotes() map[int]bool {
 		}
 	}
 	return ids
+}
+
+// A guest cut short in its third lab run left two whole documents and half
+// of the third: the first two scenarios are finished, the third is not.
+func TestFinishedResults(t *testing.T) {
+	out := `{"scenarios":[{"scenario":"healthy","pass":true}]}
+{"scenarios":[{"scenario":"pmtud-blackhole","pass":false}]}
+{"scenarios":[{"scenario":"stale-endpoint-route","pa`
+	var names []string
+	for _, r := range finishedResults([]byte(out)) {
+		names = append(names, r.Scenario)
+	}
+	if want := []string{"healthy", "pmtud-blackhole"}; !slices.Equal(names, want) {
+		t.Errorf("finished %v, want %v", names, want)
+	}
 }
