@@ -41,7 +41,8 @@ type Sample struct {
 }
 
 // Which sample of a run TakeSample takes: the one before a run is only
-// compared with the one after it, which names the firewall rules that grew.
+// compared with the one after it, which names the firewall rules that grew
+// (and serves as the next run's sample before, when that run follows at once).
 const (
 	Baseline = false // counters only
 	Named    = true  // counters and the firewall rules' texts
