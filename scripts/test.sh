@@ -102,7 +102,8 @@ kernel=
 tee -a "$all" <"$kernel_log"
 
 stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireGuard, in a guest kernel (lab vm), alone"
-keep env WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 40m -run '^TestKernelCatalog$' ./internal/scenario
+# -v: a green run's log shows each verdict too, and whether a guest hung.
+keep env WGPERF_SCENARIO_LANE=kernel go test -count=1 -v -timeout 40m -run '^TestKernelCatalog$' ./internal/scenario
 kernelStatus=$status
 
 stamp "waiting for the packaging test, the fuzz targets and lint beside"
