@@ -340,9 +340,11 @@ func Down(ctx context.Context, name string) error {
 		// Every process in the namespace is one the lab started (nodes, iperf3
 		// servers, sshd from tests): end them so the namespace can go.
 		if out, err := host.Run(ctx, "ip", "netns", "pids", ns); err == nil {
-			for _, pid := range strings.Fields(string(out)) {
+			pids := strings.Fields(string(out))
+			for _, pid := range pids {
 				_, _ = host.Run(ctx, "kill", "-9", pid)
 			}
+			waitGone(ctx, host, pids)
 		}
 		if _, err := host.Run(ctx, "ip", "netns", "delete", ns); err != nil {
 			errs = append(errs, err)
@@ -363,4 +365,38 @@ func Down(ctx context.Context, name string) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// processGoneWait bounds how long Down waits for the processes it killed:
+// SIGKILL is delivered at once, but a loaded machine takes a moment to tear
+// a process down, and a node seen alive after "lab down" is a lab left behind.
+const processGoneWait = 5 * time.Second
+
+// waitGone waits until none of pids is a live process on host (gone, or a
+// zombie waiting for its parent), or processGoneWait has passed.
+func waitGone(ctx context.Context, host target.Target, pids []string) {
+	deadline := time.Now().Add(processGoneWait)
+	for _, pid := range pids {
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			stat, err := host.ReadFile(ctx, "/proc/"+pid+"/stat")
+			if err != nil || processState(string(stat)) == "Z" {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// processState is the state letter of a /proc/PID/stat line ("R", "S", "Z"...):
+// the field after the command name, which is in parentheses and may hold any text.
+func processState(stat string) string {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(stat[i+1:])
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
 }
