@@ -618,7 +618,7 @@ func (l *Lab) waitFor(ready func() bool, pid int, what, logFile string) error {
 		if ready() {
 			return nil
 		}
-		if !ProcessRunning(pid) {
+		if !target.ProcessLive(pid) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -639,18 +639,6 @@ func (l *Lab) startNode(ctx context.Context, n *Node, ifname string) (int, error
 		return 0, err
 	}
 	return pid, l.waitFor(func() bool { _, err := os.Stat(socketPath(ifname)); return err == nil }, pid, "WireGuard node "+ifname, l.logPath(n, ifname))
-}
-
-// ProcessRunning reports whether pid exists and is not a zombie waiting for
-// its parent (init, for detached nodes) to reap it.
-func ProcessRunning(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name, which may hold spaces.
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
 // waitPing pings addr from node until it answers (the first packet triggers

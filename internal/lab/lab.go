@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -344,7 +345,7 @@ func Down(ctx context.Context, name string) error {
 			for _, pid := range pids {
 				_, _ = host.Run(ctx, "kill", "-9", pid)
 			}
-			waitGone(ctx, host, pids)
+			waitGone(ctx, pids)
 		}
 		if _, err := host.Run(ctx, "ip", "netns", "delete", ns); err != nil {
 			errs = append(errs, err)
@@ -372,31 +373,14 @@ func Down(ctx context.Context, name string) error {
 // a process down, and a node seen alive after "lab down" is a lab left behind.
 const processGoneWait = 5 * time.Second
 
-// waitGone waits until none of pids is a live process on host (gone, or a
-// zombie waiting for its parent), or processGoneWait has passed.
-func waitGone(ctx context.Context, host target.Target, pids []string) {
+// waitGone waits until none of pids is a live process (gone, or a zombie
+// waiting for its parent), or processGoneWait has passed.
+func waitGone(ctx context.Context, pids []string) {
 	deadline := time.Now().Add(processGoneWait)
-	for _, pid := range pids {
-		for time.Now().Before(deadline) && ctx.Err() == nil {
-			stat, err := host.ReadFile(ctx, "/proc/"+pid+"/stat")
-			if err != nil || processState(string(stat)) == "Z" {
-				break
-			}
+	for _, p := range pids {
+		pid, err := strconv.Atoi(p)
+		for err == nil && target.ProcessLive(pid) && time.Now().Before(deadline) && ctx.Err() == nil {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-}
-
-// processState is the state letter of a /proc/PID/stat line ("R", "S", "Z"...):
-// the field after the command name, which is in parentheses and may hold any text.
-func processState(stat string) string {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return ""
-	}
-	f := strings.Fields(stat[i+1:])
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
 }

@@ -87,7 +87,7 @@ func TestDownCleansUpAfterKill9(t *testing.T) {
 		t.Errorf("sockets left: %v", socks)
 	}
 	for _, n := range []string{"a", "b"} {
-		if lab.ProcessRunning(l.Node(n).PID) {
+		if target.ProcessLive(l.Node(n).PID) {
 			t.Errorf("node %s process %d still exists", n, l.Node(n).PID)
 		}
 	}

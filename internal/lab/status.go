@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Status is what "lab status" shows.
@@ -76,7 +77,7 @@ func (l *Lab) Status(ctx context.Context) (*Status, error) {
 	for _, name := range l.NodeNames() {
 		n := l.Nodes[name]
 		t := l.Target(name)
-		running := n.PID > 0 && ProcessRunning(n.PID)
+		running := n.PID > 0 && target.ProcessLive(n.PID)
 		if l.Config.WireGuard == Kernel && n.WGInterface != "" {
 			_, err := t.Run(ctx, "ip", "link", "show", "dev", n.WGInterface)
 			running = err == nil

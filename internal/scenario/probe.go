@@ -80,7 +80,7 @@ func (r *runner) fillConntrack(ctx context.Context) (string, error) {
 			return fmt.Sprintf("%d new UDP flows from A to B through the tunnel filled B's conntrack table (%d entries)", sent, limit), nil
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("B's conntrack table holds %d of %d entries after %d new UDP flows through the tunnel: the flows do not arrive", count, limit, sent)
+			return "", fmt.Errorf("the conntrack table on %s holds %d of %d entries after %d new UDP flows through the tunnel: the flows do not arrive", b, count, limit, sent)
 		}
 	}
 }

@@ -103,15 +103,35 @@ func GroupAlive(pgid int) bool {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid pgrp ...: comm may hold blanks and parentheses.
-		_, rest, ok := strings.Cut(string(b), ") ")
-		fields := strings.Fields(rest)
-		if !ok || len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
-			continue
-		}
-		if id, err := strconv.Atoi(fields[2]); err == nil && id == pgid {
-			return true
+		// state ppid pgrp ...
+		if fields, live := statFields(string(b)); live && len(fields) >= 3 {
+			if id, err := strconv.Atoi(fields[2]); err == nil && id == pgid {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// ProcessLive reports whether pid is a process of this machine that is not a
+// zombie waiting for its parent to reap it (or being torn down).
+func ProcessLive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	_, live := statFields(string(b))
+	return live
+}
+
+// statFields splits a /proc/PID/stat line after the command name (state,
+// ppid, pgrp, ...) and says whether its state is a live one. The name is in
+// parentheses and may hold blanks and parentheses itself: the last ')' ends it.
+func statFields(stat string) (fields []string, live bool) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil, false
+	}
+	fields = strings.Fields(stat[i+1:])
+	return fields, len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }

@@ -60,3 +60,38 @@ func runs(pid int) bool {
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(rest, "Z")
 }
+
+// A process's state follows its command name, which may itself hold blanks
+// and parentheses: the last ')' ends it.
+func TestStatFields(t *testing.T) {
+	for _, tc := range []struct {
+		stat  string
+		first string
+		live  bool
+	}{
+		{"6366 (wgperf) S 1 6366 6366 0 -1 4194560", "S", true},
+		{"6366 (a) b) Z 1 6366 6366 0 -1 4194560", "Z", false},
+		{"6366 (wg (node) x) R 1 6366 6366 0 -1 4194", "R", true},
+		{"6366 (a) S b) X 1 6366 6366", "X", false},
+		{"6366 (wgperf", "", false},
+		{"6366 (wgperf)", "", false},
+	} {
+		fields, live := statFields(tc.stat)
+		first := ""
+		if len(fields) > 0 {
+			first = fields[0]
+		}
+		if first != tc.first || live != tc.live {
+			t.Errorf("statFields(%q) = %q…, %v; want %q…, %v", tc.stat, first, live, tc.first, tc.live)
+		}
+	}
+}
+
+func TestProcessLive(t *testing.T) {
+	if !ProcessLive(os.Getpid()) {
+		t.Error("this test's own process is not live")
+	}
+	if ProcessLive(1 << 30) { // above pid_max's largest value (4194304)
+		t.Error("a pid no process can have is live")
+	}
+}
