@@ -14,17 +14,22 @@ import (
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
-// TestReadFiles reads three files through one real shell, as a namespace or
-// ssh target runs the batch: the two that exist come back byte for byte
-// (a missing trailing newline too), the missing one is left out, and it took
-// one process.
+// TestReadFiles reads four files through one real shell, as a namespace or
+// ssh target runs the batch: those that exist come back line for line (a
+// missing trailing newline added, where one grep read them), a path with a
+// colon in it byte for byte (grep's "path:line" could not tell it apart, so a
+// cat reads it), the missing one is left out, and it took one process.
 func TestReadFiles(t *testing.T) {
 	dir := t.TempDir()
 	a, b, gone := filepath.Join(dir, "snmp"), filepath.Join(dir, "it's stat"), filepath.Join(dir, "udp6")
+	colon := filepath.Join(dir, "eth0:1")
 	if err := os.WriteFile(a, []byte("Udp: InDatagrams RcvbufErrors\nUdp: 10 2\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(b, []byte("cpu 1 2 3"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(colon, []byte("1420"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	h := targettest.New("netns:x")
@@ -36,8 +41,8 @@ func TestReadFiles(t *testing.T) {
 		}
 		return targettest.Answer{Out: string(out)}, true
 	}
-	got := ReadFiles(context.Background(), h, a, b, gone)
-	want := map[string][]byte{a: []byte("Udp: InDatagrams RcvbufErrors\nUdp: 10 2\n"), b: []byte("cpu 1 2 3")}
+	got := ReadFiles(context.Background(), h, a, b, gone, colon)
+	want := map[string][]byte{a: []byte("Udp: InDatagrams RcvbufErrors\nUdp: 10 2\n"), b: []byte("cpu 1 2 3\n"), colon: []byte("1420")}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("files (-want +got)\n%s", d)
 	}
@@ -71,7 +76,7 @@ func TestReadSample(t *testing.T) {
 	}
 	tool("nft", "nft/ruleset-banip-iptables-nft.json")
 	tool("iptables-save", "iptables/iptables-save-c.txt")
-	for _, prog := range []string{"sh", "cat"} {
+	for _, prog := range []string{"sh", "cat", "grep"} {
 		path, err := exec.LookPath(prog)
 		if err != nil {
 			t.Skip(err)
