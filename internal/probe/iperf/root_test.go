@@ -2,6 +2,7 @@ package iperf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -78,5 +79,49 @@ func TestCheckMissing(t *testing.T) {
 	err := Check(context.Background(), targettest.New("ssh:router"))
 	if err == nil || !strings.Contains(err.Error(), "apt-get install iperf3") || !strings.Contains(err.Error(), "opkg install iperf3") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// iperf3 opens a UDP test with a datagram each way, sent once: B's firewall
+// drops the first client datagram of 4 bytes (udp length 12) to the port, as
+// a lossy path may. The stalled start is tried again with a fresh server and
+// goes through; where every start is dropped, the run fails as stalled after
+// two, and says why.
+func TestUDPStartLost(t *testing.T) {
+	testutil.RequireTools(t, "nft")
+	a, b := twoNamespaces(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	drop := func(quota string) {
+		t.Helper()
+		if _, err := b.Run(ctx, "nft", "flush ruleset; add table inet t; add chain inet t in { type filter hook input priority 0; }; add rule inet t in udp dport 5296 udp length 12 "+quota+" counter drop"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dropped := func() string {
+		out, err := b.Run(ctx, "nft", "list", "chain", "inet", "t", "in")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	test := Test{Addr: "192.0.2.2", Port: 5296, Seconds: 1, UDPMbit: 5, Timeout: 5 * time.Second}
+
+	drop("quota until 40 bytes") // the first start only (32 bytes an IPv4 packet)
+	res, err := Run(ctx, a, b, test)
+	if err != nil || res.Mbit() <= 0 {
+		t.Fatalf("one start lost: %v", err)
+	}
+	if !strings.Contains(dropped(), "packets 1 ") {
+		t.Errorf("the first start was not dropped, so nothing was tried again:\n%s", dropped())
+	}
+
+	drop("")
+	_, err = Run(ctx, a, b, test)
+	if !errors.Is(err, ErrStalled) || !strings.Contains(err.Error(), "never resends") || !strings.Contains(err.Error(), "port 5296") {
+		t.Errorf("every start lost: err = %v", err)
+	}
+	if !strings.Contains(dropped(), "packets 2 ") {
+		t.Errorf("want two starts dropped:\n%s", dropped())
 	}
 }
