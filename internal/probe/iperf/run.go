@@ -108,8 +108,9 @@ const udpStartTries = 2
 
 // udpStallSlack is how long a UDP test may run past its seconds before it
 // counts as stalled: it sends at a fixed rate and ends on time, so only its
-// start and its closing exchange can hold it up.
-const udpStallSlack = 8 * time.Second
+// start (the control connection, up to ConnectTimeout through a tunnel that
+// shakes hands first) and its closing exchange can hold it up.
+const udpStallSlack = ConnectTimeout + 4*time.Second
 
 // serverStartWait is how long a client keeps dialing a server that refuses
 // while its process runs (it is not listening yet).
