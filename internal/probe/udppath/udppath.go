@@ -113,15 +113,27 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if c.Direction == bench.Download {
 		receiver = c.Client
 	}
-	before := bench.TakeSample(ctx, receiver, bench.Baseline)
-	res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: c.Seconds,
-		Reverse: c.Direction == bench.Download, UDPMbit: c.TCPMbit, CPort: c.WireGuardPort})
-	if err != nil {
-		return nil, err
+	// A policer drops in every run; a run that loses that much is run once
+	// more and the one that lost less stands, so a moment when the hosts'
+	// own CPUs fell behind is not blamed on the path (a CI run beside an
+	// emulated guest lost 22% of a run on a path that loses 1%).
+	var r *Result
+	for try := 1; try <= 2 && (r == nil || r.Policed); try++ {
+		before := bench.TakeSample(ctx, receiver, bench.Baseline)
+		res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: c.Seconds,
+			Reverse: c.Direction == bench.Download, UDPMbit: c.TCPMbit, CPort: c.WireGuardPort})
+		if err != nil {
+			if r != nil {
+				break // the first run stands
+			}
+			return nil, err
+		}
+		after := bench.TakeSample(ctx, receiver, bench.Named)
+		drops := bench.Delta(bench.End{Host: receiver.String()}, before, after).UDPRcvbufErrors
+		if next := Analyze(c, res, drops); r == nil || next.PathLoss < r.PathLoss {
+			r = next
+		}
 	}
-	after := bench.TakeSample(ctx, receiver, bench.Named)
-	drops := bench.Delta(bench.End{Host: receiver.String()}, before, after).UDPRcvbufErrors
-	r := Analyze(c, res, drops)
 	r.Seconds = time.Since(start).Seconds()
 	if c.Progress != nil {
 		fmt.Fprintf(c.Progress, "UDP outside the tunnel, %s%s: %.1f Mbit/s offered, %.1f arrived, %.0f%% lost on the path\n",

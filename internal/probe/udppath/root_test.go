@@ -1,0 +1,70 @@
+package udppath
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/testutil"
+)
+
+// A run that loses a policer's share is run once more, and the run that lost
+// less stands: B's firewall drops the first megabyte of the UDP to its port
+// (an nft quota on its full-size datagrams, as a moment of the hosts' own drops would), so the first run
+// loses about a fifth and the second nothing. A drop in every run is still a
+// policer.
+func TestPolicedRunConfirmed(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "ip", "iperf3", "nft")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	suffix := fmt.Sprint(os.Getpid() % 100000)
+	na, nb, link := "wgu-it-a"+suffix, "wgu-it-b"+suffix, "wgut"+suffix
+	host := target.Local()
+	t.Cleanup(func() {
+		_, _ = host.Run(context.Background(), "ip", "netns", "del", na)
+		_, _ = host.Run(context.Background(), "ip", "netns", "del", nb)
+	})
+	for _, argv := range [][]string{
+		{"ip", "netns", "add", na}, {"ip", "netns", "add", nb},
+		{"ip", "link", "add", link, "netns", na, "type", "veth", "peer", "name", link, "netns", nb},
+		{"ip", "-n", na, "addr", "add", "192.0.2.1/24", "dev", link},
+		{"ip", "-n", nb, "addr", "add", "192.0.2.2/24", "dev", link},
+		{"ip", "-n", na, "link", "set", "dev", link, "up"},
+		{"ip", "-n", nb, "link", "set", "dev", link, "up"},
+		{"ip", "-n", na, "link", "set", "dev", "lo", "up"},
+		{"ip", "-n", nb, "link", "set", "dev", "lo", "up"},
+	} {
+		if _, err := host.Run(ctx, argv[0], argv[1:]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := target.Netns(na), target.Netns(nb)
+	drop := func(quota string) {
+		t.Helper()
+		if _, err := b.Run(ctx, "nft", "flush ruleset; add table inet t; add chain inet t in { type filter hook input priority 0; }; add rule inet t in udp dport 5295 udp length > 100 "+quota+" counter drop"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := Config{Client: a, Server: b, Addr: "192.0.2.2", Port: 5295, Seconds: 2, TCPMbit: 20, Direction: bench.Upload}
+
+	drop("quota until 1 mbytes") // about a fifth of a 2 s run at 20 Mbit/s
+	r, err := Run(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := b.Run(ctx, "nft", "list", "chain", "inet", "t", "in")
+	if r.Policed || r.PathLoss > 0.01 || strings.Contains(string(out), "packets 0 ") {
+		t.Errorf("one lossy run: policed %v at %.0f%% lost, want the clean second run; nft:\n%s", r.Policed, 100*r.PathLoss, out)
+	}
+
+	drop("numgen random mod 4 == 0") // a quarter of every run
+	if r, err = Run(ctx, c); err != nil || !r.Policed {
+		t.Errorf("a quarter lost in every run: policed %v, err %v", r != nil && r.Policed, err)
+	}
+}
