@@ -139,10 +139,14 @@ func checkSSHOption(opt string) error {
 }
 
 // CheckJumpHosts validates a ProxyJump value: [user@]host[:port], comma
-// separated, or "none".
+// separated, or "none". A machine account's "$" is refused in a hop's user as
+// in -o User (sshUser): found by fuzzing "ProxyJump=0$@0".
 func CheckJumpHosts(v string) error {
 	if v == "none" {
 		return nil
+	}
+	if strings.ContainsAny(v, "$%") {
+		return fmt.Errorf("ProxyJump %q: ssh expands $ and %% in it", v)
 	}
 	for _, hop := range strings.Split(v, ",") {
 		hop = strings.TrimPrefix(hop, "ssh://")
