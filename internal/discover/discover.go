@@ -33,6 +33,10 @@ type Endpoints struct {
 	// port the client's tunnel datagrams carry towards the server.
 	PeerKey      string
 	EndpointPort int
+	// Hub, when found, is the peer the tunnel runs through: the client holds
+	// no peer for the server, and UnderlayAddr is "" (the path has one
+	// underlay per leg, each ending on the hub).
+	Hub Hub
 }
 
 // NotFoundError says why the tunnel between two hosts could not be found;
@@ -47,7 +51,8 @@ func (e *NotFoundError) Error() string { return e.Reason }
 
 // Match finds, among the client's WireGuard interfaces, the peer that is the
 // server: its endpoint is one of the server's addresses, or its key is a
-// server interface's key. Interfaces that are not links on their host are
+// server interface's key. Failing that, the peer whose AllowedIPs carry the
+// server's tunnel address is the hub the tunnel runs through (hub.go). Interfaces that are not links on their host are
 // ignored: "wg show all dump" also lists userspace interfaces of other
 // namespaces that share /var/run/wireguard.
 func Match(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts.WGInterface, serverLinks []Link) (Endpoints, error) {
@@ -90,8 +95,11 @@ func Match(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts.WG
 			return ep, nil
 		}
 	}
-	return Endpoints{}, &NotFoundError{Reason: fmt.Sprintf("no peer of the client's WireGuard interfaces (%s) has its endpoint on the server or the server's key",
-		names(clientWG))}
+	if ep, ok := matchHub(clientWG, clientLinks, serverWG, serverLinks); ok {
+		return ep, nil
+	}
+	return Endpoints{}, &NotFoundError{Reason: fmt.Sprintf("no peer of the client's WireGuard interfaces (%s) has its endpoint on the server or the server's key, "+
+		"nor carries one of the server's tunnel addresses (through a hub)", names(clientWG))}
 }
 
 func onHost(ws []facts.WGInterface, links []Link) []facts.WGInterface {

@@ -110,3 +110,79 @@ func TestMatchFromBusyBoxText(t *testing.T) {
 		t.Errorf("server -> router: %+v, want %+v", got, want)
 	}
 }
+
+func loadHubNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
+	t.Helper()
+	f, err := os.Open(testdata("discover", "hub-wg-dump-"+node+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	wg, err := parse.ParseWGDump(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := os.Open(testdata("discover", "hub-ip-addr-"+node+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	links, err := parse.ParseIPAddr(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wg, links
+}
+
+// Recorded in the lab's hub topology ("wgperf lab up --name hubrec
+// --hub-rate 50"): A's and B's one peer is the hub R (AllowedIPs the whole
+// tunnel network), so A holds no peer for B. The tunnel to B's address runs
+// through R, whose key both spokes name; the hub itself is a direct peer.
+func TestMatchThroughHub(t *testing.T) {
+	aWG, aLinks := loadHubNode(t, "a")
+	bWG, bLinks := loadHubNode(t, "b")
+	rWG, rLinks := loadHubNode(t, "r")
+	const hubKey = "eDtuBDf/sB2eZ67r3eenUFfKFDzKcekO6v3nZMHqqHk="
+	got, err := Match(aWG, aLinks, bWG, bLinks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Endpoints{TunnelAddr: "10.77.0.2", ClientInterface: "wg-hubrec-a", ServerInterface: "wg-hubrec-b", ClientPort: 51820, ServerPort: 51820,
+		PeerKey: hubKey, EndpointPort: 51820,
+		Hub: Hub{Endpoint: "198.51.100.1:51820", PublicKey: hubKey, Allowed: "10.77.0.0/24", ServerEndpoint: "203.0.113.1:51820", ServerKey: hubKey}}
+	if got != want {
+		t.Errorf("a -> b:\n got %+v\nwant %+v", got, want)
+	}
+	if !got.Hub.Found() || !got.Hub.Same() || got.Hub.Addr() != "198.51.100.1" {
+		t.Errorf("hub %+v: found %v, same %v, addr %q", got.Hub, got.Hub.Found(), got.Hub.Same(), got.Hub.Addr())
+	}
+	// The hub is the spoke's direct peer: no hub between them.
+	direct, err := Match(aWG, aLinks, rWG, rLinks)
+	if err != nil || direct.Hub.Found() || direct.UnderlayAddr != "198.51.100.1" || direct.TunnelAddr != "10.77.0.3" {
+		t.Errorf("a -> hub: %+v, %v; want the direct tunnel", direct, err)
+	}
+	// A peer whose AllowedIPs cover nothing of the server's is no hub.
+	narrow := []facts.WGInterface{{Name: "wg-hubrec-a", Peers: []facts.WGPeer{{PublicKey: hubKey, Endpoint: "198.51.100.1:51820", AllowedIPs: []string{"10.77.0.3/32"}}}}}
+	if ep, err := Match(narrow, aLinks, bWG, bLinks); err == nil {
+		t.Errorf("no peer carries B: %+v, want an error", ep)
+	}
+}
+
+// WireGuard sends to the peer with the longest matching AllowedIPs: the hub
+// found is that peer, not the first that covers the server.
+func TestMatchHubLongestPrefix(t *testing.T) {
+	client := []facts.WGInterface{{Name: "wg0", Peers: []facts.WGPeer{
+		{PublicKey: "wide=", Endpoint: "192.0.2.1:51820", AllowedIPs: []string{"0.0.0.0/0"}},
+		{PublicKey: "hub=", Endpoint: "192.0.2.2:51820", AllowedIPs: []string{"10.8.0.0/16", "fd00::/64"}},
+	}}}
+	clientLinks := []Link{{Name: "wg0", Addrs: []string{"10.8.1.5", "fe80::1"}}, {Name: "eth0", Addrs: []string{"198.51.100.7"}}}
+	server := []facts.WGInterface{{Name: "wg1", Peers: []facts.WGPeer{{PublicKey: "hub=", Endpoint: "192.0.2.2:51820", AllowedIPs: []string{"10.8.0.0/16"}}}}}
+	serverLinks := []Link{{Name: "wg1", Addrs: []string{"fe80::2", "10.8.2.9"}}, {Name: "eth0", Addrs: []string{"203.0.113.9"}}}
+	got, err := Match(client, clientLinks, server, serverLinks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TunnelAddr != "10.8.2.9" || got.Hub.PublicKey != "hub=" || got.Hub.Allowed != "10.8.0.0/16" || !got.Hub.Same() || got.UnderlayAddr != "" {
+		t.Errorf("got %+v", got)
+	}
+}

@@ -129,8 +129,11 @@ type Report struct {
 	LongRun *LongRun `json:"long_run,omitempty"`
 	// UDPOutside are the UDP runs outside the tunnel, one per slow direction.
 	UDPOutside []*udppath.Result `json:"udp_outside,omitempty"`
-	Fix        *FixOutcome       `json:"fix,omitempty"`
-	Seconds    float64           `json:"seconds"`
+	// Hub is the hub the tunnel runs through, when the client holds no
+	// peer for the server but one that carries its address (hub.go).
+	Hub     *HubPath    `json:"hub,omitempty"`
+	Fix     *FixOutcome `json:"fix,omitempty"`
+	Seconds float64     `json:"seconds"`
 
 	endpoints     discover.Endpoints
 	via           viaPath         // the hops and hubs of a path through hubs (--via; hops.go)
@@ -263,6 +266,10 @@ func (r *Report) judge(found []finding.Finding) {
 		r.Causes[i].Command = r.command(r.Causes[i].Finding)
 	}
 	r.Status = status(r.Findings, r.Measured)
+	if r.unmeasuredHub() && (r.Status == StatusHealthy || r.Status == StatusProblems) {
+		// Without the legs' underlays there is no ratio to call healthy.
+		r.Status = StatusUnjudged
+	}
 }
 
 // status decides healthy or slow from the measurement and the findings.

@@ -39,7 +39,11 @@ func (r *Report) viaThreshold(c *Config) {
 // --via, hop by hop through the hubs, whose legs the bench then measures.
 func (r *Report) discoverPath(ctx context.Context, c *Config) (discover.Endpoints, error) {
 	if len(c.Via) == 0 {
-		return discover.Tunnel(ctx, c.Client, c.Server)
+		ep, err := discover.Tunnel(ctx, c.Client, c.Server)
+		if err == nil {
+			r.hubFound(c, ep)
+		}
+		return ep, err
 	}
 	bc := bench.Config{Client: c.Client, Server: c.Server}
 	if err := bc.DiscoverVia(ctx, c.Via); err != nil {

@@ -3,6 +3,7 @@ package doctor
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 // Doctor --via on the road-warrior hub lab (A —— H at 40 Mbit/s, H —— B at
 // 10): each hop measured, the tunnel judged against hop 2 (H → B, the
 // limit) and its throughput healthy (≥ 50%, no throughput finding); without --via it finds no tunnel between the two ends
-// (A's one peer is the hub) and judges nothing, as before.
+// (A's one peer is the hub) names the hub, measures the tunnel end to end and judges no ratio.
 func TestDoctorViaHub(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "iperf3", "ping")
@@ -30,8 +31,17 @@ func TestDoctorViaHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if old.Status != StatusUnjudged || old.Measured.Benched || old.Bench != nil {
-		t.Errorf("without --via: status %s, benched %v; want unjudged, no bench", old.Status, old.Measured.Benched)
+	// Without --via the hub is found from A's routing (its one peer carries
+	// B's address) and named; the tunnel is measured end to end, and with no
+	// leg's underlay the ratio is not judged.
+	if old.Status != StatusUnjudged || !old.Measured.Benched || old.Bench == nil || old.Measured.Up.Tunnel <= 0 {
+		t.Errorf("without --via: status %s, benched %v, up %.1f; want unjudged, the tunnel measured", old.Status, old.Measured.Benched, old.Measured.Up.Tunnel)
+	}
+	if old.Hub == nil || old.Hub.Measured || old.Hub.Addr() != l.Node("r").UnderlayAddr || !old.Hub.Same() {
+		t.Errorf("without --via: hub %+v, want the hub at %s named, unmeasured", old.Hub, l.Node("r").UnderlayAddr)
+	}
+	if !slices.ContainsFunc(old.NotJudged, func(s string) bool { return strings.Contains(s, "--via ssh:root@"+l.Node("r").UnderlayAddr) }) {
+		t.Errorf("without --via: not judged %q, want the hub's --via", old.NotJudged)
 	}
 
 	hub := l.Target("r")

@@ -51,6 +51,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	if m := r.Measured; m.UnderlayBlocked != "" {
 		p("  upload   tunnel %6.1f Mbit/s, download %.1f: underlay baseline blocked (%s)", m.Up.Tunnel, m.Down.Tunnel, m.UnderlayBlocked)
 	}
+	if h := r.Hub; h != nil {
+		p("  path: %s", h.line())
+		if m := r.Measured; !h.Measured && m.Benched && (m.Up.Tunnel > 0 || m.Down.Tunnel > 0) {
+			p("  upload   tunnel %6.1f Mbit/s, download %.1f through the hub: its legs' underlays not measured (--via)", m.Up.Tunnel, m.Down.Tunnel)
+		}
+	}
 	if r.BenchError != "" {
 		p("  bench stopped: %s", r.BenchError)
 	}
