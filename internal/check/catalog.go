@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
@@ -50,6 +51,7 @@ const (
 	WGAllowedIPsMismatch   finding.ID = "wg.allowedips-mismatch"
 	WGSpecificCollapse     finding.ID = "wg.specific-collapse"
 	WGHandshakeStale       finding.ID = "wg.handshake-stale"
+	WGNATNoKeepalive       finding.ID = "wg.nat-no-keepalive"
 	WGUserspace            finding.ID = "wg.userspace"
 )
 
@@ -1189,6 +1191,30 @@ nothing passes through the tunnel to that peer until one completes.`,
 		Example: Example{
 			Host:  "peer " + exampleEndpoint + ":51820 of wg0 has not completed a handshake",
 			Fixes: func() []finding.Fix { return []finding.Fix{handshakeFix("wg0", exampleEndpoint+":51820")} },
+		},
+	},
+	{
+		ID:         WGNATNoKeepalive,
+		Title:      "A tunnel end behind NAT sends no keepalive: the far end cannot reach it once the NAT forgets the mapping",
+		Cross:      &crossNATKeepalive,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `A NAT keeps a UDP mapping only while packets use it. WireGuard sends nothing
+on an idle tunnel, so the mapping expires, and the far end's packets, sent to
+the endpoint it learned, find nothing behind it: a road warrior or branch
+behind a home router can reach the hub, but the hub (or the other site) cannot
+reach it until it sends again. Health checks, monitoring and anything started
+from the far side fail while the tunnel looks up from the NATed side.`,
+		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "the far end reaches this end through the tunnel at any time, not only while this end's own traffic keeps the NAT's mapping open"},
+		Remedies: []Remedy{{Kind: remedy.KindWGPeerKeepalive, Params: map[string]Values{"interface": wgInterface,
+			"peer":    Named("the far end's public key, a peer of the interface").On(natPeer),
+			"seconds": OneOf(strconv.Itoa(natKeepalive))}}},
+		Example: Example{
+			Host: "the far end sees this end at 203.0.113.1:51820, an address it does not have, and its peer for the far end has no keepalive",
+			Fixes: func() []finding.Fix {
+				r, err := remedy.WGPeerKeepalive("wg0", exampleFarKey, natKeepalive, remedy.Linux)
+				return fixes("Make wg0 send the far end a keepalive every 25 s, so the NAT keeps its mapping open", r, err)
+			},
 		},
 	},
 	{

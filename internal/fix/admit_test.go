@@ -222,6 +222,13 @@ func probedOn(h, s *facts.Snapshot) []finding.Finding {
 					Peers: []facts.WGPeer{{PublicKey: w.PublicKey}}}}}
 				out = append(out, check.Run([]*facts.Snapshot{big, other}, check.Options{}).Findings...)
 			}
+			// Each peer seeing this end at an address it does not have: a NAT
+			// in front of it, whose keepalive fix the cross check emits.
+			for _, p := range w.Peers {
+				natted := &facts.Snapshot{Host: "the other end", WireGuard: []facts.WGInterface{{Name: "wg-other", PublicKey: p.PublicKey,
+					Peers: []facts.WGPeer{{PublicKey: w.PublicKey, Endpoint: "192.0.2.99:51820"}}}}}
+				out = append(out, check.Run([]*facts.Snapshot{s, natted}, check.Options{}).Findings...)
+			}
 		}
 		for _, n := range rates {
 			out = append(out, shaping.Findings(&shaping.Result{Client: h.Host, Device: w.Name, Recommended: n,
@@ -360,6 +367,11 @@ func before(h *facts.Snapshot, a *finding.Action) *facts.Snapshot {
 		clear(s.IRQs[i].PerCPU)
 		if len(s.IRQs[i].PerCPU) > 0 {
 			s.IRQs[i].PerCPU[0] = 1000000
+		}
+	}
+	for i := range s.WireGuard { // no keepalive behind a NAT (wg-peer-keepalive)
+		for j := range s.WireGuard[i].Peers {
+			s.WireGuard[i].Peers[j].PersistentKeepalive = 0
 		}
 	}
 	for i := range s.Links {

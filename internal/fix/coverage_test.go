@@ -14,6 +14,9 @@ var rootTestedElsewhere = map[string]string{
 		"(wg-quick files byte for byte) on a scripted wg",
 	remedy.KindWGPeerEndpoint: "the other half of wg-listen-port's port move: the same tests",
 	remedy.KindUCISet:         "TestUCIApplyRollback runs uci on a stub",
+	remedy.KindWGPeerKeepalive: "needs a WireGuard peer, which rootActions' dummy device has not: the nat-no-keepalive scenario " +
+		"applies it through doctor --fix on a lab tunnel behind NAT, proves the far end reaches the NATed side after an idle " +
+		"longer than the NAT's mapping lasts, and rolls it back",
 	remedy.KindECMP: "two halves on the two ends of a tunnel, never one alone: TestFixECMPApplyScalesInMultiWANLab applies both " +
 		"on a lab pair through the fix flow, measures the aggregate and rolls each end back to its exact prior state; " +
 		"the ecmp scenario applies them the same way",

@@ -115,6 +115,7 @@ func wgQuickHost(t *testing.T) *targettest.Host {
 	// B by its key (peerKey).
 	h.On("wg show wg0 listen-port", recorded(t, "wg-show-listen-port.txt"))
 	h.On("wg show wg0 endpoints", recorded(t, "wg-show-endpoints.txt"))
+	h.On("wg show wg0 persistent-keepalive", peerKey+"\toff\n")
 	h.On("tc qdisc show dev wg0 root", "qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 \n")
 	h.Fail("iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu", 1)
 	h.Answers["sh -c 'iptables -t mangle -C POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu'"] = targettest.Answer{Code: 1}
@@ -140,6 +141,7 @@ func wgQuickFindings() []finding.Finding {
 		fx("path.port-throttled", "move off the throttled port", remedy.KindWGListenPort, "interface", "wg0", "port", "51821"),
 		fx("path.port-throttled", "follow the far end's new port", remedy.KindWGPeerEndpoint, "interface", "wg0", "peer", peerKey, "endpoint", "203.0.113.2:51821"),
 		fx("mtu.tunnel-too-large", "lower the tunnel MTU below the underlay", remedy.KindWGMTU, "interface", "wg0", "mtu", "1380"),
+		fx("wg.nat-no-keepalive", "keep the NAT's mapping open", remedy.KindWGPeerKeepalive, "interface", "wg0", "peer", peerKey, "seconds", "25"),
 		fx("throughput.oscillation", "cap below the collapse", remedy.KindTBFCap, "device", "wg0", "rate", "150mbit"),
 		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0", "mss", "pmtu"),
 		fx("icmp.frag-needed-dropped", "let frag-needed through", remedy.KindPMTUDAllow, "icmp", "frag-needed", "backend", "iptables",
@@ -172,6 +174,8 @@ func openWrtHost(t *testing.T) *targettest.Host {
 		"network.@wireguard_wg[0].endpoint_host='203.0.113.2'\nnetwork.@wireguard_wg[0].endpoint_port='51820'\n")
 	h.On("uci -q get 'network.@wireguard_wg[0].endpoint_host'", "203.0.113.2\n")
 	h.On("uci -q get 'network.@wireguard_wg[0].endpoint_port'", "51820\n")
+	h.On("wg show wg persistent-keepalive", peerKey+"\toff\n")
+	h.Fail("uci -q get 'network.@wireguard_wg[0].persistent_keepalive'", 1)
 	return h
 }
 
@@ -184,6 +188,7 @@ func openWrtFindings() []finding.Finding {
 		fx("route.stale-endpoint", "keep mwan3 from flapping", remedy.KindUCISet, "key", "mwan3.wan.reliability", "value", "1", "restart", "mwan3"),
 		fx("path.port-throttled", "move off the throttled port", remedy.KindWGListenPort, "interface", "wg", "port", "51821"),
 		fx("path.port-throttled", "follow the far end's new port", remedy.KindWGPeerEndpoint, "interface", "wg", "peer", peerKey, "endpoint", "203.0.113.2:51821"),
+		fx("wg.nat-no-keepalive", "keep the NAT's mapping open", remedy.KindWGPeerKeepalive, "interface", "wg", "peer", peerKey, "seconds", "25"),
 	}
 }
 

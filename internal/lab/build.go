@@ -133,6 +133,9 @@ func Up(ctx context.Context, cfg Config, exe string) (*Lab, error) {
 	if cfg.ICMPLimitStyle != "" && cfg.ICMPLimitStyle != ICMPLimitBanIP && cfg.ICMPLimitStyle != ICMPLimitIptables {
 		return nil, fmt.Errorf("ICMP limit style %q: want %s or %s", cfg.ICMPLimitStyle, ICMPLimitBanIP, ICMPLimitIptables)
 	}
+	if err := cfg.checkNAT(); err != nil {
+		return nil, err
+	}
 	if err := cfg.checkHub(); err != nil {
 		return nil, err
 	}
@@ -205,6 +208,7 @@ func (l *Lab) build(ctx context.Context) error {
 			b.tbf("r", "eth-a", cfg.Underlay.RateMbit)
 			b.tbf("r", "eth-b", cfg.Underlay.RateMbit)
 		}
+		b.natOn(cfg)
 	case MultiWAN:
 		b.link("a", "eth1", backupA, "r", "eth-a2", backupGW, 0)
 		b.on("a", "sysctl", "-qw", "net.ipv4.ip_forward=1")

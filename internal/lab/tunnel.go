@@ -86,7 +86,7 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	// A dials B's endpoint and keeps the tunnel alive; B learns A's address from
 	// the handshake, as a hub does with a router behind changing uplinks.
 	if err := l.wgSet(ctx, "a", t.IfA, l.clientPort(t), keyA, "peer", t.KeyB, "endpoint",
-		fmt.Sprintf("%s:%d", endpointB, t.Port), "allowed-ips", t.AddrB+"/32,"+SiteBNet, "persistent-keepalive", "25"); err != nil {
+		fmt.Sprintf("%s:%d", endpointB, t.Port), "allowed-ips", t.AddrB+"/32,"+SiteBNet, "persistent-keepalive", l.Config.keepalive()); err != nil {
 		return nil, err
 	}
 	if l.Config.LAN && k == 0 {

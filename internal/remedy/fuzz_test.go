@@ -55,6 +55,8 @@ func FuzzConstructors(f *testing.F) {
 		keep(IRQAffinity(s, "eth0-rx-0", "1"))
 		keep(IRQAffinity("38", s, "1"))
 		keep(IRQAffinity("38", "eth0-rx-0", s))
+		keep(WGPeerKeepalive(s, "deOAUQJsI0IrLN6AfBAuAednsG2d+2NNtZA78s+v3is=", 25, Unknown))
+		keep(WGPeerKeepalive("wg0", s, 25, OpenWrt))
 		keep(ECMP(s, 2, []string{"deOAUQJsI0IrLN6AfBAuAednsG2d+2NNtZA78s+v3is="}))
 		keep(ECMP("wg0", 3, strings.Split(s, ",")))
 		for _, r := range rs {

@@ -91,3 +91,13 @@ uci commit network
 #   uci set 'network.@wireguard_wg[0].endpoint_port=51820'
 #   uci commit network
 #   wg set wg peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint 203.0.113.2:51820
+
+# 8. [wg.nat-no-keepalive] make wg send its peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= a keepalive every 25 s of silence, so a NAT in front of it keeps the mapping open
+#    now: wg peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= persistent-keepalive: off -> 25
+wg set wg peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= persistent-keepalive 25
+uci set 'network.@wireguard_wg[0].persistent_keepalive=25'
+uci commit network
+# rollback:
+#   uci delete 'network.@wireguard_wg[0].persistent_keepalive'
+#   uci commit network
+#   wg set wg peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= persistent-keepalive off

@@ -1,0 +1,153 @@
+package remedy
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/shell"
+)
+
+// Fix kinds of this file, with their params (all strings).
+const (
+	KindWGPeerKeepalive = "wg-peer-keepalive" // interface, peer (its public key), seconds (1..65535)
+)
+
+// wgPeerKeepalive makes one peer of a WireGuard interface send a keepalive
+// every so many seconds of silence: a side behind NAT then keeps its
+// mapping open, and the far end can reach it at any time. Now with wg set,
+// and where the interface is made at boot (wg-quick's [Peer], the peer's
+// uci section, a systemd-networkd .netdev's [WireGuardPeer]), each peer
+// found by its public key.
+type wgPeerKeepalive struct {
+	iface, peer string
+	seconds     int
+}
+
+// WGPeerKeepalive sets iface's peer (a public key) to a keepalive every
+// seconds. The display persists it as platform keeps it: wg-quick on Linux,
+// uci on OpenWrt, both when Unknown.
+func WGPeerKeepalive(iface, peer string, seconds int, platform Platform) (Remedy, error) {
+	a, err := newWGPeerKeepalive(iface, peer, seconds)
+	if err != nil {
+		return nil, err
+	}
+	s := strconv.Itoa(seconds)
+	wg := shell.Join("wg", "set", iface, "peer", peer, "persistent-keepalive", s)
+	wgQuick := finding.ConfigSnippet{Path: "/etc/wireguard/" + iface + ".conf [Peer] with PublicKey = " + peer, Lines: []string{"PersistentKeepalive = " + s}}
+	uciConf := finding.ConfigSnippet{Path: "/etc/config/network (the wireguard_" + iface + " section with public_key '" + peer + "')",
+		Lines: []string{"option persistent_keepalive '" + s + "'"}}
+	switch platform {
+	case OpenWrt:
+		return shown{a, []string{wg}, []finding.ConfigSnippet{uciConf}}, nil
+	case Linux:
+		return shown{a, []string{wg}, []finding.ConfigSnippet{wgQuick}}, nil
+	}
+	return shown{a, []string{wg}, []finding.ConfigSnippet{wgQuick, uciConf}}, nil
+}
+
+func newWGPeerKeepalive(iface, peer string, seconds int) (*wgPeerKeepalive, error) {
+	if err := checkIface("interface", iface); err != nil {
+		return nil, err
+	}
+	if err := checkPublicKey(peer); err != nil {
+		return nil, err
+	}
+	if seconds < 1 || seconds > 65535 {
+		return nil, fmt.Errorf("keepalive %d s: want 1..65535", seconds)
+	}
+	return &wgPeerKeepalive{iface: iface, peer: peer, seconds: seconds}, nil
+}
+
+func parseWGPeerKeepalive(p params) (Remedy, error) {
+	iface, err := p.get("interface")
+	if err != nil {
+		return nil, err
+	}
+	peer, err := p.get("peer")
+	if err != nil {
+		return nil, err
+	}
+	s, err := p.get("seconds")
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || strconv.Itoa(n) != s {
+		return nil, fmt.Errorf("seconds %q: want a whole number", shell.Terminal(s))
+	}
+	return WGPeerKeepalive(iface, peer, n, Unknown)
+}
+
+func (a *wgPeerKeepalive) Params() map[string]string {
+	return map[string]string{"interface": a.iface, "peer": a.peer, "seconds": strconv.Itoa(a.seconds)}
+}
+
+func (a *wgPeerKeepalive) Kind() string { return KindWGPeerKeepalive }
+
+func (a *wgPeerKeepalive) Describe() string {
+	return fmt.Sprintf("make %s send its peer %s a keepalive every %d s of silence, so a NAT in front of it keeps the mapping open", a.iface, a.peer, a.seconds)
+}
+
+func (a *wgPeerKeepalive) Plan(ctx context.Context, env *Env) (Step, error) {
+	out, err := env.T.Run(ctx, "wg", "show", a.iface, "persistent-keepalive")
+	if err != nil {
+		return Step{}, fmt.Errorf("%s: wg show %s persistent-keepalive: %w", env.T, a.iface, err)
+	}
+	now, ok := peerKeepalive(string(out), a.peer)
+	if !ok {
+		return Step{}, fmt.Errorf("%s: %s has no peer %s", env.T, a.iface, a.peer)
+	}
+	s := strconv.Itoa(a.seconds)
+	st := Step{Kind: a.Kind(), Summary: fmt.Sprintf("%s peer %s persistent-keepalive: %s -> %s", a.iface, a.peer, now, s)}
+	if now != s {
+		st.Commands = append(st.Commands, shell.Join("wg", "set", a.iface, "peer", a.peer, "persistent-keepalive", s))
+		st.Undo = append(st.Undo, shell.Join("wg", "set", a.iface, "peer", a.peer, "persistent-keepalive", now))
+	}
+	wgKey := wgConfKey{iface: a.iface, peer: a.peer, key: "PersistentKeepalive", value: s}
+	persisted, err := wgKey.planWGQuick(ctx, env, &st)
+	if err != nil {
+		return Step{}, err
+	}
+	if env.Platform == OpenWrt {
+		section, err := uciPeerSection(ctx, env, a.iface, a.peer)
+		if err != nil {
+			return Step{}, err
+		}
+		if section != "" {
+			sub, err := (&uciSet{key: "network." + section + ".persistent_keepalive", value: s}).Plan(ctx, env)
+			if err != nil {
+				return Step{}, err
+			}
+			if !sub.Done {
+				st.merge(sub)
+			}
+			persisted = true
+		}
+	}
+	if err := wgKey.planNetdevOrRuntime(ctx, env, &st, persisted, "the peer's keepalive"); err != nil {
+		return Step{}, err
+	}
+	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
+	return st, nil
+}
+
+// peerKeepalive reads "wg show IF persistent-keepalive" (a public key, a
+// tab, the seconds or "off", a line each): whether peer is there and its
+// keepalive as wg set takes it back ("off" or the seconds).
+func peerKeepalive(out, peer string) (string, bool) {
+	for _, l := range splitLines(out) {
+		k, v, ok := strings.Cut(l, "\t")
+		if !ok || k != peer {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if n, err := strconv.Atoi(v); err == nil && n > 0 && n <= 65535 {
+			return strconv.Itoa(n), true
+		}
+		return "off", true
+	}
+	return "", false
+}
