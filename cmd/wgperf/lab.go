@@ -71,7 +71,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.KneePct, "knee", 0, "R passes A's tunnel packets until a second's worth goes above this percent of --rate, then collapses to half for 4 s (a receiver whose CPU saturates: collapse cycles); 0 = off")
 	f.IntVar(&cfg.PathCycleSeconds, "path-cycle", 0, "R's links, both ways, run at --rate for half of every this many seconds and at --path-cycle-low percent of it for the other half (a path whose capacity cycles); 0 = off")
 	f.IntVar(&cfg.PathCycleLowPct, "path-cycle-low", 0, "the cycling path's low phase, in percent of --rate (0 = 40)")
-	f.IntVar(&cfg.NATTimeout, "nat-timeout", 0, "make R a NAT in front of A (masquerade towards B) that forgets an idle UDP mapping after this many seconds, and give A no keepalive (a road warrior behind a home router); 0 = off")
+	f.IntVar(&cfg.NATTimeout, "nat-timeout", 0, "put B behind a NAT on R (masquerade towards A) that forgets an idle UDP mapping after this many seconds; B dials A without a keepalive (a road warrior behind a home router); 0 = off")
 	f.IntVar(&cfg.HubMbit, "hub-rate", 0, "make R a road-warrior hub: A and B each tunnel to it and it forwards between them (a multi-hop path), its link to B shaped at this rate in Mbit/s both ways (A —— R at --rate); 0 = off")
 	f.IntVar(&cfg.BackgroundPings, "background-pings", 0, "A runs a monitoring agent's ping (one raw ICMP socket, like telegraf's): this many echo requests back to back every second to its gateway; 0 = off")
 	f.BoolVar(&cfg.Bursts, "bursts", false, "R hands packets on in bursts of up to 64 KB, as a NIC's interrupt does (netem slots where the kernel has netem, else UDP batches segmented on R: userspace WireGuard only), so a short receive backlog overflows")

@@ -131,9 +131,12 @@ type Report struct {
 	UDPOutside []*udppath.Result `json:"udp_outside,omitempty"`
 	// Hub is the hub the tunnel runs through, when the client holds no
 	// peer for the server but one that carries its address (hub.go).
-	Hub     *HubPath    `json:"hub,omitempty"`
-	Fix     *FixOutcome `json:"fix,omitempty"`
-	Seconds float64     `json:"seconds"`
+	Hub *HubPath `json:"hub,omitempty"`
+	// Unreachable is a bench that could not cross the tunnel at all, and
+	// what both ends said about why (unreachable.go).
+	Unreachable *Unreachable `json:"unreachable,omitempty"`
+	Fix         *FixOutcome  `json:"fix,omitempty"`
+	Seconds     float64      `json:"seconds"`
 
 	endpoints     discover.Endpoints
 	via           viaPath         // the hops and hubs of a path through hubs (--via; hops.go)
@@ -193,6 +196,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	rep.viaThreshold(&c)
 	if c.Server != nil {
 		found = append(found, rep.bench(ctx, &c)...)
+		if rep.Unreachable != nil {
+			rep.explainUnreachable(ctx, &c, snaps)
+		}
 		if rep.Measured.Benched {
 			found = append(found, rep.cpuLimitsAfterBench(ctx, &c, snaps)...)
 			found = append(found, rep.hubCPULimitsAfterBench(ctx)...)
@@ -266,6 +272,13 @@ func (r *Report) judge(found []finding.Finding) {
 		r.Causes[i].Command = r.command(r.Causes[i].Finding)
 	}
 	r.Status = status(r.Findings, r.Measured)
+	if r.Unreachable != nil {
+		// Nothing crosses the tunnel: the slowest it can be.
+		r.Status = StatusSlow
+		for i := range r.Causes {
+			r.Causes[i].Gain = unreachableGain(r.Causes[i].Finding)
+		}
+	}
 	if r.unmeasuredHub() && (r.Status == StatusHealthy || r.Status == StatusProblems) {
 		// Without the legs' underlays there is no ratio to call healthy.
 		r.Status = StatusUnjudged
@@ -310,7 +323,11 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 	r.Measured.Benched = true
 	bc := r.benchConfig(c)
 	bc.Progress = progressWriter(c.Progress)
-	c.progress("bench: tunnel %s and underlay %s, upload and download, %d s each", ep.TunnelAddr, ep.UnderlayAddr, 1+c.Seconds)
+	if ep.UnderlayAddr != "" {
+		c.progress("bench: tunnel %s and underlay %s, upload and download, %d s each", ep.TunnelAddr, ep.UnderlayAddr, 1+c.Seconds)
+	} else {
+		c.progress("bench: tunnel %s, upload and download, %d s each (no underlay address of the server's to measure against)", ep.TunnelAddr, 1+c.Seconds)
+	}
 	b, err := bench.Measure(ctx, bc)
 	if b != nil && len(b.Runs) > 0 {
 		r.Bench = b
@@ -330,6 +347,8 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 			}
 			// A transfer through the tunnel that never finishes is the symptom.
 			r.Measured.Stalled = true
+		case r.benchUnreachable(err):
+			// The tunnel carries nothing: why is the diagnosis (unreachable.go).
 		case r.Bench == nil:
 			// Nothing ran (iperf3 missing, server unreachable): nothing measured.
 			r.Measured.Benched = false

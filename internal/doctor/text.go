@@ -24,12 +24,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	p("wgperf doctor: %s", pair)
 	p("")
-	switch r.Status {
-	case StatusHealthy:
+	switch {
+	case r.Unreachable != nil:
+		p("%s", r.Unreachable.line(r.Client, r.Server))
+	case r.Status == StatusHealthy:
 		p("HEALTHY: the tunnel carries %s of the underlay (%s).", ratios(r.Measured), r.Threshold)
-	case StatusSlow:
+	case r.Status == StatusSlow:
 		p("SLOW: %s (%s).", slowLine(r.Measured), r.Threshold)
-	case StatusProblems:
+	case r.Status == StatusProblems:
 		p("THROUGHPUT OK NOW (%s of the underlay), but with problems that cost it under other conditions.", ratios(r.Measured))
 	default:
 		if r.Server != "" {
@@ -57,7 +59,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			p("  upload   tunnel %6.1f Mbit/s, download %.1f through the hub: its legs' underlays not measured (--via)", m.Up.Tunnel, m.Down.Tunnel)
 		}
 	}
-	if r.BenchError != "" {
+	if u := r.Unreachable; u != nil {
+		for _, f := range u.Facts {
+			p("  %s", f)
+		}
+	} else if r.BenchError != "" {
 		p("  bench stopped: %s", r.BenchError)
 	}
 	if r.Bench != nil {
@@ -77,7 +83,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, e := range f.Evidence {
 			p("    - %s", e)
 		}
-		if m := r.Measured; m.Benched {
+		if m := r.Measured; m.Benched && r.Unreachable == nil {
 			p("    - bench: %s", measuredLine(m))
 		}
 		p("  expected gain: %s", v.Gain)

@@ -278,8 +278,8 @@ func anyHost(spec string) *targettest.Host {
 		case strings.HasSuffix(line, "/rps_cpus"):
 			return targettest.Answer{Out: "0\n"}, true
 		case strings.HasPrefix(line, "wg show ") && strings.HasSuffix(line, " persistent-keepalive"):
-			// B of the recorded NAT lab (testdata/snapshots/lab-nat-b.json), A's one peer
-			return targettest.Answer{Out: "sEebi3yj02NTq3nXHGAB38KuQRPR8csgdk/3Z06s7DM=\toff\n"}, true
+			// A of the recorded NAT lab (testdata/snapshots/lab-nat-a.json), B's one peer
+			return targettest.Answer{Out: "faT2Lypr9HTpc/PMcFu/zWkeFtHI9GukzmAleyU6Rx4=\toff\n"}, true
 		case strings.HasSuffix(line, "/xmit_hash_policy"):
 			return targettest.Answer{Out: "layer2 0\n"}, true
 		}

@@ -159,10 +159,10 @@ type Config struct {
 	// A → B is two WireGuard hops; its link to B (both ways) is shaped at
 	// this rate, the A —— R link (both ways) at the underlay's.
 	HubMbit int `json:"hub_mbit,omitempty"`
-	// NATTimeout, when > 0, makes R a NAT in front of A (nat.go): it
-	// masquerades what A sends towards B and forgets an idle UDP mapping
-	// after this many seconds; A keeps no keepalive, so B reaches A only
-	// while a mapping A made lives.
+	// NATTimeout, when > 0, puts B behind R as behind a home router's NAT
+	// (nat.go): R masquerades what B sends towards A and forgets an idle UDP
+	// mapping after this many seconds; B dials A and keeps no keepalive, so
+	// A reaches B only while a mapping B made lives.
 	NATTimeout int `json:"nat_timeout,omitempty"`
 	// Router makes node A also an OpenWrt-like router reached over ssh:
 	// dropbear serving a BusyBox userland with nft, wg, uci and logread only

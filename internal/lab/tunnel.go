@@ -78,6 +78,16 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	if l.Config.LAN && k == 0 {
 		bAllowed += "," + lanNet
 	}
+	if l.Config.NATTimeout > 0 {
+		if err := l.natTunnel(ctx, t, keyA, keyB, t.AddrB+"/32,"+SiteBNet); err != nil {
+			return nil, err
+		}
+		l.Tunnels = append(l.Tunnels, *t)
+		if err := l.waitPing(ctx, "b", t.AddrA); err != nil {
+			return nil, err
+		}
+		return t, l.save()
+	}
 	// B first: A sends its handshake as soon as it has a peer (keepalive), and
 	// one that reaches B before B knows A is retried only after 5 s.
 	if err := l.wgSet(ctx, "b", t.IfB, t.Port, keyB, "peer", t.KeyA, "allowed-ips", bAllowed); err != nil {
@@ -86,7 +96,7 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	// A dials B's endpoint and keeps the tunnel alive; B learns A's address from
 	// the handshake, as a hub does with a router behind changing uplinks.
 	if err := l.wgSet(ctx, "a", t.IfA, l.clientPort(t), keyA, "peer", t.KeyB, "endpoint",
-		fmt.Sprintf("%s:%d", endpointB, t.Port), "allowed-ips", t.AddrB+"/32,"+SiteBNet, "persistent-keepalive", l.Config.keepalive()); err != nil {
+		fmt.Sprintf("%s:%d", endpointB, t.Port), "allowed-ips", t.AddrB+"/32,"+SiteBNet, "persistent-keepalive", "25"); err != nil {
 		return nil, err
 	}
 	if l.Config.LAN && k == 0 {

@@ -129,6 +129,10 @@ type Scenario struct {
 	On map[lab.Implementation]Outcome
 	// Latent: see Outcome.Latent (set by For).
 	Latent bool
+	// IdleProof, when > 0, is how long (seconds) the tunnel idles after the
+	// fix before A must still reach B through it: a fix for a NAT that
+	// forgets idle mappings is proven by an idle longer than a mapping lasts.
+	IdleProof int
 	// MinRatio is the after-fix tunnel/underlay ratio the scenario must reach
 	// (default 0.9); MinScaling applies to ECMP instead.
 	MinRatio   float64
@@ -321,6 +325,22 @@ var Catalog = []Scenario{
 		PathFix: []Command{on("a", "sh", "-c", liftCPUQuota)},
 		NotOn: map[lab.Implementation]string{lab.Kernel: "kernel WireGuard has no process to put in a cgroup: its crypto runs in " +
 			"kernel workers and softirq on every CPU, which no CPU quota limits"},
+	},
+	{
+		Name: "nat-no-keepalive", Case: caseRemoteUsers,
+		Symptom: "a remote site behind a home router reaches the hub, but the hub cannot reach it through the tunnel after a quiet spell",
+		// B dials A from behind R's NAT, which forgets an idle UDP mapping
+		// after 30 s, and B sends no keepalive. The break is the quiet
+		// spell: 12 s for B's last passive keepalive after the lab's ping to
+		// go out, then R forgets the mapping (conntrack -D, as the timeout
+		// would). A's bench cannot connect; both ends' views show the NAT.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 100}, NATTimeout: 30},
+		Break:  []Command{on("r", "sh", "-c", "sleep 12; conntrack -D -p udp")},
+		Expect: check.WGNATNoKeepalive,
+		// The keepalive goes on the NATed side, B; the proof is an idle longer
+		// than R keeps a mapping, after which A still reaches B.
+		FixOn:     []string{"b"},
+		IdleProof: 35,
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseTuning,

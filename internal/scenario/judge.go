@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"strconv"
 	"fmt"
 	"slices"
 	"strings"
@@ -182,6 +183,9 @@ func (r *runner) judge() {
 		if r.sc.Latency {
 			why = append(why, stillDelayed(res.BenchAfter, r.sc.Expect)...)
 		}
+	}
+	if r.sc.IdleProof > 0 && !strings.HasPrefix(res.IdleProof, idleAnswered) {
+		why = append(why, "after the fix and an idle of "+strconv.Itoa(r.sc.IdleProof)+" s: "+orDefault(res.IdleProof, "not tried"))
 	}
 	res.Pass = len(why) == 0
 	res.Why = strings.Join(why, "; ")

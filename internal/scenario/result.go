@@ -96,6 +96,9 @@ type Result struct {
 	// (Scenario.Unavailable), in its own words: the run was judged on
 	// doctor's verdict and that answer.
 	Unavailable string `json:"fix_unavailable,omitempty"`
+	// IdleProof says whether A still reached B through the tunnel after it
+	// idled for Scenario.IdleProof seconds past the fix.
+	IdleProof string `json:"idle_proof,omitempty"`
 	// Sizing is the underlay rate chosen for this machine, and why.
 	Sizing Sizing `json:"sizing"`
 	// Skipped says the machine could not carry the scenario (Sizing.Skip).

@@ -80,6 +80,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		if sc.Thorough || slices.Contains(sc.Probes, ProbeLongRun) {
 			opts.Timeout += longRunBound
 		}
+		opts.Timeout += time.Duration(sc.IdleProof) * time.Second
 	}
 	// The measurements judge the lab, not what else this session runs.
 	if err := lab.RaiseToNodePriority(); err != nil {
@@ -206,6 +207,9 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		r.res.After, r.res.BenchAfter = r.res.Before, r.res.BenchBefore
 		r.logf("after:  nothing was changed: %s", r.res.After)
 	} else if err := r.measureAfter(ctx); err != nil {
+		return r.res, err
+	}
+	if err := r.idleProof(ctx); err != nil {
 		return r.res, err
 	}
 	r.judge()

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/doctor"
@@ -410,4 +411,32 @@ func (r *runner) fixECMP(ctx context.Context) error {
 // ecmpDevices are A's tunnels the ECMP fix spreads over.
 func (r *runner) ecmpDevices() []string {
 	return remedy.ECMPDevices(r.lab.WGInterface("a"), r.sc.ECMP)
+}
+
+// idleAnswered begins IdleProof's line when the proof held.
+const idleAnswered = "answered"
+
+// idleProof lets the tunnel idle for Scenario.IdleProof seconds after the
+// fix, longer than the case's NAT keeps a mapping, then pings B's tunnel
+// address from A: only a fix that keeps the mapping open (a keepalive from
+// the NATed side) gets an answer.
+func (r *runner) idleProof(ctx context.Context) error {
+	if r.sc.IdleProof <= 0 {
+		return nil
+	}
+	idle := time.Duration(r.sc.IdleProof) * time.Second
+	r.logf("idle: the tunnel idles %s, longer than the NAT keeps a mapping, then A pings B through it", idle)
+	select {
+	case <-time.After(idle):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	addr := r.lab.Node("b").TunnelAddr
+	if _, err := r.lab.Target("a").Run(ctx, "ping", "-c", "3", "-W", "1", addr); err != nil {
+		r.res.IdleProof = fmt.Sprintf("no answer from %s through the tunnel after %s idle", addr, idle)
+	} else {
+		r.res.IdleProof = fmt.Sprintf("%s by %s through the tunnel after %s idle", idleAnswered, addr, idle)
+	}
+	r.logf("idle: %s", r.res.IdleProof)
+	return nil
 }
