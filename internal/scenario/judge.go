@@ -1,9 +1,9 @@
 package scenario
 
 import (
-	"strconv"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/check"
