@@ -3,12 +3,14 @@ package diagnose
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
@@ -47,4 +49,37 @@ func BenchmarkDiagnoseHub1000Peers(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(d.Findings)), "findings")
 	b.ReportMetric(float64(len(text))/1024, "text-KiB")
+}
+
+// TestHubStalePeersAreOneFindingEach diagnoses the hub with 1,000 peers: its
+// 998 offline ones are two findings (down and idle), whose text names five
+// and counts the rest, and whose JSON lists every one.
+func TestHubStalePeersAreOneFindingEach(t *testing.T) {
+	d, text := diagnoseHub(t, targettest.InShell(t, "ssh:root@hub", testutil.HubTools(t, hubExtraPeers)))
+	var stale []finding.Finding
+	for _, f := range d.Findings {
+		if f.ID == check.WGHandshakeStale {
+			stale = append(stale, f)
+		}
+	}
+	if len(stale) != 2 {
+		t.Fatalf("%d wg.handshake-stale findings, want 2 (down, idle):\n%s", len(stale), text)
+	}
+	for _, want := range []string{
+		"200 peers of wg-mpeer-r are down: traffic is expected but none shook hands within 3m0s (newest 4m0s ago, oldest 26h",
+		"798 idle peers of wg-mpeer-r have no handshake within 3m0s (newest 5m37s ago, oldest 26h",
+		"and 195 more.", "and 793 more.",
+		"… and 193 more (--json lists every one)", "… and 792 more (--json lists every one)",
+	} {
+		if !bytes.Contains(text, []byte(want)) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, d); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(js.String(), `"key": "peer `); n != hubExtraPeers {
+		t.Errorf("the JSON lists %d stale peers, want %d", n, hubExtraPeers)
+	}
 }
