@@ -13,7 +13,9 @@ import (
 // that stands in for it ("#!/bin/sh\n..."). A collection's batches then run
 // as on a host that has these programs and no others, one process each, as
 // a real host runs them, and the same limits apply: a command line longer
-// than the kernel takes fails here as it fails there.
+// than the kernel takes fails here as it fails there. What the shell reads
+// by itself (a glob such as /var/run/wireguard/*.sock) is this machine's, so
+// tests hold only what the tools print.
 func InShell(t testing.TB, spec string, tools map[string]string) *Host {
 	t.Helper()
 	sh, err := exec.LookPath("sh")
