@@ -67,6 +67,12 @@ in ` + kitDir + `prometheus/scrape.yml. Without --inventory, /sd is not found.
 in a [Peer] section), OpenWrt's /etc/config/network (peer descriptions) or
 "PUBLICKEY NAME" lines, for the name label of wgperf_wireguard_peer_info.
 
+A hub's peers are bounded: an interface with more peers than --collector.peers.max
+(default 200; each peer makes 7 series) gives series of their own to that many,
+named peers first, then those with a live session, in the dump's order;
+wgperf_wireguard_peers_without_series{interface} counts the rest, and its stale
+peers are one wg.handshake-stale finding. --collector.peers.max 0 exports every peer.
+
 The web and log flags are node_exporter's (exporter-toolkit's), so roles and
 modules that template them work unchanged: --web.listen-address (repeatable;
 --listen is the same flag), --web.telemetry-path, --web.systemd-socket (listen on
@@ -97,6 +103,9 @@ the OpenWrt init script.`,
 			logger, err := exporter.NewLogger(os.Stderr, logLevel, logFormat)
 			if err != nil {
 				return couldNotRun(err)
+			}
+			if probe.MaxPeers < 0 {
+				return couldNotRun(fmt.Errorf("--collector.peers.max %d: want 0 (every peer) or more", probe.MaxPeers))
 			}
 			if interval < time.Second {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--interval %s: want at least 1s", interval)}
@@ -143,6 +152,7 @@ the OpenWrt init script.`,
 	f.StringVar(&host, "host", "local", target.FlagHelp("target to watch"))
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
 	f.StringVar(&webConfig, "web.config.file", "", webConfigFlagHelp)
+	f.IntVar(&probe.MaxPeers, "collector.peers.max", exporter.DefaultMaxPeers, "most peers of one interface with series of their own (named, then live ones first; 0: every peer), for /metrics and /probe alike")
 	f.StringArrayVar(&peerNames, "peer-names", nil, "file of peer names: a wg-quick config with \"# Name =\" comments, OpenWrt's /etc/config/network, or \"PUBLICKEY NAME\" lines (repeatable)")
 	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect: ssh:[user@]host[:port], host a glob per label (numbers: IPv4 addresses only) or a prefix, e.g. 'ssh:root@10.0.0.*', 'ssh:root@10.0.0.0/24' (repeatable; none: /probe refuses all)")
 	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it, to 1s at least)")
@@ -224,7 +234,7 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 	defer stop()
 
 	log := srv.log
-	opts := exporter.Options{Interval: interval, Logf: log.Errors("collecting failed"), Names: probe.Names, Version: version}
+	opts := exporter.Options{Interval: interval, Logf: log.Errors("collecting failed"), Names: probe.Names, MaxPeers: probe.MaxPeers, Version: version}
 	if srv.drops {
 		opts.Drops = drops.ForTarget(ctx, t)
 		defer opts.Drops.Close()

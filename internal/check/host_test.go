@@ -8,6 +8,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 func TestUDPRcvbufErrors(t *testing.T) {
@@ -354,6 +355,18 @@ func TestHandshakeStale(t *testing.T) {
 			s.WireGuard[0].Peers[0].LatestHandshake = time.Time{}
 		})},
 		{name: "Options.Now overrides the snapshot time", snap: h, opts: Options{Now: testNow.Add(time.Hour)}, want: sev(critical)},
+		{name: "a hub: its 998 offline road warriors are two findings, the live spokes none", snap: hubSnapshot(t, 998), want: sev(critical, info),
+			assert: func(t *testing.T, fs []finding.Finding) { assertHubStale(t, fs, 998) }},
+		{name: "a hub whose one down peer is named as a site-to-site end's", snap: hubSnapshot(t, 5), want: sev(critical, info),
+			assert: func(t *testing.T, fs []finding.Finding) {
+				// Peer 0 keeps a keepalive (down); 1-4 are idle.
+				if fs[0].Peer != testutil.HubPeer(0).Key || !strings.HasPrefix(fs[0].Title, "Latest handshake with peer "+testutil.HubPeer(0).Key[:8]+"… (198.18.0.1:1024) was 4m0s ago") {
+					t.Errorf("one down peer: peer %q, title %q", fs[0].Peer, fs[0].Title)
+				}
+				if fs[1].Peer != "" || fs[1].Title != "4 idle peers of wg-mpeer-r have no handshake within 3m0s (newest 5m37s ago, oldest 10m28s ago)" {
+					t.Errorf("four idle peers: peer %q, title %q", fs[1].Peer, fs[1].Title)
+				}
+			}},
 		{name: "no WireGuard on this host", snap: with(t, h, func(s *facts.Snapshot) { s.WireGuard = nil })},
 		{name: "wg show failed", snap: with(t, h, func(s *facts.Snapshot) {
 			s.WireGuard = nil

@@ -57,6 +57,7 @@ type underlayLimit struct {
 func limitFor(s *facts.Snapshot, iface string) (underlayLimit, bool) {
 	var best underlayLimit
 	found := false
+	ports := peerPorts(s, iface)
 	for _, e := range s.Endpoints {
 		if e.Interface != iface || e.Dev == "" || e.Dev == iface {
 			continue
@@ -70,7 +71,7 @@ func limitFor(s *facts.Snapshot, iface string) (underlayLimit, bool) {
 			over = overheadIPv6
 		}
 		lim := underlayLimit{dev: e.Dev, devMTU: l.MTU, overhead: over, endpoint: e.Endpoint, peer: e.Peer}
-		lim.ipsec, _ = ipsecFor(s, e.Src, e.Endpoint, peerPort(s, e.Interface, e.Peer))
+		lim.ipsec, _ = ipsecFor(s, e.Src, e.Endpoint, ports[e.Peer])
 		lim.allowed = l.MTU - over - lim.ipsec.bytes
 		if !found || lim.allowed < best.allowed {
 			best, found = lim, true
@@ -136,19 +137,25 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 	return out, nil
 }
 
-// peerPort is the UDP port of peer's endpoint on iface, 0 when unknown.
-func peerPort(s *facts.Snapshot, iface, peer string) int {
+// peerPorts are the UDP ports of iface's peers' endpoints, by peer key
+// (read once: a hub's 1,000 endpoints each looked up among 1,000 peers took
+// two thirds of diagnose's time).
+func peerPorts(s *facts.Snapshot, iface string) map[string]int {
+	ports := map[string]int{}
 	for _, w := range s.WireGuard {
 		if w.Name != iface {
 			continue
 		}
 		for _, p := range w.Peers {
-			if ap, err := netip.ParseAddrPort(p.Endpoint); err == nil && p.PublicKey == peer {
-				return int(ap.Port())
+			if _, seen := ports[p.PublicKey]; seen {
+				continue
+			}
+			if ap, err := netip.ParseAddrPort(p.Endpoint); err == nil {
+				ports[p.PublicKey] = int(ap.Port())
 			}
 		}
 	}
-	return 0
+	return ports
 }
 
 var mssClampMissing = Check{

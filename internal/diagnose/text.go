@@ -275,7 +275,11 @@ func (p *printer) finding(f finding.Finding) {
 	}
 	if len(f.Evidence) > 0 {
 		p.line("    Evidence:")
-		for _, e := range f.Evidence {
+		for i, e := range f.Evidence {
+			if i == finding.TextEvidence {
+				p.line(fmt.Sprintf("      … and %d more (--json lists every one)", len(f.Evidence)-i))
+				break
+			}
 			p.line("      " + e.String())
 		}
 	}

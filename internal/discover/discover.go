@@ -50,9 +50,11 @@ type NotFoundError struct {
 func (e *NotFoundError) Error() string { return e.Reason }
 
 // Match finds, among the client's WireGuard interfaces, the peer that is the
-// server: its endpoint is one of the server's addresses, or its key is a
-// server interface's key. Failing that, the peer whose AllowedIPs carry the
-// server's tunnel address is the hub the tunnel runs through (hub.go). Interfaces that are not links on their host are
+// server: its key is a server interface's key, or its endpoint is one of the
+// server's addresses (on a hub, the one whose allowed IPs hold a server
+// address first). Failing that, the peer whose AllowedIPs carry the server's
+// tunnel address is the hub the tunnel runs through (hub.go). Interfaces
+// that are not links on their host are
 // ignored: "wg show all dump" also lists userspace interfaces of other
 // namespaces that share /var/run/wireguard.
 func Match(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts.WGInterface, serverLinks []Link) (Endpoints, error) {
@@ -71,35 +73,62 @@ func Match(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts.WG
 	for _, w := range serverWG {
 		serverByKey[w.PublicKey] = w
 	}
+	// The server's peer is the one with a server interface's key; else one
+	// at a server address whose allowed IPs hold a server address; else the
+	// first at a server address. A hub also lists, at the server's address,
+	// road warriors behind the server's NAT, on ports of their own.
+	var (
+		bestW    facts.WGInterface
+		bestP    facts.WGPeer
+		bestRank int
+	)
+peers:
 	for _, w := range clientWG {
 		for _, p := range w.Peers {
-			host := endpointHost(p.Endpoint)
-			sw, keyMatch := serverByKey[p.PublicKey]
-			if _, addrMatch := serverAddr[host]; !addrMatch && !keyMatch {
-				continue
+			_, keyMatch := serverByKey[p.PublicKey]
+			_, addrMatch := serverAddr[endpointHost(p.Endpoint)]
+			rank := 0
+			switch {
+			case keyMatch:
+				rank = 3
+			case addrMatch && allowedAddrOnServer(p.AllowedIPs, serverAddr) != "":
+				rank = 2
+			case addrMatch:
+				rank = 1
 			}
-			ep := Endpoints{ClientInterface: w.Name, ClientPort: w.ListenPort, PeerKey: p.PublicKey, EndpointPort: endpointPort(p.Endpoint)}
-			if _, ok := serverAddr[host]; ok {
-				ep.UnderlayAddr = host
+			if rank > bestRank {
+				bestW, bestP, bestRank = w, p, rank
+				if rank == 3 {
+					break peers
+				}
 			}
-			if keyMatch {
-				ep.ServerInterface, ep.ServerPort = sw.Name, sw.ListenPort
-				ep.TunnelAddr = firstIPv4(serverLinks, sw.Name)
-			}
-			if ep.TunnelAddr == "" {
-				ep.TunnelAddr = allowedAddrOnServer(p.AllowedIPs, serverAddr)
-			}
-			if ep.TunnelAddr == "" {
-				return ep, &NotFoundError{Reason: fmt.Sprintf("found the server as peer of %s, but not its tunnel address", w.Name), TunnelOnly: true}
-			}
-			return ep, nil
 		}
 	}
-	if ep, ok := matchHub(clientWG, clientLinks, serverWG, serverLinks); ok {
-		return ep, nil
+	if bestRank == 0 {
+		if ep, ok := matchHub(clientWG, clientLinks, serverWG, serverLinks); ok {
+			return ep, nil
+		}
+		return Endpoints{}, &NotFoundError{Reason: fmt.Sprintf("no peer of the client's WireGuard interfaces (%s) has its endpoint on the server or the server's key, "+
+			"nor carries one of the server's tunnel addresses (through a hub)", names(clientWG))}
 	}
-	return Endpoints{}, &NotFoundError{Reason: fmt.Sprintf("no peer of the client's WireGuard interfaces (%s) has its endpoint on the server or the server's key, "+
-		"nor carries one of the server's tunnel addresses (through a hub)", names(clientWG))}
+	w, p := bestW, bestP
+	host := endpointHost(p.Endpoint)
+	sw, keyMatch := serverByKey[p.PublicKey]
+	ep := Endpoints{ClientInterface: w.Name, ClientPort: w.ListenPort, PeerKey: p.PublicKey, EndpointPort: endpointPort(p.Endpoint)}
+	if _, ok := serverAddr[host]; ok {
+		ep.UnderlayAddr = host
+	}
+	if keyMatch {
+		ep.ServerInterface, ep.ServerPort = sw.Name, sw.ListenPort
+		ep.TunnelAddr = firstIPv4(serverLinks, sw.Name)
+	}
+	if ep.TunnelAddr == "" {
+		ep.TunnelAddr = allowedAddrOnServer(p.AllowedIPs, serverAddr)
+	}
+	if ep.TunnelAddr == "" {
+		return ep, &NotFoundError{Reason: fmt.Sprintf("found the server as peer of %s, but not its tunnel address", w.Name), TunnelOnly: true}
+	}
+	return ep, nil
 }
 
 func onHost(ws []facts.WGInterface, links []Link) []facts.WGInterface {

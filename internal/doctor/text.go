@@ -80,7 +80,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			p("  why:      %s", f.Detail)
 		}
 		p("  evidence:")
-		for _, e := range f.Evidence {
+		for i, e := range f.Evidence {
+			if i == finding.TextEvidence {
+				p("    - … and %d more (--json lists every one)", len(f.Evidence)-i)
+				break
+			}
 			p("    - %s", e)
 		}
 		if m := r.Measured; m.Benched && r.Unreachable == nil {

@@ -42,11 +42,21 @@ type hostFacts struct {
 	wireguard []facts.WGInterface // snap.WireGuard without repeats (see uniqueWireGuard)
 	result    check.Result
 	labels    peerLabels
+	// exported are the peers of each interface (by name) that have series
+	// of their own, at most labels.max (exportedPeers).
+	exported map[string][]facts.WGPeer
 }
 
 func newHostFacts(s *facts.Snapshot, res check.Result, pl peerLabels) hostFacts {
-	return hostFacts{snap: s, wireguard: uniqueWireGuard(s.WireGuard), result: res, labels: pl}
+	h := hostFacts{snap: s, wireguard: uniqueWireGuard(s.WireGuard), result: res, labels: pl, exported: map[string][]facts.WGPeer{}}
+	for _, w := range h.wireguard {
+		h.exported[w.Name] = exportedPeers(w.Peers, pl, s.CollectedAt)
+	}
+	return h
 }
+
+// peers are w's peers that have series of their own.
+func (h hostFacts) peers(w facts.WGInterface) []facts.WGPeer { return h.exported[w.Name] }
 
 // emitter gathers the samples collectors emit.
 type emitter struct{ out []metric }

@@ -23,7 +23,7 @@ func emitEndpoints(h hostFacts, e *emitter) {
 	}
 	present := map[[2]string]bool{}
 	for _, w := range h.wireguard {
-		for _, p := range w.Peers {
+		for _, p := range h.peers(w) {
 			present[[2]string{w.Name, p.PublicKey}] = true
 			addr, port := splitEndpoint(p.Endpoint)
 			if addr == "" {

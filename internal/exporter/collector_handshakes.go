@@ -13,7 +13,7 @@ var handshakesCollector = collector{
 	descs: []*Desc{descHandshake, descHSAge},
 	emit: func(h hostFacts, e *emitter) {
 		for _, w := range h.wireguard {
-			for _, p := range w.Peers {
+			for _, p := range h.peers(w) {
 				at := 0.0
 				if !p.LatestHandshake.IsZero() {
 					at = unixSeconds(p.LatestHandshake)

@@ -42,6 +42,9 @@ type Options struct {
 	Now func() time.Time
 	// Names gives peers a friendly name label (see ReadPeerNames).
 	Names PeerNames
+	// MaxPeers bounds the peers of an interface that have series of their
+	// own (--collector.peers.max, see exportedPeers); 0 means every peer.
+	MaxPeers int
 	// Version is reported by wgperf_build_info.
 	Version string
 	// Drops counts the host's kernel drops by reason (--collector.drops); nil for none.
@@ -108,7 +111,9 @@ func (e *Exporter) Refresh(ctx context.Context) error {
 	return r.err
 }
 
-func (e *Exporter) labels() peerLabels { return peerLabels{names: e.opts.Names, roam: e.roam} }
+func (e *Exporter) labels() peerLabels {
+	return peerLabels{names: e.opts.Names, roam: e.roam, max: e.opts.MaxPeers}
+}
 
 // ReadBudget is what all the exporter's collections running at once (its
 // host's and up to DefaultProbeConcurrent of /probe) may read from their

@@ -40,8 +40,10 @@ func allDescs() []*Desc {
 	return all
 }
 
-// peerLabels names peers and bounds their endpoint labels' churn.
+// peerLabels names peers and bounds their series: their endpoint labels'
+// churn, and how many peers of an interface have series of their own.
 type peerLabels struct {
 	names PeerNames
 	roam  *roamLimiter // per watched host; nil shows every address
+	max   int          // peers per interface with series of their own; 0: every one (see exportedPeers)
 }

@@ -50,11 +50,12 @@ type ProbeOptions struct {
 	CacheSize int
 	// Concurrent bounds collections running at once; 0 means DefaultProbeConcurrent.
 	Concurrent int
-	// Checks, Names, Logf and Now as in Options.
-	Checks check.Options
-	Names  PeerNames
-	Logf   func(format string, args ...any)
-	Now    func() time.Time
+	// Checks, Names, MaxPeers, Logf and Now as in Options.
+	Checks   check.Options
+	Names    PeerNames
+	MaxPeers int
+	Logf     func(format string, args ...any)
+	Now      func() time.Time
 }
 
 // Prober serves /probe?target=SPEC: it collects the target (over ssh for a
@@ -339,7 +340,7 @@ func (p *Prober) collect(ctx context.Context, t target.Target, e *probeEntry) {
 	select {
 	case p.sem <- struct{}{}:
 		p.runs.Add(1)
-		r = p.collectFn(ctx, t, p.opts.Timeout-p.opts.Now().Sub(start), peerLabels{names: p.opts.Names, roam: e.roam})
+		r = p.collectFn(ctx, t, p.opts.Timeout-p.opts.Now().Sub(start), peerLabels{names: p.opts.Names, roam: e.roam, max: p.opts.MaxPeers})
 		<-p.sem
 	case <-ctx.Done():
 		r = &round{err: fmt.Errorf("%s: %d collections already running: %w", t, cap(p.sem), ctx.Err())}

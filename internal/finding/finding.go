@@ -79,6 +79,11 @@ type Evidence struct {
 	Unit   Unit    `json:"unit,omitempty"`
 }
 
+// TextEvidence is how many of a finding's evidence items a text report
+// prints; it counts the rest ("… and 990 more"), and JSON carries them all
+// (a hub's 1,000 stale peers are one finding with one item each).
+const TextEvidence = 10
+
 // Unit names what an evidence's Number counts or measures.
 type Unit string
 
