@@ -16,6 +16,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/report"
@@ -254,8 +255,16 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		}
 	} else {
 		progress("collecting facts from " + env.T.String())
-		if findings, err = diagnose.Target(ctx, env.T); err != nil {
+		var snap *facts.Snapshot
+		if snap, findings, err = diagnose.Target(ctx, env.T); err != nil {
 			return couldNotRun(err)
+		}
+		// A host without WireGuard has no tunnel to measure a fix by, and
+		// nothing found is not "every fix in place" (diagnose's UNKNOWN).
+		if f.verify || !atLeastWarning(findings) {
+			if err := diagnose.RequireWireGuard([]*facts.Snapshot{snap}); err != nil {
+				return couldNotRun(err)
+			}
 		}
 	}
 	progress("reading the current state of " + env.T.String())
@@ -324,6 +333,11 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		}
 	}
 	return result
+}
+
+func atLeastWarning(fs []finding.Finding) bool {
+	worst, any := finding.Worst(fs)
+	return any && worst >= finding.Warning
 }
 
 // readFixFrom reads --from FILE once: the findings of a "wgperf diagnose
