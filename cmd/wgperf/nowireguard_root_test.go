@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/lab"
+	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
@@ -50,6 +52,25 @@ func TestCommandsNeedingATunnelWithoutWireGuard(t *testing.T) {
 		if code != exitUnknown || out.Len() != 0 || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
 			t.Errorf("%s: exit %d, want %d and one line with %q\nstdout: %s\nstderr: %s",
 				strings.Join(tc.args, " "), code, exitUnknown, tc.want, out.String(), errOut.String())
+		}
+	}
+}
+
+// --interface completes the WireGuard interfaces of the host the command
+// names: a lab site's tunnel (wireguard-go: a TUN link with a UAPI socket),
+// and none of its other links.
+func TestInterfaceCompletesTheHostsWireGuard(t *testing.T) {
+	testutil.RequireRoot(t)
+	l := labtest.Up(t, lab.Config{Name: "dlvcp"})
+	a := l.Target("a").String()
+	for _, args := range [][]string{
+		{"fix", "ecmp", "--host", a, "--interface", ""},
+		{"shape-sweep", "--client", a, "--interface", ""},
+	} {
+		var out, errOut bytes.Buffer
+		run(append([]string{"__complete"}, args...), &out, &errOut)
+		if got, want := out.String(), l.WGInterface("a")+"\n:4\n"; got != want {
+			t.Errorf("wgperf %s<TAB>: %q, want %q (stderr %s)", strings.Join(args, " "), got, want, errOut.String())
 		}
 	}
 }
