@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"time"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/wgperf/wgperf/internal/exporter"
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -21,9 +24,13 @@ func addCompletions(root *cobra.Command) {
 				_ = c.RegisterFlagCompletionFunc(f.Name, completeTargets)
 			case "only":
 				_ = c.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(catalogIDs(), cobra.ShellCompDirectiveNoFileComp))
+			case "interface", "dev":
+				if wireGuardInterfaceFlag(c, f) {
+					_ = c.RegisterFlagCompletionFunc(f.Name, completeWireGuardInterfaces)
+				}
 			default:
-				if values, ok := enumFlags[f.Name]; ok {
-					_ = c.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+				if w, ok := f.Value.(words); ok {
+					_ = c.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(w.Words(), cobra.ShellCompDirectiveNoFileComp))
 				}
 			}
 		}
@@ -36,16 +43,49 @@ func addCompletions(root *cobra.Command) {
 	walk(root)
 }
 
-// enumFlags are the flags that take one of a few words, by name, and the
-// words (builds add theirs: lab up --topology in the full build).
-var enumFlags = map[string][]string{
-	"severity":   {"info", "warning", "critical"},
-	"log.level":  exporter.LogLevels,
-	"log.format": exporter.LogFormats,
-	"progress":   progressModes,
-}
+// words is a flag value that takes one of a few words (enumValue,
+// --progress, --wireguard): completion offers them.
+type words interface{ Words() []string }
 
 // completeTargets offers what each kind of target lists (target.Complete).
 func completeTargets(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return target.Complete(), cobra.ShellCompDirectiveNoFileComp
+}
+
+// wireGuardInterfaceFlag says whether an --interface (or --dev) flag names a
+// WireGuard interface of the command's host: every visible command's does
+// (fix ecmp's tunnel, shape-sweep's); the lab's hidden node commands name
+// their own TUN devices.
+func wireGuardInterfaceFlag(c *cobra.Command, f *pflag.Flag) bool {
+	for p := c; p != nil; p = p.Parent() {
+		if p.Hidden {
+			return false
+		}
+	}
+	return f.Value.Type() == "string"
+}
+
+// completeWireGuardInterfaces offers the WireGuard interfaces of the host the
+// command names (--host, else --client, else this machine), asked within a
+// few seconds so an unreachable host does not hang the shell.
+func completeWireGuardInterfaces(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+	spec := "local"
+	for _, name := range []string{"host", "client"} {
+		if f := c.Flags().Lookup(name); f != nil {
+			spec = f.Value.String()
+			break
+		}
+	}
+	t, err := target.Parse(spec)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	names, _ := discover.Interfaces(ctx, t)
+	return names, cobra.ShellCompDirectiveNoFileComp
 }

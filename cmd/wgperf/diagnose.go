@@ -42,7 +42,7 @@ the other counts as received (loss in one direction only). It prints the finding
 grouped by severity, each with its evidence and the exact commands and config lines
 that fix it. Nothing on any host is changed.
 
---inventory FILE diagnoses a fleet. FILE lists one target per line (` + target.Syntax() + `;
+--inventory FILE (-i, as Ansible spells it; --limit is -l) diagnoses a fleet. FILE lists one target per line (` + target.Syntax() + `;
 # comments and blank lines allowed) or is an Ansible inventory
 as Ansible reads it: INI ([group] sections of "host ansible_host=1.2.3.4 ansible_user=root
 ansible_port=2222" lines, read as ssh:root@1.2.3.4:2222; host ranges web[01:20];
@@ -58,8 +58,11 @@ hosts --limit selects (name and target, one per line; --json as kind "inventory"
 exits without logging into any. ansible_ssh_private_key_file,
 ansible_ssh_common_args/_extra_args (-o ProxyJump=user@bastion, -J; nothing that runs a
 command) and ansible_become (sudo -n, for hosts that refuse root logins) are used;
-ansible_connection=local runs locally. Variables wgperf does not use are named in one
-warning line on standard error. At most --concurrency hosts are
+ansible_connection=local runs locally. The Ansible settings (ansible_...) wgperf does not
+use are named in one warning line on standard error, each once; the inventory's own
+variables and interpreters are its playbooks' and pass silently. With --limit or
+--list-hosts and no --inventory, ANSIBLE_INVENTORY's sources (comma separated) are read,
+as Ansible reads them without -i. At most --concurrency hosts are
 collected at once, each within --host-timeout. A host that is down or too slow is listed
 under UNREACHABLE (JSON: "unreachable": [{host, name, error}]) and the others are diagnosed
 without it; with --host alone, any unreachable host fails the run.
@@ -87,6 +90,9 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 			if concurrency < 1 || hostTimeout <= 0 {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--concurrency must be at least 1 and --host-timeout positive")}
 			}
+			if len(inventory) == 0 && (limit != "" || listHostsRun) {
+				inventory = ansibleInventory() // an Ansible user's default, where an inventory is needed
+			}
 			if len(hosts) == 0 && len(files) == 0 && len(inventory) == 0 {
 				hosts = []string{"local"}
 			}
@@ -94,11 +100,11 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 			opts := diagnose.Options{Check: check.Options{PathRateMbit: rateMbit, PathRTT: rtt},
 				Concurrency: concurrency, HostTimeout: hostTimeout, Limit: limit, Warn: cmd.ErrOrStderr()}
 			if limit != "" && len(inventory) == 0 {
-				return couldNotRun(fmt.Errorf("--limit selects hosts of an --inventory"))
+				return couldNotRun(fmt.Errorf("--limit selects hosts of an --inventory (-i, or ANSIBLE_INVENTORY)"))
 			}
 			if listHostsRun {
 				if len(inventory) == 0 {
-					return couldNotRun(fmt.Errorf("--list-hosts lists the hosts of an --inventory"))
+					return couldNotRun(fmt.Errorf("--list-hosts lists the hosts of an --inventory (-i, or ANSIBLE_INVENTORY)"))
 				}
 				return listFleet(cmd, inventory, limit, hosts, asJSON)
 			}
@@ -146,12 +152,11 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 	f.StringArrayVar(&files, "from", nil, "snapshot file written by wgperf collect, - for standard input (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
 	addHTMLFlag(cmd, &htmlPath)
-	f.StringVar(&severity, "severity", "info", "show only findings at or above this severity: info, warning, critical")
+	enumFlag(f, &severity, "severity", "info", []string{"info", "warning", "critical"}, "show only findings at or above this severity: info, warning, critical")
 	f.Float64Var(&rateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
 	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product (at most 10s)")
 	f.BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack (their checks are skipped)")
-	f.StringArrayVar(&inventory, "inventory", nil, inventoryFlagHelp)
-	f.StringVar(&limit, "limit", "", "diagnose only the inventory's hosts this Ansible pattern selects: group or host names, globs, ~regex, !exclude, &intersect, separated by , or :")
+	inventoryFlags(f, &inventory, &limit, inventoryFlagHelp, "diagnose only the inventory's hosts this Ansible pattern selects: "+limitSyntax)
 	f.BoolVar(&listHostsRun, "list-hosts", false, "print the hosts --inventory and --limit select (name and target) and exit, logging into none")
 	f.IntVar(&concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
 	f.DurationVar(&hostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")

@@ -48,7 +48,8 @@ benches again and confirms once the host answered that bench. Its first "before"
 is doctor's own bench (and path MTU search), a later step's the previous step's
 "after": nothing is measured twice.
 
-Exit codes: 0 healthy (or info only), 1 warnings, 2 critical findings, 3 could not run;
+Exit codes: 0 healthy (or info only), 1 warnings, 2 critical findings, 3 could not
+run (an end with no WireGuard interface says so in one line);
 with --fix, a fix that was kept and confirmed no longer counts (nor the slowness
 it cured, when the bench after it is healthy): the status is what remains.`,
 		Example: `  wgperf doctor --client local --server ssh:root@m42

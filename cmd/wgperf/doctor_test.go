@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/diagnose"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // doctor's flag contract: bad input exits 3 with one error line, before any
@@ -40,10 +44,21 @@ func TestDoctorFlags(t *testing.T) {
 // Without --server, doctor collects this host, says the throughput could not
 // be judged, and prints versioned JSON; its exit code follows the findings.
 // Collecting this host cannot fail (a missing source is a note in the
-// snapshot), so exit 3 is the failure this test is here to catch.
+// snapshot), so exit 3 is the failure this test is here to catch, unless the
+// host has no WireGuard interface: then doctor says so in one line and exits 3.
 func TestDoctorOneEndJSON(t *testing.T) {
+	snap, _, err := diagnose.Target(context.Background(), target.Local())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out, errOut bytes.Buffer
 	code := run([]string{"doctor", "--json"}, &out, &errOut)
+	if len(snap.WireGuard) == 0 {
+		if code != exitUnknown || out.Len() != 0 || errOut.String() != "wgperf: no WireGuard interface on local: there is no tunnel to judge\n" {
+			t.Errorf("doctor on this host without WireGuard: exit %d, stdout %q, stderr %q; want 3 and one line", code, out.String(), errOut.String())
+		}
+		return
+	}
 	if code == exitFailed {
 		t.Fatalf("doctor on this host could not run (exit %d): %s", code, errOut.String())
 	}

@@ -114,7 +114,10 @@ the OpenWrt init script.`,
 				return couldNotRun(fmt.Errorf("--web.telemetry-path %q: want a path starting with / other than /, /probe and %s", telemetryPath, exporter.SDPath))
 			}
 			if sd.limit != "" && len(sd.sources) == 0 {
-				return couldNotRun(fmt.Errorf("--limit selects hosts of an --inventory: name one"))
+				sd.sources = ansibleInventory()
+			}
+			if sd.limit != "" && len(sd.sources) == 0 {
+				return couldNotRun(fmt.Errorf("--limit selects hosts of an --inventory: name one (-i, or ANSIBLE_INVENTORY)"))
 			}
 			// --listen is --web.listen-address's older name; both may be given.
 			addrs := append(append([]string{}, listenAddrs...), listenAlias...)
@@ -146,8 +149,8 @@ the OpenWrt init script.`,
 	f.StringVar(&telemetryPath, "web.telemetry-path", "/metrics", "path of the exporter's own host metrics")
 	f.BoolVar(&collectDrops, "collector.drops", false, "also export the kernel's drops of --host by reason (wgperf_kernel_drops_total{reason}; a BPF program on skb:kfree_skb, see wgperf drops)")
 	f.BoolVar(&systemdSocket, "web.systemd-socket", false, "serve on the sockets systemd passes in (socket activation) instead of --web.listen-address")
-	f.StringVar(&logLevel, "log.level", "info", "lowest level logged: "+strings.Join(exporter.LogLevels, ", "))
-	f.StringVar(&logFormat, "log.format", "logfmt", "log line format: "+strings.Join(exporter.LogFormats, ", "))
+	enumFlag(f, &logLevel, "log.level", "info", exporter.LogLevels, "lowest level logged: "+strings.Join(exporter.LogLevels, ", "))
+	enumFlag(f, &logFormat, "log.format", "logfmt", exporter.LogFormats, "log line format: "+strings.Join(exporter.LogFormats, ", "))
 	f.BoolVar(&showVersion, "version", false, "print the build (version, revision, build date, Go version, platform, tags) and exit")
 	f.StringVar(&host, "host", "local", target.FlagHelp("target to watch"))
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
@@ -157,8 +160,8 @@ the OpenWrt init script.`,
 	f.StringArrayVar(&probe.Allow, "probe.allow", nil, "target pattern /probe?target= may collect: ssh:[user@]host[:port], host a glob per label (numbers: IPv4 addresses only) or a prefix, e.g. 'ssh:root@10.0.0.*', 'ssh:root@10.0.0.0/24' (repeatable; none: /probe refuses all)")
 	f.DurationVar(&probe.Timeout, "probe.timeout", exporter.DefaultProbeTimeout, "longest collection of one /probe target (Prometheus' scrape timeout lowers it, to 1s at least)")
 	f.DurationVar(&probe.CacheTTL, "probe.cache-ttl", exporter.DefaultProbeCacheTTL, "how long one collection answers /probe scrapes of its target")
-	f.StringArrayVar(&sd.sources, "inventory", nil, "serve this inventory's hosts at /sd as Prometheus http_sd targets of /probe: "+inventoryFlagHelp)
-	f.StringVar(&sd.limit, "limit", "", "serve at /sd only the --inventory hosts this Ansible pattern selects: group or host names, globs, ~regex, !exclude, &intersect, separated by , or :")
+	inventoryFlags(f, &sd.sources, &sd.limit, "serve this inventory's hosts at /sd as Prometheus http_sd targets of /probe: "+inventoryFlagHelp,
+		"serve at /sd only the --inventory hosts this Ansible pattern selects: "+limitSyntax)
 	f.IntVar(&probe.CacheSize, "probe.cache-size", exporter.DefaultProbeCacheSize, "most /probe targets cached; the least recently scraped is dropped first")
 	return cmd
 }

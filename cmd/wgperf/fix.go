@@ -16,6 +16,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/report"
@@ -254,8 +255,16 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		}
 	} else {
 		progress("collecting facts from " + env.T.String())
-		if findings, err = diagnose.Target(ctx, env.T); err != nil {
+		var snap *facts.Snapshot
+		if snap, findings, err = diagnose.Target(ctx, env.T); err != nil {
 			return couldNotRun(err)
+		}
+		// A host without WireGuard has no tunnel to measure a fix by, and
+		// nothing found is not "every fix in place" (diagnose's UNKNOWN).
+		if f.verify || !atLeastWarning(findings) {
+			if err := diagnose.RequireWireGuard([]*facts.Snapshot{snap}); err != nil {
+				return couldNotRun(err)
+			}
 		}
 	}
 	progress("reading the current state of " + env.T.String())
@@ -324,6 +333,11 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 		}
 	}
 	return result
+}
+
+func atLeastWarning(fs []finding.Finding) bool {
+	worst, any := finding.Worst(fs)
+	return any && worst >= finding.Warning
 }
 
 // readFixFrom reads --from FILE once: the findings of a "wgperf diagnose
@@ -542,7 +556,7 @@ both sites. Private keys are never printed.`,
 	cmd.Flags().StringVar(&server, "server", "", "the other end of the tunnel: plan (and with --apply make) the change on both ends (default in a wgperf lab: the other site)")
 	cmd.Flags().StringVar(&root, "root", "/", "root of the configuration files on the target (for tests)")
 	_ = cmd.Flags().MarkHidden("root")
-	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing tunnel to multiply (default in a wgperf lab: the site's)")
+	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing tunnel to multiply (default wg0; in a wgperf lab, the site's)")
 	intFlag(cmd.Flags(), &tunnels, "tunnels", 2, 2, 16, "number of tunnels (2..16)")
 	cmd.Flags().StringSliceVar(&networks, "network", nil, "without --server: remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
 	cmd.Flags().BoolVar(&apply, "apply", false, "make the change on both ends (needs --server, or a wgperf lab)")

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -203,4 +205,57 @@ func withAddrHint(err error) error {
 // dropReasonsFlag is bench's and doctor's switch of the kernel drop sampler.
 func dropReasonsFlag(f *pflag.FlagSet, p *bool) {
 	f.BoolVar(p, "drop-reasons", true, "count the kernel's drops by reason on both ends during the bench (wgperf drops; --drop-reasons=false for counters only)")
+}
+
+// oneDefault keeps one default per flag in help: a flag whose usage says its
+// default itself (one that depends on --quick, a lab or wg show) gets no
+// second "(default X)" from pflag, which prints its value unless it is the
+// type's zero.
+func oneDefault(c *cobra.Command) {
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if strings.Contains(f.Usage, "(default") {
+			f.DefValue = zeroDefault[f.Value.Type()]
+		}
+	})
+	for _, sub := range c.Commands() {
+		oneDefault(sub)
+	}
+}
+
+// zeroDefault is a DefValue pflag takes for "no default", by value type,
+// for its own values and ours alike ("0" is a zero duration for both); any
+// other type's is "".
+var zeroDefault = map[string]string{"bool": "false", "duration": "0", "int": "0", "float64": "0", "stringSlice": "[]"}
+
+// enumValue is a flag that takes one of a few words: it refuses any other in
+// one line as it is parsed, and completion offers the words (a flag value
+// with Words, addCompletions).
+type enumValue struct {
+	p     *string
+	words []string
+}
+
+// enumFlag defines a flag of words, starting at def.
+func enumFlag(f *pflag.FlagSet, p *string, name, def string, words []string, usage string) {
+	*p = def
+	f.Var(enumValue{p: p, words: words}, name, usage)
+}
+
+func (v enumValue) String() string  { return *v.p }
+func (v enumValue) Type() string    { return "string" }
+func (v enumValue) Words() []string { return v.words }
+func (v enumValue) Set(s string) error {
+	if !slices.Contains(v.words, s) {
+		return fmt.Errorf("%q: want %s", s, orList(v.words))
+	}
+	*v.p = s
+	return nil
+}
+
+// orList is "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

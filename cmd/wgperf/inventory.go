@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/fleet"
@@ -21,13 +24,15 @@ func inventoryCmd() *cobra.Command {
 		prometheus bool
 	)
 	cmd := &cobra.Command{
-		Use:   "inventory --inventory SOURCE [--limit PATTERN] [--json | --prometheus]",
+		Use:   "inventory [--inventory SOURCE] [--limit PATTERN] [--json | --prometheus]",
 		Short: "List an inventory's hosts, or give them to Prometheus as /probe targets (file_sd)",
 		Long: `inventory reads an inventory as "wgperf diagnose --inventory" reads it (see diagnose
 --help: a list of targets, an Ansible INI or YAML inventory, ansible-inventory --list JSON,
 or a directory of them; --inventory may be repeated and the sources merge as Ansible
-merges them) and prints the hosts --limit selects, one per line: the inventory's name
-for the host and the target wgperf reaches it as. Nothing is logged into.
+merges them; -i and -l are --inventory and --limit, and without --inventory the sources
+of ANSIBLE_INVENTORY are read, as Ansible reads them) and prints the hosts --limit
+selects, one per line: the inventory's name for the host and the target wgperf reaches
+it as. Nothing is logged into.
 
 --prometheus prints them as Prometheus file_sd JSON instead: one target group per host,
 {"targets": ["ssh:root@198.51.100.10:2222"], "labels": {"wgperf_host": "gw1",
@@ -44,11 +49,15 @@ changes (see exporter --help; job wgperf-inventory-http).
 Exit codes: 0 listed, 3 the inventory could not be read or --limit selects no host.`,
 		Example: `  wgperf inventory --inventory hosts.ini --limit 'routers:!lab*'
   wgperf inventory --inventory inventory/ --inventory extra.yml --json
-  wgperf inventory --inventory hosts.ini --prometheus > /etc/prometheus/wgperf-targets.json`,
+  wgperf inventory --inventory hosts.ini --prometheus > /etc/prometheus/wgperf-targets.json
+  ANSIBLE_INVENTORY=~/ansible/hosts.ini wgperf inventory -l routers   # Ansible's default and spelling`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(sources) == 0 {
-				return couldNotRun(fmt.Errorf("--inventory: name an inventory file or directory"))
+				sources = ansibleInventory()
+			}
+			if len(sources) == 0 {
+				return couldNotRun(fmt.Errorf("--inventory (-i): name an inventory file or directory, or set ANSIBLE_INVENTORY"))
 			}
 			if asJSON && prometheus {
 				return couldNotRun(fmt.Errorf("--json and --prometheus: choose one"))
@@ -77,15 +86,46 @@ Exit codes: 0 listed, 3 the inventory could not be read or --limit selects no ho
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&sources, "inventory", nil, inventoryFlagHelp)
-	f.StringVar(&limit, "limit", "", "list only the hosts this Ansible pattern selects: group or host names, globs, ~regex, !exclude, &intersect, separated by , or :")
+	inventoryFlags(f, &sources, &limit, inventoryFlagHelp, "list only the hosts this Ansible pattern selects: "+limitSyntax)
 	f.BoolVar(&asJSON, "json", false, "print the hosts as JSON (kind \"inventory\")")
 	f.BoolVar(&prometheus, "prometheus", false, "print the hosts as Prometheus file_sd JSON of the exporter's /probe targets")
 	return cmd
 }
 
 // inventoryFlagHelp is --inventory's help, the same for every command that takes it.
-const inventoryFlagHelp = "inventory of hosts: a file of targets one per line, an Ansible INI or YAML inventory (.yml, .yaml) with its group_vars/ and host_vars/, ansible-inventory --list JSON (.json), or a directory of them (repeatable: sources merge as Ansible merges them)"
+const inventoryFlagHelp = "inventory of hosts: a file of targets one per line, an Ansible INI or YAML inventory (.yml, .yaml) with its group_vars/ and host_vars/, ansible-inventory --list JSON (.json), or a directory of them (repeatable: sources merge as Ansible merges them; where --limit needs one and none is named, ANSIBLE_INVENTORY's)"
+
+// limitSyntax is what --limit takes, the same for every command.
+const limitSyntax = "group or host names, globs, ~regex, !exclude, &intersect, separated by , or :"
+
+// inventoryFlags binds --inventory and --limit with Ansible's own short
+// names, -i and -l, so "wgperf diagnose -i hosts.ini -l routers" reads as
+// "ansible -i hosts.ini -l routers" does.
+func inventoryFlags(f *pflag.FlagSet, sources *[]string, limit *string, sourcesHelp, limitHelp string) {
+	f.StringArrayVarP(sources, "inventory", "i", nil, sourcesHelp)
+	f.StringVarP(limit, "limit", "l", "", limitHelp)
+}
+
+// ansibleInventory is the inventory Ansible reads when no -i names one: the
+// sources of $ANSIBLE_INVENTORY, separated by commas as Ansible splits them,
+// a leading ~/ the home folder (nil when it is unset or empty). Commands take
+// it where they need an inventory and none is named: never to turn a command
+// about this host into one about a fleet.
+func ansibleInventory() []string {
+	var out []string
+	for _, s := range strings.Split(os.Getenv("ANSIBLE_INVENTORY"), ",") {
+		s = strings.TrimSpace(s)
+		if rest, ok := strings.CutPrefix(s, "~/"); ok {
+			if home, err := os.UserHomeDir(); err == nil {
+				s = filepath.Join(home, rest)
+			}
+		}
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // listedHost is one host of "inventory --json" and "diagnose --list-hosts --json".
 type listedHost struct {

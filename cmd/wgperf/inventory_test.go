@@ -89,3 +89,52 @@ func TestInventoryPrometheus(t *testing.T) {
 		t.Errorf("no warning about gw2's key: %q", errOut.String())
 	}
 }
+
+// Ansible users' spellings: -i and -l, and ANSIBLE_INVENTORY (comma
+// separated, ~/ the home folder) where an inventory is needed and none is
+// named; a diagnose about this host or files stays about them.
+func TestAnsibleInventoryFlagsAndEnvironment(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for name, content := range map[string]string{
+		"routers.ini": "[routers]\ngw1 ansible_host=192.0.2.1 ansible_user=root ansible_password=x site=berlin\n",
+		"lab.ini":     "[lab]\nlab1 ansible_host=192.0.2.9 ansible_password=y site=lab\n",
+	} {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	routers := filepath.Join(home, "routers.ini")
+	warning := "wgperf: inventory: Ansible settings wgperf ignores (it reaches hosts with ansible_host, _port, _user, _connection, the ssh key and args, become): ansible_password\n"
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"diagnose", "-i", routers, "-i", filepath.Join(home, "lab.ini"), "-l", "lab", "--list-hosts"}, "lab1  ssh:192.0.2.9\n"},
+		{"", []string{"inventory", "-i", routers}, "gw1  ssh:root@192.0.2.1\n"},
+		{"~/routers.ini, ~/lab.ini", []string{"inventory"}, "gw1   ssh:root@192.0.2.1\nlab1  ssh:192.0.2.9\n"},
+		{"~/routers.ini,~/lab.ini", []string{"diagnose", "-l", "routers", "--list-hosts"}, "gw1  ssh:root@192.0.2.1\n"},
+		{routers, []string{"diagnose", "--list-hosts"}, "gw1  ssh:root@192.0.2.1\n"},
+	} {
+		t.Setenv("ANSIBLE_INVENTORY", tc.env)
+		var out, errOut bytes.Buffer
+		if code := run(tc.args, &out, &errOut); code != exitOK || out.String() != tc.want || errOut.String() != warning {
+			t.Errorf("ANSIBLE_INVENTORY=%q wgperf %s: exit %d\nstdout %q, want %q\nstderr %q, want %q (once, however many hosts set it)",
+				tc.env, strings.Join(tc.args, " "), code, out.String(), tc.want, errOut.String(), warning)
+		}
+	}
+	// A diagnose of files (or of this host) is not turned into a fleet's.
+	t.Setenv("ANSIBLE_INVENTORY", routers)
+	var out, errOut bytes.Buffer
+	run([]string{"diagnose", "--from", snapshot("lab-healthy-a.json"), "--json"}, &out, &errOut)
+	if !strings.Contains(out.String(), `"kind": "diagnose"`) || strings.Contains(out.String()+errOut.String(), "192.0.2.1") {
+		t.Errorf("diagnose --from with ANSIBLE_INVENTORY set reached the inventory:\n%s%s", out.String(), errOut.String())
+	}
+	// Without either, one line says what to give.
+	t.Setenv("ANSIBLE_INVENTORY", "")
+	errOut.Reset()
+	if code := run([]string{"inventory"}, &out, &errOut); code != exitFailed || !strings.Contains(errOut.String(), "or set ANSIBLE_INVENTORY") {
+		t.Errorf("inventory without one: exit %d, %q", code, errOut.String())
+	}
+}

@@ -53,7 +53,7 @@ commands in them with "wgperf lab exec NODE -- cmd" or target them as
 // addLabShapeFlags binds the underlay options shared by "lab up" and scenarios.
 func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f := cmd.Flags()
-	f.StringVar((*string)(&cfg.Topology), "topology", string(lab.SiteToSite), "site-to-site or multi-wan")
+	enumFlag(f, (*string)(&cfg.Topology), "topology", string(lab.SiteToSite), []string{string(lab.SiteToSite), string(lab.MultiWAN)}, "site-to-site or multi-wan")
 	f.IntVar(&cfg.Underlay.RateMbit, "rate", 200, "underlay rate in Mbit/s (tbf); 0 = unshaped")
 	f.IntVar(&cfg.Underlay.LossPct, "loss", 0, "random loss of underlay UDP datagrams, percent")
 	f.Float64Var(&cfg.Underlay.PathLossPct, "path-loss", 0, "random loss of every packet R forwards, both ways, percent, as on a real WAN (netem: a distro kernel, e.g. in lab vm)")
@@ -77,7 +77,8 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.BoolVar(&cfg.Bursts, "bursts", false, "R hands packets on in bursts of up to 64 KB, as a NIC's interrupt does (netem slots where the kernel has netem, else UDP batches segmented on R: userspace WireGuard only), so a short receive backlog overflows")
 	f.BoolVar(&cfg.DropFragments, "drop-fragments", false, "R drops the IP fragments it forwards (needs tc actions: a distro kernel, e.g. in lab vm)")
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
-	f.StringVar(&cfg.ICMPLimitStyle, "icmp-limit-style", "", "how --icmp-limit is written: banip (nft limit rate over ... drop) or iptables (-m limit ... -j ACCEPT, then -j DROP)")
+	enumFlag(f, &cfg.ICMPLimitStyle, "icmp-limit-style", "", []string{lab.ICMPLimitBanIP, lab.ICMPLimitIptables},
+		"how --icmp-limit is written: banip (nft limit rate over ... drop, the default) or iptables (-m limit ... -j ACCEPT, then -j DROP)")
 	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")
 	f.Var(implValue{&cfg.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads)")
 	f.IntVar(&cfg.UDPBuffer, "udp-buffer", 0, "cap the WireGuard nodes' UDP socket buffers to this many bytes (0 = wireguard-go's forced 7 MiB; -1 = ask for 7 MiB and let net.core.rmem_max cap it)")
@@ -320,6 +321,11 @@ func (v implValue) String() string {
 
 func (v implValue) Type() string { return "string" }
 
+// Words are what --wireguard takes (lab.ParseImplementation).
+func (v implValue) Words() []string {
+	return []string{"auto", string(lab.Kernel), string(lab.Userspace)}
+}
+
 func (v implValue) Set(s string) error {
 	impl, err := lab.ParseImplementation(s)
 	if err != nil {
@@ -346,5 +352,3 @@ func printLabStatus(ctx context.Context, w io.Writer, l *lab.Lab, asJSON bool) e
 	}
 	return l.WriteStatus(w, st)
 }
-
-func init() { enumFlags["topology"] = []string{string(lab.SiteToSite), string(lab.MultiWAN)} }

@@ -42,13 +42,9 @@ linux-image-amd64, virtme-ng).`,
   wgperf lab vm --rwdir out -- wgperf lab run --all --html out/kernel.html`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch accel {
-			case "auto", "":
-				opts.Accel = guest.AccelAuto
-			case "kvm", "tcg":
+			opts.Accel = guest.AccelAuto // --accel auto
+			if accel != "auto" {
 				opts.Accel = guest.Accel(accel)
-			default:
-				return couldNotRun(fmt.Errorf("--accel %q: want auto, kvm or tcg", accel))
 			}
 			if os.Geteuid() != 0 {
 				return couldNotRun(fmt.Errorf("lab vm needs root (the guest runs the lab as root on this machine's files)"))
@@ -76,7 +72,7 @@ linux-image-amd64, virtme-ng).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Kernel, "kernel", "", "kernel image to boot (default: the newest /boot/vmlinuz-* with a WireGuard module)")
-	f.StringVar(&accel, "accel", "auto", "auto (KVM when a guest boots with it, else TCG), kvm or tcg")
+	enumFlag(f, &accel, "accel", "auto", []string{"auto", "kvm", "tcg"}, "auto (KVM when a guest boots with it, else TCG), kvm or tcg")
 	f.StringVar(&opts.Memory, "memory", "2G", "guest memory")
 	f.IntVar(&opts.CPUs, "cpus", 0, "guest CPUs (default: this machine's)")
 	f.StringArrayVar(&opts.RWDirs, "rwdir", nil, "a host folder the guest may write (repeatable); everything else it writes is thrown away")

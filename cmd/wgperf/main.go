@@ -38,15 +38,17 @@ slower (MTU and PMTUD black holes, UDP buffer drops, stale endpoint routes,
 firewall rate limits, congestion control, conntrack...), applies fixes safely
 with rollback, and measures again.
 
+Start on one end of the slow tunnel, as root:
+  wgperf doctor --client local --server ssh:root@OTHER-END
+
 Hosts are named as targets:
 ` + target.Help() + `
-Try it without a tunnel of your own: wgperf lab run pmtud-blackhole
-
 Progress goes to standard error when it is a terminal; --progress always or never
 decides instead (e.g. "ssh host wgperf doctor ... --progress always").
 
 Exit codes: 0 ok, 1 warnings found, 2 critical findings, 3 unknown: nothing was
 judged (no WireGuard interface on any host) or the command could not run.`,
+		Example:       rootExamples(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
@@ -64,7 +66,23 @@ judged (no WireGuard interface on any host) or the command could not run.`,
 		root.AddCommand(c())
 	}
 	addCompletions(root)
+	oneDefault(root)
 	return root
+}
+
+// rootExamples lead with doctor's one-liner: the command a user with a slow
+// tunnel runs first. The lab's line is the full build's.
+func rootExamples() string {
+	ex := `  wgperf doctor --client local --server ssh:root@OTHER-END        # why the tunnel is slower than the link under it: the cause, its fix
+  wgperf doctor --client local --server ssh:root@OTHER-END --fix  # apply the top cause's fix, verified, and bench again
+  wgperf diagnose --host ssh:root@golem --host ssh:root@m42       # the checks of both ends, no traffic sent
+  wgperf fix --host ssh:root@golem                                # the plan of every fix, changing nothing
+  wgperf exporter --web.listen-address 127.0.0.1:9723             # the same facts and findings as Prometheus metrics`
+	if buildFlavor == "" {
+		ex += `
+  wgperf lab run pmtud-blackhole                                  # no tunnel of your own: a real case in namespaces (root, iperf3, nft)`
+	}
+	return ex
 }
 
 // extraCommands are commands only some builds have (the full build's hidden

@@ -49,7 +49,7 @@ func TestCLIContract(t *testing.T) {
 		{"healthy snapshot: info only", []string{"diagnose", "--from", snapshot("lab-healthy-a.json")}, exitOK, "0 critical, 0 warning, 2 info", ""},
 		{"stale endpoint route is critical", []string{"diagnose", "--from", snapshot("seed000-golem.json")}, exitCritical, "route.stale-endpoint", ""},
 		{"severity filter keeps the exit code of what is shown", []string{"diagnose", "--from", snapshot("lab-healthy-a.json"), "--severity", "warning"}, exitOK, "", ""},
-		{"bad severity", []string{"diagnose", "--from", snapshot("lab-healthy-a.json"), "--severity", "loud"}, exitFailed, "", "--severity: severity \"loud\""},
+		{"bad severity", []string{"diagnose", "--from", snapshot("lab-healthy-a.json"), "--severity", "loud"}, exitFailed, "", `for "--severity" flag: "loud": want info, warning or critical`},
 		{"negative rate", []string{"diagnose", "--rate", "-1"}, exitFailed, "", "--rate -1: want a rate in Mbit/s above 0"},
 		{"missing snapshot", []string{"diagnose", "--from", "/nonexistent/x.json"}, exitFailed, "", "x.json"},
 		{"confirm without apply", []string{"fix", "--confirm", "60s"}, exitFailed, "", "--confirm needs --apply"},

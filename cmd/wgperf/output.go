@@ -37,8 +37,9 @@ var progressModes = []string{"auto", "always", "never"}
 // progressFlag is --progress: auto (a terminal on standard error), always or never.
 type progressFlag struct{ mode string }
 
-func (p *progressFlag) String() string { return p.mode }
-func (p *progressFlag) Type() string   { return "mode" }
+func (p *progressFlag) String() string  { return p.mode }
+func (p *progressFlag) Type() string    { return "mode" }
+func (p *progressFlag) Words() []string { return progressModes }
 func (p *progressFlag) Set(s string) error {
 	for _, m := range progressModes {
 		if s == m {

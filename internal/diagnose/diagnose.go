@@ -202,13 +202,14 @@ func openFrom(path string) (io.ReadCloser, error) {
 }
 
 // Target collects one host now and runs every check on it: the findings
-// "wgperf fix" plans for when no file names them.
-func Target(ctx context.Context, t target.Target) ([]finding.Finding, error) {
+// "wgperf fix" plans for when no file names them, and the snapshot they
+// come from.
+func Target(ctx context.Context, t target.Target) (*facts.Snapshot, []finding.Finding, error) {
 	snap, err := collect.Collect(ctx, t, collect.Options{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return Findings(snap), nil
+	return snap, Findings(snap), nil
 }
 
 // Findings are what every check finds on one snapshot ("fix --from" a

@@ -177,6 +177,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Without a WireGuard interface on an end there is no tunnel to judge:
+	// one line and exit 3, not a report that judged nothing.
+	if err := diagnose.RequireWireGuard(snaps); err != nil {
+		return nil, err
+	}
 	checked := check.Run(snaps, check.Options{})
 	d := diagnose.NewDiagnosis(snaps, checked)
 	rep.Hosts, rep.Skipped = d.Hosts, d.Skipped

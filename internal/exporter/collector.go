@@ -33,6 +33,7 @@ var collectors = []collector{
 	handshakesCollector,
 	interfacesCollector,
 	peersCollector,
+	tunnelsCollector,
 }
 
 // hostFacts is what one collection gives every collector: the snapshot, the

@@ -195,8 +195,8 @@ func TestGrafanaDashboard(t *testing.T) {
 			t.Errorf("panel %q has no query", p.Title)
 		}
 		for _, q := range p.Targets {
-			if !strings.Contains(q.Expr, `instance=~"$instance"`) {
-				t.Errorf("panel %q query %q ignores the host selector", p.Title, q.Expr)
+			if !strings.Contains(q.Expr, `instance=~"$instance"`) || !strings.Contains(q.Expr, `job=~"$job"`) {
+				t.Errorf("panel %q query %q ignores the job or host selector", p.Title, q.Expr)
 			}
 		}
 	}
@@ -204,8 +204,8 @@ func TestGrafanaDashboard(t *testing.T) {
 	for _, v := range d.Templating.List {
 		vars[v.Name] = true
 	}
-	if !vars["datasource"] || !vars["instance"] {
-		t.Errorf("dashboard variables %v, want datasource and instance", vars)
+	if !vars["datasource"] || !vars["job"] || !vars["instance"] {
+		t.Errorf("dashboard variables %v, want datasource, job and instance", vars)
 	}
 }
 
@@ -284,7 +284,7 @@ func TestGrafanaPanelsNamePeers(t *testing.T) {
 			if strings.Contains(tg.LegendFormat, "{{name}}") && !strings.Contains(tg.Expr, "group_left(name)") {
 				t.Errorf("panel %q shows {{name}} without joining wgperf_wireguard_peer_info", p.Title)
 			}
-			expr := strings.NewReplacer("$__rate_interval", "5m", "$instance", ".*").Replace(tg.Expr)
+			expr := strings.NewReplacer("$__rate_interval", "5m", "$instance", ".*", "$job", ".*").Replace(tg.Expr)
 			n++
 			fmt.Fprintf(&rules, "      - record: panel:%d\n        expr: %q\n", n, expr)
 		}

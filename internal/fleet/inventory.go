@@ -43,21 +43,6 @@ type Inventory struct {
 	Ignored []string // sorted variable names
 }
 
-// Warning is the one line that names the variables wgperf ignored, "" when
-// it ignored none: an inventory is never read with settings silently dropped.
-func (inv *Inventory) Warning() string {
-	if len(inv.Ignored) == 0 {
-		return ""
-	}
-	names := inv.Ignored
-	more := ""
-	if len(names) > 12 {
-		names, more = names[:12], fmt.Sprintf(" and %d more", len(inv.Ignored)-12)
-	}
-	return "inventory: ignored variables (wgperf uses ansible_host, _port, _user, _connection, the ssh key and args, become): " +
-		strings.Join(names, ", ") + more
-}
-
 // LoadOptions tune Load.
 type LoadOptions struct {
 	// Limit keeps the hosts an Ansible --limit pattern selects: group or host

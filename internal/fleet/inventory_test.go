@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -303,5 +304,37 @@ func TestInventoryWorkIsBounded(t *testing.T) {
 		if _, err := ParseInventory(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), "steps to resolve") {
 			t.Errorf("%.40q...: %v, want the work bound", in, err)
 		}
+	}
+}
+
+// The warning names each Ansible setting wgperf ignores once, however many
+// hosts and groups set it; the inventory's own variables and interpreters
+// pass silently (Ignored lists every one).
+func TestWarningNamesIgnoredSettingsOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hosts.ini")
+	in := "[routers]\n" +
+		"gw1 ansible_host=192.0.2.1 ansible_password=x site=berlin ansible_python_interpreter=/usr/bin/python3\n" +
+		"gw2 ansible_host=192.0.2.2 ansible_password=y site=lisbon ansible_python_interpreter=/usr/bin/python3\n" +
+		"[routers:vars]\nansible_network_os=vyos\nntp_servers=pool.ntp.org\n"
+	if err := os.WriteFile(path, []byte(in), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := Load(context.Background(), path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "inventory: Ansible settings wgperf ignores (it reaches hosts with ansible_host, _port, _user, _connection, the ssh key and args, become): ansible_network_os, ansible_password"
+	if got := inv.Warning(); got != want {
+		t.Errorf("warning %q, want %q", got, want)
+	}
+	if d := cmp.Diff([]string{"ansible_network_os", "ansible_password", "ansible_python_interpreter", "ntp_servers", "site"}, inv.Ignored); d != "" {
+		t.Errorf("ignored (-want +got):\n%s", d)
+	}
+	// An inventory of playbook variables alone warns of nothing.
+	if err := os.WriteFile(path, []byte("gw1 ansible_host=192.0.2.1 site=berlin ansible_python_interpreter=auto\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if inv, err = Load(context.Background(), path, LoadOptions{}); err != nil || inv.Warning() != "" {
+		t.Errorf("playbook variables only: warning %q (%v), want none", inv.Warning(), err)
 	}
 }

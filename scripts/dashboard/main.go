@@ -307,6 +307,7 @@ func run(base, dashPath, out string, span, step, rate time.Duration, instance st
 	start := end.Add(-span)
 	vars := map[string]string{
 		"instance":        instance,
+		"job":             ".+",
 		"__rate_interval": promDuration(rate),
 		"__interval":      promDuration(step),
 		"__range":         promDuration(span),
