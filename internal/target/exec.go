@@ -105,6 +105,7 @@ func (t *argvTarget) Stream(ctx context.Context, stdin io.Reader, stdout, stderr
 	defer release()
 	cmd := t.command(ctx, argv)
 	cmd.WaitDelay = streamWaitDelay
+	stdin, stdout, stderr = guardStreams(ctx, stdin, stdout, stderr)
 	cmd.Stdin, cmd.Stdout = stdin, stdout
 	tail := &Tail{max: 8 << 10}
 	cmd.Stderr = tail
