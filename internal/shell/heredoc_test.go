@@ -87,3 +87,40 @@ func TestEveryHereDocIsHereDocs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStdin: whatever the body, Stdin's line is either one here-document
+// whose only terminator line is its last, holding the body exactly, or a
+// printf of one quoted word piped into the command; and it holds no raw
+// control character but newline and tab.
+func FuzzStdin(f *testing.F) {
+	for _, s := range append(hostile, HereEnd+"\n", "a\n"+HereEnd+"\nb\n", "x\n") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		line := Stdin("cat", body)
+		if Terminal(line) != line {
+			t.Fatalf("Stdin(%q) = %q holds raw control characters", body, line)
+		}
+		if doc, ok := strings.CutPrefix(line, "cat <<'"+HereEnd+"'\n"); ok {
+			got, ok := strings.CutSuffix(doc, HereEnd)
+			if !ok || got != body {
+				t.Fatalf("Stdin(%q) = %q: a document that does not hold the body", body, line)
+			}
+			if strings.HasPrefix(got, HereEnd+"\n") || strings.Contains(got, "\n"+HereEnd+"\n") {
+				t.Fatalf("Stdin(%q) = %q ends its document early", body, line)
+			}
+			return
+		}
+		word, ok := strings.CutSuffix(line, " | cat")
+		if !ok {
+			t.Fatalf("Stdin(%q) = %q: neither a document nor a pipe", body, line)
+		}
+		arg, ok := strings.CutPrefix(word, "printf '%s' ")
+		if !ok {
+			arg, ok = strings.CutPrefix(word, "printf '%b' ")
+		}
+		if _, quoted := unquote(arg); !ok || !quoted {
+			t.Fatalf("Stdin(%q) = %q: its printf argument is not one quoted word", body, line)
+		}
+	})
+}
