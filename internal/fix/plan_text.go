@@ -43,7 +43,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 				state = "new"
 			}
 			pw.printf("   file %s (%s):\n", f.Path, state)
-			for _, l := range lineDiff(f.Old, f.New) {
+			for _, l := range lineDiff(remedy.RedactKeys(f.Old), remedy.RedactKeys(f.New)) {
 				pw.printf("     %s\n", l)
 			}
 		}
@@ -135,7 +135,13 @@ func (p *Plan) WriteScript(w io.Writer) error {
 				}
 				continue
 			}
-			pw.printf("mkdir -p %s\n%s\n", shell.Join(remedy.Dir(f.Path)), remedy.Heredoc(f.Path, f.New))
+			pw.printf("mkdir -p %s\n", shell.Join(remedy.Dir(f.Path)))
+			if remedy.HasRedacted(remedy.RedactKeys(f.New)) {
+				// Keys stay on the host: the script takes them from the live file.
+				pw.printf("%s\n", writeLines(f.Path, f.New, fileModeOf(f), "{ echo "+shell.Quote("wgperf: "+f.Path+" not written: its key lines could not be taken from the live file")+" >&2; exit 1; }"))
+			} else {
+				pw.printf("%s\n", remedy.Heredoc(f.Path, f.New))
+			}
 		}
 		for _, c := range st.Commands {
 			pw.printf("%s\n", c)
@@ -152,7 +158,7 @@ func (p *Plan) WriteScript(w io.Writer) error {
 				continue
 			}
 			pw.printf("#   restore %s to its previous content:\n", shell.Comment(f.Path))
-			for _, l := range lineDiff(f.New, f.Old) {
+			for _, l := range lineDiff(remedy.RedactKeys(f.New), remedy.RedactKeys(f.Old)) {
 				pw.printf("#     %s\n", shell.Comment(l))
 			}
 		}

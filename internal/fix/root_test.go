@@ -226,7 +226,9 @@ func TestUCIApplyRollback(t *testing.T) {
 	if err := os.WriteFile(store, []byte("banip.global.ban_icmplimit=25\nnetwork.wg.proto=wireguard\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	oldPath := target.Path
+	target.Path = bin + ":" + target.Path // the stand-ins, where the target finds programs
+	t.Cleanup(func() { target.Path = oldPath })
 	t.Setenv("UCI_OPTIONS", store)
 	t.Setenv("RESTART_LOG", restarts)
 
@@ -244,7 +246,7 @@ func TestUCIApplyRollback(t *testing.T) {
 		t.Run(actionName(tc.f), func(t *testing.T) {
 			_ = os.Remove(restarts)
 			applyRollback(t, h, tc.f, func() {
-				got, err := exec.Command("uci", "-q", "get", tc.key).Output()
+				got, err := exec.Command(filepath.Join(bin, "uci"), "-q", "get", tc.key).Output()
 				if err != nil || strings.TrimSpace(string(got)) != tc.value {
 					t.Errorf("after apply: uci get %s = %q, %v; want %s", tc.key, got, err, tc.value)
 				}

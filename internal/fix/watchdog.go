@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
@@ -146,17 +145,7 @@ func revertScript(env *Env, j *Journal) string {
 				fmt.Fprintf(&b, "rm -f %s\n", shell.Quote(f.Path))
 				continue
 			}
-			old := remedy.RedactKeys(f.Old)
-			if !remedy.HasRedacted(old) {
-				fmt.Fprintf(&b, "%s\nchmod %o %s\n", remedy.Heredoc(f.Path, old), fileModeOf(f), shell.Quote(f.Path))
-				continue
-			}
-			// The journal holds no keys: merge the live file's key lines into the saved content.
-			tmp := f.Path + ".wgperf-undo"
-			fmt.Fprintf(&b, "%s\nawk -v mark=%s %s %s %s > %s && chmod %o %s && mv -f %s %s || echo %s >&2\nrm -f %s %s\n",
-				remedy.Heredoc(tmp, old), shell.Quote(remedy.KeyMark), shell.Quote(restoreAwk), shell.Quote(f.Path), shell.Quote(tmp),
-				shell.Quote(tmp+".new"), fileModeOf(f), shell.Quote(tmp+".new"), shell.Quote(tmp+".new"), shell.Quote(f.Path),
-				shell.Quote("wgperf: undo failed: restore "+f.Path), shell.Quote(tmp), shell.Quote(tmp+".new"))
+			fmt.Fprintf(&b, "%s\n", writeLines(f.Path, f.Old, fileModeOf(f), "echo "+shell.Quote("wgperf: undo failed: restore "+f.Path)+" >&2"))
 		}
 	}
 	fmt.Fprintf(&b, "\necho \"$(date) by the confirm watchdog\" > %s\n", shell.Quote(env.journalPath(j.ID, ".reverted")))

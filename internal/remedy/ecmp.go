@@ -178,6 +178,9 @@ func ReadECMPHost(ctx context.Context, env *Env, iface string) (ECMPHost, error)
 	}
 	if out, err = env.T.ReadFile(ctx, "/proc/sys/net/ipv4/fib_multipath_hash_policy"); err == nil {
 		h.HashPolicy = strings.TrimSpace(string(out))
+		if _, err := strconv.ParseUint(h.HashPolicy, 10, 8); err != nil {
+			return h, fmt.Errorf("%s: multipath hash policy %q is not a number", env.T, shell.Terminal(h.HashPolicy))
+		}
 	}
 	return h, nil
 }
@@ -305,7 +308,7 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 		// Hash on ports too, or every flow between the same two hosts takes one tunnel.
 		st.Commands = append(st.Commands, "sysctl -qw net.ipv4.fib_multipath_hash_policy=1")
 		if h.HashPolicy != "" {
-			st.Undo = append([]string{"sysctl -qw net.ipv4.fib_multipath_hash_policy=" + h.HashPolicy}, st.Undo...)
+			st.Undo = append([]string{shell.Join("sysctl", "-qw", "net.ipv4.fib_multipath_hash_policy="+h.HashPolicy)}, st.Undo...)
 		}
 	}
 	for _, r := range h.Routes {

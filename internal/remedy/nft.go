@@ -190,7 +190,8 @@ func (c nftChain) plan(ctx context.Context, env *Env, st *Step) error {
 	st.Commands = append(st.Commands, "nft -f "+shell.Join(path))
 	st.Undo = append(st.Undo, "nft delete chain "+chain)
 	if current != "" {
-		st.Undo = append(st.Undo, "nft -f - <<'WGPERF_EOF'\n"+strings.TrimRight(current, "\n")+"\nWGPERF_EOF")
+		// The listing is the host's text (a rule comment may hold any line): fed, never pasted.
+		st.Undo = append(st.Undo, shell.Stdin("nft -f -", strings.TrimRight(current, "\n")+"\n"))
 	}
 	if !tableExists {
 		// Only remove the table when no other chain of ours is left in it.

@@ -58,18 +58,15 @@ func (s *Step) merge(b Step) {
 }
 
 // Heredoc is the shell that writes data to path exactly: a quoted
-// here-document when the text allows it, printf otherwise. The lines it
-// returns hold no raw control character but newline and tab (shell.Printf),
-// as a printed script must not.
+// here-document (shell.HereDoc) when the text allows it, printf otherwise. The
+// lines it returns hold no raw control character but newline and tab
+// (shell.Printf), as a printed script must not.
 func Heredoc(path string, data []byte) string {
 	s := string(data)
-	if shell.Terminal(s) != s {
-		return shell.Printf(s) + " > " + shell.Join(path)
+	if doc, err := shell.HereDoc("cat > "+shell.Join(path), s); err == nil {
+		return doc
 	}
-	if strings.HasSuffix(s, "\n") && !strings.Contains(s, "\nWGPERF_EOF\n") && !strings.HasPrefix(s, "WGPERF_EOF\n") {
-		return "cat > " + shell.Join(path) + " <<'WGPERF_EOF'\n" + s + "WGPERF_EOF"
-	}
-	return "printf '%s' " + shell.Join(s) + " > " + shell.Join(path)
+	return shell.PrintfWord(s) + " > " + shell.Join(path)
 }
 
 // Dir is the folder of an absolute path ("/" for a top-level file).

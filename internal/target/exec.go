@@ -29,6 +29,18 @@ type argvTarget struct {
 	session func(ctx context.Context, long bool) (extra []string, release func(), stderr string, err error)
 	// missing recognises a "program not found" failure from exit code and stderr.
 	missing func(code int, stderr string) bool
+	// here is set for targets whose argv runs on this machine as it is
+	// (local, netns): the program is found in Path and runs with it. An ssh
+	// target's wrap sets the remote PATH itself.
+	here bool
+}
+
+// command is the local command that runs argv until ctx is done.
+func (t *argvTarget) command(ctx context.Context, argv []string) *exec.Cmd {
+	if t.here {
+		return pathCommand(ctx, argv)
+	}
+	return exec.CommandContext(ctx, argv[0], argv[1:]...)
 }
 
 func (t *argvTarget) String() string { return t.spec }
@@ -59,7 +71,7 @@ func (t *argvTarget) RunInput(ctx context.Context, stdin []byte, name string, ar
 	// command: a host printing without end costs time, not memory.
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+	cmd := t.command(runCtx, argv)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -91,8 +103,9 @@ func (t *argvTarget) Stream(ctx context.Context, stdin io.Reader, stdout, stderr
 		return err
 	}
 	defer release()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := t.command(ctx, argv)
 	cmd.WaitDelay = streamWaitDelay
+	stdin, stdout, stderr = guardStreams(ctx, stdin, stdout, stderr)
 	cmd.Stdin, cmd.Stdout = stdin, stdout
 	tail := &Tail{max: 8 << 10}
 	cmd.Stderr = tail
@@ -143,7 +156,7 @@ func (t *argvTarget) Start(ctx context.Context, name string, args ...string) (*P
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := t.command(context.Background(), argv) // ctx ends it through the watcher below
 	tail := &Tail{max: 8 << 10}
 	cmd.Stderr = tail
 	if err := cmd.Start(); err != nil {
@@ -172,7 +185,7 @@ func (t *argvTarget) Start(ctx context.Context, name string, args ...string) (*P
 // localTarget reads and writes files directly instead of spawning cat.
 type localTarget struct{ argvTarget }
 
-var local = &localTarget{argvTarget{spec: "local", wrap: func(_ []string, name string, args []string) []string {
+var local = &localTarget{argvTarget{spec: "local", here: true, wrap: func(_ []string, name string, args []string) []string {
 	return append([]string{name}, args...)
 }}}
 
@@ -213,6 +226,7 @@ func (t *localTarget) WriteFile(_ context.Context, path string, data []byte, per
 func Netns(name string) Target {
 	return &argvTarget{
 		spec: "netns:" + name,
+		here: true,
 		wrap: func(_ []string, prog string, args []string) []string {
 			return append([]string{"ip", "netns", "exec", name, prog}, args...)
 		},

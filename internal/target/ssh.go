@@ -152,6 +152,8 @@ func (s sshSpec) argv(extra []string, name string, args []string) []string {
 		}
 		line = commandLine("sudo", []string{"-n", "-u", user, "--"}) + " " + line
 	}
+	// The login's PATH is the remote user's: the command runs with Path.
+	line = commandLine(envProgram, []string{"PATH=" + Path}) + " " + line
 	return append(append(argv, s.destination()...), line)
 }
 

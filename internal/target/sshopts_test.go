@@ -14,7 +14,7 @@ func TestHostSSHArgv(t *testing.T) {
 	}
 	s := tg.(*argvTarget)
 	got := strings.Join(s.wrap(nil, "cat", []string{"--", "/proc/net/snmp"}), " ")
-	want := "-i /home/ops/.ssh/fleet -o ProxyJump=jump@bastion.example:22 -o StrictHostKeyChecking=yes -p 2222 -l deploy -- gw1 sudo -n -u root -- cat -- /proc/net/snmp"
+	want := "-i /home/ops/.ssh/fleet -o ProxyJump=jump@bastion.example:22 -o StrictHostKeyChecking=yes -p 2222 -l deploy -- gw1 /usr/bin/env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin sudo -n -u root -- cat -- /proc/net/snmp"
 	if !strings.HasSuffix(got, want) {
 		t.Errorf("argv\n%s\nwant it to end with\n%s", got, want)
 	}

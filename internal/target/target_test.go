@@ -52,12 +52,13 @@ func TestParse(t *testing.T) {
 }
 
 func TestSSHArgv(t *testing.T) {
+	const remote = "/usr/bin/env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin cat /proc/net/snmp"
 	tests := []struct {
 		spec string
 		want []string
 	}{
-		{"root@golem:2222", []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-p", "2222", "-l", "root", "--", "golem", "cat /proc/net/snmp"}},
-		{"[2001:db8::1]", []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "--", "2001:db8::1", "cat /proc/net/snmp"}},
+		{"root@golem:2222", []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-p", "2222", "-l", "root", "--", "golem", remote}},
+		{"[2001:db8::1]", []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "--", "2001:db8::1", remote}},
 	}
 	for _, tt := range tests {
 		s, err := parseSSHSpec(tt.spec)

@@ -36,7 +36,8 @@ func SSHD(t testing.TB, l *lab.Lab, node string) string {
 
 // SSHDs is SSHD on several nodes at once, with one user key for all; bin,
 // when set, is a directory put first on the PATH of every ssh session there
-// (a wgperf installed on the remote hosts).
+// and, for the test's life, on target.Path, which wgperf's remote commands
+// run with (a wgperf installed on the remote hosts).
 func SSHDs(t testing.TB, l *lab.Lab, bin string, nodes ...string) []string {
 	t.Helper()
 	testutil.RequireTools(t, "ssh", "ssh-keygen", "/usr/sbin/sshd")
@@ -64,6 +65,9 @@ func SSHDs(t testing.TB, l *lab.Lab, bin string, nodes ...string) []string {
 	env := "SetEnv SHLVL=1"
 	if bin != "" {
 		env += " PATH=" + bin + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+		old := target.Path
+		target.Path = bin + ":" + old
+		t.Cleanup(func() { target.Path = old })
 	}
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation directory
 		t.Fatal(err)

@@ -112,13 +112,17 @@ func OpenRemote(ctx context.Context, t target.Target) (Sampler, error) {
 		r.done <- err
 	}()
 	go func() {
+		// However it ends (a line over maxLine, the output's end, ctx), the
+		// pipe is closed, so the stream's writes into it fail and the stream
+		// ends instead of waiting for a reader that is gone.
+		defer close(r.lines)
+		defer outR.CloseWithError(errReaderGone)
 		out := bufio.NewReaderSize(outR, 64<<10)
 		for {
 			line, err := readLine(out)
 			select {
 			case r.lines <- answer{line, err}:
 			case <-ctx.Done():
-				outR.Close()
 				return
 			}
 			if err != nil {
@@ -129,14 +133,19 @@ func OpenRemote(ctx context.Context, t target.Target) (Sampler, error) {
 	f := r.next(ctx, startTimeout)
 	if f.err != nil {
 		r.Close()
-		err := <-r.done
+		var err error
+		select {
+		case err = <-r.done:
+			r.done <- err
+		case <-time.After(closeWait):
+		}
 		switch {
 		case target.IsNotFound(err):
 			return nil, fmt.Errorf("wgperf is not installed on %s (kernel drop reasons need it there)", t)
-		case err != nil:
-			return nil, fmt.Errorf("wgperf drops on %s: %v", t, err)
+		case err != nil && errors.Is(f.err, io.EOF):
+			return nil, fmt.Errorf("wgperf drops on %s: %v", t, err) // its output ended: the command says why
 		}
-		return nil, fmt.Errorf("wgperf drops on %s: %v", t, f.err)
+		return nil, fmt.Errorf("wgperf drops on %s: %v", t, f.err) // a line too long, no answer in time, cancelled
 	}
 	st, err := ParseStatus(f.line)
 	if err != nil {
@@ -157,7 +166,10 @@ func (r *Remote) next(ctx context.Context, wait time.Duration) answer {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
-	case a := <-r.lines:
+	case a, ok := <-r.lines:
+		if !ok {
+			return answer{err: errors.New("its output ended")}
+		}
 		return a
 	case <-ctx.Done():
 		return answer{err: ctx.Err()}
@@ -226,14 +238,21 @@ func (r *Remote) Snapshot(ctx context.Context) (Snapshot, error) {
 	return s, nil
 }
 
+// closeWait bounds how long Close waits for the remote to exit by itself.
+const closeWait = 5 * time.Second
+
+// errReaderGone is what the remote's writes into its output pipe get once
+// wgperf stopped reading it.
+var errReaderGone = errors.New("wgperf stopped reading the sampler's output")
+
 // Close ends the remote sampler: its input ends, so it detaches and exits;
-// one that does not within a few seconds is ended with its ssh session.
+// one that does not within closeWait is ended with its ssh session.
 func (r *Remote) Close() error {
 	r.in.Close()
 	select {
 	case err := <-r.done:
 		r.done <- err
-	case <-time.After(5 * time.Second):
+	case <-time.After(closeWait):
 	}
 	r.cancel()
 	return nil
