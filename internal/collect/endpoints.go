@@ -62,10 +62,6 @@ func (c *collector) routeEndpoints(ctx context.Context) {
 	}
 }
 
-// batchEnd closes the here-document of ip -batch's commands; an address
-// (checked by net.ParseIP) cannot be it.
-const batchEnd = "WGPERF_ROUTES"
-
 // routeGetBatch looks up every address with "ip -j -force -batch -", one
 // process per round trip of at most maxScriptBytes/2 of commands. It returns
 // nil routes when this ip has no JSON batch mode (BusyBox, old iproute2);
@@ -79,7 +75,8 @@ func (c *collector) routeGetBatch(ctx context.Context, addrs []string) (routes m
 			b.WriteString("route get " + addrs[n] + "\n")
 			n++
 		}
-		script := "if ip -j -force -batch - </dev/null >/dev/null 2>&1; then ip -j -force -batch - <<'" + batchEnd + "'\n" + b.String() + batchEnd + "\nelse skip; fi"
+		// The addresses are parsed ones (net.ParseIP): no line of them can end the here-document.
+		script := "if ip -j -force -batch - </dev/null >/dev/null 2>&1; then " + shell.Stdin("ip -j -force -batch -", b.String()) + "\nelse skip; fi"
 		res, err := runBatch(ctx, c.t, []shellCmd{{"routes", script}})
 		if err != nil {
 			return nil, nil, err
