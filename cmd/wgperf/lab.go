@@ -71,6 +71,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.KneePct, "knee", 0, "R passes A's tunnel packets until a second's worth goes above this percent of --rate, then collapses to half for 4 s (a receiver whose CPU saturates: collapse cycles); 0 = off")
 	f.IntVar(&cfg.PathCycleSeconds, "path-cycle", 0, "R's links, both ways, run at --rate for half of every this many seconds and at --path-cycle-low percent of it for the other half (a path whose capacity cycles); 0 = off")
 	f.IntVar(&cfg.PathCycleLowPct, "path-cycle-low", 0, "the cycling path's low phase, in percent of --rate (0 = 40)")
+	f.BoolVar(&cfg.CloneA, "clone-a", false, "add node a2, a clone of A (a copied VM): A's private key and tunnel address, dialling B through an uplink of its own, with traffic of its own through the tunnel, so B's endpoint for A's key takes turns")
 	f.IntVar(&cfg.NATTimeout, "nat-timeout", 0, "put B behind a NAT on R (masquerade towards A) that forgets an idle UDP mapping after this many seconds; B dials A without a keepalive (a road warrior behind a home router); 0 = off")
 	f.IntVar(&cfg.HubMbit, "hub-rate", 0, "make R a road-warrior hub: A and B each tunnel to it and it forwards between them (a multi-hop path), its link to B shaped at this rate in Mbit/s both ways (A —— R at --rate); 0 = off")
 	f.IntVar(&cfg.BackgroundPings, "background-pings", 0, "A runs a monitoring agent's ping (one raw ICMP socket, like telegraf's): this many echo requests back to back every second to its gateway; 0 = off")

@@ -52,6 +52,7 @@ const (
 	WGSpecificCollapse     finding.ID = "wg.specific-collapse"
 	WGHandshakeStale       finding.ID = "wg.handshake-stale"
 	WGNATNoKeepalive       finding.ID = "wg.nat-no-keepalive"
+	WGSharedKey            finding.ID = "wg.shared-key"
 	WGUserspace            finding.ID = "wg.userspace"
 )
 
@@ -1214,6 +1215,33 @@ from the far side fail while the tunnel looks up from the NATed side.`,
 			Fixes: func() []finding.Fix {
 				r, err := remedy.WGPeerKeepalive("wg0", exampleFarKey, natKeepalive, remedy.Linux)
 				return fixes("Make wg0 send the far end a keepalive every 25 s, so the NAT keeps its mapping open", r, err)
+			},
+		},
+	},
+	{
+		ID:    WGSharedKey,
+		Title: "Two devices hold the same WireGuard key: the far end's endpoint for it takes turns between them",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (peer endpoints sampled through the bench)", Package: "internal/probe/roaming", Doc: `While its bench runs, doctor reads both ends' WireGuard peers every second
+("wg show all dump"): the endpoint each holds for each key, and its latest
+handshake. A key whose endpoint switches back and forth between the same
+addresses (three switches, two of them returns: X → Y → X → Y) is held by two
+devices: a device that roams moves on, it does not keep coming back. Critical:
+each device pulls the replies meant for the other and their handshakes
+replace each other's sessions. The fix is by hand: a key of its own for one
+of them, added here as a peer of its own.`}},
+		Severities: []finding.Severity{finding.Critical},
+		Why: `A cloned VM or a config copied to a second laptop brings its private key
+along. WireGuard accepts both devices as the one peer and sends everything to
+whichever spoke last, so each steals the other's traffic and sessions: the
+tunnel works in bursts or not at all, and every end looks configured right.`,
+		// A bench may cross between the turns: its ratio does not show the cost.
+		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "each device gets its own session and its own replies: the tunnel stops failing in bursts"},
+		Example: Example{
+			Host: "the far end's endpoint for this key switched 6 times in 20 s between 198.51.100.2:51820 and 198.18.0.2:51820",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{{Description: "Give one of the two devices a key of its own, and add its new public key here as another peer",
+					Commands: []string{"wg genkey | tee private.key | wg pubkey", "wg show wg0 endpoints"}}}
 			},
 		},
 	},

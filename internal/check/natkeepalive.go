@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 
 	"github.com/wgperf/wgperf/internal/facts"
@@ -106,7 +107,7 @@ func localList(own map[netip.Addr]bool) string {
 			as = append(as, a)
 		}
 	}
-	sortAddrs(as)
+	slices.SortFunc(as, func(a, b netip.Addr) int { return a.Compare(b) })
 	s := ""
 	for i, a := range as {
 		if i > 0 {
@@ -118,14 +119,6 @@ func localList(own map[netip.Addr]bool) string {
 		return "none but loopback and link-local"
 	}
 	return s + " (" + strconv.Itoa(len(as)) + ")"
-}
-
-func sortAddrs(as []netip.Addr) {
-	for i := 1; i < len(as); i++ {
-		for j := i; j > 0 && as[j].Less(as[j-1]); j-- {
-			as[j], as[j-1] = as[j-1], as[j]
-		}
-	}
 }
 
 // natPeer is the keepalive fix's host rule for its peer: a peer of the

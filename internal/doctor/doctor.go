@@ -142,6 +142,7 @@ type Report struct {
 	via           viaPath         // the hops and hubs of a path through hubs (--via; hops.go)
 	passive       map[string]bool // finding keys the passive checks produced (fix can find them again)
 	mtuFromServer bool            // the path MTU search ran from the server (large packets vanish towards the client)
+	watches       peerWatches     // both ends' peers, sampled through the bench (roaming.go)
 }
 
 // Verdict is the top cause, nil when the tunnel is healthy or no warning or
@@ -204,6 +205,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		if rep.Unreachable != nil {
 			rep.explainUnreachable(ctx, &c, snaps)
 		}
+		// The peers watched through the bench (and the pings that explain
+		// an unreachable tunnel): endpoints that take turns (roaming.go).
+		found = append(found, rep.watches.stop()...)
 		if rep.Measured.Benched {
 			found = append(found, rep.cpuLimitsAfterBench(ctx, &c, snaps)...)
 			found = append(found, rep.hubCPULimitsAfterBench(ctx)...)
@@ -333,6 +337,7 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 	} else {
 		c.progress("bench: tunnel %s, upload and download, %d s each (no underlay address of the server's to measure against)", ep.TunnelAddr, 1+c.Seconds)
 	}
+	r.watches = r.watchPeers(ctx, c)
 	b, err := bench.Measure(ctx, bc)
 	if b != nil && len(b.Runs) > 0 {
 		r.Bench = b
@@ -353,7 +358,8 @@ func (r *Report) bench(ctx context.Context, c *Config) []finding.Finding {
 			// A transfer through the tunnel that never finishes is the symptom.
 			r.Measured.Stalled = true
 		case r.benchUnreachable(err):
-			// The tunnel carries nothing: why is the diagnosis (unreachable.go).
+			// The tunnel stopped carrying anything: why is the diagnosis (unreachable.go).
+			r.NotJudged = append(r.NotJudged, "throughput: the bench stopped where the tunnel could not be crossed: "+err.Error())
 		case r.Bench == nil:
 			// Nothing ran (iperf3 missing, server unreachable): nothing measured.
 			r.Measured.Benched = false

@@ -27,6 +27,9 @@ import (
 type Unreachable struct {
 	Where string `json:"where"` // the iperf3 server inside the tunnel, addr:port
 	Why   string `json:"why"`   // iperf3's last words
+	// AfterRuns is how many bench runs went through before one could not
+	// connect (0: none did).
+	AfterRuns int `json:"after_runs,omitempty"`
 	// PingAnswered: an ICMP echo to the server's tunnel address came back,
 	// so the tunnel carries packets and something refuses iperf3's.
 	PingAnswered bool `json:"ping_answered"`
@@ -34,16 +37,20 @@ type Unreachable struct {
 	Facts []string `json:"facts"`
 }
 
-// benchUnreachable records a bench whose first run through the tunnel could not
-// connect; it reports whether err was one.
+// benchUnreachable records a bench whose run through the tunnel could not
+// connect (the first, or one after runs that went through); it reports
+// whether err was one.
 func (r *Report) benchUnreachable(err error) bool {
 	var ue *iperf.UnreachableError
-	if r.Bench != nil || !errors.As(err, &ue) {
+	if !errors.As(err, &ue) || !strings.HasPrefix(ue.Where, r.endpoints.TunnelAddr+":") {
 		return false
 	}
 	r.Unreachable = &Unreachable{Where: ue.Where, Why: ue.Why}
+	if r.Bench != nil {
+		r.Unreachable.AfterRuns = len(r.Bench.Runs)
+	}
 	r.Measured.Benched = true
-	r.Threshold = "not applied: the tunnel carries nothing from " + r.Client + " to " + r.Server
+	r.Threshold = "not applied: the tunnel stopped carrying anything from " + r.Client + " to " + r.Server
 	return true
 }
 
@@ -180,6 +187,10 @@ func addrList(as []netip.Addr) string {
 // line is the status line of a tunnel the bench could not cross.
 func (u *Unreachable) line(client, server string) string {
 	s := fmt.Sprintf("UNREACHABLE: %s cannot reach %s through the tunnel (iperf3 to %s: %s)", client, server, shell.Terminal(u.Where), shell.Terminal(u.Why))
+	if u.AfterRuns > 0 {
+		s = fmt.Sprintf("UNREACHABLE at times: after %d bench runs through the tunnel, %s could not reach %s through it (iperf3 to %s: %s)",
+			u.AfterRuns, client, server, shell.Terminal(u.Where), shell.Terminal(u.Why))
+	}
 	if u.PingAnswered {
 		return s + "; a ping through the tunnel is answered, so the tunnel carries packets and something on " + server + " refuses iperf3's port."
 	}

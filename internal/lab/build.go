@@ -136,6 +136,9 @@ func Up(ctx context.Context, cfg Config, exe string) (*Lab, error) {
 	if err := cfg.checkNAT(); err != nil {
 		return nil, err
 	}
+	if err := cfg.checkClone(); err != nil {
+		return nil, err
+	}
 	if err := cfg.checkHub(); err != nil {
 		return nil, err
 	}
@@ -174,6 +177,9 @@ func Up(ctx context.Context, cfg Config, exe string) (*Lab, error) {
 
 func nodeNames(cfg Config) []string {
 	names := []string{"a", "r", "b"}
+	if cfg.CloneA {
+		names = append(names, "a2")
+	}
 	if cfg.LAN {
 		names = append(names, "lan", "lanb")
 	}
@@ -209,6 +215,7 @@ func (l *Lab) build(ctx context.Context) error {
 			b.tbf("r", "eth-b", cfg.Underlay.RateMbit)
 		}
 		b.natOn(cfg)
+		b.cloneLink(cfg)
 	case MultiWAN:
 		b.link("a", "eth1", backupA, "r", "eth-a2", backupGW, 0)
 		b.on("a", "sysctl", "-qw", "net.ipv4.ip_forward=1")
@@ -601,8 +608,13 @@ func nodeSession(name string, args ...string) string {
 // detach starts "wgperf ARGS" in a node's namespace as a node process
 // (nodeSession), logging to the lab's folder; it returns the pid.
 func (l *Lab) detach(ctx context.Context, n *Node, logName string, args ...string) (int, error) {
+	return l.detachProgram(ctx, n, logName, l.Executable, args...)
+}
+
+// detachProgram starts program in a node's namespace as a node process.
+func (l *Lab) detachProgram(ctx context.Context, n *Node, logName, program string, args ...string) (int, error) {
 	logFile := l.logPath(n, logName)
-	script := fmt.Sprintf("%s </dev/null >>%s 2>&1 & echo $!", nodeSession(l.Executable, args...), shell.Join(logFile))
+	script := fmt.Sprintf("%s </dev/null >>%s 2>&1 & echo $!", nodeSession(program, args...), shell.Join(logFile))
 	out, err := target.Netns(n.Netns).Run(ctx, "sh", "-c", script)
 	if err != nil {
 		return 0, err

@@ -164,6 +164,10 @@ type Config struct {
 	// mapping after this many seconds; B dials A and keeps no keepalive, so
 	// A reaches B only while a mapping B made lives.
 	NATTimeout int `json:"nat_timeout,omitempty"`
+	// CloneA adds node "a2", a clone of A as a copied VM or config is
+	// (clone.go): A's private key and tunnel address, dialling B through
+	// an uplink of its own, with traffic of its own through the tunnel.
+	CloneA bool `json:"clone_a,omitempty"`
 	// Router makes node A also an OpenWrt-like router reached over ssh:
 	// dropbear serving a BusyBox userland with nft, wg, uci and logread only
 	// (see RouterSSH).

@@ -108,6 +108,11 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	if err := l.waitPing(ctx, "a", t.AddrB); err != nil {
 		return nil, err
 	}
+	if l.Config.CloneA && k == 0 {
+		if err := l.startClone(ctx, t, keyA); err != nil {
+			return nil, fmt.Errorf("A's clone: %w", err)
+		}
+	}
 	return t, l.save()
 }
 

@@ -343,6 +343,20 @@ var Catalog = []Scenario{
 		IdleProof: 35,
 	},
 	{
+		Name: "shared-key", Case: caseRemoteUsers,
+		Symptom: "the tunnel works in bursts or not at all, and both ends look configured right",
+		// Node a2 is a clone of A (a copied VM): A's key and tunnel address,
+		// dialling B through an uplink of its own, pinging B twice a second.
+		// B's endpoint for A's key takes turns between the two.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 100}, CloneA: true},
+		Expect: check.WGSharedKey,
+		// The fix is the owner's: the clone gets a key of its own (B does not
+		// know it yet), and A's tunnel is A's again once A's next handshake
+		// (within WireGuard's 5 s retry) moves B's endpoint back.
+		PathFix: []Command{on("a2", "sh", "-c", "for d in /sys/class/net/wg-*-a2; do wg genkey | wg set ${d##*/} private-key /dev/stdin; done"),
+			on("a", "sh", "-c", "for i in $(seq 20); do ping -c 1 -W 1 "+lab.TunnelB+" >/dev/null && exit 0; done; exit 1")},
+	},
+	{
 		Name: "mtu-fragmentation", Case: caseTuning,
 		KernelLane: "the module fragments its outer packets where wireguard-go's DF socket would fail",
 		Symptom:    "tunnel crawls: its packets no longer fit the link",

@@ -1,0 +1,104 @@
+// Package roaming samples, while doctor's bench runs, the endpoint and latest
+// handshake that a WireGuard interface holds for each of its peers, and
+// judges what the samples show. WireGuard sends to the address the last
+// authenticated packet of a key came from: one device that moves (a phone
+// between networks) changes it once; two devices that hold the same private
+// key (a cloned VM, a second laptop set up from the same config) take turns,
+// each pulling the far end's replies to itself, and the tunnel barely works.
+//
+// Watch is the I/O shell (one "wg show all dump" per sample through the
+// Target); Findings is pure.
+package roaming
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/target"
+)
+
+// Every is how often Watch samples: a device's keepalive (25 s) or its own
+// traffic moves the endpoint, and a bench lasts tens of seconds.
+const Every = time.Second
+
+// Peer is what an interface held for one peer at a sample.
+type Peer struct {
+	Endpoint  string    `json:"endpoint"` // "" when none
+	Handshake time.Time `json:"latest_handshake"`
+}
+
+// Sample is one reading of an interface's peers, by public key.
+type Sample struct {
+	At    time.Time       `json:"at"`
+	Peers map[string]Peer `json:"peers"`
+}
+
+// Watch samples one interface of one host until Stop.
+type Watch struct {
+	Host, Interface string
+	cancel          context.CancelFunc
+	done            chan struct{}
+	mu              sync.Mutex
+	samples         []Sample
+}
+
+// Start samples iface on t every Every (and once at once) until Stop; a
+// sample that fails is skipped: the watch is evidence, not the bench.
+func Start(ctx context.Context, t target.Target, iface string) *Watch {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &Watch{Host: t.String(), Interface: iface, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(Every)
+		defer tick.Stop()
+		for {
+			if s, ok := read(ctx, t, iface); ok {
+				w.mu.Lock()
+				w.samples = append(w.samples, s)
+				w.mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return w
+}
+
+// Stop ends the watch and returns its samples, oldest first.
+func (w *Watch) Stop() []Sample {
+	w.cancel()
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.samples
+}
+
+// read takes one sample of iface.
+func read(ctx context.Context, t target.Target, iface string) (Sample, bool) {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := t.Run(rctx, "wg", "show", "all", "dump")
+	if err != nil {
+		return Sample{}, false
+	}
+	wgs, err := parse.ParseWGDump(bytes.NewReader(out))
+	if err != nil {
+		return Sample{}, false
+	}
+	s := Sample{At: time.Now(), Peers: map[string]Peer{}}
+	for _, w := range wgs {
+		if w.Name != iface {
+			continue
+		}
+		for _, p := range w.Peers {
+			s.Peers[p.PublicKey] = Peer{Endpoint: p.Endpoint, Handshake: p.LatestHandshake}
+		}
+	}
+	return s, len(s.Peers) > 0
+}
