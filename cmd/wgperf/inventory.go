@@ -85,7 +85,7 @@ Exit codes: 0 listed, 3 the inventory could not be read or --limit selects no ho
 }
 
 // inventoryFlagHelp is --inventory's help, the same for every command that takes it.
-const inventoryFlagHelp = "inventory of hosts: a file of targets one per line, an Ansible INI or YAML inventory (.yml, .yaml) with its group_vars/ and host_vars/, ansible-inventory --list JSON (.json), or a directory of them (repeatable: sources merge as Ansible merges them)"
+const inventoryFlagHelp = "inventory of hosts: a file of targets one per line, an Ansible INI or YAML inventory (.yml, .yaml) with its group_vars/ and host_vars/, ansible-inventory --list JSON (.json), or a directory of them (repeatable: sources merge as Ansible merges them; at most 10,000 hosts, 8 MiB a file, 8 directory levels)"
 
 // listedHost is one host of "inventory --json" and "diagnose --list-hosts --json".
 type listedHost struct {
