@@ -168,3 +168,41 @@ func TestReportFromDoctorJSON(t *testing.T) {
 		t.Errorf("the report is not doctor's:\n%.400s", b)
 	}
 }
+
+// report --html (and every command's --html, through writeHTMLReport) follows
+// no planted link (issue 55, hole 5): one at the file's name is replaced by
+// the report, one at a directory on the way is refused in one line.
+func TestReportHTMLFollowsNoPlantedLink(t *testing.T) {
+	base := t.TempDir()
+	victim := filepath.Join(base, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	from := filepath.Join("..", "..", "internal", "doctor", "testdata", "blackhole.json")
+	page := filepath.Join(base, "doctor.html")
+	if err := os.Symlink(victim, page); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"report", "--from", from, "--html", page}, &out, &errOut); code != exitOK {
+		t.Fatalf("report --html over a planted link: exit %d: %s", code, errOut.String())
+	}
+	if fi, err := os.Lstat(page); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("%s: %v, %v; want the report in a new file", page, fi, err)
+	}
+	real := filepath.Join(base, "real")
+	if err := os.Mkdir(real, 0o755); err != nil || os.Symlink(real, filepath.Join(base, "up")) != nil {
+		t.Fatal(err)
+	}
+	errOut.Reset()
+	if code := run([]string{"report", "--from", from, "--html", filepath.Join(base, "up", "x.html")}, &out, &errOut); code == exitOK ||
+		!strings.Contains(errOut.String(), "--html ") || strings.Count(strings.TrimSpace(errOut.String()), "\n") > 0 {
+		t.Errorf("report --html through a linked directory: exit %d: %q, want one line refusing it", code, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(real, "x.html")); err == nil {
+		t.Errorf("the report was written through the linked directory")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the planted link's target was written: %q", b)
+	}
+}

@@ -128,7 +128,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server bench starts")
 	f.IntVar(&cfg.UnderlayPort, "underlay-port", 0, "port of the underlay runs' iperf3 server: one the far end lets in where only WireGuard's port reaches it (default: --port)")
 	f.BoolVar(&asJSON, "json", false, "print the report, every interval included, as JSON (rates in Mbit/s and in bits per second, iperf3's unit)")
-	f.StringVar(&cfg.IperfJSONDir, "iperf3-json", "", "also keep each run's iperf3 -J document in this folder (NN-path-direction-Nstreams.json)")
+	f.StringVar(&cfg.IperfJSONDir, "iperf3-json", "", "also keep each run's iperf3 -J document in this folder (NN-path-direction-Nstreams.json; no link on its path is followed)")
 	addHTMLFlag(cmd, &htmlPath)
 	_ = cmd.MarkFlagRequired("server")
 	return cmd

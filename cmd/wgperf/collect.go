@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/outfile"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -51,7 +51,8 @@ Nothing on the host is changed.`,
 			if output == "" || output == "-" {
 				_, err = cmd.OutOrStdout().Write(buf.Bytes())
 			} else {
-				err = os.WriteFile(output, buf.Bytes(), 0o600)
+				// Often as root: a link planted on the way is not followed.
+				err = outfile.WriteFile(output, buf.Bytes(), 0o600)
 			}
 			if err != nil {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("write snapshot: %v", err)}
@@ -60,7 +61,7 @@ Nothing on the host is changed.`,
 		},
 	}
 	cmd.Flags().StringVar(&host, "host", "local", target.FlagHelp("target"))
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the snapshot to this file (default: standard output)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the snapshot to this new file, following no link on its path (default: standard output)")
 	cmd.Flags().BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack")
 	return cmd
 }

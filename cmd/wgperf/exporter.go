@@ -32,6 +32,7 @@ func exporterCmd() *cobra.Command {
 		peerNames                   []string
 		probe                       exporter.ProbeOptions
 		sd                          sdSources
+		maxConns                    int
 	)
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -41,7 +42,7 @@ on it, and serves the result at /metrics for Prometheus: per-peer handshake age,
 bytes and endpoint; UDP buffer errors; softnet drops and time squeeze per CPU; TCP
 retransmits; and every finding present now as wgperf_finding{id,severity,interface,peer} 1,
 so a stale endpoint route or ICMP rate-limit drops raise an alert when they appear.
-A scrape only copies the latest results, so it stays cheap.
+A scrape only writes out the latest results, so it stays cheap.
 
 One wgperf can also watch many routers, blackbox-exporter style: Prometheus
 scrapes /probe?target=ssh:root@router and the exporter collects that router over
@@ -62,6 +63,17 @@ admits (an empty list is []). The inventory is read at start (an unreadable one
 stops the exporter) and again at most every 15 s as Prometheus asks, so an edited
 inventory reaches Prometheus at its next refresh; see the job wgperf-inventory-http
 in ` + kitDir + `prometheus/scrape.yml. Without --inventory, /sd is not found.
+
+Memory is bounded by what the exporter renders and holds, not only by what it
+reads, so it stays within the packaged unit's MemoryMax=64M whatever a target
+prints: a target (--host, or one /probe target) may have --metrics.max-series
+series and --metrics.max-bytes of metrics text; a collection with more fails
+(wgperf_collect_success 0, wgperf_collect_series one past the limit, one log
+line naming the flag). The /probe cache holds --probe.cache-bytes of text for
+all its targets, and drops a collection once it is older than --probe.cache-ttl.
+Answers are written from the one rendered text, never copied per scrape; at most
+--web.max-connections are served at once, each with a 128 KiB send buffer and
+` + exporter.DefaultWriteTimeout.String() + ` to take its answer.
 
 --peer-names reads friendly peer names from wg-quick configs ("# Name = laptop"
 in a [Peer] section), OpenWrt's /etc/config/network (peer descriptions) or
@@ -134,13 +146,19 @@ the OpenWrt init script.`,
 			if err := exporter.CheckAllow(probe.Allow); err != nil {
 				return couldNotRun(err)
 			}
+			if err := exporter.CheckLimits(probe.Limits, probe.CacheBytes); err != nil {
+				return couldNotRun(err)
+			}
+			if maxConns < 1 {
+				return couldNotRun(fmt.Errorf("--web.max-connections %d: want at least 1", maxConns))
+			}
 			names, err := exporter.ReadPeerNames(peerNames...)
 			if err != nil {
 				return couldNotRun(fmt.Errorf("--peer-names: %v", err))
 			}
 			probe.Names = names
 			return runExporter(cmd.Context(), t, exporterServing{addrs: addrs, systemdSocket: systemdSocket,
-				telemetryPath: telemetryPath, webConfig: webConfig, log: logger, drops: collectDrops, sd: sd}, interval, probe)
+				telemetryPath: telemetryPath, webConfig: webConfig, log: logger, drops: collectDrops, sd: sd, maxConns: maxConns}, interval, probe)
 		},
 	}
 	f := cmd.Flags()
@@ -163,6 +181,10 @@ the OpenWrt init script.`,
 	inventoryFlags(f, &sd.sources, &sd.limit, "serve this inventory's hosts at /sd as Prometheus http_sd targets of /probe: "+inventoryFlagHelp,
 		"serve at /sd only the --inventory hosts this Ansible pattern selects: "+limitSyntax)
 	f.IntVar(&probe.CacheSize, "probe.cache-size", exporter.DefaultProbeCacheSize, "most /probe targets cached; the least recently scraped is dropped first")
+	f.IntVar(&probe.CacheBytes, "probe.cache-bytes", exporter.DefaultProbeCacheBytes, "most bytes of metrics text the /probe cache holds for all its targets; the least recently scraped targets' collections go first, and one older than --probe.cache-ttl at once")
+	f.IntVar(&probe.Limits.Series, "metrics.max-series", exporter.DefaultMaxSeries, "most series one target (--host, or a /probe target) may have; a collection with more fails (wgperf_collect_success 0) rather than filling the exporter's memory")
+	f.IntVar(&probe.Limits.Bytes, "metrics.max-bytes", exporter.DefaultMaxBytes, "most bytes of metrics text one target may render; a collection with more fails")
+	f.IntVar(&maxConns, "web.max-connections", exporter.DefaultMaxConnections, fmt.Sprintf("most connections served at once (more wait until one closes); each client has %s to take its answer", exporter.DefaultWriteTimeout))
 	return cmd
 }
 
@@ -171,6 +193,7 @@ type exporterServing struct {
 	addrs         []string
 	systemdSocket bool
 	drops         bool // --collector.drops
+	maxConns      int  // --web.max-connections
 	telemetryPath string
 	webConfig     string
 	log           *exporter.Logger
@@ -237,7 +260,7 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 	defer stop()
 
 	log := srv.log
-	opts := exporter.Options{Interval: interval, Logf: log.Errors("collecting failed"), Names: probe.Names, MaxPeers: probe.MaxPeers, Version: version}
+	opts := exporter.Options{Interval: interval, Logf: log.Errors("collecting failed"), Names: probe.Names, MaxPeers: probe.MaxPeers, Version: version, Limits: probe.Limits}
 	if srv.drops {
 		opts.Drops = drops.ForTarget(ctx, t)
 		defer opts.Drops.Close()
@@ -274,7 +297,7 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 	if discovery != nil {
 		sdLink = `. The inventory's targets for Prometheus' http_sd: <a href="` + exporter.SDPath + `">` + exporter.SDPath + `</a>`
 	}
-	site := &exporter.Site{Exporter: e, Prober: prober, Discovery: discovery, MetricsPath: srv.telemetryPath, Landing: fmt.Sprintf(
+	site := &exporter.Site{Exporter: e, Prober: prober, Discovery: discovery, MetricsPath: srv.telemetryPath, MaxConnections: srv.maxConns, Landing: fmt.Sprintf(
 		"<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
 			"<p>Watching %s every %s. <a href=\"%s\">Metrics</a>. "+
 			"Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)%s</p></body></html>\n",

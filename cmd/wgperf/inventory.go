@@ -93,7 +93,7 @@ Exit codes: 0 listed, 3 the inventory could not be read or --limit selects no ho
 }
 
 // inventoryFlagHelp is --inventory's help, the same for every command that takes it.
-const inventoryFlagHelp = "inventory of hosts: a file of targets one per line, an Ansible INI or YAML inventory (.yml, .yaml) with its group_vars/ and host_vars/, ansible-inventory --list JSON (.json), or a directory of them (repeatable: sources merge as Ansible merges them; where --limit needs one and none is named, ANSIBLE_INVENTORY's)"
+const inventoryFlagHelp = "inventory of hosts: a file of targets one per line, an Ansible INI or YAML inventory (.yml, .yaml) with its group_vars/ and host_vars/, ansible-inventory --list JSON (.json), or a directory of them (repeatable: sources merge as Ansible merges them; where --limit needs one and none is named, ANSIBLE_INVENTORY's; at most 10,000 hosts, 8 MiB a file, 8 directory levels)"
 
 // limitSyntax is what --limit takes, the same for every command.
 const limitSyntax = "group or host names, globs, ~regex, !exclude, &intersect, separated by , or :"

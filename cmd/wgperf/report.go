@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"time"
 
@@ -13,6 +13,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/outfile"
 	"github.com/wgperf/wgperf/internal/report"
 )
 
@@ -92,7 +93,7 @@ func readResults(stdin io.Reader, path string) (*report.Document, error) {
 // addHTMLFlag gives a command the shared "--html FILE" flag; commands that
 // produce results call writeHTMLReport when it is set.
 func addHTMLFlag(cmd *cobra.Command, path *string) {
-	cmd.Flags().StringVar(path, "html", "", "also write a self-contained HTML report to this file")
+	cmd.Flags().StringVar(path, "html", "", "also write a self-contained HTML report to this new file, following no link on its path")
 }
 
 // writeHTMLReport writes doc to path, stamping when it was made.
@@ -100,11 +101,13 @@ func writeHTMLReport(path string, doc report.Document) error {
 	if doc.Generated.IsZero() {
 		doc.Generated = time.Now()
 	}
-	if err := report.WriteHTMLFile(path, doc); err != nil {
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-			err = fmt.Errorf("--html: %w", err)
-		}
+	var b bytes.Buffer
+	if err := report.WriteHTML(&b, doc); err != nil {
 		return couldNotRun(err)
+	}
+	// Often as root: a link planted on the way is not followed (outfile).
+	if err := outfile.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return couldNotRun(fmt.Errorf("--html %v", err))
 	}
 	return nil
 }

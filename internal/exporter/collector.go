@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/wgperf/wgperf/internal/check"
@@ -59,26 +60,67 @@ func newHostFacts(s *facts.Snapshot, res check.Result, pl peerLabels) hostFacts 
 // peers are w's peers that have series of their own.
 func (h hostFacts) peers(w facts.WGInterface) []facts.WGPeer { return h.exported[w.Name] }
 
-// emitter gathers the samples collectors emit.
-type emitter struct{ out []metric }
+// emitter gathers the samples collectors emit, up to max of them (0: no
+// bound): past it, emitting stops the collectors (errFull), so a host with
+// more costs no more than max.
+type emitter struct {
+	out []metric
+	max int
+}
+
+// errFull is the panic that ends an emitter's collectors past its max.
+var errFull = errors.New("series budget full")
+
+func (e *emitter) add(m metric) {
+	if e.max > 0 && len(e.out) >= e.max {
+		panic(errFull)
+	}
+	e.out = append(e.out, m)
+}
 
 func (e *emitter) gauge(d *Desc, v float64, labels ...string) {
-	e.out = append(e.out, constMetric(d, gauge, v, labels...))
+	e.add(constMetric(d, gauge, v, labels...))
 }
 
 func (e *emitter) counter(d *Desc, v float64, labels ...string) {
-	e.out = append(e.out, constMetric(d, counter, v, labels...))
+	e.add(constMetric(d, counter, v, labels...))
 }
 
 // hostMetrics turns one snapshot and its check results into const metrics.
 // It runs once per collection, so a scrape only copies the slice.
 func hostMetrics(s *facts.Snapshot, res check.Result, pl peerLabels) []metric {
+	out, _ := hostMetricsWithin(s, res, pl, 0)
+	return out
+}
+
+// hostMetricsWithin is hostMetrics with at most max samples (0: any
+// number); full says the host has more, and then out is nil. Every peer is
+// at least one series (wgperf_wireguard_peer_info), so a host with more
+// peers than max is refused before anything is emitted.
+func hostMetricsWithin(s *facts.Snapshot, res check.Result, pl peerLabels, max int) (out []metric, full bool) {
+	if max > 0 {
+		peers := 0
+		for _, w := range s.WireGuard {
+			peers += len(w.Peers)
+		}
+		if peers > max {
+			return nil, true
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if r != errFull {
+				panic(r)
+			}
+			out, full = nil, true
+		}
+	}()
 	h := newHostFacts(s, res, pl)
-	var e emitter
+	e := emitter{max: max}
 	for _, c := range collectors {
 		c.emit(h, &e)
 	}
-	return e.out
+	return e.out, false
 }
 
 // uniqueWireGuard keeps the first interface of each name and, on it, the

@@ -79,7 +79,11 @@ type family struct {
 // gather sorts samples into families by name, checks that no series repeats
 // and that a name has one meaning, and renders each family. Samples within a
 // family are ordered by their label values taken in label-name order.
-func gather(ms []metric) ([]family, error) {
+func gather(ms []metric) ([]family, error) { return gatherWithin(ms, 0) }
+
+// gatherWithin is gather rendering at most maxBytes of text (0: no bound);
+// past it, it stops with bytesError.
+func gatherWithin(ms []metric, maxBytes int) ([]family, error) {
 	byName := map[string][]metric{}
 	for _, m := range ms {
 		n := m.desc.name
@@ -95,6 +99,7 @@ func gather(ms []metric) ([]family, error) {
 	}
 	slices.Sort(names)
 	out := make([]family, 0, len(names))
+	left := maxBytes
 	for _, n := range names {
 		samples := byName[n]
 		order := samples[0].desc.order
@@ -112,13 +117,24 @@ func gather(ms []metric) ([]family, error) {
 				return nil, fmt.Errorf("metric %s: series %v repeated", n, samples[i].labels)
 			}
 		}
-		out = append(out, family{name: n, text: render(samples)})
+		if maxBytes > 0 && left <= 0 {
+			return nil, bytesError(maxBytes)
+		}
+		text, ok := render(samples, left)
+		if !ok {
+			return nil, bytesError(maxBytes)
+		}
+		if maxBytes > 0 {
+			left -= len(text)
+		}
+		out = append(out, family{name: n, text: text})
 	}
 	return out, nil
 }
 
-// render writes one family: HELP, TYPE and a line per sample.
-func render(samples []metric) []byte {
+// render writes one family: HELP, TYPE and a line per sample, in at most
+// most bytes (0: any number); false when it would take more.
+func render(samples []metric, most int) ([]byte, bool) {
 	d := samples[0].desc
 	var b bytes.Buffer
 	b.WriteString("# HELP ")
@@ -150,8 +166,18 @@ func render(samples []metric) []byte {
 		b.WriteByte(' ')
 		b.Write(formatValue(num[:0], m.value))
 		b.WriteByte('\n')
+		if most > 0 && b.Len() > most {
+			return nil, false
+		}
 	}
-	return b.Bytes()
+	if most > 0 && b.Len() > most {
+		return nil, false
+	}
+	if b.Cap()-b.Len() > b.Len()/8 {
+		// Held for the whole interval: no room the buffer grew into.
+		return bytes.Clone(b.Bytes()), true
+	}
+	return b.Bytes(), true
 }
 
 // escape writes s as a HELP text (backslash and newline escaped) or a label
@@ -191,15 +217,26 @@ func formatValue(dst []byte, v float64) []byte {
 // writeFamilies writes sorted lists of families merged into one list sorted
 // by name; the lists must not share a name.
 func writeFamilies(w io.Writer, lists ...[]family) error {
-	var all []family
-	for _, l := range lists {
-		all = append(all, l...)
-	}
-	slices.SortStableFunc(all, func(a, b family) int { return strings.Compare(a.name, b.name) })
-	for _, f := range all {
+	for _, f := range mergeFamilies(lists...) {
 		if _, err := w.Write(f.text); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// mergeFamilies is sorted lists of families as one list sorted by name,
+// sharing their text: an answer is written from the text a collection
+// rendered, never from a copy of it.
+func mergeFamilies(lists ...[]family) []family {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	all := make([]family, 0, n)
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	slices.SortStableFunc(all, func(a, b family) int { return strings.Compare(a.name, b.name) })
+	return all
 }

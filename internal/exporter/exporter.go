@@ -6,16 +6,17 @@
 //
 // Collection and checks run in the background every interval, and the metrics
 // of each collection are gathered and rendered once, when it finishes; a scrape
-// only copies them, so it stays cheap however often Prometheus asks and however
-// slow the host is to answer. The text exposition format is written here
+// only writes that text out, so it stays cheap however often Prometheus asks and
+// however slow the host is to answer. What a collection may render and the cache
+// may hold is bounded (budget.go). The text exposition format is written here
 // (expo.go) and served over HTTP by serve_http.go, or in the router build,
 // which has no net/http, by the small server in tinyhttp.go.
 package exporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/wgperf/wgperf/internal/probe/drops"
 	"io"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -49,6 +51,8 @@ type Options struct {
 	Version string
 	// Drops counts the host's kernel drops by reason (--collector.drops); nil for none.
 	Drops drops.Sampler
+	// Limits bound what a collection may render (budget.go).
+	Limits Limits
 }
 
 // Exporter watches one host. Its host metrics are gathered and rendered when
@@ -66,6 +70,8 @@ type Exporter struct {
 // round is the outcome of one collection: the metrics it produced, or why not.
 type round struct {
 	families []family // host metrics, gathered and rendered; nil when the collection failed; read-only once stored
+	series   int      // host series the collection had (past the budget too); 0 when none was counted
+	size     int      // bytes of the families' text
 	took     time.Duration
 	err      error
 	lastOK   time.Time // the latest successful collection, kept across failures
@@ -82,6 +88,7 @@ func New(t target.Target, opts Options) *Exporter {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	opts.Limits = opts.Limits.orDefault()
 	return &Exporter{target: t, opts: opts, roam: newRoamLimiter()}
 }
 
@@ -106,7 +113,7 @@ func (e *Exporter) Run(ctx context.Context) {
 // serving stale ones as current; wgperf_collect_success says so.
 func (e *Exporter) Refresh(ctx context.Context) error {
 	// A collection must finish before the next one is due.
-	r := collectRound(ctx, e.target, min(e.opts.Interval, 30*time.Second), e.opts.Now, e.opts.Checks, e.labels())
+	r := collectRound(ctx, e.target, min(e.opts.Interval, 30*time.Second), e.opts.Now, e.opts.Checks, e.labels(), e.opts.Limits)
 	e.publish(r)
 	return r.err
 }
@@ -132,7 +139,7 @@ var readPool = target.NewReadPool(ReadBudget)
 
 // collectRound collects t once within timeout and runs the passive checks.
 // Its reads draw from readPool, given back when it returns.
-func collectRound(ctx context.Context, t target.Target, timeout time.Duration, now func() time.Time, opts check.Options, pl peerLabels) *round {
+func collectRound(ctx context.Context, t target.Target, timeout time.Duration, now func() time.Time, opts check.Options, pl peerLabels, lim Limits) *round {
 	ctx, release := readPool.Use(ctx)
 	defer release()
 	ctx = target.WithReadBudget(ctx, CollectionReadBudget)
@@ -142,16 +149,44 @@ func collectRound(ctx context.Context, t target.Target, timeout time.Duration, n
 	if err != nil {
 		return &round{took: took, err: err}
 	}
-	return newRound(snap, check.Run([]*facts.Snapshot{snap}, opts), took, pl)
+	return renderRound(ctx, t, snap, took, opts, pl, lim)
 }
 
-// newRound turns a successful collection into the metrics scrapes serve.
-func newRound(snap *facts.Snapshot, res check.Result, took time.Duration, pl peerLabels) *round {
-	r := &round{took: took}
+// renderRound runs the passive checks on t's collection and turns it into
+// metrics, in one of renderSlots.
+func renderRound(ctx context.Context, t target.Target, snap *facts.Snapshot, took time.Duration, opts check.Options, pl peerLabels, lim Limits) *round {
+	select {
+	case renderSem <- struct{}{}:
+		defer func() { <-renderSem }()
+	case <-ctx.Done():
+		return &round{took: took, err: fmt.Errorf("%s: %d collections already being rendered: %w", t, renderSlots, ctx.Err())}
+	}
+	r := newRound(snap, check.Run([]*facts.Snapshot{snap}, opts), took, pl, lim)
+	if r.err != nil {
+		r.err = fmt.Errorf("%s: %w", t, r.err)
+	}
+	return r
+}
+
+// newRound turns a successful collection into the metrics scrapes serve,
+// within lim: a host over it fails its collection instead.
+func newRound(snap *facts.Snapshot, res check.Result, took time.Duration, pl peerLabels, lim Limits) *round {
+	lim = lim.orDefault()
+	ms, full := hostMetricsWithin(snap, res, pl, lim.Series)
+	if full {
+		return &round{took: took, series: lim.Series + 1, err: seriesError(lim.Series)}
+	}
+	r := &round{took: took, series: len(ms)}
 	var err error
-	if r.families, err = gather(hostMetrics(snap, res, pl)); err != nil {
+	if r.families, err = gatherWithin(ms, lim.Bytes); err != nil {
+		if errors.Is(err, errOverBudget) {
+			return &round{took: took, series: len(ms), err: err}
+		}
 		// hostMetrics keeps series unique; this is a bug worth seeing in the metrics.
 		return &round{took: took, err: fmt.Errorf("gather metrics: %w", err)}
+	}
+	for _, f := range r.families {
+		r.size += len(f.text)
 	}
 	r.lastOK = snap.CollectedAt
 	return r
@@ -163,7 +198,7 @@ func (e *Exporter) store(snap *facts.Snapshot, res check.Result, took time.Durat
 		e.publish(&round{took: took, err: err})
 		return
 	}
-	e.publish(newRound(snap, res, took, e.labels()))
+	e.publish(newRound(snap, res, took, e.labels(), e.opts.Limits))
 }
 
 // publish makes r what scrapes see, keeping the time of the last success.
@@ -195,6 +230,9 @@ func (e *Exporter) selfMetrics() []metric {
 		return out
 	}
 	out = append(out, constMetric(descCollectDuration, gauge, r.took.Seconds()))
+	if r.series > 0 {
+		out = append(out, constMetric(descCollectSeries, gauge, float64(r.series)))
+	}
 	if !r.lastOK.IsZero() {
 		out = append(out, constMetric(descCollectTimestamp, gauge, unixSeconds(r.lastOK)))
 	}
@@ -205,15 +243,25 @@ func (e *Exporter) selfMetrics() []metric {
 // moment (the process's, a Prober's counters), gathered now, with the host
 // metrics rendered when the latest collection finished, in the text format.
 func (e *Exporter) writeMetrics(w io.Writer, extra ...metric) error {
-	own, err := gather(append(append(e.selfMetrics(), extra...), dropMetrics(context.Background(), e.opts.Drops)...))
+	parts, err := e.metricsParts(extra...)
 	if err != nil {
 		return err
+	}
+	return writeFamilies(w, parts)
+}
+
+// metricsParts are the families writeMetrics writes, the host's shared with
+// the latest collection (not copied).
+func (e *Exporter) metricsParts(extra ...metric) ([]family, error) {
+	own, err := gather(append(append(e.selfMetrics(), extra...), dropMetrics(context.Background(), e.opts.Drops)...))
+	if err != nil {
+		return nil, err
 	}
 	var host []family
 	if r := e.latest.Load(); r != nil {
 		host = r.families
 	}
-	return writeFamilies(w, own, host)
+	return mergeFamilies(own, host), nil
 }
 
 // buildInfo is wgperf_build_info, the series dashboards join on to show

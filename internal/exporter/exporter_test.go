@@ -59,7 +59,11 @@ func TestExpositionMatchesPrometheusLibrary(t *testing.T) {
 	e.store(snap, check.Run([]*facts.Snapshot{snap}, check.Options{}), 1500*time.Millisecond, nil)
 	site := &Site{Exporter: e, Prober: NewProber(ProbeOptions{})}
 	rep := site.answer(t.Context(), request{method: "GET", path: "/metrics"})
-	got := string(rep.body)
+	var body bytes.Buffer
+	if err := rep.writeTo(&body); err != nil {
+		t.Fatal(err)
+	}
+	got := body.String()
 	if !strings.Contains(got, `name="back\\slash \"quoted\"\nnew line, � not UTF-8"`) {
 		t.Errorf("peer name label not escaped:\n%s", got)
 	}

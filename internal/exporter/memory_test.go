@@ -70,8 +70,11 @@ func TestHostileTargetsCostTheirScrapeNotTheProcess(t *testing.T) {
 	}
 	// MemoryMax=64M holds the runtime (about 10 MiB here), the binary's own
 	// data and this heap: the pool's 16 MiB held, as much garbage from the
-	// buffers' growth, little else.
-	const most = 40 << 20
+	// buffers' growth, little else. The peak is read every 5 ms and counts
+	// garbage the collector has not reached yet: 35 MiB alone, 43 once in
+	// four runs of the whole package beside other builds (the collector
+	// slower on a busy machine), so the bound leaves the runtime its 10.
+	const most = 48 << 20
 	if grown := int64(peak.Load()) - int64(base.HeapAlloc); grown > most {
 		t.Errorf("the heap grew by %d MiB during eight hostile scrapes, want at most %d MiB", grown>>20, most>>20)
 	} else {

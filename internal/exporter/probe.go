@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"bytes"
 	"container/list"
 	"context"
 	"fmt"
@@ -48,6 +47,13 @@ type ProbeOptions struct {
 	// CacheSize bounds the targets remembered; the least recently scraped
 	// goes first. 0 means DefaultProbeCacheSize.
 	CacheSize int
+	// CacheBytes bounds the rendered text the cache holds for all its
+	// targets together: past it, the least recently scraped targets'
+	// collections are dropped (their next scrape collects anew). 0 means
+	// DefaultProbeCacheBytes.
+	CacheBytes int
+	// Limits bound what one target's collection may render.
+	Limits Limits
 	// Concurrent bounds collections running at once; 0 means DefaultProbeConcurrent.
 	Concurrent int
 	// Checks, Names, MaxPeers, Logf and Now as in Options.
@@ -71,6 +77,7 @@ type Prober struct {
 	mu      sync.Mutex
 	entries map[string]*list.Element // spec -> *probeEntry in lru
 	lru     *list.List               // front: most recently scraped
+	held    int                      // bytes of text the entries' finished collections hold
 
 	cached, collected, refused atomic.Uint64
 	runs                       atomic.Uint64 // collections started
@@ -79,13 +86,16 @@ type Prober struct {
 	collectFn func(ctx context.Context, t target.Target, timeout time.Duration, pl peerLabels) *round
 }
 
-// probeEntry is one target's latest collection; ready closes when it is done.
+// probeEntry is one target's latest collection; ready closes when it is
+// done. An entry whose collection was dropped (stale, or for room) keeps
+// only its spec and roaming memory, with ready nil: its next scrape collects.
 type probeEntry struct {
 	spec  string
 	roam  *roamLimiter // survives re-collections, so roaming stays bounded
 	ready chan struct{}
 	r     *round
 	at    time.Time // when the collection finished
+	held  bool      // r.size counts in Prober.held (guarded by Prober.mu)
 	// cutShort marks a failure that a scraper's shorter timeout caused: it
 	// answers the scrapes that shared it and is never served from the cache,
 	// so one scraper's header cannot fail the target for the others.
@@ -113,6 +123,10 @@ func NewProber(opts ProbeOptions) *Prober {
 	if opts.Concurrent <= 0 {
 		opts.Concurrent = DefaultProbeConcurrent
 	}
+	if opts.CacheBytes <= 0 {
+		opts.CacheBytes = DefaultProbeCacheBytes
+	}
+	opts.Limits = opts.Limits.orDefault()
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
@@ -126,7 +140,7 @@ func NewProber(opts ProbeOptions) *Prober {
 		}
 	}
 	p.collectFn = func(ctx context.Context, t target.Target, timeout time.Duration, pl peerLabels) *round {
-		return collectRound(ctx, t, timeout, opts.Now, opts.Checks, pl)
+		return collectRound(ctx, t, timeout, opts.Now, opts.Checks, pl, opts.Limits)
 	}
 	return p
 }
@@ -197,11 +211,7 @@ func (p *Prober) answer(ctx context.Context, query url.Values, scrapeTimeout str
 	if err != nil {
 		return textReply(statusInternalError, err.Error())
 	}
-	var b bytes.Buffer
-	if err := writeFamilies(&b, fams, r.families); err != nil {
-		return textReply(statusInternalError, err.Error())
-	}
-	return reply{status: statusOK, contentType: contentType, body: b.Bytes()}
+	return reply{status: statusOK, contentType: contentType, parts: mergeFamilies(fams, r.families)}
 }
 
 // collectTimeout is how long a collection asked for by a scrape may take:
@@ -227,18 +237,24 @@ func (p *Prober) get(ctx context.Context, t target.Target, timeout time.Duration
 	spec := t.String()
 	now := p.opts.Now()
 	p.mu.Lock()
+	p.dropStale(now)
 	var e *probeEntry
 	if el, ok := p.entries[spec]; ok {
 		p.lru.MoveToFront(el)
 		e = el.Value.(*probeEntry)
-		select {
-		case <-e.ready:
+		switch {
+		case e.ready == nil: // dropped: collect anew
+			e = &probeEntry{spec: spec, roam: e.roam, ready: make(chan struct{})}
+			el.Value = e
+			p.start(t, e, timeout)
+		case isDone(e.ready):
 			if now.Sub(e.at) < p.opts.CacheTTL && !e.cutShort {
 				p.mu.Unlock()
 				p.cached.Add(1)
 				return e.r, e.at, nil
 			}
 			// Stale: a new collection replaces it, keeping the roaming memory.
+			p.release(e)
 			e = &probeEntry{spec: spec, roam: e.roam, ready: make(chan struct{})}
 			el.Value = e
 			p.start(t, e, timeout)
@@ -255,6 +271,7 @@ func (p *Prober) get(ctx context.Context, t target.Target, timeout time.Duration
 		for p.lru.Len() > p.opts.CacheSize {
 			old := p.lru.Back()
 			p.lru.Remove(old)
+			p.release(old.Value.(*probeEntry))
 			delete(p.entries, old.Value.(*probeEntry).spec)
 		}
 		p.start(t, e, timeout)
@@ -299,6 +316,61 @@ func (p *Prober) start(t target.Target, e *probeEntry, timeout time.Duration) {
 		defer stop.Stop()
 		p.collect(joinCtx{ctx, p, e}, t, e)
 	}()
+}
+
+// isDone says whether ch is closed.
+func isDone(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// release stops counting e's collection in p.held; p.mu is held.
+func (p *Prober) release(e *probeEntry) {
+	if e.held {
+		p.held -= e.r.size
+		e.held = false
+	}
+}
+
+// drop replaces el's finished collection with an entry that keeps only its
+// roaming memory, so the collection's text can go; p.mu is held.
+func (p *Prober) drop(el *list.Element) {
+	e := el.Value.(*probeEntry)
+	p.release(e)
+	el.Value = &probeEntry{spec: e.spec, roam: e.roam}
+}
+
+// dropStale drops the finished collections older than CacheTTL: a target
+// no one scrapes any more holds nothing but its name; p.mu is held.
+func (p *Prober) dropStale(now time.Time) {
+	for el := p.lru.Front(); el != nil; el = el.Next() {
+		if e := el.Value.(*probeEntry); e.ready != nil && isDone(e.ready) && now.Sub(e.at) >= p.opts.CacheTTL {
+			p.drop(el)
+		}
+	}
+}
+
+// keep counts e's finished collection in p.held and, past CacheBytes,
+// drops the least recently scraped collections (e's last); p.mu is held.
+func (p *Prober) keep(e *probeEntry) {
+	el, ok := p.entries[e.spec]
+	if !ok || el.Value != e || e.r.size == 0 {
+		return // evicted while it ran, or nothing to hold
+	}
+	p.held += e.r.size
+	e.held = true
+	for el := p.lru.Back(); el != nil && p.held > p.opts.CacheBytes; el = el.Prev() {
+		if o := el.Value.(*probeEntry); o != e && o.held {
+			p.drop(el)
+		}
+	}
+	if p.held > p.opts.CacheBytes {
+		p.drop(el)
+	}
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -351,9 +423,10 @@ func (p *Prober) collect(ctx context.Context, t target.Target, e *probeEntry) {
 	}
 	p.mu.Lock()
 	e.cutShort = r.err != nil && ctx.Err() != nil && e.timeout < p.opts.Timeout
-	p.mu.Unlock()
 	e.r, e.at = r, p.opts.Now()
 	close(e.ready)
+	p.keep(e)
+	p.mu.Unlock()
 }
 
 // probeFamilies is a probe's own part of the answer: whether the target's
@@ -367,6 +440,9 @@ func probeFamilies(r *round, at time.Time) ([]family, error) {
 		constMetric(descCollectSuccess, gauge, success),
 		constMetric(descCollectDuration, gauge, r.took.Seconds()),
 	}
+	if r.series > 0 {
+		own = append(own, constMetric(descCollectSeries, gauge, float64(r.series)))
+	}
 	if r.err == nil {
 		own = append(own, constMetric(descCollectTimestamp, gauge, unixSeconds(at)))
 	}
@@ -376,12 +452,13 @@ func probeFamilies(r *round, at time.Time) ([]family, error) {
 // metrics are the Prober's own counters, for the exporter's /metrics.
 func (p *Prober) metrics() []metric {
 	p.mu.Lock()
-	n := p.lru.Len()
+	n, held := p.lru.Len(), p.held
 	p.mu.Unlock()
 	return []metric{
 		constMetric(descProbes, counter, float64(p.cached.Load()), "cached"),
 		constMetric(descProbes, counter, float64(p.collected.Load()), "collected"),
 		constMetric(descProbes, counter, float64(p.refused.Load()), "refused"),
 		constMetric(descProbeCacheSize, gauge, float64(n)),
+		constMetric(descProbeCacheBytes, gauge, float64(held)),
 	}
 }

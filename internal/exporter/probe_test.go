@@ -50,7 +50,7 @@ func fakeProber(t *testing.T, opts ProbeOptions, fail map[string]bool, gate chan
 		if fail[tg.String()] {
 			return &round{err: errors.New(tg.String() + ": ssh: connect to host: Connection refused")}
 		}
-		return newRound(snap, check.Run([]*facts.Snapshot{snap}, check.Options{}), 1200*time.Millisecond, pl)
+		return newRound(snap, check.Run([]*facts.Snapshot{snap}, check.Options{}), 1200*time.Millisecond, pl, Limits{})
 	}
 	return p, testServer(t, &Site{Prober: p}), clock
 }

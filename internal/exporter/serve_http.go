@@ -3,15 +3,16 @@
 package exporter
 
 import (
-	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/exporter-toolkit/web"
@@ -31,32 +32,59 @@ func CheckWebConfig(path string) error {
 }
 
 // ServeHTTP answers one request through net/http, gzipped when the client
-// accepts it (Prometheus does).
+// accepts it (Prometheus does) and one of gzipSlots is free. The answer is
+// written straight from the rendered text; the client has writeTimeout to
+// take it.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rep := s.answer(r.Context(), request{method: r.Method, path: r.URL.Path, query: r.URL.Query(),
 		scrapeTimeout: r.Header.Get("X-Prometheus-Scrape-Timeout-Seconds")})
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.writeTimeout()))
 	h := w.Header()
 	h.Set("Content-Type", rep.contentType)
 	if rep.status != statusOK {
 		h.Set("X-Content-Type-Options", "nosniff")
 	}
-	body := rep.body
 	if rep.status == statusOK && acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		_, _ = zw.Write(body)
-		if zw.Close() == nil {
-			body = b.Bytes()
-			h.Set("Content-Encoding", "gzip")
-		}
 		h.Add("Vary", "Accept-Encoding")
+		select {
+		case gzipSlots <- struct{}{}:
+			defer func() { <-gzipSlots }()
+			h.Set("Content-Encoding", "gzip")
+			w.WriteHeader(rep.status)
+			if r.Method == http.MethodHead {
+				return
+			}
+			zw := gzipWriters.Get().(*gzip.Writer)
+			zw.Reset(w)
+			if rep.writeTo(zw) == nil {
+				_ = zw.Close()
+			}
+			zw.Reset(io.Discard) // let go of the connection
+			gzipWriters.Put(zw)
+			return
+		default: // as many answers are being compressed as may be: this one goes plain
+		}
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", strconv.Itoa(rep.size()))
 	w.WriteHeader(rep.status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
+		_ = rep.writeTo(w)
 	}
 }
+
+// idleTimeout ends a kept-alive connection no request follows on (the
+// small server of the router build answers one request per connection).
+const idleTimeout = 90 * time.Second
+
+// gzipSlots bounds the answers compressed at once: each gzip writer holds
+// about 800 KiB, and 32 of them would be most of the unit's memory.
+var gzipSlots = make(chan struct{}, 4)
+
+// gzipWriters are the writers of gzipSlots, kept between answers.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
+	return zw
+}}
 
 // acceptsGzip reads an Accept-Encoding header: gzip listed without q=0.
 func acceptsGzip(header string) bool {
@@ -88,7 +116,12 @@ func Serve(ctx context.Context, lns []net.Listener, s *Site, webConfig string, l
 func serveHTTP(ctx context.Context, ln net.Listener, s *Site, webConfig string, log *Logger) error {
 	logger := slog.New(log.Handler())
 	// net/http's own complaints (a TLS handshake that failed) in the same lines.
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// Read and idle timeouts end clients that say nothing; the write
+	// deadline (ServeHTTP) one that does not read its answer; the cap
+	// (limitListener) bounds the connections open at once.
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	ln = limitListener(ln, s.maxConnections())
 	done := make(chan struct{})
 	defer close(done)
 	go func() {

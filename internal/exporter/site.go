@@ -1,10 +1,11 @@
 package exporter
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/url"
+	"time"
 )
 
 // Site is what "wgperf exporter" serves: /metrics (the watched host, the
@@ -18,6 +19,12 @@ type Site struct {
 	Discovery   *Discovery // nil: /sd is not found; it lists what Prober admits
 	Landing     string     // the HTML of /; "" means not found
 	MetricsPath string     // where the metrics are (--web.telemetry-path); "" means /metrics
+	// MaxConnections bounds the connections served at once
+	// (--web.max-connections); 0 means DefaultMaxConnections.
+	MaxConnections int
+	// WriteTimeout is how long a client has to take an answer; 0 means
+	// DefaultWriteTimeout.
+	WriteTimeout time.Duration
 }
 
 // request is what the exporter's pages read from an HTTP request.
@@ -27,11 +34,39 @@ type request struct {
 	scrapeTimeout string // X-Prometheus-Scrape-Timeout-Seconds
 }
 
-// reply is a page's answer; the server adds the transport's headers.
+// reply is a page's answer; the server adds the transport's headers. The
+// metrics pages answer with parts, the families' rendered text written one
+// after the other straight to the client: ten scrapes of one cached target
+// share one text instead of holding ten copies.
 type reply struct {
 	status      int
 	contentType string
 	body        []byte
+	parts       []family // after body
+}
+
+// size is the length of the answer's body.
+func (r reply) size() int {
+	n := len(r.body)
+	for _, f := range r.parts {
+		n += len(f.text)
+	}
+	return n
+}
+
+// writeTo writes the answer's body to w.
+func (r reply) writeTo(w io.Writer) error {
+	if len(r.body) > 0 {
+		if _, err := w.Write(r.body); err != nil {
+			return err
+		}
+	}
+	for _, f := range r.parts {
+		if _, err := w.Write(f.text); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // The HTTP status codes the exporter answers with.
@@ -67,11 +102,11 @@ func (s *Site) answer(ctx context.Context, req request) reply {
 		if s.Prober != nil {
 			extra = append(extra, s.Prober.metrics()...)
 		}
-		var b bytes.Buffer
-		if err := s.Exporter.writeMetrics(&b, extra...); err != nil {
+		parts, err := s.Exporter.metricsParts(extra...)
+		if err != nil {
 			return textReply(statusInternalError, err.Error())
 		}
-		return reply{status: statusOK, contentType: contentType, body: b.Bytes()}
+		return reply{status: statusOK, contentType: contentType, parts: parts}
 	case req.path == "/probe" && s.Prober != nil:
 		return s.Prober.answer(ctx, req.query, req.scrapeTimeout)
 	case req.path == SDPath && s.Discovery != nil:

@@ -21,12 +21,12 @@ import (
 // no request bodies, no TLS, no compression. Every build compiles it, so
 // its tests run everywhere; only the router build serves with it.
 
-// Limits of the small server.
+// Limits of the small server, beside the connections it serves at once
+// (Site.MaxConnections; more wait in the kernel's backlog) and the time a
+// client has to take its answer (Site.WriteTimeout).
 const (
 	tinyMaxHeader    = 16 << 10         // request line and headers, in bytes
-	tinyMaxConns     = 32               // connections served at once; more wait in the kernel's backlog
 	tinyReadTimeout  = 10 * time.Second // to read the request
-	tinyWriteTimeout = 30 * time.Second // to write the answer
 	tinyDrainTimeout = 5 * time.Second  // for requests in flight when ctx ends
 )
 
@@ -36,7 +36,7 @@ func serveTiny(ctx context.Context, ln net.Listener, s *Site, log *Logger) error
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, tinyMaxConns)
+	slots := make(chan struct{}, s.maxConnections())
 	drain := func() {
 		done := make(chan struct{})
 		go func() { wg.Wait(); close(done) }()
@@ -65,6 +65,9 @@ func serveTiny(ctx context.Context, ln net.Listener, s *Site, log *Logger) error
 				continue
 			}
 			return err
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetWriteBuffer(sendBuffer)
 		}
 		wg.Add(1)
 		go func() {
@@ -96,20 +99,22 @@ func serveTinyConn(ctx context.Context, c net.Conn, s *Site) error {
 	default:
 		rep = s.answer(ctx, req)
 	}
-	_ = c.SetWriteDeadline(time.Now().Add(tinyWriteTimeout))
+	_ = c.SetWriteDeadline(time.Now().Add(s.writeTimeout()))
 	w := bufio.NewWriter(c)
 	text := statusText[rep.status]
 	if text == "" {
 		text = "Status " + strconv.Itoa(rep.status)
 	}
 	fmt.Fprintf(w, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n",
-		rep.status, text, rep.contentType, len(rep.body))
+		rep.status, text, rep.contentType, rep.size())
 	if rep.status != statusOK {
 		w.WriteString("X-Content-Type-Options: nosniff\r\n")
 	}
 	w.WriteString("\r\n")
 	if req.method != "HEAD" {
-		w.Write(rep.body)
+		if err := rep.writeTo(w); err != nil {
+			return err
+		}
 	}
 	return w.Flush()
 }

@@ -143,7 +143,7 @@ func ignoredEntry(name string) bool {
 // ansible-inventory listing, whose variables come resolved).
 func (inv *inventory) source(path string) (string, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return path, inv.readDir(path, nil)
+		return path, inv.readDir(path, 0)
 	}
 	listed, err := inv.readFile(path)
 	if err != nil || listed {
@@ -153,41 +153,40 @@ func (inv *inventory) source(path string) (string, error) {
 }
 
 // readDir reads every inventory file under dir, in name order as Ansible
-// lists it; seen holds the directories on the way down (a symbolic link
-// back up is an error, not a loop). Each entry costs a step of work.
-func (inv *inventory) readDir(dir string, seen []os.FileInfo) error {
-	self, err := os.Stat(dir)
+// lists it, depth directories below the source. A link is read as what it
+// points to, as Ansible does, but a directory is read once: one reached
+// again (a symbolic link back up, or two links to one directory) is an
+// error, not a loop or a doubling; the walk is bounded in depth and entries
+// (bounds.go).
+func (inv *inventory) readDir(dir string, depth int) error {
+	if err := inv.enterDir(dir, depth); err != nil {
+		return err
+	}
+	entries, err := readDirNames(dir, maxDirEntries-inv.entries)
 	if err != nil {
 		return fmt.Errorf("inventory: %v", err)
 	}
-	for _, up := range seen {
-		if os.SameFile(up, self) {
-			return fmt.Errorf("inventory: %s: a directory that contains itself", dir)
-		}
-	}
-	seen = append(seen, self)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("inventory: %v", err)
-	}
-	for _, e := range entries {
+	for _, name := range entries {
 		if err := inv.ctx.Err(); err != nil {
+			return err
+		}
+		if err := inv.countEntry(dir); err != nil {
 			return err
 		}
 		if err := inv.charge(1); err != nil {
 			return fmt.Errorf("inventory: %s: %v", dir, err)
 		}
-		if ignoredEntry(e.Name()) {
+		if ignoredEntry(name) {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
+		path := filepath.Join(dir, name)
 		fi, err := os.Stat(path) // a link is read as what it points to, as Ansible does
 		if err != nil {
 			return fmt.Errorf("inventory: %v", err)
 		}
 		switch {
 		case fi.IsDir():
-			err = inv.readDir(path, seen)
+			err = inv.readDir(path, depth+1)
 		case fi.Mode().IsRegular():
 			_, err = inv.readFile(path)
 		}
@@ -207,7 +206,7 @@ func (inv *inventory) readFile(path string) (bool, error) {
 		return false, fmt.Errorf("inventory: %v", err)
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
+	br := bufio.NewReader(inv.bounded(f, path))
 	if fi, err := f.Stat(); err == nil && fi.Mode()&0o111 != 0 {
 		if head, _ := br.Peek(2); string(head) == "#!" {
 			return false, fmt.Errorf("%s: an inventory script: wgperf runs none (save its output, ansible-inventory -i %s --list > hosts.json, and read that)", path, path)
@@ -294,22 +293,12 @@ type inventory struct {
 	// named counts the host names given so far, ranges expanded (MaxHosts);
 	// work the variables copied and group memberships listed (maxWork).
 	named, work int
-}
-
-// maxWork bounds the steps of reading and resolving an inventory: each
-// variable copied to a host and each group a host is in, directly or by
-// ancestry (about a second of CPU in all). A fleet of 20,000 hosts with 100
-// variables each takes 2·10⁶; 100,000 hosts under 50,000 [all:vars] would
-// take 5·10⁹, and a chain of 20,000 nested groups 2·10⁸.
-const maxWork = 5_000_000
-
-// charge counts n steps of work against maxWork.
-func (inv *inventory) charge(n int) error {
-	inv.work += n
-	if inv.work > maxWork {
-		return fmt.Errorf("the inventory takes more than %d steps to resolve (hosts × their variables and groups)", maxWork)
-	}
-	return nil
+	// bytes counts the bytes of inventory and variable files read
+	// (maxReadBytes), entries the directory entries listed (maxDirEntries),
+	// dirs the directories read (each once; bounds.go).
+	bytes   int64
+	entries int
+	dirs    []os.FileInfo
 }
 
 func newInventory(ctx context.Context) *inventory {

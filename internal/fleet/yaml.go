@@ -278,25 +278,31 @@ func (inv *inventory) readVarDirs(dir string) error {
 			}
 		}
 		if fi, err := os.Stat(base); err == nil && fi.IsDir() {
-			_ = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+			// WalkDir follows no link; its entries count in the walk's bound.
+			if err := filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+				if cerr := inv.countEntry(base); cerr != nil {
+					return cerr
+				}
+				if d != nil && d.IsDir() && strings.Count(strings.TrimPrefix(p, base), "/") >= maxDirDepth {
+					return fmt.Errorf("inventory: %s: more than %d directories deep", p, maxDirDepth)
+				}
 				ext := filepath.Ext(p)
 				if err == nil && d.Type().IsRegular() && (ext == "" || ext == ".yml" || ext == ".yaml" || ext == ".json") {
 					files = append(files, p)
 				}
 				return nil
-			})
+			}); err != nil {
+				return nil, err
+			}
 		}
 		if len(files) == 0 {
 			return nil, nil
 		}
 		vars := map[string]string{}
 		for _, f := range files {
-			b, err := os.ReadFile(f)
+			b, err := inv.readSmall(f, 1<<20)
 			if err != nil {
 				return nil, err
-			}
-			if len(b) > 1<<20 {
-				return nil, fmt.Errorf("%s: larger than 1 MiB", f)
 			}
 			v, err := parseVarsFile(f, b)
 			if err != nil {
@@ -341,4 +347,22 @@ func mergeVars(earlier, later map[string]string) map[string]string {
 		earlier[k] = v
 	}
 	return earlier
+}
+
+// readSmall reads a variables file of at most limit bytes, counted against
+// maxReadBytes.
+func (inv *inventory) readSmall(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(inv.bounded(f, path), limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d MiB", path, limit>>20)
+	}
+	return b, nil
 }

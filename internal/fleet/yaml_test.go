@@ -26,7 +26,7 @@ func TestParseYAMLInventory(t *testing.T) {
 		{name: "hosts as a list", in: "all:\n  hosts:\n    - gw1\n", err: "line 3: all.hosts: want a map of host names"},
 		{name: "unknown key", in: "all:\n  host:\n    gw1:\n", err: `line 2: group all: unknown key "host"`},
 		{name: "repeated host", in: "all:\n  hosts:\n    gw1:\n    gw1:\n", err: `line 4: "gw1" repeats the key of line 3`},
-		{name: "host range too large", in: "all:\n  hosts:\n    gw[1:999999]:\n", err: "line 3: host gw[1:999999]: range [1:999999]: the inventory names more than 100000 hosts (ranges expanded)"},
+		{name: "host range too large", in: "all:\n  hosts:\n    gw[1:999999]:\n", err: "line 3: host gw[1:999999]: range [1:999999]: the inventory names more than 10000 hosts (ranges expanded)"},
 		{name: "bad port", in: "all:\n  hosts:\n    gw1: {ansible_port: 70000}\n", err: `line 3: host gw1: bad port "70000"`},
 		{name: "structured ansible_host", in: "all:\n  hosts:\n    gw1:\n      ansible_host: [a, b]\n", err: "line 4: gw1: ansible_host must be a plain value"},
 		{name: "unsupported connection", in: "all:\n  hosts:\n    box: {ansible_connection: docker}\n", err: "ansible_connection=docker is not supported"},

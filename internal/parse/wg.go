@@ -27,13 +27,16 @@ func ParseWGDump(r io.Reader) ([]facts.WGInterface, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20) // allowed-ips lists can be long
 	line := 0
+	var fields [10]string
 	for sc.Scan() {
 		line++
 		text := strings.TrimRight(sc.Text(), "\r")
 		if text == "" {
 			continue
 		}
-		f := strings.Split(text, "\t")
+		// Into one array, not a slice a line: a hub's dump has a line for
+		// each of up to a hundred thousand peers.
+		f := splitTabs(text, fields[:0])
 		switch len(f) {
 		case 5:
 			port, err := strconv.Atoi(f[3])
@@ -73,10 +76,26 @@ func ParseWGDump(r io.Reader) ([]facts.WGInterface, error) {
 	return out, nil
 }
 
+// splitTabs is strings.Split(s, "\t") into buf, with at most cap(buf)
+// fields (the last holding the rest).
+func splitTabs(s string, buf []string) []string {
+	for len(buf) < cap(buf)-1 {
+		field, rest, ok := strings.Cut(s, "\t")
+		buf = append(buf, field)
+		if !ok {
+			return buf
+		}
+		s = rest
+	}
+	return append(buf, s)
+}
+
 func parseWGPeer(f []string) (facts.WGPeer, error) {
-	p := facts.WGPeer{PublicKey: f[1], Endpoint: noneToEmpty(f[3]), AllowedIPs: []string{}}
+	// Its own copies of the strings kept: the line they are cut from is
+	// longer and would be held whole.
+	p := facts.WGPeer{PublicKey: strings.Clone(f[1]), Endpoint: strings.Clone(noneToEmpty(f[3])), AllowedIPs: []string{}}
 	if ips := noneToEmpty(f[4]); ips != "" {
-		p.AllowedIPs = strings.Split(ips, ",")
+		p.AllowedIPs = strings.Split(strings.Clone(ips), ",")
 	}
 	hs, err := strconv.ParseInt(f[5], 10, 64)
 	if err != nil || hs < 0 {

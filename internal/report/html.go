@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -264,16 +263,6 @@ func WriteHTML(w io.Writer, doc Document) error {
 	}
 	_, err = b.WriteTo(w)
 	return err
-}
-
-// WriteHTMLFile writes doc to path, for commands with an --html FILE flag;
-// the error of writing the file is the *fs.PathError os.WriteFile returns.
-func WriteHTMLFile(path string, doc Document) error {
-	var b bytes.Buffer
-	if err := WriteHTML(&b, doc); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // barSet is one series of a grouped bar chart: outlined (what was, or what

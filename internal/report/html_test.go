@@ -375,7 +375,11 @@ func browser(t *testing.T, args ...string) (stdout, stderr string) {
 	page := filepath.Join(dir, "report.html")
 	doc := labRunDoc(t)
 	doc.Generated = time.Date(2026, 11, 22, 0, 56, 0, 0, time.UTC)
-	if err := WriteHTMLFile(page, *doc); err != nil {
+	var html bytes.Buffer
+	if err := WriteHTML(&html, *doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, html.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

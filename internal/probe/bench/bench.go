@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/outfile"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -286,7 +287,7 @@ func writeIperfJSON(dir string, n int, spec Spec, raw []byte) (string, error) {
 	if spec.UDPMbit > 0 {
 		name += "-udp"
 	}
-	f, err := createInDir(dir, name+".json", 0o644)
+	f, err := outfile.CreateIn(dir, name+".json", 0o644)
 	if err != nil {
 		return "", fmt.Errorf("--iperf3-json %v", err)
 	}

@@ -54,6 +54,12 @@ func TestIperfJSONNeverWritesThroughPlantedPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused[link] = "not a directory"
+	// A link at a middle component (issue 55, hole 5: only the last had
+	// O_NOFOLLOW).
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	refused[filepath.Join(link, "sub")] = link + " is not a directory"
 	if os.Geteuid() == 0 {
 		theirs := filepath.Join(base, "theirs")
 		if err := os.Mkdir(theirs, 0o755); err != nil || os.Chown(theirs, 65534, 65534) != nil {
