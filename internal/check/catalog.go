@@ -313,8 +313,10 @@ load figures show idle CPUs, and the tunnel runs below its link with stalls a
 rate cap would only hide.`,
 		Cases: []string{CaseRemoteUsers},
 		// The machine's, not the network's: the lab shares one machine's CPUs.
+		// Steal's share of the CPU time is the most it can take from a
+		// CPU-bound end: 5% cannot explain a tunnel 18% short.
 		Doctor: Doctor{Role: Environment, Impact: 0.6, Side: Both, Bench: InBench, Verify: Measured,
-			Underlies: []finding.ID{ThroughputCollapseKnee}},
+			Underlies: []finding.ID{ThroughputCollapseKnee}, Bound: Bound{Key: "steal / all CPU time", As: ShareTaken}},
 		Example: Example{
 			Host: "a VPS whose CPUs were stolen 31% of the time during the bench",
 			Fixes: func() []finding.Fix {
@@ -734,8 +736,9 @@ unless the near end's is kept.`}},
 throttle that port alone: every other UDP flow, and TCP, run at the link's
 rate, so a plain UDP test says the path is fine while the tunnel crawls.
 Moving the tunnel to another port takes it out of the rule.`,
-		Cases:  []string{CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured, BothEnds: true},
+		Cases: []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured, BothEnds: true,
+			Bound: Bound{Key: "UDP arrived with port", As: RateHeld}},
 		// The far end's half, then the near end's.
 		Remedies: []Remedy{
 			{Kind: remedy.KindWGListenPort, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535).On(movesListenPort), "uci_section": uciSectionParam}},
@@ -773,8 +776,9 @@ uplink or carrier, or a cap below the policer.`}},
 at the link's rate but drops UDP above a lower one leaves the tunnel what it
 allows, and TCP inside the tunnel backs off at every drop; a TCP-only baseline
 outside the tunnel never sees it.`,
-		Cases:  []string{CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured},
+		Cases: []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured,
+			Bound: Bound{Key: "UDP arrived", As: RateHeld}},
 		Example: Example{
 			Host: "UDP outside the tunnel loses 75% at the 190 Mbit/s TCP carries; 48 Mbit/s arrive",
 			Fixes: func() []finding.Fix {
@@ -1074,8 +1078,9 @@ cap was raised to 450. Fix: raise the cap to the path's rate, or remove it.`}},
 bursts) and stays when the problem is fixed: then it is the tunnel's ceiling,
 and no other tuning makes the tunnel faster. Critical when it holds the tunnel
 below half of what the path carries.`,
-		Cases:  []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Sender, Bench: InBench, Verify: Measured},
+		Cases: []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Sender, Bench: InBench, Verify: Measured,
+			Bound: Bound{Key: " rate on ", As: RateHeld}},
 		Remedies: []Remedy{
 			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
