@@ -72,6 +72,7 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 		if dir == bench.Download {
 			uc.TCPMbit, uc.SenderInterface, tunnel = r.Measured.Down.Underlay, r.endpoints.ServerInterface, r.Measured.Down.Tunnel
 		}
+		uc.PathLowMbit = pathLow(r.Bench, dir)
 		pair := udppath.Pair{TunnelMbit: tunnel, NoPort: noPort}
 		res, err := udppath.Run(ctx, uc)
 		if err != nil {
@@ -79,11 +80,11 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 		}
 		pair.Other = res
 		r.UDPOutside = append(r.UDPOutside, res)
-		if !res.Policed {
+		if !res.Policed && !res.Capacity {
 			r.Measured.PathLoss = max(r.Measured.PathLoss, res.PathLoss)
 		}
 		fs = append(fs, res.Findings...)
-		part := fmt.Sprintf("%s: %.1f of %.1f Mbit/s arrived, %.0f%% lost on the path", dir, res.ArrivedMbit, res.OfferedMbit, 100*res.PathLoss)
+		part := fmt.Sprintf("%s: %.1f of %.1f Mbit/s arrived, %.0f%% lost on the path%s", dir, res.ArrivedMbit, res.OfferedMbit, 100*res.PathLoss, res.CapacityWords())
 		if wgPort > 0 {
 			uc.WireGuardPort = wgPort
 			on, err := udppath.Run(ctx, uc)
@@ -92,7 +93,7 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 			}
 			pair.OnPort = on
 			r.UDPOutside = append(r.UDPOutside, on)
-			part += fmt.Sprintf("; with WireGuard's port %d %.0f%% lost", wgPort, 100*on.PathLoss)
+			part += fmt.Sprintf("; with WireGuard's port %d %.0f%% lost%s", wgPort, 100*on.PathLoss, on.CapacityWords())
 		}
 		fs = append(fs, udppath.Judge(pair)...)
 		parts = append(parts, part)
@@ -120,4 +121,29 @@ func (r *Report) wireGuardPortRun() (int, string) {
 		return 0, fmt.Sprintf("both ends listen on %d, which WireGuard holds on each, and the tunnel is not taken down to free it", port)
 	}
 	return port, ""
+}
+
+// pathLow is the lowest rate TCP carried on the path in dir in a whole
+// second of the bench's own underlay runs, 0 without one: UDP outside the
+// tunnel that delivers about as much met the path's capacity, not a policer.
+// It is pure.
+func pathLow(b *bench.Report, dir string) float64 {
+	low := 0.0
+	if b == nil {
+		return 0
+	}
+	for _, run := range b.Runs {
+		if run.Path != bench.PathUnderlay || run.Direction != dir || run.UDPMbit != 0 || run.Result == nil || run.Result.Protocol == "udp" {
+			continue
+		}
+		for _, iv := range run.Result.Measured() {
+			if iv.End-iv.Start < 0.5 || iv.Mbit <= 0 {
+				continue
+			}
+			if low == 0 || iv.Mbit < low {
+				low = iv.Mbit
+			}
+		}
+	}
+	return low
 }

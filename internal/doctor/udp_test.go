@@ -91,3 +91,44 @@ func recordedRun(t *testing.T, name string) *iperf.Result {
 	}
 	return run
 }
+
+// Recorded on the path-cycles lab (--rate 50 --path-cycle 18) before
+// capacity was told from a policer: the UDP run outside the tunnel fell in a
+// low phase (21.9 of 47.8 Mbit/s arrived, 54% lost) that the bench's upload
+// underlay seconds never saw, so path.udp-policed came first. The bench's
+// seconds alone cannot clear it; TCP on the path right after the UDP run
+// (19.1 Mbit/s, recorded in the same lab's low phase) does.
+func TestPathCyclesCapacityIsNoPolicer(t *testing.T) {
+	var rec Report
+	readJSON(t, &rec, "..", "internal", "doctor", "testdata", "path-cycles.recorded.json")
+	if len(rec.UDPOutside) != 1 || !rec.UDPOutside[0].Policed || rec.Causes[0].Finding.ID != check.PathUDPPoliced {
+		t.Fatalf("recording: %+v, first %s", rec.UDPOutside, rec.Causes[0].Finding.ID)
+	}
+	up, down := pathLow(rec.Bench, bench.Upload), pathLow(rec.Bench, bench.Download)
+	if up < 40 || down > 21 {
+		t.Errorf("the bench's lowest underlay seconds: upload %.1f, download %.1f; want the upload's high phase (≥ 40) and the download's low one", up, down)
+	}
+	u := *rec.UDPOutside[0]
+	u.PathLowMbit = up
+	u.AgainstTCP(0)
+	if !u.Policed {
+		t.Fatalf("against the bench's upload seconds alone (%.1f): policed %v", up, u.Policed)
+	}
+	low, err := iperf.Parse(strings.NewReader(mustRead(t, "probe", "iperf", "tcp-path-cycle-low.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.AgainstTCP(low.Mbit())
+	if u.Policed || !u.Capacity || len(u.Findings) != 0 {
+		t.Fatalf("against TCP right after (%.1f): policed %v capacity %v findings %v", low.Mbit(), u.Policed, u.Capacity, u.Findings)
+	}
+}
+
+func mustRead(t *testing.T, parts ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(append([]string{"..", "..", "testdata"}, parts...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
