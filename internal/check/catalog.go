@@ -766,7 +766,11 @@ endpoint address, on a port of its own) at the rate TCP carried there, for two
 seconds. Datagrams lost on the path (the receiver's own socket drops taken
 out) above 10% while TCP ran at that rate mean the path polices UDP; above
 50%, critical. A policer drops in every run, so a run that loses that much
-runs once more and the one that lost less stands. The tuning guide's caution: hops may give UDP a share of their
+runs once more and the one that lost less stands. Capacity is not a policer:
+each such run is followed by TCP on the path the same way, and UDP that
+delivered 80% or more of what TCP carried then (or in the bench's slowest
+underlay second) met the path's capacity at that moment (a path whose
+capacity cycles). The tuning guide's caution: hops may give UDP a share of their
 bandwidth TCP does not get. A UDP run that carries the rate clears the path
 of policing: the multi-WAN router's 5G collapse (raw UDP at 300 Mbit/s with
 0.18% loss, WireGuard at 1.7) is no policer. Fix: not on the hosts: another
