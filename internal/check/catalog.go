@@ -721,10 +721,14 @@ iperf3 sends from that port number (--cport) to the far end's iperf3, and
 the download run comes back to it. WireGuard holds the port on the far end,
 and taking the interface down to free it would cut the tunnel being judged,
 so the run carries the number where a carrier's port rule ("udp port 51820")
-meets it in either field. Above 10% lost on the path with WireGuard's port
-number while the other port lost under 5%: the path throttles the port;
-above 50%, critical. Where both ends listen on one port, WireGuard holds it
-on both and the run cannot be made: doctor says so. The field's advice,
+meets it in either field. Where both ends listen on one port, WireGuard
+holds it on both: the datagrams are sent to the far end's WireGuard port
+instead, from a port of their own, without taking the tunnel down: a
+temporary nft table on each end rewrites them to the port on the way out and
+back to iperf3's on arrival, before WireGuard's socket sees them, counts what
+arrived with the port, and is removed after the run. Above 10% lost on the
+path with WireGuard's port number while the other port lost under 5%: the
+path throttles the port; above 50%, critical. The field's advice,
 "try another port", tested instead of guessed. The finding is reported on
 both ends, each with its half of the fix: a new listen port on the far end,
 the peer's endpoint moved to it on the near end. Either half alone cuts the
@@ -1205,7 +1209,7 @@ nothing passes through the tunnel to that peer until one completes.`,
 		Title: "The tunnel collapses where UDP outside it does not: the cause is WireGuard's own, not the path's UDP",
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `When the tunnel carries less than half of what UDP
 outside it delivered at the same rate, on a port of its own and with
-WireGuard's port number alike (the second run where a port is free), no
+WireGuard's port number alike, no
 policer or port throttle explains it: something treats WireGuard's packets
 apart (their size or fragments, their handshake, the implementation at
 either end). The multi-WAN router's 5G epilogue: raw UDP over 5G carried 300

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -131,4 +132,27 @@ func mustRead(t *testing.T, parts ...string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Which run carries WireGuard's port: from it where the client's own
+// WireGuard does not hold it (--cport), to the far end's port where both
+// ends listen on one (rewritten by nft on both ends), none unknown.
+func TestWireGuardPortRun(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		ep             discover.Endpoints
+		port           int
+		toPort, reason bool
+	}{
+		{"the client listens on a port of its own", discover.Endpoints{ClientPort: 51900, ServerPort: 51820, EndpointPort: 51820}, 51820, false, false},
+		{"both ends on 51820", discover.Endpoints{ClientPort: 51820, ServerPort: 51820, EndpointPort: 51820}, 51820, true, false},
+		{"the peer's endpoint port, the far end's own unread", discover.Endpoints{ClientPort: 51820, EndpointPort: 51820}, 51820, true, false},
+		{"no port known", discover.Endpoints{ClientPort: 51820}, 0, false, true},
+	} {
+		r := &Report{endpoints: tc.ep}
+		port, toPort, why := r.wireGuardPortRun()
+		if port != tc.port || toPort != tc.toPort || (why != "") != tc.reason {
+			t.Errorf("%s: port %d, to it %v, why %q", tc.name, port, toPort, why)
+		}
+	}
 }

@@ -13,6 +13,7 @@
 package udppath
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -61,6 +62,13 @@ type Config struct {
 	// WireGuardPort, when > 0, makes the client send from this port (iperf3
 	// --cport): the run carries WireGuard's port number (see Judge).
 	WireGuardPort int
+	// ToPort, with WireGuardPort, sends the datagrams to the far end's
+	// WireGuard port instead, from SourcePort (0: DefaultSourcePort), where
+	// WireGuard holds the port on both ends: nft rewrites them on the way
+	// out and on arrival and counts what arrived (toport.go), for the run's
+	// seconds only.
+	ToPort     bool
+	SourcePort int
 	// PathLowMbit is the lowest rate TCP carried on the path that way in a
 	// second of the bench's own underlay runs (0: unknown): UDP that
 	// delivers about that much met the path's capacity, not a policer.
@@ -104,9 +112,14 @@ type Result struct {
 	SenderInterface string  `json:"sender_interface,omitempty"`
 	// WireGuardPort is the WireGuard port number the run's datagrams
 	// carried; 0 for a port of wgperf's own.
-	WireGuardPort int               `json:"wireguard_port,omitempty"`
-	Seconds       float64           `json:"seconds"`
-	Findings      []finding.Finding `json:"findings"`
+	WireGuardPort int `json:"wireguard_port,omitempty"`
+	// ToPort: the datagrams were sent to the far end's WireGuard port
+	// (Config.ToPort); Counted is how many arrived with it, as the
+	// receiving end's nft counter saw them.
+	ToPort   bool              `json:"to_port,omitempty"`
+	Counted  uint64            `json:"counted,omitempty"`
+	Seconds  float64           `json:"seconds"`
+	Findings []finding.Finding `json:"findings"`
 
 	clientInterface, serverInterface, serverKey string
 }
@@ -140,11 +153,32 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	// emulated guest lost 22% of a run on a path that loses 1%). Each such
 	// run is followed by TCP on the path the same way: what the path
 	// carried at that moment, against which the loss is judged (Capacity).
+	test := iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: c.Seconds, Reverse: c.Direction == bench.Download, UDPMbit: c.TCPMbit, CPort: c.WireGuardPort}
+	var tp *toPort
+	if c.ToPort && c.WireGuardPort > 0 {
+		test.CPort = cmp.Or(c.SourcePort, DefaultSourcePort)
+		t, err := newToPort(c.Addr, c.WireGuardPort, cmp.Or(c.Port, iperf.DefaultPort), test.CPort)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.install(ctx, c.Client, c.Server); err != nil {
+			return nil, err
+		}
+		defer t.remove(c.Client, c.Server)
+		tp = &t
+	}
 	var r *Result
 	for try := 1; try <= 2 && (r == nil || r.Policed); try++ {
 		before := bench.TakeSample(ctx, receiver, bench.Baseline)
-		res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: c.Seconds,
-			Reverse: c.Direction == bench.Download, UDPMbit: c.TCPMbit, CPort: c.WireGuardPort})
+		var counted uint64
+		if tp != nil {
+			n, err := tp.arrived(ctx, receiver)
+			if err != nil {
+				return nil, err
+			}
+			counted = n
+		}
+		res, err := iperf.Run(ctx, c.Client, c.Server, test)
 		if err != nil {
 			if r != nil {
 				break // the first run stands
@@ -154,6 +188,15 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		after := bench.TakeSample(ctx, receiver, bench.Named)
 		drops := bench.Delta(bench.End{Host: receiver.String()}, before, after).UDPRcvbufErrors
 		next := Analyze(c, res, drops)
+		if tp != nil {
+			n, err := tp.arrived(ctx, receiver)
+			if err != nil {
+				return nil, err
+			}
+			if next.Counted = n - counted; next.Counted == 0 && res.Packets > 0 {
+				return nil, fmt.Errorf("no datagram reached %s with WireGuard's port %d (rewritten on the way: a NAT on the path?)", receiver, c.WireGuardPort)
+			}
+		}
 		if next.Policed {
 			tcp, terr := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: c.Seconds, Omit: 1,
 				Reverse: c.Direction == bench.Download})
@@ -180,7 +223,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 func Analyze(c Config, res *iperf.Result, receiverDrops int64) *Result {
 	r := &Result{Client: c.Client.String(), Server: c.Server.String(), Addr: c.Addr, Direction: c.Direction, TCPMbit: c.TCPMbit,
 		OfferedMbit: res.SentMbit, ArrivedMbit: res.ReceivedMbit, Packets: res.Packets, Lost: res.LostPackets,
-		ReceiverDrops: receiverDrops, SenderInterface: c.SenderInterface, WireGuardPort: c.WireGuardPort,
+		ReceiverDrops: receiverDrops, SenderInterface: c.SenderInterface, WireGuardPort: c.WireGuardPort, ToPort: c.ToPort && c.WireGuardPort > 0,
 		clientInterface: c.ClientInterface, serverInterface: c.ServerInterface, serverKey: c.ServerKey}
 	r.PathLowMbit = c.PathLowMbit
 	if res.Packets > 0 {
@@ -238,8 +281,11 @@ func (r *Result) CapacityWords() string {
 
 // portWords names the port the run's datagrams carried, for progress lines.
 func (r *Result) portWords() string {
-	if r.WireGuardPort == 0 {
+	switch {
+	case r.WireGuardPort == 0:
 		return ""
+	case r.ToPort:
+		return fmt.Sprintf(" to WireGuard's port %d (%d counted on arrival)", r.WireGuardPort, r.Counted)
 	}
 	return fmt.Sprintf(" with WireGuard's port %d", r.WireGuardPort)
 }
