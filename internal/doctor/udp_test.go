@@ -156,3 +156,32 @@ func TestWireGuardPortRun(t *testing.T) {
 		}
 	}
 }
+
+// Recorded on a lab whose path throttles WireGuard's port (lab --port-police
+// 25) with both ends listening on 51820, as the throttled port did:
+// doctor could not send UDP with the port (WireGuard holds it on each end)
+// and ranked 11% steal and a WireGuard-own collapse first. Sent to the far
+// end's port through nft's rewrite, UDP lost 60% there and none on another
+// port: the port's policer is the verdict, and it explains the gap.
+func TestWireGuardPortThrottledBothEndsOnOnePort(t *testing.T) {
+	var rec Report
+	readJSON(t, &rec, "..", "internal", "doctor", "testdata", "wgport-throttled.recorded.json")
+	var on *udppath.Result
+	for _, u := range rec.UDPOutside {
+		if u.ToPort && u.Direction == bench.Upload {
+			on = u
+		}
+	}
+	if on == nil || on.Counted == 0 || !on.Policed || on.WireGuardPort != 51820 {
+		t.Fatalf("the run to WireGuard's port: %+v", on)
+	}
+	r := &Report{Client: rec.Client, Server: rec.Server, Measured: rec.Measured}
+	r.judge(rec.Findings)
+	v := r.Verdict()
+	if v == nil || v.Finding.ID != check.PathPortThrottled || v.GapShare == nil || *v.GapShare < ExplainsGap {
+		t.Fatalf("verdict %+v, want path.port-throttled explaining the gap (%v)", v, ids(r.Causes))
+	}
+	if !strings.Contains(v.Finding.Evidence[0].Source, "to port 51820 (nft rewrite)") {
+		t.Errorf("evidence %+v", v.Finding.Evidence)
+	}
+}
