@@ -726,7 +726,9 @@ holds it on both: the datagrams are sent to the far end's WireGuard port
 instead, from a port of their own, without taking the tunnel down: a
 temporary nft table on each end rewrites them to the port on the way out and
 back to iperf3's on arrival, before WireGuard's socket sees them, counts what
-arrived with the port, and is removed after the run. Above 10% lost on the
+arrived with the port, and is removed after the run; the near end's datagrams
+then leave from the port too, so its half also says to move its own listen
+port, by hand. Above 10% lost on the
 path with WireGuard's port number while the other port lost under 5%: the
 path throttles the port; above 50%, critical. The field's advice,
 "try another port", tested instead of guessed. The finding is reported on

@@ -101,8 +101,8 @@ func throttled(o, on *Result) []finding.Finding {
 			port, on.Direction, 100*on.PathLoss, on.OfferedMbit, 100*o.PathLoss),
 		Evidence: []finding.Evidence{
 			finding.Evidence{Source: on.portSource(), Key: "lost on the path with port " + port + " (" + on.Direction + ")",
-				Value: fmt.Sprintf("%d of %d (%.0f%%)", on.Lost-on.ReceiverDrops, on.Packets, 100*on.PathLoss), Threshold: fmt.Sprintf("< %.0f%%", 100*PolicedLoss)}.Of(100*on.PathLoss, finding.Percent),
-			finding.Evidence{Source: "iperf3 -u", Key: "lost on the path on another port", Value: fmt.Sprintf("%d of %d (%.0f%%)", o.Lost-o.ReceiverDrops, o.Packets, 100*o.PathLoss),
+				Value: fmt.Sprintf("%d of %d (%.0f%%)", max(0, on.Lost-on.ReceiverDrops), on.Packets, 100*on.PathLoss), Threshold: fmt.Sprintf("< %.0f%%", 100*PolicedLoss)}.Of(100*on.PathLoss, finding.Percent),
+			finding.Evidence{Source: "iperf3 -u", Key: "lost on the path on another port", Value: fmt.Sprintf("%d of %d (%.0f%%)", max(0, o.Lost-o.ReceiverDrops), o.Packets, 100*o.PathLoss),
 				Threshold: fmt.Sprintf("< %.0f%%", 100*CleanLoss)}.Of(100*o.PathLoss, finding.Percent),
 			finding.Evidence{Source: on.portSource(), Key: "UDP arrived with port " + port, Value: fmt.Sprintf("%.1f of %.1f Mbit/s", on.ArrivedMbit, on.OfferedMbit)}.Of(on.ArrivedMbit, finding.Mbits),
 		},
@@ -146,8 +146,30 @@ func farFixes(on *Result, newPort string) []finding.Fix {
 }
 
 // nearFixes point the near end's peer at the far end's new port; without
-// the interface's name or the far end's key, the commands alone.
+// the interface's name or the far end's key, the commands alone. Where the
+// near end listens on the throttled port too (the run was sent to it,
+// ToPort), its datagrams leave from that port, which a rule on "udp port"
+// meets as well: its own listen port must move too (the far end learns it
+// from the next authenticated packet, as WireGuard roams). The fix engine
+// applies one action per finding, so that move is given by hand.
 func nearFixes(on *Result, newPort string) []finding.Fix {
+	out := nearEndpointFixes(on, newPort)
+	if !on.ToPort {
+		return out
+	}
+	desc := fmt.Sprintf("By hand, at the same time: move %s's own WireGuard to listen port %s too: its datagrams leave from %d, "+
+		"which the rule meets as well (doctor --fix moves the far end's port and this end's peer only)", on.Client, newPort, on.WireGuardPort)
+	near := orWG(on.clientInterface)
+	return append(out, finding.Fix{Description: desc,
+		Commands: []string{shell.Join("wg", "set", near, "listen-port", newPort)},
+		Config: []finding.ConfigSnippet{
+			{Path: "/etc/wireguard/" + near + ".conf [Interface]", Lines: []string{"ListenPort = " + newPort}},
+			{Path: "/etc/config/network (interface " + near + ") on OpenWrt", Lines: []string{"option listen_port '" + newPort + "'"}},
+		}})
+}
+
+// nearEndpointFixes point the near end's peer at the far end's new port.
+func nearEndpointFixes(on *Result, newPort string) []finding.Fix {
 	ep := endpoint(on.Addr, newPort)
 	desc := fmt.Sprintf("Point %s's peer at %s, together with the new listen port on %s (the other half); then bench again",
 		on.Client, ep, on.Server)

@@ -2,6 +2,7 @@ package udppath
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,5 +176,33 @@ func TestCapacityIsNoPolicer(t *testing.T) {
 	both.AgainstTCP(lowTCP)
 	if fs := Judge(Pair{Other: both, TunnelMbit: 18.3, NoPort: "both ends listen on 51820"}); len(fs) != 0 {
 		t.Errorf("a low phase: %v, want nothing", fs)
+	}
+}
+
+// Where both ends listen on the throttled port (the run was sent to it),
+// the near end's datagrams leave from it too: its half says to move its own
+// listen port as well, by hand (measured in the lab: moving the far end's
+// port and this end's peer alone left the tunnel at 48 Mbit/s, rolled back).
+func TestPortFixBothEndsOnOnePort(t *testing.T) {
+	c := Config{Client: targettest.New("netns:wgl-rnk-a"), Server: targettest.New("netns:wgl-rnk-b"), Addr: "203.0.113.2", Direction: bench.Upload,
+		TCPMbit: 190, ClientInterface: "wg-rnk-a", ServerInterface: "wg-rnk-b", ServerKey: "kQuGaLbNPKL3KRVH54I6ss2eTSeHZQ1f/9+XJLDz1iA=", WireGuardPort: 51820, ToPort: true}
+	o := c
+	o.WireGuardPort, o.ToPort = 0, false
+	fs := Judge(Pair{Other: Analyze(o, recorded(t, "udp-50m.json"), 0), OnPort: Analyze(c, recorded(t, "udp-policed-25pct.json"), 0), TunnelMbit: 47})
+	if len(fs) != 2 || fs[1].Host != "netns:wgl-rnk-a" {
+		t.Fatalf("findings %+v", fs)
+	}
+	near := fs[1].Fixes
+	if len(near) != 2 || near[0].Action == nil || near[0].Action.Kind != remedy.KindWGPeerEndpoint || near[1].Action != nil ||
+		!slices.Contains(near[1].Commands, "wg set wg-rnk-a listen-port 51821") {
+		t.Errorf("the near end's fixes %+v, want its peer's endpoint moved, and its own listen port by hand", near)
+	}
+	if len(fs[0].Fixes) != 1 || !strings.Contains(fs[0].Evidence[0].Source, "nft rewrite") {
+		t.Errorf("the far end's half: %+v", fs[0])
+	}
+	// A near end on a port of its own keeps its port.
+	c.ToPort = false
+	if fs := Judge(Pair{Other: Analyze(o, recorded(t, "udp-50m.json"), 0), OnPort: Analyze(c, recorded(t, "udp-policed-25pct.json"), 0), TunnelMbit: 47}); len(fs) != 2 || len(fs[1].Fixes) != 1 {
+		t.Errorf("--cport run: near end's fixes %+v", fs[1].Fixes)
 	}
 }
