@@ -85,7 +85,9 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 		}
 		fs = append(fs, res.Findings...)
 		part := fmt.Sprintf("%s: %.1f of %.1f Mbit/s arrived, %.0f%% lost on the path%s", dir, res.ArrivedMbit, res.OfferedMbit, 100*res.PathLoss, res.CapacityWords())
-		if wgPort > 0 {
+		// UDP policed on a port of its own is the answer already: the run
+		// with WireGuard's port could only repeat it.
+		if wgPort > 0 && !res.Policed {
 			uc.WireGuardPort, uc.ToPort = wgPort, toPort
 			on, err := udppath.Run(ctx, uc)
 			switch {
