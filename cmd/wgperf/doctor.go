@@ -31,8 +31,13 @@ carries at least 90% of the underlay both ways (one hop) with no warning, slow
 otherwise. Only when the evidence calls for it does it run targeted probes:
 
 ` + probes.Help() + `
-It ranks the causes by the throughput they explain and prints one verdict first
-(cause, evidence, expected gain, the exact wgperf fix command), then the rest.
+It ranks the causes by the share of the measured shortfall their own evidence
+can explain and prints one verdict first (cause, evidence, expected gain, the
+exact wgperf fix command), then the rest. A cause present that cannot explain
+most of the shortfall (5% steal against a tunnel 18% short) is listed as such,
+never the verdict; when nothing explains it, the verdict is "cause not found",
+with the layers measured (underlay TCP, UDP outside, tunnel TCP) and what to
+measure next.
 Without --server it runs the one-ended checks and the DF search to the peer's
 endpoint and says what could not be judged.
 

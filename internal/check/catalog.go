@@ -316,8 +316,10 @@ load figures show idle CPUs, and the tunnel runs below its link with stalls a
 rate cap would only hide.`,
 		Cases: []string{CaseRemoteUsers},
 		// The machine's, not the network's: the lab shares one machine's CPUs.
+		// Steal's share of the CPU time is the most it can take from a
+		// CPU-bound end: 5% cannot explain a tunnel 18% short.
 		Doctor: Doctor{Role: Environment, Impact: 0.6, Side: Both, Bench: InBench, Verify: Measured,
-			Underlies: []finding.ID{ThroughputCollapseKnee}},
+			Underlies: []finding.ID{ThroughputCollapseKnee}, Bound: Bound{Key: "steal / all CPU time", As: ShareTaken}},
 		Example: Example{
 			Host: "a VPS whose CPUs were stolen 31% of the time during the bench",
 			Fixes: func() []finding.Fix {
@@ -722,10 +724,16 @@ iperf3 sends from that port number (--cport) to the far end's iperf3, and
 the download run comes back to it. WireGuard holds the port on the far end,
 and taking the interface down to free it would cut the tunnel being judged,
 so the run carries the number where a carrier's port rule ("udp port 51820")
-meets it in either field. Above 10% lost on the path with WireGuard's port
-number while the other port lost under 5%: the path throttles the port;
-above 50%, critical. Where both ends listen on one port, WireGuard holds it
-on both and the run cannot be made: doctor says so. The field's advice,
+meets it in either field. Where both ends listen on one port, WireGuard
+holds it on both: the datagrams are sent to the far end's WireGuard port
+instead, from a port of their own, without taking the tunnel down: a
+temporary nft table on each end rewrites them to the port on the way out and
+back to iperf3's on arrival, before WireGuard's socket sees them, counts what
+arrived with the port, and is removed after the run; the near end's datagrams
+then leave from the port too, so its half also says to move its own listen
+port, by hand. Above 10% lost on the
+path with WireGuard's port number while the other port lost under 5%: the
+path throttles the port; above 50%, critical. The field's advice,
 "try another port", tested instead of guessed. The finding is reported on
 both ends, each with its half of the fix: a new listen port on the far end,
 the peer's endpoint moved to it on the near end. Either half alone cuts the
@@ -737,8 +745,9 @@ unless the near end's is kept.`}},
 throttle that port alone: every other UDP flow, and TCP, run at the link's
 rate, so a plain UDP test says the path is fine while the tunnel crawls.
 Moving the tunnel to another port takes it out of the rule.`,
-		Cases:  []string{CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured, BothEnds: true},
+		Cases: []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured, BothEnds: true,
+			Bound: Bound{Key: "UDP arrived with port", As: RateHeld}},
 		// The far end's half, then the near end's.
 		Remedies: []Remedy{
 			{Kind: remedy.KindWGListenPort, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535).On(movesListenPort), "uci_section": uciSectionParam}},
@@ -766,7 +775,11 @@ endpoint address, on a port of its own) at the rate TCP carried there, for two
 seconds. Datagrams lost on the path (the receiver's own socket drops taken
 out) above 10% while TCP ran at that rate mean the path polices UDP; above
 50%, critical. A policer drops in every run, so a run that loses that much
-runs once more and the one that lost less stands. The tuning guide's caution: hops may give UDP a share of their
+runs once more and the one that lost less stands. Capacity is not a policer:
+each such run is followed by TCP on the path the same way, and UDP that
+delivered 80% or more of what TCP carried then (or in the bench's slowest
+underlay second) met the path's capacity at that moment (a path whose
+capacity cycles). The tuning guide's caution: hops may give UDP a share of their
 bandwidth TCP does not get. A UDP run that carries the rate clears the path
 of policing: the multi-WAN router's 5G collapse (raw UDP at 300 Mbit/s with
 0.18% loss, WireGuard at 1.7) is no policer. Fix: not on the hosts: another
@@ -776,8 +789,9 @@ uplink or carrier, or a cap below the policer.`}},
 at the link's rate but drops UDP above a lower one leaves the tunnel what it
 allows, and TCP inside the tunnel backs off at every drop; a TCP-only baseline
 outside the tunnel never sees it.`,
-		Cases:  []string{CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured},
+		Cases: []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured,
+			Bound: Bound{Key: "UDP arrived", As: RateHeld}},
 		Example: Example{
 			Host: "UDP outside the tunnel loses 75% at the 190 Mbit/s TCP carries; 48 Mbit/s arrive",
 			Fixes: func() []finding.Fix {
@@ -1077,8 +1091,9 @@ cap was raised to 450. Fix: raise the cap to the path's rate, or remove it.`}},
 bursts) and stays when the problem is fixed: then it is the tunnel's ceiling,
 and no other tuning makes the tunnel faster. Critical when it holds the tunnel
 below half of what the path carries.`,
-		Cases:  []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Sender, Bench: InBench, Verify: Measured},
+		Cases: []string{CaseRemoteUsers},
+		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Sender, Bench: InBench, Verify: Measured,
+			Bound: Bound{Key: " rate on ", As: RateHeld}},
 		Remedies: []Remedy{
 			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
@@ -1250,7 +1265,7 @@ tunnel works in bursts or not at all, and every end looks configured right.`,
 		Title: "The tunnel collapses where UDP outside it does not: the cause is WireGuard's own, not the path's UDP",
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `When the tunnel carries less than half of what UDP
 outside it delivered at the same rate, on a port of its own and with
-WireGuard's port number alike (the second run where a port is free), no
+WireGuard's port number alike, no
 policer or port throttle explains it: something treats WireGuard's packets
 apart (their size or fragments, their handshake, the implementation at
 either end). The multi-WAN router's 5G epilogue: raw UDP over 5G carried 300

@@ -153,12 +153,52 @@ type Doctor struct {
 	// every new flow, the bench's and the probes' included (a full conntrack
 	// table), so it explains all of what they saw.
 	RefusesNewFlows bool
+	// Bound is how the finding's own evidence bounds the share of the
+	// throughput it can cost, where that evidence has the number (steal's
+	// share of the CPU time, a policer's or a cap's rate): doctor ranks it
+	// by the share of the measured shortfall it can account for, and one
+	// that cannot account for most of it is reported as present, never
+	// first. The zero value: its Impact alone.
+	Bound Bound
 	// BothEnds: the fix has two halves on the two ends, the far end's (the
 	// first of Remedies) and the near end's (the second), and either alone
 	// cuts the tunnel (a new listen port, and the peer's endpoint moved to
 	// it). doctor --fix applies them as one step group, the far end first,
 	// and rolls both back when the near end's is not kept.
 	BothEnds bool
+}
+
+// Bound names the evidence that bounds what a cause can cost (Doctor.Bound).
+type Bound struct {
+	// Key is in the key of the evidence whose Number bounds it (the first
+	// such evidence in the finding's Unit counts).
+	Key string
+	As  BoundKind
+}
+
+// BoundKind says how an evidence's number bounds a cause's cost.
+type BoundKind int
+
+const (
+	_ BoundKind = iota
+	// ShareTaken: the number is the percentage of a resource the cause takes
+	// away (steal's share of all CPU time): against an end the resource
+	// bounds, the rate falls by at most that share.
+	ShareTaken
+	// RateHeld: the number is the rate in Mbit/s the cause lets through (a
+	// policer's, a cap's): it costs at most what the underlay carried above it.
+	RateHeld
+)
+
+// Unit is the unit the bounding evidence's number is in.
+func (k BoundKind) Unit() finding.Unit {
+	switch k {
+	case ShareTaken:
+		return finding.Percent
+	case RateHeld:
+		return finding.Mbits
+	}
+	return ""
 }
 
 // Remedy is one fix kind an entry's findings may carry, with the values each

@@ -146,9 +146,10 @@ type Report struct {
 }
 
 // Verdict is the top cause, nil when the tunnel is healthy or no warning or
-// critical cause was found.
+// critical cause was found that can explain what was measured (a cause that
+// cannot is never the verdict: cause not found).
 func (r *Report) Verdict() *Cause {
-	if r.Status == StatusHealthy || len(r.Causes) == 0 || r.Causes[0].Finding.Severity < finding.Warning {
+	if r.Status == StatusHealthy || len(r.Causes) == 0 || r.Causes[0].Finding.Severity < finding.Warning || r.Causes[0].CannotExplain != "" {
 		return nil
 	}
 	return &r.Causes[0]

@@ -84,6 +84,15 @@ type Cause struct {
 	Gain string `json:"expected_gain"`
 	// Command applies its automatic fix, "" when it has none.
 	Command string `json:"command,omitempty"`
+	// GapShare is the share of the shortfall measured in its direction that
+	// the cause's own evidence can account for (check.Doctor.Bound; 0 for a
+	// cause of latency while the rate is short), nil where its evidence has
+	// no such number or nothing is short.
+	GapShare *float64 `json:"gap_share,omitempty"`
+	// CannotExplain says why a cause present is not the cause of the
+	// shortfall ("present, explains at most 14% of the gap: ..."): it is
+	// ranked below every cause that can, and is never the verdict.
+	CannotExplain string `json:"cannot_explain,omitempty"`
 	// RuntimeOnly is the fix plan's "runtime only: ..." note when that fix
 	// cannot outlast a reboot on its host (issue 40); "" when it lasts or was
 	// not planned.
@@ -163,10 +172,17 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 		out = append(out, c)
 	}
 	liftUnderlying(out)
+	for i := range out {
+		accountFor(&out[i], m)
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		// A full conntrack table drops the packets every measurement and probe
 		// sends on a new flow: what they saw follows from it.
 		if a, b := refusesNewFlows(out[i].Finding), refusesNewFlows(out[j].Finding); a != b {
+			return a
+		}
+		// What can explain the shortfall before what is present but cannot.
+		if a, b := out[i].CannotExplain == "", out[j].CannotExplain == ""; a != b {
 			return a
 		}
 		if out[i].Score != out[j].Score {

@@ -196,7 +196,8 @@ func TestRank(t *testing.T) {
 				last = i
 			}
 			for i := 1; i < len(causes); i++ {
-				if causes[i].Score > causes[i-1].Score {
+				// Within what can explain the gap, and within what cannot.
+				if causes[i].Score > causes[i-1].Score && (causes[i].CannotExplain == "") == (causes[i-1].CannotExplain == "") {
 					t.Errorf("not sorted by score: %v", got)
 				}
 			}

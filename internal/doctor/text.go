@@ -107,6 +107,11 @@ func (r *Report) WriteText(w io.Writer) error {
 				p("    %s", c)
 			}
 		}
+	} else if r.Status == StatusSlow {
+		p("")
+		for _, l := range r.notFoundLines() {
+			p("%s", l)
+		}
 	} else if r.Status != StatusHealthy && r.Status != StatusUnjudged {
 		p("")
 		p("No cause found among the checks and probes: see the symptoms below.")
@@ -127,6 +132,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		for _, c := range rest {
 			p("  %-8s %-26s %s: %s", c.Finding.Severity, c.Finding.ID, c.Finding.Host, c.Finding.Title)
+			if c.CannotExplain != "" && r.Verdict() != nil {
+				p("  %-8s %-26s (%s)", "", "", c.CannotExplain)
+			}
 		}
 	}
 	var symptoms []finding.Finding

@@ -61,7 +61,7 @@ func explained(fs []finding.Finding, m Measured, dir string) bool {
 func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []*facts.Snapshot) ([]finding.Finding, string, error) {
 	var fs []finding.Finding
 	var parts []string
-	wgPort, noPort := r.wireGuardPortRun()
+	wgPort, toPort, noPort := r.wireGuardPortRun()
 	for _, dir := range p.Directions {
 		uc := r.tunnel(c).UDPOutside()
 		// Where the baseline reached the far end: --underlay-addr and -port.
@@ -72,6 +72,7 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 		if dir == bench.Download {
 			uc.TCPMbit, uc.SenderInterface, tunnel = r.Measured.Down.Underlay, r.endpoints.ServerInterface, r.Measured.Down.Tunnel
 		}
+		uc.PathLowMbit = pathLow(r.Bench, dir)
 		pair := udppath.Pair{TunnelMbit: tunnel, NoPort: noPort}
 		res, err := udppath.Run(ctx, uc)
 		if err != nil {
@@ -79,20 +80,33 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 		}
 		pair.Other = res
 		r.UDPOutside = append(r.UDPOutside, res)
-		if !res.Policed {
+		if !res.Policed && !res.Capacity {
 			r.Measured.PathLoss = max(r.Measured.PathLoss, res.PathLoss)
 		}
 		fs = append(fs, res.Findings...)
-		part := fmt.Sprintf("%s: %.1f of %.1f Mbit/s arrived, %.0f%% lost on the path", dir, res.ArrivedMbit, res.OfferedMbit, 100*res.PathLoss)
-		if wgPort > 0 {
-			uc.WireGuardPort = wgPort
+		part := fmt.Sprintf("%s: %.1f of %.1f Mbit/s arrived, %.0f%% lost on the path%s", dir, res.ArrivedMbit, res.OfferedMbit, 100*res.PathLoss, res.CapacityWords())
+		// UDP policed on a port of its own is the answer already: the run
+		// with WireGuard's port could only repeat it.
+		if wgPort > 0 && !res.Policed {
+			uc.WireGuardPort, uc.ToPort = wgPort, toPort
 			on, err := udppath.Run(ctx, uc)
-			if err != nil {
+			switch {
+			case err != nil && toPort:
+				// The rewrite could not be made (no nft, a NAT on the path):
+				// the run with WireGuard's port is not measured, the rest stands.
+				noPort = fmt.Sprintf("UDP to WireGuard's port %d could not run: %v", wgPort, err)
+				pair.NoPort = noPort
+			case err != nil:
 				return fs, strings.Join(append(parts, part), "; "), err
+			default:
+				pair.OnPort = on
+				r.UDPOutside = append(r.UDPOutside, on)
+				how := "with"
+				if toPort {
+					how = "to"
+				}
+				part += fmt.Sprintf("; %s WireGuard's port %d %.0f%% lost%s", how, wgPort, 100*on.PathLoss, on.CapacityWords())
 			}
-			pair.OnPort = on
-			r.UDPOutside = append(r.UDPOutside, on)
-			part += fmt.Sprintf("; with WireGuard's port %d %.0f%% lost", wgPort, 100*on.PathLoss)
 		}
 		fs = append(fs, udppath.Judge(pair)...)
 		parts = append(parts, part)
@@ -104,20 +118,43 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 }
 
 // wireGuardPortRun is the WireGuard port number the second UDP run carries
-// (the far end's, as the client's peer names it), or why there is none: the
-// client's iperf3 must bind it, and the client's own WireGuard holds its
-// listen port.
-func (r *Report) wireGuardPortRun() (int, string) {
+// (the far end's, as the client's peer names it), or why there is none. The
+// client's iperf3 sends from it; where the client's own WireGuard holds the
+// same port, the run is sent to the far end's port instead (toPort: nft
+// rewrites and counts it on both ends for its seconds).
+func (r *Report) wireGuardPortRun() (port int, toPort bool, why string) {
 	ep := r.endpoints
-	port := ep.EndpointPort
+	port = ep.EndpointPort
 	if port == 0 {
 		port = ep.ServerPort
 	}
-	switch {
-	case port == 0:
-		return 0, "the far end's WireGuard port is unknown"
-	case port == ep.ClientPort:
-		return 0, fmt.Sprintf("both ends listen on %d, which WireGuard holds on each, and the tunnel is not taken down to free it", port)
+	if port == 0 {
+		return 0, false, "the far end's WireGuard port is unknown"
 	}
-	return port, ""
+	return port, port == ep.ClientPort, ""
+}
+
+// pathLow is the lowest rate TCP carried on the path in dir in a whole
+// second of the bench's own underlay runs, 0 without one: UDP outside the
+// tunnel that delivers about as much met the path's capacity, not a policer.
+// It is pure.
+func pathLow(b *bench.Report, dir string) float64 {
+	low := 0.0
+	if b == nil {
+		return 0
+	}
+	for _, run := range b.Runs {
+		if run.Path != bench.PathUnderlay || run.Direction != dir || run.UDPMbit != 0 || run.Result == nil || run.Result.Protocol == "udp" {
+			continue
+		}
+		for _, iv := range run.Result.Measured() {
+			if iv.End-iv.Start < 0.5 || iv.Mbit <= 0 {
+				continue
+			}
+			if low == 0 || iv.Mbit < low {
+				low = iv.Mbit
+			}
+		}
+	}
+	return low
 }

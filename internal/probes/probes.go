@@ -45,7 +45,7 @@ var All = []Entry{
 	{Name: check.ProbeICMPBurst, Package: "internal/probe/icmpburst",
 		Doc: "one-shot pings against one persistent ping to the health checks' targets, with the ICMP limit counters read around them: whenever health checks are configured (mwan3 track_ip, banIP, an ICMP limit rule)"},
 	{Name: check.ProbeUDPOutside, Package: "internal/probe/udppath", FarEnd: true,
-		Doc: "UDP outside the tunnel at the rate TCP carried there, in each slow direction: when nothing found explains a slow tunnel"},
+		Doc: "UDP outside the tunnel at the rate TCP carried there, in each slow direction, on a port of its own and with WireGuard's port (sent to the far end's through a temporary nft rewrite where both ends listen on one): when nothing found explains a slow tunnel"},
 	{Name: check.ProbeLongRun, Package: "internal/probe/bench", FarEnd: true,
 		Doc: "a 30-second per-second run and a parallel-stream run in the slow or unsteady direction, when the short runs leave it unexplained or --thorough asks: collapse cycles and many flows"},
 	{Name: check.ProbeShaping, Package: "internal/probe/shaping", FarEnd: true,

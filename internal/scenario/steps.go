@@ -139,8 +139,9 @@ func (r *runner) doctor(ctx context.Context) error {
 		if Environment(c.Finding.ID) {
 			continue // the machine's CPUs, not the case
 		}
-		// The verdict, as doctor prints it: none on a healthy tunnel or for notes.
-		if d.First == "" && len(d.Causes) == 0 && rep.Status != doctor.StatusHealthy && c.Finding.Severity >= finding.Warning {
+		// The verdict, as doctor prints it: none on a healthy tunnel, for
+		// notes, or for a cause that cannot explain the shortfall.
+		if d.First == "" && len(d.Causes) == 0 && rep.Status != doctor.StatusHealthy && c.Finding.Severity >= finding.Warning && c.CannotExplain == "" {
 			d.First = c.Finding.ID
 		}
 		d.Causes = append(d.Causes, c.Finding.ID)

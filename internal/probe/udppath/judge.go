@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
 )
@@ -35,7 +36,9 @@ const (
 // near end's iperf3 sends from that number (--cport) to the far end's iperf3:
 // the upload's datagrams carry it as their source port, the download's (-R)
 // as their destination. Where the near end listens on the same port, its own
-// WireGuard holds it too and the run cannot be made (NoPort says so).
+// WireGuard holds it too: the datagrams are sent to the far end's port
+// instead, rewritten by nft on both ends and counted on arrival
+// (Config.ToPort); NoPort says why neither could run.
 type Pair struct {
 	Other  *Result // on a port of wgperf's own
 	OnPort *Result // with WireGuard's port number; nil when it could not run
@@ -97,12 +100,16 @@ func throttled(o, on *Result) []finding.Finding {
 		Title: fmt.Sprintf("The path throttles WireGuard's port %s (%s): UDP carrying it lost %.0f%% at %.1f Mbit/s, UDP on another port %.0f%%",
 			port, on.Direction, 100*on.PathLoss, on.OfferedMbit, 100*o.PathLoss),
 		Evidence: []finding.Evidence{
-			finding.Evidence{Source: "iperf3 -u --cport " + port, Key: "lost on the path with port " + port + " (" + on.Direction + ")",
-				Value: fmt.Sprintf("%d of %d (%.0f%%)", on.Lost-on.ReceiverDrops, on.Packets, 100*on.PathLoss), Threshold: fmt.Sprintf("< %.0f%%", 100*PolicedLoss)}.Of(100*on.PathLoss, finding.Percent),
-			finding.Evidence{Source: "iperf3 -u", Key: "lost on the path on another port", Value: fmt.Sprintf("%d of %d (%.0f%%)", o.Lost-o.ReceiverDrops, o.Packets, 100*o.PathLoss),
+			finding.Evidence{Source: on.portSource(), Key: "lost on the path with port " + port + " (" + on.Direction + ")",
+				Value: fmt.Sprintf("%d of %d (%.0f%%)", max(0, on.Lost-on.ReceiverDrops), on.Packets, 100*on.PathLoss), Threshold: fmt.Sprintf("< %.0f%%", 100*PolicedLoss)}.Of(100*on.PathLoss, finding.Percent),
+			finding.Evidence{Source: "iperf3 -u", Key: "lost on the path on another port", Value: fmt.Sprintf("%d of %d (%.0f%%)", max(0, o.Lost-o.ReceiverDrops), o.Packets, 100*o.PathLoss),
 				Threshold: fmt.Sprintf("< %.0f%%", 100*CleanLoss)}.Of(100*o.PathLoss, finding.Percent),
-			finding.Evidence{Source: "iperf3 -u --cport " + port, Key: "UDP arrived with port " + port, Value: fmt.Sprintf("%.1f of %.1f Mbit/s", on.ArrivedMbit, on.OfferedMbit)}.Of(on.ArrivedMbit, finding.Mbits),
+			finding.Evidence{Source: on.portSource(), Key: "UDP arrived with port " + port, Value: fmt.Sprintf("%.1f of %.1f Mbit/s", on.ArrivedMbit, on.OfferedMbit)}.Of(on.ArrivedMbit, finding.Mbits),
 		},
+	}
+	if on.ToPort {
+		base.Evidence = append(base.Evidence, finding.Evidence{Source: "nft counter on " + on.receiver(), Key: "datagrams that arrived with port " + port,
+			Value: fmt.Sprint(on.Counted)}.Of(float64(on.Counted), finding.Packets))
 	}
 	const what = "Datagrams carrying WireGuard's port number are dropped above a rate other UDP and TCP pass at: a carrier or firewall " +
 		"that recognises WireGuard by its port. The tunnel gets what the rule leaves; on another port it would not meet the rule. "
@@ -139,8 +146,30 @@ func farFixes(on *Result, newPort string) []finding.Fix {
 }
 
 // nearFixes point the near end's peer at the far end's new port; without
-// the interface's name or the far end's key, the commands alone.
+// the interface's name or the far end's key, the commands alone. Where the
+// near end listens on the throttled port too (the run was sent to it,
+// ToPort), its datagrams leave from that port, which a rule on "udp port"
+// meets as well: its own listen port must move too (the far end learns it
+// from the next authenticated packet, as WireGuard roams). The fix engine
+// applies one action per finding, so that move is given by hand.
 func nearFixes(on *Result, newPort string) []finding.Fix {
+	out := nearEndpointFixes(on, newPort)
+	if !on.ToPort {
+		return out
+	}
+	desc := fmt.Sprintf("By hand, at the same time: move %s's own WireGuard to listen port %s too: its datagrams leave from %d, "+
+		"which the rule meets as well (doctor --fix moves the far end's port and this end's peer only)", on.Client, newPort, on.WireGuardPort)
+	near := orWG(on.clientInterface)
+	return append(out, finding.Fix{Description: desc,
+		Commands: []string{shell.Join("wg", "set", near, "listen-port", newPort)},
+		Config: []finding.ConfigSnippet{
+			{Path: "/etc/wireguard/" + near + ".conf [Interface]", Lines: []string{"ListenPort = " + newPort}},
+			{Path: "/etc/config/network (interface " + near + ") on OpenWrt", Lines: []string{"option listen_port '" + newPort + "'"}},
+		}})
+}
+
+// nearEndpointFixes point the near end's peer at the far end's new port.
+func nearEndpointFixes(on *Result, newPort string) []finding.Fix {
 	ep := endpoint(on.Addr, newPort)
 	desc := fmt.Sprintf("Point %s's peer at %s, together with the new listen port on %s (the other half); then bench again",
 		on.Client, ep, on.Server)
@@ -171,7 +200,7 @@ func wireGuardOwn(p Pair) finding.Finding {
 	}
 	if on := p.OnPort; on != nil {
 		ports += " and with WireGuard's port " + strconv.Itoa(on.WireGuardPort)
-		ev = append(ev, finding.Evidence{Source: "iperf3 -u --cport " + strconv.Itoa(on.WireGuardPort), Key: "UDP outside the tunnel, WireGuard's port",
+		ev = append(ev, finding.Evidence{Source: on.portSource(), Key: "UDP outside the tunnel, WireGuard's port",
 			Value: fmt.Sprintf("%.1f of %.1f Mbit/s (%.1f%% lost)", on.ArrivedMbit, on.OfferedMbit, 100*on.PathLoss)}.Of(on.ArrivedMbit, finding.Mbits))
 	} else {
 		ev = append(ev, finding.Evidence{Source: "wgperf doctor", Key: "UDP with WireGuard's port", Value: "not measured: " + p.NoPort})
@@ -205,4 +234,20 @@ func endpoint(addr, port string) string {
 		}
 	}
 	return addr + ":" + port
+}
+
+// portSource names how the run carried WireGuard's port, for evidence.
+func (r *Result) portSource() string {
+	if r.ToPort {
+		return fmt.Sprintf("iperf3 -u to port %d (nft rewrite)", r.WireGuardPort)
+	}
+	return fmt.Sprintf("iperf3 -u --cport %d", r.WireGuardPort)
+}
+
+// receiver is the host that received the run's datagrams.
+func (r *Result) receiver() string {
+	if r.Direction == bench.Download {
+		return r.Client
+	}
+	return r.Server
 }

@@ -2,12 +2,14 @@ package udppath
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target/targettest"
 )
@@ -116,5 +118,91 @@ func TestPortFixMovesBothEnds(t *testing.T) {
 	}
 	if NewPort(65535) != 65534 || endpoint("2001:db8::2", "51821") != "[2001:db8::2]:51821" {
 		t.Error("port or endpoint")
+	}
+}
+
+// Capacity is not a policer: UDP that lost a policer's share while
+// delivering what TCP carried on the path at the same moment met the path's
+// capacity. Recorded in the lab (--rate 50 --path-cycle 18, the low phase
+// at 20 Mbit/s): UDP offered at the 47.8 Mbit/s the bench's underlay carried
+// lost 54%, 19.6 arrived, and TCP right after carried 19.1; R's UDP policer
+// at a quarter of 200 Mbit/s lets 48 through where TCP carries 190.
+func TestCapacityIsNoPolicer(t *testing.T) {
+	c := Config{Client: targettest.New("netns:wgl-rnk-a"), Server: targettest.New("netns:wgl-rnk-b"), Addr: "203.0.113.2",
+		Direction: bench.Upload, TCPMbit: 47.8, SenderInterface: "wg-rnk-a"}
+	low, lowTCP := recorded(t, "udp-path-cycle-low-48m.json"), recorded(t, "tcp-path-cycle-low.json").Mbit()
+	full := recorded(t, "healthy-200m-bbr-upload-underlay.json").Mbit()
+	withLow := func(c Config, mbit float64) Config { c.PathLowMbit = mbit; return c }
+	for _, tc := range []struct {
+		name     string
+		c        Config
+		res      *iperf.Result
+		tcpNow   float64 // 0: not measured
+		capacity bool
+		policed  bool
+	}{
+		{"a cycling path's low phase, TCP right after carrying as little", c, low, lowTCP, true, false},
+		{"the low phase, the bench's own underlay seconds having caught it (20.9)", withLow(c, 20.9), low, 0, true, false},
+		{"the low phase with nothing measured around it: loss above the rate offered", c, low, 0, false, true},
+		{"the low phase, the bench having seen only the high one (40), TCP right after low", withLow(c, 40), low, lowTCP, true, false},
+		{"a policer at a quarter while TCP carries the link", withLow(c, 181), recorded(t, "udp-policed-25pct.json"), full, false, true},
+		{"a clean run is neither", c, recorded(t, "udp-50m.json"), 0, false, false},
+	} {
+		r := Analyze(tc.c, tc.res, 0)
+		if tc.tcpNow > 0 {
+			r.AgainstTCP(tc.tcpNow)
+		}
+		if r.Capacity != tc.capacity || r.Policed != tc.policed || (len(r.Findings) > 0) != tc.policed {
+			t.Errorf("%s: %.1f of %.1f arrived (%.0f%% lost), capacity %v policed %v findings %d; want capacity %v policed %v",
+				tc.name, r.ArrivedMbit, r.OfferedMbit, 100*r.PathLoss, r.Capacity, r.Policed, len(r.Findings), tc.capacity, tc.policed)
+		}
+		if tc.capacity && !strings.Contains(r.CapacityWords(), "no policer") {
+			t.Errorf("%s: %q", tc.name, r.CapacityWords())
+		}
+		if tc.policed && !strings.Contains(r.Findings[0].Evidence[len(r.Findings[0].Evidence)-1].Key, "the least TCP carried") && r.capacityMbit() > 0 {
+			t.Errorf("%s: the policer's evidence does not say what TCP carried: %+v", tc.name, r.Findings[0].Evidence)
+		}
+	}
+	// Judged as a pair: a low phase on WireGuard's port is no throttle, and
+	// a low phase on both is no collapse of WireGuard's own either.
+	on := c
+	on.WireGuardPort = 51820
+	other, onPort := Analyze(c, recorded(t, "udp-other-port-190m.json"), 0), Analyze(on, low, 0)
+	onPort.AgainstTCP(lowTCP)
+	if fs := Judge(Pair{Other: other, OnPort: onPort, TunnelMbit: 18.3}); len(fs) != 0 {
+		t.Errorf("a low phase on WireGuard's port: %v, want nothing", fs)
+	}
+	both := Analyze(c, low, 0)
+	both.AgainstTCP(lowTCP)
+	if fs := Judge(Pair{Other: both, TunnelMbit: 18.3, NoPort: "both ends listen on 51820"}); len(fs) != 0 {
+		t.Errorf("a low phase: %v, want nothing", fs)
+	}
+}
+
+// Where both ends listen on the throttled port (the run was sent to it),
+// the near end's datagrams leave from it too: its half says to move its own
+// listen port as well, by hand (measured in the lab: moving the far end's
+// port and this end's peer alone left the tunnel at 48 Mbit/s, rolled back).
+func TestPortFixBothEndsOnOnePort(t *testing.T) {
+	c := Config{Client: targettest.New("netns:wgl-rnk-a"), Server: targettest.New("netns:wgl-rnk-b"), Addr: "203.0.113.2", Direction: bench.Upload,
+		TCPMbit: 190, ClientInterface: "wg-rnk-a", ServerInterface: "wg-rnk-b", ServerKey: "kQuGaLbNPKL3KRVH54I6ss2eTSeHZQ1f/9+XJLDz1iA=", WireGuardPort: 51820, ToPort: true}
+	o := c
+	o.WireGuardPort, o.ToPort = 0, false
+	fs := Judge(Pair{Other: Analyze(o, recorded(t, "udp-50m.json"), 0), OnPort: Analyze(c, recorded(t, "udp-policed-25pct.json"), 0), TunnelMbit: 47})
+	if len(fs) != 2 || fs[1].Host != "netns:wgl-rnk-a" {
+		t.Fatalf("findings %+v", fs)
+	}
+	near := fs[1].Fixes
+	if len(near) != 2 || near[0].Action == nil || near[0].Action.Kind != remedy.KindWGPeerEndpoint || near[1].Action != nil ||
+		!slices.Contains(near[1].Commands, "wg set wg-rnk-a listen-port 51821") {
+		t.Errorf("the near end's fixes %+v, want its peer's endpoint moved, and its own listen port by hand", near)
+	}
+	if len(fs[0].Fixes) != 1 || !strings.Contains(fs[0].Evidence[0].Source, "nft rewrite") {
+		t.Errorf("the far end's half: %+v", fs[0])
+	}
+	// A near end on a port of its own keeps its port.
+	c.ToPort = false
+	if fs := Judge(Pair{Other: Analyze(o, recorded(t, "udp-50m.json"), 0), OnPort: Analyze(c, recorded(t, "udp-policed-25pct.json"), 0), TunnelMbit: 47}); len(fs) != 2 || len(fs[1].Fixes) != 1 {
+		t.Errorf("--cport run: near end's fixes %+v", fs[1].Fixes)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
@@ -66,5 +68,83 @@ func TestPolicedRunConfirmed(t *testing.T) {
 	drop("numgen random mod 4 == 0") // a quarter of every run
 	if r, err = Run(ctx, c); err != nil || !r.Policed {
 		t.Errorf("a quarter lost in every run: policed %v, err %v", r != nil && r.Policed, err)
+	}
+}
+
+// UDP to WireGuard's port while WireGuard holds it on both ends: a socket
+// bound to 51820 on each end stands for it. B's path drops a quarter of the
+// datagrams to 51820, A's a quarter of those from it, before they are
+// counted; other UDP passes. The run reaches the port both ways without
+// touching the held sockets, is policed where the port is, and leaves no
+// table behind.
+func TestToPortRun(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTools(t, "ip", "iperf3", "nft", "python3")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	suffix := fmt.Sprint(os.Getpid() % 100000)
+	na, nb, link := "wgu-tp-a"+suffix, "wgu-tp-b"+suffix, "wgtp"+suffix
+	host := target.Local()
+	t.Cleanup(func() {
+		_, _ = host.Run(context.Background(), "ip", "netns", "del", na)
+		_, _ = host.Run(context.Background(), "ip", "netns", "del", nb)
+	})
+	for _, argv := range [][]string{
+		{"ip", "netns", "add", na}, {"ip", "netns", "add", nb},
+		{"ip", "link", "add", link, "netns", na, "type", "veth", "peer", "name", link, "netns", nb},
+		{"ip", "-n", na, "addr", "add", "192.0.2.1/24", "dev", link},
+		{"ip", "-n", nb, "addr", "add", "192.0.2.2/24", "dev", link},
+		{"ip", "-n", na, "link", "set", "dev", link, "up"},
+		{"ip", "-n", nb, "link", "set", "dev", link, "up"},
+		{"ip", "-n", na, "link", "set", "dev", "lo", "up"},
+		{"ip", "-n", nb, "link", "set", "dev", "lo", "up"},
+	} {
+		if _, err := host.Run(ctx, argv[0], argv[1:]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := target.Netns(na), target.Netns(nb)
+	// WireGuard's sockets: 51820 held on both ends for the test's length.
+	for _, ns := range []string{na, nb} {
+		hold := exec.CommandContext(ctx, "ip", "netns", "exec", ns, "python3", "-c",
+			"import socket,time\ns=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\ns.bind(('0.0.0.0',51820))\ntime.sleep(110)")
+		if err := hold.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = hold.Process.Kill(); _ = hold.Wait() })
+	}
+	time.Sleep(300 * time.Millisecond)
+	police := func(tg target.Target, match string) {
+		t.Helper()
+		if _, err := tg.Run(ctx, "nft", "add table inet path; add chain inet path in { type filter hook prerouting priority -300; }; add rule inet path in "+match+" numgen random mod 4 == 0 drop"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	police(b, "udp dport 51820")
+	police(a, "udp sport 51820")
+	base := Config{Client: a, Server: b, Addr: "192.0.2.2", Port: 5295, Seconds: 2, TCPMbit: 20}
+	for _, dir := range []string{bench.Upload, bench.Download} {
+		c := base
+		c.Direction = dir
+		other, err := Run(ctx, c)
+		if err != nil {
+			t.Fatalf("%s, another port: %v", dir, err)
+		}
+		c.WireGuardPort, c.ToPort = 51820, true
+		on, err := Run(ctx, c)
+		if err != nil {
+			t.Fatalf("%s, to WireGuard's port: %v", dir, err)
+		}
+		if other.Policed || !on.Policed || !on.ToPort || on.Counted == 0 || on.Counted >= uint64(on.Packets) {
+			t.Errorf("%s: another port policed %v; to 51820 policed %v, %.0f%% lost, %d of %d counted", dir, other.Policed, on.Policed, 100*on.PathLoss, on.Counted, on.Packets)
+		}
+		if fs := Judge(Pair{Other: other, OnPort: on, TunnelMbit: 14}); len(fs) != 2 || fs[0].ID != check.PathPortThrottled {
+			t.Errorf("%s: judged %v, want the port throttled", dir, fs)
+		}
+	}
+	for _, tg := range []target.Target{a, b} {
+		if out, err := tg.Run(ctx, "nft", "list", "table", "ip", Table); err == nil {
+			t.Errorf("%s: table %s left behind:\n%s", tg, Table, out)
+		}
 	}
 }

@@ -13,6 +13,7 @@
 package udppath
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,6 +36,12 @@ const (
 	// DefaultSeconds is the run's length: a policer's bucket empties within
 	// the first fraction of a second at the tunnel's rate.
 	DefaultSeconds = 2
+	// CapacityShare: UDP that lost a policer's share but delivered at least
+	// this share of what TCP carried on the path at the same time met the
+	// path's capacity at that moment, not a policer (a path whose capacity
+	// cycles: 19.6 of 47.8 Mbit/s arrived in a low phase, TCP right after
+	// carried 19.1).
+	CapacityShare = 0.8
 )
 
 // Config is one UDP run outside the tunnel, in one direction.
@@ -55,6 +62,17 @@ type Config struct {
 	// WireGuardPort, when > 0, makes the client send from this port (iperf3
 	// --cport): the run carries WireGuard's port number (see Judge).
 	WireGuardPort int
+	// ToPort, with WireGuardPort, sends the datagrams to the far end's
+	// WireGuard port instead, from SourcePort (0: DefaultSourcePort), where
+	// WireGuard holds the port on both ends: nft rewrites them on the way
+	// out and on arrival and counts what arrived (toport.go), for the run's
+	// seconds only.
+	ToPort     bool
+	SourcePort int
+	// PathLowMbit is the lowest rate TCP carried on the path that way in a
+	// second of the bench's own underlay runs (0: unknown): UDP that
+	// delivers about that much met the path's capacity, not a policer.
+	PathLowMbit float64
 	// ClientInterface, ServerInterface and ServerKey name both ends'
 	// WireGuard interfaces and the far end's public key, for the port fix's
 	// commands ("" when unknown).
@@ -78,14 +96,30 @@ type Result struct {
 	// during the run: lost at its socket, not on the path.
 	ReceiverDrops int64 `json:"receiver_drops"`
 	// PathLoss is the share of the datagrams lost on the path (0..1).
-	PathLoss        float64 `json:"path_loss"`
-	Policed         bool    `json:"policed"`
+	PathLoss float64 `json:"path_loss"`
+	// Policed: the path lost a policer's share (PolicedLoss) of UDP in
+	// every run, each time delivering less than the path's capacity then.
+	Policed bool `json:"policed"`
+	// Capacity: the run lost a policer's share, but what arrived is what
+	// TCP carried on the path at that moment (CapacityShare): the path's
+	// capacity, no policer (a path whose capacity cycles).
+	Capacity bool `json:"capacity,omitempty"`
+	// TCPNowMbit is what TCP carried on the path the same way right after
+	// a run that lost a policer's share (0: not measured); PathLowMbit is
+	// the bench's lowest second that way (Config.PathLowMbit).
+	TCPNowMbit      float64 `json:"tcp_now_mbit,omitempty"`
+	PathLowMbit     float64 `json:"path_low_mbit,omitempty"`
 	SenderInterface string  `json:"sender_interface,omitempty"`
 	// WireGuardPort is the WireGuard port number the run's datagrams
 	// carried; 0 for a port of wgperf's own.
-	WireGuardPort int               `json:"wireguard_port,omitempty"`
-	Seconds       float64           `json:"seconds"`
-	Findings      []finding.Finding `json:"findings"`
+	WireGuardPort int `json:"wireguard_port,omitempty"`
+	// ToPort: the datagrams were sent to the far end's WireGuard port
+	// (Config.ToPort); Counted is how many arrived with it, as the
+	// receiving end's nft counter saw them.
+	ToPort   bool              `json:"to_port,omitempty"`
+	Counted  uint64            `json:"counted,omitempty"`
+	Seconds  float64           `json:"seconds"`
+	Findings []finding.Finding `json:"findings"`
 
 	clientInterface, serverInterface, serverKey string
 }
@@ -116,12 +150,35 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	// A policer drops in every run; a run that loses that much is run once
 	// more and the one that lost less stands, so a moment when the hosts'
 	// own CPUs fell behind is not blamed on the path (a CI run beside an
-	// emulated guest lost 22% of a run on a path that loses 1%).
+	// emulated guest lost 22% of a run on a path that loses 1%). Each such
+	// run is followed by TCP on the path the same way: what the path
+	// carried at that moment, against which the loss is judged (Capacity).
+	test := iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: c.Seconds, Reverse: c.Direction == bench.Download, UDPMbit: c.TCPMbit, CPort: c.WireGuardPort}
+	var tp *toPort
+	if c.ToPort && c.WireGuardPort > 0 {
+		test.CPort = cmp.Or(c.SourcePort, DefaultSourcePort)
+		t, err := newToPort(c.Addr, c.WireGuardPort, cmp.Or(c.Port, iperf.DefaultPort), test.CPort)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.install(ctx, c.Client, c.Server); err != nil {
+			return nil, err
+		}
+		defer t.remove(c.Client, c.Server)
+		tp = &t
+	}
 	var r *Result
 	for try := 1; try <= 2 && (r == nil || r.Policed); try++ {
 		before := bench.TakeSample(ctx, receiver, bench.Baseline)
-		res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: c.Seconds,
-			Reverse: c.Direction == bench.Download, UDPMbit: c.TCPMbit, CPort: c.WireGuardPort})
+		var counted uint64
+		if tp != nil {
+			n, err := tp.arrived(ctx, receiver)
+			if err != nil {
+				return nil, err
+			}
+			counted = n
+		}
+		res, err := iperf.Run(ctx, c.Client, c.Server, test)
 		if err != nil {
 			if r != nil {
 				break // the first run stands
@@ -130,14 +187,31 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		}
 		after := bench.TakeSample(ctx, receiver, bench.Named)
 		drops := bench.Delta(bench.End{Host: receiver.String()}, before, after).UDPRcvbufErrors
-		if next := Analyze(c, res, drops); r == nil || next.PathLoss < r.PathLoss {
+		next := Analyze(c, res, drops)
+		if tp != nil {
+			n, err := tp.arrived(ctx, receiver)
+			if err != nil {
+				return nil, err
+			}
+			if next.Counted = n - counted; next.Counted == 0 && res.Packets > 0 {
+				return nil, fmt.Errorf("no datagram reached %s with WireGuard's port %d (rewritten on the way: a NAT on the path?)", receiver, c.WireGuardPort)
+			}
+		}
+		if next.Policed {
+			tcp, terr := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.Addr, Port: c.Port, Seconds: c.Seconds, Omit: 1,
+				Reverse: c.Direction == bench.Download})
+			if terr == nil {
+				next.AgainstTCP(tcp.Mbit())
+			}
+		}
+		if r == nil || (r.Policed && (!next.Policed || next.PathLoss < r.PathLoss)) {
 			r = next
 		}
 	}
 	r.Seconds = time.Since(start).Seconds()
 	if c.Progress != nil {
-		fmt.Fprintf(c.Progress, "UDP outside the tunnel, %s%s: %.1f Mbit/s offered, %.1f arrived, %.0f%% lost on the path\n",
-			c.Direction, r.portWords(), r.OfferedMbit, r.ArrivedMbit, 100*r.PathLoss)
+		fmt.Fprintf(c.Progress, "UDP outside the tunnel, %s%s: %.1f Mbit/s offered, %.1f arrived, %.0f%% lost on the path%s\n",
+			c.Direction, r.portWords(), r.OfferedMbit, r.ArrivedMbit, 100*r.PathLoss, r.CapacityWords())
 	}
 	return r, nil
 }
@@ -149,22 +223,69 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 func Analyze(c Config, res *iperf.Result, receiverDrops int64) *Result {
 	r := &Result{Client: c.Client.String(), Server: c.Server.String(), Addr: c.Addr, Direction: c.Direction, TCPMbit: c.TCPMbit,
 		OfferedMbit: res.SentMbit, ArrivedMbit: res.ReceivedMbit, Packets: res.Packets, Lost: res.LostPackets,
-		ReceiverDrops: receiverDrops, SenderInterface: c.SenderInterface, WireGuardPort: c.WireGuardPort,
+		ReceiverDrops: receiverDrops, SenderInterface: c.SenderInterface, WireGuardPort: c.WireGuardPort, ToPort: c.ToPort && c.WireGuardPort > 0,
 		clientInterface: c.ClientInterface, serverInterface: c.ServerInterface, serverKey: c.ServerKey}
+	r.PathLowMbit = c.PathLowMbit
 	if res.Packets > 0 {
 		r.PathLoss = max(0, float64(res.LostPackets-receiverDrops)) / float64(res.Packets)
 	}
-	r.Policed = r.PathLoss >= PolicedLoss
+	r.judge()
+	return r
+}
+
+// AgainstTCP judges the run again against what TCP carried on the path the
+// same way right after it. It is pure.
+func (r *Result) AgainstTCP(mbit float64) {
+	r.TCPNowMbit = mbit
+	r.judge()
+}
+
+// capacityMbit is the least the path was measured to carry that way around
+// the run (0: unknown).
+func (r *Result) capacityMbit() float64 {
+	switch {
+	case r.TCPNowMbit > 0 && r.PathLowMbit > 0:
+		return min(r.TCPNowMbit, r.PathLowMbit)
+	case r.TCPNowMbit > 0:
+		return r.TCPNowMbit
+	}
+	return r.PathLowMbit
+}
+
+// judge decides policed or capacity: a policer's share lost is a policer
+// only where less arrived than the path carried at the time.
+func (r *Result) judge() {
+	lost := r.PathLoss >= PolicedLoss
+	c := r.capacityMbit()
+	r.Capacity = lost && c > 0 && r.ArrivedMbit >= CapacityShare*c
+	r.Policed = lost && !r.Capacity
+	r.Findings = nil
 	if r.Policed && r.WireGuardPort == 0 {
 		r.Findings = []finding.Finding{r.finding()}
 	}
-	return r
+}
+
+// CapacityWords says, after a run that lost a policer's share, what TCP
+// carried on the path around it and whether that was the path's capacity
+// ("" for a run that did not lose that much).
+func (r *Result) CapacityWords() string {
+	c := r.capacityMbit()
+	switch {
+	case r.Capacity:
+		return fmt.Sprintf(", as much as TCP carried on the path then (%.1f Mbit/s): its capacity, no policer", c)
+	case r.Policed && c > 0:
+		return fmt.Sprintf(", while TCP carried %.1f Mbit/s on the path then", c)
+	}
+	return ""
 }
 
 // portWords names the port the run's datagrams carried, for progress lines.
 func (r *Result) portWords() string {
-	if r.WireGuardPort == 0 {
+	switch {
+	case r.WireGuardPort == 0:
 		return ""
+	case r.ToPort:
+		return fmt.Sprintf(" to WireGuard's port %d (%d counted on arrival)", r.WireGuardPort, r.Counted)
 	}
 	return fmt.Sprintf(" with WireGuard's port %d", r.WireGuardPort)
 }
@@ -199,6 +320,10 @@ func (r *Result) finding() finding.Finding {
 			finding.Evidence{Source: "iperf3", Key: "TCP outside the tunnel (" + r.Direction + ")", Value: fmt.Sprintf("%.1f Mbit/s", r.TCPMbit)}.Of(r.TCPMbit, finding.Mbits),
 		},
 		Fixes: policedFixes(r.SenderInterface, r.Addr, r.TCPMbit, through),
+	}
+	if c := r.capacityMbit(); c > 0 {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: "iperf3", Key: "the least TCP carried on the path around the run (" + r.Direction + ")",
+			Value: fmt.Sprintf("%.1f Mbit/s", c), Threshold: fmt.Sprintf("≤ %.1f Mbit/s (what arrived / %.1f): the path's capacity then", r.ArrivedMbit/CapacityShare, CapacityShare)}.Of(c, finding.Mbits))
 	}
 	return f
 }
