@@ -34,6 +34,7 @@ const (
 	NetLinkSpeed           finding.ID = "net.link-speed"
 	NetSoftirqBudget       finding.ID = "net.softirq-budget"
 	NetUDPOffloads         finding.ID = "net.udp-offloads"
+	PathHubLeg             finding.ID = "path.hub-leg"
 	PathPortThrottled      finding.ID = "path.port-throttled"
 	PathUDPPoliced         finding.ID = "path.udp-policed"
 	RouteECMPSuggested     finding.ID = "route.ecmp-suggested"
@@ -712,6 +713,32 @@ garbles packets instead.`,
 			Fixes: func() []finding.Fix {
 				r, err := remedy.Offload("eth0", []remedy.Feature{{Name: "rx-udp-gro-forwarding", On: true}, {Name: "rx-gro-list"}})
 				return fixes("Turn UDP GRO forwarding on for eth0 (rx-gro-list off)", r, err)
+			},
+		},
+	},
+	{
+		ID:    PathHubLeg,
+		Title: "A tunnel through a hub is as slow as its slowest leg, and a leg past the hub is far slower than the client's own",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor --via", Package: "internal/doctor", Doc: `With the hubs given (--via), doctor measures each leg's own underlay
+(client → hub, hub → server), single stream both ways. When a leg past the
+first carries under 80% of the client's own leg in a direction, that leg is
+the path's limit: the tunnel, judged against it, may be healthy while it runs
+far below the client's link. Warning, on the host that starts the leg (the
+hub); the fixes are the leg's owner's: its link, or a direct peer between the
+two ends that leaves the hub out.`}},
+		Severities: []finding.Severity{finding.Warning},
+		Why: `A road-warrior hub or a site that forwards between spokes is a second
+underlay: every packet crosses both legs, so the hub's uplink towards the far
+spoke caps the tunnel whatever either spoke's own link can do. No setting on
+the spokes helps; the leg's link, or a path that leaves the hub out, does.`,
+		Cases:  []string{CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "the tunnel runs at the client's own leg's rate once the slow leg carries as much (or is left out)"},
+		Example: Example{
+			Host: "hop 2 (the hub → the server) carries 9.5 Mbit/s where hop 1 (the client → the hub) carries 38.3; the tunnel carries 9.2",
+			Fixes: func() []finding.Fix {
+				return []finding.Fix{{Description: "Raise the slow leg's link (between the hub and the server), or peer the two ends directly",
+					Commands: []string{"iperf3 -s   # on the server", "iperf3 -c 203.0.113.2 -t 30   # on the hub"}}}
 			},
 		},
 	},

@@ -212,6 +212,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		if rep.Measured.Benched {
 			found = append(found, rep.cpuLimitsAfterBench(ctx, &c, snaps)...)
 			found = append(found, rep.hubCPULimitsAfterBench(ctx)...)
+			found = append(found, hubLegFindings(rep.Bench, rep.Measured)...)
 			found = append(found, shaperCaps(rep.Measured, rep.endpoints, snaps)...)
 		}
 		found = rep.measureUplinks(ctx, &c, snaps, found)

@@ -129,6 +129,9 @@ type Scenario struct {
 	On map[lab.Implementation]Outcome
 	// Latent: see Outcome.Latent (set by For).
 	Latent bool
+	// Via names the lab nodes doctor is told the tunnel runs through
+	// (doctor --via): a hub whose legs it measures.
+	Via []string
 	// IdleProof, when > 0, is how long (seconds) the tunnel idles after the
 	// fix before A must still reach B through it: a fix for a NAT that
 	// forgets idle mappings is proven by an idle longer than a mapping lasts.
@@ -355,6 +358,28 @@ var Catalog = []Scenario{
 		// (within WireGuard's 5 s retry) moves B's endpoint back.
 		PathFix: []Command{on("a2", "sh", "-c", "for d in /sys/class/net/wg-*-a2; do wg genkey | wg set ${d##*/} private-key /dev/stdin; done"),
 			on("a", "sh", "-c", "for i in $(seq 20); do ping -c 1 -W 1 "+lab.TunnelB+" >/dev/null && exit 0; done; exit 1")},
+	},
+	{
+		Name: "hub-leg", Case: caseTuning,
+		Symptom: "two sites that talk through a hub get a fraction of their own links, and nothing on either site is wrong",
+		// A —— R at the underlay's rate, R —— B at a quarter of it: R is the
+		// hub both sites tunnel to, and its leg to B is the path's limit.
+		// Doctor is told the hub (--via r) and measures each leg.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 80}, HubMbit: 20},
+		Via:    []string{"r"},
+		Expect: check.PathHubLeg,
+		// The leg's owner raises its link: R's and B's shapers on it go.
+		PathFix: []Command{on("r", "tc", "qdisc", "del", "dev", "eth-b", "root"), on("b", "tc", "qdisc", "del", "dev", "eth0", "root")},
+		// Two WireGuard hops on the lab's shared CPUs: the tuning guide's
+		// multi-hop expectation.
+		MinRatio: 0.5,
+	},
+	{
+		Name: "healthy-hub", Case: caseTuning,
+		Symptom:  "none: two sites that talk through a hub whose legs carry alike",
+		Lab:      lab.Config{Underlay: lab.Shape{RateMbit: 40}, HubMbit: 40},
+		Via:      []string{"r"},
+		MinRatio: 0.5,
 	},
 	{
 		Name: "mtu-fragmentation", Case: caseTuning,

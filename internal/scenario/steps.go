@@ -126,7 +126,7 @@ func (r *runner) doctor(ctx context.Context) error {
 	rep, err := doctor.Run(ctx, doctor.Config{
 		// Doctor runs as users run it: its default bench length (shorter
 		// measurements when lab run's own are shorter).
-		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: seconds,
+		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: seconds, Via: r.via(),
 		Progress: func(s string) { r.logf("doctor: %s", s) },
 		Drops:    drops.ForTarget, Thorough: r.sc.Thorough,
 	})
@@ -440,4 +440,13 @@ func (r *runner) idleProof(ctx context.Context) error {
 	}
 	r.logf("idle: %s", r.res.IdleProof)
 	return nil
+}
+
+// via are the scenario's hubs as doctor's --via takes them.
+func (r *runner) via() []target.Target {
+	var out []target.Target
+	for _, n := range r.sc.Via {
+		out = append(out, r.lab.Target(n))
+	}
+	return out
 }
