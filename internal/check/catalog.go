@@ -731,7 +731,7 @@ two ends that leaves the hub out.`}},
 underlay: every packet crosses both legs, so the hub's uplink towards the far
 spoke caps the tunnel whatever either spoke's own link can do. No setting on
 the spokes helps; the leg's link, or a path that leaves the hub out, does.`,
-		Cases:  []string{CaseTuning},
+		Cases: []string{CaseTuning},
 		Doctor: Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
 			Gain: "the tunnel runs at the client's own leg's rate once the slow leg carries as much (or is left out)"},
 		Example: Example{
