@@ -139,10 +139,11 @@ type Report struct {
 	Seconds     float64      `json:"seconds"`
 
 	endpoints     discover.Endpoints
-	via           viaPath         // the hops and hubs of a path through hubs (--via; hops.go)
-	passive       map[string]bool // finding keys the passive checks produced (fix can find them again)
-	mtuFromServer bool            // the path MTU search ran from the server (large packets vanish towards the client)
-	watches       peerWatches     // both ends' peers, sampled through the bench (roaming.go)
+	via           viaPath           // the hops and hubs of a path through hubs (--via; hops.go)
+	passive       map[string]bool   // finding keys the passive checks produced (fix can find them again)
+	mtuFromServer bool              // the path MTU search ran from the server (large packets vanish towards the client)
+	watches       peerWatches       // both ends' peers, sampled through the bench (roaming.go)
+	otherPeers    []finding.Finding // stale handshakes of peers other than the benched one (roaming.go)
 }
 
 // Verdict is the top cause, nil when the tunnel is healthy or no warning or
@@ -275,14 +276,15 @@ func (r *Report) judge(found []finding.Finding) {
 	if r.Findings == nil {
 		r.Findings = []finding.Finding{}
 	}
-	r.Causes = Rank(r.Findings, r.Measured)
+	judged := r.aboutThisTunnel(r.Findings)
+	r.Causes = Rank(judged, r.Measured)
 	if r.Causes == nil {
 		r.Causes = []Cause{}
 	}
 	for i := range r.Causes {
 		r.Causes[i].Command = r.command(r.Causes[i].Finding)
 	}
-	r.Status = status(r.Findings, r.Measured)
+	r.Status = status(judged, r.Measured)
 	if r.Unreachable != nil {
 		// Nothing crosses the tunnel: the slowest it can be.
 		r.Status = StatusSlow

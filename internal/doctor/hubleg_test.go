@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"github.com/wgperf/wgperf/internal/finding"
 	"strings"
 	"testing"
 
@@ -44,5 +45,26 @@ func TestHubLegFindings(t *testing.T) {
 		if fs := hubLegFindings(tc.b, m); len(fs) != 0 {
 			t.Errorf("%s: %d findings: %s", tc.name, len(fs), fs[0].Title)
 		}
+	}
+}
+
+// A hub's offline road warriors (one grouped, critical wg.handshake-stale on
+// the hub) are not the cause of a spoke's tunnel that the bench crossed at
+// full rate: neither a cause nor what makes the status; they stay in
+// Findings. When the bench could not cross, they are causes again.
+func TestOtherPeersAreNotTheTunnelsCause(t *testing.T) {
+	stale := finding.Finding{ID: check.WGHandshakeStale, Severity: finding.Critical, Host: "ssh:hub", Interface: "wg0", Title: "998 peers of wg0 are down"}
+	r := &Report{Client: "ssh:hub", Server: "ssh:b", passive: map[string]bool{}}
+	r.Measured = Measured{Benched: true, Client: "ssh:hub", Server: "ssh:b", Expected: bench.SingleHopRatio}
+	r.Measured.Up = bench.DirRate{Tunnel: 96, Underlay: 100}
+	r.Measured.Down = bench.DirRate{Tunnel: 95, Underlay: 100}
+	r.judge([]finding.Finding{stale})
+	if len(r.Causes) != 0 || r.Status != StatusHealthy || len(r.Findings) != 1 || len(r.otherPeers) != 1 {
+		t.Errorf("bench crossed: causes %v, status %s, %d findings, %d other peers", r.Causes, r.Status, len(r.Findings), len(r.otherPeers))
+	}
+	r.Unreachable = &Unreachable{Where: "10.0.0.2:5299", Why: "timed out"}
+	r.judge([]finding.Finding{stale})
+	if len(r.Causes) != 1 || r.Status != StatusSlow {
+		t.Errorf("unreachable: causes %v, status %s; want the stale peers a cause", r.Causes, r.Status)
 	}
 }

@@ -137,6 +137,13 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 	}
+	if len(r.otherPeers) > 0 {
+		p("")
+		p("Other peers of these ends (not this tunnel's cause: it carried traffic):")
+		for _, f := range r.otherPeers {
+			p("  %-8s %-26s %s: %s", f.Severity, f.ID, f.Host, f.Title)
+		}
+	}
 	var symptoms []finding.Finding
 	for _, f := range r.Findings {
 		if Symptom(f.ID) {
