@@ -1,11 +1,11 @@
 package doctor
 
 import (
-	"github.com/wgperf/wgperf/internal/finding"
 	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 )
 
