@@ -127,6 +127,11 @@ func (a *wgPeerKeepalive) Plan(ctx context.Context, env *Env) (Step, error) {
 			persisted = true
 		}
 	}
+	if !persisted {
+		if persisted, err = a.planNetworkManager(ctx, env, &st, s); err != nil {
+			return Step{}, err
+		}
+	}
 	if err := wgKey.planNetdevOrRuntime(ctx, env, &st, persisted, "the peer's keepalive"); err != nil {
 		return Step{}, err
 	}
@@ -150,4 +155,83 @@ func peerKeepalive(out, peer string) (string, bool) {
 		return "off", true
 	}
 	return "", false
+}
+
+// nmKeyfiles is where NetworkManager keeps the connections an owner made (a
+// keyfile under /run is NetworkManager's own, and gone at boot).
+const nmKeyfiles = "/etc/NetworkManager/system-connections/"
+
+// planNetworkManager persists the keepalive in the keyfile of the
+// NetworkManager connection that makes the interface: persistent-keepalive=
+// in its [wireguard-peer.KEY] section (nmcli has no property for one
+// peer's keepalive), the file restored byte for byte on rollback;
+// NetworkManager reads it when it activates the connection. It reports
+// whether it found one.
+func (a *wgPeerKeepalive) planNetworkManager(ctx context.Context, env *Env, st *Step, seconds string) (bool, error) {
+	out, err := env.T.Run(ctx, "nmcli", "-g", "GENERAL.CONNECTION", "device", "show", a.iface)
+	if err != nil {
+		return false, nil // no NetworkManager, or it does not manage the interface
+	}
+	conn := strings.TrimSpace(string(out))
+	if conn == "" || conn == "--" || shell.Line("connection", conn) != nil {
+		return false, nil
+	}
+	out, err = env.T.Run(ctx, "nmcli", "-g", "NAME,FILENAME", "connection", "show")
+	if err != nil {
+		return false, nil
+	}
+	file := nmKeyfile(string(out), conn)
+	if file == "" {
+		return false, nil
+	}
+	section, line := "wireguard-peer."+a.peer, "persistent-keepalive="+seconds
+	fc, err := env.change(ctx, env.Path(file), func(old []byte, _ bool) ([]byte, error) {
+		return setIniLine(old, section, func(l string) bool { return iniKey(l) == "persistent-keepalive" }, line)
+	})
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", file, err)
+	}
+	if fc != nil {
+		fc.Edit = iniEdit(fc.Path, section, "", "persistent-keepalive", line)
+		st.Files = append(st.Files, *fc)
+	}
+	st.Notes = append(st.Notes, "persists: NetworkManager activates "+a.iface+" from "+file+" ("+shell.Quote(conn)+") with "+line)
+	return true, nil
+}
+
+// nmKeyfile is conn's keyfile among "nmcli -g NAME,FILENAME connection
+// show" (name and path separated by a colon, a colon inside either escaped
+// with a backslash), "" unless it is an owner's keyfile.
+func nmKeyfile(list, conn string) string {
+	for _, l := range splitLines(list) {
+		fields := splitNMCLI(l)
+		if len(fields) != 2 || fields[0] != conn {
+			continue
+		}
+		p := fields[1]
+		if !strings.HasPrefix(p, nmKeyfiles) || strings.Contains(p, "/../") || shell.Line("file", p) != nil {
+			return ""
+		}
+		return p
+	}
+	return ""
+}
+
+// splitNMCLI splits one line of nmcli's terse output at its unescaped colons.
+func splitNMCLI(l string) []string {
+	var out []string
+	var b strings.Builder
+	for i := 0; i < len(l); i++ {
+		switch {
+		case l[i] == '\\' && i+1 < len(l):
+			i++
+			b.WriteByte(l[i])
+		case l[i] == ':':
+			out = append(out, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(l[i])
+		}
+	}
+	return append(out, b.String())
 }

@@ -76,6 +76,37 @@ func TestKeepaliveFixPlans(t *testing.T) {
 			}
 		})
 	}
+	// NetworkManager: the connection's keyfile, its peer's own section; a
+	// keyfile of NetworkManager's own (/run) is not the owner's.
+	const keyfile = "[connection]\nid=office vpn\ntype=wireguard\ninterface-name=wg0\n\n[wireguard]\nprivate-key=SECRET\n\n" +
+		"[wireguard-peer." + natPeer + "]\nendpoint=203.0.113.2:51820\nallowed-ips=10.0.0.2/32;\n"
+	for _, tc := range []struct {
+		list, want string
+	}{
+		{"Wired connection 1:/run/NetworkManager/system-connections/x.nmconnection\noffice vpn:/etc/NetworkManager/system-connections/office-vpn.nmconnection\n",
+			strings.Replace(keyfile, "[wireguard-peer."+natPeer+"]\n", "[wireguard-peer."+natPeer+"]\npersistent-keepalive=25\n", 1)},
+		{"office vpn:/run/NetworkManager/system-connections/office-vpn.nmconnection\n", ""},
+	} {
+		h := targettest.New("ssh:root@a")
+		h.On(shell.Join("sh", "-c", listNetdevs, "sh", "/etc/systemd/network"), "")
+		h.On("wg show wg0 persistent-keepalive", natPeer+"\toff\n")
+		h.On("nmcli -g GENERAL.CONNECTION device show wg0", "office vpn\n")
+		h.On("nmcli -g NAME,FILENAME connection show", tc.list)
+		h.Files["/etc/NetworkManager/system-connections/office-vpn.nmconnection"] = keyfile
+		st, err := fix.Plan(context.Background(), &Env{T: h, Root: "/", Platform: Linux})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.want == "" {
+			if len(st.Files) != 0 || !strings.Contains(strings.Join(st.Notes, "\n"), "runtime only") {
+				t.Errorf("NetworkManager's own keyfile: files %+v, notes %q; want runtime only", st.Files, st.Notes)
+			}
+			continue
+		}
+		if len(st.Files) != 1 || string(st.Files[0].New) != tc.want || !strings.Contains(strings.Join(st.Notes, "\n"), "persists: NetworkManager") {
+			t.Errorf("NetworkManager keyfile: files %+v, notes %q", st.Files, st.Notes)
+		}
+	}
 	// Already 25 s: nothing to do.
 	h := targettest.New("ssh:root@a")
 	h.On(shell.Join("sh", "-c", listNetdevs, "sh", "/etc/systemd/network"), "")
@@ -111,5 +142,16 @@ func TestKeepaliveFixValidates(t *testing.T) {
 	r, err := Parse(finding.Action{Kind: KindWGPeerKeepalive, Params: map[string]string{"interface": "wg0", "peer": natPeer, "seconds": "25"}})
 	if err != nil || r.Params()["seconds"] != "25" {
 		t.Errorf("parse: %v, %v", r, err)
+	}
+}
+
+// nmcli's terse list escapes a colon inside a name or a path; only an
+// owner's keyfile under /etc counts.
+func TestNMKeyfile(t *testing.T) {
+	list := "a\\:b:/etc/NetworkManager/system-connections/a:b.nmconnection\nc:/etc/NetworkManager/system-connections/../../shadow\nd:/run/NetworkManager/d.nmconnection\n"
+	for conn, want := range map[string]string{"a:b": "/etc/NetworkManager/system-connections/a:b.nmconnection", "c": "", "d": "", "e": ""} {
+		if got := nmKeyfile(list, conn); got != want {
+			t.Errorf("%q: %q, want %q", conn, got, want)
+		}
 	}
 }
