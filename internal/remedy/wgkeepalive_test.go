@@ -148,7 +148,7 @@ func TestKeepaliveFixValidates(t *testing.T) {
 // nmcli's terse list escapes a colon inside a name or a path; only an
 // owner's keyfile under /etc counts.
 func TestNMKeyfile(t *testing.T) {
-	list := "a\\:b:/etc/NetworkManager/system-connections/a:b.nmconnection\nc:/etc/NetworkManager/system-connections/../../shadow\nd:/run/NetworkManager/d.nmconnection\n"
+	list := "a\\:b:/etc/NetworkManager/system-connections/a\\:b.nmconnection\nc:/etc/NetworkManager/system-connections/../../shadow\nd:/run/NetworkManager/d.nmconnection\n"
 	for conn, want := range map[string]string{"a:b": "/etc/NetworkManager/system-connections/a:b.nmconnection", "c": "", "d": "", "e": ""} {
 		if got := nmKeyfile(list, conn); got != want {
 			t.Errorf("%q: %q, want %q", conn, got, want)
