@@ -27,7 +27,7 @@ const TunnelB = tunnelB
 // checkClone refuses what the clone does not build.
 func (c Config) checkClone() error {
 	if c.CloneA && (c.Topology != SiteToSite || c.HubMbit > 0 || c.Router || c.NATTimeout > 0) {
-		return errors.New("A's clone (--clone-a) is site-to-site only, without --hub-rate, --router or --nat-timeout")
+		return errors.New("--clone-a (a clone of node A) is site-to-site only, without --hub-rate, --router or --nat-timeout")
 	}
 	return nil
 }

@@ -110,7 +110,7 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	}
 	if l.Config.CloneA && k == 0 {
 		if err := l.startClone(ctx, t, keyA); err != nil {
-			return nil, fmt.Errorf("A's clone: %w", err)
+			return nil, fmt.Errorf("the clone of node A: %w", err)
 		}
 	}
 	return t, l.save()
