@@ -100,6 +100,7 @@ func sizeLab(ctx context.Context, sc Scenario, opts Options) (lab.Config, Sizing
 		if cfg.Backup.RateMbit > 0 {
 			cfg.Backup.RateMbit = max(1, cfg.Backup.RateMbit*rate/catalog)
 		}
+		cfg.HubMbit = hubShare(cfg.HubMbit, rate, catalog)
 		cfg.Underlay.RateMbit = rate
 		return cfg, Sizing{CatalogMbit: catalog, RateMbit: rate}, nil
 	}
@@ -125,5 +126,16 @@ func sizeLab(ctx context.Context, sc Scenario, opts Options) (lab.Config, Sizing
 	case cfg.Backup.RateMbit > 0 && s.RateMbit < catalog:
 		cfg.Backup.RateMbit = max(1, cfg.Backup.RateMbit*s.RateMbit/catalog)
 	}
+	cfg.HubMbit = hubShare(cfg.HubMbit, s.RateMbit, catalog)
 	return cfg, s, nil
+}
+
+// hubShare is the hub's leg to B at a lab rate other than the catalog's: it
+// keeps its proportion to A's leg (the case is one leg slower than the
+// other, or both alike), 0 without a hub.
+func hubShare(hub, rate, catalog int) int {
+	if hub <= 0 || catalog <= 0 || rate >= catalog {
+		return hub
+	}
+	return max(1, hub*rate/catalog)
 }
