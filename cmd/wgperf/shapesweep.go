@@ -87,7 +87,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 	f := cmd.Flags()
 	f.StringVar(&clientSpec, "client", "local", "the sender, whose tunnel interface is capped")
 	f.StringVar(&serverSpec, "server", "", "the receiver (required)")
-	f.IntSliceVar(&cfg.Caps, "caps", []int{}, "rate caps to try, Mbit/s (default: 90, 80 and 70% of the uncapped run's high level)")
+	f.IntSliceVar(&cfg.Caps, "caps", []int{}, "rate caps to try, Mbit/s; none: 90, 80 and 70% of the level the uncapped run climbed to")
 	f.StringVar(&cfg.TunnelAddr, "tunnel-addr", "", "the server's tunnel address (default: found from wg show)")
 	f.StringVar(&cfg.Device, "interface", "", "the client's WireGuard interface to cap (default: found from wg show)")
 	aliasFlag(f, "dev", "interface")

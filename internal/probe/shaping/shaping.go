@@ -86,11 +86,11 @@ func Measured(capMbit int, r *iperf.Result) Step {
 
 // Result is the sweep and its recommendation.
 type Result struct {
-	Client      string            `json:"client"`
-	Device      string            `json:"device"`
-	Previous    string            `json:"previous_qdisc"` // as tc printed it
-	Steps       []Step            `json:"steps"`
-	Recommended int               `json:"recommended_cap_mbit"` // 0: no cap
+	Client      string `json:"client"`
+	Device      string `json:"device"`
+	Previous    string `json:"previous_qdisc"` // as tc printed it
+	Steps       []Step `json:"steps"`
+	Recommended int    `json:"recommended_cap_mbit"` // 0: no cap
 	// TradeOff: the recommended cap is steadier but slower than the
 	// uncapped mean (Prefer steady); HoldSeconds is how long each cap ran.
 	TradeOff    bool              `json:"trade_off,omitempty"`

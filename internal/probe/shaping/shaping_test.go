@@ -18,8 +18,8 @@ func step(capMbit int, mbit, cv float64, collapses int) Step {
 
 func TestRecommend(t *testing.T) {
 	tests := []struct {
-		name        string
-		steps       []Step
+		name         string
+		steps        []Step
 		steady, mean int
 	}{
 		// The remote users' sweep: uncapped 165 on average, collapsing; 300
@@ -58,14 +58,14 @@ func TestHold(t *testing.T) {
 		least  int
 		want   int
 	}{
-		{0, false, 10, 60},     // no cycle seen: a minute
-		{17.5, false, 60, 60},  // the remote users' 15-20 s cycles: 60 s holds three
-		{25, false, 60, 75},    // slower cycles: three of them
-		{200, false, 60, 300},  // bounded
-		{5, true, 3, 12},       // the lab's knee, short: two cycles
-		{5, true, 20, 20},      // never below what the user asked
-		{0, true, 10, 10},      // short, no cycle: what the user asked
-		{17.5, false, 90, 90},  // a longer --time holds longer
+		{0, false, 10, 60},    // no cycle seen: a minute
+		{17.5, false, 60, 60}, // the remote users' 15-20 s cycles: 60 s holds three
+		{25, false, 60, 75},   // slower cycles: three of them
+		{200, false, 60, 300}, // bounded
+		{5, true, 3, 12},      // the lab's knee, short: two cycles
+		{5, true, 20, 20},     // never below what the user asked
+		{0, true, 10, 10},     // short, no cycle: what the user asked
+		{17.5, false, 90, 90}, // a longer --time holds longer
 	}
 	for _, tt := range tests {
 		if got := Hold(tt.period, tt.short, tt.least); got != tt.want {
@@ -175,5 +175,52 @@ func TestRecommendOnRecordedKneeSweep(t *testing.T) {
 	}
 	if got := Recommend(steps, PreferSteady); got != 92 {
 		t.Errorf("--prefer steady: recommend %d, want 92 (88.6 steady against a mean of 90)", got)
+	}
+}
+
+// Sweeps recorded by wgperf shape-sweep --short in the lab, read again from
+// their iperf3 runs: the knee (lab up --knee 60: uncapped 54.1 Mbit/s
+// collapsing every 4.5 s; 94 still collapsed, 83 and 73 held) and a path
+// cycling every 12 s between its rate and 70% of it (uncapped 152.3; a
+// 130 Mbit/s cap held 125.4 steady: 82% of the mean, a trade-off).
+func TestRecommendOnRecordedSweeps(t *testing.T) {
+	tests := []struct {
+		file             string
+		steady, mean     int
+		tradeOff         bool
+		title            string
+		uncappedCollapse int
+	}{
+		{"knee-sweep.json", 83, 83, false, "Capped at 83 Mbit/s the tunnel is steadier and faster: 80.0 Mbit/s", 5},
+		{"path-cycle-sweep.json", 130, 0, true, "holds a steady 125.4 Mbit/s (slowest second 120.9) against a mean of 152.3 uncapped: steady for 82% of the mean, a trade-off", 0},
+	}
+	for _, tt := range tests {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "probe", "shaping", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec Result
+		if err := json.Unmarshal(b, &rec); err != nil {
+			t.Fatal(err)
+		}
+		r := &Result{Client: rec.Client, Device: rec.Device, HoldSeconds: rec.HoldSeconds}
+		for _, s := range rec.Steps {
+			r.Steps = append(r.Steps, Measured(s.CapMbit, s.Result))
+		}
+		if un := r.Steps[0]; un.CapMbit != 0 || un.Stats.Collapses != tt.uncappedCollapse {
+			t.Errorf("%s: uncapped %+v, want %d collapses", tt.file, un.Stats, tt.uncappedCollapse)
+		}
+		if got := Recommend(r.Steps, PreferMean); got != tt.mean {
+			t.Errorf("%s: --prefer mean recommends %d, want %d", tt.file, got, tt.mean)
+		}
+		r.Recommended = Recommend(r.Steps, PreferSteady)
+		r.TradeOff = tradeOff(r)
+		if r.Recommended != tt.steady || r.TradeOff != tt.tradeOff {
+			t.Errorf("%s: --prefer steady recommends %d (trade-off %v), want %d (%v)", tt.file, r.Recommended, r.TradeOff, tt.steady, tt.tradeOff)
+		}
+		fs := Findings(r)
+		if len(fs) != 1 || !strings.Contains(fs[0].Title, tt.title) || len(fs[0].Evidence) != len(r.Steps) {
+			t.Errorf("%s: findings %+v, want one whose title says %q, with a line per step", tt.file, fs, tt.title)
+		}
 	}
 }
