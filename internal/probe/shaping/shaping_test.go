@@ -224,3 +224,28 @@ func TestRecommendOnRecordedSweeps(t *testing.T) {
 		}
 	}
 }
+
+// The sweep's text names every cap with its mean and slowest second, and
+// the choice with its trade-off.
+func TestWriteTextOnRecordedSweep(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "probe", "shaping", "path-cycle-sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := r.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"each cap held 24 s, --short", "130 Mbit/s  24       125.4  120.9", "Recommended cap 130 Mbit/s, a trade-off: steady 125 vs 152 mean (--prefer mean: no cap)", "$ tc qdisc replace dev wg-swpp-a root tbf rate 130mbit"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, out.String())
+		}
+	}
+	if s := r.Summary(); !strings.HasPrefix(s, "each cap held 24 s (short: two cycles): uncapped: 152.3 Mbit/s (slowest second 121.5, 0 collapses), cap 170: 145.6") {
+		t.Errorf("summary %q", s)
+	}
+}

@@ -12,9 +12,13 @@ import (
 func (r *Result) Summary() string {
 	var parts []string
 	for _, s := range r.Steps {
-		p := fmt.Sprintf("%s %.1f Mbit/s (slowest second %.1f, %d collapses)", label(s.CapMbit), s.Stats.Mbit, s.MinMbit, s.Stats.Collapses)
+		name := "uncapped"
+		if s.CapMbit > 0 {
+			name = fmt.Sprintf("cap %d", s.CapMbit)
+		}
+		p := fmt.Sprintf("%s: %.1f Mbit/s (slowest second %.1f, %d collapses)", name, s.Stats.Mbit, s.MinMbit, s.Stats.Collapses)
 		if s.CapMbit > 0 && stable(s) {
-			p = fmt.Sprintf("%s %.1f Mbit/s steady (slowest second %.1f)", label(s.CapMbit), s.Stats.Mbit, s.MinMbit)
+			p = fmt.Sprintf("%s: %.1f Mbit/s steady (slowest second %.1f)", name, s.Stats.Mbit, s.MinMbit)
 		}
 		parts = append(parts, p)
 	}
