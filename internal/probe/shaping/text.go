@@ -16,7 +16,7 @@ func (r *Result) Summary() string {
 		if s.CapMbit > 0 {
 			name = fmt.Sprintf("cap %d", s.CapMbit)
 		}
-		p := fmt.Sprintf("%s: %.1f Mbit/s (slowest second %.1f, %d collapses)", name, s.Stats.Mbit, s.MinMbit, s.Stats.Collapses)
+		p := fmt.Sprintf("%s: %.1f Mbit/s (slowest second %.1f, %s)", name, s.Stats.Mbit, s.MinMbit, collapsesWord(s.Stats.Collapses))
 		if s.CapMbit > 0 && stable(s) {
 			p = fmt.Sprintf("%s: %.1f Mbit/s steady (slowest second %.1f)", name, s.Stats.Mbit, s.MinMbit)
 		}
@@ -27,6 +27,14 @@ func (r *Result) Summary() string {
 		held += " (short: two cycles)"
 	}
 	return fmt.Sprintf("%s: %s; %s", held, strings.Join(parts, ", "), r.choice())
+}
+
+// collapsesWord is "1 collapse", "3 collapses".
+func collapsesWord(n int) string {
+	if n == 1 {
+		return "1 collapse"
+	}
+	return fmt.Sprintf("%d collapses", n)
 }
 
 // choice is the recommendation in words.
