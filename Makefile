@@ -62,10 +62,10 @@ demo-kernel: root deps-lab deps-guest build ## make demo's cases and the one onl
 bench: build ## print the speed figures (go test -bench)
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./...
 
-docs: ## regenerate docs/findings (a page per finding ID) and the schema's ID and fix kind lists from the finding catalog
+docs: ## regenerate docs/findings (a page per finding ID), docs/coverage.md (the cases' techniques, findings and scenarios) and the schema's ID and fix kind lists from the catalogs
 	rm -f docs/findings/*.md
 	mkdir -p docs/findings
-	$(GO) run ./cmd/wgperf checks --markdown docs/findings
+	$(GO) run ./cmd/wgperf checks --markdown docs/findings --coverage docs/coverage.md
 	$(GO) test -count=1 -run '^TestSchemaEnumsMatchCode$$' ./cmd/wgperf -update
 
 man: ## write man pages (roff) of wgperf and every subcommand into bin/man (read one: man -l bin/man/wgperf.1)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/probes"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -20,6 +21,7 @@ func doctorCmd() *cobra.Command {
 		cfg                    doctor.Config
 		dropReasons            bool
 		viaSpecs               []string
+		prefer                 string
 	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -46,6 +48,12 @@ road-warrior hub, a multi-hop path): each hop's own underlay is measured (iperf3
 between the hop's ends: each hub runs an iperf3 server too), the tunnel is judged
 against the slowest hop's (>= 50%), and each hub's CPUs, CPU quotas and stolen
 time are read around the bench (cpu.saturated, cpu.quota-throttled on the hub).
+
+A tunnel that collapses in cycles of its own gets the shaping sweep: caps below the
+level it climbed to, each held for 60 s or three cycles (--short-sweep: two), per cap
+the mean, the slowest second, retransmits and collapses; a steady cap slower than the
+uncapped mean is proposed as a trade-off (--prefer mean: none). No cap is proposed
+without the sweep.
 
 --fix applies the top cause's remedy as "wgperf fix --apply --verify --confirm"
 does (kept only if throughput improved; rolled back on the host unless confirmed),
@@ -81,7 +89,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 			if len(cfg.Via) > 0 && cfg.Server == nil {
 				return couldNotRun(fmt.Errorf("--via needs --server: it names the hubs between the two ends"))
 			}
-			cfg.Client, cfg.Progress = client, progressLines()
+			cfg.Client, cfg.Progress, cfg.Sweep.Prefer = client, progressLines(), shaping.Prefer(prefer)
 			if dropReasons {
 				cfg.Drops = drops.ForTarget
 			}
@@ -114,6 +122,9 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between the two ends (a tunnel over tunnels): above 1 the tunnel should carry 50% of the underlay, the worst hop's")
 	viaFlag(f, &viaSpecs)
 	f.BoolVar(&cfg.Thorough, "thorough", false, "also a 30 s per-second run and a parallel-stream run (collapse cycles, many flows), whatever the evidence says")
+	f.BoolVar(&cfg.Sweep.Short, "short-sweep", false, "the shaping sweep holds each cap for two collapse cycles, not 60 s or three: a cap that collapses less often may pass as steady")
+	enumFlag(f, &prefer, "prefer", string(shaping.PreferSteady), []string{string(shaping.PreferSteady), string(shaping.PreferMean)},
+		"when the shaping sweep's steadiest cap is slower than the uncapped mean: steady (propose it, a trade-off) or mean (no cap)")
 	f.BoolVar(&cfg.Fix, "fix", false, "apply the top cause's fix (verified, with a confirm window), bench again")
 	f.DurationVar(&cfg.Confirm, "confirm", doctor.DefaultConfirm, "with --fix: roll back on the host unless confirmed within this time")
 	f.StringVar(&cfg.FixRoot, "root", "/", "root of the configuration files on the fixed host (for tests)")

@@ -573,9 +573,9 @@ func (m *docMaker) shapeSweepDocs() {
 		if r == nil {
 			continue
 		}
-		res.Steps = append(res.Steps, shaping.Step{CapMbit: s.capMbit, Stats: bench.Summarise(r), Result: r})
+		res.Steps = append(res.Steps, shaping.Measured(s.capMbit, r))
 	}
-	res.Recommended = shaping.Recommend(res.Steps)
+	res.Recommended = shaping.Recommend(res.Steps, shaping.PreferSteady)
 	res.Findings = shaping.Findings(res)
 	m.value("shape-sweep", "shape-sweep from testdata/probe/iperf", res)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -11,12 +12,14 @@ import (
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/findingdoc"
+	"github.com/wgperf/wgperf/internal/scenario"
 )
 
 func checksCmd() *cobra.Command {
 	var (
 		asJSON   bool
 		markdown string
+		coverage string
 	)
 	cmd := &cobra.Command{
 		Use:   "checks",
@@ -26,7 +29,15 @@ alerts and "wgperf fix --only" use), its title and what reports it. "wgperf
 explain ID" says what raises one, why it matters and what fixes it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if markdown != "" { // make docs
+			if markdown != "" || coverage != "" { // make docs
+				if coverage != "" {
+					if err := os.WriteFile(coverage, []byte(scenario.Coverage()), 0o644); err != nil {
+						return err
+					}
+				}
+				if markdown == "" {
+					return nil
+				}
 				return findingdoc.WriteDocs(markdown)
 			}
 			all := findingdoc.Explanations()
@@ -44,6 +55,8 @@ explain ID" says what raises one, why it matters and what fixes it.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON")
 	cmd.Flags().StringVar(&markdown, "markdown", "", "write a Markdown page per finding and their index into this directory (make docs)")
 	_ = cmd.Flags().MarkHidden("markdown")
+	cmd.Flags().StringVar(&coverage, "coverage", "", "write what wgperf covers of the five cases, from the catalogs, to this file (make docs: "+scenario.CoverageFile+")")
+	_ = cmd.Flags().MarkHidden("coverage")
 	return cmd
 }
 

@@ -1039,22 +1039,26 @@ the one users notice (uploads, backups).`,
 	{
 		ID:    ThroughputCollapseKnee,
 		Title: "Pushed past a knee the tunnel collapses in cycles; capped below it, it holds steady",
-		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles)", Package: "internal/probe/shaping", Doc: `Caps the sender's tunnel interface with tbf at a few
-rates below the level a long run climbed to, measures each for longer than
-one collapse cycle, and compares them with the uncapped run: a cap that holds
-a steady rate (per-second rates within 10%, no collapse) and carries more than
-the uncapped run's mean, where the uncapped tunnel collapsed and recovered, is
-the knee's fix; a cap that is steadier only by being slower is none. Cycles
-the underlay shows too are the path's, and no cap is swept. The case: remote
-users' uploads swung between 180 and 90 Mbit/s every 15-20 s as the
-receiver's one CPU saturated; capped, the tunnel held steady and carried more
-on average (~188 Mbit/s against a mean of 165). Fix: that cap.`}},
+		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles of the tunnel's own)", Package: "internal/probe/shaping", Doc: `Caps the sender's tunnel interface with tbf at several
+rates below the level the uncapped run climbed to (90, 80 and 70% of it) and
+holds each for 60 s or three collapse cycles, whichever is longer (--short:
+two cycles, which can miss a slower collapse). Per cap it reports the mean,
+the slowest second, retransmits and collapses. A cap that holds steady
+(per-second rates within 10%, no collapse) and carries more than the uncapped
+mean is the knee's fix; a steady cap that carries less, but at least 75% of
+the mean, is a trade-off the finding names: --prefer steady (the default)
+proposes it, --prefer mean keeps no cap. Cycles the underlay shows too are the
+path's, and no cap is swept. The case's sweep: uncapped, 165 Mbit/s on average,
+swinging between 180 and 90 every 15-20 s as the receiver's one CPU saturated
+with interrupts; capped at 150 Mbit/s, 142 sustained for 60 s (200 held only
+for a while). They took the steady 142 over the mean of 165 that collapsed,
+for streaming. Fix: that cap.`}},
 		Severities: []finding.Severity{finding.Warning},
 		Why: `Something behind the tunnel (a receiver's CPU, a queue) collapses when it is
 pushed past a rate and recovers a few seconds later, so the sender climbs past
-it again and again. The collapses stall what users run (video, backups) and
-cost more than the peaks bring; a rate just below the knee is steadier and
-moves more on average.`,
+it again and again. The collapses stall what users run (video, backups); a
+rate just below the knee is steady, often faster on average too, and when it
+is a little slower on average it still never stalls.`,
 		Cases: []string{CaseRemoteUsers},
 		// A knee the sweep proved is what made the tunnel collapse where UDP
 		// outside it did not (the receiver's CPU meets only the tunnel's
@@ -1067,7 +1071,7 @@ moves more on average.`,
 			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
 		Example: Example{
-			Host: "wg0 on the sender collapses from 180 to 90 Mbit/s every 15 s; capped at 150 Mbit/s it holds steady",
+			Host: "wg0 on the sender: 165 Mbit/s on average uncapped, collapsing every 15-20 s; capped at 150 Mbit/s, 142 steady for 60 s",
 			Fixes: func() []finding.Fix {
 				r, err := remedy.TBF("wg0", "150mbit")
 				return fixes("Cap wg0 at 150 Mbit/s, just below the knee", r, err)
@@ -1076,29 +1080,31 @@ moves more on average.`,
 	},
 	{
 		ID:    ThroughputOscillation,
-		Title: "Throughput collapses periodically on a shaped uplink",
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench / shape-sweep", Package: "internal/probe/bench", Doc: `Reads iperf3's per-second intervals: throughput that
-collapses periodically (a sawtooth of loss and recovery) on a shaped uplink.
-The case: remote users' uploads swung between full rate and a fraction every
-15-20 s. Fix: a tbf cap just below the knee (wgperf shape-sweep finds it),
-which trades a little peak for a steady rate.`}},
+		Title: "Throughput collapses and recovers in cycles",
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench, doctor's long run", Package: "internal/probe/bench", Doc: `Reads iperf3's per-second intervals: throughput that
+climbs, collapses and recovers again and again (at least two falls below 60%
+of the run's high level, and a spread of the per-second rate a steady link
+does not show). What saturates is not known from the rate alone: in the case,
+the receiver's userspace WireGuard handled the network interrupts on one CPU,
+which saturated and let the queue overflow every 15-20 s; the path itself may
+cycle too, which doctor's long run checks by running the underlay alone (then
+no cap helps). Fix: the sweep (wgperf shape-sweep, which doctor runs when the
+cycles are the tunnel's own) that holds caps below the knee for several cycles
+each; a cap is proposed only by the sweep that showed it holds
+(throughput.collapse-knee).`}},
 		Severities: []finding.Severity{finding.Warning},
 		Why: `A sawtooth of collapse and recovery averages well below the link, and users
-see stalls every few seconds. A steady rate a little below the peak moves more
-data.`,
+see stalls every few seconds. Whether a cap below the knee steadies it, and at
+what cost to the mean, only a sweep shows.`,
 		Cases:  []string{CaseRemoteUsers},
 		Doctor: Doctor{Role: Symptom, Calls: ProbeShaping, Load: "an oscillating rate"},
-		Remedies: []Remedy{
-			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
-		},
 		Example: Example{
-			Host: "wg0 on the sender collapses above about 220 Mbit/s",
+			Host: "wg0 on the sender swings between 180 and 90 Mbit/s every 15-20 s",
 			Fixes: func() []finding.Fix {
-				r, err := remedy.TBF("wg0", "200mbit")
-				return append([]finding.Fix{{
-					Description: "Find the most stable rate cap on the sender's tunnel interface",
-					Commands:    []string{"wgperf shape-sweep --client ssh:root@site-a --server ssh:root@site-b"},
-				}}, fixes("Cap wg0 at 200 Mbit/s, below the collapse", r, err)...)
+				return []finding.Fix{{
+					Description: "Hold caps below the knee for several cycles each and see whether one keeps the tunnel steady, and at what cost",
+					Commands:    []string{"wgperf shape-sweep --client ssh:root@site-a --server ssh:root@site-b --caps 162,144,126"},
+				}}
 			},
 		},
 	},

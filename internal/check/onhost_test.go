@@ -71,8 +71,8 @@ func TestAllowsOn(t *testing.T) {
 		{golem, CPUSoftirqImbalance, act(remedy.KindRPS, "device", "eth1", "mask", "1"), `mask="1" is not the mask of the host's 4 CPUs (f)`},
 		{golem, CPUSoftirqImbalance, act(remedy.KindRPS, "device", "wg", "mask", "f"), `device="wg" is not an uplink`},
 		{golem, CPUSaturated, act(remedy.KindRPS, "device", "eth1", "mask", "f"), `cpu.saturated has no automatic fix`},
-		{golem, ThroughputOscillation, act(remedy.KindTBFCap, "device", "eth1", "rate", "150mbit"), `device="eth1" is not a WireGuard interface`},
-		{golem, ThroughputOscillation, act(remedy.KindTBFCap, "device", "wg", "rate", "150mbit"), ""},
+		{golem, ThroughputCollapseKnee, act(remedy.KindTBFCap, "device", "eth1", "rate", "150mbit"), `device="eth1" is not a WireGuard interface`},
+		{golem, ThroughputCollapseKnee, act(remedy.KindTBFCap, "device", "wg", "rate", "150mbit"), ""},
 		{golem, BondHashPolicy, act(remedy.KindBondHash, "bond", "eth1", "policy", "layer3+4"), `bond="eth1" is not an 802.3ad bond`},
 		// what the catalog never lets a finding carry: a uci key, a module other than tcp_bbr
 		{golem, RouteStaleEndpoint, act(remedy.KindUCISet, "key", "dropbear.main.RootPasswordAuth", "value", "on", "restart", "dropbear"), `is fixed by endpoint-route, not "uci-set"`},

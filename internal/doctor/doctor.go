@@ -73,6 +73,8 @@ type Config struct {
 	// Thorough runs the long run (collapse cycles) and the parallel-stream
 	// run whatever the evidence says.
 	Thorough bool
+	// Sweep is how the shaping sweep holds its caps and which it prefers.
+	Sweep shaping.Options
 	// Fix applies the top cause's remedy (with verification and Confirm) and benches again.
 	Fix     bool
 	Confirm time.Duration // default DefaultConfirm
@@ -496,8 +498,8 @@ func (r *Report) runMTU(ctx context.Context, c *Config, _ ProbePlan, snaps []*fa
 }
 
 // runShaping sweeps a few tbf caps below the best tunnel rate measured; after
-// a long run that collapsed in cycles, below the level it climbed to, each
-// cap for longer than a cycle, against the long run itself as "uncapped".
+// a long run that collapsed in cycles, below the level it climbed to
+// (bench.CapsBelow), each held for several cycles (shaping.Hold).
 func (r *Report) runShaping(ctx context.Context, c *Config, _ ProbePlan, _ []*facts.Snapshot) ([]finding.Finding, string, error) {
 	if lr := r.LongRun; lr != nil && lr.Cycles.Oscillating() {
 		return r.sweepKnee(ctx, c, lr)
@@ -510,15 +512,15 @@ func (r *Report) runShaping(ctx context.Context, c *Config, _ ProbePlan, _ []*fa
 	for i := 1; i <= shapeSweepSteps; i++ {
 		caps = append(caps, int(top*(1-0.1*float64(i))))
 	}
-	return r.sweep(ctx, r.tunnel(c).Shaping(caps, c.Seconds))
+	sc := r.tunnel(c).Shaping(caps, c.Seconds)
+	sc.Options = c.Sweep
+	return r.sweep(ctx, sc)
 }
 
-// kneeCaps are the caps tried below a long run's high level: one, well
-// below the peaks a second's average shows (a cap that trips the knee would
-// only repeat the long run), as each costs a cycle and more.
-var kneeCaps = []float64{0.8}
-
-// sweepKnee caps the long run's sender below the level it climbed to.
+// sweepKnee caps the long run's sender below the level it climbed to. The
+// short form (c.Sweep.Short) compares the caps with the long run itself,
+// two cycles long; the full one measures uncapped again for as long as it
+// holds each cap.
 func (r *Report) sweepKnee(ctx context.Context, c *Config, lr *LongRun) ([]finding.Finding, string, error) {
 	t := r.tunnel(c)
 	if lr.Direction == bench.Download {
@@ -528,13 +530,12 @@ func (r *Report) sweepKnee(ctx context.Context, c *Config, lr *LongRun) ([]findi
 		}
 		t = t.Reversed(back)
 	}
-	var caps []int
-	for _, f := range kneeCaps {
-		caps = append(caps, int(lr.Cycles.HighMbit*f))
+	sc := t.Shaping(bench.CapsBelow(lr.Cycles.HighMbit), c.Seconds)
+	sc.Options = c.Sweep
+	if c.Sweep.Short {
+		un := shaping.Measured(0, lr.Single.Result)
+		sc.Uncapped = &un
 	}
-	// Each cap runs for a cycle and a bit: a collapse would show.
-	sc := t.Shaping(caps, min(max(c.Seconds, int(lr.Cycles.PeriodSeconds)+1), bench.MaxLongSeconds))
-	sc.Uncapped = &shaping.Step{Stats: lr.Single.Stats, Result: lr.Single.Result}
 	return r.sweep(ctx, sc)
 }
 

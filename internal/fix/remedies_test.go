@@ -218,7 +218,7 @@ func probeFindings(t *testing.T) map[string][]finding.Finding {
 		{CapMbit: 0, Stats: bench.Stats{Mbit: 165, CV: 0.35, Collapses: 3}},
 		{CapMbit: 200, Stats: bench.Stats{Mbit: 200, CV: 0.06}},
 	}}
-	sweep.Recommended = shaping.Recommend(sweep.Steps)
+	sweep.Recommended = shaping.Recommend(sweep.Steps, shaping.PreferSteady)
 	out["shape-sweep"] = shaping.Findings(sweep)
 
 	for name, fs := range out {

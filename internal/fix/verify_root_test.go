@@ -74,13 +74,13 @@ func TestFixVerifyKeepsWhatHelpsAndRollsBackTheRest(t *testing.T) {
 
 	iface := l.WGInterface("a")
 	hurt := filepath.Join(t.TempDir(), "findings.json")
-	doc := fmt.Sprintf(`{"findings": [{"id": "throughput.oscillation", "severity": "warning", "host": %q, "interface": %q,
+	doc := fmt.Sprintf(`{"findings": [{"id": "throughput.collapse-knee", "severity": "warning", "host": %q, "interface": %q,
 		"title": "test: a cap that hurts", "evidence": [], "fixes": [{"description": "Cap the tunnel at 20 Mbit/s",
 		"commands": [], "action": {"kind": "tbf-cap", "params": {"device": %q, "rate": "20mbit"}}}]}]}`, host, iface, iface)
 	if err := os.WriteFile(hurt, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, code = apply("throughput.oscillation", "--from", hurt)
+	j, code = apply("throughput.collapse-knee", "--from", hurt)
 	if code != 1 || j.Verify.Kept || j.State != StateRolledBack || j.Verify.After.Value >= j.Verify.Before.Value {
 		t.Errorf("harmful cap: exit %d, state %s, verify %+v; want worse after and rolled back with exit 1", code, j.State, j.Verify)
 	}

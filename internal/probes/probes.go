@@ -49,7 +49,7 @@ var All = []Entry{
 	{Name: check.ProbeLongRun, Package: "internal/probe/bench", FarEnd: true,
 		Doc: "a 30-second per-second run and a parallel-stream run in the slow or unsteady direction, when the short runs leave it unexplained or --thorough asks: collapse cycles and many flows"},
 	{Name: check.ProbeShaping, Package: "internal/probe/shaping", FarEnd: true,
-		Doc: "tbf caps on the sender's tunnel interface, each against the uncapped run: when throughput collapses periodically"},
+		Doc: "tbf caps below the level the tunnel climbed to on its sender, each held for 60 s or three cycles (--short-sweep: two) against the uncapped run: when throughput collapses in cycles of the tunnel's own"},
 }
 
 // Lookup is the entry of a probe name.

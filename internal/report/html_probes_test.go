@@ -44,9 +44,9 @@ func sweepDoc(t testing.TB) Document {
 		file    string
 	}{{0, "tcp-lossy-cubic.json"}, {200, "tcp-upload.json"}, {250, "tcp-reverse-lossy-cubic.json"}} {
 		r := iperfRun(t, st.file)
-		res.Steps = append(res.Steps, shaping.Step{CapMbit: st.capMbit, Result: r, Stats: bench.Summarise(r)})
+		res.Steps = append(res.Steps, shaping.Measured(st.capMbit, r))
 	}
-	res.Recommended = shaping.Recommend(res.Steps)
+	res.Recommended = shaping.Recommend(res.Steps, shaping.PreferSteady)
 	res.Findings = shaping.Findings(res)
 	return FromShapeSweep(res)
 }

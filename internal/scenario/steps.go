@@ -14,6 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/verify"
@@ -129,6 +130,8 @@ func (r *runner) doctor(ctx context.Context) error {
 		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: seconds, Via: r.via(),
 		Progress: func(s string) { r.logf("doctor: %s", s) },
 		Drops:    drops.ForTarget, Thorough: r.sc.Thorough,
+		// Two cycles per cap, not 60 s: the lab's knee cycles every 5 s.
+		Sweep: shaping.Options{Short: true},
 	})
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)

@@ -152,7 +152,7 @@ echo layer3+4 > /sys/class/net/bond0/bonding/xmit_hash_policy
 # rollback:
 #   echo layer2 > /sys/class/net/bond0/bonding/xmit_hash_policy
 
-# 11. [throughput.oscillation] cap eth1 at 150mbit with a token bucket, below the rate where throughput collapses
+# 11. [throughput.collapse-knee] cap eth1 at 150mbit with a token bucket, below the rate where throughput collapses
 #    now: eth1 root qdisc: tbf rate 200Mbit burst 262125b lat 50ms -> tbf 150mbit
 #    note: runtime only: re-apply when eth1 comes up (e.g. a PostUp line or hotplug script)
 tc qdisc replace dev eth1 root tbf rate 150mbit burst 184kb latency 400ms

@@ -75,7 +75,7 @@ wg set wg0 peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= persistent-keepaliv
 #   restore /etc/wireguard/wg0.conf to its previous content:
 #     - PersistentKeepalive = 25
 
-# 5. [throughput.oscillation] cap wg0 at 150mbit with a token bucket, below the rate where throughput collapses
+# 5. [throughput.collapse-knee] cap wg0 at 150mbit with a token bucket, below the rate where throughput collapses
 #    now: wg0 root qdisc: fq_codel -> tbf 150mbit
 sed -i '/^\[Interface\]/,/^\[Peer\]/{/^PostUp.*root tbf/d}' /etc/wireguard/wg0.conf
 sed -i '/^\[Interface\]/a PostUp = tc qdisc replace dev %i root tbf rate 150mbit burst 184kb latency 400ms' /etc/wireguard/wg0.conf

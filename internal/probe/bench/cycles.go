@@ -91,37 +91,74 @@ func CyclesOf(res *iperf.Result) Cycles {
 // of the per-second rate an unsteady link shows.
 func (c Cycles) Oscillating() bool { return c.Collapses >= 2 && c.CV >= OscillationCV }
 
+// kneeFractions are the shares of a collapsing run's high level the sweep
+// caps at: the lab's knee (wireguard-go on one CPU) still collapsed at 90%
+// and held at 80%; the remote users' 150 Mbit/s cap was 83% of its 180.
+var kneeFractions = []float64{0.9, 0.8, 0.7}
+
+// CapsBelow are the caps a sweep tries below a run's high level (Mbit/s),
+// fastest first; none below 10 Mbit/s. It is pure.
+func CapsBelow(highMbit float64) []int {
+	if highMbit < 10 {
+		return nil
+	}
+	var out []int
+	for _, f := range kneeFractions {
+		out = append(out, int(math.Round(highMbit*f)))
+	}
+	return out
+}
+
 // CycleFinding is throughput.oscillation from a long run in dir, sent by
 // sender through its WireGuard interface iface ("" when unknown); nil when
-// the run holds steady. It is pure.
+// the run holds steady. Its fix is the sweep that finds whether a cap helps
+// (SweepFix), never a cap of its own: a cap no sweep held can only slow the
+// tunnel (throughput.collapse-knee carries the one a sweep proved). It is
+// pure.
 func CycleFinding(client, server, dir, sender, iface string, c Cycles) *finding.Finding {
 	if !c.Oscillating() {
 		return nil
 	}
-	capMbit := int(math.Floor(c.HighMbit*0.9/10) * 10)
-	capMbit = max(capMbit, 10)
 	f := &finding.Finding{
 		ID: check.ThroughputOscillation, Severity: finding.Warning, Host: sender, Interface: iface,
 		Title: fmt.Sprintf("Tunnel %s collapses every %.0f s over %d s: from %.0f to %.0f Mbit/s (%.0f%% deep), %d collapses",
 			dir, c.PeriodSeconds, c.Seconds, c.HighMbit, c.LowMbit, 100*c.Depth, c.Collapses),
 		Detail: "The rate climbs until something saturates (a CPU, a queue, a receiver), collapses and recovers, again and again: " +
-			"a short run sees one phase or the other. A steady rate just below the knee moves the data without the stalls.",
+			"a short run sees one phase or the other. A rate cap just below the knee may hold it steady: only a sweep that holds caps for " +
+			"several cycles shows whether one does, and what it costs (wgperf shape-sweep; doctor runs it when the cycles are the tunnel's own).",
 		Evidence: []finding.Evidence{
 			finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("collapses in %d s", c.Seconds), Value: fmt.Sprint(c.Collapses), Threshold: "< 2"}.Of(float64(c.Collapses), finding.Count),
 			finding.Evidence{Source: "iperf3", Key: "period between collapses", Value: fmt.Sprintf("%.1f s", c.PeriodSeconds)}.Of(c.PeriodSeconds, finding.Seconds),
 			finding.Evidence{Source: "iperf3", Key: "depth (1 - 10th/90th percentile of the per-second rate)", Value: fmt.Sprintf("%.0f%% (%.0f → %.0f Mbit/s)", 100*c.Depth, c.HighMbit, c.LowMbit)}.Of(c.Depth, finding.Ratio),
 			finding.Evidence{Source: "iperf3", Key: "coefficient of variation of per-second rate", Value: fmt.Sprintf("%.2f", c.CV), Threshold: fmt.Sprintf("< %.2f", OscillationCV)}.Of(c.CV, finding.Ratio),
 		},
-		Fixes: []finding.Fix{{
-			Description: "Find the most stable rate cap on the sender's tunnel interface",
-			Commands:    []string{shell.Join("wgperf", "shape-sweep", "--client", client, "--server", server)},
-		}},
-	}
-	if iface != "" {
-		tbf, err := remedy.TBF(iface, fmt.Sprintf("%dmbit", capMbit))
-		f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Cap %s at %d Mbit/s, below the collapse", iface, capMbit), tbf, err)...)
+		Fixes: []finding.Fix{SweepFix(client, server, dir, iface, c.HighMbit)},
 	}
 	return f
+}
+
+// SweepFix is the shape-sweep run that tests caps below a collapsing run's
+// high level (CapsBelow) on the sender of dir: the client for an upload,
+// the server (its interface iface) for a download.
+func SweepFix(client, server, dir, iface string, highMbit float64) finding.Fix {
+	args := []string{"shape-sweep", "--client", client, "--server", server}
+	if dir == Download {
+		args = []string{"shape-sweep", "--client", server, "--server", client}
+		if iface != "" {
+			args = append(args, "--interface", iface)
+		}
+	}
+	if caps := CapsBelow(highMbit); len(caps) > 0 {
+		var words []string
+		for _, c := range caps {
+			words = append(words, fmt.Sprint(c))
+		}
+		args = append(args, "--caps", strings.Join(words, ","))
+	}
+	return finding.Fix{
+		Description: "Hold caps below the knee for several cycles each and see whether one keeps the tunnel steady, and at what cost",
+		Commands:    []string{shell.Join("wgperf", args...)},
+	}
 }
 
 // ManyFlowsGain is how many times one stream's rate parallel streams through

@@ -28,8 +28,12 @@ func TestCyclesOf(t *testing.T) {
 		t.Errorf("cycles %+v, want 7 collapses every 4-5 s over 30 s, deeper than 60%%", c)
 	}
 	f := CycleFinding("netns:a", "netns:b", Upload, "netns:a", "wg-a", c)
-	if f == nil || f.ID != check.ThroughputOscillation || len(f.Fixes) != 2 {
-		t.Fatalf("finding %+v, want throughput.oscillation with the sweep and a cap", f)
+	if f == nil || f.ID != check.ThroughputOscillation || len(f.Fixes) != 1 || f.Fixes[0].Action != nil ||
+		f.Fixes[0].Commands[0] != "wgperf shape-sweep --client netns:a --server netns:b --caps 104,93,81" {
+		t.Fatalf("finding %+v, want throughput.oscillation with the sweep of three caps below 116 Mbit/s and no cap", f)
+	}
+	if f := CycleFinding("netns:a", "netns:b", Download, "netns:b", "wg-b", c); f.Fixes[0].Commands[0] != "wgperf shape-sweep --client netns:b --server netns:a --interface wg-b --caps 104,93,81" {
+		t.Errorf("a download's sweep caps its sender, the server: %q", f.Fixes[0].Commands[0])
 	}
 	steady := CyclesOf(recorded(t, "tcp-upload.json"))
 	if steady.Oscillating() || CycleFinding("a", "b", Upload, "a", "wg0", steady) != nil {

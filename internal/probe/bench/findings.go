@@ -159,29 +159,19 @@ func oscillationFindings(r *Report) []finding.Finding {
 			continue
 		}
 		dev := r.senderInterface(run.Direction)
-		capMbit := int(math.Floor(run.Stats.Mbit*0.9/10) * 10)
-		if capMbit < 10 {
-			capMbit = 10
-		}
+		high := CyclesOf(run.Result).HighMbit
 		f := finding.Finding{
 			ID: check.ThroughputOscillation, Severity: finding.Warning, Host: r.sender(run.Direction), Interface: dev,
 			Title: fmt.Sprintf("Tunnel %s (%s) collapses periodically: %d drops below %.0f%% of its peak, rate varies %.0f%%",
 				run.Direction, streamsWord(run.Streams), run.Stats.Collapses, 100*CollapseFraction, 100*run.Stats.CV),
-			Detail: "The rate climbs until something saturates (a CPU, a queue), collapses and recovers. A steady rate just below " +
-				"the knee moves more data than the oscillation; wgperf shape-sweep finds the cap.",
+			Detail: "The rate climbs until something saturates (a CPU, a queue, the path), collapses and recovers. A rate cap just " +
+				"below the knee may hold it steady; wgperf shape-sweep holds several caps long enough to see, and says what each costs.",
 			Evidence: []finding.Evidence{
 				finding.Evidence{Source: "iperf3", Key: "collapses", Value: fmt.Sprint(run.Stats.Collapses), Threshold: "< 2"}.Of(float64(run.Stats.Collapses), finding.Count),
 				finding.Evidence{Source: "iperf3", Key: "coefficient of variation of per-second rate", Value: fmt.Sprintf("%.2f", run.Stats.CV), Threshold: fmt.Sprintf("< %.2f", OscillationCV)}.Of(run.Stats.CV, finding.Ratio),
 				rateEvidence(run.Result),
 			},
-			Fixes: []finding.Fix{{
-				Description: "Find the most stable rate cap on the sender's tunnel interface",
-				Commands:    []string{shell.Join("wgperf", "shape-sweep", "--client", r.Client, "--server", r.Server)},
-			}},
-		}
-		if dev != "" {
-			tbf, err := remedy.TBF(dev, fmt.Sprintf("%dmbit", capMbit))
-			f.Fixes = append(f.Fixes, remedy.Fixes(fmt.Sprintf("Cap %s at %d Mbit/s, below the collapse", dev, capMbit), tbf, err)...)
+			Fixes: []finding.Fix{SweepFix(r.Client, r.Server, run.Direction, dev, high)},
 		}
 		out = append(out, f)
 	}

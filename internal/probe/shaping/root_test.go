@@ -22,7 +22,7 @@ func TestSweepRestoresQdiscLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := a.Run(ctx, "tc", "qdisc", "show", "dev", dev)
-	res, err := Run(ctx, Config{Client: a, Server: l.Target("b"), TunnelAddr: l.Node("b").TunnelAddr, Device: dev, Caps: []int{100}, Seconds: 2, Omit: 1})
+	res, err := Run(ctx, Config{Client: a, Server: l.Target("b"), TunnelAddr: l.Node("b").TunnelAddr, Device: dev, Caps: []int{100}, Seconds: 2, Omit: 1, Options: Options{Short: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,10 @@
 // Package shaping is a threshold sweep: cap the sender's tunnel
-// interface with tbf at several rates, measure each, and recommend the cap with
-// the best stable throughput. A sender that oscillates uncapped (a CPU or queue
-// saturating) often moves more data capped just below its knee.
+// interface with tbf at several rates, hold each long enough for several
+// collapse cycles, and recommend the cap that holds steady (Recommend). A
+// sender that oscillates uncapped (a CPU or queue saturating) is steady
+// capped just below its knee, often faster on average too; when the steady
+// cap is slower than the uncapped mean the recommendation says so, and the
+// user chooses (Prefer).
 //
 // The cap is always removed after each run, also on error or interrupt, and a
 // root qdisc that was there before is put back.
@@ -13,15 +16,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
-	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -30,29 +30,72 @@ type Config struct {
 	Client, Server target.Target
 	TunnelAddr     string
 	Device         string // the client's WireGuard interface
-	Caps           []int  // Mbit/s
-	Seconds, Omit  int
-	Port           int
-	Progress       io.Writer
+	// Caps are the rates tried, Mbit/s; none: bench.CapsBelow the uncapped
+	// run's high level.
+	Caps []int
+	// Seconds is the uncapped run's length and the least each cap is held
+	// (0: FullHoldSeconds); Hold says how long each cap is held.
+	Seconds, Omit int
+	Port          int
+	Options
+	Progress io.Writer
 	// Uncapped, when set, is a run already made without a cap (doctor's long
 	// run, which showed the collapses): the sweep measures only the caps.
 	Uncapped *Step
 }
 
+// Options are the user's two choices: how long a cap is held and which cap
+// wins when the steadiest is slower than the uncapped mean.
+type Options struct {
+	// Short holds each cap for two of the uncapped run's cycles (Hold),
+	// not 60 s or three: a cap that collapses less often than that can
+	// pass as steady.
+	Short bool `json:"short,omitempty"`
+	// Prefer is PreferSteady ("" too) or PreferMean.
+	Prefer Prefer `json:"prefer,omitempty"`
+}
+
 // Step is one measured rate cap (0: uncapped).
 type Step struct {
-	CapMbit int           `json:"cap_mbit"`
-	Stats   bench.Stats   `json:"stats"`
-	Result  *iperf.Result `json:"result"`
+	CapMbit int         `json:"cap_mbit"`
+	Stats   bench.Stats `json:"stats"`
+	// Seconds are the whole seconds measured, MinMbit the slowest of them,
+	// PeriodSeconds the mean time between collapses (0 with fewer than two).
+	Seconds       int           `json:"seconds"`
+	MinMbit       float64       `json:"min_mbit"`
+	PeriodSeconds float64       `json:"period_seconds,omitempty"`
+	Result        *iperf.Result `json:"result"`
+}
+
+// Measured is the step a run under capMbit (0: none) made. It is pure.
+func Measured(capMbit int, r *iperf.Result) Step {
+	s := Step{CapMbit: capMbit, Result: r}
+	if r == nil {
+		return s
+	}
+	c := bench.CyclesOf(r)
+	s.Stats, s.Seconds, s.PeriodSeconds = bench.Summarise(r), c.Seconds, c.PeriodSeconds
+	first := true
+	for _, iv := range r.Measured() {
+		if iv.End-iv.Start >= 0.5 && (first || iv.Mbit < s.MinMbit) {
+			s.MinMbit, first = iv.Mbit, false
+		}
+	}
+	return s
 }
 
 // Result is the sweep and its recommendation.
 type Result struct {
-	Client      string            `json:"client"`
-	Device      string            `json:"device"`
-	Previous    string            `json:"previous_qdisc"` // as tc printed it
-	Steps       []Step            `json:"steps"`
-	Recommended int               `json:"recommended_cap_mbit"` // 0: no cap
+	Client      string `json:"client"`
+	Device      string `json:"device"`
+	Previous    string `json:"previous_qdisc"` // as tc printed it
+	Steps       []Step `json:"steps"`
+	Recommended int    `json:"recommended_cap_mbit"` // 0: no cap
+	// TradeOff: the recommended cap is steadier but slower than the
+	// uncapped mean (Prefer steady); HoldSeconds is how long each cap ran.
+	TradeOff    bool              `json:"trade_off,omitempty"`
+	Options     Options           `json:"options"`
+	HoldSeconds int               `json:"hold_seconds"`
 	Seconds     float64           `json:"seconds"`
 	Findings    []finding.Finding `json:"findings"`
 }
@@ -69,48 +112,6 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(p)
 }
-
-// Stability limits: a run is stable when its per-second rate varies by at
-// most StableCV and it never collapses.
-const StableCV = 0.1
-
-// Recommend picks the cap that cures: the fastest stable cap whose rate beats
-// the uncapped mean, or, if none of those is stable, the one that varies
-// least (and less than uncapped). A cap that steadies the tunnel by slowing it
-// below its own average is no cure: the remote users case's cap made its
-// tunnel steadier and faster on average. Uncapped wins ties, since a cap is a
-// change; 0 is no cap. It is pure.
-func Recommend(steps []Step) int {
-	floor, unCV, unStable := -1.0, -1.0, false
-	for _, s := range steps {
-		if s.CapMbit == 0 {
-			floor, unCV, unStable = s.Stats.Mbit, s.Stats.CV, stable(s)
-		}
-	}
-	best, bestMbit, bestCV := 0, -1.0, unCV
-	for _, s := range steps {
-		if s.CapMbit > 0 && s.Stats.Mbit > floor && stable(s) && s.Stats.Mbit > bestMbit {
-			best, bestMbit = s.CapMbit, s.Stats.Mbit
-		}
-	}
-	if best > 0 {
-		// Prefer no cap when uncapped is stable and within 5% of the best.
-		if unStable && floor >= 0.95*bestMbit {
-			return 0
-		}
-		return best
-	}
-	for _, s := range steps {
-		if s.CapMbit > 0 && s.Stats.Mbit > floor && (bestCV < 0 || s.Stats.CV < bestCV) {
-			best, bestCV = s.CapMbit, s.Stats.CV
-		}
-	}
-	return best
-}
-
-// stable: a run whose per-second rate varies by at most StableCV and that
-// never collapses.
-func stable(s Step) bool { return s.Stats.CV <= StableCV && s.Stats.Collapses == 0 }
 
 // qdisc is a root qdisc as "tc qdisc show dev X" prints it.
 type qdisc struct {
@@ -155,10 +156,13 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if c.Device == "" {
 		return nil, fmt.Errorf("no tunnel interface to shape on %s", c.Client)
 	}
-	if c.Seconds == 0 {
-		c.Seconds = 10
+	if c.Seconds == 0 || !c.Short {
+		c.Seconds = max(c.Seconds, FullHoldSeconds)
 	}
-	res := &Result{Client: c.Client.String(), Device: c.Device}
+	if c.Prefer == "" {
+		c.Prefer = PreferSteady
+	}
+	res := &Result{Client: c.Client.String(), Device: c.Device, Options: c.Options}
 	out, err := c.Client.Run(ctx, "tc", "qdisc", "show", "dev", c.Device)
 	if err != nil {
 		if target.IsNotFound(err) {
@@ -168,25 +172,37 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	prev, _ := parseRootQdisc(strings.NewReader(string(out)))
 	res.Previous = strings.TrimSpace(string(out))
-	caps := append([]int{0}, c.Caps...)
-	if c.Uncapped != nil {
-		res.Steps = append(res.Steps, *c.Uncapped)
-		caps = c.Caps
+	un := c.Uncapped
+	if un == nil {
+		step, err := measure(ctx, c, prev, 0, c.Seconds)
+		if err != nil {
+			return res, err
+		}
+		un = &step
 	}
+	res.Steps = append(res.Steps, *un)
+	caps := c.Caps
+	if len(caps) == 0 {
+		if caps = bench.CapsBelow(bench.CyclesOf(un.Result).HighMbit); len(caps) == 0 {
+			return res, fmt.Errorf("the uncapped run carried too little to size caps from (%.1f Mbit/s): give --caps", un.Stats.Mbit)
+		}
+	}
+	res.HoldSeconds = Hold(un.PeriodSeconds, c.Short, c.Seconds)
 	for _, capMbit := range caps {
-		step, err := measure(ctx, c, prev, capMbit)
+		step, err := measure(ctx, c, prev, capMbit, res.HoldSeconds)
 		if err != nil {
 			return res, err
 		}
 		res.Steps = append(res.Steps, step)
 	}
-	res.Recommended = Recommend(res.Steps)
+	res.Recommended = Recommend(res.Steps, c.Prefer)
+	res.TradeOff = tradeOff(res)
 	res.Findings = Findings(res)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
 
-func measure(ctx context.Context, c Config, prev qdisc, capMbit int) (step Step, err error) {
+func measure(ctx context.Context, c Config, prev qdisc, capMbit, seconds int) (step Step, err error) {
 	step.CapMbit = capMbit
 	if capMbit > 0 {
 		rate := fmt.Sprintf("%dmbit", capMbit)
@@ -207,15 +223,15 @@ func measure(ctx context.Context, c Config, prev qdisc, capMbit int) (step Step,
 		if capMbit > 0 {
 			label = fmt.Sprintf("cap %d Mbit/s", capMbit)
 		}
-		fmt.Fprintf(c.Progress, "%s on %s... ", label, c.Device)
+		fmt.Fprintf(c.Progress, "%s on %s for %d s... ", label, c.Device, seconds)
 	}
-	r, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.TunnelAddr, Port: c.Port, Seconds: c.Seconds, Omit: c.Omit})
+	r, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: c.TunnelAddr, Port: c.Port, Seconds: seconds, Omit: c.Omit})
 	if err != nil {
 		return step, err
 	}
-	step.Result, step.Stats = r, bench.Summarise(r)
+	step = Measured(capMbit, r)
 	if c.Progress != nil {
-		fmt.Fprintf(c.Progress, "%.1f Mbit/s, %d retransmits, cv %.2f\n", step.Stats.Mbit, step.Stats.Retransmits, step.Stats.CV)
+		fmt.Fprintf(c.Progress, "%.1f Mbit/s (slowest second %.1f), %d retransmits, %d collapses\n", step.Stats.Mbit, step.MinMbit, step.Stats.Retransmits, step.Stats.Collapses)
 	}
 	return step, nil
 }
@@ -230,35 +246,4 @@ func restore(ctx context.Context, t target.Target, dev string, prev qdisc) error
 		}
 	}
 	return fmt.Errorf("could not restore the root qdisc of %s on %s (was: %s %s %s): %w", dev, t, prev.Kind, prev.Handle, prev.Options, lastErr)
-}
-
-// Findings is throughput.collapse-knee with a tbf cap when the sweep found
-// one that cures (Recommend: steadier, and faster than the uncapped mean):
-// the knee is the cause, the cap its fix. It is pure.
-func Findings(r *Result) []finding.Finding {
-	if r.Recommended == 0 || len(r.Steps) == 0 {
-		return nil
-	}
-	var un, capped Step
-	for _, s := range r.Steps {
-		if s.CapMbit == 0 {
-			un = s
-		}
-		if s.CapMbit == r.Recommended {
-			capped = s
-		}
-	}
-	tbf, err := remedy.TBF(r.Device, strconv.Itoa(r.Recommended)+"mbit")
-	return []finding.Finding{{
-		ID: check.ThroughputCollapseKnee, Severity: finding.Warning, Host: r.Client, Interface: r.Device,
-		Title: fmt.Sprintf("Capped at %d Mbit/s the tunnel is steadier and faster: %.1f Mbit/s (cv %.2f) vs a mean of %.1f uncapped (cv %.2f, %d collapses)",
-			r.Recommended, capped.Stats.Mbit, capped.Stats.CV, un.Stats.Mbit, un.Stats.CV, un.Stats.Collapses),
-		Detail: "Uncapped, the sender overruns something on the path and the rate collapses and recovers; a token bucket just below the knee " +
-			"keeps it steady and moves more on average than the collapsing tunnel did.",
-		Evidence: []finding.Evidence{
-			finding.Evidence{Source: "iperf3", Key: "uncapped: Mbit/s, cv, retransmits", Value: fmt.Sprintf("%.1f, %.2f, %d", un.Stats.Mbit, un.Stats.CV, un.Stats.Retransmits), Threshold: fmt.Sprintf("cv <= %.2f", StableCV)}.Of(un.Stats.CV, finding.Ratio),
-			finding.Evidence{Source: "iperf3", Key: fmt.Sprintf("cap %d Mbit/s: Mbit/s, cv, retransmits", r.Recommended), Value: fmt.Sprintf("%.1f, %.2f, %d", capped.Stats.Mbit, capped.Stats.CV, capped.Stats.Retransmits)}.Of(capped.Stats.CV, finding.Ratio),
-		},
-		Fixes: remedy.Fixes(fmt.Sprintf("Cap %s at %d Mbit/s", r.Device, r.Recommended), tbf, err),
-	}}
 }
