@@ -18,8 +18,8 @@ import (
 
 // Doctor --via on the road-warrior hub lab (A —— H at 40 Mbit/s, H —— B at
 // 10): each hop measured, the tunnel judged against hop 2 (H → B, the
-// limit) and its throughput healthy (≥ 50%, no throughput finding); without --via it finds no tunnel between the two ends
-// (A's one peer is the hub) names the hub, measures the tunnel end to end and judges no ratio.
+// limit), no throughput finding but the hub's leg named as the limit; without --via it finds the tunnel through the
+// hub (A's one peer carries B's address), names the hub, measures the tunnel end to end and judges no ratio.
 func TestDoctorViaHub(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "iperf3", "ping")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/target"
@@ -43,10 +44,11 @@ func TestBenchViaHub(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Without --via there is no tunnel between the two ends to find: A's one
-	// peer is the hub (today's behaviour, which --via leaves alone).
-	if err := (&Config{Client: l.Target("a"), Server: l.Target("b")}).Discover(ctx, true); err == nil {
-		t.Error("A's peer is the hub, yet the tunnel A → B was found without --via")
+	// Without --via the tunnel is found through the hub (A's one peer
+	// carries B's address), with no one underlay to measure.
+	if ep, err := discover.Tunnel(ctx, l.Target("a"), l.Target("b")); err != nil || !ep.Hub.Found() || ep.UnderlayAddr != "" ||
+		ep.Hub.Addr() != l.Node("r").UnderlayAddr || ep.TunnelAddr != l.Node("b").TunnelAddr {
+		t.Errorf("without --via: %+v, %v; want B's tunnel address through the hub at %s", ep, err, l.Node("r").UnderlayAddr)
 	}
 	if err := cfg.DiscoverVia(ctx, []target.Target{l.Target("r")}); err != nil {
 		t.Fatal(err)
