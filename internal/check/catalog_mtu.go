@@ -1,0 +1,228 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
+)
+
+// mtuEntries are the catalog's entries of one area (Catalog, catalog.go):
+// Packet sizes: the tunnel MTU, PMTUD black holes, MSS clamps, and the ICMP they depend on.
+var mtuEntries = []Entry{
+	{
+		ID:         ICMPFragNeededDropped,
+		Title:      "A firewall rule drops the ICMP errors path MTU discovery needs",
+		Check:      &icmpFragNeededDropped,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `Path MTU discovery is how a sender learns that its packets are too big for
+a hop: the hop drops them and answers "fragmentation needed" (ICMPv6 "packet too
+big"). Drop that answer and large packets vanish without a word: bulk TCP
+stalls while ssh and pings work. Lowering the MTU or clamping the MSS works
+around it for the traffic they cover; letting these errors through cures it
+for every sender.`,
+		Cases: []string{CasePMTUD},
+		Doctor: Doctor{Role: Cause, Impact: 0.7, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "senders learn the path MTU again: large packets through narrower hops (the tunnel's, for hosts behind it) " +
+				"stop vanishing (a bench between the tunnel's ends may not show it: their own packets may fit)",
+			Underlies: []finding.ID{MTUPMTUDBlackhole, MTUMSSClampMissing}},
+		Remedies: []Remedy{
+			{Kind: remedy.KindPMTUDAllow, Params: map[string]Values{
+				"icmp": OneOf(remedy.FragNeeded, remedy.PacketTooBig, remedy.FragNeeded+","+remedy.PacketTooBig).
+					On(proposedBy(&icmpFragNeededDropped, remedy.KindPMTUDAllow)),
+				"family": OneOf("ip", "ip6", "inet"), "table": Named("the dropping rule's table"), "chain": Named("its chain"),
+				// an nft rule by handle, or an iptables rule by its text
+				"handle": Between(1, maxInt).Optional(), "backend": OneOf("iptables").Optional(),
+				"rule": Named("the iptables rule that drops them").Optional(),
+			}},
+		},
+		Example: Example{
+			Host: `the nft rule "icmp type destination-unreachable drop" (handle 7 in inet filter output) drops the "fragmentation needed" a gateway sends its LAN hosts`,
+			Fixes: func() []finding.Fix {
+				return ptbAllowFixes(facts.FirewallRule{Backend: "nft", Family: "inet", Table: "filter", Chain: "output", Handle: 7,
+					Text: "icmp type destination-unreachable drop"}, []string{remedy.FragNeeded})
+			},
+		},
+	},
+	{
+		ID:    ICMPRatelimitDrops,
+		Title: "An ICMP rate-limit rule has dropped packets on an uplink",
+		Check: &icmpRateLimitDrops,
+		Probes: []Source{{Kind: "probe", Name: "wgperf icmp-burst (and doctor, where health checks ping)", Package: "internal/probe/icmpburst",
+			Doc: `Pings the health checks' targets as their checkers do, each ping its own
+process (20 per target), then with one persistent ping of as many packets, and
+reads the firewall's counters before and after. One-shot pings that fail at
+twice the persistent ping's rate plus 5 points or more mean a limiter drops
+reply bursts, and the counter that grew names its rule: the health checks'
+replies are what the limit eats, which the check can only suspect.`}},
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `Health checks (mwan3, keepalived, monitoring) send short bursts of pings. A
+limiter that drops their replies makes a good uplink look dead, so failover
+moves the traffic, and the tunnel's endpoint route with it, onto the slow
+backup.`,
+		Cases:  []string{CaseMultiWAN},
+		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly},
+		Remedies: []Remedy{
+			{Kind: remedy.KindICMPLimit, Params: map[string]Values{
+				"rate": OneOf(itoa(icmpLimitRaised)),
+				// banIP's uci option, an nft rule by handle, or an iptables rule by its text
+				"banip": OneOf("1").On(banIPLimit).Optional(), "backend": OneOf("iptables").Optional(),
+				"family": Named("a firewall family").Optional(), "table": Named("a firewall table").Optional(),
+				"chain": Named("a firewall chain").Optional(), "handle": Between(1, maxInt).On(limitRule).Optional(),
+				"meter": Named("the nft meter the rule declares").Optional(),
+				"rule":  Named("the iptables rule with the limit").On(limitRule).Optional(),
+			}},
+		},
+		Example: Example{
+			Host: `the nft rule "icmp type echo-reply limit rate 25/second burst 5 packets accept" (handle 42 in inet fw4 input_wan) lets the excess fall through to a drop; or banIP's ICMP limit on OpenWrt`,
+			Fixes: func() []finding.Fix {
+				rule := facts.FirewallRule{Backend: "nft", Family: "inet", Table: "fw4", Chain: "input_wan", Handle: 42,
+					Text: "icmp type echo-reply limit rate 25/second burst 5 packets accept"}
+				out := raiseFixes(exampleHost, rule)
+				rem, err := remedy.BanIPLimit(icmpLimitRaised)
+				return append(out, fixes(fmt.Sprintf("Raise banIP's ICMP limit to %d/second", icmpLimitRaised), rem, err)...)
+			},
+		},
+	},
+	{
+		ID:         MTUMSSClampIPv6,
+		Title:      "A fixed MSS clamp is too large for IPv6 inside the tunnel",
+		Check:      &mssClampIPv6,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `IPv6 headers take 20 bytes more than IPv4's, so the MSS that fits a tunnel is
+its MTU - 40 for IPv4 but MTU - 60 for IPv6. A clamp fixed at the IPv4 value
+lets full-size IPv6 segments through that the tunnel cannot carry, and IPv6 is
+never fragmented on the way: IPv6 transfers stall wherever "packet too big"
+does not get back, while IPv4 works and hides the fault.`,
+		Cases: []string{CasePMTUD, CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.7, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
+			Gain: "IPv6 hosts behind the gateways get bulk TCP through the tunnel again (a bench over IPv4 cannot show it)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{
+				"oif": Named("the WireGuard interface").On(proposedBy(&mssClampIPv6, remedy.KindMSSClamp)), "mss": OneOf("pmtu")}},
+		},
+		Example: Example{
+			Host: `wg0 (MTU 1420) carries IPv6, and "oifname wg0 tcp flags syn / syn,rst tcp option maxseg size set 1380" clamps it: right for IPv4, 20 bytes too much for IPv6`,
+			Fixes: func() []finding.Fix {
+				rem, err := remedy.MSSClamp("wg0", 0, platform(exampleHost))
+				return fixes("Clamp the MSS of TCP into wg0 to the route MTU as well: IPv4 keeps 1380, IPv6 gets 1360", rem, err)
+			},
+		},
+	},
+	{
+		ID:         MTUMSSClampMissing,
+		Title:      "Forwarded TCP enters a smaller-MTU tunnel without MSS clamping",
+		Check:      &mssClampMissing,
+		Severities: []finding.Severity{finding.Warning},
+		Why: `Hosts behind the gateway choose their TCP segment size from their own LAN
+MTU. Without a clamp their full-size segments do not fit the tunnel, and they
+depend on ICMP "fragmentation needed" getting back to them: where it is
+blocked, transfers stall right after the handshake.`,
+		Cases: []string{CasePMTUD, CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.7, Side: Both, Bench: NotInBench, Verify: ConfirmOnly, Calls: ProbeMTU,
+			Gain: "hosts behind the gateways get bulk TCP through the tunnel again " +
+				"(the gateways' own bench cannot show it: their connections already fit the tunnel's MTU)"},
+		Remedies: []Remedy{
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": Named("the WireGuard interface a LAN forwards into").On(forwardsInto), "mss": OneOf("pmtu")}},
+		},
+		Example: Example{
+			Host:  "the host forwards its LAN (MTU 1500) into wg0 (MTU 1420)",
+			Fixes: func() []finding.Fix { return mssClampFix(exampleHost, "wg0") },
+		},
+	},
+	{
+		ID:    MTUPMTUDBlackhole,
+		Title: "PMTUD black hole: large packets vanish and no ICMP says why",
+		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor, lab run)", Package: "internal/probe/mtu", Doc: `Sends don't-fragment probes towards the peer's endpoint
+(ping -M do, or BusyBox traceroute -F on a router) at likely path MTUs, then
+bisects; large probes that vanish without an ICMP "fragmentation needed" mean
+a PMTUD black hole. Through the tunnel, TCP MSS stepping proves the cliff:
+one MSS runs, one byte more collapses (WireGuard pads its packets to 16
+bytes, so the cliff falls where the padded packet outgrows the path). When
+doctor's bench saw the underlay's own TCP collapse too, MSS steps to the
+endpoint outside the tunnel prove the hosts' own traffic stalls at the same
+hop. The case: between two sites with ICMP
+blocked, one direction ran at full speed and the other at 30 KB/s. Fix: a
+WireGuard MTU that fits the path (path MTU - 60 for IPv4, - 80 for IPv6) on
+both ends, and an MSS clamp where the gateways forward LAN traffic. On kernel
+WireGuard, whose outer packets carry no DF, a black hole that MSS stepping
+shows the tunnel passing (fragmented at the narrow hop) is info: it stalls PMTUD
+traffic outside the tunnel, and the tunnel pays for fragmenting. Where bulk TCP
+stalled (through the tunnel or outside it) it is never a note. After those fixes
+come, as options wgperf fix leaves alone (it applies the first), what the case did
+beside its MSS clamp on the uplink towards the black hole: its MTU lowered to the path's
+(ip link set dev PHY mtu 1400, by hand: every packet on that link pays) and its
+segmentation and receive offloads off (ethtool -K PHY tso off gso off gro off,
+which costs CPU: every packet is built and taken apart at wire size).`}},
+		Severities: []finding.Severity{finding.Info, finding.Critical},
+		Why: `Small packets (ssh, pings, TCP handshakes) pass, so the tunnel looks up, but
+every full-size packet vanishes: bulk transfers stall or crawl, often in one
+direction only, and nothing reports an error.`,
+		Cases:  []string{CasePMTUD},
+		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
+		Remedies: []Remedy{
+			// the probe does not know the host's platform: its fix names no uci section
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": wgMTU.Params["mtu"]}},
+			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": wgInterface, "mss": Either(OneOf("pmtu"), Between(536, 9000)).On(fitsMSS)}},
+			// the hosts' own TCP outside the tunnel, when it stalls at the same hop
+			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_mtu_probing"), "value": OneOf("1")}},
+			// the case's own workaround, an alternative after the fixes above
+			{Kind: remedy.KindOffload, Params: map[string]Values{"device": Named("the uplink towards the black hole").On(anUplink),
+				"features": OneOf("tcp-segmentation-offload=off,generic-segmentation-offload=off,generic-receive-offload=off")}},
+		},
+		Example: Example{
+			Host: "the path to the peer carries 1400-byte packets and drops larger ones without a word",
+			Fixes: func() []finding.Fix {
+				return append(wgMTUFix(exampleHost, "wg0", 1340, "Set the WireGuard MTU to 1340 on both ends"), mssClampFix(exampleHost, "wg0")...)
+			},
+		},
+	},
+	{
+		ID:    MTUTunnelTooLarge,
+		Title: "WireGuard MTU larger than the underlay allows",
+		Check: &tunnelTooLarge,
+		Cross: &crossMTU,
+		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor)", Package: "internal/probe/mtu", Doc: `When the DF probes find the path MTU (the
+narrow hop answers with "fragmentation needed") and TCP through the tunnel still
+collapses above an MSS, the tunnel's packets do not fit a hop its ends cannot see:
+refused with DF set (userspace WireGuard), or fragmented and the fragments lost
+(kernel WireGuard, on a path that drops fragments).`}},
+		Severities: []finding.Severity{finding.Info, finding.Warning, finding.Critical},
+		Why: `Every full-size packet the tunnel sends is too big for the link under it, so
+it is fragmented (two packets for one, and losing either loses both) or
+dropped; throughput falls to a fraction of the link.`,
+		Cases:    []string{CaseTuning},
+		Doctor:   Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
+		Remedies: []Remedy{wgMTU},
+		Example: Example{
+			Host: "wg0 has MTU 1500 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
+			Fixes: func() []finding.Fix {
+				return wgMTUFix(exampleHost, "wg0", 1440, "Lower wg0's MTU to 1440 (on both ends of the tunnel)")
+			},
+		},
+	},
+	{
+		ID:         MTUTunnelTooSmall,
+		Title:      "WireGuard MTU far below what the underlay allows",
+		Check:      &tunnelTooSmall,
+		Severities: []finding.Severity{finding.Info, finding.Warning},
+		Why: `Every tunnel packet pays the same headers and the same per-packet work
+(encryption, interrupts, a trip through a userspace process), so a tunnel MTU
+far below what fits sends more packets for the same data: "1280 to be safe"
+on a 1500-byte path costs about a tenth of a packet-rate-bound tunnel's
+throughput, for no benefit.`,
+		Cases:  []string{CaseRemoteUsers, CaseTuning},
+		Doctor: Doctor{Role: Cause, Impact: 0.1, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
+		Remedies: []Remedy{
+			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000).On(proposedBy(&tunnelTooSmall, remedy.KindWGMTU)),
+				"uci_section": uciSectionParam}},
+		},
+		Example: Example{
+			Host: "wg0 has MTU 1280 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
+			Fixes: func() []finding.Fix {
+				return wgMTUFix(exampleHost, "wg0", 1440, "Raise wg0's MTU to 1440 (on both ends of the tunnel)")
+			},
+		},
+	},
+}
