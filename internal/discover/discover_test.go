@@ -22,7 +22,18 @@ func testdata(parts ...string) string {
 
 func loadNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
 	t.Helper()
-	f, err := os.Open(testdata("discover", "wg-dump-"+node+".txt"))
+	return loadRecorded(t, "", node)
+}
+
+// loadHubNode reads a node of the hub lab's recordings (hub-*).
+func loadHubNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
+	t.Helper()
+	return loadRecorded(t, "hub-", node)
+}
+
+func loadRecorded(t *testing.T, prefix, node string) ([]facts.WGInterface, []Link) {
+	t.Helper()
+	f, err := os.Open(testdata("discover", prefix+"wg-dump-"+node+".txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +42,7 @@ func loadNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := os.Open(testdata("discover", "ip-addr-"+node+".json"))
+	g, err := os.Open(testdata("discover", prefix+"ip-addr-"+node+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,29 +120,6 @@ func TestMatchFromBusyBoxText(t *testing.T) {
 	if got != want {
 		t.Errorf("server -> router: %+v, want %+v", got, want)
 	}
-}
-
-func loadHubNode(t *testing.T, node string) ([]facts.WGInterface, []Link) {
-	t.Helper()
-	f, err := os.Open(testdata("discover", "hub-wg-dump-"+node+".txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	wg, err := parse.ParseWGDump(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := os.Open(testdata("discover", "hub-ip-addr-"+node+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	links, err := parse.ParseIPAddr(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wg, links
 }
 
 // Recorded in the lab's hub topology ("wgperf lab up --name hubrec

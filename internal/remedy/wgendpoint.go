@@ -125,22 +125,12 @@ func (a *wgPeerEndpoint) Plan(ctx context.Context, env *Env) (Step, error) {
 		return Step{}, err
 	}
 	if env.Platform == OpenWrt {
-		section, err := uciPeerSection(ctx, env, a.iface, a.peer)
+		onUCI, err := planUCIPeer(ctx, env, &st, a.iface, a.peer,
+			[][2]string{{"endpoint_host", a.endpoint.Addr().String()}, {"endpoint_port", strconv.Itoa(int(a.endpoint.Port()))}})
 		if err != nil {
 			return Step{}, err
 		}
-		if section != "" {
-			for _, o := range []struct{ option, value string }{{"endpoint_host", a.endpoint.Addr().String()}, {"endpoint_port", strconv.Itoa(int(a.endpoint.Port()))}} {
-				sub, err := (&uciSet{key: "network." + section + "." + o.option, value: o.value}).Plan(ctx, env)
-				if err != nil {
-					return Step{}, err
-				}
-				if !sub.Done {
-					st.merge(sub)
-				}
-			}
-			persisted = true
-		}
+		persisted = persisted || onUCI
 	}
 	if err := wgKey.planNetdevOrRuntime(ctx, env, &st, persisted, "the peer's endpoint"); err != nil {
 		return Step{}, err
@@ -165,6 +155,25 @@ func peerEndpoint(out, peer string) (netip.AddrPort, bool) {
 		return ep, true
 	}
 	return netip.AddrPort{}, false
+}
+
+// planUCIPeer sets options of iface's peer's uci section on OpenWrt, each
+// a uci set the step commits; it reports whether the peer has a section.
+func planUCIPeer(ctx context.Context, env *Env, st *Step, iface, peer string, options [][2]string) (bool, error) {
+	section, err := uciPeerSection(ctx, env, iface, peer)
+	if err != nil || section == "" {
+		return false, err
+	}
+	for _, o := range options {
+		sub, err := (&uciSet{key: "network." + section + "." + o[0], value: o[1]}).Plan(ctx, env)
+		if err != nil {
+			return false, err
+		}
+		if !sub.Done {
+			st.merge(sub)
+		}
+	}
+	return true, nil
 }
 
 // uciPeerSection is the uci section (a name or @type[i]) of iface's peer

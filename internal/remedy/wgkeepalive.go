@@ -112,20 +112,11 @@ func (a *wgPeerKeepalive) Plan(ctx context.Context, env *Env) (Step, error) {
 		return Step{}, err
 	}
 	if env.Platform == OpenWrt {
-		section, err := uciPeerSection(ctx, env, a.iface, a.peer)
+		onUCI, err := planUCIPeer(ctx, env, &st, a.iface, a.peer, [][2]string{{"persistent_keepalive", s}})
 		if err != nil {
 			return Step{}, err
 		}
-		if section != "" {
-			sub, err := (&uciSet{key: "network." + section + ".persistent_keepalive", value: s}).Plan(ctx, env)
-			if err != nil {
-				return Step{}, err
-			}
-			if !sub.Done {
-				st.merge(sub)
-			}
-			persisted = true
-		}
+		persisted = persisted || onUCI
 	}
 	if !persisted {
 		if persisted, err = a.planNetworkManager(ctx, env, &st, s); err != nil {
