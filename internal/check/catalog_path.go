@@ -73,6 +73,11 @@ Moving the tunnel to another port takes it out of the rule.`,
 			{Kind: remedy.KindWGPeerEndpoint, Params: map[string]Values{"interface": wgInterface,
 				"peer":     Named("the far end's public key, a peer of the interface").On(peerOfInterface),
 				"endpoint": Named("the far end's address at the port after its port now").On(movesEndpoint)}},
+			// The near end's half where it listens on the throttled port too.
+			{Kind: remedy.KindWGPortMove, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535).On(movesListenPort),
+				"peer":        Named("the far end's public key, a peer of the interface").On(peerOfInterface),
+				"endpoint":    Named("the far end's address at the port after its port now").On(movesEndpoint),
+				"uci_section": uciSectionParam}},
 		},
 		Example: Example{
 			Host: "UDP from port 51820 loses 74% at 190 Mbit/s while UDP on another port loses none",

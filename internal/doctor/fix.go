@@ -98,9 +98,17 @@ func bothEndsSteps(v Cause, causes []Cause) []FixStep {
 		if i >= len(e.Remedies) {
 			break
 		}
-		kind := e.Remedies[i].Kind
+		// The far half is the first kind; the near half any after it (an
+		// endpoint alone, or the endpoint with the near end's own port).
+		kinds := []check.Remedy{e.Remedies[0]}
+		if i == 1 {
+			kinds = e.Remedies[1:]
+		}
+		isHalf := func(f finding.Fix) bool {
+			return f.Action != nil && slices.ContainsFunc(kinds, func(r check.Remedy) bool { return r.Kind == f.Action.Kind })
+		}
 		for _, c := range causes {
-			if c.Command == "" || c.Finding.ID != v.Finding.ID || !slices.ContainsFunc(c.Finding.Fixes, func(f finding.Fix) bool { return f.Action != nil && f.Action.Kind == kind }) {
+			if c.Command == "" || c.Finding.ID != v.Finding.ID || !slices.ContainsFunc(c.Finding.Fixes, isHalf) {
 				continue
 			}
 			steps = append(steps, FixStep{Host: c.Finding.Host, IDs: []finding.ID{c.Finding.ID}, Half: half})

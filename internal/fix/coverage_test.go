@@ -13,7 +13,9 @@ var rootTestedElsewhere = map[string]string{
 		"TestDoctorFixPortThrottledLab apply the pair to a lab's tunnel; TestBothEndsRollBackAsOne applies and rolls it back " +
 		"(wg-quick files byte for byte) on a scripted wg",
 	remedy.KindWGPeerEndpoint: "the other half of wg-listen-port's port move: the same tests",
-	remedy.KindUCISet:         "TestUCIApplyRollback runs uci on a stub",
+	remedy.KindWGPortMove: "the near half of a port move where both ends listen on the throttled port: wg-listen-port and " +
+		"wg-peer-endpoint planned as one step, whose plan golden shows both; the pair's tests apply each part",
+	remedy.KindUCISet: "TestUCIApplyRollback runs uci on a stub",
 	remedy.KindWGPeerKeepalive: "needs a WireGuard peer, which rootActions' dummy device has not: the nat-no-keepalive scenario " +
 		"applies it through doctor --fix on a lab tunnel behind NAT, proves the far end reaches the NATed side after an idle " +
 		"longer than the NAT's mapping lasts, and rolls it back",

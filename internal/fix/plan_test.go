@@ -141,6 +141,7 @@ func wgQuickFindings() []finding.Finding {
 		fx("path.port-throttled", "move off the throttled port", remedy.KindWGListenPort, "interface", "wg0", "port", "51821"),
 		fx("path.port-throttled", "follow the far end's new port", remedy.KindWGPeerEndpoint, "interface", "wg0", "peer", peerKey, "endpoint", "203.0.113.2:51821"),
 		fx("mtu.tunnel-too-large", "lower the tunnel MTU below the underlay", remedy.KindWGMTU, "interface", "wg0", "mtu", "1380"),
+		fx("path.port-throttled", "move both ends off the throttled port", remedy.KindWGPortMove, "interface", "wg0", "port", "51821", "peer", peerKey, "endpoint", "203.0.113.2:51821"),
 		fx("wg.nat-no-keepalive", "keep the NAT's mapping open", remedy.KindWGPeerKeepalive, "interface", "wg0", "peer", peerKey, "seconds", "25"),
 		fx("throughput.collapse-knee", "cap below the knee", remedy.KindTBFCap, "device", "wg0", "rate", "150mbit"),
 		fx("mtu.mss-clamp-missing", "clamp MSS to the route MTU", remedy.KindMSSClamp, "oif", "wg0", "mss", "pmtu"),

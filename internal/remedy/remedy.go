@@ -109,6 +109,7 @@ var parsers = map[string]func(params) (Remedy, error){
 	KindWGListenPort:    parseWGListenPort,
 	KindWGPeerEndpoint:  parseWGPeerEndpoint,
 	KindWGPeerKeepalive: parseWGPeerKeepalive,
+	KindWGPortMove:      parseWGPortMove,
 	KindECMP:            parseECMP,
 }
 

@@ -141,6 +141,19 @@ var Catalog = []Scenario{
 		FixOn: []string{"b", "a"},
 	},
 	{
+		Name: "port-throttled-one-port", Case: caseTuning,
+		Symptom: "the tunnel crawls while UDP and TCP outside it run at full speed, and both ends listen on 51820",
+		// The same carrier, with both ends on WireGuard's port, as most
+		// site-to-site tunnels are: doctor sends UDP to the far end's
+		// WireGuard port through a temporary nft rewrite, and A's datagrams
+		// leave from 51820 too, so A's half moves its own listen port with
+		// its peer's endpoint (wg-port-move), B's its listen port.
+		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PortPolicePct: 25},
+		Probes: []Probe{ProbeUDPOutside},
+		Expect: check.PathPortThrottled,
+		FixOn:  []string{"b", "a"},
+	},
+	{
 		Name: "collapse-cycles", Case: caseRemoteUsers,
 		Symptom: "uploads swing between full rate and a fraction every few seconds",
 		// The remote users' NAS: its userspace WireGuard, on one CPU,

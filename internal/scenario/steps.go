@@ -259,23 +259,27 @@ func (r *runner) fix(ctx context.Context) error {
 // lab's nodes share one journal folder, where the far end's open window is
 // the near end's other half, not an earlier fix left open).
 func (r *runner) fixBothEnds(ctx context.Context, e check.Entry, byHost map[string][]finding.Finding) error {
-	half := func(kind string) (string, error) {
+	// The far half is the entry's first remedy kind, the near half any after
+	// it (the endpoint alone, or with the near end's own port).
+	half := func(kinds []check.Remedy) (string, error) {
 		for host, fs := range byHost {
 			for _, f := range fs {
-				if slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool { return x.Action != nil && x.Action.Kind == kind }) {
+				if slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool {
+					return x.Action != nil && slices.ContainsFunc(kinds, func(k check.Remedy) bool { return k.Kind == x.Action.Kind })
+				}) {
 					return host, nil
 				}
 			}
 		}
-		return "", fmt.Errorf("no automatic fix of kind %s for %s", kind, e.ID)
+		return "", fmt.Errorf("no automatic fix of kind %s for %s", kinds[0].Kind, e.ID)
 	}
-	if len(e.Remedies) != 2 {
+	if len(e.Remedies) < 2 {
 		return fmt.Errorf("%s: a fix of both ends needs two remedy kinds, has %d", e.ID, len(e.Remedies))
 	}
 	var reqs [2]fix.Request
 	var nodes [2]target.Target
-	for i, rem := range e.Remedies {
-		host, err := half(rem.Kind)
+	for i, kinds := range [][]check.Remedy{e.Remedies[:1], e.Remedies[1:]} {
+		host, err := half(kinds)
 		if err != nil {
 			return err
 		}

@@ -56,7 +56,16 @@ ip link set dev wg0 mtu 1380
 #     - MTU = 1380
 #     + MTU = 1420
 
-# 4. [wg.nat-no-keepalive] make wg0 send its peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= a keepalive every 25 s of silence, so a NAT in front of it keeps the mapping open
+# 4. [path.port-throttled] move wg0 to listen port 51821 and point its peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= at 203.0.113.2:51821, where the far end now listens: both ends off the throttled port
+#    now: wg0 listen port: 51820 -> 51821; wg0 peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint: 203.0.113.2:51820 -> 203.0.113.2:51821
+#    note: one half of a port move: the other end's half must follow at once, or the tunnel is cut (wgperf doctor --fix applies both as one, rolled back together)
+wg set wg0 listen-port 51821
+wg set wg0 peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint 203.0.113.2:51821
+# rollback:
+#   wg set wg0 peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= endpoint 203.0.113.2:51820
+#   wg set wg0 listen-port 51820
+
+# 5. [wg.nat-no-keepalive] make wg0 send its peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= a keepalive every 25 s of silence, so a NAT in front of it keeps the mapping open
 #    now: wg0 peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= persistent-keepalive: off -> 25
 awk -v 'sec=[peer]' -v pk=sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= -v k=persistentkeepalive -v 'l=PersistentKeepalive = 25' 'FNR == 1 { s = 0 }
 /^[[:space:]]*\[/ { s++; h = tolower($0); gsub(/[[:space:]]/, "", h) }
@@ -75,7 +84,7 @@ wg set wg0 peer sLF3lPhAs0DgMlWuSVyC1w1RX34MXrKtjPsmnLPEqhs= persistent-keepaliv
 #   restore /etc/wireguard/wg0.conf to its previous content:
 #     - PersistentKeepalive = 25
 
-# 5. [throughput.collapse-knee] cap wg0 at 150mbit with a token bucket, below the rate where throughput collapses
+# 6. [throughput.collapse-knee] cap wg0 at 150mbit with a token bucket, below the rate where throughput collapses
 #    now: wg0 root qdisc: fq_codel -> tbf 150mbit
 sed -i '/^\[Interface\]/,/^\[Peer\]/{/^PostUp.*root tbf/d}' /etc/wireguard/wg0.conf
 sed -i '/^\[Interface\]/a PostUp = tc qdisc replace dev %i root tbf rate 150mbit burst 184kb latency 400ms' /etc/wireguard/wg0.conf
@@ -85,7 +94,7 @@ tc qdisc replace dev wg0 root tbf rate 150mbit burst 184kb latency 400ms
 #   restore /etc/wireguard/wg0.conf to its previous content:
 #     - PostUp = tc qdisc replace dev %i root tbf rate 150mbit burst 184kb latency 400ms
 
-# 6. [mtu.mss-clamp-missing] clamp the MSS of TCP SYNs leaving wg0 to the route MTU, so PMTUD black holes cannot stall TCP
+# 7. [mtu.mss-clamp-missing] clamp the MSS of TCP SYNs leaving wg0 to the route MTU, so PMTUD black holes cannot stall TCP
 #    now: MSS clamp (pmtu) on TCP SYNs out of wg0
 #    note: persists: netfilter-persistent.service (iptables-persistent) is enabled and restores /etc/iptables/rules.v4 at boot
 #    note: a clamp rewrites SYNs: connections open now keep their MSS until they reconnect (new ones, the verification's too, get it)
@@ -108,14 +117,14 @@ iptables -t mangle -A POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comme
 #     - *mangle
 #     - -A POSTROUTING -o wg0 -p tcp --tcp-flags SYN,RST SYN -m comment --comment wgperf -j TCPMSS --clamp-mss-to-pmtu
 
-# 7. [icmp.frag-needed-dropped] let ICMP frag-needed through before iptables rule "-A OUTPUT -p icmp -m icmp --icmp-type 3/4 -j DROP" (table filter), so path MTU discovery works again
+# 8. [icmp.frag-needed-dropped] let ICMP frag-needed through before iptables rule "-A OUTPUT -p icmp -m icmp --icmp-type 3/4 -j DROP" (table filter), so path MTU discovery works again
 #    now: accept ICMP frag-needed before rule 1 of OUTPUT (iptables -t filter)
 #    note: runtime only: add the accept before the drop where the rule is defined (iptables-persistent, firewall script), or it is gone at the next firewall reload
 iptables -t filter -I OUTPUT 1 -p icmp -m icmp --icmp-type fragmentation-needed -m comment --comment 'wgperf pmtud' -j ACCEPT
 # rollback:
 #   iptables -t filter -D OUTPUT -p icmp -m icmp --icmp-type fragmentation-needed -m comment --comment 'wgperf pmtud' -j ACCEPT
 
-# 8. [route.ecmp-suggested] spread wg-e37-a's flows over 2 tunnels to the same peer (wg-e37-a, wg-e37-a1), with a multipath route hashing on ports
+# 9. [route.ecmp-suggested] spread wg-e37-a's flows over 2 tunnels to the same peer (wg-e37-a, wg-e37-a1), with a multipath route hashing on ports
 #    now: wg-e37-a: 1 tunnel -> 2 (wg-e37-a, wg-e37-a1), ports 51820..51821, routing 10.20.0.0/16 over all of them
 #    note: the new tunnels' private keys are derived on this host from wg-e37-a's and never leave it; their peers are the other end's new tunnels, whose half goes with this one (wgperf fix ecmp --server applies both, rolled back together)
 #    note: runtime only: a restart of the host or of wg-e37-a drops the new tunnels; keep them in wg-quick configs (wgperf fix ecmp without --server prints them)

@@ -150,12 +150,21 @@ func farFixes(on *Result, newPort string) []finding.Fix {
 // near end listens on the throttled port too (the run was sent to it,
 // ToPort), its datagrams leave from that port, which a rule on "udp port"
 // meets as well: its own listen port must move too (the far end learns it
-// from the next authenticated packet, as WireGuard roams). The fix engine
-// applies one action per finding, so that move is given by hand.
+// from the next authenticated packet, as WireGuard roams), in the same step
+// as the endpoint (KindWGPortMove); by hand where the interface or the far
+// end's key is unknown.
 func nearFixes(on *Result, newPort string) []finding.Fix {
 	out := nearEndpointFixes(on, newPort)
 	if !on.ToPort {
 		return out
+	}
+	if on.clientInterface != "" && on.serverKey != "" {
+		// Both moves in one step the fix engine applies as the near half.
+		desc := fmt.Sprintf("Move %s's own WireGuard to listen port %s (its datagrams leave from %d, which the rule meets as well) and point its peer at %s, "+
+			"together with the new listen port on %s (the other half); then bench again", on.Client, newPort, on.WireGuardPort, endpoint(on.Addr, newPort), on.Server)
+		if r, err := remedy.WGPortMove(on.clientInterface, NewPort(on.WireGuardPort), on.serverKey, endpoint(on.Addr, newPort), remedy.Unknown, ""); err == nil {
+			return []finding.Fix{remedy.Fix(desc, r)}
+		}
 	}
 	desc := fmt.Sprintf("By hand, at the same time: move %s's own WireGuard to listen port %s too: its datagrams leave from %d, "+
 		"which the rule meets as well (doctor --fix moves the far end's port and this end's peer only)", on.Client, newPort, on.WireGuardPort)

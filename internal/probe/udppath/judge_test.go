@@ -180,9 +180,10 @@ func TestCapacityIsNoPolicer(t *testing.T) {
 }
 
 // Where both ends listen on the throttled port (the run was sent to it),
-// the near end's datagrams leave from it too: its half says to move its own
-// listen port as well, by hand (measured in the lab: moving the far end's
-// port and this end's peer alone left the tunnel at 48 Mbit/s, rolled back).
+// the near end's datagrams leave from it too: its half moves its own listen
+// port with its peer's endpoint, in one step (measured in the lab: moving
+// the far end's port and this end's peer alone left the tunnel at 48
+// Mbit/s, rolled back).
 func TestPortFixBothEndsOnOnePort(t *testing.T) {
 	c := Config{Client: targettest.New("netns:wgl-rnk-a"), Server: targettest.New("netns:wgl-rnk-b"), Addr: "203.0.113.2", Direction: bench.Upload,
 		TCPMbit: 190, ClientInterface: "wg-rnk-a", ServerInterface: "wg-rnk-b", ServerKey: "kQuGaLbNPKL3KRVH54I6ss2eTSeHZQ1f/9+XJLDz1iA=", WireGuardPort: 51820, ToPort: true}
@@ -193,9 +194,9 @@ func TestPortFixBothEndsOnOnePort(t *testing.T) {
 		t.Fatalf("findings %+v", fs)
 	}
 	near := fs[1].Fixes
-	if len(near) != 2 || near[0].Action == nil || near[0].Action.Kind != remedy.KindWGPeerEndpoint || near[1].Action != nil ||
-		!slices.Contains(near[1].Commands, "wg set wg-rnk-a listen-port 51821") {
-		t.Errorf("the near end's fixes %+v, want its peer's endpoint moved, and its own listen port by hand", near)
+	if len(near) != 1 || near[0].Action == nil || near[0].Action.Kind != remedy.KindWGPortMove ||
+		!slices.Contains(near[0].Commands, "wg set wg-rnk-a listen-port 51821") || near[0].Action.Params["endpoint"] != "203.0.113.2:51821" {
+		t.Errorf("the near end's fixes %+v, want its own listen port and its peer's endpoint moved as one", near)
 	}
 	if len(fs[0].Fixes) != 1 || !strings.Contains(fs[0].Evidence[0].Source, "nft rewrite") {
 		t.Errorf("the far end's half: %+v", fs[0])
