@@ -977,8 +977,10 @@ rwnd_limited 37%; tcp_wmem max 128 KiB to 40 Mbit/s, sndbuf_limited 72%.`}},
 		Why: `TCP cannot have more data in flight than its buffer, so one connection tops
 out at buffer / round-trip time: 4 MiB over 50 ms is about 670 Mbit/s, however
 fast the tunnel is.`,
-		Cases:  []string{CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Both, Bench: InBench, Verify: Measured},
+		Cases: []string{CaseTuning},
+		// The bench's finding says the rate its measured window allows.
+		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Both, Bench: InBench, Verify: Measured,
+			Bound: Bound{Key: "allows (", As: RateHeld}},
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt, 1<<20).On(raises)}},
 		},

@@ -45,7 +45,8 @@ func tcpLimitFindings(r *Report) []finding.Finding {
 					kb(l.peerWindow), rtt, float64(l.peerWindow)*8/1e3/rtt))
 			f.Evidence = append([]finding.Evidence{busy("rwnd_limited", l.rwnd, sh),
 				finding.Evidence{Source: "ss -tin", Key: "receive window the receiver advertised (snd_wnd at the sender)", Value: kb(l.peerWindow),
-					Threshold: ">= BDP " + path}.Of(float64(l.peerWindow), finding.Bytes)}, f.Evidence...)
+					Threshold: ">= BDP " + path}.Of(float64(l.peerWindow), finding.Bytes),
+				allows("receive window", "window", l.peerWindow, rtt, rate)}, f.Evidence...)
 			out = append(out, f)
 		}
 		if sh := l.sndbufShare(); sh >= LimitedShare && len(send.TCPWmem) == 3 && send.TCPWmem[2] < 2*bdp {
@@ -53,11 +54,25 @@ func tcpLimitFindings(r *Report) []finding.Finding {
 				fmt.Sprintf("TCP send buffer held the tunnel %s %.0f%% of the time: net.ipv4.tcp_wmem max %s is below twice the path's BDP %s",
 					run.Direction, 100*sh, kb(send.TCPWmem[2]), path),
 				"The sender keeps every byte in flight in its buffer until it is acknowledged; a buffer under the BDP leaves it waiting for room while the path idles.")
-			f.Evidence = append([]finding.Evidence{busy("sndbuf_limited", l.sndbuf, sh)}, f.Evidence...)
+			f.Evidence = append([]finding.Evidence{busy("sndbuf_limited", l.sndbuf, sh),
+				allows("send buffer", "tcp_wmem max", send.TCPWmem[2], rtt, rate)}, f.Evidence...)
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// AllowsKey is in the key of the evidence that says what rate a measured
+// buffer lets one stream reach: doctor holds the finding to it (its
+// catalog entry's Doctor.Bound).
+const AllowsKey = "allows ("
+
+// allows is that evidence: bytes in flight per round trip, against the
+// rate the path carried.
+func allows(what, size string, bytes int64, rttMs, pathMbit float64) finding.Evidence {
+	mbit := float64(bytes) * 8 / 1e3 / rttMs
+	return finding.Evidence{Source: "ss -tin", Key: fmt.Sprintf("rate the %s %s%s / round trip)", what, AllowsKey, size),
+		Value: fmt.Sprintf("%.1f Mbit/s", mbit), Threshold: fmt.Sprintf(">= %.0f Mbit/s the path carried", pathMbit)}.Of(mbit, finding.Mbits)
 }
 
 // pathMbit is the most the path carried in a direction: the fastest TCP

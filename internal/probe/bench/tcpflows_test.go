@@ -59,7 +59,7 @@ func TestTCPLimits(t *testing.T) {
 	}{
 		{name: "healthy", run: tcpRun(t, "healthy", 95, labRmem, labWmem), note: "mss 1368 of 1380 the route allows, cwnd 544 segments"},
 		{name: "rwnd", run: tcpRun(t, "rwnd", 54, []int64{4096, 131072, 262144}, labWmem),
-			want: "warning tcp.buffers-small@netns:b", say: []string{"receive window 157K", "37%", "net.ipv4.tcp_rmem max 256K", "BDP 243K (95 Mbit/s the path carried upload × 21 ms)", "4096 131072 262144"},
+			want: "warning tcp.buffers-small@netns:b", say: []string{"receive window 157K", "37%", "net.ipv4.tcp_rmem max 256K", "BDP 243K (95 Mbit/s the path carried upload × 21 ms)", "rate the receive window allows (window / round trip) 61.4 Mbit/s >= 95 Mbit/s", "4096 131072 262144"},
 			note: "receive window 37%", fixKey: "net.ipv4.tcp_rmem", fixValue: "4096 131072 1048576"},
 		// The same flow on a host whose tcp_rmem would allow more: not the sysctl's doing.
 		{name: "rwnd, tcp_rmem large", run: tcpRun(t, "rwnd", 54, labRmem, labWmem), note: "receive window 37%"},
@@ -71,7 +71,7 @@ func TestTCPLimits(t *testing.T) {
 		{name: "rwnd, the path's rate unknown", run: tcpRun(t, "rwnd", 54, []int64{4096, 131072, 262144}, labWmem),
 			also: []Run{run(PathUnderlay, Upload, 1, synthetic(54, 54, 54))}, note: "receive window 37%"},
 		{name: "sndbuf", run: tcpRun(t, "sndbuf", 40, labRmem, []int64{4096, 16384, 131072}),
-			want: "warning tcp.buffers-small@netns:a", say: []string{"send buffer", "72%", "tcp_wmem max 128K", "sndbuf_limited"},
+			want: "warning tcp.buffers-small@netns:a", say: []string{"send buffer", "72%", "tcp_wmem max 128K", "sndbuf_limited", "rate the send buffer allows (tcp_wmem max / round trip) 49.9 Mbit/s"},
 			note: "send buffer 72%", fixKey: "net.ipv4.tcp_wmem", fixValue: "4096 16384 1048576"},
 		{name: "mss", run: tcpRun(t, "mss", 72, labRmem, labWmem), note: "segments of 524 bytes where the route's MTU 1420 allows 1380"},
 	} {
