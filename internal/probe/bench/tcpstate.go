@@ -86,7 +86,8 @@ func (t *tcpReader) read(ctx context.Context, on target.Target, port int) ([]fac
 		return nil, fmt.Errorf("%s", missing)
 	}
 	p := strconv.Itoa(port)
-	out, err := on.Run(ctx, "ss", "-tinH", "state", "established", "( sport = :"+p+" or dport = :"+p+" )")
+	// No -H: ss before iproute2 4.13 has none, and the parser skips the header.
+	out, err := on.Run(ctx, "ss", "-tin", "state", "established", "( sport = :"+p+" or dport = :"+p+" )")
 	if target.IsNotFound(err) {
 		t.mu.Lock()
 		t.missing[on] = fmt.Sprintf("ss is not installed on %s (BusyBox has none; install iproute2): its TCP flows were not read", on)
