@@ -69,6 +69,11 @@ func TestParseSSTCPInfoForms(t *testing.T) {
 	if d := cmp.Diff(want, got); err != nil || d != "" {
 		t.Errorf("%v (-want +got)\n%s", err, d)
 	}
+	// A state filter without -H (as bench runs it): the header has no State.
+	withHeader := "Recv-Q Send-Q Local Address:Port Peer Address:PortProcess\n" + string(readTestdata(t, "ss", "tin-rwnd-sender.txt"))
+	if got, err := ParseSSTCPInfo(strings.NewReader(withHeader)); err != nil || len(got) != 2 || got[1].RwndLimitedMs != 1276 {
+		t.Errorf("with a header: %+v, %v", got, err)
+	}
 	if got, err := ParseSSTCPInfo(strings.NewReader("")); err != nil || len(got) != 0 {
 		t.Errorf("empty: %v, %v", got, err)
 	}
