@@ -31,9 +31,13 @@ func benchCmd() *cobra.Command {
 		Long: `bench runs iperf3 between two hosts through the tunnel and around it (the server's
 endpoint address), upload and download (--reverse), one stream and --parallel N,
 each after --omit seconds of warm-up. It samples UDP buffer errors, softnet drops
-and per-CPU load on both ends around every run, and reports the tunnel/underlay
+and per-CPU load on both ends around every run, reads its own flows' TCP state
+at both ends three times during each tunnel TCP run (ss -tin: MSS, window, round
+trip, retransmits, pacing, and how long the receiver's window or the send buffer
+held them; a host without ss is noted and skipped), and reports the tunnel/underlay
 ratio against the expectation (>= 90% for one hop, >= 50% of the worst hop with
---hops 2 or 3, or --via), asymmetry, periodic collapse and the sender's congestion control.
+--hops 2 or 3, or --via), asymmetry, periodic collapse, the sender's congestion control
+and a TCP buffer that held a stream below the path's bandwidth-delay product.
 A cell one run cannot settle (its ratio short of the expectation by less
 than one standard error, from the run's own per-second spread) runs again, tunnel and
 underlay side by side, up to --samples runs each; its figure is then the median

@@ -408,6 +408,20 @@ func (m *docMaker) sample(when string) bench.Sample {
 	return s
 }
 
+// ss reads an ss -tin output recorded in the lab (testdata/collect/ss).
+func (m *docMaker) ss(name string) []facts.TCPSocket {
+	f := m.open("collect", "ss", name)
+	if f == nil {
+		return nil
+	}
+	defer f.Close()
+	socks, err := parse.ParseSSTCPInfo(f)
+	if err != nil {
+		m.fail("%s: %v", name, err)
+	}
+	return socks
+}
+
 // benchReport is what bench.Measure assembles from its runs, here from
 // recorded iperf3 runs and counters.
 func (m *docMaker) benchReport() *bench.Report {
@@ -432,6 +446,11 @@ func (m *docMaker) benchReport() *bench.Report {
 		run := bench.Run{Spec: bench.Spec{Path: r.path, Direction: r.dir, Streams: r.streams, UDPMbit: r.udp}, Addr: addr, Result: m.iperf(r.file)}
 		run.Client = bench.Delta(bench.End{Host: rep.Client}, bench.Sample{}, bench.Sample{})
 		run.Server = bench.Delta(bench.End{Host: rep.Server}, m.sample("before"), m.sample("after"))
+		if r.path == bench.PathTunnel && r.udp == 0 && r.streams == 1 && r.dir == bench.Upload {
+			// ss at both ends, recorded with the receiver's tcp_rmem max at 256 KiB.
+			run.TCP = bench.FlowState([][]facts.TCPSocket{m.ss("tin-rwnd-sender.txt")}, [][]facts.TCPSocket{m.ss("tin-rwnd-receiver.txt")}, nil)
+			run.Server.TCPRmem, run.Server.TCPWmem = []int64{4096, 131072, 262144}, []int64{4096, 16384, 4194304}
+		}
 		rep.Runs = append(rep.Runs, run)
 	}
 	bench.Analyze(rep)

@@ -49,15 +49,27 @@ for it).`,
 		},
 	},
 	{
-		ID:         TCPBuffersSmall,
-		Title:      "TCP buffer maximum below the path's bandwidth-delay product",
-		Check:      &buffersSmall,
+		ID:    TCPBuffersSmall,
+		Title: "TCP buffer maximum below the path's bandwidth-delay product",
+		Check: &buffersSmall,
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor", Package: "internal/probe/bench", Doc: `The bench reads its own
+flows' TCP state with ss -tin at both ends, three times during each tunnel TCP
+run. A single stream that waited at least 20% of its busy time for the
+receiver's window (rwnd_limited), below the path's BDP (the underlay's rate
+of the same direction times the bench's round trip), where the receiver's
+tcp_rmem maximum is under twice that BDP, reports this finding on the
+receiver; one that waited as long for its own send buffer (sndbuf_limited)
+with tcp_wmem under twice the BDP, on the sender. Recorded in the lab
+(100 Mbit/s, 20 ms): tcp_rmem max 256 KiB held a flow to 54 Mbit/s,
+rwnd_limited 37%; tcp_wmem max 128 KiB to 40 Mbit/s, sndbuf_limited 72%.`}},
 		Severities: []finding.Severity{finding.Warning},
 		Why: `TCP cannot have more data in flight than its buffer, so one connection tops
 out at buffer / round-trip time: 4 MiB over 50 ms is about 670 Mbit/s, however
 fast the tunnel is.`,
-		Cases:  []string{CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Both, Bench: InBench, Verify: Measured},
+		Cases: []string{CaseTuning},
+		// The bench's finding says the rate its measured window allows.
+		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Both, Bench: InBench, Verify: Measured,
+			Bound: Bound{Key: "allows (", As: RateHeld}},
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt, 1<<20).On(raises)}},
 		},

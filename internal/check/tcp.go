@@ -163,3 +163,7 @@ func rttString(o Options) string {
 // tcpBufferWant is the buffer maximum the fix sets: twice the BDP, rounded up
 // to a MiB.
 func tcpBufferWant(bdp int64) int64 { return (2*bdp + 1<<20 - 1) &^ (1<<20 - 1) }
+
+// TCPBufferWant is the tcp_rmem/tcp_wmem maximum tcp.buffers-small's fix
+// sets for a path of this BDP: the bench's measured fix uses the same.
+func TCPBufferWant(bdp int64) int64 { return tcpBufferWant(bdp) }

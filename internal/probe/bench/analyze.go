@@ -85,6 +85,9 @@ type Run struct {
 	// Repeats are later runs of the same spec, made when one sample could
 	// not settle its cell's verdict (repeat.go); the cell takes the median.
 	Repeats []Repeat `json:"repeats,omitempty"`
+	// TCP is the state of the run's flows at both ends, read with ss while
+	// a tunnel TCP run loaded the path (tcpstate.go; nil on other runs).
+	TCP *TCPState `json:"tcp,omitempty"`
 }
 
 // Stats summarise a run's measured (non-omitted) intervals.
@@ -198,6 +201,7 @@ func Analyze(r *Report) {
 	fs = append(fs, oscillationFindings(r)...)
 	fs = append(fs, congestionFindings(r)...)
 	fs = append(fs, hostFindings(r)...)
+	fs = append(fs, tcpLimitFindings(r)...)
 	fs = append(fs, bufferbloatFindings(r)...)
 	fs = KernelDropFindings(r, fs)
 	finding.Sort(fs)
@@ -218,6 +222,9 @@ func notes(r *Report, run *Run) []string {
 	out = append(out, recv.Attribution("receiver")...)
 	out = append(out, send.Attribution("sender")...)
 	out = append(out, kernelDropNotes(run)...)
+	if n := tcpNote(run); n != "" {
+		out = append(out, n)
+	}
 	if run.Result != nil && run.Result.Protocol == "udp" && run.Result.LostPackets > 0 {
 		from, to := r.Client, r.Server
 		if run.Direction == Download {

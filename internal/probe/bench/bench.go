@@ -126,6 +126,7 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 	defer func() { rep.KernelDrops = samplers.statuses() }()
 	// The round trip idle, before any run loads the path (latencyprobe.go).
 	pings := newPinger(c)
+	tcp := newTCPReader(c)
 	rep.ClientUplink, rep.ServerUplink = uplinks(ctx, c)
 	rep.IdleLatency = pings.pair(ctx, idlePings)
 	plan := Plan(c)
@@ -140,7 +141,7 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 			}
 			continue
 		}
-		run, after, err := measure(ctx, c, spec, samplers, pings, last)
+		run, after, err := measure(ctx, c, spec, samplers, pings, tcp, last)
 		last = after
 		if blocked := underlayBlocked(spec, err); blocked != "" {
 			// A far end that lets only WireGuard's port in (a NAT's one
@@ -170,7 +171,7 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 		rep.Runs = append(rep.Runs, run)
 	}
 	Analyze(rep)
-	if err := repeatUnsettled(ctx, c, rep, len(plan), samplers, pings, last); err != nil {
+	if err := repeatUnsettled(ctx, c, rep, len(plan), samplers, pings, tcp, last); err != nil {
 		rep.Elapsed = time.Since(start).Seconds()
 		return rep, err
 	}
@@ -182,7 +183,7 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 // by side, until each is settled or has c.Samples samples. A repeat that
 // fails ends the repeats: the samples so far stand, and only a cancelled
 // context is an error.
-func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers *endSamplers, pings *pinger, last *endSamples) error {
+func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers *endSamplers, pings *pinger, tcp *tcpReader, last *endSamples) error {
 	for round := 1; round < c.Samples; round++ {
 		specs := unsettledSpecs(rep, c.Samples)
 		if len(specs) == 0 {
@@ -193,7 +194,7 @@ func repeatUnsettled(ctx context.Context, c Config, rep *Report, n int, samplers
 			if c.Progress != nil {
 				fmt.Fprintf(c.Progress, "[again] %s (%ds): %s... ", spec.Spec, c.Omit+c.Seconds, spec.why)
 			}
-			run, after, err := measure(ctx, c, spec.Spec, samplers, pings, last)
+			run, after, err := measure(ctx, c, spec.Spec, samplers, pings, tcp, last)
 			last = after
 			if err != nil {
 				if c.Progress != nil {
@@ -223,7 +224,7 @@ type endSamples struct{ client, server Sample }
 // the samples after it. The samples before are before, when the run just
 // before left them (nothing ran in between): in a slow guest a sample of
 // both ends costs about two seconds a run.
-func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pings *pinger, before *endSamples) (Run, *endSamples, error) {
+func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pings *pinger, tcp *tcpReader, before *endSamples) (Run, *endSamples, error) {
 	if spec.Hop > 0 {
 		run, err := measureHop(ctx, c, spec)
 		return run, nil, err
@@ -247,12 +248,18 @@ func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pi
 	hubs := c.hubsDuring(ctx, spec)
 	dropsBefore := samplers.snapshot(ctx)
 	waitPings, abortPings := pings.duringRun(ctx, test.Omit, test.Seconds)
+	waitTCP := func() *TCPState { return nil }
+	if tcp != nil && spec.Path == PathTunnel && spec.UDPMbit == 0 {
+		waitTCP = tcp.duringRun(ctx, test.Port, test.Omit, test.Seconds)
+	}
 	res, err := iperf.Run(ctx, c.Client, c.Server, test)
+	tcpState := waitTCP()
 	if err != nil {
 		abortPings()
 		return run, nil, err
 	}
 	run.Result = res
+	run.TCP = tcpState
 	run.Latency = waitPings()
 	samplers.record(&run, dropsBefore, samplers.snapshot(ctx))
 	after := takeSamples(ctx, c.Client, c.Server, Named)

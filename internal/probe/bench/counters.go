@@ -35,6 +35,9 @@ type Sample struct {
 	IRQs []facts.IRQ
 	// ContextSwitches is /proc/stat's ctxt, 0 when unread.
 	ContextSwitches uint64
+	// TCPRmem and TCPWmem are net.ipv4.tcp_rmem and tcp_wmem (min,
+	// default, max), nil when unread.
+	TCPRmem, TCPWmem []int64
 	// At is when the sample was read (zero when unknown): it turns a run's
 	// counts into rates.
 	At time.Time
@@ -59,7 +62,7 @@ func TakeSample(ctx context.Context, t target.Target, named bool) Sample {
 	// One process per end and read: over ssh one round trip, in a slow guest
 	// a fraction of a second instead of ten commands.
 	paths := append([]string{"/proc/net/snmp", "/proc/net/netstat", "/proc/net/softnet_stat", "/proc/stat", "/proc/net/dev",
-		"/proc/net/udp", "/proc/net/udp6", "/proc/interrupts"}, collect.IRQDeviceGlobs...)
+		"/proc/net/udp", "/proc/net/udp6", "/proc/interrupts", "/proc/sys/net/ipv4/tcp_rmem", "/proc/sys/net/ipv4/tcp_wmem"}, collect.IRQDeviceGlobs...)
 	files, fw, _ := collect.ReadSample(ctx, t, named, paths...)
 	s.At = time.Now()
 	s.Firewall = fw
@@ -78,6 +81,8 @@ func TakeSample(ctx context.Context, t target.Target, named bool) Sample {
 		s.CPU, _ = parse.ParseProcStat(bytes.NewReader(b))
 		s.ContextSwitches, _ = parse.ParseContextSwitches(bytes.NewReader(b))
 	}
+	s.TCPRmem = tcpBuffers(files["/proc/sys/net/ipv4/tcp_rmem"])
+	s.TCPWmem = tcpBuffers(files["/proc/sys/net/ipv4/tcp_wmem"])
 	if b, ok := files["/proc/net/dev"]; ok {
 		s.NetDev, _ = parse.ParseNetDev(bytes.NewReader(b))
 	}
@@ -148,6 +153,11 @@ type HostDelta struct {
 	// TCP is what the host's TCP counted of segment order (nil: netstat
 	// unread; order.go).
 	TCP *TCPOrder `json:"tcp_order,omitempty"`
+	// TCPRmem and TCPWmem are the host's net.ipv4.tcp_rmem and tcp_wmem
+	// after the run (min, default, max bytes): the buffers its TCP flows
+	// grow to at most.
+	TCPRmem []int64 `json:"tcp_rmem,omitempty"`
+	TCPWmem []int64 `json:"tcp_wmem,omitempty"`
 }
 
 // SocketDrops is what one UDP socket dropped during a run.
@@ -212,7 +222,7 @@ func (d HostDelta) MaxCPU() (float64, int) {
 
 // Delta compares two samples of one end.
 func Delta(end End, before, after Sample) HostDelta {
-	d := HostDelta{Host: end.Host, Tunnel: end.Interface, TunnelPort: end.Port}
+	d := HostDelta{Host: end.Host, Tunnel: end.Interface, TunnelPort: end.Port, TCPRmem: after.TCPRmem, TCPWmem: after.TCPWmem}
 	snmp := func(group, key string) int64 {
 		v := after.SNMP[group][key] - before.SNMP[group][key]
 		if v < 0 { // counter reset

@@ -121,7 +121,7 @@ func measureHop(ctx context.Context, c Config, spec Spec) (Run, error) {
 	one := spec
 	one.Hop = 0
 	// No pings: the path's round trips are the ends', measured beside their own runs.
-	run, _, err := measure(ctx, hc, one, nil, &pinger{t: leg.From}, nil)
+	run, _, err := measure(ctx, hc, one, nil, &pinger{t: leg.From}, nil, nil)
 	run.Spec, run.Latency = spec, nil
 	return run, err
 }

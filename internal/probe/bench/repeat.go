@@ -168,6 +168,9 @@ func addRepeat(r *Report, again Run) {
 	if first == nil || again.Result == nil {
 		return
 	}
+	if first.TCP == nil { // the first run's flows were not read
+		first.TCP = again.TCP
+	}
 	st := Summarise(again.Result)
 	first.Repeats = append(first.Repeats, Repeat{Mbit: st.Mbit, CV: st.CV, Retransmits: st.Retransmits, IperfJSON: again.IperfJSON})
 }
