@@ -16,9 +16,17 @@ import (
 // server) and with it the TLS stack, and the Prometheus client libraries;
 // keep the HTML report's charts (wgperf's own small SVG writer); say which
 // build it is; answer a lab command and the exporter's --web.config.file in
-// one line with exit status 3; and stay within 8.99 MB stripped for
-// linux/mipsle softfloat, built as router-build.sh builds it (8,978,625
-// bytes with Go 1.26. Each hop through hubs (bench and doctor --via: the
+// one line with exit status 3; and stay within 9.5 MB stripped for
+// linux/mipsle softfloat, built as router-build.sh builds it (9,437,377
+// bytes with Go 1.26.8. The tunnels that are not pairs (a hub found and its
+// legs judged, NAT without keepalive, shared keys sampled through the bench,
+// an unreachable tunnel explained), the layer table and the rank by what a
+// cause explains, the bench's own flows' TCP state, the sweep's trade-off,
+// the exporter's render budget and tunnel counts, the one here-document
+// writer and the fixed PATH, bounded streams and inventories added about
+// 460 KB by router-size (probe +103 KB, doctor +77, std slices' instances
+// +57, check +36, remedy +30, exporter +21, parse +21): 8,978,625 before
+// them. Each hop through hubs (bench and doctor --via: the
 // hops' underlays, the hubs' CPU samples and quotas) and the probe list
 // added about 51 KB by router-size (probe +34 KB, doctor +7, cmd +3) and
 // crossed a 64 KiB segment: 8,913,089 before them. The shaper a tunnel outgrows (tc's qdiscs read,
@@ -100,7 +108,7 @@ func TestRouterBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const budget = 8_990_000
+	const budget = 9_500_000
 	if fi.Size() > budget {
 		t.Errorf("router build for mipsle softfloat: %d bytes, over its %d (see scripts/router-size.sh)", fi.Size(), budget)
 	}
