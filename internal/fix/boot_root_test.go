@@ -40,7 +40,7 @@ func TestLateConfirmRollsBack(t *testing.T) {
 	before := h.state(t)
 	// Long enough that the watchdog is killed before it fires on a loaded
 	// machine, then waited out.
-	j, err := Apply(ctx, h.env, planFor(t, h, unconfirmedActions()), ApplyOptions{Confirm: 5 * time.Second})
+	j, err := Apply(ctx, h.env, planFor(t, h, unconfirmedActions()), ApplyOptions{Confirm: 8 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -368,7 +368,9 @@ func TestConfirmTimeoutReverts(t *testing.T) {
 	ctx := context.Background()
 	before := h.state(t)
 	all := rootActions()
-	j, err := Apply(ctx, h.env, planFor(t, h, []finding.Finding{all[0], all[4], all[6]}), ApplyOptions{Confirm: time.Second})
+	// Long enough that the state is read back before the watchdog fires on
+	// a loaded machine (1 s failed there, beside other lab runs).
+	j, err := Apply(ctx, h.env, planFor(t, h, []finding.Finding{all[0], all[4], all[6]}), ApplyOptions{Confirm: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
