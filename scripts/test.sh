@@ -69,9 +69,11 @@ beside=$!
 alone='/internal/scenario$|/internal/diagnose$'
 # After the shared scenarios, in their stream, a few packages' short lab
 # tests, to even the two streams out: the other took about 890 s and the
-# scenarios about 765 s, and these about 70 s.
+# scenarios about 765 s, and these about 70 s. The scenarios of tunnels that
+# are not pairs (a hub, a NAT, a clone: about 7 minutes, lab "e2t") play in
+# the other stream, after its packages.
 late='/internal/lab$|/internal/lab/guest$|/internal/probe/mtu$|/internal/probe/icmpburst$'
-sh -c 'WGPERF_SCENARIO_LANE=shared go test -count=1 -timeout 15m ./internal/scenario; a=$?
+sh -c 'WGPERF_SCENARIO_LANE=shared go test -count=1 -timeout 25m ./internal/scenario; a=$?
 	go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$1"); b=$?
 	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "$late" >"$shared_log" 2>&1 &
 shared=$!
@@ -84,6 +86,8 @@ keep() {
 }
 keep go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -v -E "/packaging\$|$alone|$late")
 tests=$status
+keep env WGPERF_SCENARIO_LANE=topologies go test -count=1 -timeout 20m -run '^TestScenarios$' ./internal/scenario
+[ "$status" -eq 0 ] || tests=$status
 wait "$shared"
 sharedStatus=$?
 shared=

@@ -170,7 +170,7 @@ func TestScenarios(t *testing.T) {
 			if sc.Lab.ICMPLimitStyle == lab.ICMPLimitIptables || usesIptables(sc) {
 				testutil.RequireTools(t, "iptables", "iptables-save")
 			}
-			opts := Options{Exe: exe, LabName: "e2e", Seconds: 2, Capacities: capacities}
+			opts := Options{Exe: exe, LabName: laneLab(lane), Seconds: 2, Capacities: capacities}
 			if os.Getenv("WGPERF_SCENARIO_STORY") != "" {
 				opts.Log = storyLog{t} // the scenario's story: break, findings, fix commands, probes, recheck
 			}
@@ -221,7 +221,10 @@ func TestScenarios(t *testing.T) {
 // them; unset plays everything.
 const laneEnv = "WGPERF_SCENARIO_LANE"
 
-// skipInLane says why a scenario does not play in this lane ("" when it does).
+// skipInLane says why a scenario does not play in this lane ("" when it
+// does). "topologies" plays the tunnels that are not pairs (a hub, a NAT, a
+// clone), which leave the host alone too, in a stream of their own with a
+// lab of their own: the shared lane leaves them to it.
 func skipInLane(lane string, sc Scenario) string {
 	changesHost := len(sc.HostSysctls) > 0
 	switch {
@@ -229,10 +232,29 @@ func skipInLane(lane string, sc Scenario) string {
 		return "the kernel lane plays the catalog in a guest (TestKernelCatalog)"
 	case lane == "shared" && changesHost:
 		return "it changes host sysctls: it plays in the host lane, alone"
+	case lane == "shared" && notAPair(sc):
+		return "a tunnel that is not a pair: it plays in the topologies lane"
+	case lane == "topologies" && !notAPair(sc):
+		return "a tunnel between two ends: it plays in the shared or host lane"
 	case lane == "host" && !changesHost:
 		return "it leaves the host alone: it plays in the shared lane"
 	}
 	return ""
+}
+
+// notAPair reports a scenario whose tunnel is not one pair of ends that hold
+// each other's endpoint: through a hub, behind a NAT, or with a clone.
+func notAPair(sc Scenario) bool {
+	return len(sc.HostSysctls) == 0 && (sc.Lab.HubMbit > 0 || sc.Lab.NATTimeout > 0 || sc.Lab.CloneA)
+}
+
+// laneLab is the lab name a lane's scenarios use: lanes that play side by
+// side must not share one.
+func laneLab(lane string) string {
+	if lane == "topologies" {
+		return "e2t"
+	}
+	return "e2e"
 }
 
 // usesIptables reports a scenario whose breakage runs iptables.
@@ -297,9 +319,9 @@ func TestScoreRanksWhatJudgeLooksAt(t *testing.T) {
 func TestLanesPartitionCatalog(t *testing.T) {
 	host := 0
 	for _, sc := range Catalog {
-		inShared, inHost := skipInLane("shared", sc) == "", skipInLane("host", sc) == ""
-		if inShared == inHost {
-			t.Errorf("%s: shared lane %v, host lane %v", sc.Name, inShared, inHost)
+		inShared, inHost, inTopologies := skipInLane("shared", sc) == "", skipInLane("host", sc) == "", skipInLane("topologies", sc) == ""
+		if n := btoi(inShared) + btoi(inHost) + btoi(inTopologies); n != 1 {
+			t.Errorf("%s: shared lane %v, host lane %v, topologies lane %v: want exactly one", sc.Name, inShared, inHost, inTopologies)
 		}
 		if skipInLane("", sc) != "" {
 			t.Errorf("%s skipped without a lane", sc.Name)
@@ -457,4 +479,11 @@ func TestLabQueueIsTheLabs(t *testing.T) {
 			}
 		})
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
