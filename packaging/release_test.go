@@ -100,10 +100,10 @@ func dist(t *testing.T) release {
 		out, _ := exec.Command("go", "env", "GOPATH").Output()
 		return filepath.Join(strings.TrimSpace(string(out)), "bin", name)
 	}
-	gr, minisign := gobin("goreleaser"), gobin("minisign")
-	for _, tool := range []string{gr, minisign} {
+	gr, minisign, cyclonedx := gobin("goreleaser"), gobin("minisign"), gobin("cyclonedx-gomod")
+	for _, tool := range []string{gr, minisign, cyclonedx} {
 		if _, err := os.Stat(tool); err != nil {
-			t.Skipf("%s is not installed (scripts/goreleaser.sh installs goreleaser v2.15.1 and minisign): release artifacts not checked", filepath.Base(tool))
+			t.Skipf("%s is not installed (scripts/goreleaser.sh installs goreleaser v2.15.1, minisign and cyclonedx-gomod): release artifacts not checked", filepath.Base(tool))
 		}
 	}
 	if testing.Short() {
@@ -153,7 +153,7 @@ func dist(t *testing.T) release {
 		// git only where an origin remote exists; a worktree may have none.
 		"WGPERF_TOOLS="+filepath.Join(root, "build", "tools"),
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=remote.origin.url", "GIT_CONFIG_VALUE_0=https://github.com/wgperf/wgperf.git",
-		"PATH="+filepath.Dir(minisign)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		"PATH="+filepath.Dir(minisign)+string(os.PathListSeparator)+filepath.Dir(cyclonedx)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fail("goreleaser: %v\n%s", err, out)
 	}
