@@ -54,14 +54,15 @@ func TestBootHookEnabledTheDistributionsWay(t *testing.T) {
 	for _, tc := range []struct {
 		script, arg, want, not string
 	}{
-		{"postinstall.sh", "configure", "deb-systemd-helper enable wgperf-fix-rollback.service", ""},
-		{"postinstall.sh", "configure 0.9.0", "deb-systemd-helper enable wgperf-fix-rollback.service", ""},
-		{"postinstall.sh", "1", "systemctl --no-reload preset wgperf-fix-rollback.service", "deb-systemd-helper"},
-		{"postinstall.sh", "2", "", "preset"}, // an upgrade keeps the owner's choice
-		{"preremove.sh", "0", "systemctl --no-reload disable wgperf-fix-rollback.service", ""},
-		{"preremove.sh", "upgrade", "", "wgperf-fix-rollback"},
-		{"postremove.sh", "remove", "deb-systemd-helper mask wgperf-fix-rollback.service", ""},
-		{"postremove.sh", "purge", "deb-systemd-helper purge wgperf-fix-rollback.service", ""},
+		{"deb/postinst", "configure", "deb-systemd-helper enable wgperf-fix-rollback.service", "systemctl enable"},
+		{"deb/postinst", "configure 0.9.0", "deb-systemd-helper enable wgperf-fix-rollback.service", "systemctl enable"},
+		{"rpm/post", "1", "systemctl --no-reload preset wgperf-fix-rollback.service", "deb-systemd-helper"},
+		{"rpm/post", "2", "", "preset"}, // an upgrade keeps the owner's choice
+		{"rpm/preun", "0", "systemctl --no-reload disable wgperf-exporter.service wgperf-fix-rollback.service", ""},
+		{"rpm/preun", "1", "", "wgperf-fix-rollback"},
+		{"deb/prerm", "upgrade", "", "wgperf"},
+		{"deb/postrm", "remove", "deb-systemd-helper mask wgperf-exporter.service wgperf-fix-rollback.service", ""},
+		{"deb/postrm", "purge", "deb-systemd-helper purge wgperf-exporter.service wgperf-fix-rollback.service", ""},
 	} {
 		log := runScript(t, tc.script, strings.Fields(tc.arg)...)
 		if !strings.Contains(log, tc.want) || (tc.not != "" && strings.Contains(log, tc.not)) {
@@ -76,7 +77,7 @@ func runScript(t *testing.T, script string, args ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls.log")
-	for _, tool := range []string{"systemctl", "deb-systemd-helper"} {
+	for _, tool := range []string{"systemctl", "deb-systemd-helper", "deb-systemd-invoke"} {
 		stub := "#!/bin/sh\necho \"" + tool + " $*\" >> \"$CALLS\"\n"
 		if err := os.WriteFile(filepath.Join(dir, tool), []byte(stub), 0o755); err != nil {
 			t.Fatal(err)

@@ -13,9 +13,10 @@ import (
 
 // cleanRoot is an empty Debian-like root for dpkg --root: BusyBox as the
 // shell and core tools, an empty dpkg database, /run/systemd/system (so the
-// maintainer scripts believe systemd runs) and a systemctl that only writes
-// each call into /systemctl.log. dpkg runs maintainer scripts chrooted
-// there, so nothing reaches this machine's systemd.
+// maintainer scripts believe systemd runs) and a systemctl,
+// deb-systemd-invoke and deb-systemd-helper that only write each call into
+// /systemctl.log. dpkg runs maintainer scripts chrooted there, so nothing
+// reaches this machine's systemd.
 func cleanRoot(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -73,21 +74,23 @@ func cleanRoot(t *testing.T) string {
 	if err := syscall.Mknod(filepath.Join(root, "dev/null"), syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
 		t.Fatal(err)
 	}
-	stub := "#!/bin/sh\necho \"$*\" >> /systemctl.log\n"
-	if err := os.WriteFile(filepath.Join(root, "usr/bin/systemctl"), []byte(stub), 0o755); err != nil {
-		t.Fatal(err)
+	for _, tool := range []string{"systemctl", "deb-systemd-invoke", "deb-systemd-helper"} {
+		stub := "#!/bin/sh\necho \"" + tool + " $*\" >> /systemctl.log\n"
+		if err := os.WriteFile(filepath.Join(root, "usr/bin", tool), []byte(stub), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return root
 }
 
-// systemctlCalls returns what the maintainer scripts asked systemctl since
-// the last call, and forgets it.
-func systemctlCalls(t *testing.T, root string) []string {
+// systemctlCalls returns what the maintainer scripts asked systemctl and
+// Debian's helpers since the last call, one call a line, and forgets it.
+func systemctlCalls(t *testing.T, root string) string {
 	t.Helper()
 	log := filepath.Join(root, "systemctl.log")
 	b, _ := os.ReadFile(log)
 	os.Remove(log)
-	return strings.Fields(string(b))
+	return strings.TrimSpace(string(b))
 }
 
 func dpkg(t *testing.T, root string, args ...string) {
@@ -101,17 +104,23 @@ func dpkg(t *testing.T, root string, args ...string) {
 
 // TestDebInstallsIntoCleanRoot installs the amd64 .deb into an empty root
 // with dpkg, upgrades it and removes it, and checks what the maintainer
-// scripts asked systemd (as dh_installsystemd's do: daemon-reload after
-// install, try-restart on upgrade, stop and disable on removal), that the
+// scripts asked systemd, as dh_installsystemd's do: daemon-reload after
+// install, deb-systemd-invoke's try-restart on upgrade and stop on removal,
+// deb-systemd-helper's enablement state (the boot hook enabled, both units
+// masked on removal and forgotten on purge), never systemctl's enable,
+// disable, stop or restart, which bypass policy-rc.d. And that the
 // man pages, completions and the exporter's flags file are in place, and
 // that the packaged exporter listens on loopback only.
 func TestDebInstallsIntoCleanRoot(t *testing.T) {
 	root := cleanRoot(t)
 	deb := one(t, dist(t).dir, "wgperf_*_amd64.deb")
 
+	const hook, exporter = "wgperf-fix-rollback.service", "wgperf-exporter.service"
+	helper := "deb-systemd-helper unmask " + hook + "\ndeb-systemd-helper --quiet was-enabled " + hook +
+		"\ndeb-systemd-helper enable " + hook + "\ndeb-systemd-helper update-state " + exporter
 	dpkg(t, root, "-i", deb)
-	if got := strings.Join(systemctlCalls(t, root), " "); got != "--system daemon-reload" {
-		t.Errorf("install asked systemctl %q, want a daemon-reload only (the exporter is not enabled by a package)", got)
+	if got, want := systemctlCalls(t, root), helper+"\nsystemctl --system daemon-reload"; got != want {
+		t.Errorf("install asked:\n%s\nwant (the exporter is not enabled or started by a package):\n%s", got, want)
 	}
 	for _, f := range []string{"usr/bin/wgperf", "usr/lib/systemd/system/wgperf-exporter.service",
 		"usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf", "etc/default/wgperf-exporter",
@@ -126,13 +135,13 @@ func TestDebInstallsIntoCleanRoot(t *testing.T) {
 	// The same version again is an upgrade to dpkg: the running exporter
 	// must pick up the new binary.
 	dpkg(t, root, "-i", deb)
-	if got := strings.Join(systemctlCalls(t, root), " "); got != "--system daemon-reload try-restart wgperf-exporter.service" {
-		t.Errorf("upgrade asked systemctl %q, want a daemon-reload and a try-restart", got)
+	if got, want := systemctlCalls(t, root), helper+"\nsystemctl --system daemon-reload\ndeb-systemd-invoke try-restart "+exporter; got != want {
+		t.Errorf("upgrade asked:\n%s\nwant a daemon-reload and deb-systemd-invoke's try-restart:\n%s", got, want)
 	}
 
 	dpkg(t, root, "-r", "wgperf")
-	if got := strings.Join(systemctlCalls(t, root), " "); got != "stop wgperf-exporter.service disable wgperf-exporter.service --system daemon-reload" {
-		t.Errorf("removal asked systemctl %q, want stop, disable, then daemon-reload", got)
+	if got, want := systemctlCalls(t, root), "deb-systemd-invoke stop "+exporter+"\ndeb-systemd-helper mask "+exporter+" "+hook+"\nsystemctl --system daemon-reload"; got != want {
+		t.Errorf("removal asked:\n%s\nwant:\n%s", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(root, "usr/bin/wgperf")); err == nil {
 		t.Error("removal left /usr/bin/wgperf")
@@ -141,6 +150,9 @@ func TestDebInstallsIntoCleanRoot(t *testing.T) {
 		t.Error("removal (not purge) deleted the owner's /etc/default/wgperf-exporter")
 	}
 	dpkg(t, root, "--purge", "wgperf")
+	if got, want := systemctlCalls(t, root), "deb-systemd-helper purge "+exporter+" "+hook+"\ndeb-systemd-helper unmask "+exporter+" "+hook+"\nsystemctl --system daemon-reload"; got != want {
+		t.Errorf("purge asked:\n%s\nwant:\n%s", got, want)
+	}
 	if _, err := os.Stat(filepath.Join(root, "etc/default/wgperf-exporter")); err == nil {
 		t.Error("purge left /etc/default/wgperf-exporter")
 	}
@@ -176,28 +188,29 @@ func checkLoopbackOnly(t *testing.T, root string) {
 	}
 }
 
-// The .rpm runs the same scripts with rpm's arguments (the number of
-// installed copies): they are run here in the clean root with each.
+// The .rpm's scriptlets (packaging/scripts/rpm) get the number of installed
+// copies: they are run here in the clean root with each, and call systemctl
+// as rpm's own macros do.
 func TestRPMScriptletArguments(t *testing.T) {
 	root := cleanRoot(t)
 	for _, tc := range []struct {
 		script, arg, want string
 	}{
-		{"postinstall.sh", "1", "--no-reload preset wgperf-fix-rollback.service --system daemon-reload"},
-		{"postinstall.sh", "2", "--system daemon-reload try-restart wgperf-exporter.service"},
-		{"preremove.sh", "0", "stop wgperf-exporter.service disable wgperf-exporter.service --no-reload disable wgperf-fix-rollback.service"},
-		{"preremove.sh", "1", ""},
-		{"postremove.sh", "0", "--system daemon-reload"},
-		{"postremove.sh", "1", ""},
+		{"post", "1", "systemctl --no-reload preset wgperf-fix-rollback.service\nsystemctl --system daemon-reload"},
+		{"post", "2", "systemctl --system daemon-reload\nsystemctl try-restart wgperf-exporter.service"},
+		{"preun", "0", "systemctl stop wgperf-exporter.service\nsystemctl --no-reload disable wgperf-exporter.service wgperf-fix-rollback.service"},
+		{"preun", "1", ""},
+		{"postun", "0", "systemctl --system daemon-reload"},
+		{"postun", "1", ""},
 	} {
-		b := repoFile(t, filepath.Join("packaging/scripts", tc.script))
+		b := repoFile(t, filepath.Join("packaging/scripts/rpm", tc.script))
 		if err := os.WriteFile(filepath.Join(root, "script"), b, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if out, err := exec.Command("chroot", root, "/bin/sh", "/script", tc.arg).CombinedOutput(); err != nil {
 			t.Fatalf("%s %s: %v\n%s", tc.script, tc.arg, err, out)
 		}
-		if got := strings.Join(systemctlCalls(t, root), " "); got != tc.want {
+		if got := systemctlCalls(t, root); got != tc.want {
 			t.Errorf("%s %s asked systemctl %q, want %q", tc.script, tc.arg, got, tc.want)
 		}
 	}

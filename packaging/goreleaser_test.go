@@ -17,6 +17,7 @@ type goreleaserConfig struct {
 		Formats          []string `yaml:"formats"`
 		FileNameTemplate string   `yaml:"file_name_template"`
 		Changelog        string   `yaml:"changelog"`
+		Release          string   `yaml:"release"`
 		Recommends       []string `yaml:"recommends"`
 		Suggests         []string `yaml:"suggests"`
 		Overrides        map[string]struct {
@@ -76,14 +77,15 @@ func TestPackagesDeclareTheKit(t *testing.T) {
 			t.Errorf("the archives lack %s", src)
 		}
 	}
-	if installs("deb", "/usr/share/doc/wgperf/copyright") != "packaging/debian/copyright" {
-		t.Error("the .deb has no /usr/share/doc/wgperf/copyright")
+	// packaging/licenses writes the copyright file: wgperf's own, then every module's.
+	if installs("deb", "/usr/share/doc/wgperf/copyright") != "build/licenses/copyright" {
+		t.Error("the .deb has no /usr/share/doc/wgperf/copyright with the third-party licences")
 	}
-	if installs("deb", "/usr/share/doc/wgperf/LICENSE") != "" {
+	if installs("deb", "/usr/share/doc/wgperf/LICENSE") != "" || installs("deb", "/usr/share/licenses/wgperf/LICENSE") != "" {
 		t.Error("the .deb installs LICENSE beside its copyright file (lintian: extra-license-file)")
 	}
-	if installs("rpm", "/usr/share/doc/wgperf/LICENSE") != "LICENSE" {
-		t.Error("the rpm has no LICENSE")
+	if installs("rpm", "/usr/share/licenses/wgperf/LICENSE") != "LICENSE" || installs("rpm", "/usr/share/licenses/wgperf/THIRD_PARTY_LICENSES") != "build/licenses/THIRD_PARTY_LICENSES" {
+		t.Error("the rpm has no LICENSE or THIRD_PARTY_LICENSES in /usr/share/licenses/wgperf")
 	}
 	if n.Changelog == "" {
 		t.Error("no changelog for the packages (changelog.Debian.gz)")
@@ -108,10 +110,46 @@ func TestPackagesDeclareTheKit(t *testing.T) {
 			t.Errorf("the .deb does not recommend or suggest %s", name)
 		}
 	}
-	if rpm.FileNameTemplate != "{{ .ConventionalFileName }}" {
-		t.Errorf("the rpm's file name template %q, want rpm's own name (wgperf-VERSION-1.ARCH.rpm: {{ .ConventionalFileName }})", rpm.FileNameTemplate)
+	// Each format's own name: wgperf_1.2.3-1_armhf.deb, wgperf-1.2.3-1.armv7hl.rpm.
+	if n.FileNameTemplate != "{{ .ConventionalFileName }}" || rpm.FileNameTemplate != "" || deb.FileNameTemplate != "" {
+		t.Errorf("file name templates %q (deb %q, rpm %q), want each format's own ({{ .ConventionalFileName }})", n.FileNameTemplate, deb.FileNameTemplate, rpm.FileNameTemplate)
 	}
-	if !strings.HasPrefix(n.FileNameTemplate, "{{ .PackageName }}_{{ .Version }}_") {
-		t.Errorf("the .deb's file name template %q, want Debian's NAME_VERSION_ARCH", n.FileNameTemplate)
+	if n.Release != "1" {
+		t.Errorf("packaging revision %q, want 1 (Debian's VERSION-1, the rpm's Release)", n.Release)
+	}
+}
+
+// TestReleasePublishedAndSigned: a tag publishes to the project's GitHub
+// releases, checksums.txt is signed with minisign, and the public key that
+// verifies it is packaging/minisign.pub, the one README's Install and
+// docs/releasing.md print (no placeholder).
+func TestReleasePublishedAndSigned(t *testing.T) {
+	var c struct {
+		Release struct {
+			Disable any
+			GitHub  struct{ Owner, Name string }
+		}
+		Signs []struct {
+			Cmd       string
+			Artifacts string
+		}
+	}
+	if err := yaml.Unmarshal(repoFile(t, ".goreleaser.yaml"), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Release.Disable != nil || c.Release.GitHub.Owner != "wgperf" || c.Release.GitHub.Name != "wgperf" {
+		t.Errorf("release: disable %v, github %+v; want published to github.com/wgperf/wgperf", c.Release.Disable, c.Release.GitHub)
+	}
+	if len(c.Signs) != 1 || c.Signs[0].Cmd != "minisign" || c.Signs[0].Artifacts != "checksum" {
+		t.Errorf("signs %+v, want minisign over checksums.txt", c.Signs)
+	}
+	pub := strings.Split(strings.TrimSpace(string(repoFile(t, "packaging/minisign.pub"))), "\n")
+	if len(pub) != 2 || !strings.HasPrefix(pub[0], "untrusted comment: minisign public key ") || len(pub[1]) != 56 || !strings.HasPrefix(pub[1], "RW") {
+		t.Fatalf("packaging/minisign.pub is not a minisign public key: %q", pub)
+	}
+	for _, doc := range []string{"README.md", "docs/releasing.md"} {
+		if !strings.Contains(string(repoFile(t, doc)), pub[1]) {
+			t.Errorf("%s does not print the release key %s (packaging/minisign.pub)", doc, pub[1])
+		}
 	}
 }

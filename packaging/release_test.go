@@ -1,17 +1,12 @@
 package packaging
 
 import (
-	"archive/tar"
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"debug/buildinfo"
 	"debug/elf"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,14 +20,14 @@ const DistEnv = "WGPERF_RELEASE_DIST"
 
 // platform is one release target and what its binary must be.
 type platform struct {
-	name     string // in artifact names: amd64, arm64, armv7, mipsle_softfloat, mips_softfloat
+	name     string // in archive names: amd64, arm64, armv7, mipsle_softfloat, mips_softfloat, riscv64...
 	machine  elf.Machine
 	class    elf.Class
 	order    binary.ByteOrder
 	goarch   string
 	settings map[string]string // build settings recorded in the binary
-	debArch  string
-	rpmArch  string // in the rpm's file name (wgperf-VERSION-1.ARCH.rpm)
+	debArch  string            // Debian's, in the .deb's file name too (wgperf_VERSION-1_ARCH.deb)
+	rpmArch  string            // in the rpm's file name (wgperf-VERSION-1.ARCH.rpm)
 }
 
 var platforms = []platform{
@@ -41,6 +36,9 @@ var platforms = []platform{
 	{"armv7", elf.EM_ARM, elf.ELFCLASS32, binary.LittleEndian, "arm", map[string]string{"GOARM": "7"}, "armhf", "armv7hl"},
 	{"mipsle_softfloat", elf.EM_MIPS, elf.ELFCLASS32, binary.LittleEndian, "mipsle", map[string]string{"GOMIPS": "softfloat"}, "mipsel", "mipsel"},
 	{"mips_softfloat", elf.EM_MIPS, elf.ELFCLASS32, binary.BigEndian, "mips", map[string]string{"GOMIPS": "softfloat"}, "mips", "mips"},
+	{"riscv64", elf.EM_RISCV, elf.ELFCLASS64, binary.LittleEndian, "riscv64", nil, "riscv64", "riscv64"},
+	{"loong64", elf.EM_LOONGARCH, elf.ELFCLASS64, binary.LittleEndian, "loong64", nil, "loong64", "loongarch64"},
+	{"mips64le_softfloat", elf.EM_MIPS, elf.ELFCLASS64, binary.LittleEndian, "mips64le", map[string]string{"GOMIPS64": "softfloat"}, "mips64el", "mips64el"},
 }
 
 // routerPlatforms are built for OpenWrt only (no archive, .deb or .rpm), each
@@ -102,10 +100,10 @@ func dist(t *testing.T) release {
 		out, _ := exec.Command("go", "env", "GOPATH").Output()
 		return filepath.Join(strings.TrimSpace(string(out)), "bin", name)
 	}
-	gr, minisign := gobin("goreleaser"), gobin("minisign")
-	for _, tool := range []string{gr, minisign} {
+	gr, minisign, cyclonedx := gobin("goreleaser"), gobin("minisign"), gobin("cyclonedx-gomod")
+	for _, tool := range []string{gr, minisign, cyclonedx} {
 		if _, err := os.Stat(tool); err != nil {
-			t.Skipf("%s is not installed (scripts/goreleaser.sh installs goreleaser v2.15.1 and minisign): release artifacts not checked", filepath.Base(tool))
+			t.Skipf("%s is not installed (scripts/goreleaser.sh installs goreleaser v2.15.1, minisign and cyclonedx-gomod): release artifacts not checked", filepath.Base(tool))
 		}
 	}
 	if testing.Short() {
@@ -155,7 +153,7 @@ func dist(t *testing.T) release {
 		// git only where an origin remote exists; a worktree may have none.
 		"WGPERF_TOOLS="+filepath.Join(root, "build", "tools"),
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=remote.origin.url", "GIT_CONFIG_VALUE_0=https://github.com/wgperf/wgperf.git",
-		"PATH="+filepath.Dir(minisign)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		"PATH="+filepath.Dir(minisign)+string(os.PathListSeparator)+filepath.Dir(cyclonedx)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fail("goreleaser: %v\n%s", err, out)
 	}
@@ -192,11 +190,14 @@ func one(t *testing.T, dir, pattern string) string {
 // openwrtArches are, per platform, OpenWrt package architectures its ipk
 // must be published under (openwrtpkg publishes a few more).
 var openwrtArches = map[string][]string{
-	"amd64":            {"x86_64"},
-	"arm64":            {"aarch64_cortex-a53", "aarch64_generic"},
-	"armv7":            {"arm_cortex-a7_neon-vfpv4", "arm_cortex-a9_vfpv3-d16"},
-	"mipsle_softfloat": {"mipsel_24kc"},
-	"mips_softfloat":   {"mips_24kc"},
+	"amd64":              {"x86_64"},
+	"arm64":              {"aarch64_cortex-a53", "aarch64_generic"},
+	"armv7":              {"arm_cortex-a7_neon-vfpv4", "arm_cortex-a9_vfpv3-d16"},
+	"mipsle_softfloat":   {"mipsel_24kc"},
+	"mips_softfloat":     {"mips_24kc"},
+	"riscv64":            {"riscv64_riscv64", "riscv64_generic"},
+	"loong64":            {"loongarch64_generic"},
+	"mips64le_softfloat": {"mips64el_mips64r2"},
 }
 
 // TestReleaseArtifacts opens every archive and package: the binary is a
@@ -204,7 +205,8 @@ var openwrtArches = map[string][]string{
 // OpenWrt packages' is the router build, -tags router; the others the full
 // build), and the files around it (license, systemd unit, its drop-in and
 // flags file, maintainer scripts, man pages, completions, procd script and
-// uci file) are the ones in the repository.
+// uci file) are the ones in the repository; every archive and package carries
+// the licences of the modules its binary links (checkLicenses).
 func TestReleaseArtifacts(t *testing.T) {
 	rel := dist(t)
 	d := rel.dir
@@ -216,10 +218,12 @@ func TestReleaseArtifacts(t *testing.T) {
 	bootUnit := repoFile(t, "deploy/systemd/wgperf-fix-rollback.service")
 	bootProcd := repoFile(t, "deploy/openwrt/wgperf-fix-rollback")
 	license := repoFile(t, "LICENSE")
-	copyright := repoFile(t, "packaging/debian/copyright")
-	scripts := map[string][]byte{}
-	for _, s := range []string{"postinstall", "preremove", "postremove"} {
-		scripts[s] = repoFile(t, "packaging/scripts/"+s+".sh")
+	debScripts, rpmScripts := map[string][]byte{}, map[string][]byte{}
+	for _, s := range []string{"postinst", "prerm", "postrm"} {
+		debScripts[s] = repoFile(t, "packaging/scripts/deb/"+s)
+	}
+	for _, s := range []string{"post", "preun", "postun"} {
+		rpmScripts[s] = repoFile(t, "packaging/scripts/rpm/"+s)
 	}
 	var version string
 	for _, p := range platforms {
@@ -241,16 +245,25 @@ func TestReleaseArtifacts(t *testing.T) {
 					t.Errorf("%s: no %s", arch, f)
 				}
 			}
-			checkSBOM(t, filepath.Join(d, arch+".cdx.json"), version)
+			checkLicenses(t, arch, files["wgperf"], files["THIRD_PARTY_LICENSES"])
+			checkSBOM(t, filepath.Join(d, strings.TrimSuffix(arch, ".tar.gz")+".cdx.json"), version, files["wgperf"])
 
-			debPath := one(t, d, "wgperf_*_"+p.name+".deb")
+			// Debian's name: the version with its revision, Debian's architecture.
+			debPath := one(t, d, "wgperf_"+pkgVersion(version)+"_"+p.debArch+".deb")
 			deb := readAr(t, debPath)
 			control := readTarGzBytes(t, debPath, deb["control.tar.gz"])
-			if got := field(control["./control"].data, "Architecture"); got != p.debArch {
+			ctl := control["./control"].data
+			if got := field(ctl, "Architecture"); got != p.debArch {
 				t.Errorf("%s: Architecture %q, want %q", debPath, got, p.debArch)
 			}
-			for name, script := range map[string]string{"postinst": "postinstall", "prerm": "preremove", "postrm": "postremove"} {
-				checkFile(t, debPath, "DEBIAN/"+name, control["./"+name], scripts[script])
+			if got := field(ctl, "Version"); got != pkgVersion(version) {
+				t.Errorf("%s: Version %q, want %q (with the Debian revision)", debPath, got, pkgVersion(version))
+			}
+			if bytes.Contains(ctl, []byte("\nArchitecture-Variant:")) {
+				t.Errorf("%s: an Architecture-Variant field, which dpkg does not know:\n%s", debPath, ctl)
+			}
+			for name, script := range debScripts {
+				checkFile(t, debPath, "DEBIAN/"+name, control["./"+name], script)
 			}
 			if !bytes.Contains(control["./conffiles"].data, []byte("/etc/default/wgperf-exporter\n")) {
 				t.Errorf("%s: /etc/default/wgperf-exporter is not a conffile:\n%s", debPath, control["./conffiles"].data)
@@ -259,9 +272,10 @@ func TestReleaseArtifacts(t *testing.T) {
 			checkBinary(t, debPath, version, p, data["./usr/bin/wgperf"], "")
 			for path, want := range map[string][]byte{"/usr/lib/systemd/system/wgperf-exporter.service": unit,
 				"/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf": dropIn,
-				"/etc/default/wgperf-exporter":                                      flags, "/usr/share/doc/wgperf/copyright": copyright} {
+				"/etc/default/wgperf-exporter":                                      flags} {
 				checkFile(t, debPath, path, data["."+path], want)
 			}
+			checkDebianCopyright(t, debPath, data["./usr/bin/wgperf"], data["./usr/share/doc/wgperf/copyright"])
 			checkKit(t, debPath, data, ".")
 			for _, f := range []string{"/usr/share/man/man1/wgperf.1.gz", "/usr/share/bash-completion/completions/wgperf",
 				"/usr/share/zsh/vendor-completions/_wgperf", "/usr/share/fish/vendor_completions.d/wgperf.fish",
@@ -273,26 +287,29 @@ func TestReleaseArtifacts(t *testing.T) {
 			checkBootHook(t, debPath, data, ".", bootUnit)
 
 			// rpm's own file name: NAME-VERSION-RELEASE.ARCH.rpm.
-			rpmPath := one(t, d, "wgperf-*-1."+p.rpmArch+".rpm")
+			rpmPath := one(t, d, "wgperf-"+pkgVersion(version)+"."+p.rpmArch+".rpm")
 			rpm := readRPM(t, rpmPath)
 			checkBinary(t, rpmPath, version, p, rpm["/usr/bin/wgperf"], "")
 			for path, want := range map[string][]byte{"/usr/lib/systemd/system/wgperf-exporter.service": unit,
 				"/usr/lib/systemd/system/wgperf-exporter.service.d/10-package.conf": dropIn, "/etc/sysconfig/wgperf-exporter": flags,
-				"/usr/share/doc/wgperf/LICENSE": license} {
+				"/usr/share/licenses/wgperf/LICENSE": license} {
 				checkFile(t, rpmPath, path, rpm[path], want)
 			}
+			checkLicenses(t, rpmPath, rpm["/usr/bin/wgperf"], rpm["/usr/share/licenses/wgperf/THIRD_PARTY_LICENSES"])
+			checkRPMLicenseFiles(t, rpmPath)
 			checkKit(t, rpmPath, rpm, "")
 			checkRPMDependencies(t, rpmPath)
 			if p.name == "amd64" {
 				checkLintian(t, debPath)
+				checkRpmlint(t, rpmPath, version)
 			}
 			if !rpm["/usr/share/man/man1/wgperf-exporter.1.gz"].ok || !rpm["/usr/share/zsh/site-functions/_wgperf"].ok {
 				t.Errorf("%s: no man pages or zsh completion", rpmPath)
 			}
 			raw, _ := os.ReadFile(rpmPath)
-			for name, script := range scripts {
+			for name, script := range rpmScripts {
 				if !bytes.Contains(raw, bytes.TrimPrefix(script, []byte("#!/bin/sh\n"))) {
-					t.Errorf("%s: the %s scriptlet is not packaging/scripts/%s.sh", rpmPath, name, name)
+					t.Errorf("%s: the %%%s scriptlet is not packaging/scripts/rpm/%s", rpmPath, name, name)
 				}
 			}
 			checkBootHook(t, rpmPath, rpm, "", bootUnit)
@@ -310,6 +327,7 @@ func TestReleaseArtifacts(t *testing.T) {
 				}
 				ipkData := readTarGzBytes(t, ipkPath, ipk["./data.tar.gz"].data)
 				checkBinary(t, ipkPath, version, p, ipkData["./usr/bin/wgperf"], "router")
+				checkLicenses(t, ipkPath, ipkData["./usr/bin/wgperf"], ipkData["./usr/share/licenses/wgperf/THIRD_PARTY_LICENSES"])
 				checkFile(t, ipkPath, "/etc/init.d/wgperf-exporter", ipkData["./etc/init.d/wgperf-exporter"], procd)
 				checkFile(t, ipkPath, "/etc/config/wgperf", ipkData["./etc/config/wgperf"], uci)
 				if m := ipkData["./etc/init.d/wgperf-exporter"].mode; m&0o111 == 0 {
@@ -331,7 +349,7 @@ func TestReleaseArtifacts(t *testing.T) {
 	}
 	// Every OpenWrt package names an architecture of its binary's family.
 	families := map[string]elf.Machine{"x86_64": elf.EM_X86_64, "aarch64": elf.EM_AARCH64, "arm": elf.EM_ARM, "mipsel": elf.EM_MIPS, "mips": elf.EM_MIPS,
-		"i386": elf.EM_386, "mips64": elf.EM_MIPS}
+		"i386": elf.EM_386, "mips64": elf.EM_MIPS, "mips64el": elf.EM_MIPS, "riscv64": elf.EM_RISCV, "loongarch64": elf.EM_LOONGARCH}
 	ipks, _ := filepath.Glob(filepath.Join(rel.openwrt, "*.ipk"))
 	for _, ipkPath := range ipks {
 		ipk := readTarGz(t, ipkPath)
@@ -348,11 +366,12 @@ func TestReleaseArtifacts(t *testing.T) {
 		if family == "x86-64" {
 			family = "x86_64"
 		}
-		if f.Machine != families[family] || (family == "mipsel") != (f.ByteOrder == binary.LittleEndian && f.Machine == elf.EM_MIPS) {
+		littleMIPS := family == "mipsel" || family == "mips64el"
+		if f.Machine != families[family] || littleMIPS != (f.ByteOrder == binary.LittleEndian && f.Machine == elf.EM_MIPS) {
 			t.Errorf("%s: a %v %v binary for %s", ipkPath, f.Machine, f.ByteOrder, owrt)
 		}
 	}
-	if len(ipks) < 10 {
+	if len(ipks) < 30 {
 		t.Errorf("%d OpenWrt packages, want one per architecture in openwrtpkg's table", len(ipks))
 	}
 	checkSignedSums(t, rel, version)
@@ -363,6 +382,13 @@ func TestReleaseArtifacts(t *testing.T) {
 			t.Errorf("10-package.conf lacks %q:\n%s", line, dropIn)
 		}
 	}
+}
+
+// pkgVersion is a release version as the .deb and .rpm write it: a
+// pre-release after "~", which sorts it before the release (1.3.0~rc.1), and
+// the packaging revision, -1.
+func pkgVersion(version string) string {
+	return strings.Replace(version, "-", "~", 1) + "-1"
 }
 
 // checkKit: a package or archive (files named with prefix) holds the
@@ -403,27 +429,6 @@ func checkRPMDependencies(t *testing.T, path string) {
 	}
 }
 
-// checkLintian runs Debian's package checker on the .deb: no error. The
-// binary is static by design (one binary for every distribution, no libc),
-// which lintian calls an error for a package built outside Debian's Go
-// toolchain: that tag alone is suppressed. Its warnings are logged (the
-// maintainer scripts' systemctl calls, nfpm's Architecture-Variant field,
-// the native changelog's name): they are known and not yet mended.
-func checkLintian(t *testing.T, path string) {
-	t.Helper()
-	if _, err := exec.LookPath("lintian"); err != nil {
-		t.Log("lintian is not installed (make deps-test): the .deb is not checked against Debian policy")
-		return
-	}
-	out, err := exec.Command("lintian", "--tag-display-limit", "0", "--suppress-tags", "statically-linked-binary",
-		"--fail-on", "error", path).CombinedOutput()
-	if err != nil {
-		t.Errorf("lintian %s: %v\n%s", path, err, out)
-		return
-	}
-	t.Logf("lintian %s: no error; it says:\n%s", path, out)
-}
-
 // checkSignedSums verifies checksums.txt's minisign signature and that it
 // lists the OpenWrt packages and the source archive too.
 func checkSignedSums(t *testing.T, rel release, version string) {
@@ -439,7 +444,8 @@ func checkSignedSums(t *testing.T, rel release, version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"wgperf_" + version + "_mipsel_24kc.ipk", "wgperf-" + version + ".tar.gz", "wgperf_" + version + "_linux_amd64.tar.gz.cdx.json"} {
+	for _, name := range []string{"wgperf_" + version + "_mipsel_24kc.ipk", "wgperf-" + version + ".tar.gz", "wgperf_" + version + "_linux_amd64.cdx.json",
+		"wgperf_" + pkgVersion(version) + "_amd64.deb", "wgperf-" + pkgVersion(version) + ".x86_64.rpm", "wgperf_" + version + "_linux_riscv64.tar.gz"} {
 		if !bytes.Contains(b, []byte("  "+name+"\n")) {
 			t.Errorf("checksums.txt does not list %s", name)
 		}
@@ -479,35 +485,6 @@ func checkFeed(t *testing.T, d, version string) {
 	}
 }
 
-// checkSBOM: a CycloneDX document naming the release and the modules its
-// binary links.
-func checkSBOM(t *testing.T, path, version string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	var bom struct {
-		BOMFormat, SpecVersion string
-		Metadata               struct {
-			Component struct{ Name, Version string }
-		}
-		Components []struct{ Name, Version, PURL string }
-	}
-	if err := json.Unmarshal(b, &bom); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	names := map[string]bool{}
-	for _, c := range bom.Components {
-		names[c.Name] = c.PURL == "pkg:golang/"+c.Name+"@"+c.Version
-	}
-	if bom.BOMFormat != "CycloneDX" || bom.Metadata.Component.Name != "github.com/wgperf/wgperf" ||
-		bom.Metadata.Component.Version != "v"+version || !names["github.com/spf13/cobra"] || !names["stdlib"] {
-		t.Errorf("%s: %s %s for %s %s, components %v", path, bom.BOMFormat, bom.SpecVersion, bom.Metadata.Component.Name, bom.Metadata.Component.Version, names)
-	}
-}
-
 // checkBootHook: a .deb or .rpm (files named with prefix) installs the boot
 // hook that rolls back unconfirmed fixes, without a vendor .wants link (its
 // scripts enable it: TestBootHookEnabledTheDistributionsWay), and the .rpm
@@ -521,22 +498,6 @@ func checkBootHook(t *testing.T, where string, files map[string]entry, prefix st
 	}
 	if prefix == "" {
 		checkFile(t, where, "/usr/lib/systemd/system-preset/90-wgperf.preset", files["/usr/lib/systemd/system-preset/90-wgperf.preset"], repoFile(t, "packaging/systemd/90-wgperf.preset"))
-	}
-}
-
-// entry is one file read from an archive.
-type entry struct {
-	data []byte
-	mode int64
-	ok   bool
-}
-
-func checkFile(t *testing.T, where, path string, got entry, want []byte) {
-	t.Helper()
-	if !got.ok {
-		t.Errorf("%s: no %s", where, path)
-	} else if !bytes.Equal(got.data, want) {
-		t.Errorf("%s: %s differs from the repository's", where, path)
 	}
 }
 
@@ -607,144 +568,4 @@ func checkBinary(t *testing.T, where, version string, p platform, e entry, tags 
 	if !bytes.Contains(e.data, []byte(version)) {
 		t.Errorf("%s: version %q not in the binary (-X main.version)", where, version)
 	}
-}
-
-func readTarGz(t *testing.T, path string) map[string]entry {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return readTarGzBytes(t, path, b)
-}
-
-func readTarGzBytes(t *testing.T, where string, b []byte) map[string]entry {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", where, err)
-	}
-	return readTar(t, where, zr)
-}
-
-func readTar(t *testing.T, where string, r io.Reader) map[string]entry {
-	t.Helper()
-	out := map[string]entry{}
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", where, err)
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatalf("%s: %v", where, err)
-		}
-		out[h.Name] = entry{data, h.Mode, true}
-	}
-}
-
-// readAr reads a Debian package's ar members.
-func readAr(t *testing.T, path string) map[string][]byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.HasPrefix(b, []byte("!<arch>\n")) {
-		t.Fatalf("%s: not an ar archive", path)
-	}
-	out := map[string][]byte{}
-	for off := 8; off+60 <= len(b); {
-		h := b[off : off+60]
-		name := strings.TrimRight(strings.TrimSpace(string(h[:16])), "/")
-		var size int
-		if _, err := fmt.Sscan(strings.TrimSpace(string(h[48:58])), &size); err != nil || off+60+size > len(b) {
-			t.Fatalf("%s: bad ar member %q", path, name)
-		}
-		out[name] = b[off+60 : off+60+size]
-		off += 60 + size + size%2
-	}
-	return out
-}
-
-// readRPM skips the lead and both headers and reads the gzip'd cpio payload.
-func readRPM(t *testing.T, path string) map[string]entry {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) < 96 || !bytes.HasPrefix(b, []byte{0xed, 0xab, 0xee, 0xdb}) {
-		t.Fatalf("%s: not an rpm", path)
-	}
-	header := func(off int) int {
-		if off+16 > len(b) || !bytes.HasPrefix(b[off:], []byte{0x8e, 0xad, 0xe8}) {
-			t.Fatalf("%s: bad rpm header at %d", path, off)
-		}
-		n, size := binary.BigEndian.Uint32(b[off+8:]), binary.BigEndian.Uint32(b[off+12:])
-		return off + 16 + 16*int(n) + int(size)
-	}
-	off := header(96)
-	off = (off + 7) / 8 * 8 // the signature header is padded to 8 bytes
-	off = header(off)
-	zr, err := gzip.NewReader(bytes.NewReader(b[off:]))
-	if err != nil {
-		t.Fatalf("%s: payload: %v", path, err)
-	}
-	return readCpio(t, path, bufio.NewReader(zr))
-}
-
-// readCpio reads a "newc" cpio archive (rpm payloads); names lose their leading ".".
-func readCpio(t *testing.T, where string, r *bufio.Reader) map[string]entry {
-	t.Helper()
-	out := map[string]entry{}
-	pad := func(n int) {
-		if _, err := io.CopyN(io.Discard, r, int64((4-n%4)%4)); err != nil {
-			t.Fatalf("%s: cpio: %v", where, err)
-		}
-	}
-	for {
-		h := make([]byte, 110)
-		if _, err := io.ReadFull(r, h); err != nil {
-			t.Fatalf("%s: cpio header: %v", where, err)
-		}
-		if string(h[:6]) != "070701" {
-			t.Fatalf("%s: cpio magic %q", where, h[:6])
-		}
-		hex := func(i int) int {
-			var v int
-			fmt.Sscanf(string(h[6+8*i:14+8*i]), "%08x", &v)
-			return v
-		}
-		mode, size, nameLen := hex(1), hex(6), hex(11)
-		name := make([]byte, nameLen)
-		if _, err := io.ReadFull(r, name); err != nil {
-			t.Fatalf("%s: cpio name: %v", where, err)
-		}
-		pad(110 + nameLen)
-		n := strings.TrimPrefix(strings.TrimRight(string(name), "\x00"), ".")
-		if n == "TRAILER!!!" {
-			return out
-		}
-		data := make([]byte, size)
-		if _, err := io.ReadFull(r, data); err != nil {
-			t.Fatalf("%s: cpio %s: %v", where, n, err)
-		}
-		pad(size)
-		out[n] = entry{data, int64(mode & 0o7777), true}
-	}
-}
-
-// field returns a Debian control field.
-func field(control []byte, name string) string {
-	for _, line := range strings.Split(string(control), "\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }

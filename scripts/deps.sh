@@ -8,7 +8,7 @@
 #   scripts/deps.sh test    what the tests use beyond the lab: ssh client and
 #                           server, groff, BusyBox and dropbear for the router
 #                           node, chromium (screenshots of the HTML report),
-#                           lintian and rpm (the packages' checks), promtool and
+#                           lintian, rpm and rpmlint (the packages' checks), promtool and
 #                           the Prometheus server, never enabled (apt, ~2 min)
 #   scripts/deps.sh guest   what lab vm needs for kernel WireGuard in a guest
 #                           (scripts/vm-deps.sh: qemu, a distro kernel,
@@ -47,9 +47,10 @@ test_tools() {
 	check busybox busybox
 	check /usr/sbin/dropbear dropbear-bin
 	check dropbearkey dropbear-bin
-	# The release packaging test: lintian on the .deb, rpm -qp on the .rpm.
+	# The release packaging test: lintian on the .deb, rpm -qp and rpmlint on the .rpm.
 	check lintian lintian
 	check rpm rpm
+	check rpmlint rpmlint
 }
 
 [ $# -gt 0 ] || set -- lab

@@ -24,9 +24,12 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// version is set at build time with -ldflags "-X main.version=..."; the rest
-// of the build's identity is internal/buildinfo's.
-var version = "dev"
+// version is set at build time with -ldflags "-X main.version=..."; without
+// it, the module version go install recorded, or "dev" (buildinfo.Version).
+// The rest of the build's identity is internal/buildinfo's.
+var version string
+
+func init() { version = buildinfo.Version(version) }
 
 // newRoot builds the command tree afresh, so each run starts from default flags.
 func newRoot() *cobra.Command {

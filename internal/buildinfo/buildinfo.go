@@ -7,7 +7,9 @@
 // The release sets the variables with -ldflags -X
 // github.com/wgperf/wgperf/internal/buildinfo.Revision=...; a plain go build
 // in a git checkout records the revision and commit time itself, which fill
-// in what -X left empty.
+// in what -X left empty. Without -X main.version, the version is the main
+// module's as the go command recorded it (Version): "go install
+// github.com/wgperf/wgperf/cmd/wgperf@v1.2.3" reports 1.2.3.
 package buildinfo
 
 import (
@@ -23,6 +25,37 @@ var (
 	Branch    string
 	BuildDate string // the commit's time, so a rebuild gives the same binary
 )
+
+// Version is the version this binary reports: linked (what -X main.version
+// set) when there is one, else the main module's version the go command
+// recorded (go install module@version, or a go build in a tagged checkout),
+// else "dev".
+func Version(linked string) string {
+	bi, _ := debug.ReadBuildInfo()
+	return version(linked, bi)
+}
+
+// version is Version on a given build info (nil when the binary has none).
+// A module version loses its "v", as the release's -X version has none:
+// v1.2.3 and the release's 1.2.3 read the same.
+func version(linked string, bi *debug.BuildInfo) string {
+	if linked != "" {
+		return linked
+	}
+	if bi == nil {
+		return "dev"
+	}
+	v := bi.Main.Version
+	// "(devel)": built inside the module without a version (go run, go
+	// test, a go build the go command could not stamp).
+	if v == "" || v == "(devel)" {
+		return "dev"
+	}
+	if len(v) > 1 && v[0] == 'v' && v[1] >= '0' && v[1] <= '9' {
+		v = v[1:]
+	}
+	return v
+}
 
 // Info is one build's identity.
 type Info struct {

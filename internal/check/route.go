@@ -7,6 +7,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/openwrt"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
@@ -70,7 +71,7 @@ func runStaleEndpoint(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		out = append(out, staleEndpointFinding(s, e, host, pref))
 	}
 	if len(out) == 0 && len(unjudged) > 0 {
-		return nil, skipf("host route to %s found, but the preferred default route is multipath and BusyBox ip prints no hops to compare it with: opkg install ip-full",
+		return nil, skipf("host route to %s found, but the preferred default route is multipath and BusyBox ip prints no hops to compare it with: "+openwrt.Install("ip-full"),
 			strings.Join(unjudged, ", "))
 	}
 	return out, nil
@@ -141,7 +142,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 	story, storyEvidence := mwan3Story(s, e, host, pref)
 	detail += story
 	if s.IPText {
-		detail += " BusyBox ip prints no route protocols, so this host route was taken for netifd's (proto static) by its gateway alone; opkg install ip-full shows the protocol."
+		detail += " BusyBox ip prints no route protocols, so this host route was taken for netifd's (proto static) by its gateway alone; " + openwrt.Install("ip-full") + " shows the protocol."
 	}
 	f := finding.Finding{
 		ID:        RouteStaleEndpoint,
@@ -158,7 +159,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 	}
 	if s.IPText {
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "ip route show table main", Key: "route protocol",
-			Value: "unknown (BusyBox ip prints none)", Threshold: "static (opkg install ip-full to see it)"})
+			Value: "unknown (BusyBox ip prints none)", Threshold: "static (" + openwrt.Install("ip-full") + " to see it)"})
 	}
 	f.Evidence = append(f.Evidence, storyEvidence...)
 	if e.Dev != "" {

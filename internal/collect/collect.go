@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/openwrt"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -124,7 +125,7 @@ func unreachable(t target.Target, err error) error {
 // collector assembles one snapshot.
 type collector struct {
 	t       target.Target
-	openWrt bool       // /etc/openwrt_release exists: notes name opkg packages
+	openWrt bool       // /etc/openwrt_release exists: notes name OpenWrt packages
 	mu      sync.Mutex // guards snap.Notes while groups run
 	snap    *facts.Snapshot
 	res     map[string]cmdResult
@@ -166,7 +167,7 @@ func (c *collector) output(key, source string) (string, bool) {
 		}
 		msg := prog + " not installed"
 		if pkg := opkgPackages[prog]; c.openWrt && pkg != "" {
-			msg += " (opkg install " + pkg + ")"
+			msg += " (" + openwrt.Install(pkg) + ")"
 		}
 		c.note(source, msg)
 	default:

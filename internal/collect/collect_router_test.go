@@ -64,8 +64,8 @@ func TestCollectOpenWrtRouter(t *testing.T) {
 		t.Errorf("logread events %+v", snap.OpenWrt.Events)
 	}
 	want := []facts.Note{
-		{Source: "ethtool -k", Message: "ethtool not installed (opkg install ethtool)"},
-		{Source: "ip", Message: "BusyBox ip (no JSON): read its text, which lacks route protocols (an endpoint's host route is judged by its gateway alone), multipath hops, link kinds and bonds: opkg install ip-full"},
+		{Source: "ethtool -k", Message: "ethtool not installed (apk add ethtool (opkg install ethtool before OpenWrt 25))"},
+		{Source: "ip", Message: "BusyBox ip (no JSON): read its text, which lacks route protocols (an endpoint's host route is judged by its gateway alone), multipath hops, link kinds and bonds: apk add ip-full (opkg install ip-full before OpenWrt 25)"},
 	}
 	if d := cmp.Diff(want, snap.Notes); d != "" || !snap.IPText {
 		t.Errorf("notes (-want +got):\n%s; ip_text %v", d, snap.IPText)

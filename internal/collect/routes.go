@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/openwrt"
 	"github.com/wgperf/wgperf/internal/parse"
 )
 
@@ -46,7 +47,7 @@ func (c *collector) routing(map[string]*fileRead) {
 }
 
 // ipTextNote is the one line a snapshot carries when ip had no JSON.
-const ipTextNote = "BusyBox ip (no JSON): read its text, which lacks route protocols (an endpoint's host route is judged by its gateway alone), multipath hops, link kinds and bonds: opkg install ip-full"
+var ipTextNote = "BusyBox ip (no JSON): read its text, which lacks route protocols (an endpoint's host route is judged by its gateway alone), multipath hops, link kinds and bonds: " + openwrt.Install("ip-full")
 
 // parseIPOutput parses ip's JSON, or the text BusyBox's ip printed instead, in
 // which case the snapshot says so once.

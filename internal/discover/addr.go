@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/openwrt"
 	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -20,7 +21,7 @@ func Addresses(ctx context.Context, t target.Target) ([]parse.LinkAddrs, error) 
 	if text, ok := parse.CutIPText(string(out)); ok {
 		links, err := parse.ParseIPAddrText(strings.NewReader(text))
 		if err != nil {
-			return nil, fmt.Errorf("%s: BusyBox ip addr: %w (opkg install ip-full gives ip -j)", t, err)
+			return nil, fmt.Errorf("%s: BusyBox ip addr: %w (%s gives ip -j)", t, err, openwrt.Install("ip-full"))
 		}
 		return links, nil
 	}

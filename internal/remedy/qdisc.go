@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/openwrt"
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
@@ -148,7 +149,7 @@ func (a *sqm) Plan(ctx context.Context, env *Env) (Step, error) {
 			"or shape with an AQM on the device that holds the queue", env.T, env.Kernel, have.Evidence)
 	}
 	if env.Platform == OpenWrt {
-		st.Notes = append(st.Notes, "runtime only: on OpenWrt make it last with sqm-scripts (opkg install sqm-scripts; the uci section shown), which also restarts it with the interface")
+		st.Notes = append(st.Notes, "runtime only: on OpenWrt make it last with sqm-scripts ("+openwrt.Install("sqm-scripts")+"; the uci section shown), which also restarts it with the interface")
 	} else {
 		st.Notes = append(st.Notes, "runtime only: re-apply when "+a.device+" comes up (systemd-networkd's [CAKE] section, or a hook of the tool that configures it)")
 	}

@@ -50,6 +50,11 @@ var Arches = map[string][]string{
 	"mips_softfloat":   {"mips_24kc", "mips_4kec", "mips_mips32"},
 	"mips64_softfloat": {"mips64_octeonplus", "mips64_mips64r2"},
 	"386_softfloat":    {"i386_pentium4", "i386_pentium-mmx"},
+	// OpenWrt's 64-bit newcomers: RISC-V boards (sifiveu, starfive...),
+	// LoongArch (loongarch64) and little-endian MIPS64 (malta).
+	"riscv64":            {"riscv64_riscv64", "riscv64_generic"},
+	"loong64":            {"loongarch64_generic"},
+	"mips64le_softfloat": {"mips64el_mips64r2"},
 }
 
 func main() {
@@ -132,7 +137,9 @@ type File struct {
 }
 
 // packageFiles are the router build, its procd scripts (the exporter and
-// the boot hook that rolls back unconfirmed fixes) and uci file.
+// the boot hook that rolls back unconfirmed fixes), uci file and the licences
+// of the Go modules the router build links (packaging/licenses -tags router,
+// a goreleaser before hook).
 func packageFiles(binary string) ([]File, error) {
 	var files []File
 	for _, f := range []struct {
@@ -144,6 +151,7 @@ func packageFiles(binary string) ([]File, error) {
 		{"deploy/openwrt/wgperf.config", "/etc/config/wgperf", 0o600},
 		// Enabled by OpenWrt's default_postinst, as every init script is.
 		{"deploy/openwrt/wgperf-fix-rollback", "/etc/init.d/wgperf-fix-rollback", 0o755},
+		{"build/licenses/router/THIRD_PARTY_LICENSES", "/usr/share/licenses/wgperf/THIRD_PARTY_LICENSES", 0o644},
 	} {
 		b, err := os.ReadFile(f.src)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/clock"
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/openwrt"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -234,7 +235,7 @@ func Check(ctx context.Context, t target.Target) error {
 		return nil
 	}
 	if target.IsNotFound(err) {
-		return fmt.Errorf("iperf3 is not installed on %s: install it there (apt-get install iperf3, dnf install iperf3 or opkg install iperf3)", t)
+		return fmt.Errorf("iperf3 is not installed on %s: install it there (apt-get install iperf3, dnf install iperf3 or on OpenWrt %s)", t, openwrt.Install("iperf3"))
 	}
 	return err
 }

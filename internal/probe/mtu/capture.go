@@ -15,6 +15,7 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/clock"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/openwrt"
 	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -341,7 +342,7 @@ func routeDev(ctx context.Context, t target.Target, addr string) (dev, src strin
 // packet lines go to stderr with its messages, which Process keeps.
 func startTcpdump(ctx context.Context, clk clock.Clock, t target.Target, dev, filter string) (*target.Process, error) {
 	if _, err := t.Run(ctx, "tcpdump", "--version"); target.IsNotFound(err) {
-		return nil, fmt.Errorf("tcpdump is not installed on %s: install it there (apt-get install tcpdump, dnf install tcpdump or opkg install tcpdump)", t)
+		return nil, fmt.Errorf("tcpdump is not installed on %s: install it there (apt-get install tcpdump, dnf install tcpdump or on OpenWrt %s)", t, openwrt.Install("tcpdump"))
 	}
 	p, err := t.Start(ctx, "sh", "-c", "exec "+shell.Join("tcpdump", "-n", "-l", "-i", dev, "-c", "2", filter)+" 1>&2")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/openwrt"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -69,7 +70,7 @@ func newTracerouteDF(ctx context.Context, t target.Target, addr string) (*tracer
 	out, err := t.Run(ctx, "traceroute", "-n", "-q", "1", "-w", "1", "-m", "16", addr, "64")
 	if err != nil {
 		if target.IsNotFound(err) {
-			return nil, fmt.Errorf("%s: %w and there is no traceroute -F either: opkg install iputils-ping (or busybox with traceroute)", t, errNoDFPing)
+			return nil, fmt.Errorf("%s: %w and there is no traceroute -F either: %s (or busybox with traceroute)", t, errNoDFPing, openwrt.Install("iputils-ping"))
 		}
 		return nil, fmt.Errorf("%s: traceroute %s: %w", t, addr, err)
 	}

@@ -76,7 +76,7 @@ systemctl enable iptables.service 2>&1
 # preset disables every unit no other preset names
 install -m 0644 "$REPO/packaging/systemd/90-wgperf.preset" /usr/lib/systemd/system-preset/
 printf 'disable *\n' > /usr/lib/systemd/system-preset/99-default-disable.preset
-sh "$REPO/packaging/scripts/postinstall.sh" 1
+sh "$REPO/packaging/scripts/rpm/post" 1
 # (the hook itself is the Debian pass's: enabled, it runs the same at boot)
 value hook-enabled "$(systemctl is-enabled wgperf-fix-rollback.service 2>&1)"
 value nftables-enabled "$(systemctl is-enabled nftables.service 2>&1)"

@@ -17,7 +17,7 @@ sysctl -qw net.core.rmem_max=212992 net.core.wmem_max=212992
 systemctl enable nftables.service 2>&1
 install -m 0644 "$REPO/deploy/systemd/wgperf-fix-rollback.service" /lib/systemd/system/
 # as dpkg runs it (deb-systemd-helper refuses to run outside a maintainer script)
-DPKG_MAINTSCRIPT_PACKAGE=wgperf DPKG_MAINTSCRIPT_NAME=postinst sh "$REPO/packaging/scripts/postinstall.sh" configure
+DPKG_MAINTSCRIPT_PACKAGE=wgperf DPKG_MAINTSCRIPT_NAME=postinst sh "$REPO/packaging/scripts/deb/postinst" configure
 value hook-enabled "$(systemctl is-enabled wgperf-fix-rollback.service 2>&1)"
 value nftables-enabled "$(systemctl is-enabled nftables.service 2>&1)"
 wg genkey > /etc/systemd/network/wg0.key
