@@ -61,7 +61,7 @@ trap 'exit 130' INT TERM
 setsid -w sh -c '
 	echo 19 2>/dev/null >/proc/self/autogroup
 	exec nice -n 19 sh -c "./scripts/goreleaser.sh &&
-		go test -count=1 -timeout 20m ./packaging &&
+		go test -count=1 -timeout 45m ./packaging &&
 		./scripts/fuzz.sh \"\$1\" &&
 		make --no-print-directory lint" - "$1"' - "${1:-20000}" >"$log" 2>&1 &
 beside=$!
