@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -22,7 +23,8 @@ import (
 // /probe as a Prometheus would: each router once per interval, the scrapes
 // spread evenly over it, with Prometheus' default 10 s scrape timeout.
 // WGPERF_FLEET_BENCH is the fleet's size (unset: skipped; make bench-fleet
-// sets it), WGPERF_FLEET_INTERVAL the interval (default 60s). 5% of the
+// sets it), WGPERF_FLEET_INTERVAL the interval (default 60s),
+// WGPERF_FLEET_CONCURRENT the --probe.concurrency values (default 8,32). 5% of the
 // routers are unreachable and 5% answer 3 s late.
 //
 // The exporter's CPU is this process's and its ssh processes' (the
@@ -222,15 +224,33 @@ func BenchmarkProbeFleet(b *testing.B) {
 	f := labtest.Fleet(b, lab.FleetConfig{Name: "fltbe", Count: n, DeadPct: 5, SlowPct: 5, SlowBy: 3 * time.Second})
 	b.Logf("fleet: %d routers up in %.1f s (%d KiB each), %d unreachable, %d slow; interval %s", f.Count, f.Seconds, f.KiBa, len(f.Dead), len(f.Slow), interval)
 	usage, pids := cpuGroup(b)
-	for _, mode := range []struct {
-		name    string
-		persist time.Duration
-	}{{"ssh-per-scrape", target.SSHControlPersist}, {"ssh-held", interval + 30*time.Second}} {
+	concurrents := []int{DefaultProbeConcurrent, 32}
+	if s := os.Getenv("WGPERF_FLEET_CONCURRENT"); s != "" {
+		concurrents = nil
+		for _, f := range strings.Split(s, ",") {
+			c, err := strconv.Atoi(f)
+			if err != nil || c < 1 {
+				b.Fatalf("WGPERF_FLEET_CONCURRENT=%q: want numbers, e.g. 8,32", s)
+			}
+			concurrents = append(concurrents, c)
+		}
+	}
+	type mode struct {
+		name       string
+		persist    time.Duration
+		concurrent int
+	}
+	var modes []mode
+	for _, c := range concurrents {
+		modes = append(modes, mode{fmt.Sprintf("ssh-per-scrape/concurrency-%d", c), target.SSHControlPersist, c},
+			mode{fmt.Sprintf("ssh-held/concurrency-%d", c), interval + 30*time.Second, c})
+	}
+	for _, mode := range modes {
 		b.Run(mode.name, func(b *testing.B) {
 			old := target.SSHControlPersist
 			target.SSHControlPersist = mode.persist
 			defer func() { target.CloseAll(); target.SSHControlPersist = old }()
-			p := NewProber(ProbeOptions{Allow: []string{"ssh:root@10.200.0.0/16"}, CacheTTL: time.Millisecond})
+			p := NewProber(ProbeOptions{Allow: []string{"ssh:root@10.200.0.0/16"}, CacheTTL: time.Millisecond, Concurrent: mode.concurrent})
 			base := testServer(b, &Site{Prober: p})
 			var st fleetRoundStats
 			for b.Loop() {
