@@ -18,14 +18,26 @@ import (
 // fleet of ssh routers (issue 54), 5% of them unreachable and 5% slow to
 // answer wg, at the default --concurrency and at 32: wall time, hosts a
 // second, peak memory. WGPERF_FLEET_BENCH is the fleet's size (unset:
-// skipped; make bench-fleet sets it).
+// skipped; make bench-fleet sets it), WGPERF_FLEET_CONCURRENT the
+// --concurrency values (default 8,32).
 func BenchmarkDiagnoseFleet(b *testing.B) {
 	n, err := strconv.Atoi(os.Getenv("WGPERF_FLEET_BENCH"))
 	if err != nil || n < 1 {
 		b.Skip("fleet benchmarks run with WGPERF_FLEET_BENCH=N (make bench-fleet)")
 	}
 	f := labtest.Fleet(b, lab.FleetConfig{Name: "fltbd", Count: n, DeadPct: 5, SlowPct: 5, SlowBy: 3 * time.Second})
-	for _, conc := range []int{8, 32} {
+	concurrents := []int{8, 32}
+	if s := os.Getenv("WGPERF_FLEET_CONCURRENT"); s != "" {
+		concurrents = nil
+		for _, f := range strings.Split(s, ",") {
+			c, err := strconv.Atoi(f)
+			if err != nil || c < 1 {
+				b.Fatalf("WGPERF_FLEET_CONCURRENT=%q: want numbers, e.g. 8,32", s)
+			}
+			concurrents = append(concurrents, c)
+		}
+	}
+	for _, conc := range concurrents {
 		b.Run("concurrency-"+strconv.Itoa(conc), func(b *testing.B) {
 			var fl *Fleet
 			var took time.Duration
