@@ -5,7 +5,7 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # staticcheck at a pinned release (go run builds it once into the module and build caches).
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help root deps deps-lab deps-test deps-guest build router router-size test test-kernel unit lint demo demo-kernel bench docs man clean release-snapshot
+.PHONY: help root deps deps-lab deps-test deps-guest build router router-size test test-kernel unit lint demo demo-kernel bench docs man clean release-snapshot bench-fleet
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-17s %s\n", $$1, $$2}'
@@ -61,6 +61,12 @@ demo-kernel: root deps-lab deps-guest build ## make demo's cases and the one onl
 
 bench: build ## print the speed figures (go test -bench)
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./...
+
+FLEET ?= 1000
+bench-fleet: root build ## the fleet figures: a lab fleet of FLEET ssh routers (default 1000), scraped by one exporter every 60 s and diagnosed by --inventory; the 1,000-peer hub (root, about 30 min at 1000)
+	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) WGPERF_FLEET_BENCH=$(FLEET) $(GO) test -count=1 -run '^$$' -bench 'BenchmarkProbeFleet' -benchtime 2x -timeout 60m ./internal/exporter/
+	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) WGPERF_FLEET_BENCH=$(FLEET) $(GO) test -count=1 -run '^$$' -bench 'BenchmarkDiagnoseFleet' -benchtime 1x -timeout 60m ./internal/diagnose/
+	$(GO) test -count=1 -run '^$$' -bench 'Hub1000Peers' -benchtime 5x -benchmem ./internal/exporter/ ./internal/diagnose/
 
 docs: ## regenerate docs/findings (a page per finding ID), docs/coverage.md (the cases' techniques, findings and scenarios) and the schema's ID and fix kind lists from the catalogs
 	rm -f docs/findings/*.md

@@ -54,6 +54,10 @@ where HOST is a name or address whose "*" stays within one dot-separated label
 (ssh:root@10.0.0.* admits ssh:root@10.0.0.5, not ssh:root@10.0.0.5.evil.example)
 or a prefix (ssh:root@10.0.0.0/24, ssh:[fd00::/64]); a user or port left out
 admits any. netns:NAME and local match as written. A user containing "@" is refused.
+At most --probe.concurrency collections work at once; one still running after a
+quarter of its time (a router that does not answer, or answers slowly) gives its
+slot up to one of 4 times as many waiting slots, so a dead router costs its own
+scrape only. For a fleet, the README's fleet section has the measured limits.
 
 Started with --inventory (and --limit), the exporter also serves the inventory's
 hosts at /sd for Prometheus' HTTP service discovery (http_sd_configs): the JSON
@@ -180,6 +184,7 @@ the OpenWrt init script.`,
 	f.DurationVar(&probe.CacheTTL, "probe.cache-ttl", exporter.DefaultProbeCacheTTL, "how long one collection answers /probe scrapes of its target")
 	inventoryFlags(f, &sd.sources, &sd.limit, "serve this inventory's hosts at /sd as Prometheus http_sd targets of /probe: "+inventoryFlagHelp,
 		"serve at /sd only the --inventory hosts this Ansible pattern selects: "+limitSyntax)
+	f.IntVar(&probe.Concurrent, "probe.concurrency", exporter.DefaultProbeConcurrent, "most /probe collections working at once (each an ssh connection: about 1.2 MiB beside the exporter); one waiting on a dead or slow router frees its slot after a quarter of its time, up to 4 times as many waiting")
 	f.IntVar(&probe.CacheSize, "probe.cache-size", exporter.DefaultProbeCacheSize, "most /probe targets cached; the least recently scraped is dropped first")
 	f.IntVar(&probe.CacheBytes, "probe.cache-bytes", exporter.DefaultProbeCacheBytes, "most bytes of metrics text the /probe cache holds for all its targets; the least recently scraped targets' collections go first, and one older than --probe.cache-ttl at once")
 	f.IntVar(&probe.Limits.Series, "metrics.max-series", exporter.DefaultMaxSeries, "most series one target (--host, or a /probe target) may have; a collection with more fails (wgperf_collect_success 0) rather than filling the exporter's memory")

@@ -46,7 +46,7 @@ commands in them with "wgperf lab exec NODE -- cmd" or target them as
 --host netns:wgl-NAME-NODE.`,
 	}
 	cmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
-	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labKneeCmd(), labPingsCmd(), labFlowsCmd(), labRunCmd(), labVMCmd())
+	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labKneeCmd(), labPingsCmd(), labFlowsCmd(), labRunCmd(), labVMCmd(), labFleetCmd(), labFleetWGCmd())
 	return cmd
 }
 

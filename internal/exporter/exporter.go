@@ -123,7 +123,7 @@ func (e *Exporter) labels() peerLabels {
 }
 
 // ReadBudget is what all the exporter's collections running at once (its
-// host's and up to DefaultProbeConcurrent of /probe) may read from their
+// host's and /probe's, working or waiting: probe_slots.go) may read from their
 // hosts together, and CollectionReadBudget what one of them may: a target
 // that prints without end (40 MiB per command) fails its own collection at
 // its share, and the process stays within the packaged unit's MemoryMax=64M

@@ -54,7 +54,10 @@ type ProbeOptions struct {
 	CacheBytes int
 	// Limits bound what one target's collection may render.
 	Limits Limits
-	// Concurrent bounds collections running at once; 0 means DefaultProbeConcurrent.
+	// Concurrent bounds collections working at once; 0 means
+	// DefaultProbeConcurrent. A collection that waits on a slow or
+	// unreachable router gives its slot up after a quarter of its time, to
+	// one of WaitingFactor×Concurrent slots for waiting ones (probe_slots.go).
 	Concurrent int
 	// Checks, Names, MaxPeers, Logf and Now as in Options.
 	Checks   check.Options
@@ -72,7 +75,9 @@ type ProbeOptions struct {
 type Prober struct {
 	opts  ProbeOptions
 	rules []allowRule
-	sem   chan struct{}
+	sem   chan struct{} // working collections
+	// waitSem holds collections that outlived a quarter of their time.
+	waitSem chan struct{}
 
 	mu      sync.Mutex
 	entries map[string]*list.Element // spec -> *probeEntry in lru
@@ -133,7 +138,8 @@ func NewProber(opts ProbeOptions) *Prober {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	p := &Prober{opts: opts, sem: make(chan struct{}, opts.Concurrent), entries: map[string]*list.Element{}, lru: list.New()}
+	p := &Prober{opts: opts, sem: make(chan struct{}, opts.Concurrent),
+		waitSem: make(chan struct{}, WaitingFactor*opts.Concurrent), entries: map[string]*list.Element{}, lru: list.New()}
 	for _, pattern := range opts.Allow {
 		if r, err := parseAllow(pattern); err == nil { // CheckAllow refused the others at start
 			p.rules = append(p.rules, r)
@@ -412,8 +418,10 @@ func (p *Prober) collect(ctx context.Context, t target.Target, e *probeEntry) {
 	select {
 	case p.sem <- struct{}{}:
 		p.runs.Add(1)
+		deadline, _ := ctx.Deadline()
+		release := p.holdSlot(deadline)
 		r = p.collectFn(ctx, t, p.opts.Timeout-p.opts.Now().Sub(start), peerLabels{names: p.opts.Names, roam: e.roam, max: p.opts.MaxPeers})
-		<-p.sem
+		release()
 	case <-ctx.Done():
 		r = &round{err: fmt.Errorf("%s: %d collections already running: %w", t, cap(p.sem), ctx.Err())}
 	}

@@ -343,19 +343,25 @@ func Down(ctx context.Context, name string) error {
 		return err
 	}
 	var errs []error
+	// Every process in the lab's namespaces is one the lab started (nodes,
+	// iperf3 servers, sshd from tests, a fleet's dropbears): end them all,
+	// then wait once, so the namespaces can go (a fleet of 1,000 routers
+	// took 105 s one namespace at a time).
+	var mine, pids []string
 	for _, ns := range nss {
 		if !strings.HasPrefix(ns, Prefix+name+"-") {
 			continue
 		}
-		// Every process in the namespace is one the lab started (nodes, iperf3
-		// servers, sshd from tests): end them so the namespace can go.
+		mine = append(mine, ns)
 		if out, err := host.Run(ctx, "ip", "netns", "pids", ns); err == nil {
-			pids := strings.Fields(string(out))
-			for _, pid := range pids {
-				_, _ = host.Run(ctx, "kill", "-9", pid)
-			}
-			waitGone(ctx, pids)
+			pids = append(pids, strings.Fields(string(out))...)
 		}
+	}
+	for i := 0; i < len(pids); i += 500 {
+		_, _ = host.Run(ctx, "kill", append([]string{"-9"}, pids[i:min(i+500, len(pids))]...)...)
+	}
+	waitGone(ctx, pids)
+	for _, ns := range mine {
 		if _, err := host.Run(ctx, "ip", "netns", "delete", ns); err != nil {
 			errs = append(errs, err)
 		}

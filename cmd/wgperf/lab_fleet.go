@@ -1,0 +1,107 @@
+//go:build !router
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wgperf/wgperf/internal/lab"
+)
+
+// labFleetCmd is "wgperf lab fleet up|down": many small ssh routers (issue 54).
+func labFleetCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "fleet",
+		Short: "Start or remove a fleet of OpenWrt-like ssh routers, as many as this machine holds",
+		Long: `A fleet is many small routers, each its own network namespace (wgl-NAME-fN) with its own
+dropbear on port 22, a BusyBox userland with wg and nft, and a WireGuard interface wg0
+with a few peers. Their WireGuard state is served by one process for the whole fleet
+(no tunnel traffic: a fleet is for collecting), so a router costs a dropbear, a
+namespace and a veth pair. They share a bridge in namespace wgl-NAME-hub
+(10.200.0.0/16), from where ssh reaches them: run the exporter or diagnose there
+(ip netns exec wgl-NAME-hub ...) with the fleet's ssh_config Included from
+~/.ssh/config. "fleet up" writes an Ansible inventory (groups fleet, dead, slow) and
+prints how many routers it started and what stopped it growing.`,
+	}
+	cmd.AddCommand(labFleetUpCmd(), labFleetDownCmd())
+	return cmd
+}
+
+func labFleetUpCmd() *cobra.Command {
+	var cfg lab.FleetConfig
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start up to --count routers: stops early when memory, processes or --max-time run out",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Name = labName
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			f, err := lab.FleetUp(cmd.Context(), cfg, exe)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "fleet %s: %d of %d routers up in %.1f s, about %d KiB of memory each; limited by %s\n",
+				f.Name, f.Count, f.Wanted, f.Seconds, f.KiBa, f.Limit)
+			if len(f.Dead)+len(f.Slow) > 0 {
+				fmt.Fprintf(out, "  %d unreachable (group dead), %d answer wg slowly (group slow)\n", len(f.Dead), len(f.Slow))
+			}
+			fmt.Fprintf(out, "  inventory: %s\n  ssh: Include %s from ~/.ssh/config, run from namespace %s:\n", f.Inventory, f.SSHConfig, lab.FleetHub(f.Name))
+			fmt.Fprintf(out, "  ip netns exec %s wgperf diagnose -i %s -l fleet\n", lab.FleetHub(f.Name), f.Inventory)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&cfg.Count, "count", 100, "routers to start (fewer when the machine runs out first)")
+	f.IntVar(&cfg.Peers, "peers", 3, "WireGuard peers per router")
+	f.IntVar(&cfg.DeadPct, "dead", 0, "percent of the routers that drop every packet (ssh waits its connect timeout)")
+	f.IntVar(&cfg.SlowPct, "slow", 0, "percent of the routers whose wg answers after --slow-by")
+	f.DurationVar(&cfg.SlowBy, "slow-by", 5*time.Second, "how long a slow router's wg takes")
+	f.DurationVar(&cfg.MaxTime, "max-time", 10*time.Minute, "stop starting routers after this long")
+	f.IntVar(&cfg.MinFreeMiB, "min-free", 2048, "stop starting routers when less memory than this many MiB is available")
+	return cmd
+}
+
+func labFleetDownCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "down",
+		Short: "Remove a fleet (as lab down does): namespaces, dropbears, the state server, files",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := lab.Down(cmd.Context(), labName); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "fleet %s: down\n", labName)
+			return nil
+		},
+	}
+}
+
+// labFleetWGCmd is the process that serves every fleet router's WireGuard state.
+func labFleetWGCmd() *cobra.Command {
+	var opts lab.FleetWGOptions
+	cmd := &cobra.Command{
+		Use:    "_fleetwg",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			signal.Ignore(syscall.SIGHUP)
+			return lab.RunFleetWG(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the fleet's folder")
+	cmd.Flags().IntVar(&opts.Count, "count", 0, "routers")
+	cmd.Flags().IntVar(&opts.Peers, "peers", 3, "peers per router")
+	cmd.Flags().IntSliceVar(&opts.Slow, "slow", nil, "slow routers")
+	cmd.Flags().DurationVar(&opts.Delay, "slow-by", 5*time.Second, "a slow router's delay")
+	return cmd
+}
