@@ -14,7 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/lab"
 )
 
-// labFleetCmd is "wgperf lab fleet up|down": many small ssh routers (issue 54).
+// labFleetCmd is "wgperf lab fleet up|down": many small ssh routers, a fleet to measure the exporter and diagnose against.
 func labFleetCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fleet",
