@@ -75,7 +75,7 @@ from the far side fail while the tunnel looks up from the NATed side.`,
 	{
 		ID:    WGSharedKey,
 		Title: "Two devices hold the same WireGuard key: the far end's endpoint for it takes turns between them",
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (peer endpoints sampled through the bench)", Package: "internal/probe/roaming", Doc: `While its bench runs, doctor reads both ends' WireGuard peers every second
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (peer endpoints sampled through the bench)", Package: "internal/probe/roaming", Doc: `While its bench runs, doctor reads both ends' WireGuard peers every 2 seconds (less often where a read is slow: a tenth of the time at most)
 ("wg show all dump"): the endpoint each holds for each key, and its latest
 handshake. A key whose endpoint switches back and forth between the same
 addresses (three switches, two of them returns: X → Y → X → Y) is held by two

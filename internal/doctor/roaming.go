@@ -9,7 +9,7 @@ import (
 )
 
 // This file watches both ends' peers while the bench runs: the endpoint each
-// end holds for the other's key, sampled every second, shows two devices
+// end holds for the other's key, sampled every 2 s (less often on a slow host), shows two devices
 // sharing one key (roaming.Findings), which no snapshot of a moment can.
 
 // peerWatches are the bench's watches of both ends' tunnel interfaces.

@@ -109,8 +109,8 @@ const kneeTable = "101"
 
 // startKnee puts a Knee on R in front of B's WireGuard: the tunnel's packets
 // from A (UDP to the WireGuard port, arriving on eth-a) go through TUN
-// knee0 and come back out of it to be forwarded as usual. Only the tunnel
-// meets it, in one direction, like the receiver it stands for.
+// knee0 and come back out of it to be forwarded as usual. Only the tunnel's
+// own messages meet it, in one direction, like the receiver it stands for.
 func (l *Lab) startKnee(ctx context.Context) error {
 	cfg := l.Config
 	mbit := cfg.Underlay.RateMbit * cfg.KneePct / 100
@@ -130,9 +130,18 @@ func (l *Lab) startKnee(ctx context.Context) error {
 	b.on("r", "ip", "link", "set", "dev", "knee0", "txqueuelen", "10000", "up")
 	b.on("r", "sysctl", "-qw", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.knee0.rp_filter=0")
 	b.on("r", "ip", "route", "add", "default", "dev", "knee0", "table", kneeTable)
-	b.on("r", "ip", "rule", "add", "iif", "eth-a", "ipproto", "udp", "dport", fmt.Sprint(WGPort), "lookup", kneeTable, "priority", "90")
+	// WireGuard's own messages only (their first four bytes: a type 1 to 4
+	// and three zero bytes), as the receiver's CPU meets them: other UDP to
+	// the port (doctor's run to WireGuard's port, rewritten on arrival to
+	// iperf3's) passes, as it would on the real receiver.
+	b.on("r", "nft", fmt.Sprintf("add table ip labknee; add chain ip labknee pre { type filter hook prerouting priority -150; }; "+
+		"add rule ip labknee pre iifname eth-a udp dport %d @th,64,32 { 0x01000000, 0x02000000, 0x03000000, 0x04000000 } meta mark set %s", WGPort, kneeMark))
+	b.on("r", "ip", "rule", "add", "iif", "eth-a", "fwmark", kneeMark, "lookup", kneeTable, "priority", "90")
 	return b.run(ctx)
 }
+
+// kneeMark marks the WireGuard messages the knee takes.
+const kneeMark = "0x4b4e"
 
 // kneeHold is how long the knee stays collapsed: with the second it takes to
 // trip and the climb back, a cycle of about 6 s, five or so in a 30-second run.

@@ -252,6 +252,8 @@ var Catalog = []Scenario{
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 80}, HubMbit: 20},
 		Via:    []string{"r"},
 		Expect: check.PathHubLeg,
+		// The slow leg's shaper holds a queue the tunnel fills.
+		Also: []finding.ID{check.LatencyBufferbloat},
 		// The leg's owner raises its link: R's and B's shapers on it go.
 		PathFix: []Command{on("r", "tc", "qdisc", "del", "dev", "eth-b", "root"), on("b", "tc", "qdisc", "del", "dev", "eth0", "root")},
 		// Two WireGuard hops on the lab's shared CPUs: the tuning guide's

@@ -16,7 +16,7 @@ import (
 
 // TCPSamples is how many times a tunnel TCP run's flows are read at each
 // end: one ss per end a time, which over ssh is a round trip each.
-const TCPSamples = 3
+const TCPSamples = 2
 
 // tcpReader reads the bench's own TCP flows with ss on both ends.
 type tcpReader struct {

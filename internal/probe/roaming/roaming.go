@@ -20,9 +20,15 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// Every is how often Watch samples: a device's keepalive (25 s) or its own
-// traffic moves the endpoint, and a bench lasts tens of seconds.
-const Every = time.Second
+// Every is how often Watch samples at most: a device's keepalive (25 s) or
+// its own traffic moves the endpoint, and a bench lasts tens of seconds. A
+// host where one sample is slow (a router, an emulated guest: each is a
+// process, and over ssh a round trip) is sampled less often, so the watch
+// takes at most a tenth of the time the bench measures on it.
+const Every = 2 * time.Second
+
+// share is the most of its time the watch spends sampling.
+const share = 10
 
 // Peer is what an interface held for one peer at a sample.
 type Peer struct {
@@ -52,9 +58,8 @@ func Start(ctx context.Context, t target.Target, iface string) *Watch {
 	w := &Watch{Host: t.String(), Interface: iface, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
-		tick := time.NewTicker(Every)
-		defer tick.Stop()
 		for {
+			began := time.Now()
 			if s, ok := read(ctx, t, iface); ok {
 				w.mu.Lock()
 				w.samples = append(w.samples, s)
@@ -63,7 +68,7 @@ func Start(ctx context.Context, t target.Target, iface string) *Watch {
 			select {
 			case <-ctx.Done():
 				return
-			case <-tick.C:
+			case <-time.After(max(Every, share*time.Since(began))):
 			}
 		}
 	}()
