@@ -140,7 +140,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 				Host:      hostName(b.snap),
 				Interface: b.iface.Name,
 				Peer:      a.iface.PublicKey,
-				Title:     fmt.Sprintf("%s %s has no peer for %s's key %s", hostName(b.snap), b.iface.Name, hostName(a.snap), shortKey(a.iface.PublicKey)),
+				Title:     fmt.Sprintf("%s %s has no peer for %s's key %s", hostName(b.snap), b.iface.Name, hostName(a.snap), finding.ShortKey(a.iface.PublicKey)),
 				Detail: fmt.Sprintf("%s %s lists %s as a peer, but %s does not list %s's public key, so every handshake %s sends is dropped.",
 					hostName(a.snap), a.iface.Name, b.iface.Name, hostName(b.snap), a.iface.Name, hostName(a.snap)),
 				Evidence: []finding.Evidence{

@@ -104,8 +104,8 @@ func deliveryFinding(d, rev delivery) (finding.Finding, bool) {
 			"direction only points at that direction's path or receiver: packets too big for a hop whose ICMP is blocked, " +
 			"or a receiver whose UDP socket buffer overflows. Measure that direction and diagnose the receiving end.",
 		Evidence: []finding.Evidence{
-			finding.Evidence{Source: "wg show " + d.from.iface.Name + " dump (" + from + ")", Key: "transfer sent to " + shortKey(d.to.iface.PublicKey), Value: utoa(d.sent) + " bytes"}.Of(float64(d.sent), finding.Bytes),
-			finding.Evidence{Source: "wg show " + d.to.iface.Name + " dump (" + to + ")", Key: "transfer received from " + shortKey(d.from.iface.PublicKey), Value: utoa(d.got) + " bytes"}.Of(float64(d.got), finding.Bytes),
+			finding.Evidence{Source: "wg show " + d.from.iface.Name + " dump (" + from + ")", Key: "transfer sent to " + finding.ShortKey(d.to.iface.PublicKey), Value: utoa(d.sent) + " bytes"}.Of(float64(d.sent), finding.Bytes),
+			finding.Evidence{Source: "wg show " + d.to.iface.Name + " dump (" + to + ")", Key: "transfer received from " + finding.ShortKey(d.from.iface.PublicKey), Value: utoa(d.got) + " bytes"}.Of(float64(d.got), finding.Bytes),
 			finding.Evidence{Source: "both ends", Key: "lost " + from + " -> " + to, Value: fmt.Sprintf("%.1f%%", 100*d.loss()), Threshold: fmt.Sprintf("< %.0f%%", 100*deliveryLoss)}.Of(100*d.loss(), finding.Percent),
 			finding.Evidence{Source: "both ends", Key: "lost " + to + " -> " + from, Value: fmt.Sprintf("%.1f%% of %s", 100*rev.loss(), mib(int64(rev.sent))),
 				Threshold: fmt.Sprintf("< %.1f%% (a third of the other way)", 100*d.loss()/3)}.Of(100*rev.loss(), finding.Percent),

@@ -246,13 +246,6 @@ func kernelBefore(s *facts.Snapshot, major, minor int) (before, known bool) {
 }
 
 // shortKey abbreviates a WireGuard public key for titles.
-func shortKey(k string) string {
-	if len(k) > 8 {
-		return k[:8] + "…"
-	}
-	return k
-}
-
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func utoa(n uint64) string { return strconv.FormatUint(n, 10) }

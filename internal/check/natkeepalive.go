@@ -74,10 +74,10 @@ func natFinding(natted, far tunnelEnd) (finding.Finding, bool) {
 			"When the tunnel idles longer than the NAT keeps a mapping, %s's packets for %s go to a mapping that no longer exists, "+
 			"and %s cannot reach %s through the tunnel until %s sends again.", nh, fh, seen, nh, nh, fh, nh, fh, nh, nh),
 		Evidence: []finding.Evidence{
-			{Source: "wg show " + far.iface.Name + " endpoints (" + fh + ")", Key: "endpoint of " + shortKey(natted.iface.PublicKey), Value: seen.String(),
+			{Source: "wg show " + far.iface.Name + " endpoints (" + fh + ")", Key: "endpoint of " + finding.ShortKey(natted.iface.PublicKey), Value: seen.String(),
 				Threshold: "one of " + nh + "'s addresses"},
 			{Source: "ip route show table local (" + nh + ")", Key: "local addresses", Value: localList(own)},
-			finding.Evidence{Source: "wg show " + natted.iface.Name + " persistent-keepalive (" + nh + ")", Key: "keepalive for " + shortKey(natted.peer.PublicKey),
+			finding.Evidence{Source: "wg show " + natted.iface.Name + " persistent-keepalive (" + nh + ")", Key: "keepalive for " + finding.ShortKey(natted.peer.PublicKey),
 				Value: "off", Threshold: "> 0 behind NAT"}.Of(0, finding.Seconds),
 			handshakeEvidence(finding.Evidence{Source: "wg show " + far.iface.Name + " dump (" + fh + ")", Key: "latest handshake"}, far.peer, far.snap.CollectedAt),
 		},

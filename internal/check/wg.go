@@ -93,9 +93,9 @@ func runHandshakeStale(s *facts.Snapshot, o Options) ([]finding.Finding, error) 
 // staleOne is the finding of the one stale peer of its kind on w.
 func staleOne(s *facts.Snapshot, w facts.WGInterface, p stalePeer, sev finding.Severity) finding.Finding {
 	expected := sev == finding.Critical
-	title := fmt.Sprintf("No handshake ever completed with peer %s (%s)", shortKey(p.PublicKey), p.Endpoint)
+	title := fmt.Sprintf("No handshake ever completed with peer %s (%s)", finding.ShortKey(p.PublicKey), p.Endpoint)
 	if !p.never() {
-		title = fmt.Sprintf("Latest handshake with peer %s (%s) was %s ago", shortKey(p.PublicKey), p.Endpoint, p.age.Truncate(time.Second))
+		title = fmt.Sprintf("Latest handshake with peer %s (%s) was %s ago", finding.ShortKey(p.PublicKey), p.Endpoint, p.age.Truncate(time.Second))
 	}
 	detail := "The peer is idle: nothing has been sent to it and keepalive is off, so no handshake was needed."
 	if expected {
@@ -162,13 +162,13 @@ func staleMany(s *facts.Snapshot, w facts.WGInterface, peers []stalePeer, sev fi
 	var named []string
 	for i, p := range peers {
 		if i < staleNamed {
-			named = append(named, fmt.Sprintf("%s (%s) %s", shortKey(p.PublicKey), p.Endpoint, p.since()))
+			named = append(named, fmt.Sprintf("%s (%s) %s", finding.ShortKey(p.PublicKey), p.Endpoint, p.since()))
 		}
 		v := p.since()
 		if sev == finding.Critical {
 			v += fmt.Sprintf(", tx %d bytes, keepalive %ds", p.TxBytes, p.PersistentKeepalive)
 		}
-		evidence = append(evidence, staleEvidence(finding.Evidence{Source: src, Key: "peer " + shortKey(p.PublicKey) + " (" + p.Endpoint + ")", Value: v}, p))
+		evidence = append(evidence, staleEvidence(finding.Evidence{Source: src, Key: "peer " + finding.ShortKey(p.PublicKey) + " (" + p.Endpoint + ")", Value: v}, p))
 	}
 	list := strings.Join(named, ", ")
 	if more := len(peers) - len(named); more > 0 {

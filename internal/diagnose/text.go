@@ -265,7 +265,7 @@ func (p *printer) finding(f finding.Finding) {
 		where = append(where, f.Interface)
 	}
 	if f.Peer != "" {
-		where = append(where, "peer "+shortKey(f.Peer))
+		where = append(where, "peer "+finding.ShortKey(f.Peer))
 	}
 	p.line("")
 	p.line("  " + p.paint(severityColor(f.Severity), "["+string(f.ID)+"]") + " " + p.paint(ansiDim, strings.Join(where, " ")))
@@ -302,13 +302,6 @@ func (p *printer) finding(f finding.Finding) {
 			p.line("      " + p.paint(ansiDim, "(wgperf fix can apply this: "+x.Action.Kind+")"))
 		}
 	}
-}
-
-func shortKey(k string) string {
-	if len(k) > 8 {
-		return k[:8] + "…"
-	}
-	return k
 }
 
 // wrap breaks prose into lines of at most width columns at spaces.

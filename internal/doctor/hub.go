@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/discover"
+	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
@@ -66,10 +67,6 @@ func (h HubPath) viaExample() string {
 // not measured: nothing to judge the tunnel's rate against.
 func (r *Report) unmeasuredHub() bool { return r.Hub != nil && !r.Hub.Measured }
 
-// shortKey is a public key as people compare them: its first 8 characters.
-func shortKey(k string) string {
-	if len(k) > 8 {
-		return shell.Terminal(k[:8]) + "…"
-	}
-	return shell.Terminal(k)
-}
+// shortKey is a public key as the text names it (finding.ShortKey), its
+// foreign text escaped.
+func shortKey(k string) string { return shell.Terminal(finding.ShortKey(k)) }

@@ -293,3 +293,12 @@ func Merge(fs []Finding) []Finding {
 func sameFix(a, b Fix) bool {
 	return slices.Equal(a.Commands, b.Commands) && reflect.DeepEqual(a.Action, b.Action)
 }
+
+// ShortKey is a WireGuard public key as findings and reports name it, the way
+// people compare keys: its first 8 characters and an ellipsis.
+func ShortKey(k string) string {
+	if len(k) > 8 {
+		return k[:8] + "…"
+	}
+	return k
+}

@@ -84,14 +84,14 @@ func Findings(host, iface string, samples []Sample) []finding.Finding {
 		addrs := distinct(e.Sequence)
 		out = append(out, finding.Finding{
 			ID: check.WGSharedKey, Severity: finding.Critical, Host: host, Interface: iface, Peer: k,
-			Title: fmt.Sprintf("Two devices share one key: %s's peer %s… answers from %s in turn", host, shell.Terminal(prefix(k)), strings.Join(addrs, " and ")),
+			Title: fmt.Sprintf("Two devices share one key: %s's peer %s answers from %s in turn", host, shell.Terminal(finding.ShortKey(k)), strings.Join(addrs, " and ")),
 			Detail: "WireGuard sends a key's traffic to the address its last packet came from. Here that address switched " +
 				strconv.Itoa(e.Switches()) + " times in " + e.Span.Round(time.Second).String() + ", back and forth between the same addresses: " +
 				"two devices hold the same private key (a cloned VM, a config copied to a second device), each pulls the replies meant " +
 				"for the other, and their handshakes replace each other's sessions.",
 			Evidence: []finding.Evidence{
 				finding.Evidence{Source: "wg show " + iface + " endpoints, sampled every " + Every.String() + " during the bench (" + host + ")",
-					Key: "endpoint of " + prefix(k) + "…", Value: sequenceText(e.Sequence), Threshold: "one address, or one move"}.Of(float64(e.Switches()), finding.Count),
+					Key: "endpoint of " + shell.Terminal(finding.ShortKey(k)), Value: sequenceText(e.Sequence), Threshold: "one address, or one move"}.Of(float64(e.Switches()), finding.Count),
 				finding.Evidence{Source: "wg show " + iface + " latest-handshakes (" + host + ")", Key: "handshakes completed while sampled",
 					Value: fmt.Sprintf("%d in %s", e.Handshakes, e.Span.Round(time.Second)), Threshold: "about one per 2 minutes (rekeying)"}.Of(float64(e.Handshakes), finding.Count),
 			},
@@ -128,11 +128,4 @@ func distinct(seq []string) []string {
 		}
 	}
 	return out
-}
-
-func prefix(k string) string {
-	if len(k) > 8 {
-		return k[:8]
-	}
-	return k
 }
