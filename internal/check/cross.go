@@ -204,7 +204,9 @@ func fresh(p facts.WGPeer, at time.Time) bool {
 	return !p.LatestHandshake.IsZero() && at.Sub(p.LatestHandshake) <= handshakeStale
 }
 
-func handshakeAge(p facts.WGPeer, at time.Time) string {
+// HandshakeAge is p's latest handshake as the texts say it, seen at at:
+// "never", or its age ("1m12s ago").
+func HandshakeAge(p facts.WGPeer, at time.Time) string {
 	if p.LatestHandshake.IsZero() {
 		return "never"
 	}
@@ -213,7 +215,7 @@ func handshakeAge(p facts.WGPeer, at time.Time) string {
 
 // handshakeEvidence is e showing p's handshake age at at, in seconds unless never.
 func handshakeEvidence(e finding.Evidence, p facts.WGPeer, at time.Time) finding.Evidence {
-	e.Value = handshakeAge(p, at)
+	e.Value = HandshakeAge(p, at)
 	if p.LatestHandshake.IsZero() {
 		return e
 	}

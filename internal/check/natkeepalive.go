@@ -85,15 +85,25 @@ func natFinding(natted, far tunnelEnd) (finding.Finding, bool) {
 	}, true
 }
 
-// localAddrs are the host's own addresses, from its local routing table.
+// localAddrs are the host's own addresses, as a set.
 func localAddrs(s *facts.Snapshot) map[netip.Addr]bool {
 	out := map[netip.Addr]bool{}
+	for _, a := range LocalAddrs(s, "") {
+		out[a] = true
+	}
+	return out
+}
+
+// LocalAddrs are the host's own addresses, from its local routing table: on
+// device dev, or on any device when dev is "".
+func LocalAddrs(s *facts.Snapshot, dev string) []netip.Addr {
+	var out []netip.Addr
 	for _, r := range s.Routes {
-		if r.Table != "local" || r.Type != "local" {
+		if r.Table != "local" || r.Type != "local" || (dev != "" && r.Dev != dev) {
 			continue
 		}
 		if a, err := netip.ParseAddr(r.Dst); err == nil {
-			out[a.Unmap()] = true
+			out = append(out, a.Unmap())
 		}
 	}
 	return out

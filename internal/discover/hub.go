@@ -49,14 +49,14 @@ func matchHub(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts
 		for _, addr := range linkAddrs(serverLinks, sw.Name) {
 			for _, w := range clientWG {
 				for _, p := range w.Peers {
-					bits := covers(p.AllowedIPs, addr)
-					if bits <= best {
+					entry, ok := Covers(p.AllowedIPs, addr)
+					if !ok || entry.Bits() <= best {
 						continue
 					}
-					best = bits
+					best = entry.Bits()
 					ep = Endpoints{TunnelAddr: addr.String(), ClientInterface: w.Name, ClientPort: w.ListenPort, ServerInterface: sw.Name,
 						ServerPort: sw.ListenPort, PeerKey: p.PublicKey, EndpointPort: endpointPort(p.Endpoint),
-						Hub: Hub{Endpoint: p.Endpoint, PublicKey: p.PublicKey, Allowed: allowedFor(p.AllowedIPs, addr)}}
+						Hub: Hub{Endpoint: p.Endpoint, PublicKey: p.PublicKey, Allowed: entry.String()}}
 				}
 			}
 		}
@@ -66,25 +66,25 @@ func matchHub(clientWG []facts.WGInterface, clientLinks []Link, serverWG []facts
 	}
 	// The way back: the server's peer that carries the client's address.
 	back := -1
-	for _, cw := range clientWG {
-		if cw.Name != ep.ClientInterface {
-			continue
-		}
-		for _, addr := range linkAddrs(clientLinks, cw.Name) {
-			for _, sw := range serverWG {
-				if sw.Name != ep.ServerInterface {
-					continue
-				}
-				for _, p := range sw.Peers {
-					if bits := covers(p.AllowedIPs, addr); bits > back {
-						back = bits
-						ep.Hub.ServerEndpoint, ep.Hub.ServerKey = p.Endpoint, p.PublicKey
-					}
-				}
+	for _, addr := range linkAddrs(clientLinks, ep.ClientInterface) {
+		for _, p := range peersOf(serverWG, ep.ServerInterface) {
+			if entry, ok := Covers(p.AllowedIPs, addr); ok && entry.Bits() > back {
+				back = entry.Bits()
+				ep.Hub.ServerEndpoint, ep.Hub.ServerKey = p.Endpoint, p.PublicKey
 			}
 		}
 	}
 	return ep, true
+}
+
+// peersOf are the peers of the interface called name.
+func peersOf(ws []facts.WGInterface, name string) []facts.WGPeer {
+	for _, w := range ws {
+		if w.Name == name {
+			return w.Peers
+		}
+	}
+	return nil
 }
 
 // linkAddrs are the IPv4 and global IPv6 addresses of one link (link-local
@@ -106,28 +106,15 @@ func linkAddrs(links []Link, name string) []netip.Addr {
 	return out
 }
 
-// covers is the length of the longest prefix of allowed that holds addr,
-// -1 when none does.
-func covers(allowed []string, addr netip.Addr) int {
-	best := -1
+// Covers is the entry of allowed (a peer's AllowedIPs) that holds addr most
+// narrowly: WireGuard sends addr's packets to the peer whose entry it is,
+// the longest prefix winning. ok is false when none holds it.
+func Covers(allowed []string, addr netip.Addr) (entry netip.Prefix, ok bool) {
 	for _, a := range allowed {
 		p, err := netip.ParsePrefix(strings.TrimSpace(a))
-		if err != nil || !p.Contains(addr) {
-			continue
-		}
-		best = max(best, p.Bits())
-	}
-	return best
-}
-
-// allowedFor is the entry of allowed that covers addr most narrowly.
-func allowedFor(allowed []string, addr netip.Addr) string {
-	best, out := -1, ""
-	for _, a := range allowed {
-		p, err := netip.ParsePrefix(strings.TrimSpace(a))
-		if err == nil && p.Contains(addr) && p.Bits() > best {
-			best, out = p.Bits(), p.String()
+		if err == nil && p.Contains(addr) && (!ok || p.Bits() > entry.Bits()) {
+			entry, ok = p, true
 		}
 	}
-	return out
+	return entry, ok
 }

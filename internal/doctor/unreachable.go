@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
@@ -42,8 +45,11 @@ type Unreachable struct {
 // whether err was one.
 func (r *Report) benchUnreachable(err error) bool {
 	var ue *iperf.UnreachableError
-	if !errors.As(err, &ue) || !strings.HasPrefix(ue.Where, r.endpoints.TunnelAddr+":") {
+	if !errors.As(err, &ue) {
 		return false
+	}
+	if host, _, err := net.SplitHostPort(ue.Where); err != nil || host != r.endpoints.TunnelAddr {
+		return false // the underlay's run: its own verdict (blocked.go)
 	}
 	r.Unreachable = &Unreachable{Where: ue.Where, Why: ue.Why}
 	if r.Bench != nil {
@@ -80,8 +86,8 @@ func unreachableFacts(client, server *facts.Snapshot, ep discover.Endpoints) []s
 	}
 	at := client.CollectedAt
 	out = append(out, fmt.Sprintf("%s %s → its peer %s: endpoint %s, latest handshake %s, keepalive %s",
-		client.Host, cw.Name, shortKey(cp.PublicKey), endpointText(cp.Endpoint), handshakeText(cp, at), keepaliveText(cp)))
-	clientAddrs := addrsOn(client, cw.Name)
+		client.Host, cw.Name, shortKey(cp.PublicKey), endpointText(cp.Endpoint), check.HandshakeAge(cp, at), keepaliveText(cp)))
+	clientAddrs := nonLinkLocal(check.LocalAddrs(client, cw.Name))
 	sw, sp, ok := peerOf(server, ep.ServerInterface, cw.PublicKey)
 	if !ok && ep.Hub.ServerKey != "" {
 		sw, sp, ok = peerOf(server, ep.ServerInterface, ep.Hub.ServerKey)
@@ -92,12 +98,12 @@ func unreachableFacts(client, server *facts.Snapshot, ep discover.Endpoints) []s
 		return out
 	}
 	out = append(out, fmt.Sprintf("%s %s → its peer %s: endpoint %s, latest handshake %s, keepalive %s",
-		server.Host, sw.Name, shortKey(sp.PublicKey), endpointText(sp.Endpoint), handshakeText(sp, server.CollectedAt), keepaliveText(sp)))
+		server.Host, sw.Name, shortKey(sp.PublicKey), endpointText(sp.Endpoint), check.HandshakeAge(sp, server.CollectedAt), keepaliveText(sp)))
 	if len(clientAddrs) > 0 && !coversAny(sp.AllowedIPs, clientAddrs) {
 		out = append(out, fmt.Sprintf("%s's peer %s allows %s, which holds none of %s's tunnel addresses (%s): %s drops what %s sends through the tunnel",
 			server.Host, shortKey(sp.PublicKey), allowedText(sp.AllowedIPs), client.Host, addrList(clientAddrs), server.Host, client.Host))
 	}
-	if serverAddrs := addrsOn(server, sw.Name); len(serverAddrs) > 0 && !coversAny(cp.AllowedIPs, serverAddrs) {
+	if serverAddrs := nonLinkLocal(check.LocalAddrs(server, sw.Name)); len(serverAddrs) > 0 && !coversAny(cp.AllowedIPs, serverAddrs) {
 		out = append(out, fmt.Sprintf("%s's peer %s allows %s, which holds none of %s's tunnel addresses (%s)",
 			client.Host, shortKey(cp.PublicKey), allowedText(cp.AllowedIPs), server.Host, addrList(serverAddrs)))
 	}
@@ -119,33 +125,14 @@ func peerOf(s *facts.Snapshot, iface, key string) (facts.WGInterface, facts.WGPe
 	return facts.WGInterface{}, facts.WGPeer{}, false
 }
 
-// addrsOn are the host's own addresses on dev, from its local routes.
-func addrsOn(s *facts.Snapshot, dev string) []netip.Addr {
-	var out []netip.Addr
-	for _, r := range s.Routes {
-		if r.Table != "local" || r.Type != "local" || r.Dev != dev {
-			continue
-		}
-		if a, err := netip.ParseAddr(r.Dst); err == nil && !a.IsLinkLocalUnicast() {
-			out = append(out, a.Unmap())
-		}
-	}
-	return out
+// nonLinkLocal leaves out link-local addresses: no tunnel address.
+func nonLinkLocal(as []netip.Addr) []netip.Addr {
+	return slices.DeleteFunc(as, netip.Addr.IsLinkLocalUnicast)
 }
 
+// coversAny says whether allowed holds one of addrs.
 func coversAny(allowed []string, addrs []netip.Addr) bool {
-	for _, a := range allowed {
-		p, err := netip.ParsePrefix(strings.TrimSpace(a))
-		if err != nil {
-			continue
-		}
-		for _, x := range addrs {
-			if p.Contains(x) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(addrs, func(a netip.Addr) bool { _, ok := discover.Covers(allowed, a); return ok })
 }
 
 func endpointText(e string) string {
@@ -153,13 +140,6 @@ func endpointText(e string) string {
 		return "none (it waits to be dialled)"
 	}
 	return shell.Terminal(e)
-}
-
-func handshakeText(p facts.WGPeer, at time.Time) string {
-	if p.LatestHandshake.IsZero() {
-		return "never"
-	}
-	return at.Sub(p.LatestHandshake).Truncate(time.Second).String() + " ago"
 }
 
 func keepaliveText(p facts.WGPeer) string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -340,7 +341,7 @@ func runClient(ctx context.Context, client, server target.Target, srv *Server, t
 
 // explain turns iperf3's error into a line that says what to do.
 func explain(client, server target.Target, srv *Server, t Test, msg string) error {
-	where := fmt.Sprintf("%s:%d", t.Addr, srvPort(srv, t))
+	where := net.JoinHostPort(t.Addr, strconv.Itoa(srvPort(srv, t)))
 	switch {
 	case strings.Contains(msg, "Connection timed out"), strings.Contains(msg, "No route to host"),
 		strings.Contains(msg, "Network is unreachable"), strings.Contains(msg, "Connection refused"):
