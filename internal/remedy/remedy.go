@@ -134,6 +134,19 @@ func (p params) get(key string) (string, error) {
 	return v, nil
 }
 
+// gets returns required params, in the order asked.
+func (p params) gets(keys ...string) ([]string, error) {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		v, err := p.get(k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // int returns a required numeric param.
 func (p params) int(key string) (int, error) {
 	v, err := p.get(key)

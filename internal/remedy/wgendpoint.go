@@ -74,19 +74,11 @@ func checkPublicKey(k string) error {
 }
 
 func parseWGPeerEndpoint(p params) (Remedy, error) {
-	iface, err := p.get("interface")
+	v, err := p.gets("interface", "peer", "endpoint")
 	if err != nil {
 		return nil, err
 	}
-	peer, err := p.get("peer")
-	if err != nil {
-		return nil, err
-	}
-	ep, err := p.get("endpoint")
-	if err != nil {
-		return nil, err
-	}
-	return WGPeerEndpoint(iface, peer, ep, Unknown)
+	return WGPeerEndpoint(v[0], v[1], v[2], Unknown)
 }
 
 func (a *wgPeerEndpoint) Params() map[string]string {
@@ -143,18 +135,24 @@ func (a *wgPeerEndpoint) Plan(ctx context.Context, env *Env) (Step, error) {
 // endpoint or "(none)", a line each): whether peer is there and its endpoint
 // (invalid when it has none).
 func peerEndpoint(out, peer string) (netip.AddrPort, bool) {
-	for _, l := range splitLines(out) {
-		k, v, ok := strings.Cut(l, "\t")
-		if !ok || k != peer {
-			continue
-		}
-		ep, err := netip.ParseAddrPort(strings.TrimSpace(v))
-		if err != nil {
-			return netip.AddrPort{}, true
-		}
-		return ep, true
+	v, ok := peerValue(out, peer)
+	ep, err := netip.ParseAddrPort(v)
+	if err != nil {
+		return netip.AddrPort{}, ok
 	}
-	return netip.AddrPort{}, false
+	return ep, ok
+}
+
+// peerValue reads one of "wg show IF endpoints|persistent-keepalive|..."
+// (a public key, a tab, its value, a line each): peer's value, and whether
+// the interface has that peer.
+func peerValue(out, peer string) (string, bool) {
+	for _, l := range splitLines(out) {
+		if k, v, ok := strings.Cut(l, "\t"); ok && k == peer {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
 }
 
 // planUCIPeer sets options of iface's peer's uci section on OpenWrt, each

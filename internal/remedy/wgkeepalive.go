@@ -62,23 +62,15 @@ func newWGPeerKeepalive(iface, peer string, seconds int) (*wgPeerKeepalive, erro
 }
 
 func parseWGPeerKeepalive(p params) (Remedy, error) {
-	iface, err := p.get("interface")
+	v, err := p.gets("interface", "peer")
 	if err != nil {
 		return nil, err
 	}
-	peer, err := p.get("peer")
+	n, err := p.int("seconds")
 	if err != nil {
 		return nil, err
 	}
-	s, err := p.get("seconds")
-	if err != nil {
-		return nil, err
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || strconv.Itoa(n) != s {
-		return nil, fmt.Errorf("seconds %q: want a whole number", shell.Terminal(s))
-	}
-	return WGPeerKeepalive(iface, peer, n, Unknown)
+	return WGPeerKeepalive(v[0], v[1], n, Unknown)
 }
 
 func (a *wgPeerKeepalive) Params() map[string]string {
@@ -134,18 +126,14 @@ func (a *wgPeerKeepalive) Plan(ctx context.Context, env *Env) (Step, error) {
 // tab, the seconds or "off", a line each): whether peer is there and its
 // keepalive as wg set takes it back ("off" or the seconds).
 func peerKeepalive(out, peer string) (string, bool) {
-	for _, l := range splitLines(out) {
-		k, v, ok := strings.Cut(l, "\t")
-		if !ok || k != peer {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if n, err := strconv.Atoi(v); err == nil && n > 0 && n <= 65535 {
-			return strconv.Itoa(n), true
-		}
-		return "off", true
+	v, ok := peerValue(out, peer)
+	if !ok {
+		return "", false
 	}
-	return "", false
+	if n, err := strconv.Atoi(v); err == nil && n > 0 && n <= 65535 {
+		return strconv.Itoa(n), true
+	}
+	return "off", true
 }
 
 // nmKeyfiles is where NetworkManager keeps the connections an owner made (a

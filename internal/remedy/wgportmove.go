@@ -3,6 +3,7 @@ package remedy
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // Fix kinds of this file, with their params (all strings).
@@ -37,7 +38,7 @@ func WGPortMove(iface string, port int, peer, endpoint string, platform Platform
 }
 
 func parseWGPortMove(p params) (Remedy, error) {
-	iface, err := p.get("interface")
+	v, err := p.gets("interface", "peer", "endpoint")
 	if err != nil {
 		return nil, err
 	}
@@ -45,15 +46,7 @@ func parseWGPortMove(p params) (Remedy, error) {
 	if err != nil {
 		return nil, err
 	}
-	peer, err := p.get("peer")
-	if err != nil {
-		return nil, err
-	}
-	ep, err := p.get("endpoint")
-	if err != nil {
-		return nil, err
-	}
-	return WGPortMove(iface, port, peer, ep, Unknown, p["uci_section"])
+	return WGPortMove(v[0], port, v[1], v[2], Unknown, strings.TrimSpace(p["uci_section"]))
 }
 
 func (a *wgPortMove) Params() map[string]string {
