@@ -1,6 +1,7 @@
 package remedy
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/shell"
@@ -41,7 +42,11 @@ type FileChange struct {
 func (s *Step) merge(b Step) {
 	s.Commands = append(s.Commands, b.Commands...)
 	s.Undo = append(append([]string{}, b.Undo...), s.Undo...)
-	s.Notes = append(s.Notes, b.Notes...)
+	for _, n := range b.Notes { // two halves of one step say a shared note once
+		if !slices.Contains(s.Notes, n) {
+			s.Notes = append(s.Notes, n)
+		}
+	}
 	for _, f := range b.Files {
 		merged := false
 		for i := range s.Files {

@@ -77,19 +77,6 @@ func (a *wgPortMove) Plan(ctx context.Context, env *Env) (Step, error) {
 	st.merge(ep)
 	st.Kind = a.Kind()
 	st.Summary = fmt.Sprintf("%s; %s", st.Summary, ep.Summary)
-	st.Notes = dedupe(st.Notes)
 	st.Done = len(st.Commands) == 0 && len(st.Files) == 0
 	return st, nil
-}
-
-func dedupe(ss []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }

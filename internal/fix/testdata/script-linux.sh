@@ -91,7 +91,6 @@ nft -f /etc/wgperf/nft/mss_wg0.nft
 # 6. [conntrack.tunnel-tracked] stop connection tracking for traffic in wg0 and its UDP port 51820
 #    now: NOTRACK for wg0 and udp port 51820
 #    note: persists: nftables.service is enabled and runs nft -f /etc/nftables.conf at boot, which includes /etc/wgperf/nft/*.nft
-#    note: persists: nftables.service is enabled and runs nft -f /etc/nftables.conf at boot, which includes /etc/wgperf/nft/*.nft
 mkdir -p /etc/wgperf/nft
 cat > /etc/wgperf/nft/notrack_wg0_in.nft <<'WGPERF_EOF'
 # Written by wgperf fix; delete this file and run: nft delete chain inet wgperf notrack_wg0_in
