@@ -88,22 +88,26 @@ func (w *Watch) Stop() []Sample {
 func read(ctx context.Context, t target.Target, iface string) (Sample, bool) {
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	out, err := t.Run(rctx, "wg", "show", "all", "dump")
+	// One interface's dump: a hub's other interfaces are not read a second
+	// at a time. Its lines lack "all dump"'s interface column.
+	out, err := t.Run(rctx, "wg", "show", iface, "dump")
 	if err != nil {
 		return Sample{}, false
 	}
-	wgs, err := parse.ParseWGDump(bytes.NewReader(out))
-	if err != nil {
+	var all bytes.Buffer
+	for _, l := range bytes.SplitAfter(out, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			all.WriteString(iface + "\t")
+			all.Write(l)
+		}
+	}
+	wgs, err := parse.ParseWGDump(&all)
+	if err != nil || len(wgs) != 1 {
 		return Sample{}, false
 	}
 	s := Sample{At: time.Now(), Peers: map[string]Peer{}}
-	for _, w := range wgs {
-		if w.Name != iface {
-			continue
-		}
-		for _, p := range w.Peers {
-			s.Peers[p.PublicKey] = Peer{Endpoint: p.Endpoint, Handshake: p.LatestHandshake}
-		}
+	for _, p := range wgs[0].Peers {
+		s.Peers[p.PublicKey] = Peer{Endpoint: p.Endpoint, Handshake: p.LatestHandshake}
 	}
 	return s, len(s.Peers) > 0
 }

@@ -1,6 +1,7 @@
 package roaming
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // recordedSamples reads B's "wg show all dump", sampled once a second in the
@@ -74,5 +76,29 @@ func TestSequences(t *testing.T) {
 	e = Endpoints{Sequence: []string{"x", "y", "z"}}
 	if e.Returns() != 0 {
 		t.Errorf("x y z (a device moving on): %d returns", e.Returns())
+	}
+}
+
+// A sample reads one interface's own dump ("wg show IF dump", recorded on a
+// lab's B, whose lines lack the interface column "all dump" has).
+func TestRead(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "probe", "roaming", "wg-show-iface-dump.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := targettest.New("netns:wgl-rdv-b")
+	h.On("wg show wg-rdv-b dump", string(b))
+	s, ok := read(context.Background(), h, "wg-rdv-b")
+	if !ok || len(s.Peers) != 1 {
+		t.Fatalf("sample %+v, %v; want the one peer", s, ok)
+	}
+	for k, p := range s.Peers {
+		if len(k) != 44 || p.Endpoint != "198.51.100.2:51820" {
+			t.Errorf("peer %s: %+v", k, p)
+		}
+	}
+	h.Fail("wg show wg0 dump", 1)
+	if _, ok := read(context.Background(), h, "wg0"); ok {
+		t.Error("a failed read made a sample")
 	}
 }
