@@ -25,27 +25,7 @@ func TestPolicedRunConfirmed(t *testing.T) {
 	testutil.RequireTools(t, "ip", "iperf3", "nft")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	suffix := fmt.Sprint(os.Getpid() % 100000)
-	na, nb, link := "wgu-it-a"+suffix, "wgu-it-b"+suffix, "wgut"+suffix
-	host := target.Local()
-	t.Cleanup(func() {
-		_, _ = host.Run(context.Background(), "ip", "netns", "del", na)
-		_, _ = host.Run(context.Background(), "ip", "netns", "del", nb)
-	})
-	for _, argv := range [][]string{
-		{"ip", "netns", "add", na}, {"ip", "netns", "add", nb},
-		{"ip", "link", "add", link, "netns", na, "type", "veth", "peer", "name", link, "netns", nb},
-		{"ip", "-n", na, "addr", "add", "192.0.2.1/24", "dev", link},
-		{"ip", "-n", nb, "addr", "add", "192.0.2.2/24", "dev", link},
-		{"ip", "-n", na, "link", "set", "dev", link, "up"},
-		{"ip", "-n", nb, "link", "set", "dev", link, "up"},
-		{"ip", "-n", na, "link", "set", "dev", "lo", "up"},
-		{"ip", "-n", nb, "link", "set", "dev", "lo", "up"},
-	} {
-		if _, err := host.Run(ctx, argv[0], argv[1:]...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	na, nb := pair(ctx, t, "wgu-it-a", "wgu-it-b", "wgut")
 	a, b := target.Netns(na), target.Netns(nb)
 	drop := func(quota string) {
 		t.Helper()
@@ -82,27 +62,7 @@ func TestToPortRun(t *testing.T) {
 	testutil.RequireTools(t, "ip", "iperf3", "nft", "python3")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	suffix := fmt.Sprint(os.Getpid() % 100000)
-	na, nb, link := "wgu-tp-a"+suffix, "wgu-tp-b"+suffix, "wgtp"+suffix
-	host := target.Local()
-	t.Cleanup(func() {
-		_, _ = host.Run(context.Background(), "ip", "netns", "del", na)
-		_, _ = host.Run(context.Background(), "ip", "netns", "del", nb)
-	})
-	for _, argv := range [][]string{
-		{"ip", "netns", "add", na}, {"ip", "netns", "add", nb},
-		{"ip", "link", "add", link, "netns", na, "type", "veth", "peer", "name", link, "netns", nb},
-		{"ip", "-n", na, "addr", "add", "192.0.2.1/24", "dev", link},
-		{"ip", "-n", nb, "addr", "add", "192.0.2.2/24", "dev", link},
-		{"ip", "-n", na, "link", "set", "dev", link, "up"},
-		{"ip", "-n", nb, "link", "set", "dev", link, "up"},
-		{"ip", "-n", na, "link", "set", "dev", "lo", "up"},
-		{"ip", "-n", nb, "link", "set", "dev", "lo", "up"},
-	} {
-		if _, err := host.Run(ctx, argv[0], argv[1:]...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	na, nb := pair(ctx, t, "wgu-tp-a", "wgu-tp-b", "wgtp")
 	a, b := target.Netns(na), target.Netns(nb)
 	// WireGuard's sockets: 51820 held on both ends for the test's length.
 	for _, ns := range []string{na, nb} {
@@ -147,4 +107,32 @@ func TestToPortRun(t *testing.T) {
 			t.Errorf("%s: table %s left behind:\n%s", tg, Table, out)
 		}
 	}
+}
+
+// pair makes two namespaces (named by the prefixes and this process's id)
+// joined by a veth, 192.0.2.1 and .2, removed when the test ends.
+func pair(ctx context.Context, t *testing.T, prefixA, prefixB, prefixLink string) (na, nb string) {
+	t.Helper()
+	suffix := fmt.Sprint(os.Getpid() % 100000)
+	na, nb, link := prefixA+suffix, prefixB+suffix, prefixLink+suffix
+	host := target.Local()
+	t.Cleanup(func() {
+		_, _ = host.Run(context.Background(), "ip", "netns", "del", na)
+		_, _ = host.Run(context.Background(), "ip", "netns", "del", nb)
+	})
+	for _, argv := range [][]string{
+		{"ip", "netns", "add", na}, {"ip", "netns", "add", nb},
+		{"ip", "link", "add", link, "netns", na, "type", "veth", "peer", "name", link, "netns", nb},
+		{"ip", "-n", na, "addr", "add", "192.0.2.1/24", "dev", link},
+		{"ip", "-n", nb, "addr", "add", "192.0.2.2/24", "dev", link},
+		{"ip", "-n", na, "link", "set", "dev", link, "up"},
+		{"ip", "-n", nb, "link", "set", "dev", link, "up"},
+		{"ip", "-n", na, "link", "set", "dev", "lo", "up"},
+		{"ip", "-n", nb, "link", "set", "dev", "lo", "up"},
+	} {
+		if _, err := host.Run(ctx, argv[0], argv[1:]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return na, nb
 }
