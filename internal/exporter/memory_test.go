@@ -3,10 +3,8 @@ package exporter
 import (
 	"os"
 	"regexp"
-	"runtime"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,27 +28,7 @@ func TestHostileTargetsCostTheirScrapeNotTheProcess(t *testing.T) {
 	p := NewProber(ProbeOptions{Allow: []string{"ssh:*"}, Timeout: time.Minute})
 	srv := testServer(t, &Site{Prober: p})
 
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	runtime.GC()
-	var base runtime.MemStats
-	runtime.ReadMemStats(&base)
-	go func() {
-		defer close(sampled)
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapAlloc > peak.Load() {
-				peak.Store(m.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
+	growth := heapPeak()
 	var wg sync.WaitGroup
 	bodies := make([]string, DefaultProbeConcurrent)
 	for i := range bodies {
@@ -61,8 +39,7 @@ func TestHostileTargetsCostTheirScrapeNotTheProcess(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	close(stop)
-	<-sampled
+	grown := growth()
 	for i, b := range bodies {
 		if sampleValue(t, b, "wgperf_collect_success") != 0 {
 			t.Errorf("hostile target %d collected:\n%s", i, b)
@@ -75,7 +52,7 @@ func TestHostileTargetsCostTheirScrapeNotTheProcess(t *testing.T) {
 	// four runs of the whole package beside other builds (the collector
 	// slower on a busy machine), so the bound leaves the runtime its 10.
 	const most = 48 << 20
-	if grown := int64(peak.Load()) - int64(base.HeapAlloc); grown > most {
+	if grown > most {
 		t.Errorf("the heap grew by %d MiB during eight hostile scrapes, want at most %d MiB", grown>>20, most>>20)
 	} else {
 		t.Logf("the heap grew by %d MiB", grown>>20)
