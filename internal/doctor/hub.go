@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -15,7 +16,8 @@ import (
 // site that forwards between spokes). The tunnel is measured end to end;
 // each leg's underlay needs an iperf3 server on the hub, so without the hub
 // as a target (--via) the ratio is not judged, and the report says so and
-// how to give it.
+// how to give it. A hub's other peers (its offline road warriors) are not
+// the measured tunnel's causes (aboutThisTunnel).
 
 // HubPath is the hub a tunnel runs through, as doctor found it.
 type HubPath struct {
@@ -70,3 +72,25 @@ func (r *Report) unmeasuredHub() bool { return r.Hub != nil && !r.Hub.Measured }
 // shortKey is a public key as the text names it (finding.ShortKey), its
 // foreign text escaped.
 func shortKey(k string) string { return shell.Terminal(finding.ShortKey(k)) }
+
+// aboutThisTunnel leaves out, once the bench crossed the tunnel, the stale
+// handshakes of the ends' peers: the benched peer had a session, so they
+// are other peers' (a hub's offline road warriors), reported in Findings and
+// the text but neither a cause of this tunnel's rate nor of its status.
+func (r *Report) aboutThisTunnel(fs []finding.Finding) []finding.Finding {
+	m := r.Measured
+	if !m.Benched || r.Unreachable != nil || (m.Up.Tunnel <= 0 && m.Down.Tunnel <= 0) {
+		r.otherPeers = nil
+		return fs
+	}
+	var out []finding.Finding
+	r.otherPeers = nil
+	for _, f := range fs {
+		if f.ID == check.WGHandshakeStale {
+			r.otherPeers = append(r.otherPeers, f)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}

@@ -3,7 +3,6 @@ package doctor
 import (
 	"context"
 
-	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/roaming"
 )
@@ -32,28 +31,6 @@ func (ws peerWatches) stop() []finding.Finding {
 	var out []finding.Finding
 	for _, w := range ws {
 		out = append(out, roaming.Findings(w.Host, w.Interface, w.Stop())...)
-	}
-	return out
-}
-
-// aboutThisTunnel leaves out, once the bench crossed the tunnel, the stale
-// handshakes of the ends' peers: the benched peer had a session, so they
-// are other peers' (a hub's offline road warriors), reported in Findings and
-// the text but neither a cause of this tunnel's rate nor of its status.
-func (r *Report) aboutThisTunnel(fs []finding.Finding) []finding.Finding {
-	m := r.Measured
-	if !m.Benched || r.Unreachable != nil || (m.Up.Tunnel <= 0 && m.Down.Tunnel <= 0) {
-		r.otherPeers = nil
-		return fs
-	}
-	var out []finding.Finding
-	r.otherPeers = nil
-	for _, f := range fs {
-		if f.ID == check.WGHandshakeStale {
-			r.otherPeers = append(r.otherPeers, f)
-			continue
-		}
-		out = append(out, f)
 	}
 	return out
 }
