@@ -1,13 +1,14 @@
 package mtu
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/wgperf/wgperf/internal/discover"
 )
 
 // Discover fills what was not given from the tunnel between Client and
-// Server: the underlay address to probe, the server's tunnel address for MSS
+// Server: the underlay address to probe (through a hub, the hub's), the server's tunnel address for MSS
 // stepping, both ends' WireGuard interfaces, and the client's address as the
 // server reaches it (the one-way count that locates a black hole pings back
 // to it). Without a Server it does nothing.
@@ -21,7 +22,8 @@ func (c *Config) Discover(ctx context.Context) error {
 			return err
 		}
 		if c.Addr == "" {
-			c.Addr = ep.UnderlayAddr
+			// Through a hub, the client's packets cross its leg to the hub.
+			c.Addr = cmp.Or(ep.UnderlayAddr, ep.Hub.Addr())
 		}
 		if c.TunnelAddr == "" {
 			c.TunnelAddr = ep.TunnelAddr
