@@ -10,16 +10,8 @@ import (
 // The CPUs that carry the tunnel: saturation, interrupts, quotas, steal.
 var cpuEntries = []Entry{
 	{
-		ID:         CPUIRQImbalance,
-		Title:      "The uplink's interrupts pile onto one CPU",
-		Check:      &irqImbalance,
-		Severities: []finding.Severity{finding.Info, finding.Warning},
-		Why: `Every interrupt of the NIC starts receive processing on the CPU that took
-it. With all of the uplink's queues interrupting one CPU, that CPU carries the
-tunnel's receive work alone: it saturates, its backlog overflows, packets
-arrive out of order and TCP backs off while the other CPUs idle.`,
-		Cases:  []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured},
+		ID:    CPUIRQImbalance,
+		Check: &irqImbalance,
 		Remedies: []Remedy{
 			{Kind: remedy.KindIRQAffinity, Params: map[string]Values{
 				"irq":  Named("an uplink queue's interrupt").On(proposedBy(&irqImbalance, remedy.KindIRQAffinity)),
@@ -40,23 +32,10 @@ arrive out of order and TCP backs off while the other CPUs idle.`,
 	},
 	{
 		ID:    CPUQuotaThrottled,
-		Title: "A CPU quota throttles the tunnel's process: its cgroup runs out of CPU time while no CPU looks busy",
 		Check: &cpuQuota,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads the quota's cpu.stat again after its bench: the
 periods the cgroup ran out of its quota during the bench, judged as the check
 judges them since the cgroup was made.`}},
-		Severities: []finding.Severity{finding.Warning, finding.Critical},
-		Why: `A userspace WireGuard process in a container or a systemd unit with a CPU
-quota (docker --cpus, CPUQuota=, a Kubernetes limit) may use that much CPU time
-per period and then waits for the next one while the tunnel's packets queue
-and drop. The tunnel runs at a fraction of the link, no CPU looks busy, and
-the rate stalls and recovers like a tunnel pushed past a knee: a rate cap
-below that "knee" hides the limit instead of lifting it.`,
-		Cases: []string{CaseRemoteUsers},
-		// It underlies the knee a cap sweep would "prove": the quota is the
-		// cure, the cap a workaround that costs throughput.
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured,
-			Underlies: []finding.ID{ThroughputCollapseKnee}},
 		// No remedy: the quota belongs to whoever runs the container or unit,
 		// and its manager would set it again; the fix names the commands.
 		Example: Example{
@@ -68,8 +47,7 @@ below that "knee" hides the limit instead of lifting it.`,
 		},
 	},
 	{
-		ID:    CPUSaturated,
-		Title: "A CPU is the ceiling: above 90% busy while the tunnel carries traffic",
+		ID: CPUSaturated,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Samples /proc/stat on both ends while the tunnel
 carries a bench run. A CPU above 90% busy during a tunnel run is the ceiling:
 encryption and packet processing for a userspace or single-queue tunnel pile
@@ -77,12 +55,6 @@ onto one core, so the tunnel cannot go faster however the network is tuned.
 The tuning guide's first question. Fix: spread the load (RPS, IRQ affinity),
 or accept the ceiling; in a lab that shares one machine, it describes the
 machine rather than the tunnel.`}},
-		Severities: []finding.Severity{finding.Warning},
-		Why: `When a CPU is the ceiling, no network tuning makes the tunnel faster: the
-other findings' gains are capped by it. The way out is spreading the work or a
-faster WireGuard implementation.`,
-		Cases:  []string{CaseTuning},
-		Doctor: Doctor{Role: Environment, Impact: 0.5, Side: Both, Bench: InBench, Verify: Measured, Load: "a CPU near its limit"},
 		// No remedy: the bench names the CPU, not what keeps it busy; when it
 		// is receive processing, cpu.softirq-imbalance proposes RPS.
 		Example: Example{
@@ -96,15 +68,8 @@ faster WireGuard implementation.`,
 		},
 	},
 	{
-		ID:         CPUSoftirqImbalance,
-		Title:      "Packet processing piles onto one CPU",
-		Check:      &softirqImbalance,
-		Severities: []finding.Severity{finding.Info, finding.Warning},
-		Why: `Receive processing for the whole tunnel runs on one CPU. When that CPU
-saturates, its backlog overflows, packets are dropped and TCP backs off, so
-throughput oscillates while the other CPUs idle.`,
-		Cases:  []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.45, Side: Receiver, Bench: InBench, Verify: Measured, Load: "receive processing on one CPU"},
+		ID:    CPUSoftirqImbalance,
+		Check: &softirqImbalance,
 		Remedies: []Remedy{
 			{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("an uplink").On(anUplink), "mask": Named("the mask of every CPU").On(allCPUs)}},
 		},
@@ -115,21 +80,9 @@ throughput oscillates while the other CPUs idle.`,
 	},
 	{
 		ID:    CPUSteal,
-		Title: "The hypervisor steals CPU time: the tunnel waits for CPUs this machine never sees busy",
 		Check: &cpuSteal,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads /proc/stat again after its bench: the share of CPU
 time stolen during the bench, judged as the check judges it since boot.`}},
-		Severities: []finding.Severity{finding.Warning, finding.Critical},
-		Why: `On an overcommitted virtual machine the hypervisor runs other guests while
-this one has work: the tunnel's process and its packets wait, the guest's own
-load figures show idle CPUs, and the tunnel runs below its link with stalls a
-rate cap would only hide.`,
-		Cases: []string{CaseRemoteUsers},
-		// The machine's, not the network's: the lab shares one machine's CPUs.
-		// Steal's share of the CPU time is the most it can take from a
-		// CPU-bound end: 5% cannot explain a tunnel 18% short.
-		Doctor: Doctor{Role: Environment, Impact: 0.6, Side: Both, Bench: InBench, Verify: Measured,
-			Underlies: []finding.ID{ThroughputCollapseKnee}, Bound: Bound{Key: "steal / all CPU time", As: ShareTaken}},
 		Example: Example{
 			Host: "a VPS whose CPUs were stolen 31% of the time during the bench",
 			Fixes: func() []finding.Fix {

@@ -11,26 +11,8 @@ import (
 // Links, their queues and the UDP socket under the tunnel: bonds, NIC offloads, softirq budgets, backlogs, receive buffers.
 var linkEntries = []Entry{
 	{
-		ID:         BondHashPolicy,
-		Title:      "802.3ad bond hashes on layer 2, so every tunnel between two hosts uses one link",
-		Check:      &bondHashPolicy,
-		Severities: []finding.Severity{finding.Info, finding.Warning},
-		Why: `A bond adds capacity only for traffic its hash spreads over the links. One
-WireGuard tunnel is one UDP flow, so it leaves by one link whatever the hash;
-with layer2 hashing every tunnel and flow between the same two hosts does too,
-so several tunnels on different ports (fix ecmp) or parallel flows never get
-more than one link's speed, however many links the bond has. The cure,
-layer3+4, hashes on ports too. It is not fully 802.3ad compliant (the kernel's
-bonding documentation): fragments carry no ports and may take another link
-than their flow and arrive out of order, which a tunnel whose packets fit the
-path never sends.`,
-		Cases: []string{CaseECMP},
-		// One tunnel stays on one link under either hash, and so does the
-		// bench's one stream around it: a bench cannot see the gain and would
-		// roll the fix back (the ECMP case saw it with iperf3 -P 2 around the
-		// tunnel, 947 Mbit/s to 1.89 Gbit/s, and then with several tunnels).
-		Doctor: Doctor{Role: Cause, Impact: 0.5, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
-			Gain: "several tunnels on different ports (fix ecmp) or parallel flows spread over the bond's links; one tunnel stays on one link under either hash"},
+		ID:    BondHashPolicy,
+		Check: &bondHashPolicy,
 		Remedies: []Remedy{
 			{Kind: remedy.KindBondHash, Params: map[string]Values{"bond": Named("an 802.3ad bond").On(lacpBond), "policy": OneOf("layer3+4")}},
 		},
@@ -41,7 +23,6 @@ path never sends.`,
 	},
 	{
 		ID:    NetBacklogDrops,
-		Title: "Packets dropped at a full per-CPU backlog queue",
 		Check: &backlogDrops,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
 			Doc: `Reads /proc/net/softnet_stat on both ends before and after each tunnel
@@ -49,12 +30,6 @@ run: packets the per-CPU backlogs dropped while the tunnel carried traffic are
 a warning, where the check's count since boot is only a note. The counters are
 the whole machine's, so both ends of a pair on one machine (the lab) see the
 same drops. Fix: raise net.core.netdev_max_backlog to 5000.`}},
-		Severities: []finding.Severity{finding.Info, finding.Warning},
-		Why: `These packets are dropped before any protocol sees them: WireGuard's
-datagrams lost on the receiving host, which TCP inside the tunnel reads as
-congestion and backs off from.`,
-		Cases:  []string{CaseTuning, CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.55, Side: Receiver, Bench: InBench, Verify: Measured, Load: "backlog drops"},
 		Remedies: []Remedy{
 			// the backlog raised, or dev_weight restored where it was lowered (backlogSysctl)
 			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.core.netdev_max_backlog", "net.core.dev_weight"),
@@ -68,17 +43,8 @@ congestion and backs off from.`,
 		},
 	},
 	{
-		ID:         NetLinkSpeed,
-		Title:      "The uplink's negotiated speed is the tunnel's ceiling",
-		Check:      &linkSpeed,
-		Severities: []finding.Severity{finding.Info, finding.Warning},
-		Why: `No tunnel carries more than the link under it: a 1 Gbit/s port under a
-2 Gbit/s plan caps the tunnel near 900 Mbit/s however it is tuned, and a port
-at half duplex halves what is left. A bond's speed is its slaves' sum, but a
-bond that hashes flows sends one tunnel (one UDP flow) by one slave: one
-tunnel's ceiling is one slave, the sum is for several tunnels (ECMP).`,
-		Cases:  []string{CaseECMP},
-		Doctor: Doctor{Role: Environment, Impact: 0.3, Side: Both, Bench: InBench, Verify: Measured},
+		ID:    NetLinkSpeed,
+		Check: &linkSpeed,
 		Example: Example{
 			Host: "eth0 negotiated 1000 Mbit/s under a 2 Gbit/s plan",
 			Fixes: func() []finding.Fix {
@@ -87,18 +53,8 @@ tunnel's ceiling is one slave, the sum is for several tunnels (ECMP).`,
 		},
 	},
 	{
-		ID:         NetSoftirqBudget,
-		Title:      "Receive processing runs out of its per-round budget",
-		Check:      &softirqBudget,
-		Severities: []finding.Severity{finding.Info, finding.Warning},
-		Why: `Packets a round of receive processing leaves behind wait for the next one
-while more arrive: the per-CPU backlog fills and drops them before WireGuard
-sees them, and TCP inside the tunnel backs off. The tuning guide raises
-netdev_budget first, then spreads the work over CPUs.`,
-		Cases: []string{CaseTuning, CaseRemoteUsers},
-		// The softnet counters are the machine's, every namespace's together:
-		// the lab, whose nodes share them, reports it without judging it.
-		Doctor: Doctor{Role: Environment, Impact: 0.3, Side: Receiver, Bench: InBench, Verify: Measured},
+		ID:    NetSoftirqBudget,
+		Check: &softirqBudget,
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
 				"key":   OneOf("net.core.netdev_budget", "net.core.netdev_budget_usecs").On(proposedBy(&softirqBudget, remedy.KindSysctl)),
@@ -116,17 +72,8 @@ netdev_budget first, then spreads the work over CPUs.`,
 		},
 	},
 	{
-		ID:         NetUDPOffloads,
-		Title:      "UDP offloads: GRO forwarding off for a userspace tunnel, or UDP GSO on a kernel that breaks it",
-		Check:      &udpOffloads,
-		Severities: []finding.Severity{finding.Info, finding.Warning},
-		Why: `A tunnel's cost is per packet: batching UDP (GSO when sending, GRO when
-receiving or forwarding) lets the kernel and a userspace WireGuard handle many
-packets as one. Forwarded UDP is only batched with rx-udp-gro-forwarding on,
-and on a kernel release that mishandles UDP GSO the same batching loses or
-garbles packets instead.`,
-		Cases:  []string{CaseTuning, CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: InBench, Verify: Measured},
+		ID:    NetUDPOffloads,
+		Check: &udpOffloads,
 		Remedies: []Remedy{
 			{Kind: remedy.KindOffload, Params: map[string]Values{
 				"device": Named("the uplink"),
@@ -144,7 +91,6 @@ garbles packets instead.`,
 	},
 	{
 		ID:    UDPRcvbufErrors,
-		Title: "UDP datagrams dropped because socket buffers were full",
 		Check: &udpRcvbufErrors,
 		Probes: []Source{
 			{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
@@ -163,12 +109,6 @@ drops once the first end's fix speeds its direction up. The remote users' VPS
 had the same 212 KB defaults as the end that dropped, and the fix was made on
 both.`},
 		},
-		Severities: []finding.Severity{finding.Info, finding.Warning},
-		Why: `Each drop is a WireGuard packet lost before it is decrypted. TCP inside the
-tunnel takes it for congestion and slows down, so a small socket buffer caps the
-tunnel far below the link.`,
-		Cases:  []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.6, Side: Receiver, Bench: InBench, Verify: Measured, Load: "UDP buffer drops"},
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
 				"key":   OneOf("net.core.rmem_max", "net.core.rmem_default", "net.core.wmem_max", "net.core.wmem_default"),

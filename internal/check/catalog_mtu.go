@@ -12,21 +12,8 @@ import (
 // Packet sizes: the tunnel MTU, PMTUD black holes, MSS clamps, and the ICMP they depend on.
 var mtuEntries = []Entry{
 	{
-		ID:         ICMPFragNeededDropped,
-		Title:      "A firewall rule drops the ICMP errors path MTU discovery needs",
-		Check:      &icmpFragNeededDropped,
-		Severities: []finding.Severity{finding.Warning},
-		Why: `Path MTU discovery is how a sender learns that its packets are too big for
-a hop: the hop drops them and answers "fragmentation needed" (ICMPv6 "packet too
-big"). Drop that answer and large packets vanish without a word: bulk TCP
-stalls while ssh and pings work. Lowering the MTU or clamping the MSS works
-around it for the traffic they cover; letting these errors through cures it
-for every sender.`,
-		Cases: []string{CasePMTUD},
-		Doctor: Doctor{Role: Cause, Impact: 0.7, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
-			Gain: "senders learn the path MTU again: large packets through narrower hops (the tunnel's, for hosts behind it) " +
-				"stop vanishing (a bench between the tunnel's ends may not show it: their own packets may fit)",
-			Underlies: []finding.ID{MTUPMTUDBlackhole, MTUMSSClampMissing}},
+		ID:    ICMPFragNeededDropped,
+		Check: &icmpFragNeededDropped,
 		Remedies: []Remedy{
 			{Kind: remedy.KindPMTUDAllow, Params: map[string]Values{
 				"icmp": OneOf(remedy.FragNeeded, remedy.PacketTooBig, remedy.FragNeeded+","+remedy.PacketTooBig).
@@ -47,7 +34,6 @@ for every sender.`,
 	},
 	{
 		ID:    ICMPRatelimitDrops,
-		Title: "An ICMP rate-limit rule has dropped packets on an uplink",
 		Check: &icmpRateLimitDrops,
 		Probes: []Source{{Kind: "probe", Name: "wgperf icmp-burst (and doctor, where health checks ping)", Package: "internal/probe/icmpburst",
 			Doc: `Pings the health checks' targets as their checkers do, each ping its own
@@ -56,13 +42,6 @@ reads the firewall's counters before and after. One-shot pings that fail at
 twice the persistent ping's rate plus 5 points or more mean a limiter drops
 reply bursts, and the counter that grew names its rule: the health checks'
 replies are what the limit eats, which the check can only suspect.`}},
-		Severities: []finding.Severity{finding.Info, finding.Warning},
-		Why: `Health checks (mwan3, keepalived, monitoring) send short bursts of pings. A
-limiter that drops their replies makes a good uplink look dead, so failover
-moves the traffic, and the tunnel's endpoint route with it, onto the slow
-backup.`,
-		Cases:  []string{CaseMultiWAN},
-		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly},
 		Remedies: []Remedy{
 			{Kind: remedy.KindICMPLimit, Params: map[string]Values{
 				"rate": OneOf(itoa(icmpLimitRaised)),
@@ -86,18 +65,8 @@ backup.`,
 		},
 	},
 	{
-		ID:         MTUMSSClampIPv6,
-		Title:      "A fixed MSS clamp is too large for IPv6 inside the tunnel",
-		Check:      &mssClampIPv6,
-		Severities: []finding.Severity{finding.Warning},
-		Why: `IPv6 headers take 20 bytes more than IPv4's, so the MSS that fits a tunnel is
-its MTU - 40 for IPv4 but MTU - 60 for IPv6. A clamp fixed at the IPv4 value
-lets full-size IPv6 segments through that the tunnel cannot carry, and IPv6 is
-never fragmented on the way: IPv6 transfers stall wherever "packet too big"
-does not get back, while IPv4 works and hides the fault.`,
-		Cases: []string{CasePMTUD, CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.7, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
-			Gain: "IPv6 hosts behind the gateways get bulk TCP through the tunnel again (a bench over IPv4 cannot show it)"},
+		ID:    MTUMSSClampIPv6,
+		Check: &mssClampIPv6,
 		Remedies: []Remedy{
 			{Kind: remedy.KindMSSClamp, Params: map[string]Values{
 				"oif": Named("the WireGuard interface").On(proposedBy(&mssClampIPv6, remedy.KindMSSClamp)), "mss": OneOf("pmtu")}},
@@ -111,18 +80,8 @@ does not get back, while IPv4 works and hides the fault.`,
 		},
 	},
 	{
-		ID:         MTUMSSClampMissing,
-		Title:      "Forwarded TCP enters a smaller-MTU tunnel without MSS clamping",
-		Check:      &mssClampMissing,
-		Severities: []finding.Severity{finding.Warning},
-		Why: `Hosts behind the gateway choose their TCP segment size from their own LAN
-MTU. Without a clamp their full-size segments do not fit the tunnel, and they
-depend on ICMP "fragmentation needed" getting back to them: where it is
-blocked, transfers stall right after the handshake.`,
-		Cases: []string{CasePMTUD, CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.7, Side: Both, Bench: NotInBench, Verify: ConfirmOnly, Calls: ProbeMTU,
-			Gain: "hosts behind the gateways get bulk TCP through the tunnel again " +
-				"(the gateways' own bench cannot show it: their connections already fit the tunnel's MTU)"},
+		ID:    MTUMSSClampMissing,
+		Check: &mssClampMissing,
 		Remedies: []Remedy{
 			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": Named("the WireGuard interface a LAN forwards into").On(forwardsInto), "mss": OneOf("pmtu")}},
 		},
@@ -132,8 +91,7 @@ blocked, transfers stall right after the handshake.`,
 		},
 	},
 	{
-		ID:    MTUPMTUDBlackhole,
-		Title: "PMTUD black hole: large packets vanish and no ICMP says why",
+		ID: MTUPMTUDBlackhole,
 		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor, lab run)", Package: "internal/probe/mtu", Doc: `Sends don't-fragment probes towards the peer's endpoint
 (ping -M do, or BusyBox traceroute -F on a router) at likely path MTUs, then
 bisects; large probes that vanish without an ICMP "fragmentation needed" mean
@@ -155,12 +113,6 @@ beside its MSS clamp on the uplink towards the black hole: its MTU lowered to th
 (ip link set dev PHY mtu 1400, by hand: every packet on that link pays) and its
 segmentation and receive offloads off (ethtool -K PHY tso off gso off gro off,
 which costs CPU: every packet is built and taken apart at wire size).`}},
-		Severities: []finding.Severity{finding.Info, finding.Critical},
-		Why: `Small packets (ssh, pings, TCP handshakes) pass, so the tunnel looks up, but
-every full-size packet vanishes: bulk transfers stall or crawl, often in one
-direction only, and nothing reports an error.`,
-		Cases:  []string{CasePMTUD},
-		Doctor: Doctor{Role: Cause, Impact: 1.0, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
 		Remedies: []Remedy{
 			// the probe does not know the host's platform: its fix names no uci section
 			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": wgMTU.Params["mtu"]}},
@@ -180,7 +132,6 @@ direction only, and nothing reports an error.`,
 	},
 	{
 		ID:    MTUTunnelTooLarge,
-		Title: "WireGuard MTU larger than the underlay allows",
 		Check: &tunnelTooLarge,
 		Cross: &crossMTU,
 		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor)", Package: "internal/probe/mtu", Doc: `When the DF probes find the path MTU (the
@@ -188,12 +139,6 @@ narrow hop answers with "fragmentation needed") and TCP through the tunnel still
 collapses above an MSS, the tunnel's packets do not fit a hop its ends cannot see:
 refused with DF set (userspace WireGuard), or fragmented and the fragments lost
 (kernel WireGuard, on a path that drops fragments).`}},
-		Severities: []finding.Severity{finding.Info, finding.Warning, finding.Critical},
-		Why: `Every full-size packet the tunnel sends is too big for the link under it, so
-it is fragmented (two packets for one, and losing either loses both) or
-dropped; throughput falls to a fraction of the link.`,
-		Cases:    []string{CaseTuning},
-		Doctor:   Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
 		Remedies: []Remedy{wgMTU},
 		Example: Example{
 			Host: "wg0 has MTU 1500 and its IPv4 endpoint is reached over eth0 (MTU 1500): 1500 - 60 = 1440 fits",
@@ -203,17 +148,8 @@ dropped; throughput falls to a fraction of the link.`,
 		},
 	},
 	{
-		ID:         MTUTunnelTooSmall,
-		Title:      "WireGuard MTU far below what the underlay allows",
-		Check:      &tunnelTooSmall,
-		Severities: []finding.Severity{finding.Info, finding.Warning},
-		Why: `Every tunnel packet pays the same headers and the same per-packet work
-(encryption, interrupts, a trip through a userspace process), so a tunnel MTU
-far below what fits sends more packets for the same data: "1280 to be safe"
-on a 1500-byte path costs about a tenth of a packet-rate-bound tunnel's
-throughput, for no benefit.`,
-		Cases:  []string{CaseRemoteUsers, CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.1, Side: Both, Bench: InBench, Verify: Measured, Calls: ProbeMTU},
+		ID:    MTUTunnelTooSmall,
+		Check: &tunnelTooSmall,
 		Remedies: []Remedy{
 			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000).On(proposedBy(&tunnelTooSmall, remedy.KindWGMTU)),
 				"uci_section": uciSectionParam}},

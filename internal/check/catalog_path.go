@@ -9,8 +9,7 @@ import (
 // The path under the tunnel: policers, a hub's legs, routes and uplinks.
 var pathEntries = []Entry{
 	{
-		ID:    PathHubLeg,
-		Title: "A tunnel through a hub is as slow as its slowest leg, and a leg past the hub is far slower than the client's own",
+		ID: PathHubLeg,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor --via", Package: "internal/doctor", Doc: `With the hubs given (--via), doctor measures each leg's own underlay
 (client → hub, hub → server), single stream both ways. When a leg past the
 first carries under 80% of the client's own leg in a direction, that leg is
@@ -18,14 +17,6 @@ the path's limit: the tunnel, judged against it, may be healthy while it runs
 far below the client's link. Warning, on the host that starts the leg (the
 hub); the fixes are the leg's owner's: its link, or a direct peer between the
 two ends that leaves the hub out.`}},
-		Severities: []finding.Severity{finding.Warning},
-		Why: `A road-warrior hub or a site that forwards between spokes is a second
-underlay: every packet crosses both legs, so the hub's uplink towards the far
-spoke caps the tunnel whatever either spoke's own link can do. No setting on
-the spokes helps; the leg's link, or a path that leaves the hub out, does.`,
-		Cases: []string{CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.8, Side: Both, Bench: NotInBench, Verify: ConfirmOnly,
-			Gain: "the tunnel runs at the client's own leg's rate once the slow leg carries as much (or is left out)"},
 		Example: Example{
 			Host: "hop 2 (the hub → the server) carries 9.5 Mbit/s where hop 1 (the client → the hub) carries 38.3; the tunnel carries 9.2",
 			Fixes: func() []finding.Fix {
@@ -35,8 +26,7 @@ the spokes helps; the leg's link, or a path that leaves the hub out, does.`,
 		},
 	},
 	{
-		ID:    PathPortThrottled,
-		Title: "The path throttles WireGuard's UDP port: other UDP carries the rate, datagrams with its port number do not",
+		ID: PathPortThrottled,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `With the UDP run on a port of its own, doctor offers
 the same rate carrying the far end's WireGuard listen port: the near end's
 iperf3 sends from that port number (--cport) to the far end's iperf3, and
@@ -59,14 +49,6 @@ the peer's endpoint moved to it on the near end. Either half alone cuts the
 tunnel, so doctor --fix applies them as one: the far end's first, then the
 near end's, verified through the tunnel, and the far end's is rolled back
 unless the near end's is kept.`}},
-		Severities: []finding.Severity{finding.Warning, finding.Critical},
-		Why: `A carrier or firewall that recognises WireGuard by its well-known port can
-throttle that port alone: every other UDP flow, and TCP, run at the link's
-rate, so a plain UDP test says the path is fine while the tunnel crawls.
-Moving the tunnel to another port takes it out of the rule.`,
-		Cases: []string{CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured, BothEnds: true,
-			Bound: Bound{Key: "UDP arrived with port", As: RateHeld}},
 		// The far end's half, then the near end's.
 		Remedies: []Remedy{
 			{Kind: remedy.KindWGListenPort, Params: map[string]Values{"interface": wgInterface, "port": Between(1, 65535).On(movesListenPort), "uci_section": uciSectionParam}},
@@ -91,8 +73,7 @@ Moving the tunnel to another port takes it out of the rule.`,
 		},
 	},
 	{
-		ID:    PathUDPPoliced,
-		Title: "The path polices UDP: the tunnel's packets are dropped above a rate TCP is not",
+		ID: PathUDPPoliced,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `When the tunnel is slow in a direction and nothing found so far
 explains it, doctor offers UDP outside the tunnel (iperf3 -u to the far end's
 endpoint address, on a port of its own) at the rate TCP carried there, for two
@@ -108,14 +89,6 @@ bandwidth TCP does not get. A UDP run that carries the rate clears the path
 of policing: the multi-WAN router's 5G collapse (raw UDP at 300 Mbit/s with
 0.18% loss, WireGuard at 1.7) is no policer. Fix: not on the hosts: another
 uplink or carrier, or a cap below the policer.`}},
-		Severities: []finding.Severity{finding.Warning, finding.Critical},
-		Why: `WireGuard is nothing but UDP to the path. A policer that lets TCP through
-at the link's rate but drops UDP above a lower one leaves the tunnel what it
-allows, and TCP inside the tunnel backs off at every drop; a TCP-only baseline
-outside the tunnel never sees it.`,
-		Cases: []string{CaseTuning},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: InBench, Verify: Measured,
-			Bound: Bound{Key: "UDP arrived", As: RateHeld}},
 		Example: Example{
 			Host: "UDP outside the tunnel loses 75% at the 190 Mbit/s TCP carries; 48 Mbit/s arrive",
 			Fixes: func() []finding.Fix {
@@ -128,8 +101,7 @@ outside the tunnel never sees it.`,
 		},
 	},
 	{
-		ID:    RouteECMPSuggested,
-		Title: "One tunnel is CPU- or flow-bound on a host with several uplinks or tunnels",
+		ID: RouteECMPSuggested,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/doctor", Doc: `After its bench, for each end whose tunnel was bound
 to one CPU (cpu.saturated during a tunnel run) or to one flow (with several
 streams measured, one stream below 60% of them), and that has more than one
@@ -142,12 +114,6 @@ tunnels on both ends.`},
 tunnel under this finding, one on each end: its fix is that end's half of
 the ECMP change (ecmp-tunnels), naming the public keys the other end's new
 tunnels will have.`}},
-		Severities: []finding.Severity{finding.Info},
-		Why: `One tunnel is one peer, one uplink and one flow hash: a CPU at its limit or a
-per-flow cap holds it however much capacity the host has beside it. Several
-tunnels with a multipath route over them add the capacity up.`,
-		Cases:  []string{CaseECMP},
-		Doctor: Doctor{Role: Environment, Impact: 0.05, Side: Both, Bench: InBench, Verify: Measured},
 		// No Remedies: the ECMP fix (remedy.KindECMP) has two halves whose
 		// peer keys "wgperf fix ecmp --server" reads from both ends before it
 		// plans them, so a findings file (fix --from) may never ask for one;
@@ -163,8 +129,7 @@ tunnels with a multipath route over them add the capacity up.`,
 		},
 	},
 	{
-		ID:    RouteEndpointUplink,
-		Title: "The tunnel's endpoint is reached over a slower uplink than another one offers",
+		ID: RouteEndpointUplink,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (the underlay through each uplink)", Package: "internal/probe/uplinks", Doc: `On a host with more than one default route (multi-WAN),
 doctor measures TCP to the far end's endpoint through each uplink the
 endpoint's route does not take (iperf3 --bind-dev) beside the bench's
@@ -174,15 +139,6 @@ host route added by hand, a policy rule, a failover policy that never fails
 back), which no passive check can judge. The case: a router's tunnel ran over
 the 5G backup for two months while the fiber was up. Fix: route the endpoint
 through the faster uplink.`}},
-		Severities: []finding.Severity{finding.Critical},
-		Why: `The tunnel runs at the rate of the uplink its endpoint's route takes. When
-that is the slow one, the underlay measured beside the tunnel follows the same
-route, so the tunnel seems to keep up with its link while a faster uplink sits
-idle.`,
-		Cases: []string{CaseMultiWAN},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: NotInBench, Verify: Measured,
-			Gain: "the tunnel moves to the faster uplink: its rate instead of the slower one's " +
-				"(the underlay bench to the endpoint follows the tunnel's own route, so it cannot show the difference)"},
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
 				"endpoint": Named("a peer's endpoint address").On(aPeerEndpoint), "table": OneOf("main"),
@@ -198,17 +154,8 @@ idle.`,
 		},
 	},
 	{
-		ID:         RouteStaleEndpoint,
-		Title:      "Endpoint host route pinned to an uplink that is not the preferred one",
-		Check:      &staleEndpoint,
-		Severities: []finding.Severity{finding.Critical},
-		Why: `The tunnel runs over whatever uplink that host route names, so a stale one
-keeps it on the slow backup long after the fast uplink is back, for months,
-with nothing alerting.`,
-		Cases: []string{CaseMultiWAN},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Both, Bench: NotInBench, Verify: Measured,
-			Gain: "the tunnel moves to the preferred uplink: its rate instead of the backup's " +
-				"(the underlay bench to the endpoint follows the same stale route, so it cannot show the difference)"},
+		ID:    RouteStaleEndpoint,
+		Check: &staleEndpoint,
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
 				"endpoint": Named("a peer's endpoint address").On(endpointFix), "table": OneOf("main"),
@@ -229,19 +176,8 @@ with nothing alerting.`,
 		},
 	},
 	{
-		ID:         RouteUplinkFlaps,
-		Title:      "mwan3 declared the preferred uplink offline, or its health checks keep failing",
-		Check:      &uplinkFlaps,
-		Severities: []finding.Severity{finding.Warning},
-		Why: `Each time mwan3 declares the preferred uplink offline, whatever routes are
-made in that moment go via the backup: a WireGuard interface that comes up
-then gets its endpoint's host route pinned there for good. Health checks that
-fail on a link that works (replies eaten by a firewall limit) bring those
-moments about, and the log keeps the history after a reboot or firewall reload
-has reset every counter that would explain it.`,
-		Cases: []string{CaseMultiWAN},
-		// icmp-burst runs wherever mwan3 tracks uplinks: doctor's plan needs no call.
-		Doctor: Doctor{Role: Cause, Impact: 0.3, Side: Both, Bench: NotInBench, Gain: costsThroughFailures, Verify: ConfirmOnly},
+		ID:    RouteUplinkFlaps,
+		Check: &uplinkFlaps,
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
 				"endpoint": Named("the peer's endpoint address"), "table": OneOf("main"),

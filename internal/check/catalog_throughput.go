@@ -12,8 +12,7 @@ import (
 // What the bench measures: the ratio, asymmetry, collapses, caps, queues and TCP's own limits.
 var throughputEntries = []Entry{
 	{
-		ID:    LatencyBufferbloat,
-		Title: "Latency under load: a transfer fills a deep queue and every packet waits behind it",
+		ID: LatencyBufferbloat,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Pings the far end's tunnel and underlay addresses
 from the client, five a second, for two seconds before any run and all
 through every run's measured seconds. When the single-stream run in a
@@ -23,20 +22,6 @@ that grew is located by the underlay's pings of the same moment: as delayed
 idle, it is at the tunnel's ends. 30 ms is where the common bufferbloat
 grades leave A for B. Fix: cake (or htb with fq_codel) shaping the sender's
 uplink, or its WireGuard interface, at 90% of the measured rate.`}},
-		Severities: []finding.Severity{finding.Warning},
-		Why: `The throughput looks fine, but while a transfer runs every interactive
-packet (a keystroke over ssh, a call, a DNS lookup) waits behind the queue the
-transfer keeps full: hundreds of milliseconds on a home uplink's FIFO. It is
-the commonest "the VPN is slow" that a speed test cannot see. A queue
-discipline that shapes just below the bottleneck keeps that queue where an
-AQM holds it to a few milliseconds (flent's RRUL test and OpenWrt's SQM exist
-for it).`,
-		Cases: []string{CaseTuning},
-		// Impact: it costs no rate, so below every other hidden cause (0.3 and
-		// up: a health check's lost pings fail a router over) and above any
-		// latent one (a fifth of its impact), where the rate is fine.
-		Doctor: Doctor{Role: Cause, Impact: 0.25, Side: Sender, Bench: NotInBench, Verify: ConfirmOnly, CostsLatency: true,
-			Gain: "interactive traffic keeps about its idle round trip while a transfer runs (the rate drops by the shaper's 10%)"},
 		Remedies: []Remedy{
 			{Kind: remedy.KindSQM, Params: map[string]Values{"device": Named("the sender's uplink or WireGuard interface").On(sqmDevice), "bandwidth": Mbit(1, 1000000)}},
 		},
@@ -50,7 +35,6 @@ for it).`,
 	},
 	{
 		ID:    TCPBuffersSmall,
-		Title: "TCP buffer maximum below the path's bandwidth-delay product",
 		Check: &buffersSmall,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor", Package: "internal/probe/bench", Doc: `The bench reads its own
 flows' TCP state with ss -tin at both ends, three times during each tunnel TCP
@@ -62,14 +46,6 @@ receiver; one that waited as long for its own send buffer (sndbuf_limited)
 with tcp_wmem under twice the BDP, on the sender. Recorded in the lab
 (100 Mbit/s, 20 ms): tcp_rmem max 256 KiB held a flow to 54 Mbit/s,
 rwnd_limited 37%; tcp_wmem max 128 KiB to 40 Mbit/s, sndbuf_limited 72%.`}},
-		Severities: []finding.Severity{finding.Warning},
-		Why: `TCP cannot have more data in flight than its buffer, so one connection tops
-out at buffer / round-trip time: 4 MiB over 50 ms is about 670 Mbit/s, however
-fast the tunnel is.`,
-		Cases: []string{CaseTuning},
-		// The bench's finding says the rate its measured window allows.
-		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Both, Bench: InBench, Verify: Measured,
-			Bound: Bound{Key: "allows (", As: RateHeld}},
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"), "value": Triple(1<<20, maxInt, 1<<20).On(raises)}},
 		},
@@ -83,7 +59,6 @@ fast the tunnel is.`,
 	},
 	{
 		ID:    TCPCongestionControl,
-		Title: "Loss-based congestion control (CUBIC/Reno) on a host that sees loss",
 		Check: &congestionControl,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor's long run", Package: "internal/probe/bench", Doc: `The bench reads each single-stream tunnel run's
 sender algorithm, retransmits and congestion window: a CUBIC or Reno window
@@ -99,12 +74,6 @@ same tunnel carried at least 2.5 times its rate was held back by its own
 window, not by the path, and its collapse cycles are the algorithm's answer to
 loss (recorded on a 2%-loss WAN: 4.9 times), so no rate cap is swept for them.
 A knee caps the streams together (recorded: 1.7 times).`}},
-		Severities: []finding.Severity{finding.Warning},
-		Why: `CUBIC and Reno halve their window at every loss and grow it back slowly.
-Through a tunnel with a little loss the window never gets large, so a long path
-carries a fraction of what it could.`,
-		Cases:  []string{CaseTuning, CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Sender, Bench: InBench, Verify: Measured},
 		Remedies: []Remedy{
 			{Kind: remedy.KindCongestion, Params: map[string]Values{"algorithm": OneOf("bbr")}},
 		},
@@ -118,7 +87,6 @@ carries a fraction of what it could.`,
 	},
 	{
 		ID:    ThroughputAsymmetric,
-		Title: "One direction of a tunnel loses what the other delivers",
 		Cross: &crossDelivery,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
 			Doc: `Compares the tunnel's two directions at the same stream count: the slow
@@ -126,20 +94,13 @@ one below half of the fast one is a warning, unless the underlay is about as
 lopsided (an ADSL line's nature, not the tunnel's fault). One direction far
 slower than the other points at something one-sided: a black hole that way, a
 stale endpoint route on one end, a receiver dropping UDP.`}},
-		Severities: []finding.Severity{finding.Warning},
-		Why: `Loss in one direction only points at that direction's path or receiver: a
-hop whose ICMP is blocked, a receiver dropping UDP. The slow direction is often
-the one users notice (uploads, backups).`,
-		Cases:  []string{CaseMultiWAN, CasePMTUD, CaseRemoteUsers},
-		Doctor: Doctor{Role: Symptom},
 		Example: Example{
 			Host:  "ssh:root@site-a sends to ssh:root@site-b and loses 5%",
 			Fixes: func() []finding.Fix { return []finding.Fix{deliveryFix("ssh:root@site-a", "ssh:root@site-b")} },
 		},
 	},
 	{
-		ID:    ThroughputCollapseKnee,
-		Title: "Pushed past a knee the tunnel collapses in cycles; capped below it, it holds steady",
+		ID: ThroughputCollapseKnee,
 		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles of the tunnel's own)", Package: "internal/probe/shaping", Doc: `Caps the sender's tunnel interface with tbf at several
 rates below the level the uncapped run climbed to (90, 80 and 70% of it) and
 holds each for 60 s or three collapse cycles, whichever is longer (--short:
@@ -154,20 +115,6 @@ swinging between 180 and 90 every 15-20 s as the receiver's one CPU saturated
 with interrupts; capped at 150 Mbit/s, 142 sustained for 60 s (200 held only
 for a while). They took the steady 142 over the mean of 165 that collapsed,
 for streaming. Fix: that cap.`}},
-		Severities: []finding.Severity{finding.Warning},
-		Why: `Something behind the tunnel (a receiver's CPU, a queue) collapses when it is
-pushed past a rate and recovers a few seconds later, so the sender climbs past
-it again and again. The collapses stall what users run (video, backups); a
-rate just below the knee is steady, often faster on average too, and when it
-is a little slower on average it still never stalls.`,
-		Cases: []string{CaseRemoteUsers},
-		// A knee the sweep proved is what made the tunnel collapse where UDP
-		// outside it did not (the receiver's CPU meets only the tunnel's
-		// packets): it names the mechanism that finding leaves open.
-		Doctor: Doctor{Role: Cause, Impact: 0.4, Side: Sender, Bench: NotInBench, Verify: ConfirmOnly,
-			Gain: "a steady rate just below the knee instead of collapses every few seconds " +
-				"(a long run shows it; a short bench may land on either phase)",
-			Underlies: []finding.ID{WGSpecificCollapse}},
 		Remedies: []Remedy{
 			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
@@ -180,8 +127,7 @@ is a little slower on average it still never stalls.`,
 		},
 	},
 	{
-		ID:    ThroughputOscillation,
-		Title: "Throughput collapses and recovers in cycles",
+		ID: ThroughputOscillation,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench, doctor's long run", Package: "internal/probe/bench", Doc: `Reads iperf3's per-second intervals: throughput that
 climbs, collapses and recovers again and again (at least two falls below 60%
 of the run's high level, and a spread of the per-second rate a steady link
@@ -193,12 +139,6 @@ no cap helps). Fix: the sweep (wgperf shape-sweep, which doctor runs when the
 cycles are the tunnel's own) that holds caps below the knee for several cycles
 each; a cap is proposed only by the sweep that showed it holds
 (throughput.collapse-knee).`}},
-		Severities: []finding.Severity{finding.Warning},
-		Why: `A sawtooth of collapse and recovery averages well below the link, and users
-see stalls every few seconds. Whether a cap below the knee steadies it, and at
-what cost to the mean, only a sweep shows.`,
-		Cases:  []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Symptom, Calls: ProbeShaping, Load: "an oscillating rate"},
 		Example: Example{
 			Host: "wg0 on the sender swings between 180 and 90 Mbit/s every 15-20 s",
 			Fixes: func() []finding.Fix {
@@ -210,8 +150,7 @@ what cost to the mean, only a sweep shows.`,
 		},
 	},
 	{
-		ID:    ThroughputShaperCap,
-		Title: "A shaper on the tunnel's interface is its ceiling: the path carries more than the cap lets through",
+		ID: ThroughputShaperCap,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads the root qdisc of each end's tunnel interface
 (tc -j qdisc show: tbf's rate, cake's bandwidth; an htb's root class's ceil
 from tc class show) and, after its bench, compares it with both runs in the
@@ -220,14 +159,6 @@ underlay carried 1.15 times the cap or more is held by the cap. The case:
 the remote users' tunnel was capped at 150 Mbit/s on wg0 against collapse
 cycles; once its UDP buffers were fixed the path carried about 450, and the
 cap was raised to 450. Fix: raise the cap to the path's rate, or remove it.`}},
-		Severities: []finding.Severity{finding.Warning, finding.Critical},
-		Why: `A cap is set against a problem (collapse cycles, a receiver that drops under
-bursts) and stays when the problem is fixed: then it is the tunnel's ceiling,
-and no other tuning makes the tunnel faster. Critical when it holds the tunnel
-below half of what the path carries.`,
-		Cases: []string{CaseRemoteUsers},
-		Doctor: Doctor{Role: Cause, Impact: 0.9, Side: Sender, Bench: InBench, Verify: Measured,
-			Bound: Bound{Key: " rate on ", As: RateHeld}},
 		Remedies: []Remedy{
 			{Kind: remedy.KindTBFCap, Params: map[string]Values{"device": Named("the sender's tunnel interface").On(onWireGuard), "rate": Mbit(1, 1000000)}},
 		},
@@ -239,19 +170,12 @@ below half of what the path carries.`,
 		},
 	},
 	{
-		ID:    ThroughputTunnelRatio,
-		Title: "The tunnel carries less than 90% of the link under it",
+		ID: ThroughputTunnelRatio,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Runs iperf3 through the tunnel and around it (to the
 peer's endpoint address), both directions, single and parallel streams. A
 healthy single-hop tunnel carries at least 90% of the link under it (the
 tuning guide's rule; 50% of the worst hop over several hops). Below that it is
 a symptom: wgperf doctor ranks the causes the other findings name.`}},
-		Severities: []finding.Severity{finding.Warning, finding.Critical},
-		Why: `It is the symptom people notice: the tunnel is slower than the link under it.
-It names no cause by itself; the other findings on the same hosts, ranked by
-wgperf doctor, say which one costs the throughput.`,
-		Cases:  []string{CaseTuning},
-		Doctor: Doctor{Role: Symptom},
 		Example: Example{
 			Host: "the tunnel from ssh:root@site-a to ssh:root@site-b carries 40% of the underlay",
 			Fixes: func() []finding.Fix {

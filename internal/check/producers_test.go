@@ -18,6 +18,9 @@ import (
 // modulePath is the module whose packages Source.Package names, relative to it.
 const modulePath = "github.com/wgperf/wgperf"
 
+// catalogPackage is where the finding ID constants are declared.
+const catalogPackage = "internal/catalog"
+
 // checkPackage is this package as Source.Package names it: the maker of
 // every finding of a check or cross-host check.
 const checkPackage = "internal/check"
@@ -45,7 +48,7 @@ func declaredMakers(e Entry) []string {
 // and doctor's own (the same small limit on the other end).
 func TestProducers(t *testing.T) {
 	root := filepath.Join("..", "..")
-	made := findingsMade(t, root, idConstants(t, filepath.Join(root, checkPackage)))
+	made := findingsMade(t, root, idConstants(t, filepath.Join(root, catalogPackage)))
 	for _, m := range made {
 		e, ok := Lookup(m.id)
 		if !ok {
@@ -76,7 +79,7 @@ type producedAt struct {
 	pos string // file:line, relative to the module
 }
 
-// idConstants reads the finding.ID constants of package check (in dir) from
+// idConstants reads the ID constants of package catalog (in dir) from
 // its source: name -> ID.
 func idConstants(t *testing.T, dir string) map[string]finding.ID {
 	t.Helper()
@@ -89,7 +92,7 @@ func idConstants(t *testing.T, dir string) map[string]finding.ID {
 			}
 			for _, s := range g.Specs {
 				v := s.(*ast.ValueSpec)
-				if sel, ok := v.Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "ID" {
+				if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "ID" {
 					continue
 				}
 				for i, name := range v.Names {
@@ -345,7 +348,7 @@ func set(f *finding.Finding) { f.ID = c.WGUserspace }
 		t.Fatal(err)
 	}
 	fm := fileMaker{pkg: "internal/probe/x", file: "internal/probe/x/probe.go", fset: fset,
-		ids:     idConstants(t, "."),
+		ids:     idConstants(t, filepath.Join("..", "catalog")),
 		finding: importName(f, modulePath+"/internal/finding"), check: importName(f, modulePath+"/"+checkPackage)}
 	var got []string
 	made, problems := fm.scan(f)
