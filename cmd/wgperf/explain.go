@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/findingdoc"
@@ -98,7 +98,7 @@ func explainCmd() *cobra.Command {
 // catalogIDs are the finding IDs, for completion and argument checks.
 func catalogIDs() []string {
 	var out []string
-	for _, id := range check.IDs() {
+	for _, id := range catalog.IDs() {
 		out = append(out, string(id))
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -39,7 +40,7 @@ func runBondHashPolicy(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 			sev = finding.Warning
 		}
 		out = append(out, finding.Finding{
-			ID:        BondHashPolicy,
+			ID:        catalog.BondHashPolicy,
 			Severity:  sev,
 			Host:      hostName(s),
 			Interface: l.Name,

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
@@ -9,7 +10,7 @@ import (
 // Connection tracking and the kernel's own drop reasons.
 var conntrackEntries = []Entry{
 	{
-		ID:    ConntrackInvalidDrops,
+		ID:    catalog.ConntrackInvalidDrops,
 		Check: &conntrackInvalidDrops,
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
@@ -29,7 +30,7 @@ var conntrackEntries = []Entry{
 		},
 	},
 	{
-		ID:    ConntrackTablePressure,
+		ID:    catalog.ConntrackTablePressure,
 		Check: &conntrackTablePressure,
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": BaseOrDouble(conntrackFloor, conntrackFloor/2, maxInt).On(raises)}},
@@ -44,7 +45,7 @@ var conntrackEntries = []Entry{
 		},
 	},
 	{
-		ID:       ConntrackTunnelTracked,
+		ID:       catalog.ConntrackTunnelTracked,
 		Check:    &conntrackTunnelTracked,
 		Remedies: []Remedy{notrack},
 		Example: Example{
@@ -53,7 +54,7 @@ var conntrackEntries = []Entry{
 		},
 	},
 	{
-		ID: KernelDrops,
+		ID: catalog.KernelDrops,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Counts, on both ends while each bench run
 carries traffic, every packet the kernel drops by its drop reason (the
 skb:kfree_skb tracepoint's enum skb_drop_reason, Linux 5.17 and later), the

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -10,7 +11,7 @@ import (
 // The CPUs that carry the tunnel: saturation, interrupts, quotas, steal.
 var cpuEntries = []Entry{
 	{
-		ID:    CPUIRQImbalance,
+		ID:    catalog.CPUIRQImbalance,
 		Check: &irqImbalance,
 		Remedies: []Remedy{
 			{Kind: remedy.KindIRQAffinity, Params: map[string]Values{
@@ -31,7 +32,7 @@ var cpuEntries = []Entry{
 		},
 	},
 	{
-		ID:    CPUQuotaThrottled,
+		ID:    catalog.CPUQuotaThrottled,
 		Check: &cpuQuota,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads the quota's cpu.stat again after its bench: the
 periods the cgroup ran out of its quota during the bench, judged as the check
@@ -47,7 +48,7 @@ judges them since the cgroup was made.`}},
 		},
 	},
 	{
-		ID: CPUSaturated,
+		ID: catalog.CPUSaturated,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Samples /proc/stat on both ends while the tunnel
 carries a bench run. A CPU above 90% busy during a tunnel run is the ceiling:
 encryption and packet processing for a userspace or single-queue tunnel pile
@@ -68,7 +69,7 @@ machine rather than the tunnel.`}},
 		},
 	},
 	{
-		ID:    CPUSoftirqImbalance,
+		ID:    catalog.CPUSoftirqImbalance,
 		Check: &softirqImbalance,
 		Remedies: []Remedy{
 			{Kind: remedy.KindRPS, Params: map[string]Values{"device": Named("an uplink").On(anUplink), "mask": Named("the mask of every CPU").On(allCPUs)}},
@@ -79,7 +80,7 @@ machine rather than the tunnel.`}},
 		},
 	},
 	{
-		ID:    CPUSteal,
+		ID:    catalog.CPUSteal,
 		Check: &cpuSteal,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads /proc/stat again after its bench: the share of CPU
 time stolen during the bench, judged as the check judges it since boot.`}},

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
@@ -11,7 +12,7 @@ import (
 // Links, their queues and the UDP socket under the tunnel: bonds, NIC offloads, softirq budgets, backlogs, receive buffers.
 var linkEntries = []Entry{
 	{
-		ID:    BondHashPolicy,
+		ID:    catalog.BondHashPolicy,
 		Check: &bondHashPolicy,
 		Remedies: []Remedy{
 			{Kind: remedy.KindBondHash, Params: map[string]Values{"bond": Named("an 802.3ad bond").On(lacpBond), "policy": OneOf("layer3+4")}},
@@ -22,7 +23,7 @@ var linkEntries = []Entry{
 		},
 	},
 	{
-		ID:    NetBacklogDrops,
+		ID:    catalog.NetBacklogDrops,
 		Check: &backlogDrops,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
 			Doc: `Reads /proc/net/softnet_stat on both ends before and after each tunnel
@@ -43,7 +44,7 @@ same drops. Fix: raise net.core.netdev_max_backlog to 5000.`}},
 		},
 	},
 	{
-		ID:    NetLinkSpeed,
+		ID:    catalog.NetLinkSpeed,
 		Check: &linkSpeed,
 		Example: Example{
 			Host: "eth0 negotiated 1000 Mbit/s under a 2 Gbit/s plan",
@@ -53,7 +54,7 @@ same drops. Fix: raise net.core.netdev_max_backlog to 5000.`}},
 		},
 	},
 	{
-		ID:    NetSoftirqBudget,
+		ID:    catalog.NetSoftirqBudget,
 		Check: &softirqBudget,
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{
@@ -72,7 +73,7 @@ same drops. Fix: raise net.core.netdev_max_backlog to 5000.`}},
 		},
 	},
 	{
-		ID:    NetUDPOffloads,
+		ID:    catalog.NetUDPOffloads,
 		Check: &udpOffloads,
 		Remedies: []Remedy{
 			{Kind: remedy.KindOffload, Params: map[string]Values{
@@ -90,7 +91,7 @@ same drops. Fix: raise net.core.netdev_max_backlog to 5000.`}},
 		},
 	},
 	{
-		ID:    UDPRcvbufErrors,
+		ID:    catalog.UDPRcvbufErrors,
 		Check: &udpRcvbufErrors,
 		Probes: []Source{
 			{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -12,7 +13,7 @@ import (
 // Packet sizes: the tunnel MTU, PMTUD black holes, MSS clamps, and the ICMP they depend on.
 var mtuEntries = []Entry{
 	{
-		ID:    ICMPFragNeededDropped,
+		ID:    catalog.ICMPFragNeededDropped,
 		Check: &icmpFragNeededDropped,
 		Remedies: []Remedy{
 			{Kind: remedy.KindPMTUDAllow, Params: map[string]Values{
@@ -33,7 +34,7 @@ var mtuEntries = []Entry{
 		},
 	},
 	{
-		ID:    ICMPRatelimitDrops,
+		ID:    catalog.ICMPRatelimitDrops,
 		Check: &icmpRateLimitDrops,
 		Probes: []Source{{Kind: "probe", Name: "wgperf icmp-burst (and doctor, where health checks ping)", Package: "internal/probe/icmpburst",
 			Doc: `Pings the health checks' targets as their checkers do, each ping its own
@@ -65,7 +66,7 @@ replies are what the limit eats, which the check can only suspect.`}},
 		},
 	},
 	{
-		ID:    MTUMSSClampIPv6,
+		ID:    catalog.MTUMSSClampIPv6,
 		Check: &mssClampIPv6,
 		Remedies: []Remedy{
 			{Kind: remedy.KindMSSClamp, Params: map[string]Values{
@@ -80,7 +81,7 @@ replies are what the limit eats, which the check can only suspect.`}},
 		},
 	},
 	{
-		ID:    MTUMSSClampMissing,
+		ID:    catalog.MTUMSSClampMissing,
 		Check: &mssClampMissing,
 		Remedies: []Remedy{
 			{Kind: remedy.KindMSSClamp, Params: map[string]Values{"oif": Named("the WireGuard interface a LAN forwards into").On(forwardsInto), "mss": OneOf("pmtu")}},
@@ -91,7 +92,7 @@ replies are what the limit eats, which the check can only suspect.`}},
 		},
 	},
 	{
-		ID: MTUPMTUDBlackhole,
+		ID: catalog.MTUPMTUDBlackhole,
 		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor, lab run)", Package: "internal/probe/mtu", Doc: `Sends don't-fragment probes towards the peer's endpoint
 (ping -M do, or BusyBox traceroute -F on a router) at likely path MTUs, then
 bisects; large probes that vanish without an ICMP "fragmentation needed" mean
@@ -131,7 +132,7 @@ which costs CPU: every packet is built and taken apart at wire size).`}},
 		},
 	},
 	{
-		ID:    MTUTunnelTooLarge,
+		ID:    catalog.MTUTunnelTooLarge,
 		Check: &tunnelTooLarge,
 		Cross: &crossMTU,
 		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor)", Package: "internal/probe/mtu", Doc: `When the DF probes find the path MTU (the
@@ -148,7 +149,7 @@ refused with DF set (userspace WireGuard), or fragmented and the fragments lost
 		},
 	},
 	{
-		ID:    MTUTunnelTooSmall,
+		ID:    catalog.MTUTunnelTooSmall,
 		Check: &tunnelTooSmall,
 		Remedies: []Remedy{
 			{Kind: remedy.KindWGMTU, Params: map[string]Values{"interface": wgInterface, "mtu": Between(1280, 9000).On(proposedBy(&tunnelTooSmall, remedy.KindWGMTU)),

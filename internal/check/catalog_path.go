@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
@@ -9,7 +10,7 @@ import (
 // The path under the tunnel: policers, a hub's legs, routes and uplinks.
 var pathEntries = []Entry{
 	{
-		ID: PathHubLeg,
+		ID: catalog.PathHubLeg,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor --via", Package: "internal/doctor", Doc: `With the hubs given (--via), doctor measures each leg's own underlay
 (client → hub, hub → server), single stream both ways. When a leg past the
 first carries under 80% of the client's own leg in a direction, that leg is
@@ -26,7 +27,7 @@ two ends that leaves the hub out.`}},
 		},
 	},
 	{
-		ID: PathPortThrottled,
+		ID: catalog.PathPortThrottled,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `With the UDP run on a port of its own, doctor offers
 the same rate carrying the far end's WireGuard listen port: the near end's
 iperf3 sends from that port number (--cport) to the far end's iperf3, and
@@ -73,7 +74,7 @@ unless the near end's is kept.`}},
 		},
 	},
 	{
-		ID: PathUDPPoliced,
+		ID: catalog.PathUDPPoliced,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `When the tunnel is slow in a direction and nothing found so far
 explains it, doctor offers UDP outside the tunnel (iperf3 -u to the far end's
 endpoint address, on a port of its own) at the rate TCP carried there, for two
@@ -101,7 +102,7 @@ uplink or carrier, or a cap below the policer.`}},
 		},
 	},
 	{
-		ID: RouteECMPSuggested,
+		ID: catalog.RouteECMPSuggested,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/doctor", Doc: `After its bench, for each end whose tunnel was bound
 to one CPU (cpu.saturated during a tunnel run) or to one flow (with several
 streams measured, one stream below 60% of them), and that has more than one
@@ -129,7 +130,7 @@ tunnels will have.`}},
 		},
 	},
 	{
-		ID: RouteEndpointUplink,
+		ID: catalog.RouteEndpointUplink,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (the underlay through each uplink)", Package: "internal/probe/uplinks", Doc: `On a host with more than one default route (multi-WAN),
 doctor measures TCP to the far end's endpoint through each uplink the
 endpoint's route does not take (iperf3 --bind-dev) beside the bench's
@@ -154,7 +155,7 @@ through the faster uplink.`}},
 		},
 	},
 	{
-		ID:    RouteStaleEndpoint,
+		ID:    catalog.RouteStaleEndpoint,
 		Check: &staleEndpoint,
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
@@ -176,7 +177,7 @@ through the faster uplink.`}},
 		},
 	},
 	{
-		ID:    RouteUplinkFlaps,
+		ID:    catalog.RouteUplinkFlaps,
 		Check: &uplinkFlaps,
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{

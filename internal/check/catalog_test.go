@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -18,7 +19,7 @@ import (
 // (built by the checks' own constructors) keep to.
 func TestCatalog(t *testing.T) {
 	if !slices.IsSortedFunc(Catalog, func(a, b Entry) int { return strings.Compare(string(a.ID), string(b.ID)) }) {
-		t.Errorf("Catalog is not sorted by ID: %v", IDs())
+		t.Errorf("Catalog is not sorted by ID: %v", catalog.IDs())
 	}
 	seen := map[finding.ID]bool{}
 	for _, e := range Catalog {
@@ -78,18 +79,18 @@ func checkDoctor(t *testing.T, e Entry) {
 	t.Helper()
 	d := e.Doctor
 	switch d.Role {
-	case Cause, Environment:
+	case catalog.Cause, catalog.Environment:
 		if d.Impact <= 0 || d.Impact > 1 || d.Side == 0 || d.Bench == 0 || d.Verify == 0 {
 			t.Errorf("%s: a cause needs an impact in (0, 1], a side, whether the bench shows it and how its fix is verified: %+v", e.ID, d)
 		}
-		if (d.Bench == NotInBench) != (d.Gain != "") {
+		if (d.Bench == catalog.NotInBench) != (d.Gain != "") {
 			t.Errorf("%s: a gain in words exactly when the bench cannot show it: %+v", e.ID, d)
 		}
 		if d.Impact > 0.05 && !slices.ContainsFunc(e.Severities, func(s finding.Severity) bool { return s > finding.Info }) {
 			t.Errorf("%s: a note (info only) costs at most 0.05, not %g", e.ID, d.Impact)
 		}
-	case Symptom:
-		if !reflect.DeepEqual(d, Doctor{Role: Symptom, Calls: d.Calls, Load: d.Load}) {
+	case catalog.Symptom:
+		if !reflect.DeepEqual(d, catalog.Doctor{Role: catalog.Symptom, Calls: d.Calls, Load: d.Load}) {
 			t.Errorf("%s: a symptom is ranked by nothing but its role: %+v", e.ID, d)
 		}
 	default:
@@ -99,7 +100,7 @@ func checkDoctor(t *testing.T, e Entry) {
 		t.Errorf("%s: Load %q: want a phrase for the middle of a sentence", e.ID, d.Load)
 	}
 	for _, id := range d.Underlies {
-		if id == e.ID || !InCatalog(id) {
+		if id == e.ID || !catalog.Has(id) {
 			t.Errorf("%s: underlies %s, which is not another catalog ID", e.ID, id)
 		}
 	}
@@ -145,19 +146,19 @@ func TestAllows(t *testing.T) {
 		a    finding.Action
 		want string // "" allowed, else a part of the error
 	}{
-		{UDPRcvbufErrors, act(remedy.KindSysctl, "key", "net.core.rmem_max", "value", fmt.Sprint(udpBufferTarget)), ""},
-		{UDPRcvbufErrors, act(remedy.KindSysctl, "key", "kernel.randomize_va_space", "value", "0"), `key="kernel.randomize_va_space"`},
-		{UDPRcvbufErrors, act(remedy.KindSysctl, "key", "net.core.rmem_max", "value", "1"), `value="1"`},
-		{UDPRcvbufErrors, act(remedy.KindUCISet, "key", "network.wg0.mtu", "value", "1"), "fixed by sysctl, not \"uci-set\""},
-		{MTUPMTUDBlackhole, act(remedy.KindWGMTU, "interface", "wg0", "mtu", "1340"), ""},
-		{MTUPMTUDBlackhole, act(remedy.KindWGMTU, "interface", "wg0", "mtu", "1340", "restart", "reboot"), `takes no param "restart"`},
-		{MTUPMTUDBlackhole, act(remedy.KindWGMTU, "interface", "wg0"), `needs param "mtu"`},
-		{MTUPMTUDBlackhole, act(remedy.KindMSSClamp, "oif", "wg0", "mss", "1300"), ""},
-		{MTUPMTUDBlackhole, act(remedy.KindMSSClamp, "oif", "wg0", "mss", "pmtu"), ""},
-		{TCPBuffersSmall, act(remedy.KindSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 6291456"), ""},
-		{TCPBuffersSmall, act(remedy.KindSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 99999999999"), "want"},
-		{TCPCongestionControl, act(remedy.KindCongestion, "algorithm", "anything"), `algorithm="anything"`},
-		{WGUserspace, act(remedy.KindSysctl, "key", "net.core.rmem_max", "value", "1"), "has no automatic fix"},
+		{catalog.UDPRcvbufErrors, act(remedy.KindSysctl, "key", "net.core.rmem_max", "value", fmt.Sprint(udpBufferTarget)), ""},
+		{catalog.UDPRcvbufErrors, act(remedy.KindSysctl, "key", "kernel.randomize_va_space", "value", "0"), `key="kernel.randomize_va_space"`},
+		{catalog.UDPRcvbufErrors, act(remedy.KindSysctl, "key", "net.core.rmem_max", "value", "1"), `value="1"`},
+		{catalog.UDPRcvbufErrors, act(remedy.KindUCISet, "key", "network.wg0.mtu", "value", "1"), "fixed by sysctl, not \"uci-set\""},
+		{catalog.MTUPMTUDBlackhole, act(remedy.KindWGMTU, "interface", "wg0", "mtu", "1340"), ""},
+		{catalog.MTUPMTUDBlackhole, act(remedy.KindWGMTU, "interface", "wg0", "mtu", "1340", "restart", "reboot"), `takes no param "restart"`},
+		{catalog.MTUPMTUDBlackhole, act(remedy.KindWGMTU, "interface", "wg0"), `needs param "mtu"`},
+		{catalog.MTUPMTUDBlackhole, act(remedy.KindMSSClamp, "oif", "wg0", "mss", "1300"), ""},
+		{catalog.MTUPMTUDBlackhole, act(remedy.KindMSSClamp, "oif", "wg0", "mss", "pmtu"), ""},
+		{catalog.TCPBuffersSmall, act(remedy.KindSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 6291456"), ""},
+		{catalog.TCPBuffersSmall, act(remedy.KindSysctl, "key", "net.ipv4.tcp_rmem", "value", "4096 131072 99999999999"), "want"},
+		{catalog.TCPCongestionControl, act(remedy.KindCongestion, "algorithm", "anything"), `algorithm="anything"`},
+		{catalog.WGUserspace, act(remedy.KindSysctl, "key", "net.core.rmem_max", "value", "1"), "has no automatic fix"},
 		{"mtu.no-such", act(remedy.KindSysctl), "not in the catalog"},
 	} {
 		err := Allows(tc.id, tc.a)

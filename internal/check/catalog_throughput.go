@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -12,7 +13,7 @@ import (
 // What the bench measures: the ratio, asymmetry, collapses, caps, queues and TCP's own limits.
 var throughputEntries = []Entry{
 	{
-		ID: LatencyBufferbloat,
+		ID: catalog.LatencyBufferbloat,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Pings the far end's tunnel and underlay addresses
 from the client, five a second, for two seconds before any run and all
 through every run's measured seconds. When the single-stream run in a
@@ -34,7 +35,7 @@ uplink, or its WireGuard interface, at 90% of the measured rate.`}},
 		},
 	},
 	{
-		ID:    TCPBuffersSmall,
+		ID:    catalog.TCPBuffersSmall,
 		Check: &buffersSmall,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor", Package: "internal/probe/bench", Doc: `The bench reads its own
 flows' TCP state with ss -tin at both ends, three times during each tunnel TCP
@@ -58,7 +59,7 @@ rwnd_limited 37%; tcp_wmem max 128 KiB to 40 Mbit/s, sndbuf_limited 72%.`}},
 		},
 	},
 	{
-		ID:    TCPCongestionControl,
+		ID:    catalog.TCPCongestionControl,
 		Check: &congestionControl,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor's long run", Package: "internal/probe/bench", Doc: `The bench reads each single-stream tunnel run's
 sender algorithm, retransmits and congestion window: a CUBIC or Reno window
@@ -86,7 +87,7 @@ A knee caps the streams together (recorded: 1.7 times).`}},
 		},
 	},
 	{
-		ID:    ThroughputAsymmetric,
+		ID:    catalog.ThroughputAsymmetric,
 		Cross: &crossDelivery,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
 			Doc: `Compares the tunnel's two directions at the same stream count: the slow
@@ -100,7 +101,7 @@ stale endpoint route on one end, a receiver dropping UDP.`}},
 		},
 	},
 	{
-		ID: ThroughputCollapseKnee,
+		ID: catalog.ThroughputCollapseKnee,
 		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles of the tunnel's own)", Package: "internal/probe/shaping", Doc: `Caps the sender's tunnel interface with tbf at several
 rates below the level the uncapped run climbed to (90, 80 and 70% of it) and
 holds each for 60 s or three collapse cycles, whichever is longer (--short:
@@ -127,7 +128,7 @@ for streaming. Fix: that cap.`}},
 		},
 	},
 	{
-		ID: ThroughputOscillation,
+		ID: catalog.ThroughputOscillation,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench, doctor's long run", Package: "internal/probe/bench", Doc: `Reads iperf3's per-second intervals: throughput that
 climbs, collapses and recovers again and again (at least two falls below 60%
 of the run's high level, and a spread of the per-second rate a steady link
@@ -150,7 +151,7 @@ each; a cap is proposed only by the sweep that showed it holds
 		},
 	},
 	{
-		ID: ThroughputShaperCap,
+		ID: catalog.ThroughputShaperCap,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads the root qdisc of each end's tunnel interface
 (tc -j qdisc show: tbf's rate, cake's bandwidth; an htb's root class's ceil
 from tc class show) and, after its bench, compares it with both runs in the
@@ -170,7 +171,7 @@ cap was raised to 450. Fix: raise the cap to the path's rate, or remove it.`}},
 		},
 	},
 	{
-		ID: ThroughputTunnelRatio,
+		ID: catalog.ThroughputTunnelRatio,
 		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Runs iperf3 through the tunnel and around it (to the
 peer's endpoint address), both directions, single and parallel streams. A
 healthy single-hop tunnel carries at least 90% of the link under it (the

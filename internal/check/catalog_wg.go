@@ -3,6 +3,7 @@ package check
 import (
 	"strconv"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -12,7 +13,7 @@ import (
 // WireGuard itself: handshakes, keys, NAT, AllowedIPs, implementations.
 var wgEntries = []Entry{
 	{
-		ID:    WGAllowedIPsMismatch,
+		ID:    catalog.WGAllowedIPsMismatch,
 		Check: &wgAllowedIPsMismatch,
 		Example: Example{
 			Host: "kernel WireGuard wg0 counted 5 rx_frame_errors: a peer sent from 10.99.0.1, outside its AllowedIPs",
@@ -25,7 +26,7 @@ var wgEntries = []Entry{
 		},
 	},
 	{
-		ID:    WGHandshakeStale,
+		ID:    catalog.WGHandshakeStale,
 		Check: &wgHandshakeStale,
 		Cross: &crossHandshake,
 		Example: Example{
@@ -34,7 +35,7 @@ var wgEntries = []Entry{
 		},
 	},
 	{
-		ID:    WGNATNoKeepalive,
+		ID:    catalog.WGNATNoKeepalive,
 		Cross: &crossNATKeepalive,
 		Remedies: []Remedy{{Kind: remedy.KindWGPeerKeepalive, Params: map[string]Values{"interface": wgInterface,
 			"peer":    Named("the far end's public key, a peer of the interface").On(natPeer),
@@ -48,7 +49,7 @@ var wgEntries = []Entry{
 		},
 	},
 	{
-		ID: WGSharedKey,
+		ID: catalog.WGSharedKey,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (peer endpoints sampled through the bench)", Package: "internal/probe/roaming", Doc: `While its bench runs, doctor reads both ends' WireGuard peers every 2 seconds (less often where a read is slow: a tenth of the time at most)
 ("wg show all dump"): the endpoint each holds for each key, and its latest
 handshake. A key whose endpoint switches back and forth between the same
@@ -66,7 +67,7 @@ of them, added here as a peer of its own.`}},
 		},
 	},
 	{
-		ID: WGSpecificCollapse,
+		ID: catalog.WGSpecificCollapse,
 		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `When the tunnel carries less than half of what UDP
 outside it delivered at the same rate, on a port of its own and with
 WireGuard's port number alike, no
@@ -84,7 +85,7 @@ at 1.7 Mbit/s. Warning; the fixes are the next measurements.`}},
 		},
 	},
 	{
-		ID:    WGUserspace,
+		ID:    catalog.WGUserspace,
 		Check: &wgUserspace,
 		Example: Example{
 			Host:  "wg0 is served by wireguard-go on a Linux 6.1 host",

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -51,7 +52,7 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 		title += fmt.Sprintf(", %d entries refused or evicted", lost)
 	}
 	f := finding.Finding{
-		ID:       ConntrackTablePressure,
+		ID:       catalog.ConntrackTablePressure,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    title,
@@ -104,7 +105,7 @@ func runConntrackTunnelTracked(s *facts.Snapshot, _ Options) ([]finding.Finding,
 			continue
 		}
 		out = append(out, finding.Finding{
-			ID:        ConntrackTunnelTracked,
+			ID:        catalog.ConntrackTunnelTracked,
 			Severity:  finding.Info,
 			Host:      hostName(s),
 			Interface: w.Name,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -72,7 +73,7 @@ func CPUQuotaFinding(host string, l facts.CPULimit, during string) (finding.Find
 	}
 	cpus := float64(l.QuotaUsec) / float64(l.PeriodUsec)
 	return finding.Finding{
-		ID: CPUQuotaThrottled, Severity: sev, Host: host, Interface: l.Interface,
+		ID: catalog.CPUQuotaThrottled, Severity: sev, Host: host, Interface: l.Interface,
 		Title: fmt.Sprintf("%s is limited to %s CPU by its cgroup %s (%s): it was throttled in %d of %d periods %s",
 			who, trimFloat(cpus), display(l.Cgroup), quotaText(l), l.Throttled, l.Periods, when),
 		Detail: "The cgroup may use " + quotaText(l) + " of CPU time per period, all its CPUs together; once it has, every process in it " +
@@ -243,7 +244,7 @@ func CPUStealFinding(host string, before, after []facts.CPUTimes, during string)
 		when = during
 	}
 	return finding.Finding{
-		ID: CPUSteal, Severity: sev, Host: host,
+		ID: catalog.CPUSteal, Severity: sev, Host: host,
 		Title: fmt.Sprintf("The hypervisor took %.0f%% of this machine's CPU time %s (steal)", pct, when),
 		Detail: "Steal is time a virtual CPU had work but the hypervisor ran another guest. The tunnel's packets wait for a CPU " +
 			"this machine's own load figures never show busy: the tunnel runs below the link and stalls now and then.",

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -103,7 +104,7 @@ func runCrossMTU(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 				"they arrive fragmented or not at all.", hostName(big.snap), big.iface.MTU, hostName(small.snap), lim.dev, lim.allowed, lim.devMTU, lim.overhead)
 		}
 		out = append(out, finding.Finding{
-			ID:        MTUTunnelTooLarge,
+			ID:        catalog.MTUTunnelTooLarge,
 			Severity:  sev,
 			Host:      hostName(big.snap),
 			Interface: big.iface.Name,
@@ -135,7 +136,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 		a, b := p.a, p.b
 		if !p.bKnowsA {
 			out = append(out, finding.Finding{
-				ID:        WGHandshakeStale,
+				ID:        catalog.WGHandshakeStale,
 				Severity:  finding.Critical,
 				Host:      hostName(b.snap),
 				Interface: b.iface.Name,
@@ -165,7 +166,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 			stale, live = a, b
 		}
 		out = append(out, finding.Finding{
-			ID:        WGHandshakeStale,
+			ID:        catalog.WGHandshakeStale,
 			Severity:  finding.Warning,
 			Host:      hostName(stale.snap),
 			Interface: stale.iface.Name,

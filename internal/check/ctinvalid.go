@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 )
@@ -69,7 +70,7 @@ func runConntrackInvalidDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, 
 
 func invalidFinding(s *facts.Snapshot, r facts.FirewallRule, sev finding.Severity) finding.Finding {
 	f := finding.Finding{
-		ID:       ConntrackInvalidDrops,
+		ID:       catalog.ConntrackInvalidDrops,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("Rule %s dropped %d packets conntrack marked invalid", ruleName(r), r.Packets),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -93,7 +94,7 @@ func deliveryFinding(d, rev delivery) (finding.Finding, bool) {
 	}
 	from, to := hostName(d.from.snap), hostName(d.to.snap)
 	return finding.Finding{
-		ID:        ThroughputAsymmetric,
+		ID:        catalog.ThroughputAsymmetric,
 		Severity:  finding.Warning,
 		Host:      from,
 		Interface: d.from.iface.Name,

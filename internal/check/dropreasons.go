@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
@@ -11,14 +12,14 @@ import (
 // of its own. The names are the kernel's own and stable; their values are
 // not, and are read from the running kernel (internal/probe/drops).
 var DropReasonFindings = map[string][]finding.ID{
-	"SOCKET_RCVBUFF":     {UDPRcvbufErrors},
-	"CPU_BACKLOG":        {NetBacklogDrops, CPUSoftirqImbalance},
-	"NETFILTER_DROP":     {ICMPRatelimitDrops, ConntrackTablePressure, MTUPMTUDBlackhole},
-	"PKT_TOO_BIG":        {MTUTunnelTooLarge, MTUPMTUDBlackhole},
-	"FRAG_REASM_TIMEOUT": {MTUTunnelTooLarge, MTUPMTUDBlackhole},
-	"FRAG_TOO_FAR":       {MTUTunnelTooLarge},
-	"DUP_FRAG":           {MTUTunnelTooLarge},
-	"IP_OUTNOROUTES":     {RouteStaleEndpoint},
+	"SOCKET_RCVBUFF":     {catalog.UDPRcvbufErrors},
+	"CPU_BACKLOG":        {catalog.NetBacklogDrops, catalog.CPUSoftirqImbalance},
+	"NETFILTER_DROP":     {catalog.ICMPRatelimitDrops, catalog.ConntrackTablePressure, catalog.MTUPMTUDBlackhole},
+	"PKT_TOO_BIG":        {catalog.MTUTunnelTooLarge, catalog.MTUPMTUDBlackhole},
+	"FRAG_REASM_TIMEOUT": {catalog.MTUTunnelTooLarge, catalog.MTUPMTUDBlackhole},
+	"FRAG_TOO_FAR":       {catalog.MTUTunnelTooLarge},
+	"DUP_FRAG":           {catalog.MTUTunnelTooLarge},
+	"IP_OUTNOROUTES":     {catalog.RouteStaleEndpoint},
 }
 
 // DropReasonNoise are reasons a healthy host drops for in its ordinary

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -109,7 +110,7 @@ func offlinePeriods(events []facts.LinkEvent, iface string) []offlinePeriod {
 
 func flapFinding(s *facts.Snapshot, iface string, pref *facts.Route, offline []offlinePeriod, checks *facts.HealthChecks) finding.Finding {
 	f := finding.Finding{
-		ID:       RouteUplinkFlaps,
+		ID:       catalog.RouteUplinkFlaps,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Detail: fmt.Sprintf("mwan3 tracks %s (%s), the preferred uplink, with health checks. ", iface, pref.Dev) +

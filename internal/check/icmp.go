@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/icmplimit"
@@ -118,7 +119,7 @@ func icmpFinding(s *facts.Snapshot, l icmplimit.Limiter, iif string) finding.Fin
 		}
 	}
 	f := finding.Finding{
-		ID:       ICMPRatelimitDrops,
+		ID:       catalog.ICMPRatelimitDrops,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("ICMP rate limit (%s) in %s %s/%s dropped %d packets on %s", limitText(r), r.Family, r.Table, r.Chain, l.Packets, where),

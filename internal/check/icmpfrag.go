@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/firewall"
@@ -294,7 +295,7 @@ func ptbDropFinding(s *facts.Snapshot, d ptbDrop) finding.Finding {
 		dir = "that routers on the path send to this host"
 	}
 	f := finding.Finding{
-		ID:       ICMPFragNeededDropped,
+		ID:       catalog.ICMPFragNeededDropped,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("Firewall rule %s drops %s", ruleName(r), what),

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -123,7 +124,7 @@ func irqImbalanceFinding(s *facts.Snapshot, load irqLoad, busiest int, others, r
 		queues = append(queues, q.IRQ+" "+q.Name)
 	}
 	f := finding.Finding{
-		ID:       CPUIRQImbalance,
+		ID:       catalog.CPUIRQImbalance,
 		Severity: sev,
 		Host:     hostName(s),
 		Title: fmt.Sprintf("CPU %d took %.0f%% of %s's interrupts (%.1f× the other CPUs' mean)",

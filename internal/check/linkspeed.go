@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -70,7 +71,7 @@ func linkSpeedFinding(s *facts.Snapshot, l *facts.Link) finding.Finding {
 	}
 	ceiling := tcpOver(l.SpeedMbit)
 	f := finding.Finding{
-		ID:       NetLinkSpeed,
+		ID:       catalog.NetLinkSpeed,
 		Severity: finding.Info,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("%s links at %d Mbit/s: a tunnel over it carries at most about %.0f Mbit/s of TCP", l.Name, l.SpeedMbit, ceiling),

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -60,7 +61,7 @@ func bondSpeedFinding(s *facts.Snapshot, l *facts.Link, b hashedBond, tcpOver fu
 		per = fmt.Sprintf("about %d Mbit/s (the slaves report no speed: the bond's shared over %d)", b.slaveMbit, len(l.Bond.Slaves))
 	}
 	f := finding.Finding{
-		ID:        NetLinkSpeed,
+		ID:        catalog.NetLinkSpeed,
 		Severity:  finding.Info,
 		Host:      hostName(s),
 		Interface: l.Name,

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -140,7 +141,7 @@ func pmtuClampCoversIPv6(s *facts.Snapshot, iface string) bool {
 func mssIPv6Finding(s *facts.Snapshot, iface string, mtu, mss int, v6 string, r facts.FirewallRule) finding.Finding {
 	want := mtu - tcpIPv6Headers
 	f := finding.Finding{
-		ID:        MTUMSSClampIPv6,
+		ID:        catalog.MTUMSSClampIPv6,
 		Severity:  finding.Warning,
 		Host:      hostName(s),
 		Interface: iface,

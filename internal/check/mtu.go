@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -117,7 +118,7 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 				Value: fmt.Sprintf("%s: up to %d bytes", lim.ipsec.what, b)}.Of(float64(b), finding.Bytes))
 		}
 		out = append(out, finding.Finding{
-			ID:        MTUTunnelTooLarge,
+			ID:        catalog.MTUTunnelTooLarge,
 			Severity:  sev,
 			Host:      hostName(s),
 			Interface: w.Name,
@@ -194,7 +195,7 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		}
 		mss := w.MTU - 40
 		out = append(out, finding.Finding{
-			ID:        MTUMSSClampMissing,
+			ID:        catalog.MTUMSSClampMissing,
 			Severity:  finding.Warning,
 			Host:      hostName(s),
 			Interface: w.Name,

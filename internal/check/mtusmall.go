@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -68,7 +69,7 @@ func tooSmallFinding(s *facts.Snapshot, w facts.WGInterface, lim underlayLimit) 
 	// are paid per packet, so the cost is the ratio of payload per packet.
 	more := 100 * (float64(lim.allowed) - float64(w.MTU)) / float64(w.MTU)
 	f := finding.Finding{
-		ID:        MTUTunnelTooSmall,
+		ID:        catalog.MTUTunnelTooSmall,
 		Severity:  sev,
 		Host:      hostName(s),
 		Interface: w.Name,

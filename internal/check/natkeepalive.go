@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -64,7 +65,7 @@ func natFinding(natted, far tunnelEnd) (finding.Finding, bool) {
 	nh, fh := hostName(natted.snap), hostName(far.snap)
 	r, err := remedy.WGPeerKeepalive(natted.iface.Name, natted.peer.PublicKey, natKeepalive, platform(natted.snap))
 	return finding.Finding{
-		ID:        WGNATNoKeepalive,
+		ID:        catalog.WGNATNoKeepalive,
 		Severity:  finding.Warning,
 		Host:      nh,
 		Interface: natted.iface.Name,

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -109,7 +110,7 @@ func inRelease(r, from, to [3]int) bool {
 
 func gsoRegressionFinding(s *facts.Snapshot, g gsoRegression, uplinkDevs []string) []finding.Finding {
 	f := finding.Finding{
-		ID:       NetUDPOffloads,
+		ID:       catalog.NetUDPOffloads,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("Kernel %s is known to mishandle UDP segmentation offload", s.System.Kernel),
@@ -145,7 +146,7 @@ func groForwardingFinding(s *facts.Snapshot, l *facts.Link) finding.Finding {
 	}
 	r, err := remedy.Offload(l.Name, features)
 	return finding.Finding{
-		ID:       NetUDPOffloads,
+		ID:       catalog.NetUDPOffloads,
 		Severity: finding.Info,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("UDP GRO forwarding is off on %s, the uplink of a host that forwards into a userspace tunnel", l.Name),

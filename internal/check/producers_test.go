@@ -135,7 +135,7 @@ func parseDir(t *testing.T, dir string) []*ast.File {
 
 // findingsMade parses every non-test .go file of the module (both builds')
 // and returns each finding.Finding literal's ID and place. A literal whose
-// ID is no catalog constant (check.X, or X in package check) fails the
+// ID is no catalog constant (catalog.X, or X in package catalog) fails the
 // test: which finding it makes cannot be read.
 func findingsMade(t *testing.T, root string, ids map[string]finding.ID) []producedAt {
 	t.Helper()
@@ -164,7 +164,7 @@ func findingsMade(t *testing.T, root string, ids map[string]finding.ID) []produc
 			return err
 		}
 		fm := fileMaker{pkg: path.Dir(rel), file: rel, fset: fset, ids: ids,
-			finding: importName(f, modulePath+"/internal/finding"), check: importName(f, modulePath+"/"+checkPackage)}
+			finding: importName(f, modulePath+"/internal/finding"), catalog: importName(f, modulePath+"/"+catalogPackage)}
 		made, problems := fm.scan(f)
 		out = append(out, made...)
 		for _, p := range problems {
@@ -197,7 +197,7 @@ type fileMaker struct {
 	pkg, file      string
 	fset           *token.FileSet
 	ids            map[string]finding.ID
-	finding, check string // the file's names for the two packages
+	finding, catalog string // the file's names for the two packages
 }
 
 // scan returns the findings a file makes, and what it makes that cannot be
@@ -220,7 +220,7 @@ func (fm fileMaker) scan(f *ast.File) (made []producedAt, problems []string) {
 			}
 			fm.elided(n.Type, n, read)
 		case *ast.AssignStmt:
-			// f.ID = check.X makes a finding with that ID as surely as a literal.
+			// f.ID = catalog.X makes a finding with that ID as surely as a literal.
 			for i, lhs := range n.Lhs {
 				if sel, ok := lhs.(*ast.SelectorExpr); ok && sel.Sel.Name == "ID" && i < len(n.Rhs) {
 					if id, ok := fm.catalogID(n.Rhs[i]); ok {
@@ -247,23 +247,23 @@ func (fm fileMaker) literal(lit *ast.CompositeLit) (producedAt, string) {
 		}
 		id, ok := fm.catalogID(kv.Value)
 		if !ok {
-			return producedAt{}, fm.pos(lit) + ": a finding.Finding whose ID is not a catalog constant (check.X): name the constant, so the catalog can say who makes it"
+			return producedAt{}, fm.pos(lit) + ": a finding.Finding whose ID is not a catalog constant (catalog.X): name the constant, so the catalog can say who makes it"
 		}
 		return producedAt{id: id, pkg: fm.pkg, pos: fm.pos(lit)}, ""
 	}
 	return producedAt{}, fm.pos(lit) + ": a finding.Finding with no ID: name its catalog constant in the literal"
 }
 
-// catalogID resolves check.X (X inside package check) to its ID.
+// catalogID resolves catalog.X (X inside package catalog) to its ID.
 func (fm fileMaker) catalogID(x ast.Expr) (finding.ID, bool) {
 	var name string
 	switch x := x.(type) {
 	case *ast.SelectorExpr:
-		if pkg, ok := x.X.(*ast.Ident); ok && fm.check != "" && pkg.Name == fm.check {
+		if pkg, ok := x.X.(*ast.Ident); ok && fm.catalog != "" && pkg.Name == fm.catalog {
 			name = x.Sel.Name
 		}
 	case *ast.Ident:
-		if fm.pkg == checkPackage {
+		if fm.pkg == catalogPackage {
 			name = x.Name
 		}
 	}
@@ -327,7 +327,7 @@ func TestFindingsMadeForms(t *testing.T) {
 	const src = `package probe
 
 import (
-	c "github.com/wgperf/wgperf/internal/check"
+	c "github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
@@ -349,7 +349,7 @@ func set(f *finding.Finding) { f.ID = c.WGUserspace }
 	}
 	fm := fileMaker{pkg: "internal/probe/x", file: "internal/probe/x/probe.go", fset: fset,
 		ids:     idConstants(t, filepath.Join("..", "catalog")),
-		finding: importName(f, modulePath+"/internal/finding"), check: importName(f, modulePath+"/"+checkPackage)}
+		finding: importName(f, modulePath+"/internal/finding"), catalog: importName(f, modulePath+"/"+catalogPackage)}
 	var got []string
 	made, problems := fm.scan(f)
 	for _, m := range made {
@@ -372,7 +372,7 @@ func set(f *finding.Finding) { f.ID = c.WGUserspace }
 		if err != nil {
 			t.Fatal(err)
 		}
-		fm.finding, fm.check = "finding", ""
+		fm.finding, fm.catalog = "finding", ""
 		if made, problems := fm.scan(f); len(made) != 0 || len(problems) != 1 {
 			t.Errorf("%s: read %v, problems %q: want one problem", bad, made, problems)
 		}

@@ -33,15 +33,6 @@ var CrossChecks = func() []CrossCheck {
 	return out
 }()
 
-// IDs lists every catalog ID, sorted.
-func IDs() []finding.ID {
-	out := make([]finding.ID, len(Catalog))
-	for i, e := range Catalog {
-		out[i] = e.ID
-	}
-	return out
-}
-
 // Lookup returns the catalog entry of id.
 func Lookup(id finding.ID) (Entry, bool) {
 	i, ok := slices.BinarySearchFunc(Catalog, id, func(e Entry, id finding.ID) int {
@@ -57,12 +48,6 @@ func Lookup(id finding.ID) (Entry, bool) {
 		return Entry{}, false
 	}
 	return Catalog[i], true
-}
-
-// InCatalog reports whether id is a catalog ID.
-func InCatalog(id finding.ID) bool {
-	_, ok := Lookup(id)
-	return ok
 }
 
 // Allows reports whether a finding of id may carry the action (Entry.Allows);

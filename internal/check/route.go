@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/openwrt"
@@ -145,7 +146,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 		detail += " BusyBox ip prints no route protocols, so this host route was taken for netifd's (proto static) by its gateway alone; " + openwrt.Install("ip-full") + " shows the protocol."
 	}
 	f := finding.Finding{
-		ID:        RouteStaleEndpoint,
+		ID:        catalog.RouteStaleEndpoint,
 		Severity:  finding.Critical,
 		Host:      hostName(s),
 		Interface: e.Interface,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -37,7 +38,7 @@ func ShaperCapFinding(host string, link facts.Link, dir string, tunnelMbit, unde
 	}
 	dev := display(link.Name)
 	return finding.Finding{
-		ID: ThroughputShaperCap, Severity: sev, Host: host, Interface: link.Name,
+		ID: catalog.ThroughputShaperCap, Severity: sev, Host: host, Interface: link.Name,
 		Title: fmt.Sprintf("A %s cap on %s holds the tunnel's %s to %s Mbit/s while the path carries %.0f", sh.Qdisc, dev, dir, trimFloat(sh.RateMbit), underlayMbit),
 		Detail: "The tunnel's sending interface is shaped below what the link under it carries, so the tunnel can go no faster " +
 			"whatever else is fixed. A cap set against collapse cycles or drops elsewhere outlives them: once those are fixed, " +

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -42,7 +43,7 @@ func runBacklogDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       NetBacklogDrops,
+		ID:       catalog.NetBacklogDrops,
 		Severity: finding.Info,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("%d packets dropped at full backlog queues since boot", total),
@@ -120,7 +121,7 @@ func runSoftirqImbalance(s *facts.Snapshot, _ Options) ([]finding.Finding, error
 		sev = finding.Warning
 	}
 	f := finding.Finding{
-		ID:       CPUSoftirqImbalance,
+		ID:       catalog.CPUSoftirqImbalance,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("CPU %d processed %.0f%% of received packets (%.1f× the other CPUs' mean)", busiest.CPU, 100*float64(busiest.Processed)/float64(total), ratio),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 )
@@ -61,7 +62,7 @@ func runSoftirqBudget(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		sev = finding.Warning
 	}
 	f := finding.Finding{
-		ID:       NetSoftirqBudget,
+		ID:       catalog.NetSoftirqBudget,
 		Severity: sev,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("Receive processing ran out of budget %d times (one per %d packets)", squeezed, processed/max(squeezed, 1)),

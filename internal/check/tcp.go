@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -49,7 +50,7 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 		return nil, nil
 	}
 	f := finding.Finding{
-		ID:       TCPCongestionControl,
+		ID:       catalog.TCPCongestionControl,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("TCP uses %s and retransmits %.1f%% of its segments", cc, 100*ratio),
@@ -125,7 +126,7 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 				mib(window), shareWords(share), mib(t[2]), s.Sysctls["net.ipv4.tcp_adv_win_scale"], mib(bdp))
 		}
 		f := finding.Finding{
-			ID:       TCPBuffersSmall,
+			ID:       catalog.TCPBuffersSmall,
 			Severity: finding.Warning,
 			Host:     hostName(s),
 			Title:    title,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -51,7 +52,7 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		return []finding.Finding{note}, nil
 	}
 	f := finding.Finding{
-		ID:       UDPRcvbufErrors,
+		ID:       catalog.UDPRcvbufErrors,
 		Severity: finding.Warning,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("UDP buffer overflows: %d receive, %d send errors", rcv, snd),
@@ -171,7 +172,7 @@ func notTheTunnels(s *facts.Snapshot, rcv, snd int64) (finding.Finding, bool) {
 			"these are the tunnel's packets"
 	}
 	f := finding.Finding{
-		ID:       UDPRcvbufErrors,
+		ID:       catalog.UDPRcvbufErrors,
 		Severity: finding.Info,
 		Host:     hostName(s),
 		Title:    fmt.Sprintf("UDP buffer overflows (%d receive, %d send errors), not on the tunnel's socket", rcv, snd),

@@ -1,10 +1,12 @@
 package check
 
 import (
-	"github.com/wgperf/wgperf/internal/finding"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/catalog"
+	"github.com/wgperf/wgperf/internal/finding"
 )
 
 // The multi-WAN router's 5G epilogue measured raw UDP over 5G at 300 Mbit/s
@@ -17,12 +19,12 @@ func TestFiveGCollapseIsNotClaimedAsPolicing(t *testing.T) {
 	for _, tc := range []struct {
 		id    finding.ID
 		claim bool
-	}{{PathUDPPoliced, false}, {PathPortThrottled, false}, {WGSpecificCollapse, true}} {
+	}{{catalog.PathUDPPoliced, false}, {catalog.PathPortThrottled, false}, {catalog.WGSpecificCollapse, true}} {
 		e, ok := Lookup(tc.id)
 		if !ok {
 			t.Fatalf("%s: not in the catalog", tc.id)
 		}
-		if got := slices.Contains(e.Cases, CaseMultiWAN); got != tc.claim {
+		if got := slices.Contains(e.Cases, catalog.CaseMultiWAN); got != tc.claim {
 			t.Errorf("%s: claims the multi-WAN case: %v, want %v", tc.id, got, tc.claim)
 		}
 		if tc.claim {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -103,7 +104,7 @@ func staleOne(s *facts.Snapshot, w facts.WGInterface, p stalePeer, sev finding.S
 			"the endpoint is unreachable, its UDP port is filtered, or the keys do not match.", p.TxBytes, p.PersistentKeepalive)
 	}
 	return finding.Finding{
-		ID:        WGHandshakeStale,
+		ID:        catalog.WGHandshakeStale,
 		Severity:  sev,
 		Host:      hostName(s),
 		Interface: w.Name,
@@ -183,7 +184,7 @@ func staleMany(s *facts.Snapshot, w facts.WGInterface, peers []stalePeer, sev fi
 			"their endpoints are unreachable, their UDP ports filtered, or the keys do not match."
 	}
 	return finding.Finding{
-		ID:        WGHandshakeStale,
+		ID:        catalog.WGHandshakeStale,
 		Severity:  sev,
 		Host:      hostName(s),
 		Interface: w.Name,
@@ -278,7 +279,7 @@ func runUserspace(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 			kind = l.Kind
 		}
 		out = append(out, finding.Finding{
-			ID:        WGUserspace,
+			ID:        catalog.WGUserspace,
 			Severity:  finding.Info,
 			Host:      hostName(s),
 			Interface: w.Name,

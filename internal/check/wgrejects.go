@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -40,7 +41,7 @@ func runWGAllowedIPsMismatch(s *facts.Snapshot, _ Options) ([]finding.Finding, e
 		}
 		src := "ip -s -s -j link show dev " + w.Name
 		f := finding.Finding{
-			ID:        WGAllowedIPsMismatch,
+			ID:        catalog.WGAllowedIPsMismatch,
 			Severity:  finding.Warning,
 			Host:      hostName(s),
 			Interface: w.Name,

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
@@ -58,7 +59,7 @@ func TestHubStalePeersAreOneFindingEach(t *testing.T) {
 	d, text := diagnoseHub(t, targettest.InShell(t, "ssh:root@hub", testutil.HubTools(t, hubExtraPeers)))
 	var stale []finding.Finding
 	for _, f := range d.Findings {
-		if f.ID == check.WGHandshakeStale {
+		if f.ID == catalog.WGHandshakeStale {
 			stale = append(stale, f)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
@@ -93,7 +94,7 @@ func grown(a, b uint64) uint64 {
 // cause, not prove one.
 func cpuLimited(fs []finding.Finding) bool {
 	return slices.ContainsFunc(fs, func(f finding.Finding) bool {
-		return (f.ID == check.CPUQuotaThrottled || f.ID == check.CPUSteal) && f.Severity >= finding.Warning
+		return (f.ID == catalog.CPUQuotaThrottled || f.ID == catalog.CPUSteal) && f.Severity >= finding.Warning
 	})
 }
 

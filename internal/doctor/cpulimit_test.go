@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 )
@@ -45,16 +45,16 @@ func TestThrottledDuring(t *testing.T) {
 // and no sweep is planned while it explains the collapses.
 func TestCPUQuotaOutranksKnee(t *testing.T) {
 	quota := throttledDuring("netns:wgl-cpu-a", []facts.CPULimit{quotaBefore}, []facts.CPULimit{quotaAfter})
-	knee := finding.Finding{ID: check.ThroughputCollapseKnee, Severity: finding.Warning, Host: "netns:wgl-cpu-a", Interface: "wg-cpu-a"}
-	osc := finding.Finding{ID: check.ThroughputOscillation, Severity: finding.Warning, Host: "netns:wgl-cpu-a"}
+	knee := finding.Finding{ID: catalog.ThroughputCollapseKnee, Severity: finding.Warning, Host: "netns:wgl-cpu-a", Interface: "wg-cpu-a"}
+	osc := finding.Finding{ID: catalog.ThroughputOscillation, Severity: finding.Warning, Host: "netns:wgl-cpu-a"}
 	m := measured("netns:wgl-cpu-a", "netns:wgl-cpu-b", 20, 190, 21, 190)
 	cs := Rank([]finding.Finding{knee, osc, quota[0]}, m)
-	if len(cs) == 0 || cs[0].Finding.ID != check.CPUQuotaThrottled {
+	if len(cs) == 0 || cs[0].Finding.ID != catalog.CPUQuotaThrottled {
 		t.Fatalf("causes %v, want cpu.quota-throttled first", ids(cs))
 	}
 	plans := PlanProbes(false, []finding.Finding{osc, quota[0]}, m, nil, nil)
 	for _, p := range plans {
-		if p.Probe == check.ProbeShaping {
+		if p.Probe == catalog.ProbeShaping {
 			t.Errorf("shaping sweep planned while a CPU quota explains the collapses: %+v", plans)
 		}
 	}

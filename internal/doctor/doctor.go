@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/discover"
@@ -245,12 +246,12 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	// long run; collapse cycles it finds get the shaping sweep, unless they
 	// are a loss-based sender's own (no knee to cap below).
 	if why, dir := longRunPlan(rep.Findings, rep.Measured, rep.Bench, snaps, c.Thorough); why != "" && !slices.ContainsFunc(rep.Findings, refusesNewFlows) {
-		found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: check.ProbeLongRun, Why: why, Directions: []string{dir}}, snaps)...)
-		if why := sweepAfter(rep.LongRun); why != "" && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == check.ProbeShaping }) {
+		found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: catalog.ProbeLongRun, Why: why, Directions: []string{dir}}, snaps)...)
+		if why := sweepAfter(rep.LongRun); why != "" && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == catalog.ProbeShaping }) {
 			if cpuLimited(rep.Findings) {
 				rep.NotJudged = append(rep.NotJudged, noSweepLine)
 			} else {
-				found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: check.ProbeShaping, Why: why}, snaps)...)
+				found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: catalog.ProbeShaping, Why: why}, snaps)...)
 			}
 		}
 		if rep.LongRun != nil && rep.LongRun.PathCycles {
@@ -405,12 +406,12 @@ type runner func(r *Report, ctx context.Context, c *Config, p ProbePlan, snaps [
 
 // runners are doctor's runners of the probe list, one per entry
 // (TestEveryProbeHasARunner).
-var runners = map[check.Probe]runner{
-	check.ProbeMTU:        (*Report).runMTU,
-	check.ProbeICMPBurst:  (*Report).runICMPBurst,
-	check.ProbeUDPOutside: (*Report).runUDPOutside,
-	check.ProbeLongRun:    (*Report).runLongRun,
-	check.ProbeShaping:    (*Report).runShaping,
+var runners = map[catalog.Probe]runner{
+	catalog.ProbeMTU:        (*Report).runMTU,
+	catalog.ProbeICMPBurst:  (*Report).runICMPBurst,
+	catalog.ProbeUDPOutside: (*Report).runUDPOutside,
+	catalog.ProbeLongRun:    (*Report).runLongRun,
+	catalog.ProbeShaping:    (*Report).runShaping,
 }
 
 // probe runs one targeted probe and returns what it proved.

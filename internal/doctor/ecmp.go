@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -44,7 +44,7 @@ func ECMPSuggestions(fs []finding.Finding, rep *bench.Report, snaps []*facts.Sna
 		}
 		slices.Sort(ups)
 		f := finding.Finding{
-			ID:       check.RouteECMPSuggested,
+			ID:       catalog.RouteECMPSuggested,
 			Severity: finding.Info,
 			Host:     s.Host,
 			Title:    fmt.Sprintf("One tunnel is %s, and the host has %s: ECMP over several tunnels can go past it", why, spreadOver(ups, tunnels)),
@@ -71,7 +71,7 @@ func ECMPSuggestions(fs []finding.Finding, rep *bench.Report, snaps []*facts.Sna
 
 // boundBy says what holds a host's tunnel back, "" when nothing the bench saw.
 func boundBy(fs []finding.Finding, rep *bench.Report, host string) string {
-	if slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == check.CPUSaturated && f.Host == host }) {
+	if slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == catalog.CPUSaturated && f.Host == host }) {
 		return "CPU-bound (a CPU at its limit while it carried traffic)"
 	}
 	if rep == nil {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -17,7 +17,7 @@ import (
 func TestECMPSuggestions(t *testing.T) {
 	multi, single := readSnap(t, "lab-multiwan-stale-a"), readSnap(t, "lab-healthy-a")
 	cpu := func(host string) []finding.Finding {
-		return []finding.Finding{{ID: check.CPUSaturated, Severity: finding.Warning, Host: host, Title: "CPU 0 100%"}}
+		return []finding.Finding{{ID: catalog.CPUSaturated, Severity: finding.Warning, Host: host, Title: "CPU 0 100%"}}
 	}
 	run := func(streams int, mbit float64) bench.Run {
 		return bench.Run{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Upload, Streams: streams}, Result: &iperf.Result{}, Stats: bench.Stats{Mbit: mbit}}
@@ -43,7 +43,7 @@ func TestECMPSuggestions(t *testing.T) {
 			t.Errorf("%s: suggested %q", tc.name, tc.got[0].Title)
 		case tc.want != "" && (len(tc.got) != 1 || !strings.Contains(tc.got[0].Title, tc.want)):
 			t.Errorf("%s: got %v, want a title with %q", tc.name, tc.got, tc.want)
-		case tc.want != "" && (tc.got[0].ID != check.RouteECMPSuggested || tc.got[0].Fixes[0].Commands[0] != "wgperf fix ecmp --tunnels 2"):
+		case tc.want != "" && (tc.got[0].ID != catalog.RouteECMPSuggested || tc.got[0].Fixes[0].Commands[0] != "wgperf fix ecmp --tunnels 2"):
 			t.Errorf("%s: %+v", tc.name, tc.got[0])
 		}
 	}

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
 // A verdict whose finding lists a hub's 200 down peers prints the first
 // finding.TextEvidence items and counts the rest; JSON keeps them all.
 func TestVerdictEvidenceIsCappedInText(t *testing.T) {
-	f := finding.Finding{ID: check.WGHandshakeStale, Severity: finding.Critical, Host: "ssh:root@hub", Interface: "wg0",
+	f := finding.Finding{ID: catalog.WGHandshakeStale, Severity: finding.Critical, Host: "ssh:root@hub", Interface: "wg0",
 		Title: "200 peers of wg0 are down"}
 	for i := range 200 {
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "wg show wg0 dump", Key: fmt.Sprintf("peer %d", i), Value: "never"})

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 )
@@ -18,7 +18,7 @@ const ExplainsGap = 0.5
 // accountFor holds a cause to what its own evidence can explain of the
 // shortfall in its direction: a cause of latency none of it while the rate
 // is short of what its cure would leave; a cause whose evidence has the
-// number (check.Doctor.Bound) at most that bound. Below ExplainsGap it is
+// number (catalog.Doctor.Bound) at most that bound. Below ExplainsGap it is
 // marked CannotExplain. Nothing short (healthy, unmeasured): unchanged.
 func accountFor(c *Cause, m Measured) {
 	if !m.Benched || refusesNewFlows(c.Finding) {
@@ -62,7 +62,7 @@ func (c *Cause) setShare(share, gap float64) {
 
 // evidenceBound is the most of the underlay's throughput f's own evidence
 // lets it cost in dir ("both": the direction shorter of its underlay), in
-// words too, and whether its evidence has the number (check.Doctor.Bound).
+// words too, and whether its evidence has the number (catalog.Doctor.Bound).
 func evidenceBound(f finding.Finding, m Measured, dir string) (float64, string, bool) {
 	b := doctorOf(f.ID).Bound
 	if b.As == 0 {
@@ -76,9 +76,9 @@ func evidenceBound(f finding.Finding, m Measured, dir string) (float64, string, 
 	}
 	n := f.Evidence[i].Number
 	switch b.As {
-	case check.ShareTaken:
+	case catalog.ShareTaken:
 		return min(1, max(0, n/100)), fmt.Sprintf("it takes %.0f%% (%s)", n, f.Evidence[i].Key), true
-	case check.RateHeld:
+	case catalog.RateHeld:
 		u := m.underlayIn(dir)
 		if u <= 0 {
 			return 0, "", false

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
@@ -44,10 +45,10 @@ func policed(t *testing.T, offered, arrived float64) finding.Finding {
 // is reported as present, never first, and never the verdict.
 func TestRankExplainsTheGap(t *testing.T) {
 	const a, b = "netns:wgl-x-a", "netns:wgl-x-b"
-	collapse := finding.Finding{ID: check.WGSpecificCollapse, Severity: finding.Warning, Host: a, Title: "the tunnel collapses where UDP outside it does not"}
-	bloat := finding.Finding{ID: check.LatencyBufferbloat, Severity: finding.Warning, Host: a, Title: "an upload adds 50 ms; the queue is on the path"}
-	tooLarge := finding.Finding{ID: check.MTUTunnelTooLarge, Severity: finding.Warning, Host: a, Title: "WireGuard nested in WireGuard: MTU 1420 above 1360"}
-	capped := finding.Finding{ID: check.ThroughputShaperCap, Severity: finding.Critical, Host: a, Title: "a tbf cap on wg0",
+	collapse := finding.Finding{ID: catalog.WGSpecificCollapse, Severity: finding.Warning, Host: a, Title: "the tunnel collapses where UDP outside it does not"}
+	bloat := finding.Finding{ID: catalog.LatencyBufferbloat, Severity: finding.Warning, Host: a, Title: "an upload adds 50 ms; the queue is on the path"}
+	tooLarge := finding.Finding{ID: catalog.MTUTunnelTooLarge, Severity: finding.Warning, Host: a, Title: "WireGuard nested in WireGuard: MTU 1420 above 1360"}
+	capped := finding.Finding{ID: catalog.ThroughputShaperCap, Severity: finding.Critical, Host: a, Title: "a tbf cap on wg0",
 		Evidence: []finding.Evidence{finding.Evidence{Source: "tc qdisc", Key: "tbf rate on wg0", Value: "150 Mbit/s"}.Of(150, finding.Mbits)}}
 	for _, tc := range []struct {
 		name  string
@@ -60,28 +61,28 @@ func TestRankExplainsTheGap(t *testing.T) {
 	}{
 		{"a throttled WireGuard port: 11% steal cannot explain a tunnel at 19 of 92 Mbit/s",
 			[]finding.Finding{steal(t, a, 11), collapse}, measured(a, b, 19, 92, 20, 92),
-			check.WGSpecificCollapse, map[finding.ID]string{check.CPUSteal: "14%"}},
+			catalog.WGSpecificCollapse, map[finding.ID]string{catalog.CPUSteal: "14%"}},
 		{"a slow tunnel whose cause no check knows: 5% steal cannot explain 18% lost",
 			[]finding.Finding{steal(t, a, 5)}, measured(a, b, 82, 100, 95, 100),
-			"", map[finding.ID]string{check.CPUSteal: "28%"}},
+			"", map[finding.ID]string{catalog.CPUSteal: "28%"}},
 		{"a third of the CPU time stolen explains a tunnel at 70%",
 			[]finding.Finding{steal(t, a, 33)}, measured(a, b, 70, 100, 95, 100),
-			check.CPUSteal, nil},
+			catalog.CPUSteal, nil},
 		{"kernel module in the guest: the queue CUBIC fills explains none of an upload the CPU held (0.71)",
 			[]finding.Finding{bloat}, measured(a, b, 14.2, 20, 19, 20),
-			"", map[finding.ID]string{check.LatencyBufferbloat: "none"}},
+			"", map[finding.ID]string{catalog.LatencyBufferbloat: "none"}},
 		{"WireGuard nested in WireGuard: the MTU before the queue",
 			[]finding.Finding{bloat, tooLarge}, measured(a, b, 12, 20, 13, 20),
-			check.MTUTunnelTooLarge, map[finding.ID]string{check.LatencyBufferbloat: "none"}},
+			catalog.MTUTunnelTooLarge, map[finding.ID]string{catalog.LatencyBufferbloat: "none"}},
 		{"a policer at a quarter of the link explains a tunnel at a quarter",
 			[]finding.Finding{policed(t, 190, 48), steal(t, a, 6)}, measured(a, b, 47, 190, 180, 190),
-			check.PathUDPPoliced, map[finding.ID]string{check.CPUSteal: "8%"}},
+			catalog.PathUDPPoliced, map[finding.ID]string{catalog.CPUSteal: "8%"}},
 		{"UDP that lost a tenth at the underlay's rate cannot explain a tunnel at a fifth",
 			[]finding.Finding{policed(t, 190, 170)}, measured(a, b, 38, 190, 180, 190),
-			"", map[finding.ID]string{check.PathUDPPoliced: "13%"}},
+			"", map[finding.ID]string{catalog.PathUDPPoliced: "13%"}},
 		{"a cap at a third of the path holds a tunnel at a third",
 			[]finding.Finding{capped, steal(t, a, 7)}, measured(a, b, 142, 452, 440, 452),
-			check.ThroughputShaperCap, map[finding.ID]string{check.CPUSteal: "10%"}},
+			catalog.ThroughputShaperCap, map[finding.ID]string{catalog.CPUSteal: "10%"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Report{Client: a, Server: b, Measured: tc.m}

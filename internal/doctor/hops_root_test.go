@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -65,8 +65,8 @@ func TestDoctorViaHub(t *testing.T) {
 		}
 	}
 	// The hub's leg is the path's limit: the verdict, on the hub.
-	if v := rep.Verdict(); v == nil || v.Finding.ID != check.PathHubLeg || v.Finding.Host != hub.String() {
-		t.Errorf("verdict %+v, want %s on the hub", v, check.PathHubLeg)
+	if v := rep.Verdict(); v == nil || v.Finding.ID != catalog.PathHubLeg || v.Finding.Host != hub.String() {
+		t.Errorf("verdict %+v, want %s on the hub", v, catalog.PathHubLeg)
 	}
 	if !strings.Contains(rep.Threshold, "through "+hub.String()) {
 		t.Errorf("threshold %q", rep.Threshold)
@@ -117,7 +117,7 @@ func TestDoctorViaHubCPUQuota(t *testing.T) {
 		t.Fatalf("measured %+v", rep.Measured)
 	}
 	v := rep.Verdict()
-	if v == nil || v.Finding.ID != check.CPUQuotaThrottled || v.Finding.Host != hub.String() {
-		t.Errorf("verdict %+v, want %s on %s", v, check.CPUQuotaThrottled, hub)
+	if v == nil || v.Finding.ID != catalog.CPUQuotaThrottled || v.Finding.Host != hub.String() {
+		t.Errorf("verdict %+v, want %s on %s", v, catalog.CPUQuotaThrottled, hub)
 	}
 }

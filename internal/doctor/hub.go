@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -86,7 +86,7 @@ func (r *Report) aboutThisTunnel(fs []finding.Finding) []finding.Finding {
 	var out []finding.Finding
 	r.otherPeers = nil
 	for _, f := range fs {
-		if f.ID == check.WGHandshakeStale {
+		if f.ID == catalog.WGHandshakeStale {
 			r.otherPeers = append(r.otherPeers, f)
 			continue
 		}

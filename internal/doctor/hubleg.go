@@ -3,7 +3,7 @@ package doctor
 import (
 	"fmt"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -57,7 +57,7 @@ func hubLegFindings(b *bench.Report, m Measured) []finding.Finding {
 		}
 		ev = append(ev, finding.Evidence{Source: "bench, " + d.dir, Key: "tunnel through the hubs", Value: fmt.Sprintf("%.1f Mbit/s", d.tunnel)}.Of(d.tunnel, finding.Mbits))
 		out = append(out, finding.Finding{
-			ID: check.PathHubLeg, Severity: finding.Warning, Host: leg.From,
+			ID: catalog.PathHubLeg, Severity: finding.Warning, Host: leg.From,
 			Title: fmt.Sprintf("The path through the hub is as slow as its slowest leg (%s): %s %.1f Mbit/s where the client's own leg carries %.1f",
 				d.dir, leg, d.rate(leg), first),
 			Detail: fmt.Sprintf("Every packet crosses each leg in turn, so the tunnel carries at most what its slowest leg does: %s carries %.0f%% of "+

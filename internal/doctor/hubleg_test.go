@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 )
@@ -27,7 +27,7 @@ func TestHubLegFindings(t *testing.T) {
 		t.Fatalf("got %d findings, want one a direction", len(fs))
 	}
 	f := fs[0]
-	if f.ID != check.PathHubLeg || f.Host != "netns:r" || !strings.Contains(f.Title, "hop 2 (netns:r → netns:b) 9.5 Mbit/s where the client's own leg carries 38.3") {
+	if f.ID != catalog.PathHubLeg || f.Host != "netns:r" || !strings.Contains(f.Title, "hop 2 (netns:r → netns:b) 9.5 Mbit/s where the client's own leg carries 38.3") {
 		t.Errorf("finding %s on %s: %s", f.ID, f.Host, f.Title)
 	}
 	if got := f.Fixes[0].Commands[1]; !strings.HasPrefix(got, "iperf3 -c 203.0.113.2 -t 30") {
@@ -53,7 +53,7 @@ func TestHubLegFindings(t *testing.T) {
 // full rate: neither a cause nor what makes the status; they stay in
 // Findings. When the bench could not cross, they are causes again.
 func TestOtherPeersAreNotTheTunnelsCause(t *testing.T) {
-	stale := finding.Finding{ID: check.WGHandshakeStale, Severity: finding.Critical, Host: "ssh:hub", Interface: "wg0", Title: "998 peers of wg0 are down"}
+	stale := finding.Finding{ID: catalog.WGHandshakeStale, Severity: finding.Critical, Host: "ssh:hub", Interface: "wg0", Title: "998 peers of wg0 are down"}
 	r := &Report{Client: "ssh:hub", Server: "ssh:b", passive: map[string]bool{}}
 	r.Measured = Measured{Benched: true, Client: "ssh:hub", Server: "ssh:b", Expected: bench.SingleHopRatio}
 	r.Measured.Up = bench.DirRate{Tunnel: 96, Underlay: 100}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -69,10 +69,10 @@ func longRunPlan(fs []finding.Finding, m Measured, rep *bench.Report, snaps []*f
 		d := doctorOf(f.ID)
 		// A collapse only the tunnel's packets meet names no mechanism: a
 		// knee's cycles may be it, which only the long run shows.
-		if f.ID == check.WGSpecificCollapse {
+		if f.ID == catalog.WGSpecificCollapse {
 			continue
 		}
-		if d.Role == check.Cause && f.Severity >= finding.Warning && impactOf(f) >= explainsInstability {
+		if d.Role == catalog.Cause && f.Severity >= finding.Warning && impactOf(f) >= explainsInstability {
 			return "", ""
 		}
 	}
@@ -249,7 +249,7 @@ const phaseLine = "a collapse only the tunnel showed (wg.specific-collapse): the
 // is pure; dropped says whether it did.
 func withoutPhaseComparisons(found []finding.Finding) (out []finding.Finding, dropped bool) {
 	for _, f := range found {
-		if f.ID == check.WGSpecificCollapse {
+		if f.ID == catalog.WGSpecificCollapse {
 			dropped = true
 			continue
 		}

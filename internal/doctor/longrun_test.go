@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -42,7 +42,7 @@ func TestCollapseCyclesRankFirst(t *testing.T) {
 	// What doctor knew before the long run.
 	var before []finding.Finding
 	for _, f := range rec.Findings {
-		if f.ID != check.ThroughputCollapseKnee && f.ID != check.ThroughputOscillation {
+		if f.ID != catalog.ThroughputCollapseKnee && f.ID != catalog.ThroughputOscillation {
 			before = append(before, f)
 		}
 	}
@@ -60,7 +60,7 @@ func TestCollapseCyclesRankFirst(t *testing.T) {
 	}
 	found := finding.Merge(append(append(before, *osc), shaping.Findings(rec.Shaping)...))
 	causes := Rank(found, m)
-	if got := ids(causes); got[0] != string(check.ThroughputCollapseKnee)+"@"+rec.Client {
+	if got := ids(causes); got[0] != string(catalog.ThroughputCollapseKnee)+"@"+rec.Client {
 		t.Fatalf("ranked %v, want the knee first", got)
 	}
 	r := &Report{Client: rec.Client, Server: rec.Server, passive: map[string]bool{}}
@@ -86,7 +86,7 @@ func TestLongRunPlanKeepsHealthyShort(t *testing.T) {
 		t.Errorf("--thorough: no long run")
 	}
 	slow := measured("a", "b", 60, 190, 181, 190)
-	cubic := append(healthyFs, finding.Finding{ID: check.TCPCongestionControl, Severity: finding.Warning, Host: "a"})
+	cubic := append(healthyFs, finding.Finding{ID: catalog.TCPCongestionControl, Severity: finding.Warning, Host: "a"})
 	if why, _ := longRunPlan(cubic, slow, steady, snaps, false); why != "" {
 		t.Errorf("slow, explained by CUBIC: long run %q", why)
 	}
@@ -94,7 +94,7 @@ func TestLongRunPlanKeepsHealthyShort(t *testing.T) {
 		t.Errorf("slow, unexplained, userspace: long run %q, want one that names the userspace implementation (its catalog Load)", why)
 	}
 	// An ICMP limit makes the pair unhealthy, but not slow: no long run.
-	icmp := append(healthyFs, finding.Finding{ID: check.ICMPRatelimitDrops, Severity: finding.Warning, Host: "a"})
+	icmp := append(healthyFs, finding.Finding{ID: catalog.ICMPRatelimitDrops, Severity: finding.Warning, Host: "a"})
 	if why, _ := longRunPlan(icmp, ok, steady, snaps, false); why != "" {
 		t.Errorf("an ICMP limit on a pair at full rate: long run %q", why)
 	}
@@ -137,7 +137,7 @@ func TestLossLimitedCubicRanksFirst(t *testing.T) {
 	lr := rec.LongRun
 	lr.LossLimited = false
 	fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg-k-a")
-	if len(fs) != 1 || fs[0].ID != check.TCPCongestionControl || fs[0].Host != rec.Client || !lr.LossLimited {
+	if len(fs) != 1 || fs[0].ID != catalog.TCPCongestionControl || fs[0].Host != rec.Client || !lr.LossLimited {
 		t.Fatalf("long run findings %v (loss-limited %v), want tcp.congestion-control on %s", fs, lr.LossLimited, rec.Client)
 	}
 	if !strings.Contains(fs[0].Title, "4 streams carry 8.3 Mbit/s (4.9×)") || !strings.Contains(fs[0].Fixes[0].Description, "BBR") {
@@ -150,14 +150,14 @@ func TestLossLimitedCubicRanksFirst(t *testing.T) {
 	var before []finding.Finding
 	for _, f := range rec.Findings {
 		switch f.ID {
-		case check.ThroughputCollapseKnee, check.ThroughputOscillation, check.TCPCongestionControl:
+		case catalog.ThroughputCollapseKnee, catalog.ThroughputOscillation, catalog.TCPCongestionControl:
 		default:
 			before = append(before, f)
 		}
 	}
 	m := Measured{Benched: true, Client: rec.Client, Server: rec.Server, Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
 	causes := Rank(finding.Merge(append(before, fs...)), m)
-	if got := ids(causes); got[0] != string(check.TCPCongestionControl)+"@"+rec.Client {
+	if got := ids(causes); got[0] != string(catalog.TCPCongestionControl)+"@"+rec.Client {
 		t.Fatalf("ranked %v, want CUBIC first", got)
 	}
 }
@@ -172,7 +172,7 @@ func TestKneeCyclesAreNotLossLimited(t *testing.T) {
 		rec := readLongRunRecord(t, name)
 		lr := rec.LongRun
 		fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg0")
-		if lr.LossLimited || len(fs) != 1 || fs[0].ID != check.ThroughputOscillation {
+		if lr.LossLimited || len(fs) != 1 || fs[0].ID != catalog.ThroughputOscillation {
 			t.Errorf("%s: findings %v (loss-limited %v), want throughput.oscillation", name, fs, lr.LossLimited)
 		}
 		if why := sweepAfter(lr); !strings.Contains(why, "tbf cap below the knee") {
@@ -210,7 +210,7 @@ func TestPathCyclesAreNotAKnee(t *testing.T) {
 	lr.Underlay = &bench.Run{Spec: bench.Spec{Path: bench.PathUnderlay, Direction: bench.Upload, Streams: 1}, Addr: "198.51.100.2"}
 	lr.UnderlayCycles, lr.PathCycles = &alike, bench.SharedCycle(lr.Cycles, alike)
 	fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg0")
-	if !lr.PathCycles || len(fs) != 1 || fs[0].ID != check.ThroughputOscillation || !strings.HasPrefix(fs[0].Title, "The path itself cycles") {
+	if !lr.PathCycles || len(fs) != 1 || fs[0].ID != catalog.ThroughputOscillation || !strings.HasPrefix(fs[0].Title, "The path itself cycles") {
 		t.Fatalf("path cycles %v, findings %v", lr.PathCycles, fs)
 	}
 	if why := sweepAfter(lr); why != "" {
@@ -219,10 +219,10 @@ func TestPathCyclesAreNotAKnee(t *testing.T) {
 	// The short runs fell in different phases (the lab's path-cycles in one
 	// CI run: the tunnel at 42.8 Mbit/s, UDP outside at 133.5 of 133.6), so
 	// the UDP probe called the collapse WireGuard's own and ranked it first.
-	own := finding.Finding{ID: check.WGSpecificCollapse, Severity: finding.Warning, Host: rec.Client,
+	own := finding.Finding{ID: catalog.WGSpecificCollapse, Severity: finding.Warning, Host: rec.Client,
 		Title: "The tunnel collapses where UDP outside it does not (upload): 42.8 Mbit/s through it, 133.5 of UDP arrived on a port of wgperf's own"}
 	kept, dropped := withoutPhaseComparisons(append(slices.Clone(fs), own))
-	if !dropped || len(kept) != 1 || kept[0].ID != check.ThroughputOscillation {
+	if !dropped || len(kept) != 1 || kept[0].ID != catalog.ThroughputOscillation {
 		t.Errorf("on a cycling path: kept %v (dropped %v), want the path's cycle alone", kept, dropped)
 	}
 	steady := bench.Cycles{Seconds: 12, HighMbit: 191, LowMbit: 186, MeanMbit: 189, CV: 0.01}
@@ -257,11 +257,11 @@ func TestKneeOutranksWireGuardsOwnCollapse(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := Measured{Benched: true, Client: rec.Client, Server: rec.Server, Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
-	own := finding.Finding{ID: check.WGSpecificCollapse, Severity: finding.Warning, Host: rec.Client,
+	own := finding.Finding{ID: catalog.WGSpecificCollapse, Severity: finding.Warning, Host: rec.Client,
 		Title: "The tunnel collapses where UDP outside it does not (upload): 32.7 Mbit/s through it, 188.9 of UDP arrived on a port of wgperf's own"}
 	before := []finding.Finding{own}
 	for _, f := range rec.Findings {
-		if f.ID != check.ThroughputCollapseKnee && f.ID != check.ThroughputOscillation {
+		if f.ID != catalog.ThroughputCollapseKnee && f.ID != catalog.ThroughputOscillation {
 			before = append(before, f)
 		}
 	}
@@ -270,7 +270,7 @@ func TestKneeOutranksWireGuardsOwnCollapse(t *testing.T) {
 	}
 	osc := bench.CycleFinding(rec.Client, rec.Server, bench.Upload, rec.Client, "wg-fd2-a", bench.CyclesOf(rec.LongRun.Single.Result))
 	found := finding.Merge(append(append(before, *osc), shaping.Findings(rec.Shaping)...))
-	if got := ids(Rank(found, m)); got[0] != string(check.ThroughputCollapseKnee)+"@"+rec.Client || got[1] != string(check.WGSpecificCollapse)+"@"+rec.Client {
+	if got := ids(Rank(found, m)); got[0] != string(catalog.ThroughputCollapseKnee)+"@"+rec.Client || got[1] != string(catalog.WGSpecificCollapse)+"@"+rec.Client {
 		t.Fatalf("ranked %v, want the knee first, then the collapse it explains", got)
 	}
 }

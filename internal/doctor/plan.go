@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -12,9 +12,9 @@ import (
 
 // ProbePlan is one targeted probe and the evidence that called for it.
 type ProbePlan struct {
-	Probe   check.Probe `json:"probe"`
-	Why     string      `json:"why"`
-	Targets []string    `json:"targets,omitempty"` // icmp-burst: the addresses health checks ping
+	Probe   catalog.Probe `json:"probe"`
+	Why     string        `json:"why"`
+	Targets []string      `json:"targets,omitempty"` // icmp-burst: the addresses health checks ping
 	// Interface is the uplink icmp-burst pings through: the one whose ICMP
 	// limit the health checks' replies meet.
 	Interface string `json:"interface,omitempty"`
@@ -61,18 +61,18 @@ func PlanProbes(healthy bool, fs []finding.Finding, m Measured, rep *bench.Repor
 		return out
 	}
 	if why := mtuReason(fs, m, rep); !healthy && why != "" && (m.Benched || endpoint(client) != "") {
-		out = append(out, ProbePlan{Probe: check.ProbeMTU, Why: why})
+		out = append(out, ProbePlan{Probe: catalog.ProbeMTU, Why: why})
 	}
 	if why, targets := healthChecks(client); why != "" && len(targets) > 0 {
-		out = append(out, ProbePlan{Probe: check.ProbeICMPBurst, Why: why, Targets: targets, Interface: limitedUplink(client)})
+		out = append(out, ProbePlan{Probe: catalog.ProbeICMPBurst, Why: why, Targets: targets, Interface: limitedUplink(client)})
 	}
 	if dirs := udpOutsideDirections(fs, m); !healthy && len(dirs) > 0 {
-		out = append(out, ProbePlan{Probe: check.ProbeUDPOutside, Directions: dirs,
+		out = append(out, ProbePlan{Probe: catalog.ProbeUDPOutside, Directions: dirs,
 			Why: "the tunnel falls short (" + strings.Join(dirs, ", ") + ") and nothing found explains it: a path that polices UDP is invisible to a TCP baseline"})
 	}
 	// A CPU quota or steal explains the collapses: no cap below them is a knee.
-	if !healthy && m.Benched && !cpuLimited(fs) && slices.ContainsFunc(fs, func(f finding.Finding) bool { return doctorOf(f.ID).Calls == check.ProbeShaping }) {
-		out = append(out, ProbePlan{Probe: check.ProbeShaping, Why: "throughput collapses periodically (throughput.oscillation): a tbf cap below the knee may hold steadier"})
+	if !healthy && m.Benched && !cpuLimited(fs) && slices.ContainsFunc(fs, func(f finding.Finding) bool { return doctorOf(f.ID).Calls == catalog.ProbeShaping }) {
+		out = append(out, ProbePlan{Probe: catalog.ProbeShaping, Why: "throughput collapses periodically (throughput.oscillation): a tbf cap below the knee may hold steadier"})
 	}
 	return out
 }
@@ -88,7 +88,7 @@ func mtuReason(fs []finding.Finding, m Measured, rep *bench.Report) string {
 		return "a bulk transfer through the tunnel stalled while the underlay carried traffic"
 	}
 	for _, f := range fs {
-		if doctorOf(f.ID).Calls == check.ProbeMTU {
+		if doctorOf(f.ID).Calls == catalog.ProbeMTU {
 			return string(f.ID) + " reported: " + f.Title
 		}
 	}

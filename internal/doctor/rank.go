@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/udppath"
@@ -85,7 +85,7 @@ type Cause struct {
 	// Command applies its automatic fix, "" when it has none.
 	Command string `json:"command,omitempty"`
 	// GapShare is the share of the shortfall measured in its direction that
-	// the cause's own evidence can account for (check.Doctor.Bound; 0 for a
+	// the cause's own evidence can account for (catalog.Doctor.Bound; 0 for a
 	// cause of latency while the rate is short), nil where its evidence has
 	// no such number or nothing is short.
 	GapShare *float64 `json:"gap_share,omitempty"`
@@ -102,17 +102,17 @@ type Cause struct {
 // doctorOf is what the finding catalog says drives doctor for id. An ID
 // outside the catalog (none is: its test holds every check and probe to it)
 // is a cause that explains nothing.
-func doctorOf(id finding.ID) check.Doctor {
-	e, _ := check.Lookup(id)
+func doctorOf(id finding.ID) catalog.Doctor {
+	e, _ := catalog.Lookup(id)
 	return e.Doctor
 }
 
 // Symptom reports whether a finding describes the slowness itself (the bench's
 // ratio, asymmetry, oscillation) rather than a cause of it.
-func Symptom(id finding.ID) bool { return doctorOf(id).Role == check.Symptom }
+func Symptom(id finding.ID) bool { return doctorOf(id).Role == catalog.Symptom }
 
-// hidden reports a cause the tunnel/underlay ratio cannot show (check.NotInBench).
-func hidden(id finding.ID) bool { return doctorOf(id).Bench == check.NotInBench }
+// hidden reports a cause the tunnel/underlay ratio cannot show (catalog.NotInBench).
+func hidden(id finding.ID) bool { return doctorOf(id).Bench == catalog.NotInBench }
 
 // lossLimited reports a congestion-control finding on a path that loses:
 // its window held where the loss holds it (bench.LossPinnedKey), or UDP
@@ -121,7 +121,7 @@ func hidden(id finding.ID) bool { return doctorOf(id).Bench == check.NotInBench 
 // the algorithm costs (kernel WireGuard on a 2%-loss WAN: 0.87 in one run,
 // 0.3 in another).
 func lossLimited(f finding.Finding, m Measured) bool {
-	if f.ID != check.TCPCongestionControl {
+	if f.ID != catalog.TCPCongestionControl {
 		return false
 	}
 	return m.PathLoss >= udppath.LossyPath || slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Key == bench.LossPinnedKey })
@@ -129,7 +129,7 @@ func lossLimited(f finding.Finding, m Measured) bool {
 
 // unmeasured reports a cause a throughput measurement cannot verify a fix
 // of: "fix --verify" would see no gain and roll the fix back.
-func unmeasured(id finding.ID) bool { return doctorOf(id).Verify == check.ConfirmOnly }
+func unmeasured(id finding.ID) bool { return doctorOf(id).Verify == catalog.ConfirmOnly }
 
 var sevWeight = map[finding.Severity]float64{finding.Critical: 3, finding.Warning: 2, finding.Info: 0.2}
 
@@ -160,7 +160,7 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 			c.Explains = imp / 5 // true, but it explains none of the rate missing
 		case hidden(f.ID), lossLimited(f, m):
 			c.Explains = imp
-		case (m.Stalled || m.underlayFailed("both")) && doctorOf(f.ID).Role == check.Cause && imp >= 0.7:
+		case (m.Stalled || m.underlayFailed("both")) && doctorOf(f.ID).Role == catalog.Cause && imp >= 0.7:
 			c.Explains = imp // a stall costs everything; MTU-class causes explain it
 		case def < 1-m.Expected:
 			c.Explains = imp / 5
@@ -198,7 +198,7 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 }
 
 // liftUnderlying gives a cause the share and score of the findings it brings
-// about (check.Doctor.Underlies) when those are reported too: it explains
+// about (catalog.Doctor.Underlies) when those are reported too: it explains
 // what they explain, and its fix cures what theirs work around. Severity
 // stays its own, so the lift goes no higher than their score.
 func liftUnderlying(cs []Cause) {
@@ -209,7 +209,7 @@ func liftUnderlying(cs []Cause) {
 			}
 			cs[i].Explains = max(cs[i].Explains, o.Explains)
 			cs[i].Score = max(cs[i].Score, o.Score)
-			if o.Gain != "" && cs[i].Gain != o.Gain && doctorOf(cs[i].Finding.ID).Bench == check.NotInBench {
+			if o.Gain != "" && cs[i].Gain != o.Gain && doctorOf(cs[i].Finding.ID).Bench == catalog.NotInBench {
 				cs[i].Gain = o.Gain
 			}
 		}
@@ -245,7 +245,7 @@ func refusesNewFlows(f finding.Finding) bool {
 // direction that host receives, sender problems the one it sends.
 func direction(f finding.Finding, m Measured) string {
 	side := doctorOf(f.ID).Side
-	recv, send := side == check.Receiver, side == check.Sender
+	recv, send := side == catalog.Receiver, side == catalog.Sender
 	switch {
 	case recv && f.Host == m.Server, send && f.Host == m.Client:
 		return "upload"
@@ -260,7 +260,7 @@ func gain(c Cause, m Measured) string {
 	if !m.Benched {
 		return "not measured: give --server to bench the tunnel against its underlay"
 	}
-	if d := doctorOf(c.Finding.ID); d.Bench == check.NotInBench {
+	if d := doctorOf(c.Finding.ID); d.Bench == catalog.NotInBench {
 		return d.Gain
 	}
 	var parts []string

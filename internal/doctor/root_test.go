@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
@@ -42,7 +42,7 @@ func TestDoctorOneEndLab(t *testing.T) {
 	if rep.Status != StatusUnjudged || rep.Measured.Benched || len(rep.NotJudged) == 0 {
 		t.Errorf("status %s, benched %v, not judged %q", rep.Status, rep.Measured.Benched, rep.NotJudged)
 	}
-	if len(rep.Probes) != 1 || rep.Probes[0].Probe != check.ProbeMTU || rep.MTU == nil || rep.MTU.Addr != l.Node("b").UnderlayAddr {
+	if len(rep.Probes) != 1 || rep.Probes[0].Probe != catalog.ProbeMTU || rep.MTU == nil || rep.MTU.Addr != l.Node("b").UnderlayAddr {
 		t.Fatalf("probes %+v", rep.Probes)
 	}
 	if v := rep.Verdict(); v == nil || v.Finding.ID != "mtu.pmtud-blackhole" {

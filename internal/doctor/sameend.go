@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 )
@@ -24,14 +24,14 @@ import (
 func sameLimitOtherEnd(found []finding.Finding, snaps []*facts.Snapshot) []finding.Finding {
 	out := found
 	for _, f := range found {
-		if f.ID != check.UDPRcvbufErrors || f.Severity < finding.Warning || !slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool { return x.Action != nil }) {
+		if f.ID != catalog.UDPRcvbufErrors || f.Severity < finding.Warning || !slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool { return x.Action != nil }) {
 			continue
 		}
 		dropped, other := snapOf(snaps, f.Host), otherSnap(snaps, f.Host)
 		if dropped == nil || other == nil || !userspace(other) {
 			continue
 		}
-		if slices.ContainsFunc(out, func(x finding.Finding) bool { return x.ID == check.UDPRcvbufErrors && x.Host == other.Host }) {
+		if slices.ContainsFunc(out, func(x finding.Finding) bool { return x.ID == catalog.UDPRcvbufErrors && x.Host == other.Host }) {
 			continue
 		}
 		limit, ok1 := sysctlOf(other, "net.core.rmem_max")
@@ -40,7 +40,7 @@ func sameLimitOtherEnd(found []finding.Finding, snaps []*facts.Snapshot) []findi
 			continue
 		}
 		out = append(out, finding.Finding{
-			ID: check.UDPRcvbufErrors, Severity: finding.Info, Host: other.Host,
+			ID: catalog.UDPRcvbufErrors, Severity: finding.Info, Host: other.Host,
 			Title: fmt.Sprintf("The same small UDP receive limit as %s, whose tunnel socket dropped: net.core.rmem_max %d", f.Host, limit),
 			Detail: "This end's userspace WireGuard receives the other direction through a socket bounded by the same limit. It did " +
 				"not drop during the bench's few seconds, but once the other end's drops are gone and this direction speeds up, it " +

@@ -3,7 +3,7 @@ package doctor
 import (
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
@@ -18,7 +18,7 @@ func TestSameLimitOtherEnd(t *testing.T) {
 	a, b := snaps[0].Host, snaps[1].Host
 	raise, err := remedy.Sysctl("net.core.rmem_max", "26214400")
 	fix := remedy.Fixes("Raise net.core.rmem_max to 25 MiB", raise, err)
-	dropped := finding.Finding{ID: check.UDPRcvbufErrors, Severity: finding.Warning, Host: b, Fixes: fix}
+	dropped := finding.Finding{ID: catalog.UDPRcvbufErrors, Severity: finding.Warning, Host: b, Fixes: fix}
 	got := sameLimitOtherEnd([]finding.Finding{dropped}, snaps)
 	if len(got) != 2 || got[1].Host != a || got[1].Severity != finding.Info || len(got[1].Fixes) != 1 || got[1].Fixes[0].Action == nil {
 		t.Fatalf("findings %+v, want b's and an info on a with the same fix", got)

@@ -3,7 +3,7 @@ package doctor
 import (
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -19,7 +19,7 @@ func TestShaperCaps(t *testing.T) {
 	m.Down = bench.DirRate{Tunnel: 181.5, Underlay: 190.4}
 	ep := discover.Endpoints{ClientInterface: "wg-cap-a", ServerInterface: "wg-cap-b"}
 	fs := shaperCaps(m, ep, []*facts.Snapshot{capped, free})
-	if len(fs) != 1 || fs[0].ID != check.ThroughputShaperCap || fs[0].Host != capped.Host || fs[0].Interface != "wg-cap-a" {
+	if len(fs) != 1 || fs[0].ID != catalog.ThroughputShaperCap || fs[0].Host != capped.Host || fs[0].Interface != "wg-cap-a" {
 		t.Fatalf("findings %+v, want the cap on A's tunnel", fs)
 	}
 	causes := Rank(fs, m)

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 )
 
 // windowHeld is tcp.buffers-small as the bench measures it with ss: the
 // receiver's window lets one stream reach mbit.
 func windowHeld(host string, mbit float64) finding.Finding {
-	return finding.Finding{ID: check.TCPBuffersSmall, Severity: finding.Warning, Host: host,
+	return finding.Finding{ID: catalog.TCPBuffersSmall, Severity: finding.Warning, Host: host,
 		Title: "TCP receive window 157K held the tunnel upload 37% of the time: below the path's BDP, capped by net.ipv4.tcp_rmem max 256K",
 		Evidence: []finding.Evidence{
 			finding.Evidence{Source: "ss -tin", Key: "rate the receive window allows (window / round trip)", Value: "61.4 Mbit/s"}.Of(mbit, finding.Mbits),
@@ -32,7 +32,7 @@ func TestRankMeasuredWindow(t *testing.T) {
 		cannot string
 	}{
 		{"a window that allows 61 Mbit/s explains an upload at 54 of 95, before 6% steal",
-			[]finding.Finding{windowHeld(b, 61.4), steal(t, a, 6)}, measured(a, b, 54, 95, 92, 95), check.TCPBuffersSmall, ""},
+			[]finding.Finding{windowHeld(b, 61.4), steal(t, a, 6)}, measured(a, b, 54, 95, 92, 95), catalog.TCPBuffersSmall, ""},
 		{"a window that allows 90 Mbit/s cannot explain an upload at 40 of 100",
 			[]finding.Finding{windowHeld(b, 90)}, measured(a, b, 40, 100, 95, 100), "", "at most 17%"},
 	} {
@@ -47,7 +47,7 @@ func TestRankMeasuredWindow(t *testing.T) {
 				t.Fatalf("verdict %v, want %s (%v)", v, tc.first, ids(r.Causes))
 			}
 			for _, c := range r.Causes {
-				if c.Finding.ID != check.TCPBuffersSmall {
+				if c.Finding.ID != catalog.TCPBuffersSmall {
 					continue
 				}
 				if (tc.cannot != "") != (c.CannotExplain != "") || !strings.Contains(c.CannotExplain, tc.cannot) {

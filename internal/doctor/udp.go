@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -44,7 +44,7 @@ func udpOutsideDirections(fs []finding.Finding, m Measured) []string {
 func explained(fs []finding.Finding, m Measured, dir string) bool {
 	for _, f := range fs {
 		d := doctorOf(f.ID)
-		if d.Role != check.Cause || f.Severity < finding.Warning || impactOf(f) < explainedImpact {
+		if d.Role != catalog.Cause || f.Severity < finding.Warning || impactOf(f) < explainedImpact {
 			continue
 		}
 		if hit := direction(f, m); hit == "both" || hit == dir {

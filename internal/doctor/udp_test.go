@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -24,10 +24,10 @@ import (
 func TestUDPPolicedRanksFirst(t *testing.T) {
 	const a, b = "netns:wgl-fd2-a", "netns:wgl-fd2-b"
 	fs, snaps := checked(t, "lab-healthy-a", "lab-healthy-b")
-	fs = append(fs, finding.Finding{ID: check.CPUSaturated, Severity: finding.Warning, Host: a, Title: "CPU 1 98% busy"})
+	fs = append(fs, finding.Finding{ID: catalog.CPUSaturated, Severity: finding.Warning, Host: a, Title: "CPU 1 98% busy"})
 	m := measured(a, b, 48.1, 190.6, 46.3, 190.4)
 	plans := PlanProbes(Healthy(fs, m), fs, m, nil, snaps[0])
-	if len(plans) != 1 || plans[0].Probe != check.ProbeUDPOutside || strings.Join(plans[0].Directions, " ") != "upload download" {
+	if len(plans) != 1 || plans[0].Probe != catalog.ProbeUDPOutside || strings.Join(plans[0].Directions, " ") != "upload download" {
 		t.Fatalf("probes %+v, want udp-outside in both directions", plans)
 	}
 	f, err := os.Open(filepath.Join("..", "..", "testdata", "probe", "iperf", "udp-policed-25pct.json"))
@@ -42,7 +42,7 @@ func TestUDPPolicedRanksFirst(t *testing.T) {
 	res := udppath.Analyze(udppath.Config{Client: targettest.New(a), Server: targettest.New(b), Addr: "203.0.113.2",
 		Direction: bench.Upload, TCPMbit: m.Up.Underlay}, run, 0)
 	causes := Rank(finding.Merge(append(fs, res.Findings...)), m)
-	if got := ids(causes); len(got) == 0 || got[0] != string(check.PathUDPPoliced)+"@"+a {
+	if got := ids(causes); len(got) == 0 || got[0] != string(catalog.PathUDPPoliced)+"@"+a {
 		t.Fatalf("ranked %v, want path.udp-policed first", got)
 	}
 	if causes[0].Command != "" {
@@ -66,11 +66,11 @@ func TestCollapseNoUDPRunReproducesIsWireGuardsOwn(t *testing.T) {
 	pair := udppath.Pair{Other: udppath.Analyze(c, clean, 0), OnPort: udppath.Analyze(onPort, clean, 0), TunnelMbit: m.Up.Tunnel}
 	found := append(fs, udppath.Judge(pair)...)
 	causes := Rank(finding.Merge(found), m)
-	if got := ids(causes); len(got) == 0 || got[0] != string(check.WGSpecificCollapse)+"@"+a {
+	if got := ids(causes); len(got) == 0 || got[0] != string(catalog.WGSpecificCollapse)+"@"+a {
 		t.Fatalf("ranked %v, want wg.specific-collapse first", got)
 	}
 	for _, f := range found {
-		if f.ID == check.PathUDPPoliced || f.ID == check.PathPortThrottled {
+		if f.ID == catalog.PathUDPPoliced || f.ID == catalog.PathPortThrottled {
 			t.Errorf("a collapse no UDP run reproduces is called %s", f.ID)
 		}
 	}
@@ -102,7 +102,7 @@ func recordedRun(t *testing.T, name string) *iperf.Result {
 func TestPathCyclesCapacityIsNoPolicer(t *testing.T) {
 	var rec Report
 	readJSON(t, &rec, "..", "internal", "doctor", "testdata", "path-cycles.recorded.json")
-	if len(rec.UDPOutside) != 1 || !rec.UDPOutside[0].Policed || rec.Causes[0].Finding.ID != check.PathUDPPoliced {
+	if len(rec.UDPOutside) != 1 || !rec.UDPOutside[0].Policed || rec.Causes[0].Finding.ID != catalog.PathUDPPoliced {
 		t.Fatalf("recording: %+v, first %s", rec.UDPOutside, rec.Causes[0].Finding.ID)
 	}
 	up, down := pathLow(rec.Bench, bench.Upload), pathLow(rec.Bench, bench.Download)
@@ -178,7 +178,7 @@ func TestWireGuardPortThrottledBothEndsOnOnePort(t *testing.T) {
 	r := &Report{Client: rec.Client, Server: rec.Server, Measured: rec.Measured}
 	r.judge(rec.Findings)
 	v := r.Verdict()
-	if v == nil || v.Finding.ID != check.PathPortThrottled || v.GapShare == nil || *v.GapShare < ExplainsGap {
+	if v == nil || v.Finding.ID != catalog.PathPortThrottled || v.GapShare == nil || *v.GapShare < ExplainsGap {
 		t.Fatalf("verdict %+v, want path.port-throttled explaining the gap (%v)", v, ids(r.Causes))
 	}
 	if !strings.Contains(v.Finding.Evidence[0].Source, "to port 51820 (nft rewrite)") {

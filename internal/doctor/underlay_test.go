@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -45,12 +45,12 @@ func TestUnderlayBlackHole(t *testing.T) {
 	// What the bench and the passive checks found: no MTU finding yet.
 	var before []finding.Finding
 	for _, f := range rec.Findings {
-		if f.ID != check.MTUPMTUDBlackhole {
+		if f.ID != catalog.MTUPMTUDBlackhole {
 			before = append(before, f)
 		}
 	}
 	plans := PlanProbes(Healthy(before, m), before, m, rec.Bench, nil)
-	if len(plans) == 0 || plans[0].Probe != check.ProbeMTU || !strings.Contains(plans[0].Why, "underlay's own TCP collapsed in the upload") {
+	if len(plans) == 0 || plans[0].Probe != catalog.ProbeMTU || !strings.Contains(plans[0].Why, "underlay's own TCP collapsed in the upload") {
 		t.Fatalf("probes %+v, want the MTU search because the underlay collapsed", plans)
 	}
 	if s := status(before, m); s != StatusSlow {
@@ -62,7 +62,7 @@ func TestUnderlayBlackHole(t *testing.T) {
 	}
 	found := finding.Merge(append(before, mtu.Findings(rec.MTU)...))
 	causes := Rank(found, m)
-	if got := ids(causes); got[0] != string(check.MTUPMTUDBlackhole)+"@"+rec.Client {
+	if got := ids(causes); got[0] != string(catalog.MTUPMTUDBlackhole)+"@"+rec.Client {
 		t.Fatalf("ranked %v, want the black hole first", got)
 	}
 	v := causes[0]

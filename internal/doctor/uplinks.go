@@ -5,7 +5,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
@@ -64,7 +64,7 @@ func withUplinkFinding(found []finding.Finding, f *finding.Finding) []finding.Fi
 		return found
 	}
 	for i, x := range found {
-		if x.ID == check.RouteStaleEndpoint && x.Host == f.Host {
+		if x.ID == catalog.RouteStaleEndpoint && x.Host == f.Host {
 			found[i].Evidence = append(slices.Clone(x.Evidence), f.Evidence...)
 			return found
 		}

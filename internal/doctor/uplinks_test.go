@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/uplinks"
 )
@@ -26,7 +26,7 @@ func TestSlowUplinkRanksFirst(t *testing.T) {
 	ups[0].Mbit, ups[0].RTTMs = 191.1, 3.1
 	const a = "netns:wgl-fd3-a"
 	f := uplinks.Finding(a, "203.0.113.2", "wg-fd3-a", ups, 18.3)
-	if f == nil || f.ID != check.RouteEndpointUplink || !strings.Contains(f.Title, "over eth1 (19.1 Mbit/s) while eth0 reaches it at 191.1") {
+	if f == nil || f.ID != catalog.RouteEndpointUplink || !strings.Contains(f.Title, "over eth1 (19.1 Mbit/s) while eth0 reaches it at 191.1") {
 		t.Fatalf("finding %+v", f)
 	}
 	// Each uplink's rate and idle round trip, the case's "25 ms against 3".
@@ -40,7 +40,7 @@ func TestSlowUplinkRanksFirst(t *testing.T) {
 	// measurement can tell.
 	var passive []finding.Finding
 	for _, x := range fs {
-		if x.ID != check.RouteStaleEndpoint {
+		if x.ID != catalog.RouteStaleEndpoint {
 			passive = append(passive, x)
 		}
 	}
@@ -49,7 +49,7 @@ func TestSlowUplinkRanksFirst(t *testing.T) {
 		t.Fatalf("status %s without the uplinks: the test would prove nothing", s)
 	}
 	found := append(passive, *f)
-	if got := ids(Rank(found, m)); got[0] != string(check.RouteEndpointUplink)+"@"+a {
+	if got := ids(Rank(found, m)); got[0] != string(catalog.RouteEndpointUplink)+"@"+a {
 		t.Errorf("ranked %v, want route.endpoint-uplink first", got)
 	}
 	if s := status(found, m); s != StatusSlow {
@@ -57,9 +57,9 @@ func TestSlowUplinkRanksFirst(t *testing.T) {
 	}
 	// netifd's static route on the backup is the stale-endpoint case: its
 	// finding names the cause, and gets the measurement as evidence.
-	stale := finding.Finding{ID: check.RouteStaleEndpoint, Severity: finding.Critical, Host: a}
+	stale := finding.Finding{ID: catalog.RouteStaleEndpoint, Severity: finding.Critical, Host: a}
 	got := withUplinkFinding([]finding.Finding{stale}, f)
-	if len(got) != 1 || got[0].ID != check.RouteStaleEndpoint || len(got[0].Evidence) != len(f.Evidence) {
+	if len(got) != 1 || got[0].ID != catalog.RouteStaleEndpoint || len(got[0].Evidence) != len(f.Evidence) {
 		t.Errorf("with the stale route: %+v", got)
 	}
 	// Uplinks alike (the ECMP lab's two 100 Mbit/s links): nothing.

@@ -13,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -81,7 +81,7 @@ func TestDeployUsesExportedMetrics(t *testing.T) {
 	ids := regexp.MustCompile(`id(?:=|!~)"([^"]+)"`)
 	for _, m := range ids.FindAllStringSubmatch(readDeploy(t, "prometheus/alerts.yml"), -1) {
 		for _, id := range strings.Split(m[1], "|") {
-			if !check.InCatalog(finding.ID(id)) {
+			if !catalog.Has(finding.ID(id)) {
 				t.Errorf("alerts.yml names finding %q, not in the catalog", id)
 			}
 		}
@@ -134,7 +134,7 @@ func TestAlertsExplainTheirFinding(t *testing.T) {
 			if id == anyID {
 				continue
 			}
-			if !check.InCatalog(finding.ID(id)) {
+			if !catalog.Has(finding.ID(id)) {
 				t.Errorf("%s: explains %q, not in the catalog", r.Alert, id)
 			}
 			if _, err := os.Stat(filepath.Join("..", "..", docs)); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 )
 
@@ -24,7 +25,7 @@ func TestFindingPages(t *testing.T) {
 			t.Errorf("%s says %q", name, m)
 		}
 	}
-	for _, id := range check.IDs() {
+	for _, id := range catalog.IDs() {
 		page := string(pages[string(id)+".md"])
 		for _, want := range []string{"# `" + string(id) + "`", "## Why it matters", "## What fires it", "## Where it comes from", "## The fix", "```sh\n", "wgperf explain " + string(id)} {
 			if !strings.Contains(page, want) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 )
@@ -38,7 +39,7 @@ type ExampleFixes struct {
 // bothEnds reports whether the finding's fix has two halves, one on each
 // end (the catalog's BothEnds).
 func (e Explanation) bothEnds() bool {
-	c, _ := check.Lookup(e.ID)
+	c, _ := catalog.Lookup(e.ID)
 	return c.Doctor.BothEnds
 }
 

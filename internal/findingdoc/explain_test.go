@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 )
@@ -14,7 +15,7 @@ import (
 // TestEveryIDIsExplained: "wgperf explain" answers for every catalog ID with
 // a title and at least one source that says what raises it.
 func TestEveryIDIsExplained(t *testing.T) {
-	for _, id := range check.IDs() {
+	for _, id := range catalog.IDs() {
 		e, ok := Explain(id)
 		if !ok || e.Title == "" || len(e.By) == 0 {
 			t.Errorf("%s: no explanation (%+v)", id, e)
@@ -48,7 +49,7 @@ func TestEveryIDSaysWhyAndHowToFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range check.Cases {
+	for _, c := range catalog.Cases {
 		if !strings.Contains(string(readme), "| "+c+" |") {
 			t.Errorf("case %q is not a row of the README's case list", c)
 		}
@@ -58,8 +59,8 @@ func TestEveryIDSaysWhyAndHowToFix(t *testing.T) {
 			t.Errorf("%s: why it matters in too few words: %q", e.ID, e.Why)
 		}
 		for _, c := range e.Cases {
-			if !slices.Contains(check.Cases, c) {
-				t.Errorf("%s: case %q is not one of check.Cases", e.ID, c)
+			if !slices.Contains(catalog.Cases, c) {
+				t.Errorf("%s: case %q is not one of catalog.Cases", e.ID, c)
 			}
 		}
 		if e.Example.Host == "" || len(e.Example.Fixes) == 0 {

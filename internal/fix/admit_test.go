@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
@@ -80,7 +81,7 @@ func TestFindingsFileAsksOnlyWhatWgperfProposes(t *testing.T) {
 			s := seeds[r.IntN(len(seeds))]
 			h, id, a = s.h, s.id, mutate(r, clone(s.a), pool)
 			if r.IntN(4) == 0 {
-				ids := check.IDs()
+				ids := catalog.IDs()
 				id = ids[r.IntN(len(ids))]
 			}
 		}
@@ -593,7 +594,7 @@ var paramNames = []string{"key", "value", "algorithm", "interface", "mtu", "uci_
 // randomAction is any ID, any fix kind, and params drawn from the names and
 // the pool.
 func randomAction(r *rand.Rand, pool []string) (finding.ID, finding.Action) {
-	ids := append(check.IDs(), "mtu.no-such", "udp.rcvbuf")
+	ids := append(catalog.IDs(), "mtu.no-such", "udp.rcvbuf")
 	kinds := append(remedy.Kinds(), "exec", "")
 	a := finding.Action{Kind: kinds[r.IntN(len(kinds))], Params: map[string]string{}}
 	for range 1 + r.IntN(4) {

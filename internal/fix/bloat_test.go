@@ -1,7 +1,7 @@
 package fix
 
 import (
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -33,7 +33,7 @@ func bloatedOn(h *facts.Snapshot, wg string, n int) []finding.Finding {
 	for _, rep := range reps {
 		bench.Analyze(rep)
 		for _, f := range rep.Findings {
-			if f.ID == check.LatencyBufferbloat {
+			if f.ID == catalog.LatencyBufferbloat {
 				out = append(out, f)
 			}
 		}

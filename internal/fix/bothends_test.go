@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -81,8 +81,8 @@ func TestBothEndsRollBackAsOne(t *testing.T) {
 	must(t, err)
 	nearFix, err := remedy.WGPeerEndpoint("wg-a", farKey, "203.0.113.2:51821", remedy.Unknown)
 	must(t, err)
-	farFinding := []finding.Finding{{ID: check.PathPortThrottled, Severity: finding.Critical, Host: "b", Fixes: []finding.Fix{remedy.Fix("move", farFix)}}}
-	nearFinding := []finding.Finding{{ID: check.PathPortThrottled, Severity: finding.Critical, Host: "a", Fixes: []finding.Fix{remedy.Fix("follow", nearFix)}}}
+	farFinding := []finding.Finding{{ID: catalog.PathPortThrottled, Severity: finding.Critical, Host: "b", Fixes: []finding.Fix{remedy.Fix("move", farFix)}}}
+	nearFinding := []finding.Finding{{ID: catalog.PathPortThrottled, Severity: finding.Critical, Host: "a", Fixes: []finding.Fix{remedy.Fix("follow", nearFix)}}}
 	for _, tc := range []struct {
 		name      string
 		failSet   bool

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
@@ -57,7 +57,7 @@ func ECMPRequests(ctx context.Context, e ECMPPair) (near, far Request, err error
 		if err != nil {
 			return Request{}, err
 		}
-		f := finding.Finding{ID: check.RouteECMPSuggested, Severity: finding.Info, Host: env.T.String(),
+		f := finding.Finding{ID: catalog.RouteECMPSuggested, Severity: finding.Info, Host: env.T.String(),
 			Title: "One tunnel holds the flows back: spread them over several",
 			Fixes: []finding.Fix{remedy.Fix("one half of "+fmt.Sprint(e.Tunnels)+" tunnels between "+e.Near.T.String()+" and "+
 				e.Far.T.String()+"; the half on "+other.T.String()+" goes with it", r)}}

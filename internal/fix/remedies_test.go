@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
@@ -315,7 +316,7 @@ func TestWGMTUPersistsInTheUCISection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := PlanFindings(context.Background(), env, []finding.Finding{{ID: check.MTUTunnelTooLarge,
+	p, err := PlanFindings(context.Background(), env, []finding.Finding{{ID: catalog.MTUTunnelTooLarge,
 		Fixes: []finding.Fix{remedy.Fix("lower it", r)}}}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
@@ -28,7 +29,7 @@ import (
 
 // Entry is one targeted probe.
 type Entry struct {
-	Name check.Probe
+	Name catalog.Probe
 	// Package analyses the probe's output and builds its findings, as the
 	// catalog's probe sources name it ("internal/probe/mtu").
 	Package string
@@ -40,20 +41,20 @@ type Entry struct {
 
 // All are the targeted probes, in the order doctor considers them.
 var All = []Entry{
-	{Name: check.ProbeMTU, Package: "internal/probe/mtu",
+	{Name: catalog.ProbeMTU, Package: "internal/probe/mtu",
 		Doc: "don't-fragment probes to the peer's endpoint, then MSS steps through the tunnel with a far end: when a run stalled or collapsed, or an MTU finding calls for it"},
-	{Name: check.ProbeICMPBurst, Package: "internal/probe/icmpburst",
+	{Name: catalog.ProbeICMPBurst, Package: "internal/probe/icmpburst",
 		Doc: "one-shot pings against one persistent ping to the health checks' targets, with the ICMP limit counters read around them: whenever health checks are configured (mwan3 track_ip, banIP, an ICMP limit rule)"},
-	{Name: check.ProbeUDPOutside, Package: "internal/probe/udppath", FarEnd: true,
+	{Name: catalog.ProbeUDPOutside, Package: "internal/probe/udppath", FarEnd: true,
 		Doc: "UDP outside the tunnel at the rate TCP carried there, in each slow direction, on a port of its own and with WireGuard's port (sent to the far end's through a temporary nft rewrite where both ends listen on one): when nothing found explains a slow tunnel"},
-	{Name: check.ProbeLongRun, Package: "internal/probe/bench", FarEnd: true,
+	{Name: catalog.ProbeLongRun, Package: "internal/probe/bench", FarEnd: true,
 		Doc: "a 30-second per-second run and a parallel-stream run in the slow or unsteady direction, when the short runs leave it unexplained or --thorough asks: collapse cycles and many flows"},
-	{Name: check.ProbeShaping, Package: "internal/probe/shaping", FarEnd: true,
+	{Name: catalog.ProbeShaping, Package: "internal/probe/shaping", FarEnd: true,
 		Doc: "tbf caps below the level the tunnel climbed to on its sender, each held for 60 s or three cycles (--short-sweep: two) against the uncapped run: when throughput collapses in cycles of the tunnel's own"},
 }
 
 // Lookup is the entry of a probe name.
-func Lookup(name check.Probe) (Entry, bool) {
+func Lookup(name catalog.Probe) (Entry, bool) {
 	i := slices.IndexFunc(All, func(e Entry) bool { return e.Name == name })
 	if i < 0 {
 		return Entry{}, false
@@ -84,7 +85,7 @@ func Help() string {
 // probe source names its package.
 func (e Entry) Raises() []finding.ID {
 	var ids []finding.ID
-	for _, id := range check.IDs() {
+	for _, id := range catalog.IDs() {
 		ent, _ := check.Lookup(id)
 		if slices.ContainsFunc(ent.Probes, func(s check.Source) bool { return s.Package == e.Package }) {
 			ids = append(ids, id)

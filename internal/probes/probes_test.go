@@ -4,14 +4,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 )
 
 // TestListIsTheCatalogs: every probe a finding calls for is on the list, each
 // entry once, with a help line, and each raises what the catalog says its
 // package builds.
 func TestListIsTheCatalogs(t *testing.T) {
-	seen := map[check.Probe]bool{}
+	seen := map[catalog.Probe]bool{}
 	for _, e := range All {
 		if seen[e.Name] {
 			t.Errorf("%s listed twice", e.Name)
@@ -27,8 +27,8 @@ func TestListIsTheCatalogs(t *testing.T) {
 			t.Errorf("Lookup(%s) = %v, %v", e.Name, got, ok)
 		}
 	}
-	for _, id := range check.IDs() {
-		ent, _ := check.Lookup(id)
+	for _, id := range catalog.IDs() {
+		ent, _ := catalog.Lookup(id)
 		if c := ent.Doctor.Calls; c != "" && !seen[c] {
 			t.Errorf("%s calls for probe %q, which is not on the list", id, c)
 		}
@@ -39,8 +39,8 @@ func TestListIsTheCatalogs(t *testing.T) {
 }
 
 func TestRaises(t *testing.T) {
-	e, _ := Lookup(check.ProbeMTU)
-	if !slices.Contains(e.Raises(), check.MTUPMTUDBlackhole) {
-		t.Errorf("mtu raises %v, want %s among them", e.Raises(), check.MTUPMTUDBlackhole)
+	e, _ := Lookup(catalog.ProbeMTU)
+	if !slices.Contains(e.Raises(), catalog.MTUPMTUDBlackhole) {
+		t.Errorf("mtu raises %v, want %s among them", e.Raises(), catalog.MTUPMTUDBlackhole)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -72,11 +72,11 @@ func fixDoc(t testing.TB) Document {
 		t.Fatal(err)
 	}
 	fx := remedy.Fix("Switch TCP congestion control to BBR", bbr)
-	found := finding.Finding{ID: check.TCPCongestionControl, Severity: finding.Warning, Host: "netns:wgl-demo-a",
+	found := finding.Finding{ID: catalog.TCPCongestionControl, Severity: finding.Warning, Host: "netns:wgl-demo-a",
 		Title: "TCP uses cubic and retransmits 1.6% of its segments", Fixes: []finding.Fix{fx}}
 	j := &fix.Journal{ID: "20261122T005600.000000000Z", Host: "netns:wgl-demo-a", Started: time.Date(2026, 11, 22, 0, 56, 0, 0, time.UTC),
 		State: fix.StateApplied,
-		Entries: []fix.Entry{{Findings: []finding.ID{check.TCPCongestionControl}, Description: fx.Description, Status: fix.EntryApplied,
+		Entries: []fix.Entry{{Findings: []finding.ID{catalog.TCPCongestionControl}, Description: fx.Description, Status: fix.EntryApplied,
 			Step: remedy.Step{Kind: remedy.KindCongestion, Summary: "net.ipv4.tcp_congestion_control cubic -> bbr", Commands: fx.Commands}}},
 		Verify: &fix.Verification{Before: figure(measured[0]), After: figure(measured[1])},
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 )
 
@@ -15,18 +16,18 @@ import (
 // its check, nor a scenario may cite the case for it; the lab's oversized MTU
 // (1500 on a 1500-byte link) is the tuning guide's 60/80 rule broken.
 func TestRemoteUsersMTUStepIsNotAnOversizedMTU(t *testing.T) {
-	e, ok := check.Lookup(check.MTUTunnelTooLarge)
+	e, ok := check.Lookup(catalog.MTUTunnelTooLarge)
 	if !ok {
 		t.Fatal("mtu.tunnel-too-large is not in the catalog")
 	}
-	if slices.Contains(e.Cases, check.CaseRemoteUsers) {
-		t.Errorf("mtu.tunnel-too-large cites %q, whose 1420 fit (1440 measured)", check.CaseRemoteUsers)
+	if slices.Contains(e.Cases, catalog.CaseRemoteUsers) {
+		t.Errorf("mtu.tunnel-too-large cites %q, whose 1420 fit (1440 measured)", catalog.CaseRemoteUsers)
 	}
 	if strings.Contains(e.Check.Doc, "53 Mbit/s by fixing this") {
 		t.Errorf("the check's doc credits the 5 → 53 Mbit/s step to an oversized MTU:\n%s", e.Check.Doc)
 	}
 	for _, sc := range Catalog {
-		if sc.Case == caseRemoteUsers && (sc.Expect == check.MTUTunnelTooLarge || slices.Contains(sc.Also, check.MTUTunnelTooLarge)) {
+		if sc.Case == caseRemoteUsers && (sc.Expect == catalog.MTUTunnelTooLarge || slices.Contains(sc.Also, catalog.MTUTunnelTooLarge)) {
 			t.Errorf("scenario %s reproduces the remote users case with mtu.tunnel-too-large (lab MTU %d)", sc.Name, sc.Lab.WGMTU)
 		}
 	}

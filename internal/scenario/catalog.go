@@ -8,7 +8,7 @@
 package scenario
 
 import (
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab"
 )
@@ -63,18 +63,18 @@ var Catalog = []Scenario{
 		// A 1400-byte hop mid-path whose router drops ICMP frag-needed.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragNeeded: true},
 		Probes: []Probe{ProbeMTU},
-		Expect: check.MTUPMTUDBlackhole,
+		Expect: catalog.MTUPMTUDBlackhole,
 		// B sits on the narrow link and can see it locally; both ends need the
 		// smaller MTU, or the black hole stays open from B to A.
-		Also:   []finding.ID{check.MTUTunnelTooLarge},
-		FixIDs: []finding.ID{check.MTUPMTUDBlackhole, check.MTUTunnelTooLarge},
+		Also:   []finding.ID{catalog.MTUTunnelTooLarge},
+		FixIDs: []finding.ID{catalog.MTUPMTUDBlackhole, catalog.MTUTunnelTooLarge},
 		On: map[lab.Implementation]Outcome{lab.Kernel: {
 			Why: "kernel WireGuard clears DF on its outer packets: the 1400-byte hop fragments them instead of black-holing them, " +
 				"so the tunnel keeps most of its rate and pays for fragmenting; the DF black hole remains for traffic outside the tunnel " +
 				"that does not learn B's MSS (B sits on the 1400-byte link, so the hosts' own TCP to each other negotiates segments " +
 				"that fit, and nothing stalls: underlay-blackhole is the kernel case where the hosts' TCP stalls and the black hole is the verdict)",
 			Symptom: "the tunnel works, but every full-size packet is fragmented at a narrow hop",
-			Expect:  check.MTUTunnelTooLarge, Also: []finding.ID{check.MTUPMTUDBlackhole}, Latent: true,
+			Expect:  catalog.MTUTunnelTooLarge, Also: []finding.ID{catalog.MTUPMTUDBlackhole}, Latent: true,
 			// A tunnel that keeps its rate calls for no probe; if doctor runs the
 			// MTU search anyway (a slow bench), the DF black hole nothing
 			// stalled on is a note.
@@ -92,7 +92,7 @@ var Catalog = []Scenario{
 		// way's (both links are shaped alike).
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, SilentHopMTU: 1400},
 		Probes: []Probe{ProbeMTU},
-		Expect: check.MTUPMTUDBlackhole,
+		Expect: catalog.MTUPMTUDBlackhole,
 	},
 	{
 		Name: "return-blackhole", Case: casePMTUD,
@@ -106,7 +106,7 @@ var Catalog = []Scenario{
 		// MSS A advertises), and leave B's other traffic broken.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, SilentHopMTU: 1400, SilentHopToA: true},
 		Probes: []Probe{ProbeMTU},
-		Expect: check.MTUPMTUDBlackhole,
+		Expect: catalog.MTUPMTUDBlackhole,
 		FixOn:  []string{"b"},
 	},
 	{
@@ -118,7 +118,7 @@ var Catalog = []Scenario{
 		// and lets TCP through at all of it.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, UDPPolicePct: 25},
 		Probes: []Probe{ProbeUDPOutside},
-		Expect: check.PathUDPPoliced,
+		Expect: catalog.PathUDPPoliced,
 		// Nothing on the hosts is the cause: the path stops policing (another
 		// uplink, or the carrier lifts it), and the tunnel gets the link.
 		PathFix: []Command{on("r", "nft", "flush chain inet wgperf_lab udp_police")},
@@ -133,7 +133,7 @@ var Catalog = []Scenario{
 		// own, as most clients do, so its iperf3 can send from B's.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PortPolicePct: 25, ClientPort: 51900},
 		Probes: []Probe{ProbeUDPOutside},
-		Expect: check.PathPortThrottled,
+		Expect: catalog.PathPortThrottled,
 		// The fix doctor --fix applies, both ends or neither: B, the far
 		// end, moves to the next port first, then A's peer follows it,
 		// verified through the tunnel; B's change is rolled back unless A's
@@ -150,7 +150,7 @@ var Catalog = []Scenario{
 		// its peer's endpoint (wg-port-move), B's its listen port.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PortPolicePct: 25},
 		Probes: []Probe{ProbeUDPOutside},
-		Expect: check.PathPortThrottled,
+		Expect: catalog.PathPortThrottled,
 		FixOn:  []string{"b", "a"},
 	},
 	{
@@ -163,11 +163,11 @@ var Catalog = []Scenario{
 		// 3-second runs cannot see and a 30-second run does.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, KneePct: 60},
 		Probes: []Probe{ProbeLongRun, ProbeShaping},
-		Expect: check.ThroughputCollapseKnee,
+		Expect: catalog.ThroughputCollapseKnee,
 		// The knee meets only the tunnel's packets, as the NAS's CPU did: UDP
 		// outside the tunnel runs clean, so the collapse is WireGuard's own
 		// too (the knee, ranked above it, is how).
-		Also: []finding.ID{check.WGSpecificCollapse},
+		Also: []finding.ID{catalog.WGSpecificCollapse},
 		NotOn: map[lab.Implementation]string{lab.Kernel: "the case is a userspace implementation pinned to one CPU; kernel WireGuard " +
 			"spreads its crypto over every CPU's workers, so its receive side does not hit one CPU's knee (its overload is the backlog, found as such)"},
 		// The knee is on A's direction; a cap below it keeps the upload
@@ -190,7 +190,7 @@ var Catalog = []Scenario{
 		Lab:      lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathCycleSeconds: 18},
 		Thorough: true,
 		Probes:   []Probe{ProbeLongRun},
-		Expect:   check.ThroughputOscillation,
+		Expect:   catalog.ThroughputOscillation,
 		PathFix:  []Command{on("r", "sh", "-c", "ip link del dev "+lab.PathCycleFlag+" && sleep 2")},
 	},
 	{
@@ -202,10 +202,10 @@ var Catalog = []Scenario{
 		// knee to cap below. A's wireguard-go gets 5% of one CPU: a share of
 		// a CPU, so the tunnel falls far below the link on any machine.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, CPUQuotaPct: 5},
-		Expect: check.CPUQuotaThrottled,
+		Expect: catalog.CPUQuotaThrottled,
 		// Packets queue while the process waits for its next period: the
 		// round trip under load grows on both ends.
-		Also: []finding.ID{check.LatencyBufferbloat},
+		Also: []finding.ID{catalog.LatencyBufferbloat},
 		// The quota is the owner's to lift (docker update, systemctl
 		// set-property, the cgroup's file): the scenario removes it as they
 		// would, through the cgroup's file (liftCPUQuota).
@@ -223,7 +223,7 @@ var Catalog = []Scenario{
 		// would). A's bench cannot connect; both ends' views show the NAT.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 100}, NATTimeout: 30},
 		Break:  []Command{on("r", "sh", "-c", "sleep 12; conntrack -D -p udp")},
-		Expect: check.WGNATNoKeepalive,
+		Expect: catalog.WGNATNoKeepalive,
 		// The keepalive goes on the NATed side, B; the proof is an idle longer
 		// than R keeps a mapping, after which A still reaches B.
 		FixOn:     []string{"b"},
@@ -236,7 +236,7 @@ var Catalog = []Scenario{
 		// dialling B through an uplink of its own, pinging B twice a second.
 		// B's endpoint for A's key takes turns between the two.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 100}, CloneA: true},
-		Expect: check.WGSharedKey,
+		Expect: catalog.WGSharedKey,
 		// The fix is the owner's: the clone gets a key of its own (B does not
 		// know it yet), and A's tunnel is A's again once A's next handshake
 		// (within WireGuard's 5 s retry) moves B's endpoint back.
@@ -251,9 +251,9 @@ var Catalog = []Scenario{
 		// Doctor is told the hub (--via r) and measures each leg.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 80}, HubMbit: 20},
 		Via:    []string{"r"},
-		Expect: check.PathHubLeg,
+		Expect: catalog.PathHubLeg,
 		// The slow leg's shaper holds a queue the tunnel fills.
-		Also: []finding.ID{check.LatencyBufferbloat},
+		Also: []finding.ID{catalog.LatencyBufferbloat},
 		// The leg's owner raises its link: R's and B's shapers on it go.
 		PathFix: []Command{on("r", "tc", "qdisc", "del", "dev", "eth-b", "root"), on("b", "tc", "qdisc", "del", "dev", "eth0", "root")},
 		// Two WireGuard hops on the lab's shared CPUs: the tuning guide's
@@ -279,7 +279,7 @@ var Catalog = []Scenario{
 		// wireguard-go fragments single sends too but its batched (UDP GSO) sends
 		// of oversized segments are refused by the kernel, so the lab crawls harder.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, WGMTU: 1500},
-		Expect: check.MTUTunnelTooLarge,
+		Expect: catalog.MTUTunnelTooLarge,
 		On: map[lab.Implementation]Outcome{lab.Kernel: {
 			Why: "kernel WireGuard clears DF: each 1560-byte outer packet leaves as two fragments and arrives, so the tunnel " +
 				"keeps most of its rate; the MTU finding is the cost (twice the packets, a whole packet lost with either fragment)",
@@ -295,7 +295,7 @@ var Catalog = []Scenario{
 		// kernel WireGuard's outer packets (DF clear) are fragmented there and lost.
 		Lab:    lab.Config{Underlay: lab.Shape{RateMbit: 200}, PathMTU: 1400, DropFragments: true},
 		Probes: []Probe{ProbeMTU},
-		Expect: check.MTUTunnelTooLarge,
+		Expect: catalog.MTUTunnelTooLarge,
 		NotOn: map[lab.Implementation]string{lab.Userspace: "wireguard-go sets DF on its outer packets, so the path never fragments them " +
 			"(pmtud-blackhole is its case), and the lab can drop fragments mid-path only with tc actions, which this kernel lacks"},
 	},
@@ -317,10 +317,10 @@ var Catalog = []Scenario{
 			on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"),
 			on("b", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"),
 		},
-		Expect: check.UDPRcvbufErrors,
+		Expect: catalog.UDPRcvbufErrors,
 		NotOn:  map[lab.Implementation]string{lab.Kernel: "kernel WireGuard receives through the UDP stack's encapsulation hook, not a socket queue: it has no receive buffer to overflow (its receive-side overload is the backlog)"},
 		// CUBIC losing to those drops is a true finding too; the buffers are the cause.
-		Also: []finding.ID{check.TCPCongestionControl},
+		Also: []finding.ID{catalog.TCPCongestionControl},
 		// A new rmem_max only reaches sockets opened after it: the fix itself
 		// re-opens each end's WireGuard socket (both ends receive), no hand step.
 	},
@@ -332,7 +332,7 @@ var Catalog = []Scenario{
 		// were fixed: A's tunnel capped at 40% of the lab's rate.
 		Lab:        lab.Config{Underlay: lab.Shape{RateMbit: 200}},
 		Break:      []Command{on("a", "sh", "-c", "tc qdisc replace dev {wg} root tbf rate $(({rate} * 2 / 5))mbit burst 64kb latency 400ms")},
-		Expect:     check.ThroughputShaperCap,
+		Expect:     catalog.ThroughputShaperCap,
 		UploadOnly: true,
 	},
 	{
@@ -343,7 +343,7 @@ var Catalog = []Scenario{
 		// netifd's host route, created while the primary was down, never re-evaluated.
 		BreaksUnderlay: true,
 		Break:          []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1", "proto", "static", "metric", "20")},
-		Expect:         check.RouteStaleEndpoint,
+		Expect:         catalog.RouteStaleEndpoint,
 	},
 	{
 		Name: "slow-uplink", Case: caseMultiWAN,
@@ -355,7 +355,7 @@ var Catalog = []Scenario{
 		Lab:            lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
 		BreaksUnderlay: true,
 		Break:          []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1")},
-		Expect:         check.RouteEndpointUplink,
+		Expect:         catalog.RouteEndpointUplink,
 	},
 	{
 		Name: "icmp-ratelimit", Case: caseMultiWAN,
@@ -374,7 +374,7 @@ var Catalog = []Scenario{
 		Lab:     lab.Config{Underlay: lab.Shape{RateMbit: delayedRate, DelayMs: 10}, ICMPLimit: 25, BackgroundPings: 6},
 		Probes:  []Probe{ProbeICMPBurst},
 		Recheck: true,
-		Expect:  check.ICMPRatelimitDrops,
+		Expect:  catalog.ICMPRatelimitDrops,
 	},
 	{
 		Name: "icmp-ratelimit-iptables", Case: caseMultiWAN,
@@ -387,7 +387,7 @@ var Catalog = []Scenario{
 			BackgroundPings: 6},
 		Probes:  []Probe{ProbeICMPBurst},
 		Recheck: true,
-		Expect:  check.ICMPRatelimitDrops,
+		Expect:  catalog.ICMPRatelimitDrops,
 	},
 	{
 		Name: "lossy-cubic", Case: caseTuning,
@@ -396,7 +396,7 @@ var Catalog = []Scenario{
 		// A child namespace may only pick algorithms the host allows.
 		HostSysctls: map[string]string{"net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
 		Break:       []Command{on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic")},
-		Expect:      check.TCPCongestionControl,
+		Expect:      catalog.TCPCongestionControl,
 		// Only A's sender runs CUBIC; B sends with BBR before and after.
 		UploadOnly: true,
 	},
@@ -416,7 +416,7 @@ var Catalog = []Scenario{
 		// CPUs saturated (a healthy tunnel carried 890 there, unbursted).
 		Lab:         lab.Config{Underlay: lab.Shape{RateMbit: 100}, Bursts: true},
 		HostSysctls: map[string]string{"net.core.netdev_max_backlog": "8"},
-		Expect:      check.NetBacklogDrops,
+		Expect:      catalog.NetBacklogDrops,
 	},
 	{
 		Name: "wan-lossy-cubic", Case: caseTuning,
@@ -432,7 +432,7 @@ var Catalog = []Scenario{
 		HostSysctls:    map[string]string{"net.ipv4.tcp_allowed_congestion_control": "reno cubic bbr"},
 		BreaksUnderlay: true,
 		Break:          []Command{on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic")},
-		Expect:         check.TCPCongestionControl,
+		Expect:         catalog.TCPCongestionControl,
 		Latent:         true,
 		UploadOnly:     true,
 	},
@@ -445,7 +445,7 @@ var Catalog = []Scenario{
 		BreaksUnderlay: true, // the many flows fill the table: the underlay's own connections fail too
 		Break:          []Command{on("b", "nft", "add table inet hub; add chain inet hub input { type filter hook input priority 0; ct state established,related accept; }")},
 		Probes:         []Probe{ProbeFlows},
-		Expect:         check.ConntrackTablePressure,
+		Expect:         catalog.ConntrackTablePressure,
 	},
 	{
 		Name: "mss-clamp-missing", Case: casePMTUD,
@@ -458,7 +458,7 @@ var Catalog = []Scenario{
 			on("lan", "nft", blockICMPErrors),
 			on("lanb", "nft", blockICMPErrors),
 		},
-		Expect: check.MTUMSSClampMissing,
+		Expect: catalog.MTUMSSClampMissing,
 		Client: "lan", Server: "lanb",
 	},
 	{
@@ -473,8 +473,8 @@ var Catalog = []Scenario{
 			on("b", "iptables", "-A", "OUTPUT", "-p", "icmp", "--icmp-type", "fragmentation-needed", "-j", "DROP"),
 		},
 		// The cure ranks before the workaround: letting the errors through, not the clamp.
-		Expect: check.ICMPFragNeededDropped,
-		Also:   []finding.ID{check.MTUMSSClampMissing},
+		Expect: catalog.ICMPFragNeededDropped,
+		Also:   []finding.ID{catalog.MTUMSSClampMissing},
 		Client: "lan", Server: "lanb",
 	},
 	{
@@ -484,7 +484,7 @@ var Catalog = []Scenario{
 		ECMP:    2, MinScaling: 1.7,
 		// ecmpStreams flows filling one shaped uplink overflow its shaper: A's
 		// tunnel sends more than B receives, a true symptom of the slow path.
-		Also: []finding.ID{check.ThroughputAsymmetric},
+		Also: []finding.ID{catalog.ThroughputAsymmetric},
 	},
 	{
 		Name: "bufferbloat", Case: caseTuning,
@@ -503,9 +503,9 @@ var Catalog = []Scenario{
 			on("a", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"),
 			on("b", "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"),
 		},
-		Expect: check.LatencyBufferbloat,
+		Expect: catalog.LatencyBufferbloat,
 		// CUBIC losing packets at the full queue's tail is a true finding too.
-		Also:        []finding.ID{check.TCPCongestionControl},
+		Also:        []finding.ID{catalog.TCPCongestionControl},
 		Unavailable: "cake/fq_codel not available on this kernel",
 		// The shaper takes 10% of the measured rate and counts the bytes on
 		// the wire, WireGuard's header in them: the tunnel's TCP then carries

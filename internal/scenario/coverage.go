@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 )
@@ -36,7 +37,7 @@ type Technique struct {
 
 // CaseTechniques are one case's techniques, in the order of its write-up.
 type CaseTechniques struct {
-	Case       string // check.Cases
+	Case       string // catalog.Cases
 	Techniques []Technique
 }
 
@@ -61,7 +62,7 @@ wgperf's specification is five write-ups of real investigations people did by ha
 [Cases wgperf automates](../README.md#cases-wgperf-automates):
 
 `)
-	for _, c := range check.Cases {
+	for _, c := range catalog.Cases {
 		fmt.Fprintf(&b, "- %s\n", c)
 	}
 	b.WriteString(`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 )
 
@@ -32,8 +33,8 @@ func TestCoverageNamesExist(t *testing.T) {
 			t.Errorf("%s: no techniques", ct.Case)
 		}
 	}
-	if diff := cmp.Diff(check.Cases, cases); diff != "" {
-		t.Errorf("Techniques' cases are not check.Cases (-want +got):\n%s", diff)
+	if diff := cmp.Diff(catalog.Cases, cases); diff != "" {
+		t.Errorf("Techniques' cases are not catalog.Cases (-want +got):\n%s", diff)
 	}
 	for _, u := range coverageUnknown() {
 		t.Error(u)
@@ -56,8 +57,8 @@ func TestCoverageFromTheCatalogs(t *testing.T) {
 	}
 	saved := Techniques
 	defer func() { Techniques = saved }()
-	Techniques = []CaseTechniques{{Case: check.CaseECMP, Techniques: []Technique{{"a", Done, "b"}, {"c", Missing, "`throughput.nothing`"}}}}
-	if doc := Coverage(); !strings.Contains(doc, "| **all five (2 techniques)** | **1** | **0** | **1** | **0** |") || !strings.Contains(doc, "- c ("+check.CaseECMP+"): `throughput.nothing`") {
+	Techniques = []CaseTechniques{{Case: catalog.CaseECMP, Techniques: []Technique{{"a", Done, "b"}, {"c", Missing, "`throughput.nothing`"}}}}
+	if doc := Coverage(); !strings.Contains(doc, "| **all five (2 techniques)** | **1** | **0** | **1** | **0** |") || !strings.Contains(doc, "- c ("+catalog.CaseECMP+"): `throughput.nothing`") {
 		t.Errorf("counts or the missing list:\n%s", doc)
 	}
 	if u := coverageUnknown(); len(u) != 1 || !strings.Contains(u[0], "throughput.nothing") {

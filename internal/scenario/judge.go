@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab"
@@ -94,7 +94,7 @@ func (r *runner) classify(fs []finding.Finding) {
 // fills in any case. A queue at the tunnel's ends, or one in an unshaped
 // lab, stays unexpected.
 func (r *runner) labQueue(f finding.Finding) bool {
-	return f.ID == check.LatencyBufferbloat && r.sc.Lab.Shaped() && bench.QueueOf(f) == bench.QueueOnPath &&
+	return f.ID == catalog.LatencyBufferbloat && r.sc.Lab.Shaped() && bench.QueueOf(f) == bench.QueueOnPath &&
 		lab.ShaperQueue.Seconds()*1000 > bench.BloatMs
 }
 
@@ -129,17 +129,17 @@ func (r *runner) onlyLabQueue(status string) bool {
 func unexpectedName(f finding.Finding) string { return string(f.ID) + " on " + f.Host }
 
 // Environment reports whether a finding describes the machine the lab runs
-// on rather than the case (check.Environment): every lab node shares its
+// on rather than the case (catalog.Environment): every lab node shares its
 // CPUs, so a busy machine saturates them whatever the scenario does.
-func Environment(id finding.ID) bool { return role(id) == check.Environment }
+func Environment(id finding.ID) bool { return role(id) == catalog.Environment }
 
 // symptom reports whether id describes slowness itself rather than a cause:
 // throughput itself is judged by the ratio after the fix (healthy: the only
 // measurement), not as a finding.
-func symptom(id finding.ID) bool { return role(id) == check.Symptom }
+func symptom(id finding.ID) bool { return role(id) == catalog.Symptom }
 
-func role(id finding.ID) check.Role {
-	e, _ := check.Lookup(id)
+func role(id finding.ID) catalog.Role {
+	e, _ := catalog.Lookup(id)
 	return e.Doctor.Role
 }
 

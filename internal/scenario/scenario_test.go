@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
@@ -35,7 +35,7 @@ func TestCatalogIsWellFormed(t *testing.T) {
 			t.Errorf("%s: needs the case it reproduces and its symptom", s.Name)
 		}
 		for _, id := range append([]finding.ID{s.Expect}, s.Also...) {
-			if id != "" && !check.InCatalog(id) {
+			if id != "" && !catalog.Has(id) {
 				t.Errorf("%s: %s is not a catalog finding ID", s.Name, id)
 			}
 		}
@@ -56,7 +56,7 @@ func TestCatalogIsWellFormed(t *testing.T) {
 			t.Errorf("%s: BreaksUnderlay without a Break", s.Name)
 		}
 		for _, p := range s.Probes {
-			if _, ok := probes.Lookup(check.Probe(p)); targeted(p) && !ok {
+			if _, ok := probes.Lookup(catalog.Probe(p)); targeted(p) && !ok {
 				t.Errorf("%s: targeted probe %q is not on doctor's probe list", s.Name, p)
 			}
 		}
@@ -132,13 +132,13 @@ func TestJudge(t *testing.T) {
 			Result{Found: true, Doctor: &DoctorVerdict{Status: "slow"}, Probes: longRun, Findings: []finding.Finding{pathCycleFinding(&finding.Action{Kind: "tbf-cap"})}, After: measured(183, 191, 183, 191)},
 			false, `doctor proposes to apply "Cap wg-run-a at 160 Mbit/s, below the collapse" on netns:wgl-run-a for a cause on the path`},
 		{"queue gone after the fix", bloated,
-			Result{Found: true, Doctor: &DoctorVerdict{First: check.LatencyBufferbloat}, After: measured(17, 18, 17, 18), BenchAfter: pinged()}, true, ""},
+			Result{Found: true, Doctor: &DoctorVerdict{First: catalog.LatencyBufferbloat}, After: measured(17, 18, 17, 18), BenchAfter: pinged()}, true, ""},
 		{"queue still there after the fix", bloated,
-			Result{Found: true, Doctor: &DoctorVerdict{First: check.LatencyBufferbloat}, After: measured(17, 18, 17, 18),
-				BenchAfter: pinged(finding.Finding{ID: check.LatencyBufferbloat, Title: "Latency under load: an upload through the tunnel adds 190 ms"})},
+			Result{Found: true, Doctor: &DoctorVerdict{First: catalog.LatencyBufferbloat}, After: measured(17, 18, 17, 18),
+				BenchAfter: pinged(finding.Finding{ID: catalog.LatencyBufferbloat, Title: "Latency under load: an upload through the tunnel adds 190 ms"})},
 			false, "after the fix: Latency under load: an upload through the tunnel adds 190 ms"},
 		{"no round trip measured after the fix", bloated,
-			Result{Found: true, Doctor: &DoctorVerdict{First: check.LatencyBufferbloat}, After: measured(17, 18, 17, 18), BenchAfter: &bench.Report{}},
+			Result{Found: true, Doctor: &DoctorVerdict{First: catalog.LatencyBufferbloat}, After: measured(17, 18, 17, 18), BenchAfter: &bench.Report{}},
 			false, "the after-fix bench measured no round trip"},
 	}
 	for _, tt := range tests {
@@ -391,11 +391,11 @@ func TestShortOfHealthy(t *testing.T) {
 }
 
 // bloated judges the after-fix round trip under load, as the bufferbloat scenario does.
-var bloated = Scenario{Expect: check.LatencyBufferbloat, Latency: true, MinRatio: 0.8}
+var bloated = Scenario{Expect: catalog.LatencyBufferbloat, Latency: true, MinRatio: 0.8}
 
 // queueOn is a bufferbloat warning whose queue sits at where.
 func queueOn(where string) finding.Finding {
-	return finding.Finding{ID: check.LatencyBufferbloat, Severity: finding.Warning,
+	return finding.Finding{ID: catalog.LatencyBufferbloat, Severity: finding.Warning,
 		Title: "Latency under load: an upload through the tunnel adds 36.5 ms to the round trip (2.98 idle, 39.5 loaded); the queue is " + where}
 }
 
@@ -406,7 +406,7 @@ func pinged(fs ...finding.Finding) *bench.Report {
 
 // pathCycles is the path-cycles scenario's judgement: a symptom the path
 // causes, which the path's own change cures.
-var pathCycles = Scenario{Expect: check.ThroughputOscillation, Probes: []Probe{ProbeLongRun}, PathFix: []Command{on("r", "true")}}
+var pathCycles = Scenario{Expect: catalog.ThroughputOscillation, Probes: []Probe{ProbeLongRun}, PathFix: []Command{on("r", "true")}}
 
 // longRun is doctor's long run, as a scenario result lists it.
 var longRun = []ProbeResult{{ProbeLongRun, "upload, 1 stream for 30 s: 2 collapses every 18 s; the underlay alone for 38 s: 2 collapses every 18 s: the path cycles"}}
@@ -414,7 +414,7 @@ var longRun = []ProbeResult{{ProbeLongRun, "upload, 1 stream for 30 s: 2 collaps
 // pathCycleFinding is throughput.oscillation with a fix that applies action
 // (nil: a command to run, nothing wgperf applies).
 func pathCycleFinding(action *finding.Action) finding.Finding {
-	return finding.Finding{ID: check.ThroughputOscillation, Host: "netns:wgl-run-a", Severity: finding.Warning,
+	return finding.Finding{ID: catalog.ThroughputOscillation, Host: "netns:wgl-run-a", Severity: finding.Warning,
 		Fixes: []finding.Fix{{Description: "Cap wg-run-a at 160 Mbit/s, below the collapse", Action: action}}}
 }
 
@@ -451,7 +451,7 @@ func TestHostSysctlsAllowTheLabsCongestion(t *testing.T) {
 // is shaped, it stays unexpected, and the bufferbloat case still expects it.
 func TestLabQueueIsTheLabs(t *testing.T) {
 	bloat := func(where string) finding.Finding {
-		return finding.Finding{ID: check.LatencyBufferbloat, Severity: finding.Warning, Host: "a",
+		return finding.Finding{ID: catalog.LatencyBufferbloat, Severity: finding.Warning, Host: "a",
 			Title: "Latency under load: an upload through the tunnel adds 120 ms to the round trip (1 idle, 121 loaded); the queue is " + where}
 	}
 	stale, _ := Lookup("stale-endpoint-route")
@@ -465,7 +465,7 @@ func TestLabQueueIsTheLabs(t *testing.T) {
 	}{
 		{"on the path of the backup uplink's shaper", stale, bloat(bench.QueueOnPath), false, false},
 		{"at the tunnel's ends", stale, bloat(bench.QueueTunnelEnds), true, false},
-		{"on the path of an unshaped lab", Scenario{Name: "x", Expect: check.MTUTunnelTooLarge}, bloat(bench.QueueOnPath), true, false},
+		{"on the path of an unshaped lab", Scenario{Name: "x", Expect: catalog.MTUTunnelTooLarge}, bloat(bench.QueueOnPath), true, false},
 		{"the bufferbloat case", bloated, bloat(bench.QueueOnPath), false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,7 @@
 package scenario
 
 import (
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab"
 )
@@ -24,26 +24,26 @@ func on(node string, argv ...string) Command { return Command{Node: node, Argv: 
 type Probe string
 
 const (
-	ProbeMTU       Probe = Probe(check.ProbeMTU)       // path MTU search and MSS stepping from A to B
-	ProbeICMPBurst Probe = Probe(check.ProbeICMPBurst) // the multi-WAN router's one-shot vs persistent pings from A
-	ProbeFlows     Probe = "flows"                     // many short connections from A to B
+	ProbeMTU       Probe = Probe(catalog.ProbeMTU)       // path MTU search and MSS stepping from A to B
+	ProbeICMPBurst Probe = Probe(catalog.ProbeICMPBurst) // the multi-WAN router's one-shot vs persistent pings from A
+	ProbeFlows     Probe = "flows"                       // many short connections from A to B
 	// ProbeUDPOutside is doctor's UDP run outside the tunnel at the rate TCP
 	// carried there (a path that polices UDP).
-	ProbeUDPOutside Probe = Probe(check.ProbeUDPOutside)
+	ProbeUDPOutside Probe = Probe(catalog.ProbeUDPOutside)
 	// ProbeLongRun is doctor's 30-second and parallel-stream runs, and
 	// ProbeShaping the tbf sweep that follows collapse cycles.
-	ProbeLongRun Probe = Probe(check.ProbeLongRun)
-	ProbeShaping Probe = Probe(check.ProbeShaping)
+	ProbeLongRun Probe = Probe(catalog.ProbeLongRun)
+	ProbeShaping Probe = Probe(catalog.ProbeShaping)
 )
 
 // The cases the scenarios reproduce (README: Cases wgperf automates), named
 // as the finding catalog names them.
 const (
-	caseMultiWAN    = check.CaseMultiWAN
-	casePMTUD       = check.CasePMTUD
-	caseTuning      = check.CaseTuning
-	caseECMP        = check.CaseECMP
-	caseRemoteUsers = check.CaseRemoteUsers
+	caseMultiWAN    = catalog.CaseMultiWAN
+	casePMTUD       = catalog.CasePMTUD
+	caseTuning      = catalog.CaseTuning
+	caseECMP        = catalog.CaseECMP
+	caseRemoteUsers = catalog.CaseRemoteUsers
 )
 
 // Scenario is one real case in the lab.

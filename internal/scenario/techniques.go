@@ -1,13 +1,13 @@
 package scenario
 
-import "github.com/wgperf/wgperf/internal/check"
+import "github.com/wgperf/wgperf/internal/catalog"
 
 // Techniques are every technique the five cases' authors used (each
 // measurement, command, reading or fix), case by case, with whether wgperf
 // does it and where: the source of docs/coverage.md (Coverage). A finding ID
 // or scenario named in backquotes must exist (TestCoverageNamesExist).
 var Techniques = []CaseTechniques{
-	{Case: check.CaseMultiWAN, Techniques: []Technique{
+	{Case: catalog.CaseMultiWAN, Techniques: []Technique{
 		{"iperf3 through the tunnel, upload and `-R` download", Done, "`wgperf bench`, `wgperf doctor`: one stream each way through the tunnel (internal/probe/bench)"},
 		{"Each run's retransmissions (15 in the `-R` run)", Done, "bench reads iperf3's retransmits per run, the far end's in reverse runs (`--get-server-output`, internal/probe/iperf)"},
 		{"HTTPS download from the server's public address, outside the VPN (curl, 28 Mbit/s)", Done, "the underlay run: iperf3 to the peer's endpoint around the tunnel, the ratio in `throughput.tunnel-ratio` (iperf3 in place of curl)"},
@@ -41,7 +41,7 @@ var Techniques = []CaseTechniques{
 		{"\"Check the cnt_icmpflood counter on your OpenWrt box\"", Done, "the exporter's alert `WgperfICMPRateLimitDropping` (deploy/prometheus/alerts.yml)"},
 		{"The slow transfer itself: rsync, tar over ssh", OutOfScope, "application tests: wgperf measures with iperf3"},
 	}},
-	{Case: check.CasePMTUD, Techniques: []Technique{
+	{Case: catalog.CasePMTUD, Techniques: []Technique{
 		{"One direction at full speed, the other at 30 KB/s", Done, "`throughput.asymmetric`; `wgperf mtu` tells a forward black hole from a return one by counting echo requests where they arrive (internal/probe/mtu/direction.go)"},
 		{"The transfer itself: scp of large files", OutOfScope, "application tests"},
 		{"`ping -M do -s SIZE` (useless: ICMP disabled)", Done, "`wgperf mtu`: DF probes and bisection; with echo itself blocked it says so (\"DF probes answered: none (ICMP blocked?)\") and steps the MSS instead"},
@@ -56,7 +56,7 @@ var Techniques = []CaseTechniques{
 		{"MSS clamp on forwarded TCP (`FORWARD ... -j TCPMSS --set-mss 1280`)", Done, "mss-clamp remedy from `mtu.mss-clamp-missing` and `mtu.pmtud-blackhole`: `pmtu` or a fixed MSS, nft or iptables"},
 		{"MSS clamp on the host's own TCP (`OUTPUT ... --set-mss 1350`)", Done, "the clamp matches the tunnel as output interface in postrouting, which the host's own traffic crosses too (internal/remedy/nft.go)"},
 	}},
-	{Case: check.CaseTuning, Techniques: []Technique{
+	{Case: catalog.CaseTuning, Techniques: []Technique{
 		{"A real transfer or video call with WireGuard up and down; JMeter, Gatling, K6 for many users", OutOfScope, "application and load tests: wgperf measures with iperf3, as the guide does when no application is at hand"},
 		{"Through WireGuard against without it: about 90% expected", Done, "bench and doctor, `throughput.tunnel-ratio` (≥ 90% on one hop)"},
 		{"Open the firewall so the endpoints reach each other outside WireGuard", Partly, "wgperf opens nothing: bench and doctor say \"underlay baseline blocked\" in one line, measure the tunnel alone, and take a port the far end already lets in (`--underlay-port`, `--underlay-addr`); opening a port in a host's firewall, even for a minute, is its owner's call"},
@@ -101,7 +101,7 @@ var Techniques = []CaseTechniques{
 		{"`conntrack -L`", Partly, "the entries are counted (`nf_conntrack_count`), not listed: the checks judge how full the table is and what it drops; reading flows one by one is a person's task"},
 		{"`nf_conntrack_tcp_be_liberal`, `nf_conntrack_tcp_ignore_invalid_rst`", Done, "`conntrack.invalid-drops` (with `nf_conntrack_tcp_loose`)"},
 	}},
-	{Case: check.CaseECMP, Techniques: []Technique{
+	{Case: catalog.CaseECMP, Techniques: []Technique{
 		{"Building the bond: `ip link add bond0 type bond`, 802.3ad, miimon, three ports enslaved, LACP on the switch", OutOfScope, "building a bond is network design, not a tunnel's fault; wgperf judges a bond that exists"},
 		{"iperf3 `-P 2` over the bond: 947 Mbit/s, one link's worth", Done, "`bench --parallel 2`; `net.link-speed`: a flow-hashing bond sends one flow by one slave (internal/check/linkspeed_bond.go)"},
 		{"`xmit_hash_policy` from layer2 to layer3+4", Done, "`bond.hash-policy`, bond-hash remedy (sysfs)"},
@@ -117,7 +117,7 @@ var Techniques = []CaseTechniques{
 		{"iperf3 `-P 10` over ECMP: 1.62 Gbit/s, 119,501 retransmits", Done, "`fix ecmp --verify`: the scaling, with retransmissions and the sender's reorder detections around each run"},
 		{"One more tunnel to scale further", Done, "`fix ecmp --tunnels N` (2 to 16)"},
 	}},
-	{Case: check.CaseRemoteUsers, Techniques: []Technique{
+	{Case: catalog.CaseRemoteUsers, Techniques: []Technique{
 		{"Each end's link: speedtest-cli on the VPS, a speed test at home", Done, "the underlay run measures the path between the two ends directly (iperf3 around the tunnel), in place of third-party speed tests"},
 		{"The NAS's CPU during transfers (85.5% idle)", Done, "per-CPU load on both ends during each run (bench), `cpu.saturated`"},
 		{"Disk: HDD against SSD, an encrypted share against a plain one", OutOfScope, "disk and storage tests"},

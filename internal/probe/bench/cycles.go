@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -120,7 +120,7 @@ func CycleFinding(client, server, dir, sender, iface string, c Cycles) *finding.
 		return nil
 	}
 	f := &finding.Finding{
-		ID: check.ThroughputOscillation, Severity: finding.Warning, Host: sender, Interface: iface,
+		ID: catalog.ThroughputOscillation, Severity: finding.Warning, Host: sender, Interface: iface,
 		Title: fmt.Sprintf("Tunnel %s collapses every %.0f s over %d s: from %.0f to %.0f Mbit/s (%.0f%% deep), %d collapses",
 			dir, c.PeriodSeconds, c.Seconds, c.HighMbit, c.LowMbit, 100*c.Depth, c.Collapses),
 		Detail: "The rate climbs until something saturates (a CPU, a queue, a receiver), collapses and recovers, again and again: " +
@@ -209,7 +209,7 @@ func LossLimited(sender string, single Run, c Cycles, parallel *Run) *finding.Fi
 			Value: fmt.Sprintf("%d, every %.0f s (%.0f → %.0f Mbit/s)", c.Collapses, c.PeriodSeconds, c.HighMbit, c.LowMbit)}.Of(float64(c.Collapses), finding.Count))
 	}
 	return &finding.Finding{
-		ID: check.TCPCongestionControl, Severity: finding.Warning, Host: sender,
+		ID: catalog.TCPCongestionControl, Severity: finding.Warning, Host: sender,
 		Title: title,
 		Detail: "A loss-based algorithm halves its window at every lost packet and climbs back slowly, so on a path that loses " +
 			"packets at random one flow saws up and down far below what the path carries, while several flows together fill it. " +

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 )
 
@@ -28,7 +28,7 @@ func TestCyclesOf(t *testing.T) {
 		t.Errorf("cycles %+v, want 7 collapses every 4-5 s over 30 s, deeper than 60%%", c)
 	}
 	f := CycleFinding("netns:a", "netns:b", Upload, "netns:a", "wg-a", c)
-	if f == nil || f.ID != check.ThroughputOscillation || len(f.Fixes) != 1 || f.Fixes[0].Action != nil ||
+	if f == nil || f.ID != catalog.ThroughputOscillation || len(f.Fixes) != 1 || f.Fixes[0].Action != nil ||
 		f.Fixes[0].Commands[0] != "wgperf shape-sweep --client netns:a --server netns:b --caps 104,93,81" {
 		t.Fatalf("finding %+v, want throughput.oscillation with the sweep of three caps below 116 Mbit/s and no cap", f)
 	}

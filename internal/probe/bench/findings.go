@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -61,7 +62,7 @@ func ratioFindings(r *Report) []finding.Finding {
 			sev = finding.Critical
 		}
 		f := finding.Finding{
-			ID: check.ThroughputTunnelRatio, Severity: sev, Host: r.sender(c.Direction), Interface: r.senderInterface(c.Direction),
+			ID: catalog.ThroughputTunnelRatio, Severity: sev, Host: r.sender(c.Direction), Interface: r.senderInterface(c.Direction),
 			Title: fmt.Sprintf("Tunnel %s (%s) reaches %.0f%% of %s: %s vs %s",
 				c.Direction, streamsWord(c.Streams), 100*c.Ratio, c.underlayName(), mbit(c.TunnelMbit), mbit(c.UnderlayMbit)),
 			Detail: fmt.Sprintf("A healthy WireGuard tunnel carries at least %.0f%% of the link under it; the difference is lost to something this host or the path does to tunnel packets.", 100*c.Expected),
@@ -124,7 +125,7 @@ func asymmetryFindings(r *Report) []finding.Finding {
 			ev = append(ev, finding.Evidence{Source: "iperf3", Key: "retransmits (" + slow.Direction + ")", Value: Commas(slow.Stats.Retransmits)}.Of(float64(slow.Stats.Retransmits), finding.Packets))
 		}
 		out = append(out, finding.Finding{
-			ID: check.ThroughputAsymmetric, Severity: finding.Warning, Host: r.sender(slow.Direction), Interface: r.senderInterface(slow.Direction),
+			ID: catalog.ThroughputAsymmetric, Severity: finding.Warning, Host: r.sender(slow.Direction), Interface: r.senderInterface(slow.Direction),
 			Title: fmt.Sprintf("Tunnel %s is %.0f%% of %s (%s vs %s)", slow.Direction, 100*slow.Stats.Mbit/fast.Stats.Mbit,
 				fast.Direction, mbit(slow.Stats.Mbit), mbit(fast.Stats.Mbit)),
 			Detail: "One direction far slower than the other points at something one-sided: a path MTU black hole in that direction, " +
@@ -161,7 +162,7 @@ func oscillationFindings(r *Report) []finding.Finding {
 		dev := r.senderInterface(run.Direction)
 		high := CyclesOf(run.Result).HighMbit
 		f := finding.Finding{
-			ID: check.ThroughputOscillation, Severity: finding.Warning, Host: r.sender(run.Direction), Interface: dev,
+			ID: catalog.ThroughputOscillation, Severity: finding.Warning, Host: r.sender(run.Direction), Interface: dev,
 			Title: fmt.Sprintf("Tunnel %s (%s) collapses periodically: %d drops below %.0f%% of its peak, rate varies %.0f%%",
 				run.Direction, streamsWord(run.Streams), run.Stats.Collapses, 100*CollapseFraction, 100*run.Stats.CV),
 			Detail: "The rate climbs until something saturates (a CPU, a queue, the path), collapses and recovers. A rate cap just " +
@@ -265,7 +266,7 @@ func congestionFindings(r *Report) []finding.Finding {
 				Value: fmt.Sprintf("%.2f", short.Ratio), Threshold: fmt.Sprintf(">= %.2f", short.Expected)}.Of(short.Ratio, finding.Ratio))
 		}
 		out = append(out, finding.Finding{
-			ID: check.TCPCongestionControl, Severity: finding.Warning, Host: host,
+			ID: catalog.TCPCongestionControl, Severity: finding.Warning, Host: host,
 			Title:    title,
 			Detail:   "Loss-based congestion control halves its window at every lost tunnel packet and climbs back slowly; BBR paces by measured bandwidth and keeps the rate through random loss.",
 			Evidence: evidence,
@@ -374,7 +375,7 @@ func notTheTunnelsSocket(host string, rcv int64, others map[int]uint64) finding.
 		where = "other sockets (" + strings.Join(parts, ", ") + ")"
 	}
 	return finding.Finding{
-		ID: check.UDPRcvbufErrors, Severity: finding.Info, Host: host,
+		ID: catalog.UDPRcvbufErrors, Severity: finding.Info, Host: host,
 		Title: fmt.Sprintf("UDP receive buffers overflowed under tunnel load (%s datagrams), but not the tunnel's socket", Commas(rcv)),
 		Detail: "The drops were on " + where + ": the tunnel's own socket dropped nothing, so its buffers are not what limits it. " +
 			"Kernel WireGuard receives through the UDP stack's encapsulation hook and has no socket queue to overflow.",
@@ -457,7 +458,7 @@ func hostFindings(r *Report) []finding.Finding {
 			out = append(out, notTheTunnelsSocket(h, a.rcv, a.others))
 		} else if a.rcv > 0 {
 			f := finding.Finding{
-				ID: check.UDPRcvbufErrors, Severity: finding.Warning, Host: h,
+				ID: catalog.UDPRcvbufErrors, Severity: finding.Warning, Host: h,
 				Title:  fmt.Sprintf("UDP buffers overflowed under tunnel load: %s receive, %s send errors", Commas(a.rcv), Commas(a.snd)),
 				Detail: "Every error is a WireGuard packet the kernel dropped because a socket buffer was full; TCP inside the tunnel reads it as congestion.",
 				Evidence: []finding.Evidence{
@@ -480,7 +481,7 @@ func hostFindings(r *Report) []finding.Finding {
 		}
 		if a.cpu >= CPUSaturatedPercent {
 			out = append(out, finding.Finding{
-				ID: check.CPUSaturated, Severity: finding.Warning, Host: h,
+				ID: catalog.CPUSaturated, Severity: finding.Warning, Host: h,
 				Title:  fmt.Sprintf("CPU %d was %.0f%% busy during the %s run", a.cpuIdx, a.cpu, a.cpuRun),
 				Detail: "Encryption and packet processing need a CPU; one at its limit is the tunnel's ceiling whatever the link can do.",
 				Evidence: []finding.Evidence{
@@ -503,7 +504,7 @@ func hostFindings(r *Report) []finding.Finding {
 func backlogFinding(host string, dropped uint64, run string) finding.Finding {
 	raise, err := remedy.Sysctl("net.core.netdev_max_backlog", fmt.Sprint(check.BacklogTarget))
 	return finding.Finding{
-		ID: check.NetBacklogDrops, Severity: finding.Warning, Host: host,
+		ID: catalog.NetBacklogDrops, Severity: finding.Warning, Host: host,
 		Title: fmt.Sprintf("%s packets dropped at full backlog queues during tunnel runs (last in the %s run)", Commas(int64(dropped)), run),
 		Detail: "Received packets wait in a per-CPU backlog until softirq processing takes them; a burst larger than " +
 			"net.core.netdev_max_backlog drops the rest before WireGuard sees them, and TCP inside the tunnel backs off.",

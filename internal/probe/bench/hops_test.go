@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -183,7 +183,7 @@ func TestAnalyzeHopsRecordedReport(t *testing.T) {
 	hub := r.Via[0]
 	var hubCPU bool
 	for _, f := range r.Findings {
-		if f.ID == check.CPUSaturated && f.Host == hub {
+		if f.ID == catalog.CPUSaturated && f.Host == hub {
 			hubCPU = true
 		}
 		if strings.HasPrefix(string(f.ID), "throughput.") {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/drops"
@@ -187,7 +188,7 @@ func (d hostDrop) evidence() finding.Evidence {
 func KernelDropFindings(r *Report, fs []finding.Finding) []finding.Finding {
 	out := make([]finding.Finding, 0, len(fs))
 	for _, f := range fs {
-		if f.ID != check.KernelDrops {
+		if f.ID != catalog.KernelDrops {
 			f.Evidence = slices.Clone(f.Evidence)
 			out = append(out, f)
 		}
@@ -223,7 +224,7 @@ func KernelDropFindings(r *Report, fs []finding.Finding) []finding.Finding {
 func kernelDropsFinding(host string, ds []hostDrop) finding.Finding {
 	var total uint64
 	var names []string
-	f := finding.Finding{ID: check.KernelDrops, Severity: finding.Info, Host: host,
+	f := finding.Finding{ID: catalog.KernelDrops, Severity: finding.Info, Host: host,
 		Detail: "The kernel dropped these packets while the tunnel carried a bench run, for reasons no other finding explains; " +
 			"the reason and the function name where to look (wgperf explain kernel.drops)."}
 	var named uint64 // drops with a reason: NOT_SPECIFIED says nothing, and older kernels free much with it

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/target"
@@ -30,8 +30,8 @@ func dropReport() *Report {
 }
 
 func TestKernelDropFindings(t *testing.T) {
-	rcvbuf := finding.Finding{ID: check.UDPRcvbufErrors, Severity: finding.Warning, Host: "netns:a"}
-	elsewhere := finding.Finding{ID: check.UDPRcvbufErrors, Severity: finding.Warning, Host: "netns:b"}
+	rcvbuf := finding.Finding{ID: catalog.UDPRcvbufErrors, Severity: finding.Warning, Host: "netns:a"}
+	elsewhere := finding.Finding{ID: catalog.UDPRcvbufErrors, Severity: finding.Warning, Host: "netns:b"}
 	got := KernelDropFindings(dropReport(), []finding.Finding{rcvbuf, elsewhere})
 	if len(got) != 3 {
 		t.Fatalf("%d findings, want 3: %+v", len(got), got)
@@ -44,7 +44,7 @@ func TestKernelDropFindings(t *testing.T) {
 		t.Errorf("the other host's finding got evidence: %+v", got[1].Evidence)
 	}
 	k := got[2]
-	if k.ID != check.KernelDrops || k.Host != "netns:a" || k.Severity != finding.Warning {
+	if k.ID != catalog.KernelDrops || k.Host != "netns:a" || k.Severity != finding.Warning {
 		t.Errorf("kernel.drops = %s %s %s", k.ID, k.Host, k.Severity)
 	}
 	if !strings.Contains(k.Title, "IP_RPFILTER ×1,500") || strings.Contains(k.Title, "TCP_CLOSE") || strings.Contains(k.Title, "NO_SOCKET") {
@@ -63,7 +63,7 @@ func TestKernelDropFindings(t *testing.T) {
 	if len(alone) != 1 || !strings.Contains(alone[0].Title, "SOCKET_RCVBUFF") {
 		t.Fatalf("alone = %+v", alone)
 	}
-	if !strings.Contains(alone[0].Evidence[1].Value, string(check.UDPRcvbufErrors)) {
+	if !strings.Contains(alone[0].Evidence[1].Value, string(catalog.UDPRcvbufErrors)) {
 		t.Errorf("kernel.drops does not name udp.rcvbuf-errors: %+v", alone[0].Evidence)
 	}
 	// A few drops are a note.

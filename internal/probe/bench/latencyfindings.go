@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
@@ -98,7 +98,7 @@ func (b *bloat) finding(r *Report) finding.Finding {
 			Value: fmt.Sprintf("%+.1f ms", b.underlayAdded)}.Of(b.underlayAdded, finding.Millis))
 	}
 	f := finding.Finding{
-		ID: check.LatencyBufferbloat, Severity: finding.Warning, Host: host,
+		ID: catalog.LatencyBufferbloat, Severity: finding.Warning, Host: host,
 		Title: fmt.Sprintf("Latency under load: %s through the tunnel adds %s ms to the round trip (%s idle, %s loaded); the queue is %s",
 			withArticle(b.dir), ms(b.added), ms(b.idle.MedianMs), ms(b.loaded.MedianMs), b.where),
 		Evidence: ev,
@@ -125,7 +125,7 @@ func (b *bloat) finding(r *Report) finding.Finding {
 // QueueOf is where a bufferbloat finding located its queue (one of the
 // Queue places; "" for any other finding).
 func QueueOf(f finding.Finding) string {
-	if f.ID != check.LatencyBufferbloat {
+	if f.ID != catalog.LatencyBufferbloat {
 		return ""
 	}
 	for _, q := range []string{QueueOnPath, QueueTunnelEnds, QueueUnknown} {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
@@ -58,7 +58,7 @@ func TestBufferbloatOnRecordings(t *testing.T) {
 	} {
 		t.Run(tt.tag, func(t *testing.T) {
 			r := loadedReport(t, tt.tag)
-			got := findingsOf(r.Findings, check.LatencyBufferbloat)
+			got := findingsOf(r.Findings, catalog.LatencyBufferbloat)
 			if len(got) != len(tt.want) {
 				t.Fatalf("latency findings: %s, want %d", titles(got), len(tt.want))
 			}

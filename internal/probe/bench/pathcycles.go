@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
 )
@@ -72,7 +72,7 @@ func PathCycleFinding(sender, dir, underlayAddr string, tunnel, underlay Cycles)
 		watch = append(watch, "-R")
 	}
 	return &finding.Finding{
-		ID: check.ThroughputOscillation, Severity: finding.Warning, Host: sender,
+		ID: catalog.ThroughputOscillation, Severity: finding.Warning, Host: sender,
 		Title: fmt.Sprintf("The path itself cycles: outside the tunnel the %s swings from %.0f to %.0f Mbit/s every %.0f s, as the tunnel does (%.0f → %.0f Mbit/s)",
 			dir, underlay.HighMbit, underlay.LowMbit, underlay.PeriodSeconds, tunnel.HighMbit, tunnel.LowMbit),
 		Detail: "The link under the tunnel, measured alone in the same direction, rises and falls with the tunnel's period: the cycle is the " +

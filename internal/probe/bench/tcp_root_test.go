@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/testutil"
@@ -49,7 +49,7 @@ func TestBenchNamesReceiveWindow(t *testing.T) {
 	var named bool
 	for _, f := range rep.Findings {
 		t.Logf("%s@%s: %s", f.ID, f.Host, f.Title)
-		if f.ID != check.TCPBuffersSmall {
+		if f.ID != catalog.TCPBuffersSmall {
 			continue
 		}
 		if f.Host != l.Target("b").String() || !strings.Contains(f.Title, "receive window") || !strings.Contains(f.Title, "tcp_rmem max 256K") {
@@ -62,6 +62,6 @@ func TestBenchNamesReceiveWindow(t *testing.T) {
 		named = true
 	}
 	if !named {
-		t.Errorf("no %s finding on the receiver", check.TCPBuffersSmall)
+		t.Errorf("no %s finding on the receiver", catalog.TCPBuffersSmall)
 	}
 }

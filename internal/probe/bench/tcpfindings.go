@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -107,7 +108,7 @@ func bufferFinding(host, key string, triple []int64, bdp int64, title, detail st
 	value := fmt.Sprintf("%d %d %d", triple[0], triple[1], want)
 	raise, err := remedy.Sysctl(key, value)
 	return finding.Finding{
-		ID: check.TCPBuffersSmall, Severity: finding.Warning, Host: host,
+		ID: catalog.TCPBuffersSmall, Severity: finding.Warning, Host: host,
 		Title: title, Detail: detail,
 		Evidence: []finding.Evidence{finding.Evidence{Source: "sysctl", Key: key, Value: fmt.Sprintf("%d %d %d", triple[0], triple[1], triple[2]),
 			Threshold: fmt.Sprintf("max >= %d bytes (twice the BDP)", 2*bdp)}.Of(float64(triple[2]), finding.Bytes)},

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
@@ -84,7 +84,7 @@ func TestTCPLimits(t *testing.T) {
 			Analyze(r)
 			var fs []finding.Finding
 			for _, f := range r.Findings {
-				if f.ID == check.TCPBuffersSmall {
+				if f.ID == catalog.TCPBuffersSmall {
 					fs = append(fs, f)
 				}
 			}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/firewall"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -22,7 +22,7 @@ func Findings(r *Result) []finding.Finding {
 		return nil
 	}
 	f := finding.Finding{
-		ID: check.ICMPRatelimitDrops, Severity: finding.Warning, Host: r.Host,
+		ID: catalog.ICMPRatelimitDrops, Severity: finding.Warning, Host: r.Host,
 		Title: fmt.Sprintf("One-shot pings fail %d/%d, a persistent ping %d/%d: a rate limiter drops reply bursts",
 			one.Failed, one.Sent, per.Failed, per.Sent),
 		Detail: "Health checkers (mwan3, keepalived, monitoring) spawn one ping per check; their replies arrive in bursts that an ICMP " +

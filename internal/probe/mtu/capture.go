@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/clock"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/openwrt"
@@ -226,7 +226,7 @@ func CaptureFindings(r *CaptureResult) []finding.Finding {
 	m := strconv.Itoa(r.WGMTU)
 	fix, err := remedy.WGMTU(r.ClientInterface, r.WGMTU, remedy.Unknown, "")
 	return []finding.Finding{{
-		ID: check.MTUTunnelTooLarge, Severity: finding.Warning, Host: r.Client, Interface: r.ClientInterface,
+		ID: catalog.MTUTunnelTooLarge, Severity: finding.Warning, Host: r.Client, Interface: r.ClientInterface,
 		Title: fmt.Sprintf("WireGuard MTU %d on %s is above the %d the negotiated MSS leaves room for", r.ClientWGMTU, r.ClientInterface, r.WGMTU),
 		Detail: fmt.Sprintf("A TCP handshake over the underlay to %s negotiated MSS %d, so the narrowest link carries %d-byte packets (MSS + %d). "+
 			"WireGuard adds %d bytes, so tunnel packets above %d bytes are fragmented or dropped.", r.Addr, r.NarrowestMSS, r.PathMTU, hdr, over, r.WGMTU),

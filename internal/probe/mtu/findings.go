@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
@@ -32,7 +32,7 @@ func Findings(r *Result) []finding.Finding {
 		return []finding.Finding{tooLargeForPath(r)}
 	}
 	f := finding.Finding{
-		ID: check.MTUPMTUDBlackhole, Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
+		ID: catalog.MTUPMTUDBlackhole, Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
 		Detail: "Packets larger than the narrowest hop are dropped and the ICMP \"fragmentation needed\" that should tell the sender " +
 			"never arrives, so TCP retransmits the same oversized segments forever. Lower the WireGuard MTU and clamp the MSS, " +
 			"or let ICMP type 3 code 4 (ICMPv6 packet too big) through.",
@@ -193,7 +193,7 @@ func tooLargeForPath(r *Result) finding.Finding {
 			"packet, so small packets pass and bulk TCP stalls."
 	}
 	f := finding.Finding{
-		ID: check.MTUTunnelTooLarge, Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
+		ID: catalog.MTUTunnelTooLarge, Severity: finding.Critical, Host: r.Client, Interface: r.ClientIface,
 		Title: fmt.Sprintf("The tunnel's packets do not fit the path to %s: TCP through it collapses above MSS %d", r.Addr, r.MSSGood),
 		Detail: "The path carries packets up to its MTU and says so (an ICMP \"fragmentation needed\" comes back), but the tunnel's " +
 			"outer packets are larger. " + fate + " Lower the WireGuard MTU to the path MTU minus WireGuard's overhead, on both ends.",

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
 )
@@ -83,7 +83,7 @@ func Findings(host, iface string, samples []Sample) []finding.Finding {
 		}
 		addrs := distinct(e.Sequence)
 		out = append(out, finding.Finding{
-			ID: check.WGSharedKey, Severity: finding.Critical, Host: host, Interface: iface, Peer: k,
+			ID: catalog.WGSharedKey, Severity: finding.Critical, Host: host, Interface: iface, Peer: k,
 			Title: fmt.Sprintf("Two devices share one key: %s's peer %s answers from %s in turn", host, shell.Terminal(finding.ShortKey(k)), strings.Join(addrs, " and ")),
 			Detail: "WireGuard sends a key's traffic to the address its last packet came from. Here that address switched " +
 				strconv.Itoa(e.Switches()) + " times in " + e.Span.Round(time.Second).String() + ", back and forth between the same addresses: " +

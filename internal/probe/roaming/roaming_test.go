@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/target/targettest"
 )
@@ -56,7 +56,7 @@ func TestFindings(t *testing.T) {
 		t.Fatalf("%d findings, want one", len(fs))
 	}
 	f := fs[0]
-	if f.ID != check.WGSharedKey || !strings.Contains(f.Title, "198.51.100.2:51820 and 198.18.0.2:51820") ||
+	if f.ID != catalog.WGSharedKey || !strings.Contains(f.Title, "198.51.100.2:51820 and 198.18.0.2:51820") ||
 		!strings.Contains(f.Evidence[0].Value, "198.51.100.2:51820 → 198.18.0.2:51820 → 198.51.100.2:51820") {
 		t.Errorf("finding %s: %s; evidence %v", f.ID, f.Title, f.Evidence)
 	}

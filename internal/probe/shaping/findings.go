@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 )
@@ -40,7 +40,7 @@ func Findings(r *Result) []finding.Finding {
 	}
 	tbf, err := remedy.TBF(r.Device, strconv.Itoa(r.Recommended)+"mbit")
 	return []finding.Finding{{
-		ID: check.ThroughputCollapseKnee, Severity: finding.Warning, Host: r.Client, Interface: r.Device,
+		ID: catalog.ThroughputCollapseKnee, Severity: finding.Warning, Host: r.Client, Interface: r.Device,
 		Title: title, Detail: detail, Evidence: ev,
 		Fixes: remedy.Fixes(fmt.Sprintf("Cap %s at %d Mbit/s", r.Device, r.Recommended), tbf, err),
 	}}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -96,7 +96,7 @@ func throttled(o, on *Result) []finding.Finding {
 	port := strconv.Itoa(on.WireGuardPort)
 	newPort := strconv.Itoa(NewPort(on.WireGuardPort))
 	base := finding.Finding{
-		ID: check.PathPortThrottled, Severity: sev,
+		ID: catalog.PathPortThrottled, Severity: sev,
 		Title: fmt.Sprintf("The path throttles WireGuard's port %s (%s): UDP carrying it lost %.0f%% at %.1f Mbit/s, UDP on another port %.0f%%",
 			port, on.Direction, 100*on.PathLoss, on.OfferedMbit, 100*o.PathLoss),
 		Evidence: []finding.Evidence{
@@ -215,7 +215,7 @@ func wireGuardOwn(p Pair) finding.Finding {
 		ev = append(ev, finding.Evidence{Source: "wgperf doctor", Key: "UDP with WireGuard's port", Value: "not measured: " + p.NoPort})
 	}
 	return finding.Finding{
-		ID: check.WGSpecificCollapse, Severity: finding.Warning, Host: o.sender(), Interface: o.SenderInterface,
+		ID: catalog.WGSpecificCollapse, Severity: finding.Warning, Host: o.sender(), Interface: o.SenderInterface,
 		Title: fmt.Sprintf("The tunnel collapses where UDP outside it does not (%s): %.1f Mbit/s through it, %.1f of UDP arrived %s",
 			o.Direction, p.TunnelMbit, o.ArrivedMbit, ports),
 		Detail: "No UDP run outside the tunnel reproduces the collapse, so this is not a policer or a port throttle: something treats " +

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -36,12 +36,12 @@ func TestJudge(t *testing.T) {
 		pair Pair
 		want finding.ID // "": none
 	}{
-		{"only WireGuard's port is policed", Pair{Other: run(c, other), OnPort: run(onPort, onWGPort), TunnelMbit: 50}, check.PathPortThrottled},
+		{"only WireGuard's port is policed", Pair{Other: run(c, other), OnPort: run(onPort, onWGPort), TunnelMbit: 50}, catalog.PathPortThrottled},
 		{"the same losses at the receiver's socket are no throttle", Pair{Other: run(c, other), OnPort: Analyze(onPort, recorded(t, onWGPort), recorded(t, onWGPort).LostPackets), TunnelMbit: 50}, ""},
-		{"WireGuard's port policed beside 3% random loss", Pair{Other: run(c, lossy), OnPort: run(onPort, policed), TunnelMbit: 15}, check.PathPortThrottled},
+		{"WireGuard's port policed beside 3% random loss", Pair{Other: run(c, lossy), OnPort: run(onPort, policed), TunnelMbit: 15}, catalog.PathPortThrottled},
 		{"all UDP policed: the other run said so", Pair{Other: run(c, policed), OnPort: run(onPort, policed), TunnelMbit: 47}, ""},
-		{"the 5G collapse: both runs clean", Pair{Other: run(c, clean), OnPort: run(onPort, clean), TunnelMbit: 1.7}, check.WGSpecificCollapse},
-		{"the 5G collapse, WireGuard's port not free", Pair{Other: run(c, clean), NoPort: "both ends listen on 51820", TunnelMbit: 1.7}, check.WGSpecificCollapse},
+		{"the 5G collapse: both runs clean", Pair{Other: run(c, clean), OnPort: run(onPort, clean), TunnelMbit: 1.7}, catalog.WGSpecificCollapse},
+		{"the 5G collapse, WireGuard's port not free", Pair{Other: run(c, clean), NoPort: "both ends listen on 51820", TunnelMbit: 1.7}, catalog.WGSpecificCollapse},
 		{"a tunnel a little short of clean UDP", Pair{Other: run(c, clean), OnPort: run(onPort, clean), TunnelMbit: 44}, ""},
 		{"CUBIC collapsing on a path that loses 3%: the loss's, not WireGuard's", Pair{Other: run(c, lossy), OnPort: run(onPort, lossy), TunnelMbit: 2.8}, ""},
 	} {
@@ -50,7 +50,7 @@ func TestJudge(t *testing.T) {
 		if len(fs) > 0 {
 			got = fs[0].ID
 		}
-		if tc.want == check.PathPortThrottled && len(fs) == 2 && fs[1].ID == got {
+		if tc.want == catalog.PathPortThrottled && len(fs) == 2 && fs[1].ID == got {
 			fs = fs[1:] // the near end's half; the far end's is TestPortFixMovesBothEnds's
 		}
 		if len(fs) > 1 || got != tc.want {
@@ -64,7 +64,7 @@ func TestJudge(t *testing.T) {
 		if f.Host != "netns:wgl-h6-a" || len(f.Fixes) == 0 || len(f.Evidence) < 3 {
 			t.Errorf("%s: %+v", tc.name, f)
 		}
-		if got == check.WGSpecificCollapse && strings.Contains(strings.ToLower(f.Title+f.Detail), "policed") {
+		if got == catalog.WGSpecificCollapse && strings.Contains(strings.ToLower(f.Title+f.Detail), "policed") {
 			t.Errorf("%s: a collapse no UDP run reproduces is called policing: %s", tc.name, f.Title)
 		}
 		if tc.pair.OnPort == nil && !strings.Contains(f.Evidence[len(f.Evidence)-1].Value, "both ends listen on 51820") {

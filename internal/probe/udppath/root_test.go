@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/testutil"
@@ -98,7 +98,7 @@ func TestToPortRun(t *testing.T) {
 		if other.Policed || !on.Policed || !on.ToPort || on.Counted == 0 || on.Counted >= uint64(on.Packets) {
 			t.Errorf("%s: another port policed %v; to 51820 policed %v, %.0f%% lost, %d of %d counted", dir, other.Policed, on.Policed, 100*on.PathLoss, on.Counted, on.Packets)
 		}
-		if fs := Judge(Pair{Other: other, OnPort: on, TunnelMbit: 14}); len(fs) != 2 || fs[0].ID != check.PathPortThrottled {
+		if fs := Judge(Pair{Other: other, OnPort: on, TunnelMbit: 14}); len(fs) != 2 || fs[0].ID != catalog.PathPortThrottled {
 			t.Errorf("%s: judged %v, want the port throttled", dir, fs)
 		}
 	}

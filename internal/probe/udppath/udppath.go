@@ -20,7 +20,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -305,7 +305,7 @@ func (r *Result) finding() finding.Finding {
 	}
 	through := r.ArrivedMbit
 	f := finding.Finding{
-		ID: check.PathUDPPoliced, Severity: sev, Host: r.sender(), Interface: r.SenderInterface,
+		ID: catalog.PathUDPPoliced, Severity: sev, Host: r.sender(), Interface: r.SenderInterface,
 		Title: fmt.Sprintf("UDP is policed on the path (%s): %.1f Mbit/s offered outside the tunnel, %.1f arrived (%.0f%% lost), while TCP carried %.1f",
 			r.Direction, r.OfferedMbit, through, 100*r.PathLoss, r.TCPMbit),
 		Detail: "Something on the path drops UDP above a rate it lets TCP through at: a carrier's policer, a " +

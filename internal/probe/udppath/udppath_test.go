@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
@@ -54,7 +54,7 @@ func TestAnalyze(t *testing.T) {
 			t.Errorf("%s: path loss %.2f, findings %v; want one %s", tc.name, r.PathLoss, r.Findings, tc.severity)
 		case tc.severity != 0:
 			f := r.Findings[0]
-			if f.ID != check.PathUDPPoliced || f.Host != "netns:wgl-fd2-a" || f.Interface != "wg-fd2-a" || len(f.Fixes) == 0 {
+			if f.ID != catalog.PathUDPPoliced || f.Host != "netns:wgl-fd2-a" || f.Interface != "wg-fd2-a" || len(f.Fixes) == 0 {
 				t.Errorf("%s: %+v", tc.name, f)
 			}
 			for _, fx := range f.Fixes {

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
@@ -112,7 +112,7 @@ func Finding(client, endpoint, iface string, ups []Uplink, tunnelMbit float64) *
 		return nil
 	}
 	f := &finding.Finding{
-		ID: check.RouteEndpointUplink, Severity: finding.Critical, Host: client, Interface: iface,
+		ID: catalog.RouteEndpointUplink, Severity: finding.Critical, Host: client, Interface: iface,
 		Title: fmt.Sprintf("The tunnel's endpoint %s is reached over %s (%.1f Mbit/s) while %s reaches it at %.1f", endpoint, own.Dev, own.Mbit, best.Dev, best.Mbit),
 		Detail: "The host has more than one uplink and its route to the peer's endpoint takes the slower one, so the tunnel runs at " +
 			"that uplink's rate; the underlay measured beside the tunnel follows the same route and hides it. A host route added " +
