@@ -194,9 +194,9 @@ func importName(f *ast.File, importPath string) string {
 
 // fileMaker reads one file's finding literals.
 type fileMaker struct {
-	pkg, file      string
-	fset           *token.FileSet
-	ids            map[string]finding.ID
+	pkg, file        string
+	fset             *token.FileSet
+	ids              map[string]finding.ID
 	finding, catalog string // the file's names for the two packages
 }
 
