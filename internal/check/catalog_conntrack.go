@@ -55,7 +55,7 @@ var conntrackEntries = []Entry{
 	},
 	{
 		ID: catalog.KernelDrops,
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Counts, on both ends while each bench run
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Counts, on both ends while each bench run
 carries traffic, every packet the kernel drops by its drop reason (the
 skb:kfree_skb tracepoint's enum skb_drop_reason, Linux 5.17 and later), the
 kernel function that dropped it and its interface (wgperf drops). A reason

@@ -34,7 +34,7 @@ var cpuEntries = []Entry{
 	{
 		ID:    catalog.CPUQuotaThrottled,
 		Check: &cpuQuota,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads the quota's cpu.stat again after its bench: the
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `Reads the quota's cpu.stat again after its bench: the
 periods the cgroup ran out of its quota during the bench, judged as the check
 judges them since the cgroup was made.`}},
 		// No remedy: the quota belongs to whoever runs the container or unit,
@@ -49,7 +49,7 @@ judges them since the cgroup was made.`}},
 	},
 	{
 		ID: catalog.CPUSaturated,
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Samples /proc/stat on both ends while the tunnel
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Samples /proc/stat on both ends while the tunnel
 carries a bench run. A CPU above 90% busy during a tunnel run is the ceiling:
 encryption and packet processing for a userspace or single-queue tunnel pile
 onto one core, so the tunnel cannot go faster however the network is tuned.
@@ -82,7 +82,7 @@ machine rather than the tunnel.`}},
 	{
 		ID:    catalog.CPUSteal,
 		Check: &cpuSteal,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads /proc/stat again after its bench: the share of CPU
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `Reads /proc/stat again after its bench: the share of CPU
 time stolen during the bench, judged as the check judges it since boot.`}},
 		Example: Example{
 			Host: "a VPS whose CPUs were stolen 31% of the time during the bench",

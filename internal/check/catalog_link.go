@@ -25,7 +25,7 @@ var linkEntries = []Entry{
 	{
 		ID:    catalog.NetBacklogDrops,
 		Check: &backlogDrops,
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)",
 			Doc: `Reads /proc/net/softnet_stat on both ends before and after each tunnel
 run: packets the per-CPU backlogs dropped while the tunnel carried traffic are
 a warning, where the check's count since boot is only a note. The counters are
@@ -94,7 +94,7 @@ same drops. Fix: raise net.core.netdev_max_backlog to 5000.`}},
 		ID:    catalog.UDPRcvbufErrors,
 		Check: &udpRcvbufErrors,
 		Probes: []Source{
-			{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
+			{Kind: "probe", Name: "wgperf bench (and doctor, lab run)",
 				Doc: `Reads Udp RcvbufErrors and SndbufErrors on both ends before and after
 each tunnel run, and the drops of each UDP socket (/proc/net/udp): receive
 errors while the tunnel carried traffic are a warning, with 25 MiB buffers as
@@ -102,7 +102,7 @@ its fix. When the sockets show the tunnel's own dropped nothing, the drops
 were another socket's (a test's own) and the finding is a note with no buffer
 to raise: kernel WireGuard receives through the UDP stack's hook and has no
 socket queue.`},
-			{Kind: "probe", Name: "wgperf doctor (the other end of a tunnel that dropped)", Package: "internal/doctor",
+			{Kind: "probe", Name: "wgperf doctor (the other end of a tunnel that dropped)",
 				Doc: `When the bench found one end dropping datagrams at a full socket
 buffer, doctor reports the other end too, as a note, where that one runs
 userspace WireGuard behind a receive limit (net.core.rmem_max) no larger: it

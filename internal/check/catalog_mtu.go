@@ -36,7 +36,7 @@ var mtuEntries = []Entry{
 	{
 		ID:    catalog.ICMPRatelimitDrops,
 		Check: &icmpRateLimitDrops,
-		Probes: []Source{{Kind: "probe", Name: "wgperf icmp-burst (and doctor, where health checks ping)", Package: "internal/probe/icmpburst",
+		Probes: []Source{{Kind: "probe", Name: "wgperf icmp-burst (and doctor, where health checks ping)",
 			Doc: `Pings the health checks' targets as their checkers do, each ping its own
 process (20 per target), then with one persistent ping of as many packets, and
 reads the firewall's counters before and after. One-shot pings that fail at
@@ -93,7 +93,7 @@ replies are what the limit eats, which the check can only suspect.`}},
 	},
 	{
 		ID: catalog.MTUPMTUDBlackhole,
-		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor, lab run)", Package: "internal/probe/mtu", Doc: `Sends don't-fragment probes towards the peer's endpoint
+		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor, lab run)", Doc: `Sends don't-fragment probes towards the peer's endpoint
 (ping -M do, or BusyBox traceroute -F on a router) at likely path MTUs, then
 bisects; large probes that vanish without an ICMP "fragmentation needed" mean
 a PMTUD black hole. Through the tunnel, TCP MSS stepping proves the cliff:
@@ -135,7 +135,7 @@ which costs CPU: every packet is built and taken apart at wire size).`}},
 		ID:    catalog.MTUTunnelTooLarge,
 		Check: &tunnelTooLarge,
 		Cross: &crossMTU,
-		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor)", Package: "internal/probe/mtu", Doc: `When the DF probes find the path MTU (the
+		Probes: []Source{{Kind: "probe", Name: "wgperf mtu (and doctor)", Doc: `When the DF probes find the path MTU (the
 narrow hop answers with "fragmentation needed") and TCP through the tunnel still
 collapses above an MSS, the tunnel's packets do not fit a hop its ends cannot see:
 refused with DF set (userspace WireGuard), or fragmented and the fragments lost

@@ -11,7 +11,7 @@ import (
 var pathEntries = []Entry{
 	{
 		ID: catalog.PathHubLeg,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor --via", Package: "internal/doctor", Doc: `With the hubs given (--via), doctor measures each leg's own underlay
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor --via", Doc: `With the hubs given (--via), doctor measures each leg's own underlay
 (client → hub, hub → server), single stream both ways. When a leg past the
 first carries under 80% of the client's own leg in a direction, that leg is
 the path's limit: the tunnel, judged against it, may be healthy while it runs
@@ -28,7 +28,7 @@ two ends that leaves the hub out.`}},
 	},
 	{
 		ID: catalog.PathPortThrottled,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `With the UDP run on a port of its own, doctor offers
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `With the UDP run on a port of its own, doctor offers
 the same rate carrying the far end's WireGuard listen port: the near end's
 iperf3 sends from that port number (--cport) to the far end's iperf3, and
 the download run comes back to it. WireGuard holds the port on the far end,
@@ -75,7 +75,7 @@ unless the near end's is kept.`}},
 	},
 	{
 		ID: catalog.PathUDPPoliced,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `When the tunnel is slow in a direction and nothing found so far
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `When the tunnel is slow in a direction and nothing found so far
 explains it, doctor offers UDP outside the tunnel (iperf3 -u to the far end's
 endpoint address, on a port of its own) at the rate TCP carried there, for two
 seconds. Datagrams lost on the path (the receiver's own socket drops taken
@@ -103,7 +103,7 @@ uplink or carrier, or a cap below the policer.`}},
 	},
 	{
 		ID: catalog.RouteECMPSuggested,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/doctor", Doc: `After its bench, for each end whose tunnel was bound
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `After its bench, for each end whose tunnel was bound
 to one CPU (cpu.saturated during a tunnel run) or to one flow (with several
 streams measured, one stream below 60% of them), and that has more than one
 default route's uplink or WireGuard interface, suggests spreading the flows
@@ -111,7 +111,7 @@ over several tunnels behind a multipath route, as the ECMP case did (874
 Mbit/s through one tunnel, 1.56 Gbit/s through two). A note: the suggestion
 is where the capacity is; wgperf fix ecmp --server plans and applies the
 tunnels on both ends.`},
-			{Kind: "probe", Name: "wgperf fix ecmp --server", Package: "internal/fix", Doc: `Plans the change on both ends of a
+			{Kind: "probe", Name: "wgperf fix ecmp --server", Doc: `Plans the change on both ends of a
 tunnel under this finding, one on each end: its fix is that end's half of
 the ECMP change (ecmp-tunnels), naming the public keys the other end's new
 tunnels will have.`}},
@@ -131,7 +131,7 @@ tunnels will have.`}},
 	},
 	{
 		ID: catalog.RouteEndpointUplink,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (the underlay through each uplink)", Package: "internal/probe/uplinks", Doc: `On a host with more than one default route (multi-WAN),
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (the underlay through each uplink)", Doc: `On a host with more than one default route (multi-WAN),
 doctor measures TCP to the far end's endpoint through each uplink the
 endpoint's route does not take (iperf3 --bind-dev) beside the bench's
 underlay run, which follows the tunnel's own route: another uplink carrying

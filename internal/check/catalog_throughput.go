@@ -14,7 +14,7 @@ import (
 var throughputEntries = []Entry{
 	{
 		ID: catalog.LatencyBufferbloat,
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Pings the far end's tunnel and underlay addresses
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Pings the far end's tunnel and underlay addresses
 from the client, five a second, for two seconds before any run and all
 through every run's measured seconds. When the single-stream run in a
 direction adds more than 30 ms to the tunnel's median round trip, the queue
@@ -37,7 +37,7 @@ uplink, or its WireGuard interface, at 90% of the measured rate.`}},
 	{
 		ID:    catalog.TCPBuffersSmall,
 		Check: &buffersSmall,
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor", Package: "internal/probe/bench", Doc: `The bench reads its own
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor", Doc: `The bench reads its own
 flows' TCP state with ss -tin at both ends, three times during each tunnel TCP
 run. A single stream that waited at least 20% of its busy time for the
 receiver's window (rwnd_limited), below the path's BDP (the underlay's rate
@@ -61,7 +61,7 @@ rwnd_limited 37%; tcp_wmem max 128 KiB to 40 Mbit/s, sndbuf_limited 72%.`}},
 	{
 		ID:    catalog.TCPCongestionControl,
 		Check: &congestionControl,
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor's long run", Package: "internal/probe/bench", Doc: `The bench reads each single-stream tunnel run's
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench and doctor's long run", Doc: `The bench reads each single-stream tunnel run's
 sender algorithm, retransmits and congestion window: a CUBIC or Reno window
 that swings at least 2x, or stays small while the tunnel falls short of the
 underlay, reports this finding (the tuning guide's "bouncing around, or
@@ -89,7 +89,7 @@ A knee caps the streams together (recorded: 1.7 times).`}},
 	{
 		ID:    catalog.ThroughputAsymmetric,
 		Cross: &crossDelivery,
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench",
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)",
 			Doc: `Compares the tunnel's two directions at the same stream count: the slow
 one below half of the fast one is a warning, unless the underlay is about as
 lopsided (an ADSL line's nature, not the tunnel's fault). One direction far
@@ -102,7 +102,7 @@ stale endpoint route on one end, a receiver dropping UDP.`}},
 	},
 	{
 		ID: catalog.ThroughputCollapseKnee,
-		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles of the tunnel's own)", Package: "internal/probe/shaping", Doc: `Caps the sender's tunnel interface with tbf at several
+		Probes: []Source{{Kind: "probe", Name: "wgperf shape-sweep (and doctor, after a long run saw collapse cycles of the tunnel's own)", Doc: `Caps the sender's tunnel interface with tbf at several
 rates below the level the uncapped run climbed to (90, 80 and 70% of it) and
 holds each for 60 s or three collapse cycles, whichever is longer (--short:
 two cycles, which can miss a slower collapse). Per cap it reports the mean,
@@ -129,7 +129,7 @@ for streaming. Fix: that cap.`}},
 	},
 	{
 		ID: catalog.ThroughputOscillation,
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench, doctor's long run", Package: "internal/probe/bench", Doc: `Reads iperf3's per-second intervals: throughput that
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench, doctor's long run", Doc: `Reads iperf3's per-second intervals: throughput that
 climbs, collapses and recovers again and again (at least two falls below 60%
 of the run's high level, and a spread of the per-second rate a steady link
 does not show). What saturates is not known from the rate alone: in the case,
@@ -152,7 +152,7 @@ each; a cap is proposed only by the sweep that showed it holds
 	},
 	{
 		ID: catalog.ThroughputShaperCap,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/check", Doc: `Reads the root qdisc of each end's tunnel interface
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `Reads the root qdisc of each end's tunnel interface
 (tc -j qdisc show: tbf's rate, cake's bandwidth; an htb's root class's ceil
 from tc class show) and, after its bench, compares it with both runs in the
 direction that end sends: a tunnel that reached 80% of the cap while the
@@ -172,7 +172,7 @@ cap was raised to 450. Fix: raise the cap to the path's rate, or remove it.`}},
 	},
 	{
 		ID: catalog.ThroughputTunnelRatio,
-		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Package: "internal/probe/bench", Doc: `Runs iperf3 through the tunnel and around it (to the
+		Probes: []Source{{Kind: "probe", Name: "wgperf bench (and doctor, lab run)", Doc: `Runs iperf3 through the tunnel and around it (to the
 peer's endpoint address), both directions, single and parallel streams. A
 healthy single-hop tunnel carries at least 90% of the link under it (the
 tuning guide's rule; 50% of the worst hop over several hops). Below that it is

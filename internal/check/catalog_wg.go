@@ -50,7 +50,7 @@ var wgEntries = []Entry{
 	},
 	{
 		ID: catalog.WGSharedKey,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (peer endpoints sampled through the bench)", Package: "internal/probe/roaming", Doc: `While its bench runs, doctor reads both ends' WireGuard peers every 2 seconds (less often where a read is slow: a tenth of the time at most)
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (peer endpoints sampled through the bench)", Doc: `While its bench runs, doctor reads both ends' WireGuard peers every 2 seconds (less often where a read is slow: a tenth of the time at most)
 ("wg show all dump"): the endpoint each holds for each key, and its latest
 handshake. A key whose endpoint switches back and forth between the same
 addresses (three switches, two of them returns: X → Y → X → Y) is held by two
@@ -68,7 +68,7 @@ of them, added here as a peer of its own.`}},
 	},
 	{
 		ID: catalog.WGSpecificCollapse,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Package: "internal/probe/udppath", Doc: `When the tunnel carries less than half of what UDP
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (UDP outside the tunnel)", Doc: `When the tunnel carries less than half of what UDP
 outside it delivered at the same rate, on a port of its own and with
 WireGuard's port number alike, no
 policer or port throttle explains it: something treats WireGuard's packets

@@ -25,9 +25,9 @@ type Entry struct {
 	ID finding.ID
 	catalog.Entry
 	// What reports it: its per-host check, its cross-host check, the probes
-	// and doctor's own analyses that report it (in their own words, each with
-	// the package that makes its findings); at least one. TestProducers holds
-	// that no other code makes a finding with its ID.
+	// and doctor's own analyses that report it, in their own words; at least
+	// one. The package that builds its findings declares it (its Raises),
+	// and TestRaises (internal/catalog) holds the declarations to the code.
 	Check  *Check
 	Cross  *CrossCheck
 	Probes []Source

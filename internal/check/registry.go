@@ -3,8 +3,44 @@ package check
 import (
 	"slices"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 )
+
+// Raises are the findings this package builds: the per-host and cross-host checks, and the helpers doctor calls after its bench (CPUStealFinding, CPUQuotaFinding, ShaperCapFinding). Declared here as
+// an analyzer declares its facts; TestRaises (internal/catalog) holds it to
+// the finding literals of the package's code.
+var Raises = []catalog.ID{
+	catalog.BondHashPolicy,
+	catalog.ConntrackInvalidDrops,
+	catalog.ConntrackTablePressure,
+	catalog.ConntrackTunnelTracked,
+	catalog.CPUIRQImbalance,
+	catalog.CPUQuotaThrottled,
+	catalog.CPUSoftirqImbalance,
+	catalog.CPUSteal,
+	catalog.ICMPFragNeededDropped,
+	catalog.ICMPRatelimitDrops,
+	catalog.MTUMSSClampIPv6,
+	catalog.MTUMSSClampMissing,
+	catalog.MTUTunnelTooLarge,
+	catalog.MTUTunnelTooSmall,
+	catalog.NetBacklogDrops,
+	catalog.NetLinkSpeed,
+	catalog.NetSoftirqBudget,
+	catalog.NetUDPOffloads,
+	catalog.RouteStaleEndpoint,
+	catalog.RouteUplinkFlaps,
+	catalog.TCPBuffersSmall,
+	catalog.TCPCongestionControl,
+	catalog.ThroughputAsymmetric,
+	catalog.ThroughputShaperCap,
+	catalog.UDPRcvbufErrors,
+	catalog.WGAllowedIPsMismatch,
+	catalog.WGHandshakeStale,
+	catalog.WGNATNoKeepalive,
+	catalog.WGUserspace,
+}
 
 // Checks is every per-host check, sorted by ID: those the catalog names.
 var Checks = func() []Check {

@@ -34,6 +34,11 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
+// Raises are the findings this package builds: doctor's own analyses of what its bench found: a hub's legs, the ECMP suggestion, the same small limit on the other end. Declared here as
+// an analyzer declares its facts; TestRaises (internal/catalog) holds it to
+// the finding literals of the package's code.
+var Raises = []catalog.ID{catalog.PathHubLeg, catalog.RouteECMPSuggested, catalog.UDPRcvbufErrors}
+
 // Kind and SchemaVersion label the JSON report.
 const (
 	Kind          = "doctor"

@@ -15,6 +15,11 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
+// Raises are the findings this package builds: the ECMP plan of both ends ("wgperf fix ecmp --server"). Declared here as
+// an analyzer declares its facts; TestRaises (internal/catalog) holds it to
+// the finding literals of the package's code.
+var Raises = []catalog.ID{catalog.RouteECMPSuggested}
+
 // ECMPPair is "wgperf fix ecmp --server": N tunnels between the two ends of
 // an existing one, a half of the ECMP fix (remedy.KindECMP) on each.
 type ECMPPair struct {

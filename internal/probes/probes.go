@@ -1,9 +1,8 @@
 // Package probes is the one list of the targeted probes doctor runs when the
 // evidence calls for them, and the one way each is pointed at a tunnel.
 //
-// An entry names its probe, the package that analyses its output (the
-// findings it may raise are the catalog's entries whose probe source names
-// that package: declared there once, read here), what it needs and its help
+// An entry names its probe, the findings it may raise (as the package that
+// analyses its output declares them, its Raises), what it needs and its help
 // line. A Tunnel is a measured tunnel as every probe sees it: its two ends and
 // the addresses discover found; its methods build each probe's configuration,
 // so doctor, the lab's rechecks, fix --verify and the probe commands no
@@ -17,9 +16,8 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/catalog"
-	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/discover"
-	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
@@ -30,9 +28,9 @@ import (
 // Entry is one targeted probe.
 type Entry struct {
 	Name catalog.Probe
-	// Package analyses the probe's output and builds its findings, as the
-	// catalog's probe sources name it ("internal/probe/mtu").
-	Package string
+	// Raises are the findings the probe may raise: those its package
+	// declares it builds (the package's Raises).
+	Raises []catalog.ID
 	// FarEnd: the probe needs the other end of the tunnel (an iperf3
 	// server, a sender there); without it the probe runs from one end.
 	FarEnd bool
@@ -41,15 +39,15 @@ type Entry struct {
 
 // All are the targeted probes, in the order doctor considers them.
 var All = []Entry{
-	{Name: catalog.ProbeMTU, Package: "internal/probe/mtu",
+	{Name: catalog.ProbeMTU, Raises: mtu.Raises,
 		Doc: "don't-fragment probes to the peer's endpoint, then MSS steps through the tunnel with a far end: when a run stalled or collapsed, or an MTU finding calls for it"},
-	{Name: catalog.ProbeICMPBurst, Package: "internal/probe/icmpburst",
+	{Name: catalog.ProbeICMPBurst, Raises: icmpburst.Raises,
 		Doc: "one-shot pings against one persistent ping to the health checks' targets, with the ICMP limit counters read around them: whenever health checks are configured (mwan3 track_ip, banIP, an ICMP limit rule)"},
-	{Name: catalog.ProbeUDPOutside, Package: "internal/probe/udppath", FarEnd: true,
+	{Name: catalog.ProbeUDPOutside, Raises: udppath.Raises, FarEnd: true,
 		Doc: "UDP outside the tunnel at the rate TCP carried there, in each slow direction, on a port of its own and with WireGuard's port (sent to the far end's through a temporary nft rewrite where both ends listen on one): when nothing found explains a slow tunnel"},
-	{Name: catalog.ProbeLongRun, Package: "internal/probe/bench", FarEnd: true,
+	{Name: catalog.ProbeLongRun, Raises: bench.Raises, FarEnd: true,
 		Doc: "a 30-second per-second run and a parallel-stream run in the slow or unsteady direction, when the short runs leave it unexplained or --thorough asks: collapse cycles and many flows"},
-	{Name: catalog.ProbeShaping, Package: "internal/probe/shaping", FarEnd: true,
+	{Name: catalog.ProbeShaping, Raises: shaping.Raises, FarEnd: true,
 		Doc: "tbf caps below the level the tunnel climbed to on its sender, each held for 60 s or three cycles (--short-sweep: two) against the uncapped run: when throughput collapses in cycles of the tunnel's own"},
 }
 
@@ -79,19 +77,6 @@ func Help() string {
 		b.WriteString(line + "\n")
 	}
 	return b.String()
-}
-
-// Raises are the findings the probe may raise: the catalog's entries whose
-// probe source names its package.
-func (e Entry) Raises() []finding.ID {
-	var ids []finding.ID
-	for _, id := range catalog.IDs() {
-		ent, _ := check.Lookup(id)
-		if slices.ContainsFunc(ent.Probes, func(s check.Source) bool { return s.Package == e.Package }) {
-			ids = append(ids, id)
-		}
-	}
-	return ids
 }
 
 // Tunnel is a measured tunnel as the probes see it: the end they start from,

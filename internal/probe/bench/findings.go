@@ -14,6 +14,22 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
+// Raises are the findings this package builds: the bench's analyses of its runs. Declared here as
+// an analyzer declares its facts; TestRaises (internal/catalog) holds it to
+// the finding literals of the package's code.
+var Raises = []catalog.ID{
+	catalog.CPUSaturated,
+	catalog.KernelDrops,
+	catalog.LatencyBufferbloat,
+	catalog.NetBacklogDrops,
+	catalog.TCPBuffersSmall,
+	catalog.TCPCongestionControl,
+	catalog.ThroughputAsymmetric,
+	catalog.ThroughputOscillation,
+	catalog.ThroughputTunnelRatio,
+	catalog.UDPRcvbufErrors,
+}
+
 // This file holds the findings a bench reports, each from its own look at the report.
 
 // sender and receiver of a run, as target specs.

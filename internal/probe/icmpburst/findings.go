@@ -11,6 +11,11 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
+// Raises are the findings this package builds: the burst's analysis. Declared here as
+// an analyzer declares its facts; TestRaises (internal/catalog) holds it to
+// the finding literals of the package's code.
+var Raises = []catalog.ID{catalog.ICMPRatelimitDrops}
+
 // RaisedLimit is the rate the multi-WAN stale endpoint route case raised banIP's ICMP limit to.
 const RaisedLimit = 250
 

@@ -10,6 +10,11 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
+// Raises are the findings this package builds: the path MTU search's analysis. Declared here as
+// an analyzer declares its facts; TestRaises (internal/catalog) holds it to
+// the finding literals of the package's code.
+var Raises = []catalog.ID{catalog.MTUPMTUDBlackhole, catalog.MTUTunnelTooLarge}
+
 // Findings turns a probe result into findings. Large DF probes that vanished
 // without an ICMP frag-needed are mtu.pmtud-blackhole: critical when the
 // tunnel's own packets die there too (wireguard-go sets DF; or TCP through

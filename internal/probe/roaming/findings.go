@@ -13,6 +13,11 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
+// Raises are the findings this package builds: the endpoint samples' analysis. Declared here as
+// an analyzer declares its facts; TestRaises (internal/catalog) holds it to
+// the finding literals of the package's code.
+var Raises = []catalog.ID{catalog.WGSharedKey}
+
 // Turns is how often two endpoints must take turns for one key before it
 // counts as shared: X → Y → X is already no device moving once, and one
 // return could be a device moving back; two returns are not.

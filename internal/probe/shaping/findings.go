@@ -9,6 +9,11 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
+// Raises are the findings this package builds: the cap sweep's analysis. Declared here as
+// an analyzer declares its facts; TestRaises (internal/catalog) holds it to
+// the finding literals of the package's code.
+var Raises = []catalog.ID{catalog.ThroughputCollapseKnee}
+
 // Findings is throughput.collapse-knee with a tbf cap when the sweep
 // recommended one (Recommend): the knee is the cause, the cap its fix, the
 // sweep's own figures its evidence, one line per cap held. A steady cap

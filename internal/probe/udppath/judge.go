@@ -11,6 +11,11 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
+// Raises are the findings this package builds: the judgement of UDP outside the tunnel. Declared here as
+// an analyzer declares its facts; TestRaises (internal/catalog) holds it to
+// the finding literals of the package's code.
+var Raises = []catalog.ID{catalog.PathPortThrottled, catalog.PathUDPPoliced, catalog.WGSpecificCollapse}
+
 // Thresholds of Judge: the port of wgperf's own must lose under CleanLoss for
 // a loss on WireGuard's port to be the port's; a tunnel below CollapseShare
 // of what UDP outside it delivered (the lesser run) collapsed where UDP did

@@ -18,6 +18,11 @@ import (
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
+// Raises are the findings this package builds: the per-uplink underlay's analysis. Declared here as
+// an analyzer declares its facts; TestRaises (internal/catalog) holds it to
+// the finding literals of the package's code.
+var Raises = []catalog.ID{catalog.RouteEndpointUplink}
+
 // Uplink is one of the client's default routes, and what TCP carried to the
 // far end's endpoint through it (bound to its device).
 type Uplink struct {

@@ -1,4 +1,4 @@
-package check
+package catalog
 
 import (
 	"go/ast"
@@ -11,79 +11,99 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/wgperf/wgperf/internal/finding"
 )
 
-// modulePath is the module whose packages Source.Package names, relative to it.
+// modulePath is the module whose packages the test reads.
 const modulePath = "github.com/wgperf/wgperf"
 
-// catalogPackage is where the finding ID constants are declared.
+// catalogPackage is this package, relative to the module.
 const catalogPackage = "internal/catalog"
 
-// checkPackage is this package as Source.Package names it: the maker of
-// every finding of a check or cross-host check.
-const checkPackage = "internal/check"
-
-// declaredMakers are the packages an entry declares make its findings: this
-// one for its check or cross-host check, and each probe's Package.
-func declaredMakers(e Entry) []string {
-	var out []string
-	if e.Check != nil || e.Cross != nil {
-		out = append(out, checkPackage)
-	}
-	for _, p := range e.Probes {
-		if !slices.Contains(out, p.Package) {
-			out = append(out, p.Package)
+// TestRaises holds each package's declaration of the findings it builds (its
+// package-level Raises, a literal of catalog constants) to its code: every
+// finding.Finding the module's code builds is built in a package that
+// declares its ID, every ID a package declares is built there, and every
+// catalog ID is declared by a package. When the declarations were path
+// strings in the catalog ("internal/probe/bench"), five makers had been
+// declared nowhere: the bench's buffer, backlog and asymmetry findings,
+// icmp-burst's and doctor's own (the same small limit on the other end).
+func TestRaises(t *testing.T) {
+	root := filepath.Join("..", "..")
+	ids := idConstants(t, ".")
+	made := findingsMade(t, root, ids)
+	declared := raisesDeclared(t, root, ids)
+	for _, m := range made {
+		if !slices.Contains(declared[m.pkg], m.id) {
+			t.Errorf("%s: builds %s, which %s does not declare: add it to the package's Raises (var Raises = []catalog.ID{...})", m.pos, m.id, m.pkg)
 		}
 	}
-	return out
+	raised := map[ID]bool{}
+	for pkg, ids := range declared {
+		for _, id := range ids {
+			raised[id] = true
+			if !slices.ContainsFunc(made, func(m producedAt) bool { return m.id == id && m.pkg == pkg }) {
+				t.Errorf("%s: its Raises declares %s, but no finding.Finding with that ID is built there (a stale declaration)", pkg, id)
+			}
+		}
+	}
+	for _, e := range Entries {
+		if !raised[e.ID] {
+			t.Errorf("%s: no package declares it in its Raises: nothing builds it", e.ID)
+		}
+	}
 }
 
-// TestProducers holds the catalog's declarations of who makes a finding to
-// the code: every finding.Finding the module's code builds with a catalog
-// ID is built in a package its entry declares, and every package an entry
-// declares still builds one. When it came, five makers were declared
-// nowhere: the bench's buffer, backlog and asymmetry findings, icmp-burst's
-// and doctor's own (the same small limit on the other end).
-func TestProducers(t *testing.T) {
-	root := filepath.Join("..", "..")
-	made := findingsMade(t, root, idConstants(t, filepath.Join(root, catalogPackage)))
-	for _, m := range made {
-		e, ok := Lookup(m.id)
-		if !ok {
-			t.Errorf("%s: makes %s, which is not in the catalog", m.pos, m.id)
-			continue
-		}
-		if !slices.Contains(declaredMakers(e), m.pkg) {
-			t.Errorf("%s: makes %s, which its catalog entry does not say %s makes: declare it (a Source with Package %q)", m.pos, m.id, m.pkg, m.pkg)
-		}
-	}
-	for _, e := range Catalog {
-		for _, pkg := range declaredMakers(e) {
-			if pkg == "" {
-				t.Errorf("%s: a probe source without the Package that makes its findings", e.ID)
+// raisesDeclared reads each package's Raises declaration from its source:
+// package directory (relative to root) -> IDs. An element that is not a
+// catalog constant fails the test: the declaration is read, not run.
+func raisesDeclared(t *testing.T, root string, ids map[string]ID) map[string][]ID {
+	t.Helper()
+	out := map[string][]ID{}
+	walkGo(t, root, func(rel string, fset *token.FileSet, f *ast.File) {
+		fm := fileMaker{pkg: path.Dir(rel), file: rel, fset: fset, ids: ids, catalog: importName(f, modulePath+"/"+catalogPackage)}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
 				continue
 			}
-			if !slices.ContainsFunc(made, func(m producedAt) bool { return m.id == e.ID && m.pkg == pkg }) {
-				t.Errorf("%s: its entry says %s makes it, but no finding.Finding with its ID is built there (a stale declaration)", e.ID, pkg)
+			for _, s := range g.Specs {
+				v := s.(*ast.ValueSpec)
+				for i, name := range v.Names {
+					if name.Name != "Raises" {
+						continue
+					}
+					lit, ok := v.Values[i].(*ast.CompositeLit)
+					if !ok {
+						t.Errorf("%s: Raises is not a literal of catalog constants", fm.pos(v))
+						continue
+					}
+					for _, x := range lit.Elts {
+						id, ok := fm.catalogID(x)
+						if !ok {
+							t.Errorf("%s: an element of Raises that is not a catalog constant (catalog.X)", fm.pos(x))
+							continue
+						}
+						out[fm.pkg] = append(out[fm.pkg], id)
+					}
+				}
 			}
 		}
-	}
+	})
+	return out
 }
 
 // producedAt is one place the code builds a finding with a catalog ID.
 type producedAt struct {
-	id  finding.ID
+	id  ID
 	pkg string // the package's directory, relative to the module
 	pos string // file:line, relative to the module
 }
 
 // idConstants reads the ID constants of package catalog (in dir) from
 // its source: name -> ID.
-func idConstants(t *testing.T, dir string) map[string]finding.ID {
+func idConstants(t *testing.T, dir string) map[string]ID {
 	t.Helper()
-	out := map[string]finding.ID{}
+	out := map[string]ID{}
 	for _, f := range parseDir(t, dir) {
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
@@ -101,14 +121,14 @@ func idConstants(t *testing.T, dir string) map[string]finding.ID {
 						if err != nil {
 							t.Fatal(err)
 						}
-						out[name.Name] = finding.ID(id)
+						out[name.Name] = ID(id)
 					}
 				}
 			}
 		}
 	}
-	if len(out) != len(Catalog) {
-		t.Fatalf("read %d finding ID constants from %s, want one per catalog entry (%d)", len(out), dir, len(Catalog))
+	if len(out) != len(Entries) {
+		t.Fatalf("read %d finding ID constants from %s, want one per catalog entry (%d)", len(out), dir, len(Entries))
 	}
 	return out
 }
@@ -133,13 +153,10 @@ func parseDir(t *testing.T, dir string) []*ast.File {
 	return out
 }
 
-// findingsMade parses every non-test .go file of the module (both builds')
-// and returns each finding.Finding literal's ID and place. A literal whose
-// ID is no catalog constant (catalog.X, or X in package catalog) fails the
-// test: which finding it makes cannot be read.
-func findingsMade(t *testing.T, root string, ids map[string]finding.ID) []producedAt {
+// walkGo parses every non-test .go file of the module (both builds') and
+// calls fn with its path relative to root.
+func walkGo(t *testing.T, root string, fn func(rel string, fset *token.FileSet, f *ast.File)) {
 	t.Helper()
-	var out []producedAt
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -157,12 +174,27 @@ func findingsMade(t *testing.T, root string, ids map[string]finding.ID) []produc
 		if err != nil {
 			return err
 		}
-		rel = filepath.ToSlash(rel)
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
+		fn(filepath.ToSlash(rel), fset, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// findingsMade returns each finding.Finding literal of the module's code
+// with its ID and place. A literal whose ID is no catalog constant
+// (catalog.X, or X in package catalog) fails the test: which finding it
+// makes cannot be read.
+func findingsMade(t *testing.T, root string, ids map[string]ID) []producedAt {
+	t.Helper()
+	var out []producedAt
+	walkGo(t, root, func(rel string, fset *token.FileSet, f *ast.File) {
 		fm := fileMaker{pkg: path.Dir(rel), file: rel, fset: fset, ids: ids,
 			finding: importName(f, modulePath+"/internal/finding"), catalog: importName(f, modulePath+"/"+catalogPackage)}
 		made, problems := fm.scan(f)
@@ -170,11 +202,7 @@ func findingsMade(t *testing.T, root string, ids map[string]finding.ID) []produc
 		for _, p := range problems {
 			t.Error(p)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
 
@@ -196,7 +224,7 @@ func importName(f *ast.File, importPath string) string {
 type fileMaker struct {
 	pkg, file        string
 	fset             *token.FileSet
-	ids              map[string]finding.ID
+	ids              map[string]ID
 	finding, catalog string // the file's names for the two packages
 }
 
@@ -255,7 +283,7 @@ func (fm fileMaker) literal(lit *ast.CompositeLit) (producedAt, string) {
 }
 
 // catalogID resolves catalog.X (X inside package catalog) to its ID.
-func (fm fileMaker) catalogID(x ast.Expr) (finding.ID, bool) {
+func (fm fileMaker) catalogID(x ast.Expr) (ID, bool) {
 	var name string
 	switch x := x.(type) {
 	case *ast.SelectorExpr:
@@ -348,7 +376,7 @@ func set(f *finding.Finding) { f.ID = c.WGUserspace }
 		t.Fatal(err)
 	}
 	fm := fileMaker{pkg: "internal/probe/x", file: "internal/probe/x/probe.go", fset: fset,
-		ids:     idConstants(t, filepath.Join("..", "catalog")),
+		ids:     idConstants(t, "."),
 		finding: importName(f, modulePath+"/internal/finding"), catalog: importName(f, modulePath+"/"+catalogPackage)}
 	var got []string
 	made, problems := fm.scan(f)
