@@ -134,7 +134,7 @@ type Report struct {
 	Uplinks []uplinks.Uplink `json:"uplinks,omitempty"`
 	// LongRun is the 30-second run and the parallel-stream run, when the
 	// evidence called for them.
-	LongRun *LongRun `json:"long_run,omitempty"`
+	LongRun *bench.LongRun `json:"long_run,omitempty"`
 	// UDPOutside are the UDP runs outside the tunnel, one per slow direction.
 	UDPOutside []*udppath.Result `json:"udp_outside,omitempty"`
 	// Hub is the hub the tunnel runs through, when the client holds no
@@ -527,7 +527,7 @@ func (r *Report) runShaping(ctx context.Context, c *Config, _ ProbePlan, _ []*fa
 // short form (c.Sweep.Short) compares the caps with the long run itself,
 // two cycles long; the full one measures uncapped again for as long as it
 // holds each cap.
-func (r *Report) sweepKnee(ctx context.Context, c *Config, lr *LongRun) ([]finding.Finding, string, error) {
+func (r *Report) sweepKnee(ctx context.Context, c *Config, lr *bench.LongRun) ([]finding.Finding, string, error) {
 	t := r.tunnel(c)
 	if lr.Direction == bench.Download {
 		back, err := discover.Tunnel(ctx, c.Server, c.Client)

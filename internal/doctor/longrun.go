@@ -17,29 +17,6 @@ import (
 // guide's and bench's parallel runs.
 const ParallelStreams = 4
 
-// LongRun is what the long run and the parallel run showed, in one direction.
-type LongRun struct {
-	Direction string       `json:"direction"`
-	Single    bench.Run    `json:"single"` // one stream, bench.LongSeconds long
-	Cycles    bench.Cycles `json:"cycles"`
-	// Parallel is ParallelStreams streams in the same direction, as long as
-	// the bench's runs; ParallelRatio is bench.ParallelGain.
-	Parallel      *bench.Run `json:"parallel,omitempty"`
-	ParallelRatio float64    `json:"parallel_ratio,omitempty"`
-	// LossLimited: the single stream's sender backs off at every loss
-	// (CUBIC, Reno), it retransmitted, and the parallel streams carried
-	// bench.ManyFlowsGain times its rate. Its cycles are the algorithm's,
-	// not a knee's: tcp.congestion-control is reported and no cap is swept.
-	LossLimited bool `json:"loss_limited,omitempty"`
-	// Underlay is the link under the tunnel measured alone in the same
-	// direction, after the tunnel collapsed, for two of its cycles;
-	// PathCycles: it cycles alike (bench.SharedCycle), so the cycle is the
-	// path's and no cap is swept.
-	Underlay       *bench.Run    `json:"underlay,omitempty"`
-	UnderlayCycles *bench.Cycles `json:"underlay_cycles,omitempty"`
-	PathCycles     bool          `json:"path_cycles,omitempty"`
-}
-
 // explainsInstability: a warning or critical cause at least this large
 // already accounts for a slow or unsteady tunnel (CUBIC under loss, a
 // buffer that drops, a black hole): no long run is needed to find one.
@@ -151,7 +128,7 @@ func loadEvidence(fs []finding.Finding, snaps []*facts.Snapshot) string {
 // sweep, "" when they do not: no cycles, a loss-based sender's own, which no
 // cap below a knee steadies, or the path's, which the underlay shares. It is
 // pure.
-func sweepAfter(lr *LongRun) string {
+func sweepAfter(lr *bench.LongRun) string {
 	if lr == nil || !lr.Cycles.Oscillating() || lr.LossLimited || lr.PathCycles {
 		return ""
 	}
@@ -180,7 +157,7 @@ func (r *Report) longSingle(ctx context.Context, c *Config, path, dir string, se
 // mean of whole cycles.
 func (r *Report) runLongRun(ctx context.Context, c *Config, p ProbePlan, _ []*facts.Snapshot) ([]finding.Finding, string, error) {
 	dir := p.Directions[0]
-	lr := &LongRun{Direction: dir}
+	lr := &bench.LongRun{Direction: dir}
 	var err error
 	if lr.Single, err = r.longSingle(ctx, c, bench.PathTunnel, dir, bench.LongSeconds); err != nil {
 		return nil, "", err
@@ -230,7 +207,7 @@ func (r *Report) runLongRun(ctx context.Context, c *Config, p ProbePlan, _ []*fa
 	if dir == bench.Download {
 		sender, iface = r.Server, r.endpoints.ServerInterface
 	}
-	fs := lr.findings(r.Client, r.Server, sender, iface)
+	fs := longRunFindings(lr, r.Client, r.Server, sender, iface)
 	if lr.LossLimited {
 		summary += fmt.Sprintf("; one %s stream is loss-limited", lr.Single.Result.Congestion)
 	}
@@ -258,10 +235,10 @@ func withoutPhaseComparisons(found []finding.Finding) (out []finding.Finding, dr
 	return out, dropped
 }
 
-// findings reads what the long run proves, sent by sender through iface:
+// longRunFindings reads what the long run proves, sent by sender through iface:
 // a cycle the path shares, a loss-based sender's own limit (LossLimited),
 // else collapse cycles.
-func (lr *LongRun) findings(client, server, sender, iface string) []finding.Finding {
+func longRunFindings(lr *bench.LongRun, client, server, sender, iface string) []finding.Finding {
 	if lr.PathCycles && lr.Underlay != nil && lr.UnderlayCycles != nil {
 		if f := bench.PathCycleFinding(sender, lr.Direction, lr.Underlay.Addr, lr.Cycles, *lr.UnderlayCycles); f != nil {
 			return []finding.Finding{*f}

@@ -32,7 +32,7 @@ func TestCollapseCyclesRankFirst(t *testing.T) {
 		Client, Server string
 		Findings       []finding.Finding
 		Bench          *bench.Report
-		LongRun        *LongRun `json:"long_run"`
+		LongRun        *bench.LongRun `json:"long_run"`
 		Shaping        *shaping.Result
 	}
 	if err := json.Unmarshal(b, &rec); err != nil {
@@ -105,7 +105,7 @@ type longRunRecord struct {
 	Client, Server string
 	Findings       []finding.Finding
 	Bench          *bench.Report
-	LongRun        *LongRun `json:"long_run"`
+	LongRun        *bench.LongRun `json:"long_run"`
 }
 
 func readLongRunRecord(t *testing.T, name string) longRunRecord {
@@ -136,7 +136,7 @@ func TestLossLimitedCubicRanksFirst(t *testing.T) {
 	rec := readLongRunRecord(t, "wan-lossy-cubic.kernel.recorded.json")
 	lr := rec.LongRun
 	lr.LossLimited = false
-	fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg-k-a")
+	fs := longRunFindings(lr, rec.Client, rec.Server, rec.Client, "wg-k-a")
 	if len(fs) != 1 || fs[0].ID != catalog.TCPCongestionControl || fs[0].Host != rec.Client || !lr.LossLimited {
 		t.Fatalf("long run findings %v (loss-limited %v), want tcp.congestion-control on %s", fs, lr.LossLimited, rec.Client)
 	}
@@ -171,7 +171,7 @@ func TestKneeCyclesAreNotLossLimited(t *testing.T) {
 	for _, name := range []string{"collapse-knee-cubic.recorded.json", "collapse-knee.recorded.json"} {
 		rec := readLongRunRecord(t, name)
 		lr := rec.LongRun
-		fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg0")
+		fs := longRunFindings(lr, rec.Client, rec.Server, rec.Client, "wg0")
 		if lr.LossLimited || len(fs) != 1 || fs[0].ID != catalog.ThroughputOscillation {
 			t.Errorf("%s: findings %v (loss-limited %v), want throughput.oscillation", name, fs, lr.LossLimited)
 		}
@@ -184,11 +184,11 @@ func TestKneeCyclesAreNotLossLimited(t *testing.T) {
 // The loss-limited reading needs every part of its proof: a loss-based
 // sender, retransmits, and a parallel run that carried far more.
 func TestLossLimitedNeedsItsWholeProof(t *testing.T) {
-	for name, spoil := range map[string]func(lr *LongRun){
-		"BBR sender":       func(lr *LongRun) { lr.Single.Result.Congestion = "bbr" },
-		"no retransmits":   func(lr *LongRun) { lr.Single.Stats.Retransmits = 0 },
-		"no parallel run":  func(lr *LongRun) { lr.Parallel = nil },
-		"parallel as slow": func(lr *LongRun) { lr.Parallel.Stats.Mbit = 2 * lr.Cycles.MeanMbit },
+	for name, spoil := range map[string]func(lr *bench.LongRun){
+		"BBR sender":       func(lr *bench.LongRun) { lr.Single.Result.Congestion = "bbr" },
+		"no retransmits":   func(lr *bench.LongRun) { lr.Single.Stats.Retransmits = 0 },
+		"no parallel run":  func(lr *bench.LongRun) { lr.Parallel = nil },
+		"parallel as slow": func(lr *bench.LongRun) { lr.Parallel.Stats.Mbit = 2 * lr.Cycles.MeanMbit },
 	} {
 		rec := readLongRunRecord(t, "wan-lossy-cubic.kernel.recorded.json")
 		spoil(rec.LongRun)
@@ -209,7 +209,7 @@ func TestPathCyclesAreNotAKnee(t *testing.T) {
 	alike.Seconds, alike.HighMbit, alike.LowMbit = 12, 190, 76
 	lr.Underlay = &bench.Run{Spec: bench.Spec{Path: bench.PathUnderlay, Direction: bench.Upload, Streams: 1}, Addr: "198.51.100.2"}
 	lr.UnderlayCycles, lr.PathCycles = &alike, bench.SharedCycle(lr.Cycles, alike)
-	fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg0")
+	fs := longRunFindings(lr, rec.Client, rec.Server, rec.Client, "wg0")
 	if !lr.PathCycles || len(fs) != 1 || fs[0].ID != catalog.ThroughputOscillation || !strings.HasPrefix(fs[0].Title, "The path itself cycles") {
 		t.Fatalf("path cycles %v, findings %v", lr.PathCycles, fs)
 	}
@@ -227,7 +227,7 @@ func TestPathCyclesAreNotAKnee(t *testing.T) {
 	}
 	steady := bench.Cycles{Seconds: 12, HighMbit: 191, LowMbit: 186, MeanMbit: 189, CV: 0.01}
 	lr.UnderlayCycles, lr.PathCycles = &steady, bench.SharedCycle(lr.Cycles, steady)
-	if fs := lr.findings(rec.Client, rec.Server, rec.Client, "wg0"); lr.PathCycles || len(fs) != 1 || strings.HasPrefix(fs[0].Title, "The path") {
+	if fs := longRunFindings(lr, rec.Client, rec.Server, rec.Client, "wg0"); lr.PathCycles || len(fs) != 1 || strings.HasPrefix(fs[0].Title, "The path") {
 		t.Errorf("a steady underlay: path cycles %v, findings %v", lr.PathCycles, fs)
 	}
 	if why := sweepAfter(lr); !strings.Contains(why, "tbf cap below the knee") {
@@ -250,7 +250,7 @@ func TestKneeOutranksWireGuardsOwnCollapse(t *testing.T) {
 		Client, Server string
 		Findings       []finding.Finding
 		Bench          *bench.Report
-		LongRun        *LongRun `json:"long_run"`
+		LongRun        *bench.LongRun `json:"long_run"`
 		Shaping        *shaping.Result
 	}
 	if err := json.Unmarshal(b, &rec); err != nil {

@@ -1,14 +1,16 @@
 // Package probes is the one list of the targeted probes doctor runs when the
 // evidence calls for them, and the one way each is pointed at a tunnel.
 //
-// An entry names its probe, the findings it may raise (as the package that
-// analyses its output declares them, its Raises), what it needs and its help
-// line. A Tunnel is a measured tunnel as every probe sees it: its two ends and
-// the addresses discover found; its methods build each probe's configuration,
-// so doctor, the lab's rechecks, fix --verify and the probe commands no
-// longer copy ends and addresses into each probe field by field. A test holds
-// the list to the catalog: every probe a finding calls for is here, and every
-// entry's package raises something.
+// Each probe's package exports its definition (probe.Def: its name, help
+// line, whether it needs the far end, the findings it may raise, its result
+// in doctor's JSON report); All lists them once. A Tunnel is a measured
+// tunnel as every probe sees it: its two ends and the addresses discover
+// found; its methods build each probe's configuration, so doctor, the lab's
+// rechecks, fix --verify and the probe commands no longer copy ends and
+// addresses into each probe field by field. Tests hold the list to the
+// catalog (every probe a finding calls for is here, and each raises
+// something), to the probe packages (each definition is listed) and to the
+// doctor report's schema.
 package probes
 
 import (
@@ -17,6 +19,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/discover"
+	"github.com/wgperf/wgperf/internal/probe"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
@@ -25,37 +28,21 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// Entry is one targeted probe.
-type Entry struct {
-	Name catalog.Probe
-	// Raises are the findings the probe may raise: those its package
-	// declares it builds (the package's Raises).
-	Raises []catalog.ID
-	// FarEnd: the probe needs the other end of the tunnel (an iperf3
-	// server, a sender there); without it the probe runs from one end.
-	FarEnd bool
-	Doc    string // what it measures and when doctor runs it, one line
+// All are the targeted probes, in the order doctor considers them: each is
+// its package's definition (probe.Def), listed here once.
+var All = []probe.Def{
+	mtu.Def,
+	icmpburst.Def,
+	udppath.Def,
+	bench.LongRunDef,
+	shaping.Def,
 }
 
-// All are the targeted probes, in the order doctor considers them.
-var All = []Entry{
-	{Name: catalog.ProbeMTU, Raises: mtu.Raises,
-		Doc: "don't-fragment probes to the peer's endpoint, then MSS steps through the tunnel with a far end: when a run stalled or collapsed, or an MTU finding calls for it"},
-	{Name: catalog.ProbeICMPBurst, Raises: icmpburst.Raises,
-		Doc: "one-shot pings against one persistent ping to the health checks' targets, with the ICMP limit counters read around them: whenever health checks are configured (mwan3 track_ip, banIP, an ICMP limit rule)"},
-	{Name: catalog.ProbeUDPOutside, Raises: udppath.Raises, FarEnd: true,
-		Doc: "UDP outside the tunnel at the rate TCP carried there, in each slow direction, on a port of its own and with WireGuard's port (sent to the far end's through a temporary nft rewrite where both ends listen on one): when nothing found explains a slow tunnel"},
-	{Name: catalog.ProbeLongRun, Raises: bench.Raises, FarEnd: true,
-		Doc: "a 30-second per-second run and a parallel-stream run in the slow or unsteady direction, when the short runs leave it unexplained or --thorough asks: collapse cycles and many flows"},
-	{Name: catalog.ProbeShaping, Raises: shaping.Raises, FarEnd: true,
-		Doc: "tbf caps below the level the tunnel climbed to on its sender, each held for 60 s or three cycles (--short-sweep: two) against the uncapped run: when throughput collapses in cycles of the tunnel's own"},
-}
-
-// Lookup is the entry of a probe name.
-func Lookup(name catalog.Probe) (Entry, bool) {
-	i := slices.IndexFunc(All, func(e Entry) bool { return e.Name == name })
+// Lookup is the definition of a probe name.
+func Lookup(name catalog.Probe) (probe.Def, bool) {
+	i := slices.IndexFunc(All, func(e probe.Def) bool { return e.Name == name })
 	if i < 0 {
-		return Entry{}, false
+		return probe.Def{}, false
 	}
 	return All[i], true
 }

@@ -1,7 +1,15 @@
 package probes
 
 import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/catalog"
@@ -41,5 +49,152 @@ func TestRaises(t *testing.T) {
 	e, _ := Lookup(catalog.ProbeMTU)
 	if !slices.Contains(e.Raises, catalog.MTUPMTUDBlackhole) {
 		t.Errorf("mtu raises %v, want %s among them", e.Raises, catalog.MTUPMTUDBlackhole)
+	}
+}
+
+// TestEveryDefIsListed: a probe.Def a probe package exports and All does not
+// list would be a probe doctor never plans, runs or documents. It reads the
+// definitions from the probe packages' source and All's elements from
+// probes.go.
+func TestEveryDefIsListed(t *testing.T) {
+	const module = "github.com/wgperf/wgperf"
+	exported := map[string]bool{} // import path + "." + var
+	dirs, err := filepath.Glob(filepath.Join("..", "probe", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, p := range files {
+			if strings.HasSuffix(p, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			probeName := importName(f, module+"/internal/probe")
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.VAR {
+					continue
+				}
+				for _, s := range g.Specs {
+					v := s.(*ast.ValueSpec)
+					for i, name := range v.Names {
+						if i < len(v.Values) && isDef(v.Values[i], probeName) && name.IsExported() {
+							exported[module+"/internal/probe/"+filepath.Base(dir)+"."+name.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(exported) == 0 {
+		t.Fatal("no probe.Def found in internal/probe/*")
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "probes.go", nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		v, ok := n.(*ast.ValueSpec)
+		if !ok || len(v.Names) != 1 || v.Names[0].Name != "All" {
+			return true
+		}
+		for _, x := range v.Values[0].(*ast.CompositeLit).Elts {
+			sel, ok := x.(*ast.SelectorExpr)
+			if !ok {
+				t.Errorf("All lists %T: list each package's definition (pkg.Def)", x)
+				continue
+			}
+			listed[importPath(f, sel.X.(*ast.Ident).Name)+"."+sel.Sel.Name] = true
+		}
+		return false
+	})
+	for def := range exported {
+		if !listed[def] {
+			t.Errorf("%s is a probe definition All does not list: add it to All (probes.go)", def)
+		}
+	}
+	if len(listed) != len(All) {
+		t.Errorf("read %d definitions in All's source, All has %d", len(listed), len(All))
+	}
+}
+
+// isDef reports a probe.Def literal.
+func isDef(x ast.Expr, probeName string) bool {
+	lit, ok := x.(*ast.CompositeLit)
+	if !ok {
+		return false
+	}
+	sel, ok := lit.Type.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && probeName != "" && pkg.Name == probeName && sel.Sel.Name == "Def"
+}
+
+// importName is the name a file refers to an import path by, "" when it
+// does not import it.
+func importName(f *ast.File, path string) string {
+	for _, s := range f.Imports {
+		if p, _ := strconv.Unquote(s.Path.Value); p == path {
+			if s.Name != nil {
+				return s.Name.Name
+			}
+			return filepath.Base(p)
+		}
+	}
+	return ""
+}
+
+// importPath is the path a file imports under name.
+func importPath(f *ast.File, name string) string {
+	for _, s := range f.Imports {
+		p, _ := strconv.Unquote(s.Path.Value)
+		if (s.Name != nil && s.Name.Name == name) || (s.Name == nil && filepath.Base(p) == name) {
+			return p
+		}
+	}
+	return name
+}
+
+// TestSchemaListsEveryProbe holds the doctor report's schema to the list: its
+// probe_run enum names every probe on the list and no other, and the report has each
+// probe's result key.
+func TestSchemaListsEveryProbe(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "schemas", "doctor.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       struct {
+			ProbeRun struct {
+				Properties struct {
+					Probe struct {
+						Enum []catalog.Probe `json:"enum"`
+					} `json:"probe"`
+				} `json:"properties"`
+			} `json:"probe_run"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(b, &schema); err != nil {
+		t.Fatal(err)
+	}
+	var names []catalog.Probe
+	for _, d := range All {
+		names = append(names, d.Name)
+		if d.Report == "" || d.Result == nil {
+			t.Errorf("%s: no Report key or Result type", d.Name)
+		} else if _, ok := schema.Properties[d.Report]; !ok {
+			t.Errorf("%s: doctor.schema.json has no %q, the key of its result", d.Name, d.Report)
+		}
+	}
+	if got := schema.Defs.ProbeRun.Properties.Probe.Enum; !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(names))) {
+		t.Errorf("doctor.schema.json $defs/probe_run probe enum %q, the list has %q", got, names)
 	}
 }

@@ -12,20 +12,28 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/firewall"
 	"github.com/wgperf/wgperf/internal/icmplimit"
+	"github.com/wgperf/wgperf/internal/probe"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
+
+// Def is the ICMP burst, as doctor's targeted probe (listed in internal/probes).
+var Def = probe.Def{Name: catalog.ProbeICMPBurst, Raises: Raises,
+	Doc:    "one-shot pings against one persistent ping to the health checks' targets, with the ICMP limit counters read around them: whenever health checks are configured (mwan3 track_ip, banIP, an ICMP limit rule)",
+	Report: "icmp_burst", Result: reflect.TypeFor[*Result]()}
 
 // Config is one experiment on Host.
 type Config struct {

@@ -6,11 +6,19 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"reflect"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe"
 	"github.com/wgperf/wgperf/internal/target"
 )
+
+// Def is the path MTU search, as doctor's targeted probe (listed in internal/probes).
+var Def = probe.Def{Name: catalog.ProbeMTU, Raises: Raises,
+	Doc:    "don't-fragment probes to the peer's endpoint, then MSS steps through the tunnel with a far end: when a run stalled or collapsed, or an MTU finding calls for it",
+	Report: "mtu", Result: reflect.TypeFor[*Result]()}
 
 // WireGuard's overhead on top of the inner packet: outer IP + UDP (8) + WireGuard (32).
 const (

@@ -16,14 +16,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/target"
 )
+
+// Def is the cap sweep, as doctor's targeted probe (listed in internal/probes).
+var Def = probe.Def{Name: catalog.ProbeShaping, FarEnd: true, Raises: Raises,
+	Doc:    "tbf caps below the level the tunnel climbed to on its sender, each held for 60 s or three cycles (--short-sweep: two) against the uncapped run: when throughput collapses in cycles of the tunnel's own",
+	Report: "shaping", Result: reflect.TypeFor[*Result]()}
 
 // Config is one sweep: Client sends through Device to Server's TunnelAddr.
 type Config struct {

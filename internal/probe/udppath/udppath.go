@@ -18,15 +18,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
+
+// Def is UDP outside the tunnel; doctor keeps one result per slow direction, as doctor's targeted probe (listed in internal/probes).
+var Def = probe.Def{Name: catalog.ProbeUDPOutside, FarEnd: true, Raises: Raises,
+	Doc:    "UDP outside the tunnel at the rate TCP carried there, in each slow direction, on a port of its own and with WireGuard's port (sent to the far end's through a temporary nft rewrite where both ends listen on one): when nothing found explains a slow tunnel",
+	Report: "udp_outside", Result: reflect.TypeFor[[]*Result]()}
 
 // Thresholds: UDP that loses this share on the path while TCP carried the
 // rate is policed; from SevereLoss on, the tunnel can carry next to nothing.

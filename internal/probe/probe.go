@@ -1,0 +1,31 @@
+// Package probe is what every targeted probe declares about itself: its
+// Def, exported by the probe's own package (internal/probe/NAME) and listed
+// once in internal/probes, which doctor's plan and runners, the lab's
+// scenarios, "doctor --help" and the JSON schema's probe list read.
+package probe
+
+import (
+	"reflect"
+
+	"github.com/wgperf/wgperf/internal/catalog"
+)
+
+// Def is one targeted probe: a measurement doctor runs when the evidence
+// calls for it.
+type Def struct {
+	Name catalog.Probe
+	// Doc is what it measures and when doctor runs it, one line ("doctor
+	// --help" lists it).
+	Doc string
+	// FarEnd: the probe needs the other end of the tunnel (an iperf3
+	// server, a sender there); without it the probe runs from one end.
+	FarEnd bool
+	// Raises are the findings it may raise: its package's Raises.
+	Raises []catalog.ID
+	// Report is the key of its result in doctor's JSON report ("mtu"), and
+	// Result that result's type: doctor's Report field of that key has it
+	// (TestReportHoldsEveryProbe, internal/doctor), and the schema's report
+	// has the key (TestSchemaListsEveryProbe, internal/probes).
+	Report string
+	Result reflect.Type
+}
