@@ -6,7 +6,7 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// conntrackEntries are the catalog's entries of one area (Catalog, catalog.go):
+// conntrackEntries add to internal/catalog/conntrack.go what reports each finding and how it is fixed (joined in Catalog, catalog.go):
 // Connection tracking and the kernel's own drop reasons.
 var conntrackEntries = []Entry{
 	{

@@ -8,7 +8,7 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// linkEntries are the catalog's entries of one area (Catalog, catalog.go):
+// linkEntries add to internal/catalog/link.go what reports each finding and how it is fixed (joined in Catalog, catalog.go):
 // Links, their queues and the UDP socket under the tunnel: bonds, NIC offloads, softirq budgets, backlogs, receive buffers.
 var linkEntries = []Entry{
 	{

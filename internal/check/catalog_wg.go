@@ -9,7 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// wgEntries are the catalog's entries of one area (Catalog, catalog.go):
+// wgEntries add to internal/catalog/wg.go what reports each finding and how it is fixed (joined in Catalog, catalog.go):
 // WireGuard itself: handshakes, keys, NAT, AllowedIPs, implementations.
 var wgEntries = []Entry{
 	{

@@ -4,10 +4,11 @@
 // so every check is table-tested on recorded or hand-built snapshots.
 //
 // Per-host checks look at one snapshot; cross-host checks look at several and
-// match the two ends of a tunnel by public key. The finding catalog
-// (catalog.go) names, per finding ID, the check and cross-host check that
-// report it, beside everything else known about the ID; Checks and
-// CrossChecks are derived from it.
+// match the two ends of a tunnel by public key. The finding IDs and what
+// they are live in internal/catalog; Catalog (catalog.go) adds, per ID, the
+// check and cross-host check that report it, the probes' words, the
+// remedies its findings may carry and an example of its fix (by area, in
+// catalog_AREA.go). Checks and CrossChecks are derived from it.
 package check
 
 import (
