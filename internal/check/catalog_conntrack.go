@@ -6,7 +6,8 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// conntrackEntries add to internal/catalog/conntrack.go what reports each finding and how it is fixed (joined in Catalog, catalog.go):
+// conntrackEntries add to internal/catalog/conntrack.go what reports each finding
+// and how it is fixed (joined in Catalog, catalog.go):
 // Connection tracking and the kernel's own drop reasons.
 var conntrackEntries = []Entry{
 	{

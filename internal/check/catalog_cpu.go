@@ -7,7 +7,8 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// cpuEntries add to internal/catalog/cpu.go what reports each finding and how it is fixed (joined in Catalog, catalog.go):
+// cpuEntries add to internal/catalog/cpu.go what reports each finding
+// and how it is fixed (joined in Catalog, catalog.go):
 // The CPUs that carry the tunnel: saturation, interrupts, quotas, steal.
 var cpuEntries = []Entry{
 	{

@@ -8,7 +8,8 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// linkEntries add to internal/catalog/link.go what reports each finding and how it is fixed (joined in Catalog, catalog.go):
+// linkEntries add to internal/catalog/link.go what reports each finding
+// and how it is fixed (joined in Catalog, catalog.go):
 // Links, their queues and the UDP socket under the tunnel: bonds, NIC offloads, softirq budgets, backlogs, receive buffers.
 var linkEntries = []Entry{
 	{

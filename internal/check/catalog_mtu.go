@@ -9,7 +9,8 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// mtuEntries add to internal/catalog/mtu.go what reports each finding and how it is fixed (joined in Catalog, catalog.go):
+// mtuEntries add to internal/catalog/mtu.go what reports each finding
+// and how it is fixed (joined in Catalog, catalog.go):
 // Packet sizes: the tunnel MTU, PMTUD black holes, MSS clamps, and the ICMP they depend on.
 var mtuEntries = []Entry{
 	{

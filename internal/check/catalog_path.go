@@ -6,7 +6,8 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// pathEntries add to internal/catalog/path.go what reports each finding and how it is fixed (joined in Catalog, catalog.go):
+// pathEntries add to internal/catalog/path.go what reports each finding
+// and how it is fixed (joined in Catalog, catalog.go):
 // The path under the tunnel: policers, a hub's legs, routes and uplinks.
 var pathEntries = []Entry{
 	{

@@ -9,7 +9,8 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// throughputEntries add to internal/catalog/throughput.go what reports each finding and how it is fixed (joined in Catalog, catalog.go):
+// throughputEntries add to internal/catalog/throughput.go what reports each finding
+// and how it is fixed (joined in Catalog, catalog.go):
 // What the bench measures: the ratio, asymmetry, collapses, caps, queues and TCP's own limits.
 var throughputEntries = []Entry{
 	{

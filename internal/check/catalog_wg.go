@@ -9,7 +9,8 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 )
 
-// wgEntries add to internal/catalog/wg.go what reports each finding and how it is fixed (joined in Catalog, catalog.go):
+// wgEntries add to internal/catalog/wg.go what reports each finding
+// and how it is fixed (joined in Catalog, catalog.go):
 // WireGuard itself: handshakes, keys, NAT, AllowedIPs, implementations.
 var wgEntries = []Entry{
 	{
