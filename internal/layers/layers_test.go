@@ -30,7 +30,7 @@ var tiers = []struct {
 	{"report", []string{"internal/report"}},
 	{"use cases", []string{"internal/diagnose", "internal/verify", "internal/fix", "internal/exporter"}},
 	{"probe registry", []string{"internal/probes"}},
-	{"probes and sources", []string{"internal/probe/...", "internal/collect", "internal/fleet", "internal/discover", "internal/lab", "internal/lab/sizing", "internal/lab/guest"}},
+	{"probes and sources", []string{"internal/probe", "internal/probe/...", "internal/collect", "internal/fleet", "internal/discover", "internal/lab", "internal/lab/sizing", "internal/lab/guest"}},
 	{"leaves", []string{"internal/findingdoc", "internal/check", "internal/catalog", "internal/remedy", "internal/finding", "internal/facts", "internal/parse", "internal/firewall",
 		"internal/icmplimit", "internal/document", "internal/outfile", "internal/target", "internal/target/targettest", "internal/shell", "internal/openwrt", "internal/clock", "internal/buildinfo", "internal/testutil", "internal/layers",
 		"internal/report/svgchart"}},
