@@ -12,6 +12,9 @@ import (
 // Request is one fix on one host: the findings whose remedies it plans, and
 // how far it goes and how a change is kept.
 type Request struct {
+	// Host is where the fix goes; Run reads it first. Env, when set, is the
+	// host already read, and Host is not.
+	Host     Host
 	Env      *Env
 	Findings []finding.Finding
 	// Only keeps the findings with these IDs; one that none has is a
@@ -43,6 +46,8 @@ type Request struct {
 
 // Outcome is what Run did.
 type Outcome struct {
+	// Env is the host as Run read it (to confirm or roll back on later).
+	Env  *Env
 	Plan *Plan
 	// Journal records the changes made; nil when none was (only planned, or
 	// every change already in place).
@@ -62,6 +67,11 @@ func Run(ctx context.Context, r Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Env == nil {
+		if r.Env, err = r.Host.open(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if r.FromFile {
 		if r.Progress != nil {
 			r.Progress("reading the facts of " + r.Env.T.String() + " to hold the file's fixes to them")
@@ -74,7 +84,7 @@ func Run(ctx context.Context, r Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Plan: plan}
+	out := &Outcome{Env: r.Env, Plan: plan}
 	if !r.Apply || plan.Pending() == 0 {
 		return out, nil
 	}
