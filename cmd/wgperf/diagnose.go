@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/diagnose"
-	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/report"
@@ -112,24 +109,10 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 			if w := progressTo(); w != nil { // a --json document goes to stdout
 				opts.Progress = w
 			}
-			var fl *diagnose.Fleet // set for an inventory, whose unreachable hosts are reported
-			var d diagnose.Diagnosis
-			if len(inventory) > 0 {
-				fl, err = diagnose.RunInventory(ctx, inventory, hosts, files, opts)
-				if fl != nil {
-					d = fl.Diagnosis
-				}
-			} else {
-				d, err = diagnose.Run(ctx, hosts, files, opts)
-			}
+			out := cmd.OutOrStdout()
+			d, fl, err := diagnose.RunCommand(ctx, diagnose.Command{Hosts: hosts, Files: files, Inventory: inventory, Options: opts, MinSeverity: minSev,
+				JSON: asJSON, Color: useColor(out), Version: version}, out)
 			if err != nil {
-				return couldNotRun(err)
-			}
-			d = d.AtLeast(minSev)
-			if fl != nil {
-				fl.Diagnosis = d
-			}
-			if err := renderDiagnosis(cmd.OutOrStdout(), d, fl, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
@@ -178,23 +161,4 @@ func listFleet(cmd *cobra.Command, sources []string, limit string, extra []strin
 		return couldNotRun(err)
 	}
 	return listHosts(cmd.OutOrStdout(), append(inv.Hosts, more...), inv.Ignored, asJSON)
-}
-
-// renderDiagnosis prints d, or the fleet it belongs to, as JSON or text
-// (coloured on a terminal).
-func renderDiagnosis(w io.Writer, d diagnose.Diagnosis, fl *diagnose.Fleet, asJSON bool) error {
-	o := diagnose.TextOptions{Color: useColor(w)}
-	switch {
-	case fl != nil && asJSON:
-		return writeJSON(w, document.DiagnoseFleet, fl)
-	case fl != nil:
-		return fl.WriteText(w, o)
-	case asJSON:
-		var buf bytes.Buffer
-		if err := diagnose.WriteJSON(&buf, d); err != nil {
-			return err
-		}
-		return document.WriteJSON(w, document.Diagnose, version, buf.Bytes())
-	}
-	return diagnose.WriteText(w, d, o)
 }
