@@ -103,7 +103,7 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 				if len(inventory) == 0 {
 					return couldNotRun(fmt.Errorf("--list-hosts lists the hosts of an --inventory (-i, or ANSIBLE_INVENTORY)"))
 				}
-				return listFleet(cmd, inventory, limit, hosts, asJSON)
+				return fleet.List(ctx, fleet.Listing{Sources: inventory, Limit: limit, Extra: hosts, JSON: asJSON, Version: version}, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			opts.Collect.SkipFirewall = skipFirewall
 			if w := progressTo(); w != nil { // a --json document goes to stdout
@@ -144,21 +144,4 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 	f.IntVar(&concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
 	f.DurationVar(&hostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")
 	return cmd
-}
-
-// listFleet is diagnose --list-hosts: the hosts a run would collect (the
-// inventory's that --limit selects, then --host's), nothing contacted.
-func listFleet(cmd *cobra.Command, sources []string, limit string, extra []string, asJSON bool) error {
-	inv, err := fleet.LoadAll(cmd.Context(), sources, fleet.LoadOptions{Limit: limit})
-	if err != nil {
-		return couldNotRun(err)
-	}
-	if w := inv.Warning(); w != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "wgperf:", w)
-	}
-	more, err := fleet.Hosts(extra)
-	if err != nil {
-		return couldNotRun(err)
-	}
-	return listHosts(cmd.OutOrStdout(), append(inv.Hosts, more...), inv.Ignored, asJSON)
 }
