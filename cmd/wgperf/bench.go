@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/wgperf/wgperf/internal/probe/drops"
 	"os"
+
+	"github.com/wgperf/wgperf/internal/probe/drops"
 
 	"github.com/spf13/cobra"
 
@@ -107,7 +108,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, report.FromBench(rep)); err != nil {
+				if err := report.WriteFile(htmlPath, report.FromBench(rep)); err != nil {
 					return err
 				}
 			}

@@ -120,7 +120,7 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 				if fl != nil {
 					doc.Unreachable = fl.Unreachable
 				}
-				if err := writeHTMLReport(htmlPath, doc); err != nil {
+				if err := report.WriteFile(htmlPath, doc); err != nil {
 					return err
 				}
 			}

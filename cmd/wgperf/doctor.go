@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+
 	"github.com/wgperf/wgperf/internal/probe/drops"
+	"github.com/wgperf/wgperf/internal/report"
 
 	"github.com/spf13/cobra"
 
@@ -101,7 +103,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, rep.Document()); err != nil {
+				if err := report.WriteFile(htmlPath, rep.Document()); err != nil {
 					return err
 				}
 			}

@@ -197,7 +197,7 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	if res != nil && res.Journal != nil && f.html != "" {
 		// Also when the change was rolled back or failed: the page says what was tried and measured.
 		j := res.Journal
-		herr := writeHTMLReport(f.html, report.FromFix(j, j.Fixed(res.Findings), rec.Benches, rec.MTU))
+		herr := report.WriteFile(f.html, report.FromFix(j, j.Fixed(res.Findings), rec.Benches, rec.MTU))
 		if herr != nil && err == nil {
 			return herr
 		}

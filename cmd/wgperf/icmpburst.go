@@ -56,7 +56,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, report.FromICMPBurst(res)); err != nil {
+				if err := report.WriteFile(htmlPath, report.FromICMPBurst(res)); err != nil {
 					return err
 				}
 			}

@@ -97,7 +97,7 @@ found, 3 could not run.`,
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, report.FromMTU(res)); err != nil {
+				if err := report.WriteFile(htmlPath, report.FromMTU(res)); err != nil {
 					return err
 				}
 			}

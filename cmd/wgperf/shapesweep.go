@@ -77,7 +77,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, report.FromShapeSweep(res)); err != nil {
+				if err := report.WriteFile(htmlPath, report.FromShapeSweep(res)); err != nil {
 					return err
 				}
 			}
