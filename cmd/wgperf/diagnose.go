@@ -88,7 +88,7 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--concurrency must be at least 1 and --host-timeout positive")}
 			}
 			if len(inventory) == 0 && (limit != "" || listHostsRun) {
-				inventory = ansibleInventory() // an Ansible user's default, where an inventory is needed
+				inventory = fleet.AnsibleInventory() // an Ansible user's default, where an inventory is needed
 			}
 			if len(hosts) == 0 && len(files) == 0 && len(inventory) == 0 {
 				hosts = []string{"local"}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/buildinfo"
 	"github.com/wgperf/wgperf/internal/exporter"
+	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -117,7 +118,7 @@ the OpenWrt init script.`,
 				return couldNotRun(err)
 			}
 			if sd.limit != "" && len(sd.sources) == 0 {
-				sd.sources = ansibleInventory()
+				sd.sources = fleet.AnsibleInventory()
 			}
 			t, err := target.Parse(host)
 			if err != nil {

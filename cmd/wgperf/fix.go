@@ -275,14 +275,14 @@ both sites. Private keys are never printed.`,
 				return couldNotRun(err)
 			}
 			lab := labECMP(t)
-			if server == "" && lab.peer != nil {
-				server = lab.peer.String()
+			if server == "" && lab.Peer != nil {
+				server = lab.Peer.String()
 			}
-			if !cmd.Flags().Changed("interface") && lab.iface != "" && server != "" {
-				iface = lab.iface
+			if !cmd.Flags().Changed("interface") && lab.Interface != "" && server != "" {
+				iface = lab.Interface
 			}
 			if addr == "" {
-				addr = lab.addr
+				addr = lab.Addr
 			}
 			if measure && server != "" && addr == "" {
 				return couldNotRun(fmt.Errorf("--verify needs --tunnel-addr: an address in a network the tunnels carry, where the server answers (the streams must take the multipath route)"))
@@ -290,7 +290,7 @@ both sites. Private keys are never printed.`,
 			if streams == 0 {
 				streams = min(8*tunnels, 128)
 			}
-			c := fix.ECMPCommand{Host: fix.Host{T: t, Root: root, WGUserspace: lab.userspace}, Server: server, Interface: iface, Tunnels: tunnels,
+			c := fix.ECMPCommand{Host: fix.Host{T: t, Root: root, WGUserspace: lab.Userspace}, Server: server, Interface: iface, Tunnels: tunnels,
 				Networks: networks, Apply: apply, Confirm: confirm, JSON: asJSON, Version: version, Progress: progressLines()}
 			if measure {
 				c.Verify = func(near, far target.Target) fix.Measure {

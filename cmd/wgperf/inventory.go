@@ -47,7 +47,7 @@ Exit codes: 0 listed, 3 the inventory could not be read or --limit selects no ho
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(sources) == 0 {
-				sources = ansibleInventory()
+				sources = fleet.AnsibleInventory()
 			}
 			if len(sources) == 0 {
 				return couldNotRun(fmt.Errorf("--inventory (-i): name an inventory file or directory, or set ANSIBLE_INVENTORY"))
@@ -76,6 +76,3 @@ func inventoryFlags(f *pflag.FlagSet, sources *[]string, limit *string, sourcesH
 	f.StringArrayVarP(sources, "inventory", "i", nil, sourcesHelp)
 	f.StringVarP(limit, "limit", "l", "", limitHelp)
 }
-
-// ansibleInventory is the inventory Ansible reads when no -i names one.
-func ansibleInventory() []string { return fleet.AnsibleInventory() }

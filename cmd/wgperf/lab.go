@@ -279,35 +279,13 @@ func labFlowsCmd() *cobra.Command {
 // buildFlavor names this build in "wgperf version": "" for the full one.
 const buildFlavor = ""
 
-// ecmpLab is what "fix ecmp" takes from a wgperf lab its host belongs to:
-// the other site, the site's tunnel, site B's address to measure to, and how
-// the lab makes a WireGuard interface; zero outside a lab.
-type ecmpLab struct {
-	peer      target.Target
-	iface     string
-	addr      string
-	userspace func(dev string) string
-}
-
-func labECMP(host target.Target) ecmpLab {
-	name, node, ok := lab.NodeOf(host.String())
-	if !ok || (node != "a" && node != "b") {
-		return ecmpLab{}
-	}
-	l, err := lab.Load(name)
+// labECMP is what "fix ecmp" takes from the wgperf lab host belongs to.
+func labECMP(host target.Target) lab.ECMPSite {
+	exe, err := os.Executable()
 	if err != nil {
-		return ecmpLab{}
+		return lab.ECMPSite{}
 	}
-	// New tunnel ends run this binary, like the ones "lab up" started.
-	if l.Executable, err = os.Executable(); err != nil {
-		return ecmpLab{}
-	}
-	peer, _ := lab.PeerOf(host.String())
-	e := ecmpLab{peer: peer, iface: l.WGInterface(node), userspace: l.NewWireGuard()}
-	if node == "a" {
-		e.addr = lab.SiteBLAN
-	}
-	return e
+	return lab.ECMPOf(host.String(), exe)
 }
 
 // implValue is --wireguard: the lab's WireGuard implementation.

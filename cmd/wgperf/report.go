@@ -88,7 +88,7 @@ func readResults(stdin io.Reader, path string) (*report.Document, error) {
 }
 
 // addHTMLFlag gives a command the shared "--html FILE" flag; commands that
-// produce results call writeHTMLReport when it is set.
+// produce results call report.WriteFile when it is set.
 func addHTMLFlag(cmd *cobra.Command, path *string) {
 	cmd.Flags().StringVar(path, "html", "", "also write a self-contained HTML report to this new file, following no link on its path")
 }
