@@ -49,15 +49,7 @@ func labFleetUpCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "fleet %s: %d of %d routers up in %.1f s, about %d KiB of memory each; limited by %s\n",
-				f.Name, f.Count, f.Wanted, f.Seconds, f.KiBa, f.Limit)
-			if len(f.Dead)+len(f.Slow) > 0 {
-				fmt.Fprintf(out, "  %d unreachable (group dead), %d answer wg slowly (group slow)\n", len(f.Dead), len(f.Slow))
-			}
-			fmt.Fprintf(out, "  inventory: %s\n  ssh: Include %s from ~/.ssh/config, run from namespace %s:\n", f.Inventory, f.SSHConfig, lab.FleetHub(f.Name))
-			fmt.Fprintf(out, "  ip netns exec %s wgperf diagnose -i %s -l fleet\n", lab.FleetHub(f.Name), f.Inventory)
-			return nil
+			return f.WriteSummary(cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
