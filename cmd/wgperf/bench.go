@@ -104,15 +104,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), document.Bench, rep, asJSON); err != nil {
-				return couldNotRun(err)
-			}
-			if htmlPath != "" {
-				if err := report.WriteFile(htmlPath, report.FromBench(rep)); err != nil {
-					return err
-				}
-			}
-			return findingsExit(rep.Findings)
+			return printResult(cmd.OutOrStdout(), document.Bench, rep, asJSON, htmlPath, func() report.Document { return report.FromBench(rep) }, rep.Findings)
 		},
 	}
 	f := cmd.Flags()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/wgperf/wgperf/internal/probe/drops"
-	"github.com/wgperf/wgperf/internal/report"
 
 	"github.com/spf13/cobra"
 
@@ -99,18 +98,11 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), document.Doctor, rep, asJSON); err != nil {
-				return couldNotRun(err)
-			}
-			if htmlPath != "" {
-				if err := report.WriteFile(htmlPath, rep.Document()); err != nil {
-					return err
-				}
-			}
+			fs := rep.Remaining()
 			if rep.Status == doctor.StatusHealthy {
-				return nil
+				fs = nil
 			}
-			return findingsExit(rep.Remaining())
+			return printResult(cmd.OutOrStdout(), document.Doctor, rep, asJSON, htmlPath, rep.Document, fs)
 		},
 	}
 	f := cmd.Flags()

@@ -52,15 +52,7 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), document.ICMPBurst, res, asJSON); err != nil {
-				return couldNotRun(err)
-			}
-			if htmlPath != "" {
-				if err := report.WriteFile(htmlPath, report.FromICMPBurst(res)); err != nil {
-					return err
-				}
-			}
-			return findingsExit(res.Findings)
+			return printResult(cmd.OutOrStdout(), document.ICMPBurst, res, asJSON, htmlPath, func() report.Document { return report.FromICMPBurst(res) }, res.Findings)
 		},
 	}
 	f := cmd.Flags()

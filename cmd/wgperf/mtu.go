@@ -93,15 +93,7 @@ found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), document.MTU, res, asJSON); err != nil {
-				return couldNotRun(err)
-			}
-			if htmlPath != "" {
-				if err := report.WriteFile(htmlPath, report.FromMTU(res)); err != nil {
-					return err
-				}
-			}
-			return findingsExit(res.Findings)
+			return printResult(cmd.OutOrStdout(), document.MTU, res, asJSON, htmlPath, func() report.Document { return report.FromMTU(res) }, res.Findings)
 		},
 	}
 	f := cmd.Flags()

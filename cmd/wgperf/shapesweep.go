@@ -73,15 +73,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), document.ShapeSweep, res, asJSON); err != nil {
-				return couldNotRun(err)
-			}
-			if htmlPath != "" {
-				if err := report.WriteFile(htmlPath, report.FromShapeSweep(res)); err != nil {
-					return err
-				}
-			}
-			return findingsExit(res.Findings)
+			return printResult(cmd.OutOrStdout(), document.ShapeSweep, res, asJSON, htmlPath, func() report.Document { return report.FromShapeSweep(res) }, res.Findings)
 		},
 	}
 	f := cmd.Flags()
