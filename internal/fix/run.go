@@ -56,10 +56,11 @@ type Outcome struct {
 	Confirmed bool
 }
 
-// Run plans the remedies of the findings on the host and, with Apply, makes
-// them: measured before and after, journaled for rollback, within a confirm
-// window. It is the one plan → verify → apply → confirm flow "wgperf fix",
-// doctor --fix and the lab's scenarios share. A change that failed or did
+// Run reads the host (Request.Host, unless Env is already read), plans the
+// remedies of the findings on it and, with Apply, makes them: measured
+// before and after, journaled for rollback, within a confirm window. It is
+// the one detect → plan → verify → apply → confirm flow "wgperf fix", doctor
+// --fix and the lab's scenarios share. A change that failed or did
 // not improve the figure has been rolled back when it returns; the Outcome
 // says what it got to also with an error.
 func Run(ctx context.Context, r Request) (*Outcome, error) {
