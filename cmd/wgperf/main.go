@@ -100,7 +100,7 @@ func versionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), document.Version, readVersion())
+				return writeJSON(cmd.OutOrStdout(), document.Version, buildinfo.Read(version).Identity(buildFlavor, drops.Built))
 			}
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 			return err
@@ -110,45 +110,8 @@ func versionCmd() *cobra.Command {
 	return cmd
 }
 
-// versionInfo is "wgperf version --json": what versionLine says, by field.
-// The version itself is the document's wgperf_version.
-type versionInfo struct {
-	Build       string `json:"build"` // "full", or "router" (no lab, exporter on plain HTTP)
-	Revision    string `json:"revision"`
-	Branch      string `json:"branch"`
-	BuildDate   string `json:"build_date"`
-	GoVersion   string `json:"go_version"`
-	OS          string `json:"os"`
-	Arch        string `json:"arch"`
-	Tags        string `json:"tags"`
-	DropSampler bool   `json:"drop_sampler"` // whether this build has the BPF drop sampler
-}
-
-func readVersion() versionInfo {
-	i := buildinfo.Read(version)
-	build := "full"
-	if buildFlavor != "" {
-		build = "router"
-	}
-	return versionInfo{Build: build, Revision: i.Revision, Branch: i.Branch, BuildDate: i.BuildDate,
-		GoVersion: i.GoVersion, OS: i.GOOS, Arch: i.GOARCH, Tags: i.Tags, DropSampler: drops.Built}
-}
-
-// versionLine is what "wgperf version" prints: the version, which build
-// this is when it is not the full one, and where it came from.
-func versionLine() string {
-	i := buildinfo.Read(version)
-	first := "wgperf " + version
-	if buildFlavor != "" {
-		first += " (" + buildFlavor + ")"
-	}
-	sampler := "kernel drop reasons (BPF on skb:kfree_skb: btf, tracepoint)"
-	if !drops.Built {
-		sampler = "none in this build (bench and doctor count drops with counters only; an ssh host's own wgperf can still sample)"
-	}
-	return fmt.Sprintf("%s\n  revision:   %s\n  branch:     %s\n  build date: %s\n  go version: %s\n  platform:   %s/%s\n  tags:       %s\n  drops:      %s",
-		first, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags, sampler)
-}
+// versionLine is what "wgperf version" prints (buildinfo.Info.Line).
+func versionLine() string { return buildinfo.Read(version).Line(buildFlavor, drops.Built) }
 
 // stdoutWriter is wgperf's standard output: foreign text escaped, and
 // whether a terminal is behind it (colours).
