@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/diagnose"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
@@ -135,7 +136,7 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 	f.StringArrayVar(&files, "from", nil, "snapshot file written by wgperf collect, - for standard input (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
 	addHTMLFlag(cmd, &htmlPath)
-	enumFlag(f, &severity, "severity", "info", []string{"info", "warning", "critical"}, "show only findings at or above this severity: info, warning, critical")
+	cli.EnumFlag(f, &severity, "severity", "info", []string{"info", "warning", "critical"}, "show only findings at or above this severity: info, warning, critical")
 	f.Float64Var(&rateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
 	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product (at most 10s)")
 	f.BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack (their checks are skipped)")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/buildinfo"
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/exporter"
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/target"
@@ -140,8 +141,8 @@ the OpenWrt init script.`,
 	f.StringVar(&telemetryPath, "web.telemetry-path", "/metrics", "path of the exporter's own host metrics")
 	f.BoolVar(&collectDrops, "collector.drops", false, "also export the kernel's drops of --host by reason (wgperf_kernel_drops_total{reason}; a BPF program on skb:kfree_skb, see wgperf drops)")
 	f.BoolVar(&systemdSocket, "web.systemd-socket", false, "serve on the sockets systemd passes in (socket activation) instead of --web.listen-address")
-	enumFlag(f, &logLevel, "log.level", "info", exporter.LogLevels, "lowest level logged: "+strings.Join(exporter.LogLevels, ", "))
-	enumFlag(f, &logFormat, "log.format", "logfmt", exporter.LogFormats, "log line format: "+strings.Join(exporter.LogFormats, ", "))
+	cli.EnumFlag(f, &logLevel, "log.level", "info", exporter.LogLevels, "lowest level logged: "+strings.Join(exporter.LogLevels, ", "))
+	cli.EnumFlag(f, &logFormat, "log.format", "logfmt", exporter.LogFormats, "log line format: "+strings.Join(exporter.LogFormats, ", "))
 	f.BoolVar(&showVersion, "version", false, "print the build (version, revision, build date, Go version, platform, tags) and exit")
 	f.StringVar(&host, "host", "local", target.FlagHelp("target to watch"))
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -100,8 +101,8 @@ value); anything else is refused in one line before anything is planned.`,
 	cmd.Flags().BoolVar(&f.script, "print-script", false, "print the plan as a POSIX shell script (rollback in comments)")
 	cmd.Flags().BoolVar(&f.verify, "verify", false, "with --apply: measure before and after, keep the changes only if throughput improved")
 	cmd.Flags().StringVar(&f.peer, "server", "", "with --verify: the far end of the tunnel, where iperf3 runs as the server (default in a wgperf lab: the other site)")
-	aliasFlag(cmd.Flags(), "peer", "server")
-	runSecondsFlag(cmd.Flags(), &f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	cli.AliasFlag(cmd.Flags(), "peer", "server")
+	cli.RunSecondsFlag(cmd.Flags(), &f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().StringVar(&f.html, "html", "", "with --verify: also write a self-contained HTML report of the change and its measurements to this file")
 
 	cmd.AddCommand(&cobra.Command{
@@ -310,13 +311,13 @@ both sites. Private keys are never printed.`,
 	cmd.Flags().StringVar(&root, "root", "/", "root of the configuration files on the target (for tests)")
 	_ = cmd.Flags().MarkHidden("root")
 	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing tunnel to multiply (default wg0; in a wgperf lab, the site's)")
-	intFlag(cmd.Flags(), &tunnels, "tunnels", 2, 2, 16, "number of tunnels (2..16)")
+	cli.IntFlag(cmd.Flags(), &tunnels, "tunnels", 2, 2, 16, "number of tunnels (2..16)")
 	cmd.Flags().StringSliceVar(&networks, "network", nil, "without --server: remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
 	cmd.Flags().BoolVar(&apply, "apply", false, "make the change on both ends (needs --server, or a wgperf lab)")
 	cmd.Flags().DurationVar(&confirm, "confirm", 0, "with --apply: roll both ends back unless 'wgperf fix confirm' runs on each within this time (e.g. 60s)")
 	cmd.Flags().BoolVar(&measure, "verify", false, "with --apply: measure parallel-stream throughput before and after, keep the change only if it went up")
 	cmd.Flags().StringVar(&addr, "tunnel-addr", "", "with --verify: where the streams go, an address in a network the tunnels carry (default in a wgperf lab: site B's)")
-	runSecondsFlag(cmd.Flags(), &seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	cli.RunSecondsFlag(cmd.Flags(), &seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --server: print the plans (and journals) as JSON")
 	return cmd

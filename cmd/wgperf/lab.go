@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/report"
@@ -53,12 +54,11 @@ commands in them with "wgperf lab exec NODE -- cmd" or target them as
 // addLabShapeFlags binds the underlay options shared by "lab up" and scenarios.
 func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f := cmd.Flags()
-	enumFlag(f, (*string)(&cfg.Topology), "topology", string(lab.SiteToSite), []string{string(lab.SiteToSite), string(lab.MultiWAN)}, "site-to-site or multi-wan")
+	cli.EnumFlag(f, (*string)(&cfg.Topology), "topology", string(lab.SiteToSite), []string{string(lab.SiteToSite), string(lab.MultiWAN)}, "site-to-site or multi-wan")
 	f.IntVar(&cfg.Underlay.RateMbit, "rate", 200, "underlay rate in Mbit/s (tbf); 0 = unshaped")
 	f.IntVar(&cfg.Underlay.LossPct, "loss", 0, "random loss of underlay UDP datagrams, percent")
 	f.Float64Var(&cfg.Underlay.PathLossPct, "path-loss", 0, "random loss of every packet R forwards, both ways, percent, as on a real WAN (netem: a distro kernel, e.g. in lab vm)")
-	cfg.Underlay.DelayMs = 0
-	f.Var(unitValue{p: &cfg.Underlay.DelayMs, unit: time.Millisecond}, "delay", "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
+	cli.UnitFlag(f, &cfg.Underlay.DelayMs, "delay", 0, time.Millisecond, "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
 	f.IntVar(&cfg.Backup.RateMbit, "backup-rate", 20, "multi-wan backup uplink rate in Mbit/s")
 	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
@@ -78,7 +78,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.BoolVar(&cfg.Bursts, "bursts", false, "R hands packets on in bursts of up to 64 KB, as a NIC's interrupt does (netem slots where the kernel has netem, else UDP batches segmented on R: userspace WireGuard only), so a short receive backlog overflows")
 	f.BoolVar(&cfg.DropFragments, "drop-fragments", false, "R drops the IP fragments it forwards (needs tc actions: a distro kernel, e.g. in lab vm)")
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
-	enumFlag(f, &cfg.ICMPLimitStyle, "icmp-limit-style", "", []string{lab.ICMPLimitBanIP, lab.ICMPLimitIptables},
+	cli.EnumFlag(f, &cfg.ICMPLimitStyle, "icmp-limit-style", "", []string{lab.ICMPLimitBanIP, lab.ICMPLimitIptables},
 		"how --icmp-limit is written: banip (nft limit rate over ... drop, the default) or iptables (-m limit ... -j ACCEPT, then -j DROP)")
 	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")
 	f.Var(implValue{&cfg.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads)")

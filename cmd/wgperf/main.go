@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/buildinfo"
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -56,7 +57,7 @@ judged (no WireGuard interface on any host) or the command could not run.`,
 		SilenceErrors: true,
 		Version:       version,
 		// Nonsense flag values are refused before any command runs.
-		PersistentPreRunE: checkFlags,
+		PersistentPreRunE: cli.CheckFlags,
 	}
 	progress = progressFlag{mode: "auto"}
 	root.PersistentFlags().Var(&progress, "progress", "show progress on standard error: auto (when it is a terminal), always, never")
@@ -68,8 +69,8 @@ judged (no WireGuard interface on any host) or the command could not run.`,
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}
-	addCompletions(root)
-	oneDefault(root)
+	cli.AddCompletions(root, catalogIDs())
+	cli.OneDefault(root)
 	return root
 }
 
