@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,7 +45,8 @@ commands in them with "wgperf lab exec NODE -- cmd" or target them as
 --host netns:wgl-NAME-NODE.`,
 	}
 	cmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
-	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labKneeCmd(), labPingsCmd(), labFlowsCmd(), labRunCmd(), labVMCmd(), labFleetCmd(), labFleetWGCmd())
+	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labRunCmd(), labVMCmd(), labFleetCmd())
+	cmd.AddCommand(lab.Processes()...)
 	return cmd
 }
 
@@ -180,100 +179,6 @@ func labExecCmd() *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// labNodeCmd is the embedded WireGuard process the lab starts in each namespace.
-func labNodeCmd() *cobra.Command {
-	var opts lab.NodeOptions
-	cmd := &cobra.Command{
-		Use:    "_node",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			// The node outlives "lab up"; it stops on SIGTERM from "lab down".
-			signal.Ignore(syscall.SIGHUP)
-			return lab.RunNode(opts)
-		},
-	}
-	cmd.Flags().StringVar(&opts.Interface, "interface", "", "interface name")
-	cmd.Flags().IntVar(&opts.MTU, "mtu", 1420, "interface MTU")
-	cmd.Flags().IntVar(&opts.UDPBuffer, "udp-buffer", 0, "UDP socket buffer size")
-	return cmd
-}
-
-// labDelayCmd is the lab router's userspace delay element (no netem here).
-func labDelayCmd() *cobra.Command {
-	var iface string
-	var delay time.Duration
-	cmd := &cobra.Command{
-		Use:    "_delay",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			signal.Ignore(syscall.SIGHUP)
-			return lab.RunDelay(iface, delay)
-		},
-	}
-	cmd.Flags().StringVar(&iface, "interface", "dly0", "TUN device name")
-	cmd.Flags().DurationVar(&delay, "delay", 10*time.Millisecond, "one-way delay")
-	return cmd
-}
-
-// labKneeCmd is the lab router's knee: a receiver that collapses under load.
-func labKneeCmd() *cobra.Command {
-	var iface string
-	var mbit int
-	var hold time.Duration
-	cmd := &cobra.Command{
-		Use:    "_knee",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			signal.Ignore(syscall.SIGHUP)
-			return lab.RunKnee(iface, mbit, hold)
-		},
-	}
-	cmd.Flags().StringVar(&iface, "interface", "knee0", "TUN device name")
-	cmd.Flags().IntVar(&mbit, "mbit", 0, "the knee's rate in Mbit/s")
-	cmd.Flags().DurationVar(&hold, "hold", 4*time.Second, "how long it stays collapsed")
-	return cmd
-}
-
-// labPingsCmd is the lab's monitoring agent: bursts of pings from one raw socket.
-func labPingsCmd() *cobra.Command {
-	var to string
-	var burst int
-	var every time.Duration
-	cmd := &cobra.Command{
-		Use:    "_pings",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			signal.Ignore(syscall.SIGHUP)
-			return lab.RunPings(to, burst, every)
-		},
-	}
-	cmd.Flags().StringVar(&to, "to", "", "address to ping")
-	cmd.Flags().IntVar(&burst, "burst", 6, "echo requests back to back each period")
-	cmd.Flags().DurationVar(&every, "every", time.Second, "period")
-	return cmd
-}
-
-// labFlowsCmd opens many short UDP flows, to fill connection-tracking tables.
-func labFlowsCmd() *cobra.Command {
-	var to string
-	var count int
-	cmd := &cobra.Command{
-		Use:    "_flows",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return lab.SendFlows(to, count)
-		},
-	}
-	cmd.Flags().StringVar(&to, "to", "", "destination address")
-	cmd.Flags().IntVar(&count, "count", 500, "number of flows")
-	return cmd
 }
 
 // buildFlavor names this build in "wgperf version": "" for the full one.

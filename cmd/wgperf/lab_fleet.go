@@ -5,8 +5,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -76,24 +74,4 @@ func labFleetDownCmd() *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// labFleetWGCmd is the process that serves every fleet router's WireGuard state.
-func labFleetWGCmd() *cobra.Command {
-	var opts lab.FleetWGOptions
-	cmd := &cobra.Command{
-		Use:    "_fleetwg",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			signal.Ignore(syscall.SIGHUP)
-			return lab.RunFleetWG(opts)
-		},
-	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the fleet's folder")
-	cmd.Flags().IntVar(&opts.Count, "count", 0, "routers")
-	cmd.Flags().IntVar(&opts.Peers, "peers", 3, "peers per router")
-	cmd.Flags().IntSliceVar(&opts.Slow, "slow", nil, "slow routers")
-	cmd.Flags().DurationVar(&opts.Delay, "slow-by", 5*time.Second, "a slow router's delay")
-	return cmd
 }
