@@ -169,7 +169,7 @@ func TestReportFromDoctorJSON(t *testing.T) {
 	}
 }
 
-// report --html (and every command's --html, through writeHTMLReport) follows
+// report --html (and every command's --html, through report.WriteFile) follows
 // no planted link (issue 55, hole 5): one at the file's name is replaced by
 // the report, one at a directory on the way is refused in one line.
 func TestReportHTMLFollowsNoPlantedLink(t *testing.T) {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/wgperf/wgperf/internal/probe/drops"
 	"os"
+
+	"github.com/wgperf/wgperf/internal/cli"
+	"github.com/wgperf/wgperf/internal/probe/drops"
 
 	"github.com/spf13/cobra"
 
@@ -103,15 +105,7 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), document.Bench, rep, asJSON); err != nil {
-				return couldNotRun(err)
-			}
-			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, report.FromBench(rep)); err != nil {
-					return err
-				}
-			}
-			return findingsExit(rep.Findings)
+			return printResult(cmd.OutOrStdout(), document.Bench, rep, asJSON, htmlPath, func() report.Document { return report.FromBench(rep) }, rep.Findings)
 		},
 	}
 	f := cmd.Flags()
@@ -122,8 +116,8 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	dropReasonsFlag(f, &dropReasons)
 	f.BoolVar(&noUnderlay, "no-underlay", false, "measure only the tunnel (no ratio)")
 	f.IntVar(&cfg.Parallel, "parallel", 4, "streams of the parallel runs (1 skips them)")
-	secondsFlag(f, &cfg.Omit, "omit", 0, "seconds of warm-up left out of each run (default 3, 1 with --quick)")
-	secondsFlag(f, &cfg.Seconds, "time", 0, "measured seconds per run (default 10, 3 with --quick)")
+	cli.SecondsFlag(f, &cfg.Omit, "omit", 0, "seconds of warm-up left out of each run (default 3, 1 with --quick)")
+	cli.SecondsFlag(f, &cfg.Seconds, "time", 0, "measured seconds per run (default 10, 3 with --quick)")
 	f.BoolVar(&quick, "quick", false, "a shorter plan: single stream only, 1+3 s runs")
 	f.IntVar(&cfg.Samples, "samples", bench.DefaultSamples, "most runs per cell: a cell one run cannot settle (its ratio short of the expectation by less than one standard error) runs again, tunnel and underlay side by side, and is judged by each path's median (1: never repeat)")
 	f.Float64Var(&udpRate, "udp", 0, "also run a UDP control test (loss without TCP) at this rate in Mbit/s, both ways")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/wgperf/wgperf/internal/cli"
 )
 
 // eachFlag calls fn with every flag of every command in a fresh tree, the
@@ -61,7 +62,7 @@ func TestEveryEnumFlagCompletes(t *testing.T) {
 				t.Errorf("%s --%s completes %q, which it refuses: %v", c.CommandPath(), f.Name, w, err)
 			}
 		}
-		if w, ok := f.Value.(words); ok && !slices.Equal(got, w.Words()) {
+		if w, ok := f.Value.(cli.Words); ok && !slices.Equal(got, w.Words()) {
 			t.Errorf("%s --%s completes %q, want %q", c.CommandPath(), f.Name, got, w.Words())
 		}
 	})
@@ -81,7 +82,7 @@ func TestEveryEnumFlagCompletes(t *testing.T) {
 func TestInterfaceFlagsComplete(t *testing.T) {
 	var seen []string
 	eachFlag(func(c *cobra.Command, f *pflag.Flag) {
-		if f.Name != "interface" && f.Name != "dev" || !wireGuardInterfaceFlag(c, f) {
+		if f.Name != "interface" && f.Name != "dev" || !cli.WireGuardInterfaceFlag(c, f) {
 			return
 		}
 		seen = append(seen, c.CommandPath()+" --"+f.Name)

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/check"
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/diagnose"
-	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/report"
@@ -91,7 +89,7 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--concurrency must be at least 1 and --host-timeout positive")}
 			}
 			if len(inventory) == 0 && (limit != "" || listHostsRun) {
-				inventory = ansibleInventory() // an Ansible user's default, where an inventory is needed
+				inventory = fleet.AnsibleInventory() // an Ansible user's default, where an inventory is needed
 			}
 			if len(hosts) == 0 && len(files) == 0 && len(inventory) == 0 {
 				hosts = []string{"local"}
@@ -106,30 +104,16 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 				if len(inventory) == 0 {
 					return couldNotRun(fmt.Errorf("--list-hosts lists the hosts of an --inventory (-i, or ANSIBLE_INVENTORY)"))
 				}
-				return listFleet(cmd, inventory, limit, hosts, asJSON)
+				return fleet.List(ctx, fleet.Listing{Sources: inventory, Limit: limit, Extra: hosts, JSON: asJSON, Version: version}, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			opts.Collect.SkipFirewall = skipFirewall
 			if w := progressTo(); w != nil { // a --json document goes to stdout
 				opts.Progress = w
 			}
-			var fl *diagnose.Fleet // set for an inventory, whose unreachable hosts are reported
-			var d diagnose.Diagnosis
-			if len(inventory) > 0 {
-				fl, err = diagnose.RunInventory(ctx, inventory, hosts, files, opts)
-				if fl != nil {
-					d = fl.Diagnosis
-				}
-			} else {
-				d, err = diagnose.Run(ctx, hosts, files, opts)
-			}
+			out := cmd.OutOrStdout()
+			d, fl, err := diagnose.RunCommand(ctx, diagnose.Command{Hosts: hosts, Files: files, Inventory: inventory, Options: opts, MinSeverity: minSev,
+				JSON: asJSON, Color: useColor(out), Version: version}, out)
 			if err != nil {
-				return couldNotRun(err)
-			}
-			d = d.AtLeast(minSev)
-			if fl != nil {
-				fl.Diagnosis = d
-			}
-			if err := renderDiagnosis(cmd.OutOrStdout(), d, fl, asJSON); err != nil {
 				return couldNotRun(err)
 			}
 			if htmlPath != "" {
@@ -137,7 +121,7 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 				if fl != nil {
 					doc.Unreachable = fl.Unreachable
 				}
-				if err := writeHTMLReport(htmlPath, doc); err != nil {
+				if err := report.WriteFile(htmlPath, doc); err != nil {
 					return err
 				}
 			}
@@ -152,7 +136,7 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 	f.StringArrayVar(&files, "from", nil, "snapshot file written by wgperf collect, - for standard input (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
 	addHTMLFlag(cmd, &htmlPath)
-	enumFlag(f, &severity, "severity", "info", []string{"info", "warning", "critical"}, "show only findings at or above this severity: info, warning, critical")
+	cli.EnumFlag(f, &severity, "severity", "info", []string{"info", "warning", "critical"}, "show only findings at or above this severity: info, warning, critical")
 	f.Float64Var(&rateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
 	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product (at most 10s)")
 	f.BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack (their checks are skipped)")
@@ -161,40 +145,4 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 	f.IntVar(&concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
 	f.DurationVar(&hostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")
 	return cmd
-}
-
-// listFleet is diagnose --list-hosts: the hosts a run would collect (the
-// inventory's that --limit selects, then --host's), nothing contacted.
-func listFleet(cmd *cobra.Command, sources []string, limit string, extra []string, asJSON bool) error {
-	inv, err := fleet.LoadAll(cmd.Context(), sources, fleet.LoadOptions{Limit: limit})
-	if err != nil {
-		return couldNotRun(err)
-	}
-	if w := inv.Warning(); w != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "wgperf:", w)
-	}
-	more, err := fleet.Hosts(extra)
-	if err != nil {
-		return couldNotRun(err)
-	}
-	return listHosts(cmd.OutOrStdout(), append(inv.Hosts, more...), inv.Ignored, asJSON)
-}
-
-// renderDiagnosis prints d, or the fleet it belongs to, as JSON or text
-// (coloured on a terminal).
-func renderDiagnosis(w io.Writer, d diagnose.Diagnosis, fl *diagnose.Fleet, asJSON bool) error {
-	o := diagnose.TextOptions{Color: useColor(w)}
-	switch {
-	case fl != nil && asJSON:
-		return writeJSON(w, document.DiagnoseFleet, fl)
-	case fl != nil:
-		return fl.WriteText(w, o)
-	case asJSON:
-		var buf bytes.Buffer
-		if err := diagnose.WriteJSON(&buf, d); err != nil {
-			return err
-		}
-		return document.WriteJSON(w, document.Diagnose, version, buf.Bytes())
-	}
-	return diagnose.WriteText(w, d, o)
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/probe/drops"
 
 	"github.com/spf13/cobra"
@@ -97,24 +99,17 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), document.Doctor, rep, asJSON); err != nil {
-				return couldNotRun(err)
-			}
-			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, rep.Document()); err != nil {
-					return err
-				}
-			}
+			fs := rep.Remaining()
 			if rep.Status == doctor.StatusHealthy {
-				return nil
+				fs = nil
 			}
-			return findingsExit(rep.Remaining())
+			return printResult(cmd.OutOrStdout(), document.Doctor, rep, asJSON, htmlPath, rep.Document, fs)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&clientSpec, "client", "local", target.FlagHelp("one end of the tunnel (it runs the iperf3 client)"))
 	f.StringVar(&serverSpec, "server", "", "the other end (runs the iperf3 server); without it only one-ended checks run")
-	runSecondsFlag(f, &cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
+	cli.RunSecondsFlag(f, &cfg.Seconds, "time", doctor.DefaultSeconds, "measured seconds per bench run (after 1 s of warm-up)")
 	f.IntVar(&cfg.Port, "port", 0, "port of the iperf3 server doctor starts (default 5299)")
 	f.StringVar(&cfg.UnderlayAddr, "underlay-addr", "", "the server's address for the underlay baseline (default: the client's peer endpoint)")
 	f.IntVar(&cfg.UnderlayPort, "underlay-port", 0, "port of the underlay baseline's iperf3 server: one the far end lets in where only WireGuard's port reaches it (default: --port)")
@@ -123,7 +118,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	viaFlag(f, &viaSpecs)
 	f.BoolVar(&cfg.Thorough, "thorough", false, "also a 30 s per-second run and a parallel-stream run (collapse cycles, many flows), whatever the evidence says")
 	f.BoolVar(&cfg.Sweep.Short, "short-sweep", false, "the shaping sweep holds each cap for two collapse cycles, not 60 s or three: a cap that collapses less often may pass as steady")
-	enumFlag(f, &prefer, "prefer", string(shaping.PreferSteady), []string{string(shaping.PreferSteady), string(shaping.PreferMean)},
+	cli.EnumFlag(f, &prefer, "prefer", string(shaping.PreferSteady), []string{string(shaping.PreferSteady), string(shaping.PreferMean)},
 		"when the shaping sweep's steadiest cap is slower than the uncapped mean: steady (propose it, a trade-off) or mean (no cap)")
 	f.BoolVar(&cfg.Fix, "fix", false, "apply the top cause's fix (verified, with a confirm window), bench again")
 	f.DurationVar(&cfg.Confirm, "confirm", doctor.DefaultConfirm, "with --fix: roll back on the host unless confirmed within this time")

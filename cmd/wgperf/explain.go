@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -51,12 +49,7 @@ explain ID" says what raises one, why it matters and what fixes it.`,
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), document.Checks, map[string]any{"checks": all})
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tREPORTED BY\tMEANING")
-			for _, e := range all {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.ID, strings.Join(e.Kinds(), ", "), e.Title)
-			}
-			return tw.Flush()
+			return findingdoc.WriteTable(cmd.OutOrStdout(), all)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON")

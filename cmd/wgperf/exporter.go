@@ -1,22 +1,17 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"html"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/buildinfo"
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/exporter"
 	"github.com/wgperf/wgperf/internal/fleet"
-	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -31,8 +26,11 @@ func exporterCmd() *cobra.Command {
 		interval                    time.Duration
 		peerNames                   []string
 		probe                       exporter.ProbeOptions
-		sd                          sdSources
-		maxConns                    int
+		sd                          struct {
+			sources []string
+			limit   string
+		}
+		maxConns int
 	)
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -120,49 +118,21 @@ the OpenWrt init script.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if probe.MaxPeers < 0 {
-				return couldNotRun(fmt.Errorf("--collector.peers.max %d: want 0 (every peer) or more", probe.MaxPeers))
-			}
-			if interval < time.Second {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--interval %s: want at least 1s", interval)}
-			}
-			if !strings.HasPrefix(telemetryPath, "/") || telemetryPath == "/probe" || telemetryPath == exporter.SDPath || telemetryPath == "/" {
-				return couldNotRun(fmt.Errorf("--web.telemetry-path %q: want a path starting with / other than /, /probe and %s", telemetryPath, exporter.SDPath))
-			}
 			if sd.limit != "" && len(sd.sources) == 0 {
-				sd.sources = ansibleInventory()
+				sd.sources = fleet.AnsibleInventory()
 			}
-			if sd.limit != "" && len(sd.sources) == 0 {
-				return couldNotRun(fmt.Errorf("--limit selects hosts of an --inventory: name one (-i, or ANSIBLE_INVENTORY)"))
+			t, err := target.Parse(host)
+			if err != nil {
+				return couldNotRun(err)
 			}
 			// --listen is --web.listen-address's older name; both may be given.
 			addrs := append(append([]string{}, listenAddrs...), listenAlias...)
 			if !cmd.Flags().Changed("web.listen-address") && len(listenAlias) > 0 {
 				addrs = listenAlias
 			}
-			t, err := target.Parse(host)
-			if err != nil {
-				return couldNotRun(err)
-			}
-			if err := exporter.CheckWebConfig(webConfig); err != nil {
-				return couldNotRun(fmt.Errorf("--web.config.file %s: %v", webConfig, err))
-			}
-			if err := exporter.CheckAllow(probe.Allow); err != nil {
-				return couldNotRun(err)
-			}
-			if err := exporter.CheckLimits(probe.Limits, probe.CacheBytes); err != nil {
-				return couldNotRun(err)
-			}
-			if maxConns < 1 {
-				return couldNotRun(fmt.Errorf("--web.max-connections %d: want at least 1", maxConns))
-			}
-			names, err := exporter.ReadPeerNames(peerNames...)
-			if err != nil {
-				return couldNotRun(fmt.Errorf("--peer-names: %v", err))
-			}
-			probe.Names = names
-			return runExporter(cmd.Context(), t, exporterServing{addrs: addrs, systemdSocket: systemdSocket,
-				telemetryPath: telemetryPath, webConfig: webConfig, log: logger, drops: collectDrops, sd: sd, maxConns: maxConns}, interval, probe)
+			return exporter.RunCommand(cmd.Context(), exporter.Command{Target: t, Addrs: addrs, SystemdSocket: systemdSocket, TelemetryPath: telemetryPath,
+				WebConfig: webConfig, Log: logger, Drops: collectDrops, Inventory: sd.sources, Limit: sd.limit, MaxConns: maxConns, Interval: interval,
+				Probe: probe, PeerNames: peerNames, Version: version, ExposedHint: exposedHint})
 		},
 	}
 	f := cmd.Flags()
@@ -171,8 +141,8 @@ the OpenWrt init script.`,
 	f.StringVar(&telemetryPath, "web.telemetry-path", "/metrics", "path of the exporter's own host metrics")
 	f.BoolVar(&collectDrops, "collector.drops", false, "also export the kernel's drops of --host by reason (wgperf_kernel_drops_total{reason}; a BPF program on skb:kfree_skb, see wgperf drops)")
 	f.BoolVar(&systemdSocket, "web.systemd-socket", false, "serve on the sockets systemd passes in (socket activation) instead of --web.listen-address")
-	enumFlag(f, &logLevel, "log.level", "info", exporter.LogLevels, "lowest level logged: "+strings.Join(exporter.LogLevels, ", "))
-	enumFlag(f, &logFormat, "log.format", "logfmt", exporter.LogFormats, "log line format: "+strings.Join(exporter.LogFormats, ", "))
+	cli.EnumFlag(f, &logLevel, "log.level", "info", exporter.LogLevels, "lowest level logged: "+strings.Join(exporter.LogLevels, ", "))
+	cli.EnumFlag(f, &logFormat, "log.format", "logfmt", exporter.LogFormats, "log line format: "+strings.Join(exporter.LogFormats, ", "))
 	f.BoolVar(&showVersion, "version", false, "print the build (version, revision, build date, Go version, platform, tags) and exit")
 	f.StringVar(&host, "host", "local", target.FlagHelp("target to watch"))
 	f.DurationVar(&interval, "interval", exporter.DefaultInterval, "how often to collect the host and run the checks")
@@ -191,142 +161,6 @@ the OpenWrt init script.`,
 	f.IntVar(&probe.Limits.Bytes, "metrics.max-bytes", exporter.DefaultMaxBytes, "most bytes of metrics text one target may render; a collection with more fails")
 	f.IntVar(&maxConns, "web.max-connections", exporter.DefaultMaxConnections, fmt.Sprintf("most connections served at once (more wait until one closes); each client has %s to take its answer", exporter.DefaultWriteTimeout))
 	return cmd
-}
-
-// exporterServing is how and where the exporter serves.
-type exporterServing struct {
-	addrs         []string
-	systemdSocket bool
-	drops         bool // --collector.drops
-	maxConns      int  // --web.max-connections
-	telemetryPath string
-	webConfig     string
-	log           *exporter.Logger
-	sd            sdSources // no sources: /sd is not served
-}
-
-// sdSources are the exporter's --inventory and --limit, served at /sd.
-type sdSources struct {
-	sources []string
-	limit   string
-}
-
-// discovery returns /sd's Discovery for the inventory, read now so an
-// unreadable inventory fails at start and its warnings come at once (nil,
-// nil without --inventory). Each reading gives fleet.PrometheusTargets of
-// the hosts, as "wgperf inventory --prometheus" prints them.
-func (s sdSources) discovery(ctx context.Context, log *exporter.Logger, prober *exporter.Prober) (*exporter.Discovery, error) {
-	if len(s.sources) == 0 {
-		return nil, nil
-	}
-	opts := fleet.LoadOptions{Limit: s.limit}
-	// The inventory's own warnings, once: Refresh below reads it for /sd.
-	inv, err := fleet.LoadAll(ctx, s.sources, opts)
-	switch {
-	case errors.Is(err, fleet.ErrNoHost):
-		log.Warn("/sd serves no targets", "why", err)
-	case err != nil:
-		return nil, fmt.Errorf("--inventory: %v", err)
-	default:
-		if w := inv.Warning(); w != "" {
-			log.Warn("inventory", "warning", w)
-		}
-		if _, unreached := fleet.PrometheusTargets(inv.Hosts); len(unreached) > 0 {
-			log.Warn("/probe reaches these hosts with the exporter user's ssh settings, not the inventory's (key, ssh arguments, become): put them in its ~/.ssh/config",
-				"hosts", strings.Join(unreached, ","))
-		}
-	}
-	d := &exporter.Discovery{
-		Load: func(ctx context.Context) ([]fleet.TargetGroup, error) {
-			inv, err := fleet.LoadAll(ctx, s.sources, opts)
-			if err != nil {
-				return nil, err
-			}
-			groups, _ := fleet.PrometheusTargets(inv.Hosts)
-			return groups, nil
-		},
-		LeftOut: func(targets []string) {
-			log.Warn("/sd leaves out the inventory's targets --probe.allow does not admit", "targets", strings.Join(targets, ","))
-		},
-	}
-	served, err := d.Refresh(ctx, prober)
-	if err != nil && !errors.Is(err, fleet.ErrNoHost) {
-		return nil, fmt.Errorf("--inventory: %v", err)
-	}
-	log.Info("serving the inventory for Prometheus' http_sd", "path", exporter.SDPath, "targets", served, "sources", strings.Join(s.sources, ","))
-	return d, nil
-}
-
-func runExporter(ctx context.Context, t target.Target, srv exporterServing, interval time.Duration, probe exporter.ProbeOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	log := srv.log
-	opts := exporter.Options{Interval: interval, Logf: log.Errors("collecting failed"), Names: probe.Names, MaxPeers: probe.MaxPeers, Version: version, Limits: probe.Limits}
-	if srv.drops {
-		opts.Drops = drops.ForTarget(ctx, t)
-		defer opts.Drops.Close()
-		if st := opts.Drops.Status(); st.Tier == drops.TierNone {
-			log.Warn("no kernel drop reasons (--collector.drops)", "host", st.Host, "tier", st.Tier, "why", st.Why)
-		}
-	}
-	e := exporter.New(t, opts)
-	probe.Logf = log.Errors("/probe collecting failed")
-	prober := exporter.NewProber(probe)
-	discovery, err := srv.sd.discovery(ctx, log, prober)
-	if err != nil {
-		return couldNotRun(err)
-	}
-	bi := buildinfo.Read(version)
-	log.Info("Starting wgperf exporter", "version", bi.Version, "branch", bi.Branch, "revision", bi.Revision)
-	log.Info("Build context", "go", bi.GoVersion, "platform", bi.GOOS+"/"+bi.GOARCH, "tags", bi.Tags, "date", bi.BuildDate)
-	// The first collection runs before serving, so a wrong --host fails at once
-	// with one clear line instead of an exporter that only ever reports failure.
-	log.Debug("collecting", "target", t)
-	if err := e.Refresh(ctx); err != nil {
-		return couldNotRun(err) // collect names the target
-	}
-	lns, err := exporter.Listen(srv.addrs, srv.systemdSocket)
-	if err != nil {
-		return couldNotRun(err)
-	}
-	for _, ln := range lns {
-		if srv.webConfig == "" && exporter.Exposed(ln) {
-			log.Warn("serving peers' public keys, endpoints and allowed IPs to any host, without TLS or auth", "address", ln.Addr(), "hint", exposedHint)
-		}
-	}
-	sdLink := ""
-	if discovery != nil {
-		sdLink = `. The inventory's targets for Prometheus' http_sd: <a href="` + exporter.SDPath + `">` + exporter.SDPath + `</a>`
-	}
-	site := &exporter.Site{Exporter: e, Prober: prober, Discovery: discovery, MetricsPath: srv.telemetryPath, MaxConnections: srv.maxConns, Landing: fmt.Sprintf(
-		"<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
-			"<p>Watching %s every %s. <a href=\"%s\">Metrics</a>. "+
-			"Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)%s</p></body></html>\n",
-		html.EscapeString(t.String()), interval, html.EscapeString(srv.telemetryPath), html.EscapeString(fmt.Sprint(probe.Allow)), sdLink)}
-	go func() {
-		// Run collects at once; the first round above already did, so wait one interval.
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(interval):
-		}
-		e.Run(ctx)
-	}()
-	tlsAuth := "none"
-	if srv.webConfig != "" {
-		tlsAuth = srv.webConfig
-	}
-	for _, ln := range lns {
-		log.Info("serving metrics", "address", ln.Addr(), "path", srv.telemetryPath, "target", t, "interval", interval, "tls_auth", tlsAuth)
-	}
-	if err := exporter.Serve(ctx, lns, site, srv.webConfig, log); err != nil {
-		return couldNotRun(err)
-	}
-	return nil
 }
 
 // Where the .deb and .rpm install the monitoring kit (alert rules, scrape

@@ -1,23 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/diagnose"
-	"github.com/wgperf/wgperf/internal/document"
-	"github.com/wgperf/wgperf/internal/facts"
-	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -108,8 +101,8 @@ value); anything else is refused in one line before anything is planned.`,
 	cmd.Flags().BoolVar(&f.script, "print-script", false, "print the plan as a POSIX shell script (rollback in comments)")
 	cmd.Flags().BoolVar(&f.verify, "verify", false, "with --apply: measure before and after, keep the changes only if throughput improved")
 	cmd.Flags().StringVar(&f.peer, "server", "", "with --verify: the far end of the tunnel, where iperf3 runs as the server (default in a wgperf lab: the other site)")
-	aliasFlag(cmd.Flags(), "peer", "server")
-	runSecondsFlag(cmd.Flags(), &f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	cli.AliasFlag(cmd.Flags(), "peer", "server")
+	cli.RunSecondsFlag(cmd.Flags(), &f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().StringVar(&f.html, "html", "", "with --verify: also write a self-contained HTML report of the change and its measurements to this file")
 
 	cmd.AddCommand(&cobra.Command{
@@ -117,16 +110,7 @@ value); anything else is refused in one line before anything is planned.`,
 		Short: "Keep the changes of a fix applied with --confirm",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, env, stop, err := fixEnv(&f)
-			if err != nil {
-				return err
-			}
-			defer stop()
-			j, err := fix.Confirm(ctx, env)
-			if err != nil {
-				return couldNotRun(err)
-			}
-			return printJournal(cmd.OutOrStdout(), &f, j, fmt.Sprintf("Confirmed fix %s on %s: the changes stay.", j.ID, j.Host))
+			return f.run(cmd, fix.Command.RunConfirm)
 		},
 	})
 	var unconfirmed bool
@@ -146,25 +130,9 @@ deadline. With none, it does nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if unconfirmed {
-				return rollbackUnconfirmed(cmd, &f)
+				return f.run(cmd, fix.Command.RunRollbackUnconfirmed)
 			}
-			ctx, env, stop, err := fixEnv(&f)
-			if err != nil {
-				return err
-			}
-			defer stop()
-			j, err := fix.Rollback(ctx, env)
-			if j == nil {
-				return couldNotRun(err)
-			}
-			msg := fmt.Sprintf("Rolled back fix %s on %s.", j.ID, j.Host)
-			if perr := printJournal(cmd.OutOrStdout(), &f, j, msg); perr != nil {
-				return perr
-			}
-			if err != nil {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("rollback incomplete: %v", err)}
-			}
-			return nil
+			return f.run(cmd, fix.Command.RunRollback)
 		},
 	}
 	rollbackCmd.Flags().BoolVar(&unconfirmed, "unconfirmed", false, "roll back every fix applied with --confirm and never confirmed (run at boot)")
@@ -173,43 +141,14 @@ deadline. With none, it does nothing.`,
 	return cmd
 }
 
-// rollbackUnconfirmed is "fix rollback --unconfirmed", the boot hook: one
-// report per fix it rolled back, nothing when there was none.
-func rollbackUnconfirmed(cmd *cobra.Command, f *fixFlags) error {
-	if f.jsonOut {
-		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--unconfirmed prints text only (run at boot, its lines go to the system log)")}
+// run runs one of fix's subcommands on --host.
+func (f *fixFlags) run(cmd *cobra.Command, sub func(fix.Command, context.Context, io.Writer) error) error {
+	c := f.command()
+	var err error
+	if c.Host.T, err = target.Parse(f.host); err != nil {
+		return couldNotRun(err)
 	}
-	ctx, env, stop, err := fixEnv(f)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	js, err := fix.RollbackUnconfirmed(ctx, env)
-	for _, j := range js {
-		msg := fmt.Sprintf("Rolled back fix %s on %s: it was applied with --confirm and never confirmed.", j.ID, j.Host)
-		if perr := printJournal(cmd.OutOrStdout(), f, j, msg); perr != nil {
-			return perr
-		}
-	}
-	if err != nil {
-		return &ExitError{Code: exitFailed, Err: fmt.Errorf("rollback incomplete: %v", err)}
-	}
-	return nil
-}
-
-// fixEnv parses the target and detects its platform.
-func fixEnv(f *fixFlags) (context.Context, *fix.Env, func(), error) {
-	t, err := target.Parse(f.host)
-	if err != nil {
-		return nil, nil, nil, couldNotRun(err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	env, err := fix.Detect(ctx, t, f.root)
-	if err != nil {
-		stop()
-		return nil, nil, nil, couldNotRun(err)
-	}
-	return ctx, env, stop, nil
+	return sub(c, cmd.Context(), cmd.OutOrStdout())
 }
 
 func runFix(cmd *cobra.Command, f *fixFlags) error {
@@ -230,147 +169,50 @@ func runFix(cmd *cobra.Command, f *fixFlags) error {
 	if f.from != "" && f.apply && !cmd.Flags().Changed("host") {
 		return couldNotRun(fmt.Errorf("--apply with --from needs --host: wgperf changes only a host named on the command line, never one named inside %s", f.from))
 	}
-	var fromFile []finding.Finding
+	c := f.command()
+	var err error
 	if f.from != "" {
-		var err error
-		if fromFile, err = readFixFrom(f.from); err != nil {
+		if c.FromFindings, err = fix.ReadFrom(f.from, os.Stdin); err != nil {
 			return couldNotRun(err)
 		}
 	}
-	ctx, env, stop, err := fixEnv(f)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	var peer target.Target
-	if f.verify {
-		// Before any work: without a far end there is nothing to measure against.
-		if peer, err = verifyPeer(env.T, f.peer); err != nil {
-			return couldNotRun(err)
-		}
-	}
-	progress := progressLines()
-	var findings []finding.Finding
-	if f.from != "" {
-		if findings, err = fix.ForHost(fromFile, env.T.String()); err != nil {
-			return couldNotRun(fmt.Errorf("--from %s: %v", f.from, err))
-		}
-	} else {
-		progress("collecting facts from " + env.T.String())
-		var snap *facts.Snapshot
-		if snap, findings, err = diagnose.Target(ctx, env.T); err != nil {
-			return couldNotRun(err)
-		}
-		// A host without WireGuard has no tunnel to measure a fix by, and
-		// nothing found is not "every fix in place" (diagnose's UNKNOWN).
-		if f.verify || !atLeastWarning(findings) {
-			if err := diagnose.RequireWireGuard([]*facts.Snapshot{snap}); err != nil {
-				return couldNotRun(err)
-			}
-		}
-	}
-	progress("reading the current state of " + env.T.String())
-	rec := &verify.Record{}
-	req := fix.Request{Env: env, Findings: findings, Only: onlyIDs(f.only), Apply: f.apply, Confirm: f.confirm, FromFile: f.from != "", Progress: progress}
-	if f.verify {
-		req.Verify = func(ctx context.Context, p *fix.Plan) (fix.Measure, error) {
-			vc := verify.Config{Host: env.T, Peer: peer, Seconds: f.seconds, Record: rec}
-			if w := progressTo(); w != nil {
-				vc.Progress = w
-			}
-			progress("finding the tunnel between " + env.T.String() + " and " + peer.String())
-			m, err := verify.New(ctx, p, vc)
-			if err != nil {
-				return nil, fmt.Errorf("--verify: %w", err)
-			}
-			return m, nil
-		}
-	}
-	res, err := fix.Run(ctx, req)
-	var missing *fix.NoSuchFindingError
-	switch {
-	case errors.As(err, &missing):
-		return couldNotRun(fmt.Errorf("--only %w", err))
-	case res == nil:
+	if c.Host.T, err = target.Parse(f.host); err != nil {
 		return couldNotRun(err)
 	}
-	out, plan, j := cmd.OutOrStdout(), res.Plan, res.Journal
-	switch {
-	case f.script:
-		return plan.WriteScript(out)
-	case !f.apply:
-		if f.jsonOut {
-			return writeJSON(out, document.FixPlan, plan)
+	rec := &verify.Record{}
+	if f.verify {
+		// Before any work: without a far end there is nothing to measure against.
+		vc := verify.Config{Host: c.Host.T, Seconds: f.seconds, Record: rec}
+		if vc.Peer, err = verifyPeer(c.Host.T, f.peer); err != nil {
+			return couldNotRun(err)
 		}
-		if err := plan.WriteText(out); err != nil {
-			return err
+		if w := progressTo(); w != nil {
+			vc.Progress = w
 		}
-		if plan.Pending() > 0 {
-			_, err = fmt.Fprintf(out, "\nNothing was changed. To apply: wgperf fix --host %s%s --apply [--confirm 60s]\n", env.T, onlyFlag(f.only))
-		}
-		return err
-	case plan.Pending() == 0:
-		if f.jsonOut {
-			return writeJSON(out, document.FixPlan, plan)
-		}
-		_, err := fmt.Fprintf(out, "Nothing to change on %s: every fix is already in place.\n", env.T)
-		return err
+		c.Verify = vc.Fix(c.Progress)
 	}
-	result := reportApply(out, f, env.T, j, err)
-	if err == nil && j.State == fix.StateConfirming && !f.jsonOut {
-		if fix.HasBootHook(ctx, env) {
-			fmt.Fprintf(out, "Should %s reboot before then, its boot hook (wgperf-fix-rollback) rolls every change back.\n", env.T)
-		} else {
-			fmt.Fprintf(out, "%s has no wgperf boot hook: should it reboot before then, the changes stay until the next wgperf fix confirm or fix rollback there rolls them back (the wgperf package installs the hook).\n", env.T)
-		}
+	res, err := fix.RunCommand(cmd.Context(), c, cmd.OutOrStdout())
+	if errors.Is(err, fix.ErrNotKept) {
+		err = &ExitError{Code: exitWarning}
 	}
-	if j != nil && f.html != "" {
+	if res != nil && res.Journal != nil && f.html != "" {
 		// Also when the change was rolled back or failed: the page says what was tried and measured.
-		herr := writeHTMLReport(f.html, report.FromFix(j, j.Fixed(findings), rec.Benches, rec.MTU))
-		if herr != nil && result == nil {
+		j := res.Journal
+		herr := report.WriteFile(f.html, report.FromFix(j, j.Fixed(res.Findings), rec.Benches, rec.MTU))
+		if herr != nil && err == nil {
 			return herr
 		}
 		if herr != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "wgperf:", herr)
 		}
 	}
-	return result
+	return err
 }
 
-func atLeastWarning(fs []finding.Finding) bool {
-	worst, any := finding.Worst(fs)
-	return any && worst >= finding.Warning
-}
-
-// readFixFrom reads --from FILE once: the findings of a "wgperf diagnose
-// --json" or "doctor --json" report, or those the checks find on a "wgperf
-// collect" snapshot. The hosts it names are never contacted.
-func readFixFrom(path string) ([]finding.Finding, error) {
-	var file io.ReadCloser = io.NopCloser(os.Stdin) // "-"
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("--from: %v", err)
-		}
-		file = f
-	}
-	defer file.Close()
-	doc, err := document.Read(file, "--from "+path)
-	if err != nil {
-		return nil, err
-	}
-	if doc.Kind == document.Snapshot {
-		snap, err := document.DecodeSnapshot(doc.Data)
-		if err != nil {
-			return nil, fmt.Errorf("--from %s: %v", path, err)
-		}
-		return diagnose.Findings(snap), nil
-	}
-	fs, err := fix.ReadFindings(bytes.NewReader(doc.Data))
-	if err != nil {
-		return nil, fmt.Errorf("--from %s: %v", path, err)
-	}
-	return fs, nil
+// command is the fix.Command the flags ask for (its host not yet parsed).
+func (f *fixFlags) command() fix.Command {
+	return fix.Command{Host: fix.Host{Root: f.root}, From: f.from, Only: f.only, Apply: f.apply, Confirm: f.confirm, Script: f.script,
+		JSON: f.jsonOut, Version: version, Progress: progressLines()}
 }
 
 // verifyPeer is where --verify measures to: --server when given, else, for a
@@ -383,58 +225,6 @@ func verifyPeer(host target.Target, spec string) (target.Target, error) {
 		return peer, nil
 	}
 	return nil, fmt.Errorf("--verify needs --server: the far end of the tunnel on %s, where iperf3 runs as the server (e.g. --server ssh:root@site-b)", host)
-}
-
-// reportApply prints what an apply did and returns its outcome: an error
-// when it failed, exit 1 when --verify rolled it back.
-func reportApply(out io.Writer, f *fixFlags, t target.Target, j *fix.Journal, err error) error {
-	if err != nil {
-		if j != nil {
-			_ = printJournal(out, f, j, "")
-		}
-		return couldNotRun(err)
-	}
-	if j.Verify != nil && !j.Verify.Kept {
-		msg := fmt.Sprintf("Fix %s did not improve %s on %s: every change was rolled back.", j.ID, j.Verify.Before.Name, j.Host)
-		if err := printJournal(out, f, j, msg); err != nil {
-			return err
-		}
-		return &ExitError{Code: exitWarning}
-	}
-	msg := fmt.Sprintf("Applied fix %s on %s. Undo with: wgperf fix rollback --host %s", j.ID, j.Host, t)
-	if f.confirm > 0 {
-		msg = fmt.Sprintf("Applied fix %s on %s. Run within %s:\n  wgperf fix confirm --host %s\nor every change is rolled back on the host by itself.",
-			j.ID, j.Host, f.confirm, t)
-	}
-	return printJournal(out, f, j, msg)
-}
-
-// onlyIDs are the finding IDs --only names.
-func onlyIDs(only []string) []finding.ID {
-	var out []finding.ID
-	for _, id := range only {
-		out = append(out, finding.ID(id))
-	}
-	return out
-}
-
-func onlyFlag(only []string) string {
-	if len(only) == 0 {
-		return ""
-	}
-	return " --only " + strings.Join(only, ",")
-}
-
-// printJournal reports what an apply, confirm or rollback did, then msg.
-func printJournal(w io.Writer, f *fixFlags, j *fix.Journal, msg string) error {
-	if f.jsonOut {
-		return writeJSON(w, document.FixJournal, j)
-	}
-	if err := j.WriteText(w); err != nil || msg == "" {
-		return err
-	}
-	_, err := fmt.Fprintln(w, msg)
-	return err
 }
 
 func ecmpCmd() *cobra.Command {
@@ -481,77 +271,39 @@ both sites. Private keys are never printed.`,
 			if confirm > 0 && !apply {
 				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--confirm needs --apply")}
 			}
-			f := &fixFlags{host: host, root: root}
-			ctx, env, stop, err := fixEnv(f)
-			if err != nil {
-				return err
-			}
-			defer stop()
-			lab := labECMP(env.T)
-			if server == "" && lab.peer != nil {
-				server = lab.peer.String()
-			}
-			if server == "" {
-				if apply {
-					return couldNotRun(fmt.Errorf("--apply needs --server: both ends of the tunnel get new tunnels (e.g. --server ssh:root@site-b)"))
-				}
-				in, err := fix.ReadECMPInput(ctx, env, iface)
-				if err != nil {
-					return couldNotRun(err)
-				}
-				in.Tunnels, in.Networks = tunnels, networks
-				plan, err := fix.PlanECMP(in)
-				if err != nil {
-					return couldNotRun(err)
-				}
-				return plan.Write(cmd.OutOrStdout())
-			}
-			if !cmd.Flags().Changed("interface") && lab.iface != "" {
-				iface = lab.iface
-			}
-			if addr == "" {
-				addr = lab.addr
-			}
-			if measure && addr == "" {
-				return couldNotRun(fmt.Errorf("--verify needs --tunnel-addr: an address in a network the tunnels carry, where the server answers (the streams must take the multipath route)"))
-			}
-			farT, err := target.Parse(server)
-			if err != nil {
-				return couldNotRun(fmt.Errorf("--server: %w", err))
-			}
-			far, err := fix.Detect(ctx, farT, root)
+			t, err := target.Parse(host)
 			if err != nil {
 				return couldNotRun(err)
 			}
-			env.WGUserspace, far.WGUserspace = lab.userspace, lab.userspace
+			lab := labECMP(t)
+			if server == "" && lab.Peer != nil {
+				server = lab.Peer.String()
+			}
+			if !cmd.Flags().Changed("interface") && lab.Interface != "" && server != "" {
+				iface = lab.Interface
+			}
+			if addr == "" {
+				addr = lab.Addr
+			}
+			if measure && server != "" && addr == "" {
+				return couldNotRun(fmt.Errorf("--verify needs --tunnel-addr: an address in a network the tunnels carry, where the server answers (the streams must take the multipath route)"))
+			}
 			if streams == 0 {
 				streams = min(8*tunnels, 128)
 			}
-			pair := fix.ECMPPair{Near: env, Far: far, Interface: iface, Tunnels: tunnels, Apply: apply, Confirm: confirm, Progress: progressLines()}
+			c := fix.ECMPCommand{Host: fix.Host{T: t, Root: root, WGUserspace: lab.Userspace}, Server: server, Interface: iface, Tunnels: tunnels,
+				Networks: networks, Apply: apply, Confirm: confirm, JSON: asJSON, Version: version, Progress: progressLines()}
 			if measure {
-				p := verify.Parallel{Client: env.T, Server: far.T, Addr: addr, Streams: streams, Seconds: seconds}
-				pair.Verify = func(context.Context, *fix.Plan) (fix.Measure, error) { return verify.NewParallel(p, progressTo()), nil }
+				c.Verify = func(near, far target.Target) fix.Measure {
+					p := verify.Parallel{Client: near, Server: far, Addr: addr, Streams: streams, Seconds: seconds}
+					return verify.NewParallel(p, progressTo())
+				}
 			}
-			out, err := fix.RunECMP(ctx, pair)
-			if out == nil {
-				return couldNotRun(err)
-			}
-			if perr := writeResult(cmd.OutOrStdout(), document.FixECMP, out.ECMPResult(), asJSON); perr != nil {
-				return perr
-			}
-			switch {
-			case err != nil:
-				return couldNotRun(err)
-			case !apply && !asJSON:
-				_, err = fmt.Fprintf(cmd.OutOrStdout(), "Nothing was changed. To apply: wgperf fix ecmp --host %s --server %s --tunnels %d --apply [--verify] [--confirm 60s]\n", env.T, far.T, tunnels)
-				return err
-			case apply && !out.Kept():
+			err = fix.RunECMPCommand(cmd.Context(), c, cmd.OutOrStdout())
+			if errors.Is(err, fix.ErrNotKept) {
 				return &ExitError{Code: exitWarning}
-			case apply && !asJSON:
-				_, err = fmt.Fprintf(cmd.OutOrStdout(), "Undo with: wgperf fix rollback --host %s, then wgperf fix rollback --host %s\n", env.T, far.T)
-				return err
 			}
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&host, "host", "local", target.FlagHelp("target"))
@@ -559,13 +311,13 @@ both sites. Private keys are never printed.`,
 	cmd.Flags().StringVar(&root, "root", "/", "root of the configuration files on the target (for tests)")
 	_ = cmd.Flags().MarkHidden("root")
 	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing tunnel to multiply (default wg0; in a wgperf lab, the site's)")
-	intFlag(cmd.Flags(), &tunnels, "tunnels", 2, 2, 16, "number of tunnels (2..16)")
+	cli.IntFlag(cmd.Flags(), &tunnels, "tunnels", 2, 2, 16, "number of tunnels (2..16)")
 	cmd.Flags().StringSliceVar(&networks, "network", nil, "without --server: remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
 	cmd.Flags().BoolVar(&apply, "apply", false, "make the change on both ends (needs --server, or a wgperf lab)")
 	cmd.Flags().DurationVar(&confirm, "confirm", 0, "with --apply: roll both ends back unless 'wgperf fix confirm' runs on each within this time (e.g. 60s)")
 	cmd.Flags().BoolVar(&measure, "verify", false, "with --apply: measure parallel-stream throughput before and after, keep the change only if it went up")
 	cmd.Flags().StringVar(&addr, "tunnel-addr", "", "with --verify: where the streams go, an address in a network the tunnels carry (default in a wgperf lab: site B's)")
-	runSecondsFlag(cmd.Flags(), &seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	cli.RunSecondsFlag(cmd.Flags(), &seconds, "time", 3, "with --verify: seconds per iperf3 run")
 	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --server: print the plans (and journals) as JSON")
 	return cmd

@@ -177,7 +177,7 @@ func TestEveryRendererEscapesForeignText(t *testing.T) {
 	load("../../internal/diagnose/testdata/diagnosis.json", "netns:wgl-wgd4", &d)
 	var b bytes.Buffer
 	out := &stdoutWriter{TerminalWriter: shell.NewTerminalWriter(&b)}
-	if err := renderDiagnosis(out, d, nil, false); err != nil {
+	if err := (diagnose.Command{Color: useColor(out), Version: version}).Print(out, d, nil); err != nil {
 		t.Fatal(err)
 	}
 	_ = out.Flush()

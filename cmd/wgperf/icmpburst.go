@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/report"
@@ -52,22 +53,14 @@ Exit codes: 0 no difference, 1 rate limiter found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), document.ICMPBurst, res, asJSON); err != nil {
-				return couldNotRun(err)
-			}
-			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, report.FromICMPBurst(res)); err != nil {
-					return err
-				}
-			}
-			return findingsExit(res.Findings)
+			return printResult(cmd.OutOrStdout(), document.ICMPBurst, res, asJSON, htmlPath, func() report.Document { return report.FromICMPBurst(res) }, res.Findings)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&hostSpec, "host", "local", target.FlagHelp("target that sends the pings"))
 	f.StringSliceVar(&targets, "targets", nil, "addresses to ping, comma-separated")
 	f.IntVar(&cfg.Count, "count", 20, "pings per target in each mode")
-	secondsFlag(f, &cfg.Wait, "wait", 1, "seconds each ping waits for its reply (ping -W)")
+	cli.SecondsFlag(f, &cfg.Wait, "wait", 1, "seconds each ping waits for its reply (ping -W)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	addHTMLFlag(cmd, &htmlPath)
 	return cmd

@@ -1,18 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/fleet"
 )
 
@@ -54,35 +47,13 @@ Exit codes: 0 listed, 3 the inventory could not be read or --limit selects no ho
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(sources) == 0 {
-				sources = ansibleInventory()
+				sources = fleet.AnsibleInventory()
 			}
 			if len(sources) == 0 {
 				return couldNotRun(fmt.Errorf("--inventory (-i): name an inventory file or directory, or set ANSIBLE_INVENTORY"))
 			}
-			if asJSON && prometheus {
-				return couldNotRun(fmt.Errorf("--json and --prometheus: choose one"))
-			}
-			inv, err := fleet.LoadAll(cmd.Context(), sources, fleet.LoadOptions{Limit: limit})
-			if err != nil {
-				return couldNotRun(err)
-			}
-			if w := inv.Warning(); w != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "wgperf:", w)
-			}
-			if !prometheus {
-				return listHosts(cmd.OutOrStdout(), inv.Hosts, inv.Ignored, asJSON)
-			}
-			groups, unreached := fleet.PrometheusTargets(inv.Hosts)
-			if len(unreached) > 0 {
-				fmt.Fprintln(cmd.ErrOrStderr(), "wgperf: the exporter's /probe reaches these hosts with its own ssh settings, not the inventory's (key, ssh arguments, become; put them in its user's ~/.ssh/config):",
-					strings.Join(unreached, ", "))
-			}
-			b, err := json.MarshalIndent(groups, "", "  ")
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
-			return err
+			return fleet.List(cmd.Context(), fleet.Listing{Sources: sources, Limit: limit, JSON: asJSON, Prometheus: prometheus, Version: version},
+				cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -104,54 +75,4 @@ const limitSyntax = "group or host names, globs, ~regex, !exclude, &intersect, s
 func inventoryFlags(f *pflag.FlagSet, sources *[]string, limit *string, sourcesHelp, limitHelp string) {
 	f.StringArrayVarP(sources, "inventory", "i", nil, sourcesHelp)
 	f.StringVarP(limit, "limit", "l", "", limitHelp)
-}
-
-// ansibleInventory is the inventory Ansible reads when no -i names one: the
-// sources of $ANSIBLE_INVENTORY, separated by commas as Ansible splits them,
-// a leading ~/ the home folder (nil when it is unset or empty). Commands take
-// it where they need an inventory and none is named: never to turn a command
-// about this host into one about a fleet.
-func ansibleInventory() []string {
-	var out []string
-	for _, s := range strings.Split(os.Getenv("ANSIBLE_INVENTORY"), ",") {
-		s = strings.TrimSpace(s)
-		if rest, ok := strings.CutPrefix(s, "~/"); ok {
-			if home, err := os.UserHomeDir(); err == nil {
-				s = filepath.Join(home, rest)
-			}
-		}
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// listedHost is one host of "inventory --json" and "diagnose --list-hosts --json".
-type listedHost struct {
-	Name   string   `json:"name"`
-	Target string   `json:"target"`
-	Groups []string `json:"groups"`
-}
-
-// hostList is the document of kind inventory.
-type hostList struct {
-	Hosts   []listedHost `json:"hosts"`
-	Ignored []string     `json:"ignored_variables"`
-}
-
-// listHosts prints hosts, one per line (name and target), or as a document.
-func listHosts(w io.Writer, hosts []fleet.Host, ignored []string, asJSON bool) error {
-	if asJSON {
-		doc := hostList{Hosts: []listedHost{}, Ignored: append([]string{}, ignored...)}
-		for _, h := range hosts {
-			doc.Hosts = append(doc.Hosts, listedHost{Name: h.Name, Target: h.Target, Groups: append([]string{}, h.Groups...)})
-		}
-		return writeJSON(w, document.Inventory, doc)
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, h := range hosts {
-		fmt.Fprintf(tw, "%s\t%s\n", h.Name, h.Target)
-	}
-	return tw.Flush()
 }

@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/report"
@@ -46,19 +45,19 @@ commands in them with "wgperf lab exec NODE -- cmd" or target them as
 --host netns:wgl-NAME-NODE.`,
 	}
 	cmd.PersistentFlags().StringVar(&labName, "name", "demo", "lab name (1-8 lowercase letters or digits)")
-	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labNodeCmd(), labDelayCmd(), labKneeCmd(), labPingsCmd(), labFlowsCmd(), labRunCmd(), labVMCmd(), labFleetCmd(), labFleetWGCmd())
+	cmd.AddCommand(labUpCmd(), labDownCmd(), labStatusCmd(), labExecCmd(), labRunCmd(), labVMCmd(), labFleetCmd())
+	cmd.AddCommand(lab.Processes()...)
 	return cmd
 }
 
 // addLabShapeFlags binds the underlay options shared by "lab up" and scenarios.
 func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f := cmd.Flags()
-	enumFlag(f, (*string)(&cfg.Topology), "topology", string(lab.SiteToSite), []string{string(lab.SiteToSite), string(lab.MultiWAN)}, "site-to-site or multi-wan")
+	cli.EnumFlag(f, (*string)(&cfg.Topology), "topology", string(lab.SiteToSite), []string{string(lab.SiteToSite), string(lab.MultiWAN)}, "site-to-site or multi-wan")
 	f.IntVar(&cfg.Underlay.RateMbit, "rate", 200, "underlay rate in Mbit/s (tbf); 0 = unshaped")
 	f.IntVar(&cfg.Underlay.LossPct, "loss", 0, "random loss of underlay UDP datagrams, percent")
 	f.Float64Var(&cfg.Underlay.PathLossPct, "path-loss", 0, "random loss of every packet R forwards, both ways, percent, as on a real WAN (netem: a distro kernel, e.g. in lab vm)")
-	cfg.Underlay.DelayMs = 0
-	f.Var(unitValue{p: &cfg.Underlay.DelayMs, unit: time.Millisecond}, "delay", "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
+	cli.UnitFlag(f, &cfg.Underlay.DelayMs, "delay", 0, time.Millisecond, "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
 	f.IntVar(&cfg.Backup.RateMbit, "backup-rate", 20, "multi-wan backup uplink rate in Mbit/s")
 	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
@@ -78,7 +77,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.BoolVar(&cfg.Bursts, "bursts", false, "R hands packets on in bursts of up to 64 KB, as a NIC's interrupt does (netem slots where the kernel has netem, else UDP batches segmented on R: userspace WireGuard only), so a short receive backlog overflows")
 	f.BoolVar(&cfg.DropFragments, "drop-fragments", false, "R drops the IP fragments it forwards (needs tc actions: a distro kernel, e.g. in lab vm)")
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
-	enumFlag(f, &cfg.ICMPLimitStyle, "icmp-limit-style", "", []string{lab.ICMPLimitBanIP, lab.ICMPLimitIptables},
+	cli.EnumFlag(f, &cfg.ICMPLimitStyle, "icmp-limit-style", "", []string{lab.ICMPLimitBanIP, lab.ICMPLimitIptables},
 		"how --icmp-limit is written: banip (nft limit rate over ... drop, the default) or iptables (-m limit ... -j ACCEPT, then -j DROP)")
 	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")
 	f.Var(implValue{&cfg.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads)")
@@ -182,132 +181,16 @@ func labExecCmd() *cobra.Command {
 	}
 }
 
-// labNodeCmd is the embedded WireGuard process the lab starts in each namespace.
-func labNodeCmd() *cobra.Command {
-	var opts lab.NodeOptions
-	cmd := &cobra.Command{
-		Use:    "_node",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			// The node outlives "lab up"; it stops on SIGTERM from "lab down".
-			signal.Ignore(syscall.SIGHUP)
-			return lab.RunNode(opts)
-		},
-	}
-	cmd.Flags().StringVar(&opts.Interface, "interface", "", "interface name")
-	cmd.Flags().IntVar(&opts.MTU, "mtu", 1420, "interface MTU")
-	cmd.Flags().IntVar(&opts.UDPBuffer, "udp-buffer", 0, "UDP socket buffer size")
-	return cmd
-}
-
-// labDelayCmd is the lab router's userspace delay element (no netem here).
-func labDelayCmd() *cobra.Command {
-	var iface string
-	var delay time.Duration
-	cmd := &cobra.Command{
-		Use:    "_delay",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			signal.Ignore(syscall.SIGHUP)
-			return lab.RunDelay(iface, delay)
-		},
-	}
-	cmd.Flags().StringVar(&iface, "interface", "dly0", "TUN device name")
-	cmd.Flags().DurationVar(&delay, "delay", 10*time.Millisecond, "one-way delay")
-	return cmd
-}
-
-// labKneeCmd is the lab router's knee: a receiver that collapses under load.
-func labKneeCmd() *cobra.Command {
-	var iface string
-	var mbit int
-	var hold time.Duration
-	cmd := &cobra.Command{
-		Use:    "_knee",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			signal.Ignore(syscall.SIGHUP)
-			return lab.RunKnee(iface, mbit, hold)
-		},
-	}
-	cmd.Flags().StringVar(&iface, "interface", "knee0", "TUN device name")
-	cmd.Flags().IntVar(&mbit, "mbit", 0, "the knee's rate in Mbit/s")
-	cmd.Flags().DurationVar(&hold, "hold", 4*time.Second, "how long it stays collapsed")
-	return cmd
-}
-
-// labPingsCmd is the lab's monitoring agent: bursts of pings from one raw socket.
-func labPingsCmd() *cobra.Command {
-	var to string
-	var burst int
-	var every time.Duration
-	cmd := &cobra.Command{
-		Use:    "_pings",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			signal.Ignore(syscall.SIGHUP)
-			return lab.RunPings(to, burst, every)
-		},
-	}
-	cmd.Flags().StringVar(&to, "to", "", "address to ping")
-	cmd.Flags().IntVar(&burst, "burst", 6, "echo requests back to back each period")
-	cmd.Flags().DurationVar(&every, "every", time.Second, "period")
-	return cmd
-}
-
-// labFlowsCmd opens many short UDP flows, to fill connection-tracking tables.
-func labFlowsCmd() *cobra.Command {
-	var to string
-	var count int
-	cmd := &cobra.Command{
-		Use:    "_flows",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return lab.SendFlows(to, count)
-		},
-	}
-	cmd.Flags().StringVar(&to, "to", "", "destination address")
-	cmd.Flags().IntVar(&count, "count", 500, "number of flows")
-	return cmd
-}
-
 // buildFlavor names this build in "wgperf version": "" for the full one.
 const buildFlavor = ""
 
-// ecmpLab is what "fix ecmp" takes from a wgperf lab its host belongs to:
-// the other site, the site's tunnel, site B's address to measure to, and how
-// the lab makes a WireGuard interface; zero outside a lab.
-type ecmpLab struct {
-	peer      target.Target
-	iface     string
-	addr      string
-	userspace func(dev string) string
-}
-
-func labECMP(host target.Target) ecmpLab {
-	name, node, ok := lab.NodeOf(host.String())
-	if !ok || (node != "a" && node != "b") {
-		return ecmpLab{}
-	}
-	l, err := lab.Load(name)
+// labECMP is what "fix ecmp" takes from the wgperf lab host belongs to.
+func labECMP(host target.Target) lab.ECMPSite {
+	exe, err := os.Executable()
 	if err != nil {
-		return ecmpLab{}
+		return lab.ECMPSite{}
 	}
-	// New tunnel ends run this binary, like the ones "lab up" started.
-	if l.Executable, err = os.Executable(); err != nil {
-		return ecmpLab{}
-	}
-	peer, _ := lab.PeerOf(host.String())
-	e := ecmpLab{peer: peer, iface: l.WGInterface(node), userspace: l.NewWireGuard()}
-	if node == "a" {
-		e.addr = lab.SiteBLAN
-	}
-	return e
+	return lab.ECMPOf(host.String(), exe)
 }
 
 // implValue is --wireguard: the lab's WireGuard implementation.

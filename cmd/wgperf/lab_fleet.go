@@ -5,8 +5,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,15 +47,7 @@ func labFleetUpCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "fleet %s: %d of %d routers up in %.1f s, about %d KiB of memory each; limited by %s\n",
-				f.Name, f.Count, f.Wanted, f.Seconds, f.KiBa, f.Limit)
-			if len(f.Dead)+len(f.Slow) > 0 {
-				fmt.Fprintf(out, "  %d unreachable (group dead), %d answer wg slowly (group slow)\n", len(f.Dead), len(f.Slow))
-			}
-			fmt.Fprintf(out, "  inventory: %s\n  ssh: Include %s from ~/.ssh/config, run from namespace %s:\n", f.Inventory, f.SSHConfig, lab.FleetHub(f.Name))
-			fmt.Fprintf(out, "  ip netns exec %s wgperf diagnose -i %s -l fleet\n", lab.FleetHub(f.Name), f.Inventory)
-			return nil
+			return f.WriteSummary(cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
@@ -84,24 +74,4 @@ func labFleetDownCmd() *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// labFleetWGCmd is the process that serves every fleet router's WireGuard state.
-func labFleetWGCmd() *cobra.Command {
-	var opts lab.FleetWGOptions
-	cmd := &cobra.Command{
-		Use:    "_fleetwg",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			signal.Ignore(syscall.SIGHUP)
-			return lab.RunFleetWG(opts)
-		},
-	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the fleet's folder")
-	cmd.Flags().IntVar(&opts.Count, "count", 0, "routers")
-	cmd.Flags().IntVar(&opts.Peers, "peers", 3, "peers per router")
-	cmd.Flags().IntSliceVar(&opts.Slow, "slow", nil, "slow routers")
-	cmd.Flags().DurationVar(&opts.Delay, "slow-by", 5*time.Second, "a slow router's delay")
-	return cmd
 }

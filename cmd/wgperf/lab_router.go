@@ -36,12 +36,13 @@ func labRunReport(*document.Doc) (report.Document, error) {
 // labPeer: the router build has no lab, so --verify always names its peer.
 func labPeer(target.Target) (target.Target, bool) { return nil, false }
 
-// ecmpLab: the router build has no lab, so "fix ecmp" names its --server.
-type ecmpLab struct {
-	peer      target.Target
-	iface     string
-	addr      string
-	userspace func(dev string) string
-}
+// labECMP: the router build has no lab, so "fix ecmp" names its --server.
+func labECMP(target.Target) ecmpSite { return ecmpSite{} }
 
-func labECMP(target.Target) ecmpLab { return ecmpLab{} }
+// ecmpSite stands for lab.ECMPSite, always zero here.
+type ecmpSite struct {
+	Peer      target.Target
+	Interface string
+	Addr      string
+	Userspace func(dev string) string
+}

@@ -3,13 +3,13 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/scenario"
 )
 
@@ -47,23 +47,6 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 		Example: `  wgperf lab run pmtud-blackhole
   wgperf lab run --all --time 10`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var scs []scenario.Scenario
-			if all {
-				scs = scenario.Catalog
-			}
-			for _, name := range args {
-				sc, ok := scenario.Lookup(name)
-				if !ok {
-					return &ExitError{Code: exitFailed, Err: fmt.Errorf("no scenario %q (have: %s)", name, strings.Join(scenario.Names(), ", "))}
-				}
-				scs = append(scs, sc)
-			}
-			if len(scs) == 0 {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("name a scenario or --all (have: %s)", strings.Join(scenario.Names(), ", "))}
-			}
-			if os.Geteuid() != 0 {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("lab run needs root (network namespaces, tc, nftables)")}
-			}
 			exe, err := os.Executable()
 			if err != nil {
 				return err
@@ -83,23 +66,13 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 			if story != nil {
 				opts.Log = story
 			}
-			results, failed := scenario.PlayAll(cmd.Context(), scs, opts)
-			if asJSON {
-				if err := writeJSON(out, document.LabRun, map[string]any{"scenarios": results}); err != nil {
-					return err
-				}
-			} else {
-				scenario.WriteTable(out, results, useColor(out))
+			err = scenario.RunCommand(cmd.Context(), scenario.LabRun{Names: args, All: all, Options: opts, JSON: asJSON, Color: useColor(out),
+				HTML: htmlPath, Version: version}, out)
+			var failed *scenario.FailedError
+			if errors.As(err, &failed) {
+				return &ExitError{Code: exitWarning, Err: err}
 			}
-			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, scenario.Report(results)); err != nil {
-					return err
-				}
-			}
-			if failed > 0 {
-				return &ExitError{Code: exitWarning, Err: fmt.Errorf("%d of %d scenarios failed", failed, len(results))}
-			}
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "run every scenario")
@@ -108,7 +81,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 	cmd.Flags().BoolVar(&catalogRates, "catalog-rates", false, "shape underlays at the catalog's rates instead of sizing them to what a healthy tunnel carries on this machine")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")
 	cmd.Flags().Var(implValue{&opts.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads; inside \"lab vm\", kernel)")
-	secondsFlag(cmd.Flags(), &opts.Seconds, "time", scenario.DefaultSeconds, "seconds per throughput measurement after the fix (doctor benches the broken lab at its own 3 s, or this when shorter)")
+	cli.SecondsFlag(cmd.Flags(), &opts.Seconds, "time", scenario.DefaultSeconds, "seconds per throughput measurement after the fix (doctor benches the broken lab at its own 3 s, or this when shorter)")
 	// --lab-name was lab run's own flag before it honoured the lab's --name.
 	cmd.Flags().StringVar(&legacyLabName, "lab-name", "", "name of the lab the scenarios build")
 	_ = cmd.Flags().MarkHidden("lab-name")

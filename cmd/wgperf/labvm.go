@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/lab/guest"
 	"github.com/wgperf/wgperf/internal/shell"
 )
@@ -72,7 +73,7 @@ linux-image-amd64, virtme-ng).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Kernel, "kernel", "", "kernel image to boot (default: the newest /boot/vmlinuz-* with a WireGuard module)")
-	enumFlag(f, &accel, "accel", "auto", []string{"auto", "kvm", "tcg"}, "auto (KVM when a guest boots with it, else TCG), kvm or tcg")
+	cli.EnumFlag(f, &accel, "accel", "auto", []string{"auto", "kvm", "tcg"}, "auto (KVM when a guest boots with it, else TCG), kvm or tcg")
 	f.StringVar(&opts.Memory, "memory", "2G", "guest memory")
 	f.IntVar(&opts.CPUs, "cpus", 0, "guest CPUs (default: this machine's)")
 	f.StringArrayVar(&opts.RWDirs, "rwdir", nil, "a host folder the guest may write (repeatable); everything else it writes is thrown away")

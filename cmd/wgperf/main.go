@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wgperf/wgperf/internal/buildinfo"
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/shell"
@@ -56,7 +57,7 @@ judged (no WireGuard interface on any host) or the command could not run.`,
 		SilenceErrors: true,
 		Version:       version,
 		// Nonsense flag values are refused before any command runs.
-		PersistentPreRunE: checkFlags,
+		PersistentPreRunE: cli.CheckFlags,
 	}
 	progress = progressFlag{mode: "auto"}
 	root.PersistentFlags().Var(&progress, "progress", "show progress on standard error: auto (when it is a terminal), always, never")
@@ -68,8 +69,8 @@ judged (no WireGuard interface on any host) or the command could not run.`,
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}
-	addCompletions(root)
-	oneDefault(root)
+	cli.AddCompletions(root, catalogIDs())
+	cli.OneDefault(root)
 	return root
 }
 
@@ -100,7 +101,7 @@ func versionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), document.Version, readVersion())
+				return writeJSON(cmd.OutOrStdout(), document.Version, buildinfo.Read(version).Identity(buildFlavor, drops.Built))
 			}
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 			return err
@@ -110,45 +111,8 @@ func versionCmd() *cobra.Command {
 	return cmd
 }
 
-// versionInfo is "wgperf version --json": what versionLine says, by field.
-// The version itself is the document's wgperf_version.
-type versionInfo struct {
-	Build       string `json:"build"` // "full", or "router" (no lab, exporter on plain HTTP)
-	Revision    string `json:"revision"`
-	Branch      string `json:"branch"`
-	BuildDate   string `json:"build_date"`
-	GoVersion   string `json:"go_version"`
-	OS          string `json:"os"`
-	Arch        string `json:"arch"`
-	Tags        string `json:"tags"`
-	DropSampler bool   `json:"drop_sampler"` // whether this build has the BPF drop sampler
-}
-
-func readVersion() versionInfo {
-	i := buildinfo.Read(version)
-	build := "full"
-	if buildFlavor != "" {
-		build = "router"
-	}
-	return versionInfo{Build: build, Revision: i.Revision, Branch: i.Branch, BuildDate: i.BuildDate,
-		GoVersion: i.GoVersion, OS: i.GOOS, Arch: i.GOARCH, Tags: i.Tags, DropSampler: drops.Built}
-}
-
-// versionLine is what "wgperf version" prints: the version, which build
-// this is when it is not the full one, and where it came from.
-func versionLine() string {
-	i := buildinfo.Read(version)
-	first := "wgperf " + version
-	if buildFlavor != "" {
-		first += " (" + buildFlavor + ")"
-	}
-	sampler := "kernel drop reasons (BPF on skb:kfree_skb: btf, tracepoint)"
-	if !drops.Built {
-		sampler = "none in this build (bench and doctor count drops with counters only; an ssh host's own wgperf can still sample)"
-	}
-	return fmt.Sprintf("%s\n  revision:   %s\n  branch:     %s\n  build date: %s\n  go version: %s\n  platform:   %s/%s\n  tags:       %s\n  drops:      %s",
-		first, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags, sampler)
-}
+// versionLine is what "wgperf version" prints (buildinfo.Info.Line).
+func versionLine() string { return buildinfo.Read(version).Line(buildFlavor, drops.Built) }
 
 // stdoutWriter is wgperf's standard output: foreign text escaped, and
 // whether a terminal is behind it (colours).

@@ -93,15 +93,3 @@ func TestManPages(t *testing.T) {
 		}
 	}
 }
-
-func TestRoffEscape(t *testing.T) {
-	for in, want := range map[string]string{
-		`.hidden request`: `\&.hidden request`,
-		`'quote`:          `\&'quote`,
-		`a\b --flag`:      `a\eb \-\-flag`,
-	} {
-		if got := roffEscape(in); got != want {
-			t.Errorf("roffEscape(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

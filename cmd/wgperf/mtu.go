@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/report"
@@ -93,22 +94,14 @@ found, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), document.MTU, res, asJSON); err != nil {
-				return couldNotRun(err)
-			}
-			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, report.FromMTU(res)); err != nil {
-					return err
-				}
-			}
-			return findingsExit(res.Findings)
+			return printResult(cmd.OutOrStdout(), document.MTU, res, asJSON, htmlPath, func() report.Document { return report.FromMTU(res) }, res.Findings)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&clientSpec, "client", "local", target.FlagHelp("target the probes start from"))
 	f.StringVar(&serverSpec, "server", "", "the far end (its endpoint and tunnel addresses are found from WireGuard)")
 	f.StringVar(&cfg.Addr, "underlay-addr", "", "underlay address to probe (default: the client's peer endpoint on --server)")
-	aliasFlag(f, "addr", "underlay-addr")
+	cli.AliasFlag(f, "addr", "underlay-addr")
 	f.StringVar(&cfg.TunnelAddr, "tunnel-addr", "", "the server's tunnel address for MSS stepping")
 	f.IntVar(&cfg.Min, "min", 0, "smallest path MTU to consider (default 576, IPv6 1280)")
 	f.IntVar(&cfg.Max, "max", 0, "largest path MTU to consider (default: the client's interface MTU towards --addr)")

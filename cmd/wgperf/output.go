@@ -9,6 +9,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/shell"
 )
 
@@ -91,6 +92,20 @@ func writeResult(w io.Writer, kind document.Kind, r textWriter, asJSON bool) err
 		return writeJSON(w, kind, r)
 	}
 	return r.WriteText(w)
+}
+
+// printResult ends a probe's command: its result as JSON or text, the HTML
+// report of it (doc) when htmlPath is set, and the exit code of fs.
+func printResult(w io.Writer, kind document.Kind, r textWriter, asJSON bool, htmlPath string, doc func() report.Document, fs []finding.Finding) error {
+	if err := writeResult(w, kind, r, asJSON); err != nil {
+		return couldNotRun(err)
+	}
+	if htmlPath != "" {
+		if err := report.WriteFile(htmlPath, doc()); err != nil {
+			return err
+		}
+	}
+	return findingsExit(fs)
 }
 
 // findingsExit maps the worst finding to the exit code: 0 for none or info

@@ -1,19 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/document"
-	"github.com/wgperf/wgperf/internal/outfile"
 	"github.com/wgperf/wgperf/internal/report"
 )
 
@@ -46,7 +43,7 @@ can be mailed as it is. The same report comes straight from those commands with
 			if err != nil {
 				return couldNotRun(err)
 			}
-			return writeHTMLReport(htmlPath, *doc)
+			return report.WriteFile(htmlPath, *doc)
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "results JSON to read (- for standard input)")
@@ -91,23 +88,7 @@ func readResults(stdin io.Reader, path string) (*report.Document, error) {
 }
 
 // addHTMLFlag gives a command the shared "--html FILE" flag; commands that
-// produce results call writeHTMLReport when it is set.
+// produce results call report.WriteFile when it is set.
 func addHTMLFlag(cmd *cobra.Command, path *string) {
 	cmd.Flags().StringVar(path, "html", "", "also write a self-contained HTML report to this new file, following no link on its path")
-}
-
-// writeHTMLReport writes doc to path, stamping when it was made.
-func writeHTMLReport(path string, doc report.Document) error {
-	if doc.Generated.IsZero() {
-		doc.Generated = time.Now()
-	}
-	var b bytes.Buffer
-	if err := report.WriteHTML(&b, doc); err != nil {
-		return couldNotRun(err)
-	}
-	// Often as root: a link planted on the way is not followed (outfile).
-	if err := outfile.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return couldNotRun(fmt.Errorf("--html %v", err))
-	}
-	return nil
 }

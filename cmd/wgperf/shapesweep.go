@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/report"
@@ -73,15 +74,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if err := writeResult(cmd.OutOrStdout(), document.ShapeSweep, res, asJSON); err != nil {
-				return couldNotRun(err)
-			}
-			if htmlPath != "" {
-				if err := writeHTMLReport(htmlPath, report.FromShapeSweep(res)); err != nil {
-					return err
-				}
-			}
-			return findingsExit(res.Findings)
+			return printResult(cmd.OutOrStdout(), document.ShapeSweep, res, asJSON, htmlPath, func() report.Document { return report.FromShapeSweep(res) }, res.Findings)
 		},
 	}
 	f := cmd.Flags()
@@ -90,12 +83,12 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 	f.IntSliceVar(&cfg.Caps, "caps", []int{}, "rate caps to try, Mbit/s; none: 90, 80 and 70% of the level the uncapped run climbed to")
 	f.StringVar(&cfg.TunnelAddr, "tunnel-addr", "", "the server's tunnel address (default: found from wg show)")
 	f.StringVar(&cfg.Device, "interface", "", "the client's WireGuard interface to cap (default: found from wg show)")
-	aliasFlag(f, "dev", "interface")
-	secondsFlag(f, &cfg.Seconds, "time", shaping.FullHoldSeconds, "measured seconds of the uncapped run and the least each cap is held (below 60 only with --short)")
+	cli.AliasFlag(f, "dev", "interface")
+	cli.SecondsFlag(f, &cfg.Seconds, "time", shaping.FullHoldSeconds, "measured seconds of the uncapped run and the least each cap is held (below 60 only with --short)")
 	f.BoolVar(&cfg.Short, "short", false, "hold each cap for two of the uncapped run's collapse cycles (at least --time) instead of 60 s or three: a cap that collapses less often may pass as steady")
-	enumFlag(f, &prefer, "prefer", string(shaping.PreferSteady), []string{string(shaping.PreferSteady), string(shaping.PreferMean)},
+	cli.EnumFlag(f, &prefer, "prefer", string(shaping.PreferSteady), []string{string(shaping.PreferSteady), string(shaping.PreferMean)},
 		"when the steadiest cap is slower than the uncapped mean: steady (recommend it, a trade-off) or mean (no cap)")
-	secondsFlag(f, &cfg.Omit, "omit", 3, "warm-up seconds left out of each run")
+	cli.SecondsFlag(f, &cfg.Omit, "omit", 3, "warm-up seconds left out of each run")
 	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server")
 	f.BoolVar(&asJSON, "json", false, "print the sweep, every interval included, as JSON")
 	addHTMLFlag(cmd, &htmlPath)

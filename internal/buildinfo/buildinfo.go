@@ -105,3 +105,44 @@ func (i Info) Print(program string) string {
   platform:         %s/%s
   tags:             %s`, program, i.Version, i.Branch, i.Revision, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags))
 }
+
+// Identity is "wgperf version --json": what Line says, by field. The version
+// itself is the document's wgperf_version.
+type Identity struct {
+	Build       string `json:"build"` // "full", or "router" (no lab, exporter on plain HTTP)
+	Revision    string `json:"revision"`
+	Branch      string `json:"branch"`
+	BuildDate   string `json:"build_date"`
+	GoVersion   string `json:"go_version"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	Tags        string `json:"tags"`
+	DropSampler bool   `json:"drop_sampler"` // whether this build has the BPF drop sampler
+}
+
+// Identity is i as "wgperf version --json" gives it; flavor describes the
+// build ("" for the full one, else the router build's), dropSampler whether
+// it has the BPF drop sampler.
+func (i Info) Identity(flavor string, dropSampler bool) Identity {
+	build := "full"
+	if flavor != "" {
+		build = "router"
+	}
+	return Identity{Build: build, Revision: i.Revision, Branch: i.Branch, BuildDate: i.BuildDate,
+		GoVersion: i.GoVersion, OS: i.GOOS, Arch: i.GOARCH, Tags: i.Tags, DropSampler: dropSampler}
+}
+
+// Line is what "wgperf version" prints: the version, which build this is
+// when it is not the full one, and where it came from.
+func (i Info) Line(flavor string, dropSampler bool) string {
+	first := "wgperf " + i.Version
+	if flavor != "" {
+		first += " (" + flavor + ")"
+	}
+	sampler := "kernel drop reasons (BPF on skb:kfree_skb: btf, tracepoint)"
+	if !dropSampler {
+		sampler = "none in this build (bench and doctor count drops with counters only; an ssh host's own wgperf can still sample)"
+	}
+	return fmt.Sprintf("%s\n  revision:   %s\n  branch:     %s\n  build date: %s\n  go version: %s\n  platform:   %s/%s\n  tags:       %s\n  drops:      %s",
+		first, i.Revision, i.Branch, i.BuildDate, i.GoVersion, i.GOOS, i.GOARCH, i.Tags, sampler)
+}

@@ -248,7 +248,7 @@ func (r *Report) applyStep(ctx context.Context, c *Config, st *FixStep, confirm 
 		return nil
 	}
 	res, err := fix.Run(ctx, req)
-	return r.stepDone(st, req.Env, res, err, record, now)
+	return r.stepDone(st, res, err, record, now)
 }
 
 // applyBothEnds applies the two halves of a BothEnds fix as one
@@ -271,11 +271,11 @@ func (r *Report) applyBothEnds(ctx context.Context, c *Config, far, near *FixSte
 	c.progress("fix: %s has two halves, applied as one: %s first (no measurement until %s follows), then %s", finding.JoinIDs(far.IDs, ", "), far.Host, near.Host, near.Host)
 	res, err := fix.RunBothEnds(ctx, farReq, nearReq)
 	if !res.NearTried {
-		r.stepDone(far, farReq.Env, res.Far, err, nil, now)
+		r.stepDone(far, res.Far, err, nil, now)
 		return nil
 	}
-	r.stepDone(far, farReq.Env, res.Far, nil, nil, now)
-	after := r.stepDone(near, nearReq.Env, res.Near, err, record, now)
+	r.stepDone(far, res.Far, nil, nil, now)
+	after := r.stepDone(near, res.Near, err, record, now)
 	switch {
 	case res.FarRolledBack:
 		far.Kept, far.env = false, nil
@@ -299,22 +299,9 @@ func (r *Report) stepRequest(ctx context.Context, c *Config, st *FixStep, confir
 	if err != nil {
 		return fix.Request{}, nil, err
 	}
-	root := c.FixRoot
-	if root == "" {
-		root = "/"
-	}
-	env, err := fix.Detect(ctx, host, root)
-	if err != nil {
-		return fix.Request{}, nil, err
-	}
-	var mine []finding.Finding
-	for _, f := range r.Findings {
-		if f.Host == st.Host {
-			mine = append(mine, f)
-		}
-	}
 	record := &verify.Record{}
-	req := fix.Request{Env: env, Findings: mine, Only: st.IDs, Apply: true, Confirm: confirm, ConfirmKept: true, Progress: c.Progress}
+	req := fix.Request{Host: fix.Host{T: host, Root: c.FixRoot}, Findings: r.findingsOn(st.Host), Only: st.IDs, Apply: true, Confirm: confirm,
+		ConfirmKept: true, Progress: c.Progress}
 	if !verified {
 		c.progress("fix: applying %s on %s (rolled back unless confirmed within %s)", finding.JoinIDs(st.IDs, ", "), host, confirm)
 		return req, record, nil
@@ -336,7 +323,7 @@ func (r *Report) stepRequest(ctx context.Context, c *Config, st *FixStep, confir
 
 // stepDone records what fix.Run did on a step's host and returns the
 // tunnel as its verification left it (nil when unknown).
-func (r *Report) stepDone(st *FixStep, env *fix.Env, res *fix.Outcome, err error, record *verify.Record, now *tunnelNow) *tunnelNow {
+func (r *Report) stepDone(st *FixStep, res *fix.Outcome, err error, record *verify.Record, now *tunnelNow) *tunnelNow {
 	if res != nil {
 		st.Journal = res.Journal
 	}
@@ -349,7 +336,7 @@ func (r *Report) stepDone(st *FixStep, env *fix.Env, res *fix.Outcome, err error
 		return now
 	}
 	j := res.Journal
-	st.Applied, st.env = true, env
+	st.Applied, st.env = true, res.Env
 	st.Kept = j.Verify == nil || j.Verify.Kept
 	if !st.Kept {
 		st.Note = "it did not improve the tunnel's throughput: every change was rolled back"

@@ -42,27 +42,20 @@ func (r *Report) noteLasts(ctx context.Context, c *Config) {
 	if err != nil {
 		return
 	}
-	root := c.FixRoot
-	if root == "" {
-		root = "/"
-	}
-	env, err := fix.Detect(ctx, host, root)
+	res, err := fix.Run(ctx, fix.Request{Host: fix.Host{T: host, Root: c.FixRoot}, Findings: r.findingsOn(v.Finding.Host), Only: []finding.ID{v.Finding.ID}})
 	if err != nil {
 		return
 	}
+	v.RuntimeOnly = runtimeOnly(res.Plan)
+}
+
+// findingsOn are the findings of the host named host.
+func (r *Report) findingsOn(host string) []finding.Finding {
 	var mine []finding.Finding
 	for _, f := range r.Findings {
-		if f.Host == v.Finding.Host {
+		if f.Host == host {
 			mine = append(mine, f)
 		}
 	}
-	items, manual, err := fix.Select(mine, []finding.ID{v.Finding.ID})
-	if err != nil {
-		return
-	}
-	p, err := fix.MakePlan(ctx, env, items, manual)
-	if err != nil {
-		return
-	}
-	v.RuntimeOnly = runtimeOnly(p)
+	return mine
 }

@@ -5,8 +5,11 @@
 package findingdoc
 
 import (
+	"fmt"
+	"io"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/check"
@@ -124,4 +127,15 @@ func Suggest(s string) []finding.ID {
 	// The IDs that contain what was typed, then those that share a word of
 	// it ("blackhole"), then the rest of its area.
 	return append(append(close, kin...), same...)
+}
+
+// WriteTable prints the catalog as "wgperf checks" does: one line per ID,
+// what reports it and what it means.
+func WriteTable(w io.Writer, all []Explanation) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tREPORTED BY\tMEANING")
+	for _, e := range all {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.ID, strings.Join(e.Kinds(), ", "), e.Title)
+	}
+	return tw.Flush()
 }

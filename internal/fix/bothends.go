@@ -43,12 +43,13 @@ func RunBothEnds(ctx context.Context, far, near Request) (*BothEndsOutcome, erro
 	out := &BothEndsOutcome{}
 	var err error
 	if out.Far, err = Run(ctx, far); err != nil {
-		return out, fmt.Errorf("the far end's half, on %s: %w", far.Env.T, err)
+		return out, fmt.Errorf("the far end's half, on %s: %w", far.target(), err)
 	}
 	out.NearTried = true
 	if out.Far.Journal != nil {
 		near.otherHalf = out.Far.Journal.ID
 	}
+	far.Env = out.Far.Env
 	nearOut, nearErr := Run(ctx, near)
 	out.Near = nearOut
 	notKept := nearErr == nil && nearOut.Journal != nil && nearOut.Journal.Verify != nil && !nearOut.Journal.Verify.Kept
@@ -61,7 +62,7 @@ func RunBothEnds(ctx context.Context, far, near Request) (*BothEndsOutcome, erro
 		}
 		return out, nil
 	}
-	why := "the near end's half, on " + near.Env.T.String()
+	why := "the near end's half, on " + near.target().String()
 	if nearErr != nil {
 		why += " failed: " + nearErr.Error()
 	} else {

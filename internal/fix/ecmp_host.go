@@ -7,9 +7,13 @@ import (
 	"strings"
 )
 
-// ReadECMPInput reads what PlanECMP starts from on env's host: iface's
+// ReadECMPInput reads what PlanECMP starts from on the host: iface's
 // wg-quick config and the hash policy of every bond.
-func ReadECMPInput(ctx context.Context, env *Env, iface string) (ECMPInput, error) {
+func ReadECMPInput(ctx context.Context, h Host, iface string) (ECMPInput, error) {
+	env, err := h.open(ctx)
+	if err != nil {
+		return ECMPInput{}, err
+	}
 	path := env.Path("/etc/wireguard/" + iface + ".conf")
 	data, err := env.T.ReadFile(ctx, path)
 	if err != nil {

@@ -25,7 +25,7 @@ var Raises = []catalog.ID{catalog.RouteECMPSuggested}
 type ECMPPair struct {
 	// Near routes its networks over the tunnels (--host); Far is the other
 	// end (--server), whose half goes first.
-	Near, Far *Env
+	Near, Far Host
 	Interface string // Near's existing tunnel
 	Tunnels   int
 	Apply     bool
@@ -42,18 +42,26 @@ type ECMPPair struct {
 // halves: each names the public keys the other end's new tunnels will have,
 // read (never their private keys) from that end before anything changes.
 func ECMPRequests(ctx context.Context, e ECMPPair) (near, far Request, err error) {
-	farIface, err := peerInterface(ctx, e.Near, e.Far, e.Interface)
+	nearEnv, err := e.Near.open(ctx)
+	if err != nil {
+		return near, far, err
+	}
+	farEnv, err := e.Far.open(ctx)
+	if err != nil {
+		return near, far, err
+	}
+	farIface, err := peerInterface(ctx, nearEnv, farEnv, e.Interface)
 	if err != nil {
 		return near, far, err
 	}
 	if e.Progress != nil {
 		e.Progress(fmt.Sprintf("reading the public keys of the new tunnels on %s and %s", e.Near.T, e.Far.T))
 	}
-	nearKeys, err := remedy.ECMPPublicKeys(ctx, &e.Near.Env, e.Interface, e.Tunnels)
+	nearKeys, err := remedy.ECMPPublicKeys(ctx, &nearEnv.Env, e.Interface, e.Tunnels)
 	if err != nil {
 		return near, far, err
 	}
-	farKeys, err := remedy.ECMPPublicKeys(ctx, &e.Far.Env, farIface, e.Tunnels)
+	farKeys, err := remedy.ECMPPublicKeys(ctx, &farEnv.Env, farIface, e.Tunnels)
 	if err != nil {
 		return near, far, err
 	}
@@ -69,10 +77,10 @@ func ECMPRequests(ctx context.Context, e ECMPPair) (near, far Request, err error
 		return Request{Env: env, Findings: []finding.Finding{f}, Apply: e.Apply, Confirm: e.Confirm, ConfirmKept: e.ConfirmKept,
 			Progress: e.Progress}, nil
 	}
-	if near, err = req(e.Near, e.Interface, farKeys, e.Far); err != nil {
+	if near, err = req(nearEnv, e.Interface, farKeys, farEnv); err != nil {
 		return near, far, err
 	}
-	if far, err = req(e.Far, farIface, nearKeys, e.Near); err != nil {
+	if far, err = req(farEnv, farIface, nearKeys, nearEnv); err != nil {
 		return near, far, err
 	}
 	near.Verify = e.Verify

@@ -59,15 +59,7 @@ func TestECMPPlanBothEndsGolden(t *testing.T) {
 	ctx := context.Background()
 	a := ecmpSite(t, "a", "deOAUQJsI0IrLN6AfBAuAednsG2d+2NNtZA78s+v3is=")
 	b := ecmpSite(t, "b", "3VmR7PSHrDkAhmTMaC7TLTAYh9sZMcmjDXcUK8OWDHA=")
-	near, err := Detect(ctx, a, "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	far, err := Detect(ctx, b, "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := RunECMP(ctx, ECMPPair{Near: near, Far: far, Interface: "wg-e37-a", Tunnels: 2})
+	out, err := RunECMP(ctx, ECMPPair{Near: Host{T: a}, Far: Host{T: b}, Interface: "wg-e37-a", Tunnels: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,9 @@ import (
 // Request is one fix on one host: the findings whose remedies it plans, and
 // how far it goes and how a change is kept.
 type Request struct {
+	// Host is where the fix goes; Run reads it first. Env, when set, is the
+	// host already read, and Host is not.
+	Host     Host
 	Env      *Env
 	Findings []finding.Finding
 	// Only keeps the findings with these IDs; one that none has is a
@@ -43,6 +46,8 @@ type Request struct {
 
 // Outcome is what Run did.
 type Outcome struct {
+	// Env is the host as Run read it (to confirm or roll back on later).
+	Env  *Env
 	Plan *Plan
 	// Journal records the changes made; nil when none was (only planned, or
 	// every change already in place).
@@ -51,16 +56,22 @@ type Outcome struct {
 	Confirmed bool
 }
 
-// Run plans the remedies of the findings on the host and, with Apply, makes
-// them: measured before and after, journaled for rollback, within a confirm
-// window. It is the one plan → verify → apply → confirm flow "wgperf fix",
-// doctor --fix and the lab's scenarios share. A change that failed or did
+// Run reads the host (Request.Host, unless Env is already read), plans the
+// remedies of the findings on it and, with Apply, makes them: measured
+// before and after, journaled for rollback, within a confirm window. It is
+// the one detect → plan → verify → apply → confirm flow "wgperf fix", doctor
+// --fix and the lab's scenarios share. A change that failed or did
 // not improve the figure has been rolled back when it returns; the Outcome
 // says what it got to also with an error.
 func Run(ctx context.Context, r Request) (*Outcome, error) {
 	items, manual, err := Select(r.Findings, r.Only)
 	if err != nil {
 		return nil, err
+	}
+	if r.Env == nil {
+		if r.Env, err = r.Host.open(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if r.FromFile {
 		if r.Progress != nil {
@@ -74,7 +85,7 @@ func Run(ctx context.Context, r Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Plan: plan}
+	out := &Outcome{Env: r.Env, Plan: plan}
 	if !r.Apply || plan.Pending() == 0 {
 		return out, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -372,4 +373,16 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// WriteSummary prints what "lab fleet up" started and how to reach it.
+func (f *Fleet) WriteSummary(w io.Writer) error {
+	fmt.Fprintf(w, "fleet %s: %d of %d routers up in %.1f s, about %d KiB of memory each; limited by %s\n",
+		f.Name, f.Count, f.Wanted, f.Seconds, f.KiBa, f.Limit)
+	if len(f.Dead)+len(f.Slow) > 0 {
+		fmt.Fprintf(w, "  %d unreachable (group dead), %d answer wg slowly (group slow)\n", len(f.Dead), len(f.Slow))
+	}
+	fmt.Fprintf(w, "  inventory: %s\n  ssh: Include %s from ~/.ssh/config, run from namespace %s:\n", f.Inventory, f.SSHConfig, FleetHub(f.Name))
+	_, err := fmt.Fprintf(w, "  ip netns exec %s wgperf diagnose -i %s -l fleet\n", FleetHub(f.Name), f.Inventory)
+	return err
 }

@@ -42,3 +42,33 @@ func PeerOf(spec string) (target.Target, bool) {
 	}
 	return l.Target(other), true
 }
+
+// ECMPSite is what "fix ecmp" takes from the lab a site belongs to: the
+// other site, the site's tunnel, site B's address to measure to (from A),
+// and how the lab makes a WireGuard interface.
+type ECMPSite struct {
+	Peer      target.Target
+	Interface string
+	Addr      string
+	Userspace func(dev string) string
+}
+
+// ECMPOf is spec's ECMPSite when it is site A or B of a lab that is up
+// (the zero value otherwise); new tunnel ends run exe, as "lab up"'s do.
+func ECMPOf(spec, exe string) ECMPSite {
+	name, node, ok := NodeOf(spec)
+	if !ok || (node != "a" && node != "b") {
+		return ECMPSite{}
+	}
+	l, err := Load(name)
+	if err != nil {
+		return ECMPSite{}
+	}
+	l.Executable = exe
+	peer, _ := PeerOf(spec)
+	e := ECMPSite{Peer: peer, Interface: l.WGInterface(node), Userspace: l.NewWireGuard()}
+	if node == "a" {
+		e.Addr = SiteBLAN
+	}
+	return e
+}

@@ -24,7 +24,7 @@ var tiers = []struct {
 	name     string
 	packages []string // below the module; "x/..." is x and every package under it
 }{
-	{"commands", []string{"cmd/wgperf", "packaging", "packaging/...", "scripts/..."}},
+	{"commands", []string{"cmd/wgperf", "internal/cli", "packaging", "packaging/...", "scripts/..."}},
 	{"lab run", []string{"internal/scenario", "internal/lab/labtest"}},
 	{"doctor", []string{"internal/doctor"}},
 	{"report", []string{"internal/report"}},

@@ -223,23 +223,20 @@ func (r *runner) fix(ctx context.Context) error {
 		if len(items) == 0 {
 			return fmt.Errorf("no automatic fix for %s on %s", finding.JoinIDs(fixIDs, ", "), host)
 		}
-		env, err := fix.Detect(ctx, r.fixTarget(t), r.root)
-		if err != nil {
-			return err
-		}
-		res, err := fix.Run(ctx, fix.Request{Env: env, Findings: byHost[host], Apply: true})
+		node := r.fixTarget(t)
+		res, err := fix.Run(ctx, fix.Request{Host: fix.Host{T: node, Root: r.root}, Findings: byHost[host], Apply: true})
 		if res != nil {
 			for _, it := range res.Plan.Items {
 				for _, c := range it.Step.Commands {
 					r.res.Fix = append(r.res.Fix, c)
-					r.logf("fix: %s: %s", env.T, c)
+					r.logf("fix: %s: %s", node, c)
 				}
 			}
 		}
 		if err != nil && r.sc.Unavailable != "" && strings.Contains(err.Error(), r.sc.Unavailable) {
 			// The honest answer where the kernel lacks what the fix needs.
 			r.res.Unavailable = err.Error()
-			r.logf("fix: %s: %v", env.T, err)
+			r.logf("fix: %s: %v", node, err)
 			return nil
 		}
 		if err != nil {
@@ -287,11 +284,7 @@ func (r *runner) fixBothEnds(ctx context.Context, e check.Entry, byHost map[stri
 		if err != nil {
 			return err
 		}
-		env, err := fix.Detect(ctx, r.fixTarget(t), r.root)
-		if err != nil {
-			return err
-		}
-		nodes[i], reqs[i] = t, fix.Request{Env: env, Findings: byHost[host], Only: []finding.ID{e.ID}, Apply: true,
+		nodes[i], reqs[i] = t, fix.Request{Host: fix.Host{T: r.fixTarget(t), Root: r.root}, Findings: byHost[host], Only: []finding.ID{e.ID}, Apply: true,
 			Confirm: doctor.DefaultConfirm, ConfirmKept: true, Progress: func(s string) { r.logf("fix: %s: %s", t, s) }}
 	}
 	far, near := nodes[0], nodes[1]
@@ -388,16 +381,11 @@ func (r *runner) doctorsUnderlay() (up, down float64) {
 // A's new keys), then A's (its tunnels and the multipath route), each
 // journaled on its node (the lab's userspace nodes made the lab's way).
 func (r *runner) fixECMP(ctx context.Context) error {
-	var envs [2]*fix.Env
+	var hosts [2]fix.Host
 	for i, node := range []string{"a", "b"} {
-		env, err := fix.Detect(ctx, r.fixTarget(r.lab.Target(node)), r.root)
-		if err != nil {
-			return err
-		}
-		env.WGUserspace = r.lab.NewWireGuard()
-		envs[i] = env
+		hosts[i] = fix.Host{T: r.fixTarget(r.lab.Target(node)), Root: r.root, WGUserspace: r.lab.NewWireGuard()}
 	}
-	out, err := fix.RunECMP(ctx, fix.ECMPPair{Near: envs[0], Far: envs[1], Interface: r.lab.WGInterface("a"), Tunnels: r.sc.ECMP,
+	out, err := fix.RunECMP(ctx, fix.ECMPPair{Near: hosts[0], Far: hosts[1], Interface: r.lab.WGInterface("a"), Tunnels: r.sc.ECMP,
 		Apply: true, Progress: func(s string) { r.logf("fix: %s", s) }})
 	if out != nil {
 		for _, o := range []*fix.Outcome{out.Far, out.Near} {

@@ -216,3 +216,16 @@ func (r *Record) Last() (t bench.Throughput, ok bool) {
 	last := r.Benches[len(r.Benches)-1]
 	return last.Throughput(), last.TunnelMeasured()
 }
+
+// Fix is how "wgperf fix --verify" measures a plan (fix.Request.Verify): New
+// with c, after a progress line, its error named by the flag.
+func (c Config) Fix(progress func(string)) func(context.Context, *fix.Plan) (fix.Measure, error) {
+	return func(ctx context.Context, p *fix.Plan) (fix.Measure, error) {
+		progress("finding the tunnel between " + c.Host.String() + " and " + c.Peer.String())
+		m, err := New(ctx, p, c)
+		if err != nil {
+			return nil, fmt.Errorf("--verify: %w", err)
+		}
+		return m, nil
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"github.com/wgperf/wgperf/internal/target"
 )
 
-// addCompletions makes shell completion ("wgperf completion bash") offer
+// AddCompletions makes shell completion ("wgperf completion bash") offer
 // what a flag takes: targets (this machine, its network namespaces, the
-// hosts of ~/.ssh/config and ~/.ssh/known_hosts), finding IDs, and the values of flags that take
-// one of a few words (enumFlags).
-func addCompletions(root *cobra.Command) {
+// hosts of ~/.ssh/config and ~/.ssh/known_hosts), the finding IDs (ids) --only
+// takes, and the values of flags that take one of a few words (EnumFlag).
+func AddCompletions(root *cobra.Command, ids []string) {
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		register := func(f *pflag.Flag) {
@@ -23,13 +23,13 @@ func addCompletions(root *cobra.Command) {
 			case "host", "client", "server":
 				_ = c.RegisterFlagCompletionFunc(f.Name, completeTargets)
 			case "only":
-				_ = c.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(catalogIDs(), cobra.ShellCompDirectiveNoFileComp))
+				_ = c.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(ids, cobra.ShellCompDirectiveNoFileComp))
 			case "interface", "dev":
-				if wireGuardInterfaceFlag(c, f) {
+				if WireGuardInterfaceFlag(c, f) {
 					_ = c.RegisterFlagCompletionFunc(f.Name, completeWireGuardInterfaces)
 				}
 			default:
-				if w, ok := f.Value.(words); ok {
+				if w, ok := f.Value.(Words); ok {
 					_ = c.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(w.Words(), cobra.ShellCompDirectiveNoFileComp))
 				}
 			}
@@ -43,20 +43,20 @@ func addCompletions(root *cobra.Command) {
 	walk(root)
 }
 
-// words is a flag value that takes one of a few words (enumValue,
+// Words is a flag value that takes one of a few words (EnumFlag's,
 // --progress, --wireguard): completion offers them.
-type words interface{ Words() []string }
+type Words interface{ Words() []string }
 
 // completeTargets offers what each kind of target lists (target.Complete).
 func completeTargets(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return target.Complete(), cobra.ShellCompDirectiveNoFileComp
 }
 
-// wireGuardInterfaceFlag says whether an --interface (or --dev) flag names a
+// WireGuardInterfaceFlag says whether an --interface (or --dev) flag names a
 // WireGuard interface of the command's host: every visible command's does
 // (fix ecmp's tunnel, shape-sweep's); the lab's hidden node commands name
 // their own TUN devices.
-func wireGuardInterfaceFlag(c *cobra.Command, f *pflag.Flag) bool {
+func WireGuardInterfaceFlag(c *cobra.Command, f *pflag.Flag) bool {
 	for p := c; p != nil; p = p.Parent() {
 		if p.Hidden {
 			return false

@@ -1,0 +1,65 @@
+package diagnose
+
+import (
+	"bytes"
+	"context"
+	"io"
+
+	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/finding"
+)
+
+// Command is "wgperf diagnose": the hosts, snapshots and inventory it
+// reads, the findings it shows, and how it prints them.
+type Command struct {
+	Hosts, Files, Inventory []string
+	Options                 Options
+	MinSeverity             finding.Severity
+	JSON                    bool
+	Color                   bool   // text in colour (a terminal)
+	Version                 string // the JSON document's wgperf_version
+}
+
+// RunCommand diagnoses c's hosts (an inventory's as a Fleet, whose
+// unreachable hosts are reported), keeps the findings at or above
+// MinSeverity and prints the result to w, as JSON or text. The Fleet is nil
+// without an inventory.
+func RunCommand(ctx context.Context, c Command, w io.Writer) (Diagnosis, *Fleet, error) {
+	var fl *Fleet
+	var d Diagnosis
+	var err error
+	if len(c.Inventory) > 0 {
+		fl, err = RunInventory(ctx, c.Inventory, c.Hosts, c.Files, c.Options)
+		if fl != nil {
+			d = fl.Diagnosis
+		}
+	} else {
+		d, err = Run(ctx, c.Hosts, c.Files, c.Options)
+	}
+	if err != nil {
+		return d, nil, err
+	}
+	d = d.AtLeast(c.MinSeverity)
+	if fl != nil {
+		fl.Diagnosis = d
+	}
+	return d, fl, c.Print(w, d, fl)
+}
+
+// Print prints d, or the fleet it belongs to, as JSON or text.
+func (c Command) Print(w io.Writer, d Diagnosis, fl *Fleet) error {
+	o := TextOptions{Color: c.Color}
+	switch {
+	case fl != nil && c.JSON:
+		return document.Write(w, document.DiagnoseFleet, c.Version, fl)
+	case fl != nil:
+		return fl.WriteText(w, o)
+	case c.JSON:
+		var buf bytes.Buffer
+		if err := WriteJSON(&buf, d); err != nil {
+			return err
+		}
+		return document.WriteJSON(w, document.Diagnose, c.Version, buf.Bytes())
+	}
+	return WriteText(w, d, o)
+}
