@@ -153,6 +153,8 @@ func makeDocuments() ([]printedDoc, []string) {
 // (Its other goldens are synthetic: a journal ID and MTU method no host writes.)
 func (m *docMaker) doctorDocs() {
 	m.raw("doctor", filepath.Join("..", "..", "internal", "doctor", "testdata", "one-end.json"), false)
+	// Each uplink measured: the tunnel over it, its hops.
+	m.raw("doctor", filepath.Join("..", "..", "internal", "doctor", "testdata", "stale-route.json"), false)
 }
 
 func snapshotFiles() []string {

@@ -35,7 +35,8 @@ const (
 	// SiteToSite is A —— R —— B with WireGuard between A and B.
 	SiteToSite Topology = "site-to-site"
 	// MultiWAN is the multi-WAN router case's router: A has a fast primary and a slow backup uplink
-	// to R (default routes metric 10 and 20), and R reaches B's endpoint.
+	// to R (default routes metric 10 and 20), and R reaches B's endpoint. R answers the backup from
+	// 100.64.0.1, as a 5G carrier's NAT does.
 	MultiWAN Topology = "multi-wan"
 )
 
