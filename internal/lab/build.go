@@ -114,6 +114,9 @@ func Up(ctx context.Context, cfg Config, exe string) (*Lab, error) {
 	if err := cfg.checkHub(); err != nil {
 		return nil, err
 	}
+	if err := cfg.checkClients(); err != nil {
+		return nil, err
+	}
 	if cfg.WGMTU == 0 {
 		cfg.WGMTU = defaultWGMTU
 	}
@@ -154,6 +157,9 @@ func nodeNames(cfg Config) []string {
 	}
 	if cfg.LAN {
 		names = append(names, "lan", "lanb")
+	}
+	for n := 1; n <= cfg.Clients; n++ {
+		names = append(names, clientName(n))
 	}
 	return names
 }
@@ -217,6 +223,7 @@ func (l *Lab) build(ctx context.Context) error {
 		b.on("b", "sysctl", "-qw", "net.ipv4.ip_forward=1")
 		l.Nodes["lan"].LANAddr, l.Nodes["lanb"].LANAddr = lanHost, lanBHost
 	}
+	b.clientLinks(cfg.Clients)
 	if err := b.run(ctx); err != nil {
 		return err
 	}
