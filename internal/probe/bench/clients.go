@@ -37,21 +37,19 @@ type ClientRun struct {
 // ClientsRun is one direction of the many-clients load: every client at
 // once. The clients' runs start apart (one whose streams connected first
 // loads the path while the others still connect: 2 to 3.5 s apart for
-// 3 × 50 streams in the lab), so each run's seconds are placed on one clock
-// by when its process ended, and only the seconds all measured at once
-// count: summing whole runs counted a client that ran alone at the full
-// rate (172 Mbit/s "through" a 100 Mbit/s link). Over those seconds the
-// aggregate is what the server's WireGuard interface received; the
-// clients' own figures, placed only as well as their ends tell and counted
-// by the sender, came to 124 where the interface received 91.5.
+// 3 × 50 streams in the lab), so summing their runs counts a client that ran
+// alone at the full rate (172 Mbit/s "through" a 100 Mbit/s link). The
+// aggregate is what the server's WireGuard interface received while every
+// client's connections were open (clientscount.go); where its interface is
+// unknown, the clients' shares of the seconds all measured at once, each
+// run placed on one clock by when its process ended.
 type ClientsRun struct {
 	Direction   string `json:"direction"`
 	Connections int    `json:"connections"` // streams of the clients that ran
-	// Mbit is the aggregate over OverlapSecs, the seconds every measured
-	// client measured at once: the server's interface's figure (From
-	// "server"), or the clients' shares summed where its counters could
-	// not be read (From "clients"); 0 when the clients overlapped less
-	// than MinOverlap (Note says so).
+	// Mbit is the aggregate over OverlapSecs: the server's interface's
+	// figure while every connection was open (From "server"), or the
+	// clients' shares of the seconds all measured at once (From
+	// "clients"); 0 when neither lasted MinOverlap (Note says so).
 	Mbit        float64     `json:"aggregate_mbit"`
 	From        string      `json:"aggregate_from,omitempty"`
 	OverlapSecs float64     `json:"overlap_secs"`
