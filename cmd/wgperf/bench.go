@@ -26,6 +26,7 @@ func benchCmd() *cobra.Command {
 		cfg                    bench.Config
 		udpRate                float64
 		viaSpecs               []string
+		clientSpecs            []string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -51,6 +52,14 @@ and the table shows the range.
 an iperf3 server too), the tunnel is judged against the slowest hop's, and the
 hubs' CPUs are sampled during the tunnel runs.
 
+--clients SPEC,... (the tuning guide's load test: hundreds of connections from
+several clients against one server) runs, after the plan, every client at once
+(--client and these) through the tunnel to the server, --parallel streams each
+(-P, as iperf3's; at most 128 per client, so more connections take more
+clients), each against an iperf3 server of its own on --port, --port+1, ...
+The aggregate is what the server's WireGuard interface received while every
+client's connections were open; each client's own run is shown beside it.
+
 The server's tunnel and underlay addresses are found from WireGuard ("wg show all
 dump" on the client, "ip addr" on the server: iproute2's JSON, or BusyBox ip's text
 on a router without ip-full); --tunnel-addr and --underlay-addr override them. iperf3 must be installed on both hosts; bench starts a one-off
@@ -59,7 +68,8 @@ server on --port and always stops it.
 Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 		Example: `  wgperf bench --client netns:wgl-demo-a --server netns:wgl-demo-b --quick
   wgperf bench --client local --server ssh:root@m42 --parallel 8 --time 20
-  wgperf bench --client local --server ssh:m42 --tunnel-addr 10.0.0.2 --no-underlay --udp 20`,
+  wgperf bench --client local --server ssh:m42 --tunnel-addr 10.0.0.2 --no-underlay --udp 20
+  wgperf bench --client ssh:c1 --clients ssh:c2,ssh:c3 --server ssh:hub -P 100 --quick`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			client, err := target.Parse(clientSpec)
@@ -77,12 +87,25 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
+			for _, spec := range clientSpecs {
+				t, err := target.Parse(spec)
+				if err != nil {
+					return couldNotRun(fmt.Errorf("--clients: %w", err))
+				}
+				cfg.Clients = append(cfg.Clients, t)
+			}
+			if len(via) > 0 && len(cfg.Clients) > 0 {
+				return couldNotRun(fmt.Errorf("--clients loads one server through one tunnel: it does not go with --via"))
+			}
 			if len(via) > 0 && (noUnderlay || underlay != "") {
 				return couldNotRun(fmt.Errorf("--via measures each hop's own underlay: it does not go with --no-underlay or --underlay-addr"))
 			}
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
 			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
+			if err := cfg.CheckClients(); err != nil {
+				return couldNotRun(err)
+			}
 			if dropReasons {
 				cfg.Drops = drops.ForTarget
 			}
@@ -115,7 +138,8 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 	f.StringVar(&underlay, "underlay-addr", "", "the server's address under the tunnel (default: the client's peer endpoint)")
 	dropReasonsFlag(f, &dropReasons)
 	f.BoolVar(&noUnderlay, "no-underlay", false, "measure only the tunnel (no ratio)")
-	f.IntVar(&cfg.Parallel, "parallel", 4, "streams of the parallel runs (1 skips them)")
+	f.IntVarP(&cfg.Parallel, "parallel", "P", 4, "streams of the parallel runs (1 skips them), and of each client with --clients")
+	f.StringSliceVar(&clientSpecs, "clients", nil, "more clients (target specs, repeatable or comma-separated) that load the server at once with --client after the plan, --parallel streams each")
 	cli.SecondsFlag(f, &cfg.Omit, "omit", 0, "seconds of warm-up left out of each run (default 3, 1 with --quick)")
 	cli.SecondsFlag(f, &cfg.Seconds, "time", 0, "measured seconds per run (default 10, 3 with --quick)")
 	f.BoolVar(&quick, "quick", false, "a shorter plan: single stream only, 1+3 s runs")

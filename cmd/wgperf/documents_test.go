@@ -153,6 +153,8 @@ func makeDocuments() ([]printedDoc, []string) {
 // (Its other goldens are synthetic: a journal ID and MTU method no host writes.)
 func (m *docMaker) doctorDocs() {
 	m.raw("doctor", filepath.Join("..", "..", "internal", "doctor", "testdata", "one-end.json"), false)
+	// Each uplink measured: the tunnel over it, its hops.
+	m.raw("doctor", filepath.Join("..", "..", "internal", "doctor", "testdata", "stale-route.json"), false)
 }
 
 func snapshotFiles() []string {
@@ -466,6 +468,17 @@ func (m *docMaker) benchDocs() {
 		return rep
 	}())
 	m.raw("bench", testdata("report", "bench.json"), true)
+	m.value("bench", "bench with several clients at once (--clients)", func() *bench.Report {
+		rep := m.benchReport()
+		rep.Clients = &bench.ManyClients{Addr: "10.77.0.2", Clients: 3, Streams: 50, Omit: 1, Seconds: 4, Complete: false,
+			Runs: []bench.ClientsRun{{Direction: bench.Upload, Connections: 100, Mbit: 101.7, From: "server", OverlapSecs: 3.6, Retransmits: 812, Spread: 0.76,
+				Clients: []bench.ClientRun{
+					{Client: "netns:wgl-doc-a", Port: 5299, Streams: 50, Mbit: 38.5, WindowMbit: 37.9, Retransmits: 402},
+					{Client: "netns:wgl-doc-c1", Port: 5300, Streams: 50, Mbit: 29.1, WindowMbit: 30.2, Retransmits: 410},
+					{Client: "netns:wgl-doc-c2", Port: 5301, Streams: 50, Error: "netns:wgl-doc-c2 cannot reach the iperf3 server"},
+				}}}}
+		return rep
+	}())
 }
 
 // mtuDocs: the DF search against a recorded black hole (pings above 1400

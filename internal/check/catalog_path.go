@@ -132,15 +132,21 @@ tunnels will have.`}},
 	},
 	{
 		ID: catalog.RouteEndpointUplink,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (the underlay through each uplink)", Doc: `On a host with more than one default route (multi-WAN),
-doctor measures TCP to the far end's endpoint through each uplink the
-endpoint's route does not take (iperf3 --bind-dev) beside the bench's
-underlay run, which follows the tunnel's own route: another uplink carrying
-twice as much means the tunnel rides the slow one, whatever put it there (a
-host route added by hand, a policy rule, a failover policy that never fails
-back), which no passive check can judge. The case: a router's tunnel ran over
-the 5G backup for two months while the fiber was up. Fix: route the endpoint
-through the faster uplink.`}},
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor (the tunnel and the underlay over each uplink)", Doc: `On a host with more than one default route (multi-WAN),
+doctor measures each uplink the endpoint's route does not take: the tunnel
+itself, with a host route sending its endpoint through that uplink for the
+run (journaled as fixes are, removed after it or by its watchdog), and TCP to
+the far end's endpoint through it (iperf3 --bind-dev), beside the bench's
+runs, which follow the tunnel's own route. Another uplink carrying twice as
+much through the tunnel (raw TCP where the tunnel could not be measured)
+means the tunnel rides the slow one, whatever put it there (a host route
+added by hand, a policy rule, a failover policy that never fails back),
+which no passive check can judge. Raw TCP alone can rank the uplinks the
+wrong way: the case's 5G carried 273 Mbit/s of raw TCP and 1.7 through
+WireGuard, the fiber's tunnel 63. Each uplink's idle round trip and hops
+(a carrier's NAT in 100.64/10 named) are shown beside. The case: a router's
+tunnel ran over the 5G backup for two months while the fiber was up. Fix:
+route the endpoint through the faster uplink.`}},
 		Remedies: []Remedy{
 			{Kind: remedy.KindEndpointRoute, Params: map[string]Values{
 				"endpoint": Named("a peer's endpoint address").On(aPeerEndpoint), "table": OneOf("main"),

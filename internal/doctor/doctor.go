@@ -129,8 +129,9 @@ type Report struct {
 	MTU        *mtu.Result       `json:"mtu,omitempty"`
 	ICMPBurst  *icmpburst.Result `json:"icmp_burst,omitempty"`
 	Shaping    *shaping.Result   `json:"shaping,omitempty"`
-	// Uplinks are the client's uplinks, each measured to the endpoint, when
-	// it has more than one.
+	// Uplinks are the client's uplinks when it has more than one, each
+	// measured to the endpoint: the tunnel over it, raw TCP, the round trip
+	// and the hops.
 	Uplinks []uplinks.Uplink `json:"uplinks,omitempty"`
 	// LongRun is the 30-second run and the parallel-stream run, when the
 	// evidence called for them.

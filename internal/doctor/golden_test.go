@@ -105,9 +105,11 @@ func TestReportGolden(t *testing.T) {
 		stalled        bool
 		path           *mtu.Result
 		fix            *FixOutcome
+		uplinks        string // recorded each-uplink measurement
 	}{
 		{name: "one-end", client: "lab-multiwan-stale-a.json"},
-		{name: "stale-route", client: "lab-multiwan-stale-a.json", server: "lab-healthy-b.json", benched: true},
+		// With each uplink as doctor measured it in the stale-endpoint-route scenario: the tunnel over each, the hops.
+		{name: "stale-route", client: "lab-multiwan-stale-a.json", server: "lab-healthy-b.json", benched: true, uplinks: "lab-multiwan-stale.json"},
 		{name: "lossy-mtu", client: "lab-loss3-udpbuf64k-a.json", server: "lab-loss3-udpbuf64k-b.json", benched: true, path: &path},
 		{name: "blackhole", client: "lab-mtu1480-icmplimit-lan-a.json", server: "lab-mtu1480-icmplimit-lan-b.json", benched: true, stalled: true, path: &hole},
 		{name: "icmp-lan", client: "lab-mtu1480-icmplimit-lan-a.json", server: "lab-mtu1480-icmplimit-lan-b.json", benched: true},
@@ -123,6 +125,9 @@ func TestReportGolden(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := recordedReport(t, tc.client, tc.server, tc.benched, tc.stalled, tc.path)
+			if tc.uplinks != "" {
+				readJSON(t, &r.Uplinks, "probe", "uplinks", tc.uplinks)
+			}
 			if tc.fix != nil {
 				tc.fix.Before = r.Measured
 				r.Fix = tc.fix

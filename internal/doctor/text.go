@@ -48,7 +48,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("  %s", l)
 	}
 	if len(r.Uplinks) > 1 {
-		p("  each uplink to the endpoint: %s", uplinks.Summary(r.Uplinks))
+		p("  each uplink to the endpoint (the tunnel with its endpoint routed through it, raw TCP, round trip; hops):")
+		for _, l := range uplinks.Lines(r.Uplinks) {
+			p("    %s", l)
+		}
 	}
 	if m := r.Measured; m.UnderlayBlocked != "" {
 		p("  upload   tunnel %6.1f Mbit/s, download %.1f: underlay baseline blocked (%s)", m.Up.Tunnel, m.Down.Tunnel, m.UnderlayBlocked)

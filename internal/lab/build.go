@@ -23,11 +23,14 @@ const (
 	primaryGW = "198.51.100.1"
 	backupA   = "192.0.2.2" // multi-wan backup uplink
 	backupGW  = "192.0.2.1"
-	endpointB = "203.0.113.2"
-	routerB   = "203.0.113.1"
-	lanA      = "10.10.1.1"
-	lanHost   = "10.10.1.2"
-	lanNet    = "10.10.1.0/24"
+	// backupCGNAT is where R answers A's backup uplink from: the shared
+	// address space (RFC 6598) a mobile carrier numbers its NAT in.
+	backupCGNAT = "100.64.0.1"
+	endpointB   = "203.0.113.2"
+	routerB     = "203.0.113.1"
+	lanA        = "10.10.1.1"
+	lanHost     = "10.10.1.2"
+	lanNet      = "10.10.1.0/24"
 	// SiteBLAN is an address on B's loopback standing for the network behind
 	// site B; every tunnel routes it, so ECMP can spread flows to it.
 	SiteBLAN        = "10.20.0.1"
@@ -111,6 +114,9 @@ func Up(ctx context.Context, cfg Config, exe string) (*Lab, error) {
 	if err := cfg.checkHub(); err != nil {
 		return nil, err
 	}
+	if err := cfg.checkClients(); err != nil {
+		return nil, err
+	}
 	if cfg.WGMTU == 0 {
 		cfg.WGMTU = defaultWGMTU
 	}
@@ -152,6 +158,9 @@ func nodeNames(cfg Config) []string {
 	if cfg.LAN {
 		names = append(names, "lan", "lanb")
 	}
+	for n := 1; n <= cfg.Clients; n++ {
+		names = append(names, clientName(n))
+	}
 	return names
 }
 
@@ -187,6 +196,11 @@ func (l *Lab) build(ctx context.Context) error {
 		b.cloneLink(cfg)
 	case MultiWAN:
 		b.link("a", "eth1", backupA, "r", "eth-a2", backupGW, 0)
+		// The backup is a 5G link through a carrier's NAT, as in the case:
+		// R's own packets to it (a trace's time-exceeded) come from the
+		// carrier's 100.64/10 address, so a trace over it names the NAT.
+		b.on("r", "ip", "addr", "add", backupCGNAT+"/32", "dev", "eth-a2")
+		b.on("r", "ip", "route", "replace", "192.0.2.0/24", "dev", "eth-a2", "proto", "kernel", "scope", "link", "src", backupCGNAT)
 		b.on("a", "sysctl", "-qw", "net.ipv4.ip_forward=1")
 		b.on("a", "ip", "route", "add", "default", "via", primaryGW, "dev", "eth0", "metric", "10")
 		b.on("a", "ip", "route", "add", "default", "via", backupGW, "dev", "eth1", "metric", "20")
@@ -209,6 +223,7 @@ func (l *Lab) build(ctx context.Context) error {
 		b.on("b", "sysctl", "-qw", "net.ipv4.ip_forward=1")
 		l.Nodes["lan"].LANAddr, l.Nodes["lanb"].LANAddr = lanHost, lanBHost
 	}
+	b.clientLinks(cfg.Clients)
 	if err := b.run(ctx); err != nil {
 		return err
 	}

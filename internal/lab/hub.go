@@ -27,8 +27,8 @@ func (c Config) checkHub() error {
 	if c.HubMbit <= 0 {
 		return nil
 	}
-	if c.Topology != SiteToSite || c.LAN || c.Router || c.KneePct > 0 || c.ClientPort > 0 {
-		return errors.New("the hub topology (--hub-rate) is site-to-site only, without --lan, --router, --knee or --client-port")
+	if c.Topology != SiteToSite || c.LAN || c.Clients > 0 || c.Router || c.KneePct > 0 || c.ClientPort > 0 {
+		return errors.New("the hub topology (--hub-rate) is site-to-site only, without --lan, clients behind A, --router, --knee or --client-port")
 	}
 	return nil
 }

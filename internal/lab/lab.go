@@ -35,7 +35,8 @@ const (
 	// SiteToSite is A —— R —— B with WireGuard between A and B.
 	SiteToSite Topology = "site-to-site"
 	// MultiWAN is the multi-WAN router case's router: A has a fast primary and a slow backup uplink
-	// to R (default routes metric 10 and 20), and R reaches B's endpoint.
+	// to R (default routes metric 10 and 20), and R reaches B's endpoint. R answers the backup from
+	// 100.64.0.1, as a 5G carrier's NAT does.
 	MultiWAN Topology = "multi-wan"
 )
 
@@ -154,6 +155,11 @@ type Config struct {
 	// LAN adds node "lan" behind A and node "lanb" behind B, whose traffic the
 	// sites forward through the tunnel.
 	LAN bool `json:"lan,omitempty"`
+	// Clients adds this many client hosts behind A (nodes c1, c2, ...),
+	// each on a link of its own (10.11.N.2/24), whose traffic A forwards
+	// through the tunnel: several clients loading B at once, as the tuning
+	// guide's load test did (bench --clients; clients.go).
+	Clients int `json:"clients,omitempty"`
 	// HubMbit, when > 0, makes R a road-warrior hub (hub.go): A and B each
 	// have a tunnel to it only, and it forwards between them, so the path
 	// A → B is two WireGuard hops; its link to B (both ways) is shaped at

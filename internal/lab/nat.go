@@ -28,8 +28,8 @@ func (c Config) checkNAT() error {
 		return nil
 	case c.NATTimeout < 5 || c.NATTimeout > 600:
 		return errors.New("--nat-timeout: want 5 to 600 seconds")
-	case c.Topology != SiteToSite || c.HubMbit > 0 || c.Router || c.LAN || c.ClientPort > 0:
-		return errors.New("the NAT topology (--nat-timeout) is site-to-site only, without --hub-rate, --router, --lan or --client-port")
+	case c.Topology != SiteToSite || c.HubMbit > 0 || c.Router || c.LAN || c.Clients > 0 || c.ClientPort > 0:
+		return errors.New("the NAT topology (--nat-timeout) is site-to-site only, without --hub-rate, --router, --lan, clients behind A or --client-port")
 	}
 	return nil
 }

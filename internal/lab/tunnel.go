@@ -78,6 +78,9 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	if l.Config.LAN && k == 0 {
 		bAllowed += "," + lanNet
 	}
+	if l.Config.Clients > 0 && k == 0 {
+		bAllowed += "," + ClientsNet
+	}
 	if l.Config.NATTimeout > 0 {
 		if err := l.natTunnel(ctx, t, keyA, keyB, t.AddrB+"/32,"+SiteBNet); err != nil {
 			return nil, err
@@ -101,6 +104,11 @@ func (l *Lab) AddTunnel(ctx context.Context) (*Tunnel, error) {
 	}
 	if l.Config.LAN && k == 0 {
 		if _, err := l.Target("b").Run(ctx, "ip", "route", "add", lanNet, "dev", t.IfB); err != nil {
+			return nil, err
+		}
+	}
+	if l.Config.Clients > 0 && k == 0 {
+		if _, err := l.Target("b").Run(ctx, "ip", "route", "add", ClientsNet, "dev", t.IfB); err != nil {
 			return nil, err
 		}
 	}

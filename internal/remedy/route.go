@@ -24,6 +24,9 @@ type endpointRoute struct {
 	table    string
 	uciIface string
 	via, dev string // set: re-point the host route there instead of deleting it
+	// forRun: the route is held for one measurement (RouteForRun), so
+	// nothing persists it (no OpenWrt hotplug script).
+	forRun bool
 }
 
 // Route is a route as ip prints it: destination, gateway and device.
@@ -43,7 +46,9 @@ func RouteDel(endpoint string, r Route) (Remedy, error) {
 
 // RouteRepoint re-points the endpoint's host route at the preferred uplink r
 // (a full tunnel needs the route to avoid a loop, so it is not deleted).
-func RouteRepoint(endpoint string, r Route) (Remedy, error) {
+func RouteRepoint(endpoint string, r Route) (Remedy, error) { return repoint(endpoint, r, false) }
+
+func repoint(endpoint string, r Route, forRun bool) (Remedy, error) {
 	a, err := newEndpointRoute(endpoint, "main", "")
 	if err != nil {
 		return nil, err
@@ -52,9 +57,16 @@ func RouteRepoint(endpoint string, r Route) (Remedy, error) {
 	if err := r.check(); err != nil {
 		return nil, err
 	}
-	a.via, a.dev = r.Via, r.Dev
+	a.via, a.dev, a.forRun = r.Via, r.Dev, forRun
 	return shown{a, []string{shell.Join("ip", "route", "replace", a.endpoint, "via", r.Via, "dev", r.Dev, "proto", "static")}, nil}, nil
 }
+
+// RouteForRun points the endpoint's host route at uplink r for one
+// measurement (the tunnel's rate over each uplink of a multi-WAN host): the
+// same runtime change as RouteRepoint, and its undo, with nothing that
+// would keep it (no hotplug script on OpenWrt). The caller journals it and
+// removes it after the run.
+func RouteForRun(endpoint string, r Route) (Remedy, error) { return repoint(endpoint, r, true) }
 
 // NoHostRoute stops OpenWrt's netifd pinning a host route to endpoint for
 // the interface in uci section uciIface (network.SECTION.nohostroute=1).
@@ -146,6 +158,9 @@ func (a *endpointRoute) Params() map[string]string {
 func (a *endpointRoute) Kind() string { return KindEndpointRoute }
 
 func (a *endpointRoute) Describe() string {
+	if a.forRun {
+		return fmt.Sprintf("route the endpoint %s via %s dev %s for one measurement of the tunnel over that uplink", a.endpoint, a.via, a.dev)
+	}
 	if a.via != "" {
 		return fmt.Sprintf("re-point the host route to endpoint %s (table %s) at via %s dev %s, the current default route's uplink", a.endpoint, a.table, a.via, a.dev)
 	}
@@ -236,6 +251,10 @@ func (a *endpointRoute) planRepoint(ctx context.Context, env *Env, current [][]s
 		for _, f := range current {
 			st.Undo = append(st.Undo, shell.Join("ip", append([]string{"route", "replace", "table", a.table}, f...)...))
 		}
+	}
+	if a.forRun {
+		st.Done = already
+		return st, nil
 	}
 	if env.Platform != OpenWrt || a.table != "main" {
 		st.Notes = []string{"runtime only: the route is made again when the interface restarts; " +

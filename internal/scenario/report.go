@@ -6,6 +6,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/uplinks"
 	"github.com/wgperf/wgperf/internal/report"
 )
 
@@ -48,6 +49,9 @@ func Report(results []*Result) report.Document {
 		}
 		for _, p := range r.Probes {
 			s.Probes = append(s.Probes, fmt.Sprintf("%s: %s", p.Probe, p.Summary))
+		}
+		for _, l := range uplinks.Lines(r.Uplinks) {
+			s.Probes = append(s.Probes, "uplink "+l)
 		}
 		for _, p := range r.Recheck {
 			s.Probes = append(s.Probes, fmt.Sprintf("%s after the fix: %s", p.Probe, p.Summary))

@@ -8,6 +8,7 @@ import (
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/probe/uplinks"
 )
 
 // Measurement is the before or after figures of a scenario, in Mbit/s:
@@ -81,6 +82,9 @@ type Result struct {
 	Recheck    []ProbeResult `json:"recheck,omitempty"`
 	StillFound bool          `json:"still_found,omitempty"`
 	MTU        *mtu.Result   `json:"mtu,omitempty"` // the path MTU search, when the scenario ran one
+	// Uplinks are A's uplinks as doctor measured them (multi-WAN): the
+	// tunnel over each, raw TCP, round trip and hops.
+	Uplinks []uplinks.Uplink `json:"uplinks,omitempty"`
 	// TunnelShares is each parallel tunnel's share of the bytes A sent during
 	// a measurement (ECMP: the last one, after the fix).
 	TunnelShares []float64 `json:"tunnel_shares,omitempty"`

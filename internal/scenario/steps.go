@@ -130,6 +130,9 @@ func (r *runner) doctor(ctx context.Context) error {
 		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: seconds, Via: r.via(),
 		Progress: func(s string) { r.logf("doctor: %s", s) },
 		Drops:    drops.ForTarget, Thorough: r.sc.Thorough,
+		// The routes doctor holds for a run (the tunnel over each uplink)
+		// are journaled under the lab's own root, as its fixes are.
+		FixRoot: r.root,
 		// Two cycles per cap, not 60 s: the lab's knee cycles every 5 s.
 		Sweep: shaping.Options{Short: true},
 	})
@@ -157,7 +160,7 @@ func (r *runner) doctor(ctx context.Context) error {
 		r.res.Probes = append(r.res.Probes, ProbeResult{Probe(p.Probe), summary})
 		r.logf("doctor ran %s (%s): %s", p.Probe, p.Why, summary)
 	}
-	r.res.MTU = rep.MTU
+	r.res.MTU, r.res.Uplinks = rep.MTU, rep.Uplinks
 	r.res.BenchBefore = rep.Bench
 	r.underlayFailed = rep.Measured.UnderlayFailed
 	r.res.Before.Up.Tunnel, r.res.Before.Down.Tunnel = rep.Measured.Up.Tunnel, rep.Measured.Down.Tunnel

@@ -157,6 +157,8 @@ type Report struct {
 	// HopUnderlay each hop's own underlay, the path's limit the slowest.
 	Via         []string  `json:"via,omitempty"`
 	HopUnderlay []HopRate `json:"hop_underlay,omitempty"`
+	// Clients is several clients' load on the server at once (--clients).
+	Clients *ManyClients `json:"clients,omitempty"`
 }
 
 // MarshalJSON writes empty lists as [], never null.

@@ -48,6 +48,10 @@ type Config struct {
 	// underlay is measured and the tunnel judged against the slowest
 	// (hops.go). Empty: one underlay, UnderlayAddr's.
 	Legs []Leg
+	// Clients are more clients beside Client: after the plan, every client
+	// loads the server at once through the tunnel, Parallel streams each
+	// (clients.go).
+	Clients []target.Target
 }
 
 // Plan lists the runs of a bench, tunnel and underlay side by side so both see
@@ -174,6 +178,13 @@ func Measure(ctx context.Context, c Config) (*Report, error) {
 	if err := repeatUnsettled(ctx, c, rep, len(plan), samplers, pings, tcp, last); err != nil {
 		rep.Elapsed = time.Since(start).Seconds()
 		return rep, err
+	}
+	if len(c.Clients) > 0 {
+		var err error
+		if rep.Clients, err = MeasureClients(ctx, c); err != nil {
+			rep.Elapsed = time.Since(start).Seconds()
+			return rep, err
+		}
 	}
 	rep.Elapsed = time.Since(start).Seconds()
 	return rep, nil

@@ -73,6 +73,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	r.writeHops(w)
+	if r.Clients != nil {
+		if err := r.Clients.WriteText(w); err != nil {
+			return err
+		}
+	}
 	if err := r.writeLatency(w); err != nil {
 		return err
 	}

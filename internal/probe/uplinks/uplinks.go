@@ -2,7 +2,11 @@
 // end: the underlay measured beside the tunnel follows the tunnel's own route
 // to the endpoint, so "the tunnel keeps up with the underlay" hides a tunnel
 // riding the slower uplink. List reads the uplinks from a snapshot; Finding
-// judges what TCP carried through each (iperf3 --bind-dev). Both are pure.
+// judges what the tunnel carried over each (its endpoint routed through it
+// for a run) and what raw TCP carried (iperf3 --bind-dev): the multi-WAN
+// case's 5G carried 273 Mbit/s of raw TCP and 1.7 through WireGuard, where
+// the fiber's tunnel carried 63. Both are pure; Trace lists each uplink's
+// hops, naming a carrier's NAT.
 package uplinks
 
 import (
@@ -24,24 +28,36 @@ import (
 var Raises = []catalog.ID{catalog.RouteEndpointUplink}
 
 // Uplink is one of the client's default routes, and what TCP carried to the
-// far end's endpoint through it (bound to its device).
+// far end's endpoint through it (bound to its device) and through the tunnel
+// over it.
 type Uplink struct {
 	Dev     string `json:"dev"`
 	Gateway string `json:"gateway"`
 	Metric  int    `json:"metric"`
 	// Tunnel: the endpoint's route takes this uplink, so the bench's
-	// underlay run measured it.
-	Tunnel bool    `json:"tunnel"`
-	Mbit   float64 `json:"mbit"`
+	// underlay and tunnel runs measured it.
+	Tunnel bool `json:"tunnel"`
+	// Mbit is raw TCP's upload to the endpoint through the uplink.
+	Mbit float64 `json:"mbit"`
+	// TunnelMbit is the tunnel's upload with its endpoint routed through
+	// the uplink (0: not measured, TunnelError says why).
+	TunnelMbit  float64 `json:"tunnel_mbit,omitempty"`
+	TunnelError string  `json:"tunnel_error,omitempty"`
 	// RTTMs is the median round trip to the endpoint through the uplink,
 	// idle (0: not measured): the multi-WAN case's 5G uplink went through a
 	// carrier NAT at 25 ms where the fiber's took 3.
 	RTTMs float64 `json:"rtt_ms,omitempty"`
 	Error string  `json:"error,omitempty"`
+	// Hops are the uplink's path to the endpoint; TraceBy the tool that
+	// listed them, TraceError why none could.
+	Hops       []Hop  `json:"hops,omitempty"`
+	TraceBy    string `json:"trace_by,omitempty"`
+	TraceError string `json:"trace_error,omitempty"`
 }
 
-// Summary is each uplink's figures in one line: "wan 94.1 Mbit/s 3.1 ms,
-// wwan 9.8 Mbit/s 25.4 ms (the tunnel's)"; devices are quoted for a terminal.
+// Summary is each uplink's figures in one line: "wan 94.1 Mbit/s (tunnel
+// 80.2) 3.1 ms, wwan 9.8 Mbit/s (tunnel 1.7) 25.4 ms (the tunnel's)";
+// devices are quoted for a terminal.
 func Summary(ups []Uplink) string {
 	var parts []string
 	for _, u := range ups {
@@ -52,8 +68,11 @@ func Summary(ups []Uplink) string {
 		default:
 			s += fmt.Sprintf(" %.1f Mbit/s", u.Mbit)
 		}
+		if u.TunnelMbit > 0 {
+			s += fmt.Sprintf(" (tunnel %.1f)", u.TunnelMbit)
+		}
 		if u.RTTMs > 0 {
-			s += " " + strconv.FormatFloat(u.RTTMs, 'f', 1, 64) + " ms"
+			s += " " + ms(u.RTTMs) + " ms"
 		}
 		if u.Tunnel {
 			s += " (the tunnel's)"
@@ -61,6 +80,52 @@ func Summary(ups []Uplink) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ms is a round trip in milliseconds: one decimal, two below 1 ms (a
+// LAN's or the lab's 0.04 ms is no 0.0).
+func ms(v float64) string {
+	if v < 1 {
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// Lines are each uplink's figures and hops, one line each, for doctor's
+// text: "eth1 via 192.0.2.1 (the tunnel's): tunnel 18.3 Mbit/s, raw TCP
+// 19.1, 0.1 ms; hops 100.64.0.1 (CGNAT) → 203.0.113.2".
+func Lines(ups []Uplink) []string {
+	var out []string
+	for _, u := range ups {
+		s := shell.Comment(shell.Quote(u.Dev)) + " via " + u.Gateway
+		if u.Tunnel {
+			s += " (the tunnel's)"
+		}
+		var figs []string
+		switch {
+		case u.TunnelMbit > 0:
+			figs = append(figs, fmt.Sprintf("tunnel %.1f Mbit/s", u.TunnelMbit))
+		case u.TunnelError != "":
+			figs = append(figs, "tunnel not measured ("+shell.Comment(u.TunnelError)+")")
+		}
+		if u.Error != "" {
+			figs = append(figs, "raw TCP not measured ("+shell.Comment(u.Error)+")")
+		} else {
+			figs = append(figs, fmt.Sprintf("raw TCP %.1f Mbit/s", u.Mbit))
+		}
+		if u.RTTMs > 0 {
+			figs = append(figs, ms(u.RTTMs)+" ms idle")
+		}
+		s += ": " + strings.Join(figs, ", ")
+		switch {
+		case len(u.Hops) > 0:
+			s += "; hops " + HopsText(u.Hops)
+		case u.TraceError != "":
+			s += "; hops not traced (" + shell.Comment(u.TraceError) + ")"
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // FasterUplink: another uplink carrying this many times what the tunnel's own
@@ -98,38 +163,72 @@ func List(s *facts.Snapshot) []Uplink {
 	return out
 }
 
+// byTunnel says the uplinks are compared by the tunnel's own rate over
+// each: measured over every uplink raw TCP reached. Raw TCP alone can rank
+// them the wrong way (the case's 5G: 273 Mbit/s raw, 1.7 through WireGuard).
+func byTunnel(ups []Uplink) bool {
+	n := 0
+	for _, u := range ups {
+		if u.Error != "" && !u.Tunnel {
+			continue
+		}
+		if u.TunnelMbit <= 0 {
+			return false
+		}
+		n++
+	}
+	return n > 1
+}
+
 // Finding is route.endpoint-uplink when another uplink carries
-// FasterUplink times what the tunnel's own does to the same endpoint; nil
+// FasterUplink times what the tunnel's own does to the same endpoint: the
+// tunnel over it where that was measured (byTunnel), raw TCP otherwise; nil
 // otherwise. It is pure.
 func Finding(client, endpoint, iface string, ups []Uplink, tunnelMbit float64) *finding.Finding {
 	i := slices.IndexFunc(ups, func(u Uplink) bool { return u.Tunnel })
 	if i < 0 || ups[i].Mbit <= 0 {
 		return nil
 	}
+	tunnel := byTunnel(ups)
+	rate := func(u Uplink) float64 {
+		if tunnel {
+			return u.TunnelMbit
+		}
+		return u.Mbit
+	}
 	own := ups[i]
 	best := own
 	for _, u := range ups {
-		if u.Error == "" && u.Mbit > best.Mbit {
+		if (u.Error == "" || tunnel) && rate(u) > rate(best) {
 			best = u
 		}
 	}
-	if best.Mbit < FasterUplink*own.Mbit {
+	if rate(best) < FasterUplink*rate(own) {
 		return nil
+	}
+	what, source, key := "", "iperf3 --bind-dev", "underlay upload through "
+	if tunnel {
+		what, source, key = "the tunnel carries ", "iperf3 through the tunnel, its endpoint routed through each uplink", "tunnel upload over "
 	}
 	f := &finding.Finding{
 		ID: catalog.RouteEndpointUplink, Severity: finding.Critical, Host: client, Interface: iface,
-		Title: fmt.Sprintf("The tunnel's endpoint %s is reached over %s (%.1f Mbit/s) while %s reaches it at %.1f", endpoint, own.Dev, own.Mbit, best.Dev, best.Mbit),
+		Title: fmt.Sprintf("The tunnel's endpoint %s is reached over %s (%s%.1f Mbit/s) while %s reaches it at %.1f",
+			endpoint, own.Dev, what, rate(own), best.Dev, rate(best)),
 		Detail: "The host has more than one uplink and its route to the peer's endpoint takes the slower one, so the tunnel runs at " +
 			"that uplink's rate; the underlay measured beside the tunnel follows the same route and hides it. A host route added " +
 			"while the other uplink was down, a policy rule, a failover policy that never fails back: whatever put it there, the " +
 			"endpoint belongs on the faster uplink.",
 		Evidence: []finding.Evidence{
-			finding.Evidence{Source: "iperf3 --bind-dev", Key: "underlay upload through " + own.Dev + " (the endpoint's route)", Value: fmt.Sprintf("%.1f Mbit/s", own.Mbit)}.Of(own.Mbit, finding.Mbits),
-			finding.Evidence{Source: "iperf3 --bind-dev", Key: "underlay upload through " + best.Dev + " (via " + best.Gateway + ")", Value: fmt.Sprintf("%.1f Mbit/s", best.Mbit),
-				Threshold: fmt.Sprintf("< %.0f× the endpoint's uplink", FasterUplink)}.Of(best.Mbit, finding.Mbits),
+			finding.Evidence{Source: source, Key: key + own.Dev + " (the endpoint's route)", Value: fmt.Sprintf("%.1f Mbit/s", rate(own))}.Of(rate(own), finding.Mbits),
+			finding.Evidence{Source: source, Key: key + best.Dev + " (via " + best.Gateway + ")", Value: fmt.Sprintf("%.1f Mbit/s", rate(best)),
+				Threshold: fmt.Sprintf("< %.0f× the endpoint's uplink", FasterUplink)}.Of(rate(best), finding.Mbits),
 			finding.Evidence{Source: "iperf3", Key: "tunnel upload", Value: fmt.Sprintf("%.1f Mbit/s", tunnelMbit)}.Of(tunnelMbit, finding.Mbits),
 			{Source: "iperf3 --bind-dev, ping -I", Key: "each uplink to " + endpoint, Value: Summary(ups)},
 		},
+	}
+	if tunnel && best.Mbit < FasterUplink*own.Mbit {
+		f.Detail += fmt.Sprintf(" Raw TCP alone would not have shown it (%.1f Mbit/s over %s, %.1f over %s): the tunnel's own rate over each uplink does.",
+			own.Mbit, own.Dev, best.Mbit, best.Dev)
 	}
 	rem, err := remedy.RouteRepoint(endpoint, remedy.Route{Via: best.Gateway, Dev: best.Dev})
 	f.Fixes = remedy.Fixes(fmt.Sprintf("Route the endpoint %s through %s (via %s)", endpoint, best.Dev, best.Gateway), rem, err)
