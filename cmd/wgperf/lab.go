@@ -82,6 +82,7 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")
 	f.Var(implValue{&cfg.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads)")
 	f.IntVar(&cfg.UDPBuffer, "udp-buffer", 0, "cap the WireGuard nodes' UDP socket buffers to this many bytes (0 = wireguard-go's forced 7 MiB; -1 = ask for 7 MiB and let net.core.rmem_max cap it)")
+	f.IntVar(&cfg.Clients, "clients", 0, "add this many client hosts c1..cN behind A (at most 32) whose traffic crosses the tunnel as A's does: bench --clients loads B from several clients at once, as the guide's hundreds of connections did; 0 = none")
 	f.BoolVar(&cfg.LAN, "lan", false, "add a LAN host behind each site (lan behind A, lanb behind B) that the sites forward through the tunnel")
 }
 
