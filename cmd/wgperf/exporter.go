@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
 	"os"
 	"os/signal"
 	"strings"
@@ -298,15 +297,18 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 			log.Warn("serving peers' public keys, endpoints and allowed IPs to any host, without TLS or auth", "address", ln.Addr(), "hint", exposedHint)
 		}
 	}
-	sdLink := ""
-	if discovery != nil {
-		sdLink = `. The inventory's targets for Prometheus' http_sd: <a href="` + exporter.SDPath + `">` + exporter.SDPath + `</a>`
+	landing := &exporter.LandingPage{
+		Description: fmt.Sprintf("Watching %s every %s.", t, interval),
+		Version:     bi.Version,
+		Links: []exporter.LandingLink{
+			{Address: srv.telemetryPath, Text: "Metrics", Description: "the watched host, the exporter's health and its process"},
+			{Address: "/probe", Text: "Probe", Description: fmt.Sprintf("other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)", strings.Join(probe.Allow, " "))},
+		},
 	}
-	site := &exporter.Site{Exporter: e, Prober: prober, Discovery: discovery, MetricsPath: srv.telemetryPath, MaxConnections: srv.maxConns, Landing: fmt.Sprintf(
-		"<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
-			"<p>Watching %s every %s. <a href=\"%s\">Metrics</a>. "+
-			"Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)%s</p></body></html>\n",
-		html.EscapeString(t.String()), interval, html.EscapeString(srv.telemetryPath), html.EscapeString(fmt.Sprint(probe.Allow)), sdLink)}
+	if discovery != nil {
+		landing.Links = append(landing.Links, exporter.LandingLink{Address: exporter.SDPath, Text: "Service discovery", Description: "the inventory's targets for Prometheus' http_sd"})
+	}
+	site := &exporter.Site{Exporter: e, Prober: prober, Discovery: discovery, MetricsPath: srv.telemetryPath, MaxConnections: srv.maxConns, Landing: landing}
 	go func() {
 		// Run collects at once; the first round above already did, so wait one interval.
 		select {
