@@ -297,12 +297,15 @@ func runExporter(ctx context.Context, t target.Target, srv exporterServing, inte
 			log.Warn("serving peers' public keys, endpoints and allowed IPs to any host, without TLS or auth", "address", ln.Addr(), "hint", exposedHint)
 		}
 	}
+	allowed := strings.Join(probe.Allow, " ")
+	if allowed == "" {
+		allowed = "none, see --probe.allow"
+	}
 	landing := &exporter.LandingPage{
-		Description: fmt.Sprintf("Watching %s every %s.", t, interval),
+		Description: fmt.Sprintf("Watching %s every %s. Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s).", t, interval, allowed),
 		Version:     bi.Version,
 		Links: []exporter.LandingLink{
 			{Address: srv.telemetryPath, Text: "Metrics", Description: "the watched host, the exporter's health and its process"},
-			{Address: "/probe", Text: "Probe", Description: fmt.Sprintf("other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)", strings.Join(probe.Allow, " "))},
 		},
 	}
 	if discovery != nil {

@@ -192,6 +192,9 @@ func TestFullBuildLandingPage(t *testing.T) {
 	if strings.Contains(page, "<script>") || strings.Contains(page, "debug/pprof") {
 		t.Errorf("the landing page carries a script or pprof links it has not:\n%s", page)
 	}
+	if small := site.Landing.html(true); !strings.Contains(small, "ssh:root@&lt;script&gt;") || strings.Contains(small, "<script>") {
+		t.Errorf("the router build's landing page does not escape its texts:\n%s", small)
+	}
 	if resp := serveOnce(t, site, "/nothing", nil); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("GET /nothing: %s", resp.Status)
 	}
