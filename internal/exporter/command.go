@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
 	"os"
 	"os/signal"
 	"strings"
@@ -165,15 +164,21 @@ func RunCommand(ctx context.Context, c Command) error {
 			log.Warn("serving peers' public keys, endpoints and allowed IPs to any host, without TLS or auth", "address", ln.Addr(), "hint", c.ExposedHint)
 		}
 	}
-	sdLink := ""
-	if discovery != nil {
-		sdLink = `. The inventory's targets for Prometheus' http_sd: <a href="` + SDPath + `">` + SDPath + `</a>`
+	allowed := strings.Join(probe.Allow, " ")
+	if allowed == "" {
+		allowed = "none, see --probe.allow"
 	}
-	site := &Site{Exporter: e, Prober: prober, Discovery: discovery, MetricsPath: c.TelemetryPath, MaxConnections: c.MaxConns, Landing: fmt.Sprintf(
-		"<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>"+
-			"<p>Watching %s every %s. <a href=\"%s\">Metrics</a>. "+
-			"Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s)%s</p></body></html>\n",
-		html.EscapeString(t.String()), interval, html.EscapeString(c.TelemetryPath), html.EscapeString(fmt.Sprint(probe.Allow)), sdLink)}
+	landing := &LandingPage{
+		Description: fmt.Sprintf("Watching %s every %s. Other hosts: /probe?target=ssh:[user@]host[:port] (allowed: %s).", t, interval, allowed),
+		Version:     bi.Version,
+		Links: []LandingLink{
+			{Address: c.TelemetryPath, Text: "Metrics", Description: "the watched host, the exporter's health and its process"},
+		},
+	}
+	if discovery != nil {
+		landing.Links = append(landing.Links, LandingLink{Address: SDPath, Text: "Service discovery", Description: "the inventory's targets for Prometheus' http_sd"})
+	}
+	site := &Site{Exporter: e, Prober: prober, Discovery: discovery, MetricsPath: c.TelemetryPath, MaxConnections: c.MaxConns, Landing: landing}
 	go func() {
 		// Run collects at once; the first round above already did, so wait one interval.
 		select {

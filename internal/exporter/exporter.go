@@ -8,9 +8,13 @@
 // of each collection are gathered and rendered once, when it finishes; a scrape
 // only writes that text out, so it stays cheap however often Prometheus asks and
 // however slow the host is to answer. What a collection may render and the cache
-// may hold is bounded (budget.go). The text exposition format is written here
-// (expo.go) and served over HTTP by serve_http.go, or in the router build,
-// which has no net/http, by the small server in tinyhttp.go.
+// may hold is bounded (budget.go). The full build serves /metrics through
+// Prometheus' client library (metrics_lib.go: its registry, content
+// negotiation and process and Go collectors) from the samples the latest
+// collection kept; /probe, and every page of the router build, which links
+// neither net/http nor the library, are written by the text exposition
+// writer here (expo.go), from text each collection rendered once, and served
+// by serve_http.go or the router build's small server (tinyhttp.go).
 package exporter
 
 import (
@@ -18,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -69,7 +74,8 @@ type Exporter struct {
 
 // round is the outcome of one collection: the metrics it produced, or why not.
 type round struct {
-	families []family // host metrics, gathered and rendered; nil when the collection failed; read-only once stored
+	families []family // host metrics, gathered and rendered; nil when the collection failed or kept samples; read-only once stored
+	samples  []metric // host metrics unrendered, when the collection kept them instead (Limits.keepSamples); read-only once stored
 	series   int      // host series the collection had (past the budget too); 0 when none was counted
 	size     int      // bytes of the families' text
 	took     time.Duration
@@ -89,6 +95,7 @@ func New(t target.Target, opts Options) *Exporter {
 		opts.Now = time.Now
 	}
 	opts.Limits = opts.Limits.orDefault()
+	opts.Limits.keepSamples = keepHostSamples
 	return &Exporter{target: t, opts: opts, roam: newRoamLimiter()}
 }
 
@@ -188,6 +195,10 @@ func newRound(snap *facts.Snapshot, res check.Result, took time.Duration, pl pee
 	for _, f := range r.families {
 		r.size += len(f.text)
 	}
+	if lim.keepSamples {
+		// Rendered above for the budget and the checks on repeats only.
+		r.families, r.samples = nil, ownSamples(ms)
+	}
 	r.lastOK = snap.CollectedAt
 	return r
 }
@@ -241,27 +252,60 @@ func (e *Exporter) selfMetrics() []metric {
 
 // writeMetrics writes the exporter's own metrics and extra samples of the
 // moment (the process's, a Prober's counters), gathered now, with the host
-// metrics rendered when the latest collection finished, in the text format.
+// metrics of the latest collection, in the text format.
 func (e *Exporter) writeMetrics(w io.Writer, extra ...metric) error {
-	parts, err := e.metricsParts(extra...)
+	parts, err := e.metricsParts(append(e.selfMetrics(), append(extra, dropMetrics(context.Background(), e.opts.Drops)...)...)...)
 	if err != nil {
 		return err
 	}
 	return writeFamilies(w, parts)
 }
 
-// metricsParts are the families writeMetrics writes, the host's shared with
-// the latest collection (not copied).
-func (e *Exporter) metricsParts(extra ...metric) ([]family, error) {
-	own, err := gather(append(append(e.selfMetrics(), extra...), dropMetrics(context.Background(), e.opts.Drops)...))
+// metricsParts are the families of the samples of the moment (own) and of
+// the host, the host's shared with the latest collection when it rendered
+// them (not copied).
+func (e *Exporter) metricsParts(own ...metric) ([]family, error) {
+	fams, err := gather(own)
 	if err != nil {
 		return nil, err
 	}
 	var host []family
 	if r := e.latest.Load(); r != nil {
 		host = r.families
+		if r.samples != nil {
+			if host, err = gather(r.samples); err != nil {
+				return nil, err
+			}
+		}
 	}
-	return mergeFamilies(own, host), nil
+	return mergeFamilies(fams, host), nil
+}
+
+// ownSamples is a copy of ms that holds nothing of the collection it came
+// from: label values that are substrings of a target's output would keep
+// all of that output alive for the interval. Equal values share one copy.
+func ownSamples(ms []metric) []metric {
+	n := 0
+	for _, m := range ms {
+		n += len(m.labels)
+	}
+	labels := make([]string, 0, n)
+	seen := map[string]string{}
+	out := make([]metric, len(ms))
+	for i, m := range ms {
+		start := len(labels)
+		for _, v := range m.labels {
+			c, ok := seen[v]
+			if !ok {
+				c = strings.Clone(v)
+				seen[c] = c
+			}
+			labels = append(labels, c)
+		}
+		m.labels = labels[start:len(labels):len(labels)]
+		out[i] = m
+	}
+	return out
 }
 
 // buildInfo is wgperf_build_info, the series dashboards join on to show

@@ -34,7 +34,9 @@ func TestToolkitLogsThroughLogger(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- Serve(ctx, []net.Listener{ln}, &Site{Landing: "x"}, "", l) }()
+	go func() {
+		served <- Serve(ctx, []net.Listener{ln}, &Site{Landing: &LandingPage{Description: "x"}}, "", l)
+	}()
 	var line map[string]any
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		l.mu.Lock()

@@ -31,11 +31,26 @@ func CheckWebConfig(path string) error {
 	return web.Validate(path)
 }
 
-// ServeHTTP answers one request through net/http, gzipped when the client
-// accepts it (Prometheus does) and one of gzipSlots is free. The answer is
-// written straight from the rendered text; the client has writeTimeout to
-// take it.
+// ServeHTTP answers one request through net/http: /metrics and / through
+// Prometheus' libraries (metrics_lib.go), the other pages gzipped when the
+// client accepts it (Prometheus does) and one of gzipSlots is free, written
+// straight from the rendered text. The client has writeTimeout to take its
+// answer.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		switch {
+		case r.URL.Path == s.metricsPath() && s.Exporter != nil:
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.writeTimeout()))
+			s.serveMetrics(w, r)
+			return
+		case r.URL.Path == "/" && s.Landing != nil:
+			if l := s.handlers(); l.err == nil {
+				l.landing.ServeHTTP(w, r)
+				return
+			}
+			// A template the library could not fill: the small page.
+		}
+	}
 	rep := s.answer(r.Context(), request{method: r.Method, path: r.URL.Path, query: r.URL.Query(),
 		scrapeTimeout: r.Header.Get("X-Prometheus-Scrape-Timeout-Seconds")})
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.writeTimeout()))

@@ -6,12 +6,31 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sync"
 )
 
 // WebConfig says whether this build reads --web.config.file: the router
 // build serves plain HTTP only, with the small server in tinyhttp.go
 // (net/http and the TLS stack it brings would double the binary).
 const WebConfig = false
+
+// keepHostSamples: the watched host's collections keep rendered text, which
+// the small writer serves (the full build serves samples through client_golang).
+const keepHostSamples = false
+
+// libSite is what the router build keeps of a Site between requests: its
+// landing page, written at the first request (it links no Prometheus
+// library, whose handlers the full build keeps there).
+type libSite struct {
+	once    sync.Once
+	landing []byte
+}
+
+// landingHTML is the landing page.
+func (s *Site) landingHTML() []byte {
+	s.lib.once.Do(func() { s.lib.landing = []byte(s.Landing.html(s.Prober != nil)) })
+	return s.lib.landing
+}
 
 // ErrNoWebConfig answers --web.config.file in the router build.
 var ErrNoWebConfig = errors.New("TLS and basic auth are not in the router build (plain HTTP only): " +

@@ -84,7 +84,7 @@ func TestServeTLSAndBasicAuth(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	site := &Site{Landing: "wg_peer_endpoint 1\n"}
+	site := &Site{Landing: &LandingPage{Description: "wg_peer_endpoint 1"}}
 	go func() { served <- Serve(ctx, []net.Listener{ln}, site, conf, nil) }()
 	defer func() {
 		cancel()

@@ -2,9 +2,11 @@ package exporter
 
 import (
 	"context"
+	"html"
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -12,19 +14,66 @@ import (
 // exporter's health and its process), /probe?target= (other hosts, through
 // the Prober), /sd (an inventory's /probe targets for Prometheus' HTTP
 // service discovery) and a landing page at /. Both servers, net/http's and the
-// router build's small one, answer through Site.answer.
+// router build's small one, answer through Site.answer; the full build's
+// answers /metrics and / through Prometheus' libraries instead (metrics_lib.go).
 type Site struct {
 	Exporter    *Exporter
-	Prober      *Prober    // nil: /probe is not found
-	Discovery   *Discovery // nil: /sd is not found; it lists what Prober admits
-	Landing     string     // the HTML of /; "" means not found
-	MetricsPath string     // where the metrics are (--web.telemetry-path); "" means /metrics
+	Prober      *Prober      // nil: /probe is not found
+	Discovery   *Discovery   // nil: /sd is not found; it lists what Prober admits
+	Landing     *LandingPage // nil: / is not found
+	MetricsPath string       // where the metrics are (--web.telemetry-path); "" means /metrics
 	// MaxConnections bounds the connections served at once
 	// (--web.max-connections); 0 means DefaultMaxConnections.
 	MaxConnections int
 	// WriteTimeout is how long a client has to take an answer; 0 means
 	// DefaultWriteTimeout.
 	WriteTimeout time.Duration
+
+	lib libSite // the full build's handlers, the router build's landing page, made at the first request
+}
+
+// LandingPage is what / shows: what the exporter watches and its pages, and
+// a form for /probe when the Site has a Prober. Its texts are plain text.
+type LandingPage struct {
+	Description string // what is watched, how often
+	Version     string
+	Links       []LandingLink
+}
+
+// LandingLink is one of the exporter's pages on the LandingPage.
+type LandingLink struct {
+	Address     string // a path of the exporter: "/metrics"
+	Text        string
+	Description string
+}
+
+// probeTargetHint is the /probe form's placeholder.
+const probeTargetHint = "ssh:[user@]host[:port]"
+
+// html is the page as the router build serves it (the full build's comes
+// from exporter-toolkit).
+func (l *LandingPage) html(withProbe bool) string {
+	e := html.EscapeString
+	var b strings.Builder
+	b.WriteString("<html><head><title>wgperf exporter</title></head><body><h1>wgperf exporter</h1>\n<p>" + e(l.Description) + "</p>\n")
+	if l.Version != "" {
+		b.WriteString("<p>Version: " + e(l.Version) + "</p>\n")
+	}
+	b.WriteString("<ul>\n")
+	for _, k := range l.Links {
+		b.WriteString(`<li><a href="` + e(k.Address) + `">` + e(k.Text) + "</a>")
+		if k.Description != "" {
+			b.WriteString(": " + e(k.Description))
+		}
+		b.WriteString("</li>\n")
+	}
+	b.WriteString("</ul>\n")
+	if withProbe {
+		b.WriteString(`<form action="/probe"><label>Target:</label> <input type="text" name="target" placeholder="` +
+			e(probeTargetHint) + `"> <input type="submit" value="Probe"></form>` + "\n")
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
 }
 
 // request is what the exporter's pages read from an HTTP request.
@@ -98,11 +147,7 @@ func (s *Site) answer(ctx context.Context, req request) reply {
 	}
 	switch {
 	case req.path == s.metricsPath() && s.Exporter != nil:
-		extra := append(processMetrics(), buildInfo(s.Exporter.opts.Version))
-		if s.Prober != nil {
-			extra = append(extra, s.Prober.metrics()...)
-		}
-		parts, err := s.Exporter.metricsParts(extra...)
+		parts, err := s.Exporter.metricsParts(append(processMetrics(), s.ownMetrics()...)...)
 		if err != nil {
 			return textReply(statusInternalError, err.Error())
 		}
@@ -111,10 +156,21 @@ func (s *Site) answer(ctx context.Context, req request) reply {
 		return s.Prober.answer(ctx, req.query, req.scrapeTimeout)
 	case req.path == SDPath && s.Discovery != nil:
 		return s.Discovery.answer(ctx, s.Prober)
-	case req.path == "/" && s.Landing != "":
-		return reply{status: statusOK, contentType: "text/html; charset=utf-8", body: []byte(s.Landing)}
+	case req.path == "/" && s.Landing != nil:
+		return reply{status: statusOK, contentType: "text/html; charset=utf-8", body: s.landingHTML()}
 	}
 	return textReply(statusNotFound, "404 page not found")
+}
+
+// ownMetrics are the samples of /metrics gathered at a scrape, beside the
+// host's and the process's: the exporter's health, its build, the /probe
+// counters and the kernel's drops.
+func (s *Site) ownMetrics() []metric {
+	out := append(s.Exporter.selfMetrics(), buildInfo(s.Exporter.opts.Version))
+	if s.Prober != nil {
+		out = append(out, s.Prober.metrics()...)
+	}
+	return append(out, dropMetrics(context.Background(), s.Exporter.opts.Drops)...)
 }
 
 // SDPath is where the exporter serves an inventory's targets for Prometheus'

@@ -29,7 +29,7 @@ func FuzzTinyServer(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	site := &Site{Landing: "ok\n"}
+	site := &Site{Landing: &LandingPage{Description: "ok"}}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		c := &recordedConn{in: bytes.NewReader(raw)}
 		if err := serveTinyConn(context.Background(), c, site); err != nil {

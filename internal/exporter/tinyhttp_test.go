@@ -61,7 +61,7 @@ func rawExchange(t *testing.T, base, raw string) string {
 // HEAD without a body; each request on its own connection.
 func TestTinyServerAnswersScrapes(t *testing.T) {
 	e := New(target.Local(), Options{Version: "v9"})
-	base := startTiny(t, &Site{Exporter: e, Prober: NewProber(ProbeOptions{}), Landing: "<html>hi</html>\n"})
+	base := startTiny(t, &Site{Exporter: e, Prober: NewProber(ProbeOptions{}), Landing: &LandingPage{Description: "hi"}})
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestTinyServerAnswersScrapes(t *testing.T) {
 		code         int
 		body         string
 	}{
-		{"GET", "/", 200, "<html>hi</html>\n"},
+		{"GET", "/", 200, "<p>hi</p>"},
 		{"GET", "/nothing", 404, "404 page not found\n"},
 		{"POST", "/metrics", 405, "method not allowed"},
 		{"HEAD", "/metrics", 200, ""},
@@ -100,7 +100,7 @@ func TestTinyServerAnswersScrapes(t *testing.T) {
 // Requests a scraper would never send get a 400 (or 505), and the server
 // keeps serving.
 func TestTinyServerRefusesMalformedRequests(t *testing.T) {
-	base := startTiny(t, &Site{Landing: "ok\n"})
+	base := startTiny(t, &Site{Landing: &LandingPage{Description: "ok"}})
 	for raw, want := range map[string]string{
 		"GET /\r\n\r\n":                      "HTTP/1.1 400 Bad Request\r\n",
 		"GET / HTTP/2.0\r\n\r\n":             "HTTP/1.1 505 ",
@@ -122,7 +122,7 @@ func TestTinyServerRefusesMalformedRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer idle.Close()
-	if got := rawExchange(t, base, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); !strings.HasSuffix(got, "\r\n\r\nok\n") {
+	if got := rawExchange(t, base, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); !strings.Contains(got, "<p>ok</p>") {
 		t.Errorf("answer beside an idle connection: %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 // Command openwrtpkg builds wgperf's OpenWrt packages, which goreleaser's
 // .ipk cannot (it names Go's architectures, so opkg needed
-// --force-architecture), and fills in the OpenWrt feed Makefile at release.
+// --force-architecture; packaging/doc.go says what was checked), and fills
+// in the OpenWrt feed Makefile at release.
 //
 //	openwrtpkg ipk -binary dist/wgperf-router_linux_mipsle_softfloat/wgperf -goarch mipsle -gomips softfloat -version 1.2.3 -epoch 1767225600 -out build/openwrt
 //	openwrtpkg feed -dist dist [-version 1.2.3]
