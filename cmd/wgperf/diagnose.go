@@ -109,6 +109,10 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 				return listFleet(cmd, inventory, limit, hosts, asJSON)
 			}
 			opts.Collect.SkipFirewall = skipFirewall
+			// diagnose collects each host once, in one remote shell: a
+			// connection of its own, closed with the shell, is one ssh
+			// process where a shared one is two and outlives the run.
+			target.SSHMultiplex = false
 			if w := progressTo(); w != nil { // a --json document goes to stdout
 				opts.Progress = w
 			}
