@@ -58,7 +58,9 @@ admits any. netns:NAME and local match as written. A user containing "@" is refu
 At most --probe.concurrency collections work at once; one still running after a
 quarter of its time (a router that does not answer, or answers slowly) gives its
 slot up to one of 4 times as many waiting slots, so a dead router costs its own
-scrape only. For a fleet, the README's fleet section has the measured limits.
+scrape only, and one queued a quarter of its time for a working slot runs in a
+waiting slot. Each collection is one ssh connection and one remote shell, closed
+when it ends (--probe.ssh-persist keeps them for the next scrape instead). For a fleet, the README's fleet section has the measured limits.
 
 Started with --inventory (and --limit), the exporter also serves the inventory's
 hosts at /sd for Prometheus' HTTP service discovery (http_sd_configs): the JSON
@@ -189,7 +191,7 @@ the OpenWrt init script.`,
 	f.DurationVar(&probe.CacheTTL, "probe.cache-ttl", exporter.DefaultProbeCacheTTL, "how long one collection answers /probe scrapes of its target")
 	inventoryFlags(f, &sd.sources, &sd.limit, "serve this inventory's hosts at /sd as Prometheus http_sd targets of /probe: "+inventoryFlagHelp,
 		"serve at /sd only the --inventory hosts this Ansible pattern selects: "+limitSyntax)
-	f.IntVar(&probe.Concurrent, "probe.concurrency", exporter.DefaultProbeConcurrent, "most /probe collections working at once (each an ssh connection: about 1.2 MiB beside the exporter); one waiting on a dead or slow router frees its slot after a quarter of its time, up to 4 times as many waiting")
+	f.IntVar(&probe.Concurrent, "probe.concurrency", exporter.DefaultProbeConcurrent, "most /probe collections working at once (each an ssh connection: about 1.2 MiB beside the exporter); one waiting on a dead or slow router frees its slot after a quarter of its time, and one queued that long runs, in up to 4 times as many waiting slots")
 	f.DurationVar(&sshPersist, "probe.ssh-persist", 0, "keep each ssh target's connection this long after its collection, for the next scrape (one ssh process of about 1.2 MiB per target held, at most --probe.cache-size); 0: one connection per collection, closed when it ends")
 	f.IntVar(&probe.CacheSize, "probe.cache-size", exporter.DefaultProbeCacheSize, "most /probe targets cached; the least recently scraped is dropped first")
 	f.IntVar(&probe.CacheBytes, "probe.cache-bytes", exporter.DefaultProbeCacheBytes, "most bytes of metrics text the /probe cache holds for all its targets; the least recently scraped targets' collections go first, and one older than --probe.cache-ttl at once")
