@@ -60,7 +60,8 @@ quarter of its time (a router that does not answer, or answers slowly) gives its
 slot up to one of 4 times as many waiting slots, so a dead router costs its own
 scrape only, and one queued a quarter of its time for a working slot runs in a
 waiting slot. Each collection is one ssh connection and one remote shell, closed
-when it ends (--probe.ssh-persist keeps them for the next scrape instead). For a fleet, the README's fleet section has the measured limits.
+when it ends (--probe.ssh-persist keeps them for the next scrape instead). For a
+fleet, the README's fleet section has the measured limits.
 
 Started with --inventory (and --limit), the exporter also serves the inventory's
 hosts at /sd for Prometheus' HTTP service discovery (http_sd_configs): the JSON
@@ -213,6 +214,9 @@ func exporterSSH(persist time.Duration, held int) {
 	}
 	target.SSHControlPersist = persist
 	target.SSHMaxShared = held
+	if held <= 0 {
+		target.SSHMaxShared = exporter.DefaultProbeCacheSize // as NewProber reads it
+	}
 }
 
 // exporterServing is how and where the exporter serves.
