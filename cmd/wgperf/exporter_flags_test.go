@@ -221,3 +221,15 @@ func TestExporterServesInventoryAtSD(t *testing.T) {
 		}
 	}
 }
+
+// TestExporterSSHPersistBadValue: a --probe.ssh-persist under a second (ssh's
+// ControlPersist counts seconds, and 0 there would mean forever) is one
+// clear line and exit 3, before anything is served.
+func TestExporterSSHPersistBadValue(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"exporter", "--probe.ssh-persist", "500ms", "--web.listen-address", freeAddr(t)}, &out, &errOut)
+	if code != exitFailed || !strings.Contains(errOut.String(), "--probe.ssh-persist 500ms: want 0 (a connection per collection) or 1s or more") ||
+		strings.Count(strings.TrimSpace(errOut.String()), "\n") != 0 {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}

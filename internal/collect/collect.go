@@ -46,6 +46,10 @@ func Collect(ctx context.Context, t target.Target, opts Options) (*facts.Snapsho
 	// most, besides target.MaxOutput per command.
 	ctx = target.WithReadBudget(ctx, MaxReadBytes)
 
+	// Over ssh every command of the collection runs in one remote shell:
+	// one ssh process and session instead of one per command.
+	t, closeShell := target.Shell(t)
+	defer closeShell()
 	// One cheap command proves the target answers before anything else runs.
 	kernel, err := t.Run(ctx, "uname", "-r")
 	if err != nil {

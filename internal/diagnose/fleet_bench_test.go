@@ -37,6 +37,10 @@ func BenchmarkDiagnoseFleet(b *testing.B) {
 			concurrents = append(concurrents, c)
 		}
 	}
+	// As the diagnose command does: each host one connection of its own.
+	oldMux := target.SSHMultiplex
+	target.SSHMultiplex = false
+	defer func() { target.SSHMultiplex = oldMux }()
 	for _, conc := range concurrents {
 		b.Run("concurrency-"+strconv.Itoa(conc), func(b *testing.B) {
 			var fl *Fleet

@@ -215,9 +215,11 @@ func fleetRound(b *testing.B, base string, f *lab.Fleet, interval time.Duration,
 }
 
 // BenchmarkProbeFleet is the central exporter on the lab's fleet: one op is
-// one round over every router. ssh-per-scrape keeps ssh's ControlPersist at
-// its default 30 s, shorter than the interval, so each scrape connects anew;
-// ssh-held keeps the connections up across scrapes.
+// one round over every router, each collection one remote shell
+// (target.Shell). ssh-per-scrape is the exporter's default
+// (--probe.ssh-persist 0): each collection its own ssh connection, closed
+// when it ends; ssh-held shares each router's connection and keeps it up
+// across scrapes (--probe.ssh-persist longer than the interval).
 func BenchmarkProbeFleet(b *testing.B) {
 	n := fleetBenchSize(b)
 	interval := fleetBenchInterval(b)
@@ -237,19 +239,23 @@ func BenchmarkProbeFleet(b *testing.B) {
 	}
 	type mode struct {
 		name       string
-		persist    time.Duration
+		persist    time.Duration // 0: a connection per collection
 		concurrent int
 	}
 	var modes []mode
 	for _, c := range concurrents {
-		modes = append(modes, mode{fmt.Sprintf("ssh-per-scrape/concurrency-%d", c), target.SSHControlPersist, c},
+		modes = append(modes, mode{fmt.Sprintf("ssh-per-scrape/concurrency-%d", c), 0, c},
 			mode{fmt.Sprintf("ssh-held/concurrency-%d", c), interval + 30*time.Second, c})
 	}
 	for _, mode := range modes {
 		b.Run(mode.name, func(b *testing.B) {
-			old := target.SSHControlPersist
-			target.SSHControlPersist = mode.persist
-			defer func() { target.CloseAll(); target.SSHControlPersist = old }()
+			oldMux, oldPersist, oldMax := target.SSHMultiplex, target.SSHControlPersist, target.SSHMaxShared
+			target.SSHMultiplex = mode.persist > 0
+			target.SSHControlPersist, target.SSHMaxShared = mode.persist, len(f.Specs)
+			defer func() {
+				target.CloseAll()
+				target.SSHMultiplex, target.SSHControlPersist, target.SSHMaxShared = oldMux, oldPersist, oldMax
+			}()
 			p := NewProber(ProbeOptions{Allow: []string{"ssh:root@10.200.0.0/16"}, CacheTTL: time.Millisecond, Concurrent: mode.concurrent})
 			base := testServer(b, &Site{Prober: p})
 			var st fleetRoundStats

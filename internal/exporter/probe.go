@@ -415,15 +415,13 @@ func (c joinCtx) Err() error {
 func (p *Prober) collect(ctx context.Context, t target.Target, e *probeEntry) {
 	start := p.opts.Now()
 	var r *round
-	select {
-	case p.sem <- struct{}{}:
+	deadline, _ := ctx.Deadline()
+	if release, ok := p.takeSlot(ctx, deadline); ok {
 		p.runs.Add(1)
-		deadline, _ := ctx.Deadline()
-		release := p.holdSlot(deadline)
 		r = p.collectFn(ctx, t, p.opts.Timeout-p.opts.Now().Sub(start), peerLabels{names: p.opts.Names, roam: e.roam, max: p.opts.MaxPeers})
 		release()
-	case <-ctx.Done():
-		r = &round{err: fmt.Errorf("%s: %d collections already running: %w", t, cap(p.sem), ctx.Err())}
+	} else {
+		r = &round{err: fmt.Errorf("%s: %d collections already running: %w", t, cap(p.sem)+cap(p.waitSem), ctx.Err())}
 	}
 	r.took = p.opts.Now().Sub(start)
 	if r.err != nil {

@@ -67,3 +67,51 @@ func TestDeadRoutersCostTheirOwnScrapes(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuedCollectionsSpillToWaitingSlots: with one working slot, five
+// routers scraped at once whose collections each take 0.8 s (less than a
+// quarter of their time, so none moves on by itself) would queue past their
+// 3.5 s; those queued a quarter of their time run in the waiting slots, so
+// all five are collected, never more than 1+WaitingFactor at once.
+func TestQueuedCollectionsSpillToWaitingSlots(t *testing.T) {
+	p, srv, _ := fakeProber(t, ProbeOptions{Allow: []string{"ssh:*"}, Concurrent: 1}, nil, nil)
+	healthy := p.collectFn
+	var mu sync.Mutex
+	running, most := 0, 0
+	p.collectFn = func(ctx context.Context, tg target.Target, timeout time.Duration, pl peerLabels) *round {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		defer func() { mu.Lock(); running--; mu.Unlock() }()
+		select {
+		case <-time.After(800 * time.Millisecond):
+		case <-ctx.Done():
+			return &round{err: ctx.Err()}
+		}
+		return healthy(ctx, tg, timeout, pl)
+	}
+	var wg sync.WaitGroup
+	for i := range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodGet, probeURL(srv, fmt.Sprintf("ssh:router%d", i)), nil)
+			req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "4")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if sampleValue(t, string(b), "wgperf_collect_success") != 1 {
+				t.Errorf("router%d queued behind the others: not collected:\n%.400s", i, b)
+			}
+		}()
+	}
+	wg.Wait()
+	if most > 1+WaitingFactor || most < 2 {
+		t.Errorf("%d collections ran at once, want 2 to %d", most, 1+WaitingFactor)
+	}
+}

@@ -33,6 +33,8 @@ type argvTarget struct {
 	// (local, netns): the program is found in Path and runs with it. An ssh
 	// target's wrap sets the remote PATH itself.
 	here bool
+	// remote is set for ssh: Shell runs its short commands in one remote shell.
+	remote bool
 }
 
 // command is the local command that runs argv until ctx is done.

@@ -69,6 +69,7 @@ func openSSH(spec Spec, o HostSSH) (Target, error) {
 	s.Opts = o
 	return &argvTarget{
 		spec:    spec.text,
+		remote:  true,
 		wrap:    s.argv,
 		session: s.session,
 		// A remote shell reports a missing program with exit status 127.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,12 @@ var SSHMultiplex = true
 // how long a master outlives a wgperf that was killed with SIGKILL.
 var SSHControlPersist = 30 * time.Second
 
+// SSHMaxShared bounds the shared connections held at once (0: no bound).
+// Starting one more ends the least recently used first: an exporter that
+// holds its routers' connections across scrapes holds at most this many
+// ssh processes, however many targets it is asked for.
+var SSHMaxShared = 0
+
 // sshMaxSessions bounds the short commands (Run, RunInput, Stream) open at
 // once over one shared connection. One: against dropbear (OpenWrt's ssh
 // server), sessions opened in parallel over one OpenSSH master now and then
@@ -39,6 +46,7 @@ var muxState struct {
 	mu    sync.Mutex
 	dir   string
 	hosts map[string]*muxHost
+	made  int // sockets named so far: a name is never reused
 }
 
 // muxHost is the shared connection to one user@host:port.
@@ -50,6 +58,9 @@ type muxHost struct {
 	// argv0 is SSHCommand and SSHOptions as the master was started with, so
 	// "-O exit" reaches the same socket through the same program.
 	argv0 []string
+	// used is when a command last asked for the connection (guarded by
+	// muxState.mu), to end the least recently used past SSHMaxShared.
+	used time.Time
 }
 
 // muxFor returns the shared connection for s, creating the socket directory
@@ -71,11 +82,42 @@ func muxFor(s sshSpec) (*muxHost, error) {
 	h := muxState.hosts[key]
 	if h == nil {
 		// Short names: a unix socket path is limited to 108 bytes.
-		h = &muxHost{spec: s, path: filepath.Join(muxState.dir, "c"+strconv.Itoa(len(muxState.hosts))),
+		h = &muxHost{spec: s, path: filepath.Join(muxState.dir, "c"+strconv.Itoa(muxState.made)),
 			slots: make(chan struct{}, sshMaxSessions)}
+		muxState.made++
 		muxState.hosts[key] = h
 	}
+	h.used = time.Now()
 	return h, nil
+}
+
+// makeRoom ends the least recently used shared connections of hosts other
+// than h until fewer than SSHMaxShared are up, and forgets the hosts whose
+// connection is gone, so the set stays bounded too.
+func makeRoom(h *muxHost) {
+	if SSHMaxShared <= 0 {
+		return
+	}
+	muxState.mu.Lock()
+	var up []*muxHost
+	for key, o := range muxState.hosts {
+		switch {
+		case o == h:
+		case o.argv0 != nil && o.alive():
+			up = append(up, o)
+		case len(o.slots) == 0 && o.argv0 != nil:
+			delete(muxState.hosts, key) // its connection ended by itself (ControlPersist)
+		}
+	}
+	slices.SortFunc(up, func(a, b *muxHost) int { return a.used.Compare(b.used) })
+	var end []*muxHost
+	for len(up) >= SSHMaxShared {
+		end, up = append(end, up[0]), up[1:]
+	}
+	muxState.mu.Unlock()
+	for _, o := range end {
+		o.exit()
+	}
 }
 
 // sweepSocketDirs removes the socket directories of wgperf processes that
@@ -122,6 +164,7 @@ func (h *muxHost) ensure(ctx context.Context) (string, error) {
 	if h.alive() {
 		return "", nil
 	}
+	makeRoom(h)
 	// -f -N: authenticate, then go to the background with no command; ssh
 	// points its standard streams at /dev/null when it forks.
 	argv := append(append([]string{}, SSHCommand...), sshBaseOptions()...)
@@ -140,7 +183,9 @@ func (h *muxHost) ensure(ctx context.Context) (string, error) {
 	if err != nil {
 		return stderr.String(), err
 	}
+	muxState.mu.Lock()
 	h.argv0 = append(append([]string{}, SSHCommand...), sshBaseOptions()...)
+	muxState.mu.Unlock()
 	return "", nil
 }
 
@@ -175,21 +220,29 @@ func CloseAll() {
 	}
 	var wg sync.WaitGroup
 	for _, h := range hosts {
-		if h.argv0 == nil || !h.alive() {
-			continue
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			argv := append(append([]string{}, h.argv0...), "-o", "ControlPath="+h.path, "-O", "exit")
-			argv = append(argv, h.spec.destination()...)
-			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-			cmd.WaitDelay = time.Second
-			_ = cmd.Run()
+			h.exit()
 		}()
 	}
 	wg.Wait()
 	_ = os.RemoveAll(dir)
+}
+
+// exit ends h's shared connection, if it is up ("ssh -O exit").
+func (h *muxHost) exit() {
+	muxState.mu.Lock()
+	argv0 := h.argv0
+	muxState.mu.Unlock()
+	if argv0 == nil || !h.alive() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	argv := append(append([]string{}, argv0...), "-o", "ControlPath="+h.path, "-O", "exit")
+	argv = append(argv, h.spec.destination()...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.WaitDelay = time.Second
+	_ = cmd.Run()
 }
