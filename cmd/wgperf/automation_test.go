@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/cli"
 )
 
 // A host without WireGuard gives diagnose nothing to judge: UNKNOWN and exit
@@ -52,9 +54,9 @@ func must[T any](v T, err error) T {
 func TestProgressFlag(t *testing.T) {
 	var errOut bytes.Buffer
 	for mode, want := range map[string]bool{"auto": false, "always": true, "never": false} {
-		stderrProgress = newProgressWriter(&errOut)
-		progress = progressFlag{}
-		if err := progress.Set(mode); err != nil {
+		progress = cli.NewProgress(&errOut)
+		progress.Mode = ""
+		if err := progress.Mode.Set(mode); err != nil {
 			t.Fatal(err)
 		}
 		if got := progressTo() != nil; got != want {

@@ -59,8 +59,8 @@ judged (no WireGuard interface on any host) or the command could not run.`,
 		// Nonsense flag values are refused before any command runs.
 		PersistentPreRunE: cli.CheckFlags,
 	}
-	progress = progressFlag{mode: "auto"}
-	root.PersistentFlags().Var(&progress, "progress", "show progress on standard error: auto (when it is a terminal), always, never")
+	progress.Mode = "auto"
+	root.PersistentFlags().Var(&progress.Mode, "progress", "show progress on standard error: auto (when it is a terminal), always, never")
 	root.AddCommand(versionCmd())
 	// "wgperf --version" and "wgperf version" say the same.
 	root.SetVersionTemplate(versionLine() + "\n")
@@ -174,7 +174,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer out.Flush()
 	stdout = out
-	stderrProgress = newProgressWriter(stderr)
+	progress = cli.NewProgress(stderr)
 	root := newRoot()
 	root.SetArgs(args)
 	root.SetOut(stdout)

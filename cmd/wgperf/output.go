@@ -1,72 +1,24 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
 	"golang.org/x/term"
 
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/report"
-	"github.com/wgperf/wgperf/internal/shell"
 )
 
-// progressTo is where a long operation reports progress: standard error when
-// it is a terminal (also with --json, whose document goes to standard
-// output), otherwise nowhere (nil), so scripts and logs get results only;
-// --progress always or never decides instead ("ssh host wgperf doctor" has
-// no terminal and may still want to see it move). Progress names hosts'
-// interfaces and addresses: their text is escaped.
-func progressTo() io.Writer {
-	switch progress.mode {
-	case "never":
-		return nil
-	case "always":
-		return stderrProgress
-	}
-	if f, ok := stderrProgress.w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	return stderrProgress
-}
+// progress is this run's: run points it at the run's standard error, and
+// newRoot resets its --progress.
+var progress = cli.NewProgress(os.Stderr)
 
-// progressModes are what --progress takes.
-var progressModes = []string{"auto", "always", "never"}
-
-// progressFlag is --progress: auto (a terminal on standard error), always or never.
-type progressFlag struct{ mode string }
-
-func (p *progressFlag) String() string  { return p.mode }
-func (p *progressFlag) Type() string    { return "mode" }
-func (p *progressFlag) Words() []string { return progressModes }
-func (p *progressFlag) Set(s string) error {
-	for _, m := range progressModes {
-		if s == m {
-			p.mode = s
-			return nil
-		}
-	}
-	return fmt.Errorf("%q: want auto, always or never", s)
-}
-
-// progress is this run's --progress (newRoot resets it).
-var progress = progressFlag{mode: "auto"}
-
-// progressWriter is standard error for progress lines, foreign text escaped.
-type progressWriter struct {
-	*shell.TerminalWriter
-	w io.Writer
-}
-
-// stderrProgress is where progress goes when it is shown (run points it at
-// the run's standard error).
-var stderrProgress = newProgressWriter(os.Stderr)
-
-func newProgressWriter(w io.Writer) progressWriter {
-	return progressWriter{shell.NewTerminalWriter(w), w}
-}
+// progressTo is where a long operation reports progress (cli.Progress.To):
+// nil when it is not shown.
+func progressTo() io.Writer { return progress.To() }
 
 // writeJSON prints v as a document of kind, the --json output of every command.
 func writeJSON(w io.Writer, kind document.Kind, v any) error {
@@ -75,13 +27,7 @@ func writeJSON(w io.Writer, kind document.Kind, v any) error {
 
 // progressLines returns a func printing "wgperf: LINE" progress where
 // progressTo would, and doing nothing elsewhere.
-func progressLines() func(string) {
-	w := progressTo()
-	if w == nil {
-		return func(string) {}
-	}
-	return func(s string) { fmt.Fprintln(w, "wgperf:", shell.Terminal(s)) }
-}
+func progressLines() func(string) { return progress.Lines() }
 
 // textWriter is a result that renders itself for a person.
 type textWriter interface{ WriteText(io.Writer) error }
