@@ -96,7 +96,7 @@ var Techniques = []CaseTechniques{
 		{"`net.core.somaxconn`", OutOfScope, "an application server's accept queue: it holds connections waiting to be accepted, not the tunnel's rate, and no iperf3 run through the tunnel meets it"},
 		{"NOTRACK for the tunnel's interface and UDP port (iptables raw, nft priority -300)", Done, "`conntrack.tunnel-tracked`, notrack remedy (internal/remedy/nft.go)"},
 		{"Only where no NAT needs the tracking", Done, "the notrack remedy refuses an interface a NAT rule matches (internal/check/onhost.go `untrackable`)"},
-		{"`nf_conntrack_max`, `nf_conntrack_buckets`", Done, "`conntrack.table-pressure`: the maximum raised, entries per hash bucket as evidence"},
+		{"`nf_conntrack_max`, `nf_conntrack_buckets`", Done, "`conntrack.table-pressure`: the maximum raised; above 8 entries per hash bucket the hash resized too (conntrack-buckets: the module's hashsize, kept in modprobe.d, undone to the size read)"},
 		{"`conntrack -S`", Done, "collect reads /proc/net/stat/nf_conntrack, or `conntrack -S` where /proc has none (internal/collect/conntrack.go)"},
 		{"`conntrack -L`", Partly, "the entries are counted (`nf_conntrack_count`), not listed: the checks judge how full the table is and what it drops; reading flows one by one is a person's task"},
 		{"`nf_conntrack_tcp_be_liberal`, `nf_conntrack_tcp_ignore_invalid_rst`", Done, "`conntrack.invalid-drops` (with `nf_conntrack_tcp_loose`)"},
