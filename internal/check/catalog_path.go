@@ -129,8 +129,16 @@ outside the tunnel never sees it.`,
 	},
 	{
 		ID:    RouteECMPSuggested,
-		Title: "One tunnel is CPU- or flow-bound on a host with several uplinks or tunnels",
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/doctor", Doc: `After its bench, for each end whose tunnel was bound
+		Title: "One tunnel runs at one bond slave's rate, or is CPU- or flow-bound on a host with several uplinks or tunnels",
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Package: "internal/doctor", Doc: `After its bench, for each end whose tunnel leaves by
+a bond that hashes flows (802.3ad, balance-xor, -tlb, -alb) of several slaves
+and runs at one slave's rate (at least 70% of the TCP one slave's speed lets
+through a tunnel, or the parallel streams around the tunnel carried 1.5 times
+what they carried through it), suggests as many tunnels as the bond has
+slaves, with the rate to expect: the tunnel's times their number, bounded by
+the bond's speed or the streams around it (the ECMP case's central move: one
+tunnel over a 3×1G bond carried 874-893 Mbit/s, two 1.56 Gbit/s). Else, for
+each end whose tunnel was bound
 to one CPU (cpu.saturated during a tunnel run) or to one flow (with several
 streams measured, one stream below 60% of them), and that has more than one
 default route's uplink or WireGuard interface, suggests spreading the flows
@@ -144,8 +152,11 @@ the ECMP change (ecmp-tunnels), naming the public keys the other end's new
 tunnels will have.`}},
 		Severities: []finding.Severity{finding.Info},
 		Why: `One tunnel is one peer, one uplink and one flow hash: a CPU at its limit or a
-per-flow cap holds it however much capacity the host has beside it. Several
-tunnels with a multipath route over them add the capacity up.`,
+per-flow cap holds it however much capacity the host has beside it: over a
+bond, one slave's. Several tunnels with a multipath route over them add the
+capacity up; over a bond, on ports its hash sends by different slaves (the
+same port at both ends cancels in a layer3+4 hash: every tunnel on one slave
+of 2 or 4).`,
 		Cases:  []string{CaseECMP},
 		Doctor: Doctor{Role: Environment, Impact: 0.05, Side: Both, Bench: InBench, Verify: Measured},
 		// No Remedies: the ECMP fix (remedy.KindECMP) has two halves whose
