@@ -1,13 +1,17 @@
 package doctor
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
 )
@@ -108,4 +112,49 @@ func bondECMP(s *facts.Snapshot, rep *bench.Report) (finding.Finding, bool) {
 		f.Detail += " The bond hashes on " + b.Policy + ", which ignores ports: every tunnel would leave by one slave until it hashes on layer3+4 (bond.hash-policy)."
 	}
 	return f, true
+}
+
+// measureBondSpread measures, where the client's tunnel leaves by a
+// flow-hashing bond of several slaves and the bench ran one stream only
+// (doctor's quick bench), ParallelStreams upload through the tunnel and
+// around it: one flow rides one slave either way, and only parallel flows
+// show whether the bond spreads them past the tunnel (bondECMP reads the
+// cell it adds to the bench). Nothing when a run fails: the suggestion then
+// rests on the slaves' link speeds alone.
+func (r *Report) measureBondSpread(ctx context.Context, c *Config, snaps []*facts.Snapshot) {
+	s := snapOf(snaps, r.Client)
+	if r.Bench == nil || s == nil || r.endpoints.UnderlayAddr == "" || r.Bench.UnderlayBlocked != "" ||
+		slices.ContainsFunc(r.Bench.Cells, func(cl bench.Cell) bool { return cl.Streams > 1 }) {
+		return
+	}
+	b, ok := check.BondUnder(s, r.Bench.ClientUplink)
+	if !ok {
+		return
+	}
+	cell := bench.Cell{Direction: bench.Upload, Streams: ParallelStreams}
+	for _, path := range []string{bench.PathTunnel, bench.PathUnderlay} {
+		addr, port := r.endpoints.TunnelAddr, c.Port
+		if path == bench.PathUnderlay {
+			addr = r.endpoints.UnderlayAddr
+			if c.UnderlayPort > 0 {
+				port = c.UnderlayPort
+			}
+		}
+		c.progress("%s is a bond of %d slaves: %s upload, %d streams, for %d s", b.Name, b.Slaves, path, ParallelStreams, 1+c.Seconds)
+		res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: addr, Port: port, Seconds: c.Seconds, Omit: 1,
+			Parallel: ParallelStreams, Timeout: time.Duration(c.Seconds+25) * time.Second})
+		if err != nil {
+			return
+		}
+		mbit := bench.Summarise(res).Mbit
+		if path == bench.PathTunnel {
+			cell.TunnelMbit = mbit
+		} else {
+			cell.UnderlayMbit = mbit
+		}
+	}
+	if cell.UnderlayMbit > 0 {
+		cell.Ratio = cell.TunnelMbit / cell.UnderlayMbit
+	}
+	r.Bench.Cells = append(r.Bench.Cells, cell)
 }

@@ -104,6 +104,10 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		r.res.Skipped, r.res.Why = true, "needs netem to lose packets on every path, and this kernel has no sch_netem (wgperf lab vm boots one that has it)"
 		return r.res, nil
 	}
+	if sc.Lab.BondSlaves > 1 && !lab.HasBonding(ctx) {
+		r.res.Skipped, r.res.Why = true, "needs the bonding driver, which this kernel lacks (wgperf lab vm boots one that has it)"
+		return r.res, nil
+	}
 	if o, ok := sc.On[impl]; ok {
 		sc = sc.For(impl)
 		r.sc, r.res.Symptom, r.res.Expect = sc, sc.Symptom, sc.Expect
