@@ -155,22 +155,6 @@ func (a *ecmpTunnels) Params() map[string]string {
 	return p
 }
 
-// port is new tunnel k's (1..) listen port on this end, whose own tunnel
-// listens on own; peerPort the other end's, whose own listens on peer.
-func (a *ecmpTunnels) port(k, own int) int {
-	if a.ports != nil {
-		return a.ports[k-1]
-	}
-	return own + k
-}
-
-func (a *ecmpTunnels) peerPort(k, peer int) int {
-	if a.peerPorts != nil {
-		return a.peerPorts[k-1]
-	}
-	return peer + k
-}
-
 func (a *ecmpTunnels) Describe() string {
 	return fmt.Sprintf("spread %s's flows over %d tunnels to the same peer (%s), with a multipath route hashing on ports",
 		a.iface, a.tunnels, strings.Join(ECMPDevices(a.iface, a.tunnels), ", "))
@@ -304,9 +288,6 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 	if wg.ListenPort == 0 {
 		return Step{}, fmt.Errorf("%s has no listen port: each tunnel takes the next one", a.iface)
 	}
-	if a.ports == nil && wg.ListenPort+a.tunnels-1 > 65535 {
-		return Step{}, fmt.Errorf("%s listens on %d: no room for %d more ports above it", a.iface, wg.ListenPort, a.tunnels-1)
-	}
 	peer := wg.Peers[0]
 	own, err := ownTunnelPrefix(h.Routes, a.iface)
 	if err != nil {
@@ -317,27 +298,10 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 		return Step{}, fmt.Errorf("%s's peer has no /32 inside %s among its allowed IPs (%s): the other end's tunnel addresses are derived from it",
 			a.iface, own.Masked(), strings.Join(peer.AllowedIPs, ", "))
 	}
-	var ownAddrs, peerAddrs []netip.Prefix
-	for k := range a.tunnels {
-		o, err := ECMPAddress(own, k)
-		if err != nil {
-			return Step{}, err
-		}
-		p, err := ECMPAddress(netip.PrefixFrom(peerAddr, 32), k)
-		if err != nil {
-			return Step{}, err
-		}
-		ownAddrs, peerAddrs = append(ownAddrs, o), append(peerAddrs, p)
-	}
-	// A flow this end starts takes the address of the tunnel its first
-	// route lookup picked, and the lookup with its real ports may hash it
-	// onto another tunnel: every tunnel accepts all of the other end's
-	// tunnel addresses (allowed IPs may overlap across interfaces).
-	allowed := slices.Clone(peer.AllowedIPs)
-	for _, p := range peerAddrs {
-		if !slices.Contains(allowed, p.String()) {
-			allowed = append(allowed, p.String())
-		}
+	tunnels, allowed, err := ECMPSpec{Iface: a.iface, Tunnels: a.tunnels, Own: own, PeerAddr: peerAddr, ListenPort: wg.ListenPort,
+		Endpoint: peer.Endpoint, AllowedIPs: peer.AllowedIPs, Ports: a.ports, PeerPorts: a.peerPorts}.Layout()
+	if err != nil {
+		return Step{}, err
 	}
 	list := strings.Join(allowed, ",")
 
@@ -363,12 +327,10 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 		if h.Userspace != nil {
 			create = h.Userspace(dev)
 		}
-		set := []string{"wg", "set", dev, "listen-port", strconv.Itoa(a.port(k, wg.ListenPort)), "private-key", "/dev/stdin",
+		set := []string{"wg", "set", dev, "listen-port", strconv.Itoa(tunnels[k].ListenPort), "private-key", "/dev/stdin",
 			"peer", a.peerKeys[k-1]}
-		if peer.Endpoint != "" {
-			if ep, err := netip.ParseAddrPort(peer.Endpoint); err == nil && a.peerPort(k, int(ep.Port())) <= 65535 {
-				set = append(set, "endpoint", netip.AddrPortFrom(ep.Addr(), uint16(a.peerPort(k, int(ep.Port())))).String())
-			}
+		if tunnels[k].Endpoint != "" {
+			set = append(set, "endpoint", tunnels[k].Endpoint)
 		}
 		if peer.PersistentKeepalive > 0 {
 			set = append(set, "persistent-keepalive", strconv.Itoa(peer.PersistentKeepalive))
@@ -376,7 +338,7 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 		set = append(set, "allowed-ips", list)
 		st.Commands = append(st.Commands,
 			create,
-			shell.Join("ip", "address", "add", ownAddrs[k].String(), "dev", dev),
+			shell.Join("ip", "address", "add", tunnels[k].Address.String(), "dev", dev),
 			ECMPKeyCommand(a.iface, k)+" | "+shell.Join(set[0], set[1:]...),
 			shell.Join("ip", "link", "set", "dev", dev, "mtu", strconv.Itoa(h.MTU), "up"))
 		st.Undo = append([]string{shell.Join("ip", "link", "del", "dev", dev)}, st.Undo...)
