@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -124,7 +125,10 @@ func BondUnder(s *facts.Snapshot, dev string) (b BondUplink, ok bool) {
 		if f := strings.Fields(l.Bond.XmitHashPolicy); len(f) > 0 {
 			b.Policy = f[0]
 		}
-		if !hb.estimated && l.SpeedMbit > hb.slaveMbit {
+		// A veth's 10000 Mbit/s is made up (a lab's slaves): no ceiling.
+		if slices.ContainsFunc(l.Bond.Slaves, func(n string) bool { sl := findLink(s, n); return sl != nil && virtualKinds[sl.Kind] }) {
+			b.SlaveMbit, b.BondMbit = 0, 0
+		} else if !hb.estimated && l.SpeedMbit > hb.slaveMbit {
 			b.OneTCP, b.AllTCP = tunnelTCP(l, hb.slaveMbit), tunnelTCP(l, l.SpeedMbit)
 		}
 		return b, true
