@@ -81,6 +81,11 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 			opts.Timeout += longRunBound
 		}
 		opts.Timeout += time.Duration(sc.IdleProof) * time.Second
+		if sc.Lab.BondSlaves > 1 {
+			// doctor's parallel runs through and around a bonded tunnel, and
+			// the long run a slow tunnel beside its underlay calls for
+			opts.Timeout += longRunBound + 2*time.Duration(1+opts.Seconds)*time.Second
+		}
 	}
 	// The measurements judge the lab, not what else this session runs.
 	if err := lab.RaiseToNodePriority(); err != nil {
