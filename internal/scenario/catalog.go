@@ -498,6 +498,10 @@ var Catalog = []Scenario{
 		Lab:  lab.Config{BondSlaves: 2, Underlay: lab.Shape{RateMbit: 100}},
 		ECMP: 2, MinScaling: 1.6,
 		Expect: check.RouteECMPSuggested,
+		// The slaves' shapers stand for 1G ports and hold the lab's deep
+		// queue (lab.ShaperQueue), A's own for its uplink: a true finding,
+		// not this case's.
+		Also: []finding.ID{check.LatencyBufferbloat},
 	},
 	{
 		Name: "bufferbloat", Case: caseTuning,
