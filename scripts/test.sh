@@ -30,7 +30,9 @@
 #     with sysctls of its own (the host lane's changes never reach it): a
 #     guest booted under QEMU must die with the wgperf that started it
 #     (TestKernelGuestDiesWithWgperf), and fixes called persistent must
-#     outlast a replay of the boot (TestKernelFixesOutlastBoot). Played so
+#     outlast a replay of the boot (TestKernelFixesOutlastBoot), and fixes of
+#     the machine's own values (the conntrack hash, dev_weight) roll back to
+#     what their plan read (TestKernelGlobalFixesRollBack, 55 s). Played so
 #     here (2 cores, guest under TCG, other builds running): host lane 235 s,
 #     guest tests 163 s, both green, against about 176 + 140 s one after
 #     the other.
@@ -96,7 +98,7 @@ tee -a "$all" <"$shared_log"
 stamp "side by side: the tests that change host sysctls, and the guest's kill test and boot proof (lab vm)"
 # The kernel lane's own deadlines (the boot proof's 8 min, the catalog's 30)
 # come first, with the guest's last output; Go's timeout is only a backstop.
-WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 15m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot)$' ./internal/scenario >"$kernel_log" 2>&1 &
+WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 15m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelGlobalFixesRollBack)$' ./internal/scenario >"$kernel_log" 2>&1 &
 kernel=$!
 keep env WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario ./internal/diagnose
 aloneStatus=$status

@@ -241,7 +241,9 @@ func ecmpCmd() *cobra.Command {
 		Long: `ecmp spreads the flows of a site-to-site tunnel over N tunnels between the
 same two ends, on consecutive ports, with a multipath route that hashes on
 ports (ip route replace NET nexthop dev wg0 weight 1 nexthop dev wg1 ...), so
-an 802.3ad bond hashing layer3+4 or two uplinks carry them apart.
+an 802.3ad bond hashing layer3+4 or two uplinks carry them apart. With
+--server, over a bond that hashes ports, the ports are chosen so its hash
+sends each tunnel by another slave (consecutive ones at both ends cancel in it).
 
 With --server (the other end; in a wgperf lab, the other site by default) it
 plans the change on both ends, as "wgperf fix" plans any other: the steps and

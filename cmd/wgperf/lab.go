@@ -68,6 +68,8 @@ func addLabShapeFlags(cmd *cobra.Command, cfg *lab.Config) {
 	f.IntVar(&cfg.ClientPort, "client-port", 0, "A's WireGuard listens on this port instead of the tunnel's (a client with a port of its own); 0 = the same as B's")
 	f.IntVar(&cfg.CPUQuotaPct, "cpu-quota", 0, "A's WireGuard process (with --hub-rate, the hub's) runs in a cgroup with a CPU quota of this percent of one CPU (docker --cpus, CPUQuota=; userspace only); 0 = off")
 	f.IntVar(&cfg.KneePct, "knee", 0, "R passes A's tunnel packets until a second's worth goes above this percent of --rate, then collapses to half for 4 s (a receiver whose CPU saturates: collapse cycles); 0 = off")
+	f.IntVar(&cfg.BondSlaves, "bond", 0, "join A to R by an 802.3ad bond of this many slaves (2..4), each shaped at --rate: one tunnel gets one slave's rate (needs the bonding driver, e.g. in lab vm); 0 = one link")
+	f.StringVar(&cfg.BondHash, "bond-hash", "", "A's bond's xmit_hash_policy: layer2, layer2+3 or layer3+4 (default)")
 	f.IntVar(&cfg.PathCycleSeconds, "path-cycle", 0, "R's links, both ways, run at --rate for half of every this many seconds and at --path-cycle-low percent of it for the other half (a path whose capacity cycles); 0 = off")
 	f.IntVar(&cfg.PathCycleLowPct, "path-cycle-low", 0, "the cycling path's low phase, in percent of --rate (0 = 40)")
 	f.BoolVar(&cfg.CloneA, "clone-a", false, "add node a2, a clone of A (a copied VM): A's private key and tunnel address, dialling B through an uplink of its own, with traffic of its own through the tunnel, so B's endpoint for A's key takes turns")

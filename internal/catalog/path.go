@@ -54,11 +54,14 @@ outside the tunnel never sees it.`,
 	},
 	{
 		ID:         RouteECMPSuggested,
-		Title:      "One tunnel is CPU- or flow-bound on a host with several uplinks or tunnels",
+		Title:      "One tunnel runs at one bond slave's rate, or is CPU- or flow-bound on a host with several uplinks or tunnels",
 		Severities: []finding.Severity{finding.Info},
 		Why: `One tunnel is one peer, one uplink and one flow hash: a CPU at its limit or a
-per-flow cap holds it however much capacity the host has beside it. Several
-tunnels with a multipath route over them add the capacity up.`,
+per-flow cap holds it however much capacity the host has beside it: over a
+bond, one slave's. Several tunnels with a multipath route over them add the
+capacity up; over a bond, on ports its hash sends by different slaves (the
+same port at both ends cancels in a layer3+4 hash: every tunnel on one slave
+of 2 or 4).`,
 		Cases:  []string{CaseECMP},
 		Doctor: Doctor{Role: Environment, Impact: 0.05, Side: Both, Bench: InBench, Verify: Measured},
 	},

@@ -35,6 +35,8 @@ var conntrackEntries = []Entry{
 		Check: &conntrackTablePressure,
 		Remedies: []Remedy{
 			{Kind: remedy.KindSysctl, Params: map[string]Values{"key": OneOf("net.netfilter.nf_conntrack_max"), "value": BaseOrDouble(conntrackFloor, conntrackFloor/2, maxInt).On(raises)}},
+			// where more than 8 entries share a hash bucket (conntrackChains)
+			{Kind: remedy.KindConntrackBuckets, Params: map[string]Values{"buckets": Between(1024, remedy.MaxConntrackBuckets).On(raisesBuckets)}},
 			notrack,
 		},
 		Example: Example{

@@ -104,7 +104,17 @@ uplink or carrier, or a cap below the policer.`}},
 	},
 	{
 		ID: catalog.RouteECMPSuggested,
-		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `After its bench, for each end whose tunnel was bound
+		Probes: []Source{{Kind: "probe", Name: "wgperf doctor", Doc: `After its bench, for each end whose tunnel leaves by
+a bond that hashes flows (802.3ad, balance-xor, -tlb, -alb) of several slaves
+and runs at one slave's rate (at least 70% of the TCP one slave's speed lets
+through a tunnel, or the parallel streams around the tunnel carried 1.5 times
+what they carried through it: where its quick bench ran one stream, doctor
+runs 4 upload streams through the tunnel and around it, since one flow rides
+one slave either way), suggests as many tunnels as the bond has
+slaves, with the rate to expect: the tunnel's times their number, bounded by
+the bond's speed or the streams around it (the ECMP case's central move: one
+tunnel over a 3×1G bond carried 874-893 Mbit/s, two 1.56 Gbit/s). Else, for
+each end whose tunnel was bound
 to one CPU (cpu.saturated during a tunnel run) or to one flow (with several
 streams measured, one stream below 60% of them), and that has more than one
 default route's uplink or WireGuard interface, suggests spreading the flows

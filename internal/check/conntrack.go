@@ -26,7 +26,9 @@ hundreds of concurrent connections through a stateful firewall, raise
 nf_conntrack_max (and the hash buckets), or stop tracking tunnel traffic that
 no NAT rule needs. More than 8 entries per hash bucket
 (nf_conntrack_count / nf_conntrack_buckets) is evidence too: every packet's
-lookup walks a chain that long.`,
+lookup walks a chain that long; the fix then resizes the hash so the raised
+table keeps at most 8 per bucket (the module's hashsize parameter, kept in
+modprobe.d; the hash is the machine's, set in the initial namespace).`,
 	Run: runConntrackTablePressure,
 }
 
@@ -64,10 +66,14 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 			finding.Evidence{Source: "conntrack -S", Key: "insert_failed+drop+early_drop", Value: fmt.Sprintf("%d+%d+%d", ct.InsertFailed, ct.Drop, ct.EarlyDrop), Threshold: "0"}.Of(float64(ct.InsertFailed+ct.Drop+ct.EarlyDrop), finding.Count),
 		},
 	}
-	f.Evidence = append(f.Evidence, conntrackChains(ct)...)
+	chains := conntrackChains(ct)
+	f.Evidence = append(f.Evidence, chains...)
 	want := max(ct.Max*2, conntrackFloor)
 	f.Fixes = append(f.Fixes, sysctlFix(fmt.Sprintf("Raise nf_conntrack_max from %d to %d (set in the initial network namespace)", ct.Max, want),
 		"net.netfilter.nf_conntrack_max", itoa(want))...)
+	if len(chains) > 0 {
+		f.Fixes = append(f.Fixes, conntrackBucketsFix(s, ct, want)...)
+	}
 	for _, w := range s.WireGuard {
 		if !tunnelNeedsConntrack(s, w.Name) && !tunnelUntracked(s, w) {
 			f.Fixes = append(f.Fixes, notrackFix(s, w)...)
@@ -209,6 +215,41 @@ func isNATRule(r facts.FirewallRule) bool {
 		}
 	}
 	return false
+}
+
+// conntrackBucketsFix resizes the hash so the raised table (newMax entries)
+// keeps at most conntrackChainLimit entries per bucket: the next power of
+// two at or above newMax/conntrackChainLimit, always more than the hash has
+// when its chains are too long. The hash is the machine's: a host that is a
+// child network namespace (no net.core.netdev_max_backlog) gets the command
+// for the machine instead of an action.
+func conntrackBucketsFix(s *facts.Snapshot, ct *facts.Conntrack, newMax int64) []finding.Fix {
+	want := int64(1024)
+	for want < (newMax+conntrackChainLimit-1)/conntrackChainLimit {
+		want *= 2
+	}
+	if want <= ct.Buckets || want > remedy.MaxConntrackBuckets {
+		return nil
+	}
+	desc := fmt.Sprintf("Resize the conntrack hash from %d to %d buckets: at most %d entries per bucket once the table holds %d", ct.Buckets, want, conntrackChainLimit, newMax)
+	if _, ok := sysctlInt(s, "net.core.netdev_max_backlog"); !ok {
+		return []finding.Fix{{Description: desc + " (on the machine: this host is a network namespace, the hash is the machine's)",
+			Commands: []string{"sysctl -w net.netfilter.nf_conntrack_buckets=" + itoa(want)}}}
+	}
+	r, err := remedy.ConntrackBuckets(int(want))
+	return fixes(desc, r, err)
+}
+
+// raisesBuckets: a findings file's hash size must be more than the host's
+// hash has now (wgperf never shrinks it).
+func raisesBuckets(h *facts.Snapshot, _ map[string]string, v string) error {
+	if h.Conntrack == nil || h.Conntrack.Buckets <= 0 {
+		return fmt.Errorf("cannot be checked: the host's conntrack hash size is not known")
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= h.Conntrack.Buckets {
+		return fmt.Errorf("would not raise the hash from %d buckets", h.Conntrack.Buckets)
+	}
+	return nil
 }
 
 // notrackFix exempts a tunnel from conntrack in a table of wgperf's own.

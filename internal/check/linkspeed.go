@@ -58,14 +58,22 @@ func runLinkSpeed(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	return out, nil
 }
 
+// tunnelTCP is the TCP a tunnel carries over mbit of link l: what is left
+// after Ethernet framing and WireGuard's and TCP's headers at l's MTU.
+func tunnelTCP(l *facts.Link, mbit int) float64 {
+	mtu := l.MTU
+	if mtu <= tunnelTCPOverhead {
+		mtu = 1500
+	}
+	return float64(mbit) * float64(mtu-tunnelTCPOverhead) / float64(mtu+ethernetFraming)
+}
+
 func linkSpeedFinding(s *facts.Snapshot, l *facts.Link) finding.Finding {
 	mtu := l.MTU
 	if mtu <= tunnelTCPOverhead {
 		mtu = 1500
 	}
-	tcpOver := func(mbit int) float64 {
-		return float64(mbit) * float64(mtu-tunnelTCPOverhead) / float64(mtu+ethernetFraming)
-	}
+	tcpOver := func(mbit int) float64 { return tunnelTCP(l, mbit) }
 	if b, ok := hashedBondOf(s, l); ok {
 		return bondSpeedFinding(s, l, b, tcpOver)
 	}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,4 +88,51 @@ func bondSpeedFinding(s *facts.Snapshot, l *facts.Link, b hashedBond, tcpOver fu
 			Value: strconv.Itoa(b.speeds[i]) + " Mbit/s"}.Of(float64(b.speeds[i]), finding.Mbits))
 	}
 	return f
+}
+
+// BondUplink is a bond that hashes flows under a host's tunnel, with the
+// TCP one tunnel over one of its slaves and several over all of them carry
+// by the link speeds the slaves report.
+type BondUplink struct {
+	Name      string
+	Mode      string
+	Policy    string // xmit_hash_policy's name ("layer2", "layer3+4")
+	Slaves    int
+	SlaveMbit int     // one flow's ceiling (0: the slaves report no speed)
+	BondMbit  int     // the bond's speed: its slaves' sum
+	OneTCP    float64 // TCP through one tunnel over one slave (0 when unknown)
+	AllTCP    float64 // TCP through tunnels over every slave (0 when unknown)
+}
+
+// BondUnder is the flow-hashing bond of at least two slaves the host's
+// tunnel leaves by: dev when given (the interface a bench saw it take),
+// else the first of its endpoint routes' and default routes' devices that
+// is one. ok is false when there is none.
+func BondUnder(s *facts.Snapshot, dev string) (b BondUplink, ok bool) {
+	devs := sortedKeys(uplinks(s))
+	if dev != "" {
+		devs = []string{dev}
+	}
+	for _, d := range devs {
+		l := findLink(s, d)
+		if l == nil {
+			continue
+		}
+		hb, ok := hashedBondOf(s, l)
+		if !ok || len(l.Bond.Slaves) < 2 {
+			continue
+		}
+		b = BondUplink{Name: l.Name, Mode: hb.mode, Slaves: len(l.Bond.Slaves), SlaveMbit: hb.slaveMbit, BondMbit: l.SpeedMbit}
+		if f := strings.Fields(l.Bond.XmitHashPolicy); len(f) > 0 {
+			b.Policy = f[0]
+		}
+		// A veth's 10000 Mbit/s is made up (a lab's slaves): no ceiling.
+		if slices.ContainsFunc(l.Bond.Slaves, func(n string) bool { sl := findLink(s, n); return sl != nil && virtualKinds[sl.Kind] }) {
+			b.SlaveMbit, b.BondMbit = 0, 0
+		} else if !hb.estimated && l.SpeedMbit > hb.slaveMbit {
+			b.OneTCP, b.AllTCP = tunnelTCP(l, hb.slaveMbit), tunnelTCP(l, l.SpeedMbit)
+		}
+		return b, true
+	}
+	return BondUplink{}, false
 }

@@ -1,12 +1,14 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/remedy"
 )
 
 // evidenceOf is the evidence under key, nil when the finding has none.
@@ -126,6 +128,9 @@ func TestConntrackPressureChains(t *testing.T) {
 			if e := evidenceOf(fs[0], "entries per hash bucket"); e != nil {
 				t.Errorf("evidence %+v", e)
 			}
+			if f := fixOfKind(fs[0], remedy.KindConntrackBuckets); f != nil {
+				t.Errorf("the hash resized without long chains: %+v", f)
+			}
 		}},
 		{name: "90% full, 3.6 entries per bucket", snap: filled(58982), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			if e := evidenceOf(fs[0], "entries per hash bucket"); e != nil {
@@ -139,6 +144,32 @@ func TestConntrackPressureChains(t *testing.T) {
 			if e == nil || e.Value != "9.0 (147456 entries, 16384 buckets)" || e.Threshold != "<= 8" {
 				t.Errorf("evidence %+v", e)
 			}
+			// The table raised to 327680 keeps 5 per bucket in 65536 buckets.
+			if f := fixOfKind(fs[0], remedy.KindConntrackBuckets); f == nil || f.Action.Params["buckets"] != "65536" {
+				t.Errorf("buckets fix %+v", f)
+			}
+		}},
+		{name: "9 entries per bucket in a network namespace: the command for the machine", snap: with(t, golem, func(s *facts.Snapshot) {
+			s.Conntrack.Count, s.Conntrack.Max = 147456, 163840
+			delete(s.Sysctls, "net.core.netdev_max_backlog")
+		}), want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
+			if f := fixOfKind(fs[0], remedy.KindConntrackBuckets); f != nil {
+				t.Errorf("an action the namespace cannot take: %+v", f)
+			}
+			last := fs[0].Fixes[len(fs[0].Fixes)-1]
+			if !slices.Contains(last.Commands, "sysctl -w net.netfilter.nf_conntrack_buckets=65536") || !strings.Contains(last.Description, "on the machine") {
+				t.Errorf("fix %+v", last)
+			}
 		}},
 	})
+}
+
+// fixOfKind is f's first fix whose action is of kind, nil when none.
+func fixOfKind(f finding.Finding, kind string) *finding.Fix {
+	for i, x := range f.Fixes {
+		if x.Action != nil && x.Action.Kind == kind {
+			return &f.Fixes[i]
+		}
+	}
+	return nil
 }

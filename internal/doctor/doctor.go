@@ -227,6 +227,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		}
 		found = rep.measureUplinks(ctx, &c, snaps, found)
 		found = sameLimitOtherEnd(found, snaps)
+		rep.measureBondSpread(ctx, &c, snaps)
 		found = append(found, ECMPSuggestions(found, rep.Bench, snaps)...)
 	} else {
 		rep.Threshold = "not applied: without --server nothing was measured"

@@ -18,13 +18,18 @@ import (
 const flowBound = 0.6
 
 // ECMPSuggestions suggests spreading flows over several tunnels (the ECMP
-// case) for each host whose tunnel the bench found bound to one CPU
+// case) for each host whose tunnel runs at one slave's rate of a bond
+// (bondECMP), or that the bench found bound to one CPU
 // (cpu.saturated) or to one flow (a single stream well below several), when
 // the host has more than one uplink or WireGuard interface to spread over.
 // It is pure.
 func ECMPSuggestions(fs []finding.Finding, rep *bench.Report, snaps []*facts.Snapshot) []finding.Finding {
 	var out []finding.Finding
 	for _, s := range snaps {
+		if f, ok := bondECMP(s, rep); ok {
+			out = append(out, f)
+			continue
+		}
 		why := boundBy(fs, rep, s.Host)
 		if why == "" {
 			continue

@@ -147,8 +147,7 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 		return nil, fmt.Errorf("%s has no ListenPort: each tunnel needs its own port", in.Interface)
 	}
 	peer := c.Peers[0]
-	host, port, err := splitEndpoint(peer.Endpoint)
-	if err != nil {
+	if _, _, err := splitEndpoint(peer.Endpoint); err != nil {
 		return nil, fmt.Errorf("%s peer endpoint: %v", in.Interface, err)
 	}
 	var addrs []netip.Prefix
@@ -175,42 +174,41 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 	if len(nets) == 0 {
 		return nil, fmt.Errorf("no remote networks to route over the tunnels: give --network")
 	}
-	ownPrefixes, err := tunnelPrefixes(own, in.Tunnels)
+	allowed := slices.Clone(peer.AllowedIPs)
+	for _, n := range nets {
+		if !slices.Contains(allowed, n) {
+			allowed = append(allowed, n)
+		}
+	}
+	// The same layout as the change "fix ecmp --server" makes on a running
+	// host (remedy.ECMPSpec): addresses, ports, endpoints, allowed IPs.
+	tunnels, allowed, err := remedy.ECMPSpec{Iface: in.Interface, Tunnels: in.Tunnels, Own: own,
+		PeerAddr: peerTunnelAddr(peer.AllowedIPs, own), ListenPort: c.ListenPort, Endpoint: peer.Endpoint, AllowedIPs: allowed}.Layout()
 	if err != nil {
 		return nil, err
 	}
-	peerPrefixes, err := tunnelPrefixes(netip.PrefixFrom(peerTunnelAddr(peer.AllowedIPs, own), 32), in.Tunnels)
-	if err != nil {
-		return nil, err
-	}
-	// A flow this host starts takes the address of the tunnel its first
-	// route lookup picks, and the lookup with its real port may hash it onto
-	// another tunnel: every tunnel accepts all of the other site's tunnel
-	// addresses (AllowedIPs may overlap across interfaces).
-	var peerAddrs, ownAddrs []string
-	for i := range in.Tunnels {
-		peerAddrs = append(peerAddrs, peerPrefixes[i].String())
-		ownAddrs = append(ownAddrs, ownPrefixes[i].Addr().String()+"/32")
+	var ownAddrs []string
+	for _, t := range tunnels {
+		ownAddrs = append(ownAddrs, t.Address.Addr().String()+"/32")
 	}
 	plan := &ECMPPlan{}
 	devs := remedy.ECMPDevices(in.Interface, in.Tunnels)
-	for i, name := range devs {
-		addr := ownPrefixes[i]
+	for i, t := range tunnels {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Tunnel %d of %d between the same two sites (wgperf fix ecmp).\n[Interface]\n", i+1, in.Tunnels)
 		fmt.Fprintf(&b, "PrivateKey = <copy from /etc/wireguard/%s.conf>\n", in.Interface)
-		fmt.Fprintf(&b, "Address = %s\nListenPort = %d\n", addr, c.ListenPort+i)
+		fmt.Fprintf(&b, "Address = %s\nListenPort = %d\n", t.Address, t.ListenPort)
 		if c.MTU > 0 {
 			fmt.Fprintf(&b, "MTU = %d\n", c.MTU)
 		}
 		b.WriteString("Table = off\n")
 		fmt.Fprintf(&b, "\n[Peer]\nPublicKey = %s\n", peer.PublicKey)
-		fmt.Fprintf(&b, "Endpoint = %s\n", joinEndpoint(host, port+i))
-		fmt.Fprintf(&b, "AllowedIPs = %s\n", strings.Join(append(slices.Clone(peerAddrs), nets...), ", "))
+		fmt.Fprintf(&b, "Endpoint = %s\n", t.Endpoint)
+		fmt.Fprintf(&b, "AllowedIPs = %s\n", strings.Join(allowed, ", "))
 		if peer.PersistentKeepalive != "" {
 			fmt.Fprintf(&b, "PersistentKeepalive = %s\n", peer.PersistentKeepalive)
 		}
-		plan.Configs = append(plan.Configs, NamedConfig{Path: "/etc/wireguard/" + name + ".conf", Text: b.String()})
+		plan.Configs = append(plan.Configs, NamedConfig{Path: "/etc/wireguard/" + t.Dev + ".conf", Text: b.String()})
 	}
 	// Hash on ports too, or every flow between the same two hosts takes one tunnel.
 	plan.Commands = append(plan.Commands, "sysctl -w net.ipv4.fib_multipath_hash_policy=1")
@@ -278,8 +276,6 @@ func splitEndpoint(ep string) (string, int, error) {
 	return ep[:i], port, nil
 }
 
-func joinEndpoint(host string, port int) string { return host + ":" + strconv.Itoa(port) }
-
 // peerTunnelAddr is the peer's /32 inside our tunnel subnet, or the next address.
 func peerTunnelAddr(allowed []string, own netip.Prefix) netip.Addr {
 	for _, a := range allowed {
@@ -288,17 +284,4 @@ func peerTunnelAddr(allowed []string, own netip.Prefix) netip.Addr {
 		}
 	}
 	return own.Addr().Next()
-}
-
-// tunnelPrefixes is p and the n-1 prefixes above it (remedy.ECMPAddress):
-// the addresses of n tunnels numbered from p's.
-func tunnelPrefixes(p netip.Prefix, n int) ([]netip.Prefix, error) {
-	out := make([]netip.Prefix, n)
-	for i := range out {
-		var err error
-		if out[i], err = remedy.ECMPAddress(p, i); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

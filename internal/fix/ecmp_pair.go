@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -50,7 +51,12 @@ func ECMPRequests(ctx context.Context, e ECMPPair) (near, far Request, err error
 	if err != nil {
 		return near, far, err
 	}
-	farIface, err := peerInterface(ctx, nearEnv, farEnv, e.Interface)
+	nearWG, farWG, err := peerInterface(ctx, nearEnv, farEnv, e.Interface)
+	if err != nil {
+		return near, far, err
+	}
+	farIface := farWG.Name
+	ports, peerPorts, err := spreadPorts(ctx, e, nearEnv, farEnv, nearWG, farWG)
 	if err != nil {
 		return near, far, err
 	}
@@ -65,8 +71,8 @@ func ECMPRequests(ctx context.Context, e ECMPPair) (near, far Request, err error
 	if err != nil {
 		return near, far, err
 	}
-	req := func(env *Env, iface string, peerKeys []string, other *Env) (Request, error) {
-		r, err := remedy.ECMP(iface, e.Tunnels, peerKeys)
+	req := func(env *Env, iface string, peerKeys []string, other *Env, ports, peerPorts []int) (Request, error) {
+		r, err := remedy.ECMPOnPorts(iface, e.Tunnels, peerKeys, ports, peerPorts)
 		if err != nil {
 			return Request{}, err
 		}
@@ -77,10 +83,10 @@ func ECMPRequests(ctx context.Context, e ECMPPair) (near, far Request, err error
 		return Request{Env: env, Findings: []finding.Finding{f}, Apply: e.Apply, Confirm: e.Confirm, ConfirmKept: e.ConfirmKept,
 			Progress: e.Progress}, nil
 	}
-	if near, err = req(nearEnv, e.Interface, farKeys, farEnv); err != nil {
+	if near, err = req(nearEnv, e.Interface, farKeys, farEnv, ports, peerPorts); err != nil {
 		return near, far, err
 	}
-	if far, err = req(farEnv, farIface, nearKeys, nearEnv); err != nil {
+	if far, err = req(farEnv, farIface, nearKeys, nearEnv, peerPorts, ports); err != nil {
 		return near, far, err
 	}
 	near.Verify = e.Verify
@@ -110,9 +116,47 @@ func RunECMP(ctx context.Context, e ECMPPair) (*BothEndsOutcome, error) {
 	return RunBothEnds(ctx, far, near)
 }
 
+// spreadPorts chooses the new tunnels' ports on both ends when a bond that
+// hashes ports carries the tunnel at either end (remedy.SpreadPorts): the
+// usual consecutive ports at both ends cancel in its hash and put every
+// tunnel on one slave of 2 or 4. nil for the usual ports.
+func spreadPorts(ctx context.Context, e ECMPPair, nearEnv, farEnv *Env, near, far facts.WGInterface) (ports, peerPorts []int, err error) {
+	if len(near.Peers) != 1 || len(far.Peers) != 1 || near.ListenPort == 0 || far.ListenPort == 0 {
+		return nil, nil, nil // the halves' plans say why they cannot go on
+	}
+	farEP, err := netip.ParseAddrPort(near.Peers[0].Endpoint)
+	if err != nil {
+		return nil, nil, nil
+	}
+	np, err := remedy.ReadBondPath(ctx, &nearEnv.Env, farEP.Addr().Unmap())
+	if err != nil {
+		return nil, nil, err
+	}
+	back := np.Src
+	if ep, err := netip.ParseAddrPort(far.Peers[0].Endpoint); err == nil {
+		back = ep.Addr().Unmap() // near as far sees it (through a NAT: the NAT's address)
+	}
+	if !back.IsValid() {
+		return nil, nil, nil
+	}
+	fp, err := remedy.ReadBondPath(ctx, &farEnv.Env, back)
+	if err != nil {
+		return nil, nil, err
+	}
+	ports, peerPorts, ok := remedy.SpreadPorts(np.Src, farEP.Addr().Unmap(), near.ListenPort, int(farEP.Port()), e.Tunnels, np.Slaves, fp.Slaves)
+	if !ok {
+		return nil, nil, nil
+	}
+	if e.Progress != nil {
+		e.Progress(fmt.Sprintf("a bond hashing ports carries the tunnel (%s: %d slaves, %s: %d): the new tunnels listen on %v here and %v there, "+
+			"where the hash sends each by another slave", nearEnv.T, np.Slaves, farEnv.T, fp.Slaves, ports, peerPorts))
+	}
+	return ports, peerPorts, nil
+}
+
 // peerInterface is the interface on far whose peer is near's iface (by
-// near's public key): the other end of the tunnel.
-func peerInterface(ctx context.Context, near, far *Env, iface string) (string, error) {
+// near's public key): the other end of the tunnel; with near's own.
+func peerInterface(ctx context.Context, near, far *Env, iface string) (nearWG, farWG facts.WGInterface, err error) {
 	dump := func(env *Env) ([]facts.WGInterface, error) {
 		out, err := env.T.Run(ctx, "wg", "show", "all", "dump")
 		if err != nil {
@@ -122,17 +166,22 @@ func peerInterface(ctx context.Context, near, far *Env, iface string) (string, e
 	}
 	nw, err := dump(near)
 	if err != nil {
-		return "", err
+		return nearWG, farWG, err
 	}
 	i := slices.IndexFunc(nw, func(w facts.WGInterface) bool { return w.Name == iface })
 	if i < 0 {
-		return "", fmt.Errorf("%s: %s is not a WireGuard interface", near.T, iface)
+		return nearWG, farWG, fmt.Errorf("%s: %s is not a WireGuard interface", near.T, iface)
 	}
 	fw, err := dump(far)
 	if err != nil {
-		return "", err
+		return nearWG, farWG, err
 	}
-	return farInterface(fw, nw[i].PublicKey, far.T.String(), iface)
+	name, err := farInterface(fw, nw[i].PublicKey, far.T.String(), iface)
+	if err != nil {
+		return nearWG, farWG, err
+	}
+	j := slices.IndexFunc(fw, func(w facts.WGInterface) bool { return w.Name == name })
+	return nw[i], fw[j], nil
 }
 
 // farInterface finds the interface of ifaces with a peer whose public key is key.

@@ -43,6 +43,8 @@ func ecmpSite(t *testing.T, site, newKey string) *targettest.Host {
 	h.On("ip -j route", string(testutil.ReadTestdata(t, "collect", "ip", "route-lab-ecmp-"+site+".json")))
 	h.Files["/sys/class/net/wg-e37-"+site+"/mtu"] = "1420\n"
 	h.Files["/proc/sys/net/ipv4/fib_multipath_hash_policy"] = "0\n"
+	other := map[string]string{"a": "203.0.113.2", "b": "198.51.100.2"}[site]
+	h.On("ip -j route get "+other, string(testutil.ReadTestdata(t, "collect", "ip", "route-get-lab-ecmp-"+site+".json")))
 	h.Fallback = func(line string) (targettest.Answer, bool) {
 		if strings.Contains(line, "wg show wg-e37-"+site+" private-key") && strings.HasSuffix(line, "| wg pubkey'") {
 			return targettest.Answer{Out: newKey + "\n"}, true
@@ -76,5 +78,40 @@ func TestECMPPlanBothEndsGolden(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestECMPPortsSpreadOverABond: where site A's uplink is a bond of two
+// slaves hashing layer3+4, both halves take the ports remedy.SpreadPorts
+// chose (the consecutive ones would leave A by one slave), each end's
+// listen ports the other's endpoint ports; without a bond, the usual ones.
+func TestECMPPortsSpreadOverABond(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name              string
+		bond              bool
+		nearPort, farPort string
+	}{
+		{"no bond", false, "", ""},
+		{"a bond of 2 at site A", true, "51822", "51821"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := ecmpSite(t, "a", "deOAUQJsI0IrLN6AfBAuAednsG2d+2NNtZA78s+v3is=")
+			b := ecmpSite(t, "b", "3VmR7PSHrDkAhmTMaC7TLTAYh9sZMcmjDXcUK8OWDHA=")
+			if tc.bond {
+				// sysfs as the bonding driver prints it (name and number)
+				a.Files["/sys/class/net/eth0/bonding/mode"] = "802.3ad 4\n"
+				a.Files["/sys/class/net/eth0/bonding/xmit_hash_policy"] = "layer3+4 1\n"
+				a.Files["/sys/class/net/eth0/bonding/slaves"] = "eno1 eno2\n"
+			}
+			nr, fr, err := ECMPRequests(ctx, ECMPPair{Near: Host{T: a, Root: "/"}, Far: Host{T: b, Root: "/"}, Interface: "wg-e37-a", Tunnels: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			np, fp := nr.Findings[0].Fixes[0].Action.Params, fr.Findings[0].Fixes[0].Action.Params
+			if np["ports"] != tc.nearPort || np["peer_ports"] != tc.farPort || fp["ports"] != tc.farPort || fp["peer_ports"] != tc.nearPort {
+				t.Errorf("near %v, far %v; want ports %q here, %q there", np, fp, tc.nearPort, tc.farPort)
+			}
+		})
 	}
 }

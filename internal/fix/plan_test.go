@@ -60,6 +60,10 @@ func linuxHost(t *testing.T) *targettest.Host {
 	h.On("ls /sys/class/net/eth1/queues", recorded(t, "queues.txt"))
 	h.Files["/sys/class/net/eth1/queues/rx-0/rps_cpus"] = recorded(t, "rps_cpus.txt")
 	h.Files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
+	// The conntrack hash of a router's 4.19 kernel (recorded: golem's 16384);
+	// netdev_max_backlog says this is the initial network namespace.
+	h.Files[remedy.HashsizeParam] = "16384\n"
+	h.Files["/proc/sys/net/core/netdev_max_backlog"] = "5000\n"
 	h.On("tc qdisc show dev eth1 root", recorded(t, "tc-root-tbf.txt"))
 	// eth0 keeps Debian's default qdisc; its kernel has cake as a module.
 	h.On("tc qdisc show dev eth0 root", "qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64 \n")
@@ -99,6 +103,7 @@ func linuxFindings() []finding.Finding {
 		fx("icmp.frag-needed-dropped", "let frag-needed through", remedy.KindPMTUDAllow, "icmp", "frag-needed", "family", "inet", "table", "site", "chain", "out", "handle", "2"),
 		fx("net.udp-offloads", "batch forwarded UDP", remedy.KindOffload, "device", "eth1", "features", "rx-udp-gro-forwarding=on,rx-gro-list=off"),
 		fx("cpu.irq-imbalance", "move the transmit queue's interrupt", remedy.KindIRQAffinity, "irq", "39", "name", "virtio2-output.0", "cpus", "1"),
+		fx("conntrack.table-pressure", "resize the conntrack hash", remedy.KindConntrackBuckets, "buckets", "65536"),
 		manual,
 	}
 }
@@ -245,7 +250,7 @@ func TestPlanGolden(t *testing.T) {
 // isWrite spots commands that would change a host.
 func isWrite(c string) bool {
 	for _, w := range []string{"sysctl -w", "ip link set", "ip route del", "ip route replace", "nft -f", "nft replace", "nft delete",
-		"tc qdisc replace", "tc qdisc del", "uci set", "uci commit", "uci delete", " > ", "iptables -t mangle -A", "modprobe", "ifup"} {
+		"tc qdisc replace", "tc qdisc del", "uci set", "uci commit", "uci delete", " > ", "iptables -t mangle -A", "modprobe ", "ifup"} {
 		if strings.Contains(c, w) {
 			return true
 		}

@@ -117,6 +117,9 @@ func Up(ctx context.Context, cfg Config, exe string) (*Lab, error) {
 	if err := cfg.checkClients(); err != nil {
 		return nil, err
 	}
+	if err := cfg.checkBond(); err != nil {
+		return nil, err
+	}
 	if cfg.WGMTU == 0 {
 		cfg.WGMTU = defaultWGMTU
 	}
@@ -180,7 +183,11 @@ func (l *Lab) build(ctx context.Context) error {
 	b.on("r", "sysctl", "-qw", "net.ipv4.ip_forward=1")
 
 	// Underlay. A's uplinks end on R, R reaches B's endpoint.
-	b.link("a", "eth0", primaryA, "r", "eth-a", primaryGW, 0)
+	if cfg.BondSlaves > 1 {
+		b.bondUplink(cfg)
+	} else {
+		b.link("a", "eth0", primaryA, "r", "eth-a", primaryGW, 0)
+	}
 	b.link("r", "eth-b", routerB, "b", "eth0", endpointB, cfg.PathMTU)
 	b.on("b", "ip", "route", "add", "default", "via", routerB)
 	switch cfg.Topology {
@@ -188,7 +195,7 @@ func (l *Lab) build(ctx context.Context) error {
 		b.on("a", "ip", "route", "add", "default", "via", primaryGW)
 		if cfg.HubMbit > 0 {
 			b.hubShaping(cfg)
-		} else if cfg.Underlay.RateMbit > 0 {
+		} else if cfg.Underlay.RateMbit > 0 && cfg.BondSlaves == 0 { // a bond's slaves are shaped each (bondUplink)
 			b.tbf("r", "eth-a", cfg.Underlay.RateMbit)
 			b.tbf("r", "eth-b", cfg.Underlay.RateMbit)
 		}
@@ -226,6 +233,11 @@ func (l *Lab) build(ctx context.Context) error {
 	b.clientLinks(cfg.Clients)
 	if err := b.run(ctx); err != nil {
 		return err
+	}
+	if cfg.BondSlaves > 1 {
+		if err := l.waitBond(ctx); err != nil {
+			return err
+		}
 	}
 	if err := l.chooseImplementation(ctx); err != nil {
 		return err

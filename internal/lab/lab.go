@@ -62,6 +62,14 @@ type Config struct {
 	Underlay Shape `json:"underlay"`
 	// Backup shapes multi-wan's backup uplink; its rate defaults to 20 Mbit/s.
 	Backup Shape `json:"backup"`
+	// BondSlaves, when > 1, joins A to R by an 802.3ad bond (bond0) of this
+	// many veth pairs, each shaped both ways at the underlay's rate, with
+	// LACP on R as on a switch: the ECMP case's bond, where one tunnel gets
+	// one slave's rate. Needs the bonding driver (a distro kernel has it,
+	// e.g. in lab vm); site-to-site only.
+	BondSlaves int `json:"bond_slaves,omitempty"`
+	// BondHash is A's bond's xmit_hash_policy (default layer3+4).
+	BondHash string `json:"bond_hash,omitempty"`
 	// PathMTU lowers the MTU of the R —— B link (0 = 1500): a narrow hop that A
 	// cannot see from its own interfaces.
 	PathMTU int `json:"path_mtu,omitempty"`

@@ -18,7 +18,10 @@ import (
 const (
 	// KindECMP: interface (the existing site-to-site tunnel, one peer),
 	// tunnels (2..16, the existing one included), peer_keys (the public keys
-	// of the other end's new tunnels, comma separated, tunnels-1 of them).
+	// of the other end's new tunnels, comma separated, tunnels-1 of them);
+	// optional ports and peer_ports (the new tunnels' listen ports on this
+	// end and on the other, comma separated, tunnels-1 each; by default the
+	// ports after each end's own).
 	KindECMP = "ecmp-tunnels"
 )
 
@@ -39,12 +42,38 @@ type ecmpTunnels struct {
 	iface    string
 	tunnels  int
 	peerKeys []string
+	// ports and peerPorts are the new tunnels' listen ports here and on
+	// the other end (SpreadPorts), nil for the ports after each end's own.
+	ports, peerPorts []int
 }
 
 // ECMP spreads iface's traffic over tunnels tunnels (iface and tunnels-1 new
 // ones), peerKeys being the other end's new tunnels' public keys in order.
 func ECMP(iface string, tunnels int, peerKeys []string) (Remedy, error) {
-	a := &ecmpTunnels{iface: iface, tunnels: tunnels, peerKeys: peerKeys}
+	return ECMPOnPorts(iface, tunnels, peerKeys, nil, nil)
+}
+
+// ECMPOnPorts is ECMP with the new tunnels' listen ports chosen on both
+// ends (ports here, peerPorts on the other end; tunnels-1 each), as
+// SpreadPorts chooses them for a bond; nil for the ports after each end's.
+func ECMPOnPorts(iface string, tunnels int, peerKeys []string, ports, peerPorts []int) (Remedy, error) {
+	a := &ecmpTunnels{iface: iface, tunnels: tunnels, peerKeys: peerKeys, ports: ports, peerPorts: peerPorts}
+	if (ports == nil) != (peerPorts == nil) {
+		return nil, fmt.Errorf("ports on one end only: give both ends' or neither")
+	}
+	for _, list := range [][]int{ports, peerPorts} {
+		if list == nil {
+			continue
+		}
+		if len(list) != tunnels-1 {
+			return nil, fmt.Errorf("%d ports for %d tunnels: want one for each new tunnel (%d)", len(list), tunnels, tunnels-1)
+		}
+		for i, p := range list {
+			if p < 1 || p > 65535 || slices.Contains(list[:i], p) {
+				return nil, fmt.Errorf("port %d: want distinct ports in 1..65535", p)
+			}
+		}
+	}
 	if err := checkIface("interface", iface); err != nil {
 		return nil, err
 	}
@@ -81,13 +110,49 @@ func parseECMP(p params) (Remedy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ECMP(iface, n, strings.Split(keys, ","))
+	ports, err := portList(p["ports"])
+	if err != nil {
+		return nil, err
+	}
+	peerPorts, err := portList(p["peer_ports"])
+	if err != nil {
+		return nil, err
+	}
+	return ECMPOnPorts(iface, n, strings.Split(keys, ","), ports, peerPorts)
+}
+
+// portList reads "51822,51825" (nil for ""): whole numbers as written.
+func portList(s string) ([]int, error) {
+	if s = strings.TrimSpace(s); s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || strconv.Itoa(n) != f {
+			return nil, fmt.Errorf("port %q is not a number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func joinPorts(ps []int) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(p)
+	}
+	return strings.Join(s, ",")
 }
 
 func (a *ecmpTunnels) Kind() string { return KindECMP }
 
 func (a *ecmpTunnels) Params() map[string]string {
-	return map[string]string{"interface": a.iface, "tunnels": strconv.Itoa(a.tunnels), "peer_keys": strings.Join(a.peerKeys, ",")}
+	p := map[string]string{"interface": a.iface, "tunnels": strconv.Itoa(a.tunnels), "peer_keys": strings.Join(a.peerKeys, ",")}
+	if a.ports != nil {
+		p["ports"], p["peer_ports"] = joinPorts(a.ports), joinPorts(a.peerPorts)
+	}
+	return p
 }
 
 func (a *ecmpTunnels) Describe() string {
@@ -223,9 +288,6 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 	if wg.ListenPort == 0 {
 		return Step{}, fmt.Errorf("%s has no listen port: each tunnel takes the next one", a.iface)
 	}
-	if wg.ListenPort+a.tunnels-1 > 65535 {
-		return Step{}, fmt.Errorf("%s listens on %d: no room for %d more ports above it", a.iface, wg.ListenPort, a.tunnels-1)
-	}
 	peer := wg.Peers[0]
 	own, err := ownTunnelPrefix(h.Routes, a.iface)
 	if err != nil {
@@ -236,27 +298,10 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 		return Step{}, fmt.Errorf("%s's peer has no /32 inside %s among its allowed IPs (%s): the other end's tunnel addresses are derived from it",
 			a.iface, own.Masked(), strings.Join(peer.AllowedIPs, ", "))
 	}
-	var ownAddrs, peerAddrs []netip.Prefix
-	for k := range a.tunnels {
-		o, err := ECMPAddress(own, k)
-		if err != nil {
-			return Step{}, err
-		}
-		p, err := ECMPAddress(netip.PrefixFrom(peerAddr, 32), k)
-		if err != nil {
-			return Step{}, err
-		}
-		ownAddrs, peerAddrs = append(ownAddrs, o), append(peerAddrs, p)
-	}
-	// A flow this end starts takes the address of the tunnel its first
-	// route lookup picked, and the lookup with its real ports may hash it
-	// onto another tunnel: every tunnel accepts all of the other end's
-	// tunnel addresses (allowed IPs may overlap across interfaces).
-	allowed := slices.Clone(peer.AllowedIPs)
-	for _, p := range peerAddrs {
-		if !slices.Contains(allowed, p.String()) {
-			allowed = append(allowed, p.String())
-		}
+	tunnels, allowed, err := ECMPSpec{Iface: a.iface, Tunnels: a.tunnels, Own: own, PeerAddr: peerAddr, ListenPort: wg.ListenPort,
+		Endpoint: peer.Endpoint, AllowedIPs: peer.AllowedIPs, Ports: a.ports, PeerPorts: a.peerPorts}.Layout()
+	if err != nil {
+		return Step{}, err
 	}
 	list := strings.Join(allowed, ",")
 
@@ -282,12 +327,10 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 		if h.Userspace != nil {
 			create = h.Userspace(dev)
 		}
-		set := []string{"wg", "set", dev, "listen-port", strconv.Itoa(wg.ListenPort + k), "private-key", "/dev/stdin",
+		set := []string{"wg", "set", dev, "listen-port", strconv.Itoa(tunnels[k].ListenPort), "private-key", "/dev/stdin",
 			"peer", a.peerKeys[k-1]}
-		if peer.Endpoint != "" {
-			if ep, err := netip.ParseAddrPort(peer.Endpoint); err == nil && int(ep.Port())+k <= 65535 {
-				set = append(set, "endpoint", netip.AddrPortFrom(ep.Addr(), ep.Port()+uint16(k)).String())
-			}
+		if tunnels[k].Endpoint != "" {
+			set = append(set, "endpoint", tunnels[k].Endpoint)
 		}
 		if peer.PersistentKeepalive > 0 {
 			set = append(set, "persistent-keepalive", strconv.Itoa(peer.PersistentKeepalive))
@@ -295,7 +338,7 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 		set = append(set, "allowed-ips", list)
 		st.Commands = append(st.Commands,
 			create,
-			shell.Join("ip", "address", "add", ownAddrs[k].String(), "dev", dev),
+			shell.Join("ip", "address", "add", tunnels[k].Address.String(), "dev", dev),
 			ECMPKeyCommand(a.iface, k)+" | "+shell.Join(set[0], set[1:]...),
 			shell.Join("ip", "link", "set", "dev", dev, "mtu", strconv.Itoa(h.MTU), "up"))
 		st.Undo = append([]string{shell.Join("ip", "link", "del", "dev", dev)}, st.Undo...)
@@ -335,7 +378,11 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 		st.Commands = append(st.Commands, shell.Join(argv[0], argv[1:]...))
 		st.Undo = append([]string{shell.Join(old[0], old[1:]...)}, st.Undo...)
 	}
-	st.Summary += fmt.Sprintf(", ports %d..%d", wg.ListenPort, wg.ListenPort+a.tunnels-1)
+	if a.ports != nil {
+		st.Summary += fmt.Sprintf(", ports %d,%s (chosen so the bond's hash spreads them)", wg.ListenPort, joinPorts(a.ports))
+	} else {
+		st.Summary += fmt.Sprintf(", ports %d..%d", wg.ListenPort, wg.ListenPort+a.tunnels-1)
+	}
 	if len(nets) > 0 {
 		st.Summary += ", routing " + strings.Join(nets, ", ") + " over all of them"
 	}

@@ -285,3 +285,35 @@ func TestPlanECMPKeysStayOnTheHost(t *testing.T) {
 		t.Errorf("%d keys set, %d files written; want 2 and none", sets, len(st.Files))
 	}
 }
+
+// TestPlanECMPOnPorts: with the ports SpreadPorts chose, the new tunnel
+// listens on its own and reaches the other end's, and the params read back.
+func TestPlanECMPOnPorts(t *testing.T) {
+	r, err := ECMPOnPorts("wg-e37-a", 2, []string{ecmpKeyB1}, []int{51822}, []int{51821})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := parsers[KindECMP](r.Params())
+	if err != nil || back.Describe() != r.Describe() || back.Params()["ports"] != "51822" || back.Params()["peer_ports"] != "51821" {
+		t.Fatalf("params %v read back as %v, %v", r.Params(), back, err)
+	}
+	st, err := PlanECMPHalf(back, ecmpLabHost(t, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(st.Commands, func(c string) bool {
+		return strings.HasSuffix(c, "wg set wg-e37-a1 listen-port 51822 private-key /dev/stdin peer "+ecmpKeyB1+" endpoint 203.0.113.2:51821 persistent-keepalive 25 allowed-ips 10.77.0.2/32,10.20.0.0/16,10.77.1.2/32")
+	}) || !strings.Contains(st.Summary, "ports 51820,51822 (chosen so the bond's hash spreads them)") {
+		t.Errorf("step %q\n%s", st.Summary, strings.Join(st.Commands, "\n"))
+	}
+	for name, c := range map[string]struct{ ports, peer []int }{
+		"one end's only":   {[]int{51822}, nil},
+		"a port too many":  {[]int{51822, 51823}, []int{51821, 51822}},
+		"a port twice":     {[]int{51822}, []int{0}},
+		"beyond the range": {[]int{70000}, []int{51821}},
+	} {
+		if _, err := ECMPOnPorts("wg0", 2, []string{ecmpKeyB1}, c.ports, c.peer); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

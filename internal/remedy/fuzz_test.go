@@ -59,6 +59,7 @@ func FuzzConstructors(f *testing.F) {
 		keep(WGPeerKeepalive("wg0", s, 25, OpenWrt))
 		keep(ECMP(s, 2, []string{"deOAUQJsI0IrLN6AfBAuAednsG2d+2NNtZA78s+v3is="}))
 		keep(ECMP("wg0", 3, strings.Split(s, ",")))
+		keep(Parse(fx.Action{Kind: KindConntrackBuckets, Params: map[string]string{"buckets": s}}))
 		for _, r := range rs {
 			texts := append(r.Commands(), r.Describe())
 			for _, c := range r.Config() {

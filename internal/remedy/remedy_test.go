@@ -122,6 +122,7 @@ func TestParseRoundTrips(t *testing.T) {
 		m(IptablesAllowPMTUD(IptablesRule{"ip6", "filter", "FORWARD", 1, "-A FORWARD -p ipv6-icmp -m icmp6 --icmpv6-type 2 -j DROP"})),
 		m(Offload("eth0", []Feature{{Name: "rx-udp-gro-forwarding", On: true}, {Name: "rx-gro-list"}})),
 		m(IRQAffinity("38", "virtio2-input.0", "0-1")),
+		m(ConntrackBuckets(65536)),
 	} {
 		p, err := Parse(finding.Action{Kind: r.Kind(), Params: r.Params()})
 		if err != nil {

@@ -245,6 +245,9 @@ func (r *runner) judgeDoctor() []string {
 		if d.First != "" {
 			why = append(why, fmt.Sprintf("doctor ranked %s first, want no cause on the hosts (%s is the path's)", d.First, sc.Expect))
 		}
+	case sc.ECMP > 1 && sc.Expect != "":
+		// ECMP is where more capacity is, not a fault: doctor must report
+		// it (Found, judged with the fix's scaling), not rank it a cause.
 	case sc.Expect != "" && d.First != sc.Expect:
 		why = append(why, fmt.Sprintf("doctor ranked %s first, want %s", orDefault(d.First, "nothing"), sc.Expect))
 	case sc.Expect == "" && sc.ECMP == 0 && d.Status != doctor.StatusHealthy && !r.onlyLabQueue(d.Status):

@@ -81,6 +81,11 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 			opts.Timeout += longRunBound
 		}
 		opts.Timeout += time.Duration(sc.IdleProof) * time.Second
+		if sc.Lab.BondSlaves > 1 {
+			// doctor's parallel runs through and around a bonded tunnel, and
+			// the long run a slow tunnel beside its underlay calls for
+			opts.Timeout += longRunBound + 2*time.Duration(1+opts.Seconds)*time.Second
+		}
 	}
 	// The measurements judge the lab, not what else this session runs.
 	if err := lab.RaiseToNodePriority(); err != nil {
@@ -102,6 +107,10 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	}
 	if sc.Lab.Underlay.PathLossPct > 0 && !lab.HasNetem(ctx) {
 		r.res.Skipped, r.res.Why = true, "needs netem to lose packets on every path, and this kernel has no sch_netem (wgperf lab vm boots one that has it)"
+		return r.res, nil
+	}
+	if sc.Lab.BondSlaves > 1 && !lab.HasBonding(ctx) {
+		r.res.Skipped, r.res.Why = true, "needs the bonding driver, which this kernel lacks (wgperf lab vm boots one that has it)"
 		return r.res, nil
 	}
 	if o, ok := sc.On[impl]; ok {

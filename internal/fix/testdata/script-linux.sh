@@ -185,3 +185,16 @@ ethtool -K eth1 rx-udp-gro-forwarding on
 echo 1 > /proc/irq/39/smp_affinity_list
 # rollback:
 #   echo 0-1 > /proc/irq/39/smp_affinity_list
+
+# 16. [conntrack.table-pressure] resize the connection-tracking hash to 65536 buckets now and when nf_conntrack loads at boot (/etc/modprobe.d/90-wgperf.conf)
+#    now: nf_conntrack hash: 16384 -> 65536 buckets
+#    note: kept where nf_conntrack is a module (modprobe.d); a kernel with it built in needs nf_conntrack.hashsize=65536 on its command line
+mkdir -p /etc/modprobe.d
+cat > /etc/modprobe.d/90-wgperf.conf <<'WGPERF_EOF'
+# Written by wgperf fix; remove a line (or this file) to undo at next boot.
+options nf_conntrack hashsize=65536
+WGPERF_EOF
+echo 65536 > /sys/module/nf_conntrack/parameters/hashsize
+# rollback:
+#   echo 16384 > /sys/module/nf_conntrack/parameters/hashsize
+#   rm -f /etc/modprobe.d/90-wgperf.conf
