@@ -3,11 +3,12 @@ package target
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/shell"
+	"golang.org/x/sys/unix"
 )
 
 // Shell returns a Target that runs t's short commands (Run, ReadFile, and
@@ -147,9 +149,7 @@ func (s *shellTarget) RunInput(ctx context.Context, stdin []byte, name string, a
 // start runs the shell; s.mu is held. The process outlives ctx (it serves
 // the commands after this one): close, or a command cut short, ends it.
 func (s *shellTarget) start(ctx context.Context) error {
-	var nonce [12]byte
-	_, _ = rand.Read(nonce[:])
-	s.mark = "wgperf-" + hex.EncodeToString(nonce[:])
+	s.mark = "wgperf-" + hex.EncodeToString(nonce())
 	argv, release, err := s.open(ctx, true, "sh", nil)
 	if err != nil {
 		return err
@@ -278,4 +278,19 @@ func (s *shellTarget) failWith(name string, args []string, err error) error {
 		stderr = s.stderr.String()
 	}
 	return s.fail(name, args, err, stderr)
+}
+
+// nonce is 12 bytes from the kernel's random source: the mark that ends each
+// command's output must not be one a line of untrusted text (a log a stranger
+// wrote to) could carry. getrandom(2), not crypto/rand, which would bring the
+// FIPS module's packages into the router build (about 330 KB on mipsle).
+func nonce() []byte {
+	b := make([]byte, 12)
+	if n, err := unix.Getrandom(b, 0); err != nil || n != len(b) {
+		// No getrandom (a kernel before 3.17): the pid and the clock, still
+		// unknown to whoever wrote the text beforehand.
+		binary.BigEndian.PutUint32(b, uint32(os.Getpid()))
+		binary.BigEndian.PutUint64(b[4:], uint64(time.Now().UnixNano()))
+	}
+	return b
 }
