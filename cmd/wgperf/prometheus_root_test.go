@@ -185,20 +185,10 @@ scrape_configs:
 	var up []string
 	deadline := time.Now().Add(45 * time.Second)
 	for {
-		var resp struct {
-			Data struct {
-				ActiveTargets []struct {
-					Labels    map[string]string `json:"labels"`
-					Health    string            `json:"health"`
-					LastError string            `json:"lastError"`
-					ScrapeURL string            `json:"scrapeUrl"`
-				} `json:"activeTargets"`
-			} `json:"data"`
-		}
-		err := getJSON(api+"targets", &resp)
+		targets, err := activeTargets(api)
 		up = up[:0]
 		var state []string
-		for _, tg := range resp.Data.ActiveTargets {
+		for _, tg := range targets {
 			state = append(state, fmt.Sprintf("%s %s %s %q", tg.Labels["instance"], tg.Health, tg.ScrapeURL, tg.LastError))
 			if tg.Health == "up" && tg.Labels["wgperf_group"] == "sites" &&
 				strings.HasPrefix(tg.ScrapeURL, "http://"+exporterAddr+"/probe?target=") {
@@ -239,4 +229,23 @@ scrape_configs:
 		}
 	}
 	t.Logf("Prometheus discovered %v through file_sd and http_sd and scraped them through %s/probe", up, exporterAddr)
+}
+
+// promTarget is one of Prometheus' active targets (/api/v1/targets).
+type promTarget struct {
+	Labels    map[string]string `json:"labels"`
+	Health    string            `json:"health"`
+	LastError string            `json:"lastError"`
+	ScrapeURL string            `json:"scrapeUrl"`
+}
+
+// activeTargets asks the Prometheus whose API is at api for its active targets.
+func activeTargets(api string) ([]promTarget, error) {
+	var resp struct {
+		Data struct {
+			ActiveTargets []promTarget `json:"activeTargets"`
+		} `json:"data"`
+	}
+	err := getJSON(api+"targets", &resp)
+	return resp.Data.ActiveTargets, err
 }

@@ -102,19 +102,10 @@ func TestPrometheusSplitsFleetAcrossExporters(t *testing.T) {
 	var byInstance map[string][]scraped
 	deadline := time.Now().Add(40 * time.Second)
 	for {
-		var resp struct {
-			Data struct {
-				ActiveTargets []struct {
-					Labels    map[string]string `json:"labels"`
-					Health    string            `json:"health"`
-					ScrapeURL string            `json:"scrapeUrl"`
-				} `json:"activeTargets"`
-			} `json:"data"`
-		}
-		err := getJSON(api+"targets", &resp)
+		targets, err := activeTargets(api)
 		byInstance = map[string][]scraped{}
 		up := 0
-		for _, tg := range resp.Data.ActiveTargets {
+		for _, tg := range targets {
 			u, _ := url.Parse(tg.ScrapeURL)
 			host := ""
 			if u != nil {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 // modulePath is the module whose packages the test reads.
@@ -60,7 +62,7 @@ func raisesDeclared(t *testing.T, root string, ids map[string]ID) map[string][]I
 	t.Helper()
 	out := map[string][]ID{}
 	walkGo(t, root, func(rel string, fset *token.FileSet, f *ast.File) {
-		fm := fileMaker{pkg: path.Dir(rel), file: rel, fset: fset, ids: ids, catalog: importName(f, modulePath+"/"+catalogPackage)}
+		fm := fileMaker{pkg: path.Dir(rel), file: rel, fset: fset, ids: ids, catalog: testutil.ImportName(f, modulePath+"/"+catalogPackage)}
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok || g.Tok != token.VAR {
@@ -196,7 +198,7 @@ func findingsMade(t *testing.T, root string, ids map[string]ID) []producedAt {
 	var out []producedAt
 	walkGo(t, root, func(rel string, fset *token.FileSet, f *ast.File) {
 		fm := fileMaker{pkg: path.Dir(rel), file: rel, fset: fset, ids: ids,
-			finding: importName(f, modulePath+"/internal/finding"), catalog: importName(f, modulePath+"/"+catalogPackage)}
+			finding: testutil.ImportName(f, modulePath+"/internal/finding"), catalog: testutil.ImportName(f, modulePath+"/"+catalogPackage)}
 		made, problems := fm.scan(f)
 		out = append(out, made...)
 		for _, p := range problems {
@@ -204,20 +206,6 @@ func findingsMade(t *testing.T, root string, ids map[string]ID) []producedAt {
 		}
 	})
 	return out
-}
-
-// importName is the name a file refers to an import path by, "" when it
-// does not import it.
-func importName(f *ast.File, importPath string) string {
-	for _, s := range f.Imports {
-		if p, _ := strconv.Unquote(s.Path.Value); p == importPath {
-			if s.Name != nil {
-				return s.Name.Name
-			}
-			return path.Base(p)
-		}
-	}
-	return ""
 }
 
 // fileMaker reads one file's finding literals.
@@ -377,7 +365,7 @@ func set(f *finding.Finding) { f.ID = c.WGUserspace }
 	}
 	fm := fileMaker{pkg: "internal/probe/x", file: "internal/probe/x/probe.go", fset: fset,
 		ids:     idConstants(t, "."),
-		finding: importName(f, modulePath+"/internal/finding"), catalog: importName(f, modulePath+"/"+catalogPackage)}
+		finding: testutil.ImportName(f, modulePath+"/internal/finding"), catalog: testutil.ImportName(f, modulePath+"/"+catalogPackage)}
 	var got []string
 	made, problems := fm.scan(f)
 	for _, m := range made {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/catalog"
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
 // TestListIsTheCatalogs: every probe a finding calls for is on the list, each
@@ -73,7 +74,7 @@ func TestEveryDefIsListed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			probeName := importName(f, module+"/internal/probe")
+			probeName := testutil.ImportName(f, module+"/internal/probe")
 			for _, d := range f.Decls {
 				g, ok := d.(*ast.GenDecl)
 				if !ok || g.Tok != token.VAR {
@@ -135,20 +136,6 @@ func isDef(x ast.Expr, probeName string) bool {
 	}
 	pkg, ok := sel.X.(*ast.Ident)
 	return ok && probeName != "" && pkg.Name == probeName && sel.Sel.Name == "Def"
-}
-
-// importName is the name a file refers to an import path by, "" when it
-// does not import it.
-func importName(f *ast.File, path string) string {
-	for _, s := range f.Imports {
-		if p, _ := strconv.Unquote(s.Path.Value); p == path {
-			if s.Name != nil {
-				return s.Name.Name
-			}
-			return filepath.Base(p)
-		}
-	}
-	return ""
 }
 
 // importPath is the path a file imports under name.
