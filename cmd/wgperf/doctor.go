@@ -117,6 +117,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between the two ends (a tunnel over tunnels): above 1 the tunnel should carry 50% of the underlay, the worst hop's")
 	viaFlag(f, &viaSpecs)
 	f.BoolVar(&cfg.Thorough, "thorough", false, "also a 30 s per-second run and a parallel-stream run (collapse cycles, many flows), whatever the evidence says")
+	f.BoolVar(&cfg.UplinkRoutes, "uplink-routes", false, "on a client with several uplinks, also measure the tunnel over each: routes its endpoint through each uplink for a run (journaled, removed after)")
 	f.BoolVar(&cfg.Sweep.Short, "short-sweep", false, "the shaping sweep holds each cap for two collapse cycles, not 60 s or three: a cap that collapses less often may pass as steady")
 	cli.EnumFlag(f, &prefer, "prefer", string(shaping.PreferSteady), []string{string(shaping.PreferSteady), string(shaping.PreferMean)},
 		"when the shaping sweep's steadiest cap is slower than the uncapped mean: steady (propose it, a trade-off) or mean (no cap)")

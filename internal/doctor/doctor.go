@@ -79,6 +79,11 @@ type Config struct {
 	// Thorough runs the long run (collapse cycles) and the parallel-stream
 	// run whatever the evidence says.
 	Thorough bool
+	// UplinkRoutes lets doctor route the tunnel's endpoint through each
+	// other uplink of a multi-WAN client for a run (journaled, removed
+	// after) to measure the tunnel over it; without it only raw TCP,
+	// round trips and hops are measured there, and nothing is changed.
+	UplinkRoutes bool
 	// Sweep is how the shaping sweep holds its caps and which it prefers.
 	Sweep shaping.Options
 	// Fix applies the top cause's remedy (with verification and Confirm) and benches again.

@@ -20,16 +20,17 @@ import (
 )
 
 // measureUplinks measures each uplink of a client that has more than one:
-// the tunnel's own upload with its endpoint routed through the uplink for
-// the run (tunnelOver), raw TCP's upload through it, the idle round trip
-// and the hops (a carrier's NAT named). The bench measured the uplink the
-// endpoint's route takes. The underlay baseline follows the tunnel's own
-// route, so "the tunnel keeps up with the underlay" hides a tunnel on the
-// slow uplink, and raw TCP alone can rank the uplinks the wrong way (the
-// multi-WAN case's 5G: 273 Mbit/s raw, 1.7 through WireGuard). It returns
-// found with what that proves: a route.stale-endpoint already found gets
-// the measurement as evidence (the stale route is the cause it shows),
-// otherwise route.endpoint-uplink is added.
+// raw TCP's upload through it, the idle round trip and the hops (a
+// carrier's NAT named), and with c.UplinkRoutes the tunnel's own upload and
+// download with its endpoint routed through the uplink for the run
+// (tunnelOver). The bench measured the uplink the endpoint's route takes.
+// The underlay baseline follows the tunnel's own route, so "the tunnel
+// keeps up with the underlay" hides a tunnel on the slow uplink, and raw
+// TCP alone can rank the uplinks the wrong way (the multi-WAN case's 5G:
+// 273 Mbit/s raw, 1.7 through WireGuard). It returns found with what that
+// proves: a route.stale-endpoint already found gets the measurement as
+// evidence (the stale route is the cause it shows), otherwise
+// route.endpoint-uplink is added.
 func (r *Report) measureUplinks(ctx context.Context, c *Config, snaps []*facts.Snapshot, found []finding.Finding) []finding.Finding {
 	ups := uplinks.List(snapOf(snaps, r.Client))
 	if len(ups) < 2 || !r.Measured.Benched || r.Measured.Up.Underlay <= 0 || r.endpoints.UnderlayAddr == "" {
@@ -45,7 +46,8 @@ func (r *Report) measureUplinks(ctx context.Context, c *Config, snaps []*facts.S
 			u.TraceError = err.Error()
 		}
 		if u.Dev == dev {
-			u.Tunnel, u.Mbit, u.TunnelMbit = true, r.Measured.Up.Underlay, r.Measured.Up.Tunnel
+			u.Tunnel, u.Mbit = true, r.Measured.Up.Underlay
+			u.TunnelMbit, u.TunnelDownMbit = r.Measured.Up.Tunnel, r.Measured.Down.Tunnel
 			continue
 		}
 		c.progress("uplinks: underlay upload through %s (via %s), %d s", u.Dev, u.Gateway, 1+c.Seconds)
@@ -55,59 +57,64 @@ func (r *Report) measureUplinks(ctx context.Context, c *Config, snaps []*facts.S
 		} else {
 			u.Mbit = res.Mbit()
 		}
-		if u.TunnelMbit, err = r.tunnelOver(ctx, c, *u); err != nil {
+		if !c.UplinkRoutes {
+			continue
+		}
+		if u.TunnelMbit, u.TunnelDownMbit, err = r.tunnelOver(ctx, c, *u); err != nil {
 			u.TunnelError = err.Error()
 		}
 	}
 	r.Uplinks = ups
+	if !c.UplinkRoutes {
+		r.NotJudged = append(r.NotJudged, "the tunnel over each uplink (raw TCP, round trip and hops were measured): "+
+			"it routes the tunnel's endpoint through each other uplink for a run; --uplink-routes allows that change (journaled, removed after the run)")
+	}
 	return withUplinkFinding(found, uplinks.Finding(r.Client, addr, r.endpoints.ClientInterface, ups, r.Measured.Up.Tunnel))
 }
 
-// holdMargin is how long past its run's own timeout a route held for the
-// run stays before the watchdog removes it: the hold's apply and release
+// holdMargin is how long past its runs' own timeouts a route held for the
+// runs stays before the watchdog removes it: the hold's apply and release
 // are a few commands each, slow only on a loaded machine.
 const holdMargin = 30 * time.Second
 
-// tunnelOver is the tunnel's upload with the client's host route to the
-// endpoint through u for the run: a change journaled as fixes are, which its
-// watchdog removes at the run's deadline if wgperf is cut off, and which is
-// removed, the routes before it put back, as soon as the run ends.
-func (r *Report) tunnelOver(ctx context.Context, c *Config, u uplinks.Uplink) (float64, error) {
+// tunnelOver is the tunnel's upload and download with the client's host
+// route to the endpoint through u for the runs: a change journaled as fixes
+// are, which its watchdog removes at the runs' deadline if wgperf is cut
+// off, and which is removed, the routes before it put back, as soon as the
+// runs end. Doctor makes it only when asked (--uplink-routes).
+func (r *Report) tunnelOver(ctx context.Context, c *Config, u uplinks.Uplink) (up, down float64, err error) {
 	addr := r.endpoints.UnderlayAddr
 	rem, err := remedy.RouteForRun(addr, remedy.Route{Via: u.Gateway, Dev: u.Dev})
 	if err != nil {
-		return 0, err
-	}
-	root := c.FixRoot
-	if root == "" {
-		root = "/"
-	}
-	env, err := fix.Detect(ctx, c.Client, root)
-	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	run := iperf.Test{Addr: r.endpoints.TunnelAddr, Port: c.Port, Seconds: c.Seconds, Omit: 1, Timeout: time.Duration(1+c.Seconds+20) * time.Second}
-	held, err := fix.Hold(ctx, env, rem, run.Timeout+holdMargin)
+	held, err := fix.Hold(ctx, fix.Host{T: c.Client, Root: c.FixRoot}, rem, 2*run.Timeout+holdMargin)
 	if err != nil {
-		return 0, fmt.Errorf("routing the endpoint through %s: %w", u.Dev, err)
+		return 0, 0, fmt.Errorf("routing the endpoint through %s: %w", u.Dev, err)
 	}
-	c.progress("uplinks: the tunnel with its endpoint routed through %s (via %s), %d s", u.Dev, u.Gateway, 1+c.Seconds)
-	mbit, err := func() (float64, error) {
+	c.progress("uplinks: the tunnel with its endpoint routed through %s (via %s), %d s each way", u.Dev, u.Gateway, 1+c.Seconds)
+	up, down, err = func() (up, down float64, err error) {
 		// A policy rule before the main table (mwan3's) may still send
 		// the endpoint elsewhere: then this is no measurement of u.
 		if now, _ := routeDev(ctx, c, addr); now != u.Dev {
-			return 0, fmt.Errorf("with a host route through %s the endpoint's route still leaves through %q (a policy rule before the main table?)", u.Dev, now)
+			return 0, 0, fmt.Errorf("with a host route through %s the endpoint's route still leaves through %q (a policy rule before the main table?)", u.Dev, now)
 		}
 		res, err := iperf.Run(ctx, c.Client, c.Server, run)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		return res.Mbit(), nil
+		run.Reverse = true
+		back, err := iperf.Run(ctx, c.Client, c.Server, run)
+		if err != nil {
+			return res.Mbit(), 0, fmt.Errorf("download: %w", err)
+		}
+		return res.Mbit(), back.Mbit(), nil
 	}()
 	if rerr := held.Release(context.WithoutCancel(ctx)); rerr != nil {
-		return 0, errors.Join(err, fmt.Errorf("removing the route held for the run: %w", rerr))
+		return 0, 0, errors.Join(err, fmt.Errorf("removing the route held for the runs: %w", rerr))
 	}
-	return mbit, err
+	return up, down, err
 }
 
 // uplinkRTT is the median of a few idle pings to addr bound to dev (0 when

@@ -17,10 +17,18 @@ type Held struct {
 	j   *Journal
 }
 
-// Hold makes rem's change on env's host for at most d. It refuses, changing
-// nothing, while an earlier fix awaits confirmation (its watchdog would
-// revert it under the measurement), as apply does.
-func Hold(ctx context.Context, env *Env, rem remedy.Remedy, d time.Duration) (*Held, error) {
+// Hold reads h and makes rem's change there for at most d. It refuses,
+// changing nothing, while an earlier fix awaits confirmation (its watchdog
+// would revert it under the measurement), as apply does.
+func Hold(ctx context.Context, h Host, rem remedy.Remedy, d time.Duration) (*Held, error) {
+	env, err := h.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return hold(ctx, env, rem, d)
+}
+
+func hold(ctx context.Context, env *Env, rem remedy.Remedy, d time.Duration) (*Held, error) {
 	if d <= 0 {
 		return nil, fmt.Errorf("hold %s: no deadline", rem.Describe())
 	}

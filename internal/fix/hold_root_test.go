@@ -20,14 +20,14 @@ func TestHoldRouteForRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, err := Hold(ctx, h.env, rem, time.Minute)
+	held, err := hold(ctx, h.env, rem, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := h.state(t); !strings.Contains(s, "46.38.233.77 via 192.0.2.254 dev v0 proto static") {
 		t.Fatalf("held: no route through the uplink:\n%s", lineDiffText(before, s))
 	}
-	if _, err := Hold(ctx, h.env, rem, time.Minute); err == nil {
+	if _, err := hold(ctx, h.env, rem, time.Minute); err == nil {
 		t.Error("a second hold while the first is held was accepted")
 	}
 	if err := held.Release(ctx); err != nil {
@@ -41,7 +41,7 @@ func TestHoldRouteForRun(t *testing.T) {
 	}
 
 	// wgperf cut off mid-run: the watchdog removes it at the deadline.
-	held, err = Hold(ctx, h.env, rem, 2*time.Second)
+	held, err = hold(ctx, h.env, rem, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

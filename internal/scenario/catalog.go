@@ -343,6 +343,7 @@ var Catalog = []Scenario{
 		// netifd's host route, created while the primary was down, never re-evaluated.
 		BreaksUnderlay: true,
 		Break:          []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1", "proto", "static", "metric", "20")},
+		UplinkRoutes:   true,
 		Expect:         catalog.RouteStaleEndpoint,
 	},
 	{
@@ -355,6 +356,7 @@ var Catalog = []Scenario{
 		Lab:            lab.Config{Topology: lab.MultiWAN, Underlay: lab.Shape{RateMbit: 200}, Backup: lab.Shape{RateMbit: 20}},
 		BreaksUnderlay: true,
 		Break:          []Command{on("a", "ip", "route", "add", "203.0.113.2", "via", "192.0.2.1", "dev", "eth1")},
+		UplinkRoutes:   true,
 		Expect:         catalog.RouteEndpointUplink,
 	},
 	{

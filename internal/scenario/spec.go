@@ -92,6 +92,9 @@ type Scenario struct {
 	// bench showed (a cycle as slow as a few bench runs together shows in no
 	// one of them).
 	Thorough bool
+	// UplinkRoutes runs doctor with --uplink-routes: the tunnel measured
+	// over each uplink of a multi-WAN client, which the play requires.
+	UplinkRoutes bool
 	// ECMP, when > 1, is the number of tunnels the fix spreads flows over (seed
 	// 003); the measurement uses parallel streams to site B's network.
 	ECMP int

@@ -3,11 +3,13 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"github.com/wgperf/wgperf/internal/probe/drops"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wgperf/wgperf/internal/probe/drops"
+	"github.com/wgperf/wgperf/internal/probe/uplinks"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/doctor"
@@ -129,7 +131,7 @@ func (r *runner) doctor(ctx context.Context) error {
 		// measurements when lab run's own are shorter).
 		Client: r.lab.Target("a"), Server: r.lab.Target("b"), Seconds: seconds, Via: r.via(),
 		Progress: func(s string) { r.logf("doctor: %s", s) },
-		Drops:    drops.ForTarget, Thorough: r.sc.Thorough,
+		Drops:    drops.ForTarget, Thorough: r.sc.Thorough, UplinkRoutes: r.sc.UplinkRoutes,
 		// The routes doctor holds for a run (the tunnel over each uplink)
 		// are journaled under the lab's own root, as its fixes are.
 		FixRoot: r.root,
@@ -161,6 +163,9 @@ func (r *runner) doctor(ctx context.Context) error {
 		r.logf("doctor ran %s (%s): %s", p.Probe, p.Why, summary)
 	}
 	r.res.MTU, r.res.Uplinks = rep.MTU, rep.Uplinks
+	if err := tunnelOverEachUplink(r.sc, rep.Uplinks); err != nil {
+		return err
+	}
 	r.res.BenchBefore = rep.Bench
 	r.underlayFailed = rep.Measured.UnderlayFailed
 	r.res.Before.Up.Tunnel, r.res.Before.Down.Tunnel = rep.Measured.Up.Tunnel, rep.Measured.Down.Tunnel
@@ -447,4 +452,21 @@ func (r *runner) via() []target.Target {
 		out = append(out, r.lab.Target(n))
 	}
 	return out
+}
+
+// tunnelOverEachUplink holds a multi-WAN play that asks for the tunnel over
+// each uplink to doctor having measured it both ways on every uplink.
+func tunnelOverEachUplink(sc Scenario, ups []uplinks.Uplink) error {
+	if !sc.UplinkRoutes {
+		return nil
+	}
+	if len(ups) < 2 {
+		return fmt.Errorf("doctor measured %d uplinks of A, want each of the multi-WAN lab's", len(ups))
+	}
+	for _, u := range ups {
+		if u.TunnelMbit <= 0 || u.TunnelDownMbit <= 0 {
+			return fmt.Errorf("doctor did not measure the tunnel both ways over %s (%.1f up, %.1f down): %s", u.Dev, u.TunnelMbit, u.TunnelDownMbit, u.TunnelError)
+		}
+	}
+	return nil
 }

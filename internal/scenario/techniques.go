@@ -34,7 +34,7 @@ var Techniques = []CaseTechniques{
 		{"Full tunnel: a hotplug script that re-points the endpoint route when mwan3 switches", Done, "the re-point installs `/etc/hotplug.d/iface/95-wgperf-endpoint-ADDR` (netifd ifup/ifdown, mwan3 connected/disconnected), kept by sysupgrade, rolled back with the fix (internal/remedy/route.go)"},
 		{"iperf3 `-R` after the fix (2 → 127 Mbit/s)", Done, "`wgperf fix --apply --verify`, `doctor --fix`: bench before and after, the change kept only if faster"},
 		{"Epilogue: raw TCP over the 5G uplink, no WireGuard", Done, "the uplinks probe: TCP through each uplink"},
-		{"Epilogue: WireGuard over each uplink (1.7 Mbit/s over 5G, 63 over the fiber)", Done, "doctor routes the endpoint through each other uplink for one run (a host route journaled as fixes are, removed after the run or by its watchdog) and measures the tunnel over it; `route.endpoint-uplink` compares the uplinks by the tunnel's own rate when it has it"},
+		{"Epilogue: WireGuard over each uplink (1.7 Mbit/s over 5G, 63 over the fiber)", Done, "doctor `--uplink-routes` routes the endpoint through each other uplink for its runs (a host route journaled as fixes are, removed after the runs or by its watchdog) and measures the tunnel over it both ways; `route.endpoint-uplink` compares the uplinks by the tunnel's own rate when it has it"},
 		{"Epilogue: raw UDP over 5G (300 Mbit/s, 0.18% loss)", Done, "doctor's UDP outside the tunnel at the rate TCP carried, loss measured (internal/probe/udppath)"},
 		{"Epilogue: not a port issue, not throttling", Done, "`path.port-throttled`: the same UDP run carrying WireGuard's port number"},
 		{"Epilogue: not CPU, not MTU", Done, "`cpu.saturated` (per-CPU /proc/stat on both ends during the bench), the mtu probe"},

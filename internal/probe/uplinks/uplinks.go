@@ -39,10 +39,12 @@ type Uplink struct {
 	Tunnel bool `json:"tunnel"`
 	// Mbit is raw TCP's upload to the endpoint through the uplink.
 	Mbit float64 `json:"mbit"`
-	// TunnelMbit is the tunnel's upload with its endpoint routed through
-	// the uplink (0: not measured, TunnelError says why).
-	TunnelMbit  float64 `json:"tunnel_mbit,omitempty"`
-	TunnelError string  `json:"tunnel_error,omitempty"`
+	// TunnelMbit and TunnelDownMbit are the tunnel's upload and download
+	// with its endpoint routed through the uplink (0: not measured,
+	// TunnelError says why when it was tried).
+	TunnelMbit     float64 `json:"tunnel_mbit,omitempty"`
+	TunnelDownMbit float64 `json:"tunnel_down_mbit,omitempty"`
+	TunnelError    string  `json:"tunnel_error,omitempty"`
 	// RTTMs is the median round trip to the endpoint through the uplink,
 	// idle (0: not measured): the multi-WAN case's 5G uplink went through a
 	// carrier NAT at 25 ms where the fiber's took 3.
@@ -56,7 +58,8 @@ type Uplink struct {
 }
 
 // Summary is each uplink's figures in one line: "wan 94.1 Mbit/s (tunnel
-// 80.2) 3.1 ms, wwan 9.8 Mbit/s (tunnel 1.7) 25.4 ms (the tunnel's)";
+// 80.2 up, 79.5 down) 3.1 ms, wwan 9.8 Mbit/s (tunnel 1.7) 25.4 ms (the
+// tunnel's)";
 // devices are quoted for a terminal.
 func Summary(ups []Uplink) string {
 	var parts []string
@@ -68,7 +71,10 @@ func Summary(ups []Uplink) string {
 		default:
 			s += fmt.Sprintf(" %.1f Mbit/s", u.Mbit)
 		}
-		if u.TunnelMbit > 0 {
+		switch {
+		case u.TunnelMbit > 0 && u.TunnelDownMbit > 0:
+			s += fmt.Sprintf(" (tunnel %.1f up, %.1f down)", u.TunnelMbit, u.TunnelDownMbit)
+		case u.TunnelMbit > 0:
 			s += fmt.Sprintf(" (tunnel %.1f)", u.TunnelMbit)
 		}
 		if u.RTTMs > 0 {
@@ -103,6 +109,8 @@ func Lines(ups []Uplink) []string {
 		}
 		var figs []string
 		switch {
+		case u.TunnelMbit > 0 && u.TunnelDownMbit > 0:
+			figs = append(figs, fmt.Sprintf("tunnel %.1f Mbit/s up, %.1f down", u.TunnelMbit, u.TunnelDownMbit))
 		case u.TunnelMbit > 0:
 			figs = append(figs, fmt.Sprintf("tunnel %.1f Mbit/s", u.TunnelMbit))
 		case u.TunnelError != "":

@@ -102,14 +102,14 @@ func TestFindingByTheTunnelOverEachUplink(t *testing.T) {
 
 func TestLines(t *testing.T) {
 	ups := []Uplink{
-		{Dev: "eth0", Gateway: "198.51.100.1", Mbit: 191.1, TunnelMbit: 170.2, RTTMs: 0.04,
+		{Dev: "eth0", Gateway: "198.51.100.1", Mbit: 191.1, TunnelMbit: 170.2, TunnelDownMbit: 168.4, RTTMs: 0.04,
 			Hops: []Hop{{TTL: 1, Addr: "198.51.100.1"}, {TTL: 2, Addr: "203.0.113.2"}}},
 		{Dev: "eth1", Gateway: "192.0.2.1", Tunnel: true, Mbit: 19.1, TunnelMbit: 18.3,
 			Hops: []Hop{{TTL: 1, Addr: "100.64.0.1", Space: SpaceCGNAT}, {TTL: 2, Addr: "203.0.113.2"}}},
 		{Dev: "wwan\x1b[31m", Gateway: "10.0.0.1", Error: "iperf3: connection refused", TunnelError: "not measured: raw TCP failed", TraceError: "no traceroute"},
 	}
 	want := []string{
-		"eth0 via 198.51.100.1: tunnel 170.2 Mbit/s, raw TCP 191.1 Mbit/s, 0.04 ms idle; hops 198.51.100.1 → 203.0.113.2",
+		"eth0 via 198.51.100.1: tunnel 170.2 Mbit/s up, 168.4 down, raw TCP 191.1 Mbit/s, 0.04 ms idle; hops 198.51.100.1 → 203.0.113.2",
 		"eth1 via 192.0.2.1 (the tunnel's): tunnel 18.3 Mbit/s, raw TCP 19.1 Mbit/s; hops 100.64.0.1 (CGNAT) → 203.0.113.2",
 	}
 	got := Lines(ups)
@@ -117,6 +117,9 @@ func TestLines(t *testing.T) {
 		if got[i] != w {
 			t.Errorf("line %d:\n got %q\nwant %q", i, got[i], w)
 		}
+	}
+	if s, want := Summary(ups[:2]), "eth0 191.1 Mbit/s (tunnel 170.2 up, 168.4 down) 0.04 ms, eth1 19.1 Mbit/s (tunnel 18.3) (the tunnel's)"; s != want {
+		t.Errorf("summary %q, want %q", s, want)
 	}
 	if strings.Contains(got[2], "\x1b") || !strings.Contains(got[2], "hops not traced (no traceroute)") {
 		t.Errorf("hostile device and errors: %q", got[2])

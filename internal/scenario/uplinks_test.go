@@ -1,0 +1,36 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wgperf/wgperf/internal/probe/uplinks"
+)
+
+// A multi-WAN play that asks for the tunnel over each uplink fails unless
+// doctor measured it both ways on every uplink; the others do not ask.
+func TestTunnelOverEachUplink(t *testing.T) {
+	both := []uplinks.Uplink{{Dev: "eth0", TunnelMbit: 183, TunnelDownMbit: 181}, {Dev: "eth1", Tunnel: true, TunnelMbit: 18, TunnelDownMbit: 18}}
+	oneWay := []uplinks.Uplink{both[0], {Dev: "eth1", TunnelMbit: 18, TunnelError: "download: iperf3: timed out"}}
+	for _, c := range []struct {
+		name string
+		sc   Scenario
+		ups  []uplinks.Uplink
+		want string
+	}{
+		{"measured both ways", Scenario{UplinkRoutes: true}, both, ""},
+		{"one way only", Scenario{UplinkRoutes: true}, oneWay, "over eth1 (18.0 up, 0.0 down): download: iperf3: timed out"},
+		{"no uplinks measured", Scenario{UplinkRoutes: true}, nil, "measured 0 uplinks"},
+		{"not asked", Scenario{}, nil, ""},
+	} {
+		err := tunnelOverEachUplink(c.sc, c.ups)
+		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	for _, name := range []string{"stale-endpoint-route", "slow-uplink"} {
+		if sc, ok := Lookup(name); !ok || !sc.UplinkRoutes {
+			t.Errorf("%s does not ask doctor for the tunnel over each uplink", name)
+		}
+	}
+}
