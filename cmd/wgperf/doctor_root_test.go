@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +77,16 @@ func TestDoctorFixStaleRouteLab(t *testing.T) {
 	t.Logf("\n%s", text)
 	if v := rep.Verdict(); v == nil || v.Finding.ID != "route.stale-endpoint" {
 		t.Fatalf("verdict %+v, want route.stale-endpoint", v)
+	}
+	// Unasked (no --uplink-routes), doctor measured the fiber by raw TCP
+	// only: it did not route the endpoint through it for a tunnel run.
+	for _, u := range rep.Uplinks {
+		if !u.Tunnel && (u.TunnelMbit > 0 || u.TunnelError != "") {
+			t.Errorf("uplink %s: the tunnel over it was tried without --uplink-routes (%.1f Mbit/s, %q)", u.Dev, u.TunnelMbit, u.TunnelError)
+		}
+	}
+	if len(rep.Uplinks) != 2 || !slices.ContainsFunc(rep.NotJudged, func(s string) bool { return strings.Contains(s, "--uplink-routes") }) {
+		t.Errorf("uplinks %+v, not judged %q: want both uplinks and the tunnel over each named as left unmeasured", rep.Uplinks, rep.NotJudged)
 	}
 	f := rep.Fix
 	if f == nil || !f.Applied || !f.Kept || !f.Confirm || f.After == nil {
