@@ -52,6 +52,10 @@ const (
 	// ConfirmOnly: a throughput measurement cannot see its gain (it would
 	// roll the fix back), so the confirm window alone keeps it.
 	ConfirmOnly
+	// Spread: kept only if parallel flows around the tunnel carried more
+	// after it. The change spreads flows (a bond's hash); the tunnel is one
+	// flow, which rides one link either way, so its own rate cannot show it.
+	Spread
 )
 
 // Doctor is what drives doctor for one finding ID.

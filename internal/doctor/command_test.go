@@ -28,7 +28,7 @@ func TestCommand(t *testing.T) {
 		{route, "wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --verify --server ssh:m42 --confirm 60s"},
 		{icmp, "wgperf fix --host ssh:root@golem --only icmp.ratelimit-drops --apply --confirm 60s"},
 		// One tunnel stays on one slave under either hash: a bench would roll the fix back.
-		{bond, "wgperf fix --host ssh:root@golem --only bond.hash-policy --apply --confirm 60s"},
+		{bond, "wgperf fix --host ssh:root@golem --only bond.hash-policy --apply --verify --server ssh:m42 --confirm 60s"},
 		{hole, "wgperf fix --host ssh:root@golem --from doctor.json --only mtu.pmtud-blackhole --apply --verify --server ssh:m42 --confirm 60s"},
 		{finding.Finding{ID: "cpu.saturated", Host: "ssh:m42", Fixes: []finding.Fix{{Commands: []string{"top"}}}}, ""},
 		// Either half of a port move alone cuts the tunnel: doctor --fix applies both.

@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
@@ -174,6 +175,10 @@ func (r *runner) judge() {
 				why = append(why, fmt.Sprintf("tunnel %d carried %.0f%% of the bytes (fair share %.0f%%)", i, sh*100, fair*100))
 			}
 		}
+	} else if r.sc.MinSpread > 0 {
+		// The fix spreads flows; the tunnel, one flow, rides one link under
+		// either hash, so its own ratio is no measure of it.
+		why = append(why, spreadShort(res.Spread, r.sc.MinSpread)...)
 	} else {
 		min := r.passMark()
 		ratio := res.After.Worst()
@@ -323,6 +328,21 @@ func stillDelayed(b *bench.Report, id finding.ID) []string {
 		if f.ID == id {
 			return []string{"after the fix: " + f.Title}
 		}
+	}
+	return nil
+}
+
+// spreadShort says where a fix measured by parallel flows around the tunnel
+// (Scenario.MinSpread) fell short: not measured, rolled back, or less gain
+// than min.
+func spreadShort(v *fix.Verification, min float64) []string {
+	switch {
+	case v == nil:
+		return []string{"the fix was not measured with parallel flows around the tunnel"}
+	case !v.Kept:
+		return []string{fmt.Sprintf("%s: %s before, %s after: rolled back", v.Before.Name, v.Before, v.After)}
+	case v.After.Value < min*v.Before.Value:
+		return []string{fmt.Sprintf("%s: %s before, %s after (%.2fx < %.2fx)", v.Before.Name, v.Before, v.After, v.After.Value/v.Before.Value, min)}
 	}
 	return nil
 }

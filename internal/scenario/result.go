@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
@@ -85,6 +86,10 @@ type Result struct {
 	// Uplinks are A's uplinks as doctor measured them (multi-WAN): the
 	// tunnel over each, raw TCP, round trip and hops.
 	Uplinks []uplinks.Uplink `json:"uplinks,omitempty"`
+	// Spread is the fix's measurement by parallel flows around the tunnel,
+	// before and after, for a change that spreads flows (a bond's hash,
+	// catalog.Spread): the tunnel's one flow cannot show it.
+	Spread *fix.Verification `json:"spread,omitempty"`
 	// TunnelShares is each parallel tunnel's share of the bytes A sent during
 	// a measurement (ECMP: the last one, after the fix).
 	TunnelShares []float64 `json:"tunnel_shares,omitempty"`

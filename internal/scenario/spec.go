@@ -98,6 +98,10 @@ type Scenario struct {
 	// ECMP, when > 1, is the number of tunnels the fix spreads flows over (seed
 	// 003); the measurement uses parallel streams to site B's network.
 	ECMP int
+	// MinSpread, for a fix measured by parallel flows around the tunnel
+	// (catalog.Spread: a bond's hash), is the least gain they must show;
+	// it judges the fix instead of the tunnel's ratio.
+	MinSpread float64
 	// UploadOnly judges only the upload, for breakages of A's sender alone:
 	// the download is still measured and reported.
 	UploadOnly bool
@@ -136,7 +140,8 @@ type Scenario struct {
 	// forgets idle mappings is proven by an idle longer than a mapping lasts.
 	IdleProof int
 	// MinRatio is the after-fix tunnel/underlay ratio the scenario must reach
-	// (default 0.9); MinScaling applies to ECMP instead.
+	// (default 0.9); MinScaling applies to ECMP instead, MinSpread to a fix
+	// measured by parallel flows around the tunnel.
 	MinRatio   float64
 	MinScaling float64
 }

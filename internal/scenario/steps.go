@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/probe/uplinks"
 
@@ -232,7 +233,24 @@ func (r *runner) fix(ctx context.Context) error {
 			return fmt.Errorf("no automatic fix for %s on %s", finding.JoinIDs(fixIDs, ", "), host)
 		}
 		node := r.fixTarget(t)
-		res, err := fix.Run(ctx, fix.Request{Host: fix.Host{T: node, Root: r.root}, Findings: byHost[host], Apply: true})
+		req := fix.Request{Host: fix.Host{T: node, Root: r.root}, Findings: byHost[host], Apply: true}
+		if e, _ := check.Lookup(r.sc.Expect); e.Doctor.Verify == catalog.Spread {
+			// Measured as doctor --fix measures it: parallel flows around
+			// the tunnel from the fixed host, before and after.
+			peer := r.lab.Target("b")
+			if t.String() == peer.String() {
+				peer = r.lab.Target("a")
+			}
+			req.Verify = func(ctx context.Context, p *fix.Plan) (fix.Measure, error) {
+				return verify.New(ctx, p, verify.Config{Host: node, Peer: peer, Seconds: min(r.opts.Seconds, doctor.DefaultSeconds)})
+			}
+		}
+		res, err := fix.Run(ctx, req)
+		if res != nil && res.Journal != nil && res.Journal.Verify != nil {
+			v := res.Journal.Verify
+			r.res.Spread = v
+			r.logf("fix: %s: %s before, %s after, kept %v", node, v.Before, v.After, v.Kept)
+		}
 		if res != nil {
 			for _, it := range res.Plan.Items {
 				for _, c := range it.Step.Commands {

@@ -80,8 +80,26 @@ func IsMTUPlan(p *fix.Plan) bool {
 	return false
 }
 
+// IsSpreadPlan reports whether the plan changes how a bond spreads flows
+// over its links (its hash policy): the tunnel is one flow, which rides one
+// link under either hash, so only parallel flows around it show the gain.
+func IsSpreadPlan(p *fix.Plan) bool {
+	for _, it := range p.Items {
+		if !it.Step.Done && it.Action.Kind == remedy.KindBondHash {
+			return true
+		}
+	}
+	return false
+}
+
+// SpreadStreams is how many parallel flows measure a bond's spread: the
+// ECMP case ran 2 over its 3 links; 4 leave none of 2 or 3 idle when the
+// hash spreads them.
+const SpreadStreams = 4
+
 // New finds the tunnel between Host and Peer and returns the Measure
 // that suits the plan: for MTU fixes the mtu probe and a short bench, for
+// a bond's hash parallel flows around the tunnel (spreadMeasure), for
 // everything else a quick bench.Measure. The figure is the tunnel throughput,
 // the mean of upload and download, so a fix that helps one direction counts.
 func New(ctx context.Context, p *fix.Plan, c Config) (fix.Measure, error) {
@@ -94,6 +112,12 @@ func New(ctx context.Context, p *fix.Plan, c Config) (fix.Measure, error) {
 	}
 	if IsMTUPlan(p) {
 		return mtuMeasure(c, ep), nil
+	}
+	if IsSpreadPlan(p) {
+		if ep.UnderlayAddr == "" {
+			return nil, fmt.Errorf("%s to %s: no endpoint address to measure parallel flows around the tunnel", c.Host, c.Peer)
+		}
+		return spreadMeasure(c, ep), nil
 	}
 	return benchMeasure(c, ep), nil
 }
@@ -227,5 +251,32 @@ func (c Config) Fix(progress func(string)) func(context.Context, *fix.Plan) (fix
 			return nil, fmt.Errorf("--verify: %w", err)
 		}
 		return m, nil
+	}
+}
+
+const spreadName = "parallel flows around the tunnel"
+
+// spreadMeasure runs SpreadStreams upload flows from Host to the peer's
+// endpoint, around the tunnel: what a bond's transmit hash spreads over its
+// links. Host's own bond decides where its flows leave, so the fixed host
+// sends.
+func spreadMeasure(c Config, ep discover.Endpoints) fix.Measure {
+	return func(ctx context.Context) (fix.Measurement, error) {
+		if c.Progress != nil {
+			fmt.Fprintf(c.Progress, "underlay upload, %d streams (%ds)... ", SpreadStreams, 1+c.Seconds)
+		}
+		run := bench.Run{Spec: bench.Spec{Path: bench.PathUnderlay, Direction: bench.Upload, Streams: SpreadStreams}, Addr: ep.UnderlayAddr}
+		r, err := iperf.Run(ctx, c.Host, c.Peer, iperf.Test{Addr: ep.UnderlayAddr, Port: c.Port, Seconds: c.Seconds, Omit: 1,
+			Parallel: SpreadStreams, Timeout: time.Duration(c.Seconds+25) * time.Second})
+		if err != nil {
+			return fix.Measurement{}, fmt.Errorf("%d streams around the tunnel to %s: %w", SpreadStreams, ep.UnderlayAddr, err)
+		}
+		run.Result, run.Stats = r, bench.Summarise(r)
+		c.record(&bench.Report{Client: c.Host.String(), Server: c.Peer.String(), Omit: 1, Seconds: c.Seconds, Runs: []bench.Run{run}})
+		if c.Progress != nil {
+			fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", run.Stats.Mbit)
+		}
+		return fix.Measurement{Name: spreadName, Value: run.Stats.Mbit, Unit: "Mbit/s",
+			Detail: fmt.Sprintf("%d streams upload to %s, %d retransmits", SpreadStreams, ep.UnderlayAddr, run.Stats.Retransmits)}, nil
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/uplinks"
 )
 
@@ -31,6 +32,29 @@ func TestTunnelOverEachUplink(t *testing.T) {
 	for _, name := range []string{"stale-endpoint-route", "slow-uplink"} {
 		if sc, ok := Lookup(name); !ok || !sc.UplinkRoutes {
 			t.Errorf("%s does not ask doctor for the tunnel over each uplink", name)
+		}
+	}
+}
+
+// A fix measured by parallel flows around the tunnel (a bond's hash) passes
+// only when they were measured, the fix kept, and the gain reached.
+func TestSpreadShort(t *testing.T) {
+	m := func(v float64) fix.Measurement {
+		return fix.Measurement{Name: "parallel flows around the tunnel", Value: v, Unit: "Mbit/s"}
+	}
+	for _, c := range []struct {
+		name string
+		v    *fix.Verification
+		want string
+	}{
+		{"spread over both slaves", &fix.Verification{Before: m(94), After: m(183), Kept: true}, ""},
+		{"not measured", nil, "not measured"},
+		{"rolled back", &fix.Verification{Before: m(94), After: m(93), Kept: false}, "rolled back"},
+		{"kept, too little", &fix.Verification{Before: m(94), After: m(120), Kept: true}, "(1.28x < 1.50x)"},
+	} {
+		got := strings.Join(spreadShort(c.v, 1.5), "; ")
+		if (got == "") != (c.want == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }
