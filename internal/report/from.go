@@ -32,6 +32,7 @@ func FromBench(rep *bench.Report) Document {
 		Hosts:    []diagnose.Host{{Host: rep.Client}, {Host: rep.Server}},
 		Findings: orEmpty(rep.Findings),
 		Runs:     BenchRuns(rep, ""),
+		Clients:  rep.Clients,
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // shape-sweep write.
 func TestHTMLGolden(t *testing.T) {
 	docs := map[string]Document{}
-	for _, name := range []string{"bench", "mtu", "icmp-burst"} {
+	for _, name := range []string{"bench", "bench-clients", "mtu", "icmp-burst"} {
 		docs[name] = *readFixture(t, name+".json")
 	}
 	docs["labrun"] = *labRunDoc(t)

@@ -39,9 +39,11 @@ type Document struct {
 	Unreachable []fleet.Unreachable `json:"unreachable,omitempty"`
 	// Runs are iperf3 tests through the tunnel and over the underlay, in both
 	// directions; they make the bench matrix and the per-second charts.
-	Runs      []BenchRun       `json:"runs,omitempty"`
-	MTU       *mtu.Result      `json:"mtu,omitempty"`
-	Scenarios []ScenarioResult `json:"scenarios,omitempty"`
+	Runs []BenchRun `json:"runs,omitempty"`
+	// Clients is bench --clients' load: several clients at once.
+	Clients   *bench.ManyClients `json:"clients,omitempty"`
+	MTU       *mtu.Result        `json:"mtu,omitempty"`
+	Scenarios []ScenarioResult   `json:"scenarios,omitempty"`
 	// ICMPBurst is an icmp-burst experiment, Sweep a shape-sweep.
 	ICMPBurst *icmpburst.Result `json:"icmp_burst,omitempty"`
 	Sweep     *shaping.Result   `json:"shape_sweep,omitempty"`

@@ -61,6 +61,17 @@ type ClientsRun struct {
 	Spread float64 `json:"spread,omitempty"`
 }
 
+// AggregateNote says where the aggregate comes from, or why there is none.
+func (r ClientsRun) AggregateNote() string {
+	switch r.From {
+	case "server":
+		return fmt.Sprintf("received by the server's WireGuard interface over the %.1f s all connections were open", r.OverlapSecs)
+	case "clients":
+		return fmt.Sprintf("the clients' shares of the %.1f s all measured at once (the server's interface unknown)", r.OverlapSecs)
+	}
+	return r.Note
+}
+
 // ManyClients is the load of several clients against one server.
 type ManyClients struct {
 	Addr     string       `json:"addr"` // the server's address every client connects to
@@ -314,14 +325,9 @@ func (m *ManyClients) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DIRECTION\tCLIENT\tPORT\tSTREAMS\tMBIT/S\tRETR\tNOTES")
 	for _, r := range m.Runs {
-		note, agg := r.Note, "-"
-		switch r.From {
-		case "server":
+		agg, note := "-", r.AggregateNote()
+		if r.From != "" {
 			agg = fmt.Sprintf("%.1f", r.Mbit)
-			note = fmt.Sprintf("received by the server's WireGuard interface over the %.1f s all connections were open", r.OverlapSecs)
-		case "clients":
-			agg = fmt.Sprintf("%.1f", r.Mbit)
-			note = fmt.Sprintf("the clients' shares of the %.1f s all measured at once (the server's interface unknown)", r.OverlapSecs)
 		}
 		fmt.Fprintf(tw, "%s\tall %d\t\t%d\t%s\t%d\t%s\n", r.Direction, len(r.Clients), r.Connections, agg, r.Retransmits, note)
 		for i, c := range r.Clients {
