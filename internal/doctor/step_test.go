@@ -144,3 +144,14 @@ func noUndeclared(t *testing.T, r *Report) {
 		t.Error(u)
 	}
 }
+
+// TestReplayPlaysOnlyWhatThePlanRan: the lab's recheck replays doctor's own
+// runs; a probe the plan did not run is an error, not a run of the
+// scenario's own.
+func TestReplayPlaysOnlyWhatThePlanRan(t *testing.T) {
+	r := &Report{Probes: []ProbeRun{{ProbePlan: ProbePlan{Probe: catalog.ProbeICMPBurst}}}}
+	runs, found, err := r.Replay(context.Background(), []catalog.Probe{catalog.ProbeMTU})
+	if err == nil || err.Error() != "doctor's plan did not run mtu: nothing to play again" || len(runs) != 0 || len(found) != 0 {
+		t.Errorf("runs %v, found %v, err %v", runs, found, err)
+	}
+}
