@@ -5,8 +5,6 @@ import (
 	"slices"
 
 	"github.com/wgperf/wgperf/internal/catalog"
-	"github.com/wgperf/wgperf/internal/facts"
-	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
@@ -114,8 +112,7 @@ func Plan() []Round {
 // probeStep is a targeted probe's step: its definition (name, what it needs,
 // what it raises), when it runs (nil: when its round's start planned it) and
 // doctor's runner of it on the evidence.
-func probeStep(def *probe.Def, when func(*play) (ProbePlan, bool),
-	measure func(*Report, context.Context, *Config, ProbePlan, []*facts.Snapshot) ([]finding.Finding, string, error)) Step {
+func probeStep(def *probe.Def, when func(*play) (ProbePlan, bool), measure runner) Step {
 	return Step{Name: string(def.Name), Doc: def.Doc, Raises: def.Raises, Probe: def, when: when, measure: measure}
 }
 

@@ -51,10 +51,13 @@ type Step struct {
 	when func(p *play) (ProbePlan, bool)
 	// analyse is the bench's or an analysis' work on what was found.
 	analyse func(ctx context.Context, p *play)
-	// measure runs the targeted probe on doctor's evidence and returns its
-	// findings and its line in the report.
-	measure func(r *Report, ctx context.Context, c *Config, p ProbePlan, snaps []*facts.Snapshot) ([]finding.Finding, string, error)
+	// measure runs the targeted probe on doctor's evidence.
+	measure runner
 }
+
+// runner runs one targeted probe on what doctor measured so far and returns
+// its findings and its line in the report.
+type runner func(r *Report, ctx context.Context, c *Config, p ProbePlan, snaps []*facts.Snapshot) ([]finding.Finding, string, error)
 
 // Round is steps that run in order and are judged together: the findings
 // merged and ranked, the status set.
@@ -153,7 +156,7 @@ func (p *play) step(ctx context.Context, st Step) bool {
 
 // probe runs one targeted probe and returns what it proved; the run, its
 // line and its time go in the report's probes.
-func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, measure func(*Report, context.Context, *Config, ProbePlan, []*facts.Snapshot) ([]finding.Finding, string, error), snaps []*facts.Snapshot) []finding.Finding {
+func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, measure runner, snaps []*facts.Snapshot) []finding.Finding {
 	c.progress("%s: %s", p.Probe, p.Why)
 	run := ProbeRun{ProbePlan: p}
 	start := time.Now()
