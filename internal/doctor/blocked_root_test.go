@@ -48,6 +48,7 @@ func TestDoctorBlockedBaselineLab(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		noUndeclared(t, rep)
 		var text bytes.Buffer
 		if err := rep.WriteText(&text); err != nil {
 			t.Fatal(err)

@@ -6,7 +6,10 @@
 // names the one fix to try first — and with Fix, applies it with
 // verification and a confirm window and measures again.
 //
-// Rank, Healthy and PlanProbes are pure; Run is the I/O shell around them.
+// Run collects both ends and runs the passive checks, then plays doctor's
+// plan (Plan, plansteps.go): the bench, the analyses judged against it and
+// the targeted probes, each a Step that declares what it needs and what it
+// may raise. Rank, Healthy and PlanProbes are pure.
 package doctor
 
 import (
@@ -158,6 +161,9 @@ type Report struct {
 	mtuFromServer bool              // the path MTU search ran from the server (large packets vanish towards the client)
 	watches       peerWatches       // both ends' peers, sampled through the bench (roaming.go)
 	otherPeers    []finding.Finding // stale handshakes of peers other than the benched one (roaming.go)
+	cfg           Config            // the run's configuration, its defaults set (Replay)
+	snaps         []*facts.Snapshot // both ends as collected (Replay)
+	undeclared    []string          // findings a step of the plan raised outside its Raises (step.go)
 }
 
 // Verdict is the top cause, nil when the tunnel is healthy or no warning or
@@ -216,64 +222,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 			c.Hops, bench.MultiHopRatio*100)
 	}
 	rep.viaThreshold(&c)
-	if c.Server != nil {
-		found = append(found, rep.bench(ctx, &c)...)
-		if rep.Unreachable != nil {
-			rep.explainUnreachable(ctx, &c, snaps)
-		}
-		// The peers watched through the bench (and the pings that explain
-		// an unreachable tunnel): endpoints that take turns (roaming.go).
-		found = append(found, rep.watches.stop()...)
-		if rep.Measured.Benched {
-			found = append(found, rep.cpuLimitsAfterBench(ctx, &c, snaps)...)
-			found = append(found, rep.hubCPULimitsAfterBench(ctx)...)
-			found = append(found, hubLegFindings(rep.Bench, rep.Measured)...)
-			found = append(found, shaperCaps(rep.Measured, rep.endpoints, snaps)...)
-		}
-		found = rep.measureUplinks(ctx, &c, snaps, found)
-		found = sameLimitOtherEnd(found, snaps)
-		rep.measureBondSpread(ctx, &c, snaps)
-		found = append(found, ECMPSuggestions(found, rep.Bench, snaps)...)
-	} else {
-		rep.Threshold = "not applied: without --server nothing was measured"
-		rep.NotJudged = append(rep.NotJudged,
-			"throughput: tunnel against underlay needs the other end (--server)",
-			"cross-host checks: MTU agreement, handshakes and what one end sent against what the other received need both ends",
-			"MSS stepping through the tunnel needs an iperf3 server on the other end")
-	}
-	rep.judge(found)
-
-	plans := PlanProbes(rep.Status == StatusHealthy, rep.Findings, rep.Measured, rep.Bench, snapOf(snaps, rep.Client))
-	if slices.ContainsFunc(rep.Findings, refusesNewFlows) {
-		rep.NotJudged = append(rep.NotJudged, "targeted probes (MTU search, icmp-burst): a connection tracking table is full, "+
-			"so the kernel drops new flows and the probes' losses would prove nothing; fix the table first")
-	}
-	for _, p := range plans {
-		found = append(found, rep.probe(ctx, &c, p, snaps)...)
-	}
-	if len(plans) > 0 {
-		rep.judge(found)
-	}
-	// What the short probes left unexplained and load-dependent gets the
-	// long run; collapse cycles it finds get the shaping sweep, unless they
-	// are a loss-based sender's own (no knee to cap below).
-	if why, dir := longRunPlan(rep.Findings, rep.Measured, rep.Bench, snaps, c.Thorough); why != "" && !slices.ContainsFunc(rep.Findings, refusesNewFlows) {
-		found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: catalog.ProbeLongRun, Why: why, Directions: []string{dir}}, snaps)...)
-		if why := sweepAfter(rep.LongRun); why != "" && !slices.ContainsFunc(rep.Probes, func(p ProbeRun) bool { return p.Probe == catalog.ProbeShaping }) {
-			if cpuLimited(rep.Findings) {
-				rep.NotJudged = append(rep.NotJudged, noSweepLine)
-			} else {
-				found = append(found, rep.probe(ctx, &c, ProbePlan{Probe: catalog.ProbeShaping, Why: why}, snaps)...)
-			}
-		}
-		if rep.LongRun != nil && rep.LongRun.PathCycles {
-			var dropped bool
-			if found, dropped = withoutPhaseComparisons(found); dropped {
-				rep.NotJudged = append(rep.NotJudged, phaseLine)
-			}
-		}
-		rep.judge(found)
-	}
+	rep.cfg, rep.snaps = c, snaps
+	// The bench, the analyses judged against it, the targeted probes the
+	// evidence calls for, the long run: the plan (plansteps.go).
+	p := &play{r: rep, c: &c, snaps: snaps, found: found}
+	p.run(ctx, Plan())
 	rep.noteLasts(ctx, &c)
 	if c.Fix {
 		rep.applyFix(ctx, &c)
@@ -410,36 +363,6 @@ func (r *Report) benchConfig(c *Config) bench.Config {
 	}
 	bc.Legs = r.via.legs
 	return bc
-}
-
-// runner runs one targeted probe of the list (probes.All) on what doctor
-// measured so far and returns its findings and its line in the report.
-type runner func(r *Report, ctx context.Context, c *Config, p ProbePlan, snaps []*facts.Snapshot) ([]finding.Finding, string, error)
-
-// runners are doctor's runners of the probe list, one per entry
-// (TestEveryProbeHasARunner).
-var runners = map[catalog.Probe]runner{
-	catalog.ProbeMTU:        (*Report).runMTU,
-	catalog.ProbeICMPBurst:  (*Report).runICMPBurst,
-	catalog.ProbeUDPOutside: (*Report).runUDPOutside,
-	catalog.ProbeLongRun:    (*Report).runLongRun,
-	catalog.ProbeShaping:    (*Report).runShaping,
-}
-
-// probe runs one targeted probe and returns what it proved.
-func (r *Report) probe(ctx context.Context, c *Config, p ProbePlan, snaps []*facts.Snapshot) []finding.Finding {
-	c.progress("%s: %s", p.Probe, p.Why)
-	run := ProbeRun{ProbePlan: p}
-	start := time.Now()
-	fs, summary, err := runners[p.Probe](r, ctx, c, p, snaps)
-	run.Summary = summary
-	run.Seconds = time.Since(start).Seconds()
-	if err != nil {
-		run.Error = err.Error()
-		r.NotJudged = append(r.NotJudged, string(p.Probe)+" could not run: "+err.Error())
-	}
-	r.Probes = append(r.Probes, run)
-	return fs
 }
 
 // tunnel is the benched tunnel as the probes see it.

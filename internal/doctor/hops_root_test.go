@@ -31,6 +31,7 @@ func TestDoctorViaHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	noUndeclared(t, old)
 	// Without --via the hub is found from A's routing (its one peer carries
 	// B's address) and named; the tunnel is measured end to end, and with no
 	// leg's underlay the ratio is not judged.
@@ -49,6 +50,7 @@ func TestDoctorViaHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	noUndeclared(t, rep)
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
@@ -105,6 +107,7 @@ func TestDoctorViaHubCPUQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	noUndeclared(t, rep)
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)

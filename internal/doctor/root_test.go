@@ -34,6 +34,7 @@ func TestDoctorOneEndLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	noUndeclared(t, rep)
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func TestDoctorFixBlackHoleLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	noUndeclared(t, rep)
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
@@ -114,6 +116,7 @@ func TestDoctorFixPortThrottledLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	noUndeclared(t, rep)
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)

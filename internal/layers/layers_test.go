@@ -1,7 +1,8 @@
 // Package layers holds wgperf's import tiers: TestImportTiers reads the
 // packages' imports with "go list" (the full build and the router build) and
 // fails on an import that goes up a tier. The README's Layout picture is this
-// table.
+// table. TestRecipesAreHeld (recipes_test.go) holds CONTRIBUTING.md's recipes
+// each to the tests it names.
 package layers
 
 import (

@@ -1,7 +1,8 @@
 // Package probe is what every targeted probe declares about itself: its
 // Def, exported by the probe's own package (internal/probe/NAME) and listed
-// once in internal/probes, which doctor's plan and runners, the lab's
-// scenarios, "doctor --help" and the JSON schema's probe list read.
+// once in internal/probes, which doctor's plan (each probe a step of it,
+// with doctor's runner), the lab's scenarios, "doctor --help" and the JSON
+// schema's probe list read.
 package probe
 
 import (

@@ -3,15 +3,13 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/wgperf/wgperf/internal/discover"
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
-	"github.com/wgperf/wgperf/internal/probe/icmpburst"
-	"github.com/wgperf/wgperf/internal/probe/mtu"
-	"github.com/wgperf/wgperf/internal/probes"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -22,32 +20,44 @@ const flowCount = 600
 // table: a round of flows lands in milliseconds on an idle machine.
 const flowsDeadline = 15 * time.Second
 
-// probe runs one active measurement and returns the findings it proves and a
-// one-line summary for the story.
-func (r *runner) probe(ctx context.Context, p Probe) ([]finding.Finding, string, error) {
-	switch p {
-	case ProbeMTU:
-		mc := r.tunnel().MTU()
-		// B pings back (the black hole is located) and sends the return's MSS steps.
-		mc.BackAddr, mc.BackTunnelAddr = r.lab.Node("a").UnderlayAddr, r.lab.Node("a").TunnelAddr
-		res, err := mtu.Run(ctx, mc)
-		if err != nil {
-			return nil, "", err
-		}
-		r.res.MTU = res
-		return res.Findings, res.Summary(), nil
-	case ProbeICMPBurst:
-		// mwan3-style health checks: the next hop and the far endpoint.
-		res, err := icmpburst.Run(ctx, r.tunnel().ICMPBurst([]string{"198.51.100.1", r.lab.Node("b").UnderlayAddr}, ""))
-		if err != nil {
-			return nil, "", err
-		}
-		return res.Findings, res.Summary(), nil
-	case ProbeFlows:
-		summary, err := r.fillConntrack(ctx)
-		return nil, summary, err
+// load puts the scenario's workload on the network before doctor looks
+// (ProbeFlows: many new flows through the tunnel), as its users would; the
+// targeted probes are doctor's plan's, never played here.
+func (r *runner) load(ctx context.Context) error {
+	if !slices.Contains(r.sc.Probes, ProbeFlows) {
+		return nil
 	}
-	return nil, "", fmt.Errorf("unknown probe %q", p)
+	summary, err := r.fillConntrack(ctx)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", ProbeFlows, err)
+	}
+	r.logf("load %s: %s", ProbeFlows, summary)
+	return nil
+}
+
+// recheck plays again, after the fix, the scenario's targeted probes as
+// doctor's plan ran them on the broken lab (doctor.Report.Replay: the same
+// steps, targets and directions) and returns their headlines and what they
+// prove.
+func (r *runner) recheck(ctx context.Context) ([]ProbeResult, []finding.Finding, error) {
+	var names []catalog.Probe
+	for _, p := range r.sc.Probes {
+		if targeted(p) {
+			names = append(names, catalog.Probe(p))
+		}
+	}
+	runs, found, err := r.doctorReport.Replay(ctx, names)
+	var results []ProbeResult
+	for _, run := range runs {
+		if run.Error == "" {
+			results = append(results, ProbeResult{Probe(run.Probe), run.Summary})
+			r.logf("recheck %s: %s", run.Probe, run.Summary)
+		}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("recheck %w", err)
+	}
+	return results, found, nil
 }
 
 // fillConntrack sends rounds of flowCount new UDP flows from A to B through
@@ -96,11 +106,4 @@ func readProcInt(ctx context.Context, t target.Target, path string) (int, error)
 		return 0, fmt.Errorf("%s on %s: %w", path, t, err)
 	}
 	return n, nil
-}
-
-// tunnel is the lab's tunnel from A to B as the probes see it.
-func (r *runner) tunnel() probes.Tunnel {
-	return probes.Tunnel{Client: r.lab.Target("a"), Server: r.lab.Target("b"), Endpoints: discover.Endpoints{
-		TunnelAddr: r.lab.Node("b").TunnelAddr, UnderlayAddr: r.lab.Node("b").UnderlayAddr,
-		ClientInterface: r.lab.WGInterface("a"), ServerInterface: r.lab.WGInterface("b")}}
 }

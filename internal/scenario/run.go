@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/doctor"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -48,6 +49,9 @@ type runner struct {
 	// underlayFailed are the directions in which doctor's bench found the
 	// underlay's own TCP collapsed (a black hole on the path).
 	underlayFailed []string
+	// doctorReport is doctor's report on the broken lab: its plan's
+	// targeted probes are what the recheck plays again.
+	doctorReport *doctor.Report
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -159,7 +163,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	}
 	// The user's own load (many flows through the hub) runs before doctor
 	// looks, as it would on the real network.
-	if _, _, err = r.probes(ctx, "load", workload); err != nil {
+	if err = r.load(ctx); err != nil {
 		return r.res, err
 	}
 	// wgperf doctor diagnoses the broken lab as it would two real hosts: it
@@ -205,7 +209,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 	}
 	if sc.Recheck && r.res.Found {
 		var fs []finding.Finding
-		if r.res.Recheck, fs, err = r.probes(ctx, "recheck", targeted); err != nil {
+		if r.res.Recheck, fs, err = r.recheck(ctx); err != nil {
 			return r.res, err
 		}
 		r.res.StillFound = slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == sc.Expect })

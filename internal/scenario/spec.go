@@ -64,7 +64,8 @@ type Scenario struct {
 	// Probes are the targeted probes doctor must run on this case, and the
 	// load (ProbeFlows) the scenario puts on the network before doctor looks.
 	Probes []Probe
-	// Recheck runs the probes again after the fix, which must silence Expect:
+	// Recheck plays the probes again after the fix, as doctor's plan ran
+	// them on the broken lab (doctor.Report.Replay), which must silence Expect:
 	// for fixes that remove the cause the probes saw rather than work around it
 	// (an ICMP limit does not cost throughput, so only its probe can prove it).
 	Recheck bool

@@ -87,27 +87,6 @@ func (r *runner) exec(ctx context.Context, step string, c Command) error {
 	return err
 }
 
-// probes runs the scenario's active measurements that pass the filter and
-// returns their headlines and what they prove; step names the moment in the
-// story ("load" before doctor looks, "recheck" after the fix).
-func (r *runner) probes(ctx context.Context, step string, filter func(Probe) bool) ([]ProbeResult, []finding.Finding, error) {
-	var results []ProbeResult
-	var found []finding.Finding
-	for _, p := range r.sc.Probes {
-		if !filter(p) {
-			continue
-		}
-		fs, summary, err := r.probe(ctx, p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s %s: %w", step, p, err)
-		}
-		results = append(results, ProbeResult{p, summary})
-		r.logf("%s %s: %s", step, p, summary)
-		found = append(found, fs...)
-	}
-	return results, found, nil
-}
-
 // workload is a probe that loads the network the way its users do rather
 // than measuring it; targeted are the probes doctor must choose itself.
 func workload(p Probe) bool { return p == ProbeFlows }
@@ -143,7 +122,7 @@ func (r *runner) doctor(ctx context.Context) error {
 		return fmt.Errorf("doctor: %w", err)
 	}
 	d := &DoctorVerdict{Status: rep.Status, Seconds: rep.Seconds, Causes: []finding.ID{}}
-	r.res.Doctor = d
+	r.res.Doctor, r.doctorReport = d, rep
 	for _, c := range rep.Causes {
 		if Environment(c.Finding.ID) {
 			continue // the machine's CPUs, not the case
