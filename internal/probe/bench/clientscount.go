@@ -2,11 +2,13 @@ package bench
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -55,22 +57,14 @@ func sampleServer(ctx context.Context, t target.Target, iface string, ports []in
 	return out
 }
 
-// openOn counts the established TCP sockets of a /proc/net/tcp table whose
-// local port is one of ports. It is pure.
+// openOn counts the established TCP sockets of a /proc/net/tcp or tcp6
+// table whose local port is one of ports; text that is no such table has
+// none. It is pure.
 func openOn(table string, ports []int) int {
-	want := map[string]bool{}
-	for _, p := range ports {
-		want[strings.ToUpper(strconv.FormatInt(int64(p), 16))] = true
-	}
+	socks, _ := parse.ParseProcNetTCP(strings.NewReader(table), parse.TCPEstablished)
 	n := 0
-	for _, line := range strings.Split(table, "\n") {
-		f := strings.Fields(line)
-		// sl local_address rem_address st ...; state 01 is ESTABLISHED.
-		if len(f) < 4 || f[3] != "01" {
-			continue
-		}
-		_, port, ok := strings.Cut(f[1], ":")
-		if ok && want[strings.TrimLeft(port, "0")] {
+	for _, s := range socks {
+		if slices.Contains(ports, s.LocalPort) {
 			n++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/clock"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/openwrt"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -184,17 +186,10 @@ func listening(ctx context.Context, t target.Target, port int) (up, known bool) 
 }
 
 // ListensOn reports whether a /proc/net/tcp or tcp6 table has a socket in
-// the LISTEN state on port.
+// the LISTEN state on port; text that is no such table has none.
 func ListensOn(table string, port int) bool {
-	want := fmt.Sprintf(":%04X", port)
-	for _, line := range strings.Split(table, "\n") {
-		f := strings.Fields(line)
-		// sl local_address rem_address st ...; state 0A is LISTEN.
-		if len(f) > 3 && f[3] == "0A" && strings.HasSuffix(f[1], want) {
-			return true
-		}
-	}
-	return false
+	socks, _ := parse.ParseProcNetTCP(strings.NewReader(table), parse.TCPListen)
+	return slices.ContainsFunc(socks, func(s parse.TCPSocket) bool { return s.LocalPort == port })
 }
 
 func inUse(t target.Target, port int) error {
