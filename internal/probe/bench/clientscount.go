@@ -13,9 +13,9 @@ import (
 )
 
 // The many-clients aggregate as the server saw it: the clients' runs start
-// apart (one whose streams connected first loads the path while the others
-// still connect), and iperf3's figures are each client's own, counted by
-// the sender. So the server's own counters decide: from the moment every
+// together where the server can be held (iperf.RunMany), apart elsewhere,
+// and even together their streams open and close a moment apart; iperf3's
+// figures are each client's own, counted by the sender. So the server's own counters decide: from the moment every
 // client's connections are open (its /proc/net/tcp) until the first of them
 // closes, the bytes its WireGuard interface received are what the tunnel
 // carried with all of them at once.
