@@ -57,8 +57,10 @@ several clients against one server) runs, after the plan, every client at once
 (--client and these) through the tunnel to the server, --parallel streams each
 (-P, as iperf3's; at most 128 per client, so more connections take more
 clients), each against an iperf3 server of its own on --port, --port+1, ...
-The aggregate is what the server's WireGuard interface received while every
-client's connections were open; each client's own run is shown beside it.
+The clients start together: their servers are held (stopped) until every
+client's streams are open. The aggregate is what the server's WireGuard interface received
+while every client's connections were open; each client's own run is shown
+beside it.
 
 The server's tunnel and underlay addresses are found from WireGuard ("wg show all
 dump" on the client, "ip addr" on the server: iproute2's JSON, or BusyBox ip's text

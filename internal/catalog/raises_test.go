@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -61,35 +60,26 @@ func TestRaises(t *testing.T) {
 func raisesDeclared(t *testing.T, root string, ids map[string]ID) map[string][]ID {
 	t.Helper()
 	out := map[string][]ID{}
-	walkGo(t, root, func(rel string, fset *token.FileSet, f *ast.File) {
+	testutil.GoFiles(t, root, func(rel string, fset *token.FileSet, f *ast.File) {
 		fm := fileMaker{pkg: path.Dir(rel), file: rel, fset: fset, ids: ids, catalog: testutil.ImportName(f, modulePath+"/"+catalogPackage)}
-		for _, d := range f.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.VAR {
-				continue
+		testutil.PackageVars(f, func(name *ast.Ident, value ast.Expr, v *ast.ValueSpec) {
+			if name.Name != "Raises" {
+				return
 			}
-			for _, s := range g.Specs {
-				v := s.(*ast.ValueSpec)
-				for i, name := range v.Names {
-					if name.Name != "Raises" {
-						continue
-					}
-					lit, ok := v.Values[i].(*ast.CompositeLit)
-					if !ok {
-						t.Errorf("%s: Raises is not a literal of catalog constants", fm.pos(v))
-						continue
-					}
-					for _, x := range lit.Elts {
-						id, ok := fm.catalogID(x)
-						if !ok {
-							t.Errorf("%s: an element of Raises that is not a catalog constant (catalog.X)", fm.pos(x))
-							continue
-						}
-						out[fm.pkg] = append(out[fm.pkg], id)
-					}
+			lit, ok := value.(*ast.CompositeLit)
+			if !ok {
+				t.Errorf("%s: Raises is not a literal of catalog constants", fm.pos(v))
+				return
+			}
+			for _, x := range lit.Elts {
+				id, ok := fm.catalogID(x)
+				if !ok {
+					t.Errorf("%s: an element of Raises that is not a catalog constant (catalog.X)", fm.pos(x))
+					continue
 				}
+				out[fm.pkg] = append(out[fm.pkg], id)
 			}
-		}
+		})
 	})
 	return out
 }
@@ -155,40 +145,6 @@ func parseDir(t *testing.T, dir string) []*ast.File {
 	return out
 }
 
-// walkGo parses every non-test .go file of the module (both builds') and
-// calls fn with its path relative to root.
-func walkGo(t *testing.T, root string, fn func(rel string, fset *token.FileSet, f *ast.File)) {
-	t.Helper()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); p != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		fn(filepath.ToSlash(rel), fset, f)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // findingsMade returns each finding.Finding literal of the module's code
 // with its ID and place. A literal whose ID is no catalog constant
 // (catalog.X, or X in package catalog) fails the test: which finding it
@@ -196,7 +152,7 @@ func walkGo(t *testing.T, root string, fn func(rel string, fset *token.FileSet, 
 func findingsMade(t *testing.T, root string, ids map[string]ID) []producedAt {
 	t.Helper()
 	var out []producedAt
-	walkGo(t, root, func(rel string, fset *token.FileSet, f *ast.File) {
+	testutil.GoFiles(t, root, func(rel string, fset *token.FileSet, f *ast.File) {
 		fm := fileMaker{pkg: path.Dir(rel), file: rel, fset: fset, ids: ids,
 			finding: testutil.ImportName(f, modulePath+"/internal/finding"), catalog: testutil.ImportName(f, modulePath+"/"+catalogPackage)}
 		made, problems := fm.scan(f)

@@ -182,8 +182,12 @@ func PlanECMP(in ECMPInput) (*ECMPPlan, error) {
 	}
 	// The same layout as the change "fix ecmp --server" makes on a running
 	// host (remedy.ECMPSpec): addresses, ports, endpoints, allowed IPs.
+	peerAddr, err := remedy.PeerTunnelAddr(in.Interface, peer.AllowedIPs, own)
+	if err != nil {
+		return nil, err
+	}
 	tunnels, allowed, err := remedy.ECMPSpec{Iface: in.Interface, Tunnels: in.Tunnels, Own: own,
-		PeerAddr: peerTunnelAddr(peer.AllowedIPs, own), ListenPort: c.ListenPort, Endpoint: peer.Endpoint, AllowedIPs: allowed}.Layout()
+		PeerAddr: peerAddr, ListenPort: c.ListenPort, Endpoint: peer.Endpoint, AllowedIPs: allowed}.Layout()
 	if err != nil {
 		return nil, err
 	}
@@ -274,14 +278,4 @@ func splitEndpoint(ep string) (string, int, error) {
 		return "", 0, fmt.Errorf("bad port in %q", ep)
 	}
 	return ep[:i], port, nil
-}
-
-// peerTunnelAddr is the peer's /32 inside our tunnel subnet, or the next address.
-func peerTunnelAddr(allowed []string, own netip.Prefix) netip.Addr {
-	for _, a := range allowed {
-		if p, err := netip.ParsePrefix(a); err == nil && p.Bits() == 32 && own.Contains(p.Addr()) {
-			return p.Addr()
-		}
-	}
-	return own.Addr().Next()
 }

@@ -60,3 +60,27 @@ func TestPlanECMPErrors(t *testing.T) {
 		}
 	}
 }
+
+// The configs to install by hand take the other end's address as the change
+// on a running host does (remedy.PeerTunnelAddr): where this end's own /32
+// comes first among the peer's allowed IPs, the new tunnel's peer address
+// is the other end's (10.77.1.2), not this end's again (10.77.1.1); where
+// the allowed IPs name no address of the other end, the plan says so
+// rather than guessing the next address after this end's.
+func TestPlanECMPPeerAddress(t *testing.T) {
+	conf := func(allowed ...string) *WGQuickConf {
+		return &WGQuickConf{Address: []string{"10.77.0.1/24"}, ListenPort: 51820,
+			Peers: []WGQuickPeer{{PublicKey: "k", Endpoint: "203.0.113.2:51820", AllowedIPs: allowed}}}
+	}
+	p, err := PlanECMP(ECMPInput{Interface: "wg0", Conf: conf("10.77.0.1/32", "10.77.0.2/32", "192.168.20.0/24"), Tunnels: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Configs) != 2 || !strings.Contains(p.Configs[1].Text, "AllowedIPs = 10.77.0.1/32, 10.77.0.2/32, 192.168.20.0/24, 10.77.1.2/32\n") {
+		t.Errorf("configs %+v: want the other end's 10.77.1.2 allowed on the new tunnel", p.Configs)
+	}
+	_, err = PlanECMP(ECMPInput{Interface: "wg0", Conf: conf("10.77.0.0/24", "192.168.20.0/24"), Tunnels: 2})
+	if err == nil || !strings.Contains(err.Error(), "wg0's peer has no /32 inside 10.77.0.0/24") {
+		t.Errorf("allowed IPs with the whole subnet only: %v, want the error", err)
+	}
+}

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"fmt"
@@ -8,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -108,7 +111,8 @@ func (l *Lab) startRouter(ctx context.Context) error {
 	n.SSHPID = pid
 	listening := func() bool {
 		b, err := l.Target("a").ReadFile(ctx, "/proc/net/tcp")
-		return err == nil && strings.Contains(string(b), fmt.Sprintf(":%04X 00000000:0000 0A", RouterSSHPort))
+		socks, _ := parse.ParseProcNetTCP(bytes.NewReader(b), parse.TCPListen)
+		return err == nil && slices.ContainsFunc(socks, func(s parse.TCPSocket) bool { return s.LocalPort == RouterSSHPort })
 	}
 	return l.waitFor(listening, pid, "the router's dropbear", logFile)
 }

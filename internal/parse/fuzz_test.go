@@ -92,6 +92,26 @@ func FuzzParseProcNetUDP(f *testing.F) {
 	})
 }
 
+// FuzzParseProcNetTCP holds the parser to its contract: an error in one
+// line, or sockets in the state asked for with ports that fit 16 bits.
+func FuzzParseProcNetTCP(f *testing.F) {
+	addCorpus(f, "proc/tcp/*")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		socks, err := ParseProcNetTCP(bytes.NewReader(b), TCPEstablished)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+			return
+		}
+		for _, s := range socks {
+			if s.LocalPort < 0 || s.LocalPort > 65535 || s.RemotePort < 0 || s.RemotePort > 65535 || s.State != TCPEstablished {
+				t.Fatalf("socket %+v", s)
+			}
+		}
+	})
+}
+
 func FuzzParseProcStat(f *testing.F) {
 	addCorpus(f, "proc/stat*")
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -6,10 +6,10 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/catalog"
@@ -60,37 +60,15 @@ func TestRaises(t *testing.T) {
 func TestEveryDefIsListed(t *testing.T) {
 	const module = "github.com/wgperf/wgperf"
 	exported := map[string]bool{} // import path + "." + var
-	dirs, err := filepath.Glob(filepath.Join("..", "probe", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range dirs {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-		for _, p := range files {
-			if strings.HasSuffix(p, "_test.go") {
-				continue
+	testutil.GoFiles(t, filepath.Join("..", "probe"), func(rel string, _ *token.FileSet, f *ast.File) {
+		pkg := path.Dir(rel) // below internal/probe; "." is package probe itself
+		probeName := testutil.ImportName(f, module+"/internal/probe")
+		testutil.PackageVars(f, func(name *ast.Ident, value ast.Expr, _ *ast.ValueSpec) {
+			if pkg != "." && isDef(value, probeName) && name.IsExported() {
+				exported[module+"/internal/probe/"+pkg+"."+name.Name] = true
 			}
-			f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			probeName := testutil.ImportName(f, module+"/internal/probe")
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.VAR {
-					continue
-				}
-				for _, s := range g.Specs {
-					v := s.(*ast.ValueSpec)
-					for i, name := range v.Names {
-						if i < len(v.Values) && isDef(v.Values[i], probeName) && name.IsExported() {
-							exported[module+"/internal/probe/"+filepath.Base(dir)+"."+name.Name] = true
-						}
-					}
-				}
-			}
-		}
-	}
+		})
+	})
 	if len(exported) == 0 {
 		t.Fatal("no probe.Def found in internal/probe/*")
 	}

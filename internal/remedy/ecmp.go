@@ -293,10 +293,9 @@ func (a *ecmpTunnels) plan(h ECMPHost) (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
-	peerAddr, ok := peerTunnelAddr(peer.AllowedIPs, own)
-	if !ok {
-		return Step{}, fmt.Errorf("%s's peer has no /32 inside %s among its allowed IPs (%s): the other end's tunnel addresses are derived from it",
-			a.iface, own.Masked(), strings.Join(peer.AllowedIPs, ", "))
+	peerAddr, err := PeerTunnelAddr(a.iface, peer.AllowedIPs, own)
+	if err != nil {
+		return Step{}, err
 	}
 	tunnels, allowed, err := ECMPSpec{Iface: a.iface, Tunnels: a.tunnels, Own: own, PeerAddr: peerAddr, ListenPort: wg.ListenPort,
 		Endpoint: peer.Endpoint, AllowedIPs: peer.AllowedIPs, Ports: a.ports, PeerPorts: a.peerPorts}.Layout()
@@ -427,14 +426,23 @@ func ecmpNetworks(routes []facts.Route, iface string, own netip.Prefix) []string
 	return out
 }
 
-// peerTunnelAddr is the peer's /32 inside our tunnel subnet.
-func peerTunnelAddr(allowed []string, own netip.Prefix) (netip.Addr, bool) {
+// PeerTunnelAddr is the other end's tunnel address: the /32 among its
+// peer's allowed IPs inside this end's tunnel subnet (own, this end's
+// address with the subnet's length) that is not this end's own address. An
+// error says there is none (allowed IPs that hold only the whole subnet, or
+// only networks): the other end's addresses on the new tunnels are derived
+// from it, and a guess that is wrong leaves them out of every tunnel's
+// allowed IPs, so the flows the other end starts would be dropped. The
+// change on a running host (PlanECMPHalf) and the configs to install by
+// hand (fix.PlanECMP) both take it from here. It is pure.
+func PeerTunnelAddr(iface string, allowed []string, own netip.Prefix) (netip.Addr, error) {
 	for _, a := range allowed {
 		if p, err := netip.ParsePrefix(a); err == nil && p.Bits() == 32 && own.Masked().Contains(p.Addr()) && p.Addr() != own.Addr() {
-			return p.Addr(), true
+			return p.Addr(), nil
 		}
 	}
-	return netip.Addr{}, false
+	return netip.Addr{}, fmt.Errorf("%s's peer has no /32 inside %s among its allowed IPs (%s): the other end's tunnel addresses are derived from it",
+		iface, own.Masked(), strings.Join(allowed, ", "))
 }
 
 // ECMPAddress is tunnel i's address, p's moved i subnets up in the third

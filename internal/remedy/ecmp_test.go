@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"net/netip"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -314,6 +315,36 @@ func TestPlanECMPOnPorts(t *testing.T) {
 	} {
 		if _, err := ECMPOnPorts("wg0", 2, []string{ecmpKeyB1}, c.ports, c.peer); err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// The other end's tunnel address is the peer's /32 inside this end's
+// subnet and not this end's own (a config copied to both sites may allow
+// both addresses); with none, no guess: the next address after this end's
+// was one, wrong on the end numbered second (10.77.0.2's guess 10.77.0.3
+// left the other end's 10.77.1.1 out of every new tunnel's allowed IPs).
+func TestPeerTunnelAddr(t *testing.T) {
+	own := netip.MustParsePrefix("10.77.0.2/24")
+	for _, tc := range []struct {
+		name    string
+		allowed []string
+		want    string // "" for an error
+	}{
+		{"the lab's", []string{"10.77.0.1/32", "10.20.0.0/16"}, "10.77.0.1"},
+		{"own address first", []string{"10.77.0.2/32", "10.77.0.1/32"}, "10.77.0.1"},
+		{"after a network and a bad entry", []string{"192.168.20.0/24", "nonsense", "fd00::1/128", "10.77.0.9/32"}, "10.77.0.9"},
+		{"only the whole subnet", []string{"10.77.0.0/24", "192.168.20.0/24"}, ""},
+		{"only its own address", []string{"10.77.0.2/32"}, ""},
+		{"a /32 outside the subnet", []string{"10.77.1.1/32"}, ""},
+		{"none", nil, ""},
+	} {
+		got, err := PeerTunnelAddr("wg0", tc.allowed, own)
+		switch {
+		case tc.want == "" && (err == nil || !strings.Contains(err.Error(), "wg0's peer has no /32 inside 10.77.0.0/24")):
+			t.Errorf("%s: %v, %v: want the error", tc.name, got, err)
+		case tc.want != "" && (err != nil || got.String() != tc.want):
+			t.Errorf("%s: %v, %v: want %s", tc.name, got, err, tc.want)
 		}
 	}
 }

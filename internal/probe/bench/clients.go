@@ -35,14 +35,16 @@ type ClientRun struct {
 }
 
 // ClientsRun is one direction of the many-clients load: every client at
-// once. The clients' runs start apart (one whose streams connected first
-// loads the path while the others still connect: 2 to 3.5 s apart for
-// 3 × 50 streams in the lab), so summing their runs counts a client that ran
-// alone at the full rate (172 Mbit/s "through" a 100 Mbit/s link). The
-// aggregate is what the server's WireGuard interface received while every
-// client's connections were open (clientscount.go); where its interface is
-// unknown, the clients' shares of the seconds all measured at once, each
-// run placed on one clock by when its process ended.
+// once. The clients start together where the server shows its sockets
+// (iperf.RunMany holds their servers until every client has connected);
+// started free, one whose streams connected first loaded the path while
+// the others still connected (2 to 3.5 s apart for 3 × 50 streams in the
+// lab), and summing their runs counted a client that ran alone at the full
+// rate (172 Mbit/s "through" a 100 Mbit/s link). Either way the aggregate
+// is what the server's WireGuard interface received while every client's
+// connections were open (clientscount.go); where its interface is unknown,
+// the clients' shares of the seconds all measured at once, each run placed
+// on one clock by when its process ended.
 type ClientsRun struct {
 	Direction   string `json:"direction"`
 	Connections int    `json:"connections"` // streams of the clients that ran
@@ -50,12 +52,17 @@ type ClientsRun struct {
 	// figure while every connection was open (From "server"), or the
 	// clients' shares of the seconds all measured at once (From
 	// "clients"); 0 when neither lasted MinOverlap (Note says so).
-	Mbit        float64     `json:"aggregate_mbit"`
-	From        string      `json:"aggregate_from,omitempty"`
-	OverlapSecs float64     `json:"overlap_secs"`
-	Note        string      `json:"note,omitempty"`
-	Retransmits int64       `json:"retransmits"`
-	Clients     []ClientRun `json:"clients"`
+	Mbit        float64 `json:"aggregate_mbit"`
+	From        string  `json:"aggregate_from,omitempty"`
+	OverlapSecs float64 `json:"overlap_secs"`
+	// Together says the clients were started together (their servers held
+	// until every client's streams were open); ClientsOverlapSecs is how
+	// long every measured client measured at once by its own intervals.
+	Together           bool        `json:"started_together"`
+	ClientsOverlapSecs float64     `json:"clients_overlap_secs"`
+	Note               string      `json:"note,omitempty"`
+	Retransmits        int64       `json:"retransmits"`
+	Clients            []ClientRun `json:"clients"`
 	// Spread is the slowest client's run's rate over the fastest's (1: even);
 	// 0 when fewer than two clients measured.
 	Spread float64 `json:"spread,omitempty"`
@@ -163,6 +170,10 @@ func MeasureClients(ctx context.Context, c Config) (*ManyClients, error) {
 			return m, err
 		}
 		run := clientsRun(dir, clients, c.Port, c.Parallel, outs)
+		if len(outs) > 0 && !outs[0].Released.IsZero() {
+			// Held, every connection was open before any carried data.
+			samples = slices.DeleteFunc(samples, func(s serverSample) bool { return s.at.Before(outs[0].Released) })
+		}
 		// Each client holds a control connection and its streams.
 		if from, to, mbit, ok := allOpen(samples, len(clients)*(c.Parallel+1)); ok && run.Connections == len(clients)*c.Parallel {
 			run.Mbit, run.From, run.OverlapSecs, run.Note = mbit, "server", to.Sub(from).Seconds(), ""
@@ -191,6 +202,8 @@ func clientsRun(dir string, clients []target.Target, port, streams int, outs []i
 	if secs >= MinOverlap.Seconds() {
 		run.OverlapSecs = secs
 	}
+	run.ClientsOverlapSecs = max(secs, 0)
+	run.Together = len(outs) > 0 && !outs[0].Released.IsZero()
 	lo, hi := 0.0, 0.0
 	for i, t := range clients {
 		cr := ClientRun{Client: t.String(), Port: port + i, Streams: streams}

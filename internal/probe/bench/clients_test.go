@@ -100,23 +100,18 @@ func TestClientsRunAggregatesTheOverlap(t *testing.T) {
 
 // /proc/net/tcp as B's recorded it during a load on ports 5390-5392
 // (trimmed): only established sockets on those local ports count, not the
-// listening one, not one whose remote port is 5390, not another service's.
-const procNetTCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
-   0: 00000000:150E 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 81231 1 0000000000000000 100 0 0 10 0
-   1: 02004D0A:150E 01004D0A:D2F4 01 00000000:00000000 00:00000000 00000000     0        0 81240 1 0000000000000000 20 4 30 10 -1
-   2: 02004D0A:150F 02010B0A:8A1C 01 00000000:00000000 00:00000000 00000000     0        0 81250 1 0000000000000000 20 4 30 10 -1
-   3: 02004D0A:1510 02020B0A:B6A2 01 00000000:00000000 00:00000000 00000000     0        0 81260 1 0000000000000000 20 4 30 10 -1
-   4: 02004D0A:1510 02020B0A:B6A4 06 00000000:00000000 03:00000000 00000000     0        0 0 3 0000000000000000
-   5: 02004D0A:D2F4 01004D0A:150E 01 00000000:00000000 00:00000000 00000000     0        0 81241 1 0000000000000000 20 4 30 10 -1
-   6: 0100007F:0016 0100007F:9C40 01 00000000:00000000 00:00000000 00000000     0        0 81270 1 0000000000000000 20 4 30 10 -1
-`
-
+// listening one, not one whose remote port is 5390, not one in TIME_WAIT,
+// not another service's.
 func TestOpenOn(t *testing.T) {
+	procNetTCP := string(testutil.ReadTestdata(t, "collect", "proc", "tcp", "tcp-load-5390-5392"))
 	if got := openOn(procNetTCP, []int{5390, 5391, 5392}); got != 3 {
 		t.Errorf("open on the load's ports: %d, want 3", got)
 	}
 	if got := openOn(procNetTCP, []int{22}); got != 1 {
 		t.Errorf("open on 22: %d, want 1", got)
+	}
+	if got := openOn("garbage\n:150E 01", []int{5390}); got != 0 {
+		t.Errorf("open in text that is no table: %d", got)
 	}
 }
 

@@ -2,18 +2,20 @@ package bench
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/collect"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
 // The many-clients aggregate as the server saw it: the clients' runs start
-// apart (one whose streams connected first loads the path while the others
-// still connect), and iperf3's figures are each client's own, counted by
-// the sender. So the server's own counters decide: from the moment every
+// together where the server can be held (iperf.RunMany), apart elsewhere,
+// and even together their streams open and close a moment apart; iperf3's
+// figures are each client's own, counted by the sender. So the server's own counters decide: from the moment every
 // client's connections are open (its /proc/net/tcp) until the first of them
 // closes, the bytes its WireGuard interface received are what the tunnel
 // carried with all of them at once.
@@ -55,22 +57,14 @@ func sampleServer(ctx context.Context, t target.Target, iface string, ports []in
 	return out
 }
 
-// openOn counts the established TCP sockets of a /proc/net/tcp table whose
-// local port is one of ports. It is pure.
+// openOn counts the established TCP sockets of a /proc/net/tcp or tcp6
+// table whose local port is one of ports; text that is no such table has
+// none. It is pure.
 func openOn(table string, ports []int) int {
-	want := map[string]bool{}
-	for _, p := range ports {
-		want[strings.ToUpper(strconv.FormatInt(int64(p), 16))] = true
-	}
+	socks, _ := parse.ParseProcNetTCP(strings.NewReader(table), parse.TCPEstablished)
 	n := 0
-	for _, line := range strings.Split(table, "\n") {
-		f := strings.Fields(line)
-		// sl local_address rem_address st ...; state 01 is ESTABLISHED.
-		if len(f) < 4 || f[3] != "01" {
-			continue
-		}
-		_, port, ok := strings.Cut(f[1], ":")
-		if ok && want[strings.TrimLeft(port, "0")] {
+	for _, s := range socks {
+		if slices.Contains(ports, s.LocalPort) {
 			n++
 		}
 	}

@@ -1,12 +1,12 @@
 package iperf
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/testutil"
 )
 
-// /proc/net/tcp and tcp6 recorded in a lab namespace: an iperf3 server on
+// /proc/net/tcp and tcp6 recorded in a lab namespace (testdata/collect/proc/tcp): an iperf3 server on
 // 5299 (dual-stack, so in tcp6), and one bound to 127.0.0.1:5298 in the
 // middle of a test (its established connections must not count as listening).
 func TestListensOn(t *testing.T) {
@@ -24,10 +24,7 @@ func TestListensOn(t *testing.T) {
 		{"tcp-5298-in-a-test", 5299, false},
 	}
 	for _, tt := range tests {
-		b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "probe", "iperf", "proc", tt.file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := testutil.ReadTestdata(t, "collect", "proc", "tcp", tt.file)
 		if got := ListensOn(string(b), tt.port); got != tt.want {
 			t.Errorf("%s port %d: listening %v, want %v", tt.file, tt.port, got, tt.want)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/clock"
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/openwrt"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
 )
@@ -88,7 +90,7 @@ func Run(ctx context.Context, client, server target.Target, t Test) (*Result, er
 		t.Seconds = 10
 	}
 	for try := 1; ; try++ {
-		srv, err := startServer(ctx, server, t.Port, t.Omit+t.Seconds+30, t.Clock, !t.Checked && try == 1)
+		srv, err := startServer(ctx, server, t.Port, t.Omit+t.Seconds+30, t.Clock, !t.Checked && try == 1, false)
 		if err != nil {
 			return nil, err
 		}
@@ -123,16 +125,45 @@ type Server struct {
 	target target.Target
 	port   int
 	proc   *target.Process
+	// pidLine: the first line of its stderr is its process id on target;
+	// listens: target shows its sockets (/proc/net/tcp), so the server was
+	// seen listening.
+	pidLine, listens bool
+}
+
+// stderr is what the server wrote to its standard error, its id's line
+// left out.
+func (s *Server) stderr() string {
+	out := s.proc.Stderr()
+	if s.pidLine {
+		_, out, _ = strings.Cut(out, "\n")
+	}
+	return out
+}
+
+// remotePid is the server's process id on its target, 0 unknown.
+func (s *Server) remotePid() int {
+	if !s.pidLine {
+		return 0
+	}
+	line, _, ok := strings.Cut(s.proc.Stderr(), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if !ok || err != nil || pid <= 1 {
+		return 0
+	}
+	return pid
 }
 
 // StartServer launches "iperf3 -s -1 -J" on t. It exits by itself after one
 // test, or after idleSecs without a client (so a server left on a remote host
 // by a lost ssh connection does not linger).
 func StartServer(ctx context.Context, t target.Target, port, idleSecs int) (*Server, error) {
-	return startServer(ctx, t, port, idleSecs, clock.Clock{}, true)
+	return startServer(ctx, t, port, idleSecs, clock.Clock{}, true, false)
 }
 
-func startServer(ctx context.Context, t target.Target, port, idleSecs int, clk clock.Clock, check bool) (*Server, error) {
+// startServer starts a server on t; withPid has its shell print the
+// process's id on t first (a line of its stderr), to hold it (RunMany).
+func startServer(ctx context.Context, t target.Target, port, idleSecs int, clk clock.Clock, check, withPid bool) (*Server, error) {
 	if check {
 		if err := Check(ctx, t); err != nil {
 			return nil, err
@@ -145,11 +176,15 @@ func startServer(ctx context.Context, t target.Target, port, idleSecs int, clk c
 	}
 	// -J sends even startup errors to stdout; fold it into stderr, which Start keeps.
 	cmd := shell.Join("iperf3", "-s", "-1", "-J", "-p", strconv.Itoa(port), "--idle-timeout", strconv.Itoa(idleSecs))
-	proc, err := t.Start(ctx, "sh", "-c", "exec "+cmd+" 1>&2")
+	script := "exec " + cmd + " 1>&2"
+	if withPid {
+		script = "echo $$ >&2; " + script
+	}
+	proc, err := t.Start(ctx, "sh", "-c", script)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{target: t, port: port, proc: proc}
+	s := &Server{target: t, port: port, proc: proc, pidLine: withPid}
 	ready := proc.Exited
 	if known {
 		// The host shows its sockets: wait until ours listens (a few
@@ -163,6 +198,7 @@ func startServer(ctx context.Context, t target.Target, port, idleSecs int, clk c
 	if clk.WaitUntil(serverExitWait, 10*time.Millisecond, ready) && proc.Exited() {
 		return nil, s.startError()
 	}
+	s.listens = known
 	return s, nil
 }
 
@@ -184,17 +220,10 @@ func listening(ctx context.Context, t target.Target, port int) (up, known bool) 
 }
 
 // ListensOn reports whether a /proc/net/tcp or tcp6 table has a socket in
-// the LISTEN state on port.
+// the LISTEN state on port; text that is no such table has none.
 func ListensOn(table string, port int) bool {
-	want := fmt.Sprintf(":%04X", port)
-	for _, line := range strings.Split(table, "\n") {
-		f := strings.Fields(line)
-		// sl local_address rem_address st ...; state 0A is LISTEN.
-		if len(f) > 3 && f[3] == "0A" && strings.HasSuffix(f[1], want) {
-			return true
-		}
-	}
-	return false
+	socks, _ := parse.ParseProcNetTCP(strings.NewReader(table), parse.TCPListen)
+	return slices.ContainsFunc(socks, func(s parse.TCPSocket) bool { return s.LocalPort == port })
 }
 
 func inUse(t target.Target, port int) error {
@@ -202,7 +231,7 @@ func inUse(t target.Target, port int) error {
 }
 
 func (s *Server) startError() error {
-	out := s.proc.Stderr()
+	out := s.stderr()
 	msg := strings.TrimSpace(out)
 	if i := strings.Index(out, "{"); i >= 0 {
 		if _, err := Parse(strings.NewReader(out[i:])); err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/openwrt"
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -25,7 +26,6 @@ import (
 var errNoDFPing = errors.New("ping has no -M (don't fragment)")
 
 var (
-	hopRe      = regexp.MustCompile(`^\s*(\d+)\s+(\S+)`)
 	fragFlagRe = regexp.MustCompile(`!F-(\d+)`)
 	otherFlag  = regexp.MustCompile(`\s(![A-Za-z]\S*)`)
 )
@@ -37,11 +37,11 @@ func ParseTraceroute(r io.Reader, addr string) (p Ping, hop int, err error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()
-		m := hopRe.FindStringSubmatch(line)
-		if m == nil {
+		ttl, from, ok := parse.TracerouteHop(line)
+		if !ok {
 			continue
 		}
-		hop, _ = strconv.Atoi(m[1])
+		hop = ttl
 		if f := fragFlagRe.FindStringSubmatch(line); f != nil {
 			p.MTU, _ = strconv.Atoi(f[1])
 			continue
@@ -50,7 +50,7 @@ func ParseTraceroute(r io.Reader, addr string) (p Ping, hop int, err error) {
 			p.Error = "traceroute " + f[1]
 			continue
 		}
-		if m[2] == addr {
+		if from == addr {
 			p.Received = true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -86,8 +87,6 @@ func HopsText(hops []Hop) string {
 	return strings.Join(parts, " → ")
 }
 
-var hopLine = regexp.MustCompile(`^\s*(\d+)\s+(\S+)`)
-
 // ParseTraceroute reads "traceroute -n -q 1" output (BusyBox's or the
 // traceroute package's): one hop a line, "*" for one that did not answer.
 // It is pure.
@@ -95,15 +94,9 @@ func ParseTraceroute(r io.Reader) ([]Hop, error) {
 	var hops []Hop
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		m := hopLine.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
+		if ttl, addr, ok := parse.TracerouteHop(sc.Text()); ok {
+			hops = append(hops, newHop(ttl, addr))
 		}
-		ttl, err := strconv.Atoi(m[1])
-		if err != nil || ttl < 1 || ttl > 255 {
-			continue
-		}
-		hops = append(hops, newHop(ttl, m[2]))
 	}
 	return trimSilent(hops), sc.Err()
 }
