@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/bits"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/shell"
@@ -41,6 +42,8 @@ type BondPath struct {
 	Dev    string     // the route's device
 	Src    netip.Addr // the route's source address
 	Slaves int        // the bond's slaves; 0 when Dev is no bond that hashes ports
+	// Members are the bond's slaves whatever its hash (0: Dev is no bond).
+	Members int
 }
 
 // ReadBondPath reads on env's host the route to addr and, when it leaves by
@@ -70,13 +73,39 @@ func ReadBondPath(ctx context.Context, env *Env, addr netip.Addr) (BondPath, err
 		}
 		return strings.Fields(string(b))
 	}
+	p.Members = len(read("slaves"))
 	mode, policy := read("mode"), read("xmit_hash_policy")
 	if len(mode) == 0 || len(policy) == 0 || (mode[0] != "802.3ad" && mode[0] != "balance-xor") ||
 		(policy[0] != "layer3+4" && policy[0] != "encap3+4") {
 		return p, nil
 	}
-	p.Slaves = len(read("slaves"))
+	p.Slaves = p.Members
 	return p, nil
+}
+
+// SpreadClientPort is the lowest client port from which streams
+// consecutive ports (iperf3 -P with --cport: each stream the next port)
+// from src to dst:dport land on every one of a bond's slaves, as evenly as
+// can be, once it hashes on layer3+4. A measurement of the bond's spread
+// then shows what the hash does, not what the kernel's ephemeral ports
+// happened to be (4 flows on their own ports rode one slave of two in 1 of
+// 3 lab runs). ok is false when an address is not IPv4 or streams cannot
+// cover the slaves.
+func SpreadClientPort(src, dst netip.Addr, dport, streams, slaves int) (port int, ok bool) {
+	if _, ok4 := BondSlave(src, dst, 0, 0, 1); !ok4 || slaves < 2 || streams < slaves {
+		return 0, false
+	}
+	for p := 49152; p+streams-1 <= 65535; p++ {
+		per := make([]int, slaves)
+		for i := range streams {
+			s, _ := BondSlave(src, dst, uint16(p+i), uint16(dport), slaves)
+			per[s]++
+		}
+		if slices.Max(per)-slices.Min(per) <= 1 && slices.Min(per) > 0 {
+			return p, true
+		}
+	}
+	return 0, false
 }
 
 // maxPortSearch bounds how far above the usual port SpreadPorts looks.

@@ -91,3 +91,31 @@ func TestSpreadPorts(t *testing.T) {
 		t.Error("ports chosen for IPv6, which BondSlave does not model")
 	}
 }
+
+// TestSpreadClientPort: the consecutive client ports chosen (4, or two a
+// slave) land on every slave of 2, 3 and 4 evenly by BondSlave (held to the
+// recorded bonds).
+func TestSpreadClientPort(t *testing.T) {
+	a, b := netip.MustParseAddr("198.51.100.2"), netip.MustParseAddr("203.0.113.2")
+	for _, n := range []int{2, 3, 4} {
+		streams := max(4, 2*n)
+		p, ok := SpreadClientPort(a, b, 5299, streams, n)
+		if !ok || p < 49152 {
+			t.Fatalf("%d slaves: port %d, ok %v", n, p, ok)
+		}
+		per := make([]int, n)
+		for i := range streams {
+			s, _ := BondSlave(a, b, uint16(p+i), 5299, n)
+			per[s]++
+		}
+		if slices.Min(per) < 1 || slices.Max(per)-slices.Min(per) > 1 {
+			t.Errorf("%d slaves from port %d: %v flows a slave", n, p, per)
+		}
+	}
+	if _, ok := SpreadClientPort(a, b, 5299, 2, 3); ok {
+		t.Error("2 flows cannot cover 3 slaves")
+	}
+	if _, ok := SpreadClientPort(netip.MustParseAddr("2001:db8::1"), b, 5299, 4, 2); ok {
+		t.Error("an IPv6 source has no layer3+4 hash BondSlave knows")
+	}
+}

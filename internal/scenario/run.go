@@ -85,6 +85,11 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 			opts.Timeout += longRunBound
 		}
 		opts.Timeout += time.Duration(sc.IdleProof) * time.Second
+		if sc.UplinkRoutes {
+			// the tunnel both ways over the other uplink, with its
+			// route held and released around the runs
+			opts.Timeout += 30*time.Second + 2*time.Duration(1+opts.Seconds)*time.Second
+		}
 		if sc.Lab.BondSlaves > 1 {
 			// doctor's parallel runs through and around a bonded tunnel, and
 			// the long run a slow tunnel beside its underlay calls for

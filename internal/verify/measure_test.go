@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -9,9 +10,11 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 func TestIsMTUPlan(t *testing.T) {
@@ -52,5 +55,40 @@ func TestPriorIsTheFirstMeasurement(t *testing.T) {
 	m, err = mtuMeasure(Config{Host: target.Local(), Prior: prior}, ep)(context.Background())
 	if err != nil || !strings.Contains(m.Detail, "path MTU 1400") || !strings.Contains(m.Detail, "lo MTU") || !strings.Contains(m.Detail, "too large: at most 1340") {
 		t.Errorf("MTU verification's first measurement: %+v, %v", m, err)
+	}
+}
+
+// The spread measurement's flows leave from client ports layer3+4 spreads
+// over every slave of the bond the route to the endpoint takes (the lab's
+// bond of two as the guest showed it, still hashing on layer2 before the
+// fix), two a slave past two slaves, and from the kernel's own ports where
+// the route takes no bond.
+func TestSpreadFlows(t *testing.T) {
+	ep := discover.Endpoints{UnderlayAddr: "203.0.113.2"}
+	h := targettest.New("netns:wgl-run-a")
+	h.On("ip -j route get 203.0.113.2", `[{"dst":"203.0.113.2","gateway":"192.0.2.1","dev":"bond0","prefsrc":"192.0.2.2","flags":[],"uid":0,"cache":[]}]`)
+	h.Files["/sys/class/net/bond0/bonding/mode"] = "802.3ad 4\n"
+	h.Files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
+	h.Files["/sys/class/net/bond0/bonding/slaves"] = "eth0s1 eth0s2\n"
+	f := chooseSpreadFlows(context.Background(), Config{Host: h}, ep)
+	if f.streams != SpreadStreams || f.cport < 49152 || !strings.Contains(f.how, "bond0's 2 slaves") {
+		t.Fatalf("flows %+v", f)
+	}
+	per := map[int]int{}
+	for i := range f.streams {
+		s, _ := remedy.BondSlave(netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("203.0.113.2"), uint16(f.cport+i), iperf.DefaultPort, 2)
+		per[s]++
+	}
+	if per[0] != 2 || per[1] != 2 {
+		t.Errorf("from port %d the flows go %v a slave, want 2 and 2", f.cport, per)
+	}
+	h.Files["/sys/class/net/bond0/bonding/slaves"] = "eth0s1 eth0s2 eth0s3 eth0s4\n"
+	if f := chooseSpreadFlows(context.Background(), Config{Host: h}, ep); f.streams != 8 || f.cport == 0 {
+		t.Errorf("4 slaves: %+v, want 8 flows from a chosen port", f)
+	}
+	plain := targettest.New("netns:wgl-run-b")
+	plain.On("ip -j route get 203.0.113.2", `[{"dst":"203.0.113.2","dev":"eth0","prefsrc":"203.0.113.1"}]`)
+	if f := chooseSpreadFlows(context.Background(), Config{Host: plain}, ep); f.streams != SpreadStreams || f.cport != 0 {
+		t.Errorf("no bond: %+v, want the kernel's ports", f)
 	}
 }

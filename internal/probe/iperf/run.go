@@ -40,6 +40,7 @@ type Test struct {
 	BindDev string
 	// CPort binds the client's data socket to this local port (--cport): a
 	// run whose datagrams carry a given port number, as WireGuard's do.
+	// With Parallel each stream takes the next port (iperf3 3.x).
 	CPort int
 	// Terse leaves out the server's own JSON (--get-server-output), the
 	// only large message on the control connection, which -M does not
