@@ -107,12 +107,6 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 				return fleet.List(ctx, fleet.Listing{Sources: inventory, Limit: limit, Extra: hosts, JSON: asJSON, Version: version}, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			opts.Collect.SkipFirewall = skipFirewall
-			// diagnose collects each host once, in one remote shell: a
-			// connection of its own, closed with the shell, is one ssh
-			// process where a shared one is two and outlives the run.
-			// Restored after: a test runs other commands in this process.
-			defer func(shared bool) { target.SSHMultiplex = shared }(target.SSHMultiplex)
-			target.SSHMultiplex = false
 			if w := progressTo(); w != nil { // a --json document goes to stdout
 				opts.Progress = w
 			}

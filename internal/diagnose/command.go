@@ -7,6 +7,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Command is "wgperf diagnose": the hosts, snapshots and inventory it
@@ -25,6 +26,10 @@ type Command struct {
 // MinSeverity and prints the result to w, as JSON or text. The Fleet is nil
 // without an inventory.
 func RunCommand(ctx context.Context, c Command, w io.Writer) (Diagnosis, *Fleet, error) {
+	// diagnose collects each host once, in one remote shell: a connection
+	// of its own, closed with the shell, is one ssh process where a shared
+	// one is two and outlives the run.
+	c.Options.SSH = target.SSHConns{Own: true}
 	var fl *Fleet
 	var d Diagnosis
 	var err error
