@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/cli"
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/report"
@@ -58,7 +59,7 @@ found, 3 could not run.`,
 				}
 				cfg.Server = server
 				if err := cfg.Discover(ctx); err != nil {
-					return couldNotRun(withAddrHint(err))
+					return couldNotRun(discover.WithAddrHint(err))
 				}
 			}
 			if capture && htmlPath != "" {

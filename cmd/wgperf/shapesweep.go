@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/cli"
+	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/report"
@@ -65,7 +66,7 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
 			cfg.Client, cfg.Server = client, server
 			if err := cfg.Discover(ctx); err != nil {
-				return couldNotRun(withAddrHint(err))
+				return couldNotRun(discover.WithAddrHint(err))
 			}
 			if w := progressTo(); w != nil {
 				cfg.Progress = w
