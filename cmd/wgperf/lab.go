@@ -16,6 +16,7 @@ import (
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/scenario"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/verify"
 )
 
 // labName is the --name of every lab subcommand.
@@ -148,12 +149,12 @@ func labExecCmd() *cobra.Command {
 const buildFlavor = ""
 
 // labECMP is what "fix ecmp" takes from the wgperf lab host belongs to.
-func labECMP(host target.Target) lab.ECMPSite {
+func labECMP(host target.Target) verify.ECMPSite {
 	exe, err := os.Executable()
 	if err != nil {
-		return lab.ECMPSite{}
+		return verify.ECMPSite{}
 	}
-	return lab.ECMPOf(host.String(), exe)
+	return verify.ECMPSite(lab.ECMPOf(host.String(), exe))
 }
 
 // labRunReport is the report of "lab run --json" (report --from).
