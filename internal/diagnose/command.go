@@ -3,10 +3,13 @@ package diagnose
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -19,6 +22,43 @@ type Command struct {
 	JSON                    bool
 	Color                   bool   // text in colour (a terminal)
 	Version                 string // the JSON document's wgperf_version
+	// Severity is --severity as given, read into MinSeverity by Check.
+	Severity string
+	// ListHosts is --list-hosts: the inventory's hosts are listed, not
+	// diagnosed.
+	ListHosts bool
+}
+
+// Check checks c's flags and fills in their defaults: MinSeverity from
+// Severity, ANSIBLE_INVENTORY's sources where an inventory is needed and none
+// was named (as Ansible reads them without -i), and this machine when
+// nothing at all was named.
+func (c *Command) Check() error {
+	minSev, err := finding.ParseSeverity(c.Severity)
+	if err != nil {
+		return fmt.Errorf("--severity: %v", err)
+	}
+	c.MinSeverity = minSev
+	o := c.Options
+	if o.Check.PathRateMbit < 0 || o.Check.PathRTT < 0 {
+		return errors.New("--rate and --rtt must not be negative")
+	}
+	if o.Concurrency < 1 || o.HostTimeout <= 0 {
+		return errors.New("--concurrency must be at least 1 and --host-timeout positive")
+	}
+	if len(c.Inventory) == 0 && (o.Limit != "" || c.ListHosts) {
+		c.Inventory = fleet.AnsibleInventory()
+	}
+	if len(c.Hosts) == 0 && len(c.Files) == 0 && len(c.Inventory) == 0 {
+		c.Hosts = []string{"local"}
+	}
+	if o.Limit != "" && len(c.Inventory) == 0 {
+		return errors.New("--limit selects hosts of an --inventory (-i, or ANSIBLE_INVENTORY)")
+	}
+	if c.ListHosts && len(c.Inventory) == 0 {
+		return errors.New("--list-hosts lists the hosts of an --inventory (-i, or ANSIBLE_INVENTORY)")
+	}
+	return nil
 }
 
 // RunCommand diagnoses c's hosts (an inventory's as a Fleet, whose
