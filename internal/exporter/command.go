@@ -41,6 +41,9 @@ type Command struct {
 
 // check refuses nonsense options with one line naming the flag.
 func (c *Command) check() error {
+	if _, err := target.ParseSpec(c.Host); err != nil {
+		return err // --host first, where the command always checked it
+	}
 	p := c.Probe
 	switch {
 	case p.MaxPeers < 0:
