@@ -1,13 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"os"
+	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/cli"
-	"github.com/wgperf/wgperf/internal/probe/drops"
-
-	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/bench"
@@ -17,16 +13,9 @@ import (
 
 func benchCmd() *cobra.Command {
 	var (
-		clientSpec, serverSpec string
-		tunnelAddr, underlay   string
-		noUnderlay, quick      bool
-		dropReasons            bool
-		asJSON                 bool
-		htmlPath               string
-		cfg                    bench.Config
-		udpRate                float64
-		viaSpecs               []string
-		clientSpecs            []string
+		c        bench.Command
+		asJSON   bool
+		htmlPath string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -74,59 +63,10 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
   wgperf bench --client ssh:c1 --clients ssh:c2,ssh:c3 --server ssh:hub -P 100 --quick`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			client, err := target.Parse(clientSpec)
-			if err != nil {
-				return couldNotRun(err)
-			}
-			server, err := target.Parse(serverSpec)
-			if err != nil {
-				return couldNotRun(err)
-			}
-			if cfg.Omit < 0 || cfg.Seconds < 0 || cfg.Parallel < 0 || udpRate < 0 || cfg.Hops < 0 {
-				return couldNotRun(fmt.Errorf("--omit, --time, --parallel, --udp and --hops must not be negative"))
-			}
-			via, err := parseVia(viaSpecs)
-			if err != nil {
-				return couldNotRun(err)
-			}
-			for _, spec := range clientSpecs {
-				t, err := target.Parse(spec)
-				if err != nil {
-					return couldNotRun(fmt.Errorf("--clients: %w", err))
-				}
-				cfg.Clients = append(cfg.Clients, t)
-			}
-			if len(via) > 0 && len(cfg.Clients) > 0 {
-				return couldNotRun(fmt.Errorf("--clients loads one server through one tunnel: it does not go with --via"))
-			}
-			if len(via) > 0 && (noUnderlay || underlay != "") {
-				return couldNotRun(fmt.Errorf("--via measures each hop's own underlay: it does not go with --no-underlay or --underlay-addr"))
-			}
-			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
-			cfg.Client, cfg.Server, cfg.Quick, cfg.UDPMbit = client, server, quick, udpRate
-			cfg.TunnelAddr, cfg.UnderlayAddr = tunnelAddr, underlay
-			if err := cfg.CheckClients(); err != nil {
-				return couldNotRun(err)
-			}
-			if dropReasons {
-				cfg.Drops = drops.ForTarget
-			}
-			if len(via) > 0 {
-				if err := cfg.DiscoverVia(ctx, via); err != nil {
-					return couldNotRun(err)
-				}
-			} else if err := cfg.Discover(ctx, !noUnderlay); err != nil {
-				return couldNotRun(withAddrHint(err))
-			}
 			if w := progressTo(); w != nil {
-				cfg.Progress = w
+				c.Progress = w
 			}
-			if cfg.IperfJSONDir != "" {
-				if err := os.MkdirAll(cfg.IperfJSONDir, 0o755); err != nil {
-					return couldNotRun(fmt.Errorf("--iperf3-json: %v", err))
-				}
-			}
-			rep, err := bench.Measure(ctx, cfg)
+			rep, err := bench.RunCommand(cmd.Context(), c)
 			if err != nil {
 				return couldNotRun(err)
 			}
@@ -134,25 +74,25 @@ Exit codes: 0 no finding, 1 warnings, 2 critical findings, 3 could not run.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&clientSpec, "client", "local", target.FlagHelp("target that runs the iperf3 client"))
-	f.StringVar(&serverSpec, "server", "", "target that runs the iperf3 server (required)")
-	f.StringVar(&tunnelAddr, "tunnel-addr", "", "the server's WireGuard address (default: found from wg show)")
-	f.StringVar(&underlay, "underlay-addr", "", "the server's address under the tunnel (default: the client's peer endpoint)")
-	dropReasonsFlag(f, &dropReasons)
-	f.BoolVar(&noUnderlay, "no-underlay", false, "measure only the tunnel (no ratio)")
-	f.IntVarP(&cfg.Parallel, "parallel", "P", 4, "streams of the parallel runs (1 skips them), and of each client with --clients")
-	f.StringSliceVar(&clientSpecs, "clients", nil, "more clients (target specs, repeatable or comma-separated) that load the server at once with --client after the plan, --parallel streams each")
-	cli.SecondsFlag(f, &cfg.Omit, "omit", 0, "seconds of warm-up left out of each run (default 3, 1 with --quick)")
-	cli.SecondsFlag(f, &cfg.Seconds, "time", 0, "measured seconds per run (default 10, 3 with --quick)")
-	f.BoolVar(&quick, "quick", false, "a shorter plan: single stream only, 1+3 s runs")
-	f.IntVar(&cfg.Samples, "samples", bench.DefaultSamples, "most runs per cell: a cell one run cannot settle (its ratio short of the expectation by less than one standard error) runs again, tunnel and underlay side by side, and is judged by each path's median (1: never repeat)")
-	f.Float64Var(&udpRate, "udp", 0, "also run a UDP control test (loss without TCP) at this rate in Mbit/s, both ways")
-	f.IntVar(&cfg.Hops, "hops", 1, "WireGuard hops between client and server; above 1 the expectation is 50% of the underlay (the worst hop)")
-	viaFlag(f, &viaSpecs)
-	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server bench starts")
-	f.IntVar(&cfg.UnderlayPort, "underlay-port", 0, "port of the underlay runs' iperf3 server: one the far end lets in where only WireGuard's port reaches it (default: --port)")
+	f.StringVar(&c.ClientSpec, "client", "local", target.FlagHelp("target that runs the iperf3 client"))
+	f.StringVar(&c.ServerSpec, "server", "", "target that runs the iperf3 server (required)")
+	f.StringVar(&c.TunnelAddr, "tunnel-addr", "", "the server's WireGuard address (default: found from wg show)")
+	f.StringVar(&c.UnderlayAddr, "underlay-addr", "", "the server's address under the tunnel (default: the client's peer endpoint)")
+	dropReasonsFlag(f, &c.DropReasons)
+	f.BoolVar(&c.NoUnderlay, "no-underlay", false, "measure only the tunnel (no ratio)")
+	f.IntVarP(&c.Parallel, "parallel", "P", 4, "streams of the parallel runs (1 skips them), and of each client with --clients")
+	f.StringSliceVar(&c.ClientSpecs, "clients", nil, "more clients (target specs, repeatable or comma-separated) that load the server at once with --client after the plan, --parallel streams each")
+	cli.SecondsFlag(f, &c.Omit, "omit", 0, "seconds of warm-up left out of each run (default 3, 1 with --quick)")
+	cli.SecondsFlag(f, &c.Seconds, "time", 0, "measured seconds per run (default 10, 3 with --quick)")
+	f.BoolVar(&c.Quick, "quick", false, "a shorter plan: single stream only, 1+3 s runs")
+	f.IntVar(&c.Samples, "samples", bench.DefaultSamples, "most runs per cell: a cell one run cannot settle (its ratio short of the expectation by less than one standard error) runs again, tunnel and underlay side by side, and is judged by each path's median (1: never repeat)")
+	f.Float64Var(&c.UDPMbit, "udp", 0, "also run a UDP control test (loss without TCP) at this rate in Mbit/s, both ways")
+	f.IntVar(&c.Hops, "hops", 1, "WireGuard hops between client and server; above 1 the expectation is 50% of the underlay (the worst hop)")
+	viaFlag(f, &c.Via)
+	f.IntVar(&c.Port, "port", 5299, "port of the iperf3 server bench starts")
+	f.IntVar(&c.UnderlayPort, "underlay-port", 0, "port of the underlay runs' iperf3 server: one the far end lets in where only WireGuard's port reaches it (default: --port)")
 	f.BoolVar(&asJSON, "json", false, "print the report, every interval included, as JSON (rates in Mbit/s and in bits per second, iperf3's unit)")
-	f.StringVar(&cfg.IperfJSONDir, "iperf3-json", "", "also keep each run's iperf3 -J document in this folder (NN-path-direction-Nstreams.json; no link on its path is followed)")
+	f.StringVar(&c.IperfJSONDir, "iperf3-json", "", "also keep each run's iperf3 -J document in this folder (NN-path-direction-Nstreams.json; no link on its path is followed)")
 	addHTMLFlag(cmd, &htmlPath)
 	_ = cmd.MarkFlagRequired("server")
 	return cmd

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/diagnose"
-	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
@@ -17,18 +13,8 @@ import (
 
 func diagnoseCmd() *cobra.Command {
 	var (
-		hosts, files []string
-		asJSON       bool
-		severity     string
-		rateMbit     float64
-		rtt          time.Duration
-		skipFirewall bool
-		inventory    []string
-		limit        string
-		listHostsRun bool
-		htmlPath     string
-		concurrency  int
-		hostTimeout  time.Duration
+		c        diagnose.Command
+		htmlPath string
 	)
 	cmd := &cobra.Command{
 		Use:   "diagnose",
@@ -78,47 +64,19 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
   wgperf diagnose --inventory inventory/ --inventory extra.ini --limit routers --list-hosts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			minSev, err := finding.ParseSeverity(severity)
-			if err != nil {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--severity: %v", err)}
-			}
-			if rateMbit < 0 || rtt < 0 {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--rate and --rtt must not be negative")}
-			}
-			if concurrency < 1 || hostTimeout <= 0 {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--concurrency must be at least 1 and --host-timeout positive")}
-			}
-			if len(inventory) == 0 && (limit != "" || listHostsRun) {
-				inventory = fleet.AnsibleInventory() // an Ansible user's default, where an inventory is needed
-			}
-			if len(hosts) == 0 && len(files) == 0 && len(inventory) == 0 {
-				hosts = []string{"local"}
+			if err := c.Check(); err != nil {
+				return couldNotRun(err)
 			}
 			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
-			opts := diagnose.Options{Check: check.Options{PathRateMbit: rateMbit, PathRTT: rtt},
-				Concurrency: concurrency, HostTimeout: hostTimeout, Limit: limit, Warn: cmd.ErrOrStderr()}
-			if limit != "" && len(inventory) == 0 {
-				return couldNotRun(fmt.Errorf("--limit selects hosts of an --inventory (-i, or ANSIBLE_INVENTORY)"))
+			if c.ListHosts {
+				return fleet.List(ctx, fleet.Listing{Sources: c.Inventory, Limit: c.Options.Limit, Extra: c.Hosts, JSON: c.JSON, Version: version}, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
-			if listHostsRun {
-				if len(inventory) == 0 {
-					return couldNotRun(fmt.Errorf("--list-hosts lists the hosts of an --inventory (-i, or ANSIBLE_INVENTORY)"))
-				}
-				return fleet.List(ctx, fleet.Listing{Sources: inventory, Limit: limit, Extra: hosts, JSON: asJSON, Version: version}, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			}
-			opts.Collect.SkipFirewall = skipFirewall
-			// diagnose collects each host once, in one remote shell: a
-			// connection of its own, closed with the shell, is one ssh
-			// process where a shared one is two and outlives the run.
-			// Restored after: a test runs other commands in this process.
-			defer func(shared bool) { target.SSHMultiplex = shared }(target.SSHMultiplex)
-			target.SSHMultiplex = false
 			if w := progressTo(); w != nil { // a --json document goes to stdout
-				opts.Progress = w
+				c.Options.Progress = w
 			}
 			out := cmd.OutOrStdout()
-			d, fl, err := diagnose.RunCommand(ctx, diagnose.Command{Hosts: hosts, Files: files, Inventory: inventory, Options: opts, MinSeverity: minSev,
-				JSON: asJSON, Color: useColor(out), Version: version}, out)
+			c.Options.Warn, c.Color, c.Version = cmd.ErrOrStderr(), useColor(out), version
+			d, fl, err := diagnose.RunCommand(ctx, c, out)
 			if err != nil {
 				return couldNotRun(err)
 			}
@@ -138,17 +96,17 @@ inventory, no inventory host answered). With --inventory an unreachable host alo
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&hosts, "host", nil, target.FlagHelp("target to collect from")+" (repeatable; default local)")
-	f.StringArrayVar(&files, "from", nil, "snapshot file written by wgperf collect, - for standard input (repeatable)")
-	f.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
+	f.StringArrayVar(&c.Hosts, "host", nil, target.FlagHelp("target to collect from")+" (repeatable; default local)")
+	f.StringArrayVar(&c.Files, "from", nil, "snapshot file written by wgperf collect, - for standard input (repeatable)")
+	f.BoolVar(&c.JSON, "json", false, "print the diagnosis as JSON")
 	addHTMLFlag(cmd, &htmlPath)
-	cli.EnumFlag(f, &severity, "severity", "info", []string{"info", "warning", "critical"}, "show only findings at or above this severity: info, warning, critical")
-	f.Float64Var(&rateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
-	f.DurationVar(&rtt, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product (at most 10s)")
-	f.BoolVar(&skipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack (their checks are skipped)")
-	inventoryFlags(f, &inventory, &limit, inventoryFlagHelp, "diagnose only the inventory's hosts this Ansible pattern selects: "+limitSyntax)
-	f.BoolVar(&listHostsRun, "list-hosts", false, "print the hosts --inventory and --limit select (name and target) and exit, logging into none")
-	f.IntVar(&concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
-	f.DurationVar(&hostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")
+	cli.EnumFlag(f, &c.Severity, "severity", "info", []string{"info", "warning", "critical"}, "show only findings at or above this severity: info, warning, critical")
+	f.Float64Var(&c.Options.Check.PathRateMbit, "rate", check.DefaultPathRateMbit, "path rate in Mbit/s for the bandwidth-delay product TCP buffers must cover")
+	f.DurationVar(&c.Options.Check.PathRTT, "rtt", check.DefaultPathRTT, "path round-trip time for the bandwidth-delay product (at most 10s)")
+	f.BoolVar(&c.Options.Collect.SkipFirewall, "skip-firewall", false, "do not read nftables, iptables or conntrack (their checks are skipped)")
+	inventoryFlags(f, &c.Inventory, &c.Options.Limit, inventoryFlagHelp, "diagnose only the inventory's hosts this Ansible pattern selects: "+limitSyntax)
+	f.BoolVar(&c.ListHosts, "list-hosts", false, "print the hosts --inventory and --limit select (name and target) and exit, logging into none")
+	f.IntVar(&c.Options.Concurrency, "concurrency", fleet.DefaultConcurrency, "collect at most this many hosts at once")
+	f.DurationVar(&c.Options.HostTimeout, "host-timeout", fleet.DefaultHostTimeout, "give up on a host that has not been collected after this long")
 	return cmd
 }

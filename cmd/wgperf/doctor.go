@@ -85,7 +85,7 @@ it cured, when the bench after it is healthy): the status is what remains.`,
 			if cfg.Fix && cfg.Server == nil {
 				return couldNotRun(fmt.Errorf("--fix needs --server: a fix is kept only if the tunnel to the other end measures faster"))
 			}
-			if cfg.Via, err = parseVia(viaSpecs); err != nil {
+			if cfg.Via, err = target.ParseAll(viaSpecs); err != nil {
 				return couldNotRun(err)
 			}
 			if len(cfg.Via) > 0 && cfg.Server == nil {

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"os"
 	"time"
 
@@ -60,31 +58,9 @@ Exit codes: 0 counted, 3 could not run (the line says why).`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			if duration < time.Second || duration > 24*time.Hour {
-				return couldNotRun(errors.New("--duration must be between 1s and 24h"))
-			}
-			s := drops.ForTarget(ctx, host)
-			defer s.Close()
-			if s.Status().Tier == drops.TierNone {
-				return couldNotRun(errors.New(s.Status().Line()))
-			}
-			before, err := s.Snapshot(ctx)
+			res, err := drops.Watch(ctx, host, duration)
 			if err != nil {
 				return couldNotRun(err)
-			}
-			start := time.Now()
-			select {
-			case <-ctx.Done(): // Ctrl-C: print what was counted so far
-			case <-time.After(duration):
-			}
-			after, err := s.Snapshot(context.WithoutCancel(ctx))
-			if err != nil {
-				return couldNotRun(err)
-			}
-			res := drops.Result{Status: s.Status(), Seconds: time.Since(start).Seconds(),
-				Counts: drops.Delta(before, after), Lost: after.Lost - min(after.Lost, before.Lost)}
-			if res.Counts == nil {
-				res.Counts = []drops.Count{}
 			}
 			return writeResult(cmd.OutOrStdout(), document.Drops, res, asJSON)
 		},

@@ -26,7 +26,6 @@ func exporterCmd() *cobra.Command {
 		interval                    time.Duration
 		peerNames                   []string
 		probe                       exporter.ProbeOptions
-		sshPersist                  time.Duration
 		sd                          struct {
 			sources []string
 			limit   string
@@ -125,20 +124,12 @@ the OpenWrt init script.`,
 			if sd.limit != "" && len(sd.sources) == 0 {
 				sd.sources = fleet.AnsibleInventory()
 			}
-			t, err := target.Parse(host)
-			if err != nil {
-				return couldNotRun(err)
-			}
 			// --listen is --web.listen-address's older name; both may be given.
 			addrs := append(append([]string{}, listenAddrs...), listenAlias...)
 			if !cmd.Flags().Changed("web.listen-address") && len(listenAlias) > 0 {
 				addrs = listenAlias
 			}
-			if sshPersist != 0 && sshPersist < time.Second {
-				return couldNotRun(fmt.Errorf("--probe.ssh-persist %s: want 0 (a connection per collection) or 1s or more", sshPersist))
-			}
-			exporterSSH(sshPersist, probe.CacheSize)
-			return exporter.RunCommand(cmd.Context(), exporter.Command{Target: t, Addrs: addrs, SystemdSocket: systemdSocket, TelemetryPath: telemetryPath,
+			return exporter.RunCommand(cmd.Context(), exporter.Command{Host: host, Addrs: addrs, SystemdSocket: systemdSocket, TelemetryPath: telemetryPath,
 				WebConfig: webConfig, Log: logger, Drops: collectDrops, Inventory: sd.sources, Limit: sd.limit, MaxConns: maxConns, Interval: interval,
 				Probe: probe, PeerNames: peerNames, Version: version, ExposedHint: exposedHint})
 		},
@@ -163,30 +154,13 @@ the OpenWrt init script.`,
 	inventoryFlags(f, &sd.sources, &sd.limit, "serve this inventory's hosts at /sd as Prometheus http_sd targets of /probe: "+inventoryFlagHelp,
 		"serve at /sd only the --inventory hosts this Ansible pattern selects: "+limitSyntax)
 	f.IntVar(&probe.Concurrent, "probe.concurrency", exporter.DefaultProbeConcurrent, "most /probe collections working at once (each an ssh connection: about 1.2 MiB beside the exporter); one waiting on a dead or slow router frees its slot after a quarter of its time, and one queued that long runs, in up to 4 times as many waiting slots")
-	f.DurationVar(&sshPersist, "probe.ssh-persist", 0, "keep each ssh target's connection this long after its collection, for the next scrape (one ssh process of about 1.2 MiB per target held, at most --probe.cache-size); 0: one connection per collection, closed when it ends")
+	f.DurationVar(&probe.SSHPersist, "probe.ssh-persist", 0, "keep each ssh target's connection this long after its collection, for the next scrape (one ssh process of about 1.2 MiB per target held, at most --probe.cache-size); 0: one connection per collection, closed when it ends")
 	f.IntVar(&probe.CacheSize, "probe.cache-size", exporter.DefaultProbeCacheSize, "most /probe targets cached; the least recently scraped is dropped first")
 	f.IntVar(&probe.CacheBytes, "probe.cache-bytes", exporter.DefaultProbeCacheBytes, "most bytes of metrics text the /probe cache holds for all its targets; the least recently scraped targets' collections go first, and one older than --probe.cache-ttl at once")
 	f.IntVar(&probe.Limits.Series, "metrics.max-series", exporter.DefaultMaxSeries, "most series one target (--host, or a /probe target) may have; a collection with more fails (wgperf_collect_success 0) rather than filling the exporter's memory")
 	f.IntVar(&probe.Limits.Bytes, "metrics.max-bytes", exporter.DefaultMaxBytes, "most bytes of metrics text one target may render; a collection with more fails")
 	f.IntVar(&maxConns, "web.max-connections", exporter.DefaultMaxConnections, fmt.Sprintf("most connections served at once (more wait until one closes); each client has %s to take its answer", exporter.DefaultWriteTimeout))
 	return cmd
-}
-
-// exporterSSH sets how the exporter's ssh connections live. A collection is
-// one remote shell (target.Shell); with persist 0 it is one ssh connection of
-// its own, closed with the shell, so nothing lingers between scrapes. Longer,
-// each target's connection is shared (ssh's ControlMaster) and outlives its
-// collection by persist, at most held of them at once.
-func exporterSSH(persist time.Duration, held int) {
-	if persist == 0 {
-		target.SSHMultiplex = false
-		return
-	}
-	target.SSHControlPersist = persist
-	target.SSHMaxShared = held
-	if held <= 0 {
-		target.SSHMaxShared = exporter.DefaultProbeCacheSize // as NewProber reads it
-	}
 }
 
 // Where the .deb and .rpm install the monitoring kit (alert rules, scrape

@@ -3,38 +3,29 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/fix"
-	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/verify"
 )
 
-// fixFlags are shared by fix and its subcommands.
-type fixFlags struct {
-	host    string
-	root    string // config root; tests point it at a temporary directory
-	jsonOut bool
-	only    []string
-	from    string
-	apply   bool
-	confirm time.Duration
-	script  bool
-	verify  bool
-	peer    string // --verify: the far end of the tunnel
-	seconds int    // --verify: seconds per iperf3 run
-	html    string // --verify: the HTML report's file
-}
-
 func fixCmd() *cobra.Command {
-	var f fixFlags
+	var c verify.FixCommand
+	// run runs one of fix's subcommands on --host.
+	run := func(cmd *cobra.Command, sub func(fix.Command, context.Context, io.Writer) error) error {
+		t, err := target.Parse(c.HostSpec)
+		if err != nil {
+			return couldNotRun(err)
+		}
+		fc := c.Command
+		fc.Host.T, fc.Version, fc.Progress = t, version, progressLines()
+		return sub(fc, cmd.Context(), cmd.OutOrStdout())
+	}
 	cmd := &cobra.Command{
 		Use:   "fix",
 		Short: "Plan (and with --apply, make) the changes that remedy diagnosed findings, with rollback",
@@ -87,30 +78,34 @@ value); anything else is refused in one line before anything is planned.`,
   wgperf fix --host ssh:root@site-a --apply --verify --server ssh:root@site-b --time 5s
   wgperf fix --host netns:wgl-demo-a --apply --verify --html fix.html`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runFix(cmd, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c.HostGiven, c.Stdin, c.Version, c.Progress = cmd.Flags().Changed("host"), os.Stdin, version, progressLines()
+			c.BenchProgress, c.LabPeer = progressTo(), labPeer
+			return notKeptExit(verify.RunFix(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
 	fl := cmd.PersistentFlags()
-	fl.StringVar(&f.host, "host", "local", target.FlagHelp("target"))
-	fl.StringVar(&f.root, "root", "/", "root of the configuration files on the target (for tests)")
+	fl.StringVar(&c.HostSpec, "host", "local", target.FlagHelp("target"))
+	fl.StringVar(&c.Host.Root, "root", "/", "root of the configuration files on the target (for tests)")
 	_ = fl.MarkHidden("root")
-	fl.BoolVar(&f.jsonOut, "json", false, "print JSON instead of text")
-	cmd.Flags().StringSliceVar(&f.only, "only", nil, "fix only these finding IDs (comma separated)")
-	cmd.Flags().StringVar(&f.from, "from", "", "read findings from a diagnose --json file or a collect snapshot (- for standard input)")
-	cmd.Flags().BoolVar(&f.apply, "apply", false, "make the changes (otherwise only print the plan)")
-	cmd.Flags().DurationVar(&f.confirm, "confirm", 0, "with --apply: roll back unless 'wgperf fix confirm' runs within this time (e.g. 60s)")
-	cmd.Flags().BoolVar(&f.script, "print-script", false, "print the plan as a POSIX shell script (rollback in comments)")
-	cmd.Flags().BoolVar(&f.verify, "verify", false, "with --apply: measure before and after, keep the changes only if throughput improved")
-	cmd.Flags().StringVar(&f.peer, "server", "", "with --verify: the far end of the tunnel, where iperf3 runs as the server (default in a wgperf lab: the other site)")
+	fl.BoolVar(&c.JSON, "json", false, "print JSON instead of text")
+	cmd.Flags().StringSliceVar(&c.Only, "only", nil, "fix only these finding IDs (comma separated)")
+	cmd.Flags().StringVar(&c.From, "from", "", "read findings from a diagnose --json file or a collect snapshot (- for standard input)")
+	cmd.Flags().BoolVar(&c.Apply, "apply", false, "make the changes (otherwise only print the plan)")
+	cmd.Flags().DurationVar(&c.Confirm, "confirm", 0, "with --apply: roll back unless 'wgperf fix confirm' runs within this time (e.g. 60s)")
+	cmd.Flags().BoolVar(&c.Script, "print-script", false, "print the plan as a POSIX shell script (rollback in comments)")
+	cmd.Flags().BoolVar(&c.Measure, "verify", false, "with --apply: measure before and after, keep the changes only if throughput improved")
+	cmd.Flags().StringVar(&c.Peer, "server", "", "with --verify: the far end of the tunnel, where iperf3 runs as the server (default in a wgperf lab: the other site)")
 	cli.AliasFlag(cmd.Flags(), "peer", "server")
-	cli.RunSecondsFlag(cmd.Flags(), &f.seconds, "time", 3, "with --verify: seconds per iperf3 run")
-	cmd.Flags().StringVar(&f.html, "html", "", "with --verify: also write a self-contained HTML report of the change and its measurements to this file")
+	cli.RunSecondsFlag(cmd.Flags(), &c.Seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	cmd.Flags().StringVar(&c.HTML, "html", "", "with --verify: also write a self-contained HTML report of the change and its measurements to this file")
 
 	cmd.AddCommand(&cobra.Command{
 		Use:   "confirm",
 		Short: "Keep the changes of a fix applied with --confirm",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return f.run(cmd, fix.Command.RunConfirm)
+			return run(cmd, fix.Command.RunConfirm)
 		},
 	})
 	var unconfirmed bool
@@ -130,9 +125,9 @@ deadline. With none, it does nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if unconfirmed {
-				return f.run(cmd, fix.Command.RunRollbackUnconfirmed)
+				return run(cmd, fix.Command.RunRollbackUnconfirmed)
 			}
-			return f.run(cmd, fix.Command.RunRollback)
+			return run(cmd, fix.Command.RunRollback)
 		},
 	}
 	rollbackCmd.Flags().BoolVar(&unconfirmed, "unconfirmed", false, "roll back every fix applied with --confirm and never confirmed (run at boot)")
@@ -141,100 +136,17 @@ deadline. With none, it does nothing.`,
 	return cmd
 }
 
-// run runs one of fix's subcommands on --host.
-func (f *fixFlags) run(cmd *cobra.Command, sub func(fix.Command, context.Context, io.Writer) error) error {
-	c := f.command()
-	var err error
-	if c.Host.T, err = target.Parse(f.host); err != nil {
-		return couldNotRun(err)
-	}
-	return sub(c, cmd.Context(), cmd.OutOrStdout())
-}
-
-func runFix(cmd *cobra.Command, f *fixFlags) error {
-	if f.confirm > 0 && !f.apply {
-		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--confirm needs --apply")}
-	}
-	if f.verify && !f.apply {
-		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--verify needs --apply (it measures before and after the change)")}
-	}
-	if f.html != "" && !f.verify {
-		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--html needs --apply --verify (it reports the measurements before and after the change)")}
-	}
-	if f.script && f.apply {
-		return &ExitError{Code: exitFailed, Err: fmt.Errorf("--print-script prints the plan for applying by hand; it does not go with --apply")}
-	}
-	// A file names hosts, but wgperf connects to (and changes) only a host
-	// named on the command line.
-	if f.from != "" && f.apply && !cmd.Flags().Changed("host") {
-		return couldNotRun(fmt.Errorf("--apply with --from needs --host: wgperf changes only a host named on the command line, never one named inside %s", f.from))
-	}
-	c := f.command()
-	var err error
-	if f.from != "" {
-		if c.FromFindings, err = fix.ReadFrom(f.from, os.Stdin); err != nil {
-			return couldNotRun(err)
-		}
-	}
-	if c.Host.T, err = target.Parse(f.host); err != nil {
-		return couldNotRun(err)
-	}
-	rec := &verify.Record{}
-	if f.verify {
-		// Before any work: without a far end there is nothing to measure against.
-		vc := verify.Config{Host: c.Host.T, Seconds: f.seconds, Record: rec}
-		if vc.Peer, err = verifyPeer(c.Host.T, f.peer); err != nil {
-			return couldNotRun(err)
-		}
-		if w := progressTo(); w != nil {
-			vc.Progress = w
-		}
-		c.Verify = vc.Fix(c.Progress)
-	}
-	res, err := fix.RunCommand(cmd.Context(), c, cmd.OutOrStdout())
+// notKeptExit is fix's exit for a verified change that was rolled back: a
+// warning.
+func notKeptExit(err error) error {
 	if errors.Is(err, fix.ErrNotKept) {
-		err = &ExitError{Code: exitWarning}
-	}
-	if res != nil && res.Journal != nil && f.html != "" {
-		// Also when the change was rolled back or failed: the page says what was tried and measured.
-		j := res.Journal
-		herr := report.WriteFile(f.html, report.FromFix(j, j.Fixed(res.Findings), rec.Benches, rec.MTU))
-		if herr != nil && err == nil {
-			return herr
-		}
-		if herr != nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "wgperf:", herr)
-		}
+		return &ExitError{Code: exitWarning}
 	}
 	return err
 }
 
-// command is the fix.Command the flags ask for (its host not yet parsed).
-func (f *fixFlags) command() fix.Command {
-	return fix.Command{Host: fix.Host{Root: f.root}, From: f.from, Only: f.only, Apply: f.apply, Confirm: f.confirm, Script: f.script,
-		JSON: f.jsonOut, Version: version, Progress: progressLines()}
-}
-
-// verifyPeer is where --verify measures to: --server when given, else, for a
-// node of a wgperf lab, the node at the other end of its tunnel.
-func verifyPeer(host target.Target, spec string) (target.Target, error) {
-	if spec != "" {
-		return target.Parse(spec)
-	}
-	if peer, ok := labPeer(host); ok {
-		return peer, nil
-	}
-	return nil, fmt.Errorf("--verify needs --server: the far end of the tunnel on %s, where iperf3 runs as the server (e.g. --server ssh:root@site-b)", host)
-}
-
 func ecmpCmd() *cobra.Command {
-	var (
-		host, root, iface, server, addr string
-		tunnels, seconds, streams       int
-		networks                        []string
-		apply, measure, asJSON          bool
-		confirm                         time.Duration
-	)
+	var c verify.ECMPCommand
 	cmd := &cobra.Command{
 		Use:   "ecmp",
 		Short: "Plan and apply N tunnels between the same two sites with a multipath route over them",
@@ -267,60 +179,24 @@ both sites. Private keys are never printed.`,
   wgperf fix ecmp --host netns:wgl-demo-a --tunnels 2 --apply --verify`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if measure && !apply {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--verify needs --apply (it measures before and after building the tunnels)")}
-			}
-			if confirm > 0 && !apply {
-				return &ExitError{Code: exitFailed, Err: fmt.Errorf("--confirm needs --apply")}
-			}
-			t, err := target.Parse(host)
-			if err != nil {
-				return couldNotRun(err)
-			}
-			lab := labECMP(t)
-			if server == "" && lab.Peer != nil {
-				server = lab.Peer.String()
-			}
-			if !cmd.Flags().Changed("interface") && lab.Interface != "" && server != "" {
-				iface = lab.Interface
-			}
-			if addr == "" {
-				addr = lab.Addr
-			}
-			if measure && server != "" && addr == "" {
-				return couldNotRun(fmt.Errorf("--verify needs --tunnel-addr: an address in a network the tunnels carry, where the server answers (the streams must take the multipath route)"))
-			}
-			if streams == 0 {
-				streams = min(8*tunnels, 128)
-			}
-			c := fix.ECMPCommand{Host: fix.Host{T: t, Root: root, WGUserspace: lab.Userspace}, Server: server, Interface: iface, Tunnels: tunnels,
-				Networks: networks, Apply: apply, Confirm: confirm, JSON: asJSON, Version: version, Progress: progressLines()}
-			if measure {
-				c.Verify = func(near, far target.Target) fix.Measure {
-					p := verify.Parallel{Client: near, Server: far, Addr: addr, Streams: streams, Seconds: seconds}
-					return verify.NewParallel(p, progressTo())
-				}
-			}
-			err = fix.RunECMPCommand(cmd.Context(), c, cmd.OutOrStdout())
-			if errors.Is(err, fix.ErrNotKept) {
-				return &ExitError{Code: exitWarning}
-			}
-			return err
+			c.InterfaceGiven, c.Version, c.Progress = cmd.Flags().Changed("interface"), version, progressLines()
+			c.BenchProgress, c.Lab = progressTo(), labECMP
+			return notKeptExit(verify.RunECMP(cmd.Context(), c, cmd.OutOrStdout()))
 		},
 	}
-	cmd.Flags().StringVar(&host, "host", "local", target.FlagHelp("target"))
-	cmd.Flags().StringVar(&server, "server", "", "the other end of the tunnel: plan (and with --apply make) the change on both ends (default in a wgperf lab: the other site)")
-	cmd.Flags().StringVar(&root, "root", "/", "root of the configuration files on the target (for tests)")
+	cmd.Flags().StringVar(&c.HostSpec, "host", "local", target.FlagHelp("target"))
+	cmd.Flags().StringVar(&c.Server, "server", "", "the other end of the tunnel: plan (and with --apply make) the change on both ends (default in a wgperf lab: the other site)")
+	cmd.Flags().StringVar(&c.Host.Root, "root", "/", "root of the configuration files on the target (for tests)")
 	_ = cmd.Flags().MarkHidden("root")
-	cmd.Flags().StringVar(&iface, "interface", "wg0", "the existing tunnel to multiply (default wg0; in a wgperf lab, the site's)")
-	cli.IntFlag(cmd.Flags(), &tunnels, "tunnels", 2, 2, 16, "number of tunnels (2..16)")
-	cmd.Flags().StringSliceVar(&networks, "network", nil, "without --server: remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
-	cmd.Flags().BoolVar(&apply, "apply", false, "make the change on both ends (needs --server, or a wgperf lab)")
-	cmd.Flags().DurationVar(&confirm, "confirm", 0, "with --apply: roll both ends back unless 'wgperf fix confirm' runs on each within this time (e.g. 60s)")
-	cmd.Flags().BoolVar(&measure, "verify", false, "with --apply: measure parallel-stream throughput before and after, keep the change only if it went up")
-	cmd.Flags().StringVar(&addr, "tunnel-addr", "", "with --verify: where the streams go, an address in a network the tunnels carry (default in a wgperf lab: site B's)")
-	cli.RunSecondsFlag(cmd.Flags(), &seconds, "time", 3, "with --verify: seconds per iperf3 run")
-	cmd.Flags().IntVar(&streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "with --server: print the plans (and journals) as JSON")
+	cmd.Flags().StringVar(&c.Interface, "interface", "wg0", "the existing tunnel to multiply (default wg0; in a wgperf lab, the site's)")
+	cli.IntFlag(cmd.Flags(), &c.Tunnels, "tunnels", 2, 2, 16, "number of tunnels (2..16)")
+	cmd.Flags().StringSliceVar(&c.Networks, "network", nil, "without --server: remote networks to spread (default: the peer's AllowedIPs outside the tunnel subnet)")
+	cmd.Flags().BoolVar(&c.Apply, "apply", false, "make the change on both ends (needs --server, or a wgperf lab)")
+	cmd.Flags().DurationVar(&c.Confirm, "confirm", 0, "with --apply: roll both ends back unless 'wgperf fix confirm' runs on each within this time (e.g. 60s)")
+	cmd.Flags().BoolVar(&c.Measure, "verify", false, "with --apply: measure parallel-stream throughput before and after, keep the change only if it went up")
+	cmd.Flags().StringVar(&c.Addr, "tunnel-addr", "", "with --verify: where the streams go, an address in a network the tunnels carry (default in a wgperf lab: site B's)")
+	cli.RunSecondsFlag(cmd.Flags(), &c.Seconds, "time", 3, "with --verify: seconds per iperf3 run")
+	cmd.Flags().IntVar(&c.Streams, "streams", 0, "with --verify: parallel TCP streams (default 8 per tunnel, so hashing leaves no tunnel idle)")
+	cmd.Flags().BoolVar(&c.JSON, "json", false, "with --server: print the plans (and journals) as JSON")
 	return cmd
 }

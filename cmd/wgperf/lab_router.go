@@ -10,6 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/report"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/verify"
 )
 
 // buildFlavor names this build in "wgperf version".
@@ -37,12 +38,4 @@ func labRunReport(*document.Doc) (report.Document, error) {
 func labPeer(target.Target) (target.Target, bool) { return nil, false }
 
 // labECMP: the router build has no lab, so "fix ecmp" names its --server.
-func labECMP(target.Target) ecmpSite { return ecmpSite{} }
-
-// ecmpSite stands for lab.ECMPSite, always zero here.
-type ecmpSite struct {
-	Peer      target.Target
-	Interface string
-	Addr      string
-	Userspace func(dev string) string
-}
+func labECMP(target.Target) verify.ECMPSite { return verify.ECMPSite{} }

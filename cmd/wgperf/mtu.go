@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/cli"
@@ -14,10 +12,9 @@ import (
 
 func mtuCmd() *cobra.Command {
 	var (
-		clientSpec, serverSpec string
-		cfg                    mtu.Config
-		asJSON, capture        bool
-		htmlPath               string
+		c        mtu.Command
+		asJSON   bool
+		htmlPath string
 	)
 	cmd := &cobra.Command{
 		Use:   "mtu",
@@ -45,70 +42,35 @@ found, 3 could not run.`,
   wgperf mtu --client netns:wgl-demo-a --server netns:wgl-demo-b --capture`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			client, err := target.Parse(clientSpec)
-			if err != nil {
-				return couldNotRun(err)
-			}
-			cfg.Client = client
-			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
-			if serverSpec != "" {
-				server, err := target.Parse(serverSpec)
-				if err != nil {
-					return couldNotRun(err)
-				}
-				cfg.Server = server
-				if err := cfg.Discover(ctx); err != nil {
-					return couldNotRun(withAddrHint(err))
-				}
-			}
-			if capture && htmlPath != "" {
-				return couldNotRun(fmt.Errorf("--html is not available with --capture: use --json"))
-			}
-			if capture && cfg.Server == nil {
-				return couldNotRun(fmt.Errorf("--capture needs --server: tcpdump runs on both ends and iperf3 answers there"))
-			}
-			if cfg.Addr == "" {
-				return couldNotRun(fmt.Errorf("give --server (to find its endpoint address) or --addr"))
-			}
-			if capture {
-				cc := mtu.CaptureConfig{Client: cfg.Client, Server: cfg.Server, Addr: cfg.Addr, ClientInterface: cfg.ClientInterface, Port: cfg.Port}
-				if w := progressTo(); w != nil {
-					cc.Progress = w
-				}
-				res, err := mtu.Capture(ctx, cc)
-				if err != nil {
-					return couldNotRun(err)
-				}
-				if err := writeResult(cmd.OutOrStdout(), document.MTUCapture, res, asJSON); err != nil {
-					return couldNotRun(err)
-				}
-				return findingsExit(res.Findings)
-			}
-			if cfg.Min < 0 || cfg.Max < 0 || (cfg.Max > 0 && cfg.Min > cfg.Max) {
-				return couldNotRun(fmt.Errorf("--min and --max must be positive, with --min <= --max"))
-			}
+			c.HTML = htmlPath != ""
 			if w := progressTo(); w != nil {
-				cfg.Progress = w
+				c.Progress = w
 			}
-			res, err := mtu.Run(ctx, cfg)
-			if err != nil {
+			res, captured, err := mtu.RunCommand(cmd.Context(), c)
+			switch {
+			case err != nil:
 				return couldNotRun(err)
+			case captured != nil:
+				if err := writeResult(cmd.OutOrStdout(), document.MTUCapture, captured, asJSON); err != nil {
+					return couldNotRun(err)
+				}
+				return findingsExit(captured.Findings)
 			}
 			return printResult(cmd.OutOrStdout(), document.MTU, res, asJSON, htmlPath, func() report.Document { return report.FromMTU(res) }, res.Findings)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&clientSpec, "client", "local", target.FlagHelp("target the probes start from"))
-	f.StringVar(&serverSpec, "server", "", "the far end (its endpoint and tunnel addresses are found from WireGuard)")
-	f.StringVar(&cfg.Addr, "underlay-addr", "", "underlay address to probe (default: the client's peer endpoint on --server)")
+	f.StringVar(&c.ClientSpec, "client", "local", target.FlagHelp("target the probes start from"))
+	f.StringVar(&c.ServerSpec, "server", "", "the far end (its endpoint and tunnel addresses are found from WireGuard)")
+	f.StringVar(&c.Addr, "underlay-addr", "", "underlay address to probe (default: the client's peer endpoint on --server)")
 	cli.AliasFlag(f, "addr", "underlay-addr")
-	f.StringVar(&cfg.TunnelAddr, "tunnel-addr", "", "the server's tunnel address for MSS stepping")
-	f.IntVar(&cfg.Min, "min", 0, "smallest path MTU to consider (default 576, IPv6 1280)")
-	f.IntVar(&cfg.Max, "max", 0, "largest path MTU to consider (default: the client's interface MTU towards --addr)")
-	f.IntVar(&cfg.Retries, "retries", 1, "re-probes of the boundary, against lost probes")
-	f.BoolVar(&cfg.MSSStep, "mss-step", false, "step the TCP MSS through the tunnel even if DF probes work (needs --server and iperf3)")
-	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server for MSS stepping")
-	f.BoolVar(&capture, "capture", false, "read the negotiated MSS from tcpdump on both ends instead of DF probes (needs --server and tcpdump)")
+	f.StringVar(&c.TunnelAddr, "tunnel-addr", "", "the server's tunnel address for MSS stepping")
+	f.IntVar(&c.Min, "min", 0, "smallest path MTU to consider (default 576, IPv6 1280)")
+	f.IntVar(&c.Max, "max", 0, "largest path MTU to consider (default: the client's interface MTU towards --addr)")
+	f.IntVar(&c.Retries, "retries", 1, "re-probes of the boundary, against lost probes")
+	f.BoolVar(&c.MSSStep, "mss-step", false, "step the TCP MSS through the tunnel even if DF probes work (needs --server and iperf3)")
+	f.IntVar(&c.Port, "port", 5299, "port of the iperf3 server for MSS stepping")
+	f.BoolVar(&c.Capture, "capture", false, "read the negotiated MSS from tcpdump on both ends instead of DF probes (needs --server and tcpdump)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	addHTMLFlag(cmd, &htmlPath)
 	return cmd

@@ -17,7 +17,6 @@ import (
 	"github.com/wgperf/wgperf/internal/exporter"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
-	"github.com/wgperf/wgperf/internal/target"
 )
 
 // TestPrometheusSplitsFleetAcrossExporters proves the README's split of a
@@ -31,8 +30,6 @@ import (
 func TestPrometheusSplitsFleetAcrossExporters(t *testing.T) {
 	prom := prometheusBinary(t)
 	f := labtest.Fleet(t, lab.FleetConfig{Name: "flsplit", Count: 8})
-	oldMux := target.SSHMultiplex
-	t.Cleanup(func() { target.SSHMultiplex = oldMux })
 	dir, err := os.MkdirTemp("", "wgperf-prometheus-")
 	if err != nil {
 		t.Fatal(err)
@@ -51,8 +48,7 @@ func TestPrometheusSplitsFleetAcrossExporters(t *testing.T) {
 		addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 		addrs = append(addrs, addr)
 		probe := exporter.ProbeOptions{Allow: []string{"ssh:root@10.200.0.0/16"}, CacheSize: exporter.DefaultProbeCacheSize}
-		exporterSSH(0, probe.CacheSize)
-		c := exporter.Command{Target: target.Local(), Addrs: []string{addr}, TelemetryPath: "/metrics", Log: log,
+		c := exporter.Command{Host: "local", Addrs: []string{addr}, TelemetryPath: "/metrics", Log: log,
 			MaxConns: exporter.DefaultMaxConnections, Inventory: []string{f.Inventory}, Interval: time.Hour, Probe: probe}
 		go func() { done <- exporter.RunCommand(ctx, c) }()
 	}

@@ -1,23 +1,19 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/report"
-	"github.com/wgperf/wgperf/internal/target"
 )
 
 func shapeSweepCmd() *cobra.Command {
 	var (
-		clientSpec, serverSpec string
-		cfg                    shaping.Config
-		asJSON                 bool
-		htmlPath, prefer       string
+		c        shaping.Command
+		asJSON   bool
+		htmlPath string
 	)
 	cmd := &cobra.Command{
 		Use:   "shape-sweep",
@@ -43,34 +39,10 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
   wgperf shape-sweep --client ssh:root@vps --server ssh:nas --html sweep.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			client, err := target.Parse(clientSpec)
-			if err != nil {
-				return couldNotRun(err)
-			}
-			server, err := target.Parse(serverSpec)
-			if err != nil {
-				return couldNotRun(err)
-			}
-			if cfg.Seconds < shaping.FullHoldSeconds && !cfg.Short {
-				return couldNotRun(fmt.Errorf("--time %d is shorter than %d s: add --short to accept that a cap which collapses less often may pass as steady", cfg.Seconds, shaping.FullHoldSeconds))
-			}
-			if cfg.Prefer, err = shaping.ParsePrefer(prefer); err != nil {
-				return couldNotRun(err)
-			}
-			for _, c := range cfg.Caps {
-				if c <= 0 {
-					return couldNotRun(fmt.Errorf("--caps: %d is not a positive rate in Mbit/s", c))
-				}
-			}
-			ctx := cmd.Context() // cancelled by SIGINT and SIGTERM (run)
-			cfg.Client, cfg.Server = client, server
-			if err := cfg.Discover(ctx); err != nil {
-				return couldNotRun(withAddrHint(err))
-			}
 			if w := progressTo(); w != nil {
-				cfg.Progress = w
+				c.Progress = w
 			}
-			res, err := shaping.Run(ctx, cfg)
+			res, err := shaping.RunCommand(cmd.Context(), c)
 			if err != nil {
 				return couldNotRun(err)
 			}
@@ -78,18 +50,18 @@ Exit codes: 0 no cap needed, 1 a cap is recommended, 3 could not run.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&clientSpec, "client", "local", "the sender, whose tunnel interface is capped")
-	f.StringVar(&serverSpec, "server", "", "the receiver (required)")
-	f.IntSliceVar(&cfg.Caps, "caps", []int{}, "rate caps to try, Mbit/s; none: 90, 80 and 70% of the level the uncapped run climbed to")
-	f.StringVar(&cfg.TunnelAddr, "tunnel-addr", "", "the server's tunnel address (default: found from wg show)")
-	f.StringVar(&cfg.Device, "interface", "", "the client's WireGuard interface to cap (default: found from wg show)")
+	f.StringVar(&c.ClientSpec, "client", "local", "the sender, whose tunnel interface is capped")
+	f.StringVar(&c.ServerSpec, "server", "", "the receiver (required)")
+	f.IntSliceVar(&c.Caps, "caps", []int{}, "rate caps to try, Mbit/s; none: 90, 80 and 70% of the level the uncapped run climbed to")
+	f.StringVar(&c.TunnelAddr, "tunnel-addr", "", "the server's tunnel address (default: found from wg show)")
+	f.StringVar(&c.Device, "interface", "", "the client's WireGuard interface to cap (default: found from wg show)")
 	cli.AliasFlag(f, "dev", "interface")
-	cli.SecondsFlag(f, &cfg.Seconds, "time", shaping.FullHoldSeconds, "measured seconds of the uncapped run and the least each cap is held (below 60 only with --short)")
-	f.BoolVar(&cfg.Short, "short", false, "hold each cap for two of the uncapped run's collapse cycles (at least --time) instead of 60 s or three: a cap that collapses less often may pass as steady")
-	cli.EnumFlag(f, &prefer, "prefer", string(shaping.PreferSteady), []string{string(shaping.PreferSteady), string(shaping.PreferMean)},
+	cli.SecondsFlag(f, &c.Seconds, "time", shaping.FullHoldSeconds, "measured seconds of the uncapped run and the least each cap is held (below 60 only with --short)")
+	f.BoolVar(&c.Short, "short", false, "hold each cap for two of the uncapped run's collapse cycles (at least --time) instead of 60 s or three: a cap that collapses less often may pass as steady")
+	cli.EnumFlag(f, &c.PreferName, "prefer", string(shaping.PreferSteady), []string{string(shaping.PreferSteady), string(shaping.PreferMean)},
 		"when the steadiest cap is slower than the uncapped mean: steady (recommend it, a trade-off) or mean (no cap)")
-	cli.SecondsFlag(f, &cfg.Omit, "omit", 3, "warm-up seconds left out of each run")
-	f.IntVar(&cfg.Port, "port", 5299, "port of the iperf3 server")
+	cli.SecondsFlag(f, &c.Omit, "omit", 3, "warm-up seconds left out of each run")
+	f.IntVar(&c.Port, "port", 5299, "port of the iperf3 server")
 	f.BoolVar(&asJSON, "json", false, "print the sweep, every interval included, as JSON")
 	addHTMLFlag(cmd, &htmlPath)
 	_ = cmd.MarkFlagRequired("server")

@@ -10,16 +10,3 @@ import (
 func viaFlag(f *pflag.FlagSet, specs *[]string) {
 	f.StringArrayVar(specs, "via", nil, target.FlagHelp("a hub between the two ends (repeatable, client side first: a road-warrior hub, a multi-hop path); each hop's own underlay is measured, iperf3 between its ends, and the tunnel judged against the slowest; the hub's CPU is sampled during the tunnel runs"))
 }
-
-// parseVia parses --via's target specs.
-func parseVia(specs []string) ([]target.Target, error) {
-	var out []target.Target
-	for _, s := range specs {
-		t, err := target.Parse(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}

@@ -39,6 +39,8 @@ type Options struct {
 	// Warn, when set, receives the inventory's one warning line (variables
 	// wgperf ignores).
 	Warn io.Writer
+	// SSH is how the hosts' ssh targets connect (target.HostSSH.Conns).
+	SSH target.SSHConns
 }
 
 // Run diagnoses the hosts (target specs) and snapshot files together. Any host
@@ -165,7 +167,7 @@ func (f Fleet) WriteText(w io.Writer, o TextOptions) error {
 }
 
 func (o Options) fleet() fleet.Options {
-	return fleet.Options{Concurrency: o.Concurrency, HostTimeout: o.HostTimeout, Collect: o.Collect, Progress: o.Progress}
+	return fleet.Options{Concurrency: o.Concurrency, HostTimeout: o.HostTimeout, Collect: o.Collect, Progress: o.Progress, SSH: o.SSH}
 }
 
 func readFiles(files []string) ([]*facts.Snapshot, error) {

@@ -37,10 +37,6 @@ func BenchmarkDiagnoseFleet(b *testing.B) {
 			concurrents = append(concurrents, c)
 		}
 	}
-	// As the diagnose command does: each host one connection of its own.
-	oldMux := target.SSHMultiplex
-	target.SSHMultiplex = false
-	defer func() { target.SSHMultiplex = oldMux }()
 	for _, conc := range concurrents {
 		b.Run("concurrency-"+strconv.Itoa(conc), func(b *testing.B) {
 			var fl *Fleet
@@ -50,7 +46,8 @@ func BenchmarkDiagnoseFleet(b *testing.B) {
 				target.CloseAll() // each run connects anew, as a cron job's would
 				start := time.Now()
 				var err error
-				fl, err = RunInventory(context.Background(), []string{f.Inventory}, nil, nil, Options{Concurrency: conc, HostTimeout: 30 * time.Second, Limit: "fleet"})
+				fl, err = RunInventory(context.Background(), []string{f.Inventory}, nil, nil, Options{Concurrency: conc, HostTimeout: 30 * time.Second, Limit: "fleet",
+					SSH: target.SSHConns{Own: true}}) // as the diagnose command does
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -19,7 +19,7 @@ import (
 // Command is "wgperf exporter": the host it watches, how often, and how and
 // where it serves.
 type Command struct {
-	Target        target.Target
+	Host          string // target spec to watch (--host)
 	Interval      time.Duration
 	Addrs         []string
 	SystemdSocket bool
@@ -41,10 +41,15 @@ type Command struct {
 
 // check refuses nonsense options with one line naming the flag.
 func (c *Command) check() error {
+	if _, err := target.ParseSpec(c.Host); err != nil {
+		return err // --host first, where the command always checked it
+	}
 	p := c.Probe
 	switch {
 	case p.MaxPeers < 0:
 		return fmt.Errorf("--collector.peers.max %d: want 0 (every peer) or more", p.MaxPeers)
+	case p.SSHPersist != 0 && p.SSHPersist < time.Second:
+		return fmt.Errorf("--probe.ssh-persist %s: want 0 (a connection per collection) or 1s or more", p.SSHPersist)
 	case c.Interval < time.Second:
 		return fmt.Errorf("--interval %s: want at least 1s", c.Interval)
 	case !strings.HasPrefix(c.TelemetryPath, "/") || c.TelemetryPath == "/probe" || c.TelemetryPath == SDPath || c.TelemetryPath == "/":
@@ -132,7 +137,15 @@ func RunCommand(ctx context.Context, c Command) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	log, t, interval, probe := c.Log, c.Target, c.Interval, c.Probe
+	log, interval, probe := c.Log, c.Interval, c.Probe
+	probe.Logf = log.Errors("/probe collecting failed")
+	prober := NewProber(probe)
+	defer prober.Close()
+	// --host's connections live as the /probe targets' do.
+	t, err := target.ParseWith(c.Host, target.HostSSH{Conns: prober.ssh})
+	if err != nil {
+		return err
+	}
 	opts := Options{Interval: interval, Logf: log.Errors("collecting failed"), Names: probe.Names, MaxPeers: probe.MaxPeers, Version: c.Version, Limits: probe.Limits}
 	if c.Drops {
 		opts.Drops = drops.ForTarget(ctx, t)
@@ -142,8 +155,6 @@ func RunCommand(ctx context.Context, c Command) error {
 		}
 	}
 	e := New(t, opts)
-	probe.Logf = log.Errors("/probe collecting failed")
-	prober := NewProber(probe)
 	discovery, err := c.discovery(ctx, prober)
 	if err != nil {
 		return err

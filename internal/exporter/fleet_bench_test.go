@@ -249,14 +249,9 @@ func BenchmarkProbeFleet(b *testing.B) {
 	}
 	for _, mode := range modes {
 		b.Run(mode.name, func(b *testing.B) {
-			oldMux, oldPersist, oldMax := target.SSHMultiplex, target.SSHControlPersist, target.SSHMaxShared
-			target.SSHMultiplex = mode.persist > 0
-			target.SSHControlPersist, target.SSHMaxShared = mode.persist, len(f.Specs)
-			defer func() {
-				target.CloseAll()
-				target.SSHMultiplex, target.SSHControlPersist, target.SSHMaxShared = oldMux, oldPersist, oldMax
-			}()
-			p := NewProber(ProbeOptions{Allow: []string{"ssh:root@10.200.0.0/16"}, CacheTTL: time.Millisecond, Concurrent: mode.concurrent})
+			p := NewProber(ProbeOptions{Allow: []string{"ssh:root@10.200.0.0/16"}, CacheTTL: time.Millisecond, Concurrent: mode.concurrent,
+				SSHPersist: mode.persist, CacheSize: len(f.Specs)})
+			defer p.Close()
 			base := testServer(b, &Site{Prober: p})
 			var st fleetRoundStats
 			for b.Loop() {

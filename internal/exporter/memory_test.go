@@ -17,10 +17,10 @@ import (
 // scrapes; the exporter's heap stays within what the unit allows.
 func TestHostileTargetsCostTheirScrapeNotTheProcess(t *testing.T) {
 	// "ssh" here is a host that answers every command with 40 MiB.
-	oldCmd, oldMux := target.SSHCommand, target.SSHMultiplex
+	// (The Prober gives each collection a connection of its own: no master.)
+	oldCmd := target.SSHCommand
 	target.SSHCommand = []string{"sh", "-c", "head -c 41943040 /dev/zero | tr '\\0' x", "hostile-ssh"}
-	target.SSHMultiplex = false
-	defer func() { target.SSHCommand, target.SSHMultiplex = oldCmd, oldMux }()
+	defer func() { target.SSHCommand = oldCmd }()
 
 	// As the unit runs it (GOMEMLIMIT).
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(unitMemoryLimit(t)))

@@ -59,6 +59,13 @@ type ProbeOptions struct {
 	// unreachable router gives its slot up after a quarter of its time, to
 	// one of WaitingFactor×Concurrent slots for waiting ones (probe_slots.go).
 	Concurrent int
+	// SSHPersist keeps each ssh target's connection this long after its
+	// collection, for the next scrape, at most CacheSize of them at once
+	// (the least recently used ends first). 0: each collection is one ssh
+	// connection of its own, closed with its remote shell, so nothing
+	// lingers between scrapes. Otherwise at least a second (ssh's
+	// ControlPersist counts seconds, and 0 there would mean forever).
+	SSHPersist time.Duration
 	// Checks, Names, MaxPeers, Logf and Now as in Options.
 	Checks   check.Options
 	Names    PeerNames
@@ -75,7 +82,10 @@ type ProbeOptions struct {
 type Prober struct {
 	opts  ProbeOptions
 	rules []allowRule
-	sem   chan struct{} // working collections
+	// ssh is how the targets' ssh connections live (SSHPersist); its pool,
+	// if any, is the Prober's own, ended by Close.
+	ssh target.SSHConns
+	sem chan struct{} // working collections
 	// waitSem holds collections that outlived a quarter of their time.
 	waitSem chan struct{}
 
@@ -139,7 +149,11 @@ func NewProber(opts ProbeOptions) *Prober {
 		opts.Now = time.Now
 	}
 	p := &Prober{opts: opts, sem: make(chan struct{}, opts.Concurrent),
-		waitSem: make(chan struct{}, WaitingFactor*opts.Concurrent), entries: map[string]*list.Element{}, lru: list.New()}
+		waitSem: make(chan struct{}, WaitingFactor*opts.Concurrent), entries: map[string]*list.Element{}, lru: list.New(),
+		ssh: target.SSHConns{Own: true}}
+	if opts.SSHPersist > 0 {
+		p.ssh = target.SSHConns{Pool: target.NewSSHPool(opts.SSHPersist, opts.CacheSize)}
+	}
 	for _, pattern := range opts.Allow {
 		if r, err := parseAllow(pattern); err == nil { // CheckAllow refused the others at start
 			p.rules = append(p.rules, r)
@@ -149,6 +163,14 @@ func NewProber(opts ProbeOptions) *Prober {
 		return collectRound(ctx, t, timeout, opts.Now, opts.Checks, pl, opts.Limits)
 	}
 	return p
+}
+
+// Close ends the ssh connections the Prober holds for the next scrape
+// (SSHPersist); a later scrape opens them anew.
+func (p *Prober) Close() {
+	if p.ssh.Pool != nil {
+		p.ssh.Pool.Close()
+	}
 }
 
 // CheckAllow validates allow patterns, so a typo fails at start, not per scrape.
@@ -204,7 +226,7 @@ func (p *Prober) answer(ctx context.Context, query url.Values, scrapeTimeout str
 		p.refused.Add(1)
 		return textReply(status, err.Error())
 	}
-	t, err := parsed.Open()
+	t, err := parsed.OpenWith(target.HostSSH{Conns: p.ssh})
 	if err != nil {
 		p.refused.Add(1)
 		return textReply(statusBadRequest, err.Error())

@@ -29,6 +29,8 @@ type Options struct {
 	Collect collect.Options
 	// Progress, when set, receives one line per host as it starts and ends.
 	Progress io.Writer
+	// SSH is how the hosts' ssh targets connect (target.HostSSH.Conns).
+	SSH target.SSHConns
 
 	// collect replaces collect.Collect in tests.
 	collect func(context.Context, target.Target, collect.Options) (*facts.Snapshot, error)
@@ -139,6 +141,7 @@ func Collect(ctx context.Context, hosts []Host, o Options) ([]*facts.Snapshot, [
 // collectOne collects one host within the host timeout. The timeout is also
 // enforced here, so a collector that ignores its context cannot hold a slot.
 func collectOne(ctx context.Context, h Host, o Options) (*facts.Snapshot, error) {
+	h.SSH.Conns = o.SSH
 	t, err := h.Open()
 	if err != nil {
 		return nil, err

@@ -49,6 +49,19 @@ func Parse(text string) (Target, error) {
 	return s.Open()
 }
 
+// ParseAll parses each spec (Parse), failing on the first bad one.
+func ParseAll(specs []string) ([]Target, error) {
+	var out []Target
+	for _, s := range specs {
+		t, err := Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 // String is the spec as written ("local", "netns:a", "ssh:root@golem").
 func (s Spec) String() string { return s.text }
 

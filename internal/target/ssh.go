@@ -41,9 +41,13 @@ type HostSSH struct {
 	// that refuse root logins. BecomeUser "" is root.
 	Become     bool
 	BecomeUser string
+	// Conns is how the host's commands connect: the opening command's
+	// choice, never an inventory's. Kinds not reached with ssh ignore it.
+	Conns SSHConns
 }
 
-// IsZero reports whether o changes nothing.
+// IsZero reports whether o changes nothing (Conns aside, which only an ssh
+// target uses).
 func (o HostSSH) IsZero() bool {
 	return o.IdentityFile == "" && len(o.Options) == 0 && !o.Become && o.BecomeUser == ""
 }
@@ -190,13 +194,18 @@ func (s sshSpec) destination() []string {
 // session prepares one command over the host's shared connection: it waits
 // for a free session slot (long-running ones take none), starts the
 // connection if it is not up, and returns the options that use it. Without
-// multiplexing (or without a socket directory) the command connects by itself.
+// sharing (Conns.Own, or without a socket directory) the command connects by
+// itself.
 func (s sshSpec) session(ctx context.Context, long bool) (extra []string, release func(), stderr string, err error) {
 	noop := func() {}
-	if !SSHMultiplex {
+	if s.Opts.Conns.Own {
 		return nil, noop, "", nil
 	}
-	h, err := muxFor(s)
+	pool := s.Opts.Conns.Pool
+	if pool == nil {
+		pool = processPool
+	}
+	h, err := pool.host(s)
 	if err != nil {
 		return nil, noop, "", nil
 	}

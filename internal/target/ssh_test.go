@@ -64,8 +64,8 @@ func TestSSHAgainstRealSSHD(t *testing.T) {
 // TestSSHSharesOneConnection: every command of a run, sequential or 12 at
 // once, rides one TCP connection to the host; CloseAll ends it and removes the
 // socket directory; a ControlPath in the user's ssh config does not divert or
-// break it; with sharing off each command connects by itself (so the counter
-// below really counts).
+// break it; opened with connections of its own, each command connects by
+// itself (so the counter below really counts).
 func TestSSHSharesOneConnection(t *testing.T) {
 	l := labtest.Up(t, lab.Config{Name: "rtmux"})
 	spec := labtest.SSHD(t, l, "b")
@@ -73,9 +73,9 @@ func TestSSHSharesOneConnection(t *testing.T) {
 	ctx := context.Background()
 	t.Cleanup(target.CloseAll)
 
-	runMany := func(t *testing.T) {
+	runMany := func(t *testing.T, c target.SSHConns) {
 		t.Helper()
-		remote, err := target.Parse(spec)
+		remote, err := target.ParseWith(spec, target.HostSSH{Conns: c})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestSSHSharesOneConnection(t *testing.T) {
 	// The setup's own probes ("true" until sshd answered) may have connected.
 	target.CloseAll()
 	base := syns()
-	runMany(t)
+	runMany(t, target.SSHConns{})
 	if n := syns() - base; n != 1 {
 		t.Errorf("17 commands opened %d connections, want 1", n)
 	}
@@ -130,7 +130,7 @@ func TestSSHSharesOneConnection(t *testing.T) {
 	oldCmd := target.SSHCommand
 	target.SSHCommand = append(append([]string{}, oldCmd...), "-F", cfg)
 	base = syns()
-	runMany(t)
+	runMany(t, target.SSHConns{})
 	target.CloseAll()
 	target.SSHCommand = oldCmd
 	if n := syns() - base; n != 1 {
@@ -140,10 +140,8 @@ func TestSSHSharesOneConnection(t *testing.T) {
 		t.Errorf("the user's ControlPath was used: %v", m)
 	}
 
-	target.SSHMultiplex = false
-	t.Cleanup(func() { target.SSHMultiplex = true })
 	base = syns()
-	runMany(t)
+	runMany(t, target.SSHConns{Own: true})
 	if n := syns() - base; n != 17 {
 		t.Errorf("without sharing: %d connections, want 17", n)
 	}

@@ -15,21 +15,27 @@ import (
 	"time"
 )
 
-// SSHMultiplex shares one ssh connection per host among all the commands of a
-// wgperf run (OpenSSH ControlMaster): an MTU bisection or a collection is then
-// one key exchange instead of one per command, which matters against dropbear
-// on a small router CPU. Set it to false for an ssh that cannot multiplex.
-var SSHMultiplex = true
+// SSHConns is how an ssh target's commands connect to its host. The zero
+// value shares one connection per host among them (OpenSSH ControlMaster)
+// in the process's pool: an MTU bisection or a collection is then one key
+// exchange instead of one per command, which matters against dropbear on a
+// small router CPU. A command sets it when it opens its targets
+// (HostSSH.Conns); nothing process-wide changes.
+type SSHConns struct {
+	// Own gives every command a connection of its own, closed when the
+	// command ends: one ssh process where a shared connection is two, and
+	// none outlives the run. For an ssh that cannot multiplex, and for a
+	// host collected once, in one remote shell.
+	Own bool
+	// Pool holds the shared connections; nil is the process's pool (idle
+	// connections stay up DefaultSSHPersist, no bound), which CloseAll ends.
+	Pool *SSHPool
+}
 
-// SSHControlPersist is how long an idle shared connection stays up. It bounds
-// how long a master outlives a wgperf that was killed with SIGKILL.
-var SSHControlPersist = 30 * time.Second
-
-// SSHMaxShared bounds the shared connections held at once (0: no bound).
-// Starting one more ends the least recently used first: an exporter that
-// holds its routers' connections across scrapes holds at most this many
-// ssh processes, however many targets it is asked for.
-var SSHMaxShared = 0
+// DefaultSSHPersist is how long an idle connection of the process's pool
+// stays up. It bounds how long a master outlives a wgperf that was killed
+// with SIGKILL.
+const DefaultSSHPersist = 30 * time.Second
 
 // sshMaxSessions bounds the short commands (Run, RunInput, Stream) open at
 // once over one shared connection. One: against dropbear (OpenWrt's ssh
@@ -40,17 +46,36 @@ var SSHMaxShared = 0
 // takes no slot: it runs beside them.
 const sshMaxSessions = 1
 
-// muxState is the per-process set of shared connections. The control sockets
-// live in a 0700 directory of their own, so no other user can reach them.
-var muxState struct {
+// SSHPool is a set of shared ssh connections, one per user@host:port and
+// settings. The control sockets live in a 0700 directory of their own, made
+// on first use, so no other user can reach them. The owner ends them with
+// Close.
+type SSHPool struct {
+	persist time.Duration // ControlPersist: how long an idle connection stays up
+	max     int           // connections held at once (0: no bound)
+
 	mu    sync.Mutex
 	dir   string
 	hosts map[string]*muxHost
 	made  int // sockets named so far: a name is never reused
 }
 
+// NewSSHPool returns a pool whose idle connections stay up for persist
+// (whole seconds, at least one: ssh's ControlPersist 0 would mean forever)
+// and that holds at most held at once (0: no bound). Starting one more ends
+// the least recently used first: an exporter that holds its routers'
+// connections across scrapes holds at most held ssh processes, however many
+// targets it is asked for.
+func NewSSHPool(persist time.Duration, held int) *SSHPool {
+	return &SSHPool{persist: max(persist, time.Second), max: held}
+}
+
+// processPool is the pool of ssh targets opened without one of their own.
+var processPool = NewSSHPool(DefaultSSHPersist, 0)
+
 // muxHost is the shared connection to one user@host:port.
 type muxHost struct {
+	pool  *SSHPool
 	spec  sshSpec
 	path  string        // control socket
 	start sync.Mutex    // one master start at a time
@@ -59,62 +84,63 @@ type muxHost struct {
 	// "-O exit" reaches the same socket through the same program.
 	argv0 []string
 	// used is when a command last asked for the connection (guarded by
-	// muxState.mu), to end the least recently used past SSHMaxShared.
+	// pool.mu), to end the least recently used past the pool's bound.
 	used time.Time
 }
 
-// muxFor returns the shared connection for s, creating the socket directory
+// host returns the shared connection for s, creating the socket directory
 // on first use.
-func muxFor(s sshSpec) (*muxHost, error) {
-	muxState.mu.Lock()
-	defer muxState.mu.Unlock()
-	if muxState.dir == "" {
+func (p *SSHPool) host(s sshSpec) (*muxHost, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dir == "" {
 		sweepSocketDirs()
 		dir, err := os.MkdirTemp(socketBase(), fmt.Sprintf("wgperf-ssh-%d-", os.Getpid()))
 		if err != nil {
 			return nil, err
 		}
-		muxState.dir = dir
-		muxState.hosts = map[string]*muxHost{}
+		p.dir = dir
+		p.hosts = map[string]*muxHost{}
 	}
 	// Another key, jump host or sudo is another connection.
-	key := fmt.Sprintf("%s@%s:%d %v", s.User, s.Host, s.Port, s.Opts)
-	h := muxState.hosts[key]
+	o := s.Opts
+	key := fmt.Sprintf("%s@%s:%d %q %q %v %q", s.User, s.Host, s.Port, o.IdentityFile, o.Options, o.Become, o.BecomeUser)
+	h := p.hosts[key]
 	if h == nil {
 		// Short names: a unix socket path is limited to 108 bytes.
-		h = &muxHost{spec: s, path: filepath.Join(muxState.dir, "c"+strconv.Itoa(muxState.made)),
+		h = &muxHost{pool: p, spec: s, path: filepath.Join(p.dir, "c"+strconv.Itoa(p.made)),
 			slots: make(chan struct{}, sshMaxSessions)}
-		muxState.made++
-		muxState.hosts[key] = h
+		p.made++
+		p.hosts[key] = h
 	}
 	h.used = time.Now()
 	return h, nil
 }
 
 // makeRoom ends the least recently used shared connections of hosts other
-// than h until fewer than SSHMaxShared are up, and forgets the hosts whose
-// connection is gone, so the set stays bounded too.
-func makeRoom(h *muxHost) {
-	if SSHMaxShared <= 0 {
+// than h until fewer than the pool's bound are up, and forgets the hosts
+// whose connection is gone, so the set stays bounded too.
+func (p *SSHPool) makeRoom(h *muxHost) {
+	if p.max <= 0 {
 		return
 	}
-	muxState.mu.Lock()
+	p.mu.Lock()
 	var up []*muxHost
-	for key, o := range muxState.hosts {
+	for key, o := range p.hosts {
 		switch {
 		case o == h:
 		case o.argv0 != nil && o.alive():
 			up = append(up, o)
 		case len(o.slots) == 0 && o.argv0 != nil:
-			delete(muxState.hosts, key) // its connection ended by itself (ControlPersist)
+			delete(p.hosts, key) // its connection ended by itself (ControlPersist)
 		}
 	}
 	slices.SortFunc(up, func(a, b *muxHost) int { return a.used.Compare(b.used) })
 	var end []*muxHost
-	for len(up) >= SSHMaxShared {
+	for len(up) >= p.max {
 		end, up = append(end, up[0]), up[1:]
 	}
-	muxState.mu.Unlock()
+	p.mu.Unlock()
 	for _, o := range end {
 		o.exit()
 	}
@@ -164,12 +190,12 @@ func (h *muxHost) ensure(ctx context.Context) (string, error) {
 	if h.alive() {
 		return "", nil
 	}
-	makeRoom(h)
+	h.pool.makeRoom(h)
 	// -f -N: authenticate, then go to the background with no command; ssh
 	// points its standard streams at /dev/null when it forks.
 	argv := append(append([]string{}, SSHCommand...), sshBaseOptions()...)
 	argv = append(argv, "-o", "ControlMaster=yes", "-o", "ControlPath="+h.path,
-		"-o", fmt.Sprintf("ControlPersist=%d", int(SSHControlPersist.Seconds())), "-f", "-N")
+		"-o", fmt.Sprintf("ControlPersist=%d", int(h.pool.persist.Seconds())), "-f", "-N")
 	argv = append(argv, h.spec.destination()...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	stderr := &Tail{max: 8 << 10} // a server's pre-login banner has no size limit
@@ -183,9 +209,9 @@ func (h *muxHost) ensure(ctx context.Context) (string, error) {
 	if err != nil {
 		return stderr.String(), err
 	}
-	muxState.mu.Lock()
+	h.pool.mu.Lock()
 	h.argv0 = append(append([]string{}, SSHCommand...), sshBaseOptions()...)
-	muxState.mu.Unlock()
+	h.pool.mu.Unlock()
 	return "", nil
 }
 
@@ -207,14 +233,19 @@ func (h *muxHost) acquire(ctx context.Context) error {
 
 func (h *muxHost) release() { <-h.slots }
 
-// CloseAll ends every shared ssh connection this process opened ("ssh -O
-// exit") and removes the socket directory. main defers it, so it runs on a
-// normal exit and after SIGINT/SIGTERM cancelled the command.
-func CloseAll() {
-	muxState.mu.Lock()
-	dir, hosts := muxState.dir, muxState.hosts
-	muxState.dir, muxState.hosts = "", nil
-	muxState.mu.Unlock()
+// CloseAll ends every shared ssh connection of the process's pool (the
+// targets opened without a pool of their own) and removes its socket
+// directory. main defers it, so it runs on a normal exit and after
+// SIGINT/SIGTERM cancelled the command.
+func CloseAll() { processPool.Close() }
+
+// Close ends every connection of the pool ("ssh -O exit") and removes its
+// socket directory; a later command starts them anew.
+func (p *SSHPool) Close() {
+	p.mu.Lock()
+	dir, hosts := p.dir, p.hosts
+	p.dir, p.hosts = "", nil
+	p.mu.Unlock()
 	if dir == "" {
 		return
 	}
@@ -232,9 +263,9 @@ func CloseAll() {
 
 // exit ends h's shared connection, if it is up ("ssh -O exit").
 func (h *muxHost) exit() {
-	muxState.mu.Lock()
+	h.pool.mu.Lock()
 	argv0 := h.argv0
-	muxState.mu.Unlock()
+	h.pool.mu.Unlock()
 	if argv0 == nil || !h.alive() {
 		return
 	}

@@ -17,15 +17,15 @@ import (
 // ends whose sampler prints one line without end used to hold it there for
 // ever. Both are now given up, each saying why, and the bench goes on.
 func TestSamplersOfEndlessHosts(t *testing.T) {
-	oldCmd, oldMux := target.SSHCommand, target.SSHMultiplex
+	oldCmd := target.SSHCommand
 	target.SSHCommand = []string{"sh", "-c", "while :; do printf '%s' xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; done", "endless-ssh"}
-	target.SSHMultiplex = false
-	defer func() { target.SSHCommand, target.SSHMultiplex = oldCmd, oldMux }()
-	client, err := target.Parse("ssh:root@client.invalid")
+	defer func() { target.SSHCommand = oldCmd }()
+	own := target.HostSSH{Conns: target.SSHConns{Own: true}}
+	client, err := target.ParseWith("ssh:root@client.invalid", own)
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, err := target.Parse("ssh:root@server.invalid")
+	server, err := target.ParseWith("ssh:root@server.invalid", own)
 	if err != nil {
 		t.Fatal(err)
 	}

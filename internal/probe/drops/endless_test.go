@@ -15,11 +15,10 @@ import (
 // that never ends, through the real ssh path of target (Stream, its pipes).
 func endlessSSH(t *testing.T) target.Target {
 	t.Helper()
-	oldCmd, oldMux := target.SSHCommand, target.SSHMultiplex
+	oldCmd := target.SSHCommand
 	target.SSHCommand = []string{"sh", "-c", "while :; do printf '%s' xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; done", "endless-ssh"}
-	target.SSHMultiplex = false
-	t.Cleanup(func() { target.SSHCommand, target.SSHMultiplex = oldCmd, oldMux })
-	tg, err := target.Parse("ssh:root@endless")
+	t.Cleanup(func() { target.SSHCommand = oldCmd })
+	tg, err := target.ParseWith("ssh:root@endless", target.HostSSH{Conns: target.SSHConns{Own: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
