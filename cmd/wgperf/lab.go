@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wgperf/wgperf/internal/cli"
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/report"
@@ -71,7 +72,7 @@ func labUpCmd() *cobra.Command {
 			return printLabStatus(cmd.Context(), cmd.OutOrStdout(), l, false)
 		},
 	}
-	lab.ShapeFlags(cmd.Flags(), &cfg)
+	cli.LabShapeFlags(cmd.Flags(), &cfg)
 	cmd.Flags().BoolVar(&cfg.Router, "router", false, "node a is also an OpenWrt-like router: dropbear on port 2222 serving BusyBox, nft, wg, uci, logread")
 	return cmd
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wgperf/wgperf/internal/cli"
-	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/scenario"
 )
 
@@ -81,7 +80,7 @@ are restored to their exact previous values. Exit status 1 when a scenario fails
 	cmd.Flags().BoolVar(&opts.VerdictOnly, "verdict-only", false, "stop after doctor's verdict on the broken lab and judge that alone (no fix, no measurement after it)")
 	cmd.Flags().BoolVar(&catalogRates, "catalog-rates", false, "shape underlays at the catalog's rates instead of sizing them to what a healthy tunnel carries on this machine")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")
-	cmd.Flags().Var(lab.ImplFlag{P: &opts.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads; inside \"lab vm\", kernel)")
+	cmd.Flags().Var(cli.LabImplFlag{P: &opts.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads; inside \"lab vm\", kernel)")
 	cli.SecondsFlag(cmd.Flags(), &opts.Seconds, "time", scenario.DefaultSeconds, "seconds per throughput measurement after the fix (doctor benches the broken lab at its own 3 s, or this when shorter)")
 	// --lab-name was lab run's own flag before it honoured the lab's --name.
 	cmd.Flags().StringVar(&legacyLabName, "lab-name", "", "name of the lab the scenarios build")

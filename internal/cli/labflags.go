@@ -1,21 +1,23 @@
-package lab
+//go:build !router
+
+package cli
 
 import (
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/wgperf/wgperf/internal/cli"
+	"github.com/wgperf/wgperf/internal/lab"
 )
 
-// ShapeFlags binds "wgperf lab up"'s flags: the topology, the underlay's
+// LabShapeFlags binds "wgperf lab up"'s flags: the topology, the underlay's
 // shaping and faults, and the nodes' options.
-func ShapeFlags(f *pflag.FlagSet, cfg *Config) {
-	cli.EnumFlag(f, (*string)(&cfg.Topology), "topology", string(SiteToSite), []string{string(SiteToSite), string(MultiWAN)}, "site-to-site or multi-wan")
+func LabShapeFlags(f *pflag.FlagSet, cfg *lab.Config) {
+	EnumFlag(f, (*string)(&cfg.Topology), "topology", string(lab.SiteToSite), []string{string(lab.SiteToSite), string(lab.MultiWAN)}, "site-to-site or multi-wan")
 	f.IntVar(&cfg.Underlay.RateMbit, "rate", 200, "underlay rate in Mbit/s (tbf); 0 = unshaped")
 	f.IntVar(&cfg.Underlay.LossPct, "loss", 0, "random loss of underlay UDP datagrams, percent")
 	f.Float64Var(&cfg.Underlay.PathLossPct, "path-loss", 0, "random loss of every packet R forwards, both ways, percent, as on a real WAN (netem: a distro kernel, e.g. in lab vm)")
-	cli.UnitFlag(f, &cfg.Underlay.DelayMs, "delay", 0, time.Millisecond, "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
+	UnitFlag(f, &cfg.Underlay.DelayMs, "delay", 0, time.Millisecond, "one-way delay added by R in each direction, e.g. 10ms (a bare number is ms; userspace; RTT grows by twice it)")
 	f.IntVar(&cfg.Backup.RateMbit, "backup-rate", 20, "multi-wan backup uplink rate in Mbit/s")
 	f.IntVar(&cfg.PathMTU, "path-mtu", 0, "MTU of the R—B link (0 = 1500)")
 	f.BoolVar(&cfg.DropFragNeeded, "drop-frag-needed", false, "R drops ICMP frag-needed (PMTUD black hole)")
@@ -37,34 +39,34 @@ func ShapeFlags(f *pflag.FlagSet, cfg *Config) {
 	f.BoolVar(&cfg.Bursts, "bursts", false, "R hands packets on in bursts of up to 64 KB, as a NIC's interrupt does (netem slots where the kernel has netem, else UDP batches segmented on R: userspace WireGuard only), so a short receive backlog overflows")
 	f.BoolVar(&cfg.DropFragments, "drop-fragments", false, "R drops the IP fragments it forwards (needs tc actions: a distro kernel, e.g. in lab vm)")
 	f.IntVar(&cfg.ICMPLimit, "icmp-limit", 0, "drop ICMP above this rate on A's uplink, burst 5 (banIP style); 0 = off")
-	cli.EnumFlag(f, &cfg.ICMPLimitStyle, "icmp-limit-style", "", []string{ICMPLimitBanIP, ICMPLimitIptables},
+	EnumFlag(f, &cfg.ICMPLimitStyle, "icmp-limit-style", "", []string{lab.ICMPLimitBanIP, lab.ICMPLimitIptables},
 		"how --icmp-limit is written: banip (nft limit rate over ... drop, the default) or iptables (-m limit ... -j ACCEPT, then -j DROP)")
 	f.IntVar(&cfg.WGMTU, "wg-mtu", 1420, "WireGuard interface MTU")
-	f.Var(ImplFlag{P: &cfg.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads)")
+	f.Var(LabImplFlag{P: &cfg.WireGuard}, "wireguard", "tunnel ends: kernel (the WireGuard module), userspace (embedded wireguard-go) or auto (kernel where the module loads)")
 	f.IntVar(&cfg.UDPBuffer, "udp-buffer", 0, "cap the WireGuard nodes' UDP socket buffers to this many bytes (0 = wireguard-go's forced 7 MiB; -1 = ask for 7 MiB and let net.core.rmem_max cap it)")
 	f.IntVar(&cfg.Clients, "clients", 0, "add this many client hosts c1..cN behind A (at most 32) whose traffic crosses the tunnel as A's does: bench --clients loads B from several clients at once, as the guide's hundreds of connections did; 0 = none")
 	f.BoolVar(&cfg.LAN, "lan", false, "add a LAN host behind each site (lan behind A, lanb behind B) that the sites forward through the tunnel")
 }
 
-// ImplFlag is --wireguard: the lab's WireGuard implementation.
-type ImplFlag struct{ P *Implementation }
+// LabImplFlag is --wireguard: the lab's WireGuard implementation.
+type LabImplFlag struct{ P *lab.Implementation }
 
-func (v ImplFlag) String() string {
+func (v LabImplFlag) String() string {
 	if v.P == nil || *v.P == "" {
 		return "auto"
 	}
 	return string(*v.P)
 }
 
-func (v ImplFlag) Type() string { return "string" }
+func (v LabImplFlag) Type() string { return "string" }
 
-// Words are what --wireguard takes (ParseImplementation).
-func (v ImplFlag) Words() []string {
-	return []string{"auto", string(Kernel), string(Userspace)}
+// Words are what --wireguard takes (lab.ParseImplementation).
+func (v LabImplFlag) Words() []string {
+	return []string{"auto", string(lab.Kernel), string(lab.Userspace)}
 }
 
-func (v ImplFlag) Set(s string) error {
-	impl, err := ParseImplementation(s)
+func (v LabImplFlag) Set(s string) error {
+	impl, err := lab.ParseImplementation(s)
 	if err != nil {
 		return err
 	}
