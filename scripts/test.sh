@@ -11,7 +11,8 @@
 #     beside the other lab tests (they mostly wait on shaped links);
 #   - at the lowest CPU priority, the work that needs only CPU: goreleaser's
 #     install (scripts/goreleaser.sh, a build from source on a fresh machine),
-#     the release packaging test (its cross-builds), the fuzz targets
+#     the release packaging test (its cross-builds), the router build test
+#     (TestRouterBuild, taken out of the packages' stream), the fuzz targets
 #     (scripts/fuzz.sh), then make lint (gofmt, go vet and staticcheck, both
 #     builds: not first, where it held every lane up by about a minute, nor
 #     ahead of the fuzz targets, which it pushed into the kernel lane, where a
@@ -65,12 +66,19 @@ shared=
 kernel=
 trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; [ -n "$kernel" ] && kill "$kernel" 2>/dev/null; rm -f "$log" "$shared_log" "$kernel_log" "$all" "$gate"' EXIT
 trap 'exit 130' INT TERM
+# The tests of the packages' stream that only build (the router builds, a
+# mipsle one among them: about 90 s there, under load), after the release
+# packaging test, whose goreleaser cross-builds include the router build for
+# mipsle (with the same gcflags: TestRouterFlagsAgree), so Go's build cache
+# may hold much of it.
+cpuOnly='^TestRouterBuild$'
 setsid -w sh -c '
 	echo 19 2>/dev/null >/proc/self/autogroup
 	exec nice -n 19 sh -c "./scripts/goreleaser.sh &&
 		go test -count=1 -timeout 45m ./packaging &&
+		go test -count=1 -timeout 20m -run \"\$2\" ./cmd/wgperf &&
 		./scripts/fuzz.sh \"\$1\" &&
-		make --no-print-directory lint" - "$1"' - "${1:-20000}" >"$log" 2>&1 &
+		make --no-print-directory lint" - "$1" "$2"' - "${1:-20000}" "$cpuOnly" >"$log" 2>&1 &
 beside=$!
 
 alone='/internal/scenario$|/internal/diagnose$'
@@ -84,7 +92,8 @@ late='/internal/lab$|/internal/lab/guest$|/internal/probe/mtu$|/internal/probe/i
 sh -c 'WGPERF_SCENARIO_LANE=shared go test -count=1 -timeout 25m ./internal/scenario; a=$?
 	go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$1"); b=$?
 	WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 10m -run "^TestKernelGuestDiesWithWgperf\$" ./internal/scenario; c=$?
-	[ "$a" -eq 0 ] && [ "$b" -eq 0 ] && [ "$c" -eq 0 ]' - "$late" >"$shared_log" 2>&1 &
+	echo "--- the scenario stream done (at $(($(date +%s) - $2)) s)"
+	[ "$a" -eq 0 ] && [ "$b" -eq 0 ] && [ "$c" -eq 0 ]' - "$late" "$start" >"$shared_log" 2>&1 &
 shared=$!
 # keep runs a lane with its output shown and kept in $all; its status is in $status.
 keep() {
@@ -93,10 +102,11 @@ keep() {
 	status=$(cat "$st")
 	rm -f "$st"
 }
-keep go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -v -E "/packaging\$|$alone|$late")
+keep go test -count=1 -p 1 -timeout 15m -skip "$cpuOnly" $(go list ./... | grep -v -E "/packaging\$|$alone|$late")
 tests=$status
 keep env WGPERF_SCENARIO_LANE=topologies go test -count=1 -timeout 20m -run '^TestScenarios$' ./internal/scenario
 [ "$status" -eq 0 ] || tests=$status
+stamp "the packages and the topologies done; waiting for the scenario stream"
 wait "$shared"
 sharedStatus=$?
 shared=
@@ -128,4 +138,5 @@ stamp "done"
 # The kernel catalog's verdicts, then every failure, once more.
 grep -E -- 'kernel(guest)?_test.go:[0-9]+: .*(WireGuard, underlay|the guest hung|guest: Linux)|--- FAIL|^FAIL|failed: |panic: ' "$all" | cut -c1-600
 [ "$besideStatus" -eq 0 ] || echo "packaging, fuzz or lint: failed (above)" >&2
+echo "suite: $(($(date +%s) - start)) s"
 [ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
