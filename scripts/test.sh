@@ -11,7 +11,8 @@
 #     beside the other lab tests (they mostly wait on shaped links);
 #   - at the lowest CPU priority, the work that needs only CPU: goreleaser's
 #     install (scripts/goreleaser.sh, a build from source on a fresh machine),
-#     the release packaging test (its cross-builds), the fuzz targets
+#     the release packaging test (its cross-builds), the router build test
+#     (TestRouterBuild, taken out of the packages' stream), the fuzz targets
 #     (scripts/fuzz.sh), then make lint (gofmt, go vet and staticcheck, both
 #     builds: not first, where it held every lane up by about a minute, nor
 #     ahead of the fuzz targets, which it pushed into the kernel lane, where a
@@ -20,29 +21,32 @@
 #     (setsid), and with the kernel's autogroup scheduling a task's nice only
 #     counts inside its session, so this lane gets a session too, niced as a
 #     whole (/proc/self/autogroup), and nice 19 where there is no autogroup.
-# Phase 2, side by side:
+# Phase 2, the host lane beside the kernel lane's guest:
 #   - the host lane: what changes the initial namespace's sysctls (child
 #     namespaces mirror them, so no other lab on the machine may run
 #     meanwhile): the scenarios that need host values
 #     (WGPERF_SCENARIO_LANE=host) and the diagnose package's conntrack and
 #     congestion-control tests;
-#   - the kernel lane's tests that judge no throughput, in a guest kernel
-#     with sysctls of its own (the host lane's changes never reach it): a
-#     guest booted under QEMU must die with the wgperf that started it
-#     (TestKernelGuestDiesWithWgperf), and fixes called persistent must
-#     outlast a replay of the boot (TestKernelFixesOutlastBoot), and fixes of
-#     the machine's own values (the conntrack hash, dev_weight) roll back to
-#     what their plan read (TestKernelGlobalFixesRollBack, 55 s). Played so
-#     here (2 cores, guest under TCG, other builds running): host lane 235 s,
-#     guest tests 163 s, both green, against about 176 + 140 s one after
-#     the other.
-# Phase 3, alone: doctor's verdict with kernel WireGuard on the scenarios
-# whose KernelLane says why the module changes the case (TestKernelCatalog,
-# about a minute each under QEMU's emulator; the whole catalog with its
-# fixes is make test-kernel). It judges throughput in an emulated guest, so
-# nothing runs beside it: played beside the host lane (and builds), healthy
-# carried 0.69 of the underlay through the module and failed, where alone it
-# carried 0.93 to 0.96 in every run on record.
+#   - the kernel lane boots one guest kernel (TestKernelGuest, lab vm), with
+#     sysctls of its own (the host lane's changes never reach it), for the
+#     parts that judge no throughput: fixes called persistent must outlast a
+#     replay of the boot, and fixes of the machine's own values (the
+#     conntrack hash, dev_weight) roll back to what their plan read; then
+#     what they changed in the guest is put back and the guest waits for the
+#     host lane to end (the file $gate, WGPERF_KERNEL_GATE).
+# Phase 3, the same guest alone: doctor's verdict with kernel WireGuard on
+# the scenarios whose KernelLane says why the module changes the case (about
+# a minute each under QEMU's emulator; the whole catalog with its fixes is
+# make test-kernel). It judges throughput in an emulated guest, so nothing
+# runs beside it: played beside the host lane (and builds), healthy carried
+# 0.69 of the underlay through the module and failed, where alone it carried
+# 0.93 to 0.96 in every run on record. One guest for the three parts saves
+# the boot each had of its own (about 20 s each under TCG, one of them on
+# the way to the end: the catalog's).
+# The kernel lane's kill test (TestKernelGuestDiesWithWgperf: a guest booted
+# under QEMU must die with the wgperf that started it) kills its guests, so
+# it boots its own two; it judges no throughput and plays in phase 1, at the
+# end of the scenarios' stream, which has time to spare.
 #
 # Usage: scripts/test.sh [fuzz inputs per target]
 set -u
@@ -52,20 +56,29 @@ stamp() { echo "--- $1 (at $(($(date +%s) - start)) s)"; }
 log=$(mktemp)
 shared_log=$(mktemp)
 kernel_log=$(mktemp)
+# made when the host lane ends: the kernel lane's catalog waits for it
+gate=$(mktemp -u)
 # every lane's output, kept so the failures can be repeated at the very end,
 # where a log cut to its head and tail still shows them
 all=$(mktemp)
 beside=
 shared=
 kernel=
-trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; [ -n "$kernel" ] && kill "$kernel" 2>/dev/null; rm -f "$log" "$shared_log" "$kernel_log" "$all"' EXIT
+trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; [ -n "$kernel" ] && kill "$kernel" 2>/dev/null; rm -f "$log" "$shared_log" "$kernel_log" "$all" "$gate"' EXIT
 trap 'exit 130' INT TERM
+# The tests of the packages' stream that only build (the router builds, a
+# mipsle one among them: about 90 s there, under load), after the release
+# packaging test, whose goreleaser cross-builds include the router build for
+# mipsle (with the same gcflags: TestRouterFlagsAgree), so Go's build cache
+# may hold much of it.
+cpuOnly='^TestRouterBuild$'
 setsid -w sh -c '
 	echo 19 2>/dev/null >/proc/self/autogroup
 	exec nice -n 19 sh -c "./scripts/goreleaser.sh &&
 		go test -count=1 -timeout 45m ./packaging &&
+		go test -count=1 -timeout 20m -run \"\$2\" ./cmd/wgperf &&
 		./scripts/fuzz.sh \"\$1\" &&
-		make --no-print-directory lint" - "$1"' - "${1:-20000}" >"$log" 2>&1 &
+		make --no-print-directory lint" - "$1" "$2"' - "${1:-20000}" "$cpuOnly" >"$log" 2>&1 &
 beside=$!
 
 alone='/internal/scenario$|/internal/diagnose$'
@@ -73,11 +86,14 @@ alone='/internal/scenario$|/internal/diagnose$'
 # tests, to even the two streams out: the other took about 890 s and the
 # scenarios about 765 s, and these about 70 s. The scenarios of tunnels that
 # are not pairs (a hub, a NAT, a clone: about 7 minutes, lab "e2t") play in
-# the other stream, after its packages.
+# the other stream, after its packages. Last in this stream, the kernel
+# lane's kill test (about a minute: two guests it boots to kill).
 late='/internal/lab$|/internal/lab/guest$|/internal/probe/mtu$|/internal/probe/icmpburst$'
 sh -c 'WGPERF_SCENARIO_LANE=shared go test -count=1 -timeout 25m ./internal/scenario; a=$?
 	go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$1"); b=$?
-	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "$late" >"$shared_log" 2>&1 &
+	WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 10m -run "^TestKernelGuestDiesWithWgperf\$" ./internal/scenario; c=$?
+	echo "--- the scenario stream done (at $(($(date +%s) - $2)) s)"
+	[ "$a" -eq 0 ] && [ "$b" -eq 0 ] && [ "$c" -eq 0 ]' - "$late" "$start" >"$shared_log" 2>&1 &
 shared=$!
 # keep runs a lane with its output shown and kept in $all; its status is in $status.
 keep() {
@@ -86,31 +102,32 @@ keep() {
 	status=$(cat "$st")
 	rm -f "$st"
 }
-keep go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -v -E "/packaging\$|$alone|$late")
+keep go test -count=1 -p 1 -timeout 15m -skip "$cpuOnly" $(go list ./... | grep -v -E "/packaging\$|$alone|$late")
 tests=$status
 keep env WGPERF_SCENARIO_LANE=topologies go test -count=1 -timeout 20m -run '^TestScenarios$' ./internal/scenario
 [ "$status" -eq 0 ] || tests=$status
+stamp "the packages and the topologies done; waiting for the scenario stream"
 wait "$shared"
 sharedStatus=$?
 shared=
 tee -a "$all" <"$shared_log"
 
-stamp "side by side: the tests that change host sysctls, and the guest's kill test and boot proof (lab vm)"
-# The kernel lane's own deadlines (the boot proof's 8 min, the catalog's 30)
-# come first, with the guest's last output; Go's timeout is only a backstop.
-WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 15m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelGlobalFixesRollBack)$' ./internal/scenario >"$kernel_log" 2>&1 &
+stamp "side by side: the tests that change host sysctls, and the kernel lane's guest (lab vm): its boot proof and global fixes"
+# The kernel lane's own deadline (45 min, with the guest's last output) comes
+# first; Go's timeout is only a backstop. -v: a green run's log shows each
+# verdict too, and whether a guest hung.
+WGPERF_SCENARIO_LANE=kernel WGPERF_KERNEL_GATE=$gate go test -count=1 -v -timeout 50m -run '^TestKernelGuest$' ./internal/scenario >"$kernel_log" 2>&1 &
 kernel=$!
 keep env WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario ./internal/diagnose
 aloneStatus=$status
-wait "$kernel"
-guestStatus=$?
-kernel=
-tee -a "$all" <"$kernel_log"
+touch "$gate"
 
-stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireGuard, in a guest kernel (lab vm), alone"
-# -v: a green run's log shows each verdict too, and whether a guest hung.
-keep env WGPERF_SCENARIO_LANE=kernel go test -count=1 -v -timeout 40m -run '^TestKernelCatalog$' ./internal/scenario
-kernelStatus=$status
+stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireGuard, in the same guest, alone"
+tail -n +1 -f --pid="$kernel" "$kernel_log"
+wait "$kernel"
+kernelStatus=$?
+kernel=
+cat "$kernel_log" >>"$all"
 
 stamp "waiting for the packaging test, the fuzz targets and lint beside"
 wait "$beside"
@@ -119,6 +136,7 @@ beside=
 tee -a "$all" <"$log"
 stamp "done"
 # The kernel catalog's verdicts, then every failure, once more.
-grep -E -- 'kernel_test.go:[0-9]+: .*(WireGuard, underlay|the guest hung|guest: Linux)|--- FAIL|^FAIL|failed: |panic: ' "$all" | cut -c1-600
+grep -E -- 'kernel(guest)?_test.go:[0-9]+: .*(WireGuard, underlay|the guest hung|guest: Linux)|--- FAIL|^FAIL|failed: |panic: ' "$all" | cut -c1-600
 [ "$besideStatus" -eq 0 ] || echo "packaging, fuzz or lint: failed (above)" >&2
-[ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$guestStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
+echo "suite: $(($(date +%s) - start)) s"
+[ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
