@@ -278,22 +278,26 @@ both sites. Private keys are never printed.`,
 				return couldNotRun(err)
 			}
 			lab := labECMP(t)
-			if server == "" && lab.Peer != nil {
-				server = lab.Peer.String()
+			// The other end: --server parsed once, or the lab's own node.
+			far := lab.Peer
+			if server != "" {
+				if far, err = target.Parse(server); err != nil {
+					return couldNotRun(fmt.Errorf("--server: %w", err))
+				}
 			}
-			if !cmd.Flags().Changed("interface") && lab.Interface != "" && server != "" {
+			if !cmd.Flags().Changed("interface") && lab.Interface != "" && far != nil {
 				iface = lab.Interface
 			}
 			if addr == "" {
 				addr = lab.Addr
 			}
-			if measure && server != "" && addr == "" {
+			if measure && far != nil && addr == "" {
 				return couldNotRun(fmt.Errorf("--verify needs --tunnel-addr: an address in a network the tunnels carry, where the server answers (the streams must take the multipath route)"))
 			}
 			if streams == 0 {
 				streams = min(8*tunnels, 128)
 			}
-			c := fix.ECMPCommand{Host: fix.Host{T: t, Root: root, WGUserspace: lab.Userspace}, Server: server, Interface: iface, Tunnels: tunnels,
+			c := fix.ECMPCommand{Host: fix.Host{T: t, Root: root, WGUserspace: lab.Userspace}, Server: far, Interface: iface, Tunnels: tunnels,
 				Networks: networks, Apply: apply, Confirm: confirm, JSON: asJSON, Version: version, Progress: progressLines()}
 			if measure {
 				c.Verify = func(near, far target.Target) fix.Measure {
