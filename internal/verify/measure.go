@@ -169,7 +169,7 @@ func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 		}
 		var t bench.Throughput
 		mbit := [2]*float64{&t.Up.Tunnel, &t.Down.Tunnel}
-		rep := &bench.Report{Client: c.Host.String(), Server: c.Peer.String(), TunnelAddr: ep.TunnelAddr, Omit: 1, Seconds: c.Seconds}
+		rep := &bench.Report{Client: target.Of(c.Host), Server: target.Of(c.Peer), TunnelAddr: ep.TunnelAddr, Omit: 1, Seconds: c.Seconds}
 		for i, reverse := range []bool{false, true} {
 			run := bench.Run{Spec: bench.Spec{Path: bench.PathTunnel, Direction: map[bool]string{false: bench.Upload, true: bench.Download}[reverse], Streams: 1},
 				Addr: ep.TunnelAddr}
