@@ -6,6 +6,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/icmpburst"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // mtuDocs: the DF search against a recorded black hole (pings above 1400
@@ -43,14 +44,14 @@ func (m *docMaker) mtuDocs() {
 		res.BlackHole = res.PathMTU > 0 && res.FirstFailed > 0 && s.Silent(res.FirstFailed)
 		res.WGMTU, res.MSSClamp = res.PathMTU-60, res.PathMTU-100
 	}
-	hole := &mtu.Result{Client: "netns:wgl-doc-a", Addr: "203.0.113.2", SearchMin: 576, SearchMax: 1500, Method: mtu.MethodPing,
+	hole := &mtu.Result{Client: targettest.Spec("netns:wgl-doc-a"), Addr: "203.0.113.2", SearchMin: 576, SearchMax: 1500, Method: mtu.MethodPing,
 		ClientIface: "wg-doc-a", MSSRuns: []mtu.MSSRun{{MSS: 1300, Mbit: 180.4, Healthy: true}, {MSS: 1400, Mbit: 0.2, Stalled: true}},
 		ReferenceMbit: 185.0, MSSGood: 1300, MSSBad: 1400, Seconds: 12.5}
 	search(hole, 1400, "silent-loss.txt")
 	hole.Findings = mtu.Findings(hole)
 	m.value("mtu", "mtu search over a recorded black hole", hole)
 
-	healthy := &mtu.Result{Client: "local", Addr: "192.0.2.1", SearchMin: 576, SearchMax: 1500, Method: mtu.MethodPing, Seconds: 0.2}
+	healthy := &mtu.Result{Client: targettest.Spec("local"), Addr: "192.0.2.1", SearchMin: 576, SearchMax: 1500, Method: mtu.MethodPing, Seconds: 0.2}
 	search(healthy, 1500, "silent-loss.txt")
 	healthy.Findings = mtu.Findings(healthy)
 	m.value("mtu", "mtu search on a healthy path", healthy)
@@ -69,7 +70,7 @@ func (m *docMaker) mtuDocs() {
 		return s
 	}
 	for _, c := range []struct{ client, server string }{{"clamp1360-client.txt", "clamp1360-server.txt"}, {"noclamp-client.txt", "noclamp-server.txt"}} {
-		res := &mtu.CaptureResult{Client: "netns:wgl-doc-a", Server: "netns:wgl-doc-b", Addr: "203.0.113.2", Port: 5299,
+		res := &mtu.CaptureResult{Client: targettest.Spec("netns:wgl-doc-a"), Server: targettest.Spec("netns:wgl-doc-b"), Addr: "203.0.113.2", Port: 5299,
 			ClientDevice: "eth0", ServerDevice: "eth0", ClientInterface: "wg-doc-a", ClientWGMTU: 1420, Seconds: 3.1}
 		if err := mtu.AnalyzeCapture(res, syns(c.client), syns(c.server)); err != nil {
 			m.fail("capture %s: %v", c.client, err)
@@ -96,7 +97,7 @@ func (m *docMaker) icmpBurstDocs() {
 		return r
 	}
 	targets := []string{"198.51.100.1", "203.0.113.2"}
-	res := &icmpburst.Result{Host: "netns:wgl-doc-a", Targets: targets, Seconds: 21.3}
+	res := &icmpburst.Result{Host: targettest.Spec("netns:wgl-doc-a"), Targets: targets, Seconds: 21.3}
 	if f := m.open("probe", "icmpburst", "oneshot.txt"); f != nil {
 		res.OneShot = icmpburst.ParseOneShot(f, targets, 15)
 		f.Close()
@@ -115,7 +116,7 @@ func (m *docMaker) icmpBurstDocs() {
 	res.Findings = icmpburst.Findings(res)
 	m.value("icmp-burst", "icmp-burst from testdata/probe/icmpburst", res)
 
-	calm := &icmpburst.Result{Host: "local", Targets: []string{"192.0.2.1"}, OneShot: icmpburst.Mode{Sent: 15}, Persistent: icmpburst.Mode{Sent: 15},
+	calm := &icmpburst.Result{Host: targettest.Spec("local"), Targets: []string{"192.0.2.1"}, OneShot: icmpburst.Mode{Sent: 15}, Persistent: icmpburst.Mode{Sent: 15},
 		Grew: icmpburst.Grown(before, before), Note: "iptables-save not installed; nft counters only", Seconds: 18}
 	calm.Findings = icmpburst.Findings(calm)
 	m.value("icmp-burst", "icmp-burst with nothing dropped", calm)
@@ -123,7 +124,7 @@ func (m *docMaker) icmpBurstDocs() {
 
 // shapeSweepDocs: a sweep whose steps are recorded iperf3 runs.
 func (m *docMaker) shapeSweepDocs() {
-	res := &shaping.Result{Client: "netns:wgl-doc-a", Device: "wg-doc-a", Previous: "qdisc noqueue 0: root refcnt 2", Seconds: 40}
+	res := &shaping.Result{Client: targettest.Spec("netns:wgl-doc-a"), Device: "wg-doc-a", Previous: "qdisc noqueue 0: root refcnt 2", Seconds: 40}
 	for _, s := range []struct {
 		capMbit int
 		file    string

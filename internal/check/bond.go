@@ -42,7 +42,7 @@ func runBondHashPolicy(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 		out = append(out, finding.Finding{
 			ID:        catalog.BondHashPolicy,
 			Severity:  sev,
-			Host:      hostName(s),
+			Host:      hostOf(s),
 			Interface: l.Name,
 			Title:     fmt.Sprintf("Bond %s (802.3ad, %d slaves) hashes on %s", l.Name, len(b.Slaves), policy[0]),
 			Detail: "The transmit hash ignores ports, so every tunnel and flow between the same two hosts leaves by the same slave " +

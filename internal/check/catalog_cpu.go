@@ -88,7 +88,7 @@ time stolen during the bench, judged as the check judges it since boot.`}},
 		Example: Example{
 			Host: "a VPS whose CPUs were stolen 31% of the time during the bench",
 			Fixes: func() []finding.Fix {
-				f, _ := CPUStealFinding(hostName(exampleHost), nil, []facts.CPUTimes{{CPU: "cpu", User: 4000, Idle: 2900, Steal: 3100}}, "")
+				f, _ := CPUStealFinding(hostOf(exampleHost), nil, []facts.CPUTimes{{CPU: "cpu", User: 4000, Idle: 2900, Steal: 3100}}, "")
 				return f.Fixes
 			},
 		},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Check inspects one host's snapshot. Its catalog entry gives it its ID and
@@ -100,9 +101,9 @@ func skipf(format string, args ...any) error {
 
 // Skip records a check that did not run on a host.
 type Skip struct {
-	Check  finding.ID `json:"check"`
-	Host   string     `json:"host"`
-	Reason string     `json:"reason"`
+	Check  finding.ID  `json:"check"`
+	Host   target.Spec `json:"host"`
+	Reason string      `json:"reason"`
 }
 
 // Result is what running the registry over some snapshots produced.
@@ -125,11 +126,11 @@ func run(checks []Check, cross []CrossCheck, snaps []*facts.Snapshot, o Options)
 			var skip *SkipError
 			switch {
 			case errors.As(err, &skip):
-				r.Skipped = append(r.Skipped, Skip{Check: c.ID, Host: hostName(s), Reason: skip.Reason})
+				r.Skipped = append(r.Skipped, Skip{Check: c.ID, Host: hostOf(s), Reason: skip.Reason})
 				continue
 			case err != nil:
 				// Checks are pure and only skip; anything else is a bug worth seeing.
-				r.Skipped = append(r.Skipped, Skip{Check: c.ID, Host: hostName(s), Reason: "internal error: " + err.Error()})
+				r.Skipped = append(r.Skipped, Skip{Check: c.ID, Host: hostOf(s), Reason: "internal error: " + err.Error()})
 				continue
 			}
 			r.Findings = append(r.Findings, fs...)
@@ -145,15 +146,13 @@ func run(checks []Check, cross []CrossCheck, snaps []*facts.Snapshot, o Options)
 		if r.Skipped[i].Check != r.Skipped[j].Check {
 			return r.Skipped[i].Check < r.Skipped[j].Check
 		}
-		return r.Skipped[i].Host < r.Skipped[j].Host
+		return r.Skipped[i].Host.String() < r.Skipped[j].Host.String()
 	})
 	return r
 }
 
-// hostName names a snapshot's host in findings: its target spec, else its hostname.
-func hostName(s *facts.Snapshot) string {
-	if s.Host != "" {
-		return s.Host
-	}
-	return s.System.Hostname
-}
+// hostOf is a snapshot's host, as its findings carry it.
+func hostOf(s *facts.Snapshot) target.Spec { return s.Host }
+
+// hostName names a snapshot's host in a finding's text: its target spec.
+func hostName(s *facts.Snapshot) string { return s.Host.String() }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // coverage records, per check ID, whether a table case saw it fire and one saw
@@ -125,7 +126,7 @@ func validFinding(t *testing.T, id finding.ID, s *facts.Snapshot, f finding.Find
 		t.Errorf("finding ID %q, want %q", f.ID, id)
 	}
 	inCatalog(t, f)
-	if s != nil && f.Host != hostName(s) {
+	if s != nil && f.Host.String() != hostName(s) {
 		t.Errorf("finding host %q, want %q", f.Host, hostName(s))
 	}
 	if f.Title == "" || f.Detail == "" {
@@ -209,7 +210,7 @@ var testNow = time.Date(2026, 4, 7, 19, 56, 0, 0, time.UTC)
 func healthyHost() *facts.Snapshot {
 	return &facts.Snapshot{
 		SchemaVersion: facts.SchemaVersion,
-		Host:          "ssh:site-a",
+		Host:          targettest.Spec("ssh:site-a"),
 		CollectedAt:   testNow,
 		System:        facts.System{Hostname: "site-a", Kernel: "6.1.0-18-amd64", Distro: "Debian GNU/Linux 12 (bookworm)", CPUs: 4},
 		WireGuard: []facts.WGInterface{{
@@ -286,7 +287,7 @@ func TestRunSkipsAndSorts(t *testing.T) {
 	var skipped []string
 	for _, sk := range r.Skipped {
 		skipped = append(skipped, string(sk.Check))
-		if sk.Host != "ssh:site-a" || !strings.Contains(sk.Reason, "permission denied") {
+		if sk.Host.String() != "ssh:site-a" || !strings.Contains(sk.Reason, "permission denied") {
 			t.Errorf("skip %+v should name the host and the note's reason", sk)
 		}
 	}

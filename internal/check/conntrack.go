@@ -56,7 +56,7 @@ func runConntrackTablePressure(s *facts.Snapshot, _ Options) ([]finding.Finding,
 	f := finding.Finding{
 		ID:       catalog.ConntrackTablePressure,
 		Severity: sev,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    title,
 		Detail: "When the connection tracking table is full the kernel evicts entries (early_drop) or refuses new flows " +
 			"(drop, insert_failed): new connections through the tunnel stall or fail.",
@@ -113,7 +113,7 @@ func runConntrackTunnelTracked(s *facts.Snapshot, _ Options) ([]finding.Finding,
 		out = append(out, finding.Finding{
 			ID:        catalog.ConntrackTunnelTracked,
 			Severity:  finding.Info,
-			Host:      hostName(s),
+			Host:      hostOf(s),
 			Interface: w.Name,
 			Title:     fmt.Sprintf("Traffic of %s and its UDP port %d is connection-tracked", w.Name, w.ListenPort),
 			Detail: "No NAT rule matches this tunnel, so tracking its packets only costs CPU time and conntrack table space. " +

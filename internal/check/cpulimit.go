@@ -8,6 +8,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // A CPU quota is a finding when its cgroup ran out of it in at least
@@ -43,7 +44,7 @@ kernel's WireGuard, which has no process to limit.`,
 func runCPUQuota(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	var out []finding.Finding
 	for _, l := range s.CPULimits {
-		if f, ok := CPUQuotaFinding(hostName(s), l, ""); ok {
+		if f, ok := CPUQuotaFinding(hostOf(s), l, ""); ok {
 			out = append(out, f)
 		}
 	}
@@ -54,7 +55,7 @@ func runCPUQuota(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 // counters are either cumulative (during "") or what grew during a
 // measurement (during names it: "during the bench"); ok is false when the
 // quota was not reached often enough to matter. It is pure.
-func CPUQuotaFinding(host string, l facts.CPULimit, during string) (finding.Finding, bool) {
+func CPUQuotaFinding(host target.Spec, l facts.CPULimit, during string) (finding.Finding, bool) {
 	if l.QuotaUsec <= 0 || l.PeriodUsec <= 0 || l.Throttled < quotaMinThrottled || l.Throttled*100 < quotaThrottledPct*l.Periods {
 		return finding.Finding{}, false
 	}
@@ -211,7 +212,7 @@ CPU per packet.`,
 
 func runCPUSteal(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	// No /proc/stat is no steal to judge; cpu.saturated and softnet say why it is missing.
-	if f, ok := CPUStealFinding(hostName(s), nil, s.CPU, ""); ok {
+	if f, ok := CPUStealFinding(hostOf(s), nil, s.CPU, ""); ok {
 		return []finding.Finding{f}, nil
 	}
 	return nil, nil
@@ -220,7 +221,7 @@ func runCPUSteal(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 // CPUStealFinding is cpu.steal from the aggregate "cpu" line of /proc/stat:
 // since boot when before is nil, else what grew between before and after
 // (during names it: "during the bench"). It is pure.
-func CPUStealFinding(host string, before, after []facts.CPUTimes, during string) (finding.Finding, bool) {
+func CPUStealFinding(host target.Spec, before, after []facts.CPUTimes, during string) (finding.Finding, bool) {
 	a, ok := aggregateCPU(after)
 	if !ok {
 		return finding.Finding{}, false

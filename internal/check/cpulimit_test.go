@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -19,7 +20,7 @@ var recordedV1Limit = facts.CPULimit{Process: "wireguard-go", PID: 4242, Interfa
 	Dir: "/sys/fs/cgroup/cpu/wgperf-h4rec", QuotaUsec: 20000, PeriodUsec: 100000, Periods: 33, Throttled: 29, ThrottledUsec: 1407930}
 
 func withLimits(ls ...facts.CPULimit) *facts.Snapshot {
-	s := &facts.Snapshot{Host: "ssh:vps"}
+	s := &facts.Snapshot{Host: targettest.Spec("ssh:vps")}
 	s.CPULimits = ls
 	return s
 }
@@ -112,26 +113,26 @@ func recordedStat(t *testing.T) []facts.CPUTimes {
 
 func TestCPUSteal(t *testing.T) {
 	stolen := func(user, idle, steal uint64) *facts.Snapshot {
-		return &facts.Snapshot{Host: "ssh:vps", CPU: []facts.CPUTimes{{CPU: "cpu", User: user, Idle: idle, Steal: steal}}}
+		return &facts.Snapshot{Host: targettest.Spec("ssh:vps"), CPU: []facts.CPUTimes{{CPU: "cpu", User: user, Idle: idle, Steal: steal}}}
 	}
 	runCases(t, &cpuSteal, []checkCase{
 		{name: "a third stolen", snap: stolen(4000, 2900, 3100), want: []finding.Severity{finding.Critical}},
 		{name: "8% stolen", snap: stolen(4000, 5200, 800), want: []finding.Severity{finding.Warning}},
-		{name: "recorded lab host: 0.6% stolen", snap: &facts.Snapshot{Host: "netns:a", CPU: recordedStat(t)}},
+		{name: "recorded lab host: 0.6% stolen", snap: &facts.Snapshot{Host: targettest.Spec("netns:a"), CPU: recordedStat(t)}},
 		{name: "too little time to judge", snap: stolen(100, 100, 300)},
-		{name: "no /proc/stat", snap: &facts.Snapshot{Host: "ssh:vps"}},
+		{name: "no /proc/stat", snap: &facts.Snapshot{Host: targettest.Spec("ssh:vps")}},
 	})
 }
 
 func TestCPUStealDuringBench(t *testing.T) {
 	before := []facts.CPUTimes{{CPU: "cpu", User: 90000, Idle: 900000, Steal: 100}}
 	after := []facts.CPUTimes{{CPU: "cpu", User: 91000, Idle: 901000, Steal: 600}} // 500 of 2,500 ticks: 20%
-	f, ok := CPUStealFinding("ssh:vps", before, after, "during the bench")
+	f, ok := CPUStealFinding(targettest.Spec("ssh:vps"), before, after, "during the bench")
 	if !ok || f.Severity != finding.Critical || !strings.Contains(f.Title, "20% of this machine's CPU time during the bench") {
 		t.Fatalf("got %v %+v", ok, f)
 	}
 	// The same steal since boot is diluted by a long idle uptime.
-	if _, ok := CPUStealFinding("ssh:vps", nil, after, ""); ok {
+	if _, ok := CPUStealFinding(targettest.Spec("ssh:vps"), nil, after, ""); ok {
 		t.Fatal("0.06% since boot fired")
 	}
 }

@@ -106,7 +106,7 @@ func runCrossMTU(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 		out = append(out, finding.Finding{
 			ID:        catalog.MTUTunnelTooLarge,
 			Severity:  sev,
-			Host:      hostName(big.snap),
+			Host:      hostOf(big.snap),
 			Interface: big.iface.Name,
 			Peer:      small.iface.PublicKey,
 			Title:     fmt.Sprintf("Tunnel MTU mismatch: %s %s %d, %s %s %d", hostName(big.snap), big.iface.Name, big.iface.MTU, hostName(small.snap), small.iface.Name, small.iface.MTU),
@@ -138,7 +138,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 			out = append(out, finding.Finding{
 				ID:        catalog.WGHandshakeStale,
 				Severity:  finding.Critical,
-				Host:      hostName(b.snap),
+				Host:      hostOf(b.snap),
 				Interface: b.iface.Name,
 				Peer:      a.iface.PublicKey,
 				Title:     fmt.Sprintf("%s %s has no peer for %s's key %s", hostName(b.snap), b.iface.Name, hostName(a.snap), finding.ShortKey(a.iface.PublicKey)),
@@ -168,7 +168,7 @@ func runCrossHandshake(snaps []*facts.Snapshot, _ Options) []finding.Finding {
 		out = append(out, finding.Finding{
 			ID:        catalog.WGHandshakeStale,
 			Severity:  finding.Warning,
-			Host:      hostName(stale.snap),
+			Host:      hostOf(stale.snap),
 			Interface: stale.iface.Name,
 			Peer:      live.iface.PublicKey,
 			Title:     fmt.Sprintf("One-sided handshake: %s sees a live session with %s, %s does not", hostName(live.snap), hostName(stale.snap), hostName(stale.snap)),

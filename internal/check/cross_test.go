@@ -8,13 +8,14 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // siteB is the other end of healthyHost's tunnel.
 func siteB(t *testing.T) *facts.Snapshot {
 	a := healthyHost()
 	return with(t, a, func(s *facts.Snapshot) {
-		s.Host, s.System.Hostname = "ssh:site-b", "site-b"
+		s.Host, s.System.Hostname = targettest.Spec("ssh:site-b"), "site-b"
 		w := &s.WireGuard[0]
 		w.PublicKey, w.Peers[0].PublicKey = a.WireGuard[0].Peers[0].PublicKey, a.WireGuard[0].PublicKey
 		w.Peers[0].Endpoint = "198.51.100.2:51820"
@@ -65,7 +66,7 @@ func TestCrossMTU(t *testing.T) {
 			s.WireGuard[0].MTU = 1380
 		})}, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
-			if f.Host != "ssh:site-a" || f.Interface != "wg0" || f.Fixes[0].Action.Params["mtu"] != "1380" {
+			if f.Host.String() != "ssh:site-a" || f.Interface != "wg0" || f.Fixes[0].Action.Params["mtu"] != "1380" {
 				t.Errorf("finding %+v", f)
 			}
 			if !strings.Contains(f.Detail, "only carries 1380-byte") {
@@ -74,7 +75,7 @@ func TestCrossMTU(t *testing.T) {
 		}},
 		{name: "mismatch that both uplinks carry", snaps: []*facts.Snapshot{with(t, a, func(s *facts.Snapshot) { s.WireGuard[0].MTU = 1380 }), b},
 			want: sev(info), assert: func(t *testing.T, fs []finding.Finding) {
-				if fs[0].Host != "ssh:site-b" {
+				if fs[0].Host.String() != "ssh:site-b" {
 					t.Errorf("the larger end is B: %+v", fs[0])
 				}
 			}},
@@ -88,7 +89,7 @@ func TestCrossHandshake(t *testing.T) {
 		{name: "B lost A's key", snaps: []*facts.Snapshot{a, with(t, b, func(s *facts.Snapshot) {
 			s.WireGuard[0].Peers[0].PublicKey = "DDDDddddDDDDddddDDDDddddDDDDddddDDDDddddDDD="
 		})}, want: sev(critical), assert: func(t *testing.T, fs []finding.Finding) {
-			if fs[0].Host != "ssh:site-b" || fs[0].Peer != a.WireGuard[0].PublicKey {
+			if fs[0].Host.String() != "ssh:site-b" || fs[0].Peer != a.WireGuard[0].PublicKey {
 				t.Errorf("finding %+v", fs[0])
 			}
 			if got := fs[0].Fixes[0].Commands[0]; got != "wg set wg0 peer AAAAaaaaAAAAaaaaAAAAaaaaAAAAaaaaAAAAaaaaAAA= allowed-ips 10.77.0.1/32" {
@@ -98,7 +99,7 @@ func TestCrossHandshake(t *testing.T) {
 		{name: "A live, B never", snaps: []*facts.Snapshot{a, with(t, b, func(s *facts.Snapshot) {
 			s.WireGuard[0].Peers[0].LatestHandshake = time.Time{}
 		})}, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
-			if fs[0].Host != "ssh:site-b" || fs[0].Evidence[1].Value != "never" {
+			if fs[0].Host.String() != "ssh:site-b" || fs[0].Evidence[1].Value != "never" {
 				t.Errorf("finding %+v", fs[0])
 			}
 		}},
@@ -140,7 +141,7 @@ func TestCrossDelivery(t *testing.T) {
 		{name: "recorded lossy lab: A -> B lost 19.7%", snaps: []*facts.Snapshot{a, b}, want: sev(warning),
 			assert: func(t *testing.T, fs []finding.Finding) {
 				f := fs[0]
-				if f.Host != "netns:wgl-wgd5-a" || f.Interface != "wg-wgd5-a" || f.Peer != b.WireGuard[0].PublicKey {
+				if f.Host.String() != "netns:wgl-wgd5-a" || f.Interface != "wg-wgd5-a" || f.Peer != b.WireGuard[0].PublicKey {
 					t.Errorf("finding is about %s %s peer %s, want A's wg-wgd5-a towards B", f.Host, f.Interface, f.Peer)
 				}
 				if got := f.Evidence[2].Value; got != "19.7%" {

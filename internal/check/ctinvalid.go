@@ -72,7 +72,7 @@ func invalidFinding(s *facts.Snapshot, r facts.FirewallRule, sev finding.Severit
 	f := finding.Finding{
 		ID:       catalog.ConntrackInvalidDrops,
 		Severity: sev,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("Rule %s dropped %d packets conntrack marked invalid", ruleName(r), r.Packets),
 		Detail: "Connection tracking marks a packet invalid when it cannot follow its connection: a TCP segment outside the " +
 			"window it tracked (reordering, losses it did not see, a path it sees only one way) or, with nf_conntrack_tcp_loose " +

@@ -96,7 +96,7 @@ func deliveryFinding(d, rev delivery) (finding.Finding, bool) {
 	return finding.Finding{
 		ID:        catalog.ThroughputAsymmetric,
 		Severity:  finding.Warning,
-		Host:      from,
+		Host:      hostOf(d.from.snap),
 		Interface: d.from.iface.Name,
 		Peer:      d.to.iface.PublicKey,
 		Title: fmt.Sprintf("%.1f%% of what %s sent %s through %s never arrived; the other way lost %.1f%%",

@@ -112,7 +112,7 @@ func flapFinding(s *facts.Snapshot, iface string, pref *facts.Route, offline []o
 	f := finding.Finding{
 		ID:       catalog.RouteUplinkFlaps,
 		Severity: finding.Warning,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Detail: fmt.Sprintf("mwan3 tracks %s (%s), the preferred uplink, with health checks. ", iface, pref.Dev) +
 			"Whenever it declares it offline, the backup takes the default route, and a WireGuard interface that comes up then " +
 			"(a restart, a reboot, a flap of its own) gets netifd's host route to its endpoint through the backup, where it stays " +

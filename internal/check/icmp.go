@@ -121,7 +121,7 @@ func icmpFinding(s *facts.Snapshot, l icmplimit.Limiter, iif string) finding.Fin
 	f := finding.Finding{
 		ID:       catalog.ICMPRatelimitDrops,
 		Severity: finding.Warning,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("ICMP rate limit (%s) in %s %s/%s dropped %d packets on %s", limitText(r), r.Family, r.Table, r.Chain, l.Packets, where),
 		Detail: "ICMP beyond the limit is dropped before it reaches a socket, including the replies to the uplink health checks " +
 			"(mwan3, telegraf, ping -c 1 loops) that arrive in bursts. Failed checks make the uplink look dead, routes flap to the " +

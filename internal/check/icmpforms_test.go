@@ -12,6 +12,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // icmpFormHost is the recording namespace with one recorded ICMP-limit form
@@ -25,7 +26,7 @@ func icmpFormHost(t *testing.T, form string) *facts.Snapshot {
 // icmpFormHostVia is icmpFormHost with its default route on uplink.
 func icmpFormHostVia(t *testing.T, form, uplink string) *facts.Snapshot {
 	t.Helper()
-	return &facts.Snapshot{Host: "netns:wgicmp-a", Firewall: recordedFirewall(t, "icmplimit", form),
+	return &facts.Snapshot{Host: targettest.Spec("netns:wgicmp-a"), Firewall: recordedFirewall(t, "icmplimit", form),
 		Routes: []facts.Route{{Family: "inet", Table: "main", Dst: "default", Dev: uplink}}}
 }
 

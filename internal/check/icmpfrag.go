@@ -297,7 +297,7 @@ func ptbDropFinding(s *facts.Snapshot, d ptbDrop) finding.Finding {
 	f := finding.Finding{
 		ID:       catalog.ICMPFragNeededDropped,
 		Severity: finding.Warning,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("Firewall rule %s drops %s", ruleName(r), what),
 		Detail: "Path MTU discovery tells a sender its packets are too big for a hop with these ICMP errors. This rule drops the ones " +
 			dir + ", so a sender that sets DF keeps sending packets that vanish: bulk TCP through a narrower hop stalls while " +

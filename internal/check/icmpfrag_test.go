@@ -7,6 +7,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // ptbHost is the recording namespace rcptb-a with one recorded form of a rule
@@ -14,7 +15,7 @@ import (
 // reads it.
 func ptbHost(t *testing.T, form string) *facts.Snapshot {
 	t.Helper()
-	return &facts.Snapshot{Host: "netns:rcptb-a", Firewall: recordedFirewall(t, "pmtud", form)}
+	return &facts.Snapshot{Host: targettest.Spec("netns:rcptb-a"), Firewall: recordedFirewall(t, "pmtud", form)}
 }
 
 // TestICMPFragNeededDroppedForms: every recorded form that drops
@@ -110,7 +111,7 @@ func TestICMPFragNeededDroppedQuiet(t *testing.T) {
 		})},
 		{name: "the excess of an ICMP rate limit", snap: icmpFormHost(t, "ipt-limit-accept-drop")},
 		{name: "a rate limit that drops what is over it", snap: icmpFormHost(t, "banip-over")},
-		{name: "no firewall rules", snap: &facts.Snapshot{Host: "netns:x", Firewall: facts.Firewall{Nftables: true}}},
-		{name: "firewall not collected", snap: &facts.Snapshot{Host: "netns:x", Notes: []facts.Note{{Source: "nft", Message: "nft not installed"}}}, skip: true},
+		{name: "no firewall rules", snap: &facts.Snapshot{Host: targettest.Spec("netns:x"), Firewall: facts.Firewall{Nftables: true}}},
+		{name: "firewall not collected", snap: &facts.Snapshot{Host: targettest.Spec("netns:x"), Notes: []facts.Note{{Source: "nft", Message: "nft not installed"}}}, skip: true},
 	})
 }

@@ -126,7 +126,7 @@ func irqImbalanceFinding(s *facts.Snapshot, load irqLoad, busiest int, others, r
 	f := finding.Finding{
 		ID:       catalog.CPUIRQImbalance,
 		Severity: sev,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title: fmt.Sprintf("CPU %d took %.0f%% of %s's interrupts (%.1f× the other CPUs' mean)",
 			busiest, 100*float64(load.perCPU[busiest])/float64(load.total), load.dev, ratio),
 		Detail: "Each interrupt of the NIC starts receive processing on the CPU that took it. With every queue's interrupt on one CPU, " +

@@ -81,7 +81,7 @@ func linkSpeedFinding(s *facts.Snapshot, l *facts.Link) finding.Finding {
 	f := finding.Finding{
 		ID:       catalog.NetLinkSpeed,
 		Severity: finding.Info,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("%s links at %d Mbit/s: a tunnel over it carries at most about %.0f Mbit/s of TCP", l.Name, l.SpeedMbit, ceiling),
 		Detail: fmt.Sprintf("The uplink %s negotiated %d Mbit/s %s duplex. Whatever the plan behind it, that is the ceiling: after "+
 			"Ethernet framing and WireGuard's and TCP's headers (MTU %d) about %.0f Mbit/s of TCP fit through a tunnel over it. A faster "+

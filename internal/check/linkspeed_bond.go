@@ -64,7 +64,7 @@ func bondSpeedFinding(s *facts.Snapshot, l *facts.Link, b hashedBond, tcpOver fu
 	f := finding.Finding{
 		ID:        catalog.NetLinkSpeed,
 		Severity:  finding.Info,
-		Host:      hostName(s),
+		Host:      hostOf(s),
 		Interface: l.Name,
 		Title: fmt.Sprintf("%s bonds %d Mbit/s over %d slaves (%s): one tunnel carries at most about %.0f Mbit/s of TCP, several flows about %.0f",
 			l.Name, l.SpeedMbit, len(l.Bond.Slaves), b.mode, one, all),

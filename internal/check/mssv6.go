@@ -143,7 +143,7 @@ func mssIPv6Finding(s *facts.Snapshot, iface string, mtu, mss int, v6 string, r 
 	f := finding.Finding{
 		ID:        catalog.MTUMSSClampIPv6,
 		Severity:  finding.Warning,
-		Host:      hostName(s),
+		Host:      hostOf(s),
 		Interface: iface,
 		Title:     fmt.Sprintf("MSS clamp %d on %s is %d bytes too large for IPv6 inside the tunnel (at most %d fits)", mss, iface, mss-want, want),
 		Detail: fmt.Sprintf("The clamp sets TCP's MSS to %d, which fits IPv4 in the tunnel's MTU %d (%d + 40 bytes of headers) but not "+

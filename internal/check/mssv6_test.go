@@ -7,6 +7,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // TestMSSClampIPv6 runs on snapshots collected from a LAN lab whose tunnel
@@ -82,7 +83,7 @@ func TestMSSClampIPv6(t *testing.T) {
 				}
 			}
 		})},
-		{name: "no WireGuard", snap: &facts.Snapshot{Host: "netns:x", Firewall: facts.Firewall{Nftables: true}}},
+		{name: "no WireGuard", snap: &facts.Snapshot{Host: targettest.Spec("netns:x"), Firewall: facts.Firewall{Nftables: true}}},
 		{name: "firewall not collected", snap: with(t, a, func(s *facts.Snapshot) {
 			s.Firewall = facts.Firewall{}
 			s.Notes = append(s.Notes, facts.Note{Source: "nft", Message: "nft not installed"})

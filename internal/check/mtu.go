@@ -120,7 +120,7 @@ func runTunnelTooLarge(s *facts.Snapshot, _ Options) ([]finding.Finding, error) 
 		out = append(out, finding.Finding{
 			ID:        catalog.MTUTunnelTooLarge,
 			Severity:  sev,
-			Host:      hostName(s),
+			Host:      hostOf(s),
 			Interface: w.Name,
 			Peer:      lim.peer,
 			Title:     fmt.Sprintf("%s MTU %d is larger than %s allows (%d)", w.Name, w.MTU, lim.dev, lim.allowed),
@@ -197,7 +197,7 @@ func runMSSClampMissing(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 		out = append(out, finding.Finding{
 			ID:        catalog.MTUMSSClampMissing,
 			Severity:  finding.Warning,
-			Host:      hostName(s),
+			Host:      hostOf(s),
 			Interface: w.Name,
 			Title:     fmt.Sprintf("No MSS clamp for TCP forwarded into %s (MTU %d < %s MTU %d)", w.Name, w.MTU, lanDev, lanMTU),
 			Detail: fmt.Sprintf("This host forwards packets, and hosts behind %s open TCP connections with an MSS of up to %d; "+

@@ -71,7 +71,7 @@ func tooSmallFinding(s *facts.Snapshot, w facts.WGInterface, lim underlayLimit) 
 	f := finding.Finding{
 		ID:        catalog.MTUTunnelTooSmall,
 		Severity:  sev,
-		Host:      hostName(s),
+		Host:      hostOf(s),
 		Interface: w.Name,
 		Peer:      lim.peer,
 		Title:     fmt.Sprintf("%s MTU %d is %d bytes below what %s allows (%d)", w.Name, w.MTU, lim.allowed-w.MTU, lim.dev, lim.allowed),

@@ -67,7 +67,7 @@ func natFinding(natted, far tunnelEnd) (finding.Finding, bool) {
 	return finding.Finding{
 		ID:        catalog.WGNATNoKeepalive,
 		Severity:  finding.Warning,
-		Host:      nh,
+		Host:      hostOf(natted.snap),
 		Interface: natted.iface.Name,
 		Peer:      natted.peer.PublicKey,
 		Title:     fmt.Sprintf("%s sits behind a NAT (%s sees it at %s) and sends %s no keepalive", nh, fh, seen, fh),

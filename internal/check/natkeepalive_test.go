@@ -18,7 +18,7 @@ func TestCrossNATKeepalive(t *testing.T) {
 	runCrossCases(t, &crossNATKeepalive, []crossCase{
 		{name: "B behind NAT without keepalive", snaps: []*facts.Snapshot{a, b}, want: sev(warning), assert: func(t *testing.T, fs []finding.Finding) {
 			f := fs[0]
-			if f.Host != b.Host || f.Interface != "wg-nat-b" || f.Peer != a.WireGuard[0].PublicKey {
+			if !f.Host.Same(b.Host) || f.Interface != "wg-nat-b" || f.Peer != a.WireGuard[0].PublicKey {
 				t.Errorf("finding on %s %s for %s, want B's wg-nat-b for A's key", f.Host, f.Interface, f.Peer)
 			}
 			if f.Evidence[0].Value != "198.51.100.1:51820" || !strings.Contains(f.Evidence[1].Value, "203.0.113.2") {

@@ -112,7 +112,7 @@ func gsoRegressionFinding(s *facts.Snapshot, g gsoRegression, uplinkDevs []strin
 	f := finding.Finding{
 		ID:       catalog.NetUDPOffloads,
 		Severity: finding.Warning,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("Kernel %s is known to mishandle UDP segmentation offload", s.System.Kernel),
 		Detail:   fmt.Sprintf("On this kernel release %s; %s.", g.what, g.ref),
 		Evidence: []finding.Evidence{{Source: "uname -r", Key: "kernel", Value: s.System.Kernel,
@@ -148,7 +148,7 @@ func groForwardingFinding(s *facts.Snapshot, l *facts.Link) finding.Finding {
 	return finding.Finding{
 		ID:       catalog.NetUDPOffloads,
 		Severity: finding.Info,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("UDP GRO forwarding is off on %s, the uplink of a host that forwards into a userspace tunnel", l.Name),
 		Detail: "This host forwards traffic, and its WireGuard implementation runs in userspace, where batching UDP (GSO and GRO) " +
 			"decides how many packets it handles per byte. With rx-udp-gro-forwarding off, UDP this host forwards arrives one packet " +

@@ -148,7 +148,7 @@ func staleEndpointFinding(s *facts.Snapshot, e facts.EndpointRoute, host, pref *
 	f := finding.Finding{
 		ID:        catalog.RouteStaleEndpoint,
 		Severity:  finding.Critical,
-		Host:      hostName(s),
+		Host:      hostOf(s),
 		Interface: e.Interface,
 		Peer:      e.Peer,
 		Title:     fmt.Sprintf("Endpoint %s is routed via %s (%s), not the preferred uplink %s", e.Endpoint, host.Gateway, host.Dev, pref.Dev),

@@ -10,6 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // A shaper on the tunnel holds it when the tunnel reached capReached of the
@@ -25,7 +26,7 @@ const (
 // the rate the tunnel carried while the underlay carried well above it.
 // dir is "upload" or "download"; ok is false when the cap did not bind or
 // the path was no faster. It is pure.
-func ShaperCapFinding(host string, link facts.Link, dir string, tunnelMbit, underlayMbit float64) (finding.Finding, bool) {
+func ShaperCapFinding(host target.Spec, link facts.Link, dir string, tunnelMbit, underlayMbit float64) (finding.Finding, bool) {
 	sh := link.Shaper
 	// A shaper collect did not read this way is a snapshot edited by hand.
 	if sh == nil || !sh.Valid() || tunnelMbit < capReached*sh.RateMbit || underlayMbit < capExceeded*sh.RateMbit {

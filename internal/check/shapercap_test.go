@@ -7,6 +7,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -53,7 +54,7 @@ func TestShaperCapFinding(t *testing.T) {
 		t.Fatal("lab-shaper-cap-a.json: no shaper on any link")
 	}
 	for _, tt := range tests {
-		f, ok := ShaperCapFinding("ssh:vps", tt.link, "upload", tt.tunnel, tt.underlay)
+		f, ok := ShaperCapFinding(targettest.Spec("ssh:vps"), tt.link, "upload", tt.tunnel, tt.underlay)
 		if ok != (tt.want != 0) || (ok && f.Severity != tt.want) {
 			t.Errorf("%s: ok %v severity %v, want %v", tt.name, ok, f.Severity, tt.want)
 			continue

@@ -45,7 +45,7 @@ func runBacklogDrops(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	f := finding.Finding{
 		ID:       catalog.NetBacklogDrops,
 		Severity: finding.Info,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("%d packets dropped at full backlog queues since boot", total),
 		Detail: "Received packets wait in a per-CPU backlog until softirq processing takes them; when it holds " +
 			"net.core.netdev_max_backlog packets the next ones are dropped, and TCP inside the tunnel backs off. " +
@@ -123,7 +123,7 @@ func runSoftirqImbalance(s *facts.Snapshot, _ Options) ([]finding.Finding, error
 	f := finding.Finding{
 		ID:       catalog.CPUSoftirqImbalance,
 		Severity: sev,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("CPU %d processed %.0f%% of received packets (%.1f× the other CPUs' mean)", busiest.CPU, 100*float64(busiest.Processed)/float64(total), ratio),
 		Detail: "Receive processing for the tunnel's traffic runs on one CPU. When it saturates, its backlog fills, packets are " +
 			"dropped or reordered and TCP backs off — throughput oscillates. Receive Packet Steering spreads the work.",

@@ -64,7 +64,7 @@ func runSoftirqBudget(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 	f := finding.Finding{
 		ID:       catalog.NetSoftirqBudget,
 		Severity: sev,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("Receive processing ran out of budget %d times (one per %d packets)", squeezed, processed/max(squeezed, 1)),
 		Detail: "Each round of receive processing handles at most net.core.netdev_budget packets within net.core.netdev_budget_usecs; " +
 			"when it stops with packets still queued (time_squeeze), they wait for the next round while more arrive, the per-CPU " +

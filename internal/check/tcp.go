@@ -52,7 +52,7 @@ func runCongestionControl(s *facts.Snapshot, _ Options) ([]finding.Finding, erro
 	f := finding.Finding{
 		ID:       catalog.TCPCongestionControl,
 		Severity: finding.Warning,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("TCP uses %s and retransmits %.1f%% of its segments", cc, 100*ratio),
 		Detail: fmt.Sprintf("%s treats every loss as congestion and cuts its window, so through a tunnel with some loss the window "+
 			"keeps collapsing and throughput oscillates. BBR paces to the measured bottleneck instead. Congestion control is "+
@@ -128,7 +128,7 @@ func runBuffersSmall(s *facts.Snapshot, o Options) ([]finding.Finding, error) {
 		f := finding.Finding{
 			ID:       catalog.TCPBuffersSmall,
 			Severity: finding.Warning,
-			Host:     hostName(s),
+			Host:     hostOf(s),
 			Title:    title,
 			Detail: fmt.Sprintf("One TCP connection can have at most %s in flight, which caps it at %.0f Mbit/s on a %s round trip "+
 				"whatever the tunnel can carry.", mib(window), float64(window)*8/1e6/rttSeconds(o), rttString(o)),

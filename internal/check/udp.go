@@ -54,7 +54,7 @@ func runUDPRcvbufErrors(s *facts.Snapshot, _ Options) ([]finding.Finding, error)
 	f := finding.Finding{
 		ID:       catalog.UDPRcvbufErrors,
 		Severity: finding.Warning,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("UDP buffer overflows: %d receive, %d send errors", rcv, snd),
 		Detail: "Each error is a UDP datagram the kernel dropped because a socket buffer was full; for WireGuard that is a lost " +
 			"tunnel packet, which TCP inside the tunnel reads as congestion and backs off.",
@@ -174,7 +174,7 @@ func notTheTunnels(s *facts.Snapshot, rcv, snd int64) (finding.Finding, bool) {
 	f := finding.Finding{
 		ID:       catalog.UDPRcvbufErrors,
 		Severity: finding.Info,
-		Host:     hostName(s),
+		Host:     hostOf(s),
 		Title:    fmt.Sprintf("UDP buffer overflows (%d receive, %d send errors), not on the tunnel's socket", rcv, snd),
 		Detail:   why + ": the drops were on " + where + ". Raising the buffer limits would not speed up the tunnel.",
 		Evidence: []finding.Evidence{

@@ -106,7 +106,7 @@ func staleOne(s *facts.Snapshot, w facts.WGInterface, p stalePeer, sev finding.S
 	return finding.Finding{
 		ID:        catalog.WGHandshakeStale,
 		Severity:  sev,
-		Host:      hostName(s),
+		Host:      hostOf(s),
 		Interface: w.Name,
 		Peer:      p.PublicKey,
 		Title:     title,
@@ -186,7 +186,7 @@ func staleMany(s *facts.Snapshot, w facts.WGInterface, peers []stalePeer, sev fi
 	return finding.Finding{
 		ID:        catalog.WGHandshakeStale,
 		Severity:  sev,
-		Host:      hostName(s),
+		Host:      hostOf(s),
 		Interface: w.Name,
 		Title:     title,
 		Detail:    detail + " The evidence lists every one.",
@@ -281,7 +281,7 @@ func runUserspace(s *facts.Snapshot, _ Options) ([]finding.Finding, error) {
 		out = append(out, finding.Finding{
 			ID:        catalog.WGUserspace,
 			Severity:  finding.Info,
-			Host:      hostName(s),
+			Host:      hostOf(s),
 			Interface: w.Name,
 			Title:     w.Name + " is served by a userspace WireGuard implementation",
 			Detail: "Each packet is copied between the kernel and the WireGuard process, which needs its own CPU time; expect a " +

@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -21,7 +22,7 @@ func hubSnapshot(t *testing.T, extra int) *facts.Snapshot {
 		t.Fatal(err)
 	}
 	s := healthyHost()
-	s.Host, s.CollectedAt, s.WireGuard = "ssh:root@hub", testutil.HubRecorded, wg
+	s.Host, s.CollectedAt, s.WireGuard = targettest.Spec("ssh:root@hub"), testutil.HubRecorded, wg
 	return s
 }
 

@@ -43,7 +43,7 @@ func runWGAllowedIPsMismatch(s *facts.Snapshot, _ Options) ([]finding.Finding, e
 		f := finding.Finding{
 			ID:        catalog.WGAllowedIPsMismatch,
 			Severity:  finding.Warning,
-			Host:      hostName(s),
+			Host:      hostOf(s),
 			Interface: w.Name,
 			Evidence: []finding.Evidence{
 				finding.Evidence{Source: src, Key: "rx_frame_errors (inner source outside the peer's AllowedIPs, or not IP)", Value: utoa(st.RxFrameErrors), Threshold: "0"}.Of(float64(st.RxFrameErrors), finding.Packets),

@@ -57,7 +57,7 @@ func Collect(ctx context.Context, t target.Target, opts Options) (*facts.Snapsho
 	}
 	c := &collector{t: t, snap: &facts.Snapshot{
 		SchemaVersion: facts.SchemaVersion,
-		Host:          t.String(),
+		Host:          target.Of(t),
 		CollectedAt:   now().UTC(),
 		System:        facts.System{Kernel: strings.TrimSpace(string(kernel))},
 		WireGuard:     []facts.WGInterface{},

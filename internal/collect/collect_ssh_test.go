@@ -38,7 +38,7 @@ func TestCollectOverSSH(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if viaSSH.Host != spec {
+	if viaSSH.Host.String() != spec {
 		t.Errorf("snapshot host %q, want %q", viaSSH.Host, spec)
 	}
 	if len(viaSSH.WireGuard) != 1 || viaSSH.WireGuard[0].Name != l.WGInterface("b") || viaSSH.WireGuard[0].PublicKey != l.Node("b").PublicKey {

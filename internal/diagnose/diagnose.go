@@ -153,12 +153,12 @@ func (f Fleet) WriteText(w io.Writer, o TextOptions) error {
 	var b strings.Builder
 	b.WriteString("\n" + head + "\n")
 	for _, u := range f.Unreachable {
-		name := u.Host
+		name := u.Host.String()
 		if u.Name != "" {
-			name = u.Name + " (" + u.Host + ")"
+			name = u.Name + " (" + name + ")"
 		}
 		// The collector's error usually starts with the spec already.
-		b.WriteString("  " + name + ": " + strings.TrimPrefix(u.Error, u.Host+": ") + "\n")
+		b.WriteString("  " + name + ": " + strings.TrimPrefix(u.Error, u.Host.String()+": ") + "\n")
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err

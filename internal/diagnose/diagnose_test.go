@@ -28,7 +28,7 @@ func TestRunFromFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Hosts) != 2 || d.Hosts[0].Host != "netns:wgl-wgd4-a" {
+	if len(d.Hosts) != 2 || d.Hosts[0].Host.String() != "netns:wgl-wgd4-a" {
 		t.Errorf("hosts %+v", d.Hosts)
 	}
 	if !hasID(d, "mtu.tunnel-too-large", finding.Critical) || !hasID(d, "icmp.ratelimit-drops", finding.Warning) {
@@ -83,7 +83,7 @@ func hasID(d Diagnosis, id finding.ID, sev finding.Severity) bool {
 func idsOf(d Diagnosis) []string {
 	var out []string
 	for _, f := range d.Findings {
-		out = append(out, string(f.ID)+"/"+f.Severity.String()+"@"+f.Host)
+		out = append(out, string(f.ID)+"/"+f.Severity.String()+"@"+f.Host.String())
 	}
 	return out
 }
@@ -136,7 +136,7 @@ func sh(t *testing.T, l *lab.Lab, node string, argv ...string) string {
 func requireFinding(t *testing.T, d Diagnosis, id finding.ID, host string) finding.Finding {
 	t.Helper()
 	for _, f := range d.Findings {
-		if f.ID == id && f.Host == host && f.Severity >= finding.Warning {
+		if f.ID == id && f.Host.String() == host && f.Severity >= finding.Warning {
 			return f
 		}
 	}
@@ -289,7 +289,7 @@ func TestLabOneSidedLoss(t *testing.T) {
 	t.Logf("%s; %s", f.Evidence[2], f.Evidence[3])
 	requireFinding(t, d, "udp.rcvbuf-errors", hostB)
 	for _, f := range d.Findings {
-		if f.ID == "throughput.asymmetric" && f.Host == hostB {
+		if f.ID == "throughput.asymmetric" && f.Host.String() == hostB {
 			t.Errorf("B -> A reported lossy too: %s", f.Title)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -57,7 +58,7 @@ func TestLabFleet(t *testing.T) {
 			t.Errorf("A's MTU finding is %s", f.Severity)
 		}
 		requireCrossMTU(t, fl.Diagnosis, hostA, hostB)
-		if len(fl.Unreachable) != 1 || fl.Unreachable[0].Host != "ssh:root@127.0.0.1:1" || fl.Unreachable[0].Name != "nobody" ||
+		if len(fl.Unreachable) != 1 || fl.Unreachable[0].Host.String() != "ssh:root@127.0.0.1:1" || fl.Unreachable[0].Name != "nobody" ||
 			!strings.Contains(fl.Unreachable[0].Error, "Connection refused") {
 			t.Errorf("unreachable %+v", fl.Unreachable)
 		}
@@ -77,8 +78,8 @@ func TestLabFleet(t *testing.T) {
 			t.Fatal(err)
 		}
 		silent := strings.Replace(overSSH, ":2222", ":2223", 1)
-		hosts := []fleet.Host{{Name: hostA, Target: hostA}, {Name: "site-b", Target: overSSH},
-			{Name: "silent", Target: silent}, {Name: "refused", Target: "ssh:root@127.0.0.1:1"}}
+		hosts := []fleet.Host{{Name: hostA, Target: targettest.Spec(hostA)}, {Name: "site-b", Target: targettest.Spec(overSSH)},
+			{Name: "silent", Target: targettest.Spec(silent)}, {Name: "refused", Target: targettest.Spec("ssh:root@127.0.0.1:1")}}
 		start := time.Now()
 		fl, err := RunFleet(context.Background(), hosts, nil, Options{Concurrency: 2, HostTimeout: 3 * time.Second})
 		took := time.Since(start)
@@ -86,12 +87,12 @@ func TestLabFleet(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("fleet of %d hosts (one silent, 3 s timeout) in %.1fs", len(hosts), took.Seconds())
-		if len(fl.Hosts) != 2 || fl.Hosts[1].Host != overSSH || len(fl.Hosts[1].WireGuard) != 1 || fl.Hosts[1].WireGuard[0] != l.WGInterface("b") {
+		if len(fl.Hosts) != 2 || fl.Hosts[1].Host.String() != overSSH || len(fl.Hosts[1].WireGuard) != 1 || fl.Hosts[1].WireGuard[0] != l.WGInterface("b") {
 			t.Errorf("hosts %+v", fl.Hosts)
 		}
 		requireCrossMTU(t, fl.Diagnosis, hostA, overSSH)
-		if len(fl.Unreachable) != 2 || fl.Unreachable[0].Host != silent || !strings.Contains(fl.Unreachable[0].Error, "no answer within 3s") ||
-			fl.Unreachable[1].Host != "ssh:root@127.0.0.1:1" {
+		if len(fl.Unreachable) != 2 || fl.Unreachable[0].Host.String() != silent || !strings.Contains(fl.Unreachable[0].Error, "no answer within 3s") ||
+			fl.Unreachable[1].Host.String() != "ssh:root@127.0.0.1:1" {
 			t.Errorf("unreachable %+v", fl.Unreachable)
 		}
 	})

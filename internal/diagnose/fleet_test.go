@@ -11,12 +11,13 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // A host that does not exist is reported and the snapshots are still
 // diagnosed, cross-host checks included.
 func TestRunFleetReportsUnreachable(t *testing.T) {
-	hosts := []fleet.Host{{Name: "gone", Target: "netns:wgs-no-such-namespace"}}
+	hosts := []fleet.Host{{Name: "gone", Target: targettest.Spec("netns:wgs-no-such-namespace")}}
 	fl, err := RunFleet(context.Background(), hosts, []string{
 		filepath.Join(snapshots, "lab-mtu1480-icmplimit-lan-a.json"),
 		filepath.Join(snapshots, "lab-mtu1480-icmplimit-lan-b.json"),
@@ -27,7 +28,7 @@ func TestRunFleetReportsUnreachable(t *testing.T) {
 	if len(fl.Hosts) != 2 || !hasID(fl.Diagnosis, "mtu.tunnel-too-large", finding.Critical) {
 		t.Errorf("hosts %d, findings %v", len(fl.Hosts), idsOf(fl.Diagnosis))
 	}
-	if len(fl.Unreachable) != 1 || fl.Unreachable[0].Host != "netns:wgs-no-such-namespace" || fl.Unreachable[0].Name != "gone" ||
+	if len(fl.Unreachable) != 1 || fl.Unreachable[0].Host.String() != "netns:wgs-no-such-namespace" || fl.Unreachable[0].Name != "gone" ||
 		!strings.HasPrefix(fl.Unreachable[0].Error, "netns:wgs-no-such-namespace: ") {
 		t.Fatalf("unreachable %+v", fl.Unreachable)
 	}
@@ -66,7 +67,7 @@ func TestRunFleetReportsUnreachable(t *testing.T) {
 
 // Nothing answered and no snapshot: the run fails with one line naming a host.
 func TestRunFleetNothingCollected(t *testing.T) {
-	hosts := []fleet.Host{{Name: "netns:wgs-none1", Target: "netns:wgs-none1"}, {Name: "netns:wgs-none2", Target: "netns:wgs-none2"}}
+	hosts := []fleet.Host{{Name: "netns:wgs-none1", Target: targettest.Spec("netns:wgs-none1")}, {Name: "netns:wgs-none2", Target: targettest.Spec("netns:wgs-none2")}}
 	_, err := RunFleet(context.Background(), hosts, nil, Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), "no host could be collected (2 unreachable); first: netns:wgs-none1: ") ||
 		strings.Contains(err.Error(), "\n") {

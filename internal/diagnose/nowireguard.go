@@ -1,19 +1,22 @@
 package diagnose
 
-import "github.com/wgperf/wgperf/internal/facts"
+import (
+	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/target"
+)
 
 // NoWireGuardError says a host has no WireGuard interface, so a command that
 // needs a tunnel (doctor, fix --verify) has none to judge there: one line,
 // exit 3, as diagnose's UNKNOWN.
 type NoWireGuardError struct {
-	Host string
+	Host target.Spec
 	// Why is the collection's own note about "wg show" (wg not installed,
 	// its error), empty when wg answered with no interface.
 	Why string
 }
 
 func (e *NoWireGuardError) Error() string {
-	s := "no WireGuard interface on " + e.Host
+	s := "no WireGuard interface on " + e.Host.String()
 	if e.Why != "" {
 		s += " (" + e.Why + ")"
 	}

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 func TestRequireWireGuard(t *testing.T) {
-	withWG := &facts.Snapshot{Host: "ssh:a", WireGuard: []facts.WGInterface{{Name: "wg0"}}}
-	without := &facts.Snapshot{Host: "ssh:b"}
-	noTool := &facts.Snapshot{Host: "ssh:c", Notes: []facts.Note{{Source: "ethtool -k", Message: "ethtool not installed"}, {Source: "wg show", Message: "wg not installed"}}}
+	withWG := &facts.Snapshot{Host: targettest.Spec("ssh:a"), WireGuard: []facts.WGInterface{{Name: "wg0"}}}
+	without := &facts.Snapshot{Host: targettest.Spec("ssh:b")}
+	noTool := &facts.Snapshot{Host: targettest.Spec("ssh:c"), Notes: []facts.Note{{Source: "ethtool -k", Message: "ethtool not installed"}, {Source: "wg show", Message: "wg not installed"}}}
 	for _, tc := range []struct {
 		snaps []*facts.Snapshot
 		want  string // "" for no error

@@ -13,11 +13,12 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Host summarises one diagnosed host.
 type Host struct {
-	Host        string       `json:"host"` // target spec
+	Host        target.Spec  `json:"host"` // target spec
 	Hostname    string       `json:"hostname,omitempty"`
 	Kernel      string       `json:"kernel,omitempty"`
 	Distro      string       `json:"distro,omitempty"`
@@ -211,7 +212,7 @@ func severityColor(s finding.Severity) string {
 func (p *printer) summary(d Diagnosis) {
 	var hosts []string
 	for _, h := range d.Hosts {
-		desc := h.Host
+		desc := h.Host.String()
 		var extra []string
 		if h.Hostname != "" {
 			extra = append(extra, h.Hostname)
@@ -260,7 +261,7 @@ func plural(n int, word string) string {
 }
 
 func (p *printer) finding(f finding.Finding) {
-	where := []string{f.Host}
+	where := []string{f.Host.String()}
 	if f.Interface != "" {
 		where = append(where, f.Interface)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/fleet"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -99,8 +100,8 @@ func TestWriteJSONGolden(t *testing.T) {
 
 func TestWriteTextColorAndEmpty(t *testing.T) {
 	d := Diagnosis{
-		Hosts: []Host{{Host: "local", Hostname: "h", CollectedAt: time.Unix(0, 0), WireGuard: []string{"wg0"}}},
-		Findings: []finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: "local", Title: "t", Detail: "d",
+		Hosts: []Host{{Host: targettest.Spec("local"), Hostname: "h", CollectedAt: time.Unix(0, 0), WireGuard: []string{"wg0"}}},
+		Findings: []finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: targettest.Spec("local"), Title: "t", Detail: "d",
 			Evidence: []finding.Evidence{{Source: "s", Key: "k", Value: "v"}}, Fixes: []finding.Fix{{Description: "x", Commands: []string{"true"}}}}},
 	}
 	var buf bytes.Buffer
@@ -116,7 +117,7 @@ func TestWriteTextColorAndEmpty(t *testing.T) {
 	}
 	// A fleet's unreachable hosts come before the hint, which stays last.
 	buf.Reset()
-	fl := Fleet{Diagnosis: d, Unreachable: []fleet.Unreachable{{Host: "ssh:m42", Error: "ssh:m42: no route to host"}}}
+	fl := Fleet{Diagnosis: d, Unreachable: []fleet.Unreachable{{Host: targettest.Spec("ssh:m42"), Error: "ssh:m42: no route to host"}}}
 	if err := fl.WriteText(&buf, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // Where only WireGuard's port reaches the far end, the underlay's iperf3
@@ -14,7 +15,7 @@ import (
 // against a missing baseline was reported as "problems".
 func TestBlockedBaselineIsUnjudged(t *testing.T) {
 	const why = "iperf3 to 203.0.113.2:5299: Connection refused"
-	m := Measured{Benched: true, Client: "a", Server: "b", Expected: bench.SingleHopRatio, UnderlayBlocked: why,
+	m := Measured{Benched: true, Client: targettest.Spec("a"), Server: targettest.Spec("b"), Expected: bench.SingleHopRatio, UnderlayBlocked: why,
 		Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: 180}, Down: bench.DirRate{Tunnel: 176}}}
 	if got := status(nil, m); got != StatusUnjudged {
 		t.Errorf("status %q, want %q", got, StatusUnjudged)
@@ -31,7 +32,7 @@ func TestBlockedBaselineIsUnjudged(t *testing.T) {
 	}
 	// The tunnel's own rates are still shown, beside why they stand alone.
 	var text bytes.Buffer
-	r := &Report{Client: "a", Server: "b", Status: StatusUnjudged, Measured: m, NotJudged: []string{line}}
+	r := &Report{Client: targettest.Spec("a"), Server: targettest.Spec("b"), Status: StatusUnjudged, Measured: m, NotJudged: []string{line}}
 	if err := r.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}

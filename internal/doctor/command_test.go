@@ -8,19 +8,20 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // The verdict's command: --verify only where a bench can see the gain,
 // --from the saved report where only a probe proved the finding.
 func TestCommand(t *testing.T) {
 	withFix := func(id finding.ID, host string) finding.Finding {
-		return finding.Finding{ID: id, Host: host, Fixes: []finding.Fix{{Action: &finding.Action{Kind: remedy.KindSysctl}}}}
+		return finding.Finding{ID: id, Host: targettest.Spec(host), Fixes: []finding.Fix{{Action: &finding.Action{Kind: remedy.KindSysctl}}}}
 	}
 	route := withFix("route.stale-endpoint", "ssh:root@golem")
 	icmp := withFix("icmp.ratelimit-drops", "ssh:root@golem")
 	hole := withFix("mtu.pmtud-blackhole", "ssh:root@golem")
 	bond := withFix("bond.hash-policy", "ssh:root@golem")
-	r := &Report{Client: "ssh:root@golem", Server: "ssh:m42", passive: map[string]bool{key(route): true, key(icmp): true, key(bond): true}}
+	r := &Report{Client: targettest.Spec("ssh:root@golem"), Server: targettest.Spec("ssh:m42"), passive: map[causeKey]bool{key(route): true, key(icmp): true, key(bond): true}}
 	for _, tc := range []struct {
 		f    finding.Finding
 		want string
@@ -30,7 +31,7 @@ func TestCommand(t *testing.T) {
 		// One tunnel stays on one slave under either hash: a bench would roll the fix back.
 		{bond, "wgperf fix --host ssh:root@golem --only bond.hash-policy --apply --verify --server ssh:m42 --confirm 60s"},
 		{hole, "wgperf fix --host ssh:root@golem --from doctor.json --only mtu.pmtud-blackhole --apply --verify --server ssh:m42 --confirm 60s"},
-		{finding.Finding{ID: "cpu.saturated", Host: "ssh:m42", Fixes: []finding.Fix{{Commands: []string{"top"}}}}, ""},
+		{finding.Finding{ID: "cpu.saturated", Host: targettest.Spec("ssh:m42"), Fixes: []finding.Fix{{Commands: []string{"top"}}}}, ""},
 		// Either half of a port move alone cuts the tunnel: doctor --fix applies both.
 		{withFix("path.port-throttled", "ssh:m42"), "wgperf doctor --client ssh:root@golem --server ssh:m42 --fix"},
 	} {
@@ -38,7 +39,7 @@ func TestCommand(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.f.ID, got, tc.want)
 		}
 	}
-	r.Server = ""
+	r.Server = targettest.Spec("")
 	if got := r.command(route); got != "wgperf fix --host ssh:root@golem --only route.stale-endpoint --apply --confirm 60s" {
 		t.Errorf("one end: %q", got)
 	}
@@ -52,7 +53,7 @@ func TestCommand(t *testing.T) {
 func TestFixSteps(t *testing.T) {
 	act := func(kind string) []finding.Fix { return []finding.Fix{{Action: &finding.Action{Kind: kind}}} }
 	cause := func(id finding.ID, host string, sev finding.Severity, kind string) Cause {
-		return Cause{Finding: finding.Finding{ID: id, Host: host, Severity: sev, Fixes: act(kind)}, Command: "wgperf fix ..."}
+		return Cause{Finding: finding.Finding{ID: id, Host: targettest.Spec(host), Severity: sev, Fixes: act(kind)}, Command: "wgperf fix ..."}
 	}
 	hole := cause("mtu.pmtud-blackhole", "a", finding.Critical, remedy.KindWGMTU)
 	big := cause("mtu.tunnel-too-large", "b", finding.Critical, remedy.KindWGMTU)
@@ -76,7 +77,7 @@ func TestFixSteps(t *testing.T) {
 	} {
 		var got []string
 		for _, st := range fixSteps(tc.causes[0], tc.causes) {
-			got = append(got, st.Host+":"+finding.JoinIDs(st.IDs, ","))
+			got = append(got, st.Host.String()+":"+finding.JoinIDs(st.IDs, ","))
 		}
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%s: steps %q, want %q", tc.name, strings.Join(got, " "), tc.want)
@@ -88,12 +89,12 @@ func TestFixSteps(t *testing.T) {
 // its findings out, and the slowness with them once the bench after it is healthy.
 func TestRemaining(t *testing.T) {
 	f := func(id finding.ID, host string) finding.Finding {
-		return finding.Finding{ID: id, Host: host, Severity: finding.Critical}
+		return finding.Finding{ID: id, Host: targettest.Spec(host), Severity: finding.Critical}
 	}
 	findings := []finding.Finding{f("mtu.pmtud-blackhole", "a"), f("mtu.tunnel-too-large", "b"), f("throughput.tunnel-ratio", "a"), f("udp.rcvbuf-errors", "b")}
 	healthy := &Measured{Benched: true, Expected: 0.9, Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: 95, Underlay: 100}, Down: bench.DirRate{Tunnel: 94, Underlay: 100}}}
 	slow := &Measured{Benched: true, Expected: 0.9, Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: 95, Underlay: 100}, Down: bench.DirRate{Tunnel: 40, Underlay: 100}}}
-	steps := []FixStep{{Host: "a", IDs: []finding.ID{"mtu.pmtud-blackhole"}}, {Host: "b", IDs: []finding.ID{"mtu.tunnel-too-large"}}}
+	steps := []FixStep{{Host: targettest.Spec("a"), IDs: []finding.ID{"mtu.pmtud-blackhole"}}, {Host: targettest.Spec("b"), IDs: []finding.ID{"mtu.tunnel-too-large"}}}
 	for _, tc := range []struct {
 		name string
 		fix  *FixOutcome
@@ -121,19 +122,19 @@ func TestRemaining(t *testing.T) {
 // starts from what the previous verification measured.
 func TestFixPrior(t *testing.T) {
 	path := &mtu.Result{Addr: "203.0.113.2", PathMTU: 1400}
-	r := &Report{Client: "netns:a", Server: "netns:b", MTU: path}
+	r := &Report{Client: targettest.Spec("netns:a"), Server: targettest.Spec("netns:b"), MTU: path}
 	bench := &tunnelNow{tunnel: tunnelMbit(0, 0.3), source: "doctor's bench"}
-	if p := r.prior(bench, "netns:a"); p == nil || p.Tunnel != tunnelMbit(0, 0.3) || p.MTU != path || p.Source != "from doctor's bench" {
+	if p := r.prior(bench, targettest.Spec("netns:a")); p == nil || p.Tunnel != tunnelMbit(0, 0.3) || p.MTU != path || p.Source != "from doctor's bench" {
 		t.Errorf("client step: %+v", p)
 	}
-	if p := r.prior(bench, "netns:b"); p == nil || p.Tunnel != tunnelMbit(0.3, 0) || p.MTU != nil {
+	if p := r.prior(bench, targettest.Spec("netns:b")); p == nil || p.Tunnel != tunnelMbit(0.3, 0) || p.MTU != nil {
 		t.Errorf("server step: %+v (upload and download swap; the MTU search ran from the client)", p)
 	}
 	later := &tunnelNow{tunnel: tunnelMbit(181, 0.3), source: "the verification after mtu.pmtud-blackhole on netns:a"}
-	if p := r.prior(later, "netns:a"); p == nil || p.MTU != nil || p.Tunnel.Up.Tunnel != 181 {
+	if p := r.prior(later, targettest.Spec("netns:a")); p == nil || p.MTU != nil || p.Tunnel.Up.Tunnel != 181 {
 		t.Errorf("later step: %+v", p)
 	}
-	if r.prior(nil, "netns:a") != nil {
+	if r.prior(nil, targettest.Spec("netns:a")) != nil {
 		t.Error("nothing measured: a prior")
 	}
 }

@@ -25,7 +25,7 @@ const duringBench = "during the bench"
 func (r *Report) cpuLimitsAfterBench(ctx context.Context, c *Config, snaps []*facts.Snapshot) []finding.Finding {
 	var out []finding.Finding
 	for _, t := range []target.Target{c.Client, c.Server} {
-		if s := snapOf(snaps, t.String()); s != nil {
+		if s := snapOf(snaps, target.Of(t)); s != nil {
 			out = append(out, cpuLimitFindings(s.Host, cpuNow{t: t, limits: s.CPULimits, cpu: s.CPU}, readCPU(ctx, t))...)
 		}
 	}
@@ -52,7 +52,7 @@ func readCPU(ctx context.Context, t target.Target) cpuNow {
 // cpuLimitFindings judges what the bench cost a host's CPU between two
 // reads: the periods a process ran out of its cgroup's quota, and the time
 // the hypervisor stole.
-func cpuLimitFindings(host string, before, after cpuNow) []finding.Finding {
+func cpuLimitFindings(host target.Spec, before, after cpuNow) []finding.Finding {
 	out := throttledDuring(host, before.limits, after.limits)
 	if len(after.cpu) > 0 {
 		if f, ok := check.CPUStealFinding(host, before.cpu, after.cpu, duringBench); ok {
@@ -66,7 +66,7 @@ func cpuLimitFindings(host string, before, after cpuNow) []finding.Finding {
 // counters grew since before it (the same process and cgroup); a process
 // the bench started (an iperf3 server) is judged by its counters as they
 // are, which its cgroup gathered since it was made. It is pure.
-func throttledDuring(host string, before, after []facts.CPULimit) []finding.Finding {
+func throttledDuring(host target.Spec, before, after []facts.CPULimit) []finding.Finding {
 	var out []finding.Finding
 	for _, a := range after {
 		during := "since the cgroup was made"

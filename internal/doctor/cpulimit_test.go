@@ -7,6 +7,7 @@ import (
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // A limit whose counters are as the lab's cpu-quota scenario read them
@@ -22,7 +23,7 @@ var (
 )
 
 func TestThrottledDuring(t *testing.T) {
-	fs := throttledDuring("netns:wgl-cpu-a", []facts.CPULimit{quotaBefore}, []facts.CPULimit{quotaAfter})
+	fs := throttledDuring(targettest.Spec("netns:wgl-cpu-a"), []facts.CPULimit{quotaBefore}, []facts.CPULimit{quotaAfter})
 	// 171-2 of 240-40 periods.
 	if len(fs) != 1 || fs[0].Severity != finding.Critical || !strings.Contains(fs[0].Title, "throttled in 169 of 200 periods during the bench") {
 		t.Fatalf("findings %+v", fs)
@@ -32,11 +33,11 @@ func TestThrottledDuring(t *testing.T) {
 	idle.Periods, idle.Throttled = 600, 500
 	idleAfter := idle
 	idleAfter.Periods = 650
-	if fs := throttledDuring("netns:wgl-cpu-a", []facts.CPULimit{idle}, []facts.CPULimit{idleAfter}); len(fs) != 0 {
+	if fs := throttledDuring(targettest.Spec("netns:wgl-cpu-a"), []facts.CPULimit{idle}, []facts.CPULimit{idleAfter}); len(fs) != 0 {
 		t.Errorf("a quota not reached during the bench: %+v", fs)
 	}
 	// A process the bench started is judged by its cgroup's counters as they are.
-	if fs := throttledDuring("netns:wgl-cpu-b", nil, []facts.CPULimit{quotaAfter}); len(fs) != 1 || !strings.Contains(fs[0].Title, "since the cgroup was made") {
+	if fs := throttledDuring(targettest.Spec("netns:wgl-cpu-b"), nil, []facts.CPULimit{quotaAfter}); len(fs) != 1 || !strings.Contains(fs[0].Title, "since the cgroup was made") {
 		t.Errorf("new process: %+v", fs)
 	}
 }
@@ -44,9 +45,9 @@ func TestThrottledDuring(t *testing.T) {
 // The quota is the verdict, above the knee a cap sweep would have "proven",
 // and no sweep is planned while it explains the collapses.
 func TestCPUQuotaOutranksKnee(t *testing.T) {
-	quota := throttledDuring("netns:wgl-cpu-a", []facts.CPULimit{quotaBefore}, []facts.CPULimit{quotaAfter})
-	knee := finding.Finding{ID: catalog.ThroughputCollapseKnee, Severity: finding.Warning, Host: "netns:wgl-cpu-a", Interface: "wg-cpu-a"}
-	osc := finding.Finding{ID: catalog.ThroughputOscillation, Severity: finding.Warning, Host: "netns:wgl-cpu-a"}
+	quota := throttledDuring(targettest.Spec("netns:wgl-cpu-a"), []facts.CPULimit{quotaBefore}, []facts.CPULimit{quotaAfter})
+	knee := finding.Finding{ID: catalog.ThroughputCollapseKnee, Severity: finding.Warning, Host: targettest.Spec("netns:wgl-cpu-a"), Interface: "wg-cpu-a"}
+	osc := finding.Finding{ID: catalog.ThroughputOscillation, Severity: finding.Warning, Host: targettest.Spec("netns:wgl-cpu-a")}
 	m := measured("netns:wgl-cpu-a", "netns:wgl-cpu-b", 20, 190, 21, 190)
 	cs := Rank([]finding.Finding{knee, osc, quota[0]}, m)
 	if len(cs) == 0 || cs[0].Finding.ID != catalog.CPUQuotaThrottled {

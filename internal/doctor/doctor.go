@@ -115,11 +115,11 @@ type ProbeRun struct {
 
 // Report is the outcome; its JSON form is "wgperf doctor --json".
 type Report struct {
-	Kind          string `json:"kind"`
-	SchemaVersion int    `json:"schema_version"`
-	Client        string `json:"client"`
-	Server        string `json:"server,omitempty"`
-	Status        string `json:"status"`
+	Kind          string      `json:"kind"`
+	SchemaVersion int         `json:"schema_version"`
+	Client        target.Spec `json:"client"`
+	Server        target.Spec `json:"server,omitzero"`
+	Status        string      `json:"status"`
 	// Threshold says which expectation judged the ratio.
 	Threshold string   `json:"threshold"`
 	Measured  Measured `json:"measured"`
@@ -157,7 +157,7 @@ type Report struct {
 
 	endpoints     discover.Endpoints
 	via           viaPath           // the hops and hubs of a path through hubs (--via; hops.go)
-	passive       map[string]bool   // finding keys the passive checks produced (fix can find them again)
+	passive       map[causeKey]bool // finding keys the passive checks produced (fix can find them again)
 	mtuFromServer bool              // the path MTU search ran from the server (large packets vanish towards the client)
 	watches       peerWatches       // both ends' peers, sampled through the bench (roaming.go)
 	otherPeers    []finding.Finding // stale handshakes of peers other than the benched one (roaming.go)
@@ -187,11 +187,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	if c.Seconds <= 0 {
 		c.Seconds = DefaultSeconds
 	}
-	rep := &Report{Kind: Kind, SchemaVersion: SchemaVersion, Client: c.Client.String(), Probes: []ProbeRun{}, passive: map[string]bool{}}
+	rep := &Report{Kind: Kind, SchemaVersion: SchemaVersion, Client: target.Of(c.Client), Probes: []ProbeRun{}, passive: map[causeKey]bool{}}
 	hosts := []string{c.Client.String()}
 	if c.Server != nil {
-		rep.Server = c.Server.String()
-		hosts = append(hosts, rep.Server)
+		rep.Server = target.Of(c.Server)
+		hosts = append(hosts, rep.Server.String())
 	}
 	defer func() { rep.Seconds = time.Since(start).Seconds() }()
 
@@ -408,7 +408,7 @@ func (r *Report) runMTU(ctx context.Context, c *Config, _ ProbePlan, snaps []*fa
 	if mc.Addr == "" {
 		return nil, "", errors.New("no peer endpoint to probe")
 	}
-	if s := snapOf(snaps, mc.Client.String()); s != nil {
+	if s := snapOf(snaps, target.Of(mc.Client)); s != nil {
 		for _, w := range s.WireGuard {
 			if w.Name == mc.ClientInterface {
 				mc.Implementation = w.Implementation
@@ -428,7 +428,7 @@ func (r *Report) runMTU(ctx context.Context, c *Config, _ ProbePlan, snaps []*fa
 	r.MTU = res
 	s := res.Summary()
 	if r.mtuFromServer {
-		s = "from " + res.Client + ": " + s
+		s = "from " + res.Client.String() + ": " + s
 	}
 	return res.Findings, s, nil
 }
@@ -484,8 +484,8 @@ func (r *Report) sweep(ctx context.Context, sc shaping.Config) ([]finding.Findin
 	return res.Findings, res.Summary(), nil
 }
 
-func key(f finding.Finding) string {
-	return string(f.ID) + "|" + f.Host + "|" + f.Interface + "|" + f.Peer
+func key(f finding.Finding) causeKey {
+	return causeKey{f.ID, f.Host.Key(), f.Interface, f.Peer}
 }
 
 // command is the exact "wgperf fix" line for a cause with an automatic fix.
@@ -497,31 +497,31 @@ func (r *Report) command(f finding.Finding) string {
 	}
 	if doctorOf(f.ID).BothEnds {
 		// Either half alone cuts the tunnel: doctor --fix applies both as one.
-		if r.peerOf(f.Host) == "" {
+		if r.peerOf(f.Host).IsZero() {
 			return ""
 		}
-		return "wgperf doctor --client " + r.Client + " --server " + r.Server + " --fix"
+		return "wgperf doctor --client " + r.Client.String() + " --server " + r.Server.String() + " --fix"
 	}
-	cmd := "wgperf fix --host " + f.Host
+	cmd := "wgperf fix --host " + f.Host.String()
 	if !r.passive[key(f)] {
 		cmd += " --from doctor.json"
 	}
 	cmd += " --only " + string(f.ID) + " --apply"
-	if peer := r.peerOf(f.Host); peer != "" && !unmeasured(f.ID) {
-		cmd += " --verify --server " + peer
+	if peer := r.peerOf(f.Host); !peer.IsZero() && !unmeasured(f.ID) {
+		cmd += " --verify --server " + peer.String()
 	}
 	return cmd + " --confirm 60s"
 }
 
-// peerOf is the other end of the benched pair, "" without one.
-func (r *Report) peerOf(host string) string {
+// peerOf is the other end of the benched pair, the zero Spec without one.
+func (r *Report) peerOf(host target.Spec) target.Spec {
 	switch {
-	case r.Server == "":
-		return ""
-	case host == r.Client:
+	case r.Server.IsZero():
+		return target.Spec{}
+	case host.Same(r.Client):
 		return r.Server
-	case host == r.Server:
+	case host.Same(r.Server):
 		return r.Client
 	}
-	return ""
+	return target.Spec{}
 }

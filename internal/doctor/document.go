@@ -13,8 +13,8 @@ import (
 func (r *Report) Document() report.Document {
 	title := fmt.Sprintf("wgperf doctor: %s", r.Client)
 	hosts := r.Hosts
-	if r.Server != "" {
-		title += " → " + r.Server
+	if !r.Server.IsZero() {
+		title += " → " + r.Server.String()
 	}
 	title += ": " + r.Status
 	if v := r.Verdict(); v != nil {

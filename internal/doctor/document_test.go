@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/report"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // The HTML report of a doctor run lists the verdict first, then the other
@@ -16,15 +17,15 @@ import (
 func TestDoctorDocument(t *testing.T) {
 	res := &iperf.Result{Protocol: "tcp", SentMbit: 100, ReceivedMbit: 100, Intervals: []iperf.Interval{{Start: 0, End: 1, Mbit: 100}}}
 	b := &bench.Report{Runs: []bench.Run{{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Upload, Streams: 1}, Result: res}}}
-	rep := &Report{Client: "ssh:a", Server: "ssh:b", Status: StatusSlow, Bench: b,
+	rep := &Report{Client: targettest.Spec("ssh:a"), Server: targettest.Spec("ssh:b"), Status: StatusSlow, Bench: b,
 		Causes: []Cause{
-			{Finding: finding.Finding{ID: "route.stale-endpoint", Severity: finding.Critical, Host: "ssh:a", Title: "stale"}},
-			{Finding: finding.Finding{ID: "cpu.saturated", Severity: finding.Warning, Host: "ssh:b", Title: "cpu"}},
+			{Finding: finding.Finding{ID: "route.stale-endpoint", Severity: finding.Critical, Host: targettest.Spec("ssh:a"), Title: "stale"}},
+			{Finding: finding.Finding{ID: "cpu.saturated", Severity: finding.Warning, Host: targettest.Spec("ssh:b"), Title: "cpu"}},
 		},
 		Findings: []finding.Finding{
-			{ID: "cpu.saturated", Severity: finding.Warning, Host: "ssh:b"},
-			{ID: "route.stale-endpoint", Severity: finding.Critical, Host: "ssh:a"},
-			{ID: "throughput.tunnel-ratio", Severity: finding.Warning, Host: "ssh:a"},
+			{ID: "cpu.saturated", Severity: finding.Warning, Host: targettest.Spec("ssh:b")},
+			{ID: "route.stale-endpoint", Severity: finding.Critical, Host: targettest.Spec("ssh:a")},
+			{ID: "throughput.tunnel-ratio", Severity: finding.Warning, Host: targettest.Spec("ssh:a")},
 		},
 		Fix: &FixOutcome{AfterBench: b},
 	}

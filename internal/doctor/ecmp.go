@@ -10,6 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // flowBound is the share of the parallel streams' rate below which one
@@ -75,8 +76,8 @@ func ECMPSuggestions(fs []finding.Finding, rep *bench.Report, snaps []*facts.Sna
 }
 
 // boundBy says what holds a host's tunnel back, "" when nothing the bench saw.
-func boundBy(fs []finding.Finding, rep *bench.Report, host string) string {
-	if slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == catalog.CPUSaturated && f.Host == host }) {
+func boundBy(fs []finding.Finding, rep *bench.Report, host target.Spec) string {
+	if slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == catalog.CPUSaturated && f.Host.Same(host) }) {
 		return "CPU-bound (a CPU at its limit while it carried traffic)"
 	}
 	if rep == nil {
@@ -87,7 +88,7 @@ func boundBy(fs []finding.Finding, rep *bench.Report, host string) string {
 		if dir == bench.Download {
 			sender = rep.Server
 		}
-		if sender != host {
+		if !sender.Same(host) {
 			continue
 		}
 		var one, many *bench.Run

@@ -10,6 +10,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // TestECMPSuggestions: a tunnel bound to one CPU or one flow, on a host with
@@ -18,12 +19,12 @@ import (
 func TestECMPSuggestions(t *testing.T) {
 	multi, single := readSnap(t, "lab-multiwan-stale-a"), readSnap(t, "lab-healthy-a")
 	cpu := func(host string) []finding.Finding {
-		return []finding.Finding{{ID: catalog.CPUSaturated, Severity: finding.Warning, Host: host, Title: "CPU 0 100%"}}
+		return []finding.Finding{{ID: catalog.CPUSaturated, Severity: finding.Warning, Host: targettest.Spec(host), Title: "CPU 0 100%"}}
 	}
 	run := func(streams int, mbit float64) bench.Run {
 		return bench.Run{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Upload, Streams: streams}, Result: &iperf.Result{}, Stats: bench.Stats{Mbit: mbit}}
 	}
-	flows := &bench.Report{Client: multi.Host, Server: "netns:b", Runs: []bench.Run{run(1, 40), run(4, 95)}}
+	flows := &bench.Report{Client: multi.Host, Server: targettest.Spec("netns:b"), Runs: []bench.Run{run(1, 40), run(4, 95)}}
 	twoTunnels := readSnap(t, "lab-healthy-a")
 	twoTunnels.WireGuard = append(twoTunnels.WireGuard, twoTunnels.WireGuard[0])
 	twoTunnels.WireGuard[1].Name = "wg1"
@@ -32,10 +33,10 @@ func TestECMPSuggestions(t *testing.T) {
 		got  []finding.Finding
 		want string // a part of the title, "" for none
 	}{
-		{"CPU-bound, two uplinks", ECMPSuggestions(cpu(multi.Host), nil, toSnaps(multi)), "CPU-bound (a CPU at its limit while it carried traffic), and the host has 2 uplinks"},
+		{"CPU-bound, two uplinks", ECMPSuggestions(cpu(multi.Host.String()), nil, toSnaps(multi)), "CPU-bound (a CPU at its limit while it carried traffic), and the host has 2 uplinks"},
 		{"flow-bound, two uplinks", ECMPSuggestions(nil, flows, toSnaps(multi)), "flow-bound (upload one stream 40 Mbit/s, 4 streams 95)"},
-		{"CPU-bound, two tunnels", ECMPSuggestions(cpu(twoTunnels.Host), nil, toSnaps(twoTunnels)), "2 WireGuard interfaces"},
-		{"CPU-bound, one uplink and one tunnel", ECMPSuggestions(cpu(single.Host), nil, toSnaps(single)), ""},
+		{"CPU-bound, two tunnels", ECMPSuggestions(cpu(twoTunnels.Host.String()), nil, toSnaps(twoTunnels)), "2 WireGuard interfaces"},
+		{"CPU-bound, one uplink and one tunnel", ECMPSuggestions(cpu(single.Host.String()), nil, toSnaps(single)), ""},
 		{"two uplinks, bound by nothing", ECMPSuggestions(nil, &bench.Report{Client: multi.Host, Runs: []bench.Run{run(1, 90), run(4, 95)}}, toSnaps(multi)), ""},
 		{"the other end is CPU-bound", ECMPSuggestions(cpu("netns:other"), nil, toSnaps(multi)), ""},
 	} {
@@ -90,7 +91,7 @@ func bonded(t *testing.T, n, slaveMbit int, policy string) *facts.Snapshot {
 // streams around it do not outrun gets none.
 func TestECMPOverABond(t *testing.T) {
 	cells := func(client string, tunnel, underlay float64) *bench.Report {
-		return &bench.Report{Client: client, Server: "netns:b", ClientUplink: "bond0", Cells: []bench.Cell{
+		return &bench.Report{Client: targettest.Spec(client), Server: targettest.Spec("netns:b"), ClientUplink: "bond0", Cells: []bench.Cell{
 			{Direction: bench.Upload, Streams: 1, TunnelMbit: tunnel * 0.98, UnderlayMbit: underlay / 2},
 			{Direction: bench.Upload, Streams: 4, TunnelMbit: tunnel, UnderlayMbit: underlay},
 		}}
@@ -104,14 +105,14 @@ func TestECMPOverABond(t *testing.T) {
 		evidence string // the expected gain's
 		command  string
 	}{
-		{"the ECMP case: 890 Mbit/s over 3×1G", threeG, cells(threeG.Host, 890, 900),
+		{"the ECMP case: 890 Mbit/s over 3×1G", threeG, cells(threeG.Host.String(), 890, 900),
 			"One tunnel carries 890 Mbit/s upload, one slave's worth of bond0 (802.3ad, 3 × 1000 Mbit/s): 3 tunnels over the bond (ECMP) can carry about 2670",
 			"about 2670 Mbit/s (3.0×)", "wgperf fix ecmp --interface " + threeG.WireGuard[0].Name + " --tunnels 3"},
-		{"the lab: 90 through the tunnel, 185 around it", lab, cells(lab.Host, 90, 185),
+		{"the lab: 90 through the tunnel, 185 around it", lab, cells(lab.Host.String(), 90, 185),
 			"One tunnel carries 90 Mbit/s upload, one slave's worth of bond0 (802.3ad, 2 slaves): 2 tunnels over the bond (ECMP) can carry about 180",
 			"about 180 Mbit/s (2.0×)", "wgperf fix ecmp --interface " + lab.WireGuard[0].Name + " --tunnels 2"},
-		{"the streams around it bound the gain", lab, cells(lab.Host, 90, 140), "can carry about 140", "about 140 Mbit/s (1.6×)", ""},
-		{"the tunnel keeps up with the streams around it", lab, cells(lab.Host, 90, 95), "", "", ""},
+		{"the streams around it bound the gain", lab, cells(lab.Host.String(), 90, 140), "can carry about 140", "about 140 Mbit/s (1.6×)", ""},
+		{"the tunnel keeps up with the streams around it", lab, cells(lab.Host.String(), 90, 95), "", "", ""},
 		{"the bench's client is the other end", lab, cells("netns:other", 90, 185), "", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

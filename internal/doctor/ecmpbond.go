@@ -41,9 +41,9 @@ func bondECMP(s *facts.Snapshot, rep *bench.Report) (finding.Finding, bool) {
 		return finding.Finding{}, false
 	}
 	dev, dir := rep.ClientUplink, bench.Upload
-	if s.Host == rep.Server {
+	if s.Host.Same(rep.Server) {
 		dev, dir = rep.ServerUplink, bench.Download
-	} else if s.Host != rep.Client {
+	} else if !s.Host.Same(rep.Client) {
 		return finding.Finding{}, false
 	}
 	b, ok := check.BondUnder(s, dev)

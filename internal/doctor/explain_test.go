@@ -18,7 +18,7 @@ import (
 // during the bench.
 func steal(t *testing.T, host string, pct uint64) finding.Finding {
 	t.Helper()
-	f, ok := check.CPUStealFinding(host, nil, []facts.CPUTimes{{CPU: "cpu", User: 5000, Idle: 5000 - pct*100, Steal: pct * 100}}, "during the bench")
+	f, ok := check.CPUStealFinding(targettest.Spec(host), nil, []facts.CPUTimes{{CPU: "cpu", User: 5000, Idle: 5000 - pct*100, Steal: pct * 100}}, "during the bench")
 	if !ok {
 		t.Fatalf("no steal finding at %d%%", pct)
 	}
@@ -45,10 +45,10 @@ func policed(t *testing.T, offered, arrived float64) finding.Finding {
 // is reported as present, never first, and never the verdict.
 func TestRankExplainsTheGap(t *testing.T) {
 	const a, b = "netns:wgl-x-a", "netns:wgl-x-b"
-	collapse := finding.Finding{ID: catalog.WGSpecificCollapse, Severity: finding.Warning, Host: a, Title: "the tunnel collapses where UDP outside it does not"}
-	bloat := finding.Finding{ID: catalog.LatencyBufferbloat, Severity: finding.Warning, Host: a, Title: "an upload adds 50 ms; the queue is on the path"}
-	tooLarge := finding.Finding{ID: catalog.MTUTunnelTooLarge, Severity: finding.Warning, Host: a, Title: "WireGuard nested in WireGuard: MTU 1420 above 1360"}
-	capped := finding.Finding{ID: catalog.ThroughputShaperCap, Severity: finding.Critical, Host: a, Title: "a tbf cap on wg0",
+	collapse := finding.Finding{ID: catalog.WGSpecificCollapse, Severity: finding.Warning, Host: targettest.Spec(a), Title: "the tunnel collapses where UDP outside it does not"}
+	bloat := finding.Finding{ID: catalog.LatencyBufferbloat, Severity: finding.Warning, Host: targettest.Spec(a), Title: "an upload adds 50 ms; the queue is on the path"}
+	tooLarge := finding.Finding{ID: catalog.MTUTunnelTooLarge, Severity: finding.Warning, Host: targettest.Spec(a), Title: "WireGuard nested in WireGuard: MTU 1420 above 1360"}
+	capped := finding.Finding{ID: catalog.ThroughputShaperCap, Severity: finding.Critical, Host: targettest.Spec(a), Title: "a tbf cap on wg0",
 		Evidence: []finding.Evidence{finding.Evidence{Source: "tc qdisc", Key: "tbf rate on wg0", Value: "150 Mbit/s"}.Of(150, finding.Mbits)}}
 	for _, tc := range []struct {
 		name  string
@@ -85,7 +85,7 @@ func TestRankExplainsTheGap(t *testing.T) {
 			catalog.ThroughputShaperCap, map[finding.ID]string{catalog.CPUSteal: "10%"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Report{Client: a, Server: b, Measured: tc.m}
+			r := &Report{Client: targettest.Spec(a), Server: targettest.Spec(b), Measured: tc.m}
 			r.judge(tc.fs)
 			if r.Status != StatusSlow {
 				t.Fatalf("status %s, want slow", r.Status)

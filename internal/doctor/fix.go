@@ -23,14 +23,14 @@ import (
 // and, when the same remedy is critical on the other end too (a WireGuard MTU
 // both ends must lower), there as well — and the bench again.
 type FixOutcome struct {
-	Host    string     `json:"host"` // the verdict's host and finding
-	ID      finding.ID `json:"id"`
-	Steps   []FixStep  `json:"steps"`
-	Applied bool       `json:"applied"`   // every step was applied
-	Kept    bool       `json:"kept"`      // and --verify kept each
-	Confirm bool       `json:"confirmed"` // doctor confirmed them (the hosts answered a bench after the change)
-	Before  Measured   `json:"before"`
-	After   *Measured  `json:"after,omitempty"`
+	Host    target.Spec `json:"host"` // the verdict's host and finding
+	ID      finding.ID  `json:"id"`
+	Steps   []FixStep   `json:"steps"`
+	Applied bool        `json:"applied"`   // every step was applied
+	Kept    bool        `json:"kept"`      // and --verify kept each
+	Confirm bool        `json:"confirmed"` // doctor confirmed them (the hosts answered a bench after the change)
+	Before  Measured    `json:"before"`
+	After   *Measured   `json:"after,omitempty"`
 	// AfterBench is the full bench after the fix.
 	AfterBench *bench.Report `json:"after_bench,omitempty"`
 	Note       string        `json:"note,omitempty"`
@@ -38,7 +38,7 @@ type FixOutcome struct {
 
 // FixStep is the fix applied on one host.
 type FixStep struct {
-	Host    string       `json:"host"`
+	Host    target.Spec  `json:"host"`
 	IDs     []finding.ID `json:"ids"`
 	Applied bool         `json:"applied"`
 	Kept    bool         `json:"kept"`
@@ -75,7 +75,7 @@ func fixSteps(v Cause, causes []Cause) []FixStep {
 		if !slices.ContainsFunc(c.Finding.Fixes, func(f finding.Fix) bool { return f.Action != nil && kinds[f.Action.Kind] }) {
 			continue
 		}
-		i := slices.IndexFunc(steps, func(s FixStep) bool { return s.Host == c.Finding.Host })
+		i := slices.IndexFunc(steps, func(s FixStep) bool { return s.Host.Same(c.Finding.Host) })
 		if i < 0 {
 			steps = append(steps, FixStep{Host: c.Finding.Host})
 			i = len(steps) - 1
@@ -136,7 +136,7 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 		out.Note = "no automatic fix for " + string(v.Finding.ID) + "; follow its fixes by hand"
 		return
 	}
-	if r.peerOf(v.Finding.Host) == "" {
+	if r.peerOf(v.Finding.Host).IsZero() {
 		out.Note = "--fix needs --server: the fix is kept only if a measurement to the other end improves"
 		return
 	}
@@ -153,7 +153,7 @@ func (r *Report) applyFix(ctx context.Context, c *Config) {
 	}
 	steps := fixSteps(*v, r.Causes)
 	if doctorOf(v.Finding.ID).BothEnds {
-		if len(steps) != 2 || steps[0].Host == steps[1].Host {
+		if len(steps) != 2 || steps[0].Host.Same(steps[1].Host) {
 			out.Applied, out.Kept = false, false
 			out.Note = "the fix of " + string(v.Finding.ID) + " has two halves, one on each end, and not both have an automatic fix: apply both by hand, at once"
 			return
@@ -226,12 +226,12 @@ type tunnelNow struct {
 }
 
 // prior is now as seen from host, for its step's verification.
-func (r *Report) prior(now *tunnelNow, host string) *verify.Prior {
+func (r *Report) prior(now *tunnelNow, host target.Spec) *verify.Prior {
 	if now == nil {
 		return nil
 	}
 	p := &verify.Prior{Tunnel: now.tunnel, Source: "from " + now.source}
-	if host != r.Client {
+	if !host.Same(r.Client) {
 		p.Tunnel = now.tunnel.Reversed()
 	} else if now.source == "doctor's bench" && !r.mtuFromServer {
 		p.MTU = r.MTU // doctor's path MTU search ran from its client
@@ -279,7 +279,7 @@ func (r *Report) applyBothEnds(ctx context.Context, c *Config, far, near *FixSte
 	switch {
 	case res.FarRolledBack:
 		far.Kept, far.env = false, nil
-		far.Note = "rolled back with the near end's half on " + near.Host + ": both ends or neither"
+		far.Note = "rolled back with the near end's half on " + near.Host.String() + ": both ends or neither"
 	case res.FarConfirmed:
 		far.confirmed = true
 		far.Note = "confirmed once the measurement through the tunnel after the near end's half kept both"
@@ -291,13 +291,9 @@ func (r *Report) applyBothEnds(ctx context.Context, c *Config, far, near *FixSte
 // confirm window, and with verified a measurement through the tunnel from
 // it (unless the fix is one the bench cannot see).
 func (r *Report) stepRequest(ctx context.Context, c *Config, st *FixStep, confirm time.Duration, now *tunnelNow, verified bool) (fix.Request, *verify.Record, error) {
-	host, err := target.Parse(st.Host)
-	if err != nil {
-		return fix.Request{}, nil, err
-	}
-	peer, err := target.Parse(r.peerOf(st.Host))
-	if err != nil {
-		return fix.Request{}, nil, err
+	host, peer := c.targetOf(st.Host), c.targetOf(r.peerOf(st.Host))
+	if host == nil || peer == nil {
+		return fix.Request{}, nil, fmt.Errorf("fix: %s is not one end of the bench", st.Host)
 	}
 	record := &verify.Record{}
 	req := fix.Request{Host: fix.Host{T: host, Root: c.FixRoot}, Findings: r.findingsOn(st.Host), Only: st.IDs, Apply: true, Confirm: confirm,
@@ -353,10 +349,10 @@ func (r *Report) stepDone(st *FixStep, res *fix.Outcome, err error, record *veri
 	if !ok {
 		return nil // changed, not measured: the next step measures its own "before"
 	}
-	if st.Host != r.Client {
+	if !st.Host.Same(r.Client) {
 		last = last.Reversed()
 	}
-	return &tunnelNow{tunnel: last, source: "the verification after " + finding.JoinIDs(st.IDs, ", ") + " on " + st.Host}
+	return &tunnelNow{tunnel: last, source: "the verification after " + finding.JoinIDs(st.IDs, ", ") + " on " + st.Host.String()}
 }
 
 // progressWriter turns a line callback into the io.Writer the probes print
@@ -394,19 +390,35 @@ func (r *Report) Remaining() []finding.Finding {
 	if f == nil || !f.Applied || !f.Kept || !f.Confirm || f.After == nil {
 		return r.Findings
 	}
-	fixed := map[string]bool{}
+	type fixedKey struct {
+		host target.Key
+		id   finding.ID
+	}
+	fixed := map[fixedKey]bool{}
 	for _, st := range f.Steps {
 		for _, id := range st.IDs {
-			fixed[st.Host+" "+string(id)] = true
+			fixed[fixedKey{st.Host.Key(), id}] = true
 		}
 	}
 	healthyAfter := Healthy(nil, *f.After)
 	out := []finding.Finding{}
 	for _, x := range r.Findings {
-		if fixed[x.Host+" "+string(x.ID)] || (healthyAfter && Symptom(x.ID)) {
+		if fixed[fixedKey{x.Host.Key(), x.ID}] || (healthyAfter && Symptom(x.ID)) {
 			continue
 		}
 		out = append(out, x)
 	}
 	return out
+}
+
+// targetOf is the open Target of host when it is one end of the bench:
+// the client or the server doctor was given, never one opened again from
+// the spec's text; nil for any other host.
+func (c *Config) targetOf(host target.Spec) target.Target {
+	for _, t := range []target.Target{c.Client, c.Server} {
+		if t != nil && !host.IsZero() && target.Of(t).Same(host) {
+			return t
+		}
+	}
+	return nil
 }

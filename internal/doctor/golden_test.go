@@ -16,6 +16,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/report"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -46,7 +47,7 @@ func recordedReport(t *testing.T, client, server string, benched, stalled bool, 
 	}
 	checked := check.Run(snaps, check.Options{Now: snaps[0].CollectedAt})
 	d := diagnose.NewDiagnosis(snaps, checked)
-	r := &Report{Kind: Kind, SchemaVersion: SchemaVersion, Client: snaps[0].Host, Probes: []ProbeRun{}, passive: map[string]bool{},
+	r := &Report{Kind: Kind, SchemaVersion: SchemaVersion, Client: snaps[0].Host, Probes: []ProbeRun{}, passive: map[causeKey]bool{},
 		Hosts: d.Hosts, Skipped: d.Skipped, Seconds: 21}
 	for _, f := range checked.Findings {
 		r.passive[key(f)] = true
@@ -96,7 +97,7 @@ func TestReportGolden(t *testing.T) {
 	readJSON(t, &path, "report", "mtu.json")
 	// The same search on a path whose router drops ICMP frag-needed.
 	hole := path
-	hole.Client, hole.ClientIface, hole.BlackHole, hole.FirstFailed = "netns:wgl-wgd4-a", "wg-wgd4-a", true, 1401
+	hole.Client, hole.ClientIface, hole.BlackHole, hole.FirstFailed = targettest.Spec("netns:wgl-wgd4-a"), "wg-wgd4-a", true, 1401
 	hole.Findings = mtu.Findings(&hole)
 	for _, tc := range []struct {
 		name           string
@@ -114,9 +115,9 @@ func TestReportGolden(t *testing.T) {
 		{name: "blackhole", client: "lab-mtu1480-icmplimit-lan-a.json", server: "lab-mtu1480-icmplimit-lan-b.json", benched: true, stalled: true, path: &hole},
 		{name: "icmp-lan", client: "lab-mtu1480-icmplimit-lan-a.json", server: "lab-mtu1480-icmplimit-lan-b.json", benched: true},
 		{name: "fixed", client: "lab-multiwan-stale-a.json", server: "lab-healthy-b.json", benched: true, fix: &FixOutcome{
-			Host: "netns:wgl-wgd3-a", ID: "route.stale-endpoint", Applied: true, Kept: true, Confirm: true,
-			Steps: []FixStep{{Host: "netns:wgl-wgd3-a", IDs: []finding.ID{"route.stale-endpoint"}, Applied: true, Kept: true, Confirmed: true,
-				Journal: &fix.Journal{ID: "20260407-195600", Host: "netns:wgl-wgd3-a", Verify: &fix.Verification{
+			Host: targettest.Spec("netns:wgl-wgd3-a"), ID: "route.stale-endpoint", Applied: true, Kept: true, Confirm: true,
+			Steps: []FixStep{{Host: targettest.Spec("netns:wgl-wgd3-a"), IDs: []finding.ID{"route.stale-endpoint"}, Applied: true, Kept: true, Confirmed: true,
+				Journal: &fix.Journal{ID: "20260407-195600", Host: targettest.Spec("netns:wgl-wgd3-a"), Verify: &fix.Verification{
 					Before: fix.Measurement{Name: "tunnel throughput", Value: 19, Unit: "Mbit/s", Detail: "upload 18.0, download 20.0 Mbit/s to 10.77.0.2"},
 					After:  fix.Measurement{Name: "tunnel throughput", Value: 180, Unit: "Mbit/s", Detail: "upload 180.0, download 180.0 Mbit/s to 10.77.0.2"},
 					Kept:   true}}}},
@@ -148,7 +149,7 @@ func TestReportGolden(t *testing.T) {
 			testutil.Golden(t, filepath.Join("testdata", tc.name+".json"), append(js, '\n'))
 			var remaining []string
 			for _, f := range r.Remaining() {
-				remaining = append(remaining, string(f.ID)+" "+f.Host)
+				remaining = append(remaining, string(f.ID)+" "+f.Host.String())
 			}
 			rem, _ := json.MarshalIndent(remaining, "", "  ")
 			testutil.Golden(t, filepath.Join("testdata", tc.name+".remaining.json"), append(rem, '\n'))

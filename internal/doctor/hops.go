@@ -8,6 +8,7 @@ import (
 	"github.com/wgperf/wgperf/internal/discover"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // This file is doctor's side of --via: a tunnel through hubs (a road-warrior
@@ -80,7 +81,7 @@ type viaPath struct {
 func (r *Report) hubCPULimitsAfterBench(ctx context.Context) []finding.Finding {
 	var out []finding.Finding
 	for _, before := range r.via.hubs {
-		out = append(out, cpuLimitFindings(before.t.String(), before, readCPU(ctx, before.t))...)
+		out = append(out, cpuLimitFindings(target.Of(before.t), before, readCPU(ctx, before.t))...)
 	}
 	return out
 }

@@ -67,7 +67,7 @@ func TestDoctorViaHub(t *testing.T) {
 		}
 	}
 	// The hub's leg is the path's limit: the verdict, on the hub.
-	if v := rep.Verdict(); v == nil || v.Finding.ID != catalog.PathHubLeg || v.Finding.Host != hub.String() {
+	if v := rep.Verdict(); v == nil || v.Finding.ID != catalog.PathHubLeg || v.Finding.Host.String() != hub.String() {
 		t.Errorf("verdict %+v, want %s on the hub", v, catalog.PathHubLeg)
 	}
 	if !strings.Contains(rep.Threshold, "through "+hub.String()) {
@@ -77,7 +77,7 @@ func TestDoctorViaHub(t *testing.T) {
 		t.Fatalf("bench %+v", rep.Bench)
 	}
 	h2 := rep.Bench.HopUnderlay[1]
-	if h2.From != hub.String() || rep.Measured.Up.Underlay != h2.UploadMbit || rep.Measured.Down.Underlay != h2.DownloadMbit ||
+	if h2.From.String() != hub.String() || rep.Measured.Up.Underlay != h2.UploadMbit || rep.Measured.Down.Underlay != h2.DownloadMbit ||
 		rep.Measured.Expected != bench.MultiHopRatio || rep.Measured.Up.Ratio() < bench.MultiHopRatio || rep.Measured.Down.Ratio() < bench.MultiHopRatio {
 		t.Errorf("measured %+v against hops %+v: want hop 2's underlay, expected %.2f", rep.Measured, rep.Bench.HopUnderlay, bench.MultiHopRatio)
 	}
@@ -120,7 +120,7 @@ func TestDoctorViaHubCPUQuota(t *testing.T) {
 		t.Fatalf("measured %+v", rep.Measured)
 	}
 	v := rep.Verdict()
-	if v == nil || v.Finding.ID != catalog.CPUQuotaThrottled || v.Finding.Host != hub.String() {
+	if v == nil || v.Finding.ID != catalog.CPUQuotaThrottled || v.Finding.Host.String() != hub.String() {
 		t.Errorf("verdict %+v, want %s on %s", v, catalog.CPUQuotaThrottled, hub)
 	}
 }

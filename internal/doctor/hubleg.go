@@ -67,9 +67,9 @@ func hubLegFindings(b *bench.Report, m Measured) []finding.Finding {
 			Fixes: []finding.Fix{{
 				Description: fmt.Sprintf("Raise the slow leg's link (between %s and %s), or peer the two ends directly where each can reach the other's endpoint, "+
 					"so their tunnel leaves the hub out (a peer with the far end's key and its tunnel address as AllowedIPs /32 on each end)",
-					shell.Terminal(leg.From), shell.Terminal(leg.To)),
+					shell.Terminal(leg.From.String()), shell.Terminal(leg.To.String())),
 				// The leg's own rate over a longer run, to show its link's owner.
-				Commands: []string{"iperf3 -s   # on " + shell.Terminal(leg.To), shell.Join("iperf3", "-c", leg.Addr, "-t", "30") + "   # on " + shell.Terminal(leg.From)},
+				Commands: []string{"iperf3 -s   # on " + shell.Terminal(leg.To.String()), shell.Join("iperf3", "-c", leg.Addr, "-t", "30") + "   # on " + shell.Terminal(leg.From.String())},
 			}},
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // The legs as the lab's hub measured them (lab up --rate 40 --hub-rate 10,
@@ -16,8 +17,8 @@ import (
 func TestHubLegFindings(t *testing.T) {
 	hops := func(up1, down1, up2, down2 float64) *bench.Report {
 		return &bench.Report{HopUnderlay: []bench.HopRate{
-			{Hop: 1, From: "netns:a", To: "netns:r", Addr: "198.51.100.1", UploadMbit: up1, DownloadMbit: down1},
-			{Hop: 2, From: "netns:r", To: "netns:b", Addr: "203.0.113.2", UploadMbit: up2, DownloadMbit: down2},
+			{Hop: 1, From: targettest.Spec("netns:a"), To: targettest.Spec("netns:r"), Addr: "198.51.100.1", UploadMbit: up1, DownloadMbit: down1},
+			{Hop: 2, From: targettest.Spec("netns:r"), To: targettest.Spec("netns:b"), Addr: "203.0.113.2", UploadMbit: up2, DownloadMbit: down2},
 		}}
 	}
 	m := Measured{Benched: true}
@@ -27,7 +28,7 @@ func TestHubLegFindings(t *testing.T) {
 		t.Fatalf("got %d findings, want one a direction", len(fs))
 	}
 	f := fs[0]
-	if f.ID != catalog.PathHubLeg || f.Host != "netns:r" || !strings.Contains(f.Title, "hop 2 (netns:r → netns:b) 9.5 Mbit/s where the client's own leg carries 38.3") {
+	if f.ID != catalog.PathHubLeg || f.Host.String() != "netns:r" || !strings.Contains(f.Title, "hop 2 (netns:r → netns:b) 9.5 Mbit/s where the client's own leg carries 38.3") {
 		t.Errorf("finding %s on %s: %s", f.ID, f.Host, f.Title)
 	}
 	if got := f.Fixes[0].Commands[1]; !strings.HasPrefix(got, "iperf3 -c 203.0.113.2 -t 30") {
@@ -53,9 +54,9 @@ func TestHubLegFindings(t *testing.T) {
 // full rate: neither a cause nor what makes the status; they stay in
 // Findings. When the bench could not cross, they are causes again.
 func TestOtherPeersAreNotTheTunnelsCause(t *testing.T) {
-	stale := finding.Finding{ID: catalog.WGHandshakeStale, Severity: finding.Critical, Host: "ssh:hub", Interface: "wg0", Title: "998 peers of wg0 are down"}
-	r := &Report{Client: "ssh:hub", Server: "ssh:b", passive: map[string]bool{}}
-	r.Measured = Measured{Benched: true, Client: "ssh:hub", Server: "ssh:b", Expected: bench.SingleHopRatio}
+	stale := finding.Finding{ID: catalog.WGHandshakeStale, Severity: finding.Critical, Host: targettest.Spec("ssh:hub"), Interface: "wg0", Title: "998 peers of wg0 are down"}
+	r := &Report{Client: targettest.Spec("ssh:hub"), Server: targettest.Spec("ssh:b"), passive: map[causeKey]bool{}}
+	r.Measured = Measured{Benched: true, Client: targettest.Spec("ssh:hub"), Server: targettest.Spec("ssh:b"), Expected: bench.SingleHopRatio}
 	r.Measured.Up = bench.DirRate{Tunnel: 96, Underlay: 100}
 	r.Measured.Down = bench.DirRate{Tunnel: 95, Underlay: 100}
 	r.judge([]finding.Finding{stale})

@@ -38,8 +38,8 @@ func (r *Report) noteLasts(ctx context.Context, c *Config) {
 	if v == nil || v.Command == "" {
 		return
 	}
-	host, err := target.Parse(v.Finding.Host)
-	if err != nil {
+	host := c.targetOf(v.Finding.Host)
+	if host == nil {
 		return
 	}
 	res, err := fix.Run(ctx, fix.Request{Host: fix.Host{T: host, Root: c.FixRoot}, Findings: r.findingsOn(v.Finding.Host), Only: []finding.ID{v.Finding.ID}})
@@ -50,10 +50,10 @@ func (r *Report) noteLasts(ctx context.Context, c *Config) {
 }
 
 // findingsOn are the findings of the host named host.
-func (r *Report) findingsOn(host string) []finding.Finding {
+func (r *Report) findingsOn(host target.Spec) []finding.Finding {
 	var mine []finding.Finding
 	for _, f := range r.Findings {
-		if f.Host == host {
+		if f.Host.Same(host) {
 			mine = append(mine, f)
 		}
 	}

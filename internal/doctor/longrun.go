@@ -11,6 +11,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // ParallelStreams is the parallel run's stream count: as many as the tuning
@@ -238,7 +239,7 @@ func withoutPhaseComparisons(found []finding.Finding) (out []finding.Finding, dr
 // longRunFindings reads what the long run proves, sent by sender through iface:
 // a cycle the path shares, a loss-based sender's own limit (LossLimited),
 // else collapse cycles.
-func longRunFindings(lr *bench.LongRun, client, server, sender, iface string) []finding.Finding {
+func longRunFindings(lr *bench.LongRun, client, server, sender target.Spec, iface string) []finding.Finding {
 	if lr.PathCycles && lr.Underlay != nil && lr.UnderlayCycles != nil {
 		if f := bench.PathCycleFinding(sender, lr.Direction, lr.Underlay.Addr, lr.Cycles, *lr.UnderlayCycles); f != nil {
 			return []finding.Finding{*f}
@@ -248,7 +249,7 @@ func longRunFindings(lr *bench.LongRun, client, server, sender, iface string) []
 		lr.LossLimited = true
 		return []finding.Finding{*f}
 	}
-	if f := bench.CycleFinding(client, server, lr.Direction, sender, iface, lr.Cycles); f != nil {
+	if f := bench.CycleFinding(client.String(), server.String(), lr.Direction, sender, iface, lr.Cycles); f != nil {
 		return []finding.Finding{*f}
 	}
 	return nil

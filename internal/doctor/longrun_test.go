@@ -13,6 +13,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // Collapse cycles (lab --knee 60: past 60% of the link A's tunnel packets
@@ -38,7 +39,7 @@ func TestCollapseCyclesRankFirst(t *testing.T) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
-	m := Measured{Benched: true, Client: rec.Client, Server: rec.Server, Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
+	m := Measured{Benched: true, Client: targettest.Spec(rec.Client), Server: targettest.Spec(rec.Server), Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
 	// What doctor knew before the long run.
 	var before []finding.Finding
 	for _, f := range rec.Findings {
@@ -54,7 +55,7 @@ func TestCollapseCyclesRankFirst(t *testing.T) {
 		t.Fatalf("long run %q in %q, want one in the upload because of the userspace implementation", why, dir)
 	}
 	c := bench.CyclesOf(rec.LongRun.Single.Result)
-	osc := bench.CycleFinding(rec.Client, rec.Server, dir, rec.Client, "wg-fd2-a", c)
+	osc := bench.CycleFinding(rec.Client, rec.Server, dir, targettest.Spec(rec.Client), "wg-fd2-a", c)
 	if osc == nil {
 		t.Fatalf("the long run shows no cycles: %+v", c)
 	}
@@ -63,7 +64,7 @@ func TestCollapseCyclesRankFirst(t *testing.T) {
 	if got := ids(causes); got[0] != string(catalog.ThroughputCollapseKnee)+"@"+rec.Client {
 		t.Fatalf("ranked %v, want the knee first", got)
 	}
-	r := &Report{Client: rec.Client, Server: rec.Server, passive: map[string]bool{}}
+	r := &Report{Client: targettest.Spec(rec.Client), Server: targettest.Spec(rec.Server), passive: map[causeKey]bool{}}
 	if cmd := r.command(causes[0].Finding); !strings.Contains(cmd, "--only throughput.collapse-knee") || strings.Contains(cmd, "--verify") {
 		t.Errorf("command %q: want the cap applied on the confirm window alone (a short bench cannot see its gain)", cmd)
 	}
@@ -86,7 +87,7 @@ func TestLongRunPlanKeepsHealthyShort(t *testing.T) {
 		t.Errorf("--thorough: no long run")
 	}
 	slow := measured("a", "b", 60, 190, 181, 190)
-	cubic := append(healthyFs, finding.Finding{ID: catalog.TCPCongestionControl, Severity: finding.Warning, Host: "a"})
+	cubic := append(healthyFs, finding.Finding{ID: catalog.TCPCongestionControl, Severity: finding.Warning, Host: targettest.Spec("a")})
 	if why, _ := longRunPlan(cubic, slow, steady, snaps, false); why != "" {
 		t.Errorf("slow, explained by CUBIC: long run %q", why)
 	}
@@ -94,7 +95,7 @@ func TestLongRunPlanKeepsHealthyShort(t *testing.T) {
 		t.Errorf("slow, unexplained, userspace: long run %q, want one that names the userspace implementation (its catalog Load)", why)
 	}
 	// An ICMP limit makes the pair unhealthy, but not slow: no long run.
-	icmp := append(healthyFs, finding.Finding{ID: catalog.ICMPRatelimitDrops, Severity: finding.Warning, Host: "a"})
+	icmp := append(healthyFs, finding.Finding{ID: catalog.ICMPRatelimitDrops, Severity: finding.Warning, Host: targettest.Spec("a")})
 	if why, _ := longRunPlan(icmp, ok, steady, snaps, false); why != "" {
 		t.Errorf("an ICMP limit on a pair at full rate: long run %q", why)
 	}
@@ -136,8 +137,8 @@ func TestLossLimitedCubicRanksFirst(t *testing.T) {
 	rec := readLongRunRecord(t, "wan-lossy-cubic.kernel.recorded.json")
 	lr := rec.LongRun
 	lr.LossLimited = false
-	fs := longRunFindings(lr, rec.Client, rec.Server, rec.Client, "wg-k-a")
-	if len(fs) != 1 || fs[0].ID != catalog.TCPCongestionControl || fs[0].Host != rec.Client || !lr.LossLimited {
+	fs := longRunFindings(lr, targettest.Spec(rec.Client), targettest.Spec(rec.Server), targettest.Spec(rec.Client), "wg-k-a")
+	if len(fs) != 1 || fs[0].ID != catalog.TCPCongestionControl || fs[0].Host.String() != rec.Client || !lr.LossLimited {
 		t.Fatalf("long run findings %v (loss-limited %v), want tcp.congestion-control on %s", fs, lr.LossLimited, rec.Client)
 	}
 	if !strings.Contains(fs[0].Title, "4 streams carry 8.3 Mbit/s (4.9×)") || !strings.Contains(fs[0].Fixes[0].Description, "BBR") {
@@ -155,7 +156,7 @@ func TestLossLimitedCubicRanksFirst(t *testing.T) {
 			before = append(before, f)
 		}
 	}
-	m := Measured{Benched: true, Client: rec.Client, Server: rec.Server, Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
+	m := Measured{Benched: true, Client: targettest.Spec(rec.Client), Server: targettest.Spec(rec.Server), Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
 	causes := Rank(finding.Merge(append(before, fs...)), m)
 	if got := ids(causes); got[0] != string(catalog.TCPCongestionControl)+"@"+rec.Client {
 		t.Fatalf("ranked %v, want CUBIC first", got)
@@ -171,7 +172,7 @@ func TestKneeCyclesAreNotLossLimited(t *testing.T) {
 	for _, name := range []string{"collapse-knee-cubic.recorded.json", "collapse-knee.recorded.json"} {
 		rec := readLongRunRecord(t, name)
 		lr := rec.LongRun
-		fs := longRunFindings(lr, rec.Client, rec.Server, rec.Client, "wg0")
+		fs := longRunFindings(lr, targettest.Spec(rec.Client), targettest.Spec(rec.Server), targettest.Spec(rec.Client), "wg0")
 		if lr.LossLimited || len(fs) != 1 || fs[0].ID != catalog.ThroughputOscillation {
 			t.Errorf("%s: findings %v (loss-limited %v), want throughput.oscillation", name, fs, lr.LossLimited)
 		}
@@ -192,7 +193,7 @@ func TestLossLimitedNeedsItsWholeProof(t *testing.T) {
 	} {
 		rec := readLongRunRecord(t, "wan-lossy-cubic.kernel.recorded.json")
 		spoil(rec.LongRun)
-		if f := bench.LossLimited(rec.Client, rec.LongRun.Single, rec.LongRun.Cycles, rec.LongRun.Parallel); f != nil {
+		if f := bench.LossLimited(targettest.Spec(rec.Client), rec.LongRun.Single, rec.LongRun.Cycles, rec.LongRun.Parallel); f != nil {
 			t.Errorf("%s: %s", name, f.Title)
 		}
 	}
@@ -209,7 +210,7 @@ func TestPathCyclesAreNotAKnee(t *testing.T) {
 	alike.Seconds, alike.HighMbit, alike.LowMbit = 12, 190, 76
 	lr.Underlay = &bench.Run{Spec: bench.Spec{Path: bench.PathUnderlay, Direction: bench.Upload, Streams: 1}, Addr: "198.51.100.2"}
 	lr.UnderlayCycles, lr.PathCycles = &alike, bench.SharedCycle(lr.Cycles, alike)
-	fs := longRunFindings(lr, rec.Client, rec.Server, rec.Client, "wg0")
+	fs := longRunFindings(lr, targettest.Spec(rec.Client), targettest.Spec(rec.Server), targettest.Spec(rec.Client), "wg0")
 	if !lr.PathCycles || len(fs) != 1 || fs[0].ID != catalog.ThroughputOscillation || !strings.HasPrefix(fs[0].Title, "The path itself cycles") {
 		t.Fatalf("path cycles %v, findings %v", lr.PathCycles, fs)
 	}
@@ -219,7 +220,7 @@ func TestPathCyclesAreNotAKnee(t *testing.T) {
 	// The short runs fell in different phases (the lab's path-cycles in one
 	// CI run: the tunnel at 42.8 Mbit/s, UDP outside at 133.5 of 133.6), so
 	// the UDP probe called the collapse WireGuard's own and ranked it first.
-	own := finding.Finding{ID: catalog.WGSpecificCollapse, Severity: finding.Warning, Host: rec.Client,
+	own := finding.Finding{ID: catalog.WGSpecificCollapse, Severity: finding.Warning, Host: targettest.Spec(rec.Client),
 		Title: "The tunnel collapses where UDP outside it does not (upload): 42.8 Mbit/s through it, 133.5 of UDP arrived on a port of wgperf's own"}
 	kept, dropped := withoutPhaseComparisons(append(slices.Clone(fs), own))
 	if !dropped || len(kept) != 1 || kept[0].ID != catalog.ThroughputOscillation {
@@ -227,7 +228,7 @@ func TestPathCyclesAreNotAKnee(t *testing.T) {
 	}
 	steady := bench.Cycles{Seconds: 12, HighMbit: 191, LowMbit: 186, MeanMbit: 189, CV: 0.01}
 	lr.UnderlayCycles, lr.PathCycles = &steady, bench.SharedCycle(lr.Cycles, steady)
-	if fs := longRunFindings(lr, rec.Client, rec.Server, rec.Client, "wg0"); lr.PathCycles || len(fs) != 1 || strings.HasPrefix(fs[0].Title, "The path") {
+	if fs := longRunFindings(lr, targettest.Spec(rec.Client), targettest.Spec(rec.Server), targettest.Spec(rec.Client), "wg0"); lr.PathCycles || len(fs) != 1 || strings.HasPrefix(fs[0].Title, "The path") {
 		t.Errorf("a steady underlay: path cycles %v, findings %v", lr.PathCycles, fs)
 	}
 	if why := sweepAfter(lr); !strings.Contains(why, "tbf cap below the knee") {
@@ -256,8 +257,8 @@ func TestKneeOutranksWireGuardsOwnCollapse(t *testing.T) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
-	m := Measured{Benched: true, Client: rec.Client, Server: rec.Server, Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
-	own := finding.Finding{ID: catalog.WGSpecificCollapse, Severity: finding.Warning, Host: rec.Client,
+	m := Measured{Benched: true, Client: targettest.Spec(rec.Client), Server: targettest.Spec(rec.Server), Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
+	own := finding.Finding{ID: catalog.WGSpecificCollapse, Severity: finding.Warning, Host: targettest.Spec(rec.Client),
 		Title: "The tunnel collapses where UDP outside it does not (upload): 32.7 Mbit/s through it, 188.9 of UDP arrived on a port of wgperf's own"}
 	before := []finding.Finding{own}
 	for _, f := range rec.Findings {
@@ -268,7 +269,7 @@ func TestKneeOutranksWireGuardsOwnCollapse(t *testing.T) {
 	if why, dir := longRunPlan(before, m, rec.Bench, nil, false); why == "" || dir != bench.Upload {
 		t.Fatalf("long run %q in %q, want one in the upload", why, dir)
 	}
-	osc := bench.CycleFinding(rec.Client, rec.Server, bench.Upload, rec.Client, "wg-fd2-a", bench.CyclesOf(rec.LongRun.Single.Result))
+	osc := bench.CycleFinding(rec.Client, rec.Server, bench.Upload, targettest.Spec(rec.Client), "wg-fd2-a", bench.CyclesOf(rec.LongRun.Single.Result))
 	found := finding.Merge(append(append(before, *osc), shaping.Findings(rec.Shaping)...))
 	if got := ids(Rank(found, m)); got[0] != string(catalog.ThroughputCollapseKnee)+"@"+rec.Client || got[1] != string(catalog.WGSpecificCollapse)+"@"+rec.Client {
 		t.Fatalf("ranked %v, want the knee first, then the collapse it explains", got)

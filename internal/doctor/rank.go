@@ -10,15 +10,16 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/udppath"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Measured is what the bench saw, reduced to what ranking needs: per
 // direction the tunnel and underlay rates (bench.Report.Throughput: 0 when
 // not measured) and whether a run through the tunnel stalled outright.
 type Measured struct {
-	Benched bool   `json:"benched"` // false: no server, nothing measured
-	Client  string `json:"client"`  // target spec of the upload's sender
-	Server  string `json:"server"`
+	Benched bool        `json:"benched"` // false: no server, nothing measured
+	Client  target.Spec `json:"client"`  // target spec of the upload's sender
+	Server  target.Spec `json:"server"`
 	bench.Throughput
 	Stalled bool `json:"stalled,omitempty"` // a tunnel run never finished (bulk TCP stuck)
 	// UnderlayFailed lists the directions in which the underlay's own TCP
@@ -247,9 +248,9 @@ func direction(f finding.Finding, m Measured) string {
 	side := doctorOf(f.ID).Side
 	recv, send := side == catalog.Receiver, side == catalog.Sender
 	switch {
-	case recv && f.Host == m.Server, send && f.Host == m.Client:
+	case recv && f.Host.Same(m.Server), send && f.Host.Same(m.Client):
 		return "upload"
-	case recv && f.Host == m.Client, send && f.Host == m.Server:
+	case recv && f.Host.Same(m.Client), send && f.Host.Same(m.Server):
 		return "download"
 	}
 	return "both"
@@ -291,4 +292,11 @@ func gain(c Cause, m Measured) string {
 		return strings.Join(parts, ", ")
 	}
 	return strings.Join(parts, ", ") + fmt.Sprintf(" (%.0f%% of the underlay)", m.Expected*100)
+}
+
+// causeKey is what tells findings apart (key): ID, host, interface and peer.
+type causeKey struct {
+	id          finding.ID
+	host        target.Key
+	iface, peer string
 }

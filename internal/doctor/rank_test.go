@@ -13,6 +13,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 func readSnap(t *testing.T, name string) *facts.Snapshot {
@@ -40,7 +41,7 @@ func checked(t *testing.T, names ...string) ([]finding.Finding, []*facts.Snapsho
 }
 
 func measured(client, server string, up, upU, down, downU float64) Measured {
-	return Measured{Benched: true, Client: client, Server: server, Expected: bench.SingleHopRatio,
+	return Measured{Benched: true, Client: targettest.Spec(client), Server: targettest.Spec(server), Expected: bench.SingleHopRatio,
 		Throughput: bench.Throughput{Up: bench.DirRate{Tunnel: up, Underlay: upU}, Down: bench.DirRate{Tunnel: down, Underlay: downU}}}
 }
 
@@ -53,7 +54,7 @@ func lossy(m Measured, loss float64) Measured {
 func ids(cs []Cause) []string {
 	var out []string
 	for _, c := range cs {
-		out = append(out, string(c.Finding.ID)+"@"+c.Finding.Host)
+		out = append(out, string(c.Finding.ID)+"@"+c.Finding.Host.String())
 	}
 	return out
 }
@@ -65,13 +66,13 @@ func TestRank(t *testing.T) {
 		a5, b5 = "netns:wgl-wgd5-a", "netns:wgl-wgd5-b"
 		a4, b4 = "netns:wgl-wgd4-a", "netns:wgl-wgd4-b"
 	)
-	blackhole := finding.Finding{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: a4, Title: "black hole"}
-	conntrack := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Warning, Host: b4, Title: "conntrack"}
-	cubic := finding.Finding{ID: "tcp.congestion-control", Severity: finding.Warning, Host: a5, Title: "CUBIC"}
-	cubicWGD0 := finding.Finding{ID: "tcp.congestion-control", Severity: finding.Warning, Host: "netns:wgl-wgd0-a", Title: "CUBIC"}
+	blackhole := finding.Finding{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: targettest.Spec(a4), Title: "black hole"}
+	conntrack := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Warning, Host: targettest.Spec(b4), Title: "conntrack"}
+	cubic := finding.Finding{ID: "tcp.congestion-control", Severity: finding.Warning, Host: targettest.Spec(a5), Title: "CUBIC"}
+	cubicWGD0 := finding.Finding{ID: "tcp.congestion-control", Severity: finding.Warning, Host: targettest.Spec("netns:wgl-wgd0-a"), Title: "CUBIC"}
 	cubicPinned := cubicWGD0
 	cubicPinned.Evidence = []finding.Evidence{{Source: "iperf3", Key: bench.LossPinnedKey, Value: "1.3%", Threshold: "< 1%"}}
-	bloat := finding.Finding{ID: "latency.bufferbloat", Severity: finding.Warning, Host: "netns:wgl-wgd0-a", Title: "an upload adds 190 ms; the queue is on the path"}
+	bloat := finding.Finding{ID: "latency.bufferbloat", Severity: finding.Warning, Host: targettest.Spec("netns:wgl-wgd0-a"), Title: "an upload adds 190 ms; the queue is on the path"}
 	for _, tc := range []struct {
 		name      string
 		snaps     []string
@@ -84,7 +85,7 @@ func TestRank(t *testing.T) {
 	}{
 		{
 			name:  "multi-WAN router: endpoint route stuck on the backup uplink outranks the ICMP limit (golem, one end)",
-			snaps: []string{"seed000-golem"}, m: Measured{Client: "ssh:root@golem", Expected: 0.9},
+			snaps: []string{"seed000-golem"}, m: Measured{Client: targettest.Spec("ssh:root@golem"), Expected: 0.9},
 			first: "route.stale-endpoint@ssh:root@golem", status: StatusUnjudged, after: []string{"icmp.ratelimit-drops"},
 		},
 		{
@@ -101,13 +102,13 @@ func TestRank(t *testing.T) {
 		{
 			name:  "WireGuard MTU above the path on both ends, transfer stalled: before the MSS clamp and the ICMP limit",
 			snaps: []string{"lab-mtu1480-icmplimit-lan-a", "lab-mtu1480-icmplimit-lan-b"},
-			m:     Measured{Benched: true, Client: a4, Server: b4, Expected: 0.9, Stalled: true},
+			m:     Measured{Benched: true, Client: targettest.Spec(a4), Server: targettest.Spec(b4), Expected: 0.9, Stalled: true},
 			first: "mtu.tunnel-too-large@" + a4, status: StatusSlow, after: []string{"mtu.mss-clamp-missing", "icmp.ratelimit-drops"},
 		},
 		{
 			name:  "a proven black hole outranks a conntrack warning and the MTU it implies",
 			snaps: []string{"lab-mtu1480-icmplimit-lan-a", "lab-mtu1480-icmplimit-lan-b"}, extra: []finding.Finding{conntrack, blackhole},
-			m:     Measured{Benched: true, Client: a4, Server: b4, Expected: 0.9, Stalled: true},
+			m:     Measured{Benched: true, Client: targettest.Spec(a4), Server: targettest.Spec(b4), Expected: 0.9, Stalled: true},
 			first: "mtu.pmtud-blackhole@" + a4, status: StatusSlow, after: []string{"mtu.tunnel-too-large", "conntrack.table-pressure"},
 		},
 		{
@@ -119,8 +120,8 @@ func TestRank(t *testing.T) {
 		{
 			name:  "a black hole the probe proved, behind a rule that drops frag-needed: the cure before the MTU workaround",
 			snaps: []string{"lab-lan-fragblocked-a"},
-			extra: []finding.Finding{{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: "netns:wgl-rc4-a", Title: "black hole"}},
-			m:     Measured{Benched: true, Client: "netns:wgl-rc4-a", Server: "netns:wgl-rc4-b", Expected: 0.9, Stalled: true},
+			extra: []finding.Finding{{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: targettest.Spec("netns:wgl-rc4-a"), Title: "black hole"}},
+			m:     Measured{Benched: true, Client: targettest.Spec("netns:wgl-rc4-a"), Server: targettest.Spec("netns:wgl-rc4-b"), Expected: 0.9, Stalled: true},
 			first: "icmp.frag-needed-dropped@netns:wgl-rc4-a", status: StatusSlow, after: []string{"mtu.pmtud-blackhole", "mtu.mss-clamp-missing"},
 		},
 		{
@@ -155,7 +156,7 @@ func TestRank(t *testing.T) {
 		},
 		{
 			name:  "health-check pings eaten by an ICMP limit beside a queue the transfer fills, the rate fine: the limit before the queue",
-			snaps: []string{"lab-mtu1480-icmplimit-lan-a", "lab-mtu1480-icmplimit-lan-b"}, extra: []finding.Finding{{ID: "latency.bufferbloat", Severity: finding.Warning, Host: a4, Title: "the queue is on the path"}},
+			snaps: []string{"lab-mtu1480-icmplimit-lan-a", "lab-mtu1480-icmplimit-lan-b"}, extra: []finding.Finding{{ID: "latency.bufferbloat", Severity: finding.Warning, Host: targettest.Spec(a4), Title: "the queue is on the path"}},
 			m:     measured(a4, b4, 91.3, 94.7, 91.6, 95.6),
 			first: "mtu.mss-clamp-missing@" + a4, status: StatusProblems, after: []string{"icmp.ratelimit-drops", "latency.bufferbloat"},
 		},
@@ -167,7 +168,7 @@ func TestRank(t *testing.T) {
 		{
 			name:  "a healthy bench with a CPU near its limit: healthy, the CPU a latent risk ranked low",
 			snaps: []string{"lab-healthy-a", "lab-healthy-b"},
-			extra: []finding.Finding{{ID: "cpu.saturated", Severity: finding.Warning, Host: "netns:wgl-wgd0-a", Title: "CPU 1 97%"}},
+			extra: []finding.Finding{{ID: "cpu.saturated", Severity: finding.Warning, Host: targettest.Spec("netns:wgl-wgd0-a"), Title: "CPU 1 97%"}},
 			m:     measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 180, 190, 181, 190),
 			first: "cpu.saturated@netns:wgl-wgd0-a", status: StatusHealthy, after: []string{"wg.userspace"},
 		},
@@ -216,11 +217,11 @@ func TestRank(t *testing.T) {
 // The expected gain names figures where the bench measured a deficit.
 func TestGain(t *testing.T) {
 	m := measured("a", "b", 61, 190, 171, 190)
-	cs := Rank([]finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: "b"}}, m)
+	cs := Rank([]finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: targettest.Spec("b")}}, m)
 	if g := cs[0].Gain; !strings.Contains(g, "upload 61 → ≥ 171 Mbit/s") || strings.Contains(g, "download") {
 		t.Errorf("gain %q", g)
 	}
-	cs = Rank([]finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: "b"}}, Measured{Expected: 0.9})
+	cs = Rank([]finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: targettest.Spec("b")}}, Measured{Expected: 0.9})
 	if g := cs[0].Gain; !strings.Contains(g, "--server") {
 		t.Errorf("unbenched gain %q", g)
 	}
@@ -257,7 +258,7 @@ func TestPlanProbes(t *testing.T) {
 		{"healthy with an ICMP limit rule: icmp-burst only", true, mtuFs, ok, mtuSnaps[0], "icmp-burst 198.51.100.1 203.0.113.2"},
 		{"oscillation: UDP outside the tunnel, the shaping sweep", false, osc, measured("a", "b", 100, 190, 180, 190), healthySnaps[0], "udp-outside upload; shape-sweep"},
 		{"slow, explained by UDP receive-buffer drops on the receiver: no UDP run", false,
-			[]finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: "b"}}, measured("a", "b", 60, 190, 180, 190), healthySnaps[0], ""},
+			[]finding.Finding{{ID: "udp.rcvbuf-errors", Severity: finding.Warning, Host: targettest.Spec("b")}}, measured("a", "b", 60, 190, 180, 190), healthySnaps[0], ""},
 		{"full conntrack table: no probe (its pings would be dropped as new flows)", false,
 			append(slices.Clone(mtuFs), finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Critical}), Measured{}, mtuSnaps[0], ""},
 	} {
@@ -290,10 +291,10 @@ var iperfResult = iperf.Result{}
 // A full conntrack table refuses the bench's own connections: it outranks
 // what a probe made of the lost packets, whether or not the bench ran.
 func TestRankFullConntrackTable(t *testing.T) {
-	full := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Critical, Host: "b"}
-	near := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Warning, Host: "b"}
-	hole := finding.Finding{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: "a"}
-	rcv := finding.Finding{ID: "udp.rcvbuf-errors", Severity: finding.Critical, Host: "b"}
+	full := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Critical, Host: targettest.Spec("b")}
+	near := finding.Finding{ID: "conntrack.table-pressure", Severity: finding.Warning, Host: targettest.Spec("b")}
+	hole := finding.Finding{ID: "mtu.pmtud-blackhole", Severity: finding.Critical, Host: targettest.Spec("a")}
+	rcv := finding.Finding{ID: "udp.rcvbuf-errors", Severity: finding.Critical, Host: targettest.Spec("b")}
 	for _, tc := range []struct {
 		name string
 		fs   []finding.Finding
@@ -314,8 +315,8 @@ func TestRankFullConntrackTable(t *testing.T) {
 // own bench is healthy: doctor reports problems with it as the verdict.
 func TestMSSClampMissingBehindHealthyGateways(t *testing.T) {
 	fs := []finding.Finding{
-		{ID: "mtu.mss-clamp-missing", Severity: finding.Warning, Host: "a"},
-		{ID: "conntrack.tunnel-tracked", Severity: finding.Info, Host: "a"},
+		{ID: "mtu.mss-clamp-missing", Severity: finding.Warning, Host: targettest.Spec("a")},
+		{ID: "conntrack.tunnel-tracked", Severity: finding.Info, Host: targettest.Spec("a")},
 	}
 	m := measured("a", "b", 183, 191, 183, 191)
 	r := &Report{}

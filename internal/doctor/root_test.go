@@ -127,7 +127,7 @@ func TestDoctorFixPortThrottledLab(t *testing.T) {
 		t.Fatalf("fix %+v", f)
 	}
 	for i, want := range []struct{ half, host string }{{"far", l.Target("b").String()}, {"near", l.Target("a").String()}} {
-		if st := f.Steps[i]; st.Half != want.half || st.Host != want.host || !st.Confirmed {
+		if st := f.Steps[i]; st.Half != want.half || st.Host.String() != want.host || !st.Confirmed {
 			t.Errorf("step %d: %+v, want the %s end's half on %s, confirmed", i, st, want.half, want.host)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // A bench proves receive-buffer drops only where they happened during its
@@ -31,7 +32,7 @@ func sameLimitOtherEnd(found []finding.Finding, snaps []*facts.Snapshot) []findi
 		if dropped == nil || other == nil || !userspace(other) {
 			continue
 		}
-		if slices.ContainsFunc(out, func(x finding.Finding) bool { return x.ID == catalog.UDPRcvbufErrors && x.Host == other.Host }) {
+		if slices.ContainsFunc(out, func(x finding.Finding) bool { return x.ID == catalog.UDPRcvbufErrors && x.Host.Same(other.Host) }) {
 			continue
 		}
 		limit, ok1 := sysctlOf(other, "net.core.rmem_max")
@@ -55,9 +56,9 @@ func sameLimitOtherEnd(found []finding.Finding, snaps []*facts.Snapshot) []findi
 }
 
 // snapOf is host's snapshot (nil when it was not collected).
-func snapOf(snaps []*facts.Snapshot, host string) *facts.Snapshot {
+func snapOf(snaps []*facts.Snapshot, host target.Spec) *facts.Snapshot {
 	for _, s := range snaps {
-		if s.Host == host {
+		if s.Host.Same(host) {
 			return s
 		}
 	}
@@ -65,12 +66,12 @@ func snapOf(snaps []*facts.Snapshot, host string) *facts.Snapshot {
 }
 
 // otherSnap is the snapshot of the pair's other end.
-func otherSnap(snaps []*facts.Snapshot, host string) *facts.Snapshot {
+func otherSnap(snaps []*facts.Snapshot, host target.Spec) *facts.Snapshot {
 	if len(snaps) != 2 {
 		return nil
 	}
 	for _, s := range snaps {
-		if s.Host != host {
+		if !s.Host.Same(host) {
 			return s
 		}
 	}

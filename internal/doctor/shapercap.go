@@ -6,6 +6,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // shaperCaps holds each direction's sending tunnel interface against the
@@ -17,7 +18,7 @@ func shaperCaps(m Measured, ep discover.Endpoints, snaps []*facts.Snapshot) []fi
 	for _, d := range []struct {
 		dir   string
 		rate  bench.DirRate
-		host  string
+		host  target.Spec
 		iface string
 	}{
 		{bench.Upload, m.Up, m.Client, ep.ClientInterface},

@@ -136,7 +136,7 @@ func (p *play) step(ctx context.Context, st Step) bool {
 			return false
 		}
 	}
-	before := map[string]bool{}
+	before := map[causeKey]bool{}
 	for _, f := range p.found {
 		before[key(f)] = true
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // TestPlanIsWellFormed: every step of doctor's plan is named once in its
@@ -44,10 +45,12 @@ func TestPlanIsWellFormed(t *testing.T) {
 // step adds outside its Raises, and only that.
 func TestAStepRaisesOnlyWhatItDeclares(t *testing.T) {
 	adds := func(id catalog.ID) func(context.Context, *play) {
-		return func(_ context.Context, p *play) { p.found = append(p.found, finding.Finding{ID: id, Host: "netns:a"}) }
+		return func(_ context.Context, p *play) {
+			p.found = append(p.found, finding.Finding{ID: id, Host: targettest.Spec("netns:a")})
+		}
 	}
-	r := &Report{passive: map[string]bool{}}
-	p := &play{r: r, c: &Config{}, found: []finding.Finding{{ID: catalog.CPUSteal, Host: "netns:a"}}}
+	r := &Report{passive: map[causeKey]bool{}}
+	p := &play{r: r, c: &Config{}, found: []finding.Finding{{ID: catalog.CPUSteal, Host: targettest.Spec("netns:a")}}}
 	p.run(context.Background(), []Round{{Name: "test", Steps: []Step{
 		{Name: "declared", Raises: []catalog.ID{catalog.PathHubLeg}, analyse: adds(catalog.PathHubLeg)},
 		{Name: "undeclared", Raises: []catalog.ID{catalog.PathHubLeg}, analyse: adds(catalog.ThroughputShaperCap)},
@@ -73,11 +76,11 @@ var measuresHosts = []string{"bench", "unreachable", "peer-watch", "cpu-limits",
 // measuresHosts and a root lab test).
 func TestAnalysesRaiseWhatTheyDeclare(t *testing.T) {
 	legs := &bench.Report{HopUnderlay: []bench.HopRate{
-		{Hop: 1, From: "netns:a", To: "netns:r", Addr: "198.51.100.1", UploadMbit: 38.3, DownloadMbit: 38.3},
-		{Hop: 2, From: "netns:r", To: "netns:b", Addr: "203.0.113.2", UploadMbit: 9.5, DownloadMbit: 9.5},
+		{Hop: 1, From: targettest.Spec("netns:a"), To: targettest.Spec("netns:r"), Addr: "198.51.100.1", UploadMbit: 38.3, DownloadMbit: 38.3},
+		{Hop: 2, From: targettest.Spec("netns:r"), To: targettest.Spec("netns:b"), Addr: "203.0.113.2", UploadMbit: 9.5, DownloadMbit: 9.5},
 	}}
-	capped := &facts.Snapshot{Host: "netns:wgl-cap-a", Links: []facts.Link{{Name: "wg-cap-a", Shaper: &facts.Shaper{Qdisc: "tbf", RateMbit: 80}}}}
-	free := &facts.Snapshot{Host: "netns:wgl-cap-b", Links: []facts.Link{{Name: "wg-cap-b"}}}
+	capped := &facts.Snapshot{Host: targettest.Spec("netns:wgl-cap-a"), Links: []facts.Link{{Name: "wg-cap-a", Shaper: &facts.Shaper{Qdisc: "tbf", RateMbit: 80}}}}
+	free := &facts.Snapshot{Host: targettest.Spec("netns:wgl-cap-b"), Links: []facts.Link{{Name: "wg-cap-b"}}}
 	_, udp := checked(t, "lab-loss3-udpbuf64k-a", "lab-loss3-udpbuf64k-b")
 	raise, err := remedy.Sysctl("net.core.rmem_max", "26214400")
 	dropped := finding.Finding{ID: catalog.UDPRcvbufErrors, Severity: finding.Warning, Host: udp[1].Host,
@@ -102,7 +105,7 @@ func TestAnalysesRaiseWhatTheyDeclare(t *testing.T) {
 		},
 		"phase-comparisons": func(p *play) {
 			p.r.LongRun = &bench.LongRun{PathCycles: true}
-			p.found = []finding.Finding{{ID: catalog.WGSpecificCollapse, Host: "netns:a"}}
+			p.found = []finding.Finding{{ID: catalog.WGSpecificCollapse, Host: targettest.Spec("netns:a")}}
 		},
 	}
 	for _, rd := range Plan() {
@@ -115,7 +118,7 @@ func TestAnalysesRaiseWhatTheyDeclare(t *testing.T) {
 				t.Errorf("analysis %s has no case here that shows what it raises", st.Name)
 				continue
 			}
-			r := &Report{passive: map[string]bool{}, Measured: Measured{Benched: true, Expected: bench.SingleHopRatio}}
+			r := &Report{passive: map[causeKey]bool{}, Measured: Measured{Benched: true, Expected: bench.SingleHopRatio}}
 			p := &play{r: r, c: &Config{Client: target.Local(), Server: target.Local()}}
 			setup(p)
 			before := len(p.found)

@@ -6,12 +6,13 @@ import (
 
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // windowHeld is tcp.buffers-small as the bench measures it with ss: the
 // receiver's window lets one stream reach mbit.
 func windowHeld(host string, mbit float64) finding.Finding {
-	return finding.Finding{ID: catalog.TCPBuffersSmall, Severity: finding.Warning, Host: host,
+	return finding.Finding{ID: catalog.TCPBuffersSmall, Severity: finding.Warning, Host: targettest.Spec(host),
 		Title: "TCP receive window 157K held the tunnel upload 37% of the time: below the path's BDP, capped by net.ipv4.tcp_rmem max 256K",
 		Evidence: []finding.Evidence{
 			finding.Evidence{Source: "ss -tin", Key: "rate the receive window allows (window / round trip)", Value: "61.4 Mbit/s"}.Of(mbit, finding.Mbits),
@@ -37,7 +38,7 @@ func TestRankMeasuredWindow(t *testing.T) {
 			[]finding.Finding{windowHeld(b, 90)}, measured(a, b, 40, 100, 95, 100), "", "at most 17%"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Report{Client: a, Server: b, Measured: tc.m}
+			r := &Report{Client: targettest.Spec(a), Server: targettest.Spec(b), Measured: tc.m}
 			r.judge(tc.fs)
 			v := r.Verdict()
 			switch {

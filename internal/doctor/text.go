@@ -18,15 +18,15 @@ import (
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	pair := r.Client
-	if r.Server != "" {
-		pair += " → " + r.Server
+	pair := r.Client.String()
+	if !r.Server.IsZero() {
+		pair += " → " + r.Server.String()
 	}
 	p("wgperf doctor: %s", pair)
 	p("")
 	switch {
 	case r.Unreachable != nil:
-		p("%s", r.Unreachable.line(r.Client, r.Server))
+		p("%s", r.Unreachable.line(r.Client.String(), r.Server.String()))
 	case r.Status == StatusHealthy:
 		p("HEALTHY: the tunnel carries %s of the underlay (%s).", ratios(r.Measured), r.Threshold)
 	case r.Status == StatusSlow:
@@ -34,7 +34,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	case r.Status == StatusProblems:
 		p("THROUGHPUT OK NOW (%s of the underlay), but with problems that cost it under other conditions.", ratios(r.Measured))
 	default:
-		if r.Server != "" {
+		if !r.Server.IsZero() {
 			p("NOT JUDGED: the tunnel could not be measured against its underlay (reasons below).")
 		} else {
 			p("NOT JUDGED: no server given, so the tunnel was not measured against its underlay.")
@@ -209,7 +209,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if f.Confirm {
 			var undo []string
 			for _, st := range f.Steps {
-				undo = append(undo, "wgperf fix rollback --host "+st.Host)
+				undo = append(undo, "wgperf fix rollback --host "+st.Host.String())
 			}
 			p("  confirmed: a measurement through the tunnel succeeded after each change (undo: %s)", strings.Join(undo, "; "))
 		}

@@ -24,7 +24,7 @@ import (
 func TestUDPPolicedRanksFirst(t *testing.T) {
 	const a, b = "netns:wgl-fd2-a", "netns:wgl-fd2-b"
 	fs, snaps := checked(t, "lab-healthy-a", "lab-healthy-b")
-	fs = append(fs, finding.Finding{ID: catalog.CPUSaturated, Severity: finding.Warning, Host: a, Title: "CPU 1 98% busy"})
+	fs = append(fs, finding.Finding{ID: catalog.CPUSaturated, Severity: finding.Warning, Host: targettest.Spec(a), Title: "CPU 1 98% busy"})
 	m := measured(a, b, 48.1, 190.6, 46.3, 190.4)
 	plans := PlanProbes(Healthy(fs, m), fs, m, nil, snaps[0])
 	if len(plans) != 1 || plans[0].Probe != catalog.ProbeUDPOutside || strings.Join(plans[0].Directions, " ") != "upload download" {

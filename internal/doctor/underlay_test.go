@@ -13,6 +13,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // A black hole mid-path (a 1400-byte hop dropping larger packets without a
@@ -37,7 +38,7 @@ func TestUnderlayBlackHole(t *testing.T) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
-	m := Measured{Benched: true, Client: rec.Client, Server: rec.Server, Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
+	m := Measured{Benched: true, Client: targettest.Spec(rec.Client), Server: targettest.Spec(rec.Server), Expected: bench.SingleHopRatio, Throughput: rec.Bench.Throughput()}
 	m.UnderlayFailed = underlayFailures(rec.Bench, "")
 	if !slices.Equal(m.UnderlayFailed, []string{bench.Upload}) {
 		t.Fatalf("underlay failed %v, want [upload]", m.UnderlayFailed)

@@ -56,7 +56,7 @@ func (r *Report) benchUnreachable(err error) bool {
 		r.Unreachable.AfterRuns = len(r.Bench.Runs)
 	}
 	r.Measured.Benched = true
-	r.Threshold = "not applied: the tunnel stopped carrying anything from " + r.Client + " to " + r.Server
+	r.Threshold = "not applied: the tunnel stopped carrying anything from " + r.Client.String() + " to " + r.Server.String()
 	return true
 }
 

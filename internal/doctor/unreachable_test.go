@@ -45,7 +45,7 @@ func TestUnreachableFacts(t *testing.T) {
 	narrow.WireGuard[0].Peers = []facts.WGPeer{b.WireGuard[0].Peers[0]}
 	narrow.WireGuard[0].Peers[0].AllowedIPs = []string{"10.99.0.0/24"}
 	got = strings.Join(unreachableFacts(a, &narrow, ep), "\n")
-	if !strings.Contains(got, "allows 10.99.0.0/24, which holds none of "+a.Host+"'s tunnel addresses (10.77.0.1)") {
+	if !strings.Contains(got, "allows 10.99.0.0/24, which holds none of "+a.Host.String()+"'s tunnel addresses (10.77.0.1)") {
 		t.Errorf("a peer that does not allow the client:\n%s", got)
 	}
 
@@ -53,7 +53,7 @@ func TestUnreachableFacts(t *testing.T) {
 	none.WireGuard = []facts.WGInterface{b.WireGuard[0]}
 	none.WireGuard[0].Peers = nil
 	got = strings.Join(unreachableFacts(a, &none, ep), "\n")
-	if !strings.Contains(got, "holds no peer for "+a.Host+"'s key") {
+	if !strings.Contains(got, "holds no peer for "+a.Host.String()+"'s key") {
 		t.Errorf("no peer for the client:\n%s", got)
 	}
 }

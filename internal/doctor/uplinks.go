@@ -135,7 +135,7 @@ func withUplinkFinding(found []finding.Finding, f *finding.Finding) []finding.Fi
 		return found
 	}
 	for i, x := range found {
-		if x.ID == catalog.RouteStaleEndpoint && x.Host == f.Host {
+		if x.ID == catalog.RouteStaleEndpoint && x.Host.Same(f.Host) {
 			found[i].Evidence = append(slices.Clone(x.Evidence), f.Evidence...)
 			return found
 		}

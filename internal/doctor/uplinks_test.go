@@ -7,6 +7,7 @@ import (
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/uplinks"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // The multi-WAN lab's router (recorded): a fiber (eth0, metric 10) and a 5G
@@ -25,7 +26,7 @@ func TestSlowUplinkRanksFirst(t *testing.T) {
 	ups[1].Tunnel, ups[1].Mbit, ups[1].RTTMs = true, 19.1, 25.4
 	ups[0].Mbit, ups[0].RTTMs = 191.1, 3.1
 	const a = "netns:wgl-fd3-a"
-	f := uplinks.Finding(a, "203.0.113.2", "wg-fd3-a", ups, 18.3)
+	f := uplinks.Finding(targettest.Spec(a), "203.0.113.2", "wg-fd3-a", ups, 18.3)
 	if f == nil || f.ID != catalog.RouteEndpointUplink || !strings.Contains(f.Title, "over eth1 (19.1 Mbit/s) while eth0 reaches it at 191.1") {
 		t.Fatalf("finding %+v", f)
 	}
@@ -57,14 +58,14 @@ func TestSlowUplinkRanksFirst(t *testing.T) {
 	}
 	// netifd's static route on the backup is the stale-endpoint case: its
 	// finding names the cause, and gets the measurement as evidence.
-	stale := finding.Finding{ID: catalog.RouteStaleEndpoint, Severity: finding.Critical, Host: a}
+	stale := finding.Finding{ID: catalog.RouteStaleEndpoint, Severity: finding.Critical, Host: targettest.Spec(a)}
 	got := withUplinkFinding([]finding.Finding{stale}, f)
 	if len(got) != 1 || got[0].ID != catalog.RouteStaleEndpoint || len(got[0].Evidence) != len(f.Evidence) {
 		t.Errorf("with the stale route: %+v", got)
 	}
 	// Uplinks alike (the ECMP lab's two 100 Mbit/s links): nothing.
 	ups[0].Mbit, ups[1].Mbit = 95, 94
-	if f := uplinks.Finding(a, "203.0.113.2", "wg0", ups, 90); f != nil {
+	if f := uplinks.Finding(targettest.Spec(a), "203.0.113.2", "wg0", ups, 90); f != nil {
 		t.Errorf("uplinks alike: %s", f.Title)
 	}
 }

@@ -25,7 +25,7 @@ func FuzzReadSnapshot(f *testing.F) {
 			}
 			return
 		}
-		if s.Host == "" {
+		if s.Host.String() == "" {
 			t.Fatal("snapshot without host accepted")
 		}
 		res := check.Run([]*facts.Snapshot{s}, check.Options{})

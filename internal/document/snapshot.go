@@ -10,7 +10,6 @@ import (
 
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/shell"
-	"github.com/wgperf/wgperf/internal/target"
 )
 
 // The snapshot is the document "wgperf collect" writes and "diagnose --from"
@@ -128,13 +127,11 @@ func DecodeSnapshot(data []byte) (*facts.Snapshot, error) {
 		return nil, fmt.Errorf("snapshot: no schema_version (not a wgperf snapshot?)")
 	case s.SchemaVersion > facts.SchemaVersion:
 		return nil, fmt.Errorf("snapshot: schema_version %d is newer than this wgperf understands (%d); upgrade wgperf", s.SchemaVersion, facts.SchemaVersion)
-	case s.Host == "":
+	case s.Host.IsZero():
 		return nil, fmt.Errorf("snapshot: no host")
 	}
-	// The host is someone else's text; it must be a target spec wgperf would accept.
-	if _, err := target.ParseSpec(s.Host); err != nil {
-		return nil, fmt.Errorf("snapshot: host: %v", err)
-	}
+	// The host is someone else's text: unmarshalling parsed it as a target
+	// spec wgperf would accept (or the decode above failed).
 	// So is every other field: checks quote them into titles, plans and
 	// scripts. Only mwan3 status is text of several lines.
 	if err := shell.Fields(s, "openwrt.mwan3_status"); err != nil {

@@ -11,11 +11,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wgperf/wgperf/internal/facts"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 func TestSnapshotRoundTrip(t *testing.T) {
 	in := &facts.Snapshot{
-		SchemaVersion: facts.SchemaVersion, Host: "ssh:root@golem",
+		SchemaVersion: facts.SchemaVersion, Host: targettest.Spec("ssh:root@golem"),
 		CollectedAt: time.Date(2026, 4, 7, 19, 56, 0, 0, time.UTC),
 		System:      facts.System{Hostname: "golem", Kernel: "5.15.150", Distro: "OpenWrt 23.05.2", CPUs: 4},
 		Routes:      []facts.Route{{Family: "inet", Table: "main", Dst: "46.38.233.77", Gateway: "192.168.253.254", Dev: "br-lan.253", Protocol: "static", Metric: 20}},
@@ -107,7 +108,7 @@ func (spaces) Read(p []byte) (int, error) {
 // An empty list is written as [], an empty map as {}, never null, and
 // writing leaves the snapshot as it was.
 func TestWriteSnapshotEmptyLists(t *testing.T) {
-	in := &facts.Snapshot{SchemaVersion: facts.SchemaVersion, Host: "local",
+	in := &facts.Snapshot{SchemaVersion: facts.SchemaVersion, Host: targettest.Spec("local"),
 		WireGuard: []facts.WGInterface{{Name: "wg0", Peers: []facts.WGPeer{{PublicKey: "k"}}}},
 		Links:     []facts.Link{{Name: "bond0", Bond: &facts.Bond{Mode: "802.3ad"}}},
 		IRQs:      []facts.IRQ{{IRQ: "24", Name: "eth0"}},

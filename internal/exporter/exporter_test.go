@@ -22,6 +22,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -213,11 +214,11 @@ func TestBeforeFirstCollection(t *testing.T) {
 // Findings that differ only in evidence are one series; a repeated series
 // would make the whole scrape fail.
 func TestDuplicateFindingsAreOneSeries(t *testing.T) {
-	snap := &facts.Snapshot{Host: "local", CollectedAt: time.Unix(1_800_000_000, 0)}
+	snap := &facts.Snapshot{Host: targettest.Spec("local"), CollectedAt: time.Unix(1_800_000_000, 0)}
 	f := finding.Finding{ID: "route.stale-endpoint", Severity: finding.Critical, Interface: "wg0", Peer: "k="}
 	res := check.Result{
 		Findings: []finding.Finding{f, f, {ID: "wg.userspace", Interface: "wg0"}},
-		Skipped:  []check.Skip{{Check: "bond.hash-policy", Host: "local", Reason: "no bonds"}},
+		Skipped:  []check.Skip{{Check: "bond.hash-policy", Host: targettest.Spec("local"), Reason: "no bonds"}},
 	}
 	e := newLocal()
 	e.store(snap, res, time.Second, nil)
@@ -239,7 +240,7 @@ func TestDuplicateFindingsAreOneSeries(t *testing.T) {
 // has timestamp 0 and no age (an age would be meaningless, not infinite).
 func TestHandshakeAge(t *testing.T) {
 	at := time.Unix(1_800_000_000, 0)
-	snap := &facts.Snapshot{Host: "local", CollectedAt: at, WireGuard: []facts.WGInterface{{
+	snap := &facts.Snapshot{Host: targettest.Spec("local"), CollectedAt: at, WireGuard: []facts.WGInterface{{
 		Name: "wg0", Peers: []facts.WGPeer{
 			{PublicKey: "old=", LatestHandshake: at.Add(-200 * time.Second)},
 			{PublicKey: "never="},

@@ -7,6 +7,8 @@ package facts
 import (
 	"regexp"
 	"time"
+
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // SchemaVersion changes when a field changes meaning; readers refuse newer versions.
@@ -14,9 +16,9 @@ const SchemaVersion = 1
 
 // Snapshot is everything collected from one host at one moment.
 type Snapshot struct {
-	SchemaVersion int       `json:"schema_version"`
-	Host          string    `json:"host"` // the target spec, e.g. "ssh:root@golem"
-	CollectedAt   time.Time `json:"collected_at"`
+	SchemaVersion int         `json:"schema_version"`
+	Host          target.Spec `json:"host"` // the target spec, e.g. "ssh:root@golem"; validated when read
+	CollectedAt   time.Time   `json:"collected_at"`
 
 	System    System            `json:"system"`
 	WireGuard []WGInterface     `json:"wireguard"`

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // ID is a finding's stable catalog ID, "area.name" ("mtu.pmtud-blackhole").
@@ -160,15 +162,15 @@ type Action struct {
 
 // Finding is one diagnosed problem (or noteworthy fact) on a host.
 type Finding struct {
-	ID        ID         `json:"id"`
-	Severity  Severity   `json:"severity"`
-	Host      string     `json:"host"`
-	Interface string     `json:"interface,omitempty"`
-	Peer      string     `json:"peer,omitempty"`
-	Title     string     `json:"title"`
-	Detail    string     `json:"detail,omitempty"` // a sentence or two on why it matters
-	Evidence  []Evidence `json:"evidence"`
-	Fixes     []Fix      `json:"fixes"`
+	ID        ID          `json:"id"`
+	Severity  Severity    `json:"severity"`
+	Host      target.Spec `json:"host"` // the target spec; a document read back must hold a valid one
+	Interface string      `json:"interface,omitempty"`
+	Peer      string      `json:"peer,omitempty"`
+	Title     string      `json:"title"`
+	Detail    string      `json:"detail,omitempty"` // a sentence or two on why it matters
+	Evidence  []Evidence  `json:"evidence"`
+	Fixes     []Fix       `json:"fixes"`
 }
 
 // MarshalJSON writes a finding's lists as [] when they are empty, never null,
@@ -225,8 +227,8 @@ func Sort(fs []Finding) {
 		if a.ID != b.ID {
 			return a.ID < b.ID
 		}
-		if a.Host != b.Host {
-			return a.Host < b.Host
+		if ah, bh := a.Host.String(), b.Host.String(); ah != bh {
+			return ah < bh
 		}
 		if a.Interface != b.Interface {
 			return a.Interface < b.Interface
@@ -256,13 +258,14 @@ func Worst(fs []Finding) (Severity, bool) {
 // Order is that of each group's first finding.
 func Merge(fs []Finding) []Finding {
 	type key struct {
-		id                ID
-		host, iface, peer string
+		id          ID
+		host        target.Key
+		iface, peer string
 	}
 	at := map[key]int{}
 	var out []Finding
 	for _, f := range fs {
-		k := key{f.ID, f.Host, f.Interface, f.Peer}
+		k := key{f.ID, f.Host.Key(), f.Interface, f.Peer}
 		i, seen := at[k]
 		if !seen {
 			at[k] = len(out)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 func TestEvidenceString(t *testing.T) {
@@ -27,7 +28,7 @@ func TestEvidenceString(t *testing.T) {
 
 func TestWriteBrief(t *testing.T) {
 	fs := []Finding{{
-		ID: "mtu.pmtud-blackhole", Severity: Critical, Host: "netns:a",
+		ID: "mtu.pmtud-blackhole", Severity: Critical, Host: targettest.Spec("netns:a"),
 		Title:    "PMTUD black hole towards 203.0.113.2",
 		Evidence: []Evidence{{Source: "ping -M do", Key: "largest DF probe that passed", Value: "1400 bytes"}},
 		Fixes:    []Fix{{Description: "Lower the WireGuard MTU", Commands: []string{"ip link set dev wg0 mtu 1340"}}},
@@ -50,21 +51,21 @@ CRITICAL  mtu.pmtud-blackhole  netns:a: PMTUD black hole towards 203.0.113.2
 func TestMerge(t *testing.T) {
 	bump := Fix{Description: "Raise rmem_max", Commands: []string{"sysctl -w net.core.rmem_max=26214400"},
 		Action: &Action{Kind: "sysctl", Params: map[string]string{"key": "net.core.rmem_max", "value": "26214400"}}}
-	probe := Finding{ID: "udp.rcvbuf-errors", Severity: Warning, Host: "netns:b", Title: "UDP buffers overflowed under tunnel load",
+	probe := Finding{ID: "udp.rcvbuf-errors", Severity: Warning, Host: targettest.Spec("netns:b"), Title: "UDP buffers overflowed under tunnel load",
 		Evidence: []Evidence{{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: "4,659", Threshold: "0"}},
 		Fixes:    []Fix{bump}}
-	passive := Finding{ID: "udp.rcvbuf-errors", Severity: Warning, Host: "netns:b", Title: "UDP buffer overflows",
+	passive := Finding{ID: "udp.rcvbuf-errors", Severity: Warning, Host: targettest.Spec("netns:b"), Title: "UDP buffer overflows",
 		Evidence: []Evidence{
 			{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors", Value: "4659", Threshold: "0"},
 			{Source: "/proc/net/snmp", Key: "Udp RcvbufErrors (growth during tunnel runs)", Value: "4,659", Threshold: "0"},
 		},
 		Fixes: []Fix{bump}}
-	other := Finding{ID: "udp.rcvbuf-errors", Severity: Critical, Host: "netns:a", Title: "on A"}
-	cc := Finding{ID: "tcp.congestion-control", Severity: Critical, Host: "netns:b", Title: "CUBIC"}
+	other := Finding{ID: "udp.rcvbuf-errors", Severity: Critical, Host: targettest.Spec("netns:a"), Title: "on A"}
+	cc := Finding{ID: "tcp.congestion-control", Severity: Critical, Host: targettest.Spec("netns:b"), Title: "CUBIC"}
 
 	got := Merge([]Finding{probe, other, passive, cc})
 	want := []Finding{
-		{ID: "udp.rcvbuf-errors", Severity: Warning, Host: "netns:b", Title: "UDP buffers overflowed under tunnel load",
+		{ID: "udp.rcvbuf-errors", Severity: Warning, Host: targettest.Spec("netns:b"), Title: "UDP buffers overflowed under tunnel load",
 			Evidence: []Evidence{probe.Evidence[0], passive.Evidence[0]}, Fixes: []Fix{bump}},
 		other, cc,
 	}

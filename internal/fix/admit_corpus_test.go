@@ -15,6 +15,7 @@ import (
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -44,7 +45,7 @@ func corpus(t *testing.T) []*facts.Snapshot {
 		t.Fatal("snapshots: no lab-healthy-a.json")
 	}
 	bonded := clone(out[i])
-	bonded.Host += "-bonded"
+	bonded.Host = targettest.Spec(bonded.Host.String() + "-bonded")
 	for i, l := range bonded.Links {
 		if l.Name == "eth0" {
 			bonded.Links[i].Bond = &facts.Bond{Mode: "802.3ad 4", XmitHashPolicy: "layer3+4 1", Slaves: []string{"eth8", "eth9"}}
@@ -55,7 +56,7 @@ func corpus(t *testing.T) []*facts.Snapshot {
 	if err := json.Unmarshal(testutil.ReadTestdata(t, "collect", "irq", "vm-virtio-local.json"), &piled); err != nil {
 		t.Fatal(err)
 	}
-	piled.Host += "-piled"
+	piled.Host = targettest.Spec("netns:vm-piled") // a host of its own (the recording is local's), a spec that reads back
 	for i := range piled.IRQs {
 		if piled.IRQs[i].Device == "eth0" {
 			piled.IRQs[i].PerCPU = []uint64{900000, 0}

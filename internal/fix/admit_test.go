@@ -216,14 +216,14 @@ func probedOn(h, s *facts.Snapshot) []finding.Finding {
 				for i := range big.WireGuard {
 					big.WireGuard[i].MTU = 9000
 				}
-				other := &facts.Snapshot{Host: "the other end", WireGuard: []facts.WGInterface{{Name: "wg-other", PublicKey: w.Peers[0].PublicKey, MTU: m,
+				other := &facts.Snapshot{Host: targettest.Spec("the other end"), WireGuard: []facts.WGInterface{{Name: "wg-other", PublicKey: w.Peers[0].PublicKey, MTU: m,
 					Peers: []facts.WGPeer{{PublicKey: w.PublicKey}}}}}
 				out = append(out, check.Run([]*facts.Snapshot{big, other}, check.Options{}).Findings...)
 			}
 			// Each peer seeing this end at an address it does not have: a NAT
 			// in front of it, whose keepalive fix the cross check emits.
 			for _, p := range w.Peers {
-				natted := &facts.Snapshot{Host: "the other end", WireGuard: []facts.WGInterface{{Name: "wg-other", PublicKey: p.PublicKey,
+				natted := &facts.Snapshot{Host: targettest.Spec("the other end"), WireGuard: []facts.WGInterface{{Name: "wg-other", PublicKey: p.PublicKey,
 					Peers: []facts.WGPeer{{PublicKey: w.PublicKey, Endpoint: "192.0.2.99:51820"}}}}}
 				out = append(out, check.Run([]*facts.Snapshot{s, natted}, check.Options{}).Findings...)
 			}
@@ -232,7 +232,7 @@ func probedOn(h, s *facts.Snapshot) []finding.Finding {
 			out = append(out, shaping.Findings(&shaping.Result{Client: h.Host, Device: w.Name, Recommended: n,
 				Steps: []shaping.Step{{CapMbit: 0}, {CapMbit: n}}})...)
 			// A long run's collapse cycles, capped at n (10 per cent below the level they climb to).
-			if f := bench.CycleFinding(h.Host, "the other end", bench.Upload, h.Host, w.Name,
+			if f := bench.CycleFinding(h.Host.String(), "the other end", bench.Upload, h.Host, w.Name,
 				bench.Cycles{Collapses: 2, CV: 1, HighMbit: float64(n+5) / 0.9}); f != nil {
 				out = append(out, *f)
 			}
@@ -284,7 +284,7 @@ func probedOn(h, s *facts.Snapshot) []finding.Finding {
 // follows).
 func portThrottledOn(h *facts.Snapshot) []finding.Finding {
 	other := targettest.New("the other end")
-	self := targettest.New(h.Host)
+	self := targettest.New(h.Host.String())
 	policed := &iperf.Result{SentMbit: 190, ReceivedMbit: 75, Packets: 1000, LostPackets: 600}
 	clean := &iperf.Result{SentMbit: 190, ReceivedMbit: 190, Packets: 1000}
 	judge := func(c udppath.Config) []finding.Finding {

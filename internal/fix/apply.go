@@ -9,6 +9,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // ApplyOptions tune Apply.
@@ -36,7 +37,7 @@ func Apply(ctx context.Context, env *Env, p *Plan, opts ApplyOptions) (*Journal,
 	if err := refuseOpenConfirm(ctx, env, opts.otherHalf); err != nil {
 		return nil, err
 	}
-	j := &Journal{ID: newJournalID(time.Now()), Host: env.T.String(), Started: time.Now().UTC(), State: StateApplying}
+	j := &Journal{ID: newJournalID(time.Now()), Host: target.Of(env.T), Started: time.Now().UTC(), State: StateApplying}
 	for _, it := range p.Items {
 		j.Entries = append(j.Entries, Entry{Findings: it.Findings, Description: it.rem.Describe(), Status: EntryPlanned})
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // bloatedOn are the bench's latency findings for h's tunnel wg, at a rate
@@ -17,7 +18,7 @@ func bloatedOn(h *facts.Snapshot, wg string, n int) []finding.Finding {
 		return &bench.RTT{Sent: 10, Received: 10, MinMs: median, MedianMs: median, P90Ms: median, MaxMs: median}
 	}
 	report := func(uplink string, underlayLoaded float64) *bench.Report {
-		return &bench.Report{Client: h.Host, Server: "the other end", ClientInterface: wg, ClientUplink: uplink, UnderlayAddr: "192.0.2.9",
+		return &bench.Report{Client: h.Host, Server: targettest.Spec("the other end"), ClientInterface: wg, ClientUplink: uplink, UnderlayAddr: "192.0.2.9",
 			IdleLatency: &bench.Latency{Tunnel: rtt(1), Underlay: rtt(1)},
 			Runs: []bench.Run{{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Upload, Streams: 1},
 				Result:  &iperf.Result{Protocol: "tcp", Streams: 1, ReceivedMbit: (float64(n) + 0.5) / bench.SQMShare},

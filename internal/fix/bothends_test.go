@@ -13,6 +13,7 @@ import (
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // wgEnd is one end of a tunnel for the both-ends tests: this machine's
@@ -81,8 +82,8 @@ func TestBothEndsRollBackAsOne(t *testing.T) {
 	must(t, err)
 	nearFix, err := remedy.WGPeerEndpoint("wg-a", farKey, "203.0.113.2:51821", remedy.Unknown)
 	must(t, err)
-	farFinding := []finding.Finding{{ID: catalog.PathPortThrottled, Severity: finding.Critical, Host: "b", Fixes: []finding.Fix{remedy.Fix("move", farFix)}}}
-	nearFinding := []finding.Finding{{ID: catalog.PathPortThrottled, Severity: finding.Critical, Host: "a", Fixes: []finding.Fix{remedy.Fix("follow", nearFix)}}}
+	farFinding := []finding.Finding{{ID: catalog.PathPortThrottled, Severity: finding.Critical, Host: targettest.Spec("netns:b"), Fixes: []finding.Fix{remedy.Fix("move", farFix)}}}
+	nearFinding := []finding.Finding{{ID: catalog.PathPortThrottled, Severity: finding.Critical, Host: targettest.Spec("netns:a"), Fixes: []finding.Fix{remedy.Fix("follow", nearFix)}}}
 	for _, tc := range []struct {
 		name      string
 		failSet   bool
@@ -93,7 +94,7 @@ func TestBothEndsRollBackAsOne(t *testing.T) {
 		// confirm window (a lab's nodes, as doctor --fix runs there).
 		shared bool
 	}{
-		{"the near end's half fails", true, true, "the far end's half, on b, was rolled back too", false, false},
+		{"the near end's half fails", true, true, "the far end's half, on netns:b, was rolled back too", false, false},
 		{"the near end's half is not kept", false, false, "", false, false},
 		{"both halves kept", false, true, "", true, false},
 		{"one journal folder, confirm windows: the far end's open window is its other half's", false, true, "", true, true},
@@ -106,8 +107,8 @@ func TestBothEndsRollBackAsOne(t *testing.T) {
 			if tc.shared {
 				nearRoot, confirm = farRoot, 10*time.Minute
 			}
-			far, farEnv, farPath := newEnd(t, farRoot, "b", "wg-b", "51820", "", farConf)
-			near, nearEnv, nearPath := newEnd(t, nearRoot, "a", "wg-a", "51900", "203.0.113.2:51820", nearConf)
+			far, farEnv, farPath := newEnd(t, farRoot, "netns:b", "wg-b", "51820", "", farConf)
+			near, nearEnv, nearPath := newEnd(t, nearRoot, "netns:a", "wg-a", "51900", "203.0.113.2:51820", nearConf)
 			near.failSet = tc.failSet
 			figure := 40.0
 			measure := func(context.Context) (Measurement, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/wgperf/wgperf/internal/document"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Command is "wgperf fix" on one host: where its findings come from, how
@@ -98,7 +99,7 @@ func RunCommand(ctx context.Context, c Command, out io.Writer) (*CommandResult, 
 // nothing found is not "every fix in place" (diagnose's UNKNOWN).
 func (c Command) findings(ctx context.Context, env *Env) ([]finding.Finding, error) {
 	if c.From != "" {
-		fs, err := ForHost(c.FromFindings, env.T.String())
+		fs, err := ForHost(c.FromFindings, target.Of(env.T))
 		if err != nil {
 			return nil, fmt.Errorf("--from %s: %v", c.From, err)
 		}

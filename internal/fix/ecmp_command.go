@@ -15,15 +15,15 @@ import (
 // planned on both (Server set) or written as wg-quick configs (not).
 type ECMPCommand struct {
 	Host Host
-	// Server is the other end ("" for the configs to install by hand).
-	Server    string
+	// Server is the other end, open (nil for the configs to install by hand).
+	Server    target.Target
 	Interface string
 	Tunnels   int
 	Networks  []string // without Server: the remote networks to spread
 	Apply     bool
 	Confirm   time.Duration
 	// Verify, when set, measures the near end's half before and after,
-	// between the two ends (the far one read from Server).
+	// between the two ends (the far one Server).
 	Verify   func(near, far target.Target) Measure
 	JSON     bool
 	Version  string
@@ -33,7 +33,7 @@ type ECMPCommand struct {
 // RunECMPCommand runs c and prints its plans (and journals) or configs to
 // out; ErrNotKept when the verification rolled the change back.
 func RunECMPCommand(ctx context.Context, c ECMPCommand, out io.Writer) error {
-	if c.Server == "" {
+	if c.Server == nil {
 		if c.Apply {
 			return errors.New("--apply needs --server: both ends of the tunnel get new tunnels (e.g. --server ssh:root@site-b)")
 		}
@@ -48,10 +48,7 @@ func RunECMPCommand(ctx context.Context, c ECMPCommand, out io.Writer) error {
 		}
 		return plan.Write(out)
 	}
-	farT, err := target.Parse(c.Server)
-	if err != nil {
-		return fmt.Errorf("--server: %w", err)
-	}
+	farT := c.Server
 	far := Host{T: farT, Root: c.Host.Root, WGUserspace: c.Host.WGUserspace}
 	pair := ECMPPair{Near: c.Host, Far: far, Interface: c.Interface, Tunnels: c.Tunnels, Apply: c.Apply, Confirm: c.Confirm, Progress: c.Progress}
 	if c.Verify != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Raises are the findings this package builds: the ECMP plan of both ends ("wgperf fix ecmp --server"). Declared here as
@@ -76,7 +77,7 @@ func ECMPRequests(ctx context.Context, e ECMPPair) (near, far Request, err error
 		if err != nil {
 			return Request{}, err
 		}
-		f := finding.Finding{ID: catalog.RouteECMPSuggested, Severity: finding.Info, Host: env.T.String(),
+		f := finding.Finding{ID: catalog.RouteECMPSuggested, Severity: finding.Info, Host: target.Of(env.T),
 			Title: "One tunnel holds the flows back: spread them over several",
 			Fixes: []finding.Fix{remedy.Fix("one half of "+fmt.Sprint(e.Tunnels)+" tunnels between "+e.Near.T.String()+" and "+
 				e.Far.T.String()+"; the half on "+other.T.String()+" goes with it", r)}}

@@ -48,7 +48,7 @@ func TestSysctlOverSSH(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := finding.Finding{ID: "test.sysctl", Severity: finding.Warning, Title: "test sysctl", Host: remote.String(),
+	f := finding.Finding{ID: "test.sysctl", Severity: finding.Warning, Title: "test sysctl", Host: target.Of(remote),
 		Fixes: []finding.Fix{{Description: "raise " + key, Action: &finding.Action{Kind: remedy.KindSysctl, Params: map[string]string{"key": key, "value": want}}}}}
 	items, manual, err := fix.Select([]finding.Finding{f}, nil)
 	if err != nil {

@@ -2,6 +2,7 @@ package fix
 
 import (
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 
 	"bytes"
 	"encoding/json"
@@ -87,7 +88,7 @@ func FuzzRevertScriptComments(f *testing.F) {
 	f.Add("local", "set MTU\ntouch /tmp/x #")
 	f.Add("ssh:a\u2028b", "\x1b[2J$(reboot)`id`;\r")
 	f.Fuzz(func(t *testing.T, host, desc string) {
-		j := &Journal{ID: "20260101T000000.000000000Z", Host: host, Entries: []Entry{{Status: EntryApplied, Description: desc}}}
+		j := &Journal{ID: "20260101T000000.000000000Z", Host: targettest.Spec(host), Entries: []Entry{{Status: EntryApplied, Description: desc}}}
 		script := revertScript(&Env{Env: remedy.Env{Root: "/"}}, j)
 		for _, l := range strings.Split(script, "\n") {
 			switch {

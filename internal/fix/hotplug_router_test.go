@@ -52,7 +52,7 @@ func TestEndpointHotplugOnBusyBoxRouter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := finding.Finding{ID: "route.stale-endpoint", Severity: finding.Critical, Title: "t", Host: remote.String(),
+	f := finding.Finding{ID: "route.stale-endpoint", Severity: finding.Critical, Title: "t", Host: target.Of(remote),
 		Fixes: []finding.Fix{remedy.Fix("re-point it", r)}}
 	plan, err := fix.PlanFindings(ctx, env, []finding.Finding{f}, nil)
 	if err != nil {

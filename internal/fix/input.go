@@ -26,14 +26,14 @@ func ReadFindings(r io.Reader) ([]finding.Finding, error) {
 		return nil, fmt.Errorf("findings file: larger than %d MiB, refusing it", MaxFindingsBytes>>20)
 	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
-		var list []finding.Finding
+		var list []json.RawMessage
 		if err := json.Unmarshal(data, &list); err != nil {
 			return nil, fmt.Errorf("findings file: %v", err)
 		}
-		return list, checkFindings(list)
+		return decodeFindings(list)
 	}
 	var doc struct {
-		Findings *[]finding.Finding `json:"findings"`
+		Findings *[]json.RawMessage `json:"findings"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("findings file: not JSON from wgperf diagnose --json: %v", err)
@@ -41,7 +41,19 @@ func ReadFindings(r io.Reader) ([]finding.Finding, error) {
 	if doc.Findings == nil {
 		return nil, fmt.Errorf("findings file: no \"findings\" in it (want the output of wgperf diagnose --json)")
 	}
-	return *doc.Findings, checkFindings(*doc.Findings)
+	return decodeFindings(*doc.Findings)
+}
+
+// decodeFindings reads each finding on its own, so an error (a host that is
+// no target spec fails as it is read) names the finding, then checks them.
+func decodeFindings(raw []json.RawMessage) ([]finding.Finding, error) {
+	fs := make([]finding.Finding, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &fs[i]); err != nil {
+			return nil, fmt.Errorf("findings file: finding %d: %v", i+1, err)
+		}
+	}
+	return fs, checkFindings(fs)
 }
 
 // checkFindings refuses findings whose ID, host, interface, peer or action
@@ -51,10 +63,8 @@ func ReadFindings(r io.Reader) ([]finding.Finding, error) {
 // newline would forge a line of the plan.
 func checkFindings(fs []finding.Finding) error {
 	for i, f := range fs {
+		// The host, when there is one, parsed as a target spec on unmarshal.
 		err := shell.FindingID(string(f.ID))
-		if err == nil && f.Host != "" {
-			_, err = target.ParseSpec(f.Host)
-		}
 		if err == nil {
 			err = shell.Line("interface", f.Interface)
 		}
@@ -90,10 +100,10 @@ func checkFindings(fs []finding.Finding) error {
 
 // ForHost keeps the findings about host and those that name none. A file
 // about other hosts only is an error that says how to plan for them.
-func ForHost(all []finding.Finding, host string) ([]finding.Finding, error) {
+func ForHost(all []finding.Finding, host target.Spec) ([]finding.Finding, error) {
 	var fs []finding.Finding
 	for _, x := range all {
-		if x.Host == "" || x.Host == host {
+		if x.Host.IsZero() || x.Host.Same(host) {
 			fs = append(fs, x)
 		}
 	}

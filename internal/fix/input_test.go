@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 func TestReadFindings(t *testing.T) {
@@ -91,12 +92,12 @@ func (blanks) Read(p []byte) (int, error) {
 // the file never pick the target (and cmd/wgperf's TestFixFromStaysOffline:
 // --apply needs --host).
 func TestFromIsOfflineUnlessTold(t *testing.T) {
-	fs := []finding.Finding{{ID: "a", Host: "ssh:-oProxyCommand=x"}, {ID: "b"}}
-	got, err := ForHost(fs, "local")
+	fs := []finding.Finding{{ID: "a", Host: targettest.Spec("ssh:-oProxyCommand=x")}, {ID: "b"}}
+	got, err := ForHost(fs, targettest.Spec("local"))
 	if err != nil || len(got) != 1 || got[0].ID != "b" {
 		t.Errorf("ForHost(local) = %v, %v", got, err)
 	}
-	_, err = ForHost(fs[:1], "local")
+	_, err = ForHost(fs[:1], targettest.Spec("local"))
 	if err == nil || !strings.Contains(err.Error(), `"ssh:-oProxyCommand=x"`) {
 		t.Errorf("file about another host only: err = %v", err)
 	}

@@ -58,7 +58,7 @@ const (
 // each step runs and updated after.
 type Journal struct {
 	ID          string        `json:"id"`
-	Host        string        `json:"host"`
+	Host        target.Spec   `json:"host"`
 	Started     time.Time     `json:"started"`
 	State       string        `json:"state"`
 	ConfirmBy   time.Time     `json:"confirm_by,omitzero"`

@@ -3,6 +3,7 @@ package fix
 import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 
 	"context"
 	"encoding/base64"
@@ -64,7 +65,8 @@ func TestFileChangeJSONHasNoKeys(t *testing.T) {
 
 // TestJournalAndRevertScriptHoldNoKeys is hole 5 (journal side) and hole 2
 // for revert.sh: the journal and the watchdog's script carry no key, a
-// description or host with a newline stays a comment, and both the script
+// description with a newline stays a comment (a host cannot hold one: it
+// is a target spec, refused on reading otherwise), and both the script
 // and "wgperf fix rollback" restore the file exactly, keys from the live file.
 func TestJournalAndRevertScriptHoldNoKeys(t *testing.T) {
 	ctx := context.Background()
@@ -73,7 +75,7 @@ func TestJournalAndRevertScriptHoldNoKeys(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Dir(conf), 0o700))
 	pwned := filepath.Join(root, "PWNED")
 	env := &Env{Env: remedy.Env{T: target.Local(), Root: root, Platform: remedy.Linux}}
-	j := &Journal{ID: newJournalID(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)), Host: "local\ntouch " + pwned + " #", State: StateConfirming,
+	j := &Journal{ID: newJournalID(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)), Host: target.Of(target.Local()), State: StateConfirming,
 		Entries: []Entry{{Findings: []finding.ID{"mtu.tunnel-too-large"}, Status: EntryApplied,
 			Description: "set MTU\ntouch " + pwned + " #\r\x1b[2K",
 			Step: Step{Kind: "wg-mtu", Undo: []string{"true"},
@@ -224,7 +226,7 @@ func TestRevertScriptRunsOnlyItsUndo(t *testing.T) {
 	env := &Env{Env: remedy.Env{Root: dir}}
 	for i := range 100 {
 		arg := strings.ReplaceAll(hostile(), "\x00", "")
-		j := &Journal{ID: "20260101T000000.000000000Z", Host: hostile(), Entries: []Entry{
+		j := &Journal{ID: "20260101T000000.000000000Z", Host: targettest.Spec(hostile()), Entries: []Entry{
 			{Status: EntryApplied, Description: hostile(), Step: Step{Undo: []string{shell.Join("undo-stub", arg)}}},
 			{Status: EntryPlanned, Description: hostile(), Step: Step{Undo: []string{shell.Join("undo-stub", "never")}}},
 		}}

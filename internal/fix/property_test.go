@@ -49,7 +49,7 @@ func TestFindingsFileToScriptProperty(t *testing.T) {
 		case 0:
 			f.ID += finding.ID(evil)
 		case 1:
-			f.Host = evil
+			f.Host = targettest.Spec(evil)
 		case 2:
 			f.Title = evil
 		case 3:
@@ -82,7 +82,7 @@ func TestFindingsFileToScriptProperty(t *testing.T) {
 			continue
 		}
 		host := h.host(t)
-		read, err = ForHost(read, host.String())
+		read, err = ForHost(read, targettest.Spec(host.String()))
 		if err != nil {
 			refused++
 			continue

@@ -171,9 +171,9 @@ func probeFindings(t *testing.T) map[string][]finding.Finding {
 		osc.Intervals = append(osc.Intervals, iperf.Interval{Start: float64(i), End: float64(i + 1), Mbit: m, Cwnd: []int64{200000}})
 	}
 	osc.SentMbit, osc.ReceivedMbit = 105, 105
-	rep := &bench.Report{Client: "netns:a", Server: "netns:b", ClientInterface: "wg-a", ServerInterface: "wg-b", Hops: 1, Runs: []bench.Run{
+	rep := &bench.Report{Client: targettest.Spec("netns:a"), Server: targettest.Spec("netns:b"), ClientInterface: "wg-a", ServerInterface: "wg-b", Hops: 1, Runs: []bench.Run{
 		{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Upload, Streams: 1}, Result: iperfRun("tcp-lossy-cubic.json"),
-			Client: bench.HostDelta{Host: "netns:a"}, Server: bench.HostDelta{Host: "netns:b", UDPRcvbufErrors: 9312}},
+			Client: bench.HostDelta{Host: targettest.Spec("netns:a")}, Server: bench.HostDelta{Host: targettest.Spec("netns:b"), UDPRcvbufErrors: 9312}},
 		{Spec: bench.Spec{Path: bench.PathUnderlay, Direction: bench.Upload, Streams: 1}, Result: iperfRun("tcp-upload.json")},
 		{Spec: bench.Spec{Path: bench.PathTunnel, Direction: bench.Download, Streams: 1}, Result: osc},
 	}}
@@ -181,7 +181,7 @@ func probeFindings(t *testing.T) map[string][]finding.Finding {
 	out["bench"] = rep.Findings
 
 	// mtu: a black hole with an MSS cliff, and a router's MSS clamp seen in SYNs.
-	out["mtu"] = mtu.Findings(&mtu.Result{Client: "netns:a", ClientIface: "wg-a", Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1401,
+	out["mtu"] = mtu.Findings(&mtu.Result{Client: targettest.Spec("netns:a"), ClientIface: "wg-a", Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1401,
 		BlackHole: true, SearchMax: 1500, WGMTU: 1340, MSSClamp: 1300, ReferenceMbit: 178, MSSGood: 1288, MSSBad: 1296,
 		MSSRuns: []mtu.MSSRun{{MSS: 1288, Mbit: 176, Healthy: true}, {MSS: 1296, Mbit: 0.05}}})
 	syns := func(name string) []mtu.SYN {
@@ -191,7 +191,7 @@ func probeFindings(t *testing.T) map[string][]finding.Finding {
 		}
 		return s
 	}
-	capRes := &mtu.CaptureResult{Client: "c", Server: "s", Port: 5299, ClientDevice: "eth0", ServerDevice: "eth0", ClientInterface: "wg0", ClientWGMTU: 1420}
+	capRes := &mtu.CaptureResult{Client: targettest.Spec("c"), Server: targettest.Spec("s"), Port: 5299, ClientDevice: "eth0", ServerDevice: "eth0", ClientInterface: "wg0", ClientWGMTU: 1420}
 	if err := mtu.AnalyzeCapture(capRes, syns("clamp1360-client.txt"), syns("clamp1360-server.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func probeFindings(t *testing.T) map[string][]finding.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	burst := &icmpburst.Result{Host: "netns:a", OneShot: icmpburst.Mode{Sent: 30, Failed: 5}, Persistent: icmpburst.Mode{Sent: 15}}
+	burst := &icmpburst.Result{Host: targettest.Spec("netns:a"), OneShot: icmpburst.Mode{Sent: 30, Failed: 5}, Persistent: icmpburst.Mode{Sent: 15}}
 	for i, r := range rules {
 		if r.Limit != nil {
 			burst.Grew = append(burst.Grew, icmpburst.CounterGrowth{FirewallGrowth: firewall.FirewallGrowth{Rule: &rules[i], Packets: 5}})
@@ -215,7 +215,7 @@ func probeFindings(t *testing.T) map[string][]finding.Finding {
 
 	// shape-sweep: a cap at 200 Mbit/s is steadier than none and faster than
 	// its mean (the remote users case's table).
-	sweep := &shaping.Result{Client: "netns:a", Device: "wg-a", Steps: []shaping.Step{
+	sweep := &shaping.Result{Client: targettest.Spec("netns:a"), Device: "wg-a", Steps: []shaping.Step{
 		{CapMbit: 0, Stats: bench.Stats{Mbit: 165, CV: 0.35, Collapses: 3}},
 		{CapMbit: 200, Stats: bench.Stats{Mbit: 200, CV: 0.06}},
 	}}

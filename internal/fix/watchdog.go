@@ -130,7 +130,7 @@ func stopWatchdog(ctx context.Context, env *Env, j *Journal) {
 func revertScript(env *Env, j *Journal) string {
 	var b strings.Builder
 	// umask: the files it writes hold keys from the live file before their chmod.
-	fmt.Fprintf(&b, "#!/bin/sh\n# Rollback of wgperf fix %s on %s.\numask 077\n", shell.Comment(j.ID), shell.Comment(j.Host))
+	fmt.Fprintf(&b, "#!/bin/sh\n# Rollback of wgperf fix %s on %s.\numask 077\n", shell.Comment(j.ID), shell.Comment(j.Host.String()))
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		e := j.Entries[i]
 		if e.Status != EntryApplied && e.Status != EntryPending && e.Status != EntryFailed {

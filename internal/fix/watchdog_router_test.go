@@ -45,7 +45,7 @@ func TestWatchdogOnBusyBoxRouter(t *testing.T) {
 	if env.Platform != remedy.OpenWrt {
 		t.Fatalf("platform %s, want openwrt", env.Platform)
 	}
-	f := finding.Finding{ID: "icmp.ratelimit-drops", Severity: finding.Warning, Title: "t", Host: remote.String(),
+	f := finding.Finding{ID: "icmp.ratelimit-drops", Severity: finding.Warning, Title: "t", Host: target.Of(remote),
 		Fixes: []finding.Fix{{Description: "raise it", Action: &finding.Action{Kind: remedy.KindUCISet, Params: map[string]string{"key": key, "value": "250"}}}}}
 	plan, err := fix.PlanFindings(ctx, env, []finding.Finding{f}, nil)
 	if err != nil {

@@ -77,7 +77,7 @@ func byName(hosts []Host) map[string]resolved {
 	for _, h := range hosts {
 		g := append([]string(nil), h.Groups...)
 		sort.Strings(g)
-		out[h.Name] = resolved{h.Target, h.SSH, g}
+		out[h.Name] = resolved{h.Target.String(), h.SSH, g}
 	}
 	return out
 }
@@ -212,7 +212,7 @@ func TestInventoryGroupsResolveLinearly(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("64 levels of group diamonds did not resolve within a minute: resolution walks paths")
 	}
-	if err != nil || len(hosts) != 1 || hosts[0].Target != "ssh:top@leaf:2222" {
+	if err != nil || len(hosts) != 1 || hosts[0].Target.String() != "ssh:top@leaf:2222" {
 		t.Fatalf("got %v, %v; want ssh:top@leaf:2222", hosts, err)
 	}
 

@@ -38,9 +38,9 @@ type Options struct {
 
 // Unreachable is a host that could not be collected.
 type Unreachable struct {
-	Host  string `json:"host"`           // target spec
-	Name  string `json:"name,omitempty"` // inventory name, when it is not the spec
-	Error string `json:"error"`          // one line
+	Host  target.Spec `json:"host"`           // target spec
+	Name  string      `json:"name,omitempty"` // inventory name, when it is not the spec
+	Error string      `json:"error"`          // one line
 }
 
 // Hosts turns target specs (as given with --host) into Hosts, failing on the
@@ -48,10 +48,11 @@ type Unreachable struct {
 func Hosts(specs []string) ([]Host, error) {
 	out := make([]Host, 0, len(specs))
 	for _, s := range specs {
-		if _, err := target.ParseSpec(s); err != nil {
+		spec, err := target.ParseSpec(s)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, Host{Name: s, Target: s})
+		out = append(out, Host{Name: s, Target: spec})
 	}
 	return out, nil
 }
@@ -130,7 +131,7 @@ func Collect(ctx context.Context, hosts []Host, o Options) ([]*facts.Snapshot, [
 			continue
 		}
 		u := Unreachable{Host: h.Target, Error: errs[i].Error()}
-		if h.Name != h.Target {
+		if h.Name != h.Target.String() { // a name of its own to show beside the spec
 			u.Name = h.Name
 		}
 		missing = append(missing, u)

@@ -14,6 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/collect"
 	"github.com/wgperf/wgperf/internal/facts"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // fakeCollect answers by host: "netns:down" fails at once, "netns:hang"
@@ -46,7 +47,7 @@ func (f *fakeCollect) collect(ctx context.Context, t target.Target, o collect.Op
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return &facts.Snapshot{Host: t.String()}, nil
+	return &facts.Snapshot{Host: targettest.Spec(t.String())}, nil
 }
 
 func hostsOf(specs ...string) []Host {
@@ -68,14 +69,14 @@ func TestCollectReportsUnreachableAndKeepsOrder(t *testing.T) {
 	}
 	var got []string
 	for _, s := range snaps {
-		got = append(got, s.Host)
+		got = append(got, s.Host.String())
 	}
 	if d := cmp.Diff([]string{"netns:h1", "netns:h2", "netns:h3"}, got); d != "" {
 		t.Errorf("collected (-want +got):\n%s", d)
 	}
 	want := []Unreachable{
-		{Host: "netns:down", Name: "berlin-router", Error: "netns:down: uname -r: Cannot open network namespace \"down\": No such file or directory"},
-		{Host: "netns:hang", Error: "netns:hang: no answer within 200ms (--host-timeout)"},
+		{Host: targettest.Spec("netns:down"), Name: "berlin-router", Error: "netns:down: uname -r: Cannot open network namespace \"down\": No such file or directory"},
+		{Host: targettest.Spec("netns:hang"), Error: "netns:hang: no answer within 200ms (--host-timeout)"},
 	}
 	if d := cmp.Diff(want, missing); d != "" {
 		t.Errorf("unreachable (-want +got):\n%s", d)

@@ -1,6 +1,10 @@
 package fleet
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/wgperf/wgperf/internal/target"
+)
 
 // TargetGroup is one entry of Prometheus' file_sd (and http_sd) format:
 // targets sharing labels.
@@ -22,18 +26,18 @@ type TargetGroup struct {
 // (a key, ssh arguments, become), which /probe does not get.
 func PrometheusTargets(hosts []Host) (groups []TargetGroup, unreached []string) {
 	groups = []TargetGroup{}
-	seen := map[string]bool{}
+	seen := map[target.Key]bool{}
 	for _, h := range hosts {
-		if seen[h.Target] {
+		if seen[h.Target.Key()] {
 			continue
 		}
-		seen[h.Target] = true
+		seen[h.Target.Key()] = true
 		labels := map[string]string{"wgperf_host": h.Name}
 		if len(h.Groups) > 0 {
 			labels["wgperf_group"] = h.Groups[0]
 			labels["wgperf_groups"] = "," + strings.Join(h.Groups, ",") + ","
 		}
-		groups = append(groups, TargetGroup{Targets: []string{h.Target}, Labels: labels})
+		groups = append(groups, TargetGroup{Targets: []string{h.Target.String()}, Labels: labels})
 		if !h.SSH.IsZero() {
 			unreached = append(unreached, h.Name)
 		}

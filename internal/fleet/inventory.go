@@ -17,17 +17,17 @@ import (
 
 // Host is one machine named by an inventory.
 type Host struct {
-	Name   string   `json:"name"`             // the inventory's name for it (the spec itself on a plain list)
-	Target string   `json:"target"`           // target spec: local, netns:NAME, ssh:[user@]host[:port]
-	Line   int      `json:"line,omitempty"`   // where the inventory first names it
-	Groups []string `json:"groups,omitempty"` // groups it is listed in (not their parents)
+	Name   string      `json:"name"`             // the inventory's name for it (the spec itself on a plain list)
+	Target target.Spec `json:"target"`           // target spec: local, netns:NAME, ssh:[user@]host[:port]
+	Line   int         `json:"line,omitempty"`   // where the inventory first names it
+	Groups []string    `json:"groups,omitempty"` // groups it is listed in (not their parents)
 	// SSH holds the host's key, ssh options (a ProxyJump through a bastion)
 	// and become, from the inventory's variables; validated.
 	SSH target.HostSSH `json:"-"`
 }
 
 // Open returns h's Target.
-func (h Host) Open() (target.Target, error) { return target.ParseWith(h.Target, h.SSH) }
+func (h Host) Open() (target.Target, error) { return h.Target.OpenWith(h.SSH) }
 
 // Inventory is a resolved inventory: its hosts in file order, and the
 // variables it sets that wgperf does not use.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 const testdata = "../../testdata/fleet"
@@ -22,37 +23,37 @@ func TestReadInventory(t *testing.T) {
 		want []Host
 	}{
 		{"hosts.txt", []Host{
-			{Name: "local", Target: "local", Line: 3},
-			{Name: "netns:wgl-demo-a", Target: "netns:wgl-demo-a", Line: 4},
-			{Name: "netns:wgl-demo-b", Target: "netns:wgl-demo-b", Line: 5},
-			{Name: "ssh:root@golem", Target: "ssh:root@golem", Line: 7},
-			{Name: "ssh:m42", Target: "ssh:m42", Line: 8},
-			{Name: "ssh:admin@203.0.113.7:2222", Target: "ssh:admin@203.0.113.7:2222", Line: 9},
-			{Name: "ssh:root@[2001:db8::7]:22", Target: "ssh:root@[2001:db8::7]:22", Line: 10},
-			{Name: "golem.example.net", Target: "ssh:golem.example.net", Line: 11},
+			{Name: "local", Target: targettest.Spec("local"), Line: 3},
+			{Name: "netns:wgl-demo-a", Target: targettest.Spec("netns:wgl-demo-a"), Line: 4},
+			{Name: "netns:wgl-demo-b", Target: targettest.Spec("netns:wgl-demo-b"), Line: 5},
+			{Name: "ssh:root@golem", Target: targettest.Spec("ssh:root@golem"), Line: 7},
+			{Name: "ssh:m42", Target: targettest.Spec("ssh:m42"), Line: 8},
+			{Name: "ssh:admin@203.0.113.7:2222", Target: targettest.Spec("ssh:admin@203.0.113.7:2222"), Line: 9},
+			{Name: "ssh:root@[2001:db8::7]:22", Target: targettest.Spec("ssh:root@[2001:db8::7]:22"), Line: 10},
+			{Name: "golem.example.net", Target: targettest.Spec("ssh:golem.example.net"), Line: 11},
 		}},
 		{"inventory.ini", []Host{
-			{Name: "edge.example.net", Target: "ssh:edge.example.net", Line: 2},
+			{Name: "edge.example.net", Target: targettest.Spec("ssh:edge.example.net"), Line: 2},
 			// Host variables beat [berlin:vars] (user), which beats its parent [sites:vars] (port).
-			{Name: "golem", Target: "ssh:root@198.51.100.10:2222", Line: 5, Groups: []string{"berlin", "extra"}},
-			{Name: "m42", Target: "ssh:admin@198.51.100.42:2222", Line: 6, Groups: []string{"berlin"}},
+			{Name: "golem", Target: targettest.Spec("ssh:root@198.51.100.10:2222"), Line: 5, Groups: []string{"berlin", "extra"}},
+			{Name: "m42", Target: targettest.Spec("ssh:admin@198.51.100.42:2222"), Line: 6, Groups: []string{"berlin"}},
 			// host:port is a host variable: it beats the group's ansible_port.
-			{Name: "router-b.example.net", Target: "ssh:admin@router-b.example.net:2200", Line: 7, Groups: []string{"berlin"}},
-			{Name: "hh1", Target: "ssh:deploy@203.0.113.5:22", Line: 10, Groups: []string{"hamburg"}},
-			{Name: "hh2", Target: "ssh:ops@203.0.113.6:2022", Line: 11, Groups: []string{"hamburg"}},
-			{Name: "v6", Target: "ssh:wg@[2001:db8::6]:22", Line: 12, Groups: []string{"hamburg"}},
-			{Name: "controller", Target: "local", Line: 13, Groups: []string{"hamburg"}},
+			{Name: "router-b.example.net", Target: targettest.Spec("ssh:admin@router-b.example.net:2200"), Line: 7, Groups: []string{"berlin"}},
+			{Name: "hh1", Target: targettest.Spec("ssh:deploy@203.0.113.5:22"), Line: 10, Groups: []string{"hamburg"}},
+			{Name: "hh2", Target: targettest.Spec("ssh:ops@203.0.113.6:2022"), Line: 11, Groups: []string{"hamburg"}},
+			{Name: "v6", Target: targettest.Spec("ssh:wg@[2001:db8::6]:22"), Line: 12, Groups: []string{"hamburg"}},
+			{Name: "controller", Target: targettest.Spec("local"), Line: 13, Groups: []string{"hamburg"}},
 		}},
 		// The same inventory in YAML resolves to the same targets.
 		{"hosts.yml", []Host{
-			{Name: "edge.example.net", Target: "ssh:edge.example.net", Line: 4},
-			{Name: "golem", Target: "ssh:root@198.51.100.10:2222", Line: 15, Groups: []string{"berlin", "extra"}},
-			{Name: "m42", Target: "ssh:admin@198.51.100.42:2222", Line: 18, Groups: []string{"berlin"}},
-			{Name: "router-b.example.net", Target: "ssh:admin@router-b.example.net:2200", Line: 20, Groups: []string{"berlin"}},
-			{Name: "hh1", Target: "ssh:deploy@203.0.113.5:22", Line: 26, Groups: []string{"hamburg"}},
-			{Name: "hh2", Target: "ssh:ops@203.0.113.6:2022", Line: 27, Groups: []string{"hamburg"}},
-			{Name: "v6", Target: "ssh:wg@[2001:db8::6]:22", Line: 28, Groups: []string{"hamburg"}},
-			{Name: "controller", Target: "local", Line: 31, Groups: []string{"hamburg"}},
+			{Name: "edge.example.net", Target: targettest.Spec("ssh:edge.example.net"), Line: 4},
+			{Name: "golem", Target: targettest.Spec("ssh:root@198.51.100.10:2222"), Line: 15, Groups: []string{"berlin", "extra"}},
+			{Name: "m42", Target: targettest.Spec("ssh:admin@198.51.100.42:2222"), Line: 18, Groups: []string{"berlin"}},
+			{Name: "router-b.example.net", Target: targettest.Spec("ssh:admin@router-b.example.net:2200"), Line: 20, Groups: []string{"berlin"}},
+			{Name: "hh1", Target: targettest.Spec("ssh:deploy@203.0.113.5:22"), Line: 26, Groups: []string{"hamburg"}},
+			{Name: "hh2", Target: targettest.Spec("ssh:ops@203.0.113.6:2022"), Line: 27, Groups: []string{"hamburg"}},
+			{Name: "v6", Target: targettest.Spec("ssh:wg@[2001:db8::6]:22"), Line: 28, Groups: []string{"hamburg"}},
+			{Name: "controller", Target: targettest.Spec("local"), Line: 31, Groups: []string{"hamburg"}},
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -190,7 +191,7 @@ func FuzzParseInventory(f *testing.F) {
 func targetsOf(hosts []Host) []string {
 	var got []string
 	for _, h := range hosts {
-		got = append(got, h.Target)
+		got = append(got, h.Target.String())
 	}
 	return got
 }
@@ -208,10 +209,10 @@ func checkRefused(t *testing.T, parse func(io.Reader) ([]Host, error), in string
 func checkHostsSafe(t *testing.T, hosts []Host) {
 	t.Helper()
 	for _, h := range hosts {
-		if h.Target == "" || h.Name == "" {
+		if h.Target.String() == "" || h.Name == "" {
 			t.Fatalf("empty host %+v", h)
 		}
-		if strings.HasPrefix(h.Target, "ssh:-") || strings.Contains(h.Target, "@-") {
+		if strings.HasPrefix(h.Target.String(), "ssh:-") || strings.Contains(h.Target.String(), "@-") {
 			t.Fatalf("host %+v would reach ssh as an option", h)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/wgperf/wgperf/internal/document"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // AnsibleInventory is the inventory Ansible reads when no -i names one: the
@@ -37,9 +38,9 @@ func AnsibleInventory() []string {
 
 // listedHost is one host of "inventory --json" and "diagnose --list-hosts --json".
 type listedHost struct {
-	Name   string   `json:"name"`
-	Target string   `json:"target"`
-	Groups []string `json:"groups"`
+	Name   string      `json:"name"`
+	Target target.Spec `json:"target"`
+	Groups []string    `json:"groups"`
 }
 
 // hostList is the document of kind inventory.

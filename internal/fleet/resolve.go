@@ -49,7 +49,7 @@ func (inv *inventory) resolve() (*Inventory, error) {
 	}
 	out := &Inventory{}
 	ignored := map[string]bool{}
-	seen := map[string]int{} // target spec -> index in out.Hosts
+	seen := map[target.Key]int{} // host -> index in out.Hosts
 	for _, h := range inv.hosts {
 		if err := inv.ctx.Err(); err != nil {
 			return nil, err
@@ -90,7 +90,11 @@ func (inv *inventory) resolve() (*Inventory, error) {
 				}
 			}
 		}
-		if _, err := target.ParseWith(spec, ssh); err != nil {
+		parsed, err := target.ParseSpec(spec)
+		if err == nil {
+			_, err = parsed.OpenWith(ssh) // the ssh settings must suit the kind
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s: %v", inv.where(h), err)
 		}
 		var groups []string
@@ -99,7 +103,7 @@ func (inv *inventory) resolve() (*Inventory, error) {
 				groups = append(groups, g)
 			}
 		}
-		if i, dup := seen[spec]; dup {
+		if i, dup := seen[parsed.Key()]; dup {
 			for _, g := range groups {
 				if !contains(out.Hosts[i].Groups, g) {
 					out.Hosts[i].Groups = append(out.Hosts[i].Groups, g)
@@ -107,8 +111,8 @@ func (inv *inventory) resolve() (*Inventory, error) {
 			}
 			continue
 		}
-		seen[spec] = len(out.Hosts)
-		out.Hosts = append(out.Hosts, Host{Name: h.name, Target: spec, Line: h.line, Groups: groups, SSH: ssh})
+		seen[parsed.Key()] = len(out.Hosts)
+		out.Hosts = append(out.Hosts, Host{Name: h.name, Target: parsed, Line: h.line, Groups: groups, SSH: ssh})
 	}
 	if len(out.Hosts) == 0 {
 		return nil, noHostError("the inventory names no host")

@@ -57,7 +57,7 @@ func TestInventoryDirectory(t *testing.T) {
 	type h struct{ Name, Target string }
 	var got []h
 	for _, x := range inv.Hosts {
-		got = append(got, h{x.Name, x.Target})
+		got = append(got, h{x.Name, x.Target.String()})
 	}
 	want := []h{
 		// routers' ansible_user of 02-over.yml wins over 01-base.ini's;

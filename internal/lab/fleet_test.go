@@ -48,7 +48,7 @@ func TestFleetUpDown(t *testing.T) {
 		t.Errorf("5 answering routers show %d public keys, want one each", len(keys))
 	}
 	inv, err := fleet.Load(ctx, f.Inventory, fleet.LoadOptions{Limit: "fleet:!dead"})
-	if err != nil || len(inv.Hosts) != 5 || inv.Hosts[0].Target != f.Specs[0] {
+	if err != nil || len(inv.Hosts) != 5 || inv.Hosts[0].Target.String() != f.Specs[0] {
 		t.Errorf("inventory %s, fleet:!dead: %+v (%v), want the 5 answering routers", f.Inventory, inv, err)
 	}
 	if err := lab.Down(ctx, f.Name); err != nil {

@@ -95,7 +95,7 @@ func FromShapeSweep(res *shaping.Result) Document {
 // measurement (before, then after; an MTU fix's stalled runs are missing)
 // and the path MTU probe of an MTU fix.
 func FromFix(j *fix.Journal, fixed []finding.Finding, measured []*bench.Report, path *mtu.Result) Document {
-	title := "wgperf fix --verify on " + j.Host
+	title := "wgperf fix --verify on " + j.Host.String()
 	if j.Verify != nil {
 		title += map[bool]string{true: ": kept", false: ": rolled back"}[j.Verify.Kept]
 	}

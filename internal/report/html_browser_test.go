@@ -21,6 +21,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -358,7 +359,7 @@ func TestReadDocumentRefusesOversize(t *testing.T) {
 // the file escaped, so "cat report.html" in a terminal obeys none of them.
 func TestWriteHTMLEscapesControls(t *testing.T) {
 	evil := "gw\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[2J\u009b2J"
-	page := render(t, Document{Title: evil, Findings: []finding.Finding{{ID: "mtu.x", Title: evil, Host: "local",
+	page := render(t, Document{Title: evil, Findings: []finding.Finding{{ID: "mtu.x", Title: evil, Host: targettest.Spec("local"),
 		Evidence: []finding.Evidence{{Source: "ip link", Key: "name", Value: evil}}}}})
 	if i := strings.IndexFunc(page, func(r rune) bool { return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) }); i >= 0 {
 		t.Errorf("raw control character %q in the page at %d: %q", page[i], i, page[max(0, i-20):min(len(page), i+20)])

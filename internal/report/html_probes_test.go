@@ -16,6 +16,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // iperfRun reads a recorded iperf3 -J output from testdata/probe/iperf.
@@ -38,7 +39,7 @@ func iperfRun(t testing.TB, name string) *iperf.Result {
 // at 200 the clean run (191 Mbit/s, steady) and at 250 a steady run with
 // retransmits (190 Mbit/s). Recommendation and finding come from shaping.
 func sweepDoc(t testing.TB) Document {
-	res := &shaping.Result{Client: "ssh:root@vps", Device: "wg0", Previous: "qdisc noqueue 0: root refcnt 2", Seconds: 42}
+	res := &shaping.Result{Client: targettest.Spec("ssh:root@vps"), Device: "wg0", Previous: "qdisc noqueue 0: root refcnt 2", Seconds: 42}
 	for _, st := range []struct {
 		capMbit int
 		file    string
@@ -72,9 +73,9 @@ func fixDoc(t testing.TB) Document {
 		t.Fatal(err)
 	}
 	fx := remedy.Fix("Switch TCP congestion control to BBR", bbr)
-	found := finding.Finding{ID: catalog.TCPCongestionControl, Severity: finding.Warning, Host: "netns:wgl-demo-a",
+	found := finding.Finding{ID: catalog.TCPCongestionControl, Severity: finding.Warning, Host: targettest.Spec("netns:wgl-demo-a"),
 		Title: "TCP uses cubic and retransmits 1.6% of its segments", Fixes: []finding.Fix{fx}}
-	j := &fix.Journal{ID: "20261122T005600.000000000Z", Host: "netns:wgl-demo-a", Started: time.Date(2026, 11, 22, 0, 56, 0, 0, time.UTC),
+	j := &fix.Journal{ID: "20261122T005600.000000000Z", Host: targettest.Spec("netns:wgl-demo-a"), Started: time.Date(2026, 11, 22, 0, 56, 0, 0, time.UTC),
 		State: fix.StateApplied,
 		Entries: []fix.Entry{{Findings: []finding.ID{catalog.TCPCongestionControl}, Description: fx.Description, Status: fix.EntryApplied,
 			Step: remedy.Step{Kind: remedy.KindCongestion, Summary: "net.ipv4.tcp_congestion_control cubic -> bbr", Commands: fx.Commands}}},

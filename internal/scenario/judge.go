@@ -78,7 +78,7 @@ func (r *runner) classify(fs []finding.Finding) {
 		case r.labQueue(f):
 			r.logf("the lab's shaper: %s on %s: %s (its queue holds %s: a true finding, not this case's)", f.ID, f.Host, f.Title, lab.ShaperQueue)
 		case Environment(f.ID):
-			r.res.Environment = append(r.res.Environment, string(f.ID)+" on "+f.Host)
+			r.res.Environment = append(r.res.Environment, string(f.ID)+" on "+f.Host.String())
 			r.logf("this machine: %s on %s: %s (reported, not judged: the lab shares the machine's CPUs)", f.ID, f.Host, f.Title)
 		case f.Severity >= finding.Warning:
 			r.res.Unexpected = append(r.res.Unexpected, unexpectedName(f))
@@ -127,7 +127,7 @@ func (r *runner) onlyLabQueue(status string) bool {
 }
 
 // unexpectedName is how Result.Unexpected names a finding: "ID on host".
-func unexpectedName(f finding.Finding) string { return string(f.ID) + " on " + f.Host }
+func unexpectedName(f finding.Finding) string { return string(f.ID) + " on " + f.Host.String() }
 
 // Environment reports whether a finding describes the machine the lab runs
 // on rather than the case (catalog.Environment): every lab node shares its

@@ -13,6 +13,7 @@ import (
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probes"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -414,7 +415,7 @@ var longRun = []ProbeResult{{ProbeLongRun, "upload, 1 stream for 30 s: 2 collaps
 // pathCycleFinding is throughput.oscillation with a fix that applies action
 // (nil: a command to run, nothing wgperf applies).
 func pathCycleFinding(action *finding.Action) finding.Finding {
-	return finding.Finding{ID: catalog.ThroughputOscillation, Host: "netns:wgl-run-a", Severity: finding.Warning,
+	return finding.Finding{ID: catalog.ThroughputOscillation, Host: targettest.Spec("netns:wgl-run-a"), Severity: finding.Warning,
 		Fixes: []finding.Fix{{Description: "Cap wg-run-a at 160 Mbit/s, below the collapse", Action: action}}}
 }
 
@@ -451,7 +452,7 @@ func TestHostSysctlsAllowTheLabsCongestion(t *testing.T) {
 // is shaped, it stays unexpected, and the bufferbloat case still expects it.
 func TestLabQueueIsTheLabs(t *testing.T) {
 	bloat := func(where string) finding.Finding {
-		return finding.Finding{ID: catalog.LatencyBufferbloat, Severity: finding.Warning, Host: "a",
+		return finding.Finding{ID: catalog.LatencyBufferbloat, Severity: finding.Warning, Host: targettest.Spec("a"),
 			Title: "Latency under load: an upload through the tunnel adds 120 ms to the round trip (1 idle, 121 loaded); the queue is " + where}
 	}
 	stale, _ := Lookup("stale-endpoint-route")

@@ -182,16 +182,16 @@ func (r *runner) fix(ctx context.Context) error {
 	if len(fixIDs) == 0 {
 		fixIDs = []finding.ID{r.sc.Expect}
 	}
-	byHost := map[string][]finding.Finding{}
-	var hosts []string
+	byHost := map[target.Key][]finding.Finding{}
+	var hosts []target.Spec
 	for _, f := range r.res.Findings {
 		if !slices.Contains(fixIDs, f.ID) {
 			continue
 		}
-		if _, ok := byHost[f.Host]; !ok {
+		if _, ok := byHost[f.Host.Key()]; !ok {
 			hosts = append(hosts, f.Host)
 		}
-		byHost[f.Host] = append(byHost[f.Host], f)
+		byHost[f.Host.Key()] = append(byHost[f.Host.Key()], f)
 	}
 	if err := r.fixLandsOn(hosts); err != nil {
 		return err
@@ -200,11 +200,11 @@ func (r *runner) fix(ctx context.Context) error {
 		return r.fixBothEnds(ctx, e, byHost)
 	}
 	for _, host := range hosts {
-		t, err := target.Parse(host)
+		t, err := host.Open()
 		if err != nil {
 			return err
 		}
-		items, _, err := fix.Select(byHost[host], nil)
+		items, _, err := fix.Select(byHost[host.Key()], nil)
 		if err != nil {
 			return err
 		}
@@ -212,12 +212,12 @@ func (r *runner) fix(ctx context.Context) error {
 			return fmt.Errorf("no automatic fix for %s on %s", finding.JoinIDs(fixIDs, ", "), host)
 		}
 		node := r.fixTarget(t)
-		req := fix.Request{Host: fix.Host{T: node, Root: r.root}, Findings: byHost[host], Apply: true}
+		req := fix.Request{Host: fix.Host{T: node, Root: r.root}, Findings: byHost[host.Key()], Apply: true}
 		if e, _ := check.Lookup(r.sc.Expect); e.Doctor.Verify == catalog.Spread {
 			// Measured as doctor --fix measures it: parallel flows around
 			// the tunnel from the fixed host, before and after.
 			peer := r.lab.Target("b")
-			if t.String() == peer.String() {
+			if target.Of(t).Same(target.Of(peer)) {
 				peer = r.lab.Target("a")
 			}
 			req.Verify = func(ctx context.Context, p *fix.Plan) (fix.Measure, error) {
@@ -260,20 +260,20 @@ func (r *runner) fix(ctx context.Context) error {
 // doctor's confirm window, closed once the verification kept both (the
 // lab's nodes share one journal folder, where the far end's open window is
 // the near end's other half, not an earlier fix left open).
-func (r *runner) fixBothEnds(ctx context.Context, e check.Entry, byHost map[string][]finding.Finding) error {
+func (r *runner) fixBothEnds(ctx context.Context, e check.Entry, byHost map[target.Key][]finding.Finding) error {
 	// The far half is the entry's first remedy kind, the near half any after
 	// it (the endpoint alone, or with the near end's own port).
-	half := func(kinds []check.Remedy) (string, error) {
-		for host, fs := range byHost {
+	half := func(kinds []check.Remedy) (target.Spec, error) {
+		for _, fs := range byHost {
 			for _, f := range fs {
 				if slices.ContainsFunc(f.Fixes, func(x finding.Fix) bool {
 					return x.Action != nil && slices.ContainsFunc(kinds, func(k check.Remedy) bool { return k.Kind == x.Action.Kind })
 				}) {
-					return host, nil
+					return f.Host, nil
 				}
 			}
 		}
-		return "", fmt.Errorf("no automatic fix of kind %s for %s", kinds[0].Kind, e.ID)
+		return target.Spec{}, fmt.Errorf("no automatic fix of kind %s for %s", kinds[0].Kind, e.ID)
 	}
 	if len(e.Remedies) < 2 {
 		return fmt.Errorf("%s: a fix of both ends needs two remedy kinds, has %d", e.ID, len(e.Remedies))
@@ -285,17 +285,17 @@ func (r *runner) fixBothEnds(ctx context.Context, e check.Entry, byHost map[stri
 		if err != nil {
 			return err
 		}
-		t, err := target.Parse(host)
+		t, err := host.Open()
 		if err != nil {
 			return err
 		}
-		nodes[i], reqs[i] = t, fix.Request{Host: fix.Host{T: r.fixTarget(t), Root: r.root}, Findings: byHost[host], Only: []finding.ID{e.ID}, Apply: true,
+		nodes[i], reqs[i] = t, fix.Request{Host: fix.Host{T: r.fixTarget(t), Root: r.root}, Findings: byHost[host.Key()], Only: []finding.ID{e.ID}, Apply: true,
 			Confirm: doctor.DefaultConfirm, ConfirmKept: true, Progress: func(s string) { r.logf("fix: %s: %s", t, s) }}
 	}
 	far, near := nodes[0], nodes[1]
 	// The tunnel from the near end, as doctor's bench measured it from A.
 	prior := &verify.Prior{Tunnel: r.res.Before.Throughput, Source: "doctor's bench"}
-	if near.String() != r.lab.Target("a").String() {
+	if !target.Of(near).Same(target.Of(r.lab.Target("a"))) {
 		prior.Tunnel = prior.Tunnel.Reversed()
 	}
 	reqs[1].Verify = func(ctx context.Context, p *fix.Plan) (fix.Measure, error) {
@@ -331,19 +331,36 @@ func (r *runner) fixBothEnds(ctx context.Context, e check.Entry, byHost map[stri
 }
 
 // fixLandsOn holds the hosts the fix goes to to the scenario's FixOn.
-func (r *runner) fixLandsOn(hosts []string) error {
+func (r *runner) fixLandsOn(hosts []target.Spec) error {
 	if len(r.sc.FixOn) == 0 {
 		return nil
 	}
-	var want []string
+	var want []target.Spec
 	for _, n := range r.sc.FixOn {
-		want = append(want, r.lab.Target(n).String())
+		want = append(want, target.Of(r.lab.Target(n)))
 	}
-	got := slices.Sorted(slices.Values(hosts))
-	if slices.Sort(want); !slices.Equal(got, want) {
-		return fmt.Errorf("the fix landed on %s, want %s", strings.Join(got, " and "), strings.Join(want, " and "))
+	in := func(list []target.Spec) func(target.Spec) bool {
+		return func(h target.Spec) bool { return slices.ContainsFunc(list, h.Same) }
+	}
+	if len(hosts) != len(want) || !all(hosts, in(want)) || !all(want, in(hosts)) {
+		return fmt.Errorf("the fix landed on %s, want %s", joinSpecs(hosts), joinSpecs(want))
 	}
 	return nil
+}
+
+// all reports whether every host passes ok.
+func all(hosts []target.Spec, ok func(target.Spec) bool) bool {
+	return !slices.ContainsFunc(hosts, func(h target.Spec) bool { return !ok(h) })
+}
+
+// joinSpecs names hosts in sorted order: "netns:a and netns:b".
+func joinSpecs(hosts []target.Spec) string {
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		names[i] = h.String()
+	}
+	slices.Sort(names)
+	return strings.Join(names, " and ")
 }
 
 // fixTarget is the node t as the host it stands for: the sysctls a child

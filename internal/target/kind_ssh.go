@@ -18,9 +18,11 @@ var sshKind = Kind{
 	Syntax: "ssh:[user@]host[:port]",
 	Help:   "a machine reached with the system ssh client (~/.ssh/config applies)",
 	Probe:  ProbeAllowed,
+	// The parsed address is an SSHAddress, comparable, so Spec.Same can
+	// compare two specs' addresses; the host's settings join it on open.
 	parse: func(rest string) (any, error) {
 		s, err := parseSSHSpec(rest)
-		return s, err
+		return SSHAddress{User: s.User, Host: s.Host, Port: s.Port}, err
 	},
 	open: openSSH,
 	complete: func() []string {

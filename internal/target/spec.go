@@ -9,10 +9,15 @@ import (
 // kind's own parsed address. Packages take a Spec and ask it (Kind, SSH,
 // Netns, Open) instead of looking at the text again. The zero Spec is
 // invalid; get one from ParseSpec.
+//
+// Two specs are compared with Same (identity.go), never ==, which would
+// compare their spelling: Spec is not comparable, so the compiler holds
+// every comparison to Same, and a map of hosts is keyed by Key.
 type Spec struct {
+	_    [0]func() // not comparable: Same, or Key for a map
 	kind *Kind
 	text string // as the user wrote it: String, and what errors name
-	addr any    // the kind's parsed form (netnsName, sshSpec)
+	addr any    // the kind's parsed form, a comparable value (netnsName, SSHAddress)
 }
 
 // ParseSpec parses a target spec: "" is "local"; otherwise the kind whose
@@ -82,8 +87,8 @@ func (s Spec) OpenWith(o HostSSH) (Target, error) {
 
 // SSH is who an ssh spec logs in as and where; ok is false for any other kind.
 func (s Spec) SSH() (a SSHAddress, ok bool) {
-	v, ok := s.addr.(sshSpec)
-	return SSHAddress{User: v.User, Host: v.Host, Port: v.Port}, ok
+	a, ok = s.addr.(SSHAddress)
+	return a, ok
 }
 
 // Netns is a netns spec's namespace name; ok is false for any other kind.

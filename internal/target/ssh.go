@@ -69,8 +69,8 @@ func openSSH(spec Spec, o HostSSH) (Target, error) {
 			return nil, fmt.Errorf("target %q: %v", spec, err)
 		}
 	}
-	s := spec.addr.(sshSpec)
-	s.Opts = o
+	a := spec.addr.(SSHAddress)
+	s := sshSpec{User: a.User, Host: a.Host, Port: a.Port, Opts: o}
 	return &argvTarget{
 		spec:    spec.text,
 		remote:  true,

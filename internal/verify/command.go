@@ -102,6 +102,7 @@ func (c FixCommand) peer() (target.Target, error) {
 type ECMPCommand struct {
 	fix.ECMPCommand
 	HostSpec       string // --host
+	ServerSpec     string // --server
 	InterfaceGiven bool   // --interface was on the command line
 	Measure        bool   // --verify
 	Addr           string // --tunnel-addr: where the streams go
@@ -141,16 +142,20 @@ func RunECMP(ctx context.Context, c ECMPCommand, out io.Writer) error {
 	if c.Lab != nil {
 		lab = c.Lab(t)
 	}
-	if c.Server == "" && lab.Peer != nil {
-		c.Server = lab.Peer.String()
+	// The other end: --server parsed once, or the lab's own node.
+	c.Server = lab.Peer
+	if c.ServerSpec != "" {
+		if c.Server, err = target.Parse(c.ServerSpec); err != nil {
+			return fmt.Errorf("--server: %w", err)
+		}
 	}
-	if !c.InterfaceGiven && lab.Interface != "" && c.Server != "" {
+	if !c.InterfaceGiven && lab.Interface != "" && c.Server != nil {
 		c.Interface = lab.Interface
 	}
 	if c.Addr == "" {
 		c.Addr = lab.Addr
 	}
-	if c.Measure && c.Server != "" && c.Addr == "" {
+	if c.Measure && c.Server != nil && c.Addr == "" {
 		return errors.New("--verify needs --tunnel-addr: an address in a network the tunnels carry, where the server answers (the streams must take the multipath route)")
 	}
 	if c.Streams == 0 {

@@ -194,7 +194,7 @@ func mtuMeasure(c Config, ep discover.Endpoints) fix.Measure {
 		}
 		var t bench.Throughput
 		mbit := [2]*float64{&t.Up.Tunnel, &t.Down.Tunnel}
-		rep := &bench.Report{Client: c.Host.String(), Server: c.Peer.String(), TunnelAddr: ep.TunnelAddr, Omit: 1, Seconds: c.Seconds}
+		rep := &bench.Report{Client: target.Of(c.Host), Server: target.Of(c.Peer), TunnelAddr: ep.TunnelAddr, Omit: 1, Seconds: c.Seconds}
 		for i, reverse := range []bool{false, true} {
 			run := bench.Run{Spec: bench.Spec{Path: bench.PathTunnel, Direction: map[bool]string{false: bench.Upload, true: bench.Download}[reverse], Streams: 1},
 				Addr: ep.TunnelAddr}
@@ -280,7 +280,7 @@ func spreadMeasure(c Config, ep discover.Endpoints) fix.Measure {
 			return fix.Measurement{}, fmt.Errorf("%d streams around the tunnel to %s: %w", flows.streams, ep.UnderlayAddr, err)
 		}
 		run.Result, run.Stats = r, bench.Summarise(r)
-		c.record(&bench.Report{Client: c.Host.String(), Server: c.Peer.String(), Omit: 1, Seconds: c.Seconds, Runs: []bench.Run{run}})
+		c.record(&bench.Report{Client: target.Of(c.Host), Server: target.Of(c.Peer), Omit: 1, Seconds: c.Seconds, Runs: []bench.Run{run}})
 		if c.Progress != nil {
 			fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", run.Stats.Mbit)
 		}

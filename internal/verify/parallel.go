@@ -64,7 +64,7 @@ func (p Parallel) Run(ctx context.Context) (float64, Cost, error) {
 		return 0, Cost{}, fmt.Errorf("iperf3 %s → %s, %d streams: %w", p.Client, p.Addr, p.Streams, err)
 	}
 	cost := Cost{Retransmits: r.Retransmits, Reordered: -1}
-	if d := bench.Delta(bench.End{Host: p.Client.String()}, before, bench.TakeSample(ctx, p.Client, bench.Baseline)); d.TCP != nil {
+	if d := bench.Delta(bench.End{Host: target.Of(p.Client)}, before, bench.TakeSample(ctx, p.Client, bench.Baseline)); d.TCP != nil {
 		cost.Reordered = d.TCP.ReorderSeen()
 	}
 	return r.ReceivedMbit, cost, nil

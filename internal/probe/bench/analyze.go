@@ -13,6 +13,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Paths and directions a run can take.
@@ -128,8 +129,8 @@ type Cell struct {
 // Report is a whole bench: what was measured, the comparison and the findings.
 // --json prints it; the HTML report plots Runs[].Result.Intervals.
 type Report struct {
-	Client          string            `json:"client"`
-	Server          string            `json:"server"`
+	Client          target.Spec       `json:"client"`
+	Server          target.Spec       `json:"server"`
 	TunnelAddr      string            `json:"tunnel_addr"`
 	UnderlayAddr    string            `json:"underlay_addr,omitempty"`
 	ClientInterface string            `json:"client_interface,omitempty"` // WireGuard interface on the client
@@ -155,8 +156,8 @@ type Report struct {
 	UnderlayBlocked string `json:"underlay_blocked,omitempty"`
 	// Via are the hubs the tunnel runs through (--via), client side first;
 	// HopUnderlay each hop's own underlay, the path's limit the slowest.
-	Via         []string  `json:"via,omitempty"`
-	HopUnderlay []HopRate `json:"hop_underlay,omitempty"`
+	Via         []target.Spec `json:"via,omitempty"`
+	HopUnderlay []HopRate     `json:"hop_underlay,omitempty"`
 	// Clients is several clients' load on the server at once (--clients).
 	Clients *ManyClients `json:"clients,omitempty"`
 }

@@ -116,7 +116,7 @@ func (c *Config) Normalize() {
 func Measure(ctx context.Context, c Config) (*Report, error) {
 	c.Normalize()
 	start := time.Now()
-	rep := &Report{Client: c.Client.String(), Server: c.Server.String(), TunnelAddr: c.TunnelAddr, UnderlayAddr: c.UnderlayAddr,
+	rep := &Report{Client: target.Of(c.Client), Server: target.Of(c.Server), TunnelAddr: c.TunnelAddr, UnderlayAddr: c.UnderlayAddr,
 		ClientInterface: c.ClientInterface, ServerInterface: c.ServerInterface, Hops: c.Hops, Omit: c.Omit, Seconds: c.Seconds}
 	rep.Via = c.via()
 	for _, t := range append([]target.Target{c.Client, c.Server}, c.hubs()...) {
@@ -274,8 +274,8 @@ func measure(ctx context.Context, c Config, spec Spec, samplers *endSamplers, pi
 	run.Latency = waitPings()
 	samplers.record(&run, dropsBefore, samplers.snapshot(ctx))
 	after := takeSamples(ctx, c.Client, c.Server, Named)
-	run.Client = Delta(End{c.Client.String(), c.ClientInterface, c.ClientPort}, before.client, after.client)
-	run.Server = Delta(End{c.Server.String(), c.ServerInterface, c.ServerPort}, before.server, after.server)
+	run.Client = Delta(End{target.Of(c.Client), c.ClientInterface, c.ClientPort}, before.client, after.client)
+	run.Server = Delta(End{target.Of(c.Server), c.ServerInterface, c.ServerPort}, before.server, after.server)
 	run.Hubs = hubs.after(ctx)
 	return run, after, nil
 }

@@ -39,7 +39,7 @@ func TestBenchServerOverSSH(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Server != remote.String() || len(rep.Cells) != 2 {
+	if !rep.Server.Same(target.Of(remote)) || len(rep.Cells) != 2 {
 		t.Fatalf("server %s, cells %+v", rep.Server, rep.Cells)
 	}
 	for _, c := range rep.Cells {

@@ -11,6 +11,7 @@ import (
 	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 func testdata(parts ...string) string {
@@ -45,7 +46,7 @@ func synthetic(mbit ...float64) *iperf.Result {
 
 func run(path, dir string, streams int, res *iperf.Result) Run {
 	return Run{Spec: Spec{Path: path, Direction: dir, Streams: streams}, Result: res,
-		Client: HostDelta{Host: "netns:a", CPUBusy: []float64{40, 30}}, Server: HostDelta{Host: "netns:b", CPUBusy: []float64{35, 30}}}
+		Client: HostDelta{Host: targettest.Spec("netns:a"), CPUBusy: []float64{40, 30}}, Server: HostDelta{Host: targettest.Spec("netns:b"), CPUBusy: []float64{35, 30}}}
 }
 
 // flatCwnd pins every interval's window to one value: CUBIC that collapsed
@@ -60,13 +61,13 @@ func flatCwnd(res *iperf.Result) *iperf.Result {
 }
 
 func report(runs ...Run) *Report {
-	return &Report{Client: "netns:a", Server: "netns:b", ClientInterface: "wg-a", ServerInterface: "wg-b", Hops: 1, Runs: runs}
+	return &Report{Client: targettest.Spec("netns:a"), Server: targettest.Spec("netns:b"), ClientInterface: "wg-a", ServerInterface: "wg-b", Hops: 1, Runs: runs}
 }
 
 func ids(fs []finding.Finding) string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.Severity.String()+" "+string(f.ID)+"@"+f.Host)
+		out = append(out, f.Severity.String()+" "+string(f.ID)+"@"+f.Host.String())
 	}
 	return strings.Join(out, ", ")
 }
@@ -451,7 +452,7 @@ func TestDelta(t *testing.T) {
 		return s
 	}
 	// Recorded around a 2 Gbit/s UDP iperf3 run into an 8 KiB socket buffer.
-	d := Delta(End{Host: "netns:b"}, sample("before"), sample("after"))
+	d := Delta(End{Host: targettest.Spec("netns:b")}, sample("before"), sample("after"))
 	if d.UDPRcvbufErrors != 9846 || d.UDPInErrors != 9846 || d.UDPSndbufErrors != 0 {
 		t.Errorf("udp delta %+v, want 9846 receive buffer errors", d)
 	}
@@ -466,7 +467,7 @@ func TestDelta(t *testing.T) {
 	if got := d.Attribution("receiver")[0]; got != "receiver (netns:b) dropped 9,846 UDP datagrams: receive buffer full (Udp RcvbufErrors)" {
 		t.Errorf("attribution %q", got)
 	}
-	if z := Delta(End{Host: "x"}, sample("after"), sample("before")); z.UDPRcvbufErrors != 0 {
+	if z := Delta(End{Host: targettest.Spec("x")}, sample("after"), sample("before")); z.UDPRcvbufErrors != 0 {
 		t.Errorf("a counter that went backwards (reset) must count 0, got %d", z.UDPRcvbufErrors)
 	}
 }

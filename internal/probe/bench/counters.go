@@ -108,14 +108,14 @@ func TakeSample(ctx context.Context, t target.Target, named bool) Sample {
 // End is one end of a run: the host, and its WireGuard interface and listen
 // port where known ("" and 0 otherwise).
 type End struct {
-	Host      string
+	Host      target.Spec
 	Interface string
 	Port      int
 }
 
 // HostDelta is what a host's counters did during one run.
 type HostDelta struct {
-	Host string `json:"host"`
+	Host target.Spec `json:"host"`
 	// Tunnel and TunnelPort are the host's WireGuard interface and its listen
 	// port, when known: they name its counters in Attribution.
 	Tunnel          string    `json:"tunnel_interface,omitempty"`

@@ -37,7 +37,7 @@ func recordedHost(t *testing.T, name string, outputs map[string]string) *targett
 func recordedDelta(t *testing.T, name string, before, after map[string]string) HostDelta {
 	t.Helper()
 	ctx := context.Background()
-	return Delta(End{Host: name}, TakeSample(ctx, recordedHost(t, name, before), Baseline), TakeSample(ctx, recordedHost(t, name, after), Named))
+	return Delta(End{Host: targettest.Spec(name)}, TakeSample(ctx, recordedHost(t, name, before), Baseline), TakeSample(ctx, recordedHost(t, name, after), Named))
 }
 
 // The sample before a run reads counters only; the one after it also reads
@@ -87,7 +87,7 @@ func TestDeltaLayers(t *testing.T) {
 					map[string]string{nftJSON: "counters/drop-b-after.nft.json", nftText: "counters/drop-b-after.nft.txt"})
 			},
 			role:          "receiver",
-			want:          HostDelta{Host: "netns:wgl-wgc1-b"},
+			want:          HostDelta{Host: targettest.Spec("netns:wgl-wgc1-b")},
 			wantFirewalls: []string{"inet wgc_drop input handle 2: udp dport 51820 numgen random mod 100 < 3 counter drop"},
 			wantLines: []string{"receiver (netns:wgl-wgc1-b) dropped 1,016 packets in the firewall: " +
 				"inet wgc_drop input handle 2: udp dport 51820 numgen random mod 100 < 3 counter drop"},
@@ -101,7 +101,7 @@ func TestDeltaLayers(t *testing.T) {
 					map[string]string{nftJSON: "icmpburst/nft-accept-then-drop-after.nft.json"})
 			},
 			role:          "sender",
-			want:          HostDelta{Host: "netns:b"},
+			want:          HostDelta{Host: targettest.Spec("netns:b")},
 			wantFirewalls: []string{"inet filter input handle 3"},
 			wantLines:     []string{"sender (netns:b) dropped 32 packets in the firewall: inet filter input handle 3"},
 		},
@@ -114,7 +114,7 @@ func TestDeltaLayers(t *testing.T) {
 					map[string]string{netDev: "counters/flood-a-after-net_dev.txt"})
 			},
 			role:      "sender",
-			want:      HostDelta{Host: "netns:wgl-wgc1-a", Interfaces: []InterfaceGrowth{{Interface: "wg-wgc1-a", TxDropped: 60384}}},
+			want:      HostDelta{Host: targettest.Spec("netns:wgl-wgc1-a"), Interfaces: []InterfaceGrowth{{Interface: "wg-wgc1-a", TxDropped: 60384}}},
 			wantLines: []string{"sender (netns:wgl-wgc1-a) dropped 60,384 outgoing packets at interface wg-wgc1-a (tx drop)"},
 		},
 		{
@@ -123,17 +123,17 @@ func TestDeltaLayers(t *testing.T) {
 				return recordedDelta(t, "ssh:bare", nil, nil)
 			},
 			role: "receiver",
-			want: HostDelta{Host: "ssh:bare"},
+			want: HostDelta{Host: targettest.Spec("ssh:bare")},
 		},
 		{
 			name: "softnet per CPU: the CPUs that dropped or were squeezed",
 			delta: func(t *testing.T) HostDelta {
 				before := Sample{Softnet: []facts.SoftnetCPU{{CPU: 0, Dropped: 5, TimeSqueeze: 1}, {CPU: 1}, {CPU: 2, Dropped: 7}}}
 				after := Sample{Softnet: []facts.SoftnetCPU{{CPU: 0, Dropped: 5, TimeSqueeze: 1}, {CPU: 1, Dropped: 1234, TimeSqueeze: 57}, {CPU: 2, Dropped: 7, TimeSqueeze: 3}}}
-				return Delta(End{Host: "netns:b"}, before, after)
+				return Delta(End{Host: targettest.Spec("netns:b")}, before, after)
 			},
 			role: "receiver",
-			want: HostDelta{Host: "netns:b", SoftnetDropped: 1234, TimeSqueeze: 60,
+			want: HostDelta{Host: targettest.Spec("netns:b"), SoftnetDropped: 1234, TimeSqueeze: 60,
 				SoftnetCPUs: []SoftnetGrowth{{CPU: 1, Dropped: 1234, TimeSqueeze: 57}, {CPU: 2, TimeSqueeze: 3}}},
 			wantLines: []string{
 				"receiver (netns:b) dropped 1,234 packets on CPU 1: backlog full (softnet dropped)",
@@ -147,10 +147,10 @@ func TestDeltaLayers(t *testing.T) {
 				before := Sample{NetDev: []facts.NetDev{{Name: "eth0", RxDropped: 10}, {Name: "wg\x1b]0;pwned\a", TxErrors: 1}}}
 				after := Sample{NetDev: []facts.NetDev{{Name: "eth0", RxDropped: 12, RxErrors: 3}, {Name: "wg\x1b]0;pwned\a", TxErrors: 2},
 					{Name: "new0", RxDropped: 99}}}
-				return Delta(End{Host: "netns:b"}, before, after)
+				return Delta(End{Host: targettest.Spec("netns:b")}, before, after)
 			},
 			role: "receiver",
-			want: HostDelta{Host: "netns:b", Interfaces: []InterfaceGrowth{{Interface: "eth0", RxDropped: 2, RxErrors: 3},
+			want: HostDelta{Host: targettest.Spec("netns:b"), Interfaces: []InterfaceGrowth{{Interface: "eth0", RxDropped: 2, RxErrors: 3},
 				{Interface: "wg\x1b]0;pwned\a", TxErrors: 1}}},
 			wantLines: []string{
 				"receiver (netns:b) dropped 2 received packets at interface eth0 (rx drop)",
@@ -164,10 +164,10 @@ func TestDeltaLayers(t *testing.T) {
 				// The kernel counts a reject in rx_errors and in its kind (the frame column).
 				before := Sample{NetDev: []facts.NetDev{{Name: "wg0"}}}
 				after := Sample{NetDev: []facts.NetDev{{Name: "wg0", RxErrors: 5, RxFrame: 5, TxErrors: 2}}}
-				return Delta(End{Host: "netns:b", Interface: "wg0", Port: 51820}, before, after)
+				return Delta(End{Host: targettest.Spec("netns:b"), Interface: "wg0", Port: 51820}, before, after)
 			},
 			role: "receiver",
-			want: HostDelta{Host: "netns:b", Tunnel: "wg0", TunnelPort: 51820,
+			want: HostDelta{Host: targettest.Spec("netns:b"), Tunnel: "wg0", TunnelPort: 51820,
 				Interfaces: []InterfaceGrowth{{Interface: "wg0", RxErrors: 5, RxFrame: 5, TxErrors: 2}}},
 			wantLines: []string{
 				"receiver (netns:b) rejected 5 packets from its peers at wg0: an inner source outside the peer's AllowedIPs, not IP, or a bad length (rx frame errors)",
@@ -181,10 +181,10 @@ func TestDeltaLayers(t *testing.T) {
 					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 7}, {Family: "inet", LocalPort: 5201, Inode: 9}}}
 				after := Sample{SNMP: map[string]map[string]int64{"Udp": {"RcvbufErrors": 200}},
 					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 7}, {Family: "inet", LocalPort: 5201, Drops: 197, Inode: 9}}}
-				return Delta(End{Host: "netns:b", Interface: "wg0", Port: 51820}, before, after)
+				return Delta(End{Host: targettest.Spec("netns:b"), Interface: "wg0", Port: 51820}, before, after)
 			},
 			role: "receiver",
-			want: HostDelta{Host: "netns:b", Tunnel: "wg0", TunnelPort: 51820, UDPRcvbufErrors: 197, SocketsKnown: true,
+			want: HostDelta{Host: targettest.Spec("netns:b"), Tunnel: "wg0", TunnelPort: 51820, UDPRcvbufErrors: 197, SocketsKnown: true,
 				Sockets: []SocketDrops{{Port: 5201, Family: "inet", Dropped: 197}}},
 			wantLines: []string{
 				"receiver (netns:b) dropped 197 UDP datagrams: receive buffer full (Udp RcvbufErrors), not on the tunnel's socket: on port 5201: 197",
@@ -197,10 +197,10 @@ func TestDeltaLayers(t *testing.T) {
 					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Drops: 40, Inode: 7}}}
 				after := Sample{SNMP: map[string]map[string]int64{"Udp": {"RcvbufErrors": 9312}},
 					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Drops: 9312, Inode: 8}}}
-				return Delta(End{Host: "netns:b", Port: 51820}, before, after)
+				return Delta(End{Host: targettest.Spec("netns:b"), Port: 51820}, before, after)
 			},
 			role: "receiver",
-			want: HostDelta{Host: "netns:b", TunnelPort: 51820, UDPRcvbufErrors: 9312, SocketsKnown: true,
+			want: HostDelta{Host: targettest.Spec("netns:b"), TunnelPort: 51820, UDPRcvbufErrors: 9312, SocketsKnown: true,
 				Sockets: []SocketDrops{{Port: 51820, Family: "inet", Dropped: 9312, Tunnel: true}}},
 			wantLines: []string{
 				"receiver (netns:b) dropped 9,312 UDP datagrams: receive buffer full (Udp RcvbufErrors), on the tunnel's socket (port 51820: 9,312)",
@@ -213,10 +213,10 @@ func TestDeltaLayers(t *testing.T) {
 					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 7}}}
 				after := Sample{SNMP: map[string]map[string]int64{"Udp": {"RcvbufErrors": 12}},
 					UDPSockets: []facts.UDPSocket{{Family: "inet", LocalPort: 51820, Inode: 7}}}
-				return Delta(End{Host: "netns:b", Port: 51820}, before, after)
+				return Delta(End{Host: targettest.Spec("netns:b"), Port: 51820}, before, after)
 			},
 			role: "receiver",
-			want: HostDelta{Host: "netns:b", TunnelPort: 51820, UDPRcvbufErrors: 12, SocketsKnown: true},
+			want: HostDelta{Host: targettest.Spec("netns:b"), TunnelPort: 51820, UDPRcvbufErrors: 12, SocketsKnown: true},
 			wantLines: []string{
 				"receiver (netns:b) dropped 12 UDP datagrams: receive buffer full (Udp RcvbufErrors), not on a socket still open: one that closed during the run (a test's own), not the tunnel's",
 			},
@@ -230,10 +230,10 @@ func TestDeltaLayers(t *testing.T) {
 				before := Sample{Firewall: &facts.Firewall{Rules: []facts.FirewallRule{rule}, Chains: []facts.FirewallChain{policy}}}
 				rule.Packets, policy.Packets = 4, 2
 				after := Sample{Firewall: &facts.Firewall{Rules: []facts.FirewallRule{rule}, Chains: []facts.FirewallChain{policy}}}
-				return Delta(End{Host: "netns:b"}, before, after)
+				return Delta(End{Host: targettest.Spec("netns:b")}, before, after)
 			},
 			role:          "receiver",
-			want:          HostDelta{Host: "netns:b"},
+			want:          HostDelta{Host: targettest.Spec("netns:b")},
 			wantFirewalls: []string{"inet t input handle 7: udp dport 51820 drop comment \"\x1b[2J\nrm -rf /\"", "ip filter INPUT policy DROP"},
 			wantLines: []string{
 				`receiver (netns:b) dropped 4 packets in the firewall: inet t input handle 7: udp dport 51820 drop comment "\x1b[2J\nrm -rf /"`,
@@ -264,7 +264,7 @@ func TestDeltaLayers(t *testing.T) {
 
 // TestHostDeltaJSONLists: a run where nothing grew still lists its layers as [].
 func TestHostDeltaJSONLists(t *testing.T) {
-	b, err := json.Marshal(HostDelta{Host: "netns:b"})
+	b, err := json.Marshal(HostDelta{Host: targettest.Spec("netns:b")})
 	if err != nil {
 		t.Fatal(err)
 	}

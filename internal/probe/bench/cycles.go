@@ -11,6 +11,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // LongSeconds is the length of a run that shows collapse cycles: the
@@ -115,7 +116,7 @@ func CapsBelow(highMbit float64) []int {
 // (SweepFix), never a cap of its own: a cap no sweep held can only slow the
 // tunnel (throughput.collapse-knee carries the one a sweep proved). It is
 // pure.
-func CycleFinding(client, server, dir, sender, iface string, c Cycles) *finding.Finding {
+func CycleFinding(client, server, dir string, sender target.Spec, iface string, c Cycles) *finding.Finding {
 	if !c.Oscillating() {
 		return nil
 	}
@@ -185,7 +186,7 @@ func ParallelGain(c Cycles, parallel *Run) float64 {
 // the run's collapses (c) are the algorithm's answer to random loss, not a
 // knee that a rate cap would hold below. nil when the runs do not show it.
 // It is pure.
-func LossLimited(sender string, single Run, c Cycles, parallel *Run) *finding.Finding {
+func LossLimited(sender target.Spec, single Run, c Cycles, parallel *Run) *finding.Finding {
 	res := single.Result
 	gain := ParallelGain(c, parallel)
 	if res == nil || res.Protocol != "tcp" || !lossBased(res.Congestion) || single.Stats.Retransmits == 0 || gain < ManyFlowsGain {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // A 30-second run through the lab's knee (lab --knee 60: past 60% of a
@@ -27,16 +28,16 @@ func TestCyclesOf(t *testing.T) {
 	if c.Seconds != 30 || c.Collapses != 7 || c.PeriodSeconds < 4 || c.PeriodSeconds > 5 || c.Depth < 0.6 || !c.Oscillating() {
 		t.Errorf("cycles %+v, want 7 collapses every 4-5 s over 30 s, deeper than 60%%", c)
 	}
-	f := CycleFinding("netns:a", "netns:b", Upload, "netns:a", "wg-a", c)
+	f := CycleFinding("netns:a", "netns:b", Upload, targettest.Spec("netns:a"), "wg-a", c)
 	if f == nil || f.ID != catalog.ThroughputOscillation || len(f.Fixes) != 1 || f.Fixes[0].Action != nil ||
 		f.Fixes[0].Commands[0] != "wgperf shape-sweep --client netns:a --server netns:b --caps 104,93,81" {
 		t.Fatalf("finding %+v, want throughput.oscillation with the sweep of three caps below 116 Mbit/s and no cap", f)
 	}
-	if f := CycleFinding("netns:a", "netns:b", Download, "netns:b", "wg-b", c); f.Fixes[0].Commands[0] != "wgperf shape-sweep --client netns:b --server netns:a --interface wg-b --caps 104,93,81" {
+	if f := CycleFinding("netns:a", "netns:b", Download, targettest.Spec("netns:b"), "wg-b", c); f.Fixes[0].Commands[0] != "wgperf shape-sweep --client netns:b --server netns:a --interface wg-b --caps 104,93,81" {
 		t.Errorf("a download's sweep caps its sender, the server: %q", f.Fixes[0].Commands[0])
 	}
 	steady := CyclesOf(recorded(t, "tcp-upload.json"))
-	if steady.Oscillating() || CycleFinding("a", "b", Upload, "a", "wg0", steady) != nil {
+	if steady.Oscillating() || CycleFinding("a", "b", Upload, targettest.Spec("a"), "wg0", steady) != nil {
 		t.Errorf("a steady run oscillates: %+v", steady)
 	}
 }

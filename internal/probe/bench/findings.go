@@ -12,6 +12,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Raises are the findings this package builds: the bench's analyses of its runs. Declared here as
@@ -33,7 +34,7 @@ var Raises = []catalog.ID{
 // This file holds the findings a bench reports, each from its own look at the report.
 
 // sender and receiver of a run, as target specs.
-func (r *Report) sender(dir string) string {
+func (r *Report) sender(dir string) target.Spec {
 	if dir == Download {
 		return r.Server
 	}
@@ -50,7 +51,7 @@ func (r *Report) senderInterface(dir string) string {
 func (r *Report) diagnoseFix() finding.Fix {
 	return finding.Fix{
 		Description: "Find the cause on both ends: collect and diagnose them",
-		Commands:    []string{shell.Join("wgperf", "diagnose", "--host", r.Client, "--host", r.Server)},
+		Commands:    []string{shell.Join("wgperf", "diagnose", "--host", r.Client.String(), "--host", r.Server.String())},
 	}
 }
 
@@ -61,7 +62,7 @@ func (r *Report) mtuFix(dir string) finding.Fix {
 	}
 	return finding.Fix{
 		Description: "Rule out a PMTUD black hole in the slow direction: step the MSS through the tunnel",
-		Commands:    []string{shell.Join("wgperf", "mtu", "--client", client, "--server", server)},
+		Commands:    []string{shell.Join("wgperf", "mtu", "--client", client.String(), "--server", server.String())},
 	}
 }
 
@@ -188,7 +189,7 @@ func oscillationFindings(r *Report) []finding.Finding {
 				finding.Evidence{Source: "iperf3", Key: "coefficient of variation of per-second rate", Value: fmt.Sprintf("%.2f", run.Stats.CV), Threshold: fmt.Sprintf("< %.2f", OscillationCV)}.Of(run.Stats.CV, finding.Ratio),
 				rateEvidence(run.Result),
 			},
-			Fixes: []finding.Fix{SweepFix(r.Client, r.Server, run.Direction, dev, high)},
+			Fixes: []finding.Fix{SweepFix(r.Client.String(), r.Server.String(), run.Direction, dev, high)},
 		}
 		out = append(out, f)
 	}
@@ -233,7 +234,7 @@ func rateEvidence(res *iperf.Result) finding.Evidence {
 
 func congestionFindings(r *Report) []finding.Finding {
 	var out []finding.Finding
-	done := map[string]bool{}
+	done := map[target.Key]bool{}
 	for _, run := range r.Runs {
 		if run.Path != PathTunnel || run.Result == nil || run.Result.Protocol != "tcp" || run.Streams > 1 {
 			continue
@@ -254,10 +255,10 @@ func congestionFindings(r *Report) []finding.Finding {
 			continue
 		}
 		host := r.sender(run.Direction)
-		if done[host] {
+		if done[host.Key()] {
 			continue
 		}
-		done[host] = true
+		done[host.Key()] = true
 		title := fmt.Sprintf("%s on the sender: cwnd swings %.1fx (%s..%s bytes) with %s retransmits in the tunnel %s",
 			strings.ToUpper(cc), run.Stats.CwndSwing, Commas(run.Stats.CwndMin), Commas(run.Stats.CwndMax), Commas(run.Stats.Retransmits), run.Direction)
 		evidence := []finding.Evidence{
@@ -376,7 +377,7 @@ func (r *Report) cellShort(direction string, streams int) *Cell {
 // (a test's own, or one that closed during the run). It is a note, with no
 // buffer to raise for the tunnel: kernel WireGuard receives through the UDP
 // stack's encapsulation hook and has no socket queue at all.
-func notTheTunnelsSocket(host string, rcv int64, others map[int]uint64) finding.Finding {
+func notTheTunnelsSocket(host target.Spec, rcv int64, others map[int]uint64) finding.Finding {
 	ports := make([]int, 0, len(others))
 	for p := range others {
 		ports = append(ports, p)
@@ -424,19 +425,21 @@ func hostFindings(r *Report) []finding.Finding {
 		backlog    uint64
 		backlogRun string
 	}
-	hosts := map[string]*agg{}
-	get := func(h string) *agg {
-		if hosts[h] == nil {
-			hosts[h] = &agg{cpuIdx: -1, others: map[int]uint64{}, attributed: true}
+	hosts := map[target.Key]*agg{}
+	var names []target.Spec // the hosts, each once
+	get := func(h target.Spec) *agg {
+		if hosts[h.Key()] == nil {
+			hosts[h.Key()] = &agg{cpuIdx: -1, others: map[int]uint64{}, attributed: true}
+			names = append(names, h)
 		}
-		return hosts[h]
+		return hosts[h.Key()]
 	}
 	for _, run := range r.Runs {
 		if run.Path != PathTunnel {
 			continue
 		}
 		for _, d := range append([]HostDelta{run.Client, run.Server}, run.Hubs...) {
-			if d.Host == "" {
+			if d.Host.IsZero() {
 				continue
 			}
 			a := get(d.Host)
@@ -459,14 +462,10 @@ func hostFindings(r *Report) []finding.Finding {
 			}
 		}
 	}
-	names := make([]string, 0, len(hosts))
-	for h := range hosts {
-		names = append(names, h)
-	}
-	sort.Strings(names)
+	sort.Slice(names, func(i, j int) bool { return names[i].String() < names[j].String() })
 	var out []finding.Finding
 	for _, h := range names {
-		a := hosts[h]
+		a := hosts[h.Key()]
 		// Send errors alone are left to the passive check: Linux counts a send
 		// refused by a full egress queue (a shaped uplink) the same way, and
 		// only the host's facts tell the two apart. The runs' notes still say it.
@@ -517,7 +516,7 @@ func hostFindings(r *Report) []finding.Finding {
 // packets while the tunnel ran, which the passive check's since-boot count
 // cannot say. The host's softnet counters are the whole machine's, so both
 // ends of a pair on one machine (the lab) see the same drops.
-func backlogFinding(host string, dropped uint64, run string) finding.Finding {
+func backlogFinding(host target.Spec, dropped uint64, run string) finding.Finding {
 	raise, err := remedy.Sysctl("net.core.netdev_max_backlog", fmt.Sprint(check.BacklogTarget))
 	return finding.Finding{
 		ID: catalog.NetBacklogDrops, Severity: finding.Warning, Host: host,

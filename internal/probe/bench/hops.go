@@ -28,12 +28,12 @@ type Leg struct {
 // runs; 0 where a run did not finish): upload is From sending, as the client
 // does on the whole path.
 type HopRate struct {
-	Hop          int     `json:"hop"` // from 1, the client's
-	From         string  `json:"from"`
-	To           string  `json:"to"`
-	Addr         string  `json:"addr"`
-	UploadMbit   float64 `json:"upload_mbit"`
-	DownloadMbit float64 `json:"download_mbit"`
+	Hop          int         `json:"hop"` // from 1, the client's
+	From         target.Spec `json:"from"`
+	To           target.Spec `json:"to"`
+	Addr         string      `json:"addr"`
+	UploadMbit   float64     `json:"upload_mbit"`
+	DownloadMbit float64     `json:"download_mbit"`
 }
 
 // Hop names a hop as the tables print it: "hop 2 (netns:h → netns:b)".
@@ -94,10 +94,10 @@ func (c Config) hubs() []target.Target {
 	return out
 }
 
-func (c Config) via() []string {
-	var out []string
+func (c Config) via() []target.Spec {
+	var out []target.Spec
 	for _, h := range c.hubs() {
-		out = append(out, h.String())
+		out = append(out, target.Of(h))
 	}
 	return out
 }
@@ -151,7 +151,7 @@ func (h *hubSamples) after(ctx context.Context) []HostDelta {
 	after := sampleAll(ctx, h.hubs, Named)
 	out := make([]HostDelta, len(h.hubs))
 	for i, t := range h.hubs {
-		out[i] = Delta(End{Host: t.String()}, h.before[i], after[i])
+		out[i] = Delta(End{Host: target.Of(t)}, h.before[i], after[i])
 	}
 	return out
 }
@@ -173,7 +173,7 @@ func hopRates(r *Report) []HopRate {
 	if len(r.Via) == 0 {
 		return nil
 	}
-	ends := append(append([]string{r.Client}, r.Via...), r.Server)
+	ends := append(append([]target.Spec{r.Client}, r.Via...), r.Server)
 	var out []HopRate
 	for i := 0; i+1 < len(ends); i++ {
 		h := HopRate{Hop: i + 1, From: ends[i], To: ends[i+1]}

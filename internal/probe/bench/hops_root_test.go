@@ -109,11 +109,11 @@ func TestBenchViaHub(t *testing.T) {
 		}
 	}
 	hub := l.Target("r").String()
-	if len(rep.Via) != 1 || rep.Via[0] != hub {
+	if len(rep.Via) != 1 || rep.Via[0].String() != hub {
 		t.Errorf("via %q, want %s", rep.Via, hub)
 	}
 	for _, run := range rep.Runs {
-		if run.Path == PathTunnel && (len(run.Hubs) != 1 || run.Hubs[0].Host != hub || len(run.Hubs[0].CPUBusy) == 0) {
+		if run.Path == PathTunnel && (len(run.Hubs) != 1 || run.Hubs[0].Host.String() != hub || len(run.Hubs[0].CPUBusy) == 0) {
 			t.Errorf("%s: hubs' counters %+v", run.Spec, run.Hubs)
 		}
 		if run.Path != PathTunnel && len(run.Hubs) != 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // The road-warrior hub lab (A —— H at 40 Mbit/s, H —— B at 10, wireguard-go;
@@ -20,7 +21,7 @@ func hubRun(t *testing.T, dir, path string, hop int) Run {
 	if hop > 0 {
 		r = run(PathUnderlay, dir, 1, res)
 		r.Hop = hop
-		r.Client.Host, r.Server.Host = []string{"", "netns:a", "netns:h"}[hop], []string{"", "netns:h", "netns:b"}[hop]
+		r.Client.Host, r.Server.Host = targettest.Spec([]string{"", "netns:a", "netns:h"}[hop]), targettest.Spec([]string{"", "netns:h", "netns:b"}[hop])
 	}
 	return r
 }
@@ -31,10 +32,10 @@ func hubReport(t *testing.T, via bool, hubCPU float64, runs ...Run) *Report {
 	r := report(runs...)
 	r.Hops = 2
 	if via {
-		r.Via = []string{"netns:h"}
+		r.Via = []target.Spec{targettest.Spec("netns:h")}
 		for i := range r.Runs {
 			if r.Runs[i].Path == PathTunnel {
-				r.Runs[i].Hubs = []HostDelta{{Host: "netns:h", CPUBusy: []float64{hubCPU, 20}}}
+				r.Runs[i].Hubs = []HostDelta{{Host: targettest.Spec("netns:h"), CPUBusy: []float64{hubCPU, 20}}}
 			}
 		}
 	}
@@ -60,7 +61,7 @@ func TestAnalyzeHops(t *testing.T) {
 		want: "",
 		check: func(t *testing.T, r *Report) {
 			if len(r.HopUnderlay) != 2 || r.HopUnderlay[0].UploadMbit < 35 || r.HopUnderlay[1].UploadMbit > 10 || r.HopUnderlay[1].DownloadMbit > 10 ||
-				r.HopUnderlay[1].From != "netns:h" || r.HopUnderlay[1].To != "netns:b" {
+				r.HopUnderlay[1].From.String() != "netns:h" || r.HopUnderlay[1].To.String() != "netns:b" {
 				t.Errorf("hops %+v", r.HopUnderlay)
 			}
 			for _, c := range r.Cells {
@@ -154,7 +155,7 @@ func TestAnalyzeHops(t *testing.T) {
 // underlayOf is a hop's run as the one underlay between the ends.
 func underlayOf(r Run) Run {
 	r.Hop = 0
-	r.Client.Host, r.Server.Host = "netns:a", "netns:b"
+	r.Client.Host, r.Server.Host = targettest.Spec("netns:a"), targettest.Spec("netns:b")
 	return r
 }
 
@@ -183,7 +184,7 @@ func TestAnalyzeHopsRecordedReport(t *testing.T) {
 	hub := r.Via[0]
 	var hubCPU bool
 	for _, f := range r.Findings {
-		if f.ID == catalog.CPUSaturated && f.Host == hub {
+		if f.ID == catalog.CPUSaturated && f.Host.Same(hub) {
 			hubCPU = true
 		}
 		if strings.HasPrefix(string(f.ID), "throughput.") {

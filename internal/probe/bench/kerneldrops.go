@@ -94,8 +94,9 @@ func kernelDropNotes(run *Run) []string {
 	}
 	var out []string
 	for _, end := range []struct {
-		role, host string
-		counts     []drops.Count
+		role   string
+		host   target.Spec
+		counts []drops.Count
 	}{{"receiver", rh, recv}, {"sender", sh, send}} {
 		n := 0
 		for _, c := range drops.ByReason(end.counts) {
@@ -123,22 +124,27 @@ func where(c drops.Count) string {
 
 // hostDrop is one reason's drops on one host over the tunnel runs.
 type hostDrop struct {
-	host, reason string
-	packets      uint64
-	top          drops.Count // the biggest site
-	runs         []string    // "download, receiver"
+	host    target.Spec
+	reason  string
+	packets uint64
+	top     drops.Count // the biggest site
+	runs    []string    // "download, receiver"
 }
 
 // tunnelDrops sums each host's drops over the tunnel runs, by reason.
 func tunnelDrops(r *Report) []hostDrop {
-	at := map[string]*hostDrop{}
-	var order []string
+	type key struct {
+		host   target.Key
+		reason string
+	}
+	at := map[key]*hostDrop{}
+	var order []key
 	for _, run := range r.Runs {
 		if run.Path != PathTunnel {
 			continue
 		}
 		for _, end := range []struct {
-			host   string
+			host   target.Spec
 			counts []drops.Count
 			sender bool
 		}{{run.Client.Host, run.ClientDrops, run.Direction == Upload}, {run.Server.Host, run.ServerDrops, run.Direction == Download}} {
@@ -147,10 +153,10 @@ func tunnelDrops(r *Report) []hostDrop {
 				role = "sender"
 			}
 			for _, c := range drops.ByReason(end.counts) {
-				if check.DropReasonNoise[c.Reason] || end.host == "" {
+				if check.DropReasonNoise[c.Reason] || end.host.IsZero() {
 					continue
 				}
-				k := end.host + "\x00" + c.Reason
+				k := key{end.host.Key(), c.Reason}
 				d := at[k]
 				if d == nil {
 					d = &hostDrop{host: end.host, reason: c.Reason}
@@ -196,12 +202,12 @@ func KernelDropFindings(r *Report, fs []finding.Finding) []finding.Finding {
 	if r == nil {
 		return out
 	}
-	uncovered := map[string][]hostDrop{}
-	var hosts []string
+	uncovered := map[target.Key][]hostDrop{}
+	var hosts []target.Spec
 	for _, d := range tunnelDrops(r) {
 		covered := false
 		for i := range out {
-			if out[i].Host == d.host && slices.Contains(check.DropReasonFindings[d.reason], out[i].ID) {
+			if out[i].Host.Same(d.host) && slices.Contains(check.DropReasonFindings[d.reason], out[i].ID) {
 				if e := d.evidence(); !slices.Contains(out[i].Evidence, e) {
 					out[i].Evidence = append(out[i].Evidence, e)
 				}
@@ -209,19 +215,19 @@ func KernelDropFindings(r *Report, fs []finding.Finding) []finding.Finding {
 			}
 		}
 		if !covered {
-			if uncovered[d.host] == nil {
+			if uncovered[d.host.Key()] == nil {
 				hosts = append(hosts, d.host)
 			}
-			uncovered[d.host] = append(uncovered[d.host], d)
+			uncovered[d.host.Key()] = append(uncovered[d.host.Key()], d)
 		}
 	}
 	for _, h := range hosts {
-		out = append(out, kernelDropsFinding(h, uncovered[h]))
+		out = append(out, kernelDropsFinding(h, uncovered[h.Key()]))
 	}
 	return out
 }
 
-func kernelDropsFinding(host string, ds []hostDrop) finding.Finding {
+func kernelDropsFinding(host target.Spec, ds []hostDrop) finding.Finding {
 	var total uint64
 	var names []string
 	f := finding.Finding{ID: catalog.KernelDrops, Severity: finding.Info, Host: host,
@@ -253,7 +259,7 @@ func kernelDropsFinding(host string, ds []hostDrop) finding.Finding {
 	f.Title = fmt.Sprintf("The kernel dropped %s tunnel-run packets: %s", Commas(int64(total)), shell.Comment(strings.Join(names, ", ")))
 	f.Fixes = []finding.Fix{{
 		Description: "Watch the drops by reason while traffic flows, and look at the setting the reason names",
-		Commands:    []string{shell.Join("wgperf", "drops", "--host", host, "--duration", "30s")},
+		Commands:    []string{shell.Join("wgperf", "drops", "--host", host.String(), "--duration", "30s")},
 	}}
 	return f
 }

@@ -9,29 +9,30 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/probe/drops"
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // dropReport is a bench whose download's receiver (the client) dropped
 // WireGuard datagrams at its socket and, for a reason no check covers,
 // at rp_filter; the underlay run's drops do not count.
 func dropReport() *Report {
-	return &Report{Client: "netns:a", Server: "netns:b", Runs: []Run{
+	return &Report{Client: targettest.Spec("netns:a"), Server: targettest.Spec("netns:b"), Runs: []Run{
 		{Spec: Spec{Path: PathTunnel, Direction: Download, Streams: 1},
-			Client: HostDelta{Host: "netns:a"}, Server: HostDelta{Host: "netns:b"},
+			Client: HostDelta{Host: targettest.Spec("netns:a")}, Server: HostDelta{Host: targettest.Spec("netns:b")},
 			ClientDrops: []drops.Count{
 				{Reason: "SOCKET_RCVBUFF", Function: "__udp_enqueue_schedule_skb", Packets: 9312},
 				{Reason: "IP_RPFILTER", Function: "ip_rcv_finish_core", Interface: "eth0", Packets: 1500},
 				{Reason: "TCP_CLOSE", Function: "tcp_rcv_state_process", Packets: 3},
 			}},
 		{Spec: Spec{Path: PathUnderlay, Direction: Download, Streams: 1},
-			Client: HostDelta{Host: "netns:a"}, Server: HostDelta{Host: "netns:b"},
+			Client: HostDelta{Host: targettest.Spec("netns:a")}, Server: HostDelta{Host: targettest.Spec("netns:b")},
 			ClientDrops: []drops.Count{{Reason: "NO_SOCKET", Function: "__udp4_lib_rcv", Packets: 77}}},
 	}}
 }
 
 func TestKernelDropFindings(t *testing.T) {
-	rcvbuf := finding.Finding{ID: catalog.UDPRcvbufErrors, Severity: finding.Warning, Host: "netns:a"}
-	elsewhere := finding.Finding{ID: catalog.UDPRcvbufErrors, Severity: finding.Warning, Host: "netns:b"}
+	rcvbuf := finding.Finding{ID: catalog.UDPRcvbufErrors, Severity: finding.Warning, Host: targettest.Spec("netns:a")}
+	elsewhere := finding.Finding{ID: catalog.UDPRcvbufErrors, Severity: finding.Warning, Host: targettest.Spec("netns:b")}
 	got := KernelDropFindings(dropReport(), []finding.Finding{rcvbuf, elsewhere})
 	if len(got) != 3 {
 		t.Fatalf("%d findings, want 3: %+v", len(got), got)
@@ -44,7 +45,7 @@ func TestKernelDropFindings(t *testing.T) {
 		t.Errorf("the other host's finding got evidence: %+v", got[1].Evidence)
 	}
 	k := got[2]
-	if k.ID != catalog.KernelDrops || k.Host != "netns:a" || k.Severity != finding.Warning {
+	if k.ID != catalog.KernelDrops || k.Host.String() != "netns:a" || k.Severity != finding.Warning {
 		t.Errorf("kernel.drops = %s %s %s", k.ID, k.Host, k.Severity)
 	}
 	if !strings.Contains(k.Title, "IP_RPFILTER ×1,500") || strings.Contains(k.Title, "TCP_CLOSE") || strings.Contains(k.Title, "NO_SOCKET") {

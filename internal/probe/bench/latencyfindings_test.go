@@ -64,7 +64,7 @@ func TestBufferbloatOnRecordings(t *testing.T) {
 			}
 			for i, w := range tt.want {
 				f := got[i]
-				if f.Host != w.host || f.Interface != w.iface || f.Title != w.title {
+				if f.Host.String() != w.host || f.Interface != w.iface || f.Title != w.title {
 					t.Errorf("finding %d on %s %s: %q, want on %s %s: %q", i, f.Host, f.Interface, f.Title, w.host, w.iface, w.title)
 				}
 				dir := Upload
@@ -158,7 +158,7 @@ func findingsOf(fs []finding.Finding, id finding.ID) []finding.Finding {
 func titles(fs []finding.Finding) string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.Host+": "+f.Title)
+		out = append(out, f.Host.String()+": "+f.Title)
 	}
 	return "[" + strings.Join(out, "; ") + "]"
 }

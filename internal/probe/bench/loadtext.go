@@ -32,7 +32,7 @@ func (r *Report) writeHostLoad(w io.Writer) error {
 			ends[0], ends[1] = ends[1], ends[0] // the sender first
 		}
 		for _, e := range ends {
-			if e.d.Host == "" || e.d.Seconds <= 0 {
+			if e.d.Host.IsZero() || e.d.Seconds <= 0 {
 				continue
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", run.Spec, e.d.Host, perSecond(float64(e.d.ContextSwitches), e.d.Seconds),

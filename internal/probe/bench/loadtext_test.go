@@ -3,6 +3,8 @@ package bench
 import (
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // The lab's 3% loss run, its samples 10 s apart (the clock fixed here), and
@@ -28,7 +30,7 @@ tunnel upload, 1 stream  netns:wgl-h10-b  48.9K   eth0: 0, 33.7K            86,7
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	old := &Report{Runs: []Run{{Spec: Spec{Path: PathTunnel, Direction: Upload, Streams: 1}, Client: HostDelta{Host: "a"}, Server: HostDelta{Host: "b"}}}}
+	old := &Report{Runs: []Run{{Spec: Spec{Path: PathTunnel, Direction: Upload, Streams: 1}, Client: HostDelta{Host: targettest.Spec("a")}, Server: HostDelta{Host: targettest.Spec("b")}}}}
 	if err := old.writeHostLoad(&b); err != nil || b.Len() != 0 {
 		t.Errorf("a report without the counters printed %q, %v", b.String(), err)
 	}

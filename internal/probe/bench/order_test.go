@@ -98,11 +98,11 @@ func TestReordered(t *testing.T) {
 	}{
 		{name: "the lab's 3% loss: 8 against 4,064", d: HostDelta{TCPRetransSegs: 4064, TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 8}}},
 		{name: "a balance-rr bond: 600 detections against 900 retransmissions", want: true, wantHas: "reordered 600 times against 900 retransmissions (TCPSACKReorder 550, TCPTSReorder 50, TCPRenoReorder 0)",
-			d: HostDelta{Host: "h", TCPRetransSegs: 900, TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 550, TSReorder: 50}}},
+			d: HostDelta{Host: targettest.Spec("h"), TCPRetransSegs: 900, TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 550, TSReorder: 50}}},
 		{name: "reordering RACK absorbed: detections, no retransmission", want: true, wantHas: "against 0 retransmissions",
-			d: HostDelta{Host: "h", TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 40}}},
+			d: HostDelta{Host: targettest.Spec("h"), TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 40}}},
 		{name: "at the share of retransmissions exactly", want: true, wantHas: "reordered 100 times",
-			d: HostDelta{Host: "h", TCPRetransSegs: 1000, TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 100}}},
+			d: HostDelta{Host: targettest.Spec("h"), TCPRetransSegs: 1000, TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 100}}},
 		{name: "just under it", d: HostDelta{TCPRetransSegs: 1000, TCP: &TCPOrder{OutSegs: 130555, SACKReorder: 99}}},
 		{name: "a stray detection in a long clean run", d: HostDelta{TCP: &TCPOrder{OutSegs: 10_000_000, SACKReorder: 3}}},
 		{name: "netstat unread", d: HostDelta{TCPRetransSegs: 5}},
@@ -131,7 +131,7 @@ func TestOutOfOrderNoteShare(t *testing.T) {
 		t    TCPOrder
 		want int
 	}{{TCPOrder{InSegs: 10000, OFOQueue: 99}, 0}, {TCPOrder{InSegs: 10000, OFOQueue: 100}, 1}} {
-		d := HostDelta{Host: "h", TCP: &tt.t}
+		d := HostDelta{Host: targettest.Spec("h"), TCP: &tt.t}
 		if got := len(d.Attribution("receiver")); got != tt.want {
 			t.Errorf("%d of %d out of order: %d lines, want %d", tt.t.OFOQueue, tt.t.InSegs, got, tt.want)
 		}
@@ -159,7 +159,7 @@ func TestNICInterruptsRecorded(t *testing.T) {
 		return h
 	}
 	ctx := t.Context()
-	d := Delta(End{Host: "ssh:vm"}, TakeSample(ctx, host("counters/nic-vm-before-interrupts.txt"), Baseline),
+	d := Delta(End{Host: targettest.Spec("ssh:vm")}, TakeSample(ctx, host("counters/nic-vm-before-interrupts.txt"), Baseline),
 		TakeSample(ctx, host("counters/nic-vm-after-interrupts.txt"), Named))
 	want := []NICInterrupts{{Device: "eth0", PerCPU: []uint64{188, 199}, Total: 387}}
 	if diff := cmp.Diff(want, d.NICInterrupts); diff != "" {

@@ -7,6 +7,7 @@ import (
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // MaxLongSeconds bounds a long run sized to a slow cycle: two cycles of 44 s.
@@ -63,7 +64,7 @@ func SharedCycle(tunnel, underlay Cycles) bool {
 // (SharedCycle): the path cycles, in direction dir, sender to underlayAddr;
 // the finding proposes no cap, only the measurement that shows it. It is
 // pure.
-func PathCycleFinding(sender, dir, underlayAddr string, tunnel, underlay Cycles) *finding.Finding {
+func PathCycleFinding(sender target.Spec, dir, underlayAddr string, tunnel, underlay Cycles) *finding.Finding {
 	if !SharedCycle(tunnel, underlay) {
 		return nil
 	}

@@ -3,6 +3,8 @@ package bench
 import (
 	"strings"
 	"testing"
+
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // The long run's length follows the cycle the evidence suggests: the lab's
@@ -40,7 +42,7 @@ func TestSharedCycleIsThePaths(t *testing.T) {
 		t.Errorf("shared: alike %v, steady %v, another period %v; want true, false, false",
 			SharedCycle(tunnel, alike), SharedCycle(tunnel, steady), SharedCycle(tunnel, faster))
 	}
-	f := PathCycleFinding("netns:a", Upload, "198.51.100.2", tunnel, alike)
+	f := PathCycleFinding(targettest.Spec("netns:a"), Upload, "198.51.100.2", tunnel, alike)
 	if f == nil {
 		t.Fatal("no finding for a cycle the path shares")
 	}
@@ -55,7 +57,7 @@ func TestSharedCycleIsThePaths(t *testing.T) {
 	if got := f.Fixes[0].Commands[0]; got != "iperf3 -c 198.51.100.2 -t 38" {
 		t.Errorf("command %q", got)
 	}
-	if PathCycleFinding("netns:a", Upload, "198.51.100.2", tunnel, steady) != nil {
+	if PathCycleFinding(targettest.Spec("netns:a"), Upload, "198.51.100.2", tunnel, steady) != nil {
 		t.Error("a steady underlay: the path's cycle reported")
 	}
 }

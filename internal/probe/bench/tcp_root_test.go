@@ -52,7 +52,7 @@ func TestBenchNamesReceiveWindow(t *testing.T) {
 		if f.ID != catalog.TCPBuffersSmall {
 			continue
 		}
-		if f.Host != l.Target("b").String() || !strings.Contains(f.Title, "receive window") || !strings.Contains(f.Title, "tcp_rmem max 256K") {
+		if f.Host.String() != l.Target("b").String() || !strings.Contains(f.Title, "receive window") || !strings.Contains(f.Title, "tcp_rmem max 256K") {
 			t.Errorf("finding %s@%s %q: want the receiver's window and tcp_rmem", f.ID, f.Host, f.Title)
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/wgperf/wgperf/internal/check"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // tcpLimitFindings names the buffer that held a single-stream tunnel run,
@@ -103,7 +104,7 @@ func (r *Report) rttMs(l limits) float64 {
 // bufferFinding is tcp.buffers-small on host, measured: the sysctl's value
 // as evidence and the fix that raises its maximum to twice the BDP,
 // keeping min and default.
-func bufferFinding(host, key string, triple []int64, bdp int64, title, detail string) finding.Finding {
+func bufferFinding(host target.Spec, key string, triple []int64, bdp int64, title, detail string) finding.Finding {
 	want := check.TCPBufferWant(bdp)
 	value := fmt.Sprintf("%d %d %d", triple[0], triple[1], want)
 	raise, err := remedy.Sysctl(key, value)

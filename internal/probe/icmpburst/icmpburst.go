@@ -83,7 +83,7 @@ type CounterGrowth struct {
 
 // Result is the experiment's outcome.
 type Result struct {
-	Host       string          `json:"host"`
+	Host       target.Spec     `json:"host"`
 	Targets    []string        `json:"targets"`
 	OneShot    Mode            `json:"one_shot"`
 	Persistent Mode            `json:"persistent"`
@@ -130,7 +130,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		c.Wait = 1
 	}
 	start := time.Now()
-	res := &Result{Host: c.Host.String(), Targets: c.Targets, Interface: c.Interface}
+	res := &Result{Host: target.Of(c.Host), Targets: c.Targets, Interface: c.Interface}
 	if c.Interface != "" && shell.Iface(c.Interface) != nil {
 		return nil, fmt.Errorf("interface %q is not an interface name", c.Interface)
 	}

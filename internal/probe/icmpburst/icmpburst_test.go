@@ -13,6 +13,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/parse"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -80,7 +81,7 @@ func TestGrownAcceptUnderLimit(t *testing.T) {
 			if drops.String() != tc.grew || drops.Packets != 32 {
 				t.Errorf("grew %q by %d\nwant %q by 32", drops, drops.Packets, tc.grew)
 			}
-			fs := Findings(&Result{Host: "netns:wgicmp-a", OneShot: Mode{Sent: 30, Failed: 6}, Persistent: Mode{Sent: 15}, Grew: grew})
+			fs := Findings(&Result{Host: targettest.Spec("netns:wgicmp-a"), OneShot: Mode{Sent: 30, Failed: 6}, Persistent: Mode{Sent: 15}, Grew: grew})
 			if len(fs) != 1 || len(fs[0].Fixes) != 2 {
 				t.Fatalf("findings %+v: want one with the raise and the search fix", fs)
 			}
@@ -125,7 +126,7 @@ func TestRecordedExperiment(t *testing.T) {
 	if listed != 1 {
 		t.Fatalf("grown %+v: want the named counter cnt_icmpflood once, through its limit rule", grew)
 	}
-	res := &Result{Host: "netns:a", Targets: targets, OneShot: one, Persistent: Mode{Sent: 15, Failed: 0}, Grew: grew}
+	res := &Result{Host: targettest.Spec("netns:a"), Targets: targets, OneShot: one, Persistent: Mode{Sent: 15, Failed: 0}, Grew: grew}
 	fs := Findings(res)
 	if len(fs) != 1 || fs[0].ID != "icmp.ratelimit-drops" {
 		t.Fatalf("findings %+v", fs)
@@ -151,7 +152,7 @@ func TestFindingsNeedADifference(t *testing.T) {
 		{Mode{Sent: 30, Failed: 1}, Mode{Sent: 30}, false},            // 3%: one lost reply is noise
 		{Mode{Sent: 30, Failed: 4}, Mode{Sent: 30}, true},             // multi-WAN case: 4/30 vs 0/50
 	} {
-		got := len(Findings(&Result{Host: "h", OneShot: tt.one, Persistent: tt.per})) == 1
+		got := len(Findings(&Result{Host: targettest.Spec("h"), OneShot: tt.one, Persistent: tt.per})) == 1
 		if got != tt.want {
 			t.Errorf("one-shot %d/%d, persistent %d/%d: finding %v, want %v", tt.one.Failed, tt.one.Sent, tt.per.Failed, tt.per.Sent, got, tt.want)
 		}
@@ -168,7 +169,7 @@ func TestOneShotStopsAtEnoughFailures(t *testing.T) {
 		t.Errorf("one-shot %+v, want 5 of 36 failed, 3 of them to 198.51.100.1", one)
 	}
 	// Five of 36 against a persistent ping that lost one of 40 is the finding.
-	if fs := Findings(&Result{Host: "netns:a", Targets: targets, OneShot: one, Persistent: Mode{Sent: 40, Failed: 1}}); len(fs) != 1 {
+	if fs := Findings(&Result{Host: targettest.Spec("netns:a"), Targets: targets, OneShot: one, Persistent: Mode{Sent: 40, Failed: 1}}); len(fs) != 1 {
 		t.Errorf("findings %+v, want icmp.ratelimit-drops", fs)
 	}
 	// A "SENT" line cannot claim more pings than the loop has rounds for.
@@ -219,7 +220,7 @@ func TestFindingsNameUncountedLimits(t *testing.T) {
 			for i, r := range fw.Rules {
 				fw.Rules[i].Text = texts[parse.NftRuleKey(r.Family, r.Table, r.Chain, strconv.Itoa(r.Handle))]
 			}
-			res := &Result{Host: "netns:wgicmp-a", OneShot: Mode{Sent: 30, Failed: 6}, Persistent: Mode{Sent: 15}, Uncounted: UncountedLimits(fw)}
+			res := &Result{Host: targettest.Spec("netns:wgicmp-a"), OneShot: Mode{Sent: 30, Failed: 6}, Persistent: Mode{Sent: 15}, Uncounted: UncountedLimits(fw)}
 			fs := Findings(res)
 			if len(fs) != 1 {
 				t.Fatalf("findings %+v", fs)
@@ -252,7 +253,7 @@ func TestRecordReportFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &Result{Host: "netns:a", Targets: targets, OneShot: ParseOneShot(open(t, "oneshot.txt"), targets, 15),
+	res := &Result{Host: targettest.Spec("netns:a"), Targets: targets, OneShot: ParseOneShot(open(t, "oneshot.txt"), targets, 15),
 		Persistent: Mode{Sent: sent, Failed: sent - recv, PerTarget: map[string]int{"203.0.113.2": sent - recv}},
 		Grew:       Grown(load(t, "nft-before.json"), load(t, "nft-after.json"))}
 	res.Findings = Findings(res)

@@ -130,21 +130,21 @@ func (p MSSPath) Clamped() bool { return p.Sent != p.Received }
 
 // CaptureResult is the negotiated-MSS measurement over the underlay.
 type CaptureResult struct {
-	Client          string  `json:"client"`
-	Server          string  `json:"server"`
-	Addr            string  `json:"addr"` // the server's underlay address
-	Port            int     `json:"port"`
-	IPv6            bool    `json:"ipv6"`
-	ClientDevice    string  `json:"client_device"` // underlay interfaces tcpdump listened on
-	ServerDevice    string  `json:"server_device"`
-	Forward         MSSPath `json:"forward"` // client's SYN
-	Reverse         MSSPath `json:"reverse"` // server's SYN-ACK
-	NarrowestMSS    int     `json:"narrowest_mss"`
-	PathMTU         int     `json:"path_mtu"` // implied: narrowest MSS + 40 (IPv6 + 60)
-	WGMTU           int     `json:"wg_mtu"`   // path MTU - 60 (IPv6 outer - 80)
-	ClientInterface string  `json:"client_interface,omitempty"`
-	ClientWGMTU     int     `json:"client_wg_mtu,omitempty"` // the client's WireGuard MTU now
-	Seconds         float64 `json:"seconds"`
+	Client          target.Spec `json:"client"`
+	Server          target.Spec `json:"server"`
+	Addr            string      `json:"addr"` // the server's underlay address
+	Port            int         `json:"port"`
+	IPv6            bool        `json:"ipv6"`
+	ClientDevice    string      `json:"client_device"` // underlay interfaces tcpdump listened on
+	ServerDevice    string      `json:"server_device"`
+	Forward         MSSPath     `json:"forward"` // client's SYN
+	Reverse         MSSPath     `json:"reverse"` // server's SYN-ACK
+	NarrowestMSS    int         `json:"narrowest_mss"`
+	PathMTU         int         `json:"path_mtu"` // implied: narrowest MSS + 40 (IPv6 + 60)
+	WGMTU           int         `json:"wg_mtu"`   // path MTU - 60 (IPv6 outer - 80)
+	ClientInterface string      `json:"client_interface,omitempty"`
+	ClientWGMTU     int         `json:"client_wg_mtu,omitempty"` // the client's WireGuard MTU now
+	Seconds         float64     `json:"seconds"`
 	// Findings holds mtu.tunnel-too-large when the client's WireGuard MTU
 	// exceeds what the negotiated MSS allows.
 	Findings []finding.Finding `json:"findings"`
@@ -176,25 +176,25 @@ func AnalyzeCapture(res *CaptureResult, client, server []SYN) error {
 		}
 		return SYN{}, fmt.Errorf("%s saw no %s of port %d: does the traffic take another interface, or is there NAT on the way?", where, segName(ack), res.Port)
 	}
-	cSyn, err := pick(client, false, res.Client+" on "+res.ClientDevice)
+	cSyn, err := pick(client, false, res.Client.String()+" on "+res.ClientDevice)
 	if err != nil {
 		return err
 	}
-	sSyn, err := pick(server, false, res.Server+" on "+res.ServerDevice)
+	sSyn, err := pick(server, false, res.Server.String()+" on "+res.ServerDevice)
 	if err != nil {
 		return err
 	}
-	sAck, err := pick(server, true, res.Server+" on "+res.ServerDevice)
+	sAck, err := pick(server, true, res.Server.String()+" on "+res.ServerDevice)
 	if err != nil {
 		return err
 	}
-	cAck, err := pick(client, true, res.Client+" on "+res.ClientDevice)
+	cAck, err := pick(client, true, res.Client.String()+" on "+res.ClientDevice)
 	if err != nil {
 		return err
 	}
 	res.IPv6 = cSyn.IPv6
-	res.Forward = MSSPath{From: res.Client, To: res.Server, Segment: "SYN", Sent: cSyn.MSS, Received: sSyn.MSS}
-	res.Reverse = MSSPath{From: res.Server, To: res.Client, Segment: "SYN-ACK", Sent: sAck.MSS, Received: cAck.MSS}
+	res.Forward = MSSPath{From: res.Client.String(), To: res.Server.String(), Segment: "SYN", Sent: cSyn.MSS, Received: sSyn.MSS}
+	res.Reverse = MSSPath{From: res.Server.String(), To: res.Client.String(), Segment: "SYN-ACK", Sent: sAck.MSS, Received: cAck.MSS}
 	res.NarrowestMSS = min(cSyn.MSS, sSyn.MSS, sAck.MSS, cAck.MSS)
 	hdr, over := TCPIPv4Headers, OverheadIPv4
 	if res.IPv6 {
@@ -261,7 +261,7 @@ func Capture(ctx context.Context, c CaptureConfig) (*CaptureResult, error) {
 	if ip == nil {
 		return nil, fmt.Errorf("%q is not an IP address", c.Addr)
 	}
-	res := &CaptureResult{Client: c.Client.String(), Server: c.Server.String(), Addr: c.Addr, Port: c.Port, IPv6: ip.To4() == nil, ClientInterface: c.ClientInterface}
+	res := &CaptureResult{Client: target.Of(c.Client), Server: target.Of(c.Server), Addr: c.Addr, Port: c.Port, IPv6: ip.To4() == nil, ClientInterface: c.ClientInterface}
 	cDev, cSrc, err := routeDev(ctx, c.Client, c.Addr)
 	if err != nil {
 		return nil, err

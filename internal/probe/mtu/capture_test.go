@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 const captureDir = "../../../testdata/probe/capture"
@@ -117,7 +118,7 @@ func TestAnalyzeCapture(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := &CaptureResult{Client: "c", Server: "s", Port: 5299, ClientDevice: "eth0", ServerDevice: "eth0", ClientInterface: "wg0", ClientWGMTU: tt.wgMTU}
+			res := &CaptureResult{Client: targettest.Spec("c"), Server: targettest.Spec("s"), Port: 5299, ClientDevice: "eth0", ServerDevice: "eth0", ClientInterface: "wg0", ClientWGMTU: tt.wgMTU}
 			var server []SYN
 			if tt.server != "" {
 				server = readSYNs(t, tt.server)

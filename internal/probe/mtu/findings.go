@@ -8,6 +8,7 @@ import (
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Raises are the findings this package builds: the path MTU search's analysis. Declared here as
@@ -100,13 +101,16 @@ func Findings(r *Result) []finding.Finding {
 // and leave everything else the far end sends broken). When that was not
 // told, or both ways drop, on both ends. Each copy carries its host's fixes.
 func placed(f finding.Finding, r *Result) []finding.Finding {
-	type end struct{ host, iface, uplink string }
+	type end struct {
+		host          target.Spec
+		iface, uplink string
+	}
 	ends := []end{{r.Client, r.ClientIface, r.ClientUplink}}
 	broken := r.Broken()
 	switch {
-	case broken == Return && r.Server != "":
+	case broken == Return && !r.Server.IsZero():
 		ends = []end{{r.Server, r.ServerIface, r.ServerUplink}}
-	case broken != Forward && r.Server != "":
+	case broken != Forward && !r.Server.IsZero():
 		ends = append(ends, end{r.Server, r.ServerIface, r.ServerUplink})
 	}
 	f.Evidence = append(f.Evidence, directionEvidence(r)...)
@@ -142,8 +146,8 @@ func placed(f finding.Finding, r *Result) []finding.Finding {
 
 // way says which way the black hole drops, for a title.
 func way(r *Result) string {
-	server := r.Server
-	if server == "" {
+	server := r.Server.String()
+	if r.Server.IsZero() {
 		server = r.Addr
 	}
 	switch r.Broken() {

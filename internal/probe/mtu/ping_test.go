@@ -8,6 +8,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // Recorded with iputils ping in a lab whose R—B link has MTU 1400.
@@ -37,16 +38,16 @@ func TestParsePing(t *testing.T) {
 }
 
 func TestFindings(t *testing.T) {
-	healthy := &Result{Client: "netns:a", Addr: "203.0.113.2", PathMTU: 1500, SearchMax: 1500, WGMTU: 1440, MSSClamp: 1400}
+	healthy := &Result{Client: targettest.Spec("netns:a"), Addr: "203.0.113.2", PathMTU: 1500, SearchMax: 1500, WGMTU: 1440, MSSClamp: 1400}
 	if fs := Findings(healthy); len(fs) != 0 {
 		t.Errorf("healthy path: %v", fs)
 	}
 	// Frag-needed came back: PMTUD works, no black hole.
-	icmp := &Result{Client: "netns:a", Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1401, FragNeededMTU: 1400, SearchMax: 1500}
+	icmp := &Result{Client: targettest.Spec("netns:a"), Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1401, FragNeededMTU: 1400, SearchMax: 1500}
 	if fs := Findings(icmp); len(fs) != 0 {
 		t.Errorf("PMTUD working: %v", fs)
 	}
-	hole := &Result{Client: "netns:a", ClientIface: "wg-a", Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1401, BlackHole: true,
+	hole := &Result{Client: targettest.Spec("netns:a"), ClientIface: "wg-a", Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1401, BlackHole: true,
 		SearchMax: 1500, WGMTU: 1340, MSSClamp: 1300, ReferenceMbit: 178, MSSGood: 1288, MSSBad: 1296,
 		MSSRuns: []MSSRun{{MSS: 1200, Mbit: 178, Healthy: true}, {MSS: 1380, Stalled: true}, {MSS: 1288, Mbit: 176, Healthy: true}, {MSS: 1296, Mbit: 0.05}}}
 	fs := Findings(hole)
@@ -75,7 +76,7 @@ func TestFindings(t *testing.T) {
 // instead of eating them; a path that answers DF probes can still lose the
 // tunnel's fragments, which MSS stepping shows.
 func TestFindingsByImplementation(t *testing.T) {
-	hole := Result{Client: "netns:a", ClientIface: "wg-a", Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1401, BlackHole: true,
+	hole := Result{Client: targettest.Spec("netns:a"), ClientIface: "wg-a", Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1401, BlackHole: true,
 		SearchMax: 1500, WGMTU: 1340, MSSClamp: 1300, ReferenceMbit: 60}
 	passes := []MSSRun{{MSS: 1200, Mbit: 60, Healthy: true}, {MSS: 1380, Mbit: 57, Healthy: true}}
 	cliff := []MSSRun{{MSS: 1200, Mbit: 60, Healthy: true}, {MSS: 1288, Mbit: 59, Healthy: true}, {MSS: 1296, Mbit: 0.1}}
@@ -92,10 +93,10 @@ func TestFindingsByImplementation(t *testing.T) {
 			"mtu.pmtud-blackhole", finding.Critical, "fragments of its packets are lost"},
 		{"userspace: a DF black hole stalls it", with(hole, "userspace", cliff, 1288, 1296),
 			"mtu.pmtud-blackhole", finding.Critical, "retransmits the same oversized segments"},
-		{"kernel: PMTUD works, fragments dropped on the path", with(Result{Client: "netns:a", ClientIface: "wg-a", Addr: "203.0.113.2",
+		{"kernel: PMTUD works, fragments dropped on the path", with(Result{Client: targettest.Spec("netns:a"), ClientIface: "wg-a", Addr: "203.0.113.2",
 			PathMTU: 1400, FirstFailed: 1401, FragNeededMTU: 1400, SearchMax: 1500, WGMTU: 1340, MSSClamp: 1300, ReferenceMbit: 60}, "kernel", cliff, 1288, 1296),
 			"mtu.tunnel-too-large", finding.Critical, "kernel WireGuard, which clears DF"},
-		{"userspace: PMTUD works, the tunnel's DF packets are refused", with(Result{Client: "netns:a", ClientIface: "wg-a", Addr: "203.0.113.2",
+		{"userspace: PMTUD works, the tunnel's DF packets are refused", with(Result{Client: targettest.Spec("netns:a"), ClientIface: "wg-a", Addr: "203.0.113.2",
 			PathMTU: 1400, FirstFailed: 1401, FragNeededMTU: 1400, SearchMax: 1500, WGMTU: 1340, MSSClamp: 1300, ReferenceMbit: 60}, "userspace", cliff, 1288, 1296),
 			"mtu.tunnel-too-large", finding.Critical, "the narrow hop refuses"},
 	} {

@@ -92,18 +92,18 @@ type MSSRun struct {
 
 // Result is what the probe found.
 type Result struct {
-	Client        string  `json:"client"`
-	Addr          string  `json:"addr"`
-	IPv6          bool    `json:"ipv6"`
-	SearchMin     int     `json:"search_min"`
-	SearchMax     int     `json:"search_max"`
-	PathMTU       int     `json:"path_mtu"` // 0 when no DF probe passed
-	FragNeededMTU int     `json:"frag_needed_mtu,omitempty"`
-	FirstFailed   int     `json:"first_failed,omitempty"`
-	BlackHole     bool    `json:"black_hole"`
-	WGMTU         int     `json:"wg_mtu"`    // recommended WireGuard MTU
-	MSSClamp      int     `json:"mss_clamp"` // recommended MSS clamp inside the tunnel
-	Probes        []Probe `json:"probes"`
+	Client        target.Spec `json:"client"`
+	Addr          string      `json:"addr"`
+	IPv6          bool        `json:"ipv6"`
+	SearchMin     int         `json:"search_min"`
+	SearchMax     int         `json:"search_max"`
+	PathMTU       int         `json:"path_mtu"` // 0 when no DF probe passed
+	FragNeededMTU int         `json:"frag_needed_mtu,omitempty"`
+	FirstFailed   int         `json:"first_failed,omitempty"`
+	BlackHole     bool        `json:"black_hole"`
+	WGMTU         int         `json:"wg_mtu"`    // recommended WireGuard MTU
+	MSSClamp      int         `json:"mss_clamp"` // recommended MSS clamp inside the tunnel
+	Probes        []Probe     `json:"probes"`
 	// Method is how the DF probes were sent: MethodPing, or MethodTraceroute
 	// on hosts whose ping cannot forbid fragmentation (BusyBox).
 	Method string `json:"method"`
@@ -134,8 +134,8 @@ type Result struct {
 	OneWay *OneWay `json:"one_way,omitempty"`
 	// Server and ServerIface are the far end and its WireGuard interface,
 	// the sender of the return direction (for its fixes).
-	Server      string `json:"server,omitempty"`
-	ServerIface string `json:"server_interface,omitempty"`
+	Server      target.Spec `json:"server,omitzero"`
+	ServerIface string      `json:"server_interface,omitempty"`
 	// TrafficStalled is Config's: TCP stalled on this path before the probe.
 	TrafficStalled bool `json:"traffic_stalled,omitempty"`
 	// ClientUplink and ServerUplink are the devices each end sends the
@@ -179,10 +179,10 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if ip == nil {
 		return nil, fmt.Errorf("%q is not an IP address", c.Addr)
 	}
-	res := &Result{Client: c.Client.String(), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface, Implementation: c.Implementation,
+	res := &Result{Client: target.Of(c.Client), Addr: c.Addr, IPv6: ip.To4() == nil, ClientIface: c.ClientInterface, Implementation: c.Implementation,
 		ServerIface: c.ServerInterface, TrafficStalled: c.TrafficStalled}
 	if c.Server != nil {
-		res.Server = c.Server.String()
+		res.Server = target.Of(c.Server)
 	}
 	hdr := 28
 	if res.IPv6 {

@@ -39,7 +39,7 @@ func TestMTUBlackHoleLab(t *testing.T) {
 		t.Fatalf("black hole %v, %d findings %+v; want one on each end", res.BlackHole, len(res.Findings), res.Findings)
 	}
 	for i, n := range []string{"a", "b"} {
-		if f := res.Findings[i]; f.ID != "mtu.pmtud-blackhole" || f.Host != l.Target(n).String() || f.Interface != l.WGInterface(n) {
+		if f := res.Findings[i]; f.ID != "mtu.pmtud-blackhole" || f.Host.String() != l.Target(n).String() || f.Interface != l.WGInterface(n) {
 			t.Errorf("finding %d: %s on %s (%s), want mtu.pmtud-blackhole on %s (%s)", i, f.ID, f.Host, f.Interface, l.Target(n), l.WGInterface(n))
 		}
 	}

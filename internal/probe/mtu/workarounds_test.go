@@ -68,7 +68,7 @@ func TestUplinkTo(t *testing.T) {
 // the first automatic fix (the one wgperf fix applies), the case's workaround
 // comes last; without the uplink it is left out.
 func TestBlackHoleOffersWorkaroundsLast(t *testing.T) {
-	r := &Result{Client: "ssh:site-b", Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1412, SearchMax: 1500, BlackHole: true,
+	r := &Result{Client: targettest.Spec("ssh:site-b"), Addr: "203.0.113.2", PathMTU: 1400, FirstFailed: 1412, SearchMax: 1500, BlackHole: true,
 		WGMTU: 1340, MSSClamp: 1300, ClientIface: "wg0", ClientUplink: "ens3"}
 	fs := Findings(r)
 	if len(fs) != 1 {

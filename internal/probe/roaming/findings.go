@@ -11,6 +11,7 @@ import (
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Raises are the findings this package builds: the endpoint samples' analysis. Declared here as
@@ -78,7 +79,7 @@ func Sequences(samples []Sample) map[string]Endpoints {
 
 // Findings judges one watch: a key whose endpoint took turns between two or
 // more addresses at least Turns times is held by two devices. It is pure.
-func Findings(host, iface string, samples []Sample) []finding.Finding {
+func Findings(host target.Spec, iface string, samples []Sample) []finding.Finding {
 	var out []finding.Finding
 	seqs := Sequences(samples)
 	for _, k := range slices.Sorted(maps.Keys(seqs)) {
@@ -95,9 +96,9 @@ func Findings(host, iface string, samples []Sample) []finding.Finding {
 				"two devices hold the same private key (a cloned VM, a config copied to a second device), each pulls the replies meant " +
 				"for the other, and their handshakes replace each other's sessions.",
 			Evidence: []finding.Evidence{
-				finding.Evidence{Source: "wg show " + iface + " endpoints, sampled every " + Every.String() + " during the bench (" + host + ")",
+				finding.Evidence{Source: "wg show " + iface + " endpoints, sampled every " + Every.String() + " during the bench (" + host.String() + ")",
 					Key: "endpoint of " + shell.Terminal(finding.ShortKey(k)), Value: sequenceText(e.Sequence), Threshold: "one address, or one move"}.Of(float64(e.Switches()), finding.Count),
-				finding.Evidence{Source: "wg show " + iface + " latest-handshakes (" + host + ")", Key: "handshakes completed while sampled",
+				finding.Evidence{Source: "wg show " + iface + " latest-handshakes (" + host.String() + ")", Key: "handshakes completed while sampled",
 					Value: fmt.Sprintf("%d in %s", e.Handshakes, e.Span.Round(time.Second)), Threshold: "about one per 2 minutes (rekeying)"}.Of(float64(e.Handshakes), finding.Count),
 			},
 			Fixes: []finding.Fix{{

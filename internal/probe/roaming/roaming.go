@@ -44,18 +44,19 @@ type Sample struct {
 
 // Watch samples one interface of one host until Stop.
 type Watch struct {
-	Host, Interface string
-	cancel          context.CancelFunc
-	done            chan struct{}
-	mu              sync.Mutex
-	samples         []Sample
+	Host      target.Spec
+	Interface string
+	cancel    context.CancelFunc
+	done      chan struct{}
+	mu        sync.Mutex
+	samples   []Sample
 }
 
 // Start samples iface on t every Every (and once at once) until Stop; a
 // sample that fails is skipped: the watch is evidence, not the bench.
 func Start(ctx context.Context, t target.Target, iface string) *Watch {
 	ctx, cancel := context.WithCancel(ctx)
-	w := &Watch{Host: t.String(), Interface: iface, cancel: cancel, done: make(chan struct{})}
+	w := &Watch{Host: target.Of(t), Interface: iface, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		for {

@@ -51,7 +51,7 @@ func recordedSamples(t *testing.T) []Sample {
 // device that roamed, no finding; neither does one address throughout.
 func TestFindings(t *testing.T) {
 	samples := recordedSamples(t)
-	fs := Findings("netns:wgl-rec2-b", "wg-rec2-b", samples)
+	fs := Findings(targettest.Spec("netns:wgl-rec2-b"), "wg-rec2-b", samples)
 	if len(fs) != 1 {
 		t.Fatalf("%d findings, want one", len(fs))
 	}
@@ -60,10 +60,10 @@ func TestFindings(t *testing.T) {
 		!strings.Contains(f.Evidence[0].Value, "198.51.100.2:51820 → 198.18.0.2:51820 → 198.51.100.2:51820") {
 		t.Errorf("finding %s: %s; evidence %v", f.ID, f.Title, f.Evidence)
 	}
-	if fs := Findings("netns:wgl-rec2-b", "wg-rec2-b", samples[:5]); len(fs) != 0 {
+	if fs := Findings(targettest.Spec("netns:wgl-rec2-b"), "wg-rec2-b", samples[:5]); len(fs) != 0 {
 		t.Errorf("one move: %s", fs[0].Title)
 	}
-	if fs := Findings("netns:wgl-rec2-b", "wg-rec2-b", samples[:4]); len(fs) != 0 {
+	if fs := Findings(targettest.Spec("netns:wgl-rec2-b"), "wg-rec2-b", samples[:4]); len(fs) != 0 {
 		t.Errorf("one address: %s", fs[0].Title)
 	}
 }

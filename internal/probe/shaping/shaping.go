@@ -94,11 +94,11 @@ func Measured(capMbit int, r *iperf.Result) Step {
 
 // Result is the sweep and its recommendation.
 type Result struct {
-	Client      string `json:"client"`
-	Device      string `json:"device"`
-	Previous    string `json:"previous_qdisc"` // as tc printed it
-	Steps       []Step `json:"steps"`
-	Recommended int    `json:"recommended_cap_mbit"` // 0: no cap
+	Client      target.Spec `json:"client"`
+	Device      string      `json:"device"`
+	Previous    string      `json:"previous_qdisc"` // as tc printed it
+	Steps       []Step      `json:"steps"`
+	Recommended int         `json:"recommended_cap_mbit"` // 0: no cap
 	// TradeOff: the recommended cap is steadier but slower than the
 	// uncapped mean (Prefer steady); HoldSeconds is how long each cap ran.
 	TradeOff    bool              `json:"trade_off,omitempty"`
@@ -170,7 +170,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if c.Prefer == "" {
 		c.Prefer = PreferSteady
 	}
-	res := &Result{Client: c.Client.String(), Device: c.Device, Options: c.Options}
+	res := &Result{Client: target.Of(c.Client), Device: c.Device, Options: c.Options}
 	out, err := c.Client.Run(ctx, "tc", "qdisc", "show", "dev", c.Device)
 	if err != nil {
 		if target.IsNotFound(err) {

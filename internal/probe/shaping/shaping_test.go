@@ -10,6 +10,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/remedy"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 func step(capMbit int, mbit, cv float64, collapses int) Step {
@@ -104,13 +105,13 @@ func TestRootQdiscAndRestore(t *testing.T) {
 }
 
 func TestFindingsOnlyWithACap(t *testing.T) {
-	r := &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 165, 0.35, 3), step(200, 200, 0.06, 0), step(150, 142, 0.02, 0)}}
+	r := &Result{Client: targettest.Spec("netns:a"), Device: "wg-a", Steps: []Step{step(0, 165, 0.35, 3), step(200, 200, 0.06, 0), step(150, 142, 0.02, 0)}}
 	r.Recommended = Recommend(r.Steps, PreferSteady)
 	fs := Findings(r)
 	if len(fs) != 1 || fs[0].Fixes[0].Action.Kind != remedy.KindTBFCap || fs[0].Fixes[0].Action.Params["rate"] != "200mbit" {
 		t.Errorf("findings %+v", fs)
 	}
-	r = &Result{Client: "netns:a", Device: "wg-a", Steps: []Step{step(0, 190, 0.02, 0)}}
+	r = &Result{Client: targettest.Spec("netns:a"), Device: "wg-a", Steps: []Step{step(0, 190, 0.02, 0)}}
 	if fs := Findings(r); len(fs) != 0 {
 		t.Errorf("no cap recommended, findings %+v", fs)
 	}
@@ -123,7 +124,7 @@ func TestFindingsNameTheTradeOff(t *testing.T) {
 	un.MinMbit, un.PeriodSeconds, un.Seconds = 90, 17.5, 60
 	capped := step(150, 142, 0.02, 0)
 	capped.MinMbit, capped.Seconds = 138, 60
-	r := &Result{Client: "ssh:root@vps", Device: "wg0", HoldSeconds: 60, Steps: []Step{un, step(250, 160, 0.15, 1), capped}}
+	r := &Result{Client: targettest.Spec("ssh:root@vps"), Device: "wg0", HoldSeconds: 60, Steps: []Step{un, step(250, 160, 0.15, 1), capped}}
 	r.Recommended = Recommend(r.Steps, PreferSteady)
 	r.TradeOff = tradeOff(r)
 	fs := Findings(r)

@@ -9,6 +9,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Raises are the findings this package builds: the judgement of UDP outside the tunnel. Declared here as
@@ -113,7 +114,7 @@ func throttled(o, on *Result) []finding.Finding {
 		},
 	}
 	if on.ToPort {
-		base.Evidence = append(base.Evidence, finding.Evidence{Source: "nft counter on " + on.receiver(), Key: "datagrams that arrived with port " + port,
+		base.Evidence = append(base.Evidence, finding.Evidence{Source: "nft counter on " + on.receiver().String(), Key: "datagrams that arrived with port " + port,
 			Value: fmt.Sprint(on.Counted)}.Of(float64(on.Counted), finding.Packets))
 	}
 	const what = "Datagrams carrying WireGuard's port number are dropped above a rate other UDP and TCP pass at: a carrier or firewall " +
@@ -199,8 +200,8 @@ func nearEndpointFixes(on *Result, newPort string) []finding.Fix {
 	return []finding.Fix{{Description: desc,
 		Commands: []string{shell.Join("wg", "set", near, "peer", key, "endpoint", ep)},
 		Config: []finding.ConfigSnippet{
-			{Path: "/etc/wireguard/" + near + ".conf [Peer] of " + on.Server, Lines: []string{"Endpoint = " + ep}},
-			{Path: "/etc/config/network (wireguard_" + near + " peer of " + on.Server + ") on OpenWrt", Lines: []string{"option endpoint_port '" + newPort + "'"}},
+			{Path: "/etc/wireguard/" + near + ".conf [Peer] of " + on.Server.String(), Lines: []string{"Endpoint = " + ep}},
+			{Path: "/etc/config/network (wireguard_" + near + " peer of " + on.Server.String() + ") on OpenWrt", Lines: []string{"option endpoint_port '" + newPort + "'"}},
 		}}}
 }
 
@@ -259,7 +260,7 @@ func (r *Result) portSource() string {
 }
 
 // receiver is the host that received the run's datagrams.
-func (r *Result) receiver() string {
+func (r *Result) receiver() target.Spec {
 	if r.Direction == bench.Download {
 		return r.Client
 	}

@@ -61,7 +61,7 @@ func TestJudge(t *testing.T) {
 			continue
 		}
 		f := fs[0]
-		if f.Host != "netns:wgl-h6-a" || len(f.Fixes) == 0 || len(f.Evidence) < 3 {
+		if f.Host.String() != "netns:wgl-h6-a" || len(f.Fixes) == 0 || len(f.Evidence) < 3 {
 			t.Errorf("%s: %+v", tc.name, f)
 		}
 		if got == catalog.WGSpecificCollapse && strings.Contains(strings.ToLower(f.Title+f.Detail), "policed") {
@@ -81,7 +81,7 @@ func TestPortFixMovesBothEnds(t *testing.T) {
 	o := c
 	o.WireGuardPort = 0
 	fs := Judge(Pair{Other: Analyze(o, recorded(t, "udp-50m.json"), 0), OnPort: Analyze(c, recorded(t, "udp-policed-25pct.json"), 0), TunnelMbit: 40})
-	if len(fs) != 2 || fs[0].Host != "netns:wgl-h6-b" || fs[1].Host != "netns:wgl-h6-a" || fs[0].ID != fs[1].ID {
+	if len(fs) != 2 || fs[0].Host.String() != "netns:wgl-h6-b" || fs[1].Host.String() != "netns:wgl-h6-a" || fs[0].ID != fs[1].ID {
 		t.Fatalf("findings %+v, want the far end's half on B, then the near end's on A", fs)
 	}
 	for i, want := range []struct {
@@ -190,7 +190,7 @@ func TestPortFixBothEndsOnOnePort(t *testing.T) {
 	o := c
 	o.WireGuardPort, o.ToPort = 0, false
 	fs := Judge(Pair{Other: Analyze(o, recorded(t, "udp-50m.json"), 0), OnPort: Analyze(c, recorded(t, "udp-policed-25pct.json"), 0), TunnelMbit: 47})
-	if len(fs) != 2 || fs[1].Host != "netns:wgl-rnk-a" {
+	if len(fs) != 2 || fs[1].Host.String() != "netns:wgl-rnk-a" {
 		t.Fatalf("findings %+v", fs)
 	}
 	near := fs[1].Fixes

@@ -89,11 +89,11 @@ type Config struct {
 
 // Result is one run and what it shows.
 type Result struct {
-	Client    string  `json:"client"`
-	Server    string  `json:"server"`
-	Addr      string  `json:"addr"`
-	Direction string  `json:"direction"`
-	TCPMbit   float64 `json:"tcp_mbit"`
+	Client    target.Spec `json:"client"`
+	Server    target.Spec `json:"server"`
+	Addr      string      `json:"addr"`
+	Direction string      `json:"direction"`
+	TCPMbit   float64     `json:"tcp_mbit"`
 	// OfferedMbit is what the sender sent, ArrivedMbit what arrived.
 	OfferedMbit float64 `json:"offered_mbit"`
 	ArrivedMbit float64 `json:"arrived_mbit"`
@@ -193,7 +193,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			return nil, err
 		}
 		after := bench.TakeSample(ctx, receiver, bench.Named)
-		drops := bench.Delta(bench.End{Host: receiver.String()}, before, after).UDPRcvbufErrors
+		drops := bench.Delta(bench.End{Host: target.Of(receiver)}, before, after).UDPRcvbufErrors
 		next := Analyze(c, res, drops)
 		if tp != nil {
 			n, err := tp.arrived(ctx, receiver)
@@ -228,7 +228,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 // of wgperf's own that loses that much is path.udp-policed; a run carrying
 // WireGuard's port is judged against the other one (Judge). It is pure.
 func Analyze(c Config, res *iperf.Result, receiverDrops int64) *Result {
-	r := &Result{Client: c.Client.String(), Server: c.Server.String(), Addr: c.Addr, Direction: c.Direction, TCPMbit: c.TCPMbit,
+	r := &Result{Client: target.Of(c.Client), Server: target.Of(c.Server), Addr: c.Addr, Direction: c.Direction, TCPMbit: c.TCPMbit,
 		OfferedMbit: res.SentMbit, ArrivedMbit: res.ReceivedMbit, Packets: res.Packets, Lost: res.LostPackets,
 		ReceiverDrops: receiverDrops, SenderInterface: c.SenderInterface, WireGuardPort: c.WireGuardPort, ToPort: c.ToPort && c.WireGuardPort > 0,
 		clientInterface: c.ClientInterface, serverInterface: c.ServerInterface, serverKey: c.ServerKey}
@@ -298,7 +298,7 @@ func (r *Result) portWords() string {
 }
 
 // sender is the host that sent the run's datagrams.
-func (r *Result) sender() string {
+func (r *Result) sender() target.Spec {
 	if r.Direction == bench.Download {
 		return r.Server
 	}

@@ -54,7 +54,7 @@ func TestAnalyze(t *testing.T) {
 			t.Errorf("%s: path loss %.2f, findings %v; want one %s", tc.name, r.PathLoss, r.Findings, tc.severity)
 		case tc.severity != 0:
 			f := r.Findings[0]
-			if f.ID != catalog.PathUDPPoliced || f.Host != "netns:wgl-fd2-a" || f.Interface != "wg-fd2-a" || len(f.Fixes) == 0 {
+			if f.ID != catalog.PathUDPPoliced || f.Host.String() != "netns:wgl-fd2-a" || f.Interface != "wg-fd2-a" || len(f.Fixes) == 0 {
 				t.Errorf("%s: %+v", tc.name, f)
 			}
 			for _, fx := range f.Fixes {
@@ -70,7 +70,7 @@ func TestAnalyze(t *testing.T) {
 func TestAnalyzeDownload(t *testing.T) {
 	c := Config{Client: targettest.New("a"), Server: targettest.New("b"), Addr: "203.0.113.2", Direction: bench.Download, TCPMbit: 190}
 	r := Analyze(c, recorded(t, "udp-policed-25pct.json"), 0)
-	if len(r.Findings) != 1 || r.Findings[0].Host != "b" {
+	if len(r.Findings) != 1 || r.Findings[0].Host.String() != "b" {
 		t.Errorf("findings %+v, want one on b", r.Findings)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/wgperf/wgperf/internal/finding"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/target"
 )
 
 // Raises are the findings this package builds: the per-uplink underlay's analysis. Declared here as
@@ -192,7 +193,7 @@ func byTunnel(ups []Uplink) bool {
 // FasterUplink times what the tunnel's own does to the same endpoint: the
 // tunnel over it where that was measured (byTunnel), raw TCP otherwise; nil
 // otherwise. It is pure.
-func Finding(client, endpoint, iface string, ups []Uplink, tunnelMbit float64) *finding.Finding {
+func Finding(client target.Spec, endpoint, iface string, ups []Uplink, tunnelMbit float64) *finding.Finding {
 	i := slices.IndexFunc(ups, func(u Uplink) bool { return u.Tunnel })
 	if i < 0 || ups[i].Mbit <= 0 {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/catalog"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -72,7 +73,7 @@ func TestFindingByTheTunnelOverEachUplink(t *testing.T) {
 		{Dev: "eth1", Gateway: "192.168.254.254", Metric: 10, Mbit: 100, TunnelMbit: 63, RTTMs: 3},
 		{Dev: "br-lan.253", Gateway: "192.168.253.254", Metric: 20, Tunnel: true, Mbit: 273, TunnelMbit: 1.7, RTTMs: 25},
 	}
-	f := Finding("local", "46.38.233.77", "wg", ups, 1.7)
+	f := Finding(targettest.Spec("local"), "46.38.233.77", "wg", ups, 1.7)
 	if f == nil || f.ID != catalog.RouteEndpointUplink {
 		t.Fatalf("finding %+v", f)
 	}
@@ -90,12 +91,12 @@ func TestFindingByTheTunnelOverEachUplink(t *testing.T) {
 	}
 	// Without the tunnel over the fiber, raw TCP judges: nothing to say.
 	ups[0].TunnelMbit, ups[0].TunnelError = 0, "a fix awaits confirmation"
-	if f := Finding("local", "46.38.233.77", "wg", ups, 1.7); f != nil {
+	if f := Finding(targettest.Spec("local"), "46.38.233.77", "wg", ups, 1.7); f != nil {
 		t.Errorf("raw TCP only: %s", f.Title)
 	}
 	// The tunnel as fast over both: nothing either.
 	ups[0].TunnelMbit, ups[1].TunnelMbit = 60, 58
-	if f := Finding("local", "46.38.233.77", "wg", ups, 58); f != nil {
+	if f := Finding(targettest.Spec("local"), "46.38.233.77", "wg", ups, 58); f != nil {
 		t.Errorf("tunnel alike over both: %s", f.Title)
 	}
 }

@@ -129,3 +129,18 @@ func (h *Host) Stream(context.Context, io.Reader, io.Writer, io.Writer, string, 
 func (h *Host) Start(context.Context, string, ...string) (*target.Process, error) {
 	return nil, fmt.Errorf("fake host %s: a test started a program", h.Spec)
 }
+
+// Spec is the target.Spec a finding, snapshot or report of a test carries
+// for the host named text: the parsed spec, for "" no host (the zero
+// Spec), and for a name that is no spec ("a", "the other end") a
+// stand-in's (target.Of), which is Same only as itself and does not read
+// back from JSON.
+func Spec(text string) target.Spec {
+	if text == "" {
+		return target.Spec{}
+	}
+	if s, err := target.ParseSpec(text); err == nil {
+		return s
+	}
+	return target.Of(New(text))
+}
