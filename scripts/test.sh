@@ -35,9 +35,10 @@
 #     what they changed in the guest is put back and the guest waits for the
 #     host lane to end (the file $gate, WGPERF_KERNEL_GATE).
 # Phase 3, the same guest alone: doctor's verdict with kernel WireGuard on
-# the scenarios whose KernelLane says why the module changes the case (about
-# a minute each under QEMU's emulator; the whole catalog with its fixes is
-# make test-kernel). It judges throughput in an emulated guest, so nothing
+# the scenarios whose KernelLane says why the module or the guest's kernel
+# changes the case (about a minute each under QEMU's emulator), and the fix
+# too where KernelFix says so (the bond's hash: the bonding driver is the
+# guest's only); the whole catalog with its fixes is make test-kernel. It judges throughput in an emulated guest, so nothing
 # runs beside it: played beside the host lane (and builds), healthy carried
 # 0.69 of the underlay through the module and failed, where alone it carried
 # 0.93 to 0.96 in every run on record. One guest for the three parts saves

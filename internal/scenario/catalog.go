@@ -490,7 +490,8 @@ var Catalog = []Scenario{
 	},
 	{
 		Name: "ecmp-bond", Case: caseECMP,
-		Symptom: "one tunnel over a bond of two links carries one link's worth",
+		KernelLane: "the bonding driver is the guest kernel's only: doctor must suggest ECMP over the bond with the rate parallel flows around the tunnel carried",
+		Symptom:    "one tunnel over a bond of two links carries one link's worth",
 		// The ECMP case after its hash change: A's LACP bond of two slaves,
 		// each shaped at the underlay's rate, hashes layer3+4, so parallel
 		// flows around the tunnel take both and the one tunnel one. Doctor
@@ -507,7 +508,9 @@ var Catalog = []Scenario{
 	},
 	{
 		Name: "bond-hash", Case: caseECMP,
-		Symptom: "parallel flows over a bond of two links carry one link's worth",
+		KernelLane: "the bonding driver is the guest kernel's only: the hash fix and its measurement by parallel flows can be played nowhere else",
+		KernelFix:  true,
+		Symptom:    "parallel flows over a bond of two links carry one link's worth",
 		// The ECMP case before its hash change: A's LACP bond of two slaves
 		// hashes on layer2, which ignores ports, so every flow between A and
 		// R leaves by one slave. The tunnel is one flow under either hash, so

@@ -1,6 +1,10 @@
 package scenario
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,5 +60,32 @@ func TestSpreadShort(t *testing.T) {
 		if (got == "") != (c.want == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// The kernel lane's loop plays doctor's verdict alone, and the fix too for
+// a scenario whose KernelFix says so (the bond's: the guest is make test's
+// only kernel with the bonding driver).
+func TestCatalogLoopPlaysKernelFixes(t *testing.T) {
+	if !slices.Contains(kernelFixScenarios(), "bond-hash") {
+		t.Fatalf("kernel lane's fixes: %v, want bond-hash", kernelFixScenarios())
+	}
+	for _, sc := range Catalog {
+		if sc.KernelFix && sc.KernelLane == "" {
+			t.Errorf("%s plays its fix in the kernel lane it is not in", sc.Name)
+		}
+	}
+	fake := filepath.Join(t.TempDir(), "wgperf")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"$*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("sh", "-c", catalogLoop, "-", fake, "healthy", "bond-hash").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "lab run healthy --verdict-only ") ||
+		!strings.HasPrefix(lines[1], "lab run bond-hash --rate ") {
+		t.Errorf("the loop ran:\n%s", out)
 	}
 }

@@ -68,9 +68,22 @@ func kernelLane(t *testing.T) string {
 // test-kernel.
 
 // catalogLoop plays the scenarios after its first argument (wgperf), one
-// "lab run" each, in the guest.
-var catalogLoop = `exe=$1; shift; for s; do "$exe" lab run "$s" --verdict-only --rate ` +
-	strconv.Itoa(kernelRateMbit) + ` --time 2 --json --name kern --progress always; done`
+// "lab run" each, in the guest: doctor's verdict, and the fix with its
+// measurement too for the scenarios whose KernelFix says so.
+var catalogLoop = `exe=$1; shift; for s; do v=--verdict-only; case " ` + strings.Join(kernelFixScenarios(), " ") +
+	` " in *" $s "*) v=;; esac; "$exe" lab run "$s" $v --rate ` + strconv.Itoa(kernelRateMbit) +
+	` --time 2 --json --name kern --progress always; done`
+
+// kernelFixScenarios names the kernel lane's scenarios it plays with their fix.
+func kernelFixScenarios() []string {
+	var names []string
+	for _, sc := range Catalog {
+		if sc.KernelLane != "" && sc.KernelFix {
+			names = append(names, sc.Name)
+		}
+	}
+	return names
+}
 
 // judgeCatalog judges the catalog's results, one subtest per scenario.
 func judgeCatalog(t *testing.T, results []Result) {

@@ -127,6 +127,10 @@ type Scenario struct {
 	// QEMU's emulator a case costs about a minute, so make test's kernel lane
 	// plays these and make test-kernel the whole catalog.
 	KernelLane string
+	// KernelFix: the kernel lane plays this case's fix and its measurement
+	// too, not doctor's verdict alone: make test has no other kernel that
+	// can (the bonding driver is the guest's only).
+	KernelFix bool
 	// On is what the case looks like on one implementation where that
 	// differs from the fields above (the kernel module clears DF on its outer
 	// packets and has no socket queue): Run plays For(implementation).
