@@ -150,3 +150,45 @@ type Scenario struct {
 	MinRatio   float64
 	MinScaling float64
 }
+
+// Outcome is what a case looks like on one WireGuard implementation: its
+// non-zero fields replace the scenario's.
+type Outcome struct {
+	Why     string // why it differs, for the story
+	Symptom string
+	Expect  finding.ID
+	Also    []finding.ID
+	FixIDs  []finding.ID
+	Probes  []Probe
+	// Latent says the expected finding costs what a short bench may not
+	// show (a fragmenting tunnel keeps most of its rate): doctor may call the
+	// tunnel healthy as long as it reports Expect; if it calls it slow,
+	// Expect must rank first.
+	Latent bool
+}
+
+// For is sc as it plays on implementation impl: On's outcome for it, if
+// any, over the scenario's own.
+func (sc Scenario) For(impl lab.Implementation) Scenario {
+	o, ok := sc.On[impl]
+	if !ok {
+		return sc
+	}
+	if o.Symptom != "" {
+		sc.Symptom = o.Symptom
+	}
+	if o.Expect != "" {
+		sc.Expect = o.Expect
+	}
+	if o.Also != nil {
+		sc.Also = o.Also
+	}
+	if o.FixIDs != nil {
+		sc.FixIDs = o.FixIDs
+	}
+	if o.Probes != nil {
+		sc.Probes = o.Probes
+	}
+	sc.Latent = o.Latent
+	return sc
+}
