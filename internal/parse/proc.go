@@ -254,13 +254,9 @@ func ParseProcNetUDP(r io.Reader, family string) ([]facts.UDPSocket, error) {
 	if family == "inet6" {
 		name += "6"
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	if !sc.Scan() {
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return nil, fmt.Errorf("%s: no header", name)
+	sc, err := procNetTable(r, name)
+	if err != nil {
+		return nil, err
 	}
 	// "sl local_address rem_address st tx_queue rx_queue tr tm->when ..." names
 	// tx_queue and rx_queue apart; rows print them as one "tx:rx" field, and

@@ -32,13 +32,9 @@ type TCPSocket struct {
 // open socket more than the header names). It is pure; an error is one line.
 func ParseProcNetTCP(r io.Reader, state TCPState) ([]TCPSocket, error) {
 	const name = "/proc/net/tcp"
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	if !sc.Scan() {
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return nil, fmt.Errorf("%s: no header", name)
+	sc, err := procNetTable(r, name)
+	if err != nil {
+		return nil, err
 	}
 	if h := strings.Fields(sc.Text()); len(h) < 4 || h[0] != "sl" || h[1] != "local_address" || h[3] != "st" {
 		return nil, fmt.Errorf("%s: header %q does not start \"sl local_address rem_address st\"", name, sc.Text())
@@ -66,6 +62,20 @@ func ParseProcNetTCP(r io.Reader, state TCPState) ([]TCPSocket, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return out, nil
+}
+
+// procNetTable is a scanner of one of /proc/net's socket tables (name, for
+// errors) at its header line, which the caller reads from it.
+func procNetTable(r io.Reader, name string) (*bufio.Scanner, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	if !sc.Scan() {
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return nil, fmt.Errorf("%s: no header", name)
+	}
+	return sc, nil
 }
 
 // hexPort is the port of an "ADDRESS:PORT" column, both in hex.
