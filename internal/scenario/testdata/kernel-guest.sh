@@ -75,8 +75,6 @@ links | comm -13 /tmp/kernel-guest-links - | while read -r l; do
 done
 nft flush ruleset 2>&1
 for t in filter mangle nat raw; do iptables -t "$t" -F 2>/dev/null; iptables -t "$t" -X 2>/dev/null; done
-# counted before the modules go: nft loads nf_tables again to list
-echo "value nft-rules $(nft list ruleset 2>/dev/null | grep -c .)"
 changed | while IFS= read -r l; do
 	sysctl -q -w "${l%% = *}=${l#* = }" 2>&1 && echo "restored $l"
 done
@@ -87,6 +85,7 @@ for i in 1 2 3; do
 	done
 done
 echo "value links $(links | comm -3 /tmp/kernel-guest-links - | wc -l)"
+echo "value nft-rules $(nft list ruleset 2>/dev/null | grep -c .)"
 echo "value sysctls $(changed | wc -l)"
 # what the parts wrote that would change the host wgperf sees
 echo "value files $(ls -d /etc/openwrt_release /run/systemd/system /etc/systemd/network/50-wg0.netdev /etc/wireguard/wg1.conf 2>/dev/null | wc -l)"
