@@ -27,7 +27,7 @@ var rootTestedElsewhere = map[string]string{
 		"the host's own NIC interrupts; the plan goldens and remedy's TestIRQAffinityPlan on /proc/irq/38 as recorded",
 	remedy.KindConntrackBuckets: "the conntrack hash is the machine's (read-only in a child namespace, where the kernel refuses " +
 		"the write): a root test would resize this machine's; the plan goldens, remedy's TestConntrackBucketsPlan, and " +
-		"TestKernelGuest/global-fixes, which applies and rolls it back in the kernel guest (lab vm)",
+		"TestKernelGlobalFixesRollBack, which applies and rolls it back in the kernel guest (lab vm)",
 	remedy.KindSQM: "no cake or fq_codel in the test kernel: the plan goldens, remedy's TestSQMPlan (the refusal included) " +
 		"and the bufferbloat scenario in the kernel guest (lab vm)",
 }

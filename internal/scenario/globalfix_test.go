@@ -1,25 +1,49 @@
 package scenario
 
 import (
+	"bytes"
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/wgperf/wgperf/internal/lab/guest"
 )
 
 // globalFixes runs in the guest as root: testdata/global-fixes.sh says what.
 const globalFixes = "testdata/global-fixes.sh"
 
-// The global fixes play in the kernel lane's guest (TestKernelGuest, its
-// part "global-fixes"): the fixes of values that are the machine's, not a
-// network namespace's (the conntrack hash and net.core.dev_weight: a child
-// namespace has no dev_weight and sees nf_conntrack_buckets read-only), are
-// applied with "wgperf fix --from --apply" in the guest, whose globals are
-// its own, and rolled back: each value and file returns to what the plan
-// read. A child namespace's plan refuses the hash. About 45 s under TCG.
-
-// judgeGlobalFixes judges the global fixes' output in the guest.
-func judgeGlobalFixes(t *testing.T, out string) {
-	defer logIfFailed(t, out)
-	got := guestValues(out)
+// TestKernelGlobalFixesRollBack applies the fixes of values that are the
+// machine's, not a network namespace's (the conntrack hash and
+// net.core.dev_weight: a child namespace has no dev_weight and sees
+// nf_conntrack_buckets read-only), with "wgperf fix --from --apply" in the
+// kernel guest, whose globals are its own, and rolls them back: each value
+// and file returns to what the plan read. A child namespace's plan refuses
+// the hash. About 45 s under TCG.
+func TestKernelGlobalFixesRollBack(t *testing.T) {
+	exe := kernelLane(t)
+	script, err := filepath.Abs(globalFixes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	res, err := guest.Run(ctx, guest.Options{Progress: func(s string) { t.Log(s) },
+		Env: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}},
+		[]string{"sh", script, exe}, &out, storyLog{t})
+	t.Logf("guest output:\n%s", out.String())
+	if err != nil {
+		t.Fatalf("lab vm: %v", err)
+	}
+	t.Logf("guest: Linux %s under %s", res.Kernel, res.Accel)
+	got := map[string]string{}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if f := strings.SplitN(l, " ", 3); len(f) == 3 && f[0] == "value" {
+			got[f[1]] = f[2]
+		}
+	}
 	before := got["buckets-before"]
 	if before == "" {
 		t.Fatal("the guest printed no hash size")
@@ -45,7 +69,7 @@ func judgeGlobalFixes(t *testing.T, out string) {
 	if got["buckets-applied"] == before {
 		t.Errorf("the hash stayed at %s buckets: the fix did not resize it", before)
 	}
-	if got["netns-fix"] == "0" || !strings.Contains(out, "child network namespace") {
+	if got["netns-fix"] == "0" || !strings.Contains(out.String(), "child network namespace") {
 		t.Error("the fix of the machine's hash was not refused in a child namespace")
 	}
 }

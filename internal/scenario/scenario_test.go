@@ -230,7 +230,7 @@ func skipInLane(lane string, sc Scenario) string {
 	changesHost := len(sc.HostSysctls) > 0
 	switch {
 	case lane == "kernel":
-		return "the kernel lane plays the catalog in a guest (TestKernelGuest)"
+		return "the kernel lane plays the catalog in a guest (TestKernelCatalog)"
 	case lane == "shared" && changesHost:
 		return "it changes host sysctls: it plays in the host lane, alone"
 	case lane == "shared" && notAPair(sc):

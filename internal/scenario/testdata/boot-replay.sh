@@ -1,5 +1,5 @@
 #!/bin/sh
-# The boot proof of issue 40, run in the kernel guest by TestKernelGuest
+# The boot proof of issue 40, run in the kernel guest by TestKernelFixesOutlastBoot
 # (bootproof_test.go says what it does).
 # $1 wgperf, $2 the repository, $3 the boot hook's arguments after "wgperf",
 # $4 the Fedora/RHEL pass (boot-replay-fedora.sh), run after this one, $5 the

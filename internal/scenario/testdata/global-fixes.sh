@@ -1,7 +1,7 @@
 #!/bin/sh
 # The proof of the fixes of the machine's own sysctls (issue 51), run in the
-# kernel guest by TestKernelGuest (its part global-fixes): the conntrack
-# hash and net.core.dev_weight exist in the initial network namespace only (a child
+# kernel guest by TestKernelGlobalFixesRollBack: the conntrack hash and
+# net.core.dev_weight exist in the initial network namespace only (a child
 # namespace has no dev_weight and sees nf_conntrack_buckets read-only), so a
 # root test on this machine would change its own values. $1 is wgperf.
 set -u
