@@ -99,8 +99,8 @@ func kernelDropNotes(run *Run) []string {
 		counts []drops.Count
 	}{{"receiver", rh, recv}, {"sender", sh, send}} {
 		n := 0
-		for _, c := range drops.ByReason(end.counts) {
-			if check.DropReasonNoise[c.Reason] || n == maxDropNotes {
+		for _, c := range drops.ByReason(withoutNoise(end.counts)) {
+			if n == maxDropNotes {
 				continue
 			}
 			n++
@@ -152,8 +152,8 @@ func tunnelDrops(r *Report) []hostDrop {
 			if end.sender {
 				role = "sender"
 			}
-			for _, c := range drops.ByReason(end.counts) {
-				if check.DropReasonNoise[c.Reason] || end.host.IsZero() {
+			for _, c := range drops.ByReason(withoutNoise(end.counts)) {
+				if end.host.IsZero() {
 					continue
 				}
 				k := key{end.host.Key(), c.Reason}
@@ -262,4 +262,11 @@ func kernelDropsFinding(host target.Spec, ds []hostDrop) finding.Finding {
 		Commands:    []string{shell.Join("wgperf", "drops", "--host", host.String(), "--duration", "30s")},
 	}}
 	return f
+}
+
+// withoutNoise leaves out the drops that cost a tunnel nothing
+// (check.DropNoise), before a reason's sites are summed: NO_SOCKET is noise
+// in TCP's receive and evidence in UDP's.
+func withoutNoise(cs []drops.Count) []drops.Count {
+	return slices.DeleteFunc(slices.Clone(cs), func(c drops.Count) bool { return check.DropNoise(c.Reason, c.Function) })
 }
