@@ -44,6 +44,7 @@ func TestJudge(t *testing.T) {
 		{"the 5G collapse, WireGuard's port not free", Pair{Other: run(c, clean), NoPort: "both ends listen on 51820", TunnelMbit: 1.7}, catalog.WGSpecificCollapse},
 		{"a tunnel a little short of clean UDP", Pair{Other: run(c, clean), OnPort: run(onPort, clean), TunnelMbit: 44}, ""},
 		{"CUBIC collapsing on a path that loses 3%: the loss's, not WireGuard's", Pair{Other: run(c, lossy), OnPort: run(onPort, lossy), TunnelMbit: 2.8}, ""},
+		{"CUBIC collapsing where only WireGuard's port loses 3% at random: the loss's", Pair{Other: run(c, clean), OnPort: run(onPort, lossy), TunnelMbit: 2.8}, ""},
 	} {
 		fs := Judge(tc.pair)
 		var got finding.ID
