@@ -48,9 +48,17 @@
 # carried 0.69 of the underlay through the module and failed, where alone it
 # carried 0.93 to 0.96 in every run on record.
 #
+# Each lane's go test speaks JSON to scripts/testlog, which prints what go
+# test would and keeps each test's time: the run ends with its slowest tests.
+#
 # Usage: scripts/test.sh [fuzz inputs per target]
 set -u
 start=$(date +%s)
+tools=$(mktemp -d)
+go build -o "$tools/testlog" ./scripts/testlog || exit 2
+times=$tools/times
+testlog="$tools/testlog -times $times"
+
 # stamp names a phase and when it starts, so a slow suite shows where its time goes.
 stamp() { echo "--- $1 (at $(($(date +%s) - start)) s)"; }
 log=$(mktemp)
@@ -62,7 +70,7 @@ all=$(mktemp)
 beside=
 shared=
 kernel=
-trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; [ -n "$kernel" ] && kill "$kernel" 2>/dev/null; rm -f "$log" "$shared_log" "$kernel_log" "$all"' EXIT
+trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; [ -n "$kernel" ] && kill "$kernel" 2>/dev/null; rm -rf "$log" "$shared_log" "$kernel_log" "$all" "$tools"' EXIT
 trap 'exit 130' INT TERM
 # The tests of the packages' stream that only build (the router builds, a
 # mipsle one among them: about 90 s there, under load), after the release
@@ -86,10 +94,10 @@ alone='/internal/scenario$|/internal/diagnose$'
 # are not pairs (a hub, a NAT, a clone: about 7 minutes, lab "e2t") play in
 # the other stream, after its packages.
 late='/internal/lab$|/internal/lab/guest$|/internal/probe/mtu$|/internal/probe/icmpburst$'
-sh -c 'WGPERF_SCENARIO_LANE=shared go test -count=1 -timeout 25m ./internal/scenario; a=$?
-	go test -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$1"); b=$?
+sh -c 'WGPERF_SCENARIO_LANE=shared $3 go test -json -count=1 -timeout 25m ./internal/scenario; a=$?
+	$3 go test -json -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$1"); b=$?
 	echo "--- the scenario stream done (at $(($(date +%s) - $2)) s)"
-	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "$late" "$start" >"$shared_log" 2>&1 &
+	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "$late" "$start" "$testlog" >"$shared_log" 2>&1 &
 shared=$!
 # keep runs a lane with its output shown and kept in $all; its status is in $status.
 keep() {
@@ -98,9 +106,9 @@ keep() {
 	status=$(cat "$st")
 	rm -f "$st"
 }
-keep go test -count=1 -p 1 -timeout 15m -skip "$cpuOnly" $(go list ./... | grep -v -E "/packaging\$|$alone|$late")
+keep $testlog go test -json -count=1 -p 1 -timeout 15m -skip "$cpuOnly" $(go list ./... | grep -v -E "/packaging\$|$alone|$late")
 tests=$status
-keep env WGPERF_SCENARIO_LANE=topologies go test -count=1 -timeout 20m -run '^TestScenarios$' ./internal/scenario
+keep env WGPERF_SCENARIO_LANE=topologies $testlog go test -json -count=1 -timeout 20m -run '^TestScenarios$' ./internal/scenario
 [ "$status" -eq 0 ] || tests=$status
 stamp "the packages and the topologies done; waiting for the scenario stream"
 wait "$shared"
@@ -111,9 +119,9 @@ tee -a "$all" <"$shared_log"
 stamp "side by side: the tests that change host sysctls, and the guest's kill test and boot proof (lab vm)"
 # The kernel lane's own deadlines (the boot proof's 8 min, the catalog's 30)
 # come first, with the guest's last output; Go's timeout is only a backstop.
-WGPERF_SCENARIO_LANE=kernel go test -count=1 -timeout 15m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelGlobalFixesRollBack)$' ./internal/scenario >"$kernel_log" 2>&1 &
+WGPERF_SCENARIO_LANE=kernel $testlog go test -json -count=1 -timeout 15m -run '^(TestKernelGuestDiesWithWgperf|TestKernelFixesOutlastBoot|TestKernelGlobalFixesRollBack)$' ./internal/scenario >"$kernel_log" 2>&1 &
 kernel=$!
-keep env WGPERF_SCENARIO_LANE=host go test -count=1 -p 1 -timeout 15m ./internal/scenario ./internal/diagnose
+keep env WGPERF_SCENARIO_LANE=host $testlog go test -json -count=1 -p 1 -timeout 15m ./internal/scenario ./internal/diagnose
 aloneStatus=$status
 wait "$kernel"
 guestStatus=$?
@@ -134,5 +142,7 @@ stamp "done"
 # The kernel catalog's verdicts, then every failure, once more.
 grep -E -- 'kernel_test.go:[0-9]+: .*(WireGuard, underlay|the guest hung|guest: Linux)|--- FAIL|^FAIL|failed: |panic: ' "$all" | cut -c1-600
 [ "$besideStatus" -eq 0 ] || echo "packaging, fuzz or lint: failed (above)" >&2
+echo "--- the slowest tests and scenarios (seconds; the kernel catalog's are in its verdicts above)"
+sort -rn "$times" | head -n 30
 echo "suite: $(($(date +%s) - start)) s"
 [ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$guestStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
