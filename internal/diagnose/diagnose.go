@@ -65,14 +65,35 @@ func Snapshots(ctx context.Context, hosts, files []string, o Options) ([]*facts.
 	if err != nil {
 		return nil, err
 	}
-	collected, missing, err := fleet.Collect(ctx, fh, o.fleet())
+	collected, err := collectEvery(ctx, fh, o)
+	if err != nil {
+		return nil, err
+	}
+	return append(snaps, collected...), nil
+}
+
+// SnapshotsOf collects the targets, already open (doctor's ends): each is
+// collected as it was opened, its ssh settings kept; one that does not
+// answer is an error.
+func SnapshotsOf(ctx context.Context, targets []target.Target, o Options) ([]*facts.Snapshot, error) {
+	fh := make([]fleet.Host, len(targets))
+	for i, t := range targets {
+		fh[i] = fleet.HostOf(t)
+	}
+	return collectEvery(ctx, fh, o)
+}
+
+// collectEvery collects the hosts; the first that does not answer is the
+// error.
+func collectEvery(ctx context.Context, hosts []fleet.Host, o Options) ([]*facts.Snapshot, error) {
+	collected, missing, err := fleet.Collect(ctx, hosts, o.fleet())
 	if err != nil {
 		return nil, err
 	}
 	if len(missing) > 0 {
 		return nil, errors.New(missing[0].Error)
 	}
-	return append(snaps, collected...), nil
+	return collected, nil
 }
 
 // Fleet is the diagnosis of an inventory: the hosts that answered, diagnosed

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/catalog"
@@ -188,15 +187,19 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		c.Seconds = DefaultSeconds
 	}
 	rep := &Report{Kind: Kind, SchemaVersion: SchemaVersion, Client: target.Of(c.Client), Probes: []ProbeRun{}, passive: map[causeKey]bool{}}
-	hosts := []string{c.Client.String()}
+	ends := []target.Target{c.Client}
 	if c.Server != nil {
 		rep.Server = target.Of(c.Server)
-		hosts = append(hosts, rep.Server.String())
+		ends = append(ends, c.Server)
 	}
 	defer func() { rep.Seconds = time.Since(start).Seconds() }()
 
-	c.progress("collecting %s", strings.Join(hosts, " and "))
-	snaps, err := diagnose.Snapshots(ctx, hosts, nil, diagnose.Options{})
+	if c.Server != nil {
+		c.progress("collecting %s and %s", c.Client, c.Server)
+	} else {
+		c.progress("collecting %s", c.Client)
+	}
+	snaps, err := diagnose.SnapshotsOf(ctx, ends, diagnose.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -149,3 +149,21 @@ func TestHostsRejectsBadSpec(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A host made from a target already open is collected through that very
+// target (doctor's ends keep the ssh settings they were opened with), not
+// one opened again from its spec.
+func TestCollectKeepsAnOpenTarget(t *testing.T) {
+	end := targettest.New("ssh:admin@gw.example")
+	var saw target.Target
+	_, missing, err := Collect(context.Background(), []Host{HostOf(end)}, Options{collect: func(_ context.Context, t target.Target, _ collect.Options) (*facts.Snapshot, error) {
+		saw = t
+		return &facts.Snapshot{}, nil
+	}})
+	if err != nil || len(missing) > 0 {
+		t.Fatalf("err %v, missing %v", err, missing)
+	}
+	if saw != target.Target(end) {
+		t.Errorf("collected %v (%T), want the open target itself", saw, saw)
+	}
+}

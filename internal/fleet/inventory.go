@@ -24,10 +24,22 @@ type Host struct {
 	// SSH holds the host's key, ssh options (a ProxyJump through a bastion)
 	// and become, from the inventory's variables; validated.
 	SSH target.HostSSH `json:"-"`
+	// Opened, when set, is the host's target already open (HostOf): Open
+	// returns it as it is.
+	Opened target.Target `json:"-"`
 }
 
 // Open returns h's Target.
-func (h Host) Open() (target.Target, error) { return h.Target.OpenWith(h.SSH) }
+func (h Host) Open() (target.Target, error) {
+	if h.Opened != nil {
+		return h.Opened, nil
+	}
+	return h.Target.OpenWith(h.SSH)
+}
+
+// HostOf is the host of a target already open, collected as it is: its ssh
+// settings (key, options, become) stay those it was opened with.
+func HostOf(t target.Target) Host { return Host{Name: t.String(), Target: target.Of(t), Opened: t} }
 
 // Inventory is a resolved inventory: its hosts in file order, and the
 // variables it sets that wgperf does not use.
