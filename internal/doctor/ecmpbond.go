@@ -15,6 +15,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/shell"
+	"github.com/wgperf/wgperf/internal/verify"
 )
 
 // A tunnel runs at one slave's rate when it carries at least slaveShare of
@@ -117,7 +118,8 @@ func bondECMP(s *facts.Snapshot, rep *bench.Report) (finding.Finding, bool) {
 
 // measureBondSpread measures, where the client's tunnel leaves by a
 // flow-hashing bond of several slaves and the bench ran one stream only
-// (doctor's quick bench), ParallelStreams upload through the tunnel and
+// (doctor's quick bench), parallel upload flows (verify.ChooseSpreadFlows:
+// those the hash fix measures too) through the tunnel and
 // around it: one flow rides one slave either way, and only parallel flows
 // show whether the bond spreads them past the tunnel (bondECMP reads the
 // cell it adds to the bench). Nothing when a run fails: the suggestion then
@@ -132,18 +134,22 @@ func (r *Report) measureBondSpread(ctx context.Context, c *Config, snaps []*fact
 	if !ok {
 		return
 	}
-	cell := bench.Cell{Direction: bench.Upload, Streams: ParallelStreams}
+	underlayPort := c.Port
+	if c.UnderlayPort > 0 {
+		underlayPort = c.UnderlayPort
+	}
+	// Around the tunnel the flows leave from ports the bond would spread if
+	// it hashed on them: the kernel's own can put every flow on one slave.
+	flows := verify.ChooseSpreadFlows(ctx, c.Client, r.endpoints.UnderlayAddr, underlayPort)
+	cell := bench.Cell{Direction: bench.Upload, Streams: flows.Streams}
 	for _, path := range []string{bench.PathTunnel, bench.PathUnderlay} {
-		addr, port := r.endpoints.TunnelAddr, c.Port
+		addr, port, cport := r.endpoints.TunnelAddr, c.Port, 0
 		if path == bench.PathUnderlay {
-			addr = r.endpoints.UnderlayAddr
-			if c.UnderlayPort > 0 {
-				port = c.UnderlayPort
-			}
+			addr, port, cport = r.endpoints.UnderlayAddr, underlayPort, flows.CPort
 		}
-		c.progress("%s is a bond of %d slaves: %s upload, %d streams, for %d s", b.Name, b.Slaves, path, ParallelStreams, 1+c.Seconds)
+		c.progress("%s is a bond of %d slaves: %s upload, %d streams, for %d s", b.Name, b.Slaves, path, flows.Streams, 1+c.Seconds)
 		res, err := iperf.Run(ctx, c.Client, c.Server, iperf.Test{Addr: addr, Port: port, Seconds: c.Seconds, Omit: 1,
-			Parallel: ParallelStreams, Timeout: time.Duration(c.Seconds+25) * time.Second})
+			Parallel: flows.Streams, CPort: cport, Timeout: time.Duration(c.Seconds+25) * time.Second})
 		if err != nil {
 			return
 		}

@@ -265,19 +265,19 @@ const spreadName = "parallel flows around the tunnel"
 // kernel's own ports put 4 flows on one slave of 2 in 1 of 3 lab runs, and
 // the measurement would then show no gain and roll a good fix back.
 func spreadMeasure(c Config, ep discover.Endpoints) fix.Measure {
-	var flows *spreadFlows
+	var flows *SpreadFlows
 	return func(ctx context.Context) (fix.Measurement, error) {
 		if flows == nil {
-			flows = chooseSpreadFlows(ctx, c, ep)
+			flows = ChooseSpreadFlows(ctx, c.Host, ep.UnderlayAddr, c.Port)
 		}
 		if c.Progress != nil {
-			fmt.Fprintf(c.Progress, "underlay upload, %d streams (%ds)... ", flows.streams, 1+c.Seconds)
+			fmt.Fprintf(c.Progress, "underlay upload, %d streams (%ds)... ", flows.Streams, 1+c.Seconds)
 		}
-		run := bench.Run{Spec: bench.Spec{Path: bench.PathUnderlay, Direction: bench.Upload, Streams: flows.streams}, Addr: ep.UnderlayAddr}
+		run := bench.Run{Spec: bench.Spec{Path: bench.PathUnderlay, Direction: bench.Upload, Streams: flows.Streams}, Addr: ep.UnderlayAddr}
 		r, err := iperf.Run(ctx, c.Host, c.Peer, iperf.Test{Addr: ep.UnderlayAddr, Port: c.Port, Seconds: c.Seconds, Omit: 1,
-			Parallel: flows.streams, CPort: flows.cport, Timeout: time.Duration(c.Seconds+25) * time.Second})
+			Parallel: flows.Streams, CPort: flows.CPort, Timeout: time.Duration(c.Seconds+25) * time.Second})
 		if err != nil {
-			return fix.Measurement{}, fmt.Errorf("%d streams around the tunnel to %s: %w", flows.streams, ep.UnderlayAddr, err)
+			return fix.Measurement{}, fmt.Errorf("%d streams around the tunnel to %s: %w", flows.Streams, ep.UnderlayAddr, err)
 		}
 		run.Result, run.Stats = r, bench.Summarise(r)
 		c.record(&bench.Report{Client: target.Of(c.Host), Server: target.Of(c.Peer), Omit: 1, Seconds: c.Seconds, Runs: []bench.Run{run}})
@@ -285,38 +285,40 @@ func spreadMeasure(c Config, ep discover.Endpoints) fix.Measure {
 			fmt.Fprintf(c.Progress, "%.1f Mbit/s\n", run.Stats.Mbit)
 		}
 		return fix.Measurement{Name: spreadName, Value: run.Stats.Mbit, Unit: "Mbit/s",
-			Detail: fmt.Sprintf("%d streams upload to %s%s, %d retransmits", flows.streams, ep.UnderlayAddr, flows.how, run.Stats.Retransmits)}, nil
+			Detail: fmt.Sprintf("%d streams upload to %s%s, %d retransmits", flows.Streams, ep.UnderlayAddr, flows.How, run.Stats.Retransmits)}, nil
 	}
 }
 
-// spreadFlows are the parallel flows of a spread measurement.
-type spreadFlows struct {
-	streams int
-	cport   int    // the first client port; 0: the kernel's own ports
-	how     string // how the ports were chosen, for the measurement's detail
+// SpreadFlows are the parallel flows of a measurement around the tunnel
+// from a host with a bond: doctor's, before it suggests ECMP over the bond,
+// and the hash fix's, before and after.
+type SpreadFlows struct {
+	Streams int
+	CPort   int    // the first client port; 0: the kernel's own ports
+	How     string // how the ports were chosen, for a measurement's detail
 }
 
-// chooseSpreadFlows reads the bond the fixed host's route to the endpoint
-// leaves by and chooses SpreadStreams flows, two a slave where it has more
-// slaves, on client ports layer3+4 spreads over every slave.
-func chooseSpreadFlows(ctx context.Context, c Config, ep discover.Endpoints) *spreadFlows {
-	f := &spreadFlows{streams: SpreadStreams, how: " (the kernel's client ports)"}
-	dst, err := netip.ParseAddr(ep.UnderlayAddr)
+// ChooseSpreadFlows reads the bond host's route to the peer's underlay
+// address leaves by and chooses SpreadStreams flows, two a slave where it
+// has more slaves, on client ports layer3+4 spreads over every slave (port
+// is the iperf3 server's, 0 for its default).
+func ChooseSpreadFlows(ctx context.Context, host target.Target, underlayAddr string, port int) *SpreadFlows {
+	f := &SpreadFlows{Streams: SpreadStreams, How: " (the kernel's client ports)"}
+	dst, err := netip.ParseAddr(underlayAddr)
 	if err != nil {
 		return f
 	}
-	path, err := remedy.ReadBondPath(ctx, &remedy.Env{T: c.Host}, dst)
+	path, err := remedy.ReadBondPath(ctx, &remedy.Env{T: host}, dst)
 	if err != nil || path.Members < 2 {
 		return f
 	}
-	f.streams = max(SpreadStreams, 2*path.Members)
-	port := c.Port
+	f.Streams = max(SpreadStreams, 2*path.Members)
 	if port == 0 {
 		port = iperf.DefaultPort
 	}
-	if p, ok := remedy.SpreadClientPort(path.Src, dst, port, f.streams, path.Members); ok {
-		f.cport = p
-		f.how = fmt.Sprintf(" from ports %d-%d, which layer3+4 spreads over %s's %d slaves", p, p+f.streams-1, path.Dev, path.Members)
+	if p, ok := remedy.SpreadClientPort(path.Src, dst, port, f.Streams, path.Members); ok {
+		f.CPort = p
+		f.How = fmt.Sprintf(" from ports %d-%d, which layer3+4 spreads over %s's %d slaves", p, p+f.Streams-1, path.Dev, path.Members)
 	}
 	return f
 }

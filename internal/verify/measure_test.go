@@ -70,25 +70,25 @@ func TestSpreadFlows(t *testing.T) {
 	h.Files["/sys/class/net/bond0/bonding/mode"] = "802.3ad 4\n"
 	h.Files["/sys/class/net/bond0/bonding/xmit_hash_policy"] = "layer2 0\n"
 	h.Files["/sys/class/net/bond0/bonding/slaves"] = "eth0s1 eth0s2\n"
-	f := chooseSpreadFlows(context.Background(), Config{Host: h}, ep)
-	if f.streams != SpreadStreams || f.cport < 49152 || !strings.Contains(f.how, "bond0's 2 slaves") {
+	f := ChooseSpreadFlows(context.Background(), h, ep.UnderlayAddr, 0)
+	if f.Streams != SpreadStreams || f.CPort < 49152 || !strings.Contains(f.How, "bond0's 2 slaves") {
 		t.Fatalf("flows %+v", f)
 	}
 	per := map[int]int{}
-	for i := range f.streams {
-		s, _ := remedy.BondSlave(netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("203.0.113.2"), uint16(f.cport+i), iperf.DefaultPort, 2)
+	for i := range f.Streams {
+		s, _ := remedy.BondSlave(netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("203.0.113.2"), uint16(f.CPort+i), iperf.DefaultPort, 2)
 		per[s]++
 	}
 	if per[0] != 2 || per[1] != 2 {
-		t.Errorf("from port %d the flows go %v a slave, want 2 and 2", f.cport, per)
+		t.Errorf("from port %d the flows go %v a slave, want 2 and 2", f.CPort, per)
 	}
 	h.Files["/sys/class/net/bond0/bonding/slaves"] = "eth0s1 eth0s2 eth0s3 eth0s4\n"
-	if f := chooseSpreadFlows(context.Background(), Config{Host: h}, ep); f.streams != 8 || f.cport == 0 {
+	if f := ChooseSpreadFlows(context.Background(), h, ep.UnderlayAddr, 0); f.Streams != 8 || f.CPort == 0 {
 		t.Errorf("4 slaves: %+v, want 8 flows from a chosen port", f)
 	}
 	plain := targettest.New("netns:wgl-run-b")
 	plain.On("ip -j route get 203.0.113.2", `[{"dst":"203.0.113.2","dev":"eth0","prefsrc":"203.0.113.1"}]`)
-	if f := chooseSpreadFlows(context.Background(), Config{Host: plain}, ep); f.streams != SpreadStreams || f.cport != 0 {
+	if f := ChooseSpreadFlows(context.Background(), plain, ep.UnderlayAddr, 0); f.Streams != SpreadStreams || f.CPort != 0 {
 		t.Errorf("no bond: %+v, want the kernel's ports", f)
 	}
 }
