@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/guest"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
@@ -23,9 +24,11 @@ import (
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
-// kernelRateMbit is the underlay rate of the kernel lane: an emulated guest
-// carries a few times that through kernel WireGuard even on a busy 2-core
-// machine, so a fixed rate replaces the sizing run each lab shape would cost.
+// kernelRateMbit is the underlay rate of the kernel lane, fixed, so no
+// sizing run per lab shape is needed. Not lower: at 10 Mbit/s fragmenting
+// costs the module's tunnel too little to be the first cause of
+// pmtud-blackhole (the lab's queue came first); an emulated guest that falls
+// behind now and then is played again (replayEmulatorShortfalls).
 const kernelRateMbit = 20
 
 // kernelLaneDeadline bounds the kernel lane's catalog: its six scenarios
@@ -85,6 +88,7 @@ func TestKernelCatalog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), kernelLaneDeadline)
 	defer cancel()
 	results := playInGuests(ctx, t, exe, kernelLaneScenarios())
+	results = replayEmulatorShortfalls(ctx, t, exe, results)
 	for _, r := range results {
 		t.Run(r.Scenario, func(t *testing.T) {
 			d := r.DoctorSays()
@@ -139,6 +143,65 @@ func playInGuests(ctx context.Context, t *testing.T, exe string, scenarios []str
 		t.Errorf("no result for %v", todo)
 	}
 	return results
+}
+
+// replayEmulatorShortfalls plays once more, in a fresh guest, the scenarios
+// whose failure the emulated guest's CPUs explain (emulatorShortfall), as
+// TestScenarios plays a throughput shortfall once more, and returns the
+// results with the second run's in their place. A run in an emulated guest
+// is slow now and then with nothing else on the machine: healthy carried
+// 5.5 of 19.3 Mbit/s down in the first run of a fresh guest and 0.96 in the
+// next two (wg.specific-collapse: the module's crypto fell behind), 0.89 up
+// after a warm-up run, and once a queue at the tunnel's ends in a make test
+// run.
+func replayEmulatorShortfalls(ctx context.Context, t *testing.T, exe string, results []Result) []Result {
+	t.Helper()
+	var again []string
+	for _, r := range results {
+		if emulatorShortfall(r) {
+			t.Logf("%s fell short in the emulated guest (%s): playing it again in a fresh guest", r.Scenario, r.Why)
+			again = append(again, r.Scenario)
+		}
+	}
+	if len(again) == 0 {
+		return results
+	}
+	second := playInGuests(ctx, t, exe, again)
+	out := slices.Clone(results)
+	for i, r := range out {
+		if j := slices.IndexFunc(second, func(s Result) bool { return s.Scenario == r.Scenario }); j >= 0 && emulatorShortfall(r) {
+			out[i] = second[j]
+		}
+	}
+	return out
+}
+
+// emulatorShortfall reports a failure an emulated guest's CPUs can explain.
+// In a lab where nothing is broken (no expected cause), anything doctor
+// finds is the guest falling behind or a false alarm, and a false alarm
+// repeats. Where a cause is broken on purpose, only a shortfall with the
+// cause found: the throughput alone (the rule TestScenarios replays), or
+// queues under load besides, which a guest CPU that falls behind builds in
+// the WireGuard interface. A wrong or missing cause fails at once.
+func emulatorShortfall(r Result) bool {
+	if r.Pass || r.Skipped {
+		return false
+	}
+	sc, ok := Lookup(r.Scenario)
+	switch {
+	case !ok:
+		return false
+	case sc.Expect == "":
+		return true
+	case !r.Found:
+		return false
+	}
+	for _, u := range r.Unexpected {
+		if !strings.HasPrefix(u, string(catalog.LatencyBufferbloat)+" on ") {
+			return false
+		}
+	}
+	return true
 }
 
 // finishedResults decodes the results of the lab runs whose JSON documents
@@ -276,5 +339,32 @@ func TestFinishedResults(t *testing.T) {
 	}
 	if want := []string{"healthy", "pmtud-blackhole"}; !slices.Equal(names, want) {
 		t.Errorf("finished %v, want %v", names, want)
+	}
+}
+
+// Which kernel-lane failures play again in a fresh guest: anything on the
+// healthy lab, and a broken case's shortfall once its cause was found;
+// never a missing cause or another unexpected one.
+func TestEmulatorShortfall(t *testing.T) {
+	bloat := string(catalog.LatencyBufferbloat) + " on netns:wgl-kern-a"
+	tests := []struct {
+		name string
+		r    Result
+		want bool
+	}{
+		{"healthy, a collapse the guest made", Result{Scenario: "healthy", Unexpected: []string{"wg.specific-collapse on netns:wgl-kern-b"}}, true},
+		{"healthy, a queue at the tunnel ends", Result{Scenario: "healthy", Unexpected: []string{bloat}}, true},
+		{"healthy and passed", Result{Scenario: "healthy", Pass: true, Found: true}, false},
+		{"a cause found, the rate short", Result{Scenario: "pmtud-blackhole", Found: true}, true},
+		{"a cause found, a queue besides", Result{Scenario: "pmtud-blackhole", Found: true, Unexpected: []string{bloat}}, true},
+		{"a cause found, another cause besides", Result{Scenario: "pmtud-blackhole", Found: true, Unexpected: []string{bloat, "route.stale-endpoint on netns:wgl-kern-a"}}, false},
+		{"the cause missed", Result{Scenario: "pmtud-blackhole"}, false},
+		{"skipped", Result{Scenario: "healthy", Skipped: true}, false},
+		{"not in the catalog", Result{Scenario: "no-such-case"}, false},
+	}
+	for _, tt := range tests {
+		if got := emulatorShortfall(tt.r); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
