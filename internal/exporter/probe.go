@@ -122,6 +122,10 @@ type probeEntry struct {
 	// scraper's: each scrape stops waiting at its own.
 	deadline, started time.Time
 	timeout           time.Duration
+	// ended: the deadline passed and the collection is being cut short; a
+	// scrape that comes now cannot give it more time, so it waits for the
+	// end and collects anew.
+	ended bool
 }
 
 // NewProber returns a Prober; nothing is collected until a scrape asks.
@@ -286,6 +290,16 @@ func (p *Prober) get(ctx context.Context, t target.Target, timeout time.Duration
 			e = &probeEntry{spec: spec, roam: e.roam, ready: make(chan struct{})}
 			el.Value = e
 			p.start(t, e, timeout)
+		case e.ended:
+			// Joining would serve this scrape the cut-short failure (and,
+			// with the timeout it asks, cache it as a plain one).
+			p.mu.Unlock()
+			select {
+			case <-e.ready:
+				return p.get(ctx, t, timeout)
+			case <-ctx.Done():
+				return nil, time.Time{}, ctx.Err()
+			}
 		default: // being collected: wait for it, giving it this scrape's time
 			// (never past the exporter's own timeout from its start)
 			if d := time.Now().Add(timeout); d.After(e.deadline) {
@@ -333,6 +347,8 @@ func (p *Prober) start(t target.Target, e *probeEntry, timeout time.Duration) {
 		left := time.Until(e.deadline)
 		if left > 0 {
 			stop.Reset(left)
+		} else {
+			e.ended = true
 		}
 		p.mu.Unlock()
 		if left <= 0 {

@@ -317,6 +317,44 @@ func TestProbeDeadlineFailureIsNotCached(t *testing.T) {
 	}
 }
 
+// A scrape that comes after a collection's deadline passed, while the
+// collection is still ending, must not join it: it would be served the
+// cut-short failure, and the timeout it asks would have the failure cached
+// as a plain one (a loaded CI machine hit that window).
+func TestScrapeAfterTheDeadlineCollectsAnew(t *testing.T) {
+	p, srv, _ := fakeProber(t, ProbeOptions{Allow: []string{"ssh:*"}, Timeout: 20 * time.Second, CacheTTL: time.Hour}, nil, nil)
+	var slow atomic.Bool
+	slow.Store(true)
+	cutShort, release := make(chan struct{}), make(chan struct{})
+	inner := p.collectFn
+	p.collectFn = func(ctx context.Context, tg target.Target, timeout time.Duration, pl peerLabels) *round {
+		if slow.Load() {
+			<-ctx.Done()
+			close(cutShort)
+			<-release // still ending when the next scrape comes
+			return &round{err: fmt.Errorf("%s: %w", tg, ctx.Err())}
+		}
+		return inner(ctx, tg, timeout, pl)
+	}
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, probeURL(srv, "ssh:root@r1"), nil)
+		req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "0.000000001")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-cutShort
+	slow.Store(false)
+	go func() {
+		time.Sleep(50 * time.Millisecond) // the next scrape finds the collection ending
+		close(release)
+	}()
+	_, body := get(t, probeURL(srv, "ssh:root@r1"))
+	if sampleValue(t, body, "wgperf_collect_success") != 1 || p.runs.Load() != 2 {
+		t.Errorf("the scrape after the deadline was served the cut-short failure (%d collections):\n%s", p.runs.Load(), body)
+	}
+}
+
 // An allow pattern that reads as an address (issue 41, hole 6) admits
 // addresses only: 10.0.0.* must not admit the names 10.0.0.com,
 // 10.0.0.localhost or 10.0.0., which DNS or the ssh config resolve anywhere.
