@@ -24,9 +24,10 @@ type Def struct {
 	// Raises are the findings it may raise: its package's Raises.
 	Raises []catalog.ID
 	// Report is the key of its result in doctor's JSON report ("mtu"), and
-	// Result that result's type: doctor's Report field of that key has it
-	// (TestReportHoldsEveryProbe, internal/doctor), and the schema's report
-	// has the key (TestSchemaListsEveryProbe, internal/probes).
+	// Result that result's type: doctor's report keeps the result by this
+	// definition and writes it under that key (doctor.Results;
+	// TestEveryProbeResultRoundTrips, internal/doctor), and the schema's
+	// report has the key (TestSchemaListsEveryProbe, internal/probes).
 	Report string
 	Result reflect.Type
 }
