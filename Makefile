@@ -68,11 +68,12 @@ bench-fleet: root build ## the fleet figures: a lab fleet of FLEET ssh routers (
 	WGPERF_TEST_BINARY=$(CURDIR)/$(BIN) WGPERF_FLEET_BENCH=$(FLEET) $(GO) test -count=1 -run '^$$' -bench 'BenchmarkDiagnoseFleet' -benchtime 1x -timeout 60m ./internal/diagnose/
 	$(GO) test -count=1 -run '^$$' -bench 'Hub1000Peers' -benchtime 5x -benchmem ./internal/exporter/ ./internal/diagnose/
 
-docs: ## regenerate docs/findings (a page per finding ID), docs/coverage.md (the cases' techniques, findings and scenarios) and the schema's ID and fix kind lists from the catalogs
+docs: ## regenerate docs/findings (a page per finding ID), docs/coverage.md (the cases' techniques, findings and scenarios), the schema's ID and fix kind lists from the catalogs and doctor's schema's probe results from the probe list
 	rm -f docs/findings/*.md
 	mkdir -p docs/findings
 	$(GO) run ./cmd/wgperf checks --markdown docs/findings --coverage docs/coverage.md
 	$(GO) test -count=1 -run '^TestSchemaEnumsMatchCode$$' ./cmd/wgperf -update
+	$(GO) test -count=1 -run '^TestSchemaListsEveryProbe$$' ./internal/probes -update
 
 man: ## write man pages (roff) of wgperf and every subcommand into bin/man (read one: man -l bin/man/wgperf.1)
 	rm -rf bin/man

@@ -122,7 +122,8 @@ func TestRemaining(t *testing.T) {
 // starts from what the previous verification measured.
 func TestFixPrior(t *testing.T) {
 	path := &mtu.Result{Addr: "203.0.113.2", PathMTU: 1400}
-	r := &Report{Client: targettest.Spec("netns:a"), Server: targettest.Spec("netns:b"), MTU: path}
+	r := &Report{Client: targettest.Spec("netns:a"), Server: targettest.Spec("netns:b")}
+	r.SetResult(mtu.Def, path)
 	bench := &tunnelNow{tunnel: tunnelMbit(0, 0.3), source: "doctor's bench"}
 	if p := r.prior(bench, targettest.Spec("netns:a")); p == nil || p.Tunnel != tunnelMbit(0, 0.3) || p.MTU != path || p.Source != "from doctor's bench" {
 		t.Errorf("client step: %+v", p)

@@ -30,7 +30,6 @@ import (
 	"github.com/wgperf/wgperf/internal/probe/iperf"
 	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/shaping"
-	"github.com/wgperf/wgperf/internal/probe/udppath"
 	"github.com/wgperf/wgperf/internal/probe/uplinks"
 	"github.com/wgperf/wgperf/internal/probes"
 	"github.com/wgperf/wgperf/internal/target"
@@ -129,22 +128,18 @@ type Report struct {
 	Skipped  []check.Skip      `json:"skipped"`
 	Hosts    []diagnose.Host   `json:"hosts"`
 	// NotJudged lists what could not be judged (no server, a failed probe).
-	NotJudged  []string          `json:"not_judged,omitempty"`
-	Probes     []ProbeRun        `json:"probes"`
-	Bench      *bench.Report     `json:"bench,omitempty"`
-	BenchError string            `json:"bench_error,omitempty"`
-	MTU        *mtu.Result       `json:"mtu,omitempty"`
-	ICMPBurst  *icmpburst.Result `json:"icmp_burst,omitempty"`
-	Shaping    *shaping.Result   `json:"shaping,omitempty"`
+	NotJudged  []string      `json:"not_judged,omitempty"`
+	Probes     []ProbeRun    `json:"probes"`
+	Bench      *bench.Report `json:"bench,omitempty"`
+	BenchError string        `json:"bench_error,omitempty"`
+	// Results are the targeted probes' results, each under its probe's
+	// definition (results.go: ProbeResult reads one, SetResult keeps it); the
+	// JSON has each under its definition's Report key, here.
+	Results Results `json:"-"`
 	// Uplinks are the client's uplinks when it has more than one, each
 	// measured to the endpoint: the tunnel over it, raw TCP, the round trip
-	// and the hops.
+	// and the hops. Its JSON key stands among the probes' results (placed).
 	Uplinks []uplinks.Uplink `json:"uplinks,omitempty"`
-	// LongRun is the 30-second run and the parallel-stream run, when the
-	// evidence called for them.
-	LongRun *bench.LongRun `json:"long_run,omitempty"`
-	// UDPOutside are the UDP runs outside the tunnel, one per slow direction.
-	UDPOutside []*udppath.Result `json:"udp_outside,omitempty"`
 	// Hub is the hub the tunnel runs through, when the client holds no
 	// peer for the server but one that carries its address (hub.go).
 	Hub *HubPath `json:"hub,omitempty"`
@@ -378,7 +373,7 @@ func (r *Report) runICMPBurst(ctx context.Context, c *Config, p ProbePlan, _ []*
 	if err != nil {
 		return nil, "", err
 	}
-	r.ICMPBurst = res
+	r.SetResult(icmpburst.Def, res)
 	return res.Findings, res.Summary(), nil
 }
 
@@ -428,7 +423,7 @@ func (r *Report) runMTU(ctx context.Context, c *Config, _ ProbePlan, snaps []*fa
 	if err != nil {
 		return nil, "", err
 	}
-	r.MTU = res
+	r.SetResult(mtu.Def, res)
 	s := res.Summary()
 	if r.mtuFromServer {
 		s = "from " + res.Client.String() + ": " + s
@@ -440,7 +435,7 @@ func (r *Report) runMTU(ctx context.Context, c *Config, _ ProbePlan, snaps []*fa
 // a long run that collapsed in cycles, below the level it climbed to
 // (bench.CapsBelow), each held for several cycles (shaping.Hold).
 func (r *Report) runShaping(ctx context.Context, c *Config, _ ProbePlan, _ []*facts.Snapshot) ([]finding.Finding, string, error) {
-	if lr := r.LongRun; lr != nil && lr.Cycles.Oscillating() {
+	if lr := ProbeResult[*bench.LongRun](r, bench.LongRunDef); lr != nil && lr.Cycles.Oscillating() {
 		return r.sweepKnee(ctx, c, lr)
 	}
 	top := max(r.Measured.Up.Tunnel, r.Measured.Down.Tunnel)
@@ -483,7 +478,7 @@ func (r *Report) sweep(ctx context.Context, sc shaping.Config) ([]finding.Findin
 	if err != nil {
 		return nil, "", err
 	}
-	r.Shaping = res
+	r.SetResult(shaping.Def, res)
 	return res.Findings, res.Summary(), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wgperf/wgperf/internal/finding"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/report"
 )
 
@@ -29,7 +30,7 @@ func (r *Report) Document() report.Document {
 			fs = append(fs, f)
 		}
 	}
-	doc := report.Document{Title: title, Generated: time.Now(), Hosts: hosts, Findings: fs, Skipped: r.Skipped, MTU: r.MTU}
+	doc := report.Document{Title: title, Generated: time.Now(), Hosts: hosts, Findings: fs, Skipped: r.Skipped, MTU: ProbeResult[*mtu.Result](r, mtu.Def)}
 	if r.Fix != nil && r.Fix.AfterBench != nil {
 		doc.Runs = append(report.BenchRuns(r.Bench, report.LabelBefore), report.BenchRuns(r.Fix.AfterBench, report.LabelAfter)...)
 	} else {

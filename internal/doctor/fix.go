@@ -14,6 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/fix"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/target"
 	"github.com/wgperf/wgperf/internal/verify"
 )
@@ -234,7 +235,7 @@ func (r *Report) prior(now *tunnelNow, host target.Spec) *verify.Prior {
 	if !host.Same(r.Client) {
 		p.Tunnel = now.tunnel.Reversed()
 	} else if now.source == "doctor's bench" && !r.mtuFromServer {
-		p.MTU = r.MTU // doctor's path MTU search ran from its client
+		p.MTU = ProbeResult[*mtu.Result](r, mtu.Def) // doctor's path MTU search ran from its client
 	}
 	return p
 }

@@ -78,7 +78,7 @@ func recordedReport(t *testing.T, client, server string, benched, stalled bool, 
 	}
 	r.judge(found)
 	if path != nil {
-		r.MTU = path
+		r.SetResult(mtu.Def, path)
 		plans := PlanProbes(r.Status == StatusHealthy, r.Findings, r.Measured, r.Bench, snaps[0])
 		for _, p := range plans {
 			r.Probes = append(r.Probes, ProbeRun{ProbePlan: p, Summary: "recorded", Seconds: 11})

@@ -164,7 +164,7 @@ func (r *Report) runLongRun(ctx context.Context, c *Config, p ProbePlan, _ []*fa
 		return nil, "", err
 	}
 	lr.Cycles = bench.CyclesOf(lr.Single.Result)
-	r.LongRun = lr
+	r.SetResult(bench.LongRunDef, lr)
 	if period := lr.Cycles.SuggestedPeriod(); period > 0 && r.endpoints.UnderlayAddr != "" {
 		if u, uerr := r.longSingle(ctx, c, bench.PathUnderlay, dir, bench.UnderlaySeconds(lr.Cycles)); uerr == nil {
 			uc := bench.CyclesOf(u.Result)

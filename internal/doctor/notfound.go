@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/udppath"
 )
 
 // Layer is one row of what a slow direction was measured at, outermost
@@ -44,7 +45,7 @@ func (r *Report) layers(dir string) []Layer {
 	case d.Underlay > 0:
 		out = append(out, Layer{Name: "underlay TCP", Mbit: d.Underlay})
 	}
-	for _, u := range r.UDPOutside {
+	for _, u := range ProbeResult[[]*udppath.Result](r, udppath.Def) {
 		if u == nil || u.Direction != dir {
 			continue
 		}
@@ -70,7 +71,7 @@ func (r *Report) layers(dir string) []Layer {
 			}
 		}
 	}
-	if lr := r.LongRun; lr != nil && lr.Direction == dir && lr.Parallel != nil {
+	if lr := ProbeResult[*bench.LongRun](r, bench.LongRunDef); lr != nil && lr.Direction == dir && lr.Parallel != nil {
 		many, streams = lr.Parallel.Stats.Mbit, lr.Parallel.Streams
 	}
 	if streams > 1 {

@@ -97,7 +97,8 @@ func Plan() []Round {
 			{Name: "phase-comparisons",
 				Doc: "on a path whose own underlay cycles, a collapse only the tunnel showed compares runs taken in different phases: it is dropped",
 				when: func(p *play) (ProbePlan, bool) {
-					return ProbePlan{}, p.r.LongRun != nil && p.r.LongRun.PathCycles
+					lr := ProbeResult[*bench.LongRun](p.r, bench.LongRunDef)
+					return ProbePlan{}, lr != nil && lr.PathCycles
 				},
 				analyse: func(_ context.Context, p *play) {
 					var dropped bool
@@ -154,7 +155,7 @@ func longRunPlanned(p *play) (ProbePlan, bool) {
 // said instead.
 func sweepPlanned(p *play) (ProbePlan, bool) {
 	r := p.r
-	why := sweepAfter(r.LongRun)
+	why := sweepAfter(ProbeResult[*bench.LongRun](r, bench.LongRunDef))
 	if why == "" || slices.ContainsFunc(r.Probes, func(x ProbeRun) bool { return x.Probe == catalog.ProbeShaping }) {
 		return ProbePlan{}, false
 	}

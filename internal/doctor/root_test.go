@@ -14,6 +14,7 @@ import (
 	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/lab/labtest"
 	"github.com/wgperf/wgperf/internal/probe/bench"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/testutil"
 )
 
@@ -43,7 +44,7 @@ func TestDoctorOneEndLab(t *testing.T) {
 	if rep.Status != StatusUnjudged || rep.Measured.Benched || len(rep.NotJudged) == 0 {
 		t.Errorf("status %s, benched %v, not judged %q", rep.Status, rep.Measured.Benched, rep.NotJudged)
 	}
-	if len(rep.Probes) != 1 || rep.Probes[0].Probe != catalog.ProbeMTU || rep.MTU == nil || rep.MTU.Addr != l.Node("b").UnderlayAddr {
+	if path := ProbeResult[*mtu.Result](rep, mtu.Def); len(rep.Probes) != 1 || rep.Probes[0].Probe != catalog.ProbeMTU || path == nil || path.Addr != l.Node("b").UnderlayAddr {
 		t.Fatalf("probes %+v", rep.Probes)
 	}
 	if v := rep.Verdict(); v == nil || v.Finding.ID != "mtu.pmtud-blackhole" {

@@ -104,7 +104,7 @@ func TestAnalysesRaiseWhatTheyDeclare(t *testing.T) {
 			p.snaps = []*facts.Snapshot{multi}
 		},
 		"phase-comparisons": func(p *play) {
-			p.r.LongRun = &bench.LongRun{PathCycles: true}
+			p.r.SetResult(bench.LongRunDef, &bench.LongRun{PathCycles: true})
 			p.found = []finding.Finding{{ID: catalog.WGSpecificCollapse, Host: targettest.Spec("netns:a")}}
 		},
 	}

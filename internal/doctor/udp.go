@@ -79,7 +79,7 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 			return fs, strings.Join(parts, "; "), err
 		}
 		pair.Other = res
-		r.UDPOutside = append(r.UDPOutside, res)
+		r.SetResult(udppath.Def, append(ProbeResult[[]*udppath.Result](r, udppath.Def), res))
 		if !res.Policed && !res.Capacity {
 			r.Measured.PathLoss = max(r.Measured.PathLoss, res.PathLoss)
 		}
@@ -100,7 +100,7 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 				return fs, strings.Join(append(parts, part), "; "), err
 			default:
 				pair.OnPort = on
-				r.UDPOutside = append(r.UDPOutside, on)
+				r.SetResult(udppath.Def, append(ProbeResult[[]*udppath.Result](r, udppath.Def), on))
 				how := "with"
 				if toPort {
 					how = "to"

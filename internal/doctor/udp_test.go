@@ -102,14 +102,15 @@ func recordedRun(t *testing.T, name string) *iperf.Result {
 func TestPathCyclesCapacityIsNoPolicer(t *testing.T) {
 	var rec Report
 	readJSON(t, &rec, "..", "internal", "doctor", "testdata", "path-cycles.recorded.json")
-	if len(rec.UDPOutside) != 1 || !rec.UDPOutside[0].Policed || rec.Causes[0].Finding.ID != catalog.PathUDPPoliced {
-		t.Fatalf("recording: %+v, first %s", rec.UDPOutside, rec.Causes[0].Finding.ID)
+	outside := ProbeResult[[]*udppath.Result](&rec, udppath.Def)
+	if len(outside) != 1 || !outside[0].Policed || rec.Causes[0].Finding.ID != catalog.PathUDPPoliced {
+		t.Fatalf("recording: %+v, first %s", outside, rec.Causes[0].Finding.ID)
 	}
 	up, down := pathLow(rec.Bench, bench.Upload), pathLow(rec.Bench, bench.Download)
 	if up < 40 || down > 21 {
 		t.Errorf("the bench's lowest underlay seconds: upload %.1f, download %.1f; want the upload's high phase (≥ 40) and the download's low one", up, down)
 	}
-	u := *rec.UDPOutside[0]
+	u := *outside[0]
 	u.PathLowMbit = up
 	u.AgainstTCP(0)
 	if !u.Policed {
@@ -167,7 +168,7 @@ func TestWireGuardPortThrottledBothEndsOnOnePort(t *testing.T) {
 	var rec Report
 	readJSON(t, &rec, "..", "internal", "doctor", "testdata", "wgport-throttled.recorded.json")
 	var on *udppath.Result
-	for _, u := range rec.UDPOutside {
+	for _, u := range ProbeResult[[]*udppath.Result](&rec, udppath.Def) {
 		if u.ToPort && u.Direction == bench.Upload {
 			on = u
 		}

@@ -24,9 +24,16 @@ type Def struct {
 	// Raises are the findings it may raise: its package's Raises.
 	Raises []catalog.ID
 	// Report is the key of its result in doctor's JSON report ("mtu"), and
-	// Result that result's type: doctor's Report field of that key has it
-	// (TestReportHoldsEveryProbe, internal/doctor), and the schema's report
-	// has the key (TestSchemaListsEveryProbe, internal/probes).
+	// Result that result's type: doctor's report keeps the result by this
+	// definition and writes it under that key (doctor.Results;
+	// TestEveryProbeResultRoundTrips, internal/doctor).
 	Report string
 	Result reflect.Type
+	// Schema is where the JSON Schema of its result is, as a $ref from
+	// schemas/doctor.schema.json: the result's $defs entry in the schema of
+	// the probe's own command ("mtu.schema.json#/$defs/result") or in
+	// doctor's ("#/$defs/long_run"); of one result when Result is a list.
+	// "make docs" writes the result's key into doctor's schema from it
+	// (TestSchemaListsEveryProbe, internal/probes).
+	Schema string
 }

@@ -1,11 +1,9 @@
 package probes
 
 import (
-	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -125,41 +123,4 @@ func importPath(f *ast.File, name string) string {
 		}
 	}
 	return name
-}
-
-// TestSchemaListsEveryProbe holds the doctor report's schema to the list: its
-// probe_run enum names every probe on the list and no other, and the report has each
-// probe's result key.
-func TestSchemaListsEveryProbe(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "schemas", "doctor.schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var schema struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Defs       struct {
-			ProbeRun struct {
-				Properties struct {
-					Probe struct {
-						Enum []catalog.Probe `json:"enum"`
-					} `json:"probe"`
-				} `json:"properties"`
-			} `json:"probe_run"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(b, &schema); err != nil {
-		t.Fatal(err)
-	}
-	var names []catalog.Probe
-	for _, d := range All {
-		names = append(names, d.Name)
-		if d.Report == "" || d.Result == nil {
-			t.Errorf("%s: no Report key or Result type", d.Name)
-		} else if _, ok := schema.Properties[d.Report]; !ok {
-			t.Errorf("%s: doctor.schema.json has no %q, the key of its result", d.Name, d.Report)
-		}
-	}
-	if got := schema.Defs.ProbeRun.Properties.Probe.Enum; !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(names))) {
-		t.Errorf("doctor.schema.json $defs/probe_run probe enum %q, the list has %q", got, names)
-	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wgperf/wgperf/internal/catalog"
 	"github.com/wgperf/wgperf/internal/probe/drops"
+	"github.com/wgperf/wgperf/internal/probe/mtu"
 	"github.com/wgperf/wgperf/internal/probe/uplinks"
 
 	"github.com/wgperf/wgperf/internal/check"
@@ -142,7 +143,7 @@ func (r *runner) doctor(ctx context.Context) error {
 		r.res.Probes = append(r.res.Probes, ProbeResult{Probe(p.Probe), summary})
 		r.logf("doctor ran %s (%s): %s", p.Probe, p.Why, summary)
 	}
-	r.res.MTU, r.res.Uplinks = rep.MTU, rep.Uplinks
+	r.res.MTU, r.res.Uplinks = doctor.ProbeResult[*mtu.Result](rep, mtu.Def), rep.Uplinks
 	if err := tunnelOverEachUplink(r.sc, rep.Uplinks); err != nil {
 		return err
 	}

@@ -11,7 +11,8 @@ import (
 // collapse cycles and a sender that many flows outrun.
 var LongRunDef = probe.Def{Name: catalog.ProbeLongRun, FarEnd: true, Raises: Raises,
 	Doc:    "a 30-second per-second run and a parallel-stream run in the slow or unsteady direction, when the short runs leave it unexplained or --thorough asks: collapse cycles and many flows",
-	Report: "long_run", Result: reflect.TypeFor[*LongRun]()}
+	Report: "long_run", Result: reflect.TypeFor[*LongRun](),
+	Schema: "#/$defs/long_run"}
 
 // LongRun is what the long run (a single stream, LongSeconds long) and the
 // parallel run showed, in one direction.

@@ -33,7 +33,8 @@ import (
 // Def is the ICMP burst, as doctor's targeted probe (listed in internal/probes).
 var Def = probe.Def{Name: catalog.ProbeICMPBurst, Raises: Raises,
 	Doc:    "one-shot pings against one persistent ping to the health checks' targets, with the ICMP limit counters read around them: whenever health checks are configured (mwan3 track_ip, banIP, an ICMP limit rule)",
-	Report: "icmp_burst", Result: reflect.TypeFor[*Result]()}
+	Report: "icmp_burst", Result: reflect.TypeFor[*Result](),
+	Schema: "icmp-burst.schema.json#/$defs/result"}
 
 // Config is one experiment on Host.
 type Config struct {

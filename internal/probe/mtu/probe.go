@@ -18,7 +18,8 @@ import (
 // Def is the path MTU search, as doctor's targeted probe (listed in internal/probes).
 var Def = probe.Def{Name: catalog.ProbeMTU, Raises: Raises,
 	Doc:    "don't-fragment probes to the peer's endpoint, then MSS steps through the tunnel with a far end: when a run stalled or collapsed, or an MTU finding calls for it",
-	Report: "mtu", Result: reflect.TypeFor[*Result]()}
+	Report: "mtu", Result: reflect.TypeFor[*Result](),
+	Schema: "mtu.schema.json#/$defs/result"}
 
 // WireGuard's overhead on top of the inner packet: outer IP + UDP (8) + WireGuard (32).
 const (

@@ -31,7 +31,8 @@ import (
 // Def is the cap sweep, as doctor's targeted probe (listed in internal/probes).
 var Def = probe.Def{Name: catalog.ProbeShaping, FarEnd: true, Raises: Raises,
 	Doc:    "tbf caps below the level the tunnel climbed to on its sender, each held for 60 s or three cycles (--short-sweep: two) against the uncapped run: when throughput collapses in cycles of the tunnel's own",
-	Report: "shaping", Result: reflect.TypeFor[*Result]()}
+	Report: "shaping", Result: reflect.TypeFor[*Result](),
+	Schema: "shape-sweep.schema.json#/$defs/result"}
 
 // Config is one sweep: Client sends through Device to Server's TunnelAddr.
 type Config struct {

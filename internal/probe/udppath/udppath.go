@@ -33,7 +33,8 @@ import (
 // Def is UDP outside the tunnel; doctor keeps one result per slow direction, as doctor's targeted probe (listed in internal/probes).
 var Def = probe.Def{Name: catalog.ProbeUDPOutside, FarEnd: true, Raises: Raises,
 	Doc:    "UDP outside the tunnel at the rate TCP carried there, in each slow direction, on a port of its own and with WireGuard's port (sent to the far end's through a temporary nft rewrite where both ends listen on one): when nothing found explains a slow tunnel",
-	Report: "udp_outside", Result: reflect.TypeFor[[]*Result]()}
+	Report: "udp_outside", Result: reflect.TypeFor[[]*Result](),
+	Schema: "#/$defs/udp_outside"}
 
 // Thresholds: UDP that loses this share on the path while TCP carried the
 // rate is policed; from SevereLoss on, the tunnel can carry next to nothing.
