@@ -55,7 +55,7 @@ fi
 			done := make(chan int, 1)
 			start := time.Now()
 			go func() {
-				done <- run([]string{"doctor", "--client", specs[0], "--server", specs[1], "--json"}, &out, &errOut)
+				done <- run([]string{"doctor", "--client", specs[0], "--server", specs[1], "--time", "1", "--json"}, &out, &errOut)
 			}()
 			var code int
 			select {
