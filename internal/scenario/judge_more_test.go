@@ -84,8 +84,8 @@ func TestCatalogLoopPlaysKernelFixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "lab run healthy --verdict-only ") ||
-		!strings.HasPrefix(lines[1], "lab run bond-hash --rate ") {
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "lab run healthy --verdict-only --rate 10 ") ||
+		!strings.HasPrefix(lines[1], "lab run bond-hash --rate 20 ") {
 		t.Errorf("the loop ran:\n%s", out)
 	}
 }

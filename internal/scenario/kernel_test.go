@@ -62,8 +62,16 @@ func kernelLane(t *testing.T) string {
 // "lab run" each, in the guest: doctor's verdict, and the fix with its
 // measurement too for the scenarios whose KernelFix says so.
 var catalogLoop = `exe=$1; shift; for s; do v=--verdict-only; case " ` + strings.Join(kernelFixScenarios(), " ") +
-	` " in *" $s "*) v=;; esac; "$exe" lab run "$s" $v --rate ` + strconv.Itoa(kernelRateMbit) +
-	` --time 2 --json --name kern --progress always; done`
+	` " in *" $s "*) v=;; esac; r=` + strconv.Itoa(kernelRateMbit) + `; case "$s" in healthy) r=` + strconv.Itoa(kernelHealthyMbit) +
+	`;; esac; "$exe" lab run "$s" $v --rate "$r" --time 2 --json --name kern --progress always; done`
+
+// kernelHealthyMbit is the healthy lab's rate in the kernel lane. Its
+// verdict needs 0.9 of the underlay, and an emulated guest carried 20
+// Mbit/s through the module at 0.81 to 0.96, lowest as the first run of a
+// fresh guest (which a replay is too): two make test runs failed so. At
+// 10 Mbit/s, half the crypto to keep up with, it carried 0.96 as the first
+// run of a fresh guest.
+const kernelHealthyMbit = 10
 
 // kernelFixScenarios names the kernel lane's scenarios it plays with their fix.
 func kernelFixScenarios() []string {
