@@ -160,6 +160,12 @@ type Config struct {
 	// implementation that keeps the system default would; 0 keeps wireguard-go's
 	// 7 MiB; UDPBufferCapped lets net.core.rmem_max/wmem_max cap them.
 	UDPBuffer int `json:"udp_buffer,omitempty"`
+	// UDPBufferPercent, between 1 and 99, gives UDPBufferCapped buffers that
+	// share of what rmem_max allows: a lab shaped below its case's rate keeps
+	// the buffer's share of the path's bandwidth-delay product (the drops
+	// come when the receiver stalls longer than the buffer lasts, so a
+	// buffer five times too long at a fifth of the rate hardly drops).
+	UDPBufferPercent int `json:"udp_buffer_percent,omitempty"`
 	// LAN adds node "lan" behind A and node "lanb" behind B, whose traffic the
 	// sites forward through the tunnel.
 	LAN bool `json:"lan,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -27,6 +28,9 @@ type NodeOptions struct {
 	// UDPBufferCapped asks for 7 MiB without force instead, so the kernel caps
 	// the buffers at net.core.rmem_max/wmem_max when the socket is bound.
 	UDPBuffer int
+	// UDPBufferPercent (1-99) shrinks UDPBufferCapped buffers to that share
+	// of what rmem_max/wmem_max allow (Config.UDPBufferPercent).
+	UDPBufferPercent int
 }
 
 // UDPBufferCapped is the UDPBuffer value for "ask for 7 MiB, get what rmem_max allows".
@@ -43,7 +47,7 @@ func RunNode(opts NodeOptions) error {
 	logger := device.NewLogger(device.LogLevelError, fmt.Sprintf("(%s) ", opts.Interface))
 	var bind conn.Bind = conn.NewDefaultBind()
 	if opts.UDPBuffer != 0 {
-		bind = &bufferCappedBind{Bind: bind, size: opts.UDPBuffer}
+		bind = &bufferCappedBind{Bind: bind, size: opts.UDPBuffer, percent: opts.UDPBufferPercent}
 	}
 	dev := device.NewDevice(tdev, bind, logger)
 	defer dev.Close()
@@ -79,13 +83,13 @@ func RunNode(opts NodeOptions) error {
 // bufferCappedBind shrinks the socket buffers of every UDP socket it opens.
 type bufferCappedBind struct {
 	conn.Bind
-	size int
+	size, percent int
 }
 
 func (b *bufferCappedBind) Open(port uint16) ([]conn.ReceiveFunc, uint16, error) {
 	fns, actual, err := b.Bind.Open(port)
 	if err == nil {
-		err = capUDPBuffers(int(actual), b.size)
+		err = capUDPBuffers(int(actual), b.size, b.percent)
 	}
 	return fns, actual, err
 }
@@ -93,7 +97,7 @@ func (b *bufferCappedBind) Open(port uint16) ([]conn.ReceiveFunc, uint16, error)
 // capUDPBuffers finds this process's UDP sockets bound to port (the bind does
 // not expose them) and sets their buffers. The kernel doubles what SO_RCVBUF
 // asks for and caps it at rmem_max, so ask for half the wanted size.
-func capUDPBuffers(port, size int) error {
+func capUDPBuffers(port, size, percent int) error {
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		return err
@@ -114,11 +118,11 @@ func capUDPBuffers(port, size int) error {
 		if err != nil || sockaddrPort(sa) != port {
 			continue
 		}
-		ask := size / 2
-		if size == UDPBufferCapped {
-			ask = 7 << 20
-		}
-		for _, opt := range []int{unix.SO_RCVBUF, unix.SO_SNDBUF} {
+		for opt, limit := range map[int]string{unix.SO_RCVBUF: "rmem_max", unix.SO_SNDBUF: "wmem_max"} {
+			ask := size / 2
+			if size == UDPBufferCapped {
+				ask = cappedAsk(limit, percent)
+			}
 			if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, opt, ask); err != nil {
 				return fmt.Errorf("set socket buffer: %w", err)
 			}
@@ -129,6 +133,21 @@ func capUDPBuffers(port, size int) error {
 		return fmt.Errorf("no UDP socket on port %d to cap", port)
 	}
 	return nil
+}
+
+// cappedAsk is what a UDPBufferCapped socket asks for: 7 MiB, which the
+// kernel caps at the sysctl net.core.LIMIT, or percent of what it allows.
+func cappedAsk(limit string, percent int) int {
+	const ask = 7 << 20
+	if percent <= 0 || percent >= 100 {
+		return ask
+	}
+	b, err := os.ReadFile("/proc/sys/net/core/" + limit)
+	allowed, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || perr != nil {
+		return ask
+	}
+	return min(ask, allowed) * percent / 100
 }
 
 func sockaddrPort(sa unix.Sockaddr) int {

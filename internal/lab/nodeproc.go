@@ -79,6 +79,9 @@ func (l *Lab) startNode(ctx context.Context, n *Node, ifname string) (int, error
 	if l.Config.UDPBuffer != 0 {
 		args = append(args, "--udp-buffer", strconv.Itoa(l.Config.UDPBuffer))
 	}
+	if l.Config.UDPBufferPercent > 0 {
+		args = append(args, "--udp-buffer-percent", strconv.Itoa(l.Config.UDPBufferPercent))
+	}
 	pid, err := l.detach(ctx, n, ifname, args...)
 	if err != nil {
 		return 0, err

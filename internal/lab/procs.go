@@ -32,6 +32,7 @@ func nodeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&opts.Interface, "interface", "", "interface name")
 	cmd.Flags().IntVar(&opts.MTU, "mtu", 1420, "interface MTU")
 	cmd.Flags().IntVar(&opts.UDPBuffer, "udp-buffer", 0, "UDP socket buffer size")
+	cmd.Flags().IntVar(&opts.UDPBufferPercent, "udp-buffer-percent", 0, "share of what rmem_max allows a capped buffer gets")
 	return cmd
 }
 
