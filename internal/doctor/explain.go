@@ -27,8 +27,7 @@ func accountFor(c *Cause, m Measured) {
 	d := doctorOf(c.Finding.ID)
 	if d.CostsLatency {
 		if m.shortOfShaped() {
-			c.setShare(0, 0)
-			c.CannotExplain = "present, explains none of the gap: it costs round trip under load, not rate"
+			c.explainsNoRate()
 		}
 		return
 	}
@@ -46,6 +45,38 @@ func accountFor(c *Cause, m Measured) {
 		c.CannotExplain = fmt.Sprintf("present, explains at most %.0f%% of the gap: %s, against a tunnel %.0f%% short of the underlay",
 			100*share, what, 100*gap)
 	}
+}
+
+// explainsNoRate marks a cause of latency as explaining none of the gap.
+func (c *Cause) explainsNoRate() {
+	c.setShare(0, 0)
+	c.CannotExplain = "present, explains none of the gap: it costs round trip under load, not rate"
+}
+
+// latencyBehindRate marks the causes of latency as explaining none of the
+// gap when the tunnel is short of its expected share and a cause of rate
+// accounts for most of the gap in its direction, however short: the queue
+// is true, the rate cause is the verdict. Kernel WireGuard fragmenting on a
+// 1400-byte hop carried 0.82 of the underlay with a queue on the path (+53
+// ms), and the queue's fixed impact outranked the MTU that cost the rate.
+func latencyBehindRate(cs []Cause, m Measured) {
+	if !m.Benched || m.directionDeficit("both") <= 1-m.Expected || !slices.ContainsFunc(cs, func(c Cause) bool { return explainsRate(c, m) }) {
+		return
+	}
+	for i := range cs {
+		if doctorOf(cs[i].Finding.ID).CostsLatency && cs[i].CannotExplain == "" {
+			cs[i].explainsNoRate()
+		}
+	}
+}
+
+// explainsRate reports a cause of rate (not of latency, not the machine's
+// environment) judged to cost at least ExplainsGap of the shortfall in its
+// direction.
+func explainsRate(c Cause, m Measured) bool {
+	d := doctorOf(c.Finding.ID)
+	gap := m.directionDeficit(c.Direction)
+	return d.Role == catalog.Cause && !d.CostsLatency && c.CannotExplain == "" && gap > 1-m.Expected && c.Explains >= ExplainsGap*gap
 }
 
 // setShare records the share of gap the cause can explain and caps what it

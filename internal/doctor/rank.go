@@ -176,6 +176,7 @@ func Rank(fs []finding.Finding, m Measured) []Cause {
 	for i := range out {
 		accountFor(&out[i], m)
 	}
+	latencyBehindRate(out, m)
 	sort.SliceStable(out, func(i, j int) bool {
 		// A full conntrack table drops the packets every measurement and probe
 		// sends on a new flow: what they saw follows from it.

@@ -137,6 +137,13 @@ func TestRank(t *testing.T) {
 			first: "latency.bufferbloat@netns:wgl-wgd0-a", status: StatusSlow, after: []string{"tcp.congestion-control"},
 		},
 		{
+			name:  "kernel WireGuard fragmenting on a 1400-byte hop (0.82) beside a queue on the path: the MTU that costs the rate first, the queue after",
+			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, extra: []finding.Finding{bloat,
+				{ID: "mtu.tunnel-too-large", Severity: finding.Warning, Host: targettest.Spec("netns:wgl-wgd0-b"), Title: "wg-kern-b MTU 1420 is larger than eth0 allows (1340)"}},
+			m:     measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 16.0, 19.1, 15.6, 19.1),
+			first: "mtu.tunnel-too-large@netns:wgl-wgd0-b", status: StatusSlow, after: []string{"latency.bufferbloat"},
+		},
+		{
 			name:  "CUBIC pinned by a lossy WAN's loss, the underlay crawling on it too (kernel WireGuard, 0.87): the ratio hides its cost, CUBIC before the queue",
 			snaps: []string{"lab-healthy-a", "lab-healthy-b"}, extra: []finding.Finding{bloat, cubicPinned},
 			m:     measured("netns:wgl-wgd0-a", "netns:wgl-wgd0-b", 1.9, 2.2, 2.0, 2.1),
