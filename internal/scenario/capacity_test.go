@@ -30,3 +30,23 @@ func TestCappedBuffersKeepTheirShareOfThePath(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueLengthsShrinkWithTheRate: a host queue a case overflows at its
+// catalog rate is shortened in proportion at a lower sized rate.
+func TestQueueLengthsShrinkWithTheRate(t *testing.T) {
+	backlog, _ := Lookup("receive-backlog")
+	const key = "net.core.netdev_max_backlog"
+	none := func(string) (string, error) { return "reno cubic bbr", nil }
+	for _, tc := range []struct {
+		rate int
+		want string
+	}{{100, "8"}, {200, "8"}, {50, "4"}, {20, "2"}} {
+		got := hostSysctlsFor(backlog, Sizing{CatalogMbit: 100, RateMbit: tc.rate}, "bbr", none)[key]
+		if got != tc.want {
+			t.Errorf("at %d Mbit/s: %s=%s, want %s", tc.rate, key, got, tc.want)
+		}
+	}
+	if backlog.HostSysctls[key] != "8" {
+		t.Errorf("the catalog's own value changed: %s", backlog.HostSysctls[key])
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wgperf/wgperf/internal/target"
@@ -16,11 +18,19 @@ import (
 // namespace may choose.
 const allowedCC = "net.ipv4.tcp_allowed_congestion_control"
 
-// hostSysctlsFor is sc.HostSysctls plus, when the host does not already allow
-// the lab's congestion control cc in child namespaces, an allowed list with
-// it (a distro host whose default is CUBIC allows only reno and cubic).
-func hostSysctlsFor(sc Scenario, cc string, readHost func(key string) (string, error)) map[string]string {
+// hostSysctlsFor is sc.HostSysctls, its RateScaled keys shrunk to the lab's
+// sized rate s, plus, when the host does not already allow the lab's
+// congestion control cc in child namespaces, an allowed list with it (a
+// distro host whose default is CUBIC allows only reno and cubic).
+func hostSysctlsFor(sc Scenario, s Sizing, cc string, readHost func(key string) (string, error)) map[string]string {
 	want := maps.Clone(sc.HostSysctls)
+	if s.RateMbit > 0 && s.RateMbit < s.CatalogMbit {
+		for _, key := range sc.RateScaled {
+			if v, err := strconv.Atoi(want[key]); err == nil {
+				want[key] = strconv.Itoa(max(1, int(math.Round(float64(v*s.RateMbit)/float64(s.CatalogMbit)))))
+			}
+		}
+	}
 	if cc == "" {
 		return want
 	}

@@ -140,7 +140,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		r.res.Skipped, r.res.Why = true, sizing.Skip
 		return r.res, nil
 	}
-	restore, err := setHostSysctls(hostSysctlsFor(sc, cfg.Congestion, readHostSysctl))
+	restore, err := setHostSysctls(hostSysctlsFor(sc, sizing, cfg.Congestion, readHostSysctl))
 	defer restore()
 	if err != nil {
 		return r.res, err

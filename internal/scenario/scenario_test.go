@@ -430,15 +430,15 @@ func TestHostSysctlsAllowTheLabsCongestion(t *testing.T) {
 	host := func(allowed string) func(string) (string, error) {
 		return func(string) (string, error) { return allowed, nil }
 	}
-	got := hostSysctlsFor(Scenario{}, "bbr", host("reno cubic"))
+	got := hostSysctlsFor(Scenario{}, Sizing{}, "bbr", host("reno cubic"))
 	if got[allowedCC] != "reno cubic bbr" || len(got) != 1 {
 		t.Errorf("distro host: %v, want the allowed list with bbr", got)
 	}
-	if got := hostSysctlsFor(Scenario{}, "bbr", host("reno bbr")); len(got) != 0 {
+	if got := hostSysctlsFor(Scenario{}, Sizing{}, "bbr", host("reno bbr")); len(got) != 0 {
 		t.Errorf("bbr allowed already: %v, want no host change", got)
 	}
 	sc := Scenario{HostSysctls: map[string]string{allowedCC: "reno cubic", "net.core.rmem_max": "32768"}}
-	got = hostSysctlsFor(sc, "bbr", host("reno bbr"))
+	got = hostSysctlsFor(sc, Sizing{}, "bbr", host("reno bbr"))
 	if got[allowedCC] != "reno cubic bbr" || got["net.core.rmem_max"] != "32768" {
 		t.Errorf("scenario's own list: %v, want bbr added to it", got)
 	}

@@ -55,7 +55,12 @@ type Scenario struct {
 	// HostSysctls are initial-namespace values the case needs (child namespaces
 	// mirror or cannot set them); Run sets them and restores the exact old values.
 	HostSysctls map[string]string
-	Break       []Command // run after the lab is up: the pathology
+	// RateScaled lists HostSysctls keys whose values are queue lengths chosen
+	// for the catalog's underlay rate: at a lower sized rate Run shrinks them
+	// in proportion (rounded, at least 1), so the queue overflows as often
+	// on a slower machine as the case's did.
+	RateScaled []string
+	Break      []Command // run after the lab is up: the pathology
 	// BreaksUnderlay says the breakage slows the link under the tunnel too
 	// (a route onto the slow uplink, loss on every packet): the underlay is
 	// measured before it, as the level the fix must bring the tunnel back
