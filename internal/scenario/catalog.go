@@ -53,6 +53,12 @@ var Catalog = []Scenario{
 	{
 		Name: "healthy", Case: caseTuning,
 		KernelLane: "no false alarm at the module's own rates (its crypto runs in the kernel, not in a process doctor can see)",
+		// The verdict needs 0.9 of the underlay, and an emulated guest carried
+		// 20 Mbit/s through the module at 0.81 to 0.96, lowest as the first
+		// run of a fresh guest (which a replay is too): two make test runs
+		// failed so. At 10, half the crypto to keep up with, it carried 0.95
+		// and 0.96 as the first run of a fresh guest.
+		KernelMbit: 10,
 		Symptom:    "none: a correctly tuned tunnel",
 		Lab:        lab.Config{Underlay: lab.Shape{RateMbit: 200}},
 	},

@@ -3,6 +3,7 @@ package scenario
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,30 +59,22 @@ func kernelLane(t *testing.T) string {
 	return labtest.Binary(t)
 }
 
-// catalogLoop plays the scenarios after its first argument (wgperf), one
-// "lab run" each, in the guest: doctor's verdict, and the fix with its
-// measurement too for the scenarios whose KernelFix says so.
-var catalogLoop = `exe=$1; shift; for s; do v=--verdict-only; case " ` + strings.Join(kernelFixScenarios(), " ") +
-	` " in *" $s "*) v=;; esac; r=` + strconv.Itoa(kernelRateMbit) + `; case "$s" in healthy) r=` + strconv.Itoa(kernelHealthyMbit) +
-	`;; esac; "$exe" lab run "$s" $v --rate "$r" --time 2 --json --name kern --progress always; done`
-
-// kernelHealthyMbit is the healthy lab's rate in the kernel lane. Its
-// verdict needs 0.9 of the underlay, and an emulated guest carried 20
-// Mbit/s through the module at 0.81 to 0.96, lowest as the first run of a
-// fresh guest (which a replay is too): two make test runs failed so. At
-// 10 Mbit/s, half the crypto to keep up with, it carried 0.96 as the first
-// run of a fresh guest.
-const kernelHealthyMbit = 10
-
-// kernelFixScenarios names the kernel lane's scenarios it plays with their fix.
-func kernelFixScenarios() []string {
-	var names []string
-	for _, sc := range Catalog {
-		if sc.KernelLane != "" && sc.KernelFix {
-			names = append(names, sc.Name)
+// catalogScript plays the named scenarios in the guest, one "lab run" each,
+// with the wgperf its first argument names: doctor's verdict, and the fix
+// with its measurement too where KernelFix says so, at the lane's rate or
+// the scenario's own KernelMbit.
+func catalogScript(names []string) string {
+	var lines []string
+	for _, name := range names {
+		sc, _ := Lookup(name)
+		args := []string{"lab", "run", name}
+		if !sc.KernelFix {
+			args = append(args, "--verdict-only")
 		}
+		args = append(args, "--rate", strconv.Itoa(cmp.Or(sc.KernelMbit, kernelRateMbit)), "--time", "2", "--json", "--name", "kern", "--progress", "always")
+		lines = append(lines, `"$1" `+strings.Join(args, " "))
 	}
-	return names
+	return strings.Join(lines, "\n")
 }
 
 // TestKernelCatalog plays the scenarios whose KernelLane says why with kernel
@@ -130,7 +123,7 @@ func playInGuests(ctx context.Context, t *testing.T, exe string, scenarios []str
 	todo := scenarios
 	for attempt := 1; len(todo) > 0; attempt++ {
 		var out bytes.Buffer
-		res, err := guest.Run(ctx, opts, append([]string{"sh", "-c", catalogLoop, "-", exe}, todo...), &out, storyLog{t})
+		res, err := guest.Run(ctx, opts, []string{"sh", "-c", catalogScript(todo), "-", exe}, &out, storyLog{t})
 		done := finishedResults(out.Bytes())
 		results = append(results, done...)
 		todo = slices.DeleteFunc(slices.Clone(todo), func(name string) bool {

@@ -136,6 +136,9 @@ type Scenario struct {
 	// too, not doctor's verdict alone: make test has no other kernel that
 	// can (the bonding driver is the guest's only).
 	KernelFix bool
+	// KernelMbit is the kernel lane's underlay rate for this case where it
+	// is not the lane's own (kernelRateMbit in its test).
+	KernelMbit int
 	// On is what the case looks like on one implementation where that
 	// differs from the fields above (the kernel module clears DF on its outer
 	// packets and has no socket queue): Run plays For(implementation).
