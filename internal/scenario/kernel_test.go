@@ -185,24 +185,11 @@ func replayEmulatorShortfalls(ctx context.Context, t *testing.T, exe string, res
 // queues under load besides, which a guest CPU that falls behind builds in
 // the WireGuard interface. A wrong or missing cause fails at once.
 func emulatorShortfall(r Result) bool {
-	if r.Pass || r.Skipped {
-		return false
-	}
 	sc, ok := Lookup(r.Scenario)
-	switch {
-	case !ok:
-		return false
-	case sc.Expect == "":
-		return true
-	case !r.Found:
-		return false
+	if ok && sc.Expect == "" {
+		return !r.Pass && !r.Skipped
 	}
-	for _, u := range r.Unexpected {
-		if !strings.HasPrefix(u, string(catalog.LatencyBufferbloat)+" on ") {
-			return false
-		}
-	}
-	return true
+	return ok && fellShort(r, func(u string) bool { return strings.HasPrefix(u, string(catalog.LatencyBufferbloat)+" on ") })
 }
 
 // finishedResults decodes the results of the lab runs whose JSON documents

@@ -186,7 +186,7 @@ func TestScenarios(t *testing.T) {
 			// Two-second runs on a shared 2-core machine leave ~5% of margin
 			// above 0.9: a run that only fell short on throughput is played once
 			// more. A missing or unexpected finding fails at once.
-			if !res.Pass && res.Found && len(res.Unexpected) == 0 {
+			if fellShort(*res, nothingTolerated) {
 				t.Logf("first run fell short (%s): %s; playing it again", res.Why, res.After)
 				if res, err = Play(context.Background(), sc, opts); err != nil {
 					t.Fatalf("second run: %v", err)
@@ -213,6 +213,16 @@ func TestScenarios(t *testing.T) {
 		})
 	}
 }
+
+// fellShort reports a failed run whose expected cause was found, with
+// nothing unexpected beyond what tolerate accepts: a shortfall the tests
+// play once more (on a shared machine here, in an emulated guest in the
+// kernel lane), where a missing cause fails at once.
+func fellShort(r Result, tolerate func(unexpected string) bool) bool {
+	return !r.Pass && !r.Skipped && r.Found && !slices.ContainsFunc(r.Unexpected, func(u string) bool { return !tolerate(u) })
+}
+
+func nothingTolerated(string) bool { return false }
 
 // laneEnv splits the root tests of this package for scripts/test.sh, which
 // runs them beside other packages' lab tests: "shared" plays the scenarios
