@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/catalog"
@@ -189,11 +190,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	defer func() { rep.Seconds = time.Since(start).Seconds() }()
 
-	if c.Server != nil {
-		c.progress("collecting %s and %s", c.Client, c.Server)
-	} else {
-		c.progress("collecting %s", c.Client)
+	names := make([]string, len(ends))
+	for i, end := range ends {
+		names[i] = fmt.Sprint(end)
 	}
+	c.progress("collecting %s", strings.Join(names, " and "))
 	snaps, err := diagnose.SnapshotsOf(ctx, ends, diagnose.Options{})
 	if err != nil {
 		return nil, err
