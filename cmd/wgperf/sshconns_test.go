@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // TestDiagnoseLeavesSSHSharingAlone: diagnose gives each host a connection
@@ -17,22 +16,8 @@ import (
 // switched sharing off for the whole process and a later test's command went
 // without it. A stand-in for ssh writes down each command line.
 func TestDiagnoseLeavesSSHSharingAlone(t *testing.T) {
-	log := filepath.Join(t.TempDir(), "argv")
-	oldCmd := target.SSHCommand
-	target.SSHCommand = []string{"sh", "-c", `printf '%s\n' "$*" >> "$0"`, log}
-	t.Cleanup(func() { target.SSHCommand = oldCmd })
+	lines := targettest.RecordSSH(t)
 	t.Cleanup(target.CloseAll)
-	lines := func() []string {
-		t.Helper()
-		b, err := os.ReadFile(log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Remove(log); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Split(strings.TrimSpace(string(b)), "\n")
-	}
 
 	if code := run([]string{"diagnose", "--host", "ssh:root@diagnosed.invalid"}, io.Discard, io.Discard); code != exitFailed {
 		t.Errorf("diagnose of a host that answers nothing: exit %d, want %d", code, exitFailed)

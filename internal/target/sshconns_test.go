@@ -2,13 +2,13 @@ package target_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wgperf/wgperf/internal/target"
+	"github.com/wgperf/wgperf/internal/target/targettest"
 )
 
 // TestSSHConnsPerTarget: how an ssh target connects is its own setting, not
@@ -18,10 +18,7 @@ import (
 // and a target opened plainly shares through the process's pool, whatever
 // the others were given. A stand-in for ssh writes down each command line.
 func TestSSHConnsPerTarget(t *testing.T) {
-	log := filepath.Join(t.TempDir(), "argv")
-	oldCmd := target.SSHCommand
-	target.SSHCommand = []string{"sh", "-c", `printf '%s\n' "$*" >> "$0"`, log}
-	t.Cleanup(func() { target.SSHCommand = oldCmd })
+	lines := targettest.RecordSSH(t)
 	pool := target.NewSSHPool(7*time.Second, 4)
 	t.Cleanup(pool.Close)
 	t.Cleanup(target.CloseAll)
@@ -30,9 +27,7 @@ func TestSSHConnsPerTarget(t *testing.T) {
 	// lines it took.
 	run := func(spec string, c target.SSHConns) []string {
 		t.Helper()
-		if err := os.Truncate(log, 0); err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
+		lines()
 		tg, err := target.ParseWith(spec, target.HostSSH{Conns: c})
 		if err != nil {
 			t.Fatal(err)
@@ -40,11 +35,7 @@ func TestSSHConnsPerTarget(t *testing.T) {
 		if _, err := tg.Run(context.Background(), "true"); err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
-		b, err := os.ReadFile(log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Split(strings.TrimSpace(string(b)), "\n")
+		return lines()
 	}
 	own := run("ssh:root@own.invalid", target.SSHConns{Own: true})
 	if len(own) != 1 || strings.Contains(own[0], "ControlPath") {
