@@ -2,6 +2,8 @@ package iperf
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,13 +132,28 @@ func holdServers(ctx context.Context, t target.Target, servers []*Server, stream
 		}
 		g.ports, g.pids = append(g.ports, s.port), append(g.pids, strconv.Itoa(pid))
 	}
-	if _, err := t.Run(ctx, "sh", "-c", "kill -STOP "+strings.Join(g.pids, " ")); err != nil {
+	if _, err := t.Run(ctx, "sh", "-c", stopScript(g.pids, orphanRelease)); err != nil {
 		g.stopped = true // some may be: release them all
 		g.release()
 		return &serverGate{target: t}
 	}
 	g.stopped = true
 	return g
+}
+
+// orphanRelease is when a held server's own host lets it go on if wgperf
+// did not (killed, or its connection to the host lost): after the longest
+// hold and its release, so never within a run that held it. A stopped
+// iperf3 would otherwise keep its port for good: its idle timeout does not
+// run while it is stopped.
+const orphanRelease = holdMax + releaseWait
+
+// stopScript stops the processes pids and leaves behind, on their host, a
+// release of them after orphanAfter (whole seconds, at least one).
+func stopScript(pids []string, orphanAfter time.Duration) string {
+	list := strings.Join(pids, " ")
+	secs := max(1, int(math.Ceil(orphanAfter.Seconds())))
+	return fmt.Sprintf("kill -STOP %s || exit 1; (sleep %d; kill -CONT %s) >/dev/null 2>&1 &", list, secs, list)
 }
 
 // stepPulse is how long a stepped server runs at a time: a few of its

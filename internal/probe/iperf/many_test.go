@@ -82,6 +82,27 @@ func TestServerGate(t *testing.T) {
 	}
 }
 
+// A held server's host lets it go on by itself after the hold, so a wgperf
+// killed mid-hold leaves no iperf3 stopped for good on its port.
+func TestHeldServersGoOnWithoutWgperf(t *testing.T) {
+	proc, err := target.Local().Start(context.Background(), "sh", "-c", "exec sleep 30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Stop(time.Second)
+	pid := strconv.Itoa(proc.Pid())
+	if _, err := target.Local().Run(context.Background(), "sh", "-c", stopScript([]string{pid}, time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if st := procState(t, proc.Pid(), "T"); st != "T" {
+		t.Fatalf("held process in state %s", st)
+	}
+	time.Sleep(time.Second)
+	if st := procState(t, proc.Pid(), "S"); st == "T" {
+		t.Error("still stopped after its host's own release")
+	}
+}
+
 // The established connections of a recorded load on B by local port:
 // each client's on its server's port.
 func TestOpenPerPort(t *testing.T) {
