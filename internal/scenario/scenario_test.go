@@ -129,6 +129,13 @@ func TestJudge(t *testing.T) {
 		{"the path's cycle blamed on a host", pathCycles,
 			Result{Found: true, Doctor: &DoctorVerdict{First: "udp.rcvbuf-errors"}, Probes: longRun, Findings: []finding.Finding{pathCycleFinding(nil)}, After: measured(183, 191, 183, 191)},
 			false, "doctor ranked udp.rcvbuf-errors first, want no cause on the hosts (throughput.oscillation is the path's)"},
+		{"the path's cycle, the lab's own queue first", shapedPathCycles,
+			Result{Found: true, Doctor: &DoctorVerdict{Status: "problems", First: catalog.LatencyBufferbloat}, Probes: longRun,
+				Findings: []finding.Finding{pathCycleFinding(nil), queueOn(bench.QueueOnPath)}, After: measured(18, 19, 18, 19)}, true, ""},
+		{"the path's cycle, a queue at the tunnel's ends first", shapedPathCycles,
+			Result{Found: true, Doctor: &DoctorVerdict{Status: "problems", First: catalog.LatencyBufferbloat}, Probes: longRun,
+				Findings: []finding.Finding{pathCycleFinding(nil), queueOn(bench.QueueTunnelEnds)}, After: measured(18, 19, 18, 19)},
+			false, "doctor ranked latency.bufferbloat first, want no cause on the hosts (throughput.oscillation is the path's)"},
 		{"a cap proposed for the path's cycle", pathCycles,
 			Result{Found: true, Doctor: &DoctorVerdict{Status: "slow"}, Probes: longRun, Findings: []finding.Finding{pathCycleFinding(&finding.Action{Kind: "tbf-cap"})}, After: measured(183, 191, 183, 191)},
 			false, `doctor proposes to apply "Cap wg-run-a at 160 Mbit/s, below the collapse" on netns:wgl-run-a for a cause on the path`},
@@ -418,6 +425,13 @@ func pinged(fs ...finding.Finding) *bench.Report {
 // pathCycles is the path-cycles scenario's judgement: a symptom the path
 // causes, which the path's own change cures.
 var pathCycles = Scenario{Expect: catalog.ThroughputOscillation, Probes: []Probe{ProbeLongRun}, PathFix: []Command{on("r", "true")}}
+
+// shapedPathCycles is pathCycles in a lab whose shaper holds a deep queue.
+var shapedPathCycles = func() Scenario {
+	sc := pathCycles
+	sc.Lab = lab.Config{Underlay: lab.Shape{RateMbit: 20}}
+	return sc
+}()
 
 // longRun is doctor's long run, as a scenario result lists it.
 var longRun = []ProbeResult{{ProbeLongRun, "upload, 1 stream for 30 s: 2 collapses every 18 s; the underlay alone for 38 s: 2 collapses every 18 s: the path cycles"}}
