@@ -122,11 +122,12 @@ type probeEntry struct {
 	// scraper's: each scrape stops waiting at its own.
 	deadline, started time.Time
 	timeout           time.Duration
-	// ended: the deadline passed and the collection is being cut short; a
-	// scrape that comes now cannot give it more time, so it waits for the
-	// end and collects anew.
-	ended bool
 }
+
+// ending reports a collection whose deadline has passed, so it is being cut
+// short: a scrape that comes now cannot give it more time, so it waits for
+// the end and collects anew. Prober.mu is held.
+func (e *probeEntry) ending() bool { return !time.Now().Before(e.deadline) }
 
 // NewProber returns a Prober; nothing is collected until a scrape asks.
 func NewProber(opts ProbeOptions) *Prober {
@@ -290,7 +291,7 @@ func (p *Prober) get(ctx context.Context, t target.Target, timeout time.Duration
 			e = &probeEntry{spec: spec, roam: e.roam, ready: make(chan struct{})}
 			el.Value = e
 			p.start(t, e, timeout)
-		case e.ended:
+		case e.ending():
 			// Joining would serve this scrape the cut-short failure (and,
 			// with the timeout it asks, cache it as a plain one).
 			p.mu.Unlock()
@@ -347,8 +348,6 @@ func (p *Prober) start(t target.Target, e *probeEntry, timeout time.Duration) {
 		left := time.Until(e.deadline)
 		if left > 0 {
 			stop.Reset(left)
-		} else {
-			e.ended = true
 		}
 		p.mu.Unlock()
 		if left <= 0 {
