@@ -79,7 +79,7 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 			return fs, strings.Join(parts, "; "), err
 		}
 		pair.Other = res
-		r.SetResult(udppath.Def, append(ProbeResult[[]*udppath.Result](r, udppath.Def), res))
+		r.addUDPOutside(res)
 		if !res.Policed && !res.Capacity {
 			r.Measured.PathLoss = max(r.Measured.PathLoss, res.PathLoss)
 		}
@@ -100,7 +100,7 @@ func (r *Report) runUDPOutside(ctx context.Context, c *Config, p ProbePlan, _ []
 				return fs, strings.Join(append(parts, part), "; "), err
 			default:
 				pair.OnPort = on
-				r.SetResult(udppath.Def, append(ProbeResult[[]*udppath.Result](r, udppath.Def), on))
+				r.addUDPOutside(on)
 				how := "with"
 				if toPort {
 					how = "to"
@@ -157,4 +157,10 @@ func pathLow(b *bench.Report, dir string) float64 {
 		}
 	}
 	return low
+}
+
+// addUDPOutside keeps one more UDP run outside the tunnel among the report's
+// udp-outside results.
+func (r *Report) addUDPOutside(res *udppath.Result) {
+	r.SetResult(udppath.Def, append(ProbeResult[[]*udppath.Result](r, udppath.Def), res))
 }
