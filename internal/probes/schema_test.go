@@ -147,7 +147,9 @@ func withProbes(schema []byte) ([]byte, error) {
 				Comment string `json:"$comment"`
 			}
 			if json.Unmarshal(m.val, &p) == nil && p.Comment == generated || keys[m.key] {
-				at = cmpOr(at, len(kept))
+				if at < 0 {
+					at = len(kept) // where the first generated key stood
+				}
 				continue
 			}
 			kept = append(kept, m)
@@ -188,14 +190,6 @@ func withProbes(schema []byte) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
-}
-
-// cmpOr is at, or i when at is unset (-1).
-func cmpOr(at, i int) int {
-	if at < 0 {
-		return i
-	}
-	return at
 }
 
 // TestSchemaListsEveryProbe holds the doctor report's schema to the list:
