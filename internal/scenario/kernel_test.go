@@ -158,20 +158,20 @@ func playInGuests(ctx context.Context, t *testing.T, exe string, scenarios []str
 func replayEmulatorShortfalls(ctx context.Context, t *testing.T, exe string, results []Result) []Result {
 	t.Helper()
 	var again []string
-	for _, r := range results {
+	at := map[string]int{} // a replayed scenario's place in results
+	for i, r := range results {
 		if emulatorShortfall(r) {
 			t.Logf("%s fell short in the emulated guest (%s): playing it again in a fresh guest", r.Scenario, r.Why)
-			again = append(again, r.Scenario)
+			again, at[r.Scenario] = append(again, r.Scenario), i
 		}
 	}
 	if len(again) == 0 {
 		return results
 	}
-	second := playInGuests(ctx, t, exe, again)
 	out := slices.Clone(results)
-	for i, r := range out {
-		if j := slices.IndexFunc(second, func(s Result) bool { return s.Scenario == r.Scenario }); j >= 0 && emulatorShortfall(r) {
-			out[i] = second[j]
+	for _, r := range playInGuests(ctx, t, exe, again) {
+		if i, ok := at[r.Scenario]; ok {
+			out[i] = r
 		}
 	}
 	return out
