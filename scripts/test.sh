@@ -89,11 +89,12 @@ beside=$!
 
 alone='/internal/scenario$|/internal/diagnose$'
 # After the shared scenarios, in their stream, a few packages' short lab
-# tests, to even the two streams out: the other took about 890 s and the
-# scenarios about 765 s, and these about 70 s. The scenarios of tunnels that
-# are not pairs (a hub, a NAT, a clone: about 7 minutes, lab "e2t") play in
-# the other stream, after its packages.
-late='/internal/lab$|/internal/lab/guest$|/internal/probe/mtu$|/internal/probe/icmpburst$'
+# tests, to even the two streams out: the other took 1,118 s with udppath
+# and iperf (67 s) and the scenarios 973 s (ci run on 02cb12c), the first
+# four about 70 s. The scenarios of tunnels that are not pairs (a hub, a
+# NAT, a clone: about 3 minutes, lab "e2t") play in the other stream, after
+# its packages.
+late='/internal/lab$|/internal/lab/guest$|/internal/probe/mtu$|/internal/probe/icmpburst$|/internal/probe/udppath$|/internal/probe/iperf$'
 sh -c 'WGPERF_SCENARIO_LANE=shared $3 go test -json -count=1 -timeout 25m ./internal/scenario; a=$?
 	$3 go test -json -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$1"); b=$?
 	echo "--- the scenario stream done (at $(($(date +%s) - $2)) s)"
