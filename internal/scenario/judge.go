@@ -144,21 +144,11 @@ func role(id finding.ID) catalog.Role {
 	return e.Doctor.Role
 }
 
-// judge decides whether the scenario proved its case.
+// judge decides whether the scenario proved its case: doctor's verdict on
+// the broken lab (verdictFaults), then what the fix's measurement shows.
 func (r *runner) judge() {
 	res := r.res
-	var why []string
-	if !res.Found {
-		if r.sc.Expect != "" {
-			why = append(why, string(r.sc.Expect)+" not reported")
-		}
-	}
-	if len(res.Unexpected) > 0 {
-		why = append(why, "unexpected: "+strings.Join(res.Unexpected, ", "))
-	}
-	doc := r.judgeDoctor()
-	res.DoctorMissed = strings.Join(doc, "; ")
-	why = append(why, doc...)
+	why := r.verdictFaults()
 	if res.StillFound {
 		why = append(why, string(r.sc.Expect)+" still proven after the fix")
 	}
@@ -198,13 +188,20 @@ func (r *runner) judge() {
 	if r.sc.IdleProof > 0 && !strings.HasPrefix(res.IdleProof, idleAnswered) {
 		why = append(why, "after the fix and an idle of "+strconv.Itoa(r.sc.IdleProof)+" s: "+orDefault(res.IdleProof, "not tried"))
 	}
-	res.Pass = len(why) == 0
-	res.Why = strings.Join(why, "; ")
+	res.Pass, res.Why = len(why) == 0, strings.Join(why, "; ")
 }
 
-// judgeVerdict decides a VerdictOnly run: the expected finding reported,
-// nothing unexpected, and doctor's answer right.
+// judgeVerdict decides a run that ends with doctor's verdict (VerdictOnly, or
+// a fix that could not be applied here): verdictFaults alone.
 func (r *runner) judgeVerdict() {
+	why := r.verdictFaults()
+	r.res.Pass, r.res.Why = len(why) == 0, strings.Join(why, "; ")
+}
+
+// verdictFaults says what is wrong with doctor's verdict on the broken lab:
+// the expected finding not reported, one not expected, or doctor's answer
+// (judgeDoctor, kept in DoctorMissed too).
+func (r *runner) verdictFaults() []string {
 	var why []string
 	if !r.res.Found && r.sc.Expect != "" {
 		why = append(why, string(r.sc.Expect)+" not reported")
@@ -214,8 +211,7 @@ func (r *runner) judgeVerdict() {
 	}
 	doc := r.judgeDoctor()
 	r.res.DoctorMissed = strings.Join(doc, "; ")
-	why = append(why, doc...)
-	r.res.Pass, r.res.Why = len(why) == 0, strings.Join(why, "; ")
+	return append(why, doc...)
 }
 
 // judgeDoctor checks doctor's answer on the broken lab: the case's cause
