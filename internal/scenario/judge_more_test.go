@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wgperf/wgperf/internal/fix"
+	"github.com/wgperf/wgperf/internal/lab"
 	"github.com/wgperf/wgperf/internal/probe/uplinks"
 )
 
@@ -87,5 +89,28 @@ func TestCatalogScriptPlaysKernelFixes(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "lab run healthy --verdict-only --rate 10 ") ||
 		!strings.HasPrefix(lines[1], "lab run bond-hash --rate 20 ") {
 		t.Errorf("the loop ran:\n%s", out)
+	}
+}
+
+// A scenario's bound grows by what each of its features adds to the plain
+// one's twenty measurement lengths.
+func TestBoundAddsEachFeaturesRuns(t *testing.T) {
+	plain := 2*time.Minute + 20*2*time.Second
+	tests := []struct {
+		name string
+		sc   Scenario
+		want time.Duration
+	}{
+		{"plain", Scenario{}, plain},
+		{"the long run", Scenario{Probes: []Probe{ProbeLongRun}}, plain + longRunBound},
+		{"thorough", Scenario{Thorough: true}, plain + longRunBound},
+		{"an idle proof", Scenario{IdleProof: 40}, plain + 40*time.Second},
+		{"the other uplink", Scenario{UplinkRoutes: true}, plain + 36*time.Second},
+		{"a bond", Scenario{Lab: lab.Config{BondSlaves: 2}}, plain + longRunBound + 6*time.Second},
+	}
+	for _, tt := range tests {
+		if got := bound(tt.sc, 2); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

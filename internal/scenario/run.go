@@ -69,6 +69,29 @@ const DefaultSeconds = 4
 // slow cycle (bench.MaxLongSeconds each).
 const longRunBound = time.Duration(bench.LongSeconds+2*bench.MaxLongSeconds) * time.Second
 
+// bound is how long a scenario may take at seconds per measurement: about
+// twenty measurement lengths happen in the slowest plain scenario, and each
+// feature that adds runs adds its own.
+func bound(sc Scenario, seconds int) time.Duration {
+	run := time.Duration(seconds) * time.Second
+	d := 2*time.Minute + 20*run
+	if sc.Thorough || slices.Contains(sc.Probes, ProbeLongRun) {
+		d += longRunBound
+	}
+	d += time.Duration(sc.IdleProof) * time.Second
+	if sc.UplinkRoutes {
+		// the tunnel both ways over the other uplink, with its route held
+		// and released around the runs
+		d += 30*time.Second + 2*(time.Second+run)
+	}
+	if sc.Lab.BondSlaves > 1 {
+		// doctor's parallel runs through and around a bonded tunnel, and the
+		// long run a slow tunnel beside its underlay calls for
+		d += longRunBound + 2*(time.Second+run)
+	}
+	return d
+}
+
 // Run plays one scenario: lab up, break, measure, diagnose, fix, measure, lab
 // down. The lab and any host sysctl it changed are restored however it ends.
 func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
@@ -79,22 +102,7 @@ func Run(ctx context.Context, sc Scenario, opts Options) (*Result, error) {
 		opts.Seconds = DefaultSeconds
 	}
 	if opts.Timeout == 0 {
-		// About twenty measurement lengths happen in the slowest scenario.
-		opts.Timeout = 2*time.Minute + 20*time.Duration(opts.Seconds)*time.Second
-		if sc.Thorough || slices.Contains(sc.Probes, ProbeLongRun) {
-			opts.Timeout += longRunBound
-		}
-		opts.Timeout += time.Duration(sc.IdleProof) * time.Second
-		if sc.UplinkRoutes {
-			// the tunnel both ways over the other uplink, with its
-			// route held and released around the runs
-			opts.Timeout += 30*time.Second + 2*time.Duration(1+opts.Seconds)*time.Second
-		}
-		if sc.Lab.BondSlaves > 1 {
-			// doctor's parallel runs through and around a bonded tunnel, and
-			// the long run a slow tunnel beside its underlay calls for
-			opts.Timeout += longRunBound + 2*time.Duration(1+opts.Seconds)*time.Second
-		}
+		opts.Timeout = bound(sc, opts.Seconds)
 	}
 	// The measurements judge the lab, not what else this session runs.
 	if err := lab.RaiseToNodePriority(); err != nil {
