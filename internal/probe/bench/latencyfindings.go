@@ -37,6 +37,7 @@ type bloat struct {
 	idle, loaded    *RTT
 	added           float64 // loaded median - idle median through the tunnel, ms
 	underlayAdded   float64 // the same over the underlay during the same run
+	underlayP90     float64 // the underlay's loaded p90 - its idle median, ms
 	underlayMeasure bool
 	where           string
 }
@@ -54,7 +55,7 @@ func measureBloat(r *Report, dir string) *bloat {
 	}
 	b := &bloat{dir: dir, run: run, idle: idle, loaded: loaded, added: loaded.MedianMs - idle.MedianMs, where: QueueUnknown}
 	if iu, lu := r.IdleLatency.Underlay, run.Latency.Underlay; iu != nil && lu != nil && iu.Received > 0 && lu.Received > 0 {
-		b.underlayMeasure, b.underlayAdded = true, lu.MedianMs-iu.MedianMs
+		b.underlayMeasure, b.underlayAdded, b.underlayP90 = true, lu.MedianMs-iu.MedianMs, lu.P90Ms-iu.MedianMs
 		// A queue the tunnel's pings skip left the underlay's near idle (a few
 		// ms in the lab). One they share made them wait too, if not as long at
 		// the median: two series of a handful of pings each, started a moment
@@ -63,11 +64,28 @@ func measureBloat(r *Report, dir string) *bloat {
 		// less than half of it, the queue R's). So a quarter as long at the
 		// median, or half as long at the underlay's p90, is the path's queue.
 		b.where = QueueTunnelEnds
-		if b.underlayAdded >= max(BloatMs/2, b.added/4) || lu.P90Ms-iu.MedianMs >= max(BloatMs, b.added/2) {
+		if b.onPathByMedian() || b.onPathByP90() {
 			b.where = QueueOnPath
 		}
 	}
 	return b
+}
+
+// onPathByMedian: the underlay's median waited a quarter as long as the
+// tunnel's (and at least half of BloatMs).
+func (b *bloat) onPathByMedian() bool { return b.underlayAdded >= max(BloatMs/2, b.added/4) }
+
+// onPathByP90: the underlay's slowest tenth waited half as long (and at
+// least BloatMs), where its median did not.
+func (b *bloat) onPathByP90() bool { return b.underlayP90 >= max(BloatMs, b.added/2) }
+
+// underlayWaited says how the underlay's pings waited during the transfer,
+// by the measure that placed the queue on the path.
+func (b *bloat) underlayWaited() string {
+	if b.onPathByMedian() {
+		return fmt.Sprintf("+%s ms at the median, against the tunnel's +%s", ms(b.underlayAdded), ms(b.added))
+	}
+	return fmt.Sprintf("their slowest tenth +%s ms above the idle median, against the tunnel's +%s at the median", ms(b.underlayP90), ms(b.added))
 }
 
 // bufferbloatFindings reports each direction whose transfer added more than
@@ -96,6 +114,10 @@ func (b *bloat) finding(r *Report) finding.Finding {
 	if b.underlayMeasure {
 		ev = append(ev, finding.Evidence{Source: "ping", Key: "underlay round trip added during the same run (median)",
 			Value: fmt.Sprintf("%+.1f ms", b.underlayAdded)}.Of(b.underlayAdded, finding.Millis))
+		if b.where == QueueOnPath && !b.onPathByMedian() {
+			ev = append(ev, finding.Evidence{Source: "ping", Key: "underlay round trip during the same run (p90) above its idle median",
+				Value: fmt.Sprintf("%+.1f ms", b.underlayP90)}.Of(b.underlayP90, finding.Millis))
+		}
 	}
 	f := finding.Finding{
 		ID: catalog.LatencyBufferbloat, Severity: finding.Warning, Host: host,
@@ -105,7 +127,7 @@ func (b *bloat) finding(r *Report) finding.Finding {
 	}
 	switch b.where {
 	case QueueOnPath:
-		f.Detail = "The underlay's own pings waited as long, so the queue is on the shared path: a deep buffer at the bottleneck (a modem, " +
+		f.Detail = "The underlay's own pings waited too (" + b.underlayWaited() + "), so the queue is on the shared path: a deep buffer at the bottleneck (a modem, " +
 			"a shaper) that a bulk sender fills. Every interactive packet waits behind it while a transfer runs. " +
 			"Shaping the sender's uplink just below the bottleneck with an AQM moves the queue where it is kept short."
 		f.Interface = r.uplink(b.dir)

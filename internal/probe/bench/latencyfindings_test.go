@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,13 +120,14 @@ func TestBufferbloatLocatesTheQueue(t *testing.T) {
 		where string
 		iface string
 		kind  string // the upload's fix
+		why   string // in the upload's detail: the measure that placed the queue
 	}{
-		{"deep FIFO on the path", bloated, QueueOnPath, "eth0", remedy.KindSQM},
-		{"tunnel delayed, underlay near idle", atEnds, QueueTunnelEnds, "wg-a", remedy.KindSQM},
-		{"no underlay pings", unplaced, QueueUnknown, "", ""},
-		{"the underlay met the path's queue shallower: a third at the median", shallower(0.3, 0.4), QueueOnPath, "eth0", remedy.KindSQM},
-		{"the underlay met the path's queue late: a tenth at the median, two thirds at its p90", shallower(0.1, 0.66), QueueOnPath, "eth0", remedy.KindSQM},
-		{"a tenth at the median and at its p90: not the same queue", shallower(0.1, 0.1), QueueTunnelEnds, "wg-a", remedy.KindSQM},
+		{"deep FIFO on the path", bloated, QueueOnPath, "eth0", remedy.KindSQM, "at the median, against the tunnel's"},
+		{"tunnel delayed, underlay near idle", atEnds, QueueTunnelEnds, "wg-a", remedy.KindSQM, "stayed near idle"},
+		{"no underlay pings", unplaced, QueueUnknown, "", "", "cannot be placed"},
+		{"the underlay met the path's queue shallower: a third at the median", shallower(0.3, 0.4), QueueOnPath, "eth0", remedy.KindSQM, "at the median, against the tunnel's"},
+		{"the underlay met the path's queue late: a tenth at the median, two thirds at its p90", shallower(0.1, 0.66), QueueOnPath, "eth0", remedy.KindSQM, "slowest tenth"},
+		{"a tenth at the median and at its p90: not the same queue", shallower(0.1, 0.1), QueueTunnelEnds, "wg-a", remedy.KindSQM, "stayed near idle"},
 	} {
 		fs := bufferbloatFindings(tt.r)
 		if len(fs) != 2 {
@@ -138,6 +140,13 @@ func TestBufferbloatLocatesTheQueue(t *testing.T) {
 		}
 		if !strings.HasSuffix(up.Title, "the queue is "+tt.where) || up.Interface != tt.iface || kind != tt.kind {
 			t.Errorf("%s: %q on %q, fix %q; want the queue %s, on %q, fix %q", tt.name, up.Title, up.Interface, kind, tt.where, tt.iface, tt.kind)
+		}
+		if !strings.Contains(up.Detail, tt.why) {
+			t.Errorf("%s: the detail does not say %q: %s", tt.name, tt.why, up.Detail)
+		}
+		p90 := slices.ContainsFunc(up.Evidence, func(e finding.Evidence) bool { return strings.Contains(e.Key, "(p90)") })
+		if want := tt.why == "slowest tenth"; p90 != want {
+			t.Errorf("%s: the underlay's p90 in the evidence %v, want %v", tt.name, p90, want)
 		}
 	}
 	if tun := find(atEnds, PathTunnel, Upload, 1).Stats.Mbit; !strings.Contains(bufferbloatFindings(atEnds)[0].Fixes[0].Description, fmt.Sprintf("of the %.1f Mbit/s measured", tun)) {
