@@ -55,7 +55,6 @@ const (
 	StatusUnjudged  = "unjudged"  // no server: throughput not measured
 	DefaultSeconds  = 3           // per bench run, after 1 s of warm-up
 	DefaultConfirm  = time.Minute // confirm window of --fix
-	shapeSweepSteps = 3
 )
 
 // Config is one doctor run.
@@ -432,20 +431,17 @@ func (r *Report) runMTU(ctx context.Context, c *Config, _ ProbePlan, snaps []*fa
 	return res.Findings, s, nil
 }
 
-// runShaping sweeps a few tbf caps below the best tunnel rate measured; after
-// a long run that collapsed in cycles, below the level it climbed to
-// (bench.CapsBelow), each held for several cycles (shaping.Hold).
+// runShaping sweeps a few tbf caps (bench.CapsBelow) below the best tunnel
+// rate measured; after a long run that collapsed in cycles, below the level
+// it climbed to, each held for several cycles (shaping.Hold).
 func (r *Report) runShaping(ctx context.Context, c *Config, _ ProbePlan, _ []*facts.Snapshot) ([]finding.Finding, string, error) {
 	if lr := ProbeResult[*bench.LongRun](r, bench.LongRunDef); lr != nil && lr.Cycles.Oscillating() {
 		return r.sweepKnee(ctx, c, lr)
 	}
 	top := max(r.Measured.Up.Tunnel, r.Measured.Down.Tunnel)
-	if top < 10 {
-		return nil, "", errors.New("no tunnel rate to size the caps from")
-	}
-	var caps []int
-	for i := 1; i <= shapeSweepSteps; i++ {
-		caps = append(caps, int(top*(1-0.1*float64(i))))
+	caps := bench.CapsBelow(top)
+	if len(caps) == 0 {
+		return nil, "", fmt.Errorf("no tunnel rate to size the caps from (%.1f Mbit/s)", top)
 	}
 	sc := r.tunnel(c).Shaping(caps, c.Seconds)
 	sc.Options = c.Sweep

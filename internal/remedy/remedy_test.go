@@ -305,3 +305,23 @@ func TestHeredocHoldsNoRawControls(t *testing.T) {
 		}
 	}
 }
+
+// A sweep's cap is shaped as the fix shapes it: the same tc command.
+func TestTBFCommandIsTheFixs(t *testing.T) {
+	for _, rate := range []string{"8mbit", "150mbit"} {
+		argv, err := TBFCommand("wg0", rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := TBF("wg0", rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := shell.Join(argv[0], argv[1:]...), r.Commands()[0]; got != want {
+			t.Errorf("%s: sweep %q, fix %q", rate, got, want)
+		}
+	}
+	if _, err := TBFCommand("wg0", "10kbit"); err == nil {
+		t.Error("a rate below 100kbit was taken")
+	}
+}

@@ -44,6 +44,27 @@ func parseRate(s string) (uint64, bool) {
 // TBF caps device at rate (a tc rate such as "150mbit", at least 100kbit)
 // with a token bucket whose burst holds 10 ms at that rate.
 func TBF(device, rate string) (Remedy, error) {
+	a, err := newTBF(device, rate)
+	if err != nil {
+		return nil, err
+	}
+	cmd := a.command()
+	return shown{a, []string{shell.Join(cmd[0], cmd[1:]...)},
+		[]finding.ConfigSnippet{{Path: "/etc/wireguard/" + device + ".conf [Interface]", Lines: []string{a.postUp()}}}}, nil
+}
+
+// TBFCommand is the tc command that caps device at rate exactly as the
+// tbf-cap fix does (its burst and queue), for a sweep that measures caps: the
+// cap a sweep proves steady is the one the fix applies.
+func TBFCommand(device, rate string) ([]string, error) {
+	a, err := newTBF(device, rate)
+	if err != nil {
+		return nil, err
+	}
+	return a.command(), nil
+}
+
+func newTBF(device, rate string) (*tbfCap, error) {
 	if err := checkIface("device", device); err != nil {
 		return nil, err
 	}
@@ -51,9 +72,11 @@ func TBF(device, rate string) (Remedy, error) {
 	if !ok || bits < 1e5 || bits > 1e12 {
 		return nil, fmt.Errorf("rate %q: want a tc rate such as 150mbit", rate)
 	}
-	a := &tbfCap{device: device, rate: strings.ToLower(strings.TrimSpace(rate)), bits: bits}
-	return shown{a, []string{shell.Join("tc", append([]string{"qdisc", "replace", "dev", device, "root", "tbf"}, a.args()...)...)},
-		[]finding.ConfigSnippet{{Path: "/etc/wireguard/" + device + ".conf [Interface]", Lines: []string{a.postUp()}}}}, nil
+	return &tbfCap{device: device, rate: strings.ToLower(strings.TrimSpace(rate)), bits: bits}, nil
+}
+
+func (a *tbfCap) command() []string {
+	return append([]string{"tc", "qdisc", "replace", "dev", a.device, "root", "tbf"}, a.args()...)
 }
 
 func parseTBF(p params) (Remedy, error) {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"fmt"
 	"math"
 	"sort"
@@ -97,15 +98,20 @@ func (c Cycles) Oscillating() bool { return c.Collapses >= 2 && c.CV >= Oscillat
 // and held at 80%; the remote users' 150 Mbit/s cap was 83% of its 180.
 var kneeFractions = []float64{0.9, 0.8, 0.7}
 
+// MinCapMbit is the lowest cap a sweep tries: tc's tbf holds a few Mbit/s
+// as well as a few hundred, and a remote user's uplink may be 5 Mbit/s.
+const MinCapMbit = 2
+
 // CapsBelow are the caps a sweep tries below a run's high level (Mbit/s),
-// fastest first; none below 10 Mbit/s. It is pure.
+// fastest first: whole Mbit/s, each below the level, none twice and none
+// below MinCapMbit. It is pure.
 func CapsBelow(highMbit float64) []int {
-	if highMbit < 10 {
-		return nil
-	}
 	var out []int
 	for _, f := range kneeFractions {
-		out = append(out, int(math.Round(highMbit*f)))
+		c := int(math.Round(highMbit * f))
+		if c >= MinCapMbit && float64(c) < highMbit && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
 	}
 	return out
 }

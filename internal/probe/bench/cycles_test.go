@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/wgperf/wgperf/internal/catalog"
@@ -39,5 +40,25 @@ func TestCyclesOf(t *testing.T) {
 	steady := CyclesOf(recorded(t, "tcp-upload.json"))
 	if steady.Oscillating() || CycleFinding("a", "b", Upload, targettest.Spec("a"), "wg0", steady) != nil {
 		t.Errorf("a steady run oscillates: %+v", steady)
+	}
+}
+
+// The sweep's caps: whole Mbit/s below the level the run climbed to, none
+// twice, none below MinCapMbit; the lab's knee at 20 Mbit/s climbed to 9.
+func TestCapsBelow(t *testing.T) {
+	for _, tt := range []struct {
+		high float64
+		want []int
+	}{
+		{200, []int{180, 160, 140}},
+		{9, []int{8, 7, 6}},
+		{4, []int{3}},
+		{2.5, []int{2}},
+		{2, nil},
+		{0, nil},
+	} {
+		if got := CapsBelow(tt.high); !slices.Equal(got, tt.want) {
+			t.Errorf("CapsBelow(%v) = %v, want %v", tt.high, got, tt.want)
+		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/wgperf/wgperf/internal/probe"
 	"github.com/wgperf/wgperf/internal/probe/bench"
 	"github.com/wgperf/wgperf/internal/probe/iperf"
+	"github.com/wgperf/wgperf/internal/remedy"
 	"github.com/wgperf/wgperf/internal/target"
 )
 
@@ -214,8 +215,11 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 func measure(ctx context.Context, c Config, prev qdisc, capMbit, seconds int) (step Step, err error) {
 	step.CapMbit = capMbit
 	if capMbit > 0 {
-		rate := fmt.Sprintf("%dmbit", capMbit)
-		if _, err := c.Client.Run(ctx, "tc", "qdisc", "replace", "dev", c.Device, "root", "tbf", "rate", rate, "burst", "1mb", "latency", "400ms"); err != nil {
+		argv, err := remedy.TBFCommand(c.Device, fmt.Sprintf("%dmbit", capMbit))
+		if err != nil {
+			return step, err
+		}
+		if _, err := c.Client.Run(ctx, argv[0], argv[1:]...); err != nil {
 			return step, err
 		}
 		defer func() {
