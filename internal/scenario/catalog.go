@@ -177,8 +177,11 @@ var Catalog = []Scenario{
 		NotOn: map[lab.Implementation]string{lab.Kernel: "the case is a userspace implementation pinned to one CPU; kernel WireGuard " +
 			"spreads its crypto over every CPU's workers, so its receive side does not hit one CPU's knee (its overload is the backlog, found as such)"},
 		// The knee is on A's direction; a cap below it keeps the upload
-		// steady at about 80% of the level the long run climbed to (40-50% of the link).
-		UploadOnly: true, Steady: true, MinRatio: 0.35,
+		// steady at about 80% of the level the long run climbed to: 0.50 of
+		// the link at 200 Mbit/s, 0.36 at 50 and at 20, where TCP stalls
+		// outright in the collapsed phase and climbs less far (before: 0.27,
+		// 0.05 and 0.13). Steady is what the uncapped upload never is.
+		UploadOnly: true, Steady: true, MinRatio: 0.3,
 	},
 	{
 		Name: "path-cycles", Case: caseRemoteUsers,
