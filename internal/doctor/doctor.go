@@ -49,12 +49,12 @@ const (
 
 // Statuses of a report.
 const (
-	StatusHealthy   = "healthy"   // tunnel ≥ the expected share of the underlay both ways, nothing critical
-	StatusSlow      = "slow"      // a direction below the threshold, a stall, or a critical cause the ratio cannot show
-	StatusProblems  = "problems"  // throughput fine now, but warnings that cost it under other load
-	StatusUnjudged  = "unjudged"  // no server: throughput not measured
-	DefaultSeconds  = 3           // per bench run, after 1 s of warm-up
-	DefaultConfirm  = time.Minute // confirm window of --fix
+	StatusHealthy  = "healthy"   // tunnel ≥ the expected share of the underlay both ways, nothing critical
+	StatusSlow     = "slow"      // a direction below the threshold, a stall, or a critical cause the ratio cannot show
+	StatusProblems = "problems"  // throughput fine now, but warnings that cost it under other load
+	StatusUnjudged = "unjudged"  // no server: throughput not measured
+	DefaultSeconds = 3           // per bench run, after 1 s of warm-up
+	DefaultConfirm = time.Minute // confirm window of --fix
 )
 
 // Config is one doctor run.

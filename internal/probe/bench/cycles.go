@@ -1,9 +1,9 @@
 package bench
 
 import (
-	"slices"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
