@@ -92,15 +92,16 @@ setsid -w sh -c '
 beside=$!
 
 alone='/internal/scenario$|/internal/diagnose$'
-# Phase 1's lab tests play in four streams of about 500 s each (ci run on
-# cec6e70, two streams: 1,006 and 1,034 s, the machine 41-91% idle once the
-# builds beside were done: the lab tests mostly wait on shaped links):
-# cmd/wgperf and doctor (shown as they run); the other packages, then the
-# tunnels that are not pairs (a hub, a NAT, a clone: about 200 s, lab
-# "e2t"); and the shared scenarios in two halves (labs "e2e" and "e2b"), each
-# followed by a few packages' short lab tests. Lab names differ between
-# packages, so any two may run side by side.
-first='/cmd/wgperf$|/internal/doctor$'
+# Phase 1's lab tests play in four streams (ci run on cec6e70, two streams:
+# 1,006 and 1,034 s, the machine 41-91% idle once the builds beside were
+# done: the lab tests mostly wait on shaped links; on e1c35f1, four: 515,
+# 538, 558 and 611 s, the machine busy throughout, no scenario played
+# twice): cmd/wgperf, doctor, the exporter, targets and collect (shown as
+# they run); the other packages, then the tunnels that are not pairs (a hub,
+# a NAT, a clone: about 190 s, lab "e2t"); and the shared scenarios in two
+# halves (labs "e2e" and "e2b"), each followed by a few packages' short lab
+# tests. Lab names differ between packages, so any two may run side by side.
+first='/cmd/wgperf$|/internal/doctor$|/internal/exporter$|/internal/target$|/internal/collect$'
 late1='/internal/probe/udppath$|/internal/probe/iperf$|/internal/probe/mtu$'
 late2='/internal/lab$|/internal/lab/guest$|/internal/probe/icmpburst$'
 # Each background stream is two go test runs; $1 names what it is, $2 the
@@ -129,7 +130,7 @@ keep() {
 }
 keep $testlog go test -json -count=1 -p 1 -timeout 15m -skip "$cpuOnly" $(go list ./... | grep -E "$first")
 tests=$status
-stamp "cmd/wgperf and doctor done; waiting for the other streams"
+stamp "cmd/wgperf, doctor, the exporter, targets and collect done; waiting for the other streams"
 wait "$packages" || tests=1
 packages=
 wait "$shared"
