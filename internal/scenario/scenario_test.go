@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -171,20 +170,15 @@ func TestScenarios(t *testing.T) {
 	// One capacity measurement per lab shape serves every scenario.
 	capacities := &Capacities{}
 	lane := os.Getenv(laneEnv)
-	part, parts := shard(t)
-	partOf := partsOf(lane, parts)
 	for _, sc := range Catalog {
 		t.Run(sc.Name, func(t *testing.T) {
 			if why := skipInLane(lane, sc); why != "" {
 				t.Skip(why)
 			}
-			if partOf[sc.Name] != part {
-				t.Skipf("part %d of %d plays it (%s)", partOf[sc.Name], parts, shardEnv)
-			}
 			if sc.Lab.ICMPLimitStyle == lab.ICMPLimitIptables || usesIptables(sc) {
 				testutil.RequireTools(t, "iptables", "iptables-save")
 			}
-			opts := Options{Exe: exe, LabName: laneLab(lane, part), Seconds: 2, Capacities: capacities}
+			opts := Options{Exe: exe, LabName: laneLab(lane), Seconds: 2, Capacities: capacities}
 			if os.Getenv("WGPERF_SCENARIO_STORY") != "" {
 				opts.Log = storyLog{t} // the scenario's story: break, findings, fix commands, probes, recheck
 			}
@@ -272,48 +266,13 @@ func notAPair(sc Scenario) bool {
 	return len(sc.HostSysctls) == 0 && (sc.Lab.HubMbit > 0 || sc.Lab.NATTimeout > 0 || sc.Lab.CloneA)
 }
 
-// laneLab is the lab name a lane's scenarios use (the part of it a stream
-// plays, shard): lanes and parts that play side by side must not share one.
-func laneLab(lane string, part int) string {
-	switch {
-	case lane == "topologies":
+// laneLab is the lab name a lane's scenarios use: lanes that play side by
+// side must not share one.
+func laneLab(lane string) string {
+	if lane == "topologies" {
 		return "e2t"
-	case part > 1:
-		return "e2" + string(rune('a'+part-1))
 	}
 	return "e2e"
-}
-
-// shardEnv splits a lane further for scripts/test.sh: "K/N" plays every N-th
-// of the lane's scenarios, from the K-th, so N streams play the lane side by
-// side; unset plays all of it.
-const shardEnv = "WGPERF_SCENARIO_SHARD"
-
-// partsOf deals the lane's scenarios out to parts streams in catalog order,
-// one each in turn: the part (from 1) that plays each.
-func partsOf(lane string, parts int) map[string]int {
-	partOf := map[string]int{}
-	for _, sc := range Catalog {
-		if skipInLane(lane, sc) == "" {
-			partOf[sc.Name] = len(partOf)%parts + 1
-		}
-	}
-	return partOf
-}
-
-// shard is this stream's part of its lane and how many parts there are.
-func shard(t *testing.T) (part, parts int) {
-	v := os.Getenv(shardEnv)
-	if v == "" {
-		return 1, 1
-	}
-	k, n, ok := strings.Cut(v, "/")
-	part, err1 := strconv.Atoi(k)
-	parts, err2 := strconv.Atoi(n)
-	if !ok || err1 != nil || err2 != nil || parts < 1 || part < 1 || part > parts || parts > 9 {
-		t.Fatalf("%s=%q: want K/N, 1 <= K <= N <= 9", shardEnv, v)
-	}
-	return part, parts
 }
 
 // usesIptables reports a scenario whose breakage runs iptables.
@@ -552,27 +511,4 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// Two streams of the shared lane play each of its scenarios once, about
-// half each, and the two slowest (collapse-cycles and path-cycles, next to
-// each other in the catalog) in different streams.
-func TestPartsDealTheLane(t *testing.T) {
-	one, two := partsOf("shared", 1), partsOf("shared", 2)
-	if len(one) != len(two) {
-		t.Fatalf("one part plays %d scenarios, two parts %d", len(one), len(two))
-	}
-	count := map[int]int{}
-	for name, p := range two {
-		if one[name] != 1 {
-			t.Errorf("%s: in part %d of one", name, one[name])
-		}
-		count[p]++
-	}
-	if d := count[1] - count[2]; d < 0 || d > 1 {
-		t.Errorf("parts play %v scenarios", count)
-	}
-	if two["collapse-cycles"] == two["path-cycles"] {
-		t.Errorf("collapse-cycles and path-cycles both in part %d", two["collapse-cycles"])
-	}
 }
