@@ -192,8 +192,9 @@ func TestScenarios(t *testing.T) {
 			}
 			// Two-second runs on a shared 2-core machine leave ~5% of margin
 			// above 0.9: a run that only fell short on throughput is played once
-			// more. A missing or unexpected finding fails at once.
-			if fellShort(*res, nothingTolerated) {
+			// more. A missing or unexpected finding fails at once, except a
+			// clone's (missedATurn).
+			if fellShort(*res, nothingTolerated) || missedATurn(sc, *res) {
 				t.Logf("first run fell short (%s): %s; playing it again", res.Why, res.After)
 				if res, err = Play(context.Background(), sc, opts); err != nil {
 					t.Fatalf("second run: %v", err)
@@ -230,6 +231,16 @@ func fellShort(r Result, tolerate func(unexpected string) bool) bool {
 }
 
 func nothingTolerated(string) bool { return false }
+
+// missedATurn reports a clone's case whose only fault is its cause not
+// found: the clone takes its key back on WireGuard's own timers (a device
+// that lost its session handshakes again after 5 to 15 s), so a 15-second
+// bench can fall between two takeovers and see one device (twice in make
+// test: the tunnel at 0.96, doctor healthy). It is played once more; a
+// second miss fails.
+func missedATurn(sc Scenario, r Result) bool {
+	return sc.Lab.CloneA && !r.Pass && !r.Skipped && !r.Found && len(r.Unexpected) == 0
+}
 
 // laneEnv splits the root tests of this package for scripts/test.sh, which
 // runs them beside other packages' lab tests: "shared" plays the scenarios
@@ -511,4 +522,27 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Only a clone's missed cause plays again: not another case's, and not a
+// clone's run that found something unexpected.
+func TestMissedATurn(t *testing.T) {
+	clone, other := Scenario{Lab: lab.Config{CloneA: true}}, Scenario{}
+	missed := Result{Why: "wg.shared-key not reported"}
+	for _, tt := range []struct {
+		name string
+		sc   Scenario
+		r    Result
+		want bool
+	}{
+		{"a clone's cause missed", clone, missed, true},
+		{"another case's cause missed", other, missed, false},
+		{"a clone's cause missed beside an unexpected one", clone, Result{Unexpected: []string{"cpu.saturated on a"}}, false},
+		{"a clone's cause found", clone, Result{Found: true}, false},
+		{"passed", clone, Result{Pass: true, Found: true}, false},
+	} {
+		if got := missedATurn(tt.sc, tt.r); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }
