@@ -113,7 +113,7 @@ func sizeLab(ctx context.Context, sc Scenario, opts Options) (lab.Config, Sizing
 	if err != nil {
 		return cfg, Sizing{}, err
 	}
-	s := sizing.Size(catalog, capacity, uplinks)
+	s := sizing.Size(catalog, capacity, uplinks).Held(opts.HoldMbit)
 	if s.Skip != "" {
 		return cfg, s, nil
 	}

@@ -37,6 +37,9 @@ type Options struct {
 	// tunnel carries on this machine (shared across a run's scenarios); nil
 	// runs the catalog's rates as written.
 	Capacities *Capacities
+	// HoldMbit, when > 0, holds a sized underlay at most this fast: labs that
+	// share the machine with other labs (sizing.Sizing.Held).
+	HoldMbit int
 }
 
 // runner carries one scenario's state through its steps.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -104,7 +105,7 @@ func Sized(t testing.TB, cfg lab.Config) lab.Config {
 	if err != nil {
 		t.Fatalf("sizing the lab: %v", err)
 	}
-	s := sizing.Size(cfg.Underlay.RateMbit, capacity, 1)
+	s := sizing.Size(cfg.Underlay.RateMbit, capacity, 1).Held(HoldMbit(t))
 	if s.Skip != "" {
 		t.Skip(s.Skip)
 	}
@@ -114,6 +115,24 @@ func Sized(t testing.TB, cfg lab.Config) lab.Config {
 	}
 	cfg.Underlay.RateMbit = s.RateMbit
 	return cfg
+}
+
+// HoldEnv holds sized labs at most this many Mbit/s: make test sets it where
+// several streams of lab tests share the machine (sizing.Sizing.Held).
+const HoldEnv = "WGPERF_LAB_HOLD_MBIT"
+
+// HoldMbit is the ceiling HoldEnv sets, 0 for none.
+func HoldMbit(t testing.TB) int {
+	t.Helper()
+	v := os.Getenv(HoldEnv)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < sizing.MinRateMbit {
+		t.Fatalf("%s=%q: want a rate in Mbit/s, at least %d", HoldEnv, v, sizing.MinRateMbit)
+	}
+	return n
 }
 
 // atNodePriority runs the test process at the lab nodes' priority: what the

@@ -29,3 +29,25 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+func TestHeld(t *testing.T) {
+	tests := []struct {
+		name    string
+		sizing  Sizing
+		ceiling int
+		rate    int
+		says    string
+	}{
+		{"no ceiling", Size(200, 1900, 1), 0, 200, "catalog's 200"},
+		{"held below the catalog", Size(200, 1900, 1), 50, 50, "held at 50 Mbit/s (catalog: at most 200), other labs share"},
+		{"held below the sized rate", Size(200, 383, 1), 50, 50, "383 Mbit/s"},
+		{"a slower sizing keeps its rate", Size(200, 150, 1), 50, 40, "underlay at 40"},
+		{"a skip stays a skip", Size(200, 60, 1), 50, 0, "too little to judge"},
+	}
+	for _, tt := range tests {
+		s := tt.sizing.Held(tt.ceiling)
+		if s.RateMbit != tt.rate || !strings.Contains(s.String(), tt.says) {
+			t.Errorf("%s: rate %d (%s), want %d saying %q", tt.name, s.RateMbit, s, tt.rate, tt.says)
+		}
+	}
+}
