@@ -2,13 +2,16 @@
 # Runs every test package in lanes, in three phases.
 #
 # Phase 1, side by side:
-#   - the test packages one at a time (-p 1: root lab tests of one package
-#     must not share the machine with another's), except the two below;
-#   - the lab scenarios that leave the host alone (WGPERF_SCENARIO_LANE=shared),
-#     then the packages in $late:
-#     each scenario is sized to what this machine carries while it runs, and
-#     the lab's nodes run ahead of other jobs, so they hold their verdicts
-#     beside the other lab tests (they mostly wait on shaped links);
+#   - the lab tests in four streams (below: $first, the other packages and
+#     the topologies, and the scenarios that leave the host alone,
+#     WGPERF_SCENARIO_LANE=shared, in two halves): the packages of a stream
+#     one at a time (-p 1); each lab is sized to what this machine carries
+#     when it starts, and held at most 50 Mbit/s (WGPERF_LAB_HOLD_MBIT: the
+#     streams that start after a lab was sized take the CPU its wireguard-go
+#     ends need; sized at 200 on a still idle machine, a healthy lab carried
+#     0.88 once three more streams ran), and the lab's nodes run ahead of
+#     other jobs, so they hold their verdicts beside the other lab tests
+#     (they mostly wait on shaped links);
 #   - at the lowest CPU priority, the work that needs only CPU: goreleaser's
 #     install (scripts/goreleaser.sh, a build from source on a fresh machine),
 #     the release packaging test (its cross-builds), the router build test
@@ -54,6 +57,7 @@
 # Usage: scripts/test.sh [fuzz inputs per target]
 set -u
 start=$(date +%s)
+export WGPERF_LAB_HOLD_MBIT=50
 tools=$(mktemp -d)
 go build -o "$tools/testlog" ./scripts/testlog || exit 2
 times=$tools/times
@@ -63,14 +67,18 @@ testlog="$tools/testlog -times $times"
 stamp() { echo "--- $1 (at $(($(date +%s) - start)) s)"; }
 log=$(mktemp)
 shared_log=$(mktemp)
+shared2_log=$(mktemp)
+packages_log=$(mktemp)
 kernel_log=$(mktemp)
 # every lane's output, kept so the failures can be repeated at the very end,
 # where a log cut to its head and tail still shows them
 all=$(mktemp)
 beside=
 shared=
+shared2=
+packages=
 kernel=
-trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; [ -n "$shared" ] && kill "$shared" 2>/dev/null; [ -n "$kernel" ] && kill "$kernel" 2>/dev/null; rm -rf "$log" "$shared_log" "$kernel_log" "$all" "$tools"' EXIT
+trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; for p in $shared $shared2 $packages $kernel; do kill "$p" 2>/dev/null; done; rm -rf "$log" "$shared_log" "$shared2_log" "$packages_log" "$kernel_log" "$all" "$tools"' EXIT
 trap 'exit 130' INT TERM
 # The tests of the packages' stream that only build (the router builds, a
 # mipsle one among them: about 90 s there, under load), after the release
@@ -88,18 +96,35 @@ setsid -w sh -c '
 beside=$!
 
 alone='/internal/scenario$|/internal/diagnose$'
-# After the shared scenarios, in their stream, a few packages' short lab
-# tests, to even the two streams out: the other took 1,118 s with udppath
-# and iperf (67 s) and the scenarios 973 s (ci run on 02cb12c), the first
-# four about 70 s. The scenarios of tunnels that are not pairs (a hub, a
-# NAT, a clone: about 3 minutes, lab "e2t") play in the other stream, after
-# its packages.
-late='/internal/lab$|/internal/lab/guest$|/internal/probe/mtu$|/internal/probe/icmpburst$|/internal/probe/udppath$|/internal/probe/iperf$'
-sh -c 'WGPERF_SCENARIO_LANE=shared $3 go test -json -count=1 -timeout 25m ./internal/scenario; a=$?
-	$3 go test -json -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$1"); b=$?
-	echo "--- the scenario stream done (at $(($(date +%s) - $2)) s)"
-	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "$late" "$start" "$testlog" >"$shared_log" 2>&1 &
+# Phase 1's lab tests play in four streams (ci run on cec6e70, two streams:
+# 1,006 and 1,034 s, the machine 41-91% idle once the builds beside were
+# done: the lab tests mostly wait on shaped links; on e1c35f1, four: 515,
+# 538, 558 and 611 s, the machine busy throughout, no scenario played
+# twice): cmd/wgperf, doctor, the exporter, targets and collect (shown as
+# they run); the other packages, then the tunnels that are not pairs (a hub,
+# a NAT, a clone: about 190 s, lab "e2t"); and the shared scenarios in two
+# halves (labs "e2e" and "e2b"), each followed by a few packages' short lab
+# tests. Lab names differ between packages, so any two may run side by side.
+first='/cmd/wgperf$|/internal/doctor$|/internal/exporter$|/internal/target$|/internal/collect$'
+late1='/internal/probe/udppath$|/internal/probe/iperf$|/internal/probe/mtu$'
+late2='/internal/lab$|/internal/lab/guest$|/internal/probe/icmpburst$'
+# Each background stream is two go test runs; $1 names what it is, $2 the
+# packages it plays after its scenarios or before its topologies.
+sh -c 'WGPERF_SCENARIO_LANE=shared WGPERF_SCENARIO_SHARD=1/2 $3 go test -json -count=1 -timeout 25m ./internal/scenario; a=$?
+	$3 go test -json -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$2"); b=$?
+	echo "--- $1 done (at $(($(date +%s) - $4)) s)"
+	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "the scenarios' first half" "$late1" "$testlog" "$start" >"$shared_log" 2>&1 &
 shared=$!
+sh -c 'WGPERF_SCENARIO_LANE=shared WGPERF_SCENARIO_SHARD=2/2 $3 go test -json -count=1 -timeout 25m -run "^TestScenarios\$" ./internal/scenario; a=$?
+	$3 go test -json -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$2"); b=$?
+	echo "--- $1 done (at $(($(date +%s) - $4)) s)"
+	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "the scenarios' second half" "$late2" "$testlog" "$start" >"$shared2_log" 2>&1 &
+shared2=$!
+sh -c '$3 go test -json -count=1 -p 1 -timeout 15m $(go list ./... | grep -v -E "$2"); a=$?
+	WGPERF_SCENARIO_LANE=topologies $3 go test -json -count=1 -timeout 20m -run "^TestScenarios\$" ./internal/scenario; b=$?
+	echo "--- $1 done (at $(($(date +%s) - $4)) s)"
+	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "the other packages and the topologies" "/packaging\$|$alone|$first|$late1|$late2" "$testlog" "$start" >"$packages_log" 2>&1 &
+packages=$!
 # keep runs a lane with its output shown and kept in $all; its status is in $status.
 keep() {
 	st=$(mktemp)
@@ -107,15 +132,17 @@ keep() {
 	status=$(cat "$st")
 	rm -f "$st"
 }
-keep $testlog go test -json -count=1 -p 1 -timeout 15m -skip "$cpuOnly" $(go list ./... | grep -v -E "/packaging\$|$alone|$late")
+keep $testlog go test -json -count=1 -p 1 -timeout 15m -skip "$cpuOnly" $(go list ./... | grep -E "$first")
 tests=$status
-keep env WGPERF_SCENARIO_LANE=topologies $testlog go test -json -count=1 -timeout 20m -run '^TestScenarios$' ./internal/scenario
-[ "$status" -eq 0 ] || tests=$status
-stamp "the packages and the topologies done; waiting for the scenario stream"
+stamp "cmd/wgperf, doctor, the exporter, targets and collect done; waiting for the other streams"
+wait "$packages" || tests=1
+packages=
 wait "$shared"
 sharedStatus=$?
 shared=
-tee -a "$all" <"$shared_log"
+wait "$shared2" || sharedStatus=1
+shared2=
+for f in "$packages_log" "$shared_log" "$shared2_log"; do tee -a "$all" <"$f"; done
 
 stamp "side by side: the tests that change host sysctls, and the guest's kill test and boot proof (lab vm)"
 # The kernel lane's own deadlines (the boot proof's 8 min, the catalog's 30)

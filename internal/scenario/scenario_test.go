@@ -170,15 +170,20 @@ func TestScenarios(t *testing.T) {
 	// One capacity measurement per lab shape serves every scenario.
 	capacities := &Capacities{}
 	lane := os.Getenv(laneEnv)
+	part, parts := shard(t)
+	partOf := partsOf(lane, parts)
 	for _, sc := range Catalog {
 		t.Run(sc.Name, func(t *testing.T) {
 			if why := skipInLane(lane, sc); why != "" {
 				t.Skip(why)
 			}
+			if partOf[sc.Name] != part {
+				t.Skipf("part %d of %d plays it (%s)", partOf[sc.Name], parts, shardEnv)
+			}
 			if sc.Lab.ICMPLimitStyle == lab.ICMPLimitIptables || usesIptables(sc) {
 				testutil.RequireTools(t, "iptables", "iptables-save")
 			}
-			opts := Options{Exe: exe, LabName: laneLab(lane), Seconds: 2, Capacities: capacities}
+			opts := Options{Exe: exe, LabName: laneLab(lane, part), Seconds: 2, Capacities: capacities, HoldMbit: labtest.HoldMbit(t)}
 			if os.Getenv("WGPERF_SCENARIO_STORY") != "" {
 				opts.Log = storyLog{t} // the scenario's story: break, findings, fix commands, probes, recheck
 			}
@@ -242,50 +247,6 @@ func missedATurn(sc Scenario, r Result) bool {
 	return sc.Lab.CloneA && !r.Pass && !r.Skipped && !r.Found && len(r.Unexpected) == 0
 }
 
-// laneEnv splits the root tests of this package for scripts/test.sh, which
-// runs them beside other packages' lab tests: "shared" plays the scenarios
-// that leave the host alone (they may run beside other labs), "host" those
-// that change the initial namespace's sysctls (child namespaces mirror them,
-// so nothing else may run meanwhile) and the interruption test that checks
-// them; unset plays everything.
-const laneEnv = "WGPERF_SCENARIO_LANE"
-
-// skipInLane says why a scenario does not play in this lane ("" when it
-// does). "topologies" plays the tunnels that are not pairs (a hub, a NAT, a
-// clone), which leave the host alone too, in a stream of their own with a
-// lab of their own: the shared lane leaves them to it.
-func skipInLane(lane string, sc Scenario) string {
-	changesHost := len(sc.HostSysctls) > 0
-	switch {
-	case lane == "kernel":
-		return "the kernel lane plays the catalog in a guest (TestKernelCatalog)"
-	case lane == "shared" && changesHost:
-		return "it changes host sysctls: it plays in the host lane, alone"
-	case lane == "shared" && notAPair(sc):
-		return "a tunnel that is not a pair: it plays in the topologies lane"
-	case lane == "topologies" && !notAPair(sc):
-		return "a tunnel between two ends: it plays in the shared or host lane"
-	case lane == "host" && !changesHost:
-		return "it leaves the host alone: it plays in the shared lane"
-	}
-	return ""
-}
-
-// notAPair reports a scenario whose tunnel is not one pair of ends that hold
-// each other's endpoint: through a hub, behind a NAT, or with a clone.
-func notAPair(sc Scenario) bool {
-	return len(sc.HostSysctls) == 0 && (sc.Lab.HubMbit > 0 || sc.Lab.NATTimeout > 0 || sc.Lab.CloneA)
-}
-
-// laneLab is the lab name a lane's scenarios use: lanes that play side by
-// side must not share one.
-func laneLab(lane string) string {
-	if lane == "topologies" {
-		return "e2t"
-	}
-	return "e2e"
-}
-
 // usesIptables reports a scenario whose breakage runs iptables.
 func usesIptables(sc Scenario) bool {
 	return slices.ContainsFunc(sc.Break, func(c Command) bool { return len(c.Argv) > 0 && c.Argv[0] == "iptables" })
@@ -340,47 +301,6 @@ func TestScoreRanksWhatJudgeLooksAt(t *testing.T) {
 	r = &runner{sc: Scenario{ECMP: 2}, res: &Result{Before: measured(90, 0, 0, 0)}}
 	if r.score(measured(180, 0, 0, 0), []float64{0.5, 0.5}) <= r.score(measured(185, 0, 0, 0), []float64{0.9, 0.1}) {
 		t.Error("ECMP: an even spread must outrank a lopsided one of about the same total")
-	}
-}
-
-// The two lanes play every scenario exactly once between them, and the host
-// lane holds exactly the scenarios that set host sysctls.
-func TestLanesPartitionCatalog(t *testing.T) {
-	host := 0
-	for _, sc := range Catalog {
-		inShared, inHost, inTopologies := skipInLane("shared", sc) == "", skipInLane("host", sc) == "", skipInLane("topologies", sc) == ""
-		if n := btoi(inShared) + btoi(inHost) + btoi(inTopologies); n != 1 {
-			t.Errorf("%s: shared lane %v, host lane %v, topologies lane %v: want exactly one", sc.Name, inShared, inHost, inTopologies)
-		}
-		if skipInLane("", sc) != "" {
-			t.Errorf("%s skipped without a lane", sc.Name)
-		}
-		if inHost {
-			host++
-			if len(sc.HostSysctls) == 0 {
-				t.Errorf("%s plays alone but leaves the host alone", sc.Name)
-			}
-		}
-	}
-	if host == 0 || host == len(Catalog) {
-		t.Errorf("%d of %d scenarios in the host lane: the split saves nothing", host, len(Catalog))
-	}
-}
-
-// The kernel lane plays cases that can happen on the module, the healthy one
-// among them (a false alarm is a failure too), and stays a few minutes long.
-func TestKernelLaneIsASmallPlayableSubset(t *testing.T) {
-	names := kernelLaneScenarios()
-	if len(names) == 0 || len(names) > 8 {
-		t.Errorf("kernel lane plays %d scenarios (%v): want 1 to 8, about a minute each under QEMU's emulator", len(names), names)
-	}
-	if !slices.Contains(names, "healthy") {
-		t.Error("the kernel lane must play the healthy scenario")
-	}
-	for _, sc := range Catalog {
-		if why, ok := sc.NotOn[lab.Kernel]; ok && sc.KernelLane != "" {
-			t.Errorf("%s is in the kernel lane but cannot happen on the module: %s", sc.Name, why)
-		}
 	}
 }
 
