@@ -2,11 +2,9 @@
 # Runs every test package in lanes, in three phases.
 #
 # Phase 1, side by side:
-#   - the lab tests in four streams (below: $first, the other packages and
-#     the topologies, and the scenarios that leave the host alone,
-#     WGPERF_SCENARIO_LANE=shared, in two halves): the packages of a stream
-#     one at a time (-p 1); each lab is sized to what this machine carries
-#     when it starts, and held at most 50 Mbit/s (WGPERF_LAB_HOLD_MBIT: the
+#   - the lab tests in seven streams (below), the packages of a stream one
+#     at a time (-p 1); each lab is sized to what this machine carries when
+#     it starts, and held at most 50 Mbit/s (WGPERF_LAB_HOLD_MBIT: the
 #     streams that start after a lab was sized take the CPU its wireguard-go
 #     ends need; sized at 200 on a still idle machine, a healthy lab carried
 #     0.88 once three more streams ran), and the lab's nodes run ahead of
@@ -47,9 +45,11 @@
 # is the guest's only); the whole catalog with its fixes is make
 # test-kernel. A fresh guest: in one shared with the boot proof and the
 # global fixes (their changes put back), healthy carried 0.83 alone. It judges throughput in an emulated guest, so
-# nothing runs beside it: played beside the host lane (and builds), healthy
-# carried 0.69 of the underlay through the module and failed, where alone it
-# carried 0.93 to 0.96 in every run on record.
+# nothing runs beside it, the builds neither (they are waited for first):
+# played beside the host lane (and builds), healthy carried 0.69 of the
+# underlay through the module and failed, where alone it carried 0.93 to
+# 0.96 in every run on record; and two guests of one CPU each, half the
+# catalog each, side by side: healthy 0.74, the guest's CPU 95% busy.
 #
 # Each lane's go test speaks JSON to scripts/testlog, which prints what go
 # test would and keeps each test's time: the run ends with its slowest tests.
@@ -66,19 +66,16 @@ testlog="$tools/testlog -times $times"
 # stamp names a phase and when it starts, so a slow suite shows where its time goes.
 stamp() { echo "--- $1 (at $(($(date +%s) - start)) s)"; }
 log=$(mktemp)
-shared_log=$(mktemp)
-shared2_log=$(mktemp)
-packages_log=$(mktemp)
 kernel_log=$(mktemp)
+# the background streams' logs, one each, shown when phase 1 ends
+streams_logs=$(mktemp -d)
 # every lane's output, kept so the failures can be repeated at the very end,
 # where a log cut to its head and tail still shows them
 all=$(mktemp)
 beside=
-shared=
-shared2=
-packages=
+streams=
 kernel=
-trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; for p in $shared $shared2 $packages $kernel; do kill "$p" 2>/dev/null; done; rm -rf "$log" "$shared_log" "$shared2_log" "$packages_log" "$kernel_log" "$all" "$tools"' EXIT
+trap '[ -n "$beside" ] && kill -- "-$beside" 2>/dev/null; for p in $streams $kernel; do kill "$p" 2>/dev/null; done; rm -rf "$log" "$streams_logs" "$kernel_log" "$all" "$tools"' EXIT
 trap 'exit 130' INT TERM
 # The tests of the packages' stream that only build (the router builds, a
 # mipsle one among them: about 90 s there, under load), after the release
@@ -92,39 +89,51 @@ setsid -w sh -c '
 		go test -count=1 -timeout 45m ./packaging &&
 		go test -count=1 -timeout 20m -run \"\$2\" ./cmd/wgperf &&
 		./scripts/fuzz.sh \"\$1\" &&
-		make --no-print-directory lint" - "$1" "$2"' - "${1:-20000}" "$cpuOnly" >"$log" 2>&1 &
+		make --no-print-directory lint; st=\$?; echo \"--- beside: done (at \$((\$(date +%s) - \$3)) s)\"; exit \$st" - "$1" "$2" "$3"' - "${1:-20000}" "$cpuOnly" "$start" >"$log" 2>&1 &
 beside=$!
 
 alone='/internal/scenario$|/internal/diagnose$'
-# Phase 1's lab tests play in four streams (ci run on cec6e70, two streams:
-# 1,006 and 1,034 s, the machine 41-91% idle once the builds beside were
-# done: the lab tests mostly wait on shaped links; on e1c35f1, four: 515,
-# 538, 558 and 611 s, the machine busy throughout, no scenario played
-# twice): cmd/wgperf, doctor, the exporter, targets and collect (shown as
-# they run); the other packages, then the tunnels that are not pairs (a hub,
-# a NAT, a clone: about 190 s, lab "e2t"); and the shared scenarios in two
-# halves (labs "e2e" and "e2b"), each followed by a few packages' short lab
-# tests. Lab names differ between packages, so any two may run side by side.
-first='/cmd/wgperf$|/internal/doctor$|/internal/exporter$|/internal/target$|/internal/collect$'
-late1='/internal/probe/udppath$|/internal/probe/iperf$|/internal/probe/mtu$'
+# Phase 1's lab tests play in seven streams. In two (ci run on cec6e70)
+# they took 1,006 and 1,034 s, the machine 41-91% idle once the builds beside
+# were done: the lab tests mostly wait on shaped links. In four, held at 50
+# Mbit/s (bd1e099): 524, 537, 556 and 594 s, each about half of what it took
+# in two. The streams: cmd/wgperf and targets (shown as they run); doctor,
+# then a few packages' short lab tests; the other packages; the tunnels that
+# are not pairs (a hub, a NAT, a clone: about 210 s, lab "e2t"), then a few
+# more short ones; and the shared scenarios in three parts (labs "e2e",
+# "e2b", "e2c", WGPERF_SCENARIO_SHARD). Lab names differ between packages,
+# so any two may run side by side.
+first='/cmd/wgperf$|/internal/target$'
+late1='/internal/doctor$|/internal/probe/udppath$|/internal/probe/iperf$|/internal/probe/mtu$'
 late2='/internal/lab$|/internal/lab/guest$|/internal/probe/icmpburst$'
-# Each background stream is two go test runs; $1 names what it is, $2 the
-# packages it plays after its scenarios or before its topologies.
-sh -c 'WGPERF_SCENARIO_LANE=shared WGPERF_SCENARIO_SHARD=1/2 $3 go test -json -count=1 -timeout 25m ./internal/scenario; a=$?
-	$3 go test -json -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$2"); b=$?
-	echo "--- $1 done (at $(($(date +%s) - $4)) s)"
-	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "the scenarios' first half" "$late1" "$testlog" "$start" >"$shared_log" 2>&1 &
-shared=$!
-sh -c 'WGPERF_SCENARIO_LANE=shared WGPERF_SCENARIO_SHARD=2/2 $3 go test -json -count=1 -timeout 25m -run "^TestScenarios\$" ./internal/scenario; a=$?
-	$3 go test -json -count=1 -p 1 -timeout 15m $(go list ./... | grep -E "$2"); b=$?
-	echo "--- $1 done (at $(($(date +%s) - $4)) s)"
-	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "the scenarios' second half" "$late2" "$testlog" "$start" >"$shared2_log" 2>&1 &
-shared2=$!
-sh -c '$3 go test -json -count=1 -p 1 -timeout 15m $(go list ./... | grep -v -E "$2"); a=$?
-	WGPERF_SCENARIO_LANE=topologies $3 go test -json -count=1 -timeout 20m -run "^TestScenarios\$" ./internal/scenario; b=$?
-	echo "--- $1 done (at $(($(date +%s) - $4)) s)"
-	[ "$a" -eq 0 ] && [ "$b" -eq 0 ]' - "the other packages and the topologies" "/packaging\$|$alone|$first|$late1|$late2" "$testlog" "$start" >"$packages_log" 2>&1 &
-packages=$!
+packages() { go list ./... | grep "$@"; }
+# stream runs a background stream of go test runs, one after another (each
+# run one string, evaluated in the stream), its output in a log of its own;
+# it says when it is done, and fails when any run failed.
+stream() {
+	name=$1
+	shift
+	(
+		st=0
+		for run in "$@"; do
+			eval "$run" || st=1
+		done
+		echo "--- $name: done (at $(($(date +%s) - start)) s)"
+		exit $st
+	) >"$streams_logs/$(($(echo $streams | wc -w) + 1))" 2>&1 &
+	streams="$streams $!"
+}
+gotest='$testlog go test -json -count=1'
+scenarios='-timeout 25m -run "^TestScenarios\$" ./internal/scenario'
+stream "doctor and short lab tests" "$gotest -p 1 -timeout 15m \$(packages -E '$late1')"
+stream "the other packages" "$gotest -p 1 -timeout 15m \$(packages -v -E '/packaging\$|$alone|$first|$late1|$late2')"
+stream "the tunnels that are not pairs, and short lab tests" \
+	"WGPERF_SCENARIO_LANE=topologies $gotest $scenarios" \
+	"$gotest -p 1 -timeout 15m \$(packages -E '$late2')"
+# The first part runs the package's other tests too.
+stream "the shared scenarios, part 1" "WGPERF_SCENARIO_LANE=shared WGPERF_SCENARIO_SHARD=1/3 $gotest -timeout 25m ./internal/scenario"
+stream "the shared scenarios, part 2" "WGPERF_SCENARIO_LANE=shared WGPERF_SCENARIO_SHARD=2/3 $gotest $scenarios"
+stream "the shared scenarios, part 3" "WGPERF_SCENARIO_LANE=shared WGPERF_SCENARIO_SHARD=3/3 $gotest $scenarios"
 # keep runs a lane with its output shown and kept in $all; its status is in $status.
 keep() {
 	st=$(mktemp)
@@ -132,17 +141,14 @@ keep() {
 	status=$(cat "$st")
 	rm -f "$st"
 }
-keep $testlog go test -json -count=1 -p 1 -timeout 15m -skip "$cpuOnly" $(go list ./... | grep -E "$first")
+keep $testlog go test -json -count=1 -p 1 -timeout 15m -skip "$cpuOnly" $(packages -E "$first")
 tests=$status
-stamp "cmd/wgperf, doctor, the exporter, targets and collect done; waiting for the other streams"
-wait "$packages" || tests=1
-packages=
-wait "$shared"
-sharedStatus=$?
-shared=
-wait "$shared2" || sharedStatus=1
-shared2=
-for f in "$packages_log" "$shared_log" "$shared2_log"; do tee -a "$all" <"$f"; done
+stamp "cmd/wgperf and targets done; waiting for the other streams"
+for p in $streams; do
+	wait "$p" || tests=1
+done
+streams=
+for f in "$streams_logs"/*; do tee -a "$all" <"$f"; done
 
 stamp "side by side: the tests that change host sysctls, and the guest's kill test and boot proof (lab vm)"
 # The kernel lane's own deadlines (the boot proof's 8 min, the catalog's 30)
@@ -156,15 +162,15 @@ guestStatus=$?
 kernel=
 tee -a "$all" <"$kernel_log"
 
+# Nothing runs beside the kernel catalog, the builds neither.
+wait "$beside"
+besideStatus=$?
+beside=
 stamp "kernel: doctor's verdict on the kernel lane's scenarios with kernel WireGuard, in a guest kernel (lab vm), alone"
 # -v: a green run's log shows each verdict too, and whether a guest hung.
 keep env WGPERF_SCENARIO_LANE=kernel go test -count=1 -v -timeout 40m -run '^TestKernelCatalog$' ./internal/scenario
 kernelStatus=$status
 
-stamp "waiting for the packaging test, the fuzz targets and lint beside"
-wait "$beside"
-besideStatus=$?
-beside=
 tee -a "$all" <"$log"
 stamp "done"
 # The kernel catalog's verdicts, then every failure, once more.
@@ -173,4 +179,4 @@ grep -E -- 'kernel_test.go:[0-9]+: .*(WireGuard, underlay|the guest hung|guest: 
 echo "--- the slowest tests and scenarios (seconds; the kernel catalog's are in its verdicts above)"
 sort -rn "$times" | head -n 30
 echo "suite: $(($(date +%s) - start)) s"
-[ "$tests" -eq 0 ] && [ "$sharedStatus" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$guestStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]
+[ "$tests" -eq 0 ] && [ "$aloneStatus" -eq 0 ] && [ "$guestStatus" -eq 0 ] && [ "$kernelStatus" -eq 0 ] && [ "$besideStatus" -eq 0 ]

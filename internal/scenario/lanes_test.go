@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -130,25 +131,28 @@ func TestKernelLaneIsASmallPlayableSubset(t *testing.T) {
 	}
 }
 
-// Two streams of the shared lane play each of its scenarios once, about
-// half each, and the two slowest (collapse-cycles and path-cycles, next to
-// each other in the catalog) in different streams.
+// Two or three streams of the shared lane play each of its scenarios once,
+// as many each as can be, and the two slowest (collapse-cycles and
+// path-cycles, next to each other in the catalog) in different streams.
 func TestPartsDealTheLane(t *testing.T) {
-	one, two := partsOf("shared", 1), partsOf("shared", 2)
-	if len(one) != len(two) {
-		t.Fatalf("one part plays %d scenarios, two parts %d", len(one), len(two))
-	}
-	count := map[int]int{}
-	for name, p := range two {
-		if one[name] != 1 {
-			t.Errorf("%s: in part %d of one", name, one[name])
+	one := partsOf("shared", 1)
+	for _, parts := range []int{2, 3} {
+		dealt := partsOf("shared", parts)
+		if len(one) != len(dealt) {
+			t.Fatalf("one part plays %d scenarios, %d parts %d", len(one), parts, len(dealt))
 		}
-		count[p]++
-	}
-	if d := count[1] - count[2]; d < 0 || d > 1 {
-		t.Errorf("parts play %v scenarios", count)
-	}
-	if two["collapse-cycles"] == two["path-cycles"] {
-		t.Errorf("collapse-cycles and path-cycles both in part %d", two["collapse-cycles"])
+		count := map[int]int{}
+		for name, p := range dealt {
+			if one[name] != 1 {
+				t.Errorf("%s: in part %d of one", name, one[name])
+			}
+			count[p]++
+		}
+		if len(count) != parts || slices.Max(slices.Collect(maps.Values(count)))-slices.Min(slices.Collect(maps.Values(count))) > 1 {
+			t.Errorf("%d parts play %v scenarios", parts, count)
+		}
+		if dealt["collapse-cycles"] == dealt["path-cycles"] {
+			t.Errorf("%d parts: collapse-cycles and path-cycles both in part %d", parts, dealt["collapse-cycles"])
+		}
 	}
 }
