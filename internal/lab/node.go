@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -52,7 +53,7 @@ func RunNode(opts NodeOptions) error {
 	dev := device.NewDevice(tdev, bind, logger)
 	defer dev.Close()
 
-	uapiFile, err := ipc.UAPIOpen(opts.Interface)
+	uapiFile, placed, err := openUAPI(opts.Interface)
 	if err != nil {
 		return fmt.Errorf("open UAPI socket: %w", err)
 	}
@@ -60,7 +61,14 @@ func RunNode(opts NodeOptions) error {
 	if err != nil {
 		return fmt.Errorf("listen on UAPI socket: %w", err)
 	}
-	defer uapi.Close() // removes the socket file
+	defer func() {
+		uapi.Close()
+		// The socket's own name is the temporary one it was bound to: remove
+		// the path it was renamed to, unless another node has taken it since.
+		if now, err := os.Stat(socketPath(opts.Interface)); err == nil && os.SameFile(now, placed) {
+			_ = os.Remove(socketPath(opts.Interface))
+		}
+	}()
 	go func() {
 		for {
 			c, err := uapi.Accept()
@@ -78,6 +86,47 @@ func RunNode(opts NodeOptions) error {
 	case <-dev.Wait():
 	}
 	return nil
+}
+
+// openUAPI listens on iface's UAPI socket, the path wg(8) looks for, and
+// returns the listening socket and the path's file info. wireguard-go's
+// ipc.UAPIOpen binds that path and listens a moment later: a waiter that saw
+// the path in between had wg(8) connect to a socket that refused it, and wg
+// then unlinks the path and falls back to the kernel's netlink ("Unable to
+// modify interface: Protocol not supported", once in make test on a
+// saturated machine). Here the socket listens under a temporary name and is
+// renamed into place, so the path appears only once it accepts.
+func openUAPI(iface string) (*os.File, os.FileInfo, error) {
+	path := socketPath(iface)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, err
+	}
+	if c, err := net.Dial("unix", path); err == nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("%s is in use by another WireGuard process", path)
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	_ = os.Remove(tmp)
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
+	if err != nil {
+		return nil, nil, err
+	}
+	l.SetUnlinkOnClose(false)
+	defer l.Close() // File holds a copy of the socket
+	err = os.Chmod(tmp, 0o600)
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return nil, nil, err
+	}
+	placed, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := l.File()
+	return f, placed, err
 }
 
 // bufferCappedBind shrinks the socket buffers of every UDP socket it opens.
