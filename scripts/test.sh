@@ -97,7 +97,8 @@ alone='/internal/scenario$|/internal/diagnose$'
 # they took 1,006 and 1,034 s, the machine 41-91% idle once the builds beside
 # were done: the lab tests mostly wait on shaped links. In four, held at 50
 # Mbit/s (bd1e099): 524, 537, 556 and 594 s, each about half of what it took
-# in two. The streams: cmd/wgperf and targets (shown as they run); doctor,
+# in two. In seven (d471de1): 289 to 396 s, the machine 0-10% idle, the
+# builds beside done at 566 s. The streams: cmd/wgperf and targets (shown as they run); doctor,
 # then a few packages' short lab tests; the other packages; the tunnels that
 # are not pairs (a hub, a NAT, a clone: about 210 s, lab "e2t"), then a few
 # more short ones; and the shared scenarios in three parts (labs "e2e",
