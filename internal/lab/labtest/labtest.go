@@ -5,6 +5,7 @@ package labtest
 
 import (
 	"context"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,7 +94,7 @@ func Sized(t testing.TB, cfg lab.Config) lab.Config {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "ip", "tc", "nft", "wg", "iperf3")
 	atNodePriority(t)
-	const capLab = "cap"
+	capLab := capacityLab()
 	_ = lab.Down(context.Background(), capLab)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -115,6 +116,23 @@ func Sized(t testing.TB, cfg lab.Config) lab.Config {
 	}
 	cfg.Underlay.RateMbit = s.RateMbit
 	return cfg
+}
+
+// capacityLab names the lab Sized measures in, one per test package: go test
+// runs a package's tests in its folder, one at a time, while make test plays
+// packages side by side, and a lab is torn down before it is built. One
+// shared name had one package's sizing kill another's iperf3 mid-measurement
+// ("signal: killed").
+func capacityLab() string {
+	dir, _ := os.Getwd()
+	return capacityLabIn(dir)
+}
+
+// capacityLabIn is the capacity lab's name for the package in dir.
+func capacityLabIn(dir string) string {
+	h := fnv.New32a()
+	h.Write([]byte(dir))
+	return "cap" + strconv.FormatUint(uint64(h.Sum32()%(36*36*36*36*36)), 36) // at most 8 of [a-z0-9]
 }
 
 // HoldEnv holds sized labs at most this many Mbit/s: make test sets it where
