@@ -42,7 +42,8 @@ func doctorJSON(t *testing.T, args ...string) (int, *doctor.Report, string) {
 func TestDoctorHealthyLab(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTools(t, "iperf3")
-	l := labtest.Up(t, labtest.Sized(t, lab.Config{Name: "drhe", Underlay: lab.Shape{RateMbit: 200}}))
+	cfg := labtest.Sized(t, lab.Config{Name: "drhe", Underlay: lab.Shape{RateMbit: 200}})
+	l := labtest.Up(t, cfg)
 	args := []string{"--client", l.Target("a").String(), "--server", l.Target("b").String(), "--time", "2"}
 	code, rep, text := doctorJSON(t, args...)
 	// Two-second runs on a shared 2-core machine leave ~5% of margin above
@@ -53,7 +54,7 @@ func TestDoctorHealthyLab(t *testing.T) {
 	}
 	t.Logf("\n%s", text)
 	switch {
-	case code == exitWarning && rep.Status == doctor.StatusProblems && onlyTheLabs(rep.Findings):
+	case code == exitWarning && rep.Status == doctor.StatusProblems && onlyTheLabs(cfg, rep.Findings):
 		t.Logf("problems on the lab's shaper queue (%s) or the machine's CPUs alone: true findings, not the tunnel's", lab.ShaperQueue)
 	case code != exitOK || rep.Status != doctor.StatusHealthy:
 		t.Errorf("exit %d, status %s; want 0, healthy", code, rep.Status)
@@ -68,12 +69,11 @@ func TestDoctorHealthyLab(t *testing.T) {
 }
 
 // onlyTheLabs reports findings whose every warning is the lab's, not the
-// tunnel's: a queue on the path (the lab's shaper, the only queue on a
-// healthy lab's path) or the machine's own (scenario.Environment: the lab
-// shares its CPUs with the other lab tests).
-func onlyTheLabs(fs []finding.Finding) bool {
+// tunnel's: its shaper's queue (scenario.LabQueue) or the machine's own
+// (scenario.Environment: the lab shares its CPUs with the other lab tests).
+func onlyTheLabs(cfg lab.Config, fs []finding.Finding) bool {
 	return !slices.ContainsFunc(fs, func(f finding.Finding) bool {
-		return f.Severity >= finding.Warning && !scenario.Environment(f.ID) && bench.QueueOf(f) != bench.QueueOnPath
+		return f.Severity >= finding.Warning && !scenario.Environment(f.ID) && !scenario.LabQueue(cfg, f)
 	})
 }
 
@@ -151,9 +151,13 @@ func TestOnlyTheLabs(t *testing.T) {
 		{"a queue at the tunnel's ends", []finding.Finding{queue(bench.QueueTunnelEnds)}, false},
 		{"another warning beside", []finding.Finding{queue(bench.QueueOnPath), mtu}, false},
 	}
+	shaped := lab.Config{Underlay: lab.Shape{RateMbit: 50}}
 	for _, tt := range tests {
-		if got := onlyTheLabs(tt.fs); got != tt.want {
+		if got := onlyTheLabs(shaped, tt.fs); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
+	}
+	if onlyTheLabs(lab.Config{}, []finding.Finding{queue(bench.QueueOnPath)}) {
+		t.Error("a queue on an unshaped lab's path passed as the lab's")
 	}
 }

@@ -89,13 +89,16 @@ func (r *runner) classify(fs []finding.Finding) {
 	}
 }
 
-// labQueue reports a bufferbloat finding that the lab's own shaper explains:
+// labQueue reports a bufferbloat finding the lab's own shaper explains (LabQueue).
+func (r *runner) labQueue(f finding.Finding) bool { return LabQueue(r.sc.Lab, f) }
+
+// LabQueue reports a bufferbloat finding that the lab's own shaper explains:
 // a queue on the path, where every shaped link holds lab.ShaperQueue (deep
 // on purpose, see lab's tbf), which a CUBIC sender or a slow backup uplink
 // fills in any case. A queue at the tunnel's ends, or one in an unshaped
 // lab, stays unexpected.
-func (r *runner) labQueue(f finding.Finding) bool {
-	return f.ID == catalog.LatencyBufferbloat && r.sc.Lab.Shaped() && bench.QueueOf(f) == bench.QueueOnPath &&
+func LabQueue(cfg lab.Config, f finding.Finding) bool {
+	return f.ID == catalog.LatencyBufferbloat && cfg.Shaped() && bench.QueueOf(f) == bench.QueueOnPath &&
 		lab.ShaperQueue.Seconds()*1000 > bench.BloatMs
 }
 
