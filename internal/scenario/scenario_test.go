@@ -171,6 +171,7 @@ func TestScenarios(t *testing.T) {
 	capacities := &Capacities{}
 	lane := os.Getenv(laneEnv)
 	part, parts := shard(t)
+	hold := labtest.HoldMbit(t)
 	partOf := partsOf(lane, parts)
 	for _, sc := range Catalog {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -183,7 +184,7 @@ func TestScenarios(t *testing.T) {
 			if sc.Lab.ICMPLimitStyle == lab.ICMPLimitIptables || usesIptables(sc) {
 				testutil.RequireTools(t, "iptables", "iptables-save")
 			}
-			opts := Options{Exe: exe, LabName: laneLab(lane, part), Seconds: 2, Capacities: capacities, HoldMbit: labtest.HoldMbit(t)}
+			opts := Options{Exe: exe, LabName: laneLab(lane, part), Seconds: 2, Capacities: capacities, HoldMbit: hold}
 			if os.Getenv("WGPERF_SCENARIO_STORY") != "" {
 				opts.Log = storyLog{t} // the scenario's story: break, findings, fix commands, probes, recheck
 			}

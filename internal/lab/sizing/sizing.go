@@ -101,9 +101,9 @@ type Sizing struct {
 	RateMbit int `json:"rate_mbit"`
 	// Skip says why the machine cannot run the lab ("" when it can).
 	Skip string `json:"skip,omitempty"`
-	// HeldMbit, when > 0, is the ceiling that held RateMbit below what the
-	// machine could carry (Held).
-	HeldMbit int `json:"held_mbit,omitempty"`
+	// HeldBack says a ceiling (Held) set RateMbit below what the machine
+	// could carry.
+	HeldBack bool `json:"held_back,omitempty"`
 }
 
 func (s Sizing) String() string {
@@ -111,7 +111,7 @@ func (s Sizing) String() string {
 		return s.Skip
 	}
 	why := fmt.Sprintf("a healthy tunnel of this shape carries %.0f Mbit/s on this machine", s.CapacityMbit)
-	if s.HeldMbit > 0 {
+	if s.HeldBack {
 		return fmt.Sprintf("underlay held at %d Mbit/s (catalog: at most %d), other labs share this machine: %s", s.RateMbit, s.CatalogMbit, why)
 	}
 	if s.RateMbit == s.CatalogMbit {
@@ -139,14 +139,13 @@ func Size(catalogMbit int, capacityMbit float64, uplinks int) Sizing {
 // Held is s with its rate held at most ceilingMbit (0: no ceiling), for a lab
 // that shares the machine with other labs started after it was sized: the
 // capacity was measured once, and the streams beside it (make test plays
-// four) take the CPU its wireguard-go ends need. A lab sized at 200 Mbit/s on
+// seven) take the CPU its wireguard-go ends need. A lab sized at 200 Mbit/s on
 // a still idle machine carried 0.88 once three more streams ran; the catalog
 // holds its verdicts at 20 (lab run --all --rate 20).
 func (s Sizing) Held(ceilingMbit int) Sizing {
 	if ceilingMbit <= 0 || s.Skip != "" || s.RateMbit <= ceilingMbit {
 		return s
 	}
-	s.RateMbit = ceilingMbit
-	s.HeldMbit = ceilingMbit
+	s.RateMbit, s.HeldBack = ceilingMbit, true
 	return s
 }
